@@ -1,0 +1,9 @@
+FROM python:3.12-slim-bookworm
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
+WORKDIR /srv/layoutlab
+COPY . .
+RUN python -m venv .venv && .venv/bin/pip install --no-cache-dir -e . \
+ && npm ci --no-audit --no-fund && mkdir -p static/vendor && cp node_modules/htmx.org/dist/htmx.min.js static/vendor/
+ENV LAYOUTLAB_DATA=/data
+EXPOSE 8000
+CMD [".venv/bin/layoutlab", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,1 @@
+"""LayoutLab web application (FastAPI + Jinja2 + HTMX)."""

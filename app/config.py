@@ -1,0 +1,32 @@
+"""Runtime configuration: data folder, caps, queue settings (all from the environment)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Caps applied to every request (the algebra itself is symbolic and uncapped).
+MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerated
+MAX_DEPTH = 6               # nesting depth of a shape
+MAX_CELLS = 65_536          # cells rendered in one grid
+MAX_TEXT = 4_000            # characters of one layout / op argument
+
+
+def data_dir() -> Path:
+    """The folder for SQLite files and the build cache; created if missing.
+
+    ``LAYOUTLAB_DATA`` wins; otherwise ``$XDG_DATA_HOME/layoutlab`` or ``~/.local/share/layoutlab``.
+    """
+    env = os.environ.get("LAYOUTLAB_DATA")
+    if env:
+        path = Path(env)
+    else:
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        path = Path(base) / "layoutlab"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def redis_url() -> str | None:
+    """The Redis URL for the bench queue, or None for the SQLite queue."""
+    return os.environ.get("LAYOUTLAB_REDIS_URL") or None

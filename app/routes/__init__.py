@@ -1,0 +1,1 @@
+"""HTTP routes: api_*.py answer JSON, pages_*.py answer HTML pages and HTMX fragments."""

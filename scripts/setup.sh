@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set up LayoutLab on a fresh machine: system packages (when root), a virtualenv with the app and
+# its test tools, and htmx copied from the pinned npm package into static/vendor.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS="${1:-test}"
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+if [ "${#need_apt[@]}" -gt 0 ] && [ "$EXTRAS" = "test" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null \
+      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null; } \
+      || echo "setup: could not install ${need_apt[*]}; browser/redis tests will be skipped" >&2
+  else
+    echo "setup: ${need_apt[*]} missing and not root; browser/redis tests will be skipped" >&2
+  fi
+fi
+
+PY="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e ".[$EXTRAS]"
+
+if [ ! -f node_modules/htmx.org/dist/htmx.min.js ]; then
+  npm ci --no-audit --no-fund --silent >/dev/null 2>&1 || npm install --no-audit --no-fund --silent >/dev/null
+fi
+mkdir -p static/vendor
+cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+echo "setup: ok (.venv ready, htmx $(node -p "require('./node_modules/htmx.org/package.json').version"))"
