@@ -1,0 +1,6 @@
+"""The GPU lab's worker: templated CUDA kernels, their build, run, telemetry and the job queue.
+
+Modules that need nothing beyond the standard library (``patterns``, ``build``, ``run``, ``benches``, ``telemetry``
+with NVML optional) are usable by the stand-alone scripts under ``bench/``; ``schemas``, ``registry``, ``store``,
+``tasks`` and ``service`` add pydantic, huey and the job store for the web app and ``layoutlab worker``.
+"""

@@ -1,0 +1,192 @@
+// Matrix transpose through shared memory, four ways, beside a device-to-device copy of the same bytes.
+//   naive     read rows, write columns straight to global memory (no shared memory; writes uncoalesced)
+//   tiled     TILE x TILE tile in shared memory, row-major: the column read back hits one bank per word
+//   padded    the same with each tile row padded by PAD elements
+//   swizzled  the same with the element offset o swizzled CuTe-style: o ^ ((o >> SW_S) & (((1<<SW_B)-1) << SW_M))
+// Compile-time constants: ELEM_BYTES (2 or 4), TILE (32 or 64), BLOCK_ROWS, PAD, SW_B, SW_M, SW_S.
+// Run:  transpose --n N [--runs R] [--warmup W] [--seed S] [--variants naive,tiled,padded,swizzled] [--profile]
+// Every run: fresh random input, output poisoned, L2 flushed, CUDA events; output compared on the GPU.
+#include "common.cuh"
+
+#ifndef ELEM_BYTES
+#define ELEM_BYTES 4
+#endif
+#ifndef TILE
+#define TILE 32
+#endif
+#ifndef BLOCK_ROWS
+#define BLOCK_ROWS 8
+#endif
+#ifndef PAD
+#define PAD 1
+#endif
+#ifndef SW_B
+#define SW_B 5
+#endif
+#ifndef SW_M
+#define SW_M 0
+#endif
+#ifndef SW_S
+#define SW_S 5
+#endif
+
+#if ELEM_BYTES == 4
+typedef uint32_t T;
+#elif ELEM_BYTES == 2
+typedef uint16_t T;
+#else
+#error "ELEM_BYTES must be 2 or 4"
+#endif
+
+enum Variant { NAIVE = 0, TILED = 1, PADDED = 2, SWIZZLED = 3 };
+
+template <int V>
+__device__ __forceinline__ int sidx(int r, int c) {
+  if (V == PADDED) return r * (TILE + PAD) + c;
+  int o = r * TILE + c;
+  if (V == SWIZZLED) o ^= (o >> SW_S) & (((1 << SW_B) - 1) << SW_M);
+  return o;
+}
+
+template <int V>
+__global__ void __launch_bounds__(TILE * BLOCK_ROWS) transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                       int n) {
+  constexpr int ROW = (V == PADDED) ? TILE + PAD : TILE;
+  __shared__ __align__(16) T tile[TILE * ROW];
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  if constexpr (V == NAIVE) {
+#pragma unroll
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)x * n + (y + j)] = in[(size_t)(y + j) * n + x];
+  } else {
+#pragma unroll
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) tile[sidx<V>(threadIdx.y + j, threadIdx.x)] = in[(size_t)(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)(y + j) * n + x] = tile[sidx<V>(threadIdx.x, threadIdx.y + j)];
+  }
+}
+
+// Same bytes moved as a transpose, in 16-byte vectors: the bandwidth a kernel can hope for.
+__global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, size_t n16) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += stride) out[i] = in[i];
+}
+
+__global__ void fill_kernel(T* __restrict__ a, size_t count, uint64_t seed) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    a[i] = (T)(z ^ (z >> 31));
+  }
+}
+
+// The reference: out[c][r] must equal in[r][c] everywhere (a simple, obviously-right indexing).
+__global__ void verify_kernel(const T* __restrict__ in, const T* __restrict__ out, int n,
+                              unsigned long long* __restrict__ bad) {
+  size_t count = (size_t)n * n, stride = (size_t)gridDim.x * blockDim.x;
+  unsigned long long local = 0;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    size_t r = i / n, c = i % n;
+    local += out[c * n + r] != in[i];
+  }
+  if (local) atomicAdd(bad, local);
+}
+
+int main(int argc, char** argv) {
+  const int n = (int)ll_arg(argc, argv, "--n", 8192);
+  const int runs = (int)ll_arg(argc, argv, "--runs", 20);
+  const int warmup = (int)ll_arg(argc, argv, "--warmup", 3);
+  const uint64_t seed = (uint64_t)ll_arg(argc, argv, "--seed", 4242);
+  const std::string variants = ll_sarg(argc, argv, "--variants", "naive,tiled,padded,swizzled");
+  if (n <= 0 || n % TILE) ll_fail("n must be a positive multiple of TILE", __LINE__);
+
+  LL_CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  LL_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const size_t count = (size_t)n * n, bytes = count * sizeof(T);
+  const size_t flush_bytes = std::max<size_t>((size_t)prop.l2CacheSize * 4, 64u << 20);
+  T *d_in, *d_out;
+  void* d_flush;
+  unsigned long long* d_bad;
+  LL_CHECK(cudaMalloc(&d_in, bytes));
+  LL_CHECK(cudaMalloc(&d_out, bytes));
+  LL_CHECK(cudaMalloc(&d_flush, flush_bytes));
+  LL_CHECK(cudaMalloc(&d_bad, 8));
+  cudaEvent_t e0, e1;
+  LL_CHECK(cudaEventCreate(&e0));
+  LL_CHECK(cudaEventCreate(&e1));
+  const int fill_blocks = prop.multiProcessorCount * 8;
+  uint64_t run_no = 0;
+
+  // One timed launch of `body`: fresh input (optional), poisoned output, L2 flushed; returns ms; counts mismatches.
+  auto timed = [&](auto body, bool fresh, bool verify, long long* bad_total) -> double {
+    if (fresh) {
+      fill_kernel<<<fill_blocks, 256>>>(d_in, count, seed + 104729ull * run_no++);
+      ll_check_launch("fill_kernel");
+    }
+    LL_CHECK(cudaMemset(d_out, 0xFF, bytes));
+    LL_CHECK(cudaMemset(d_flush, (int)(run_no & 0xFF), flush_bytes));
+    LL_CHECK(cudaEventRecord(e0));
+    body();
+    LL_CHECK(cudaEventRecord(e1));
+    ll_check_launch("timed kernel");
+    float ms = 0;
+    LL_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (verify) {
+      LL_CHECK(cudaMemset(d_bad, 0, 8));
+      verify_kernel<<<fill_blocks, 256>>>(d_in, d_out, n, d_bad);
+      ll_check_launch("verify_kernel");
+      unsigned long long bad = 0;
+      LL_CHECK(cudaMemcpy(&bad, d_bad, 8, cudaMemcpyDeviceToHost));
+      *bad_total += (long long)bad;
+    }
+    return ms;
+  };
+
+  std::string json = std::string("{\"ok\": true, \"device\": ") + ll_device_json(0);
+  char buf[512];
+  snprintf(buf, sizeof buf,
+           ", \"config\": {\"n\": %d, \"elem_bytes\": %d, \"tile\": %d, \"block_rows\": %d, \"pad\": %d, "
+           "\"swizzle\": \"Sw<%d,%d,%d>\", \"runs\": %d, \"warmup\": %d, \"l2_flush_bytes\": %zu}, \"variants\": {",
+           n, ELEM_BYTES, TILE, BLOCK_ROWS, PAD, SW_B, SW_M, SW_S, runs, warmup, flush_bytes);
+  json += buf;
+  bool all_ok = true, first = true;
+  auto measure = [&](const char* name, auto body, bool verify) {
+    long long bad = 0;
+    for (int i = 0; i < 2 && verify; ++i) timed(body, true, true, &bad);  // correctness first, fresh inputs
+    for (int i = 0; i < warmup; ++i) timed(body, false, false, &bad);
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) t.push_back(timed(body, (i % 4) == 0, verify, &bad));
+    double med = ll_median(t);
+    snprintf(buf, sizeof buf, "%s\"%s\": {\"check\": {\"passed\": %s, \"mismatches\": %lld, \"verified\": %s}, "
+             "\"median_ms\": %.6g, \"gbps\": %.6g, \"times_ms\": ",
+             first ? "" : ", ", name, bad == 0 ? "true" : "false", bad, verify ? "true" : "false", med,
+             2.0 * (double)bytes / (med * 1e-3) / 1e9);
+    json += buf + ll_json_array(t) + "}";
+    first = false;
+    all_ok = all_ok && bad == 0;
+  };
+
+  dim3 grid(n / TILE, n / TILE), block(TILE, BLOCK_ROWS);
+  measure("memcpy", [&] { LL_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice)); }, false);
+  measure("copy_kernel", [&] {
+    copy_kernel<<<prop.multiProcessorCount * 16, 512>>>((const uint4*)d_in, (uint4*)d_out, bytes / 16);
+  }, false);
+  if (variants.find("naive") != std::string::npos)
+    measure("naive", [&] { transpose_kernel<NAIVE><<<grid, block>>>(d_in, d_out, n); }, true);
+  if (variants.find("tiled") != std::string::npos)
+    measure("tiled", [&] { transpose_kernel<TILED><<<grid, block>>>(d_in, d_out, n); }, true);
+  if (variants.find("padded") != std::string::npos)
+    measure("padded", [&] { transpose_kernel<PADDED><<<grid, block>>>(d_in, d_out, n); }, true);
+  if (variants.find("swizzled") != std::string::npos)
+    measure("swizzled", [&] { transpose_kernel<SWIZZLED><<<grid, block>>>(d_in, d_out, n); }, true);
+  json += "}}";
+  if (!all_ok) json.replace(json.find("\"ok\": true"), 10, "\"ok\": true, \"check_failed\": true");
+  printf("%s\n", json.c_str());
+  return all_ok ? 0 : 4;
+}

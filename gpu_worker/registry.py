@@ -1,0 +1,144 @@
+"""Job kinds: the one table that maps a kind name to its parameter model and its runner.
+
+Plugging in a new kind (the GEMM ladder does this from ``gpu_worker/gemm.py``)::
+
+    from pydantic import BaseModel
+    from gpu_worker.registry import JobContext, register
+
+    class GemmParams(BaseModel):          # every field bounded: the model is the only gate before nvcc
+        m: int = Field(4096, ge=128, le=16384)
+        ...
+
+    def run_gemm(params: GemmParams, ctx: JobContext) -> dict:
+        ctx.progress("building")          # free-text stage, shown on the page
+        ...                               # build with gpu_worker.build.build_kernel, run with gpu_worker.run.run_binary
+        ctx.check_cancel()                # raises JobCancelled when the user cancelled the job
+        ctx.progress("timing", 3, 20)     # stage with "n of N"
+        return {...}                      # JSON-serialisable result, stored as the job's result
+
+    register("gemm", GemmParams, run_gemm, title="GEMM ladder", needs_gpu=True)
+
+and add the module's import to ``BUILTIN_MODULES`` below (or import it before the worker starts). The API validates
+``params`` with the registered model (a 422 names the field and the cap), the worker calls the runner with the
+validated model and a :class:`JobContext`; an exception fails the job with its message, a returned dict completes it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+#: Modules imported on first use of the registry; each registers its kinds at import time. A missing module is skipped.
+BUILTIN_MODULES = ("gpu_worker.kinds", "gpu_worker.gemm")
+
+
+class JobCancelled(Exception):
+    """Raised inside a runner (by :meth:`JobContext.check_cancel`) when the job was cancelled."""
+
+
+class ParamsError(ValueError):
+    """Parameters refused by a kind's model; the message names each bad field and its limit."""
+
+
+@dataclass
+class JobContext:
+    """What a runner gets besides its parameters: progress reporting, cancellation and the worker's identity."""
+
+    job_id: str
+    worker_id: str = "local"
+    report: Callable[[dict], None] = lambda progress: None
+    cancelled: Callable[[], bool] = lambda: False
+    device: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def progress(self, stage: str, done: int | None = None, total: int | None = None, **extra: Any) -> None:
+        """Record the current stage (e.g. "building", "checking", "timing" 3 of 20, "profiling").
+        Post-condition: the job's stored progress is ``{"stage", "done", "total", **extra}``."""
+        with self._lock:
+            self.report({"stage": stage, "done": done, "total": total, **extra})
+
+    def check_cancel(self) -> None:
+        """Raise :class:`JobCancelled` if the job has been cancelled; otherwise return None."""
+        if self.cancelled():
+            raise JobCancelled("cancelled by user")
+
+
+Runner = Callable[[BaseModel, JobContext], dict]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registered job kind."""
+
+    name: str
+    params_model: type[BaseModel]
+    runner: Runner
+    title: str
+    needs_gpu: bool
+
+
+_KINDS: dict[str, Kind] = {}
+_loaded = False
+
+
+def register(kind: str, params_model: type[BaseModel], runner: Runner, *, title: str = "",
+             needs_gpu: bool = True) -> Kind:
+    """Register (or replace) ``kind``. Post-condition: ``get(kind).runner is runner``."""
+    if not kind.isidentifier():
+        raise ValueError(f"kind name must be an identifier, got {kind!r}")
+    entry = Kind(kind, params_model, runner, title or kind, needs_gpu)
+    _KINDS[kind] = entry
+    return entry
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for name in BUILTIN_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
+def get(kind: str) -> Kind:
+    """The registered kind; raises ParamsError naming the known kinds when ``kind`` is unknown."""
+    _load_builtins()
+    try:
+        return _KINDS[kind]
+    except KeyError:
+        raise ParamsError(f"unknown kind {kind!r}; known kinds: {', '.join(sorted(_KINDS))}") from None
+
+
+def kinds() -> list[Kind]:
+    """Every registered kind, sorted by name."""
+    _load_builtins()
+    return [_KINDS[k] for k in sorted(_KINDS)]
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """One line per failed field: ``field.path: message``."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def validate(kind: str, params: dict | None) -> BaseModel:
+    """Validate ``params`` for ``kind``. Post-condition: returns the model instance, or raises ParamsError whose
+    message names each bad field and the cap it broke."""
+    entry = get(kind)
+    try:
+        return entry.params_model.model_validate(params or {})
+    except ValidationError as exc:
+        raise ParamsError(format_validation_error(exc)) from None
