@@ -8,7 +8,7 @@ phase per 8x8 matrix of eight 16-byte rows). Inside a phase, lanes touching the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ class BankAnalysis:
     phase_lanes: list[list[int]]
     bank_words: list[dict[int, list[int]]] = field(repr=False)
     coordinates: list[Any] | None = None
+    element_offsets: list[int] | None = None
 
     @property
     def ways(self) -> int:
@@ -67,8 +68,14 @@ class BankAnalysis:
             "kind": self.kind,
         }
         if self.coordinates is not None:
-            out["coordinates"] = [list(c) if isinstance(c, tuple) else c for c in self.coordinates]
+            out["coordinates"] = [_jsonable(c) for c in self.coordinates]
+        if self.element_offsets is not None:
+            out["element_offsets"] = list(self.element_offsets)
         return out
+
+
+def _jsonable(c: Any) -> Any:
+    return [_jsonable(x) for x in c] if isinstance(c, tuple | list) else c
 
 
 def bank_of(byte_address: int) -> int:
@@ -154,3 +161,229 @@ def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = F
         bank_words.append(by_bank)
     return BankAnalysis(addrs, LDMATRIX_ROW_BYTES, kind, [bank_of(a) for a in addrs], phases, phase_lanes,
                         bank_words)
+
+
+# --------------------------------------------------------------------------- access patterns from layouts
+
+Offsets = Callable[[Any], int]
+
+
+def _as_layout(layout: Any) -> Any:
+    if isinstance(layout, str):
+        from algebra.notation import parse
+
+        return parse(layout)
+    if not callable(layout) or not hasattr(layout, "shape"):
+        raise LayoutError(f"expected a Layout, ComposedLayout or CuTe notation string, not {layout!r}")
+    return layout
+
+
+def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
+    """None (identity), a callable on offsets (Swizzle), ``"Sw<B,M,S>"`` or a (B, M, S) triple."""
+    if swizzle is None or swizzle == "":
+        return lambda x: x
+    from algebra.swizzle import Swizzle
+
+    if isinstance(swizzle, str):
+        from algebra.notation import parse
+
+        swizzle = parse(swizzle)
+    elif isinstance(swizzle, tuple | list):
+        swizzle = Swizzle(*swizzle)
+    if not callable(swizzle):
+        raise LayoutError(f"swizzle must be Sw<B,M,S>, a (B, M, S) triple or a Swizzle, not {swizzle!r}")
+    return swizzle
+
+
+def _modes_2d(layout: Any) -> tuple[int, int]:
+    """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
+    from algebra import inttuple as it
+
+    shp = layout.shape
+    if not it.is_tuple(shp) or len(shp) == 1:
+        return 1, it.product(shp)
+    return it.product(shp[0]), it.product(shp[1:])
+
+
+def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[str, int, list[Any], list[list[Any]]]:
+    """(kind, elements per access, a label per thread, per thread the items it touches).
+
+    An item is ``("c", coordinate)`` (through the layout) or ``("o", offset)`` (an element offset in the layout's
+    codomain, only the swizzle applies).
+    """
+    kind = str(access.get("kind", "")).lower()
+    vec = int(access.get("vector", 1))
+    if vec < 1:
+        raise LayoutError(f"vector must be >= 1, not {vec}")
+    rows, cols = _modes_2d(layout)
+    warp = int(access.get("warp", 0))
+    if kind == "column":
+        j, start = int(access.get("index", 0)), int(access.get("start", 0))
+        if not 0 <= j < cols:
+            raise LayoutError(f"column {j} out of range: the tile has {cols} columns")
+        n = int(access.get("count", min(rows - start, WARP_SIZE)))
+        labels = [(start + t, j) for t in range(n)]
+        return kind, 1, labels, [[("c", i + rows * jj)] for i, jj in labels]
+    if kind == "row":
+        i, start = int(access.get("index", 0)), int(access.get("start", 0))
+        if not 0 <= i < rows:
+            raise LayoutError(f"row {i} out of range: the tile has {rows} rows")
+        n = int(access.get("count", min((cols - start) // vec, WARP_SIZE)))
+        labels = [(i, start + t * vec) for t in range(n)]
+        return kind, vec, labels, [[("c", i + rows * (j + k)) for k in range(vec)] for _, j in labels]
+    if kind in ("offsets", "coords", "coordinates"):
+        entries = list(access.get("offsets", access.get("coords", access.get("coordinates", []))))
+        items = []
+        for e in entries:
+            if isinstance(e, list | tuple):
+                c = tuple(e)
+                if vec != 1:
+                    raise LayoutError("vector accesses from coordinates: give the first element as an offset")
+                items.append([("c", c)])
+            else:
+                tag = "c" if kind != "offsets" else "o"
+                items.append([(tag, int(e) + k) for k in range(vec)] if tag == "o" else [(tag, int(e))])
+        return "lds", vec, [tuple(e) if isinstance(e, list) else e for e in entries], items
+    if kind in ("ldmatrix", "stmatrix"):
+        per_row = LDMATRIX_ROW_BYTES // element_bytes
+        if LDMATRIX_ROW_BYTES % element_bytes:
+            raise LayoutError(f"{kind} rows are 16 bytes: element_bytes {element_bytes} must divide 16")
+        num = int(access.get("num", 4))
+        if "offsets" in access or "coords" in access:
+            ent = list(access.get("offsets", access.get("coords", [])))
+            tag = "o" if "offsets" in access else "c"
+            if tag == "c" and any(isinstance(e, list | tuple) for e in ent):
+                raise LayoutError(f"{kind} row coordinates must be 1-D; give offsets for arbitrary rows")
+            return kind, per_row, ent, [[(tag, int(e) + k) if tag == "o" else ("c", int(e) + rows * k)
+                                         for k in range(per_row)] for e in ent]
+        r0, c0 = int(access.get("row", 0)), int(access.get("col", 0))
+        labels = [(r0 + 8 * (m % 2) + r, c0 + (m // 2) * per_row) for m in range(num) for r in range(8)]
+        for i, j in labels:
+            if i >= rows or j + per_row > cols:
+                raise LayoutError(f"{kind}.x{num} at ({r0},{c0}) needs row {i}, columns {j}..{j + per_row - 1}: "
+                                  f"outside the {rows}x{cols} tile")
+        return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
+    if kind in ("thread_layout", "tv"):
+        tv = _as_layout(access["layout"])
+        values = [int(v) for v in access.get("values", [0])]
+        from algebra import inttuple as it
+
+        nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else it.product(tv.shape)
+        lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
+        if kind == "thread_layout":
+            return "lds", 1, list(lanes), [[("c", tv(t))] for t in lanes]
+        return "lds", len(values), list(lanes), [[("c", tv((t, v))) for v in values] for t in lanes]
+    raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
+                      "thread_layout or tv")
+
+
+def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle: Any = None,
+                base: int = 0) -> BankAnalysis:
+    """Bank map of a warp reading a tile stored by ``layout`` (plus an optional element-offset ``swizzle``).
+
+    Byte address of an item = ``base + element_bytes * swizzle(layout(coordinate))``. ``access`` kinds:
+    ``{"kind": "column", "index": j}`` (lane i reads (i, j)); ``{"kind": "row", "index": i, "vector": v}``
+    (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets, or
+    coordinates given as lists); ``{"kind": "coords", "coords": [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
+    "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
+    ``{"kind": "thread_layout", "layout": thr}`` (thread t reads 1-D coordinate thr(t)); ``{"kind": "tv", "layout":
+    tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest). Post-condition: each thread's items
+    are contiguous in memory (one access of ``vector * element_bytes`` bytes), else LayoutError.
+    """
+    lay = _as_layout(layout)
+    swz = _as_swizzle(swizzle)
+    if element_bytes not in (1, 2, 4, 8, 16):
+        raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
+    kind, per_thread, labels, items = _pattern(lay, access, element_bytes)
+    offsets = []
+    for lane, its in enumerate(items):
+        offs = [swz(lay(v) if tag == "c" else v) for tag, v in its]
+        if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
+            raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
+                              "they are not one vector access")
+        offsets.append(offs[0])
+    addrs = [base + element_bytes * o for o in offsets]
+    if kind in ("ldmatrix", "stmatrix"):
+        r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=kind)
+    else:
+        r = analyze(addrs, access_bytes=per_thread * element_bytes)
+    return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
+                        labels, offsets)
+
+
+# --------------------------------------------------------------------------- fix finders
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A change that makes an access conflict-free: ``layout`` (padded) or ``swizzle`` (B, M, S), and its analysis."""
+
+    kind: str
+    padding: int
+    swizzle: tuple[int, int, int] | None
+    layout: Any
+    analysis: BankAnalysis
+
+    def __str__(self) -> str:
+        if self.swizzle is not None:
+            return "Sw<{},{},{}>".format(*self.swizzle)
+        return f"{self.layout} (padding {self.padding})"
+
+
+def _try(layout: Any, element_bytes: int, access: dict[str, Any], swizzle: Any = None) -> BankAnalysis | None:
+    try:
+        return bank_access(layout, element_bytes, access, swizzle=swizzle)
+    except LayoutError:
+        return None
+
+
+def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_padding: int | None = None) -> Fix | None:
+    """The smallest padding p >= 0 (elements added to the leading stride of a rank-2 layout whose other mode has
+    stride 1) that makes ``access`` conflict-free, or None when no p <= ``max_padding`` does.
+
+    ``max_padding`` defaults to one bank line (128 bytes) of elements. Paddings that break a vector access's
+    alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
+    """
+    from algebra.layout import Layout
+
+    lay = _as_layout(layout)
+    if not isinstance(lay, Layout) or len(lay) != 2 or any(isinstance(d, tuple) for d in lay.stride):
+        raise LayoutError(f"padding needs a flat rank-2 layout, not {lay}")
+    if 1 not in lay.stride:
+        raise LayoutError(f"padding needs one stride-1 mode; {lay} has strides {lay.stride}")
+    lead = 1 - lay.stride.index(1) if lay.stride.count(1) == 1 else 0
+    limit = max_padding if max_padding is not None else max(1, NUM_BANKS * BANK_BYTES // element_bytes)
+    for p in range(limit + 1):
+        stride = list(lay.stride)
+        stride[lead] += p
+        padded = Layout(lay.shape, tuple(stride))
+        r = _try(padded, element_bytes, access)
+        if r is not None and r.ways == 1:
+            return Fix("padding", p, None, padded, r)
+    return None
+
+
+def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 5) -> list[Fix]:
+    """Every Sw<B,M,S> (1 <= B <= max_bits, M >= 0, S >= B, M + S + B <= bits spanned by the tile's offsets) that
+    makes ``access`` conflict-free while mapping the tile's set of offsets onto itself.
+
+    Post-condition: each returned fix has ``analysis.ways == 1``; the list is ordered by (B, M, S).
+    """
+    from algebra import inttuple as it
+    from algebra.swizzle import Swizzle
+
+    lay = _as_layout(layout)
+    n = it.product(lay.shape)
+    offsets = {lay(i) for i in range(n)}
+    bits = max(max(offsets), 1).bit_length()
+    fixes = []
+    for b in range(1, max_bits + 1):
+        for m in range(0, bits):
+            for s in range(b, bits - m - b + 1):
+                sw = Swizzle(b, m, s)
+                if {sw(o) for o in offsets} != offsets:
+                    continue
+                r = _try(lay, element_bytes, access, swizzle=sw)
+                if r is not None and r.ways == 1:
+                    fixes.append(Fix("swizzle", 0, (b, m, s), lay, r))
+    return fixes
