@@ -1,5 +1,73 @@
-"""CuTe's layout algebra in pure Python (standard library only)."""
+"""CuTe's layout algebra in pure Python (standard library only), exact to NVIDIA CuTe's static semantics.
 
+``import algebra as A``: ``A.Layout``, ``A.parse``, the ops under their CuTe names, ``A.explain``.
+"""
 
-class LayoutError(ValueError):
-    """An operation CuTe refuses; the message names the failed condition and the modes involved."""
+from algebra.errors import LayoutError
+from algebra.inttuple import (
+    ceil_div,
+    compatible,
+    congruent,
+    coordinates,
+    crd2idx,
+    flatten,
+    idx2crd,
+    prefix_product,
+    product,
+    shape_div,
+    weakly_compatible,
+    weakly_congruent,
+)
+from algebra.layout import (
+    Layout,
+    cosize,
+    depth,
+    get_flat_coord,
+    get_hier_coord,
+    is_compact,
+    is_injective,
+    make_layout,
+    make_layout_row_major,
+    make_ordered_layout,
+    rank,
+    shape,
+    size,
+    slice_and_offset,
+    slice_layout,
+    stride,
+)
+from algebra.notation import parse, parse_arg, parse_layout, to_str
+from algebra.ops import (
+    coalesce,
+    complement,
+    composition,
+    filter,
+    filter_zeros,
+    left_inverse,
+    max_common_layout,
+    max_common_vector,
+    nullspace,
+    right_inverse,
+)
+from algebra.products import (
+    blocked_product,
+    downcast,
+    flat_divide,
+    flat_product,
+    local_partition,
+    local_tile,
+    logical_divide,
+    logical_product,
+    raked_product,
+    recast_layout,
+    tile_to_shape,
+    tile_unzip,
+    tiled_divide,
+    tiled_product,
+    upcast,
+    zipped_divide,
+    zipped_product,
+)
+from algebra.swizzle import ComposedLayout, Swizzle
+
+__all__ = [name for name in dir() if not name.startswith("_")]

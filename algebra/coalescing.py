@@ -1,0 +1,153 @@
+"""Global-memory coalescing: the 32-byte sectors a warp's load or store touches, per instruction.
+
+A warp instruction fetches every 32-byte sector that any of its lanes' bytes fall in; its utilization is the
+share of fetched bytes that some lane asked for. A thread partition (a TV layout, optionally over a memory layout
+of the tile) is read in instructions of ``vector`` values per thread: instruction k moves values
+``k*vector .. k*vector + vector - 1`` of every thread of the warp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+
+SECTOR_BYTES = 32
+WARP_SIZE = 32
+MAX_VECTOR_BYTES = 16
+
+
+@dataclass(frozen=True)
+class SectorReport:
+    """One warp instruction's sectors. Post-conditions: ``0 < utilization <= 1``;
+    ``bytes_used <= bytes_requested`` and ``bytes_used <= 32 * len(sectors)``."""
+
+    byte_addresses: list[int]
+    access_bytes: int
+    sectors: list[int]
+    bytes_requested: int
+    bytes_used: int
+    values: list[int] | None = None
+
+    @property
+    def num_sectors(self) -> int:
+        return len(self.sectors)
+
+    @property
+    def utilization(self) -> float:
+        """Distinct requested bytes / fetched bytes."""
+        return self.bytes_used / (SECTOR_BYTES * len(self.sectors))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"byte_addresses": list(self.byte_addresses), "access_bytes": self.access_bytes,
+                "sectors": list(self.sectors), "num_sectors": self.num_sectors,
+                "bytes_requested": self.bytes_requested, "bytes_used": self.bytes_used,
+                "utilization": self.utilization, "values": self.values}
+
+
+def sectors(byte_addresses: Sequence[int], access_bytes: int = 4) -> SectorReport:
+    """The sectors touched when lane i accesses ``access_bytes`` bytes at ``byte_addresses[i]``.
+
+    Post-condition: ``sectors`` is the sorted set of ``b // 32`` over every byte b accessed.
+    """
+    addrs = [int(a) for a in byte_addresses]
+    if not addrs:
+        raise LayoutError("sectors: at least one address is required")
+    if access_bytes not in (1, 2, 4, 8, 16):
+        raise LayoutError(f"access_bytes must be 1, 2, 4, 8 or 16, not {access_bytes}")
+    for lane, a in enumerate(addrs):
+        if a < 0 or a % access_bytes:
+            raise LayoutError(f"lane {lane}: byte address {a} must be a non-negative multiple of {access_bytes}")
+    used = {a + k for a in addrs for k in range(access_bytes)}
+    secs = sorted({b // SECTOR_BYTES for b in used})
+    return SectorReport(addrs, access_bytes, secs, len(addrs) * access_bytes, len(used))
+
+
+@dataclass(frozen=True)
+class PartitionSectors:
+    """Sectors of a whole thread partition for one warp, instruction by instruction.
+
+    Post-conditions: ``len(instructions) * vector == values per thread``; ``vector <= max_vector``.
+    """
+
+    vector: int
+    max_vector: int
+    element_bytes: int
+    instructions: list[SectorReport]
+
+    @property
+    def total_sectors(self) -> int:
+        return sum(r.num_sectors for r in self.instructions)
+
+    @property
+    def utilization(self) -> float:
+        return sum(r.bytes_used for r in self.instructions) / (SECTOR_BYTES * self.total_sectors)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"vector": self.vector, "max_vector": self.max_vector, "element_bytes": self.element_bytes,
+                "total_sectors": self.total_sectors, "utilization": self.utilization,
+                "instructions": [r.to_dict() for r in self.instructions]}
+
+
+def _tv_sizes(tv: Any) -> tuple[int, int]:
+    shp = tv.shape
+    if not it.is_tuple(shp) or len(shp) != 2:
+        raise LayoutError(f"a TV layout has two modes (thread, value); {tv} has shape {it.to_str(shp)}")
+    return it.product(shp[0]), it.product(shp[1])
+
+
+def _offset_fn(tv: Any, memory: Any) -> Any:
+    if memory is None:
+        return lambda t, v: tv((t, v))
+    return lambda t, v: memory(tv((t, v)))
+
+
+def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: int = MAX_VECTOR_BYTES) -> int:
+    """The largest n (a power of two, n * element_bytes <= max_bytes, n dividing the values per thread) such that
+    every thread's values ``g*n .. g*n + n - 1`` sit at consecutive offsets starting at a multiple of n.
+
+    With those, one n-element vector instruction per group is legal and naturally aligned.
+    """
+    nthr, nval = _tv_sizes(tv)
+    off = _offset_fn(tv, memory)
+    table = [[off(t, v) for v in range(nval)] for t in range(nthr)]
+    best = 1
+    n = 2
+    while n * element_bytes <= max_bytes and nval % n == 0:
+        ok = all(row[g] % n == 0 and all(row[g + k] == row[g] + k for k in range(1, n))
+                 for row in table for g in range(0, nval, n))
+        if not ok:
+            break
+        best = n
+        n *= 2
+    return best
+
+
+def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: int | None = None,
+                      warp: int = 0, base: int = 0) -> PartitionSectors:
+    """Sectors per instruction for warp ``warp`` of the TV layout ``tv`` ((thread, value) -> tile coordinate, or
+    offset when ``memory`` is None; else ``memory`` maps the tile coordinate to an element offset).
+
+    ``vector`` defaults to :func:`widest_vector`. Byte address = ``base + element_bytes * offset``.
+    """
+    nthr, nval = _tv_sizes(tv)
+    widest = widest_vector(tv, element_bytes, memory)
+    v = widest if vector is None else int(vector)
+    if v < 1 or nval % v:
+        raise LayoutError(f"vector {v} must divide the {nval} values per thread")
+    if v > 1 and v > widest and vector is not None:
+        raise LayoutError(f"vector {v} is wider than the layout allows: each thread's values are contiguous and "
+                          f"aligned only in groups of {widest}")
+    lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
+    if not lanes:
+        raise LayoutError(f"warp {warp} has no threads: the layout has {nthr}")
+    off = _offset_fn(tv, memory)
+    out = []
+    for g in range(0, nval, v):
+        r = sectors([base + element_bytes * off(t, g) for t in lanes], v * element_bytes)
+        out.append(SectorReport(r.byte_addresses, r.access_bytes, r.sectors, r.bytes_requested, r.bytes_used,
+                                list(range(g, g + v))))
+    return PartitionSectors(v, widest, element_bytes, out)

@@ -1,0 +1,5 @@
+"""The one exception type of the algebra."""
+
+
+class LayoutError(ValueError):
+    """An operation CuTe refuses, or malformed input; the message names the failed condition and the modes."""

@@ -1,0 +1,360 @@
+"""Hierarchical integer tuples (HTuple): an ``int`` or a (possibly nested) ``tuple`` of HTuples.
+
+The helpers follow CuTe's ``int_tuple.hpp`` / ``stride.hpp``; every result is a plain int or nested tuple.
+Integer division follows C++ (truncation toward zero), as CuTe's ``operator/`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.errors import LayoutError
+
+#: Bounds on what the algebra accepts (the ops are symbolic; these only stop absurd input).
+MAX_DEPTH = 24
+MAX_MAGNITUDE = 1 << 62
+MAX_LEAVES = 4096
+
+IntTuple = Any  # int | tuple[IntTuple, ...]
+
+
+def is_tuple(x: Any) -> bool:
+    return type(x) is tuple
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def tdiv(a: int, b: int) -> int:
+    """C++ integer division (truncates toward zero)."""
+    if b == 0:
+        raise LayoutError("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def ceil_div_int(a: int, b: int) -> int:
+    """CuTe's ``ceil_div`` on integers: ``(a + b - 1) / b`` in C++ arithmetic."""
+    return tdiv(a + b - 1, b)
+
+
+def signum(a: int) -> int:
+    return (a > 0) - (a < 0)
+
+
+# --------------------------------------------------------------------------------------------- structure
+
+
+def flatten(t: IntTuple) -> tuple:
+    """The leaves of ``t`` in order, as a flat tuple (an int becomes a 1-tuple)."""
+    if not is_tuple(t):
+        return (t,)
+    out: list = []
+    stack = [iter(t)]
+    while stack:
+        for x in stack[-1]:
+            if is_tuple(x):
+                stack.append(iter(x))
+                break
+            out.append(x)
+        else:
+            stack.pop()
+    return tuple(out)
+
+
+def rank(t: IntTuple) -> int:
+    return len(t) if is_tuple(t) else 1
+
+
+def depth(t: IntTuple) -> int:
+    if not is_tuple(t):
+        return 0
+    return 1 + max((depth(x) for x in t), default=0)
+
+
+def product(t: IntTuple) -> int:
+    """Product of all leaves (1 for an empty tuple)."""
+    if not is_tuple(t):
+        return t
+    p = 1
+    for x in flatten(t):
+        p *= x
+    return p
+
+
+size = product
+
+
+def product_each(t: IntTuple) -> tuple:
+    return tuple(product(x) for x in t) if is_tuple(t) else (t,)
+
+
+def wrap(t: IntTuple) -> tuple:
+    return t if is_tuple(t) else (t,)
+
+
+def unwrap(t: IntTuple) -> IntTuple:
+    """Strip rank-1 tuple wrappers: ((4,),) -> 4."""
+    while is_tuple(t) and len(t) == 1:
+        t = t[0]
+    return t
+
+
+def repeat_like(t: IntTuple, x: Any) -> IntTuple:
+    return tuple(repeat_like(e, x) for e in t) if is_tuple(t) else x
+
+
+def unflatten(flat: tuple, profile: IntTuple) -> IntTuple:
+    """Rebuild a tuple with the profile of ``profile`` from the flat sequence ``flat``."""
+    it = iter(flat)
+
+    def build(p):
+        return tuple(build(e) for e in p) if is_tuple(p) else next(it)
+
+    return build(profile)
+
+
+def congruent(a: IntTuple, b: IntTuple) -> bool:
+    """Same hierarchical profile."""
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b, strict=True))
+    return not is_tuple(a) and not is_tuple(b)
+
+
+def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
+    """Profile of ``a`` is a coarsening of the profile of ``b`` (a <= b)."""
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b, strict=True))
+    if not is_tuple(a):
+        return True
+    return False
+
+
+def compatible(a: IntTuple, b: IntTuple) -> bool:
+    """Shape ``a`` is compatible with shape ``b``: equal sizes, and every coordinate of a is one of b."""
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b, strict=True))
+    if not is_tuple(a):
+        return a == product(b)
+    return False
+
+
+def weakly_compatible(a: IntTuple, b: IntTuple) -> bool:
+    """``a`` can be refined to ``b`` where each leaf of a divides the size of the matching mode of b."""
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(weakly_compatible(x, y) for x, y in zip(a, b, strict=True))
+    if not is_tuple(a):
+        return product(b) % a == 0
+    return False
+
+
+# --------------------------------------------------------------------------------------------- arithmetic
+
+
+def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
+    """Exclusive prefix product with the profile of ``shape`` (plain, shape-1 modes keep their stride)."""
+    if is_tuple(shape):
+        out = []
+        cur = init
+        for s in shape:
+            out.append(prefix_product(s, cur))
+            cur *= product(s)
+        return tuple(out)
+    return init
+
+
+def compact_major(shape: IntTuple, current: int = 1, left: bool = True) -> IntTuple:
+    """CuTe's ``compact_major<LayoutLeft|LayoutRight>``: compact strides; static shape-1 modes get stride 0."""
+
+    def go(s, cur):
+        if is_tuple(s):
+            order = range(len(s)) if left else range(len(s) - 1, -1, -1)
+            res = [None] * len(s)
+            for i in order:
+                res[i], cur = go(s[i], cur)
+            return tuple(res), cur
+        if s == 1:
+            return 0, cur
+        return cur, cur * s
+
+    return go(shape, current)[0]
+
+
+def compact_col_major(shape: IntTuple, current: int = 1) -> IntTuple:
+    return compact_major(shape, current, left=True)
+
+
+def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
+    return compact_major(shape, current, left=False)
+
+
+def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
+    """CuTe's ``shape_div``: elementwise for tuple/tuple, folded for tuple/int; the int/int case requires
+    ``a % b == 0 or b % a == 0`` and returns ``ceil_div(a, b)``."""
+    if is_tuple(a):
+        if is_tuple(b):
+            if len(a) != len(b):
+                raise LayoutError(f"shape_div: mismatched ranks {a} and {b}")
+            return tuple(shape_div(x, y) for x, y in zip(a, b, strict=True))
+        out = []
+        rest = b
+        for x in a:
+            out.append(shape_div(x, rest))
+            rest = shape_div(rest, x)
+        return tuple(out)
+    if is_tuple(b):
+        return shape_div(a, product(b))
+    if b == 0 or a == 0 or not (a % b == 0 or b % a == 0):
+        raise LayoutError(f"shape divisibility condition: neither of {a} and {b} divides the other")
+    return ceil_div_int(a, b)
+
+
+def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
+    """CuTe's ``ceil_div`` on HTuples (tuple/int folds the divisor across the modes of a)."""
+    if is_tuple(a):
+        if is_tuple(b):
+            if len(a) < len(b):
+                raise LayoutError(f"ceil_div: mismatched ranks {a} and {b}")
+            bb = tuple(b) + (1,) * (len(a) - len(b))
+            return tuple(ceil_div(x, y) for x, y in zip(a, bb, strict=True))
+        out = []
+        rest = b
+        for x in a:
+            out.append(ceil_div(x, rest))
+            rest = ceil_div(rest, x)
+        return tuple(out)
+    if is_tuple(b):
+        return ceil_div(a, product(b))
+    return ceil_div_int(a, b)
+
+
+def shape_min(a: int, b: int) -> int:
+    return min(a, b)
+
+
+def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
+    if is_tuple(a):
+        return tuple(elem_scale(x, y) for x, y in zip(a, b, strict=True))
+    return a * product(b)
+
+
+def inner_product(a: IntTuple, b: IntTuple) -> Any:
+    if is_tuple(a) and is_tuple(b):
+        if len(a) != len(b):
+            raise LayoutError(f"inner_product: mismatched ranks {a} and {b}")
+        total = 0
+        for x, y in zip(a, b, strict=True):
+            total = total + inner_product(x, y)
+        return total
+    return a * b
+
+
+def evenly_divides(shape: IntTuple, tiler: IntTuple) -> bool:
+    """True when the tiler divides the shape mode by mode (CuTe's ``evenly_divides`` on static values)."""
+    if is_tuple(tiler):
+        if rank(tiler) > rank(shape):
+            return False
+        sh = wrap(shape)
+        return all(evenly_divides(sh[i], tiler[i]) for i in range(len(tiler)))
+    return product(shape) == product(tiler) * product(ceil_div(shape, tiler))
+
+
+# --------------------------------------------------------------------------------------------- coordinates
+
+
+def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> Any:
+    """Map a coordinate to an index: the inner product of the natural coordinate with the stride.
+
+    An integer coordinate into a tuple shape is split column-major; the last mode is not wrapped, so an index
+    past the end extends along the last mode (as CuTe does). Default stride: compact column-major.
+    """
+    if stride is None:
+        stride = prefix_product(shape)
+    if is_tuple(crd):
+        if not is_tuple(shape) or len(crd) != len(shape):
+            raise LayoutError(f"coordinate {_s(crd)} does not match shape {_s(shape)}")
+        total = 0
+        for c, s, d in zip(crd, shape, stride, strict=True):
+            total = total + crd2idx(c, s, d)
+        return total
+    if not is_int(crd):
+        raise LayoutError(f"coordinate {crd!r} is not an integer")
+    if is_tuple(shape):
+        total = 0
+        n = len(shape)
+        for i in range(n):
+            if i == n - 1:
+                total = total + crd2idx(crd, shape[i], stride[i])
+            else:
+                sz = product(shape[i])
+                total = total + crd2idx(crd % sz, shape[i], stride[i])
+                crd //= sz
+        return total
+    return crd * stride
+
+
+def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> IntTuple:
+    """Map an index to the natural coordinate of ``shape``: ``(idx // stride) % shape`` at each leaf.
+
+    Default stride: compact column-major, so that ``crd2idx(idx2crd(i, s), s) == i`` for ``i < size(s)``.
+    """
+    if is_tuple(idx):
+        if not is_tuple(shape) or len(idx) != len(shape):
+            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)}")
+        if stride is None:
+            return tuple(idx2crd(i, s) for i, s in zip(idx, shape, strict=True))
+        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride, strict=True))
+    if is_tuple(shape):
+        if stride is None or not is_tuple(stride):
+            stride = compact_col_major(shape, 1 if stride is None else stride)
+        return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride, strict=True))
+    if shape == 1 or stride == 0:
+        return 0
+    return (idx // stride) % shape
+
+
+def coordinates(shape: IntTuple) -> list:
+    """All natural coordinates of ``shape`` in column-major (1-D index) order."""
+    return [idx2crd(i, shape) for i in range(product(shape))]
+
+
+def _s(t: IntTuple) -> str:
+    if is_tuple(t):
+        return "(" + ",".join(_s(x) for x in t) + ")"
+    return str(t)
+
+
+def to_str(t: IntTuple) -> str:
+    """CuTe notation of an HTuple: ``(4,(2,4))``; no spaces."""
+    return _s(t)
+
+
+# --------------------------------------------------------------------------------------------- validation
+
+
+def check_shape(shape: Any, what: str = "shape") -> IntTuple:
+    """Validate a shape (positive ints, bounded depth and magnitude); return it as nested tuples."""
+    return _check(shape, what, positive=True, level=0)
+
+
+def check_stride(stride: Any, what: str = "stride") -> IntTuple:
+    return _check(stride, what, positive=False, level=0)
+
+
+def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
+    if level > MAX_DEPTH:
+        raise LayoutError(f"{what} is nested deeper than {MAX_DEPTH} levels")
+    if isinstance(x, list | tuple):
+        if len(x) > MAX_LEAVES:
+            raise LayoutError(f"{what} has more than {MAX_LEAVES} modes")
+        return tuple(_check(e, what, positive, level + 1) for e in x)
+    if is_int(x):
+        if positive and x <= 0:
+            raise LayoutError(f"{what} entries must be positive integers, got {x}")
+        if abs(x) > MAX_MAGNITUDE:
+            raise LayoutError(f"{what} entry {x} exceeds the magnitude cap 2^62")
+        return x
+    if not positive and hasattr(x, "is_basis"):
+        return x
+    raise LayoutError(f"{what} entries must be integers, got {x!r}")

@@ -1,0 +1,282 @@
+"""The ``Layout``: a function from coordinates to offsets given by a hierarchical shape and stride.
+
+``L(c) = sum_i c_i * d_i`` over the natural coordinate ``c`` of the shape ``s`` and the stride ``d``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import IntTuple, is_int, is_tuple
+
+
+class Layout:
+    """A CuTe layout ``shape:stride``.
+
+    ``Layout(shape)`` uses the compact column-major stride (CuTe's ``LayoutLeft``: shape-1 modes get stride 0).
+    Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; the object is immutable and hashable.
+    """
+
+    __slots__ = ("shape", "stride", "_hash")
+
+    def __init__(self, shape: Any, stride: Any = None) -> None:
+        shape = it.check_shape(shape)
+        if stride is None:
+            stride = it.compact_col_major(shape)
+        else:
+            stride = it.check_stride(stride)
+            if not it.congruent(shape, stride):
+                raise LayoutError(
+                    f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not congruent (different profiles)")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "stride", stride)
+        object.__setattr__(self, "_hash", None)
+
+    @classmethod
+    def _raw(cls, shape: IntTuple, stride: IntTuple) -> Layout:
+        """Build without validation (internal: inputs already congruent and valid)."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "shape", shape)
+        object.__setattr__(obj, "stride", stride)
+        object.__setattr__(obj, "_hash", None)
+        return obj
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Layout is immutable")
+
+    # ----------------------------------------------------------------------------------------- evaluation
+    def __call__(self, *crd: Any) -> Any:
+        """Evaluate at a 1-D, flat or natural coordinate; with ``None`` entries, return the slice (a Layout)."""
+        c = crd[0] if len(crd) == 1 else tuple(crd)
+        if len(crd) == 0:
+            raise LayoutError("a coordinate is required")
+        if _has_none(c):
+            return slice_layout(c, self)
+        _check_coord(c)
+        return it.crd2idx(c, self.shape, self.stride)
+
+    def __getitem__(self, i: int) -> Layout:
+        """Mode ``i`` as a layout (CuTe's ``layout<i>``)."""
+        if not is_tuple(self.shape):
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"mode {i} out of range for rank-1 layout {self}")
+        try:
+            return Layout._raw(self.shape[i], self.stride[i])
+        except (IndexError, TypeError):
+            raise LayoutError(f"mode {i} out of range for rank-{len(self.shape)} layout {self}") from None
+
+    def __len__(self) -> int:
+        return it.rank(self.shape)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    # ----------------------------------------------------------------------------------------- identity
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and not hasattr(other, "layout_b") and \
+            self.shape == other.shape and _eq(self.stride, other.stride)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash((self.shape, _stride_key(self.stride)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __str__(self) -> str:
+        return f"{it.to_str(self.shape)}:{_stride_str(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({it.to_str(self.shape)}, {_stride_str(self.stride)})"
+
+    # ----------------------------------------------------------------------------------------- conveniences
+    def size(self) -> int:
+        return it.product(self.shape)
+
+    def cosize(self) -> int:
+        return cosize(self)
+
+    def with_shape(self, *shape: Any) -> Layout:
+        """``composition(self, make_layout(shape))`` (CuTe's ``Layout::with_shape``)."""
+        from algebra.ops import composition
+
+        s = shape[0] if len(shape) == 1 else tuple(shape)
+        return composition(self, Layout(s))
+
+
+def _has_none(c: Any) -> bool:
+    if c is None:
+        return True
+    return is_tuple(c) and any(_has_none(x) for x in c)
+
+
+def _check_coord(c: Any) -> None:
+    if is_tuple(c):
+        for x in c:
+            _check_coord(x)
+    elif not is_int(c):
+        raise LayoutError(f"coordinate entries must be integers, got {c!r}")
+    elif c < 0:
+        raise LayoutError(f"coordinate entries must be non-negative, got {c}")
+
+
+def _stride_str(d: Any) -> str:
+    if is_tuple(d):
+        return "(" + ",".join(_stride_str(x) for x in d) + ")"
+    return str(d)
+
+
+def _stride_key(d: Any) -> Any:
+    if is_tuple(d):
+        return tuple(_stride_key(x) for x in d)
+    return d if is_int(d) else ("basis", str(d))
+
+
+def _eq(a: Any, b: Any) -> bool:
+    if is_tuple(a) or is_tuple(b):
+        return is_tuple(a) and is_tuple(b) and len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b if not (is_int(a) and is_int(b)) else a == b
+
+
+# --------------------------------------------------------------------------------------------- free functions
+
+
+def size(x: Any) -> int:
+    """Number of coordinates: product of the shape (of a Layout, ComposedLayout or HTuple)."""
+    return it.product(x.shape) if hasattr(x, "shape") else it.product(x)
+
+
+def cosize(layout: Any) -> int:
+    """CuTe's ``cosize``: ``L(size(L) - 1) + 1`` (for layouts with non-negative strides: max offset + 1)."""
+    if hasattr(layout, "layout_b"):
+        return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
+    return layout(it.product(layout.shape) - 1) + 1
+
+
+def rank(x: Any) -> int:
+    return it.rank(x.shape if hasattr(x, "shape") else x)
+
+
+def depth(x: Any) -> int:
+    return it.depth(x.shape if hasattr(x, "shape") else x)
+
+
+def shape(x: Any) -> IntTuple:
+    return x.shape if hasattr(x, "shape") else x
+
+
+def stride(x: Layout) -> IntTuple:
+    return x.stride
+
+
+def make_layout(*args: Any) -> Layout:
+    """``make_layout(shape[, stride])`` or ``make_layout(L0, L1, ...)`` (concatenation of modes).
+
+    Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
+    """
+    if args and all(isinstance(a, Layout) for a in args):
+        return Layout._raw(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if len(args) == 1:
+        return Layout(args[0])
+    if len(args) == 2:
+        return Layout(args[0], args[1])
+    raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")
+
+
+def make_layout_row_major(shape_: Any) -> Layout:
+    """Compact row-major layout (CuTe's ``LayoutRight``)."""
+    s = it.check_shape(shape_)
+    return Layout._raw(s, it.compact_row_major(s))
+
+
+def make_ordered_layout(shape_: Any, order: Any) -> Layout:
+    """Compact layout whose strides follow ``order`` (smaller order = smaller stride), CuTe's ``compact_order``."""
+    s = it.check_shape(shape_)
+    fs, fo = it.flatten(s), it.flatten(order)
+    if len(fs) != len(fo):
+        raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)}")
+    strides = []
+    for k, o in enumerate(fo):
+        start = 1
+        for j, o2 in enumerate(fo):
+            if o2 < o or (o2 == o and j < k):
+                start *= fs[j]
+        strides.append(0 if fs[k] == 1 else start)
+    return Layout._raw(s, it.unflatten(tuple(strides), s))
+
+
+def slice_layout(crd: Any, layout: Layout) -> Layout:
+    """CuTe's ``slice``: keep the modes where ``crd`` is None (``_``), drop the others."""
+    return Layout._raw(_slice(crd, layout.shape), _slice(crd, layout.stride))
+
+
+def _slice(c: Any, t: Any) -> Any:
+    if is_tuple(c):
+        if not is_tuple(t) or len(c) != len(t):
+            raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
+        out: list = []
+        for x, y in zip(c, t, strict=True):
+            out.extend(_lift(x, y))
+        return tuple(out)
+    if c is None:
+        return t
+    return ()
+
+
+def _lift(c: Any, t: Any) -> tuple:
+    if is_tuple(c):
+        if not is_tuple(t) or len(c) != len(t):
+            raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
+        out: list = []
+        for x, y in zip(c, t, strict=True):
+            out.extend(_lift(x, y))
+        return tuple(out)
+    if c is None:
+        return (t,)
+    return ()
+
+
+def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
+    """The slice of ``layout`` at ``crd`` and the offset of the fixed coordinates (None counts as 0)."""
+    return slice_layout(crd, layout), it.crd2idx(_zero_none(crd, layout.shape), layout.shape, layout.stride)
+
+
+def _zero_none(c: Any, s: Any) -> Any:
+    if c is None:
+        return it.repeat_like(s, 0)
+    if is_tuple(c):
+        return tuple(_zero_none(x, y) for x, y in zip(c, s, strict=True))
+    return c
+
+
+def get_hier_coord(layout: Layout, index: int) -> IntTuple:
+    """The natural coordinate ``c`` with ``layout(c) == index`` for a compact injective layout
+    (CuTe's ``idx2crd(index, shape, stride)``)."""
+    return it.idx2crd(index, layout.shape, layout.stride)
+
+
+def get_flat_coord(layout: Layout, index: int) -> tuple:
+    """``get_hier_coord`` grouped by top-level mode (each mode's coordinate as one integer)."""
+    hier = get_hier_coord(layout, index)
+    if not is_tuple(layout.shape):
+        return hier
+    return tuple(it.crd2idx(c, s) for c, s in zip(hier, layout.shape, strict=True))
+
+
+def is_injective(layout: Layout) -> bool:
+    """True when distinct coordinates map to distinct offsets (checked by enumeration, capped at 2^20)."""
+    n = size(layout)
+    if n > (1 << 20):
+        raise LayoutError("injectivity check is capped at 2^20 coordinates")
+    return len({layout(i) for i in range(n)}) == n
+
+
+def is_compact(layout: Layout) -> bool:
+    """True when the image is exactly [0, size): a bijection onto a contiguous range."""
+    n = size(layout)
+    if n > (1 << 20):
+        raise LayoutError("compactness check is capped at 2^20 coordinates")
+    return sorted(layout(i) for i in range(n)) == list(range(n))

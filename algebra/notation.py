@@ -1,0 +1,221 @@
+"""Parse and print CuTe notation.
+
+Accepted (spaces anywhere, ``_`` static markers ignored):
+
+- layouts ``(4,(2,4)):(2,(1,8))``, ``8:1``, ``(8):(1)``; a bare shape ``(4,8)`` means its column-major layout;
+- basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides);
+- swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
+  (``o``, ``_o_`` or ``∘`` between the parts);
+- tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers.
+
+Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.layout import Layout
+from algebra.swizzle import ComposedLayout, Swizzle
+
+MAX_TEXT = 20_000
+_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b))")
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise LayoutError(f"expected text, got {type(text).__name__}")
+        if len(text) > MAX_TEXT:
+            raise LayoutError(f"notation longer than {MAX_TEXT} characters")
+        self.text = text.replace("_o_", " o ")
+        self.toks: list[tuple[str, str, int]] = []
+        pos = 0
+        s = self.text
+        while pos < len(s):
+            if s[pos].isspace():
+                pos += 1
+                continue
+            m = _TOKEN.match(s, pos)
+            if not m or m.end() == pos:
+                raise LayoutError(f"unexpected character {s[pos]!r} at position {pos} in {text!r}")
+            kind = ("int", "sw", "@", "p", "o")[m.lastindex - 1]
+            self.toks.append((kind, m.group(m.lastindex), m.start(m.lastindex)))
+            pos = m.end()
+        self.i = 0
+
+    # ------------------------------------------------------------------ token helpers
+    def peek(self, k: int = 0) -> tuple[str, str, int] | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def take(self, value: str | None = None, kind: str | None = None) -> tuple[str, str, int]:
+        t = self.peek()
+        if t is None:
+            raise LayoutError(f"unexpected end of {self.text!r}" + (f": expected {value!r}" if value else ""))
+        if (value is not None and t[1] != value) or (kind is not None and t[0] != kind):
+            want = value or kind
+            raise LayoutError(f"expected {want!r} at position {t[2]} in {self.text!r}, found {t[1]!r}")
+        self.i += 1
+        return t
+
+    def at(self, value: str) -> bool:
+        t = self.peek()
+        return t is not None and t[1] == value
+
+    def done(self) -> None:
+        t = self.peek()
+        if t is not None:
+            raise LayoutError(f"unexpected {t[1]!r} at position {t[2]} in {self.text!r}")
+
+    # ------------------------------------------------------------------ grammar
+    def int_(self) -> int:
+        while self.at("_"):
+            self.take("_")
+        return int(self.take(kind="int")[1])
+
+    def htuple(self, level: int = 0, allow_basis: bool = False) -> Any:
+        if level > it.MAX_DEPTH:
+            raise LayoutError(f"nested deeper than {it.MAX_DEPTH} levels")
+        if self.at("("):
+            self.take("(")
+            items = [self.htuple(level + 1, allow_basis)]
+            while self.at(","):
+                self.take(",")
+                items.append(self.htuple(level + 1, allow_basis))
+            self.take(")")
+            return tuple(items)
+        v = self.int_()
+        if allow_basis and self.at("@"):
+            from algebra.arith import ScaledBasis
+
+            self.take("@")
+            path = [self.int_()]
+            while self.at("@"):
+                self.take("@")
+                path.append(self.int_())
+            return ScaledBasis(v, tuple(path))
+        return v
+
+    def layout(self) -> Layout:
+        shape = self.htuple()
+        if self.at(":"):
+            self.take(":")
+            stride = self.htuple(allow_basis=True)
+            return Layout(shape, stride)
+        return Layout(shape)
+
+    def swizzle(self) -> Swizzle:
+        self.take("Sw")
+        self.take("<")
+        b = self.int_()
+        self.take(",")
+        m = self.int_()
+        self.take(",")
+        s = self.int_()
+        self.take(">")
+        return Swizzle(b, m, s)
+
+    def any(self) -> Any:
+        t = self.peek()
+        if t is None:
+            raise LayoutError("empty notation")
+        if t[0] == "sw":
+            sw = self.swizzle()
+            if self.peek() is None:
+                return sw
+            self.take(kind="o")
+            offset = 0
+            nxt, after = self.peek(), self.peek(1)
+            if nxt and nxt[0] == "int" and after and after[0] == "o":
+                offset = self.int_()
+                self.take(kind="o")
+            return ComposedLayout(sw, offset, self.layout())
+        if t[1] == "<":
+            return self.tiler()
+        return self.layout()
+
+    def tiler(self, level: int = 0) -> tuple:
+        if level > it.MAX_DEPTH:
+            raise LayoutError(f"tiler nested deeper than {it.MAX_DEPTH} levels")
+        self.take("<")
+        items = [self.tiler_item(level)]
+        while self.at(","):
+            self.take(",")
+            items.append(self.tiler_item(level))
+        self.take(">")
+        return tuple(items)
+
+    def tiler_item(self, level: int) -> Any:
+        if self.at("<"):
+            return self.tiler(level + 1)
+        t, nxt = self.peek(), self.peek(1)
+        if t and t[1] == "_" and (nxt is None or nxt[1] in (",", ">")):
+            self.take("_")
+            return None
+        j = self.i
+        while j < len(self.toks) and self.toks[j][1] == "_":
+            j += 1
+        after = self.toks[j + 1] if j + 1 < len(self.toks) else None
+        if j < len(self.toks) and self.toks[j][0] == "int" and (after is None or after[1] in (",", ">")):
+            return self.int_()
+        return self.layout()
+
+
+def parse(text: str) -> Any:
+    """Parse CuTe notation into a Layout, Swizzle, ComposedLayout or tiler tuple (see the module doc)."""
+    p = _Parser(text)
+    out = p.any()
+    p.done()
+    return out
+
+
+def parse_layout(text: str) -> Layout:
+    """Parse text that must be a plain Layout."""
+    out = parse(text)
+    if not isinstance(out, Layout):
+        raise LayoutError(f"{text!r} is not a layout")
+    return out
+
+
+def parse_arg(text: Any) -> Any:
+    """Parse one operation argument: a layout / composed layout / swizzle, a tiler ``<...>``, an int, or a list
+    (a JSON list of layouts or ints is a tiler)."""
+    if isinstance(text, bool):
+        raise LayoutError("expected a layout, tiler or integer")
+    if isinstance(text, int):
+        return text
+    if isinstance(text, list | tuple):
+        return tuple(parse_tiler_entry(x) for x in text)
+    if not isinstance(text, str):
+        raise LayoutError(f"expected a layout, tiler or integer, got {type(text).__name__}")
+    t = text.strip()
+    if re.fullmatch(r"_?\d+", t):
+        return int(t.lstrip("_"))
+    return parse(t)
+
+
+def parse_tiler_entry(x: Any) -> Any:
+    if x is None or x == "_":
+        return None
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    if isinstance(x, list | tuple):
+        return tuple(parse_tiler_entry(e) for e in x)
+    if isinstance(x, str):
+        return parse_arg(x)
+    raise LayoutError(f"not a tiler entry: {x!r}")
+
+
+def to_str(x: Any) -> str:
+    """CuTe notation of a Layout, Swizzle, ComposedLayout, tiler tuple, HTuple or int."""
+    if isinstance(x, Layout | Swizzle | ComposedLayout):
+        return str(x)
+    if isinstance(x, tuple):
+        return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"
+    if x is None:
+        return "_"
+    return str(x)

@@ -1,0 +1,333 @@
+"""Coalesce, composition, complement and inverses, with CuTe's semantics (``cute/layout.hpp``, static case).
+
+Every function returns a new Layout; refusals raise ``LayoutError`` naming the failed condition.
+Divides and products live in ``algebra.products``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import ceil_div_int, is_int, is_tuple, signum, tdiv
+from algebra.layout import Layout, make_layout
+
+R = Layout._raw
+
+
+def _as_layout(x: Any) -> Layout:
+    if isinstance(x, Layout):
+        return x
+    if is_int(x):
+        return Layout(x)
+    raise LayoutError(f"expected a layout, got {x!r}")
+
+
+# --------------------------------------------------------------------------------------------- coalesce
+
+
+def _bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any) -> Layout:
+    """CuTe's ``bw_coalesce`` over flat shape ``fs`` / stride ``fd`` (modes before the seed, back to front)."""
+    # new_s / new_d: an int (one mode) or a list of modes (front first)
+    ns = [new_s]
+    nd = [new_d]
+    for i in range(len(fs) - 1, -1, -1):
+        s, d = fs[i], fd[i]
+        if s == 1:
+            continue
+        if len(ns) == 1 and ns[0] == 1:
+            ns[0], nd[0] = s, d
+        elif is_int(d) and is_int(nd[0]) and s * d == nd[0]:
+            ns[0], nd[0] = s * ns[0], d
+        elif not is_int(d) and s * d == nd[0]:
+            ns[0], nd[0] = s * ns[0], d
+        else:
+            ns.insert(0, s)
+            nd.insert(0, d)
+    if len(ns) == 1:
+        if ns[0] == 1:
+            return R(1, 0)
+        return R(ns[0], nd[0])
+    return R(tuple(ns), tuple(nd))
+
+
+def coalesce(layout: Layout, profile: Any = None) -> Layout:
+    """Combine modes that can be combined.
+
+    Post: ``size(R) == size(L)``, ``depth(R) <= 1``, ``R(i) == L(i)`` for ``i < size(L)``.
+    With ``profile`` (a tuple), coalesce each mode of ``L`` separately and keep modes beyond the profile.
+    """
+    layout = _as_layout(layout)
+    if profile is not None and is_tuple(profile):
+        if len(profile) > it.rank(layout.shape):
+            raise LayoutError(f"coalesce: profile {it.to_str(profile)} has more modes than {layout}")
+        modes = [coalesce(layout[i], profile[i]) for i in range(len(profile))]
+        modes += [layout[i] for i in range(len(profile), it.rank(layout.shape))]
+        return make_layout(*modes)
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    return _bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1])
+
+
+def coalesce_x(layout: Layout) -> Layout:
+    """Coalesce that also preserves the function outside the domain (a trailing shape-1 mode keeps its stride)."""
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    if fs[-1] == 1:
+        return _bw_coalesce(fs[:-1], fd[:-1], 2, fd[-1])
+    return _bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1])
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """Replace the shape of every stride-0 mode by 1."""
+
+    def go(s, d):
+        if is_tuple(s):
+            return tuple(go(a, b) for a, b in zip(s, d, strict=True))
+        return 1 if (is_int(d) and d == 0) else s
+
+    return R(go(layout.shape, layout.stride), layout.stride)
+
+
+def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's name)
+    """Remove stride-0 and size-1 modes: ``coalesce(filter_zeros(L))``; ``1:0`` when nothing is left."""
+    layout = _as_layout(layout)
+    if profile is not None and is_tuple(profile):
+        modes = [filter(layout[i], profile[i]) for i in range(len(profile))]
+        modes += [layout[i] for i in range(len(profile), it.rank(layout.shape))]
+        return make_layout(*modes)
+    return coalesce(filter_zeros(layout))
+
+
+# --------------------------------------------------------------------------------------------- composition
+
+
+def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> Layout:
+    """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``."""
+    if is_int(rd) and rd == 0:
+        return R(rs, rd)
+    if not is_tuple(ls):
+        return R(rs, rd * ld)
+    n = len(ls)
+    res_s: list = []
+    res_d: list = []
+    rest_s, rest_d = rs, rd
+    for i in range(n - 1):
+        cs, cd = ls[i], ld[i]
+        if not (rest_d % cs == 0 or rest_d < cs):
+            raise LayoutError(
+                f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
+                f"than shape {cs} of mode {i} of the left layout")
+        next_s = ceil_div_int(cs, abs(rest_d))
+        next_d = ceil_div_int(abs(rest_d), cs) * signum(rest_d)
+        if next_s == 1 or rest_s == 1:
+            rest_d = next_d
+            continue
+        new_s = min(next_s, rest_s)
+        if rest_s % new_s != 0:
+            raise LayoutError(
+                f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
+                f"(mode {i} of the left layout)")
+        res_s.append(new_s)
+        res_d.append(rest_d * cd)
+        rest_s = tdiv(rest_s, new_s)
+        rest_d = next_d
+    if not res_s:
+        return R(rest_s, rest_d * ld[-1])
+    if rest_s == 1:
+        return R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d)))
+    return R(tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],))
+
+
+def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any) -> Layout:
+    if is_tuple(rs):
+        return make_layout(*(_compose_impl(ls, ld, s, d) for s, d in zip(rs, rd, strict=True)))
+    if not is_int(rd):
+        return _compose_basis(ls, ld, rs, rd)
+    return _compose_int(ls, ld, rs, rd)
+
+
+def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any) -> Layout:
+    """RHS stride is a scaled basis ``v@k``: compose with mode k of the LHS."""
+    path = rd.mode_path
+    for k in path:
+        if not is_tuple(ls) or k >= len(ls):
+            raise LayoutError(f"basis stride {rd} selects a mode the left layout does not have")
+        ls, ld = ls[k], ld[k]
+    return _compose_int(ls, ld, rs, rd.value) if not is_tuple(ls) else _compose_flat(ls, ld, rs, rd.value)
+
+
+def _compose_flat(ls: Any, ld: Any, rs: int, rd: int) -> Layout:
+    c = coalesce_x(R(ls, ld))
+    return _compose_int(c.shape, c.stride, rs, rd)
+
+
+def composition(a: Any, b: Any) -> Any:
+    """``R = A o B``: ``R(c) == A(B(c))`` for every coordinate ``c`` of B; ``compatible(B, R)``.
+
+    ``b`` may be a Layout, an int ``n`` (the layout ``n:1``), None (keep A), or a tiler tuple applied mode by
+    mode (modes of A beyond the tiler are dropped, as in CuTe). ``a`` may be a Swizzle or ComposedLayout.
+    """
+    from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
+
+    if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
+        return compose_swizzled(a, b)
+    a = _as_layout(a)
+    if b is None:
+        return a
+    if is_tuple(b):
+        if len(b) > it.rank(a.shape):
+            raise LayoutError(f"composition: tiler has {len(b)} modes but {a} has rank {it.rank(a.shape)}")
+        return make_layout(*(composition(a[i], b[i]) for i in range(len(b))))
+    if is_int(b):
+        if b <= 0:
+            raise LayoutError(f"composition: tile size must be positive, got {b}")
+        c = coalesce_x(a)
+        return _compose_impl(c.shape, c.stride, b, 1)
+    if not isinstance(b, Layout):
+        raise LayoutError(f"composition: cannot compose with {b!r}")
+    if _has_basis(b.stride):
+        return _compose_impl(a.shape, a.stride, b.shape, b.stride)
+    c = coalesce_x(a)
+    return _compose_impl(c.shape, c.stride, b.shape, b.stride)
+
+
+def _has_basis(d: Any) -> bool:
+    return any(not is_int(x) for x in it.flatten(d))
+
+
+# --------------------------------------------------------------------------------------------- complement
+
+
+def complement(layout: Layout, cotarget: Any = None) -> Layout:
+    """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
+
+    Post: ``size(R) >= cotarget / size(filter(L))``; R is ordered (``R(i-1) < R(i)``); R and L only share 0.
+    Refuses non-injective layouts ("Non-injective Layout detected in complement").
+    """
+    layout = _as_layout(layout)
+    fl = filter(layout)
+    if cotarget is None:
+        cotarget = fl(it.product(fl.shape) - 1) + 1
+    elif isinstance(cotarget, Layout):
+        cotarget = cotarget.shape
+    else:
+        cotarget = it.check_shape(cotarget, "cotarget")
+    shape_, stride_ = fl.shape, fl.stride
+    if is_int(stride_) and stride_ == 0:
+        return Layout(_coalesce_shape(cotarget))
+    if any(not is_int(d) for d in it.flatten(stride_)):
+        raise LayoutError("complement: basis (E) strides are not supported")
+    if any(d < 0 for d in it.flatten(stride_)):
+        raise LayoutError("complement: negative strides are not supported")
+    shapes = list(it.wrap(shape_))
+    strides = list(it.wrap(stride_))
+    res_s: list = []
+    res_d: list = [1]
+    for _ in range(len(shapes) - 1):
+        min_d = min(strides)
+        k = strides.index(min_d)
+        new_s = tdiv(min_d, res_d[-1])
+        if new_s == 0:
+            raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
+        res_s.append(new_s)
+        res_d.append(min_d * shapes[k])
+        del shapes[k]
+        del strides[k]
+    new_s = tdiv(strides[0], res_d[-1])
+    if new_s == 0:
+        raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
+    res_s.append(new_s)
+    new_d = strides[0] * shapes[0]
+    rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
+    rest_d = it.compact_col_major(rest_s, new_d)
+    return coalesce(R((tuple(res_s), rest_s), (tuple(res_d), rest_d)))
+
+
+def _coalesce_shape(s: Any) -> int:
+    """CuTe's ``coalesce(Shape)`` for static shapes: the product."""
+    return it.product(s)
+
+
+# --------------------------------------------------------------------------------------------- inverses
+
+
+def _sorted_modes(strides: tuple) -> list[int]:
+    return sorted(range(len(strides)), key=lambda i: strides[i])
+
+
+def right_inverse(layout: Layout) -> Layout:
+    """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets."""
+    if layout is None:
+        return None
+    layout = _as_layout(layout)
+    c = coalesce(layout)
+    ls, ld = it.wrap(c.shape), it.wrap(c.stride)
+    if any(not is_int(d) for d in ld):
+        raise LayoutError("right_inverse: basis (E) strides are not supported")
+    pre = [1]
+    for s in ls:
+        pre.append(pre[-1] * s)
+    res_s, res_d, cur = [1], [0], 1
+    for i in _sorted_modes(ld):
+        if ld[i] == cur:
+            res_s.append(ls[i])
+            res_d.append(pre[i])
+            cur = ls[i] * ld[i]
+    return coalesce(R(tuple(res_s), tuple(res_d)))
+
+
+def left_inverse(layout: Layout) -> Layout:
+    """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
+    ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it."""
+    if layout is None:
+        return None
+    layout = _as_layout(layout)
+    c = coalesce(layout)
+    ls, ld = it.wrap(c.shape), it.wrap(c.stride)
+    if any(not is_int(d) for d in ld):
+        raise LayoutError("left_inverse: basis (E) strides are not supported")
+    pre = [1]
+    for s in ls:
+        pre.append(pre[-1] * s)
+    order = _sorted_modes(ld)
+    res_s: list = []
+    res_d: list = [0]
+    for i in order:
+        d = ld[i]
+        if d == 0:
+            continue
+        covered = it.product(tuple(res_s))
+        if d % covered != 0:
+            raise LayoutError(
+                f"left inverse divisibility condition: stride {d} of mode {i} is not a multiple of {covered}")
+        res_s.append(tdiv(d, covered))
+        res_d.append(pre[i])
+    res_s.append(ls[order[-1]])
+    return coalesce(R(tuple(res_s), tuple(res_d)))
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """The layout ``R`` of the longest run with ``a(R(i)) == i`` and ``b(R(i)) == i``."""
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
+    if d0 == 1:
+        return composition(inv_b, R(s0, d0))
+    return R(1, 0)
+
+
+def max_common_vector(a: Layout, b: Layout) -> int:
+    """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``."""
+    common = coalesce(composition(a, right_inverse(b)))
+    s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
+    return s0 if d0 == 1 else 1
+
+
+def nullspace(layout: Layout) -> Layout:
+    """The coordinates that ``layout`` maps to 0: ``L(R(i)) == 0``."""
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    rd = it.flatten(it.compact_col_major(tuple(fs)))
+    idx = [i for i, d in enumerate(fd) if is_int(d) and d == 0]
+    if not idx:
+        return R(1, 0)
+    return R(it.unwrap(tuple(fs[i] for i in idx)), it.unwrap(tuple(rd[i] for i in idx)))

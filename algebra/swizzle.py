@@ -1,0 +1,193 @@
+"""``Swizzle<B,M,S>`` and ``ComposedLayout`` (swizzle o offset o layout), as in CuTe's ``swizzle.hpp``.
+
+``Sw<B,M,S>(x) = x ^ ((x & yyy_mask) >> S)`` with ``yyy_mask = ((1<<B)-1) << (M + max(0,S))``: the B bits
+starting at bit M+S are XOR-ed into the B bits starting at bit M.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import is_int
+from algebra.layout import Layout, _has_none, slice_and_offset
+
+
+class Swizzle:
+    """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
+
+    __slots__ = ("bits", "base", "shift")
+
+    def __init__(self, bits: int, base: int, shift: int | None = None) -> None:
+        shift = bits if shift is None else shift
+        for name, v in (("B", bits), ("M", base), ("S", shift)):
+            if not is_int(v):
+                raise LayoutError(f"Swizzle {name} must be an integer, got {v!r}")
+        if bits < 0 or base < 0:
+            raise LayoutError(f"Swizzle<{bits},{base},{shift}>: B and M must be non-negative")
+        if abs(shift) < bits:
+            raise LayoutError(f"Swizzle<{bits},{base},{shift}>: |S| must be at least B")
+        if bits > 16 or base > 32 or abs(shift) > 32:
+            raise LayoutError(f"Swizzle<{bits},{base},{shift}>: parameters exceed the cap (B<=16, M<=32, |S|<=32)")
+        object.__setattr__(self, "bits", bits)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "shift", shift)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Swizzle is immutable")
+
+    @property
+    def bit_mask(self) -> int:
+        return (1 << self.bits) - 1
+
+    @property
+    def yyy_mask(self) -> int:
+        """The source bits (read, shifted down by S)."""
+        return self.bit_mask << (self.base + max(0, self.shift))
+
+    @property
+    def zzz_mask(self) -> int:
+        """The target bits (flipped)."""
+        return self.bit_mask << (self.base - min(0, self.shift))
+
+    def __call__(self, offset: int) -> int:
+        if not is_int(offset):
+            raise LayoutError(f"a swizzle applies to integer offsets, got {offset!r}")
+        y = offset & self.yyy_mask
+        return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Swizzle) and (self.bits, self.base, self.shift) == (other.bits, other.base, other.shift)
+
+    def __hash__(self) -> int:
+        return hash(("Sw", self.bits, self.base, self.shift))
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+    def __repr__(self) -> str:
+        return f"Swizzle({self.bits}, {self.base}, {self.shift})"
+
+    def size(self) -> int:
+        """The span of offsets the swizzle permutes: ``2^(M + B + |S|)``."""
+        return 1 << (self.base + self.bits + abs(self.shift))
+
+    def f2_matrix(self, nbits: int | None = None) -> list[int]:
+        """The swizzle as a matrix over F2: row ``i`` is the bitmask of input bits that make output bit ``i``."""
+        n = nbits if nbits is not None else self.base + self.bits + abs(self.shift)
+        cols = [self(1 << j) for j in range(n)]  # column j: the image of the unit vector e_j
+        return [sum(1 << j for j in range(n) if (cols[j] >> i) & 1) for i in range(n)]
+
+    def recast(self, old_bits: int, new_bits: int) -> Swizzle:
+        """The same byte-level permutation expressed on elements of ``new_bits`` instead of ``old_bits``:
+        ``Sw<B,M,S>`` on 8-bit units is ``Sw<B,M-1,S>`` on 16-bit elements (M shifts by log2 of the ratio)."""
+        if new_bits == old_bits:
+            return self
+        if new_bits > old_bits:
+            if new_bits % old_bits or (new_bits // old_bits) & (new_bits // old_bits - 1):
+                raise LayoutError("recast: element sizes must differ by a power of two")
+            k = (new_bits // old_bits).bit_length() - 1
+            if self.base < k:
+                raise LayoutError(f"recast: {self} has M={self.base} < {k}: the swizzle moves bits inside an element")
+            return Swizzle(self.bits, self.base - k, self.shift)
+        if old_bits % new_bits or (old_bits // new_bits) & (old_bits // new_bits - 1):
+            raise LayoutError("recast: element sizes must differ by a power of two")
+        k = (old_bits // new_bits).bit_length() - 1
+        return Swizzle(self.bits, self.base + k, self.shift)
+
+
+class ComposedLayout:
+    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))``.
+
+    ``layout_a`` is a Swizzle (or a Layout); the shape, size and rank are those of ``layout_b``.
+    """
+
+    __slots__ = ("layout_a", "offset", "layout_b")
+
+    def __init__(self, layout_a: Any, offset: int, layout_b: Layout) -> None:
+        if not isinstance(layout_b, Layout):
+            raise LayoutError("ComposedLayout: the inner layout must be a Layout")
+        if not is_int(offset):
+            raise LayoutError("ComposedLayout: the offset must be an integer")
+        object.__setattr__(self, "layout_a", layout_a)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "layout_b", layout_b)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ComposedLayout is immutable")
+
+    @property
+    def shape(self) -> Any:
+        return self.layout_b.shape
+
+    @property
+    def stride(self) -> Any:
+        return self.layout_b.stride
+
+    def __call__(self, *crd: Any) -> Any:
+        c = crd[0] if len(crd) == 1 else tuple(crd)
+        if _has_none(c):
+            sub, off = slice_and_offset(c, self.layout_b)
+            return ComposedLayout(self.layout_a, self.offset + off, sub)
+        return self.layout_a(self.offset + self.layout_b(c))
+
+    def __getitem__(self, i: int) -> ComposedLayout:
+        return ComposedLayout(self.layout_a, self.offset, self.layout_b[i])
+
+    def __len__(self) -> int:
+        return it.rank(self.layout_b.shape)
+
+    def with_layout_b(self, b: Layout) -> ComposedLayout:
+        return ComposedLayout(self.layout_a, self.offset, b)
+
+    def size(self) -> int:
+        return it.product(self.layout_b.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ComposedLayout) and (self.layout_a, self.offset, self.layout_b) == (
+            other.layout_a, other.offset, other.layout_b)
+
+    def __hash__(self) -> int:
+        return hash((self.layout_a, self.offset, self.layout_b))
+
+    def __str__(self) -> str:
+        return f"{self.layout_a} o {self.offset} o {self.layout_b}"
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
+
+
+def compose_swizzled(a: Any, b: Any) -> Any:
+    """composition() when either side is a Swizzle or ComposedLayout.
+
+    ``Swizzle o Layout -> ComposedLayout(sw, 0, L)``; ``(A o off o B) o C -> A o off o (B o C)``;
+    ``Layout o Swizzle`` and ``Layout o ComposedLayout`` are refused (CuTe builds them only for special cases).
+    """
+    from algebra.ops import composition
+
+    if isinstance(a, Swizzle):
+        if isinstance(b, Layout):
+            return ComposedLayout(a, 0, b)
+        if is_int(b):
+            return ComposedLayout(a, 0, Layout(b))
+        if isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle) and b.layout_a == a:
+            raise LayoutError("composition of a swizzle with a swizzled layout is not supported")
+        raise LayoutError(f"cannot compose {a} with {b}")
+    if isinstance(a, ComposedLayout):
+        return ComposedLayout(a.layout_a, a.offset, composition(a.layout_b, b))
+    raise LayoutError(f"composition of {a} with a swizzled layout is not supported (compose the swizzle last)")
+
+
+def make_swizzle_from_masks(yyy_mask: int, zzz_mask: int) -> Swizzle:
+    """The Swizzle whose source bits are ``yyy_mask`` and target bits ``zzz_mask`` (contiguous runs)."""
+    if yyy_mask <= 0 or zzz_mask <= 0:
+        raise LayoutError("masks must be positive")
+    b = bin(yyy_mask).count("1")
+    if bin(zzz_mask).count("1") != b:
+        raise LayoutError("masks must have the same number of bits")
+    ylo = (yyy_mask & -yyy_mask).bit_length() - 1
+    zlo = (zzz_mask & -zzz_mask).bit_length() - 1
+    if ylo >= zlo:
+        return Swizzle(b, zlo, ylo - zlo)
+    return Swizzle(b, ylo, ylo - zlo)
