@@ -58,7 +58,10 @@ class Swizzle:
         return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Swizzle) and (self.bits, self.base, self.shift) == (other.bits, other.base, other.shift)
+        return isinstance(other, Swizzle) and self._key() == other._key()
+
+    def _key(self) -> tuple[int, int, int]:
+        return (self.bits, self.base, self.shift)
 
     def __hash__(self) -> int:
         return hash(("Sw", self.bits, self.base, self.shift))
