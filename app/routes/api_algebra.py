@@ -1,0 +1,25 @@
+"""``POST /api/algebra``: run one layout-algebra op and its derivation steps (CONTRACT §2)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.schemas import AlgebraIn, AlgebraOut
+from app.services.algebra_ops import available_ops, run_op
+
+router = APIRouter(prefix="/api", tags=["algebra"])
+
+
+@router.post("/algebra", response_model=AlgebraOut,
+             responses={422: {"description": "unknown op, malformed argument or an op CuTe refuses (detail says why)"}})
+def post_algebra(body: AlgebraIn) -> dict:
+    """``result = op(*args)`` in CuTe notation with ``steps`` from ``algebra.explain``. Tilers are written
+    ``"<2:1, 4:2>"`` or as a JSON list of layouts; integers as ``"24"``."""
+    return run_op(body.op, body.args).to_json()
+
+
+@router.get("/algebra/ops", tags=["algebra"])
+def list_ops() -> list[dict]:
+    """The ops the workbench offers, with their argument kinds."""
+    return [{"op": s.name, "args": list(s.args), "arg_names": list(s.arg_names), "gloss": s.gloss}
+            for s in available_ops()]

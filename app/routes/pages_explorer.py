@@ -1,0 +1,29 @@
+"""The explorer page ``/?layout=...``: the whole page, or its ``result`` block for htmx requests."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from algebra import LayoutError
+from app.services import presets
+from app.services.layouts import cells_by_offset, describe_layout, layout_grid
+from app.templating import is_htmx, templates
+
+router = APIRouter(tags=["pages"])
+DEFAULT = "(4,(2,4)):(2,(1,8))"
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def explorer(request: Request, layout: str = Query(DEFAULT),
+             colour: str = Query("offset")) -> HTMLResponse:
+    text, colour = layout.strip(), ("none" if colour == "none" else "offset")
+    ctx: dict = {"request": request, "text": text, "colour": colour, "presets": presets.EXPLORER,
+                 "view": None, "g": None, "strip": None, "error": None}
+    try:
+        view = describe_layout(text)
+        ctx.update(view=view, g=layout_grid(view, "grid-explorer", hover="hover-explorer", colour=colour),
+                   strip=cells_by_offset(view))
+    except LayoutError as exc:
+        ctx["error"] = str(exc)
+    return templates.TemplateResponse(request, "explorer.html", ctx, block_name="result" if is_htmx(request) else None)

@@ -1,0 +1,99 @@
+"""Pydantic request/response models of the JSON API (CONTRACT §2): layout, algebra, banks and atoms."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from app.config import MAX_TEXT
+
+LayoutText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"])
+
+
+class LayoutIn(BaseModel):
+    layout: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"],
+                        description="CuTe notation, e.g. (4,8):(8,1) or Sw<3,3,3> o (8,64):(64,1)")
+
+
+class Table(BaseModel):
+    rows: int
+    cols: int
+    offsets: list[list[int]] = Field(description="offsets[i][j] = L(i, j) in the rank-2 view")
+
+
+class LayoutOut(BaseModel):
+    layout: str
+    size: int
+    cosize: int
+    rank: int
+    depth: int
+    injective: bool | None = Field(None, description="distinct offsets for distinct coordinates (null: not enumerated)")
+    compact: bool | None = Field(None, description="injective and cosize == size (null: not enumerated)")
+    table: Table | None = Field(None, description="null when size exceeds the enumeration cap (see note)")
+    note: str | None = None
+
+
+class Step(BaseModel):
+    text: str
+    layout: str | None = None
+
+
+class AlgebraIn(BaseModel):
+    op: str = Field(..., min_length=1, max_length=40, examples=["composition"])
+    args: list[str] = Field(..., min_length=1, max_length=4, examples=[["(6,2):(8,2)", "(4,3):(3,1)"]],
+                            description='layouts in CuTe notation; tilers as "<2:1, 4:2>" or a JSON list; ints as "24"')
+
+
+class AlgebraOut(BaseModel):
+    op: str
+    args: list[str]
+    result: str
+    steps: list[Step]
+
+
+class Access(BaseModel):
+    kind: Literal["column", "row", "offsets", "ldmatrix", "vector"] = "column"
+    index: int | list[int] | list[list[int]] | None = Field(
+        None, description="column/row: which column or row; offsets: one element offset or (row, col) per thread; "
+                          "ldmatrix: first row of the 8x8 matrices; vector: first row")
+    width_bytes: int | None = Field(None, description="vector loads: bytes per thread (4, 8 or 16)")
+
+
+class BanksIn(BaseModel):
+    layout: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(8,64):(64,1)"])
+    swizzle: str | None = Field(None, max_length=40, examples=["Sw<3,3,3>"])
+    element_bytes: Literal[1, 2, 4, 8, 16] = 2
+    access: Access = Field(default_factory=Access)
+
+
+class BanksOut(BaseModel):
+    banks: list[int]
+    ways: int
+    wavefronts: int
+    byte_addresses: list[int]
+    phases: list[int]
+    access_bytes: int
+    offsets: list[int] = Field(description="element offsets read, one per thread (after the swizzle)")
+    coords: list[list[int]] = Field(description="(row, col) of the element each thread reads")
+
+
+class AtomSummary(BaseModel):
+    name: str
+    kind: str
+
+
+class TVGrid(BaseModel):
+    operand: str
+    tv_layout: str
+    rows: int
+    cols: int
+    threads: list[list[int]] = Field(description="threads[m][n]: the thread holding element (m, n)")
+    values: list[list[int]] = Field(description="values[m][n]: that thread's value index")
+
+
+class AtomOut(BaseModel):
+    name: str
+    kind: str
+    shape: list[int]
+    operands: list[TVGrid]

@@ -1,0 +1,187 @@
+"""Layout facts and the rank-2 offset table: one service used by ``POST /api/layout`` and the explorer page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import algebra as A
+from algebra import LayoutError
+from algebra import inttuple as it
+from app.config import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_TEXT
+from app.services import code
+from app.services.grid import GridView, boundary_levels, offset_colours
+from app.services.guard import guard
+
+
+def pow2_text(n: int) -> str:
+    """``2^k`` for exact powers of two, otherwise the number with thousands separators."""
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
+
+
+def parse_layout(text: str, what: str = "layout") -> Any:
+    """Parse CuTe notation (a Layout or a swizzled ComposedLayout) and apply the depth cap.
+
+    Raises LayoutError (-> 422) on malformed text or a shape nested deeper than MAX_DEPTH."""
+    text = (text or "").strip()
+    if not text:
+        raise LayoutError(f"{what}: empty input; type a layout such as (4,8):(8,1)")
+    if len(text) > MAX_TEXT:
+        raise LayoutError(f"{what}: {len(text):,} characters exceeds the cap of {MAX_TEXT:,}")
+    try:
+        with guard(what):
+            layout = A.parse(text)
+    except LayoutError as exc:
+        msg = str(exc)
+        raise LayoutError(msg if msg.startswith(what) else f"{what}: {msg}") from None
+    if not hasattr(layout, "shape") or not callable(layout):
+        raise LayoutError(f"{what}: {text!r} is not a layout (a swizzle or tiler alone has no grid)")
+    if A.depth(layout) > MAX_DEPTH:
+        raise LayoutError(f"{what}: depth {A.depth(layout)} exceeds the cap of {MAX_DEPTH}")
+    return layout
+
+
+def is_composed(layout: Any) -> bool:
+    return hasattr(layout, "layout_b")
+
+
+@dataclass
+class LayoutView:
+    """Everything the explorer and ``/api/layout`` show for one layout."""
+
+    layout: str
+    size: int
+    cosize: int
+    rank: int
+    depth: int
+    injective: bool | None = None
+    compact: bool | None = None
+    rows: int = 0
+    cols: int = 0
+    offsets: list[list[int]] | None = None
+    note: str | None = None
+    row_crd: list[str] = field(default_factory=list)
+    col_crd: list[list[str]] = field(default_factory=list)
+    row_off: list[int] = field(default_factory=list)
+    col_off: list[list[int]] = field(default_factory=list)
+    row_leaves: tuple[int, ...] = ()
+    col_leaves: tuple[int, ...] = ()
+    swizzle: str | None = None
+    cpp: str = ""
+    dsl: str = ""
+    formula: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        table = None if self.offsets is None else {"rows": self.rows, "cols": self.cols, "offsets": self.offsets}
+        return {"layout": self.layout, "size": self.size, "cosize": self.cosize, "rank": self.rank,
+                "depth": self.depth, "injective": self.injective, "compact": self.compact, "table": table,
+                "note": self.note}
+
+
+def _modes(layout: Any) -> list[Any]:
+    """Top-level modes of a plain layout (a rank-1 layout is its own single mode)."""
+    return [layout[k] for k in range(A.rank(layout))] if it.is_tuple(layout.shape) else [layout]
+
+
+def table_shape(layout: Any) -> tuple[int, int]:
+    """(rows, cols) of the rank-2 view: rank <= 1 is one row; otherwise mode 0 by the product of modes 1.."""
+    shape = layout.shape
+    if not it.is_tuple(shape) or len(shape) <= 1:
+        return 1, it.product(shape)
+    return it.product(shape[0]), it.product(shape[1:])
+
+
+def _fill_table(view: LayoutView, layout: Any) -> None:
+    """offsets[i][j] = L(i + rows * j); per-row / per-column coordinates and mode contributions for hover cards."""
+    plain = layout.layout_b if is_composed(layout) else layout
+    shape = plain.shape
+    rows, cols = table_shape(plain)
+    if view.rank <= 1:
+        col_modes = [plain[0]] if it.is_tuple(shape) and len(shape) == 1 else [plain]
+        row_mode = None
+    else:
+        row_mode, col_modes = plain[0], _modes(plain)[1:]
+    col_shape = tuple(m.shape for m in col_modes)
+    if row_mode is not None:
+        view.row_off = [row_mode(i) for i in range(rows)]
+        view.row_crd = [it.to_str(it.idx2crd(i, row_mode.shape, 1)) for i in range(rows)]
+        view.row_leaves = it.flatten(row_mode.shape)
+    else:
+        view.row_off, view.row_crd = [0], ["0"]
+    for j in range(cols):
+        crd = it.idx2crd(j, col_shape, 1)
+        view.col_crd.append([it.to_str(c) for c in crd])
+        view.col_off.append([m(c) for m, c in zip(col_modes, crd, strict=True)])
+    view.col_leaves = it.flatten(col_shape)
+    col_sum = [sum(c) for c in view.col_off]
+    if is_composed(layout):
+        view.offsets = [[layout(i + rows * j) for j in range(cols)] for i in range(rows)]
+    else:
+        view.offsets = [[r + c for c in col_sum] for r in view.row_off]
+    view.rows, view.cols = rows, cols
+
+
+@lru_cache(maxsize=512)
+def describe_layout(text: str) -> LayoutView:
+    with guard("layout"):
+        return _describe(text)
+
+
+def _describe(text: str) -> LayoutView:
+    """Facts and (under the caps) the offset table of the layout written ``text``.
+
+    Post-conditions: ``offsets[i][j] == L(i + rows * j)``; ``offsets`` is None (with a note naming the cap) when
+    size(L) > MAX_SIZE; injective/compact are None when not enumerated."""
+    layout = parse_layout(text)
+    n = A.size(layout)
+    view = LayoutView(layout=str(layout), size=n, cosize=A.cosize(layout), rank=A.rank(layout),
+                      depth=A.depth(layout))
+    if is_composed(layout):
+        view.swizzle = str(layout.layout_a)
+    view.cpp, view.dsl = code.layout_code(layout)
+    view.formula = code.index_formula(layout)
+    if n > MAX_SIZE:
+        view.note = (f"size {pow2_text(n)} exceeds the enumeration cap of {pow2_text(MAX_SIZE)} cells: "
+                     "the table is not enumerated (scalar facts only)")
+        return view
+    _fill_table(view, layout)
+    flat = {v for row in view.offsets or [] for v in row}
+    view.injective = len(flat) == n
+    view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
+    if n > MAX_CELLS:
+        view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
+    return view
+
+
+def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour: str = "offset") -> GridView | None:
+    """The explorer grid of ``view`` (None when there is no table or it is over the render cap)."""
+    if view.offsets is None or view.rows * view.cols > MAX_CELLS:
+        return None
+    wide = any(v >= 10_000 or v <= -1000 for row in view.offsets for v in (row[0], row[-1]))
+    meta: dict[str, Any] = {"rank": view.rank, "rows": view.rows, "rowCrd": view.row_crd, "rowOff": view.row_off,
+                            "colCrd": view.col_crd, "colOff": view.col_off}
+    if hover:
+        meta["hover"] = hover
+    if view.swizzle:
+        meta["swizzle"] = view.swizzle
+    return GridView(
+        id=grid_id, rows=view.rows, cols=view.cols, text=view.offsets,
+        colour=offset_colours(view.offsets) if colour == "offset" else None,
+        row_levels=boundary_levels(view.row_leaves, view.rows), col_levels=boundary_levels(view.col_leaves, view.cols),
+        meta=meta, caption=view.layout, css="wide" if wide else "")
+
+
+def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:
+    """For each offset 0..cosize-1 (up to ``limit``): (offset, "(i,j)" of the first cell holding it or "", count)."""
+    if view.offsets is None or view.cosize > limit or view.size > MAX_CELLS:
+        return None
+    where: dict[int, list[tuple[int, int]]] = {}
+    for i, row in enumerate(view.offsets):
+        for j, v in enumerate(row):
+            where.setdefault(v, []).append((i, j))
+    out = []
+    for v in range(max(view.cosize, 0)):
+        cells = where.get(v, [])
+        out.append((v, f"{cells[0][0]},{cells[0][1]}" if cells else "", len(cells)))
+    return out
