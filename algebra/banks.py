@@ -283,8 +283,8 @@ def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle
 
     Byte address of an item = ``base + element_bytes * swizzle(layout(coordinate))``. ``access`` kinds:
     ``{"kind": "column", "index": j}`` (lane i reads (i, j)); ``{"kind": "row", "index": i, "vector": v}``
-    (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets, or
-    coordinates given as lists); ``{"kind": "coords", "coords": [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
+    (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets in
+    the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords": [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
     "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
     ``{"kind": "thread_layout", "layout": thr}`` (thread t reads 1-D coordinate thr(t)); ``{"kind": "tv", "layout":
     tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest). Post-condition: each thread's items
@@ -295,9 +295,10 @@ def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle
     if element_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
     kind, per_thread, labels, items = _pattern(lay, access, element_bytes)
+    outer = (lambda o: lay.layout_a(lay.offset + o)) if hasattr(lay, "layout_a") else (lambda o: o)
     offsets = []
     for lane, its in enumerate(items):
-        offs = [swz(lay(v) if tag == "c" else v) for tag, v in its]
+        offs = [swz(lay(v) if tag == "c" else outer(v)) for tag, v in its]
         if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
             raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
                               "they are not one vector access")
