@@ -284,7 +284,8 @@ def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle
     Byte address of an item = ``base + element_bytes * swizzle(layout(coordinate))``. ``access`` kinds:
     ``{"kind": "column", "index": j}`` (lane i reads (i, j)); ``{"kind": "row", "index": i, "vector": v}``
     (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets in
-    the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords": [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
+    the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords":
+    [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
     "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
     ``{"kind": "thread_layout", "layout": thr}`` (thread t reads 1-D coordinate thr(t)); ``{"kind": "tv", "layout":
     tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest). Post-condition: each thread's items
