@@ -29,6 +29,7 @@ from algebra.layout import (
     make_layout,
     make_layout_row_major,
     make_ordered_layout,
+    offsets,
     rank,
     shape,
     size,

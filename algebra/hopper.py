@@ -69,9 +69,9 @@ class SmemAtom:
     def layout(self) -> Any:
         """The composed layout ``Sw<B,M',3> o (shape):(stride)`` on element offsets."""
         from algebra.layout import Layout
-        from algebra.swizzle import Swizzle, make_composed_layout
+        from algebra.swizzle import ComposedLayout, Swizzle
 
-        return make_composed_layout(Swizzle(*self.element_swizzle), 0, Layout(self.shape, self.stride))
+        return ComposedLayout(Swizzle(*self.element_swizzle), 0, Layout(self.shape, self.stride))
 
     def cute_print(self) -> str:
         """What CuTe prints for the atom: the byte swizzle, the flagged smem pointer, the element layout."""

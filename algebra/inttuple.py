@@ -48,8 +48,13 @@ def signum(a: int) -> int:
 
 def flatten(t: IntTuple) -> tuple:
     """The leaves of ``t`` in order, as a flat tuple (an int becomes a 1-tuple)."""
-    if not is_tuple(t):
+    if type(t) is not tuple:
         return (t,)
+    for x in t:
+        if type(x) is tuple:
+            break
+    else:
+        return t
     out: list = []
     stack = [iter(t)]
     while stack:
@@ -117,6 +122,8 @@ def unflatten(flat: tuple, profile: IntTuple) -> IntTuple:
 
 def congruent(a: IntTuple, b: IntTuple) -> bool:
     """Same hierarchical profile."""
+    if type(a) is not tuple:
+        return type(b) is not tuple
     if is_tuple(a) and is_tuple(b):
         return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b, strict=True))
     return not is_tuple(a) and not is_tuple(b)
@@ -343,6 +350,12 @@ def check_stride(stride: Any, what: str = "stride") -> IntTuple:
 
 
 def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
+    if type(x) is tuple and len(x) <= MAX_LEAVES:
+        if all(type(e) is int and (e > 0 if positive else True) and -MAX_MAGNITUDE <= e <= MAX_MAGNITUDE
+               for e in x):
+            return x
+    elif type(x) is int and (x > 0 if positive else True) and -MAX_MAGNITUDE <= x <= MAX_MAGNITUDE:
+        return x
     if level > MAX_DEPTH:
         raise LayoutError(f"{what} is nested deeper than {MAX_DEPTH} levels")
     if isinstance(x, list | tuple):

@@ -207,7 +207,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     layout = _as_layout(layout)
     fl = filter(layout)
     if cotarget is None:
-        cotarget = fl(it.product(fl.shape) - 1) + 1
+        cotarget = sum((s - 1) * d for s, d in zip(it.flatten(fl.shape), it.flatten(fl.stride), strict=True)) + 1
     elif isinstance(cotarget, Layout):
         cotarget = cotarget.shape
     else:

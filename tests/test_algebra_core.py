@@ -1,0 +1,166 @@
+"""Worked examples from the seeds and CuTe's documentation, checked against the engine."""
+
+import pytest
+
+import algebra as A
+from algebra import LayoutError
+
+P = A.parse
+
+
+def test_contract_surface():
+    L = A.Layout((4, (2, 4)), (2, (1, 8)))
+    assert str(L) == "(4,(2,4)):(2,(1,8))"
+    assert (L(5), L((1, 5)), L((1, (1, 2)))) == (3, 19, 19)
+    assert [L(i) for i in range(8)] == [0, 2, 4, 6, 1, 3, 5, 7]
+    assert (A.size(L), A.cosize(L), A.rank(L), A.depth(L)) == (32, 32, 2, 2)
+    assert str(L[1]) == "(2,4):(1,8)"
+    assert str(A.Layout((4, 8))) == "(4,8):(1,4)"
+    assert A.parse(str(L)) == L
+    assert A.idx2crd(7, (3, (2, 3))) == (1, (0, 1))
+    assert A.crd2idx((1, (0, 1)), (3, (2, 3))) == 7
+
+
+def test_default_stride_is_compact_col_major_with_static_ones():
+    assert str(A.Layout((1, 4))) == "(1,4):(0,1)"
+    assert str(A.Layout(((2, 3), 4))) == "((2,3),4):((1,2),6)"
+
+
+def test_one_d_coordinate_past_the_end_extends_last_mode():
+    L = P("(4,2):(1,10)")
+    assert L(9) == 1 + 2 * 10  # 9 -> (1, 2): the last mode is not wrapped
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("(4,2):(1,4)", [0, 1, 2, 3, 4, 5, 6, 7]),  # seed 002 part 1 (column-major)
+    ("(4,2):(2,1)", [0, 2, 4, 6, 1, 3, 5, 7]),  # part 2 (row-major)
+    ("(2,(2,2)):(4,(2,1))", [0, 4, 2, 6, 1, 5, 3, 7]),  # part 3 (hierarchical)
+])
+def test_seed_offsets(text, expected):
+    L = P(text)
+    assert [L(i) for i in range(A.size(L))] == expected
+
+
+def test_coalesce_examples():
+    assert str(A.coalesce(P("(2,(1,6)):(1,(6,2))"))) == "12:1"
+    assert str(A.coalesce(P("(4,8):(1,4)"))) == "32:1"
+    assert str(A.coalesce(P("(4,8):(8,1)"))) == "(4,8):(8,1)"
+    assert str(A.coalesce(P("(1,1):(3,5)"))) == "1:0"
+    assert str(A.coalesce(P("(2,2):(0,0)"))) == "4:0"
+    assert str(A.coalesce(P("(2,(1,6),4):(1,(6,2),12)"), (1, 1))) == "(2,6,4):(1,2,12)"
+
+
+def test_composition_examples():
+    assert str(A.composition(P("(6,2):(8,2)"), P("(4,3):(3,1)"))) == "((2,2),3):((24,2),8)"
+    assert str(A.composition(P("(4,8):(8,1)"), P("(8,4):(4,1)"))) == "(8,4):(1,8)"  # transposed view
+    assert str(A.composition(P("(4,8):(8,1)"), P("(2,8):(2,4)"))) == "(2,8):(16,1)"  # even rows
+    # CuTe's weak divisibility accepts this one (and so do we, with CuTe's answer)
+    assert str(A.composition(P("(6,2):(8,2)"), P("4:4"))) == "(2,2):(32,2)"
+    with pytest.raises(LayoutError, match="shape divisibility"):
+        A.composition(P("(6,2):(8,2)"), P("4:2"))
+
+
+def test_composition_post_condition_and_tilers():
+    a, b = P("(6,2):(8,2)"), P("(4,3):(3,1)")
+    r = A.composition(a, b)
+    assert all(r(i) == a(b(i)) for i in range(A.size(b)))
+    # a tiler applies mode by mode and drops the modes it does not name
+    t = A.composition(P("(8,8):(1,8)"), (P("4:2"),))
+    assert str(t) == "(4):(2)"
+    assert str(A.composition(P("(8,8):(1,8)"), (P("4:2"), P("2:4")))) == "(4,2):(2,32)"
+    assert str(A.composition(P("(4,1):(1,0)"), P("8:1"))) == "(4,2):(1,0)"  # past size(A), CuTe keeps the 0
+
+
+def test_complement_examples():
+    assert str(A.complement(P("4:2"), 24)) == "(2,3):(1,8)"
+    assert str(A.complement(P("(2,2):(1,6)"), 24)) == "(3,2):(2,12)"
+    assert str(A.complement(P("4:1"), 24)) == "6:4"
+    assert str(A.complement(P("4:0"), 8)) == "8:1"
+    with pytest.raises(LayoutError, match="Non-injective"):
+        A.complement(P("(2,2):(1,1)"), 8)
+
+
+def test_divides_and_products_examples():
+    assert str(A.logical_divide(P("24:1"), P("4:2"))) == "(4,(2,3)):(2,(1,8))"
+    z = A.zipped_divide(P("(9,(4,8)):(59,(13,1))"), (P("3:3"), P("(2,4):(1,8)")))
+    assert str(z) == "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))"
+    assert str(A.logical_product(P("(2,2):(4,1)"), P("6:1"))) == "((2,2),(2,3)):((4,1),(2,8))"
+    assert str(A.blocked_product(P("(2,5):(5,1)"), P("(3,4):(1,3)"))) == "((2,3),(5,4)):((5,10),(1,30))"
+    assert str(A.raked_product(P("(2,5):(5,1)"), P("(3,4):(1,3)"))) == "((3,2),(4,5)):((10,5),(30,1))"
+    td = A.tiled_divide(P("(8,8):(1,8)"), (2, 4))
+    assert str(td) == "((2,4),4,2):((1,8),2,32)"
+    fd = A.flat_divide(P("(8,8):(1,8)"), (2, 4))
+    assert str(fd) == "(2,4,4,2):(1,8,2,32)"
+
+
+def test_inverses():
+    L = P("(4,8):(8,1)")
+    ri, li = A.right_inverse(L), A.left_inverse(L)
+    assert all(L(ri(i)) == i for i in range(A.size(ri)))
+    assert all(li(L(i)) == i for i in range(A.size(L)))
+    assert str(A.right_inverse(P("(2,2):(2,1)"))) == "(2,2):(2,1)"
+    assert str(A.right_inverse(P("4:2"))) == "1:0"
+
+
+def test_tiled_copy_tv_layout_from_seed():
+    thr, val = P("(16,8):(8,1)"), P("(1,8):(0,1)")
+    mn = A.raked_product(thr, val)
+    tv = A.right_inverse(mn).with_shape((A.size(thr), A.size(val)))
+    assert str(tv) == "((8,16),8):((128,1),16)"
+
+
+def test_swizzle_and_composed():
+    sw = A.Swizzle(3, 4, 3)
+    assert sw(0b1000_0000) == 0b1001_0000
+    C = A.parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    assert isinstance(C, A.ComposedLayout) and A.parse(str(C)) == C
+    assert C((1, 0)) == sw(64)
+    assert A.parse("Sw<3,4,3> o (8,64):(64,1)") == C
+    assert str(A.composition(sw, P("(8,64):(64,1)"))) == "Sw<3,4,3> o 0 o (8,64):(64,1)"
+    # the swizzle permutes the offsets of a full tile
+    assert sorted(C(i) for i in range(512)) == list(range(512))
+    with pytest.raises(LayoutError):
+        A.Swizzle(3, 4, 2)
+
+
+def test_max_common_vector_and_tile_to_shape():
+    assert A.max_common_vector(P("(4,8):(1,4)"), P("(4,8):(1,4)")) == 32
+    assert A.max_common_vector(P("(4,8):(8,1)"), P("(4,8):(1,4)")) == 1
+    assert str(A.tile_to_shape(P("(2,2):(1,2)"), (4, 6))) == "((2,2),(2,3)):((1,4),(2,8))"
+
+
+def test_local_tile_and_partition():
+    sub, off = A.local_tile(P("(8,8):(1,8)"), (4, 4), (1, 1))
+    assert str(sub) == "(4,4):(1,8)" and off == 4 + 32
+    part, off = A.local_partition(P("(16,8):(1,16)"), P("(16,2):(1,16)"), 17)
+    assert off == 1 + 16 and A.size(part) == 4
+
+
+@pytest.mark.parametrize("bad", [
+    "(4,8", "(4,8):(1)", "(0,4):(1,4)", "(-2,4):(1,4)", "(4.5,2)", "abc", "", "((((", ")", "(4,8):(1,4) extra",
+    "(" * 200 + "1" + ")" * 200, "Sw<1,2>", "<2:1, 4:2",
+])
+def test_bad_notation_raises_layout_error(bad):
+    with pytest.raises(LayoutError):
+        A.parse(bad)
+
+
+def test_bad_constructors():
+    for shape, stride in [((4, 8), (1,)), ((4, 0), (1, 4)), ((4, "x"), (1, 4)), (True, 1), (4, 1.5)]:
+        with pytest.raises(LayoutError):
+            A.Layout(shape, stride)
+    with pytest.raises(LayoutError):
+        A.Layout(1 << 70)
+
+
+def test_symbolic_ops_on_real_sizes_are_fast():
+    big = P("(8192,8192):(8192,1)")
+    z = A.zipped_divide(big, (P("128:1"), P("64:1")))
+    assert str(z) == "((128,64),(64,128)):((8192,1),(1048576,64))"
+
+
+def test_tiler_notation_round_trip():
+    t = A.parse("<2:1, 4:2>")
+    assert t == (P("2:1"), P("4:2"))
+    assert A.to_str(t) == "<2:1, 4:2>"
+    assert A.parse(A.to_str((P("2:1"), None, 4))) == (P("2:1"), None, 4)
