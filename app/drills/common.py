@@ -1,0 +1,185 @@
+"""Helpers shared by the generators: reading layouts, comparing by function, tables, explain steps, random shapes.
+
+All layout arithmetic goes through the ``algebra`` package; this module only enumerates coordinates, compares the
+values the engine returns, and formats text.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import algebra as A
+from app.drills.core import Grade, Grid
+from app.drills.parsing import AnswerError, layout_text, parse_table
+
+MAX_CHECK = 1 << 14  # coordinates enumerated when comparing two layouts by function
+
+
+def read_layout(text: str) -> Any:
+    """Parse a typed layout (lenient spacing, ``_N`` markers). Post-condition: an engine Layout / ComposedLayout,
+    or AnswerError carrying the engine's reason."""
+    src = layout_text(text)
+    try:
+        return A.parse(src)
+    except (A.LayoutError, ValueError, TypeError, RecursionError) as err:
+        raise AnswerError(f"not a layout in CuTe notation ({err})") from None
+
+
+def lstr(x: Any) -> str:
+    """CuTe notation of a layout or int tuple."""
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, tuple):
+        return "(" + ",".join(lstr(v) for v in x) + ")"
+    return str(x)
+
+
+def mode_sizes(layout: Any, depth: int) -> Any:
+    """The sizes of a layout's modes down to ``depth`` levels (depth 0: the total size)."""
+    if depth == 0 or isinstance(layout.shape, int):
+        return A.size(layout)
+    return tuple(mode_sizes(layout[i], depth - 1) for i in range(A.rank(layout)))
+
+
+def table(layout: Any) -> list[list[int]]:
+    """Rank-2 view of a layout: ``rows[i][j] = L((i, j))`` with i over mode 0 and j over mode 1 (1-D into each)."""
+    if A.rank(layout) == 1:
+        return [[layout(j) for j in range(A.size(layout))]]
+    m, n = A.size(layout[0]), A.size(layout[1])
+    return [[layout((i, j)) for j in range(n)] for i in range(m)]
+
+
+def offsets_grid(layout: Any, title: str, highlight: Iterable[tuple[int, int]] = (), caption: str = "") -> Grid:
+    """The offset table of a rank-1/2 layout as a Grid, ``highlight`` cells marked."""
+    rows = table(layout)
+    hl = set(highlight)
+    marks = [["hl" if (i, j) in hl else "" for j in range(len(rows[0]))] for i in range(len(rows))]
+    return Grid(title, rows, marks=marks, caption=caption or lstr(layout))
+
+
+def same_function(got: Any, want: Any, coords: Sequence[Any]) -> list[tuple[Any, int, int]]:
+    """Coordinates where two layouts differ, as (coord, want, got); empty when they agree on every coordinate."""
+    bad = []
+    for c in coords:
+        try:
+            g = got(c)
+        except (A.LayoutError, ValueError, TypeError, IndexError):
+            g = None
+        w = want(c)
+        if g != w:
+            bad.append((c, w, g))
+            if len(bad) >= 8:
+                break
+    return bad
+
+
+def grade_layout(answer: str, want: Any, depth: int, coords: Callable[[Any], Sequence[Any]] | None = None,
+                 what: str = "layout") -> Grade:
+    """Grade a typed layout against ``want`` by function and by mode sizes down to ``depth``.
+
+    Post-condition: correct iff the answer parses, its mode sizes to ``depth`` equal ``want``'s, and it gives the
+    same offset as ``want`` at every 1-D coordinate (or every coordinate of ``coords(want)``).
+    """
+    got = read_layout(answer)
+    if A.size(got) != A.size(want):
+        return Grade.wrong(f"your {what} has {A.size(got)} elements; it should have {A.size(want)}")
+    if mode_sizes(got, depth) != mode_sizes(want, depth):
+        return Grade.wrong(f"your {what} has modes of sizes {lstr(mode_sizes(got, depth))}; the question fixes "
+                           f"them as {lstr(mode_sizes(want, depth))}")
+    pts = coords(want) if coords else range(min(A.size(want), MAX_CHECK))
+    bad = same_function(got, want, list(pts))
+    if bad:
+        c, w, g = bad[0]
+        return Grade.wrong(f"at coordinate {lstr(c)} your {what} gives {g}, but it should give {w}"
+                           + (f" ({len(bad)}+ coordinates differ)" if len(bad) > 1 else ""))
+    return Grade.right("same shape and the same offset at every coordinate")
+
+
+def grade_table(answer: str, want: list[list[int]]) -> Grade:
+    """Grade a typed table cell by cell. Post-condition: ``cells`` marks every cell; correct iff all are right."""
+    rows, cols = len(want), len(want[0])
+    got = parse_table(answer, rows, cols)
+    cells = [[got[i][j] == want[i][j] for j in range(cols)] for i in range(rows)]
+    wrong = [(i, j) for i in range(rows) for j in range(cols) if not cells[i][j]]
+    if wrong:
+        i, j = wrong[0]
+        reason = f"{len(wrong)} of {rows * cols} cells are wrong, e.g. row {i}, column {j}: {want[i][j]}, not " \
+                 f"{'blank' if got[i][j] is None else got[i][j]}"
+        return Grade.wrong(reason, cells=cells, table=got)
+    return Grade(True, "every cell is right", cells=cells, table=got)
+
+
+def grade_list(got: Sequence[Any], want: Sequence[Any], labels: Sequence[str]) -> Grade:
+    """Grade a list item by item. Post-condition: ``items`` marks each entry; correct iff all are right."""
+    if len(got) != len(want):
+        return Grade.wrong(f"expected {len(want)} answers, got {len(got)}")
+    items = [g == w for g, w in zip(got, want, strict=True)]
+    if all(items):
+        return Grade(True, "all right", items=items)
+    k = items.index(False)
+    return Grade.wrong(f"{items.count(False)} wrong, e.g. {labels[k]}: {lstr(want[k])}, not {lstr(got[k])}",
+                       items=items)
+
+
+def step(text: str, layout: Any = None) -> dict[str, Any]:
+    """One derivation step in the explain() format."""
+    return {"text": text, "layout": None if layout is None else lstr(layout)}
+
+
+def explain(op: str, *args: Any) -> list[dict[str, Any]]:
+    """The engine's derivation of ``op(*args)`` as a list of ``{"text", "layout"}`` steps (empty if it has none)."""
+    try:
+        raw = A.explain(op, *args)
+    except (A.LayoutError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    return [{"text": str(s.get("text", "")), "layout": s.get("layout")} for s in raw]
+
+
+def ordered_layout(shape: Any, order: Any) -> Any:
+    """The compact layout of ``shape`` whose modes are laid out in ``order`` (CuTe's make_ordered_layout)."""
+    return A.make_ordered_layout(shape, order)
+
+
+def row_major(shape: Any) -> Any:
+    """The compact row-major layout of ``shape`` (CuTe's LayoutRight)."""
+    return A.make_layout_row_major(shape)
+
+
+def pick(rng: random.Random, options: Sequence[Any]) -> Any:
+    return options[rng.randrange(len(options))]
+
+
+def split(rng: random.Random, n: int) -> Any:
+    """A random hierarchical split of ``n`` into two factors (a, b) with a, b >= 2, or n when none exists."""
+    pairs = [(a, n // a) for a in range(2, n) if n % a == 0 and n // a >= 2]
+    return pick(rng, pairs) if pairs else n
+
+
+def natural_names(shape: Any, letters: str = "ijklmnpqrs") -> Any:
+    """Variable names shaped like ``shape``: (3,(2,3)) -> ("i",("j","k"))."""
+    it = iter(letters)
+
+    def walk(s: Any) -> Any:
+        return tuple(walk(x) for x in s) if isinstance(s, tuple) else next(it)
+
+    return walk(shape)
+
+
+def names_str(names: Any) -> str:
+    return "(" + ",".join(names_str(x) for x in names) + ")" if isinstance(names, tuple) else str(names)
+
+
+def flat(x: Any) -> tuple:
+    return tuple(v for item in x for v in flat(item)) if isinstance(x, tuple) else (x,)
+
+
+def natural(coord: Any, shape: Any) -> Any:
+    """The natural coordinate of a 1-D, flat or natural ``coord`` in ``shape`` (engine idx2crd per nested mode;
+    an integer on an integer mode is already natural)."""
+    if isinstance(coord, tuple):
+        return tuple(natural(c, s) for c, s in zip(coord, shape, strict=True))
+    if isinstance(shape, tuple):
+        return A.idx2crd(coord, shape)
+    return coord

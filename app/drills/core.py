@@ -1,0 +1,200 @@
+"""The drill model: a kind registry, reproducible (kind, seed) generation, drill ids and the grading interface.
+
+A drill kind is a generator ``make(rng, seed) -> Drill``. The random source is seeded from ``"<kind>:<seed>"`` only,
+so ``generate(kind, seed)`` returns the same question, answer key and grader on every server, every run: a drill id
+``"<kind>-<seed>"`` is enough to regrade an answer statelessly.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.drills.parsing import AnswerError, check_length
+
+MAX_SEED = 2**31 - 1
+
+
+class DrillError(LookupError):
+    """An unknown kind, a malformed drill id or a seed out of range; ``str(err)`` says which."""
+
+
+@dataclass
+class Grade:
+    """The verdict on one answer.
+
+    ``readable`` is False when the answer could not be parsed (then ``reason`` says why and ``correct`` is False).
+    ``cells`` marks a table answer cell by cell (True = right) and ``table`` holds the table as read;
+    ``items`` marks a list answer item by item.
+    """
+
+    correct: bool
+    reason: str = ""
+    readable: bool = True
+    cells: list[list[bool]] | None = None
+    items: list[bool] | None = None
+    table: list[list[Any]] | None = None
+
+    @classmethod
+    def right(cls, reason: str = "") -> Grade:
+        return cls(True, reason)
+
+    @classmethod
+    def wrong(cls, reason: str, **kw: Any) -> Grade:
+        return cls(False, reason, **kw)
+
+
+@dataclass
+class Grid:
+    """A small table of numbers shown with a drill: ``rows[r][c]`` is a cell (int or text).
+
+    ``marks`` (same shape, optional) holds CSS class names such as ``"hl"`` (highlighted), ``"bad"`` or ``"ok"``.
+    """
+
+    title: str
+    rows: list[list[Any]]
+    row_labels: list[str] | None = None
+    col_labels: list[str] | None = None
+    marks: list[list[str]] | None = None
+    caption: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "rows": self.rows, "row_labels": self.row_labels,
+                "col_labels": self.col_labels, "marks": self.marks, "caption": self.caption}
+
+
+@dataclass
+class Drill:
+    """One generated question with everything needed to grade and explain it.
+
+    Post-conditions (checked by the tests for every kind): ``grade(expected).correct`` is True, and ``steps`` is the
+    worked derivation, each step a dict with ``"text"`` and ``"layout"`` (CuTe notation or None). ``given`` grids
+    are part of the question; ``grids`` are revealed with the verdict; ``table_shape`` is set when the answer is a
+    rows x cols table.
+    """
+
+    kind: str
+    seed: int
+    prompt: str
+    answer_format: str
+    expected: str
+    grader: Callable[[str], Grade]
+    steps: list[dict[str, Any]]
+    hints: list[str]
+    variant: str = ""
+    grids: list[Grid] = field(default_factory=list)
+    given: list[Grid] = field(default_factory=list)
+    table_shape: tuple[int, int] | None = None
+
+    @property
+    def id(self) -> str:
+        return drill_id(self.kind, self.seed)
+
+    def grade(self, answer: str) -> Grade:
+        """Grade a typed answer. Post-condition: never raises for any string; unreadable -> readable=False."""
+        try:
+            check_length(answer)
+            return self.grader(answer)
+        except AnswerError as err:
+            return Grade(False, f"could not read the answer: {err}", readable=False)
+
+    def hint(self, level: int) -> dict[str, Any]:
+        """Escalating hints: 1 the rule, 2 the first step, 3 the whole derivation.
+
+        Post-condition: ``level`` is clamped to 1..3; the dict has ``level``, ``text`` and (level 3) ``steps``.
+        """
+        level = max(1, min(3, int(level)))
+        if level < 3:
+            return {"level": level, "text": self.hints[level - 1], "steps": []}
+        return {"level": 3, "text": "The full derivation:", "steps": self.steps}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registered drill kind: its id, a title, the skill it trains and the generator."""
+
+    kind: str
+    title: str
+    skill: str
+    make: Callable[[random.Random, int], Drill]
+    order: int = 0
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(kind: str, title: str, skill: str, order: int) -> Callable[[Callable], Callable]:
+    """Decorator adding a generator to KINDS. Post-condition: ``kind`` is a lowercase identifier without '-'."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", kind):
+        raise ValueError(f"bad kind name {kind!r}")
+
+    def wrap(fn: Callable[[random.Random, int], Drill]) -> Callable[[random.Random, int], Drill]:
+        KINDS[kind] = Kind(kind, title, skill, fn, order)
+        return fn
+
+    return wrap
+
+
+def kinds() -> list[Kind]:
+    """Every registered kind in syllabus order."""
+    _load()
+    return sorted(KINDS.values(), key=lambda k: (k.order, k.kind))
+
+
+def drill_id(kind: str, seed: int) -> str:
+    return f"{kind}-{seed}"
+
+
+def parse_id(text: str) -> tuple[str, int]:
+    """Split a drill id ``"<kind>-<seed>"``. Post-condition: the kind is registered and 0 <= seed <= MAX_SEED,
+    else DrillError."""
+    _load()
+    m = re.fullmatch(r"([a-z][a-z0-9_]*)-(\d{1,10})", text or "")
+    if not m:
+        raise DrillError(f"malformed drill id {text!r}: expected <kind>-<seed>, e.g. offsets-42")
+    kind, seed = m.group(1), int(m.group(2))
+    check(kind, seed)
+    return kind, seed
+
+
+def check(kind: str, seed: int) -> None:
+    """Raise DrillError unless ``kind`` is registered and ``seed`` lies in 0..MAX_SEED."""
+    _load()
+    if kind not in KINDS:
+        raise DrillError(f"unknown drill kind {kind!r}; known kinds: {', '.join(sorted(KINDS))}")
+    if not 0 <= seed <= MAX_SEED:
+        raise DrillError(f"seed must lie in 0..{MAX_SEED}, not {seed}")
+
+
+def generate(kind: str, seed: int) -> Drill:
+    """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys."""
+    check(kind, seed)
+    rng = random.Random(f"{kind}:{seed}")
+    drill = KINDS[kind].make(rng, seed)
+    drill.kind, drill.seed = kind, seed
+    return drill
+
+
+def from_id(text: str) -> Drill:
+    """Regenerate the drill an id names (stateless regrading)."""
+    kind, seed = parse_id(text)
+    return generate(kind, seed)
+
+
+def random_seed() -> int:
+    return random.SystemRandom().randrange(0, MAX_SEED + 1)
+
+
+_loaded = False
+
+
+def _load() -> None:
+    """Import the generator modules once (they register themselves)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from app.drills import gen_algebra, gen_banks, gen_coords, gen_tv, gen_views  # noqa: F401

@@ -1,0 +1,123 @@
+"""Typed formulas such as ``i*3 + j*12 + k`` or ``(33r + 5) mod 32``, compiled to safe integer functions.
+
+Grading a formula means evaluating it on every coordinate and comparing with the engine, so two formulas that agree
+everywhere are the same answer however they are written. Only integer arithmetic on the named variables is allowed:
+``+ - * // / % mod ^ & | << >> **`` and parentheses; ``/`` is integer division (coordinates are integers); ``^`` is
+XOR as in C (write ``**`` for a power). Implicit products are read: ``3i``, ``2(j+1)``, ``(i)(j)``.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from app.drills.parsing import AnswerError, check_length
+
+MAX_FORMULA_CHARS = 500
+LIMIT = 1 << 64
+
+_BINOPS: dict[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.Pow: operator.pow,
+}
+
+
+def _normalise(text: str, variables: Sequence[str]) -> str:
+    """Rewrite whiteboard notation into a Python expression over ``variables``."""
+    s = check_length(text)
+    if len(s) > MAX_FORMULA_CHARS:
+        raise AnswerError(f"a formula is at most {MAX_FORMULA_CHARS} characters")
+    s = s.translate(str.maketrans({"×": "*", "·": "*", "−": "-", "–": "-", "÷": "/", "⊕": "^", "[": "(", "]": ")"}))
+    s = re.sub(r"^\s*(?:index|offset|idx|bank|f|L)\s*(?:\([^)]*\)|\[[^\]]*\])?\s*=\s*", "", s, flags=re.IGNORECASE)
+    s = re.sub(r"\bmod\b", "%", s, flags=re.IGNORECASE)
+    s = re.sub(r"\bxor\b", "^", s, flags=re.IGNORECASE)
+    s = re.sub(r"(?<![/])/(?![/])", "//", s)
+    names = sorted(variables, key=len, reverse=True)
+    if names:
+        name_re = "|".join(re.escape(n) for n in names)
+        # implicit products: 3i, 3(…), )(, )i, i(…), i j
+        s = re.sub(rf"(\d)\s*(?=(?:{name_re})\b|\()", r"\1*", s)
+        s = re.sub(rf"(\))\s*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
+        s = re.sub(rf"\b({name_re})\s*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
+    else:
+        s = re.sub(r"(\d)\s*(?=\()", r"\1*", s)
+        s = re.sub(r"(\))\s*(?=\(|\d)", r"\1*", s)
+    if s.count("(") > 40:
+        raise AnswerError("too many parentheses in the formula")
+    return s
+
+
+class Formula:
+    """A compiled integer formula. ``Formula(text, names)(values)`` evaluates it.
+
+    Post-conditions: construction raises AnswerError for anything but integer arithmetic on ``names``; evaluation
+    returns an int or raises AnswerError (division by zero, a value beyond 2**64, an unknown name).
+    """
+
+    def __init__(self, text: str, variables: Sequence[str]):
+        self.text = text
+        self.variables = tuple(variables)
+        source = _normalise(text, variables)
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError as err:
+            raise AnswerError(f"cannot read the formula {text.strip()[:60]!r} ({err.msg})") from None
+        self._check(tree.body)
+        self._tree = tree.body
+
+    def _check(self, node: ast.AST) -> None:
+        if isinstance(node, ast.BinOp):
+            if type(node.op) not in _BINOPS:
+                raise AnswerError(f"operator {type(node.op).__name__} is not allowed in a formula")
+            self._check(node.left)
+            self._check(node.right)
+        elif isinstance(node, ast.UnaryOp):
+            if not isinstance(node.op, ast.USub | ast.UAdd):
+                raise AnswerError("only unary + and - are allowed")
+            self._check(node.operand)
+        elif isinstance(node, ast.Constant):
+            if not isinstance(node.value, int) or isinstance(node.value, bool):
+                raise AnswerError(f"only integer constants are allowed, not {node.value!r}")
+        elif isinstance(node, ast.Name):
+            if node.id not in self.variables:
+                allowed = ", ".join(self.variables) or "none"
+                raise AnswerError(f"unknown name {node.id!r} (the variables are {allowed})")
+        else:
+            raise AnswerError(f"{type(node).__name__} is not allowed in a formula")
+
+    def __call__(self, values: Mapping[str, int]) -> int:
+        return self._eval(self._tree, values)
+
+    def _eval(self, node: ast.AST, values: Mapping[str, int]) -> int:
+        if isinstance(node, ast.Constant):
+            return int(node.value)
+        if isinstance(node, ast.Name):
+            return int(values[node.id])
+        if isinstance(node, ast.UnaryOp):
+            v = self._eval(node.operand, values)
+            return -v if isinstance(node.op, ast.USub) else v
+        assert isinstance(node, ast.BinOp)
+        a = self._eval(node.left, values)
+        b = self._eval(node.right, values)
+        if isinstance(node.op, ast.Pow | ast.LShift) and not 0 <= b <= 64:
+            raise AnswerError("exponents and shifts must lie in 0..64")
+        if isinstance(node.op, ast.FloorDiv | ast.Mod) and b == 0:
+            raise AnswerError("the formula divides by zero")
+        out = _BINOPS[type(node.op)](a, b)
+        if abs(out) >= LIMIT:
+            raise AnswerError("the formula's value exceeds 2**64")
+        return out
+
+
+def agree(formula: Formula, cases: Sequence[tuple[Mapping[str, int], int]]) -> list[tuple[Mapping[str, int], int, int]]:
+    """Evaluate ``formula`` on each (values, expected) case. Post-condition: returns the disagreements as
+    (values, expected, got) in case order; empty means the formula is right on every case."""
+    bad = []
+    for values, want in cases:
+        got = formula(values)
+        if got != want:
+            bad.append((values, want, got))
+    return bad

@@ -1,0 +1,216 @@
+"""Drill kind ``banks``: offsets and banks of a column read, N-way conflicts, the padded bank formula, and choosing a
+swizzle or a padding that makes an access conflict-free (graded with the bank model: any working choice is right),
+including the 16-byte (ldmatrix) rows of a half-precision tile."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import algebra as A
+from algebra import banks as B
+from app.drills.common import lstr, pick, read_layout, row_major, step
+from app.drills.core import Drill, Grade, Grid, register
+from app.drills.formula import Formula
+from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_padding, parse_swizzle
+
+RULE = ("32 banks of 4 bytes: bank = (byte address / 4) mod 32. Threads of one phase hitting different 4-byte words "
+        "in the same bank are serialized; the worst bank's count is the N in N-way.")
+
+
+def bank_grid(r: Any, title: str, rows: int | None = None) -> Grid:
+    """Lanes against their bank, one row per lane (first ``rows`` lanes)."""
+    n = len(r.banks) if rows is None else min(rows, len(r.banks))
+    coords = r.coordinates or list(range(n))
+    return Grid(title, [[lstr(coords[t]), r.byte_addresses[t] // 1, r.banks[t]] for t in range(n)],
+                col_labels=["element", "byte address", "bank"], row_labels=[f"lane {t}" for t in range(n)],
+                caption=f"{r.ways}-way, {r.wavefronts} wavefront{'s' if r.wavefronts != 1 else ''}")
+
+
+def tile(rng: random.Random) -> tuple[Any, int, int, int]:
+    """A 32-row float tile with a row pitch (words) that may be padded: (layout, columns, pitch, padding)."""
+    cols = pick(rng, [8, 16, 32, 32, 64, 128])
+    pad = pick(rng, [0, 0, 0, 1, 2, 4, 8])
+    return A.Layout((32, cols), (cols + pad, 1)), cols, cols + pad, pad
+
+
+def _column(layout: Any, col: int, ebytes: int = 4, swizzle: Any = None) -> Any:
+    return B.bank_access(layout, ebytes, {"kind": "column", "index": col}, swizzle=swizzle)
+
+
+def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, cols: int) -> Any:
+    """Grade a swizzle (Sw<B,M,S>) or padding (pad p / ld=q / a padded layout) by the bank model."""
+    offsets = {layout(i) for i in range(A.size(layout))}
+
+    def grade(ans: str) -> Grade:
+        pad = parse_padding(ans)
+        if pad is None and ":" in ans:
+            lay = read_layout(ans)
+            if not isinstance(lay, A.Layout) or lay.shape != (rows, cols) or lay.stride[1] != 1 or \
+                    lay.stride[0] < cols:
+                return Grade.wrong(f"a padded tile keeps shape ({rows},{cols}) and stride (pitch,1) with pitch >= "
+                                   f"{cols}; {lay} is not one")
+            pad = -lay.stride[0]
+        if pad is not None:
+            pitch = -pad if pad < 0 else cols + pad
+            if pitch < cols:
+                return Grade.wrong(f"a row pitch of {pitch} is shorter than a row ({cols})")
+            padded = A.Layout((rows, cols), (pitch, 1))
+            try:
+                r = B.bank_access(padded, ebytes, access)
+            except A.LayoutError as err:
+                return Grade.wrong(f"with a pitch of {pitch} the access is not legal: {err}")
+            if r.ways == 1:
+                return Grade.right(f"a pitch of {pitch} elements is conflict-free ({r.wavefronts} wavefront(s))")
+            return Grade.wrong(f"with a pitch of {pitch} the access is still {r.ways}-way")
+        try:
+            bms = parse_swizzle(ans)
+            sw = A.Swizzle(*bms)
+        except A.LayoutError as err:
+            return Grade.wrong(str(err))
+        if {sw(o) for o in offsets} != offsets:
+            return Grade.wrong(f"{sw} moves offsets outside the tile (its bits reach past the tile's "
+                               f"{max(offsets).bit_length()} offset bits)")
+        try:
+            r = B.bank_access(layout, ebytes, access, swizzle=sw)
+        except A.LayoutError as err:
+            return Grade.wrong(f"with {sw} the access is not legal: {err}")
+        if r.ways == 1:
+            return Grade.right(f"{sw} makes the access conflict-free ({r.wavefronts} wavefront(s))")
+        return Grade.wrong(f"with {sw} the access is still {r.ways}-way (banks {r.banks[:8]}...)")
+
+    return grade
+
+
+@register("banks", "Banks, padding and swizzling", "Banks of a column read, N-way conflicts, the padded formula, "
+          "and a swizzle or padding that removes the conflict (any working choice); the 16-byte / ldmatrix case.", 7)
+def make_banks(rng: random.Random, seed: int) -> Drill:
+    variant = pick(rng, ["banks", "ways", "formula", "fix", "ldmatrix_ways", "ldmatrix_fix"])
+    if variant.startswith("ldmatrix"):
+        return _ldmatrix(rng, seed, variant)
+    layout, cols, pitch, pad = tile(rng)
+    if variant == "formula" and pad == 0:
+        pad, pitch = 1, cols + 1
+        layout = A.Layout((32, cols), (pitch, 1))
+    if variant == "fix":
+        cols = pick(rng, [32, 64, 128])
+        layout, pitch, pad = row_major((32, cols)), cols, 0
+    col = rng.randrange(cols)
+    r = _column(layout, col)
+    desc = f"A float (4-byte) tile of 32 rows is stored as {layout} (row pitch {pitch} words). " \
+           f"Lane i of a warp reads row i, column {col}."
+    first = step(f"Row i, column {col} is offset {pitch}*i + {col}; byte address 4 times that; bank = offset mod 32.",
+                 layout)
+    rows4 = [step(f"Row {i}: offset {layout((i, col))}, bank {r.banks[i]}.") for i in range(4)]
+    verdict = step(f"The 32 lanes hit {len(set(r.banks))} distinct banks; the busiest holds {r.ways} different "
+                   f"words: {r.ways}-way, {r.wavefronts} wavefront(s).")
+    grids = [bank_grid(r, "Lanes and their banks", 32)]
+    if variant == "banks":
+        lanes = sorted(rng.sample(range(32), 4))
+        want = [r.banks[t] for t in lanes]
+        labels = [f"row {t}" for t in lanes]
+        return Drill("banks", seed, desc + " Give the banks of rows " + ", ".join(map(str, lanes)) + ".",
+                     "four integers", ", ".join(map(str, want)),
+                     lambda ans: _list(ans, want, labels),
+                     [step(RULE), first] + [step(f"Row {t}: offset {layout((t, col))}, bank {r.banks[t]}.")
+                                            for t in lanes] + [verdict],
+                     [RULE, first["text"]], variant, grids)
+    if variant == "ways":
+        return Drill("banks", seed, desc + " How many-way is the bank conflict (1 means conflict-free)?",
+                     "one integer (the N of N-way)", str(r.ways),
+                     lambda ans: _int(ans, r.ways, "ways"), [step(RULE), first, *rows4, verdict],
+                     [RULE, first["text"]], variant, grids)
+    if variant == "formula":
+        want = r.banks
+        expected = f"({pitch}*r + {col}) mod 32"
+
+        def grade(ans: str) -> Grade:
+            f = Formula(ans, ["r"])
+            bad = [(i, want[i], f({"r": i})) for i in range(32) if f({"r": i}) != want[i]]
+            if not bad:
+                return Grade.right("right for all 32 rows")
+            i, w, g = bad[0]
+            return Grade.wrong(f"wrong for {len(bad)} of 32 rows, e.g. r = {i}: bank {w}, not {g}")
+
+        return Drill("banks", seed, desc + " Write the bank of row r as a formula in r.",
+                     "a formula in r, e.g. (40*r + 3) mod 32", expected, grade,
+                     [step(RULE), first, *rows4, step(f"In general: bank(r) = {expected}; {pitch} mod 32 = "
+                                                      f"{pitch % 32}, so each row moves {pitch % 32} bank(s)."),
+                      verdict], [RULE, first["text"]], variant, grids)
+    access = {"kind": "column", "index": col}
+    fixes = B.swizzle_fixes(layout, 4, access)
+    pfix = B.padding_fix(layout, 4, access)
+    best = fixes[-1] if fixes else None
+    expected = str(best) if best else f"pad {pfix.padding}"
+    steps = [step(RULE), first, verdict,
+             step("A swizzle Sw<B,M,S> XORs the B bits starting at M+S (here: bits of the row) into the B bits "
+                  "starting at M (the bank bits), so the rows of one column spread over different banks.")]
+    if best:
+        rb = best.analysis
+        steps.append(step(f"{best}: rows 0..3 of column {col} land in banks {rb.banks[:4]}; all 32 distinct.", None))
+        steps.append(step("Every swizzle that works: " + ", ".join(str(f) for f in fixes) + "."))
+    if pfix:
+        steps.append(step(f"Padding works too: a pitch of {pitch + pfix.padding} words (pad {pfix.padding}).",
+                          pfix.layout))
+    return Drill("banks", seed, desc + f" The access is {r.ways}-way. Choose a swizzle Sw<B,M,S> on the element "
+                 "offset (or a padding) that makes it conflict-free.",
+                 "Sw<B,M,S>, or a padding such as pad 1", expected,
+                 _fix_grader(layout, 4, access, 32, cols), steps,
+                 [RULE, "The row index sits in the offset bits above log2(pitch); XOR five of them into bits 0..4."],
+                 variant, grids)
+
+
+def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
+    row_bytes = pick(rng, [64, 128, 128, 256])
+    cols = row_bytes // 2
+    layout = row_major((8, cols))
+    chunk = rng.randrange(cols // 8)
+    access = {"kind": "ldmatrix", "num": 1, "row": 0, "col": 8 * chunk}
+    r = B.bank_access(layout, 2, access)
+    desc = (f"A half-precision (2-byte) tile of 8 rows x {cols} is stored row-major, {layout}: each row is "
+            f"{row_bytes} bytes. One ldmatrix phase reads 16 bytes (8 halves) from each of the 8 rows, columns "
+            f"{8 * chunk}..{8 * chunk + 7}.")
+    first = step(f"Row i starts at byte {row_bytes}*i; its 16 bytes cover banks "
+                 f"(({row_bytes}*i + {16 * chunk}) / 4) mod 32 .. +3.", layout)
+    rows = [step(f"Row {i}: byte {r.byte_addresses[i]}, banks {r.banks[i]}..{r.banks[i] + 3}.") for i in range(8)]
+    verdict = step(f"The 8 rows need 32 words; the busiest bank holds {r.ways}: {r.ways}-way, "
+                   f"{r.wavefronts} wavefront(s).")
+    grids = [bank_grid(r, "Rows and their first bank", 8)]
+    if variant == "ldmatrix_ways":
+        return Drill("banks", seed, desc + " How many wavefronts does this phase take?", "one integer",
+                     str(r.wavefronts), lambda ans: _int(ans, r.wavefronts, "wavefronts"),
+                     [step(RULE), first, *rows, verdict], [RULE, first["text"]], variant, grids)
+    fixes = B.swizzle_fixes(layout, 2, access)
+    best = next((f for f in fixes if f.swizzle and f.swizzle[1] == 3), fixes[0] if fixes else None)
+    pfix = B.padding_fix(layout, 2, access)
+    expected = str(best) if best else f"pad {pfix.padding}" if pfix else "none"
+    steps = [step(RULE), first, verdict,
+             step("A 16-byte row is 8 halves, so the swizzle must move whole 8-element chunks: M = 3 keeps bits 0..2 "
+                  "(inside a chunk) fixed; XOR the row bits into the chunk bits.")]
+    if best:
+        steps.append(step(f"{best}: the 8 rows' chunks land in banks {best.analysis.banks}; "
+                          f"{best.analysis.wavefronts} wavefront.", None))
+        steps.append(step("Every swizzle that works: " + ", ".join(str(f) for f in fixes) + "."))
+    if pfix:
+        steps.append(step(f"Padding by {pfix.padding} halves also works, but breaks the power-of-two pitch that "
+                          "128-bit loads, TMA and wgmma rely on; the swizzle keeps it.", pfix.layout))
+    return Drill("banks", seed, desc + f" It is {r.ways}-way. Choose Sw<B,M,S> on the element offset (or a padding) "
+                 "that makes the phase conflict-free.", "Sw<B,M,S>, or a padding such as pad 8", expected,
+                 _fix_grader(layout, 2, access, 8, cols), steps,
+                 [RULE, "Keep the 8 halves of a 16-byte chunk together (M = 3) and XOR row bits into the chunk bits."],
+                 variant, grids)
+
+
+def _int(answer: str, want: int, what: str) -> Grade:
+    got = parse_int(answer)
+    return Grade.right() if got == want else Grade.wrong(f"{got} {what} is not right: it is {want}")
+
+
+def _list(answer: str, want: list[int], labels: list[str]) -> Grade:
+    from app.drills.common import grade_list
+
+    try:
+        got = parse_int_list(answer, len(want))
+    except AnswerError:
+        raise
+    return grade_list(got, want, labels)

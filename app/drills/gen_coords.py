@@ -1,0 +1,326 @@
+"""Drill kinds on evaluating layouts: offsets, 1-D -> natural coordinates, index formulas, row/column major."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import algebra as A
+from app.drills.common import (
+    flat,
+    grade_list,
+    grade_table,
+    lstr,
+    names_str,
+    natural,
+    natural_names,
+    offsets_grid,
+    ordered_layout,
+    pick,
+    row_major,
+    split,
+    step,
+    table,
+)
+from app.drills.core import Drill, Grade, Grid, register
+from app.drills.formula import Formula
+from app.drills.parsing import AnswerError, parse_choice, parse_int, parse_int_list, parse_nested
+
+RULE = ("A layout is a function: split the coordinate to the natural coordinate of the shape, then take the inner "
+        "product with the stride, mode by mode.")
+
+
+def small_layout(rng: random.Random, max_size: int = 32) -> Any:
+    """A rank-2 layout of at most ``max_size`` elements: column/row major, padded, or hierarchical with the flat
+    modes laid out in a random order."""
+    style = pick(rng, ["col", "row", "padded", "hier", "hier"])
+    m, n = pick(rng, [(2, 4), (4, 2), (4, 4), (3, 4), (4, 3), (2, 8), (4, 8), (8, 4), (2, 6), (6, 2)])
+    while m * n > max_size:
+        m, n = max(2, m // 2), max(2, n // 2)
+    if style == "col":
+        return A.Layout((m, n))
+    if style == "row":
+        return row_major((m, n))
+    if style == "padded":
+        pad = pick(rng, [1, 2, 4])
+        return A.Layout((m, n), (n + pad, 1)) if rng.random() < 0.5 else A.Layout((m, n), (1, m + pad))
+    shape = (m, split(rng, n)) if rng.random() < 0.7 else (split(rng, m), n)
+    k = len(flat(shape))
+    order = list(range(k))
+    rng.shuffle(order)
+    return ordered_layout(shape, _like(shape, order))
+
+
+def _like(shape: Any, values: list[int]) -> Any:
+    it = iter(values)
+
+    def walk(s: Any) -> Any:
+        return tuple(walk(x) for x in s) if isinstance(s, tuple) else next(it)
+
+    return walk(shape)
+
+
+def contributions(layout: Any, natural: Any) -> str:
+    """Text ``c0*d0 + c1*d1 + ... = offset`` for a natural coordinate, values from the engine."""
+    cs, ds = flat(natural), flat(layout.stride)
+    terms = " + ".join(f"{c}*{d}" for c, d in zip(cs, ds, strict=True))
+    return f"{terms} = {layout(natural)}"
+
+
+def coord_steps(layout: Any, coord: Any) -> dict[str, Any]:
+    nat = natural(coord, layout.shape)
+    lead = f"{lstr(coord)} is the natural coordinate {lstr(nat)}" if nat != coord else f"{lstr(coord)}"
+    return step(f"{lead}: {contributions(layout, nat)}.", layout)
+
+
+@register("offsets", "Offsets of a layout", "From shape:stride and a coordinate (1-D, 2-D or natural) to the "
+          "offset; the full offset table of a small layout.", 1)
+def make_offsets(rng: random.Random, seed: int) -> Drill:
+    layout = small_layout(rng)
+    m, n = A.size(layout[0]), A.size(layout[1])
+    if rng.random() < 0.4:
+        want = table(layout)
+        grid = offsets_grid(layout, "The offset table")
+        steps = [step(RULE, layout)] + [coord_steps(layout, (i, j)) for i in range(min(m, 2)) for j in range(n)]
+        steps.append(step(f"Doing this for every (row, column) gives the {m}x{n} table shown.", layout))
+        return Drill("offsets", seed,
+                     f"Fill the full {m}x{n} offset table of L = {layout}: row i, column j holds L(i, j) "
+                     f"(j is a 1-D coordinate into mode 1 when that mode is nested).",
+                     f"{m} rows of {n} numbers, one row per line (or all {m * n} numbers row by row)",
+                     "\n".join(" ".join(str(v) for v in row) for row in want),
+                     lambda ans: grade_table(ans, want), steps,
+                     [RULE, f"Row 0: L(0, j) for j = 0..{n - 1}; start with {coord_steps(layout, (0, 1))['text']}"],
+                     variant="table", grids=[grid], table_shape=(m, n))
+    coords: list[Any] = []
+    while len(coords) < 6:
+        form = rng.randrange(3)
+        if form == 0:
+            c: Any = rng.randrange(A.size(layout))
+        elif form == 1:
+            c = (rng.randrange(m), rng.randrange(n))
+        else:
+            c = natural((rng.randrange(m), rng.randrange(n)), layout.shape)
+        if c not in coords:
+            coords.append(c)
+    want = [layout(c) for c in coords]
+    labels = [lstr(c) for c in coords]
+    cells = [natural(c, layout.shape) for c in coords]
+    hl = [(_index(layout[0], x[0]), _index(layout[1], x[1])) for x in cells]
+    return Drill("offsets", seed,
+                 f"L = {layout}. Give the offset of each coordinate, in order: " + ", ".join(labels) + ".",
+                 f"{len(coords)} integers separated by commas or spaces",
+                 ", ".join(str(v) for v in want),
+                 lambda ans: grade_list(parse_int_list(ans, len(coords)), want, labels),
+                 [step(RULE, layout)] + [coord_steps(layout, c) for c in coords],
+                 [RULE, "First turn each coordinate into a natural one: " + coord_steps(layout, coords[0])["text"]],
+                 variant="coords", grids=[offsets_grid(layout, "The offsets, asked cells highlighted", hl)])
+
+
+def _index(mode: Any, natural: Any) -> int:
+    """The 1-D coordinate of a natural coordinate within one mode (column-major over the mode's shape)."""
+    return A.crd2idx(natural, mode.shape)
+
+
+def grade_coord(answer: str, want: Any) -> Grade:
+    """A natural coordinate, or its fully flattened form (unambiguous given the shape)."""
+    got = parse_nested(answer)
+    if got == want:
+        return Grade.right()
+    if flat(got) == flat(want) and (not isinstance(got, tuple) or all(isinstance(x, int) for x in got)):
+        return Grade.right(f"right; the natural form keeps the nesting: {lstr(want)}")
+    return Grade.wrong(f"{lstr(got)} is not the coordinate; it is {lstr(want)}")
+
+
+def hier_layout(rng: random.Random) -> Any:
+    """A hierarchical rank-2 layout like (3,(2,3)):(3,(12,1)) with a random stride order."""
+    a = pick(rng, [2, 3, 4])
+    b, c = pick(rng, [2, 3, 4]), pick(rng, [2, 3, 4])
+    shape = (a, (b, c)) if rng.random() < 0.75 else ((b, c), a)
+    order = list(range(3))
+    rng.shuffle(order)
+    return ordered_layout(shape, _like(shape, order))
+
+
+def idx_steps(layout: Any, x: int) -> list[dict[str, Any]]:
+    """Splitting a 1-D coordinate mode by mode (mode 0 fastest), then the offset."""
+    out = []
+    rest = x
+    shape = layout.shape
+    for i in range(len(shape)):
+        s = A.size(shape[i])
+        if i < len(shape) - 1:
+            out.append(step(f"Mode {i} has size {s}: {rest} = {rest % s} + {s}*{rest // s}, so mode {i} gets "
+                            f"{rest % s} and {rest // s} carries on."))
+            rest //= s
+        else:
+            out.append(step(f"The last mode takes the rest, {rest}."))
+        if isinstance(shape[i], tuple):
+            sub = A.idx2crd(rest % s if i < len(shape) - 1 else rest, shape[i])
+            out.append(step(f"Mode {i} is nested {lstr(shape[i])}: its 1-D coordinate splits again into {lstr(sub)}."))
+    nat = A.idx2crd(x, shape)
+    out.append(step(f"Natural coordinate {lstr(nat)}; offset {contributions(layout, nat)}.", layout))
+    return out
+
+
+@register("natural_coord", "1-D to natural coordinates", "Split a 1-D or 2-D coordinate through a hierarchical "
+          "shape, mode 0 fastest: the step where people go wrong.", 2)
+def make_natural(rng: random.Random, seed: int) -> Drill:
+    layout = hier_layout(rng)
+    shape = layout.shape
+    variant = pick(rng, ["idx", "flat", "offset", "mapping"])
+    rule = "A 1-D coordinate splits mode by mode with mode 0 fastest: c0 = x mod s0, the rest is x div s0, and so on."
+    if variant == "mapping":
+        inner = shape[1] if isinstance(shape[1], tuple) else shape[0]
+        which = 1 if isinstance(shape[1], tuple) else 0
+        want_list = [A.idx2crd(k, inner) for k in range(A.size(inner))]
+        expected = " ".join(lstr(c) for c in want_list)
+
+        def grade_map(ans: str) -> Grade:
+            got = parse_nested(ans)
+            items = list(got) if isinstance(got, tuple) else [got]
+            if len(items) != len(want_list):
+                raise AnswerError(f"expected {len(want_list)} coordinates, got {len(items)}")
+            return grade_list(items, want_list, [f"n = {k}" for k in range(len(want_list))])
+
+        steps = [step(rule)] + [step(f"n = {k} -> {lstr(c)}") for k, c in enumerate(want_list)]
+        return Drill("natural_coord", seed,
+                     f"L = {layout}. Mode {which} is the multi-mode {lstr(inner)}; a 1-D coordinate n into it runs "
+                     f"0..{A.size(inner) - 1}. Give the natural coordinate of each n, in order.",
+                     "one coordinate per n, e.g. (0,0) (1,0) ...", expected, grade_map, steps,
+                     [rule, f"n = 1 -> {lstr(want_list[1])}: the left-most sub-mode moves first."], variant=variant)
+    x = rng.randrange(1, A.size(layout))
+    if variant == "flat":
+        m0, n0 = A.size(shape[0]), A.size(shape[1])
+        c: Any = (rng.randrange(m0), rng.randrange(1, n0))
+        want = natural(c, shape)
+        prompt = (f"The shape is {lstr(shape)}. Convert the 2-D coordinate {lstr(c)} (one 1-D coordinate per "
+                  f"top-level mode) into the natural coordinate.")
+        steps = [step(rule), step(f"Each top-level mode splits its own coordinate: {lstr(c)} -> {lstr(want)}."),
+                 step(f"With stride {lstr(layout.stride)}: {contributions(layout, want)}.", layout)]
+        return Drill("natural_coord", seed, prompt, "a nested coordinate such as (1,(1,2))", lstr(want),
+                     lambda ans: grade_coord(ans, want), steps, [rule, steps[1]["text"].split(":")[0] + "."],
+                     variant=variant)
+    nat = A.idx2crd(x, shape)
+    if variant == "offset":
+        off = layout(x)
+        top = A.idx2crd(x, tuple(A.size(s) for s in shape))
+        steps = idx_steps(layout, x) + [step(f"The 2-D coordinate {lstr(top)} and the natural {lstr(nat)} name the "
+                                             f"same element, so L({x}) = L{lstr(top)} = L{lstr(nat)} = {off}.")]
+        return Drill("natural_coord", seed,
+                     f"L = {layout} (size {A.size(layout)}). What is the offset of the 1-D coordinate {x}? "
+                     f"(Convert it to the natural coordinate first.)", "one integer", str(off),
+                     lambda ans: _int_grade(ans, off), steps, [rule, steps[0]["text"]], variant=variant)
+    steps = idx_steps(layout, x)
+    return Drill("natural_coord", seed,
+                 f"The shape is {lstr(shape)} (size {A.size(layout)}). Convert the 1-D coordinate {x} into the natural "
+                 f"coordinate.", "a nested coordinate such as (1,(1,2))", lstr(nat),
+                 lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx")
+
+
+def _int_grade(answer: str, want: int) -> Grade:
+    got = parse_int(answer)
+    return Grade.right() if got == want else Grade.wrong(f"{got} is not right; the answer is {want}")
+
+
+@register("index_formula", "Index formula", "Write the index formula of a (hierarchical) layout for its natural "
+          "coordinate; graded by evaluating it on every coordinate.", 3)
+def make_formula(rng: random.Random, seed: int) -> Drill:
+    layout = hier_layout(rng) if rng.random() < 0.8 else small_layout(rng)
+    names = natural_names(layout.shape)
+    vars_ = list(flat(names))
+    expected = A.formula(layout, names) if hasattr(A, "formula") else _formula_text(layout, vars_)
+    coords = [A.idx2crd(x, layout.shape) for x in range(A.size(layout))]
+    cases = [({v: c for v, c in zip(vars_, flat(nat), strict=True)}, layout(nat)) for nat in coords]
+
+    def grade(ans: str) -> Grade:
+        f = Formula(ans, vars_)
+        bad = [(vals, want, f(vals)) for vals, want in cases if f(vals) != want]
+        if not bad:
+            return Grade.right(f"agrees with L at all {len(cases)} coordinates")
+        vals, want, got = bad[0]
+        at = ", ".join(f"{k}={v}" for k, v in vals.items())
+        return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. {at}: L gives {want}, "
+                           f"your formula {got}")
+
+    first = f"The stride of {vars_[0]} is {flat(layout.stride)[0]}, so the formula starts {vars_[0]}*" \
+            f"{flat(layout.stride)[0]}."
+    steps = [step(RULE, layout)] + [step(f"{v} runs over 0..{s - 1} with stride {d}: term {v}*{d}.")
+                                    for v, s, d in zip(vars_, flat(layout.shape), flat(layout.stride), strict=True)]
+    steps.append(step(f"index{names_str(names)} = {expected}"))
+    sample = coords[-1]
+    steps.append(step(f"Check at {lstr(sample)}: {contributions(layout, sample)}.", layout))
+    return Drill("index_formula", seed,
+                 f"L = {layout}. Write the index formula for the natural coordinate {names_str(names)}.",
+                 f"a formula in {', '.join(vars_)}, e.g. {vars_[0]}*2 + {vars_[1]}*8 (3i, mod, / and () are read)",
+                 expected, grade, steps, [RULE, first], variant="formula",
+                 grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")])
+
+
+def _formula_text(layout: Any, vars_: list[str]) -> str:
+    terms = []
+    for v, d in zip(vars_, flat(layout.stride), strict=True):
+        if d == 0:
+            continue
+        terms.append(v if d == 1 else f"{v}*{d}")
+    return " + ".join(terms) or "0"
+
+
+MAJOR = {"row": ["row-major", "row major", "r", "rows"], "column": ["col", "column-major", "col-major", "c",
+                                                                     "columns", "colmajor"],
+         "neither": ["none", "no", "n", "neither row nor column", "other"]}
+
+
+def classify(layout: Any) -> str:
+    """'row' when L(i,j) = ld*i + j with ld >= N, 'column' when L(i,j) = i + ld*j with ld >= M, else 'neither'
+    (offsets from the engine)."""
+    t = table(layout)
+    m, n = len(t), len(t[0])
+    if all(t[i][j] == t[i][0] + j for i in range(m) for j in range(n)) and \
+            all(t[i][0] == i * (t[1][0] if m > 1 else 0) for i in range(m)) and (m == 1 or t[1][0] >= n):
+        return "row"
+    if all(t[i][j] == t[0][j] + i for i in range(m) for j in range(n)) and \
+            all(t[0][j] == j * (t[0][1] if n > 1 else 0) for j in range(n)) and (n == 1 or t[0][1] >= m):
+        return "column"
+    return "neither"
+
+
+@register("majorness", "Row-major, column-major or neither", "Decide from the strides whether a layout is row-major, "
+          "column-major or neither (a padded pitch still counts).", 4)
+def make_majorness(rng: random.Random, seed: int) -> Drill:
+    style = pick(rng, ["plain", "plain", "hier", "hier", "strided"])
+    if style == "plain":
+        layout = small_layout(rng)
+    elif style == "hier":
+        m = pick(rng, [2, 4])
+        a, b = pick(rng, [(2, 2), (2, 4), (4, 2)])
+        order = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0))])
+        layout = ordered_layout((m, (a, b)), order)
+    else:
+        m, n = pick(rng, [(4, 8), (4, 4), (8, 4)])
+        layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1)]))
+    want = classify(layout)
+    t = table(layout)
+    why = {"row": "consecutive columns are adjacent (offset + 1) and each row starts one pitch after the previous",
+           "column": "consecutive rows are adjacent (offset + 1) and each column starts one pitch after the previous",
+           "neither": "neither walking along a row nor down a column steps through memory by 1 everywhere"}[want]
+    steps = [step("Row-major: moving one column right adds 1 and rows follow each other at a fixed pitch; "
+                  "column-major is the same with rows and columns swapped.", layout),
+             step(f"Row 0 of the offset table: {t[0]}; column 0: {[r[0] for r in t]}."),
+             step(f"So L is {want if want == 'neither' else want + '-major'}: {why}.")]
+    return Drill("majorness", seed,
+                 f"L = {layout}, read as a {len(t)}x{len(t[0])} matrix (2-D coordinates). Is it row-major, "
+                 f"column-major or neither? (A padded pitch counts, e.g. (4,8):(9,1) is row-major.)",
+                 "row, column or neither", want,
+                 lambda ans: _choice_grade(ans, want), steps,
+                 ["Look at which coordinate has stride 1 as a 1-D walk, and whether the other mode jumps whole rows "
+                  "or columns.", steps[1]["text"]],
+                 variant=style, grids=[offsets_grid(layout, "The offset table")])
+
+
+def _choice_grade(answer: str, want: str) -> Grade:
+    got = parse_choice(answer, MAJOR)
+    return Grade.right() if got == want else Grade.wrong(f"not {got}: the layout is {want}")
+
+
+__all__ = ["make_offsets", "make_natural", "make_formula", "make_majorness", "small_layout", "hier_layout",
+           "Grid"]

@@ -1,0 +1,201 @@
+"""Drill kinds on views of existing memory: a transposed view, a tiled view, a composition for a described view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import algebra as A
+from app.drills.common import grade_layout, grade_list, lstr, offsets_grid, pick, read_layout, row_major, step, table
+from app.drills.core import Drill, Grade, register
+from app.drills.formula import Formula
+from app.drills.parsing import AnswerError, layout_text, parse_int_list, parse_nested
+
+
+def matrix(rng: random.Random, sizes: list[tuple[int, int]]) -> tuple[Any, str]:
+    """A row- or column-major (sometimes padded) M x N matrix layout and its description."""
+    m, n = pick(rng, sizes)
+    style = pick(rng, ["row", "row", "col", "row-padded"])
+    if style == "row":
+        return row_major((m, n)), "row-major"
+    if style == "col":
+        return A.Layout((m, n)), "column-major"
+    pad = pick(rng, [1, 4])
+    return A.Layout((m, n), (n + pad, 1)), f"row-major with a pitch of {n + pad}"
+
+
+def grid_coords(rows: int, cols: int) -> list[tuple[int, int]]:
+    return [(i, j) for j in range(cols) for i in range(rows)]
+
+
+@register("transpose_view", "Transposed view", "Write the shape:stride of the transposed view of existing memory; "
+          "no data moves. Any layout with the right function is accepted.", 5)
+def make_transpose(rng: random.Random, seed: int) -> Drill:
+    mat, desc = matrix(rng, [(4, 8), (8, 4), (4, 6), (2, 8), (8, 16), (16, 8), (6, 4)])
+    m, n = A.size(mat[0]), A.size(mat[1])
+    b = A.Layout((n, m), (m, 1))
+    want = A.composition(mat, b)
+    i, j = rng.randrange(m), rng.randrange(n)
+    rule = "A view is a new layout over the same offsets: T(j, i) must equal A(i, j) for every i, j."
+    steps = [step(rule, mat),
+             step(f"Swap the modes: mode 0 of the view walks A's columns (stride {lstr(mat[1].stride)}), mode 1 walks "
+                  f"A's rows (stride {lstr(mat[0].stride)})."),
+             step(f"Equivalently compose A with B = {b}, which sends (j, i) to A's 1-D coordinate i + {m}*j.", b),
+             step(f"A o B = {want}", want),
+             step(f"Check: A({i},{j}) = {mat((i, j))} and T({j},{i}) = {want((j, i))}.")]
+    steps += _engine_steps("composition", mat, b)
+    return Drill("transpose_view", seed,
+                 f"A {m}x{n} matrix is stored {desc}: A = {mat}. Write the layout of the {n}x{m} transposed view T, "
+                 f"so that T(j, i) is the same element as A(i, j), without moving data.",
+                 f"a layout of shape ({n},{m}) in CuTe notation, e.g. ({n},{m}):(?,?)", str(want),
+                 lambda ans: grade_layout(ans, want, 1, lambda w: grid_coords(n, m), "view"),
+                 steps, [rule, steps[1]["text"]], variant=desc,
+                 grids=[offsets_grid(mat, "A"), offsets_grid(want, "The transposed view T")])
+
+
+def _engine_steps(op: str, *args: Any) -> list[dict[str, Any]]:
+    from app.drills.common import explain
+
+    out = explain(op, *args)
+    if out:
+        out = [step(f"The engine's derivation of {op}:")] + out
+    return out
+
+
+def strides_or_layout(answer: str, shape: Any) -> str:
+    """Accept either a whole layout or only its stride tuple (congruent with ``shape``)."""
+    text = layout_text(answer)
+    if ":" in text:
+        return text
+    stride = parse_nested(answer)
+    return f"{lstr(shape)}:{lstr(stride)}"
+
+
+@register("tiled_view", "Tiled view", "View a matrix as a grid of tiles, ((tile),(which tile)):((?,?),(?,?)); the "
+          "strides of zipped_divide, the offset formula and spot checks.", 6)
+def make_tiled(rng: random.Random, seed: int) -> Drill:
+    mat, desc = matrix(rng, [(8, 8), (8, 8), (8, 16), (16, 8), (16, 16), (4, 8), (12, 8)])
+    m, n = A.size(mat[0]), A.size(mat[1])
+    tm = pick(rng, [t for t in (2, 4, 8) if m % t == 0 and t < m])
+    tn = pick(rng, [t for t in (2, 4, 8) if n % t == 0 and t < n])
+    gm, gn = m // tm, n // tn
+    want = A.zipped_divide(mat, (A.Layout(tm), A.Layout(tn)))
+    shape = ((tm, tn), (gm, gn))
+    rule = (f"Element (i, j) of tile (ti, tj) is row {tm}*ti + i, column {tn}*tj + j; substitute into A's formula "
+            f"and read one stride per variable.")
+    d_r, d_c = mat((1, 0)), mat((0, 1)) if n > 1 else 0
+    steps = [step(rule, mat),
+             step(f"A(r, c) = {d_r}*r + {d_c}*c, so the offset is {d_r}*({tm}*ti + i) + {d_c}*({tn}*tj + j) = "
+                  f"{d_r}*i + {d_c}*j + {d_r * tm}*ti + {d_c * tn}*tj."),
+             step(f"Strides: i -> {d_r}, j -> {d_c}, ti -> {d_r * tm}, tj -> {d_c * tn}.", want),
+             step(f"This is zipped_divide(A, ({tm},{tn})) = {want}.", want)]
+    steps += _engine_steps("zipped_divide", mat, (A.Layout(tm), A.Layout(tn)))
+    variant = pick(rng, ["layout", "layout", "spot", "formula"])
+    intro = (f"A {m}x{n} matrix is stored {desc}: A = {mat}. View it as a {gm}x{gn} grid of {tm}x{tn} tiles, "
+             f"indexed ((i,j),(ti,tj)) with mode 0 the element inside the tile and mode 1 the tile.")
+    hints = [rule, steps[1]["text"]]
+    grids = [offsets_grid(mat, "A"), offsets_grid(want, "The tiled view (rows: within-tile, columns: tile)")]
+    if variant == "spot":
+        picks = [((rng.randrange(tm), rng.randrange(tn)), (rng.randrange(gm), rng.randrange(gn))) for _ in range(2)]
+        vals = [want(p) for p in picks]
+        labels = [f"tile {lstr(t)} element {lstr(e)}" for e, t in picks]
+        steps.append(step("Spot checks: " + "; ".join(f"{lab}: {v}" for lab, v in zip(labels, vals, strict=True))))
+        return Drill("tiled_view", seed, intro + " What are the offsets of " + " and ".join(labels) + "?",
+                     "two integers", ", ".join(map(str, vals)),
+                     lambda ans: grade_list(parse_int_list(ans, 2), vals, labels), steps, hints, variant, grids)
+    if variant == "formula":
+        names = ["i", "j", "ti", "tj"]
+        cases = [({"i": e0, "j": e1, "ti": t0, "tj": t1}, want(((e0, e1), (t0, t1))))
+                 for t1 in range(gn) for t0 in range(gm) for e1 in range(tn) for e0 in range(tm)]
+
+        def grade_formula(ans: str) -> Grade:
+            f = Formula(ans, names)
+            bad = [(v, w, f(v)) for v, w in cases if f(v) != w]
+            if not bad:
+                return Grade.right(f"agrees at all {len(cases)} coordinates")
+            v, w, g = bad[0]
+            return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. "
+                               + ", ".join(f"{k}={x}" for k, x in v.items()) + f": {w}, not {g}")
+
+        expected = f"{d_r}*i + {d_c}*j + {d_r * tm}*ti + {d_c * tn}*tj"
+        return Drill("tiled_view", seed, intro + " Write the offset of element (i,j) of tile (ti,tj) as a formula.",
+                     "a formula in i, j, ti, tj", expected, grade_formula, steps, hints, variant, grids)
+    return Drill("tiled_view", seed, intro + f" Fill in {lstr(shape)}:((?,?),(?,?)).",
+                 f"the layout {lstr(shape)}:((?,?),(?,?)), or just the strides ((?,?),(?,?))", str(want),
+                 lambda ans: grade_layout(strides_or_layout(ans, shape), want, 2, what="tiled view"),
+                 steps, hints, variant, grids)
+
+
+VIEWS = {
+    "cols2": ("every other column (columns 0, 2, 4, ...)", 1, 2),
+    "rows2": ("the even rows (rows 0, 2, 4, ...)", 2, 1),
+    "cols4": ("every fourth column (columns 0, 4, ...)", 1, 4),
+    "both2": ("the even rows of every other column", 2, 2),
+    "transpose": ("the transpose", 0, 0),
+}
+
+
+@register("design_view", "Design a composition", "Find B (a layout or a tiler <..>) so that A o B is a described "
+          "view: every other column, even rows, a transpose.", 9)
+def make_design(rng: random.Random, seed: int) -> Drill:
+    mat, desc = matrix(rng, [(8, 8), (4, 8), (8, 4), (8, 16), (16, 8)])
+    m, n = A.size(mat[0]), A.size(mat[1])
+    key = pick(rng, [k for k, (_, r, c) in VIEWS.items() if (r == 0 or (m % r == 0 and n % c == 0 and n // c >= 2))])
+    what, rs, cs = VIEWS[key]
+    if key == "transpose":
+        vm, vn = n, m
+        b = A.Layout((n, m), (m, 1))
+
+        def src(i: int, j: int) -> tuple[int, int]:
+            return j, i
+    else:
+        vm, vn = m // rs, n // cs
+        b = A.Layout((vm, vn), (A.crd2idx((rs, 0), (m, n)), A.crd2idx((0, cs), (m, n))))
+
+        def src(i: int, j: int) -> tuple[int, int]:
+            return rs * i, cs * j
+    view = A.composition(mat, b)
+    cases = [((i, j), mat(src(i, j))) for j in range(vn) for i in range(vm)]
+    rule = ("R = A o B means R(c) = A(B(c)): B maps each view coordinate to A's 1-D coordinate of the element it "
+            "shows (A's 1-D coordinate of (r, c) is r + M*c).")
+
+    def grade(ans: str) -> Grade:
+        text = layout_text(ans)
+        try:
+            arg = A.parse(text)
+            got = A.composition(mat, arg)
+        except (A.LayoutError, ValueError, TypeError) as err:
+            if "could not" in str(err):
+                raise AnswerError(str(err)) from None
+            return Grade.wrong(f"A o {text} is refused by the algebra: {err}")
+        sizes = tuple(A.size(got[k]) for k in range(A.rank(got))) if A.rank(got) > 1 else (A.size(got),)
+        if sizes != (vm, vn):
+            return Grade.wrong(f"A o B has mode sizes {lstr(sizes)}; the view is {vm}x{vn}")
+        bad = [(c, w, got(c)) for c, w in cases if got(c) != w]
+        if bad:
+            c, w, g = bad[0]
+            return Grade.wrong(f"A o B = {got} shows offset {g} at {lstr(c)}, but the view needs {w}")
+        return Grade.right(f"A o B = {got}, the requested view")
+
+    steps = [step(rule, mat),
+             step(f"View element (i, j) is A's element {_src_text(key, rs, cs)}.", None),
+             step(f"Its 1-D coordinate in A: B = {b}.", b),
+             step(f"A o B = {view}.", view)]
+    steps += _engine_steps("composition", mat, b)
+    return Drill("design_view", seed,
+                 f"A = {mat} is a {m}x{n} matrix stored {desc}. Give B such that A o B is the {vm}x{vn} view of "
+                 f"{what}: view element (i, j) = {_src_text(key, rs, cs)} of A.",
+                 "a layout B in CuTe notation, or a tiler such as <4:2, 8:1>", str(b), grade, steps,
+                 [rule, steps[1]["text"]], variant=key,
+                 grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")])
+
+
+def _src_text(key: str, rs: int, cs: int) -> str:
+    if key == "transpose":
+        return "(j, i)"
+    r = "i" if rs == 1 else f"{rs}i"
+    c = "j" if cs == 1 else f"{cs}j"
+    return f"({r}, {c})"
+
+
+__all__ = ["make_transpose", "make_tiled", "make_design", "table", "read_layout"]

@@ -1,0 +1,247 @@
+"""Lenient reading of typed answers: integers, lists, nested coordinates, tables, pairs, choices and layouts.
+
+Every reader either returns a value or raises :class:`AnswerError` whose message says what was expected, so a grader
+can turn an unreadable answer into "incorrect, because ..." instead of a server error. Readers accept the forms people
+write on a whiteboard: spaces anywhere, CuTe's ``_4`` compile-time markers, ``Int<4>{}``, square brackets for parens,
+commas / spaces / semicolons / new lines as separators.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+MAX_ANSWER_CHARS = 4000
+MAX_NESTING = 12
+
+IntTuple = int | tuple["IntTuple", ...]
+
+
+class AnswerError(ValueError):
+    """The answer could not be read; ``str(err)`` says what was expected."""
+
+
+def check_length(text: str) -> str:
+    """Return ``text`` stripped. Post-condition: raises AnswerError if it is empty or over MAX_ANSWER_CHARS."""
+    if text is None or not str(text).strip():
+        raise AnswerError("the answer is empty")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError(f"the answer is {len(text)} characters long; at most {MAX_ANSWER_CHARS} are read")
+    return str(text).strip()
+
+
+_TRANSLATE = str.maketrans({"[": "(", "]": ")", "{": "(", "}": ")", "×": "*", "·": "*", "−": "-", "–": "-",
+                            "—": "-", "＝": "=", "，": ",", "（": "(", "）": ")", "：": ":"})
+
+
+def clean(text: str) -> str:
+    """Normalise notation. Post-condition: ``Int<N>{}`` and ``_N`` become ``N``, brackets become parens,
+    typographic signs become ASCII; the text is otherwise unchanged (spaces kept)."""
+    text = check_length(text)
+    text = re.sub(r"Int\s*<\s*(-?\d+)\s*>\s*\{\s*\}", r"\1", text)
+    text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
+    return text.translate(_TRANSLATE)
+
+
+def _tokens(text: str) -> list[str]:
+    """Split into '(' ')' and integers; commas, spaces, semicolons and new lines separate. Raises on anything else."""
+    out: list[str] = []
+    for m in re.finditer(r"\s+|[,;]|\(|\)|[+-]?\d+|.", text):
+        tok = m.group(0)
+        if tok.isspace() or tok in (",", ";"):
+            continue
+        if tok in "()" or re.fullmatch(r"[+-]?\d+", tok):
+            out.append(tok)
+            continue
+        raise AnswerError(f"unexpected {tok!r}: only integers, commas and parentheses are read here")
+    return out
+
+
+def parse_nested(text: str) -> IntTuple:
+    """Read an integer or a nested tuple of integers, e.g. ``(1,(1,2))`` or ``1, (1, 2)``.
+
+    Post-condition: a top-level sequence of several items becomes a tuple; ``(x)`` with one item stays a 1-tuple
+    only when nested, so ``"(5)"`` reads as ``5``.
+    """
+    toks = _tokens(clean(text))
+    if not toks:
+        raise AnswerError("no numbers found")
+    pos = 0
+
+    def item(depth: int) -> IntTuple:
+        nonlocal pos
+        if depth > MAX_NESTING:
+            raise AnswerError(f"more than {MAX_NESTING} levels of parentheses")
+        tok = toks[pos]
+        if tok == "(":
+            pos += 1
+            items: list[IntTuple] = []
+            while pos < len(toks) and toks[pos] != ")":
+                items.append(item(depth + 1))
+            if pos >= len(toks):
+                raise AnswerError("a '(' is never closed")
+            pos += 1
+            if not items:
+                raise AnswerError("empty parentheses '()'")
+            return tuple(items)
+        if tok == ")":
+            raise AnswerError("a ')' closes nothing")
+        pos += 1
+        return int(tok)
+
+    top: list[IntTuple] = []
+    while pos < len(toks):
+        top.append(item(0))
+    if len(top) == 1:
+        only = top[0]
+        if isinstance(only, tuple) and len(only) == 1:
+            return only[0]
+        return only
+    return tuple(top)
+
+
+def flatten(x: IntTuple) -> tuple[int, ...]:
+    """All integers of a nested tuple, left to right."""
+    if isinstance(x, tuple):
+        return tuple(v for item in x for v in flatten(item))
+    return (x,)
+
+
+def parse_int(text: str) -> int:
+    """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``). Raises AnswerError otherwise."""
+    s = clean(text)
+    m = re.fullmatch(r"\s*=?\s*([+-]?\d+)\s*(?:-?\s*(?:way|ways|x|wavefronts?|sectors?|%))?\s*\.?\s*", s,
+                     flags=re.IGNORECASE)
+    if not m:
+        raise AnswerError(f"expected one integer, got {s[:40]!r}")
+    return int(m.group(1))
+
+
+def parse_int_list(text: str, expected_len: int | None = None) -> list[int]:
+    """Read a flat list of integers in any of ``[0, 4, 8]``, ``0 4 8``, ``0;4;8`` or one per line.
+
+    Post-condition: when ``expected_len`` is given the list has exactly that length (else AnswerError).
+    """
+    value = parse_nested(text)
+    items = list(value) if isinstance(value, tuple) else [value]
+    if len(items) == 1 and isinstance(items[0], tuple):
+        items = list(items[0])
+    if any(isinstance(v, tuple) for v in items):
+        raise AnswerError("expected a flat list of integers, found nested parentheses")
+    if expected_len is not None and len(items) != expected_len:
+        raise AnswerError(f"expected {expected_len} numbers, got {len(items)}")
+    return [int(v) for v in items]  # type: ignore[arg-type]
+
+
+def parse_table(text: str, rows: int, cols: int) -> list[list[int | None]]:
+    """Read a rows x cols table of integers: one row per line (or rows separated by ``;``, ``|`` or parens),
+    or all rows*cols numbers in reading order. ``?`` or ``.`` marks a cell left blank (read as None).
+
+    Post-condition: the result has ``rows`` lists of ``cols`` entries, else AnswerError naming the mismatch.
+    """
+    s = clean(text)
+    s = re.sub(r"(?<![\d)])[?.](?![\d(])", " -999999999 ", s)  # blanks, kept as a sentinel
+    if s.count("(") >= rows and s.strip().startswith("(") and "\n" not in s.strip():
+        value = parse_nested(s)
+        parts = [list(flatten(r)) for r in value] if isinstance(value, tuple) else [[value]]
+        if len(parts) == 1 and isinstance(value, tuple) and len(value) == 1:
+            parts = [list(flatten(r)) for r in value[0]]  # type: ignore[index]
+    else:
+        lines = [ln for ln in re.split(r"[\n;]|\|\s*\|", s) if re.search(r"\d", ln)]
+        parts = [list(flatten(parse_nested(ln.replace("|", " ")))) for ln in lines]
+    flat = [v for row in parts for v in row]
+    if len(parts) != rows and len(flat) == rows * cols:
+        parts = [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+    if len(parts) != rows:
+        raise AnswerError(f"expected {rows} rows of {cols} numbers, got {len(parts)} rows")
+    for r, row in enumerate(parts):
+        if len(row) != cols:
+            raise AnswerError(f"row {r} has {len(row)} numbers, expected {cols}")
+    return [[None if v == -999999999 else v for v in row] for row in parts]
+
+
+def parse_pairs(text: str) -> list[tuple[int, int]]:
+    """Read coordinate pairs such as ``(1,8) (1,9)``; a range inside a pair expands: ``(1, 8..15)`` or ``(1,8-15)``
+    is the eight pairs (1,8) ... (1,15). Post-condition: pairs in the order written, ranges expanded in order."""
+    s = re.sub(r"\s+", "", clean(text))
+    s = re.sub(r"(?<=\d)(?:-|to|\.\.\.?)(?=\d)", "..", s)
+    pairs: list[tuple[int, int]] = []
+    rest = s
+    for m in re.finditer(r"\((\d+)(?:\.\.(\d+))?,(\d+)(?:\.\.(\d+))?\)", s):
+        r0, r1, c0, c1 = m.group(1), m.group(2), m.group(3), m.group(4)
+        rows = range(int(r0), int(r1 or r0) + 1)
+        cols = range(int(c0), int(c1 or c0) + 1)
+        if len(rows) * len(cols) > 4096:
+            raise AnswerError("a range in the answer covers more than 4096 cells")
+        pairs.extend((r, c) for r in rows for c in cols)
+        rest = rest.replace(m.group(0), "", 1)
+    if re.search(r"\d", rest):
+        raise AnswerError("expected pairs written as (row,col); found numbers outside parentheses")
+    if not pairs:
+        raise AnswerError("no (row,col) pairs found")
+    return pairs
+
+
+def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
+    """Map free text onto one of ``choices`` (canonical -> synonyms). Matching ignores case, spaces, '-', '_' and
+    a trailing 'major'. Post-condition: returns a key of ``choices`` or raises AnswerError listing them."""
+    def norm(s: str) -> str:
+        return re.sub(r"[\s\-_.!]+", "", s.lower())
+
+    want = norm(check_length(text))
+    for key, synonyms in choices.items():
+        forms = {norm(key), *(norm(x) for x in synonyms)}
+        if want in forms or want.removesuffix("major") in forms:
+            return key
+    raise AnswerError("expected one of: " + ", ".join(choices))
+
+
+def layout_text(text: str) -> str:
+    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout`` word dropped.
+    Post-condition: the text is ready for ``algebra.parse``; nothing about its validity is checked here."""
+    s = clean(text)
+    s = re.sub(r"^\s*(?:layout|L|R|B|T|V)\s*[:=]+\s*", "", s, flags=re.IGNORECASE)
+    s = re.sub(r"\s+", "", s)
+    if s.startswith("Sw<") or s.lower().startswith("swizzle<"):
+        s = re.sub(r"(?i)^swizzle<", "Sw<", s)
+        s = s.replace("o", " o ")
+    if s.startswith("<") and s.endswith(">"):
+        s = "<" + s[1:-1].replace(",", ", ") + ">"
+    return s
+
+
+def parse_swizzle(text: str) -> tuple[int, int, int]:
+    """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``. Post-condition: three ints."""
+    s = clean(text)
+    m = re.fullmatch(r"\s*(?:sw(?:izzle)?)?\s*[<(]?\s*(?:B\s*=\s*)?(\d+)\s*[, ]\s*(?:M\s*=\s*)?(\d+)\s*[, ]\s*"
+                     r"(?:S\s*=\s*)?(\d+)\s*[>)]?\s*", s, flags=re.IGNORECASE)
+    if not m:
+        raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def parse_padding(text: str) -> int | None:
+    """Read a padding answer: ``pad 1``, ``+1``, ``padding: 4``, ``ld=33``/``row stride 33`` (returned as -33 to mark
+    "a row stride, not an increment"). Post-condition: None when the text is not a padding answer at all."""
+    s = clean(text).lower().strip()
+    m = re.fullmatch(r"(?:pad(?:ding)?\s*(?:of|by|=|:)?\s*|\+\s*)(\d+)\s*(?:words?|elements?|floats?|halves?)?", s)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"(?:ld|lda|leading\s*dimension|row\s*stride|stride)\s*(?:=|:|of)?\s*(\d+)", s)
+    if m:
+        return -int(m.group(1))
+    return None
+
+
+def first_of(readers: Sequence[tuple[str, object]], text: str) -> tuple[str, object]:
+    """Try each (name, reader) in order; return (name, value) of the first that reads ``text``.
+
+    Post-condition: raises AnswerError joining every reader's complaint when none can read it.
+    """
+    errors = []
+    for name, reader in readers:
+        try:
+            return name, reader(text)  # type: ignore[operator]
+        except (AnswerError, ValueError) as err:
+            errors.append(f"{name}: {err}")
+    raise AnswerError("; ".join(errors))
