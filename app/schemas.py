@@ -8,8 +8,6 @@ from pydantic import BaseModel, Field
 
 from app.config import MAX_TEXT
 
-LayoutText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"])
-
 
 class LayoutIn(BaseModel):
     layout: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"],
@@ -53,11 +51,14 @@ class AlgebraOut(BaseModel):
 
 
 class Access(BaseModel):
-    kind: Literal["column", "row", "offsets", "ldmatrix", "vector"] = "column"
-    index: int | list[int] | list[list[int]] | None = Field(
-        None, description="column/row: which column or row; offsets: one element offset or (row, col) per thread; "
-                          "ldmatrix: first row of the 8x8 matrices; vector: first row")
-    width_bytes: int | None = Field(None, description="vector loads: bytes per thread (4, 8 or 16)")
+    kind: Literal["column", "row", "offsets", "ldmatrix", "thread_layout"] = "column"
+    index: int | list[int | list[int]] | None = Field(
+        0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread; "
+                       "ldmatrix: the first row, or [row, col] of the first 8x8 matrix")
+    vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets kinds)")
+    num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
+    layout: str | None = Field(None, max_length=MAX_TEXT,
+                               description="thread_layout: thread t reads the tile's 1-D coordinate layout(t)")
 
 
 class BanksIn(BaseModel):
