@@ -11,40 +11,46 @@ from algebra import inttuple as it
 from algebra.errors import LayoutError
 from algebra.inttuple import IntTuple, is_int, is_tuple
 
+_new = object.__new__
+_MAXM = it.MAX_MAGNITUDE
+
 
 class Layout:
     """A CuTe layout ``shape:stride``.
 
     ``Layout(shape)`` uses the compact column-major stride (CuTe's ``LayoutLeft``: shape-1 modes get stride 0).
-    Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; the object is immutable and hashable.
+    Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; hashable (treat it as immutable:
+    no function of the package ever mutates a Layout).
     """
 
     __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
-        shape = it.check_shape(shape)
-        if stride is None:
-            stride = it.compact_col_major(shape)
+        if (type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64
+                and all(type(x) is int and 0 < x <= _MAXM for x in shape)
+                and all(type(x) is int and -_MAXM <= x <= _MAXM for x in stride)):
+            pass  # flat fast path: already valid and congruent
         else:
-            stride = it.check_stride(stride)
-            if not it.congruent(shape, stride):
-                raise LayoutError(
-                    f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not congruent (different profiles)")
-        object.__setattr__(self, "shape", shape)
-        object.__setattr__(self, "stride", stride)
-        object.__setattr__(self, "_hash", None)
+            shape = it.check_shape(shape)
+            if stride is None:
+                stride = it.compact_col_major(shape)
+            else:
+                stride = it.check_stride(stride)
+                if not it.congruent(shape, stride):
+                    raise LayoutError(f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not "
+                                      "congruent (different profiles)")
+        self.shape = shape
+        self.stride = stride
+        self._hash = None
 
-    @classmethod
-    def _raw(cls, shape: IntTuple, stride: IntTuple) -> Layout:
-        """Build without validation (internal: inputs already congruent and valid)."""
-        obj = object.__new__(cls)
-        object.__setattr__(obj, "shape", shape)
-        object.__setattr__(obj, "stride", stride)
-        object.__setattr__(obj, "_hash", None)
+    @staticmethod
+    def _raw(shape: IntTuple, stride: IntTuple) -> Layout:
+        """Build without validation (internal: inputs already congruent and valid). Layouts are never mutated."""
+        obj = _new(Layout)
+        obj.shape = shape
+        obj.stride = stride
+        obj._hash = None
         return obj
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Layout is immutable")
 
     # ----------------------------------------------------------------------------------------- evaluation
     def __call__(self, *crd: Any) -> Any:
@@ -83,7 +89,7 @@ class Layout:
         h = self._hash
         if h is None:
             h = hash((self.shape, _stride_key(self.stride)))
-            object.__setattr__(self, "_hash", h)
+            self._hash = h
         return h
 
     def __str__(self) -> str:

@@ -10,8 +10,9 @@ from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
-from algebra.inttuple import ceil_div_int, is_int, is_tuple, signum, tdiv
+from algebra.inttuple import is_int, is_tuple, tdiv
 from algebra.layout import Layout, make_layout
+from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
 
 R = Layout._raw
 
@@ -29,22 +30,25 @@ def _as_layout(x: Any) -> Layout:
 
 def _bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any) -> Layout:
     """CuTe's ``bw_coalesce`` over flat shape ``fs`` / stride ``fd`` (modes before the seed, back to front)."""
-    # new_s / new_d: an int (one mode) or a list of modes (front first)
     ns = [new_s]
     nd = [new_d]
+    front_s, front_d = new_s, new_d
     for i in range(len(fs) - 1, -1, -1):
-        s, d = fs[i], fd[i]
+        s = fs[i]
         if s == 1:
             continue
-        if len(ns) == 1 and ns[0] == 1:
-            ns[0], nd[0] = s, d
-        elif is_int(d) and is_int(nd[0]) and s * d == nd[0]:
-            ns[0], nd[0] = s * ns[0], d
-        elif not is_int(d) and s * d == nd[0]:
-            ns[0], nd[0] = s * ns[0], d
+        d = fd[i]
+        if front_s == 1 and len(ns) == 1:
+            front_s, front_d = s, d
+        elif s * d == front_d:
+            front_s, front_d = s * front_s, d
         else:
+            ns[0], nd[0] = front_s, front_d
             ns.insert(0, s)
             nd.insert(0, d)
+            front_s, front_d = s, d
+            continue
+        ns[0], nd[0] = front_s, front_d
     if len(ns) == 1:
         if ns[0] == 1:
             return R(1, 0)
@@ -101,64 +105,72 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's
 # --------------------------------------------------------------------------------------------- composition
 
 
-def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> Layout:
-    """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``."""
-    if is_int(rd) and rd == 0:
-        return R(rs, rd)
-    if not is_tuple(ls):
-        return R(rs, rd * ld)
-    n = len(ls)
+def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
+    """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``.
+
+    Returns the result as a raw ``(shape, stride)`` pair.
+    """
+    if rd == 0 and type(rd) is int:
+        return rs, rd
+    if type(ls) is not tuple:
+        return rs, rd * ld
     res_s: list = []
     res_d: list = []
     rest_s, rest_d = rs, rd
-    for i in range(n - 1):
-        cs, cd = ls[i], ld[i]
+    for i in range(len(ls) - 1):
+        cs = ls[i]
+        ad = rest_d if rest_d >= 0 else -rest_d
         if not (rest_d % cs == 0 or rest_d < cs):
             raise LayoutError(
                 f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
                 f"than shape {cs} of mode {i} of the left layout")
-        next_s = ceil_div_int(cs, abs(rest_d))
-        next_d = ceil_div_int(abs(rest_d), cs) * signum(rest_d)
+        next_s = (cs + ad - 1) // ad
+        next_d = (ad + cs - 1) // cs
+        if rest_d < 0:
+            next_d = -next_d
         if next_s == 1 or rest_s == 1:
             rest_d = next_d
             continue
-        new_s = min(next_s, rest_s)
+        new_s = next_s if next_s < rest_s else rest_s
         if rest_s % new_s != 0:
             raise LayoutError(
                 f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
                 f"(mode {i} of the left layout)")
         res_s.append(new_s)
-        res_d.append(rest_d * cd)
-        rest_s = tdiv(rest_s, new_s)
+        res_d.append(rest_d * ld[i])
+        rest_s //= new_s
         rest_d = next_d
     if not res_s:
-        return R(rest_s, rest_d * ld[-1])
+        return rest_s, rest_d * ld[-1]
     if rest_s == 1:
-        return R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d)))
-    return R(tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],))
+        if len(res_s) == 1:
+            return res_s[0], res_d[0]
+        return tuple(res_s), tuple(res_d)
+    res_s.append(rest_s)
+    res_d.append(rest_d * ld[-1])
+    return tuple(res_s), tuple(res_d)
 
 
-def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any) -> Layout:
-    if is_tuple(rs):
-        return make_layout(*(_compose_impl(ls, ld, s, d) for s, d in zip(rs, rd, strict=True)))
-    if not is_int(rd):
+def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any) -> tuple:
+    if type(rs) is tuple:
+        pairs = [_compose_impl(ls, ld, s, d) for s, d in zip(rs, rd, strict=True)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    if type(rd) is not int:
         return _compose_basis(ls, ld, rs, rd)
     return _compose_int(ls, ld, rs, rd)
 
 
-def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any) -> Layout:
+def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
     """RHS stride is a scaled basis ``v@k``: compose with mode k of the LHS."""
     path = rd.mode_path
     for k in path:
         if not is_tuple(ls) or k >= len(ls):
             raise LayoutError(f"basis stride {rd} selects a mode the left layout does not have")
         ls, ld = ls[k], ld[k]
-    return _compose_int(ls, ld, rs, rd.value) if not is_tuple(ls) else _compose_flat(ls, ld, rs, rd.value)
-
-
-def _compose_flat(ls: Any, ld: Any, rs: int, rd: int) -> Layout:
-    c = coalesce_x(R(ls, ld))
-    return _compose_int(c.shape, c.stride, rs, rd)
+    if is_tuple(ls):
+        c = coalesce_x(R(ls, ld))
+        ls, ld = c.shape, c.stride
+    return _compose_int(ls, ld, rs, rd.value)
 
 
 def composition(a: Any, b: Any) -> Any:
@@ -167,8 +179,9 @@ def composition(a: Any, b: Any) -> Any:
     ``b`` may be a Layout, an int ``n`` (the layout ``n:1``), None (keep A), or a tiler tuple applied mode by
     mode (modes of A beyond the tiler are dropped, as in CuTe). ``a`` may be a Swizzle or ComposedLayout.
     """
-    from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
-
+    if type(a) is Layout and type(b) is Layout:
+        c = coalesce_x(a) if not _has_basis(b.stride) else a
+        return R(*_compose_impl(c.shape, c.stride, b.shape, b.stride))
     if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
         return compose_swizzled(a, b)
     a = _as_layout(a)
@@ -182,20 +195,38 @@ def composition(a: Any, b: Any) -> Any:
         if b <= 0:
             raise LayoutError(f"composition: tile size must be positive, got {b}")
         c = coalesce_x(a)
-        return _compose_impl(c.shape, c.stride, b, 1)
+        return R(*_compose_impl(c.shape, c.stride, b, 1))
     if not isinstance(b, Layout):
         raise LayoutError(f"composition: cannot compose with {b!r}")
-    if _has_basis(b.stride):
-        return _compose_impl(a.shape, a.stride, b.shape, b.stride)
-    c = coalesce_x(a)
-    return _compose_impl(c.shape, c.stride, b.shape, b.stride)
+    c = coalesce_x(a) if not _has_basis(b.stride) else a
+    return R(*_compose_impl(c.shape, c.stride, b.shape, b.stride))
 
 
 def _has_basis(d: Any) -> bool:
-    return any(not is_int(x) for x in it.flatten(d))
+    if type(d) is int:
+        return False
+    return any(type(x) is not int for x in it.flatten(d))
 
 
 # --------------------------------------------------------------------------------------------- complement
+
+
+def _filtered_modes(layout: Layout) -> tuple[list, list]:
+    """The modes of ``filter(layout)`` as flat lists (empty when filter gives ``1:0``)."""
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    ns: list = []
+    nd: list = []
+    for i in range(len(fs) - 1, -1, -1):
+        s, d = fs[i], fd[i]
+        if s == 1 or (type(d) is int and d == 0):
+            continue
+        if ns and s * d == nd[0]:
+            ns[0] *= s
+            nd[0] = d
+        else:
+            ns.insert(0, s)
+            nd.insert(0, d)
+    return ns, nd
 
 
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
@@ -204,43 +235,43 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     Post: ``size(R) >= cotarget / size(filter(L))``; R is ordered (``R(i-1) < R(i)``); R and L only share 0.
     Refuses non-injective layouts ("Non-injective Layout detected in complement").
     """
-    layout = _as_layout(layout)
-    fl = filter(layout)
+    if type(layout) is not Layout:
+        layout = _as_layout(layout)
+    shapes, strides = _filtered_modes(layout)
     if cotarget is None:
-        cotarget = sum((s - 1) * d for s, d in zip(it.flatten(fl.shape), it.flatten(fl.stride), strict=True)) + 1
+        cotarget = sum((s - 1) * d for s, d in zip(shapes, strides, strict=True)) + 1
     elif isinstance(cotarget, Layout):
         cotarget = cotarget.shape
-    else:
+    elif type(cotarget) is not int or cotarget <= 0:
         cotarget = it.check_shape(cotarget, "cotarget")
-    shape_, stride_ = fl.shape, fl.stride
-    if is_int(stride_) and stride_ == 0:
+    if not shapes:
         return Layout(_coalesce_shape(cotarget))
-    if any(not is_int(d) for d in it.flatten(stride_)):
-        raise LayoutError("complement: basis (E) strides are not supported")
-    if any(d < 0 for d in it.flatten(stride_)):
-        raise LayoutError("complement: negative strides are not supported")
-    shapes = list(it.wrap(shape_))
-    strides = list(it.wrap(stride_))
+    for d in strides:
+        if type(d) is not int:
+            raise LayoutError("complement: basis (E) strides are not supported")
+        if d < 0:
+            raise LayoutError("complement: negative strides are not supported")
     res_s: list = []
     res_d: list = [1]
     for _ in range(len(shapes) - 1):
         min_d = min(strides)
         k = strides.index(min_d)
-        new_s = tdiv(min_d, res_d[-1])
+        new_s = min_d // res_d[-1]
         if new_s == 0:
             raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
         res_s.append(new_s)
         res_d.append(min_d * shapes[k])
         del shapes[k]
         del strides[k]
-    new_s = tdiv(strides[0], res_d[-1])
+    new_s = strides[0] // res_d[-1]
     if new_s == 0:
         raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
     res_s.append(new_s)
     new_d = strides[0] * shapes[0]
     rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
-    rest_d = it.compact_col_major(rest_s, new_d)
-    return coalesce(R((tuple(res_s), rest_s), (tuple(res_d), rest_d)))
+    res_s.append(rest_s)
+    res_d.append(0 if rest_s == 1 else new_d)
+    return _bw_coalesce(tuple(res_s[:-1]), tuple(res_d[:-1]), res_s[-1], res_d[-1])
 
 
 def _coalesce_shape(s: Any) -> int:
