@@ -1,0 +1,156 @@
+"""The TV atlas service: MMA / copy atoms as thread-value grids, and a thread partition's sector efficiency.
+
+Used by ``/api/atoms/...`` and the ``/tv`` page. The atoms themselves (names, TV layouts) come from
+``algebra.atoms``; sector counts from ``algebra.coalescing``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import algebra as A
+from algebra import LayoutError, atoms, coalescing
+from algebra import inttuple as it
+from app.config import MAX_CELLS, MAX_SIZE
+from app.services.grid import GridView
+from app.services.guard import guard
+from app.services.layouts import parse_layout, pow2_text
+
+DEFAULT_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
+MMA_OPERANDS = ("A", "B", "C")
+COPY_OPERANDS = ("src", "dst")
+
+SECTOR_PRESETS: list[tuple[str, str, int]] = [
+    ("2x2 per thread (16x8 fp32, column-major)", "((8,4),(2,2)):((2,32),(1,16))", 4),
+    ("(16,2) thread layout (local_partition)", "((16,2),4):((1,16),32)", 4),
+    ("one 16-byte vector per thread", "(32,4):(4,1)", 4),
+]
+
+
+def atom_menu() -> list[tuple[str, list[str]]]:
+    """Atom names grouped for a <select>: SM80 mma.sync, SM70, SM90 wgmma, copy atoms."""
+    groups: dict[str, list[str]] = {"SM80 mma.sync": [], "SM90 wgmma": [], "SM70 / other MMA": [], "copy atoms": []}
+    for n in atoms.mma_names():
+        key = "SM80 mma.sync" if n.startswith("SM80") else "SM90 wgmma" if n.startswith("SM90") else "SM70 / other MMA"
+        groups[key].append(n)
+    groups["copy atoms"] = list(atoms.copy_names())
+    return [(k, v) for k, v in groups.items() if v]
+
+
+@dataclass
+class TVView:
+    name: str
+    kind: str
+    operand: str
+    operands: tuple[str, ...]
+    tv_layout: str
+    rows: int
+    cols: int
+    threads: list[list[int]]
+    values: list[list[int]]
+    sharers: list[list[int]]
+    num_threads: int
+    num_values: int
+    shape: list[int]
+    ptx: str
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operand": self.operand, "tv_layout": self.tv_layout, "rows": self.rows, "cols": self.cols,
+                "threads": self.threads, "values": self.values}
+
+
+def _get(name: str) -> Any:
+    with guard("atom"):
+        return atoms.get(name)
+
+
+Table = list[list[int]]
+
+
+def _tile_of(tv: Any, rows: int, cols: int, row_major: bool) -> tuple[Table, Table, Table]:
+    """threads/values/sharer-count per cell of a rows x cols tile indexed column-major (or row-major)."""
+    nthr = it.product(tv.shape[0])
+    threads = [[-1] * cols for _ in range(rows)]
+    values = [[-1] * cols for _ in range(rows)]
+    count = [[0] * cols for _ in range(rows)]
+    for i, idx in enumerate(A.offsets(tv)):
+        r, c = (idx // cols, idx % cols) if row_major else (idx % rows, idx // rows)
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise LayoutError(f"TV layout {tv} maps ({i % nthr},{i // nthr}) to {idx}, outside the {rows}x{cols} tile")
+        if count[r][c] == 0:
+            threads[r][c], values[r][c] = i % nthr, i // nthr
+        count[r][c] += 1
+    return threads, values, count
+
+
+@lru_cache(maxsize=256)
+def tv_view(name: str, operand: str = "C", element_bits: int = 16) -> TVView:
+    """The TV grid of one operand of an atom: cell (m, n) holds thread ``threads[m][n]``'s value ``values[m][n]``.
+
+    MMA operands index the M x K / N x K / M x N tile column-major; copy atoms index their element span, drawn as
+    rows of 16 bytes (row-major), so an ldmatrix 8x8 matrix shows as 8 rows of 8 fp16 values."""
+    atom = _get(name)
+    if isinstance(atom, atoms.MMAAtom):
+        op = operand.upper()
+        if op not in MMA_OPERANDS + ("D",):
+            raise LayoutError(f"operand of an MMA atom is A, B or C, not {operand!r}")
+        tv = atom.operand(op)
+        rows, cols = atom.operand_shape(op)
+        row_major, kind, ops = False, "mma", MMA_OPERANDS
+        shape, ptx = list(atom.shape_mnk), atom.ptx
+    else:
+        op = operand.lower()
+        if op not in COPY_OPERANDS:
+            raise LayoutError(f"operand of a copy atom is src or dst, not {operand!r}")
+        with guard("atom"):
+            tv = atom.src_layout(element_bits) if op == "src" else atom.dst_layout(element_bits)
+        cols = max(1, 128 // element_bits)
+        rows = -(-A.cosize(tv) // cols)
+        row_major, kind, ops = True, "copy", COPY_OPERANDS
+        shape, ptx = [rows, cols], atom.ptx
+    if rows * cols > MAX_CELLS:
+        raise LayoutError(f"{name} {op}: {rows}x{cols} exceeds the render cap of {MAX_CELLS:,} cells")
+    with guard("atom"):
+        threads, values, count = _tile_of(tv, rows, cols, row_major)
+    shared = max((c for row in count for c in row), default=1)
+    note = (f"each element is held by {shared} (thread, value) pairs: the thread mode has stride 0 (the operand is "
+            "read from shared memory by every thread); the first thread is shown") if shared > 1 else ""
+    return TVView(name=atom.name, kind=kind, operand=op, operands=ops, tv_layout=str(tv), rows=rows, cols=cols,
+                  threads=threads, values=values, sharers=count, num_threads=it.product(tv.shape[0]),
+                  num_values=it.product(tv.shape[1]), shape=shape, ptx=ptx, note=note)
+
+
+def tv_grid(view: TVView, grid_id: str) -> GridView:
+    """Cells labelled ``T<thread>V<value>`` and coloured by thread (32 lane colours, ``thread mod 32``)."""
+    text = [[f"T{t}V{v}" if t >= 0 else "" for t, v in zip(tr, vr, strict=True)]
+            for tr, vr in zip(view.threads, view.values, strict=True)]
+    colour = [[t % 32 if t >= 0 else -1 for t in tr] for tr in view.threads]
+    return GridView(id=grid_id, rows=view.rows, cols=view.cols, text=text, colour=colour, css="tv",
+                    meta={"threads": view.threads}, caption=f"{view.name} · {view.operand} · {view.tv_layout}")
+
+
+@dataclass
+class SectorView:
+    tv: str
+    element_bytes: int
+    vector: int
+    max_vector: int
+    utilization: float
+    total_sectors: int
+    instructions: list[dict[str, Any]]
+
+
+def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> SectorView:
+    """32-byte sectors per instruction of warp 0 of a TV partition ((thread, value) -> element offset)."""
+    tv = parse_layout(tv_text, "TV layout")
+    if A.size(tv) > MAX_SIZE:
+        raise LayoutError(f"TV layout: size {pow2_text(A.size(tv))} exceeds the cap of {pow2_text(MAX_SIZE)}")
+    with guard("sectors"):
+        r = coalescing.partition_sectors(tv, element_bytes, vector=vector)
+    ins = [{"values": s.values, "sectors": s.num_sectors, "bytes": s.bytes_requested,
+            "utilization": s.bytes_used / (32 * s.num_sectors), "first": s.byte_addresses[:8]}
+           for s in r.instructions]
+    return SectorView(tv=str(tv), element_bytes=element_bytes, vector=r.vector, max_vector=r.max_vector,
+                      utilization=r.utilization, total_sectors=r.total_sectors, instructions=ins)
