@@ -153,8 +153,8 @@ class TiledMMA:
         v, m, n, k = it.idx2crd(thr_idx, self.thr_layout_vmnk.shape)
         a, b = {"A": (m, k), "B": (n, k), "C": (m, n)}[which]
         frg = self._thrfrg(_as_layout(tensor), which)
-        sub, off = slice_and_offset(((v, (a, b)), None), frg)  # (FrgV, (RestM, RestN))
-        return _unfold(sub) if it.is_tuple(sub[1].shape) else sub, off
+        sub, off = slice_and_offset(((v, (a, b)), None), frg)  # ((FrgV, (RestM, RestN)))
+        return _unfold(sub[0] if len(sub) == 1 else sub), off  # (FrgV, RestM, RestN)
 
     def partition_A(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """Thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K tensor, and its origin offset."""
