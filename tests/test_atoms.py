@@ -173,7 +173,7 @@ def test_ldmatrix_matches_ptx(num):
         assert (e // 64, (e % 64) // 8) == ((lane % (8 * num)) // 8, lane % 8)
         assert [src((lane, v)) for v in range(8)] == [e + v for v in range(8)]
     # register j of lane t holds row t/4, columns 2(t%4), 2(t%4)+1 of matrix j
-    assert cp.num_values(16) == 2 * num
+    assert cp.num_values(16) == 8 and size(dst[1]) == 2 * num  # a 16-byte row in, 2*num halves out
     for lane in range(32):
         for j in range(num):
             for p in range(2):
