@@ -1,0 +1,195 @@
+"""Drill pages: ``/drills?kind=&seed=`` (permalink of one drill), answers and hints as htmx fragments, the progress
+page with the optional profile name, and the timed whiteboard mode with its score page.
+
+Every form also works without JavaScript: the same routes answer the whole page when the request is not htmx.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.drills import progress, service, store
+from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
+from app.drills.parsing import MAX_ANSWER_CHARS
+from app.routes.api_drills import COOKIE, set_learner_cookie
+from app.templating import is_htmx, templates
+
+router = APIRouter(tags=["pages"])
+
+
+def _learner(request: Request) -> tuple[str, bool]:
+    """(learner id, whether the cookie must be set on the response)."""
+    current = request.cookies.get(COOKIE)
+    lid = store.ensure_learner(current)
+    return lid, lid != current
+
+
+def _render(request: Request, name: str, ctx: dict[str, Any], learner: tuple[str, bool], block: str | None = None,
+            status: int = 200) -> Response:
+    ctx.setdefault("request", request)
+    resp = templates.TemplateResponse(request, name, ctx, block_name=block, status_code=status)
+    if learner[1]:
+        set_learner_cookie(resp, learner[0])
+    return resp
+
+
+def grid_view(g: Grid, gid: str) -> Any:
+    """The shared grid renderer's view of a drill Grid (cells coloured by offset mod 32 when they are offsets)."""
+    from app.services.grid import GridView, offset_colours
+
+    rows = g.rows
+    numeric = all(isinstance(v, int) for row in rows for v in row)
+    marks = {(i, j): m for i, row in enumerate(g.marks or []) for j, m in enumerate(row) if m}
+    return GridView(id=gid, rows=len(rows), cols=len(rows[0]) if rows else 0, text=rows,
+                    colour=offset_colours(rows) if numeric and "bank" not in g.title.lower() else None,
+                    row_labels=g.row_labels, col_labels=g.col_labels, marks=marks,
+                    caption=g.caption or g.title, css="drill-grid wide" if not numeric else "drill-grid")
+
+
+def _hints(drill: Drill, level: int) -> list[dict[str, Any]]:
+    return [drill.hint(k) for k in range(1, max(0, min(level, 3)) + 1)]
+
+
+def _sidebar(learner: str) -> dict[str, Any]:
+    summ = progress.summary(learner)
+    return {"summary": summ, "stats": {k.kind: k for k in summ.kinds}}
+
+
+def _result_ctx(drill: Drill, verdict: Grade, answer: str) -> dict[str, Any]:
+    res = service.result_json(drill, verdict)
+    mine = service.answer_grid(drill, verdict)
+    res["answer_view"] = grid_view(mine, f"mine-{drill.id}") if mine else None
+    res["grid_views"] = [grid_view(g, f"rg{i}-{drill.id}") for i, g in enumerate(drill.grids)]
+    res["answer"] = answer
+    return {"result": res}
+
+
+@router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
+def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
+                seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3)) -> Response:
+    """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick)."""
+    learner = _learner(request)
+    if kind is not None and kind not in {k.kind for k in kinds()}:
+        ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
+        return _render(request, "drills.html", ctx, learner, status=404)
+    if kind is None or seed is None:
+        kind = kind or progress.next_kind(learner[0])
+        resp = RedirectResponse(f"/drills?kind={kind}&seed={random_seed()}", status_code=303)
+        if learner[1]:
+            set_learner_cookie(resp, learner[0])
+        return resp
+    check(kind, seed)
+    drill = service.next_drill(learner[0], kind, seed)
+    ctx = {"drill": drill, "kinds": kinds(), "hints": _hints(drill, hint), "hint_level": hint, "error": None,
+           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)], "session": None,
+           **_sidebar(learner[0])}
+    return _render(request, "drills.html", ctx, learner, block="hints" if is_htmx(request) and hint else None)
+
+
+@router.post("/drills/answer", response_class=HTMLResponse, include_in_schema=False)
+def answer_page(request: Request, id: str = Form(..., max_length=60),
+                answer: str = Form("", max_length=MAX_ANSWER_CHARS)) -> Response:
+    """Grade a form answer: the ``result`` block for htmx, else the whole drill page with the verdict."""
+    learner = _learner(request)
+    try:
+        drill = from_id(id)
+    except DrillError as err:
+        return _render(request, "drills.html", {"error": str(err), "kinds": kinds(), "drill": None,
+                                                **_sidebar(learner[0])}, learner, status=404)
+    if not answer.strip():
+        verdict = Grade(False, "the answer is empty: type it in the box first", readable=False)
+    else:
+        drill, verdict = service.grade_answer(learner[0], id, answer)
+    ctx = {"drill": drill, "kinds": kinds(), "hints": [], "hint_level": 0, "error": None, "session": None,
+           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)],
+           **_result_ctx(drill, verdict, answer), **_sidebar(learner[0])}
+    return _render(request, "drills.html", ctx, learner, block="result" if is_htmx(request) else None)
+
+
+@router.get("/drills/progress", response_class=HTMLResponse, include_in_schema=False)
+def progress_page(request: Request) -> Response:
+    """Per-kind accuracy, streaks, typical time and when each kind comes back; the profile name form."""
+    learner = _learner(request)
+    ctx = {"next_kind": progress.next_kind(learner[0]), "error": request.query_params.get("error"),
+           **_sidebar(learner[0])}
+    return _render(request, "drills_progress.html", ctx, learner)
+
+
+@router.post("/drills/profile", include_in_schema=False)
+def profile_page(request: Request, name: str = Form("", max_length=40)) -> Response:
+    """Name the profile (or switch to an existing one) and go back to the progress page."""
+    learner = _learner(request)
+    try:
+        owner = store.claim_name(learner[0], name)
+    except ValueError as err:
+        resp = RedirectResponse(f"/drills/progress?error={err}", status_code=303)
+        if learner[1]:
+            set_learner_cookie(resp, learner[0])
+        return resp
+    resp = RedirectResponse("/drills/progress", status_code=303)
+    set_learner_cookie(resp, owner)
+    return resp
+
+
+@router.get("/drills/whiteboard", response_class=HTMLResponse, include_in_schema=False)
+def whiteboard_intro(request: Request) -> Response:
+    """The whiteboard mode's rules and a start button."""
+    learner = _learner(request)
+    ctx = {"parts": progress.WHITEBOARD, "limit_min": progress.PART_LIMIT_S // 60, "res": None, "drill": None}
+    return _render(request, "drills_whiteboard.html", ctx, learner)
+
+
+@router.post("/drills/whiteboard", include_in_schema=False)
+def whiteboard_start(request: Request) -> Response:
+    learner = _learner(request)
+    sid = progress.start_whiteboard(learner[0])
+    resp = RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
+    if learner[1]:
+        set_learner_cookie(resp, learner[0])
+    return resp
+
+
+@router.get("/drills/whiteboard/{sid}", response_class=HTMLResponse, include_in_schema=False)
+def whiteboard_session(request: Request, sid: str, last: int | None = Query(None, ge=0, le=20)) -> Response:
+    """The current part against the clock, or the score page once every part is answered."""
+    learner = _learner(request)
+    try:
+        res = progress.session_results(learner[0], sid)
+    except DrillError as err:
+        return _render(request, "drills_whiteboard.html", {"error": str(err), "res": None, "drill": None,
+                                                           "parts": progress.WHITEBOARD}, learner, status=404)
+    drill = None
+    if res["current"] is not None:
+        drill = progress.session_drill(learner[0], sid, res["current"])
+        store.mark_served(learner[0], drill.id)
+    prev = res["parts"][last] if last is not None and last < len(res["parts"]) else None
+    ctx = {"res": res, "drill": drill, "sid": sid, "prev": prev, "parts": progress.WHITEBOARD,
+           "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "hints": [], "hint_level": 0,
+           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)] if drill else []}
+    return _render(request, "drills_whiteboard.html", ctx, learner)
+
+
+@router.post("/drills/whiteboard/{sid}/answer", include_in_schema=False)
+def whiteboard_answer(request: Request, sid: str, id: str = Form(..., max_length=60),
+                      answer: str = Form("", max_length=MAX_ANSWER_CHARS)) -> Response:
+    """Record the current part's single answer (an unreadable one may be retyped) and move on."""
+    learner = _learner(request)
+    try:
+        res = progress.session_results(learner[0], sid)
+    except DrillError as err:
+        return _render(request, "drills_whiteboard.html", {"error": str(err), "res": None, "drill": None,
+                                                           "parts": progress.WHITEBOARD}, learner, status=404)
+    cur = res["current"]
+    if cur is None or res["parts"][cur].drill_id != id:
+        return RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
+    _, verdict = service.grade_answer(learner[0], id, answer or " ", session=sid)
+    if not verdict.readable:
+        drill = from_id(id)
+        ctx = {"res": res, "drill": drill, "sid": sid, "prev": None, "parts": progress.WHITEBOARD,
+               "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "unreadable": verdict.reason,
+               "answer": answer, "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)]}
+        return _render(request, "drills_whiteboard.html", ctx, learner, status=200)
+    return RedirectResponse(f"/drills/whiteboard/{sid}?last={cur}", status_code=303)
