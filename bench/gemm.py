@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""GEMM ladder benchmark: build every rung with nvcc, check and time each against cuBLAS, write one JSON file.
+
+Standard library only (runs under any Python >= 3.11, e.g. the device image's 3.12). Per rung it records the
+binary's own JSON (relative error against a cuBLAS fp32 reference, median TFLOP/s of ours and cuBLAS bf16, % of
+cuBLAS), ptxas registers / shared memory / spills, a SASS opcode summary (when cuobjdump is present) and, for the
+ldmatrix rungs, Nsight Compute's shared-memory wavefront counters on one small size.
+
+    python3 bench/gemm.py                                  # all rungs, default sizes, JSON to bench/results/
+    python3 bench/gemm.py --rungs 6,7 --sizes 4096x4096x4096 --iters 50
+    python3 bench/gemm.py --build-only --bin-dir build/gemm   # compile (here), run elsewhere with --bin-dir
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import csv
+import datetime as dt
+import glob
+import io
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "gpu_worker" / "kernels" / "gemm"
+RUNG_SOURCES = {
+    1: "rung1_simt.cu",
+    2: "rung2_mma_unpadded.cu",
+    3: "rung3_mma_padded.cu",
+    4: "rung4_mma_swizzled.cu",
+    5: "rung5_cp_async.cu",
+    6: "rung6_wgmma_tma.cu",
+    7: "rung7_ws_persistent.cu",
+}
+SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
+RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
+NCU_RUNGS = (2, 3, 4)
+NCU_SIZE = "1024x1024x1024"
+NCU_METRICS = [
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+]
+SASS_OPCODES = ("HGMMA", "HMMA", "LDSM", "FFMA", "LDS", "STS", "LDGSTS", "UTMALDG", "SYNCS", "LDL", "STL")
+NVCC_FLAGS = ["-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a", "-Xptxas", "-v"]
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def find_nvcc() -> str | None:
+    for cand in (os.environ.get("LAYOUTLAB_NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def parse_ptxas(text: str) -> dict:
+    """Registers, spills, stack and static shared memory of the rung's kernel, from ``nvcc -Xptxas -v`` output."""
+    info: dict = {}
+    current = None
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current = m.group(1)
+            continue
+        if not current or not re.search(r"gemm_(rung\d|mma_)", current):
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            info.update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            info["registers"] = int(m.group(1))
+            s = re.search(r"(\d+) bytes smem", line)
+            info["static_smem_bytes"] = int(s.group(1)) if s else 0
+            info["kernel"] = current
+        if "C7508" in line or "setmaxnreg" in line.lower() or "serialized" in line.lower():
+            info.setdefault("warnings", []).append(line.strip())
+    return info
+
+
+def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dict:
+    src = KERNELS / RUNG_SOURCES[rung]
+    cmd = [nvcc, *NVCC_FLAGS, *defines, "-o", str(out / name), str(src)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    text = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        raise RuntimeError(f"nvcc failed for {name}:\n{text[-3000:]}")
+    info = {"ptxas": parse_ptxas(text), "nvcc_command": " ".join(shlex.quote(c) for c in cmd)}
+    (out / f"{name}.build.json").write_text(json.dumps(info, indent=1))
+    return info
+
+
+def find_cublas() -> str | None:
+    """Path of libcublas.so.N: LAYOUTLAB_CUBLAS, the CUDA toolkit, or an nvidia-cublas Python package."""
+    if os.environ.get("LAYOUTLAB_CUBLAS"):
+        return os.environ["LAYOUTLAB_CUBLAS"]
+    pats = ["/usr/local/cuda*/lib64/libcublas.so.*", "/usr/local/cuda*/targets/*/lib/libcublas.so.*",
+            "/usr/lib/x86_64-linux-gnu/libcublas.so.*"]
+    for p in sys.path + [os.path.dirname(sys.executable) + "/../lib"]:
+        pats += [f"{p}/nvidia/cublas/lib/libcublas.so.*", f"{p}/nvidia/cu1*/lib/libcublas.so.*"]
+    pats += ["/opt/*/.venv/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so.*",
+             "/opt/*/.venv/lib/python3*/site-packages/nvidia/cu1*/lib/libcublas.so.*"]
+    hits = sorted({h for p in pats for h in glob.glob(p) if re.search(r"libcublas\.so\.\d+$", h)}, reverse=True)
+    return hits[0] if hits else None
+
+
+def nvidia_smi() -> dict:
+    fields = ["name", "driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
+              "temperature.gpu", "power.draw", "power.limit", "pstate"]
+    try:
+        out = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {"error": str(exc)}
+    if not out:
+        return {"error": "nvidia-smi printed nothing"}
+    return dict(zip(fields, [v.strip() for v in out[0].split(",")], strict=False))
+
+
+def sass_summary(binary: Path) -> dict:
+    tool = shutil.which("cuobjdump") or ("/usr/local/cuda/bin/cuobjdump" if os.path.exists(
+        "/usr/local/cuda/bin/cuobjdump") else None)
+    if not tool:
+        return {}
+    try:
+        text = subprocess.run([tool, "--dump-sass", str(binary)], capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    counts: dict[str, int] = {}
+    inside = False
+    for line in text.splitlines():
+        if "Function :" in line:
+            inside = bool(re.search(r"gemm_(rung\d|mma_)", line))
+            continue
+        if inside:
+            m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+            if m:
+                op = m.group(1)
+                if op in SASS_OPCODES:
+                    counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def run_ncu(binary: Path, env: dict, timeout: int) -> dict:
+    ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None)
+    if not ncu:
+        return {"error": "ncu not found"}
+    result: dict = {"size": NCU_SIZE, "clock_control": "none"}
+    pending = list(NCU_METRICS)
+    for attempt in range(2):
+        metrics = pending if attempt == 0 else None
+        todo = [pending] if metrics else [[m] for m in pending]
+        pending = []
+        for group in todo:
+            cmd = [ncu, "--clock-control", "none", "--csv", "--launch-count", "1", "-k", "regex:gemm_(rung|mma)",
+                   "--metrics", ",".join(group), str(binary), "--profile", "--sizes", NCU_SIZE]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+            except subprocess.TimeoutExpired:
+                result.setdefault("errors", []).append(f"timeout: {group}")
+                continue
+            got = parse_ncu_csv(proc.stdout)
+            result.update(got)
+            missing = [m for m in group if m not in got]
+            if missing:
+                if attempt == 0:
+                    pending = missing
+                else:
+                    result.setdefault("unavailable", []).extend(missing)
+                    result.setdefault("errors", []).append(proc.stderr.strip()[-400:] or proc.stdout.strip()[-400:])
+        if not pending:
+            break
+    ld = result.get("smsp__sass_inst_executed_op_ldsm.sum")
+    wf = result.get("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum")
+    if ld and wf:
+        result["wavefronts_per_ldmatrix"] = round(wf / ld, 3)
+    return result
+
+
+def parse_ncu_csv(text: str) -> dict:
+    start = text.find('"ID"')
+    if start < 0:
+        return {}
+    out = {}
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        name, value = row.get("Metric Name"), (row.get("Metric Value") or "").replace(",", "")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            continue
+    return out
+
+
+def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int) -> dict:
+    cmd = [str(binary), "--sizes", ",".join(sizes), "--iters", str(iters), "--timeout", str(timeout)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 15, env=env)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {timeout + 15} s"}
+    for line in reversed(proc.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                res = json.loads(line)
+                res["returncode"] = proc.returncode
+                return res
+            except json.JSONDecodeError:
+                break
+    return {"ok": False, "error": f"no JSON (status {proc.returncode}): {proc.stderr.strip()[-800:]}"}
+
+
+def parse_variant(spec: str) -> tuple[str, int, list[str]]:
+    """``name:rung:FLAG=V,FLAG=V`` -> (name, rung, ["-DFLAG=V", ...])."""
+    name, rung, *rest = spec.split(":")
+    defines = [f"-D{d}" for d in (rest[0].split(",") if rest and rest[0] else [])]
+    if not re.fullmatch(r"[a-z0-9_]+", name):
+        raise SystemExit(f"bad variant name {name!r}")
+    return name, int(rung), defines
+
+
+def table(results: list[dict]) -> str:
+    lines = [f"{'rung':<22} {'M x N x K':<18} {'TFLOP/s':>8} {'cuBLAS':>8} {'%':>6} {'rel err':>9}"]
+    for r in results:
+        for s in r.get("results", []) or [{}]:
+            size = f"{s.get('m')}x{s.get('n')}x{s.get('k')}" if s else "-"
+            tf = s.get("tflops")
+            lines.append(f"{r['label']:<22} {size:<18} {tf if tf is not None else 'FAIL':>8} "
+                         f"{s.get('cublas_tflops', '-')!s:>8} {s.get('pct_of_cublas', '-')!s:>6} "
+                         f"{s.get('rel_err', '-')!s:>9}" + ("" if s.get("ok", r.get("ok")) else
+                                                           f"  {s.get('error') or r.get('error', '')}"))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rungs", default="1,2,3,4,5,6,7")
+    ap.add_argument("--sizes", default=",".join(SQUARE + RECTANGULAR))
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--bin-dir", default=str(ROOT / "build" / "gemm"))
+    ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already in --bin-dir")
+    ap.add_argument("--no-ncu", action="store_true")
+    ap.add_argument("--variant", action="append", default=[], help="extra build: name:rung:DEF=V,DEF=V")
+    ap.add_argument("--timeout", type=int, default=240, help="seconds per binary")
+    ap.add_argument("--out", default=None, help="JSON file (default bench/results/gemm_<date>.json)")
+    args = ap.parse_args(argv)
+
+    rungs = [int(r) for r in args.rungs.split(",") if r]
+    jobs = [(f"rung{r}", r, []) for r in rungs] + [parse_variant(v) for v in args.variant]
+    bin_dir = Path(args.bin_dir)
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    nvcc = find_nvcc()
+    builds: dict[str, dict] = {}
+    if not args.no_build:
+        if not nvcc:
+            raise SystemExit("nvcc not found (set LAYOUTLAB_NVCC)")
+        with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+            futs = {name: pool.submit(build, r, bin_dir, nvcc, d, name) for name, r, d in jobs}
+            for name, fut in futs.items():
+                builds[name] = fut.result()
+                log(f"built {name}: {builds[name]['ptxas']}")
+    else:
+        for name, _, _ in jobs:
+            meta = bin_dir / f"{name}.build.json"
+            builds[name] = json.loads(meta.read_text()) if meta.exists() else {}
+    if args.build_only:
+        return 0
+
+    env = dict(os.environ)
+    cublas = find_cublas()
+    if cublas:
+        env["LAYOUTLAB_CUBLAS"] = cublas
+    log(f"cuBLAS: {cublas}")
+    report: dict = {
+        "benchmark": "gemm ladder",
+        "problem": "C[M,N] = A[M,K] * B[N,K]^T; A, B, C row-major bf16; fp32 accumulate; cuBLAS cublasGemmEx same "
+                   "dtypes (CUBLAS_COMPUTE_32F, bf16 out) is the comparison, cuBLAS fp32 out the reference",
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "command": "python3 bench/gemm.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])),
+        "host": platform.node(), "python": platform.python_version(), "cublas_library": cublas,
+        "nvidia_smi_before": nvidia_smi(), "rungs": [],
+    }
+    sizes = args.sizes.split(",")
+    for name, r, defines in jobs:
+        binary = bin_dir / name
+        log(f"running {name} ...")
+        res = run_binary(binary, sizes, args.iters, env, args.timeout)
+        res.update(label=name, defines=defines, build=builds.get(name, {}), sass=sass_summary(binary))
+        if r in NCU_RUNGS and not args.no_ncu and not defines:
+            res["ncu"] = run_ncu(binary, env, 120)
+        report["rungs"].append(res)
+        log(table([res]))
+    report["nvidia_smi_after"] = nvidia_smi()
+    out = Path(args.out) if args.out else ROOT / "bench" / "results" / f"gemm_{dt.date.today().isoformat()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    print(table(report["rungs"]))
+    print(f"wrote {out}")
+    return 0 if all(r.get("ok") for r in report["rungs"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

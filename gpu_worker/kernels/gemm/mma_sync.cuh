@@ -1,0 +1,140 @@
+// Pieces shared by the mma.sync rungs (2-5): shared-memory layouts for a (rows x 64) bf16 K-major tile, the warp's
+// ldmatrix + mma.sync step over one 64-wide k tile, and the epilogue from mma accumulators to global bf16.
+#pragma once
+#include "harness.cuh"
+#include "plan.cuh"
+#include "ptx.cuh"
+
+// Each layout maps (row, col) of a K-major tile with 64 bf16 columns (128 B per row) to an element offset.
+// All three keep 16-byte chunks contiguous, so 16-byte stores and ldmatrix row addresses stay aligned.
+struct SmemRowMajor {  // (rows,64):(64,1) -- ldmatrix's 8 rows are 128 B apart: all in the same 4 banks, 8-way
+  static constexpr int kRowElems = 64;
+  static constexpr const char* kName = "(%d,64):(64,1)";
+  __device__ static int off(int r, int c) { return r * 64 + c; }
+};
+struct SmemPadded {  // (rows,64):(72,1) -- 16 bytes of padding per row shift each row by 4 banks: conflict-free
+  static constexpr int kRowElems = 72;
+  static constexpr const char* kName = "(%d,64):(72,1)";
+  __device__ static int off(int r, int c) { return r * 72 + c; }
+};
+struct SmemSwizzled {  // Sw<3,3,3> o (rows,64):(64,1) -- 16-byte chunk index XOR (row mod 8): conflict-free, no padding
+  static constexpr int kRowElems = 64;
+  static constexpr const char* kName = "Sw<3,3,3> o (%d,64):(64,1)";
+  __device__ static int off(int r, int c) { return r * 64 + (c ^ ((r & 7) << 3)); }
+};
+
+template <class L>
+const char* layout_name(int rows) {
+  static char buf[64];
+  snprintf(buf, sizeof buf, L::kName, rows);
+  return buf;
+}
+
+// Warp tile WTM x WTN at (wm0, wn0) of the block tile; acc[MI][NJ][4] in the m16n8 accumulator order.
+template <class L, int WTM, int WTN>
+struct WarpMma {
+  static constexpr int MI = WTM / 16, NJ = WTN / 8;
+  static_assert(WTM % 16 == 0 && WTN % 16 == 0, "warp tile must be a multiple of 16x16");
+
+  // One 64-wide k tile: 4 steps of k16, each ldmatrix.x4 per m16 of A and per n16 of B, then MI*NJ mma.sync.
+  __device__ static void ktile(uint32_t sA, uint32_t sB, int wm0, int wn0, float (&acc)[MI][NJ][4]) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks) {
+      uint32_t bfr[NJ][2];
+#pragma unroll
+      for (int nj = 0; nj < NJ; nj += 2) {  // matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)
+        uint32_t r[4];
+        ldmatrix_x4(r, sB + 2 * L::off(wn0 + nj * 8 + (lane & 7) + (lane >> 4) * 8, ks * 16 + ((lane >> 3) & 1) * 8));
+        bfr[nj][0] = r[0]; bfr[nj][1] = r[1]; bfr[nj + 1][0] = r[2]; bfr[nj + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {  // lanes 0-15: rows of k 0-7, lanes 16-31: rows of k 8-15
+        uint32_t af[4];
+        ldmatrix_x4(af, sA + 2 * L::off(wm0 + mi * 16 + (lane & 15), ks * 16 + (lane >> 4) * 8));
+#pragma unroll
+        for (int nj = 0; nj < NJ; ++nj) mma_16816(acc[mi][nj], af, bfr[nj][0], bfr[nj][1]);
+      }
+    }
+  }
+
+  // Accumulator (mi, nj, c): row 16 mi + lane/4 + 8 (c/2), columns 8 nj + 2 (lane%4) + {0, 1}.
+  __device__ static void store(bf16* C, int ldc, int row0, int col0, const float (&acc)[MI][NJ][4]) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int nj = 0; nj < NJ; ++nj)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = row0 + mi * 16 + (lane >> 2) + 8 * h, c = col0 + nj * 8 + 2 * (lane & 3);
+          *reinterpret_cast<uint32_t*>(C + size_t(r) * ldc + c) = pack_bf16x2(acc[mi][nj][2 * h], acc[mi][nj][2 * h + 1]);
+        }
+  }
+};
+
+// Rungs 2-4: one shared-memory buffer; the next k tile is fetched into registers (16-byte loads) while the warps
+// compute on the current one, then stored with 16-byte st.shared. Only the shared-memory layout L differs.
+#ifndef MMA_MIN_BLOCKS  // 1: ~200 registers, no spills; 2: capped at 128 registers (spills the prefetch registers)
+#define MMA_MIN_BLOCKS 1
+#endif
+template <class L, int BM, int BN, int WARPS_M, int WARPS_N>
+__global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
+    gemm_mma_regprefetch(const bf16* __restrict__ A, const bf16* __restrict__ B, bf16* __restrict__ C, int M, int N,
+                         int K) {
+  constexpr int BK = 64, T = WARPS_M * WARPS_N * 32, WTM = BM / WARPS_M, WTN = BN / WARPS_N;
+  constexpr int CA = BM * BK / 8 / T, CB = BN * BK / 8 / T;  // 16-byte chunks per thread
+  using W = WarpMma<L, WTM, WTN>;
+  __shared__ __align__(128) bf16 sA[BM * L::kRowElems];
+  __shared__ __align__(128) bf16 sB[BN * L::kRowElems];
+  const int t = threadIdx.x, warp = t >> 5;
+  const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  float acc[W::MI][W::NJ][4] = {};
+  uint4 ra[CA], rb[CB];
+  auto fetch = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < CA; ++i) {
+      const int c = t + i * T;
+      ra[i] = *reinterpret_cast<const uint4*>(A + size_t(m0 + c / 8) * K + k0 + (c % 8) * 8);
+    }
+#pragma unroll
+    for (int i = 0; i < CB; ++i) {
+      const int c = t + i * T;
+      rb[i] = *reinterpret_cast<const uint4*>(B + size_t(n0 + c / 8) * K + k0 + (c % 8) * 8);
+    }
+  };
+  fetch(0);
+  for (int k0 = 0; k0 < K; k0 += BK) {
+#pragma unroll
+    for (int i = 0; i < CA; ++i) {
+      const int c = t + i * T;
+      *reinterpret_cast<uint4*>(&sA[L::off(c / 8, (c % 8) * 8)]) = ra[i];
+    }
+#pragma unroll
+    for (int i = 0; i < CB; ++i) {
+      const int c = t + i * T;
+      *reinterpret_cast<uint4*>(&sB[L::off(c / 8, (c % 8) * 8)]) = rb[i];
+    }
+    __syncthreads();
+    if (k0 + BK < K) fetch(k0 + BK);
+    W::ktile(smem_u32(sA), smem_u32(sB), wm0, wn0, acc);
+    __syncthreads();
+  }
+  W::store(C, N, m0 + wm0, n0 + wn0, acc);
+}
+
+// The Rung description for rungs 2-4 (L picks the layout).
+template <int ID, class L>
+struct MmaSyncRung {
+  static constexpr int id = ID, BM = 128, BN = 128, BK = 64, threads = 256, stages = 1, min_cc = 80;
+  static int smem_bytes() { return (BM + BN) * L::kRowElems * 2; }
+  static const char* smem_layout() { return layout_name<L>(BM); }
+  static void setup() {}
+  using Plan = SimplePlan;
+  static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
+  static void launch(const Plan& p, cudaStream_t st) {
+    gemm_mma_regprefetch<L, BM, BN, 2, 4><<<dim3(p.N / BN, p.M / BM), threads, 0, st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
+  }
+  static void release(Plan&) {}
+};

@@ -1,0 +1,9 @@
+// Rung 3: mma.sync m16n8k16 + ldmatrix, rows padded by 16 bytes.
+// 128x128x64 block tile, 8 warps of 64x32, register prefetch of the next k tile (see mma_sync.cuh).
+#include "mma_sync.cuh"
+
+struct Rung : MmaSyncRung<3, SmemPadded> {
+  static constexpr const char* name = "mma.sync m16n8k16 + ldmatrix, rows padded by 16 bytes";
+};
+
+int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }
