@@ -253,3 +253,10 @@ def get(name: str) -> MMAAtom | CopyAtom:
     if key in _copy_table():
         return _copy(key)
     raise LayoutError(f"unknown atom {name!r}; atoms.names() lists the {len(names())} known atoms")
+
+
+# Tiling lives in atoms_tiled (it needs the names above); re-exported here as ``atoms.make_tiled_copy`` etc.
+from algebra.atoms_tiled import TiledCopy, TiledMMA, make_tiled_copy, make_tiled_mma  # noqa: E402
+
+__all__ = ["CopyAtom", "MMAAtom", "TiledCopy", "TiledMMA", "copy_names", "get", "make_tiled_copy", "make_tiled_mma",
+           "mma_names", "names"]
