@@ -1,0 +1,362 @@
+"""Coordinate strides: ``ScaledBasis`` (``v@m``), ``ArithTuple`` and the identity layout, as in CuTe's
+``arithmetic_tuple.hpp``.
+
+A ``ScaledBasis(v, (m0, m1, ...))`` is the arithmetic tuple that is zero everywhere except for ``v`` at the mode path
+``(m0, m1, ...)`` (outermost mode first). CuTe prints the path innermost first: ``E<1,0>`` (mode 1, sub-mode 0)
+prints ``1@0@1``; so does ``str(ScaledBasis(1, (1, 0)))``.
+
+Arithmetic (what ``Layout.__call__`` needs, since ``crd2idx`` sums ``c * d`` from ``int 0``):
+
+- ``int * SB`` and ``SB * int`` -> ScaledBasis; ``0 + SB`` -> the same ScaledBasis;
+- ``SB + SB``, ``SB + ArithTuple``, ``ArithTuple + tuple`` -> ArithTuple (elementwise, shorter tuples zero-extended);
+- adding a non-zero ``int`` to a basis element or arithmetic tuple raises ``LayoutError`` (no common profile).
+
+Equality and hashing use the zero-extended vector: ``ScaledBasis(2, (1,)) == ArithTuple(0, 2) == ArithTuple(0, 2, 0)``.
+"""
+
+from __future__ import annotations
+
+from functools import total_ordering
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import is_int, is_tuple
+
+MAX_PATH = 64
+
+
+# --------------------------------------------------------------------------------------------- plain-tuple vectors
+
+
+def _vec_add(a: Any, b: Any) -> Any:
+    """Elementwise sum of two int / nested-tuple vectors, zero-extending the shorter tuple."""
+    if is_tuple(a) and is_tuple(b):
+        n = max(len(a), len(b))
+        return tuple(_vec_add(a[i] if i < len(a) else 0, b[i] if i < len(b) else 0) for i in range(n))
+    if is_tuple(a):
+        if b != 0:
+            raise LayoutError(f"cannot add the integer {b} to the coordinate {_vstr(a)}")
+        return a
+    if is_tuple(b):
+        if a != 0:
+            raise LayoutError(f"cannot add the integer {a} to the coordinate {_vstr(b)}")
+        return b
+    return a + b
+
+
+def _vec_scale(a: Any, k: int) -> Any:
+    return tuple(_vec_scale(x, k) for x in a) if is_tuple(a) else a * k
+
+
+def _canon(a: Any) -> Any:
+    """Zero-extension normal form: trailing zeros dropped at every level, an all-zero tuple becomes 0."""
+    if not is_tuple(a):
+        return a
+    items = [_canon(x) for x in a]
+    while items and items[-1] == 0:
+        items.pop()
+    return tuple(items) if items else 0
+
+
+def _vstr(a: Any) -> str:
+    return "(" + ",".join(_vstr(x) for x in a) + ")" if is_tuple(a) else str(a)
+
+
+def _colex_key(a: Any, width: int) -> tuple:
+    flat = it.flatten(a) if is_tuple(a) else (a,)
+    flat = flat + (0,) * (width - len(flat))
+    return tuple(reversed(flat))
+
+
+def _as_vec(x: Any) -> Any:
+    """int, tuple, ScaledBasis or ArithTuple -> plain int / nested tuple."""
+    if isinstance(x, ArithTuple):
+        return x.items
+    if isinstance(x, ScaledBasis):
+        return x.as_tuple()
+    if is_tuple(x) or is_int(x):
+        return x
+    raise LayoutError(f"not a coordinate: {x!r}")
+
+
+# --------------------------------------------------------------------------------------------- ScaledBasis
+
+
+@total_ordering
+class ScaledBasis:
+    """``value`` placed at ``mode_path`` of an otherwise-zero arithmetic tuple; prints ``value@m_k@...@m_0``.
+
+    ``ScaledBasis(v, ())`` collapses to the plain int ``v`` (CuTe's ``E<>`` is ``_1``).
+    Post: immutable, hashable; ``is_basis`` is True (``Layout`` accepts it as a stride leaf).
+    """
+
+    __slots__ = ("value", "mode_path")
+    is_basis = True
+
+    def __new__(cls, value: int, mode_path: Any = ()) -> Any:
+        path = (mode_path,) if is_int(mode_path) else tuple(mode_path)
+        if not is_int(value):
+            raise LayoutError(f"a basis element needs an integer value, got {value!r}")
+        if len(path) > MAX_PATH or any(not is_int(m) or m < 0 or m > it.MAX_LEAVES for m in path):
+            raise LayoutError(f"bad basis mode path {path!r}: non-negative integers, at most {MAX_PATH} deep")
+        if not path:
+            return value
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "value", value)
+        object.__setattr__(obj, "mode_path", path)
+        return obj
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ScaledBasis is immutable")
+
+    def __reduce__(self) -> tuple:
+        return (ScaledBasis, (self.value, self.mode_path))
+
+    def as_tuple(self) -> Any:
+        """The arithmetic tuple as a plain nested tuple: ``(0, (v,))`` for path ``(1, 0)``."""
+        out: Any = self.value
+        for m in reversed(self.mode_path):
+            out = (0,) * m + (out,)
+        return out
+
+    # ----------------------------------------------------------------------------------------- arithmetic
+    def __mul__(self, k: Any) -> Any:
+        if is_int(k):
+            return ScaledBasis(self.value * k, self.mode_path)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __add__(self, other: Any) -> Any:
+        if is_int(other) and other == 0:
+            return self
+        if isinstance(other, ScaledBasis | ArithTuple) or is_tuple(other):
+            return ArithTuple.of(_vec_add(self.as_tuple(), _as_vec(other)))
+        if is_int(other):
+            raise LayoutError(f"cannot add the integer {other} to the basis element {self}")
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __neg__(self) -> ScaledBasis:
+        return ScaledBasis(-self.value, self.mode_path)
+
+    def __sub__(self, other: Any) -> Any:
+        return self + (-other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return (-self) + other
+
+    def __abs__(self) -> ScaledBasis:
+        return ScaledBasis(abs(self.value), self.mode_path)
+
+    # ----------------------------------------------------------------------------------------- identity
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScaledBasis | ArithTuple):
+            return _canon(self.as_tuple()) == _canon(_as_vec(other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("arith", _canon(self.as_tuple())))
+
+    def __lt__(self, other: Any) -> bool:
+        return _less(self, other)
+
+    def __str__(self) -> str:
+        return str(self.value) + "".join(f"@{m}" for m in reversed(self.mode_path))
+
+    def __repr__(self) -> str:
+        return f"ScaledBasis({self.value}, {self.mode_path})"
+
+
+# --------------------------------------------------------------------------------------------- ArithTuple
+
+
+@total_ordering
+class ArithTuple:
+    """An element of Z^S: a (nested) tuple of ints added elementwise and scaled by ints; prints ``(a,b)``.
+
+    ``ArithTuple(2, 3)`` or ``ArithTuple.of((2, (0, 1)))``. ``items`` is the plain nested tuple.
+    Post: immutable, hashable, equal to any other vector with the same zero-extended entries.
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, *items: Any) -> None:
+        def check(x: Any) -> Any:
+            if isinstance(x, list | tuple):
+                return tuple(check(e) for e in x)
+            if is_int(x):
+                return x
+            if isinstance(x, ScaledBasis | ArithTuple):
+                return _as_vec(x)
+            raise LayoutError(f"arithmetic tuple entries must be integers, got {x!r}")
+
+        object.__setattr__(self, "items", check(items))
+
+    @classmethod
+    def of(cls, t: Any) -> ArithTuple:
+        """Wrap a plain nested tuple (an int becomes a rank-1 tuple)."""
+        return cls(*t) if is_tuple(t) else cls(t)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ArithTuple is immutable")
+
+    def __reduce__(self) -> tuple:
+        return (ArithTuple, self.items)
+
+    def as_tuple(self) -> Any:
+        return self.items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.items[i]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    # ----------------------------------------------------------------------------------------- arithmetic
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, ScaledBasis | ArithTuple) or is_tuple(other) or is_int(other):
+            return ArithTuple.of(_vec_add(self.items, _as_vec(other)))
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __mul__(self, k: Any) -> Any:
+        if is_int(k):
+            return ArithTuple.of(_vec_scale(self.items, k))
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> ArithTuple:
+        return self * -1
+
+    def __sub__(self, other: Any) -> Any:
+        return self + _vec_scale(_as_vec(other), -1)
+
+    def __rsub__(self, other: Any) -> Any:
+        return (-self) + other
+
+    # ----------------------------------------------------------------------------------------- identity
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScaledBasis | ArithTuple):
+            return _canon(self.items) == _canon(_as_vec(other))
+        if is_tuple(other):
+            return _canon(self.items) == _canon(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("arith", _canon(self.items)))
+
+    def __lt__(self, other: Any) -> bool:
+        return _less(self, other)
+
+    def __str__(self) -> str:
+        return _vstr(self.items)
+
+    def __repr__(self) -> str:
+        return f"ArithTuple{_vstr(self.items)}"
+
+
+def _less(a: Any, b: Any) -> bool:
+    """Colexicographic order on zero-extended vectors (the last entry is most significant)."""
+    va, vb = _as_vec(a), _as_vec(b)
+    fa = it.flatten(va) if is_tuple(va) else (va,)
+    fb = it.flatten(vb) if is_tuple(vb) else (vb,)
+    w = max(len(fa), len(fb))
+    return _colex_key(va, w) < _colex_key(vb, w)
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def E(*modes: Any) -> Any:
+    """The unit basis element at the mode path ``modes``: ``E(0)`` is ``1@0``, ``E(1, 0)`` is ``1@0@1``
+    (mode 1, sub-mode 0); ``E()`` is the int 1. A single list argument is also accepted: ``E([1, 0])``."""
+    if len(modes) == 1 and isinstance(modes[0], list | tuple):
+        modes = tuple(modes[0])
+    return ScaledBasis(1, tuple(modes))
+
+
+def is_basis(x: Any) -> bool:
+    return isinstance(x, ScaledBasis)
+
+
+def basis_value(x: Any) -> Any:
+    """The scale of a basis element; other values unchanged."""
+    return x.value if isinstance(x, ScaledBasis) else x
+
+
+def basis_get(b: Any, t: Any) -> Any:
+    """The part of the HTuple ``t`` at the mode path of the basis element ``b`` (``t`` itself for an int)."""
+    if not isinstance(b, ScaledBasis):
+        return t
+    for m in b.mode_path:
+        if not is_tuple(t) or m >= len(t):
+            raise LayoutError(f"basis {b} selects a mode that {it.to_str(t)} does not have")
+        t = t[m]
+    return t
+
+
+def as_arithmetic_tuple(x: Any) -> Any:
+    """ScaledBasis / tuple -> ArithTuple; ArithTuple and int unchanged."""
+    if isinstance(x, ScaledBasis):
+        return ArithTuple.of(x.as_tuple())
+    if is_tuple(x):
+        return ArithTuple.of(x)
+    return x
+
+
+def make_basis_like(shape: Any, _prefix: tuple = ()) -> Any:
+    """Basis strides congruent with ``shape``: ``make_basis_like((a, (b, c))) == (1@0, (1@0@1, 1@1@1))``.
+
+    Post: ``congruent(result, shape)``; leaf at mode path p is ``E(*p)`` (an int shape gives the int 1)."""
+    if is_tuple(shape):
+        return tuple(make_basis_like(s, _prefix + (i,)) for i, s in enumerate(shape))
+    return E(*_prefix)
+
+
+def make_identity_layout(shape: Any) -> Any:
+    """``shape:make_basis_like(shape)``: maps every natural coordinate to itself.
+
+    Post: ``L(c) == c`` (as an ArithTuple) for every natural coordinate c; ``coshape(L) == shape`` for a tuple
+    shape. Example: ``str(make_identity_layout((4, 8))) == "(4,8):(1@0,1@1)"``."""
+    from algebra.layout import Layout
+
+    shape = it.check_shape(shape)
+    return Layout(shape, make_basis_like(shape))
+
+
+def coshape(layout: Any) -> Any:
+    """The codomain's bounding box: ``L`` evaluated at the last coordinate with strides made non-negative, plus one
+    in every codomain entry. Post: ``product(coshape(L)) == cosize(L)`` for integer strides; for an identity
+    layout of a tuple shape ``coshape(L) == shape(L)``. Returns an int or a plain nested tuple."""
+    s, d = layout.shape, layout.stride
+    m1 = _map_leaves(s, lambda x: x - 1)
+    ad = _map_leaves(d, abs)
+    co = it.inner_product(m1, ad) if is_tuple(s) else m1 * ad
+    v = _as_vec(co) if isinstance(co, ScaledBasis | ArithTuple) else co
+    return _map_leaves(v, lambda x: x + 1)
+
+
+def coprofile(x: Any) -> Any:
+    """The profile of the codomain: ``0`` for integer strides, a tuple of zeros congruent with the coordinates a
+    basis-stride layout returns. A tiler is profiled mode by mode (``coprofile((None, 4)) == (0, 0)``)."""
+    if x is None or is_int(x):
+        return 0
+    if is_tuple(x):
+        return tuple(coprofile(e) for e in x)
+    total: Any = 0
+    for dd in it.flatten(x.stride):
+        total = total + dd
+    v = _as_vec(total) if isinstance(total, ScaledBasis | ArithTuple) else total
+    return _map_leaves(v, lambda _: 0)
+
+
+def _map_leaves(t: Any, f: Any) -> Any:
+    return tuple(_map_leaves(x, f) for x in t) if is_tuple(t) else f(t)
