@@ -88,6 +88,12 @@ class Drill:
     grids: list[Grid] = field(default_factory=list)
     given: list[Grid] = field(default_factory=list)
     table_shape: tuple[int, int] | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def with_data(self, **data: Any) -> Drill:
+        """Attach the generator's inputs (CuTe notation / ints), so tests can recompute the key with the engine."""
+        self.data.update(data)
+        return self
 
     @property
     def id(self) -> str:

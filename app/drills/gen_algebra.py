@@ -156,7 +156,16 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
                  f"{text}. What is {call}? (Graded by function and by {fixed}.)",
                  "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grade, steps,
                  [RULES[op], steps[1]["text"] if len(steps) > 2 else f"Start from {args[0]}."],
-                 variant=op, grids=grids)
+                 variant=op, grids=grids).with_data(op=op, args=[_arg_text(a) for a in args])
+
+
+def _arg_text(a: Any) -> Any:
+    """An op argument as JSON-ready CuTe notation: int, "shape:stride" or a list of those (a tiler)."""
+    if isinstance(a, int):
+        return a
+    if isinstance(a, tuple):
+        return [str(x) for x in a]
+    return str(a)
 
 
 __all__ = ["make_algebra", "lstr", "table"]

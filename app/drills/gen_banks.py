@@ -114,12 +114,12 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                      lambda ans: _list(ans, want, labels),
                      [step(RULE), first] + [step(f"Row {t}: offset {layout((t, col))}, bank {r.banks[t]}.")
                                             for t in lanes] + [verdict],
-                     [RULE, first["text"]], variant, grids)
+                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col, lanes=lanes)
     if variant == "ways":
         return Drill("banks", seed, desc + " How many-way is the bank conflict (1 means conflict-free)?",
                      "one integer (the N of N-way)", str(r.ways),
                      lambda ans: _int(ans, r.ways, "ways"), [step(RULE), first, *rows4, verdict],
-                     [RULE, first["text"]], variant, grids)
+                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
     if variant == "formula":
         want = r.banks
         expected = f"({pitch}*r + {col}) mod 32"
@@ -136,7 +136,7 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                      "a formula in r, e.g. (40*r + 3) mod 32", expected, grade,
                      [step(RULE), first, *rows4, step(f"In general: bank(r) = {expected}; {pitch} mod 32 = "
                                                       f"{pitch % 32}, so each row moves {pitch % 32} bank(s)."),
-                      verdict], [RULE, first["text"]], variant, grids)
+                      verdict], [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
     access = {"kind": "column", "index": col}
     fixes = B.swizzle_fixes(layout, 4, access)
     pfix = B.padding_fix(layout, 4, access)
@@ -157,7 +157,7 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                  "Sw<B,M,S>, or a padding such as pad 1", expected,
                  _fix_grader(layout, 4, access, 32, cols), steps,
                  [RULE, "The row index sits in the offset bits above log2(pitch); XOR five of them into bits 0..4."],
-                 variant, grids)
+                 variant, grids).with_data(layout=str(layout), col=col, ebytes=4, access=access)
 
 
 def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
@@ -179,7 +179,8 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
     if variant == "ldmatrix_ways":
         return Drill("banks", seed, desc + " How many wavefronts does this phase take?", "one integer",
                      str(r.wavefronts), lambda ans: _int(ans, r.wavefronts, "wavefronts"),
-                     [step(RULE), first, *rows, verdict], [RULE, first["text"]], variant, grids)
+                     [step(RULE), first, *rows, verdict], [RULE, first["text"]], variant, grids).with_data(
+                         layout=str(layout), ebytes=2, access=access)
     fixes = B.swizzle_fixes(layout, 2, access)
     best = next((f for f in fixes if f.swizzle and f.swizzle[1] == 3), fixes[0] if fixes else None)
     pfix = B.padding_fix(layout, 2, access)
@@ -198,7 +199,7 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
                  "that makes the phase conflict-free.", "Sw<B,M,S>, or a padding such as pad 8", expected,
                  _fix_grader(layout, 2, access, 8, cols), steps,
                  [RULE, "Keep the 8 halves of a 16-byte chunk together (M = 3) and XOR row bits into the chunk bits."],
-                 variant, grids)
+                 variant, grids).with_data(layout=str(layout), ebytes=2, access=access)
 
 
 def _int(answer: str, want: int, what: str) -> Grade:

@@ -90,7 +90,7 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
                      "\n".join(" ".join(str(v) for v in row) for row in want),
                      lambda ans: grade_table(ans, want), steps,
                      [RULE, f"Row 0: L(0, j) for j = 0..{n - 1}; start with {coord_steps(layout, (0, 1))['text']}"],
-                     variant="table", grids=[grid], table_shape=(m, n))
+                     variant="table", grids=[grid], table_shape=(m, n)).with_data(layout=str(layout))
     coords: list[Any] = []
     while len(coords) < 6:
         form = rng.randrange(3)
@@ -113,7 +113,8 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
                  lambda ans: grade_list(parse_int_list(ans, len(coords)), want, labels),
                  [step(RULE, layout)] + [coord_steps(layout, c) for c in coords],
                  [RULE, "First turn each coordinate into a natural one: " + coord_steps(layout, coords[0])["text"]],
-                 variant="coords", grids=[offsets_grid(layout, "The offsets, asked cells highlighted", hl)])
+                 variant="coords", grids=[offsets_grid(layout, "The offsets, asked cells highlighted", hl)]).with_data(
+                     layout=str(layout), coords=coords)
 
 
 def _index(mode: Any, natural: Any) -> int:
@@ -187,7 +188,8 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                      f"L = {layout}. Mode {which} is the multi-mode {lstr(inner)}; a 1-D coordinate n into it runs "
                      f"0..{A.size(inner) - 1}. Give the natural coordinate of each n, in order.",
                      "one coordinate per n, e.g. (0,0) (1,0) ...", expected, grade_map, steps,
-                     [rule, f"n = 1 -> {lstr(want_list[1])}: the left-most sub-mode moves first."], variant=variant)
+                     [rule, f"n = 1 -> {lstr(want_list[1])}: the left-most sub-mode moves first."],
+                     variant=variant).with_data(shape=shape)
     x = rng.randrange(1, A.size(layout))
     if variant == "flat":
         m0, n0 = A.size(shape[0]), A.size(shape[1])
@@ -199,7 +201,7 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                  step(f"With stride {lstr(layout.stride)}: {contributions(layout, want)}.", layout)]
         return Drill("natural_coord", seed, prompt, "a nested coordinate such as (1,(1,2))", lstr(want),
                      lambda ans: grade_coord(ans, want), steps, [rule, steps[1]["text"].split(":")[0] + "."],
-                     variant=variant)
+                     variant=variant).with_data(shape=shape, coord=c)
     nat = A.idx2crd(x, shape)
     if variant == "offset":
         off = layout(x)
@@ -209,12 +211,14 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
         return Drill("natural_coord", seed,
                      f"L = {layout} (size {A.size(layout)}). What is the offset of the 1-D coordinate {x}? "
                      f"(Convert it to the natural coordinate first.)", "one integer", str(off),
-                     lambda ans: _int_grade(ans, off), steps, [rule, steps[0]["text"]], variant=variant)
+                     lambda ans: _int_grade(ans, off), steps, [rule, steps[0]["text"]], variant=variant).with_data(
+                         layout=str(layout), x=x)
     steps = idx_steps(layout, x)
     return Drill("natural_coord", seed,
                  f"The shape is {lstr(shape)} (size {A.size(layout)}). Convert the 1-D coordinate {x} into the natural "
                  f"coordinate.", "a nested coordinate such as (1,(1,2))", lstr(nat),
-                 lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx")
+                 lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx").with_data(
+                     shape=shape, x=x)
 
 
 def _int_grade(answer: str, want: int) -> Grade:
@@ -253,7 +257,8 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
                  f"L = {layout}. Write the index formula for the natural coordinate {names_str(names)}.",
                  f"a formula in {', '.join(vars_)}, e.g. {vars_[0]}*2 + {vars_[1]}*8 (3i, mod, / and () are read)",
                  expected, grade, steps, [RULE, first], variant="formula",
-                 grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")])
+                 grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")]).with_data(
+                     layout=str(layout), names=vars_)
 
 
 def _formula_text(layout: Any, vars_: list[str]) -> str:
@@ -314,7 +319,7 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
                  lambda ans: _choice_grade(ans, want), steps,
                  ["Look at which coordinate has stride 1 as a 1-D walk, and whether the other mode jumps whole rows "
                   "or columns.", steps[1]["text"]],
-                 variant=style, grids=[offsets_grid(layout, "The offset table")])
+                 variant=style, grids=[offsets_grid(layout, "The offset table")]).with_data(layout=str(layout))
 
 
 def _choice_grade(answer: str, want: str) -> Grade:

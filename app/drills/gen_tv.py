@@ -42,7 +42,10 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
         bits, vals = pick(rng, [(16, 8), (32, 4)])
         thr = pick(rng, [A.Layout((16, 8), (8, 1)), A.Layout((32, 4), (4, 1)), A.Layout((8, 4), (4, 1)),
                          A.Layout((32, 8), (8, 1))])
-        tc = atoms.make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", thr_layout=thr, val_layout=A.Layout((1, vals)),
+        make_tiled_copy = getattr(atoms, "make_tiled_copy", None)
+        if make_tiled_copy is None:  # the tiled forms live beside the atoms
+            from algebra.atoms_tiled import make_tiled_copy
+        tc = make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", thr_layout=thr, val_layout=A.Layout((1, vals)),
                                    element_bits=bits)
         rows, cols = tc.tiler
         tv = tc.tv_layout
@@ -68,7 +71,8 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                      f"in the tile). Which elements (row, col) does thread {t} own?",
                      "(row,col) pairs in any order; a range such as (1, 8..15) is read",
                      " ".join(lstr(w) for w in want), grade_copy, steps, [TV_RULE, steps[1]["text"]], variant,
-                     [owner_grid(tv, rows, cols, "Tile owners (thread.value)", set(want))])
+                     [owner_grid(tv, rows, cols, "Tile owners (thread.value)", set(want))]).with_data(
+                         tv=str(tv), tiler=[rows, cols], thread=t)
     mma = atoms.get(MMA)
     operand = pick(rng, ["C", "C", "A"]) if variant == "mma_pos" else "C"
     tv = getattr(mma, operand)
@@ -89,7 +93,7 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                      f"{MMA} (mma.sync m16n8k16): the {operand} operand's TV layout is {tv}, mapping (lane, value) "
                      f"to the column-major index in the {rows}x{cols} tile. Where is lane {lane}'s value {v}?",
                      "(row,col)", lstr(want), lambda ans: _pair(ans, want), steps, [TV_RULE, steps[1]["text"]],
-                     variant, grids)
+                     variant, grids).with_data(tv=str(tv), tile=[rows, cols], lane=lane, value=v)
     r, c = rng.randrange(rows), rng.randrange(cols)
     target = A.crd2idx((r, c), (rows, cols))
     owner = next((t, v) for t in range(32) for v in range(A.size(tv[1])) if tv((t, v)) == target)
@@ -102,7 +106,7 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                  f"Which lane holds C({r},{c}), and as which of its values?",
                  "two integers: lane, value", f"{owner[0]}, {owner[1]}",
                  lambda ans: grade_list(parse_int_list(ans, 2), list(owner), ["lane", "value"]), steps,
-                 [TV_RULE, steps[1]["text"]], variant, grids)
+                 [TV_RULE, steps[1]["text"]], variant, grids).with_data(tv=str(tv), tile=[rows, cols], rc=[r, c])
 
 
 def _pair(answer: str, want: tuple[int, int]) -> Grade:
@@ -179,4 +183,5 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
                  f"A {rows}x{cols} fp32 tile is stored {data_major}-major. 32 threads (one warp) partition it: {how}. "
                  f"One instruction reads {what}. How many 32-byte sectors does it touch, and what is the utilization?",
                  "two numbers: sectors, utilization (e.g. 8, 50%)", f"{want_s}, {util:.0%}", grade, steps,
-                 [steps[0]["text"], steps[2]["text"]], variant=f"{style}/{data_major}/v{vector}")
+                 [steps[0]["text"], steps[2]["text"]], variant=f"{style}/{data_major}/v{vector}").with_data(
+                     tv=str(tv), memory=None if memory is None else str(memory), vector=vector)

@@ -50,7 +50,7 @@ def make_transpose(rng: random.Random, seed: int) -> Drill:
                  f"a layout of shape ({n},{m}) in CuTe notation, e.g. ({n},{m}):(?,?)", str(want),
                  lambda ans: grade_layout(ans, want, 1, lambda w: grid_coords(n, m), "view"),
                  steps, [rule, steps[1]["text"]], variant=desc,
-                 grids=[offsets_grid(mat, "A"), offsets_grid(want, "The transposed view T")])
+                 grids=[offsets_grid(mat, "A"), offsets_grid(want, "The transposed view T")]).with_data(matrix=str(mat))
 
 
 def _engine_steps(op: str, *args: Any) -> list[dict[str, Any]]:
@@ -102,7 +102,8 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
         steps.append(step("Spot checks: " + "; ".join(f"{lab}: {v}" for lab, v in zip(labels, vals, strict=True))))
         return Drill("tiled_view", seed, intro + " What are the offsets of " + " and ".join(labels) + "?",
                      "two integers", ", ".join(map(str, vals)),
-                     lambda ans: grade_list(parse_int_list(ans, 2), vals, labels), steps, hints, variant, grids)
+                     lambda ans: grade_list(parse_int_list(ans, 2), vals, labels), steps, hints, variant,
+                     grids).with_data(matrix=str(mat), tile=[tm, tn], picks=picks)
     if variant == "formula":
         names = ["i", "j", "ti", "tj"]
         cases = [({"i": e0, "j": e1, "ti": t0, "tj": t1}, want(((e0, e1), (t0, t1))))
@@ -119,11 +120,12 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
 
         expected = f"{d_r}*i + {d_c}*j + {d_r * tm}*ti + {d_c * tn}*tj"
         return Drill("tiled_view", seed, intro + " Write the offset of element (i,j) of tile (ti,tj) as a formula.",
-                     "a formula in i, j, ti, tj", expected, grade_formula, steps, hints, variant, grids)
+                     "a formula in i, j, ti, tj", expected, grade_formula, steps, hints, variant, grids).with_data(
+                         matrix=str(mat), tile=[tm, tn])
     return Drill("tiled_view", seed, intro + f" Fill in {lstr(shape)}:((?,?),(?,?)).",
                  f"the layout {lstr(shape)}:((?,?),(?,?)), or just the strides ((?,?),(?,?))", str(want),
                  lambda ans: grade_layout(strides_or_layout(ans, shape), want, 2, what="tiled view"),
-                 steps, hints, variant, grids)
+                 steps, hints, variant, grids).with_data(matrix=str(mat), tile=[tm, tn])
 
 
 VIEWS = {
@@ -187,7 +189,8 @@ def make_design(rng: random.Random, seed: int) -> Drill:
                  f"{what}: view element (i, j) = {_src_text(key, rs, cs)} of A.",
                  "a layout B in CuTe notation, or a tiler such as <4:2, 8:1>", str(b), grade, steps,
                  [rule, steps[1]["text"]], variant=key,
-                 grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")])
+                 grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")]).with_data(
+                     matrix=str(mat), view=key)
 
 
 def _src_text(key: str, rs: int, cs: int) -> str:
