@@ -46,7 +46,8 @@ def program() -> str:
     lines = [
         "#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_atom.hpp>",
         "#include <cute/atom/copy_atom.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
-        "#include <cute/arch/mma_sm90_gmma_ext.hpp>", "#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>", "#include <cute/atom/copy_traits_sm90.hpp>",
+        "#include <cute/arch/mma_sm90_gmma_ext.hpp>",
+        "#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>", "#include <cute/atom/copy_traits_sm90.hpp>",
         "using namespace cute;",
         'template <class T> void show(const char* k, T const& x) { printf("%s\\t", k); print(x); printf("\\n"); }',
         "int main() {",
