@@ -350,3 +350,44 @@ def tma_from_tensor(shape: tuple[int, ...], stride: tuple[int, ...], dtype: str,
         swizzle = {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}[atom.span_bytes]
     return encode_tiled(dtype, [shape[i] for i in order], [stride[i] * esize for i in order[1:]],
                         [box[i] for i in order], swizzle=swizzle or "NONE", strict=strict)
+
+
+def atom_k(atom: SmemAtom) -> int:
+    """The atom's extent along K (mode 1)."""
+    return atom.shape[1]
+
+
+def make_gmma_desc(atom: SmemAtom, tile_mn: int, tile_k: int, start_address: int = 0) -> GmmaDescriptor:
+    """The wgmma descriptor of the first MMA K-block of a ``tile_mn`` x ``tile_k`` smem tile built as CuTe's
+    ``tile_to_shape(atom, (tile_mn, tile_k))``, following ``make_gmma_desc<Major>``: recast to 16-byte units,
+    ``logical_divide`` by the canonical (8, 2) (K-major) or (W, 8) (MN-major) tile, read the strides.
+
+    Post-condition: K-major: SBO = the stride between 8-row groups, LBO = the K-direction stride (1 unit when
+    swizzled); MN-major: LBO / SBO = the strides between atoms along MN / 8-column groups along K (swapped for INTER).
+    """
+    from algebra.layout import Layout
+    from algebra.ops import composition
+    from algebra.products import logical_divide, recast_layout, tile_to_shape
+
+    kblock = 256 // atom.element_bits  # one wgmma K-block: 32 bytes of K
+    if tile_k % atom_k(atom) or tile_mn % atom.shape[0] or tile_k % kblock:
+        raise LayoutError(f"tile {tile_mn}x{tile_k} must be a multiple of the atom {atom.shape[0]}x{atom_k(atom)} "
+                          f"and of the MMA K-block {kblock}")
+    tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile_mn, tile_k))
+    first = composition(tiled, (Layout(tile_mn), Layout(kblock)))
+    u128 = recast_layout(first, atom.element_bits, 128)
+    w = {16: 1, 32: 2, 64: 4, 128: 8}[atom.span_bytes]
+    swizzled = atom.span_bytes != 16
+    if atom.major == "K":
+        canon = logical_divide(u128, (Layout(8, 1), Layout(2, 1)))
+        s00, s01, s10 = canon.stride[0][0], canon.stride[0][1], canon.stride[1][0]
+        if s00 != w or (swizzled and s10 != 1):
+            raise LayoutError(f"not a canonical GMMA K-major layout: {canon} (expected stride {w} along the rows)")
+        sbo, lbo = s01, s10
+    else:
+        canon = logical_divide(u128, (Layout(w, 1), Layout(8, 1)))
+        s00, s01, s10, s11 = (canon.stride[0][0], canon.stride[0][1], canon.stride[1][0], canon.stride[1][1])
+        if (swizzled and s00 != 1) or s10 != w:
+            raise LayoutError(f"not a canonical GMMA MN-major layout: {canon}")
+        sbo, lbo = (s11, s01) if swizzled else (s01, s11)
+    return GmmaDescriptor(start_address, 16 * lbo, 16 * sbo, SWIZZLE_KINDS[atom.span_bytes][2])

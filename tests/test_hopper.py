@@ -127,3 +127,22 @@ def test_gmma_descriptor_fields():
         GmmaDescriptor(1 << 18, 16, 1024, 1)
     with pytest.raises(LayoutError, match="layout_type"):
         GmmaDescriptor(0, 16, 1024, 4)
+
+
+@pytest.mark.parametrize(("major", "span", "lbo", "sbo", "code"), [
+    ("K", 128, 16, 1024, 1), ("K", 64, 16, 512, 2), ("K", 32, 16, 256, 3), ("K", 16, 2048, 128, 0),
+    ("MN", 128, 1024, 2048, 1), ("MN", 64, 512, 2048, 2),
+])
+def test_make_gmma_desc_from_the_tiled_atom(major, span, lbo, sbo, code):
+    from algebra.hopper import make_gmma_desc
+
+    d = make_gmma_desc(smem_atom(major, span, 16), 128, 64, start_address=0x800)
+    assert (d.leading_byte_offset, d.stride_byte_offset, d.layout_type) == (lbo, sbo, code)
+    assert d.start_address == 0x800 and decode_gmma_descriptor(d.value) == d
+
+
+def test_make_gmma_desc_refuses_a_partial_tile():
+    from algebra.hopper import make_gmma_desc
+
+    with pytest.raises(LayoutError, match="multiple"):
+        make_gmma_desc(smem_atom("K", 128, 16), 100, 64)
