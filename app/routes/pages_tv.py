@@ -25,7 +25,7 @@ def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
 def tv_page(request: Request, atom: str = Query(S.DEFAULT_ATOM), operand: str = Query(""),
             bits: str = Query("16"), part: str = Query(S.SECTOR_PRESETS[0][1]), eb: str = Query("4"),
-            vector: str = Query("")) -> HTMLResponse:
+            vector: str = Query(S.SECTOR_PRESETS[0][3])) -> HTMLResponse:
     atom, operand = atom.strip(), operand.strip()
     element_bits = _int(bits, 16, (8, 16, 32, 64, 128))
     ctx: dict = {"request": request, "atom": atom, "operand": operand, "bits": element_bits, "menu": S.atom_menu(),

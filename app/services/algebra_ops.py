@@ -13,6 +13,7 @@ import algebra as A
 from algebra import LayoutError
 from app.config import MAX_SIZE
 from app.services import code
+from app.services.guard import guard
 from app.services.layouts import parse_layout, pow2_text
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -162,10 +163,12 @@ def _run(op: str, args: tuple[str, ...]) -> OpResult:
         want = f"{len(required)}" if len(required) == len(spec.args) else f"{len(required)} or {len(spec.args)}"
         raise LayoutError(f"{op} takes {want} argument(s) ({', '.join(spec.arg_names)}), {len(args)} given")
     parsed = [parse_arg(t, k, spec.arg_names[i]) for i, (t, k) in enumerate(zip(args, spec.args, strict=False))]
-    result = getattr(A, op)(*parsed)
+    with guard(op):
+        result = getattr(A, op)(*parsed)
+        raw = A.explain(op, *parsed) if hasattr(A, "explain") else []
+        cpp, dsl = code.op_code(op, parsed)
     steps = [{"text": str(s.get("text", "")), "layout": None if s.get("layout") is None else str(s["layout"])}
-             for s in A.explain(op, *parsed)]
-    cpp, dsl = code.op_code(op, parsed)
+             for s in raw]
     return OpResult(op=op, args=[_arg_str(p) for p in parsed], result=str(result), steps=steps, spec=spec,
                     parsed=parsed, cpp=cpp, dsl=dsl)
 

@@ -21,10 +21,11 @@ DEFAULT_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
 MMA_OPERANDS = ("A", "B", "C")
 COPY_OPERANDS = ("src", "dst")
 
-SECTOR_PRESETS: list[tuple[str, str, int]] = [
-    ("2x2 per thread (16x8 fp32, column-major)", "((8,4),(2,2)):((2,32),(1,16))", 4),
-    ("(16,2) thread layout (local_partition)", "((16,2),4):((1,16),32)", 4),
-    ("one 16-byte vector per thread", "(32,4):(4,1)", 4),
+#: (label, TV layout, element bytes, vector ("" = widest legal)): the 16x8 column-major fp32 tile split two ways
+SECTOR_PRESETS: list[tuple[str, str, int, str]] = [
+    ("2x2 per thread, scalar loads", "((8,4),(2,2)):((2,32),(1,16))", 4, "1"),
+    ("2x2 per thread, 8-byte vectors", "((8,4),(2,2)):((2,32),(1,16))", 4, ""),
+    ("(16,2) thread layout (local_partition)", "((16,2),4):((1,16),32)", 4, "1"),
 ]
 
 

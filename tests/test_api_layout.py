@@ -1,0 +1,78 @@
+"""POST /api/layout: facts, the rank-2 table (CONTRACT §2), caps and bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def post(client, text: str):
+    return client.post("/api/layout", json={"layout": text})
+
+
+def test_hierarchical_layout_table(client):
+    r = post(client, "(4,(2,4)):(2,(1,8))")
+    assert r.status_code == 200
+    j = r.json()
+    assert (j["layout"], j["size"], j["cosize"], j["rank"], j["depth"]) == ("(4,(2,4)):(2,(1,8))", 32, 32, 2, 2)
+    t = j["table"]
+    assert (t["rows"], t["cols"]) == (4, 8)
+    assert t["offsets"][1][5] == 19          # coordinate (1, 5): 1*2 + (1,2).(1,8) = 19
+    assert t["offsets"][0] == [0, 1, 8, 9, 16, 17, 24, 25]
+    assert j["injective"] is True and j["compact"] is True
+
+
+def test_row_major_and_column_major(client):
+    rm = post(client, "(4,8):(8,1)").json()["table"]["offsets"]
+    cm = post(client, "(4,8):(1,4)").json()["table"]["offsets"]
+    assert all(rm[i][j] == 8 * i + j and cm[i][j] == i + 4 * j for i in range(4) for j in range(8))
+
+
+def test_rank1_is_one_row(client):
+    j = post(client, "8:2").json()
+    assert j["rank"] == 1
+    assert j["table"] == {"rows": 1, "cols": 8, "offsets": [[0, 2, 4, 6, 8, 10, 12, 14]]}
+
+
+def test_rank3_folds_modes_into_columns(client):
+    t = post(client, "(4,2,3):(1,12,4)").json()["table"]
+    assert (t["rows"], t["cols"]) == (4, 6)
+    # column j = (j % 2, j // 2) of modes 1 and 2
+    assert all(t["offsets"][i][j] == i + 12 * (j % 2) + 4 * (j // 2) for i in range(4) for j in range(6))
+
+
+def test_stride_zero_is_not_injective(client):
+    j = post(client, "(4,8):(0,1)").json()
+    assert j["injective"] is False and j["compact"] is False and j["cosize"] == 8
+
+
+def test_swizzled_layout_offsets(client):
+    t = post(client, "Sw<3,3,3> o (8,64):(64,1)").json()["table"]["offsets"]
+    for r in range(8):  # the 16-byte chunk index of row r is XOR-ed with r
+        assert t[r][0] == 64 * r + 8 * r
+
+
+def test_over_enumeration_cap_keeps_scalar_facts(client):
+    r = post(client, "(2048,2048):(1,2048)")
+    assert r.status_code == 200
+    j = r.json()
+    assert j["size"] == 2048 * 2048 and j["cosize"] == 2048 * 2048 and j["table"] is None
+    assert "2^20" in j["note"]
+
+
+@pytest.mark.parametrize("bad", ["(4,8", "(4,8):(1,2,3)", "abc", ":", "(4,8):(1,4))", "((((((((2)))))))):1"])
+def test_malformed_layout_is_422(client, bad):
+    r = post(client, bad)
+    assert r.status_code == 422
+    assert isinstance(r.json()["detail"], str) and r.json()["detail"]
+
+
+def test_missing_field_and_too_long_are_422(client):
+    assert client.post("/api/layout", json={}).status_code == 422
+    r = post(client, "(" + "1," * 3000 + "1):1")
+    assert r.status_code == 422
+    assert "4000" in r.json()["detail"].replace(",", "")
+
+
+def test_depth_cap(client):
+    r = post(client, "(((((((2,2),2),2),2),2),2),2):(((((((1,2),4),8),16),32),64),128)")
+    assert r.status_code == 422 and "depth" in r.json()["detail"]

@@ -1,0 +1,93 @@
+"""Property-based fuzzing of the JSON API: whatever the body, the answer is never a 5xx.
+
+Two layers: schemathesis over /openapi.json (schema-shaped bodies), and hypothesis with CuTe-ish text
+(nested tuples, swizzles, tilers, huge and negative numbers) that schema-driven data rarely reaches."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ints = st.one_of(st.integers(-3, 70), st.sampled_from([0, 1, 2, 1 << 20, 1 << 40, -(1 << 31)]))
+
+
+def _tuple(depth: int) -> st.SearchStrategy[str]:
+    leaf = ints.map(str)
+    if depth == 0:
+        return leaf
+    return st.one_of(leaf, st.lists(_tuple(depth - 1), min_size=1, max_size=3).map(lambda xs: f"({','.join(xs)})"))
+
+
+layouts = st.one_of(
+    st.tuples(_tuple(3), _tuple(3)).map(lambda p: f"{p[0]}:{p[1]}"),
+    _tuple(3),
+    st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(-6, 6), _tuple(2), _tuple(2)).map(
+        lambda p: f"Sw<{p[0]},{p[1]},{p[2]}> o {p[3]}:{p[4]}"),
+    st.text(alphabet="()<>,:0123456789 Swo@_-[]\"", max_size=40),
+)
+tilers = st.one_of(layouts, st.lists(layouts, min_size=1, max_size=3).map(lambda xs: "<" + ", ".join(xs) + ">"),
+                   ints.map(str))
+OPS = ["composition", "coalesce", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide",
+       "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "blocked_product",
+       "raked_product", "bogus"]
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FAST
+@given(text=layouts)
+def test_layout_never_5xx(client, text):
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code in (200, 422), (text, r.status_code, r.text[:300])
+
+
+@FAST
+@given(op=st.sampled_from(OPS), a=layouts, b=tilers, n=st.integers(1, 2))
+def test_algebra_never_5xx(client, op, a, b, n):
+    r = client.post("/api/algebra", json={"op": op, "args": [a, b][:n]})
+    assert r.status_code in (200, 422), (op, a, b, r.status_code, r.text[:300])
+
+
+@FAST
+@given(layout=layouts, swz=st.one_of(st.none(), layouts), eb=st.sampled_from([1, 2, 4, 8, 16]),
+       kind=st.sampled_from(["column", "row", "offsets", "ldmatrix", "thread_layout"]),
+       index=st.one_of(ints, st.lists(ints, max_size=33)), vec=st.integers(1, 16), tl=st.one_of(st.none(), layouts))
+def test_banks_never_5xx(client, layout, swz, eb, kind, index, vec, tl):
+    body = {"layout": layout, "swizzle": swz, "element_bytes": eb,
+            "access": {"kind": kind, "index": index, "vector": vec, "layout": tl}}
+    r = client.post("/api/banks", json=body)
+    assert r.status_code in (200, 422), (body, r.status_code, r.text[:300])
+
+
+@FAST
+@given(text=layouts, q=st.sampled_from(["/", "/algebra", "/banks", "/tv"]))
+def test_pages_never_5xx(client, text, q):
+    params = {"/": {"layout": text}, "/algebra": {"op": "logical_divide", "a": text, "b": "2:1"},
+              "/banks": {"layout": text, "access": "column:0"}, "/tv": {"part": text}}[q]
+    r = client.get(q, params=params, headers={"HX-Request": "true"})
+    assert r.status_code == 200, (q, text, r.status_code)
+
+
+def _fuzz_operation(operation, failures: list) -> None:
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(case=operation.as_strategy())
+    def check(case):
+        response = case.call()
+        if response.status_code >= 500:
+            failures.append((operation.path, response.status_code, response.text[:200]))
+
+    check()
+
+
+def test_schemathesis_openapi_no_5xx(app):
+    schemathesis = pytest.importorskip("schemathesis")
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    failures: list = []
+    checked = 0
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        if operation.path.startswith(("/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors")):
+            _fuzz_operation(operation, failures)
+            checked += 1
+    assert checked >= 5
+    assert not failures, failures[:5]

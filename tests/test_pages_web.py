@@ -1,0 +1,95 @@
+"""HTML pages: permalinks restore state, htmx requests get the result block only, bad input is inline (200)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+HX = {"HX-Request": "true"}
+
+
+def test_explorer_permalink_renders_grid(client):
+    r = client.get("/", params={"layout": "(4,(2,4)):(2,(1,8))"})
+    assert r.status_code == 200
+    assert 'id="grid-explorer"' in r.text and "<html" in r.text
+    assert 'value="(4,(2,4)):(2,(1,8))"' in r.text
+    cells = re.findall(r"<td[^>]*>(-?\d+)</td>", r.text)
+    assert len(cells) == 32 and sorted(map(int, cells)) == list(range(32))
+    assert 'class="l1"' in r.text or " l1" in r.text  # the (2,4) mode's inner boundary
+
+
+def test_explorer_htmx_fragment(client):
+    r = client.get("/", params={"layout": "(2,3):(3,1)"}, headers=HX)
+    assert r.status_code == 200 and "<html" not in r.text and 'id="grid-explorer"' in r.text
+    assert re.findall(r"<td[^>]*>(\d+)</td>", r.text) == ["0", "1", "2", "3", "4", "5"]
+
+
+def test_explorer_bad_input_inline(client):
+    r = client.get("/", params={"layout": "(4,8"}, headers=HX)
+    assert r.status_code == 200 and 'role="alert"' in r.text and "grid-explorer" not in r.text
+
+
+def test_explorer_render_cap_message(client):
+    r = client.get("/", params={"layout": "(512,256):(256,1)"}, headers=HX)
+    assert r.status_code == 200 and "65,536" in r.text and "grid-explorer" not in r.text
+    assert "131,072" in r.text  # the size is still shown
+
+
+def test_workbench_permalink(client):
+    r = client.get("/algebra", params={"op": "composition", "a": "(6,2):(8,2)", "b": "(4,3):(3,1)"})
+    assert r.status_code == 200
+    assert "((2,2),3):((24,2),8)" in r.text
+    for gid in ("grid-a", "grid-b", "grid-r"):
+        assert f'id="{gid}"' in r.text
+    assert '"by":"via"' in r.text  # result cells link back through B to A
+
+
+def test_workbench_refusal_inline(client):
+    r = client.get("/algebra", params={"op": "complement", "a": "(4,8", "b": ""}, headers=HX)
+    assert r.status_code == 200 and 'role="alert"' in r.text
+
+
+def test_banks_permalink_contract_example(client):
+    r = client.get("/banks", params={"layout": "(8,64):(64,1)", "element_bytes": "2", "swizzle": "Sw<3,3,3>",
+                                     "access": "column:0"})
+    assert r.status_code == 200
+    m = re.search(r'id="verdict".*?data-k="ways">(\d+)<.*?data-k="wavefronts">(\d+)<', r.text, re.S)
+    assert m and m.groups() == ("1", "1")
+    assert 'id="xor-table"' in r.text and 'id="compare"' in r.text
+
+
+def test_banks_naive_is_eight_way(client):
+    r = client.get("/banks", params={"layout": "(8,64):(64,1)", "element_bytes": "2", "access": "column:0"},
+                   headers=HX)
+    m = re.search(r'id="verdict".*?data-k="ways">(\d+)<.*?data-k="wavefronts">(\d+)<', r.text, re.S)
+    assert m and m.groups() == ("8", "8")
+
+
+@pytest.mark.parametrize("access", ["diagonal:1", "column:x", "column:999", "ldmatrix:7,60"])
+def test_banks_bad_access_inline(client, access):
+    r = client.get("/banks", params={"layout": "(8,64):(64,1)", "access": access}, headers=HX)
+    assert r.status_code == 200 and 'role="alert"' in r.text
+
+
+def test_tv_permalink(client):
+    r = client.get("/tv", params={"atom": "SM80_16x8x16_F32F16F16F32_TN", "operand": "C"})
+    assert r.status_code == 200 and 'id="grid-tv"' in r.text
+    assert "T0V0" in r.text and "T31V3" in r.text and 'data-thread="31"' in r.text
+
+
+def test_tv_sector_panel_seed_numbers(client):
+    r = client.get("/tv", params={"part": "((8,4),(2,2)):((2,32),(1,16))", "eb": "4", "vector": "1"})
+    assert re.search(r'id="utilization">50 %<', r.text)
+    r = client.get("/tv", params={"part": "((16,2),4):((1,16),32)", "eb": "4", "vector": "1"})
+    assert re.search(r'id="utilization">100 %<', r.text)
+
+
+def test_tv_unknown_atom_inline(client):
+    r = client.get("/tv", params={"atom": "SM99_X"})
+    assert r.status_code == 200 and 'role="alert"' in r.text
+
+
+def test_openapi_lists_the_contract_routes(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors"} <= set(paths)
