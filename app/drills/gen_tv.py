@@ -110,10 +110,8 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
 
 
 def _pair(answer: str, want: tuple[int, int]) -> Grade:
-    got = parse_pairs(answer) if "(" in answer else [tuple(parse_int_list(answer, 2))]
-    if len(got) != 1:
-        raise AnswerError("expected one (row,col) pair")
-    return Grade.right() if got[0] == want else Grade.wrong(f"{lstr(got[0])} is not it: {lstr(want)}")
+    got = tuple(parse_int_list(answer, 2))
+    return Grade.right() if got == want else Grade.wrong(f"{lstr(got)} is not it: {lstr(want)}")
 
 
 def _sector_answer(answer: str) -> tuple[int, float]:
@@ -169,19 +167,21 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
              step(f"Lanes 0..3 read byte addresses {addrs[:4]}...; {len(addrs)} lanes x {4 * vector} bytes = "
                   f"{first.bytes_requested} bytes."),
              step(f"They fall in sectors {first.sectors[:8]}{'...' if want_s > 8 else ''}: {want_s} sectors, "
-                  f"{first.bytes_used} of {32 * want_s} bytes used = {util:.0%}."),
+                  f"{first.bytes_used} of {32 * want_s} bytes used = {round(100 * util, 1):g}%."),
              step("Rule: the thread layout's fast mode should run along the contiguous direction of the data.")]
+
+    shown = f"{round(100 * util, 1):g}%"
 
     def grade(ans: str) -> Grade:
         s, u = _sector_answer(ans)
-        items = [s == want_s, abs(u - util) < 0.006]
+        items = [s == want_s, abs(u - util) < 0.0051]
         if all(items):
             return Grade(True, "both right", items=items)
-        return Grade.wrong(f"{want_s} sectors at {util:.0%}; you gave {s} and {u:.0%}", items=items)
+        return Grade.wrong(f"{want_s} sectors at {shown}; you gave {s} and {100 * u:g}%", items=items)
 
     return Drill("sectors", seed,
                  f"A {rows}x{cols} fp32 tile is stored {data_major}-major. 32 threads (one warp) partition it: {how}. "
                  f"One instruction reads {what}. How many 32-byte sectors does it touch, and what is the utilization?",
-                 "two numbers: sectors, utilization (e.g. 8, 50%)", f"{want_s}, {util:.0%}", grade, steps,
+                 "two numbers: sectors, utilization (e.g. 8, 50%)", f"{want_s}, {shown}", grade, steps,
                  [steps[0]["text"], steps[2]["text"]], variant=f"{style}/{data_major}/v{vector}").with_data(
                      tv=str(tv), memory=None if memory is None else str(memory), vector=vector)
