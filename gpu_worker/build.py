@@ -129,7 +129,7 @@ def cache_dir() -> Path:
     """The build cache folder: LAYOUTLAB_BUILD_DIR, else ``data_dir()/build``. Created if missing."""
     env = os.environ.get("LAYOUTLAB_BUILD_DIR")
     if env:
-        path = Path(env)
+        path = Path(env).resolve()
     else:
         from app.config import data_dir
 
@@ -164,7 +164,7 @@ def build_key(template: str, defines: dict[str, int], flags: list[str], toolkit:
     for header in sorted(KERNEL_DIR.glob("*.cuh")):
         h.update(header.name.encode() + header.read_bytes())
     h.update("\0".join(define_flags(defines) + flags).encode())
-    h.update(f"{toolkit.nvcc}|{toolkit.version}|{toolkit.extra_flags}".encode())
+    h.update(f"{toolkit.version}|{toolkit.extra_flags}".encode())  # not the path: caches travel between hosts
     return h.hexdigest()[:24]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,28 +50,48 @@ def failed_checks(result: dict) -> list[str]:
 
 
 def run_binary(binary: str | Path, args: Sequence[str], *, timeout_s: float = 300.0,
-               cancelled: Callable[[], bool] = lambda: False, env: dict | None = None) -> dict:
+               cancelled: Callable[[], bool] = lambda: False, env: dict | None = None,
+               on_progress: Callable[[str, int, int], None] | None = None) -> dict:
     """Run ``binary args`` and return its parsed JSON. Post-condition: the returned dict has ``ok`` true, passed
-    every check it reports, and carries ``wall_s`` and ``returncode``; otherwise RunError says why."""
+    every check it reports, and carries ``wall_s`` and ``returncode``; otherwise RunError says why.
+    ``PROGRESS <stage> <done> <total>`` lines on stderr are passed to ``on_progress`` as they arrive."""
     cmd = [str(binary), *map(str, args)]
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     except OSError as exc:
         raise RunError(f"could not start {Path(binary).name}: {exc}") from None
-    while True:
-        try:
-            stdout, stderr = proc.communicate(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            if cancelled():
-                proc.kill()
-                proc.communicate()
-                raise RunCancelled("cancelled by user") from None
-            if time.monotonic() - t0 > timeout_s:
-                proc.kill()
-                proc.communicate()
-                raise RunError(f"{Path(binary).name} timed out after {timeout_s:.0f} s") from None
+    out_chunks: list[str] = []
+    err_lines: list[str] = []
+
+    def pump_out() -> None:
+        out_chunks.append(proc.stdout.read())
+
+    def pump_err() -> None:
+        for line in proc.stderr:
+            parts = line.split()
+            if len(parts) == 4 and parts[0] == "PROGRESS" and parts[2].isdigit() and parts[3].isdigit():
+                if on_progress:
+                    on_progress(parts[1], int(parts[2]), int(parts[3]))
+            else:
+                err_lines.append(line)
+
+    readers = [threading.Thread(target=pump_out, daemon=True), threading.Thread(target=pump_err, daemon=True)]
+    for t in readers:
+        t.start()
+    while proc.poll() is None:
+        if cancelled():
+            proc.kill()
+            proc.wait()
+            raise RunCancelled("cancelled by user")
+        if time.monotonic() - t0 > timeout_s:
+            proc.kill()
+            proc.wait()
+            raise RunError(f"{Path(binary).name} timed out after {timeout_s:.0f} s")
+        time.sleep(0.05)
+    for t in readers:
+        t.join(timeout=5)
+    stdout, stderr = "".join(out_chunks), "".join(err_lines)
     wall = time.monotonic() - t0
     try:
         result = parse_output(stdout)

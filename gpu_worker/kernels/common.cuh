@@ -68,6 +68,12 @@ struct LLRng {
   }
 };
 
+// One progress line on stderr ("PROGRESS <stage> <done> <total>"); the Python runner turns it into job progress.
+inline void ll_progress(const char* stage, int done, int total) {
+  fprintf(stderr, "PROGRESS %s %d %d\n", stage, done, total);
+  fflush(stderr);
+}
+
 inline std::string ll_json_array(const std::vector<double>& v) {
   std::string o = "[";
   char buf[64];

@@ -161,7 +161,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 2 && verify; ++i) timed(body, true, true, &bad);  // correctness first, fresh inputs
     for (int i = 0; i < warmup; ++i) timed(body, false, false, &bad);
     std::vector<double> t;
-    for (int i = 0; i < runs; ++i) t.push_back(timed(body, (i % 4) == 0, verify, &bad));
+    for (int i = 0; i < runs; ++i) {
+      ll_progress(name, i + 1, runs);
+      t.push_back(timed(body, (i % 4) == 0, verify, &bad));
+    }
     double med = ll_median(t);
     snprintf(buf, sizeof buf, "%s\"%s\": {\"check\": {\"passed\": %s, \"mismatches\": %lld, \"verified\": %s}, "
              "\"median_ms\": %.6g, \"gbps\": %.6g, \"times_ms\": ",
