@@ -72,3 +72,9 @@ from algebra.products import (
 from algebra.swizzle import ComposedLayout, Swizzle
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+from algebra import atoms, banks, coalescing, hopper  # noqa: E402  (hardware models, built on the ops above)
+from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
+from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
+
+__all__ = [name for name in dir() if not name.startswith("_")]
