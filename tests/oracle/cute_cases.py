@@ -1,0 +1,370 @@
+"""Random layout-algebra cases for the differential oracles, and how to judge our answer against CuTe's.
+
+A case is ``{"op": name, "args": [...]}`` with JSON arguments:
+
+- a string with ``:`` is a layout in CuTe notation (``"(4,(2,4)):(2,(1,8))"``);
+- any other string is an IntTuple (a shape, a profile, a mode order: ``"(4,(2,2))"``);
+- an int is an int (a tile size, a cotarget);
+- a list is a tiler: its entries are layouts, ints, ``null`` (CuTe's ``_``) or nested lists.
+
+CuTe's answer is the string ``cute::print`` writes with the underscores removed, or ``"refused"`` (the case does
+not compile: a ``static_assert`` in CuTe fired). This module does not trust ``algebra`` to judge ``algebra``: the
+IntTuple parser and the layout evaluator used for the comparison are its own.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+# ------------------------------------------------------------------------------------------- int tuples
+
+
+def parse_tuple(text: str) -> Any:
+    """``"(4,(2,_8))"`` -> ``(4, (2, 8))``; a bare number -> int; ``"(4)"`` -> ``(4,)``."""
+    toks = re.findall(r"-?\d+|[(),]", text.replace("_", "").replace(" ", ""))
+    pos = 0
+
+    def go() -> Any:
+        nonlocal pos
+        tok = toks[pos]
+        pos += 1
+        if tok != "(":
+            return int(tok)
+        out = []
+        while True:
+            out.append(go())
+            tok = toks[pos]
+            pos += 1
+            if tok == ")":
+                return tuple(out)
+
+    val = go()
+    if pos != len(toks):
+        raise ValueError(f"trailing text in {text!r}")
+    return val
+
+
+def tstr(t: Any) -> str:
+    return "(" + ",".join(tstr(x) for x in t) + ")" if isinstance(t, tuple) else str(t)
+
+
+def flat(t: Any) -> list:
+    return [y for x in t for y in flat(x)] if isinstance(t, tuple) else [t]
+
+
+def unflat(vals: list, profile: Any) -> Any:
+    it = iter(vals)
+
+    def go(p: Any) -> Any:
+        return tuple(go(x) for x in p) if isinstance(p, tuple) else next(it)
+
+    return go(profile)
+
+
+def prod(t: Any) -> int:
+    out = 1
+    for x in flat(t):
+        out *= x
+    return out
+
+
+def split_layout(text: str) -> tuple[Any, Any]:
+    """``"(4,2):(1,4)"`` -> (shape, stride), parsed by this module."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == ":" and depth == 0:
+            return parse_tuple(text[:i]), parse_tuple(text[i + 1:])
+    raise ValueError(f"not a layout: {text!r}")
+
+
+def offset_at(shape: Any, stride: Any, idx: int) -> int:
+    """The offset of 1-D coordinate ``idx`` (colexicographic; past the end it extends along the last mode)."""
+    fs, fd = flat(shape), flat(stride)
+    out = 0
+    for k, (s, d) in enumerate(zip(fs, fd, strict=True)):
+        c = idx if k == len(fs) - 1 else idx % s
+        idx //= s
+        out += c * d
+    return out
+
+
+def sample(n: int, limit: int = 4096) -> list[int]:
+    """Every index below n, or (for large n) a deterministic spread of them including both ends."""
+    if n <= limit:
+        return list(range(n))
+    step = max(1, n // limit)
+    return sorted({*range(0, n, step), *range(n - 64, n), *range(64)})
+
+
+def judge(cute: str, ours: str) -> str:
+    """``"exact"`` (same string), ``"shape"`` (same shape and offsets: only strides of size-1 modes differ),
+    ``"function"`` (same size and offsets, another shape), or ``"mismatch"`` (including a refusal on one side)."""
+    if cute == ours:
+        return "exact"
+    if "refused" in (cute, ours) or ours.startswith("error") or ":" not in cute or ":" not in ours:
+        return "mismatch"
+    try:
+        (cs, cd), (os_, od) = split_layout(cute), split_layout(ours)
+        n = prod(cs)
+        if n != prod(os_) or any(offset_at(cs, cd, i) != offset_at(os_, od, i) for i in sample(n)):
+            return "mismatch"
+    except (ValueError, IndexError):
+        return "mismatch"
+    return "shape" if cs == os_ else "function"
+
+
+def run_ours(case: dict) -> str:
+    """Our answer to ``case``: the result's string, ``"refused"`` (LayoutError) or ``"error: ..."`` (a crash)."""
+    import algebra as A
+
+    op = case["op"]
+    args = [to_py(a) for a in case["args"]]
+    try:
+        res = getattr(A, op)(*args)
+    except A.LayoutError:
+        return "refused"
+    except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
+        return f"error: {type(e).__name__}: {e}"
+    return str(res)
+
+
+def to_py(a: Any) -> Any:
+    import algebra as A
+
+    if a is None or isinstance(a, int):
+        return a
+    if isinstance(a, list):
+        return tuple(to_py(x) for x in a)
+    if ":" in a:
+        shape, stride = split_layout(a)
+        return A.Layout(shape, stride)
+    return parse_tuple(a)
+
+
+def key(case: dict) -> str:
+    return case["op"] + " " + json.dumps(case["args"], separators=(",", ":"))
+
+
+# ------------------------------------------------------------------------------------------- generators
+
+LEAVES = [1, 2, 2, 2, 3, 4, 4, 4, 6, 8, 8, 16]
+ARB = [0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64]
+BIG_LEAVES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 8192]
+# the current scale: "leaves" to draw shapes from and "mul", a factor on every size limit (big cases: real sizes)
+SCALE: dict[str, Any] = {"leaves": LEAVES, "mul": 1, "neg": 0.0}
+
+
+def lay(shape: Any, stride: Any) -> str:
+    return f"{tstr(shape)}:{tstr(stride)}"
+
+
+def rand_shape(rng: random.Random, max_size: int = 256, max_rank: int = 3, max_depth: int = 3) -> Any:
+    max_size *= SCALE["mul"]
+    while True:
+        def mode(d: int) -> Any:
+            if d < max_depth and rng.random() < 0.3:
+                return tuple(mode(d + 1) for _ in range(rng.choice([1, 2, 2, 2, 3])))
+            return rng.choice(SCALE["leaves"])
+
+        r = rng.choice(range(1, max_rank + 1))
+        shape = mode(max_depth) if r == 1 and rng.random() < 0.75 else tuple(mode(2) for _ in range(r))
+        if prod(shape) <= max_size:
+            return shape
+
+
+def rand_stride(rng: random.Random, shape: Any, kind: str | None = None) -> Any:
+    fs = flat(shape)
+    kind = kind or rng.choice(["compact", "perm", "perm", "gap", "zero", "arb", "arb"])
+    if kind == "arb":
+        sign = [-1 if rng.random() < SCALE["neg"] else 1 for _ in fs]
+        big = [1, 1, 64, 1024] if SCALE["mul"] > 1 else [1]
+        return unflat([g * rng.choice(ARB) * rng.choice(big) for g in sign], shape)
+    order = list(range(len(fs)))
+    if kind != "compact":
+        rng.shuffle(order)
+    out, cur = [0] * len(fs), 1
+    for i in order:
+        if kind == "gap" and rng.random() < 0.3:
+            cur *= rng.choice([2, 3])
+        out[i] = cur
+        cur *= fs[i]
+    if kind == "zero":
+        out = [0 if rng.random() < 0.35 else d for d in out]
+    return unflat(out, shape)
+
+
+def rand_layout(rng: random.Random, max_size: int = 256, kind: str | None = None, **kw: Any) -> str:
+    shape = rand_shape(rng, max_size, **kw)
+    return lay(shape, rand_stride(rng, shape, kind))
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def factorize(rng: random.Random, n: int) -> list[int]:
+    """A random ordered factorization of n (factors > 1; [1] for n == 1)."""
+    out = []
+    while n > 1:
+        d = rng.choice([d for d in divisors(n) if d > 1])
+        out.append(d)
+        n //= d
+    return out or [1]
+
+
+def group(rng: random.Random, vals: list) -> Any:
+    """Randomly nest a flat list into a hierarchical tuple (or a bare int when it has one entry)."""
+    if len(vals) == 1 and rng.random() < 0.8:
+        return vals[0]
+    out, i = [], 0
+    while i < len(vals):
+        k = rng.choice([1, 1, 2, 3])
+        chunk = vals[i:i + k]
+        out.append(chunk[0] if len(chunk) == 1 else tuple(chunk))
+        i += k
+    return tuple(out)
+
+
+def fitted_layout(rng: random.Random, n: int) -> str:
+    """A layout that reads inside ``[0, n)`` (usually): a permuted compact layout of a factorization of a divisor
+    of n, sometimes strided by a divisor."""
+    m = rng.choice(divisors(n)) if rng.random() < 0.6 else n
+    fs = factorize(rng, m)
+    shape = group(rng, fs)
+    stride = rand_stride(rng, shape, rng.choice(["compact", "perm", "perm", "zero"]))
+    if rng.random() < 0.3 and m < n:
+        k = rng.choice([d for d in divisors(n // m)])
+        stride = unflat([d * k for d in flat(stride)], shape)
+    return lay(shape, stride)
+
+
+def rand_tiler_entry(rng: random.Random, shape: Any, depth: int = 0) -> Any:
+    n = prod(shape)
+    r = rng.random()
+    if r < 0.15:
+        return None
+    if r < 0.4:
+        return rng.choice(divisors(n)) if rng.random() < 0.85 else rng.choice([2, 3, 4, 8])
+    if r < 0.5 and isinstance(shape, tuple) and depth < 2:
+        return [rand_tiler_entry(rng, s, depth + 1) for s in shape[: rng.choice(range(1, len(shape) + 1))]]
+    return fitted_layout(rng, n) if rng.random() < 0.85 else rand_layout(rng, 32)
+
+
+def rand_tiler(rng: random.Random, layout: str) -> Any:
+    """A Layout, an int or a tuple tiler for ``layout``."""
+    shape, _ = split_layout(layout)
+    r = rng.random()
+    if r < 0.3:
+        return fitted_layout(rng, prod(shape)) if rng.random() < 0.85 else rand_layout(rng, 64)
+    if r < 0.45:
+        return rng.choice(divisors(prod(shape))) if rng.random() < 0.85 else rng.choice([3, 4, 8])
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    k = rng.choice(range(1, len(modes) + 1))
+    return [rand_tiler_entry(rng, s) for s in modes[:k]]
+
+
+def rand_profile(rng: random.Random, shape: Any) -> str:
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    k = rng.choice(range(1, len(modes) + 1))
+
+    def p(s: Any) -> Any:
+        if isinstance(s, tuple) and rng.random() < 0.4:
+            return tuple(p(x) for x in s[: rng.choice(range(1, len(s) + 1))])
+        return 1
+
+    return tstr(tuple(p(s) for s in modes[:k]))
+
+
+def gen_case(rng: random.Random, op: str) -> dict:
+    """One random case of ``op`` (see ``OPS``)."""
+    L = rand_layout(rng)
+    shape, _ = split_layout(L)
+    if op == "composition":
+        r = rng.random()
+        b = rand_tiler(rng, L) if r < 0.45 else fitted_layout(rng, prod(shape)) if r < 0.9 else rand_layout(rng, 64)
+        return {"op": op, "args": [L, b]}
+    if op == "complement":
+        L = rand_layout(rng, 64, kind=rng.choice(["perm", "gap", "gap", "zero", "arb", "compact"]))
+        fs, fd = split_layout(L)
+        cos = 1 + sum((s - 1) * abs(d) for s, d in zip(flat(fs), flat(fd), strict=True))
+        r = rng.random()
+        if r < 0.35:
+            return {"op": op, "args": [L]}
+        if r < 0.75:
+            return {"op": op, "args": [L, rng.choice([cos, cos * 2, cos * 4, rng.choice(ARB[1:]), 2 * prod(fs)])]}
+        tgt = group(rng, factorize(rng, rng.choice([cos, 2 * cos, prod(fs) * 4, 64])))
+        return {"op": op, "args": [L, tstr(tgt if isinstance(tgt, tuple) else (tgt,))]}
+    if op in ("coalesce", "filter"):
+        return {"op": op, "args": [L] if rng.random() < 0.5 else [L, rand_profile(rng, shape)]}
+    if op in ("right_inverse", "left_inverse"):
+        return {"op": op, "args": [rand_layout(rng, kind=rng.choice(["perm", "perm", "gap", "zero", "arb"]))]}
+    if op in ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide"):
+        return {"op": op, "args": [L, rand_tiler(rng, L)]}
+    if op in ("logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product"):
+        blk = rand_layout(rng, 64, kind=rng.choice(["compact", "perm", "gap", "zero", "arb"]))
+        if op in ("blocked_product", "raked_product") or rng.random() < 0.5:
+            return {"op": op, "args": [blk, rand_layout(rng, 16, kind=rng.choice(["compact", "perm", "zero", "arb"]))]}
+        bshape, _ = split_layout(blk)
+        modes = bshape if isinstance(bshape, tuple) else (bshape,)
+        if rng.random() < 0.3:
+            return {"op": op, "args": [blk, rng.choice([1, 2, 3, 4])]}
+        k = rng.choice(range(1, len(modes) + 1))
+        ents = [rng.choice([None, 2, 3, 4, rand_layout(rng, 8, max_rank=2, max_depth=1)]) for _ in range(k)]
+        return {"op": op, "args": [blk, ents]}
+    if op == "tile_to_shape":
+        blk = rand_layout(rng, 32, kind=rng.choice(["compact", "perm", "gap", "zero", "arb"]))
+        bshape, _ = split_layout(blk)
+        bmodes = list(bshape) if isinstance(bshape, tuple) else [bshape]
+        r = max(len(bmodes), rng.choice([1, 2, 3]))
+        if rng.random() < 0.1:
+            r = max(1, len(bmodes) - 1)
+        bm = [prod(m) for m in bmodes] + [1] * (r - len(bmodes))
+        tgt = []
+        for m in bm[:r]:
+            t = m * rng.choice([1, 2, 3, 4]) if rng.random() < 0.9 else rng.choice([4, 6, 8])
+            tgt.append(group(rng, factorize(rng, t)) if rng.random() < 0.2 else t)
+        args = [blk, tstr(tuple(tgt))]
+        if rng.random() < 0.5:
+            order = list(range(1, r + 1))
+            rng.shuffle(order)
+            args.append(tstr(tuple(order)))
+        return {"op": op, "args": args}
+    if op == "max_common_vector":
+        if rng.random() < 0.7:
+            return {"op": op, "args": [L, lay(shape, rand_stride(rng, shape))]}
+        other = group(rng, factorize(rng, prod(shape)))
+        return {"op": op, "args": [L, lay(other, rand_stride(rng, other))]}
+    raise ValueError(f"unknown op {op}")
+
+
+OPS = ["composition", "complement", "coalesce", "filter", "right_inverse", "left_inverse", "logical_divide",
+       "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
+       "blocked_product", "raked_product", "tile_to_shape", "max_common_vector"]
+WEIGHTS = {"composition": 4, "complement": 3, "logical_divide": 2, "logical_product": 2}
+
+
+def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12, neg: float = 0.05) -> list[dict]:
+    """``n`` distinct random cases, reproducible from ``seed``; a fraction ``big`` uses real sizes (up to 8192 per
+    mode) and a fraction ``neg`` allows negative strides in arbitrary strides."""
+    rng = random.Random(seed)
+    ops = ops or OPS
+    pool = [op for op in ops for _ in range(WEIGHTS.get(op, 1))]
+    out, seen = [], set()
+    while len(out) < n:
+        r = rng.random()
+        SCALE.update(leaves=BIG_LEAVES if r < big else LEAVES, mul=1 << 16 if r < big else 1,
+                     neg=0.3 if big <= r < big + neg else 0.0)
+        try:
+            case = gen_case(rng, rng.choice(pool))
+        finally:
+            SCALE.update(leaves=LEAVES, mul=1, neg=0.0)
+        k = key(case)
+        if k not in seen:
+            seen.add(k)
+            out.append(case)
+    return out

@@ -1,0 +1,234 @@
+"""CuTe C++ as an oracle: each case becomes a few lines of host C++ on static layouts (``Layout<Shape<Int<4>,...>,
+Stride<...>>{}``) that ``cute::print`` the result; a batch of cases is one translation unit.
+
+A case CuTe refuses does not compile (a ``static_assert`` fires). The batch is compiled with ``-fmax-errors=0``; every
+error is traced back (by line number) to the case that instantiated it, those cases are recorded as ``"refused"`` with
+the compiler's message, and the rest is compiled again until it builds; then it runs and its output is read back.
+
+    python tests/oracle/cute_cpp.py --seed 1 --n 400 --out tests/oracle/data/corpus_s1.json
+
+needs g++ (or nvcc) and the ``nvidia-cutlass`` wheel (for the CuTe headers) and the CUDA headers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cute_cases as cc  # noqa: E402
+
+# ------------------------------------------------------------------------------------------- toolchain
+
+
+def cute_include() -> Path | None:
+    try:
+        import cutlass_library
+    except ImportError:
+        return None
+    inc = Path(cutlass_library.__file__).parent / "source" / "include"
+    return inc if (inc / "cute" / "layout.hpp").is_file() else None
+
+
+def cuda_include() -> list[str]:
+    """The CUDA include folders (cute/config.hpp includes cuda_runtime_api.h and cuda/std headers)."""
+    cands = [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"] + sorted(str(p) for p in Path("/usr/local").glob(
+        "cuda-*"))
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        cands.insert(0, str(Path(os.path.realpath(nvcc)).parent.parent))
+        out = subprocess.run(["sh", "-c", f"cat {nvcc}"], capture_output=True, text=True).stdout
+        m = re.search(r"(/\S+)/bin/nvcc", out)
+        if m:
+            cands.insert(0, m.group(1))
+    for c in cands:
+        if c and (Path(c) / "include" / "cuda_runtime_api.h").is_file():
+            inc = Path(c) / "include"
+            return [str(inc)] + ([str(inc / "cccl")] if (inc / "cccl").is_dir() else [])
+    return []
+
+
+def toolchain() -> list[str] | None:
+    """The compile command prefix, or None when there is no compiler, no CuTe headers or no CUDA headers."""
+    inc, cuda = cute_include(), cuda_include()
+    cxx = shutil.which(os.environ.get("CXX", "g++"))
+    if inc is None or not cuda or cxx is None:
+        return None
+    return [cxx, "-std=c++17", "-O0", "-w", "-fmax-errors=0", f"-I{inc}"] + [f"-I{c}" for c in cuda]
+
+
+# ------------------------------------------------------------------------------------------- emission
+
+
+def ctype(t: Any, kind: str = "Shape") -> str:
+    if isinstance(t, tuple):
+        return f"{kind}<" + ",".join(ctype(x, kind) for x in t) + ">"
+    return f"Int<{t}>"
+
+
+def cvalue(a: Any) -> str:
+    """C++ expression for a case argument (see ``cute_cases``)."""
+    if a is None:
+        return "_"
+    if isinstance(a, int):
+        return f"Int<{a}>{{}}"
+    if isinstance(a, list):
+        return "make_tile(" + ", ".join(cvalue(x) for x in a) + ")"
+    if ":" in a:
+        shape, stride = cc.split_layout(a)
+        return f"Layout<{ctype(shape)},{ctype(stride, 'Stride')}>{{}}"
+    return f"{ctype(cc.parse_tuple(a))}{{}}"
+
+
+def emit_case(i: int, case: dict) -> list[str]:
+    args = ", ".join(cvalue(a) for a in case["args"])
+    return [f"void c{i}() {{",
+            f"  auto r = {case['op']}({args});",
+            f'  printf("@{i} "); print(r); printf("\\n");',
+            "}"]
+
+
+def emit(cases: list[tuple[int, dict]]) -> tuple[str, dict[int, int]]:
+    """The translation unit, and a map line number -> case index."""
+    lines = ["#include <cute/layout.hpp>", "#include <cstdio>", "using namespace cute;"]
+    owner: dict[int, int] = {}
+    for i, case in cases:
+        body = emit_case(i, case)
+        for k in range(len(body)):
+            owner[len(lines) + k + 1] = i
+        lines += body
+    lines.append("int main() {")
+    lines += [f"  c{i}();" for i, _ in cases]
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n", owner
+
+
+# ------------------------------------------------------------------------------------------- compile and run
+
+
+def _failures(stderr: str, src: str, owner: dict[int, int]) -> dict[int, str]:
+    """Map compiler diagnostics to the cases that caused them: {case index: first error message}."""
+    out: dict[int, str] = {}
+    last = None
+    pat = re.compile(re.escape(src) + r":(\d+):(?:\d+:)?\s*(.*)")
+    for line in stderr.splitlines():
+        m = pat.match(line)
+        if m and int(m.group(1)) in owner:
+            last = owner[int(m.group(1))]
+            if "error" in m.group(2):
+                out.setdefault(last, m.group(2).strip())
+        elif "error:" in line and last is not None:
+            msg = line.split("error:", 1)[1].strip()
+            if last not in out or out[last].startswith("required"):
+                out[last] = msg
+    return out
+
+
+def _build(cmd: list[str], cases: list[tuple[int, dict]], work: Path, tag: str) -> tuple[dict, dict]:
+    """Compile until it builds, run; returns ({idx: printed}, {idx: refusal message})."""
+    refused: dict[int, str] = {}
+    todo = list(cases)
+    for _round in range(20):
+        if not todo:
+            return {}, refused
+        src = work / f"{tag}.cpp"
+        text, owner = emit(todo)
+        src.write_text(text)
+        exe = work / f"{tag}.bin"
+        p = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True)
+        if p.returncode == 0:
+            run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+            got = {}
+            for line in run.stdout.splitlines():
+                m = re.match(r"@(\d+) (.*)", line)
+                if m:
+                    got[int(m.group(1))] = m.group(2).replace("_", "")
+            if run.returncode != 0:
+                raise RuntimeError(f"oracle binary failed ({run.returncode}): {run.stderr[-2000:]}")
+            return got, refused
+        bad = _failures(p.stderr, str(src), owner)
+        if not bad:
+            raise RuntimeError(f"compile failed without a case to blame:\n{p.stderr[-4000:]}")
+        refused.update(bad)
+        todo = [(i, c) for i, c in todo if i not in bad]
+    raise RuntimeError("too many compile rounds")
+
+
+def run_cases(cases: list[dict], jobs: int = 2, chunk: int = 150) -> list[dict]:
+    """CuTe's answer for each case: returns copies with ``"cute"`` (and ``"reason"`` when refused)."""
+    cmd = toolchain()
+    if cmd is None:
+        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
+    indexed = list(enumerate(cases))
+    parts = [indexed[k:k + chunk] for k in range(0, len(indexed), chunk)]
+    results: dict[int, str] = {}
+    reasons: dict[int, str] = {}
+    with tempfile.TemporaryDirectory(prefix="cute-oracle-") as tmp, ThreadPoolExecutor(jobs) as pool:
+        futs = [pool.submit(_build, cmd, part, Path(tmp), f"b{n}") for n, part in enumerate(parts)]
+        for f in futs:
+            got, bad = f.result()
+            results.update(got)
+            for i, msg in bad.items():
+                results[i] = "refused"
+                reasons[i] = msg[:200]
+    out = []
+    for i, case in enumerate(cases):
+        if i not in results:
+            raise RuntimeError(f"no answer for case {i}: {case}")
+        rec = {"op": case["op"], "args": case["args"], "cute": results[i]}
+        if i in reasons:
+            rec["reason"] = reasons[i]
+        out.append(rec)
+    return out
+
+
+def save(path: Path, records: list[dict]) -> None:
+    """Write records as a JSON list, one case per line (diff-friendly)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in records]
+    path.write_text("[\n" + ",\n".join(lines) + "\n]\n")
+
+
+def compare(records: list[dict]) -> dict[str, dict[str, int]]:
+    """Per op: counts of each judgement (exact / shape / function / mismatch)."""
+    stats: dict[str, dict[str, int]] = {}
+    for rec in records:
+        verdict = cc.judge(rec["cute"], cc.run_ours(rec))
+        row = stats.setdefault(rec["op"], {"exact": 0, "shape": 0, "function": 0, "mismatch": 0})
+        row[verdict] += 1
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--ops", default="", help="comma-separated op names (default: all)")
+    ap.add_argument("--out", type=Path, help="write the records here (JSON)")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None)
+    recs = run_cases(cases, jobs=a.jobs)
+    if a.out:
+        save(a.out, recs)
+    for op, row in sorted(compare(recs).items()):
+        print(f"{op:20s} {row}")
+    for rec in recs:
+        ours = cc.run_ours(rec)
+        if cc.judge(rec["cute"], ours) == "mismatch":
+            print(f"MISMATCH {rec['op']} {json.dumps(rec['args'])}\n  cute: {rec['cute']}\n  ours: {ours}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
