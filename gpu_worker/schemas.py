@@ -1,0 +1,145 @@
+"""Job parameter models (pydantic). Every field is bounded; a model is the only gate between a request and nvcc.
+
+Errors name the field and the cap it broke, e.g. ``rows: Input should be less than or equal to 1024`` or
+``tile of 2048x64 elements is over the cap of 65536 elements``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from gpu_worker import patterns
+
+#: Transpose swizzles that spread one tile column over 32 banks, by (dtype, tile).
+TRANSPOSE_SWIZZLE = {("fp32", 32): "Sw<5,0,5>", ("fp32", 64): "Sw<5,0,6>",
+                     ("fp16", 32): "Sw<4,1,5>", ("fp16", 64): "Sw<5,1,5>"}
+TRANSPOSE_VARIANTS = ("naive", "tiled", "padded", "swizzled")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AccessSpec(_Strict):
+    """One warp-wide access pattern (see gpu_worker.patterns for what each kind reads)."""
+
+    kind: Literal["column", "row", "ldmatrix", "offsets", "thread_layout"] = "column"
+    index: int = Field(0, ge=0, le=65535, description="first column / row / 8x8 block")
+    num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1/.x2/.x4")
+    trans: bool = Field(False, description="ldmatrix .trans")
+    offsets: list[int | tuple[int, int]] | None = Field(None, description="32 entries: element offset or [r, c]")
+    layout: str | None = Field(None, max_length=4000, description="thread layout (CuTe notation), size 32")
+
+
+class SmemParams(_Strict):
+    """A shared-memory access benchmark: tile, layout variant, access pattern, timing knobs."""
+
+    element_bytes: Literal[1, 2, 4, 8, 16] = 4
+    rows: int = Field(32, ge=1, le=1024)
+    cols: int = Field(32, ge=1, le=1024)
+    variant: Literal["naive", "padded", "swizzle", "custom"] = "naive"
+    pad: int = Field(0, ge=0, le=64, description="padding in elements per row (variant padded)")
+    swizzle: str | None = Field(None, max_length=32, description="Sw<B,M,S> (variant swizzle)")
+    layout: str | None = Field(None, max_length=4000, description="tile layout in CuTe notation (variant custom)")
+    access: AccessSpec = Field(default_factory=AccessSpec)
+    nacc: int = Field(16, ge=1, le=32, description="distinct accesses per loop iteration")
+    iterations: int = Field(1024, ge=1, le=65536)
+    runs: int = Field(30, ge=20, le=200)
+    profile: bool = Field(False, description="count wavefronts with Nsight Compute when present")
+
+    @model_validator(mode="after")
+    def _check(self) -> SmemParams:
+        if self.variant != "custom" and self.rows * self.cols > patterns.MAX_ELEMENTS:
+            raise ValueError(f"tile of {self.rows}x{self.cols} elements is over the cap of "
+                             f"{patterns.MAX_ELEMENTS} elements")
+        if self.variant == "padded" and self.pad == 0:
+            raise ValueError("variant padded needs pad >= 1")
+        if self.variant == "swizzle" and not self.swizzle:
+            raise ValueError("variant swizzle needs swizzle, e.g. Sw<3,3,3>")
+        if self.variant == "custom" and not self.layout:
+            raise ValueError("variant custom needs layout in CuTe notation")
+        if self.access.kind == "offsets" and not self.access.offsets:
+            raise ValueError("access kind offsets needs access.offsets (32 entries)")
+        if self.access.kind == "thread_layout" and not self.access.layout:
+            raise ValueError("access kind thread_layout needs access.layout (a CuTe layout of size 32)")
+        try:
+            self._plan = patterns.plan_smem(self.spec())
+        except (ValueError, ArithmeticError) as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def spec(self) -> dict:
+        """The plain dict that gpu_worker.patterns / benches take."""
+        return self.model_dump()
+
+    def plan(self) -> dict:
+        """The address table and prediction computed during validation (same as patterns.plan_smem(spec()))."""
+        return getattr(self, "_plan", None) or patterns.plan_smem(self.spec())
+
+
+class TransposeParams(_Strict):
+    """Transpose through shared memory; n x n elements of dtype; pad and swizzle default to the conflict-free fixes."""
+
+    dtype: Literal["fp32", "fp16"] = "fp32"
+    n: int = Field(8192, ge=256, le=16384)
+    tile: Literal[32, 64] = 64
+    block_rows: Literal[4, 8, 16] = 8
+    pad: int | None = Field(None, ge=1, le=8, description="elements per tile row; default one 4-byte word")
+    swizzle: str | None = Field(None, max_length=32)
+    variants: list[Literal["naive", "tiled", "padded", "swizzled"]] = Field(
+        default_factory=lambda: list(TRANSPOSE_VARIANTS), min_length=1)
+    runs: int = Field(20, ge=20, le=100)
+
+    @field_validator("swizzle")
+    @classmethod
+    def _swizzle(cls, v: str | None) -> str | None:
+        if v is not None:
+            patterns.parse_swizzle(v)
+        return v
+
+    @model_validator(mode="after")
+    def _check(self) -> TransposeParams:
+        if self.n % self.tile:
+            raise ValueError(f"n ({self.n}) must be a multiple of the tile ({self.tile})")
+        if self.block_rows > self.tile or self.tile * self.block_rows > 1024:
+            raise ValueError(f"tile {self.tile} x block_rows {self.block_rows} is over 1024 threads per block")
+        if self.pad is None:
+            self.pad = 1 if self.dtype == "fp32" else 2
+        if self.swizzle is None:
+            self.swizzle = TRANSPOSE_SWIZZLE[(self.dtype, self.tile)]
+        return self
+
+    def spec(self) -> dict:
+        """The plain dict that gpu_worker.benches.run_transpose takes."""
+        return self.model_dump()
+
+
+class CompileOnlyParams(_Strict):
+    """Render and (when nvcc is present, or required) compile one template; the queue's smallest job."""
+
+    template: Literal["noop", "smem", "transpose"] = "noop"
+    defines: dict[str, int] = Field(default_factory=dict, max_length=16)
+    hold_ms: int = Field(0, ge=0, le=30000, description="sleep before building (queue tests)")
+    nvcc: Literal["auto", "require", "skip"] = "auto"
+    tag: str | None = Field(None, max_length=64)
+
+    @field_validator("defines")
+    @classmethod
+    def _defines(cls, v: dict[str, int]) -> dict[str, int]:
+        for name, value in v.items():
+            if not name.isupper() or not name.replace("_", "").isalnum() or not -(2**31) <= value < 2**31:
+                raise ValueError(f"bad compile-time constant {name}={value}")
+        return v
+
+    def spec(self) -> dict:
+        """Plain dict for gpu_worker.benches.run_compile_only."""
+        return self.model_dump()
+
+
+class JobRequest(_Strict):
+    """The body of ``POST /api/bench/jobs``; params are validated by the kind's model afterwards."""
+
+    kind: str = Field(..., max_length=32)
+    params: dict = Field(default_factory=dict)
