@@ -1,0 +1,256 @@
+"""explain(): the seed's worked examples, the step format, refusals, and random agreement with the real ops."""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+import pytest
+
+import algebra as A
+from algebra import LayoutError
+from algebra.arith import make_identity_layout
+from algebra.explain import explain, explain_ops, format_steps
+from algebra.explain_core import show
+
+P = A.parse
+
+
+def last(op, *args):
+    return explain(op, *args)[-1]
+
+
+def check_format(steps):
+    assert steps, "no steps"
+    for s in steps:
+        assert isinstance(s["text"], str) and s["text"]
+        assert s["layout"] is None or isinstance(s["layout"], str)
+        assert s["kind"] in ("step", "result", "error", "fallback")
+        assert isinstance(s["depth"], int) and s["depth"] >= 0
+        if s["layout"] is not None:
+            A.parse(s["layout"]) if not s["layout"].lstrip("_").isdigit() else None
+    assert all(s["kind"] != "fallback" for s in steps), format_steps(steps)
+    assert steps[-1]["depth"] == 0
+
+
+# --------------------------------------------------------------------------------------------- seed 003
+
+
+@pytest.mark.parametrize(("op", "args", "want"), [
+    ("composition", ("(6,2):(8,2)", "(4,3):(3,1)"), "((2,2),3):((24,2),8)"),
+    ("composition", ("(4,8):(8,1)", "(8,4):(4,1)"), "(8,4):(1,8)"),
+    ("composition", ("(4,8):(8,1)", "(2,8):(2,4)"), "(2,8):(16,1)"),
+    ("composition", ("(8,8):(8,1)", "(8,4):(1,16)"), "(8,4):(8,2)"),
+    ("complement", ("4:2", 24), "(2,3):(1,8)"),
+    ("complement", ("(2,2):(1,6)", 24), "(3,2):(2,12)"),
+    ("logical_divide", ("24:1", "4:2"), "(4,(2,3)):(2,(1,8))"),
+    ("zipped_divide", ("(16,8):(1,16)", (2, 2)), "((2,2),(8,4)):((1,16),(2,32))"),
+    ("zipped_divide", ("(16,8):(1,16)", (16, 2)), "((16,2),(1,4)):((1,16),(0,32))"),
+    ("coalesce", ("(2,(1,6)):(1,(6,2))",), "12:1"),
+    ("coalesce", ("(4,8):(1,4)",), "32:1"),
+    ("coalesce", ("(4,8):(8,1)",), "(4,8):(8,1)"),
+])
+def test_seed_examples(op, args, want):
+    parsed = [P(a) if isinstance(a, str) else a for a in args]
+    steps = explain(op, *parsed)
+    check_format(steps)
+    assert steps[-1]["layout"] == want
+    assert str(getattr(A, op)(*parsed)) == want
+
+
+def test_composition_steps_say_skip_then_take():
+    steps = explain("composition", P("(6,2):(8,2)"), P("(4,3):(3,1)"))
+    texts = " ".join(s["text"] for s in steps)
+    assert "skip 3, then take 4" in texts
+    assert "coalesce A" in steps[0]["text"]
+    assert any(s["layout"] == "(2,2):(24,2)" for s in steps)
+    assert any(s["layout"] == "3:8" for s in steps)
+
+
+def test_complement_steps_show_sorted_modes_and_gaps():
+    steps = explain("complement", P("(2,2):(6,1)"), 24)
+    texts = [s["text"] for s in steps]
+    assert any(t.startswith("sort the modes by stride: 2:1, 2:6") for t in texts)
+    assert any("gap of 3" in t for t in texts)
+    assert any("ceil(24 / 12) = 2" in t for t in texts)
+
+
+def test_divide_steps_show_complement_concatenation_composition():
+    steps = explain("logical_divide", P("24:1"), P("4:2"))
+    top = [s for s in steps if s["depth"] == 0]
+    assert top[0]["text"].startswith("B* = complement(B, 24)")
+    assert any(s["layout"] == "(2,3):(1,8)" for s in top)
+    assert any(s["text"].startswith("concatenate (B, B*)") and s["layout"] == "(4,(2,3)):(2,(1,8))" for s in top)
+    assert top[-1]["text"].startswith("compose")
+
+
+def test_product_steps():
+    steps = explain("logical_product", P("(2,2):(1,2)"), P("3:1"))
+    top = [s["text"] for s in steps if s["depth"] == 0]
+    assert top[0] == "cotarget = size(A) * cosize(B) = 4*3 = 12"
+    assert steps[-1]["layout"] == "((2,2),3):((1,2),4)"
+    raked = explain("raked_product", P("(2,2):(1,2)"), P("(2,3):(1,2)"))
+    assert "rake" in raked[-1]["text"]
+    assert raked[-1]["layout"] == str(A.raked_product(P("(2,2):(1,2)"), P("(2,3):(1,2)")))
+
+
+def test_evaluate_and_coordinates():
+    h = P("(4,(2,4)):(2,(1,8))")
+    steps = explain("evaluate", h, (1, 5))
+    assert steps[-1]["value"] == "19" and steps[-1]["layout"] is None
+    assert explain("evaluate", h, 5)[-1]["value"] == "3"
+    assert explain("evaluate", P("(3,(2,3)):(3,(12,1))"), 16)[-1]["value"] == "17"
+    assert explain("evaluate", P("(3,(2,3)):(3,(12,1))"), (1, (1, 2)))[-1]["value"] == "17"
+    assert explain("idx2crd", 7, (3, (2, 3)))[-1]["value"] == "(1,(0,1))"
+    assert explain("crd2idx", (1, (0, 1)), (3, (2, 3)))[-1]["value"] == "7"
+    sw = P("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    steps = explain("evaluate", sw, (1, 0))
+    assert steps[-1]["value"] == str(sw((1, 0)))
+    ident = make_identity_layout((4, 8))
+    assert explain("evaluate", ident, 9)[-1]["value"] == "(1,2)"
+
+
+def test_partitions_carry_the_offset():
+    tile = P("(16,8):(1,16)")
+    lt = explain("local_tile", tile, (4, 2), (1, 2))
+    real = A.local_tile(tile, (4, 2), (1, 2))
+    assert lt[-1]["layout"] == str(real[0]) and lt[-1]["offset"] == real[1]
+    lp = explain("local_partition", tile, P("(16,2):(1,16)"), 17)
+    real = A.local_partition(tile, P("(16,2):(1,16)"), 17)
+    assert lp[-1]["layout"] == str(real[0]) and lp[-1]["offset"] == real[1]
+
+
+def test_max_common_vector():
+    steps = explain("max_common_vector", P("(4,8):(1,4)"), P("32:1"))
+    assert steps[-1]["value"] == "32"
+    assert explain("max_common_vector", P("(4,8):(8,1)"), P("32:1"))[-1]["value"] == "1"
+
+
+def test_swizzled_layouts():
+    c = P("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    steps = explain("logical_divide", c, (P("8:1"), P("8:1")))
+    assert steps[-1]["layout"] == str(A.logical_divide(c, (P("8:1"), P("8:1"))))
+    assert explain("composition", A.Swizzle(3, 4, 3), P("(8,64):(64,1)"))[-1]["layout"] == \
+        "Sw<3,4,3> o 0 o (8,64):(64,1)"
+
+
+def test_refusal_reraises_with_partial_steps():
+    with pytest.raises(LayoutError) as exc:
+        explain("composition", P("(6,2):(8,2)"), P("4:2"))
+    err = exc.value
+    with pytest.raises(LayoutError) as real:
+        A.composition(P("(6,2):(8,2)"), P("4:2"))
+    assert str(err) == str(real.value)
+    assert err.steps[-1]["kind"] == "error" and str(err) in err.steps[-1]["text"]
+    assert len(err.steps) > 1
+    with pytest.raises(LayoutError, match="unknown op"):
+        explain("no_such_op", P("4:1"))
+    with pytest.raises(LayoutError):
+        explain("complement", P("(2,2):(1,1)"))
+
+
+def test_format_steps_indents():
+    text = format_steps(explain("logical_divide", P("24:1"), P("4:2")))
+    assert "\n  " in text
+
+
+# --------------------------------------------------------------------------------------------- random agreement
+
+SIZES = (1, 2, 3, 4, 6, 8)
+
+
+def rand_shape(rng, depth=2):
+    n = rng.choice((1, 1, 2, 2, 3))
+    out = []
+    for _ in range(n):
+        if depth > 0 and rng.random() < 0.25:
+            out.append(rand_shape(rng, depth - 1))
+        else:
+            out.append(rng.choice(SIZES))
+    return out[0] if n == 1 else tuple(out)
+
+
+def rand_layout(rng, compact=False):
+    s = rand_shape(rng)
+    if compact or rng.random() < 0.4:
+        lay = A.Layout(s)
+        if rng.random() < 0.5:
+            return A.make_layout_row_major(s)
+        return lay
+    strides = A.inttuple.repeat_like(s, 0)
+    flat = [rng.choice((0, 1, 2, 3, 4, 6, 8, 12, 16, 32)) for _ in A.flatten(s)]
+    strides = A.inttuple.unflatten(tuple(flat), s)
+    return A.Layout(s, strides)
+
+
+def rand_tiler(rng, layout):
+    if rng.random() < 0.5 or not isinstance(layout.shape, tuple):
+        return rand_layout(rng)
+    modes = []
+    for _ in range(rng.randint(1, len(layout.shape))):
+        r = rng.random()
+        modes.append(None if r < 0.15 else rng.choice((1, 2, 4)) if r < 0.4 else rand_layout(rng))
+    return tuple(modes)
+
+
+def args_for(op, rng):
+    a = rand_layout(rng)
+    if op in ("coalesce", "filter", "right_inverse", "left_inverse"):
+        return (a,)
+    if op == "complement":
+        return (a,) if rng.random() < 0.5 else (a, rng.choice((8, 16, 24, 64, 96)))
+    if op in ("composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+              "logical_product", "zipped_product", "tiled_product", "flat_product"):
+        return (a, rand_tiler(rng, a))
+    if op in ("blocked_product", "raked_product", "max_common_vector", "max_common_layout"):
+        return (a, rand_layout(rng))
+    if op == "tile_to_shape":
+        return (rand_layout(rng, compact=True), rng.choice(((8, 8), (16, 8), (4, 6, 8), 24, (12, 4))))
+    if op == "local_tile":
+        return (A.Layout((8, 12)), (rng.choice((2, 4)), rng.choice((3, 4, 6))), (rng.randrange(2), rng.randrange(2)))
+    if op == "local_partition":
+        thr = rand_layout(rng, compact=True)
+        return (A.Layout((8, 12)), thr, rng.randrange(A.size(thr)))
+    if op == "evaluate":
+        return (a, rng.randrange(A.size(a)))
+    if op == "idx2crd":
+        s = rand_shape(rng)
+        s = s if isinstance(s, tuple) else (s,)
+        return (rng.randrange(A.size(s)), s)
+    s = rand_shape(rng)
+    s = s if isinstance(s, tuple) else (s,)
+    return (A.idx2crd(rng.randrange(A.size(s)), s), s)
+
+
+@pytest.mark.parametrize("op", explain_ops())
+def test_random_agreement_with_the_real_op(op):
+    from algebra.explain import _OPS
+
+    real_fn = _OPS[op][1]
+    rng = random.Random(zlib.crc32(op.encode()))
+    done = refused = 0
+    for _ in range(300):
+        try:
+            args = args_for(op, rng)
+        except LayoutError:
+            continue
+        try:
+            real = real_fn(*args)
+        except LayoutError as err:
+            with pytest.raises(LayoutError) as got:
+                explain(op, *args)
+            assert str(got.value) == str(err)
+            assert got.value.steps[-1]["kind"] == "error"
+            refused += 1
+            continue
+        steps = explain(op, *args)
+        check_format(steps)
+        end = steps[-1]
+        if isinstance(real, tuple) and len(real) == 2 and isinstance(real[0], A.Layout):
+            assert end["layout"] == str(real[0]) and end["offset"] == real[1]
+        elif isinstance(real, A.Layout | A.ComposedLayout):
+            assert end["layout"] == str(real), (op, [str(x) for x in args])
+        else:
+            assert end["layout"] is None and end["value"] == show(real)
+        done += 1
+    assert done > 20, (op, done, refused)
