@@ -266,8 +266,10 @@ def trace_left_inverse(rec: Recorder, layout: Any) -> Layout:
                 f"left inverse divisibility condition: stride {d} of mode {i} is not a multiple of {covered}")
         res_s.append(tdiv(d, covered))
         res_d.append(pre[i])
-        rec.add(f"mode {i} ({ls[i]}:{d}): offsets {covered} apart so far; {d}/{covered} = {res_s[-1]} of them per "
-                f"step of this mode, which is 1-D coordinate {pre[i]} of A")
+        k = len(res_s) - 1
+        rec.add(f"mode {i} ({ls[i]}:{d}): offsets below {d} come in {res_s[-1]} block(s) of {covered}, giving R the "
+                f"mode {res_s[-1]}:{res_d[k]}; one step of mode {i} is 1-D coordinate {pre[i]} of A, the next "
+                "mode's stride", lay(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d[:k + 1]))))
     res_s.append(ls[order[-1]])
     raw = R(tuple(res_s), tuple(res_d))
     rec.add(f"the last mode in stride order repeats {ls[order[-1]]} times: {raw}", raw)
