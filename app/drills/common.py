@@ -130,8 +130,14 @@ def step(text: str, layout: Any = None) -> dict[str, Any]:
 
 def explain(op: str, *args: Any) -> list[dict[str, Any]]:
     """The engine's derivation of ``op(*args)`` as a list of ``{"text", "layout"}`` steps (empty if it has none)."""
+    fn = getattr(A, "explain", None)
+    if fn is None:
+        try:
+            from algebra.explain import explain as fn
+        except ImportError:
+            return []
     try:
-        raw = A.explain(op, *args)
+        raw = fn(op, *args)
     except (A.LayoutError, ValueError, KeyError, TypeError, AttributeError):
         return []
     return [{"text": str(s.get("text", "")), "layout": s.get("layout")} for s in raw]
