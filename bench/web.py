@@ -1,0 +1,216 @@
+"""Web benchmark: API latency under a fixed request rate, and browser paint time of large explorer grids.
+
+    python bench/web.py [--seconds 30] [--rate 200] [--no-browser]
+
+API: starts uvicorn (one worker) on a free loopback port, then an open-loop client fires requests at ``--rate``
+per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,096 cells) for ``--seconds``;
+latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
+Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
+htmx swap), for 64x64 and 128x128 layouts. Prints a table and writes bench/results/web_<timestamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+LAYOUTS = ["(4,(2,4)):(2,(1,8))", "(64,64):(64,1)", "(64,64):(1,64)", "((8,8),(8,8)):((1,64),(8,512))",
+           "Sw<3,3,3> o (32,128):(128,1)", "(16,256):(256,1)", "((4,8),(2,2)):((32,1),(16,8))"]
+OPS = [("composition", ["(6,2):(8,2)", "(4,3):(3,1)"]), ("logical_divide", ["(64,64):(64,1)", "<8:1, 8:1>"]),
+       ("blocked_product", ["(2,2):(1,2)", "(32,32):(1,32)"]), ("complement", ["(4,4):(1,64)", "4096"]),
+       ("zipped_divide", ["(32,128):(128,1)", "<(4,8):(1,4), 16:1>"])]
+BANKS = [{"layout": "(8,64):(64,1)", "swizzle": None, "element_bytes": 2, "access": {"kind": "column", "index": 0}},
+         {"layout": "(8,64):(64,1)", "swizzle": "Sw<3,3,3>", "element_bytes": 2,
+          "access": {"kind": "column", "index": 3}},
+         {"layout": "(64,64):(64,1)", "swizzle": "Sw<3,3,3>", "element_bytes": 2,
+          "access": {"kind": "ldmatrix", "index": [0, 8]}},
+         {"layout": "(32,32):(32,1)", "swizzle": None, "element_bytes": 4, "access": {"kind": "row", "index": 7}}]
+
+
+def requests() -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    for k in range(max(len(LAYOUTS), len(OPS), len(BANKS))):
+        out.append(("/api/layout", {"layout": LAYOUTS[k % len(LAYOUTS)]}))
+        op, args = OPS[k % len(OPS)]
+        out.append(("/api/algebra", {"op": op, "args": args}))
+        out.append(("/api/banks", BANKS[k % len(BANKS)]))
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    env = dict(os.environ, LAYOUTLAB_DATA=os.environ.get("LAYOUTLAB_DATA", str(ROOT / ".data" / "bench")))
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(port),
+                             "--log-level", "warning", "--no-access-log"], cwd=ROOT, env=env)
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("server did not start")
+
+
+def pct(xs: list[float], p: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else float("nan")
+
+
+async def _conn(host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection(host, port)
+
+
+async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> int:
+    """One HTTP/1.1 keep-alive request on an open connection; returns the status code."""
+    writer.write(raw)
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1])
+    await reader.readexactly(length)
+    return status
+
+
+async def load(base: str, rate: float, seconds: float, connections: int = 16) -> dict[str, Any]:
+    """Open-loop load: request k is due at start + k/rate; ``connections`` keep-alive sockets take due requests in
+    order. Latency counts from the due time (queueing included). A raw HTTP/1.1 client keeps the load generator's
+    own cost to a few microseconds per request, so the numbers are the server's."""
+    host, port = base.removeprefix("http://").split(":")
+    reqs = []
+    for path, body in requests():
+        payload = json.dumps(body).encode()
+        reqs.append((path, (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                            f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload))
+    lat: dict[str, list[float]] = {}
+    errors: dict[str, int] = {}
+    conns = [await _conn(host, int(port)) for _ in range(connections)]
+    for _path, raw in reqs:  # warm-up: every request once
+        await _post(*conns[0], raw)
+    n = int(rate * seconds)
+    counter = iter(range(n))
+    start = time.perf_counter()
+
+    async def worker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for k in counter:
+            path, raw = reqs[k % len(reqs)]
+            due = start + k / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            status = await _post(reader, writer, raw)
+            lat.setdefault(path, []).append((time.perf_counter() - due) * 1000)
+            if status != 200:
+                errors[path] = errors.get(path, 0) + 1
+
+    await asyncio.gather(*(worker(r, w) for r, w in conns))
+    elapsed = time.perf_counter() - start
+    for _, w in conns:
+        w.close()
+    every = [x for v in lat.values() for x in v]
+    rows = {p: {"n": len(v), "p50_ms": statistics.median(v), "p99_ms": pct(v, 99), "max_ms": max(v)}
+            for p, v in sorted(lat.items())}
+    return {"target_rate": rate, "seconds": seconds, "connections": connections, "requests": len(every),
+            "achieved_rate": len(every) / elapsed, "p50_ms": statistics.median(every), "p99_ms": pct(every, 99),
+            "errors": errors, "by_route": rows}
+
+
+def browser_paint(base: str, repeats: int = 5) -> dict[str, Any]:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        return {"skipped": "chromium not installed"}
+    from playwright.sync_api import sync_playwright
+
+    cases = {"64x64": "(64,64):(64,1)", "128x128": "(128,128):(128,1)"}
+    alt = {"64x64": "(64,64):(1,64)", "128x128": "(128,128):(1,128)"}
+    out: dict[str, Any] = {}
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=args)
+        page = b.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{base}/?layout=8:1")
+        page.wait_for_selector("#grid-explorer")
+        for name, text in cases.items():
+            times = []
+            for k in range(repeats + 1):
+                target = text if k % 2 == 0 else alt[name]
+                ms = page.evaluate("""(text) => new Promise((resolve) => {
+                    const input = document.querySelector('#layout-input');
+                    const t0 = performance.now();
+                    document.body.addEventListener('htmx:afterSettle', function done() {
+                        document.body.removeEventListener('htmx:afterSettle', done);
+                        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+                    });
+                    input.value = text;
+                    input.dispatchEvent(new Event('input', {bubbles: true}));
+                })""", target)
+                if k:  # the first run warms the server cache and the page
+                    times.append(ms)
+            out[name] = {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times}
+        b.close()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--rate", type=float, default=200)
+    ap.add_argument("--no-browser", action="store_true")
+    a = ap.parse_args()
+    port = free_port()
+    proc = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        api = asyncio.run(load(base, a.rate, a.seconds))
+        paint = {} if a.no_browser else browser_paint(base)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    print(f"API  {api['requests']} requests in {a.seconds:.0f} s at target {a.rate:.0f}/s "
+          f"(achieved {api['achieved_rate']:.1f}/s)")
+    print(f"{'route':<16}{'n':>7}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
+    for route, r in api["by_route"].items():
+        print(f"{route:<16}{r['n']:>7}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}{r['max_ms']:>10.2f}")
+    print(f"{'all':<16}{api['requests']:>7}{api['p50_ms']:>10.2f}{api['p99_ms']:>10.2f}")
+    print(f"errors: {api['errors'] or 'none'}   target: p99 < 50 ms")
+    for name, r in paint.items():
+        if isinstance(r, dict):
+            target = 150 if name == "64x64" else 400
+            print(f"paint {name:<8} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms (target < {target} ms)")
+        else:
+            print(f"paint: {r}")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"web_{time.strftime('%Y%m%d_%H%M%S')}.json"
+    out.write_text(json.dumps({"api": api, "paint": paint, "machine": {"cpus": os.cpu_count(),
+                                                                       "python": platform.python_version()}},
+                              indent=2))
+    print(f"wrote {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
