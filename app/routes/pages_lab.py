@@ -1,0 +1,92 @@
+"""The GPU lab page ``/lab``: a job form, the queue with live progress (HTMX polling), results beside the model's
+prediction, and the history chart."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from app.services import bench as S
+from app.templating import templates
+
+router = APIRouter(tags=["pages"])
+SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
+
+
+def form_params(form: dict) -> tuple[str, dict]:
+    """(kind, params) from the lab form's flat fields; empty fields are left to the model's defaults."""
+    kind = form.get("kind", "smem")
+    if kind == "transpose":
+        params: dict = {"dtype": form.get("dtype", "fp32")}
+        for key in ("n", "tile"):
+            if form.get(key):
+                params[key] = int(form[key]) if form[key].isdigit() else form[key]
+        variants = [v for v in ("naive", "tiled", "padded", "swizzled") if form.get(f"v_{v}")]
+        if variants:
+            params["variants"] = variants
+        return kind, params
+    if kind == "compile_only":
+        return kind, {"template": form.get("template", "noop")}
+    params = {"variant": form.get("variant", "naive")}
+    for key, cast in SMEM_FIELDS.items():
+        val = (form.get(key) or "").strip()
+        if val:
+            params[key] = cast(val) if val.lstrip("-").isdigit() else val
+    for key in ("swizzle", "layout"):
+        if (form.get(key) or "").strip():
+            params[key] = form[key].strip()
+    access: dict = {"kind": form.get("access", "column")}
+    if (form.get("index") or "").isdigit():
+        access["index"] = int(form["index"])
+    if access["kind"] == "ldmatrix":
+        access["num"] = int(form.get("num") or 4)
+        access["trans"] = bool(form.get("trans"))
+    if access["kind"] == "thread_layout":
+        access["layout"] = (form.get("thread_layout") or "").strip()
+    params["access"] = access
+    params["profile"] = bool(form.get("profile"))
+    return kind, params
+
+
+def _page_ctx(request: Request, **extra) -> dict:
+    jobs = S.history(30)
+    return {"request": request, "device": S.device_status(), "jobs": jobs, "chart": S.chart(jobs), **extra}
+
+
+@router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
+def lab_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "lab.html", _page_ctx(request))
+
+
+@router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
+async def lab_submit(request: Request) -> HTMLResponse:
+    form = {k: str(v) for k, v in (await request.form()).items()}
+    error, job = None, None
+    try:
+        kind, params = form_params(form)
+        job = S.get_job(S.submit(kind, params)["id"])
+    except (S.ParamsError, S.NoWorker, ValueError) as exc:
+        error = str(exc)
+    return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
+                                      block_name="job_card", status_code=200)
+
+
+@router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
+def lab_job(request: Request, job_id: str) -> HTMLResponse:
+    job = S.get_job(job_id)
+    return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job,
+                                                            "error": None if job else f"no job {job_id}"},
+                                      block_name="job_card")
+
+
+@router.post("/lab/jobs/{job_id}/cancel", response_class=HTMLResponse, include_in_schema=False)
+def lab_cancel(request: Request, job_id: str) -> HTMLResponse:
+    job = S.cancel(job_id)
+    return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job,
+                                                            "error": None if job else f"no job {job_id}"},
+                                      block_name="job_card")
+
+
+@router.get("/lab/history", response_class=HTMLResponse, include_in_schema=False)
+def lab_history(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "lab.html", _page_ctx(request), block_name="history")
