@@ -50,7 +50,8 @@ NCU_METRICS = [
     "smsp__sass_inst_executed_op_ldsm.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
 ]
-SASS_OPCODES = ("HGMMA", "HMMA", "LDSM", "FFMA", "LDS", "STS", "LDGSTS", "UTMALDG", "SYNCS", "LDL", "STL")
+SASS_OPCODES = ("HGMMA", "HMMA", "LDSM", "FFMA", "LDS", "STS", "LDGSTS", "UTMALDG", "UTMASTG", "SYNCS", "LDL", "STL",
+                "MEMBAR", "FENCE", "BAR")
 NVCC_FLAGS = ["-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a", "-Xptxas", "-v"]
 
 

@@ -206,6 +206,7 @@ int gemm_main(int argc, char** argv) {
     gemm_fatal("rung %d needs compute capability %d.%d, device %s is %d.%d", R::id, R::min_cc / 10, R::min_cc % 10,
                prop.name, prop.major, prop.minor);
   R::setup();
+  g_json_head += "\"note\": \"" + R::note() + "\", ";
 
   Cublas cb;
   if (!args.profile) cb.load();

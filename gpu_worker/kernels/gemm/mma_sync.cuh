@@ -73,10 +73,14 @@ struct WarpMma {
   }
 };
 
-// Rungs 2-4: one shared-memory buffer; the next k tile is fetched into registers (16-byte loads) while the warps
-// compute on the current one, then stored with 16-byte st.shared. Only the shared-memory layout L differs.
-#ifndef MMA_MIN_BLOCKS  // 1: ~200 registers, no spills; 2: capped at 128 registers (spills the prefetch registers)
+// Rungs 2-4: two shared-memory buffers; the next k tile is fetched into registers (16-byte loads) while the warps
+// compute on the current buffer, then stored with 16-byte st.shared into the other one (one barrier per k tile).
+// Only the shared-memory layout L differs between the three rungs.
+#ifndef MMA_MIN_BLOCKS  // 1: no register cap; 2: capped at 128 registers (spills)
 #define MMA_MIN_BLOCKS 1
+#endif
+#ifndef MMA_BN
+#define MMA_BN 256
 #endif
 template <class L, int BM, int BN, int WARPS_M, int WARPS_N>
 __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
@@ -84,12 +88,13 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
                          int K) {
   constexpr int BK = 64, T = WARPS_M * WARPS_N * 32, WTM = BM / WARPS_M, WTN = BN / WARPS_N;
   constexpr int CA = BM * BK / 8 / T, CB = BN * BK / 8 / T;  // 16-byte chunks per thread
+  constexpr int BUF_ELEMS = (BM + BN) * L::kRowElems;
   using W = WarpMma<L, WTM, WTN>;
-  __shared__ __align__(128) bf16 sA[BM * L::kRowElems];
-  __shared__ __align__(128) bf16 sB[BN * L::kRowElems];
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  bf16* smem = reinterpret_cast<bf16*>(smem_raw);
   const int t = threadIdx.x, warp = t >> 5;
   const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
-  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, KT = K / BK;
   float acc[W::MI][W::NJ][4] = {};
   uint4 ra[CA], rb[CB];
   auto fetch = [&](int k0) {
@@ -104,8 +109,9 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
       rb[i] = *reinterpret_cast<const uint4*>(B + size_t(n0 + c / 8) * K + k0 + (c % 8) * 8);
     }
   };
-  fetch(0);
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  auto stash = [&](int buf) {
+    bf16* sA = smem + buf * BUF_ELEMS;
+    bf16* sB = sA + BM * L::kRowElems;
 #pragma unroll
     for (int i = 0; i < CA; ++i) {
       const int c = t + i * T;
@@ -116,9 +122,15 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
       const int c = t + i * T;
       *reinterpret_cast<uint4*>(&sB[L::off(c / 8, (c % 8) * 8)]) = rb[i];
     }
-    __syncthreads();
-    if (k0 + BK < K) fetch(k0 + BK);
-    W::ktile(smem_u32(sA), smem_u32(sB), wm0, wn0, acc);
+  };
+  fetch(0);
+  stash(0);
+  __syncthreads();
+  for (int kt = 0; kt < KT; ++kt) {
+    if (kt + 1 < KT) fetch((kt + 1) * BK);  // in flight while the tensor cores work
+    const uint32_t sA = smem_u32(smem + (kt & 1) * BUF_ELEMS);
+    W::ktile(sA, sA + 2 * BM * L::kRowElems, wm0, wn0, acc);
+    if (kt + 1 < KT) stash((kt + 1) & 1);  // the other buffer was last read before the previous barrier
     __syncthreads();
   }
   W::store(C, N, m0 + wm0, n0 + wn0, acc);
@@ -127,14 +139,18 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
 // The Rung description for rungs 2-4 (L picks the layout).
 template <int ID, class L>
 struct MmaSyncRung {
-  static constexpr int id = ID, BM = 128, BN = 128, BK = 64, threads = 256, stages = 1, min_cc = 80;
-  static int smem_bytes() { return (BM + BN) * L::kRowElems * 2; }
+  static constexpr int id = ID, BM = 128, BN = MMA_BN, BK = 64, threads = 256, stages = 2, min_cc = 80;
+  static constexpr auto kernel = gemm_mma_regprefetch<L, BM, BN, 2, 4>;
+  static int smem_bytes() { return 2 * (BM + BN) * L::kRowElems * 2; }
   static const char* smem_layout() { return layout_name<L>(BM); }
-  static void setup() {}
+  static std::string note() { return "block tile 128x" + std::to_string(BN) + ", 2 shared-memory buffers"; }
+  static void setup() {
+    GEMM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes()));
+  }
   using Plan = SimplePlan;
   static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
   static void launch(const Plan& p, cudaStream_t st) {
-    gemm_mma_regprefetch<L, BM, BN, 2, 4><<<dim3(p.N / BN, p.M / BM), threads, 0, st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
+    kernel<<<dim3(p.N / BN, p.M / BM), threads, smem_bytes(), st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
   }
   static void release(Plan&) {}
 };

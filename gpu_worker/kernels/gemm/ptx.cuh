@@ -52,7 +52,7 @@ GEMM_DEV void mbar_arrive(uint32_t bar) {
 // Arrive on the barrier at the same offset in CTA `cta` of the cluster.
 GEMM_DEV void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
   asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
-               " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
+               " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
                : "memory");
 }
 // Block until the phase with parity `parity` has completed (a fresh barrier counts parity 1 as completed).

@@ -66,6 +66,7 @@ struct Rung {
   static int smem_bytes() { return 2 * BK * BM * 4; }
   // Each operand tile as fp32 in shared memory, (row, k) -> k * 128 + row: M-major, read as float4 along rows.
   static const char* smem_layout() { return "(128,16):(1,128)"; }
+  static std::string note() { return ""; }
   static void setup() {}
   using Plan = SimplePlan;
   static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }

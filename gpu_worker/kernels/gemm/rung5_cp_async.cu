@@ -1,10 +1,14 @@
-// Rung 5: the swizzled mma.sync kernel fed by a cp.async multi-stage pipeline. 128x256x64 block tile, 3 stages of
-// 48 KB, 8 warps of 64x64. Copies go global -> shared without touching registers; while the warps compute on stage
-// s, the copies for the next STAGES-1 k tiles are in flight.
+// Rung 5: the swizzled mma.sync kernel fed by a cp.async multi-stage pipeline. 128x256x64 block tile, STAGES
+// (default 3) of 48 KB, 8 warps of 64x64. Copies go global -> shared without touching registers; while the warps
+// compute on stage s, the copies for the next STAGES-1 k tiles are in flight.
 #include "mma_sync.cuh"
 
+#ifndef R5_STAGES
+#define R5_STAGES 3
+#endif
+
 namespace {
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 3, WARPS_M = 2, WARPS_N = 4, THREADS = WARPS_M * WARPS_N * 32;
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = R5_STAGES, WARPS_M = 2, WARPS_N = 4, THREADS = WARPS_M * WARPS_N * 32;
 constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
 constexpr int STAGE_ELEMS = (BM + BN) * BK, SMEM_BYTES = STAGES * STAGE_ELEMS * 2;
 using L = SmemSwizzled;
@@ -53,9 +57,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 struct Rung {
   static constexpr int id = 5, BM = ::BM, BN = ::BN, BK = ::BK, threads = THREADS, stages = STAGES, min_cc = 80;
-  static constexpr const char* name = "mma.sync + swizzled smem + cp.async 3-stage pipeline";
+  static constexpr const char* name = "mma.sync + swizzled smem + cp.async multi-stage pipeline";
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return layout_name<L>(BM); }
+  static std::string note() { return ""; }
   static void setup() {
     GEMM_CHECK(cudaFuncSetAttribute(gemm_rung5, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   }

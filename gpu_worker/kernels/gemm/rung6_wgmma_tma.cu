@@ -77,6 +77,7 @@ struct Rung {
   static int smem_bytes() { return SMEM_BYTES; }
   // In elements of bf16: the 128B swizzle on 16-byte chunks, CuTe's GMMA K_SW128 atom tiled down the rows.
   static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
+  static std::string note() { return ""; }
   static void setup() {
     GEMM_CHECK(cudaFuncSetAttribute(gemm_rung6, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   }

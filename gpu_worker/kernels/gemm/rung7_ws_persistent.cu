@@ -1,10 +1,14 @@
-// Rung 7: warp-specialized, persistent wgmma + TMA GEMM.
-//   warpgroup 0  producer: gives back registers (setmaxnreg.dec) and, from one thread, keeps the TMA ring full
-//   warpgroups 1-2 consumers: take the registers (setmaxnreg.inc), each computes 64x256 of a 128x256 tile with
-//                wgmma m64n256k16 and releases each stage as soon as the wgmma that read it has retired
-// Two mbarriers per stage: full (TMA bytes landed; producer -> consumers), empty (8 consumer warps done; consumers
-// -> producer). One CTA per SM loops over output tiles in a grouped order (GROUP_M tile rows at a time, for L2
-// reuse); the ring runs on across tiles, so the next tile's loads overlap this tile's epilogue.
+// Rung 7: warp-specialized, persistent wgmma + TMA GEMM with 2-CTA cluster multicast and a TMA-store epilogue.
+//   warpgroup 0   producer: gives registers back (setmaxnreg.dec); one thread keeps the TMA ring full
+//   warpgroups 1-2 consumers: take the registers (setmaxnreg.inc); each computes 64x256 of a 128x256 tile with
+//                 wgmma m64n256k16 and releases each stage as soon as the wgmma that read it has retired
+// Per stage: `full` (TMA bytes landed; producer -> consumers) and `empty` (consumer warps done; consumers ->
+// producer). With CLUSTER = 2 the two CTAs of a cluster work on vertically adjacent tiles that share their B tile:
+// each CTA loads half of B and multicasts it into both CTAs, so a stage is free only once the consumers of *both*
+// CTAs released it (their warps arrive on the empty barrier of every CTA in the cluster).
+// One CTA per SM loops over tiles in a grouped order; the ring runs on across tiles, so the next tile's loads
+// overlap this tile's epilogue. The epilogue writes bf16 into a 128B-swizzled shared buffer (64x64 per piece,
+// double-buffered per warpgroup) and one thread stores it with TMA while the warpgroup moves on.
 #include "harness.cuh"
 #include "ptx.cuh"
 #include "tma.cuh"
@@ -13,70 +17,99 @@
 #define R7_STAGES 4
 #endif
 #ifndef R7_GROUP_M
-#define R7_GROUP_M 8
+#define R7_GROUP_M 16
+#endif
+#ifndef R7_CLUSTER
+#define R7_CLUSTER 2
+#endif
+#ifndef R7_TMA_STORE
+#define R7_TMA_STORE 1
 #endif
 
 namespace {
 constexpr int BM = 128, BN = 256, BK = 64, STAGES = R7_STAGES, THREADS = 384, GROUP_M = R7_GROUP_M;
+constexpr int CLUSTER = R7_CLUSTER;
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+constexpr int B_PART_ROWS = BN / CLUSTER, B_PART_BYTES = B_BYTES / CLUSTER;
+constexpr int EPI_BYTES = R7_TMA_STORE ? 2 * 2 * 64 * 64 * 2 : 0;  // 2 warpgroups x 2 buffers x 64x64 bf16
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + EPI_BYTES + 1024;
 constexpr int CONSUMER_WARPS = 8;
+static_assert(CLUSTER == 1 || CLUSTER == 2, "cluster of 1 or 2 CTAs");
 
-struct TileOrder {  // tile index -> (tile row, tile column), GROUP_M tile rows swept column by column
-  int tiles_m, tiles_n;
+struct TileOrder {  // cluster tile index -> (tile row of the cluster's first CTA, tile column)
+  int rows, cols;   // in cluster tiles: (M / BM / CLUSTER) x (N / BN)
   __device__ void coords(int tile, int& mt, int& nt) const {
-    const int per_group = GROUP_M * tiles_n, g = tile / per_group, first = g * GROUP_M;
-    const int rows = min(tiles_m - first, GROUP_M), r = tile % per_group;
-    mt = first + r % rows;
-    nt = r / rows;
+    constexpr int G = GROUP_M / CLUSTER;
+    const int per_group = G * cols, first = (tile / per_group) * G;
+    const int height = min(rows - first, G), r = tile % per_group;
+    mt = (first + r % height) * CLUSTER;
+    nt = r / height;
   }
 };
 
-__global__ void __launch_bounds__(THREADS, 1)
-    gemm_rung7(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, bf16* __restrict__ C,
-               int M, int N, int K) {
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
+// A consumer warp is done with a stage: tell this CTA's producer and, with multicast, the peer's.
+GEMM_DEV void release(uint32_t bar) {
+  mbar_arrive(bar);
+  if constexpr (CLUSTER > 1) mbar_arrive_cluster(bar, cluster_ctarank() ^ 1);
+}
+
+GEMM_DEV void named_bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory"); }
+
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
+    gemm_rung7(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+               const __grid_constant__ CUtensorMap tmC, bf16* __restrict__ C, int M, int N, int K) {
+  extern __shared__ unsigned char smem_raw[];
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
-  const uint32_t ring = (smem_u32(smem_raw) + 1023) & ~1023u;
+  const uint32_t ring = (smem_u32(smem_raw) + 1023) & ~1023u, epi = ring + STAGES * STAGE_BYTES;
   const int t = threadIdx.x, wg = t / 128;
-  const TileOrder order{M / BM, N / BN};
-  const int num_tiles = order.tiles_m * order.tiles_n, KT = K / BK;
+  const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0;
+  const TileOrder order{M / BM / CLUSTER, N / BN};
+  const int num_tiles = order.rows * order.cols, KT = K / BK;
+  const int cluster_id = blockIdx.x / CLUSTER, num_clusters = gridDim.x / CLUSTER;
   if (t == 0) {
     tma_prefetch_desc(&tmA);
     tma_prefetch_desc(&tmB);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(smem_u32(&full[s]), 1);
-      mbar_init(smem_u32(&empty[s]), CONSUMER_WARPS);
+      mbar_init(smem_u32(&empty[s]), CONSUMER_WARPS * CLUSTER);
     }
     fence_mbar_init();
   }
-  __syncthreads();
+  if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers exist before anything multicasts into them
+  else __syncthreads();
 
   if (wg == 0) {  // ------------------------------------------------------------------ producer
     setmaxnreg_dec<24>();
     if (t == 0) {
       int it = 0;
-      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+      for (int tile = cluster_id; tile < num_tiles; tile += num_clusters) {
         int mt, nt;
         order.coords(tile, mt, nt);
+        mt += rank;
         for (int kt = 0; kt < KT; ++kt, ++it) {
           const int s = it % STAGES;
-          mbar_wait(smem_u32(&empty[s]), ((it / STAGES) & 1) ^ 1);  // consumers released this stage
+          mbar_wait(smem_u32(&empty[s]), ((it / STAGES) & 1) ^ 1);  // every consumer in the cluster released it
           const uint32_t bar = smem_u32(&full[s]), dst = ring + s * STAGE_BYTES;
-          mbar_arrive_expect_tx(bar, STAGE_BYTES);
+          mbar_arrive_expect_tx(bar, STAGE_BYTES);  // own A + all parts of B (the peer's part arrives by multicast)
           tma_load_2d(dst, &tmA, bar, kt * BK, mt * BM);
-          tma_load_2d(dst + A_BYTES, &tmB, bar, kt * BK, nt * BN);
+          if constexpr (CLUSTER > 1)
+            tma_load_2d_multicast(dst + A_BYTES + rank * B_PART_BYTES, &tmB, bar, kt * BK,
+                                  nt * BN + rank * B_PART_ROWS, (1u << CLUSTER) - 1);
+          else
+            tma_load_2d(dst + A_BYTES, &tmB, bar, kt * BK, nt * BN);
         }
       }
     }
+    __syncwarp();
   } else {  // ------------------------------------------------------------------------ consumers
     setmaxnreg_inc<240>();
-    const int cw = wg - 1, warp = (t / 32) % 4, lane = t % 32;
+    const int cw = wg - 1, warp = (t / 32) % 4, lane = t % 32, wt = t % 128;
     float acc[128];
     int it = 0;
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    for (int tile = cluster_id; tile < num_tiles; tile += num_clusters) {
       int mt, nt;
       order.coords(tile, mt, nt);
+      mt += rank;
       for (int kt = 0; kt < KT; ++kt, ++it) {
         const int s = it % STAGES;
         mbar_wait(smem_u32(&full[s]), (it / STAGES) & 1);
@@ -86,44 +119,85 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int ks = 0; ks < BK / 16; ++ks)  // the first wgmma of a tile overwrites the accumulators
           wgmma_m64n256k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), (kt | ks) != 0);
         wgmma_commit();
-        wgmma_wait<1>();  // the previous k tile's wgmma has retired: release its stage
-        if (kt > 0 && lane == 0) mbar_arrive(smem_u32(&empty[(it - 1) % STAGES]));
+        wgmma_wait<1>();  // the previous k tile's wgmma has retired: release its stage everywhere it was written
+        if (kt > 0 && lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
       }
       wgmma_wait<0>();
-      if (lane == 0) mbar_arrive(smem_u32(&empty[(it - 1) % STAGES]));
+      if (lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
       // Accumulator i = 4j + 2h + c: row 16 warp + lane/4 + 8h, column 8j + 2 (lane%4) + c of this 64x256.
-      bf16* crow = C + size_t(mt * BM + cw * 64 + warp * 16 + lane / 4) * N + nt * BN + 2 * (lane % 4);
+      const int r0 = warp * 16 + lane / 4;
+      if constexpr (R7_TMA_STORE) {
 #pragma unroll
-      for (int j = 0; j < 32; ++j)
+        for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
+          const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
+          if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
+          named_bar_sync(1 + cw, 128);
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          *reinterpret_cast<uint32_t*>(crow + size_t(8 * h) * N + 8 * j) =
-              pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int r = r0 + 8 * h, i = 4 * (8 * q + jj) + 2 * h;
+              const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+              asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(pack_bf16x2(acc[i], acc[i + 1])));
+            }
+          fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
+          named_bar_sync(1 + cw, 128);
+          if (wt == 0) {
+            tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
+            tma_store_commit();
+          }
+        }
+      } else {
+        bf16* crow = C + size_t(mt * BM + cw * 64 + r0) * N + nt * BN + 2 * (lane % 4);
+#pragma unroll
+        for (int j = 0; j < 32; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            *reinterpret_cast<uint32_t*>(crow + size_t(8 * h) * N + 8 * j) =
+                pack_bf16x2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
     }
+    if (R7_TMA_STORE && wt == 0) tma_store_wait<0>();
   }
+  __syncwarp();
+  if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while its peer may still signal its barriers
 }
 }  // namespace
 
 struct Rung {
-  static constexpr int id = 7, BM = ::BM, BN = ::BN, BK = ::BK, threads = THREADS, stages = STAGES, min_cc = 90;
-  static constexpr const char* name = "warp-specialized persistent wgmma m64n256k16 + TMA, setmaxnreg";
+  static constexpr int id = 7, BM = ::BM * CLUSTER, BN = ::BN, BK = ::BK, threads = THREADS, stages = STAGES;
+  static constexpr int min_cc = 90;
+  static constexpr const char* name =
+      "warp-specialized persistent wgmma m64n256k16 + TMA multicast (2-CTA cluster), setmaxnreg, TMA-store epilogue";
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
-  static int sms;
+  static std::string note() {
+    return "persistent grid " + std::to_string(grid) + " CTAs, cluster " + std::to_string(CLUSTER) + ", group_m " +
+           std::to_string(GROUP_M) + (R7_TMA_STORE ? ", TMA-store epilogue" : ", direct-store epilogue");
+  }
+  static int grid;
   static void setup() {
     GEMM_CHECK(cudaFuncSetAttribute(gemm_rung7, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    GEMM_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1024);
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = SMEM_BYTES;
+    int clusters = 0;  // how many clusters fit on the device at once: the persistent grid
+    GEMM_CHECK(cudaOccupancyMaxActiveClusters(&clusters, gemm_rung7, &cfg));
+    if (clusters < 1) gemm_fatal("rung 7 cannot be resident (%d bytes of shared memory)", SMEM_BYTES);
+    grid = clusters * CLUSTER;
   }
   using Plan = TmaPlan;
   static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) {
-    return {make_tma_2d(A, M, K, BM, BK), make_tma_2d(B, N, K, BN, BK), {}, C, M, N, K};
+    return {make_tma_2d(A, M, K, ::BM, BK), make_tma_2d(B, N, K, B_PART_ROWS, BK), make_tma_2d(C, M, N, 64, 64), C,
+            M, N, K};
   }
   static void launch(const Plan& p, cudaStream_t st) {
-    const int tiles = (p.M / BM) * (p.N / BN);
-    gemm_rung7<<<std::min(tiles, sms), THREADS, SMEM_BYTES, st>>>(p.a, p.b, p.C, p.M, p.N, p.K);
+    const int tiles = (p.M / BM) * (p.N / BN) * CLUSTER;
+    gemm_rung7<<<std::min(tiles, grid), THREADS, SMEM_BYTES, st>>>(p.a, p.b, p.c, p.C, p.M, p.N, p.K);
   }
   static void release(Plan&) {}
 };
-int Rung::sms = 0;
+int Rung::grid = 0;
 
 int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }
