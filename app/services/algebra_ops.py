@@ -141,6 +141,16 @@ class OpResult:
         return {"op": self.op, "args": self.args, "result": self.result, "steps": self.steps}
 
 
+def _explain() -> Any:
+    """``algebra.explain`` (exported at the top level or from ``algebra.explain``)."""
+    fn = getattr(A, "explain", None)
+    if callable(fn):
+        return fn
+    from algebra.explain import explain
+
+    return explain
+
+
 def _spec(op: str) -> OpSpec:
     spec = OPS.get(op)
     if spec is None or not hasattr(A, op):
@@ -165,7 +175,7 @@ def _run(op: str, args: tuple[str, ...]) -> OpResult:
     parsed = [parse_arg(t, k, spec.arg_names[i]) for i, (t, k) in enumerate(zip(args, spec.args, strict=False))]
     with guard(op):
         result = getattr(A, op)(*parsed)
-        raw = A.explain(op, *parsed) if hasattr(A, "explain") else []
+        raw = _explain()(op, *parsed)
         cpp, dsl = code.op_code(op, parsed)
     steps = [{"text": str(s.get("text", "")), "layout": None if s.get("layout") is None else str(s["layout"])}
              for s in raw]

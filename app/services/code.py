@@ -25,6 +25,9 @@ def op_code(op: str, args: list[Any]) -> tuple[str, str]:
 
 
 def index_formula(layout: Any) -> str:
-    """The offset of a coordinate as text, e.g. ``i0*2 + i1*1 + i2*8``; empty where the algebra has none."""
-    f = _emitter("index_formula")
-    return f(layout) if f else ""
+    """The offset of a natural coordinate as text (``algebra.formula``), e.g. ``2i + j + 8k``."""
+    from algebra.formula import formula
+
+    if hasattr(layout, "layout_b"):
+        return ""  # a swizzle is not a linear formula; the hover card shows the offset before the swizzle
+    return formula(layout)
