@@ -70,7 +70,7 @@ def contributions(layout: Any, natural: Any) -> str:
 def coord_steps(layout: Any, coord: Any) -> dict[str, Any]:
     nat = natural(coord, layout.shape)
     lead = f"{lstr(coord)} is the natural coordinate {lstr(nat)}" if nat != coord else f"{lstr(coord)}"
-    return step(f"{lead}: {contributions(layout, nat)}.", layout)
+    return step(f"{lead}: {contributions(layout, nat)}.")
 
 
 @register("offsets", "Offsets of a layout", "From shape:stride and a coordinate (1-D, 2-D or natural) to the "
@@ -89,7 +89,8 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
                      f"{m} rows of {n} numbers, one row per line (or all {m * n} numbers row by row)",
                      "\n".join(" ".join(str(v) for v in row) for row in want),
                      lambda ans: grade_table(ans, want), steps,
-                     [RULE, f"Row 0: L(0, j) for j = 0..{n - 1}; start with {coord_steps(layout, (0, 1))['text']}"],
+                     [RULE, f"Row 0 holds L(0, j) for j = 0..{n - 1}. For instance "
+                      + coord_steps(layout, (0, 1))["text"]],
                      variant="table", grids=[grid], table_shape=(m, n)).with_data(layout=str(layout))
     coords: list[Any] = []
     while len(coords) < 6:

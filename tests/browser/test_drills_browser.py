@@ -1,0 +1,127 @@
+"""Drills in a real chromium: answer wrong then right and see the verdict, the marked table and the derivation;
+hints escalate; progress is still there after the server restarts; the whiteboard session runs to its score page.
+
+Screenshots land in tests/artifacts/ (not committed)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from app.drills.core import from_id
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def drills_browser():
+    """Debian's chromium through Playwright (skips when either is missing)."""
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.skip("chromium is not installed")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def table_seed() -> int:
+    return next(s for s in range(200) if from_id(f"offsets-{s}").table_shape == (4, 4))
+
+
+def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_server, screenshot):
+    ctx = drills_browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    seed = table_seed()
+    drill = from_id(f"offsets-{seed}")
+    page.goto(f"{live_server.url}/drills?kind=offsets&seed={seed}")
+    assert drill.prompt.split(":")[0] in page.inner_text("#drill-prompt")
+
+    page.click("#hint-btn")
+    page.wait_for_selector(".hint.level1")
+    page.click("#hint-btn")
+    page.wait_for_selector(".hint.level2")
+    assert "Hint 2" in page.inner_text("#hint-box")
+
+    rows = [r.split() for r in drill.expected.split("\n")]
+    rows[1][2] = str(int(rows[1][2]) + 3)
+    page.fill("#answer-input", "\n".join(" ".join(r) for r in rows))
+    page.click("#check-btn")
+    page.wait_for_selector("#verdict.wrong")
+    assert "Not quite" in page.inner_text("#verdict-title")
+    assert "row 1, column 2" in page.inner_text("#verdict-reason")
+    bad = page.eval_on_selector_all(".mine td.bad", "els => els.length")
+    assert bad == 1
+    assert page.inner_text("#expected") == drill.expected.replace("\n", " ") or page.inner_text("#expected")
+    screenshot(page, "drills-wrong")
+
+    page.fill("#answer-input", drill.expected.replace("\n", " ; "))
+    page.click("#check-btn")
+    page.wait_for_selector("#verdict.right")
+    assert page.inner_text("#verdict-title") == "Correct"
+    steps = page.eval_on_selector_all("#verdict .steps li", "els => els.length")
+    assert steps == len(drill.steps)
+    assert page.eval_on_selector_all("#verdict .grids table.grid", "els => els.length") >= 1
+    screenshot(page, "drills-right")
+    assert not errors
+    ctx.close()
+
+
+def test_progress_survives_server_restart(drills_browser, app, screenshot):
+    from tests.conftest import LiveServer
+
+    from app.drills import store
+
+    server = LiveServer(app).start()
+    ctx = drills_browser.new_context(viewport={"width": 1200, "height": 900})
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    drill = from_id("majorness-3")
+    page.goto(f"{server.url}/drills?kind=majorness&seed=3")
+    page.fill("#answer-input", drill.expected)
+    page.click("#check-btn")
+    page.wait_for_selector("#verdict.right")
+    server.stop()
+    store.reset_connections()
+
+    from app.main import create_app
+
+    again = LiveServer(create_app(), port=server.port).start()
+    try:
+        page.goto(f"{again.url}/drills/progress")
+        row = page.inner_text('#progress-table tr[data-kind="majorness"]')
+        assert "1\t1\t100%" in row.replace(" ", "\t") or "100%" in row
+        screenshot(page, "drills-progress")
+    finally:
+        again.stop()
+        ctx.close()
+
+
+def test_whiteboard_session_reaches_the_score_page(drills_browser, live_server, screenshot):
+    ctx = drills_browser.new_context(viewport={"width": 1300, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/drills/whiteboard")
+    page.click("#start-btn")
+    for part in range(1, 8):
+        page.wait_for_selector(f'#wb-part:text-is("{part}")')
+        did = page.get_attribute("#drill", "data-drill")
+        if part == 2:
+            screenshot(page, "drills-whiteboard-part")
+        page.fill("#answer-input", from_id(did).expected)
+        page.click("#check-btn")
+    page.wait_for_selector("#wb-score")
+    assert "7 / 7" in page.inner_text("#wb-score")
+    screenshot(page, "drills-whiteboard-score")
+    ctx.close()
