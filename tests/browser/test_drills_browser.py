@@ -79,9 +79,8 @@ def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_serve
 
 
 def test_progress_survives_server_restart(drills_browser, app, screenshot):
-    from tests.conftest import LiveServer
-
     from app.drills import store
+    from tests.conftest import LiveServer
 
     server = LiveServer(app).start()
     ctx = drills_browser.new_context(viewport={"width": 1200, "height": 900})
