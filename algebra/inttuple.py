@@ -316,6 +316,8 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         if stride is None or not is_tuple(stride):
             stride = compact_col_major(shape, 1 if stride is None else stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride, strict=True))
+    if stride is None:
+        stride = 1
     if shape == 1 or stride == 0:
         return 0
     return (idx // stride) % shape
