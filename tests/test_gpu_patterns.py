@@ -1,0 +1,89 @@
+"""Address tables and predictions from layouts (gpu_worker.patterns) and the runner's result checks."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from gpu_worker import patterns
+from gpu_worker.run import RunError, parse_output, run_binary
+
+
+def plan(**kw):
+    base = {"element_bytes": 4, "rows": 32, "cols": 32, "variant": "naive", "access": {"kind": "column"}, "nacc": 4}
+    return patterns.plan_smem({**base, **kw})
+
+
+def test_column_read_naive_padded_swizzled():
+    assert plan()["prediction"]["max_ways"] == 32
+    assert plan(variant="padded", pad=1)["prediction"]["wavefronts_per_access"] == 1
+    assert plan(variant="swizzle", swizzle="Sw<5,0,5>")["prediction"]["wavefronts_per_access"] == 1
+    p = plan()
+    assert p["addresses"][0] == [128 * t for t in range(32)]
+    assert p["addresses"][1] == [128 * t + 4 for t in range(32)]
+
+
+def test_swizzle_table_matches_the_kernel_formula():
+    # the transpose kernel computes o ^ ((o >> S) & (((1 << B) - 1) << M)); the algebra must give the same offsets
+    for b, m, s, tile in ((5, 0, 5, 32), (5, 1, 5, 64), (4, 1, 5, 32), (5, 0, 6, 64)):
+        _, _, _, table = patterns.tile_offsets(patterns.layout_text("swizzle", tile, tile, swizzle=f"Sw<{b},{m},{s}>"))
+        for r in range(tile):
+            for c in range(tile):
+                o = r * tile + c
+                assert table[r][c] == o ^ ((o >> s) & (((1 << b) - 1) << m))
+
+
+def test_ldmatrix_rows_and_refusals():
+    p = plan(element_bytes=2, rows=64, cols=64, access={"kind": "ldmatrix", "num": 4})
+    assert p["prediction"]["wavefronts_per_access"] == 32 and p["access_width_bytes"] == 16
+    assert p["addresses"][0][:8] == [128 * i for i in range(8)]
+    sw = plan(element_bytes=2, rows=64, cols=64, variant="swizzle", swizzle="Sw<3,3,3>",
+              access={"kind": "ldmatrix", "num": 4})
+    assert sw["prediction"]["wavefronts_per_access"] == 4
+    with pytest.raises(patterns.PatternError, match="16-byte"):
+        plan(element_bytes=2, rows=64, cols=64, variant="padded", pad=1, access={"kind": "ldmatrix"})
+    with pytest.raises(patterns.PatternError, match="element_bytes must be 2"):
+        plan(access={"kind": "ldmatrix"})
+
+
+def test_offsets_thread_layout_and_caps():
+    p = plan(access={"kind": "offsets", "offsets": [2 * t for t in range(32)]})
+    assert p["prediction"]["wavefronts_per_access"] == 2
+    p = plan(access={"kind": "thread_layout", "layout": "(4,8):(32,1)"})
+    assert p["coords"][:5] == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]  # T(t) is a column-major tile index
+    assert p["prediction"]["wavefronts_per_access"] == 8
+    with pytest.raises(patterns.PatternError, match="32 entries"):
+        plan(access={"kind": "offsets", "offsets": [0, 1]})
+    with pytest.raises(patterns.PatternError, match="cap"):
+        plan(element_bytes=16, rows=256, cols=256)
+    with pytest.raises(patterns.PatternError, match="S >= B"):
+        patterns.parse_swizzle("Sw<3,0,2>")
+
+
+def test_transpose_prediction_fixes_the_column_read():
+    pred = patterns.transpose_prediction(32, 4, 1, "Sw<5,0,5>")
+    assert pred["tiled"]["read"]["ways"] == 32
+    assert pred["padded"]["read"]["ways"] == pred["swizzled"]["read"]["ways"] == 1
+
+
+def _py(code: str) -> list[str]:
+    return ["-c", code]
+
+
+def test_runner_parses_json_and_never_trusts_exit_code_alone():
+    ok = run_binary(sys.executable, _py('print("noise"); print(\'{"ok": true, "check": {"passed": true}}\')'))
+    assert ok["ok"] and ok["returncode"] == 0
+    with pytest.raises(RunError, match="no JSON"):
+        run_binary(sys.executable, _py("print('all good, promise')"))
+    with pytest.raises(RunError, match="correctness check failed"):
+        run_binary(sys.executable, _py('print(\'{"ok": true, "check": {"passed": false, "mismatches": 3}}\')'))
+    with pytest.raises(RunError, match="despite"):
+        run_binary(sys.executable, _py('import sys; print(\'{"ok": true}\'); sys.exit(2)'))
+    with pytest.raises(RunError, match="timed out"):
+        run_binary(sys.executable, _py("import time; time.sleep(10)"), timeout_s=0.5)
+    seen = []
+    run_binary(sys.executable, _py('import sys; sys.stderr.write("PROGRESS timing 3 20\\n"); print(\'{"ok": true}\')'),
+               on_progress=lambda *a: seen.append(a))
+    assert seen == [("timing", 3, 20)]
+    assert parse_output('x\n{"a": 1}\n{"ok": true}\n') == {"ok": True}
