@@ -1,0 +1,75 @@
+"""``algebra`` against a committed corpus of CuTe C++ answers (``tests/oracle/data/corpus_*.json``).
+
+Each case was compiled and run against the ``nvidia-cutlass`` headers on static layouts by ``cute_cpp.py``; its
+record holds the inputs and what ``cute::print`` wrote (underscores removed), or ``"refused"`` where CuTe does not
+compile it. No compiler is needed here: this runs in the default suite.
+
+Required: the same shape and the same function for every case, a refusal wherever CuTe refuses, and the exact
+printed shape:stride in at least 95 % of the cases of each op. Known mismatches are described in MISMATCHES.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cute_cases as cc  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+EXACT_RATE = 0.95
+
+
+def load_corpus() -> list[dict]:
+    seen: dict[str, dict] = {}
+    for path in sorted(DATA.glob("corpus_*.json")):
+        for rec in json.loads(path.read_text()):
+            seen.setdefault(cc.key(rec), rec)
+    return list(seen.values())
+
+
+CORPUS = load_corpus()
+BY_OP: dict[str, list[dict]] = {}
+for _rec in CORPUS:
+    BY_OP.setdefault(_rec["op"], []).append(_rec)
+
+
+_OURS: dict[str, str] = {}
+
+
+def ours_for(rec: dict) -> str:
+    k = cc.key(rec)
+    if k not in _OURS:
+        _OURS[k] = cc.run_ours(rec)
+    return _OURS[k]
+
+
+def test_corpus_is_present() -> None:
+    assert len(CORPUS) >= 1000, f"only {len(CORPUS)} cases under {DATA}"
+    assert set(BY_OP) >= set(cc.OPS), f"ops without cases: {sorted(set(cc.OPS) - set(BY_OP))}"
+
+
+@pytest.mark.parametrize("op", sorted(BY_OP))
+def test_op_matches_cute(op: str) -> None:
+    verdicts: Counter = Counter()
+    bad = []
+    for rec in BY_OP[op]:
+        ours = ours_for(rec)
+        v = cc.judge(rec["cute"], ours)
+        verdicts[v] += 1
+        if v in ("mismatch", "function"):
+            bad.append(f"{op}{tuple(rec['args'])}: cute {rec['cute']}  ours {ours}")
+    n = len(BY_OP[op])
+    summary = f"{op}: {n} cases, {dict(verdicts)}"
+    assert not bad, summary + f"\n{len(bad)} wrong (see tests/oracle/MISMATCHES.md):\n" + "\n".join(bad[:25])
+    assert verdicts["exact"] >= EXACT_RATE * n, summary + " (exact shape:stride below 95 %)"
+
+
+def test_refusals_are_layout_errors() -> None:
+    """Where CuTe refuses, we raise LayoutError (``run_ours`` says "refused"), never another exception."""
+    crashes = [(r["op"], r["args"], ours) for r in CORPUS if (ours := ours_for(r)).startswith("error")]
+    assert not crashes, f"{len(crashes)} crashes, e.g. {crashes[:5]}"
