@@ -1,3 +1,4 @@
+# ruff: noqa: I001
 """CuTe's layout algebra in pure Python (standard library only), exact to NVIDIA CuTe's static semantics.
 
 ``import algebra as A``: ``A.Layout``, ``A.parse``, the ops under their CuTe names, ``A.explain``.
@@ -71,10 +72,12 @@ from algebra.products import (
 )
 from algebra.swizzle import ComposedLayout, Swizzle
 
-__all__ = [name for name in dir() if not name.startswith("_")]
-
+# the hardware models and explanations are built on the names above (order matters)
 from algebra import atoms, banks, coalescing, hopper  # noqa: E402  (hardware models, built on the ops above)
+from algebra.arith import ArithTuple, E, ScaledBasis, coprofile, coshape, make_identity_layout  # noqa: E402
 from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
 from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
+from algebra.explain import explain, explain_ops  # noqa: E402
+from algebra.formula import evaluate_formula, formula  # noqa: E402
 
 __all__ = [name for name in dir() if not name.startswith("_")]
