@@ -233,7 +233,7 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
     layout = hier_layout(rng) if rng.random() < 0.8 else small_layout(rng)
     names = natural_names(layout.shape)
     vars_ = list(flat(names))
-    expected = A.formula(layout, names) if hasattr(A, "formula") else _formula_text(layout, vars_)
+    expected = _engine_formula(layout, names)
     coords = [A.idx2crd(x, layout.shape) for x in range(A.size(layout))]
     cases = [({v: c for v, c in zip(vars_, flat(nat), strict=True)}, layout(nat)) for nat in coords]
 
@@ -262,13 +262,12 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
                      layout=str(layout), names=vars_)
 
 
-def _formula_text(layout: Any, vars_: list[str]) -> str:
-    terms = []
-    for v, d in zip(vars_, flat(layout.stride), strict=True):
-        if d == 0:
-            continue
-        terms.append(v if d == 1 else f"{v}*{d}")
-    return " + ".join(terms) or "0"
+def _engine_formula(layout: Any, names: Any) -> str:
+    """The engine's index formula text of ``layout`` over the given coordinate names."""
+    fn = getattr(A, "formula", None)
+    if fn is None:
+        from algebra.formula import formula as fn
+    return fn(layout, names)
 
 
 MAJOR = {"row": ["row-major", "row major", "r", "rows"], "column": ["col", "column-major", "col-major", "c",
