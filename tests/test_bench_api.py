@@ -1,0 +1,157 @@
+"""The bench API and /lab page without a GPU: validation (422), no worker (409), NVML's reason, a worker thread
+running compile-only jobs, cancel, recovery of a dead worker's job, and a real H200 result rendered on the page."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gpu_worker import service, telemetry
+from gpu_worker.store import get_store
+
+RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results"
+
+
+@pytest.fixture()
+def client(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
+    monkeypatch.setenv("LAYOUTLAB_EMBEDDED_WORKER", "0")
+    from app.main import create_app
+
+    with TestClient(create_app()) as c:
+        yield c
+
+
+@pytest.fixture()
+def worker(client):
+    stop = threading.Event()
+    t = threading.Thread(target=service.run_worker, args=(stop,), kwargs={"worker_id": "test-worker"}, daemon=True)
+    t.start()
+    deadline = time.time() + 10
+    while not service.live_workers() and time.time() < deadline:
+        time.sleep(0.05)
+    yield "test-worker"
+    stop.set()
+    t.join(10)
+
+
+def wait_done(client, job_id, timeout=60.0) -> dict:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        job = client.get(f"/api/bench/jobs/{job_id}").json()
+        if job["status"] in ("done", "failed"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish: {job}")
+
+
+def test_submit_without_worker_is_409_and_bad_params_422(client):
+    r = client.post("/api/bench/jobs", json={"kind": "smem", "params": {}})
+    assert r.status_code == 409 and "no live" in r.json()["detail"]
+    r = client.post("/api/bench/jobs", json={"kind": "smem", "params": {"rows": 4096}})
+    assert r.status_code == 422 and "rows" in r.json()["detail"] and "1024" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("kind,params,needle", [
+    ("smem", {"element_bytes": 3}, "element_bytes"),
+    ("smem", {"rows": 512, "cols": 512}, "cap of 65536 elements"),
+    ("smem", {"variant": "swizzle"}, "needs swizzle"),
+    ("smem", {"variant": "swizzle", "swizzle": "Sw<3,3,1>"}, "S >= B"),
+    ("smem", {"runs": 5}, "runs"),
+    ("smem", {"variant": "custom", "layout": "(32,32):(1,"}, "layout"),
+    ("smem", {"element_bytes": 2, "rows": 64, "cols": 64, "variant": "padded", "pad": 1,
+              "access": {"kind": "ldmatrix"}}, "16-byte"),
+    ("transpose", {"n": 100000}, "n"),
+    ("transpose", {"n": 1000}, "multiple of the tile"),
+    ("transpose", {"variants": ["fast"]}, "variants"),
+    ("compile_only", {"defines": {"bad name": 1}}, "compile-time constant"),
+    ("nope", {}, "unknown kind"),
+])
+def test_params_validation_names_the_field_and_cap(client, kind, params, needle):
+    r = client.post("/api/bench/jobs", json={"kind": kind, "params": params})
+    assert r.status_code == 422, r.text
+    assert needle in r.json()["detail"]
+
+
+@pytest.mark.skipif(telemetry.device_info()["available"], reason="this machine has a GPU")
+def test_device_without_gpu_reports_nvml_reason(client, worker):
+    d = client.get("/api/bench/device").json()
+    assert d["available"] is False and "NVML" in d["reason"]
+    assert d["name"] is None and d["driver"] is None
+    assert [w["id"] for w in d["workers"]] == [worker]
+    assert d["workers"][0]["device"]["available"] is False
+    assert "source" in d["toolkit"]
+    r = client.post("/api/bench/jobs", json={"kind": "smem", "params": {}})
+    assert r.status_code == 409 and "no live worker has a GPU" in r.json()["detail"]
+
+
+def test_worker_runs_compile_only_and_cancel_works(client, worker):
+    r = client.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip", "tag": "a"}})
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    job = wait_done(client, r.json()["id"])
+    assert job["status"] == "done", job
+    assert job["result"]["worker"] == worker and job["result"]["tag"] == "a"
+    slow = client.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip", "hold_ms": 1500}})
+    queued = client.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip"}})
+    assert client.post(f"/api/bench/jobs/{queued.json()['id']}/cancel").json()["status"] == "failed"
+    client.post(f"/api/bench/jobs/{slow.json()['id']}/cancel")
+    assert wait_done(client, slow.json()["id"])["error"] == "cancelled by user"
+    assert client.get("/api/bench/jobs/nope").status_code == 404
+
+
+def test_job_of_a_dead_worker_is_retried_then_failed(client, worker, monkeypatch):
+    store = get_store()
+    job = store.create("compile_only", {"nvcc": "skip"})
+    assert store.claim(job["id"], "ghost")
+    store.update(job["id"], started=time.time() - 3600)
+    service.recover(store)
+    assert store.get(job["id"])["status"] in ("queued", "running", "done")  # requeued for the live worker
+    assert wait_done(client, job["id"])["status"] == "done"
+    again = store.create("compile_only", {})
+    assert store.claim(again["id"], "ghost")
+    store.update(again["id"], started=time.time() - 3600, attempts=service.MAX_ATTEMPTS)
+    service.recover(store)
+    failed = store.get(again["id"])
+    assert failed["status"] == "failed" and "ghost stopped" in failed["error"]
+
+
+def _real_result() -> dict:
+    files = sorted(RESULTS.glob("smem_*.json"))
+    if not files:
+        pytest.skip("no committed smem results")
+    return json.loads(files[-1].read_text())["cases"]
+
+
+def test_lab_page_shows_real_results_and_chart(client):
+    cases = _real_result()
+    store = get_store()
+    ids = {}
+    for name in ("f32_col_naive", "f32_col_pad1", "f32_col_sw505"):
+        r = cases[name]
+        job = store.create("smem", {"variant": "naive", "element_bytes": 4, "access": {"kind": "column"}})
+        store.update(job["id"], status="done", result=r, finished=time.time())
+        ids[name] = job["id"]
+    page = client.get("/lab")
+    assert page.status_code == 200
+    assert "<svg" in page.text and "cycles per warp access" in page.text
+    card = client.get(f"/lab/jobs/{ids['f32_col_naive']}").text
+    assert cases["f32_col_naive"]["layout"] in card and "wavefronts / instruction" in card
+    from app.services.bench import chart, history
+
+    bars = {b["id"]: b for b in chart(history())["smem"]}
+    naive, fix = bars[ids["f32_col_naive"]], bars[ids["f32_col_pad1"]]
+    assert naive["height"] == 1.0 and naive["value"] / fix["value"] > 20
+    assert naive["model"] == 32 and fix["model"] == 1
+
+
+def test_lab_form_submits_and_reports_409(client):
+    r = client.post("/lab/jobs", data={"kind": "smem", "element_bytes": "4", "variant": "naive"})
+    assert r.status_code == 200 and "no live" in r.text
+    r = client.post("/lab/jobs", data={"kind": "smem", "rows": "5000"})
+    assert "rows" in r.text
