@@ -105,7 +105,7 @@ def answer_page(request: Request, id: str = Form(..., max_length=60),
         drill, verdict = service.grade_answer(learner[0], id, answer)
     ctx = {"drill": drill, "kinds": kinds(), "hints": [], "hint_level": 0, "error": None, "session": None,
            "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)],
-           **_result_ctx(drill, verdict, answer), **_sidebar(learner[0])}
+           "oob": is_htmx(request), **_result_ctx(drill, verdict, answer), **_sidebar(learner[0])}
     return _render(request, "drills.html", ctx, learner, block="result" if is_htmx(request) else None)
 
 

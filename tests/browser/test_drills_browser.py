@@ -73,6 +73,7 @@ def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_serve
     steps = page.eval_on_selector_all("#verdict .steps li", "els => els.length")
     assert steps == len(drill.steps)
     assert page.eval_on_selector_all("#verdict .grids table.grid", "els => els.length") >= 1
+    assert page.inner_text("#side-score").startswith("1 / 2 right")  # the sidebar follows the answers
     screenshot(page, "drills-right")
     assert not errors
     ctx.close()
