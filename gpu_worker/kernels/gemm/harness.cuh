@@ -333,7 +333,8 @@ int gemm_main(int argc, char** argv) {
         if (!ok) {
           r += "\"error\": \"result check failed; not timed\", ";
           if (first_error.empty()) {
-            snprintf(buf, sizeof buf, "result check failed at %dx%dx%d (relative error %.3e, reference %.3e); not timed",
+            snprintf(buf, sizeof buf,
+                     "result check failed at %dx%dx%d (relative error %.3e, reference %.3e); not timed",
                      M, N, K, err, ref_err);
             first_error = buf;
           }

@@ -43,7 +43,8 @@ struct WarpMma {
     for (int ks = 0; ks < 4; ++ks) {
       uint32_t bfr[NJ][2];
 #pragma unroll
-      for (int nj = 0; nj < NJ; nj += 2) {  // matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)
+      // matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)
+      for (int nj = 0; nj < NJ; nj += 2) {
         uint32_t r[4];
         ldmatrix_x4(r, sB + 2 * L::off(wn0 + nj * 8 + (lane & 7) + (lane >> 4) * 8, ks * 16 + ((lane >> 3) & 1) * 8));
         bfr[nj][0] = r[0]; bfr[nj][1] = r[1]; bfr[nj + 1][0] = r[2]; bfr[nj + 1][1] = r[3];
@@ -68,7 +69,8 @@ struct WarpMma {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = row0 + mi * 16 + (lane >> 2) + 8 * h, c = col0 + nj * 8 + 2 * (lane & 3);
-          *reinterpret_cast<uint32_t*>(C + size_t(r) * ldc + c) = pack_bf16x2(acc[mi][nj][2 * h], acc[mi][nj][2 * h + 1]);
+          *reinterpret_cast<uint32_t*>(C + size_t(r) * ldc + c) =
+              pack_bf16x2(acc[mi][nj][2 * h], acc[mi][nj][2 * h + 1]);
         }
   }
 };

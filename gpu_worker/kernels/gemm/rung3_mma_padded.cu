@@ -1,5 +1,6 @@
 // Rung 3: mma.sync m16n8k16 + ldmatrix, rows padded by 16 bytes.
-// 128x128x64 block tile, 8 warps of 64x32, register prefetch of the next k tile (see mma_sync.cuh).
+// 128x256x64 block tile (MMA_BN), 8 warps of 64x64, two shared-memory buffers filled through registers
+// (see mma_sync.cuh).
 #include "mma_sync.cuh"
 
 struct Rung : MmaSyncRung<3, SmemPadded> {

@@ -1,5 +1,6 @@
 // Rung 4: mma.sync m16n8k16 + ldmatrix, XOR-swizzled shared memory (Sw<3,3,3>).
-// 128x128x64 block tile, 8 warps of 64x32, register prefetch of the next k tile (see mma_sync.cuh).
+// 128x256x64 block tile (MMA_BN), 8 warps of 64x64, two shared-memory buffers filled through registers
+// (see mma_sync.cuh).
 #include "mma_sync.cuh"
 
 struct Rung : MmaSyncRung<4, SmemSwizzled> {

@@ -8,7 +8,8 @@
 #endif
 
 namespace {
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = R5_STAGES, WARPS_M = 2, WARPS_N = 4, THREADS = WARPS_M * WARPS_N * 32;
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = R5_STAGES, WARPS_M = 2, WARPS_N = 4;
+constexpr int THREADS = WARPS_M * WARPS_N * 32;
 constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
 constexpr int STAGE_ELEMS = (BM + BN) * BK, SMEM_BYTES = STAGES * STAGE_ELEMS * 2;
 using L = SmemSwizzled;

@@ -33,7 +33,8 @@ static CUtensorMap make_tma_2d(const void* base, int rows, int cols, int box_row
   CUresult r = encode_tiled_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
                                  elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) gemm_fatal("cuTensorMapEncodeTiled failed (%d) for %dx%d box %dx%d", int(r), rows, cols, box_rows, box_cols);
+  if (r != CUDA_SUCCESS)
+    gemm_fatal("cuTensorMapEncodeTiled failed (%d) for %dx%d box %dx%d", int(r), rows, cols, box_rows, box_cols);
   return map;
 }
 

@@ -1,0 +1,329 @@
+"""Job kind ``gemm``: the tensor-core GEMM ladder (kernels/gemm/rung*.cu), each rung checked and timed against cuBLAS.
+
+Every rung computes C[M,N] = A[M,K] * B[N,K]^T with A, B, C row-major bf16 and fp32 accumulation. The binary draws
+fresh random inputs, poisons C, checks it against a cuBLAS fp32-output reference (itself spot-checked in double on
+the CPU), and only then times the rung and cublasGemmEx (same dtypes, bf16 out) interleaved, median of ``iters``
+CUDA-event timings with the L2 flushed before each. A rung whose check fails is never timed.
+
+For the lab page: :func:`ladder` returns the committed measurements (bench/results/gemm_h200.json) with each rung's
+shared-memory layout in CuTe notation and the bank model's prediction for it; :data:`RUNGS` describes the rungs.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpu_worker import build
+from gpu_worker.registry import JobContext, register
+from gpu_worker.run import run_binary
+
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels" / "gemm"
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "bench" / "results"
+DEFAULT_RESULTS = RESULTS_DIR / "gemm_h200.json"
+NVCC_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a")
+MAX_DIM = 16384
+RUN_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class RungInfo:
+    """One rung: its source, the tile its M, N, K must be multiples of, and its shared-memory layout.
+
+    ``smem_layout`` is the A-operand tile in CuTe notation over bf16 (fp32 for rung 1) element offsets, the same
+    function the kernel indexes with; ``base_layout`` and ``swizzle`` split it for the banks API."""
+
+    id: int
+    source: str
+    title: str
+    idea: str
+    tile: tuple[int, int, int]
+    threads: int
+    stages: int
+    smem_layout: str
+    base_layout: str
+    swizzle: str | None
+    element_bytes: int
+    access: str
+    min_cc: str
+    cute_atom: str | None = None
+
+    def banks_query(self) -> dict:
+        """Arguments for ``POST /api/banks`` that draw this rung's operand reads."""
+        return {"layout": self.base_layout, "swizzle": self.swizzle, "element_bytes": self.element_bytes}
+
+
+_SW128 = "Sw<3,3,3> o (128,64):(64,1)"
+_GMMA_ATOM = ("GMMA::Layout_K_SW128_Atom<bf16>: Sw<3,4,3> o smem_ptr[16b] o (8,64):(64,1), the swizzle acting on "
+              "byte addresses; the same map as Sw<3,3,3> on bf16 element offsets")
+RUNGS: dict[int, RungInfo] = {r.id: r for r in (
+    RungInfo(1, "rung1_simt.cu", "SIMT fp32 FMA",
+             "shared-memory tiles, 8x8 outputs per thread, bf16 widened to fp32 and stored M-major for float4 reads",
+             (128, 128, 16), 256, 1, "(128,16):(1,128)", "(128,16):(1,128)", None, 4, "lds.128 along rows",
+             "8.0"),
+    RungInfo(2, "rung2_mma_unpadded.cu", "mma.sync + ldmatrix, unpadded",
+             "m16n8k16 tensor-core MMA fed by ldmatrix.x4 from row-major 128-byte rows: the 8 row addresses of each "
+             "8x8 matrix fall in the same 4 banks (8-way conflict)",
+             (128, 256, 64), 256, 2, "(128,64):(64,1)", "(128,64):(64,1)", None, 2, "ldmatrix.x4", "8.0"),
+    RungInfo(3, "rung3_mma_padded.cu", "mma.sync + ldmatrix, padded rows",
+             "16 bytes of padding per row moves each row 4 banks along: conflict-free, at 12.5% more shared memory",
+             (128, 256, 64), 256, 2, "(128,64):(72,1)", "(128,64):(72,1)", None, 2, "ldmatrix.x4", "8.0"),
+    RungInfo(4, "rung4_mma_swizzled.cu", "mma.sync + ldmatrix, XOR swizzle",
+             "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16)",
+             (128, 256, 64), 256, 2, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
+    RungInfo(5, "rung5_cp_async.cu", "+ cp.async multi-stage pipeline",
+             "global -> shared copies bypass registers; 3 stages of 48 KB keep two k tiles in flight",
+             (128, 256, 64), 256, 3, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
+    RungInfo(6, "rung6_wgmma_tma.cu", "Hopper wgmma + TMA",
+             "wgmma.mma_async m64n128k16 reads both operands from 128B-swizzled shared memory written by TMA; "
+             "an mbarrier per stage counts the bytes",
+             (128, 128, 64), 256, 3, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
+             "9.0a", _GMMA_ATOM),
+    RungInfo(7, "rung7_ws_persistent.cu", "+ warp specialization, persistent, cluster multicast",
+             "a producer warpgroup (setmaxnreg.dec) drives TMA; two consumer warpgroups (setmaxnreg.inc) run "
+             "m64n256k16; persistent CTAs in 2-CTA clusters share B by TMA multicast; TMA-store epilogue",
+             (256, 256, 64), 384, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
+             "9.0a", _GMMA_ATOM),
+)}
+
+
+def predicted_wavefronts(rung: int) -> dict:
+    """The bank model (algebra.banks) on the rung's operand reads. For bf16 layouts: one ldmatrix.x4 of a 16x16
+    fragment (lanes 0-15 rows 0-15 at k 0, lanes 16-31 the same rows at k 8), the pattern mma.sync rungs issue and
+    the 8-row x 16-byte pattern a K-major wgmma descriptor walks. For rung 1: one lds.128 of 16 column groups.
+    Post-condition: ``wavefronts`` >= the ideal (4 for ldmatrix.x4 and for 32 lanes x 16 bytes)."""
+    import algebra
+    from algebra.banks import analyze, analyze_ldmatrix
+
+    info = RUNGS[rung]
+    layout = algebra.parse(info.smem_layout)
+    if info.element_bytes == 4:
+        addrs = [4 * layout((4 * (lane % 16), 0)) for lane in range(32)]
+        r = analyze(addrs, access_bytes=16)
+        access = "lds.128: lane l reads 4 floats at row 4 (l % 16) of one k"
+    else:
+        rows = [info.element_bytes * layout((lane % 16, (lane // 16) * 8)) for lane in range(32)]
+        r = analyze_ldmatrix(rows, num=4)
+        access = "ldmatrix.x4 of a 16x16 bf16 fragment"
+    return {"access": access, "wavefronts": r.wavefronts, "ways": r.ways, "ideal_wavefronts": 4}
+
+
+class GemmParams(BaseModel):
+    """A GEMM ladder job: which rung, the problem size (multiples of the rung's tile) and the timing knobs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rung: int = Field(7, ge=1, le=7, description="1 SIMT ... 7 warp-specialized wgmma + TMA")
+    m: int = Field(4096, ge=128, le=MAX_DIM)
+    n: int = Field(4096, ge=128, le=MAX_DIM)
+    k: int = Field(4096, ge=16, le=MAX_DIM)
+    dtype: Literal["bf16"] = Field("bf16", description="inputs and output; accumulation is fp32")
+    iters: int = Field(20, ge=5, le=200, description="timed runs (the median is reported)")
+    warmup: int = Field(3, ge=0, le=50)
+
+    @model_validator(mode="after")
+    def _tile_multiples(self) -> GemmParams:
+        bm, bn, bk = RUNGS[self.rung].tile
+        bad = [f"{name}={v} is not a multiple of {t}" for name, v, t in (("m", self.m, bm), ("n", self.n, bn),
+                                                                           ("k", self.k, bk)) if v % t]
+        if bad:
+            raise ValueError(f"rung {self.rung} takes M, N, K in multiples of its tile {bm}x{bn}x{bk}: "
+                             + "; ".join(bad))
+        return self
+
+
+# ----------------------------------------------------------------------------------------------- build and run
+@dataclass
+class GemmBuild:
+    """A built rung. Post-condition: ``path`` is executable; ``ptxas`` holds the kernel's resource usage."""
+
+    path: Path
+    key: str
+    cached: bool
+    seconds: float
+    ptxas: dict
+
+
+def parse_ptxas(text: str) -> dict:
+    """Registers, spills, stack and static shared memory of the rung kernel from ``-Xptxas -v`` output."""
+    info: dict = {}
+    current = None
+    for line in text.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            current = m.group(1)
+            continue
+        if not current or not re.search(r"gemm_(rung\d|mma_)", current):
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            info.update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            s = re.search(r"(\d+) bytes smem", line)
+            info.update(registers=int(m.group(1)), static_smem_bytes=int(s.group(1)) if s else 0, kernel=current)
+    return info
+
+
+def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict[str, int] | None = None,
+               timeout_s: float = build.COMPILE_TIMEOUT_S) -> GemmBuild:
+    """Compile ``kernels/gemm/<rung source>`` for sm_90a into the shared build cache. Post-condition: a second call
+    with the same sources, constants and nvcc reuses the binary; nvcc's errors come back as BuildError."""
+    info = RUNGS[rung]
+    toolkit = toolkit or build.find_toolkit()
+    if not toolkit.nvcc:
+        raise build.BuildError(toolkit.reason or "nvcc not found")
+    flags = [*NVCC_FLAGS, *toolkit.extra_flags, *build.define_flags(defines or {})]
+    h = hashlib.sha256()
+    for f in [KERNEL_DIR / info.source, *sorted(KERNEL_DIR.glob("*.cuh"))]:
+        h.update(f.name.encode() + f.read_bytes())
+    h.update("\0".join(flags).encode() + f"|{toolkit.version}".encode())
+    key = h.hexdigest()[:24]
+    out_dir = build.cache_dir() / f"gemm-{key}"
+    binary, meta = out_dir / f"rung{rung}", out_dir / f"rung{rung}.ptxas.json"
+    if binary.is_file() and os.access(binary, os.X_OK) and meta.is_file():
+        return GemmBuild(binary, key, True, 0.0, json.loads(meta.read_text()))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="build-", dir=out_dir)
+    cmd = [toolkit.nvcc, *flags, "-Xptxas", "-v", "-o", os.path.join(tmp, binary.name), str(KERNEL_DIR / info.source)]
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=tmp)
+    except subprocess.TimeoutExpired:
+        raise build.BuildError(f"nvcc timed out after {timeout_s:.0f} s") from None
+    finally:
+        if not os.path.exists(os.path.join(tmp, binary.name)):
+            shutil.rmtree(tmp, ignore_errors=True)
+    if proc.returncode != 0:
+        raise build.BuildError(build.trim_log(proc.stderr + proc.stdout, tmp))
+    ptxas = parse_ptxas(proc.stdout + proc.stderr)
+    meta.write_text(json.dumps(ptxas))
+    os.replace(os.path.join(tmp, binary.name), binary)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return GemmBuild(binary, key, False, time.monotonic() - t0, ptxas)
+
+
+def find_cublas() -> str | None:
+    """Path of libcublas.so.N: LAYOUTLAB_CUBLAS, a CUDA toolkit, or the nvidia-cublas Python package."""
+    if os.environ.get("LAYOUTLAB_CUBLAS"):
+        return os.environ["LAYOUTLAB_CUBLAS"]
+    pats = ["/usr/local/cuda*/lib64/libcublas.so.*", "/usr/local/cuda*/targets/*/lib/libcublas.so.*",
+            "/usr/lib/x86_64-linux-gnu/libcublas.so.*"]
+    pats += [f"{p}/nvidia/{sub}/lib/libcublas.so.*" for p in sys.path if p for sub in ("cublas", "cu13", "cu12")]
+    hits = {h for p in pats for h in glob.glob(p) if re.search(r"libcublas\.so\.\d+$", h)}
+    return sorted(hits, reverse=True)[0] if hits else None
+
+
+def run_gemm(params: GemmParams, ctx: JobContext) -> dict:
+    """Runner for kind ``gemm``: build the rung, check it, time it and cuBLAS. Post-condition: the result's
+    ``check.passed`` is true and ``tflops`` / ``cublas_tflops`` are medians; a failed check raises RunError."""
+    info = RUNGS[params.rung]
+    ctx.progress("building")
+    built = build_rung(params.rung)
+    ctx.check_cancel()
+    env = dict(os.environ)
+    lib = find_cublas()
+    if lib:
+        env["LAYOUTLAB_CUBLAS"] = lib
+    from gpu_worker import telemetry
+
+    before = telemetry.snapshot()
+    ctx.progress("checking and timing")
+    out = run_binary(built.path, ["--sizes", f"{params.m}x{params.n}x{params.k}", "--iters", str(params.iters),
+                                  "--warmup", str(params.warmup), "--timeout", str(int(RUN_TIMEOUT_S) - 20)],
+                     timeout_s=RUN_TIMEOUT_S, cancelled=ctx.cancelled, env=env,
+                     on_progress=lambda stage, done, total: ctx.progress(stage, done, total))
+    after = telemetry.snapshot()
+    entry = out["results"][0]
+    return {
+        "kind": "gemm",
+        "rung": asdict(info),
+        "params": params.model_dump(),
+        "check": {"passed": bool(entry.get("ok")), "rel_err": entry.get("rel_err"), "tolerance": 1e-2,
+                  "reference": "cuBLAS fp32 output", "reference_spot_err": entry.get("reference_spot_err")},
+        "tflops": entry.get("tflops"),
+        "cublas_tflops": entry.get("cublas_tflops"),
+        "pct_of_cublas": entry.get("pct_of_cublas"),
+        "timing": {k: entry.get(k) for k in ("ms_median", "ms_min", "ms_max", "cublas_ms_median")},
+        "ptxas": built.ptxas,
+        "smem_bytes": out.get("smem_bytes"),
+        "prediction": predicted_wavefronts(params.rung),
+        "device": out.get("device"),
+        "cublas_version": out.get("cublas_version"),
+        "note": out.get("note"),
+        "nvml": {"before": before, "after": after},
+        "build": {"key": built.key, "cached": built.cached, "seconds": round(built.seconds, 2)},
+    }
+
+
+# ----------------------------------------------------------------------------------------------- the lab's ladder
+def _results_file(path: str | Path | None) -> Path:
+    if path:
+        return Path(path)
+    if DEFAULT_RESULTS.is_file():
+        return DEFAULT_RESULTS
+    found = sorted(RESULTS_DIR.glob("gemm_*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    if not found:
+        raise FileNotFoundError(f"no gemm_*.json under {RESULTS_DIR}")
+    return found[0]
+
+
+def ladder(path: str | Path | None = None) -> dict:
+    """The measured ladder for the lab page, read from bench/results/gemm_h200.json (or ``path``).
+
+    Post-condition: ``rungs`` lists rungs 1..7 that the file holds, each with its description (RungInfo fields,
+    ``banks_query`` for ``/api/banks``, the bank model's ``prediction``), ``ptxas``, ``ncu`` (rungs 2-4) and
+    ``results`` per size (tflops, cublas_tflops, pct_of_cublas, rel_err, ok); ``cublas`` gives, per size, the
+    median cuBLAS TFLOP/s over all rungs' runs (the chart's reference line); ``sizes`` is in file order."""
+    src = _results_file(path)
+    data = json.loads(src.read_text())
+    rungs, sizes, cublas = [], [], {}
+    for entry in data.get("rungs", []):
+        if entry.get("defines") or entry.get("label", f"rung{entry.get('rung')}") != f"rung{entry.get('rung')}":
+            continue  # an experimental variant, not a rung of the ladder
+        info = RUNGS.get(entry.get("rung"))
+        if not info:
+            continue
+        results = []
+        for r in entry.get("results", []):
+            size = f"{r['m']}x{r['n']}x{r['k']}"
+            if size not in sizes:
+                sizes.append(size)
+            if r.get("cublas_tflops"):
+                cublas.setdefault(size, []).append(r["cublas_tflops"])
+            results.append({"size": size, **{k: r.get(k) for k in ("m", "n", "k", "ok", "tflops", "cublas_tflops",
+                                                                   "pct_of_cublas", "rel_err", "ms_median",
+                                                                   "error")}})
+        rungs.append({**asdict(info), "banks_query": info.banks_query(), "prediction": predicted_wavefronts(info.id),
+                      "ok": entry.get("ok"), "note": entry.get("note"), "smem_bytes": entry.get("smem_bytes"),
+                      "ptxas": (entry.get("build") or {}).get("ptxas"), "sass": entry.get("sass"),
+                      "ncu": entry.get("ncu"), "results": results})
+    med = {s: sorted(v)[len(v) // 2] for s, v in cublas.items()}
+    smi = data.get("nvidia_smi_before") or {}
+    return {"source": src.name, "device": smi.get("name"), "driver": smi.get("driver_version"),
+            "date": data.get("date"), "command": data.get("command"), "problem": data.get("problem"),
+            "sizes": sizes, "cublas": [{"size": s, "tflops": med.get(s)} for s in sizes],
+            "rungs": sorted(rungs, key=lambda r: r["id"])}
+
+
+def rung_layouts() -> list[dict]:
+    """Each rung's shared-memory layout in CuTe notation with its banks-API query and predicted wavefronts."""
+    return [{"rung": r.id, "title": r.title, "smem_layout": r.smem_layout, "element_bytes": r.element_bytes,
+             "cute_atom": r.cute_atom, "banks_query": r.banks_query(), "prediction": predicted_wavefronts(r.id)}
+            for r in RUNGS.values()]
+
+
+register("gemm", GemmParams, run_gemm, title="GEMM ladder: tensor cores vs cuBLAS", needs_gpu=True)

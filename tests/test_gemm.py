@@ -1,0 +1,135 @@
+"""GEMM ladder (gpu_worker/gemm.py, kernels/gemm, bench/gemm.py) without a GPU: parameter validation, the rung table
+against each binary's own description, sm_90a compilation (skipped without nvcc), the layouts' bank predictions and
+the committed results."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import algebra
+from gpu_worker import gemm, registry
+from gpu_worker.build import find_toolkit
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_nvcc = pytest.mark.skipif(find_toolkit().nvcc is None and shutil.which("nvcc") is None, reason="no nvcc")
+
+
+def _bench_module():
+    spec = importlib.util.spec_from_file_location("bench_gemm", ROOT / "bench" / "gemm.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ------------------------------------------------------------------------------------------------ parameters
+def test_defaults_validate():
+    p = registry.validate("gemm", {})
+    assert (p.rung, p.m, p.n, p.k, p.dtype) == (7, 4096, 4096, 4096, "bf16")
+
+
+@pytest.mark.parametrize("rung", range(1, 8))
+def test_each_rung_accepts_its_own_tile(rung):
+    bm, bn, bk = gemm.RUNGS[rung].tile
+    p = registry.validate("gemm", {"rung": rung, "m": 2 * bm, "n": 3 * bn, "k": 4 * bk})
+    assert p.rung == rung
+
+
+@pytest.mark.parametrize(("params", "needle"), [
+    ({"rung": 7, "m": 4000}, "m=4000 is not a multiple of 256"),
+    ({"rung": 6, "n": 4160}, "n=4160 is not a multiple of 128"),
+    ({"rung": 1, "k": 40}, "k=40 is not a multiple of 16"),
+    ({"rung": 0}, "rung"),
+    ({"rung": 8}, "rung"),
+    ({"dtype": "fp16"}, "dtype"),
+    ({"m": 32768}, "m"),
+    ({"m": 64}, "m"),
+    ({"iters": 1}, "iters"),
+    ({"tile": 5}, "tile"),
+])
+def test_bad_params_are_refused_with_the_reason(params, needle):
+    with pytest.raises(registry.ParamsError) as exc:
+        registry.validate("gemm", params)
+    assert needle in str(exc.value)
+
+
+def test_kind_is_registered():
+    kind = registry.get("gemm")
+    assert kind.needs_gpu and kind.params_model is gemm.GemmParams
+
+
+# ------------------------------------------------------------------------------------------------ layouts
+def test_predicted_ldmatrix_wavefronts():
+    waves = {r: gemm.predicted_wavefronts(r)["wavefronts"] for r in range(1, 8)}
+    assert waves[2] == 32  # 8 rows 128 B apart: 8-way, four matrices
+    assert all(waves[r] == 4 for r in (1, 3, 4, 5, 6, 7))
+
+
+def test_layouts_parse_and_tile_the_gmma_atom():
+    from algebra.hopper import smem_atom
+
+    atom = algebra.parse(str(smem_atom("K", 128, 16)))  # Sw<3,3,3> o (8,64):(64,1) in bf16 elements
+    for r in gemm.RUNGS.values():
+        layout = algebra.parse(r.smem_layout)
+        assert algebra.parse(str(layout)) == layout
+        if r.swizzle:
+            tile = algebra.parse(r.smem_layout)
+            for row in range(0, 128, 5):
+                for col in range(64):
+                    assert tile((row, col)) == atom((row % 8, col)) + 512 * (row // 8)
+
+
+def test_ladder_reads_committed_results():
+    files = sorted((ROOT / "bench" / "results").glob("gemm_*.json"))
+    assert files, "no committed GEMM results"
+    lad = gemm.ladder(gemm.DEFAULT_RESULTS if gemm.DEFAULT_RESULTS.is_file() else files[-1])
+    assert [r["id"] for r in lad["rungs"]] == sorted(r["id"] for r in lad["rungs"])
+    assert "4096x4096x4096" in lad["sizes"]
+    for r in lad["rungs"]:
+        assert r["banks_query"]["layout"] and r["smem_layout"]
+        for s in r["results"]:
+            if s["ok"]:
+                assert s["rel_err"] < 1e-2 and s["tflops"] > 0
+    assert all(c["tflops"] for c in lad["cublas"])
+
+
+# ------------------------------------------------------------------------------------------------ bench helpers
+def test_bench_parses_ptxas_and_ncu():
+    bench = _bench_module()
+    text = ("ptxas info    : Compiling entry function '_Z10gemm_rung7v' for 'sm_90a'\n"
+            "ptxas info    : Function properties for _Z10gemm_rung7v\n"
+            "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+            "ptxas info    : Used 168 registers, used 16 barriers, 64 bytes smem\n"
+            "ptxas info    : Compiling entry function '_Z12gemm_comparev' for 'sm_90a'\n"
+            "ptxas info    : Used 24 registers, used 0 barriers\n")
+    for parse in (bench.parse_ptxas, gemm.parse_ptxas):
+        info = parse(text)
+        assert (info["registers"], info["spill_stores"], info["spill_loads"], info["static_smem_bytes"]) == \
+            (168, 8, 4, 64)
+    csv = ('==PROF== Connected\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+           '"0","gemm_rung2","smsp__sass_inst_executed_op_ldsm.sum","","196,608"\n')
+    assert bench.parse_ncu_csv(csv) == {"smsp__sass_inst_executed_op_ldsm.sum": 196608.0}
+
+
+# ------------------------------------------------------------------------------------------------ nvcc
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("rung", range(1, 8))
+def test_rung_compiles_for_sm90a_and_describes_itself(rung):
+    built = gemm.build_rung(rung)
+    assert built.path.is_file()
+    ptx = built.ptxas
+    assert ptx["registers"] <= 255 and ptx["spill_stores"] == 0 and ptx["spill_loads"] == 0
+    out = subprocess.run([str(built.path), "--describe"], capture_output=True, text=True, timeout=60)
+    desc = json.loads(out.stdout.strip().splitlines()[-1])
+    info = gemm.RUNGS[rung]
+    assert desc["ok"] and desc["rung"] == rung
+    assert tuple(desc["tile"]) == info.tile
+    assert desc["threads"] == info.threads and desc["stages"] == info.stages
+    assert desc["smem_layout"] == info.smem_layout
+    assert gemm.build_rung(rung).cached
