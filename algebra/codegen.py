@@ -1,0 +1,228 @@
+"""Emit CuTe C++ and CuTe DSL (Python) source for layouts and for op calls.
+
+- ``to_cpp(x)``: ``make_layout(make_shape(Int<4>{}, ...), make_stride(...))``; ``to_cpp(x, style="type")``:
+  ``Layout<Shape<_4,...>, Stride<...>>{}``; ``static=False`` writes plain ints (run-time values).
+- ``to_dsl(x)``: ``cute.make_layout((4, (2, 4)), stride=(2, (1, 8)))``, ``cute.make_swizzle(3, 4, 3)``, ...
+- ``op_to_cpp(op, *args)`` / ``op_to_dsl(op, *args)``: the statements that build the arguments and call the op
+  (``program=True`` wraps them in a compilable program).
+
+Post-condition: the emitted expression denotes the same layout in CuTe (same shape, stride, swizzle and offset);
+identity layouts come out as ``make_identity_layout``, basis strides as ``E<...>{}`` / ``cute.E(...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import is_int, is_tuple
+from algebra.layout import Layout
+from algebra.swizzle import ComposedLayout, Swizzle
+
+#: The ``_N`` aliases CuTe defines (``cute/numeric/integral_constant.hpp``).
+CPP_ALIASES = frozenset(list(range(11)) + [12, 16, 24] + list(range(32, 257, 8)) + [
+    384, 512, 768, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288])
+
+_LAYOUT_OPS = ("coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
+               "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
+               "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
+               "max_common_layout", "local_tile", "local_partition", "evaluate", "idx2crd", "crd2idx")
+
+
+def _is_identity(x: Layout) -> bool:
+    from algebra.arith import make_basis_like
+
+    return is_tuple(x.shape) and any(getattr(d, "is_basis", False) for d in it.flatten(x.stride)) and \
+        x.stride == make_basis_like(x.shape)
+
+
+# --------------------------------------------------------------------------------------------- C++
+
+
+def _cpp_int(v: int, static: bool, typ: bool = False) -> str:
+    if not static:
+        return str(v)
+    name = f"_{v}" if v in CPP_ALIASES else f"Int<{v}>"
+    return name if typ else name + "{}"
+
+
+def _cpp_leaf(d: Any, static: bool, typ: bool) -> str:
+    if getattr(d, "is_basis", False):
+        path = ",".join(map(str, d.mode_path))
+        if d.value == 1:
+            return f"E<{path}>" + ("" if typ else "{}")
+        return f"ScaledBasis<{_cpp_int(d.value, True, True)},{path}>" + ("" if typ else "{}")
+    if not is_int(d):
+        raise LayoutError(f"cannot emit the stride {d!r}")
+    return _cpp_int(d, static, typ)
+
+
+def _cpp_tuple(t: Any, maker: str, static: bool) -> str:
+    if is_tuple(t):
+        return f"{maker}(" + ", ".join(_cpp_tuple(x, maker, static) for x in t) + ")"
+    return _cpp_leaf(t, static, False)
+
+
+def _cpp_type(t: Any, name: str) -> str:
+    if is_tuple(t):
+        return f"{name}<" + ",".join(_cpp_type(x, name) for x in t) + ">"
+    return _cpp_leaf(t, True, True)
+
+
+def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:
+    """CuTe C++ expression for a Layout, Swizzle, ComposedLayout, tiler tuple, int or coordinate tuple.
+
+    ``style``: ``"make"`` (``make_layout(...)``) or ``"type"`` (``Layout<Shape<...>, Stride<...>>{}``, static only).
+    """
+    if style not in ("make", "type"):
+        raise LayoutError(f"style is 'make' or 'type', got {style!r}")
+    typ = style == "type"
+    if isinstance(x, Swizzle):
+        return f"Swizzle<{x.bits},{x.base},{x.shift}>{{}}"
+    if isinstance(x, ComposedLayout):
+        inner, outer = to_cpp(x.layout_b, style, static), to_cpp(x.layout_a, style, static)
+        if typ:
+            return f"ComposedLayout<{outer[:-2]}, {_cpp_int(x.offset, True, True)}, {inner[:-2]}>{{}}"
+        if x.offset == 0:
+            return f"composition({outer}, {inner})"
+        return f"make_composed_layout({outer}, {_cpp_int(x.offset, static)}, {inner})"
+    if isinstance(x, Layout):
+        if typ:
+            return f"Layout<{_cpp_type(x.shape, 'Shape')}, {_cpp_type(x.stride, 'Stride')}>{{}}"
+        if _is_identity(x):
+            return f"make_identity_layout({_cpp_tuple(x.shape, 'make_shape', static)})"
+        shape, stride = _cpp_tuple(x.shape, "make_shape", static), _cpp_tuple(x.stride, "make_stride", static)
+        return f"make_layout({shape}, {stride})"
+    if x is None:
+        return "_"
+    if is_tuple(x):
+        if any(isinstance(e, Layout | ComposedLayout) or e is None or is_tuple(e) for e in x):
+            return "make_tile(" + ", ".join(to_cpp(e, style, static) for e in x) + ")"
+        return _cpp_tuple(x, "make_shape", static)
+    if is_int(x):
+        return _cpp_int(x, static)
+    raise LayoutError(f"cannot emit {x!r} as CuTe C++")
+
+
+def _cpp_coord(c: Any) -> str:
+    if is_tuple(c):
+        return "make_coord(" + ", ".join(_cpp_coord(e) for e in c) + ")"
+    return "_" if c is None else str(c)
+
+
+def _cpp_step(t: Any) -> str:
+    """A profile or mode order as a static tuple type: ``Step<_1,_0>{}`` (nested: ``Step<_1,Step<_0,_2>>{}``)."""
+    return _cpp_type(t, "Step") + "{}" if is_tuple(t) else _cpp_int(t, True)
+
+
+def op_to_cpp(op: str, *args: Any, program: bool = False) -> str:
+    """CuTe C++ statements computing ``op(*args)`` and printing the result (``program=True``: a whole program)."""
+    lines, names = _bind(op, args, lambda n, x: f"auto {n} = {to_cpp(x)};", upper=True)
+    a, b = (names + ["", ""])[:2]
+    call = {
+        "coalesce": lambda: f"coalesce({a}, {_cpp_step(args[1])})" if len(args) > 1 else f"coalesce({a})",
+        "filter": lambda: f"filter({a})",
+        "complement": lambda: f"complement({a}, {to_cpp(args[1])})" if len(args) > 1 else f"complement({a})",
+        "tile_to_shape": lambda: f"tile_to_shape({a}, {_cpp_tuple(args[1], 'make_shape', True)}"
+                                 + (f", {_cpp_step(args[2])})" if len(args) > 2 and args[2] is not None else ")"),
+        "evaluate": lambda: f"{a}({_cpp_coord(args[1] if len(args) == 2 else tuple(args[1:]))})",
+        "idx2crd": lambda: f"idx2crd({_cpp_coord(args[0])}, {_cpp_tuple(args[1], 'make_shape', False)})",
+        "crd2idx": lambda: f"crd2idx({_cpp_coord(args[0])}, {_cpp_tuple(args[1], 'make_shape', False)})",
+    }
+    if op in ("local_tile", "local_partition"):
+        third = _cpp_coord(args[2]) if op == "local_tile" else str(args[2])
+        lines += [f"auto tensor = make_tensor(counting_iterator<int>{{}}, {a});   // its values are A's offsets",
+                  f"auto R = {op}(tensor, {b}, {third});",
+                  "print(R.layout()); print(\"  first offset: \"); print(*R.data());"]
+    else:
+        expr = call[op]() if op in call else f"{op}({', '.join(names)})"
+        lines += [f"auto R = {expr};", "print(R);"]
+    if not program:
+        return "\n".join(lines)
+    body = "\n".join("  " + ln for ln in lines)
+    return f"#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n\nint main() {{\n{body}\n" \
+           "  printf(\"\\n\");\n  return 0;\n}\n"
+
+
+# --------------------------------------------------------------------------------------------- CuTe DSL
+
+
+def _py_tuple(t: Any) -> str:
+    if is_tuple(t):
+        inner = ", ".join(_py_tuple(x) for x in t)
+        return f"({inner},)" if len(t) == 1 else f"({inner})"
+    if getattr(t, "is_basis", False):
+        path = t.mode_path
+        mode = "[" + ", ".join(map(str, path)) + "]" if len(path) > 1 else str(path[0])
+        return f"cute.E({mode})" if t.value == 1 else f"cute.ScaledBasis({t.value}, {mode})"
+    if t is None:
+        return "None"
+    if not is_int(t):
+        raise LayoutError(f"cannot emit {t!r} as CuTe DSL")
+    return str(t)
+
+
+def to_dsl(x: Any) -> str:
+    """CuTe DSL (``import cutlass.cute as cute``) expression for a Layout, Swizzle, ComposedLayout, tiler, int."""
+    if isinstance(x, Swizzle):
+        return f"cute.make_swizzle({x.bits}, {x.base}, {x.shift})"
+    if isinstance(x, ComposedLayout):
+        return f"cute.make_composed_layout({to_dsl(x.layout_a)}, {x.offset}, {to_dsl(x.layout_b)})"
+    if isinstance(x, Layout):
+        if _is_identity(x):
+            return f"cute.make_identity_layout({_py_tuple(x.shape)})"
+        return f"cute.make_layout({_py_tuple(x.shape)}, stride={_py_tuple(x.stride)})"
+    if is_tuple(x) and any(isinstance(e, Layout | ComposedLayout) or is_tuple(e) for e in x):
+        inner = ", ".join(to_dsl(e) for e in x)
+        return f"({inner},)" if len(x) == 1 else f"({inner})"
+    return _py_tuple(x)
+
+
+def op_to_dsl(op: str, *args: Any, program: bool = False) -> str:
+    """CuTe DSL statements computing ``op(*args)`` and printing the result (``program=True``: a runnable script
+    with a ``@cute.jit`` function)."""
+    lines, names = _bind(op, args, lambda n, x: f"{n} = {to_dsl(x)}", upper=False)
+    a, b = (names + ["", ""])[:2]
+    call = {
+        "coalesce": lambda: f"cute.coalesce({a}, target_profile={_py_tuple(args[1])})" if len(args) > 1
+        else f"cute.coalesce({a})",
+        "complement": lambda: f"cute.complement({a}, {to_dsl(args[1]) if len(args) > 1 else f'cute.cosize({a})'})",
+        "tile_to_shape": lambda: f"cute.tile_to_shape({a}, {_py_tuple(args[1])}, "
+                                 f"{_py_tuple(args[2] if len(args) > 2 and args[2] is not None else _order(args[1]))})",
+        "evaluate": lambda: f"cute.crd2idx({_py_tuple(args[1] if len(args) == 2 else tuple(args[1:]))}, {a})",
+        "idx2crd": lambda: f"cute.idx2crd({_py_tuple(args[0])}, {_py_tuple(args[1])})",
+        "crd2idx": lambda: f"cute.crd2idx({_py_tuple(args[0])}, {_py_tuple(args[1])})",
+        "local_tile": lambda: f"cute.local_tile(cute.make_tensor(0, {a}), {b}, {_py_tuple(args[2])})",
+        "local_partition": lambda: f"cute.local_partition(cute.make_tensor(0, {a}), {b}, {args[2]})",
+    }
+    expr = call[op]() if op in call else f"cute.{op}({', '.join(names)})"
+    lines += [f"r = {expr}", "print(r)"]
+    if not program:
+        return "\n".join(lines)
+    body = "\n".join("    " + ln for ln in lines)
+    return f"import cutlass.cute as cute\n\n\n@cute.jit\ndef main():\n{body}\n\n\nmain()\n"
+
+
+def _order(shape: Any) -> Any:
+    return tuple(range(it.rank(shape))) if is_tuple(shape) else 0
+
+
+def _bind(op: str, args: tuple, fmt: Any, upper: bool) -> tuple[list[str], list[str]]:
+    """Name the layout / tiler arguments (A, B / a, b) and return (statements, names); other args stay inline."""
+    if op not in _LAYOUT_OPS:
+        raise LayoutError(f"no code emitter for {op!r}; one of: {', '.join(_LAYOUT_OPS)}")
+    lines, names = [], []
+    layout_slots = {"idx2crd": (), "crd2idx": (), "evaluate": (0,), "complement": (0,), "coalesce": (0,),
+                    "filter": (0,), "tile_to_shape": (0,), "local_tile": (0, 1), "local_partition": (0, 1)}
+    slots = layout_slots.get(op, tuple(range(len(args))))
+    for k in slots:
+        if k >= len(args):
+            continue
+        x = args[k]
+        name = ("A", "B")[k] if upper else ("a", "b")[k]
+        if is_tuple(x) and not any(isinstance(e, Layout) for e in x) and all(e is None or is_int(e) for e in x):
+            name = "tiler"
+        lines.append(fmt(name, x))
+        names.append(name)
+    return lines, names
