@@ -51,7 +51,8 @@ class Grade:
 class Grid:
     """A small table of numbers shown with a drill: ``rows[r][c]`` is a cell (int or text).
 
-    ``marks`` (same shape, optional) holds CSS class names such as ``"hl"`` (highlighted), ``"bad"`` or ``"ok"``.
+    ``marks`` (same shape, optional) holds CSS class names such as ``"hl"`` (highlighted), ``"bad"`` or ``"ok"``;
+    ``colours`` (optional) a palette index per cell (e.g. the owning thread), -1 for none.
     """
 
     title: str
@@ -60,6 +61,7 @@ class Grid:
     col_labels: list[str] | None = None
     marks: list[list[str]] | None = None
     caption: str = ""
+    colours: list[list[int]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"title": self.title, "rows": self.rows, "row_labels": self.row_labels,

@@ -23,7 +23,7 @@ def bank_grid(r: Any, title: str, rows: int | None = None) -> Grid:
     n = len(r.banks) if rows is None else min(rows, len(r.banks))
     coords = r.coordinates or list(range(n))
     return Grid(title, [[lstr(coords[t]), r.byte_addresses[t] // 1, r.banks[t]] for t in range(n)],
-                col_labels=["element", "byte address", "bank"], row_labels=[f"lane {t}" for t in range(n)],
+                col_labels=["(r,c)", "byte", "bank"], row_labels=[f"lane {t}" for t in range(n)],
                 caption=f"{r.ways}-way, {r.wavefronts} wavefront{'s' if r.wavefronts != 1 else ''}")
 
 

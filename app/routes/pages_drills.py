@@ -44,7 +44,7 @@ def grid_view(g: Grid, gid: str) -> Any:
     numeric = all(isinstance(v, int) for row in rows for v in row)
     marks = {(i, j): m for i, row in enumerate(g.marks or []) for j, m in enumerate(row) if m}
     return GridView(id=gid, rows=len(rows), cols=len(rows[0]) if rows else 0, text=rows,
-                    colour=offset_colours(rows) if numeric and "bank" not in g.title.lower() else None,
+                    colour=g.colours or (offset_colours(rows) if numeric and "bank" not in g.title.lower() else None),
                     row_labels=g.row_labels, col_labels=g.col_labels, marks=marks,
                     caption=g.caption or g.title, css="drill-grid wide" if not numeric else "drill-grid")
 
