@@ -249,21 +249,19 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     for d in strides:
         if type(d) is not int:
             raise LayoutError("complement: basis (E) strides are not supported")
-        if d < 0:
-            raise LayoutError("complement: negative strides are not supported")
     res_s: list = []
     res_d: list = [1]
     for _ in range(len(shapes) - 1):
         min_d = min(strides)
         k = strides.index(min_d)
-        new_s = min_d // res_d[-1]
+        new_s = tdiv(min_d, res_d[-1])
         if new_s == 0:
             raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
         res_s.append(new_s)
         res_d.append(min_d * shapes[k])
         del shapes[k]
         del strides[k]
-    new_s = strides[0] // res_d[-1]
+    new_s = tdiv(strides[0], res_d[-1])
     if new_s == 0:
         raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
     res_s.append(new_s)

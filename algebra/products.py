@@ -139,7 +139,11 @@ def _append_to_rank(layout: Layout, r: int) -> Layout:
 
 def _zip_modes(a: Layout, b: Layout) -> Layout:
     def z(x, y):
+        # CuTe's zip(t0, t1): an integer t0 pairs with t1 whole; a tuple t0 needs a tuple t1 of equal rank
         if is_tuple(x):
+            if not is_tuple(y) or len(x) != len(y):
+                raise LayoutError(f"zip: mismatched ranks between {it.to_str(x)} and {it.to_str(y)} "
+                                  "(the block and the product modes must have the same profile at the top)")
             return tuple((x[i], y[i]) for i in range(len(x)))
         return ((x, y),)
 
