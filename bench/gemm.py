@@ -48,7 +48,7 @@ NCU_METRICS = [
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
     "smsp__sass_inst_executed_op_ldsm.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
 ]
 SASS_OPCODES = ("HGMMA", "HMMA", "LDSM", "FFMA", "LDS", "STS", "LDGSTS", "UTMALDG", "UTMASTG", "SYNCS", "LDL", "STL",
                 "MEMBAR", "FENCE", "BAR")
@@ -98,7 +98,10 @@ def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dic
     text = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise RuntimeError(f"nvcc failed for {name}:\n{text[-3000:]}")
-    info = {"ptxas": parse_ptxas(text), "nvcc_command": " ".join(shlex.quote(c) for c in cmd)}
+    ver = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    release = re.search(r"release [\d.]+, V[\d.]+", ver)
+    info = {"ptxas": parse_ptxas(text), "nvcc_command": " ".join(shlex.quote(c) for c in cmd),
+            "nvcc_version": release.group(0) if release else None, "build_host": platform.node()}
     (out / f"{name}.build.json").write_text(json.dumps(info, indent=1))
     return info
 
@@ -187,6 +190,7 @@ def run_ncu(binary: Path, env: dict, timeout: int) -> dict:
     wf = result.get("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum")
     if ld and wf:
         result["wavefronts_per_ldmatrix"] = round(wf / ld, 3)
+        result["ldsm_excess_wavefronts"] = wf - 4 * ld  # x4: 4 wavefronts per instruction without conflicts
     return result
 
 

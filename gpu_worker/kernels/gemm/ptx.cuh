@@ -55,6 +55,12 @@ GEMM_DEV void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
                " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
                : "memory");
 }
+// Same with relaxed ordering: no fence before the arrive (the caller has already waited for its wgmma reads).
+GEMM_DEV void mbar_arrive_cluster_relaxed(uint32_t bar, uint32_t cta) {
+  asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
+               " mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar), "r"(cta)
+               : "memory");
+}
 // Block until the phase with parity `parity` has completed (a fresh barrier counts parity 1 as completed).
 GEMM_DEV void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;

@@ -22,6 +22,9 @@
 #ifndef R7_CLUSTER
 #define R7_CLUSTER 2
 #endif
+#ifndef R7_RELAXED  // 1: the remote stage release uses relaxed ordering (no fence)
+#define R7_RELAXED 0
+#endif
 #ifndef R7_TMA_STORE
 #define R7_TMA_STORE 1
 #endif
@@ -50,7 +53,10 @@ struct TileOrder {  // cluster tile index -> (tile row of the cluster's first CT
 // A consumer warp is done with a stage: tell this CTA's producer and, with multicast, the peer's.
 GEMM_DEV void release(uint32_t bar) {
   mbar_arrive(bar);
-  if constexpr (CLUSTER > 1) mbar_arrive_cluster(bar, cluster_ctarank() ^ 1);
+  if constexpr (CLUSTER > 1) {
+    if constexpr (R7_RELAXED) mbar_arrive_cluster_relaxed(bar, cluster_ctarank() ^ 1);
+    else mbar_arrive_cluster(bar, cluster_ctarank() ^ 1);
+  }
 }
 
 GEMM_DEV void named_bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory"); }
