@@ -13,7 +13,7 @@ from typing import Any
 from algebra import inttuple as it
 from algebra import ops
 from algebra.errors import LayoutError
-from algebra.inttuple import ceil_div_int, is_int, is_tuple, signum, tdiv
+from algebra.inttuple import is_int, is_tuple, tdiv
 from algebra.layout import Layout, make_layout
 
 R = Layout._raw
@@ -165,8 +165,9 @@ def trace_compose_int(rec: Recorder, ls: Any, ld: Any, rs: int, rd: Any) -> Layo
             raise LayoutError(
                 f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
                 f"than shape {cs} of mode {i} of the left layout")
-        next_s = ceil_div_int(cs, abs(rest_d))
-        next_d = ceil_div_int(abs(rest_d), cs) * signum(rest_d)
+        ad = abs(rest_d)
+        next_s = (cs + ad - 1) // ad
+        next_d = (ad + cs - 1) // cs * (-1 if rest_d < 0 else 1)
         if next_s == 1 or rest_s == 1:
             if rest_s == 1:
                 rec.add(f"mode {i} of A ({cs}:{cd}): nothing is left to take; the step becomes {next_d}")
@@ -182,7 +183,7 @@ def trace_compose_int(rec: Recorder, ls: Any, ld: Any, rs: int, rd: Any) -> Layo
                 f"(mode {i} of the left layout)")
         res_s.append(new_s)
         res_d.append(rest_d * cd)
-        left = tdiv(rest_s, new_s)
+        left = rest_s // new_s
         more = f", {left} still to take" if left > 1 else ""
         rec.add(f"mode {i} of A ({cs}:{cd}): stepping by {rest_d} leaves {next_s} elements {rest_d}*{cd} = "
                 f"{rest_d * cd} apart; take {new_s} of them{more}",
@@ -313,8 +314,6 @@ def trace_complement(rec: Recorder, layout: Any, cotarget: Any = None) -> Layout
         return res
     if any(not is_int(d) for d in it.flatten(stride_)):
         raise LayoutError("complement: basis (E) strides are not supported")
-    if any(d < 0 for d in it.flatten(stride_)):
-        raise LayoutError("complement: negative strides are not supported")
     shapes, strides = list(it.wrap(shape_)), list(it.wrap(stride_))
     order = sorted(range(len(strides)), key=lambda k: strides[k])
     if len(shapes) > 1:

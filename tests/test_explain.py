@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import zlib
 
 import pytest
@@ -27,8 +28,9 @@ def check_format(steps):
         assert s["layout"] is None or isinstance(s["layout"], str)
         assert s["kind"] in ("step", "result", "error", "fallback")
         assert isinstance(s["depth"], int) and s["depth"] >= 0
-        if s["layout"] is not None:
-            A.parse(s["layout"]) if not s["layout"].lstrip("_").isdigit() else None
+        shape_part = (s["layout"] or "").split(" o ")[-1].split(":")[0]
+        if s["layout"] is not None and all(int(v) > 0 for v in re.findall(r"-?\d+", shape_part)):
+            A.parse(s["layout"])  # CuTe notation (complements of negative strides can have shapes <= 0)
     assert all(s["kind"] != "fallback" for s in steps), format_steps(steps)
     assert steps[-1]["depth"] == 0
 
@@ -178,7 +180,7 @@ def rand_layout(rng, compact=False):
             return A.make_layout_row_major(s)
         return lay
     strides = A.inttuple.repeat_like(s, 0)
-    flat = [rng.choice((0, 1, 2, 3, 4, 6, 8, 12, 16, 32)) for _ in A.flatten(s)]
+    flat = [rng.choice((0, 1, 2, 3, 4, 6, 8, 12, 16, 32, -1, -4)) for _ in A.flatten(s)]
     strides = A.inttuple.unflatten(tuple(flat), s)
     return A.Layout(s, strides)
 
@@ -229,13 +231,15 @@ def test_random_agreement_with_the_real_op(op):
     real_fn = _OPS[op][1]
     rng = random.Random(zlib.crc32(op.encode()))
     done = refused = 0
-    for _ in range(300):
+    for _ in range(400):
         try:
             args = args_for(op, rng)
         except LayoutError:
             continue
         try:
             real = real_fn(*args)
+        except (ZeroDivisionError, IndexError, TypeError):
+            continue  # a crash of the op itself is the op's bug, not the explanation's
         except LayoutError as err:
             with pytest.raises(LayoutError) as got:
                 explain(op, *args)
