@@ -1,4 +1,5 @@
-// GPU lab: show only the fieldsets of the chosen benchmark kind.
+// GPU lab: show only the fieldsets of the chosen benchmark kind; show refused submissions (409 no worker, 422 bad
+// parameters) in the job card instead of dropping them (htmx swaps only 2xx answers by default).
 (function () {
   function sync() {
     var sel = document.getElementById("lab-kind");
@@ -9,4 +10,11 @@
   }
   document.addEventListener("change", function (e) { if (e.target && e.target.id === "lab-kind") sync(); });
   document.addEventListener("DOMContentLoaded", sync);
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var status = e.detail.xhr.status;
+    if ((status === 409 || status === 422) && e.detail.target && e.detail.target.id === "job") {
+      e.detail.shouldSwap = true;
+      e.detail.isError = false;
+    }
+  });
 })();

@@ -152,6 +152,8 @@ def test_lab_page_shows_real_results_and_chart(client):
 
 def test_lab_form_submits_and_reports_409(client):
     r = client.post("/lab/jobs", data={"kind": "smem", "element_bytes": "4", "variant": "naive"})
-    assert r.status_code == 200 and "no live" in r.text
+    assert r.status_code == 409 and "no live" in r.text and 'role="alert"' in r.text
     r = client.post("/lab/jobs", data={"kind": "smem", "rows": "5000"})
-    assert "rows" in r.text
+    assert r.status_code == 422 and "rows" in r.text
+    r = client.post("/lab/jobs", data={"kind": "gemm", "rung": "7", "m": "1000"})
+    assert r.status_code == 422 and "multiples of its tile" in r.text

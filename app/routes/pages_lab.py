@@ -25,6 +25,9 @@ def form_params(form: dict) -> tuple[str, dict]:
         if variants:
             params["variants"] = variants
         return kind, params
+    if kind == "gemm":
+        return kind, {key: int(form[key]) if form[key].strip().isdigit() else form[key]
+                      for key in ("rung", "m", "n", "k") if (form.get(key) or "").strip()}
     if kind == "compile_only":
         return kind, {"template": form.get("template", "noop")}
     params = {"variant": form.get("variant", "naive")}
@@ -49,26 +52,32 @@ def form_params(form: dict) -> tuple[str, dict]:
 
 
 def _page_ctx(request: Request, **extra) -> dict:
-    jobs = S.history(30)
-    return {"request": request, "device": S.device_status(), "jobs": jobs, "chart": S.chart(jobs), **extra}
+    jobs = S.history(60)
+    return {"request": request, "device": S.device_status(), "jobs": jobs[:30],
+            "history_charts": S.history_charts(jobs), "sweeps": S.sweeps(jobs), **extra}
 
 
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
-def lab_page(request: Request) -> HTMLResponse:
-    return templates.TemplateResponse(request, "lab.html", _page_ctx(request))
+def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
+    """The lab: form, live job, history charts, the committed measurements and the GEMM ladder (``?gemm=<file>``
+    picks the ladder's results file)."""
+    return templates.TemplateResponse(request, "lab.html", _page_ctx(request, reference=S.reference_charts(),
+                                                                      ladder=S.ladder_view(gemm)))
 
 
 @router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
 async def lab_submit(request: Request) -> HTMLResponse:
     form = {k: str(v) for k, v in (await request.form()).items()}
-    error, job = None, None
+    error, job, status = None, None, 202
     try:
         kind, params = form_params(form)
         job = S.get_job(S.submit(kind, params)["id"])
-    except (S.ParamsError, S.NoWorker, ValueError) as exc:
-        error = str(exc)
+    except S.NoWorker as exc:
+        error, status = str(exc), 409
+    except (S.ParamsError, ValueError) as exc:
+        error, status = str(exc), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
-                                      block_name="job_card", status_code=200)
+                                      block_name="job_card", status_code=status)
 
 
 @router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.services.bench_charts import bar_chart, reference_charts, sweeps
+from app.services.bench_ladder import ladder_view
 from gpu_worker import registry, service, telemetry
 from gpu_worker.build import find_toolkit
 from gpu_worker.registry import ParamsError
 from gpu_worker.service import NoWorker
 from gpu_worker.store import get_store
 
-__all__ = ["NoWorker", "ParamsError", "cancel", "chart", "device_status", "get_job", "history", "kinds", "submit"]
+__all__ = ["NoWorker", "ParamsError", "cancel", "chart", "device_status", "get_job", "history", "history_charts",
+           "kinds", "ladder_view", "reference_charts", "submit", "sweeps"]
 PUBLIC = ("id", "kind", "status", "progress", "result", "error", "params", "worker", "attempts", "created", "started",
           "finished")
 
@@ -82,23 +85,51 @@ def _label(job: dict) -> str:
 
 
 def chart(jobs: list[dict]) -> dict:
-    """Bars for the history chart: smem jobs as cycles per warp access (the model's wavefronts beside each bar),
-    transpose jobs as GB/s per variant. Post-condition: every bar has 0 <= height <= 1 (value / the largest)."""
+    """Bars for the history charts: smem jobs as cycles per warp access (the model's wavefronts beside each bar),
+    transpose jobs as GB/s per variant, GEMM jobs as TFLOP/s. Post-condition: every bar has 0 <= height <= 1
+    (value / the largest of its chart)."""
     smem: list[dict[str, Any]] = []
     transpose: list[dict[str, Any]] = []
+    gemm: list[dict[str, Any]] = []
     for job in reversed(jobs):
         r = job.get("result") or {}
         if job["status"] != "done":
             continue
         if job["kind"] == "smem" and "derived" in r:
+            width = (r.get("plan") or {}).get("access_width_bytes") or 4
             smem.append({"label": _label(job), "value": r["derived"]["cycles_per_warp_access"],
-                         "model": r["prediction"]["wavefronts_per_access"], "id": job["id"], "layout": r["layout"]})
+                         "model": r["prediction"]["wavefronts_per_access"], "id": job["id"], "layout": r["layout"],
+                         "ideal": max(1, width // 4)})
         elif job["kind"] == "transpose" and "variants" in r:
             for name, v in r["variants"].items():
                 transpose.append({"label": f"{name} n={r['config']['n']}", "value": v["gbps"], "id": job["id"],
                                   "model": (r["prediction"].get(name) or {}).get("read", {}).get("ways")})
-    for bars in (smem, transpose):
+        elif job["kind"] == "gemm" and r.get("tflops"):
+            p = r.get("params") or {}
+            gemm.append({"label": f"rung {p.get('rung')} {p.get('m')}", "value": r["tflops"], "id": job["id"],
+                         "note": f"{r.get('pct_of_cublas') or 0:.0f}%"})
+    for bars in (smem, transpose, gemm):
         top = max((b["value"] for b in bars), default=0) or 1.0
         for b in bars:
             b["height"] = b["value"] / top
-    return {"smem": smem[-16:], "transpose": transpose[-12:]}
+    return {"smem": smem[-16:], "transpose": transpose[-12:], "gemm": gemm[-12:]}
+
+
+def history_charts(jobs: list[dict]) -> list[dict]:
+    """The history's bar charts (app.services.bench_charts.bar_chart): smem cycles per warp access with the model's
+    wavefronts as ticks; transpose GB/s per variant; GEMM TFLOP/s per rung. Only kinds with finished jobs appear."""
+    c = chart(jobs)
+    out = []
+    if c["smem"]:
+        out.append(bar_chart("Shared-memory reads: cycles per warp access (lower is better; ticks: model)",
+                             "cycles", [{**b, "cls": "bad" if b["value"] > 1.5 * _ideal_of(b) else "good"}
+                                        for b in c["smem"]]))
+    if c["transpose"]:
+        out.append(bar_chart("Transpose: GB/s (higher is better)", "GB/s", c["transpose"]))
+    if c["gemm"]:
+        out.append(bar_chart("GEMM: TFLOP/s per rung (higher is better)", "TFLOP/s", c["gemm"]))
+    return out
+
+
+def _ideal_of(bar: dict) -> float:
+    return float(bar.get("ideal") or 1.0)
