@@ -194,14 +194,41 @@ def op_to_dsl(op: str, *args: Any, program: bool = False) -> str:
         "idx2crd": lambda: f"cute.idx2crd({_py_tuple(args[0])}, {_py_tuple(args[1])})",
         "crd2idx": lambda: f"cute.crd2idx({_py_tuple(args[0])}, {_py_tuple(args[1])})",
         "local_tile": lambda: f"cute.local_tile(cute.make_tensor(0, {a}), {b}, {_py_tuple(args[2])})",
-        "local_partition": lambda: f"cute.local_partition(cute.make_tensor(0, {a}), {b}, {args[2]})",
+        "local_partition": lambda: f"cute.local_partition(cute.make_tensor(0, {a}), {b}, cutlass.Int32({args[2]}))",
     }
-    expr = call[op]() if op in call else f"cute.{op}({', '.join(names)})"
-    lines += [f"r = {expr}", "print(r)"]
+    if op in ("zipped_product", "tiled_product", "flat_product") and is_tuple(args[1]):
+        lines += _dsl_unzip(op, args[0], args[1])
+    else:
+        expr = call[op]() if op in call else f"cute.{op}({', '.join(names)})"
+        lines.append(f"r = {expr}")
+    lines.append("print(r)")
     if not program:
         return "\n".join(lines)
     body = "\n".join("    " + ln for ln in lines)
-    return f"import cutlass.cute as cute\n\n\n@cute.jit\ndef main():\n{body}\n\n\nmain()\n"
+    return f"import cutlass\nimport cutlass.cute as cute\n\n\n@cute.jit\ndef main():\n{body}\n\n\nmain()\n"
+
+
+def _dsl_unzip(op: str, block: Layout, tiler: tuple) -> list[str]:
+    """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
+    logical_product by hand as ``tile_unzip`` does."""
+    if any(is_tuple(e) for e in tiler):
+        return [f"# the DSL's {op} takes a single layout; nested tiler modes are not regrouped here",
+                "r = cute.logical_product(a, b)"]
+    n, r = len(tiler), it.rank(block.shape)
+    ts = [f"cute.get(lp, mode=[{i}, 0])" for i in range(n)]
+    rs = [f"cute.get(lp, mode=[{i}, 1])" for i in range(n)] + [f"cute.get(lp, mode=[{i}])" for i in range(n, r)]
+
+    def group(parts: list[str]) -> str:
+        return "cute.make_layout([" + ", ".join(parts) + "])"
+
+    if op == "zipped_product" or (len(rs) == 1 and len(ts) == 1):
+        modes = [group(ts), group(rs)]
+    elif op == "tiled_product" or len(ts) == 1:
+        modes = [group(ts)] + (rs if len(rs) > 1 else [group(rs)])
+    else:
+        modes = ts + (rs if len(rs) > 1 else [group(rs)])
+    return ["# the DSL's " + op + " takes a single layout; by mode it is logical_product, regrouped",
+            "lp = cute.logical_product(a, b)", "r = " + group(modes)]
 
 
 def _order(shape: Any) -> Any:
