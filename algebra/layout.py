@@ -88,7 +88,7 @@ class Layout:
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
-            h = hash((self.shape, _stride_key(self.stride)))
+            h = hash((self.shape, self.stride))
             self._hash = h
         return h
 
@@ -133,12 +133,6 @@ def _stride_str(d: Any) -> str:
     if is_tuple(d):
         return "(" + ",".join(_stride_str(x) for x in d) + ")"
     return str(d)
-
-
-def _stride_key(d: Any) -> Any:
-    if is_tuple(d):
-        return tuple(_stride_key(x) for x in d)
-    return d if is_int(d) else ("basis", str(d))
 
 
 def _eq(a: Any, b: Any) -> bool:

@@ -12,6 +12,7 @@ from algebra import inttuple as it
 from algebra.errors import LayoutError
 from algebra.inttuple import is_int, is_tuple, tdiv
 from algebra.layout import Layout, make_layout
+from algebra.memo import memo
 from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
 
 R = Layout._raw
@@ -56,6 +57,7 @@ def _bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any) -> Layout:
     return R(tuple(ns), tuple(nd))
 
 
+@memo
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
     """Combine modes that can be combined.
 
@@ -173,6 +175,7 @@ def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
     return _compose_int(ls, ld, rs, rd.value)
 
 
+@memo
 def composition(a: Any, b: Any) -> Any:
     """``R = A o B``: ``R(c) == A(B(c))`` for every coordinate ``c`` of B; ``compatible(B, R)``.
 
@@ -229,6 +232,7 @@ def _filtered_modes(layout: Layout) -> tuple[list, list]:
     return ns, nd
 
 
+@memo
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
 
@@ -281,9 +285,18 @@ def _coalesce_shape(s: Any) -> int:
 
 
 def _sorted_modes(strides: tuple) -> list[int]:
-    return sorted(range(len(strides)), key=lambda i: strides[i])
+    """Mode indices ordered by stride with CuTe's exchange sort (``detail::SortByKey``), whose order of equal
+    strides is part of the result."""
+    a = list(range(len(strides)))
+    n = len(a)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if strides[a[j]] < strides[a[i]]:
+                a[i], a[j] = a[j], a[i]
+    return a
 
 
+@memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets."""
     if layout is None:
@@ -305,6 +318,7 @@ def right_inverse(layout: Layout) -> Layout:
     return coalesce(R(tuple(res_s), tuple(res_d)))
 
 
+@memo
 def left_inverse(layout: Layout) -> Layout:
     """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
     ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it."""

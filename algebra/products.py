@@ -12,6 +12,7 @@ from algebra import inttuple as it
 from algebra.errors import LayoutError
 from algebra.inttuple import is_int, is_tuple
 from algebra.layout import Layout, make_layout, make_ordered_layout, slice_and_offset, slice_layout
+from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
 
 R = Layout._raw
@@ -38,6 +39,7 @@ def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
 # --------------------------------------------------------------------------------------------- divide
 
 
+@memo
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
 
@@ -69,6 +71,7 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
     return R(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
 
 
+@memo
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
     if hasattr(layout, "layout_b"):
@@ -83,6 +86,7 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
     return slice_layout((c0, c1), layout)
 
 
+@memo
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
     if hasattr(layout, "layout_b"):
@@ -90,6 +94,7 @@ def tiled_divide(layout: Any, tiler: Any) -> Any:
     return _unpack(zipped_divide(layout, tiler), False, True)
 
 
+@memo
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
     if hasattr(layout, "layout_b"):
@@ -100,6 +105,7 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 # --------------------------------------------------------------------------------------------- product
 
 
+@memo
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
     if hasattr(block, "layout_b"):
@@ -113,14 +119,17 @@ def logical_product(block: Any, tiler: Any) -> Any:
     return make_layout(block, composition(complement(block, cotarget), t))
 
 
+@memo
 def zipped_product(block: Any, tiler: Any) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
+@memo
 def tiled_product(block: Any, tiler: Any) -> Layout:
     return _unpack(zipped_product(block, tiler), False, True)
 
 
+@memo
 def flat_product(block: Any, tiler: Any) -> Layout:
     return _unpack(zipped_product(block, tiler), True, True)
 
@@ -157,6 +166,7 @@ def _rank_sensitive(block: Layout, tiler: Layout, raked: bool) -> Layout:
     return _zip_modes(res[1], res[0]) if raked else _zip_modes(res[0], res[1])
 
 
+@memo
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """Repeat ``block`` over ``tiler``, mode by mode: element (i, j) of block b is at ((i, b_i), (j, b_j)).
 
@@ -165,6 +175,7 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     return _rank_sensitive(block, tiler, raked=False)
 
 
+@memo
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """Like blocked_product but the repeats interleave: each mode is ``(tiler mode, block mode)``."""
     return _rank_sensitive(block, tiler, raked=True)
