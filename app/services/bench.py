@@ -125,7 +125,9 @@ def history_charts(jobs: list[dict]) -> list[dict]:
                              "cycles", [{**b, "cls": "bad" if b["value"] > 1.5 * _ideal_of(b) else "good"}
                                         for b in c["smem"]]))
     if c["transpose"]:
-        out.append(bar_chart("Transpose: GB/s (higher is better)", "GB/s", c["transpose"]))
+        bars = [{k: v for k, v in b.items() if k != "model"} | ({"note": f"model {b['model']}-way"}
+                                                                  if b.get("model") else {}) for b in c["transpose"]]
+        out.append(bar_chart("Transpose: GB/s (higher is better; model: smem read ways)", "GB/s", bars))
     if c["gemm"]:
         out.append(bar_chart("GEMM: TFLOP/s per rung (higher is better)", "TFLOP/s", c["gemm"]))
     return out
