@@ -39,8 +39,10 @@ class Step(BaseModel):
 
 class AlgebraIn(BaseModel):
     op: str = Field(..., min_length=1, max_length=40, examples=["composition"])
-    args: list[str] = Field(..., min_length=1, max_length=4, examples=[["(6,2):(8,2)", "(4,3):(3,1)"]],
-                            description='layouts in CuTe notation; tilers as "<2:1, 4:2>" or a JSON list; ints as "24"')
+    args: list[str | int | list[str | int | None]] = Field(
+        ..., min_length=1, max_length=4, examples=[["(6,2):(8,2)", "(4,3):(3,1)"]],
+        description='layouts in CuTe notation; tilers as "<2:1, 4:2>" or a JSON list of layouts / ints / null '
+                    '(null keeps the mode); ints as "24" or 24')
 
 
 class AlgebraOut(BaseModel):

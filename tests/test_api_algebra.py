@@ -82,3 +82,16 @@ def test_refusal_carries_the_reason(client):
 def test_size_cap(client):
     r = run(client, "coalesce", "(2048,2048):(1,2048)")
     assert r.status_code == 422 and "2^20" in r.json()["detail"]
+
+
+def test_tiler_as_json_list_with_ints_and_null(client) -> None:
+    """CONTRACT §2: a tiler may be a JSON list of layouts (ints and null keep their CuTe meaning)."""
+    as_list = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(1,8)", ["2:1", "4:2"]]})
+    as_text = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(1,8)", "<2:1, 4:2>"]})
+    assert as_list.status_code == 200 and as_list.json()["result"] == as_text.json()["result"]
+    keep = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(1,8)", ["2:1", None]]})
+    assert keep.json()["result"] == "((2,4),8):((1,2),8)" and keep.json()["args"][1] == "<2:1, _>"
+    ints = client.post("/api/algebra", json={"op": "complement", "args": ["4:2", 24]})
+    assert ints.json()["result"] == "(2,3):(1,8)"
+    bad = client.post("/api/algebra", json={"op": "complement", "args": ["4:2", [[[]]]]})
+    assert bad.status_code == 422 and isinstance(bad.json()["detail"], str)

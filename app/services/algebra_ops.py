@@ -105,6 +105,9 @@ def parse_tiler(text: str, what: str) -> tuple:
     out: list[Any] = []
     for k, e in enumerate(elems):
         name = f"{what} mode {k}"
+        if e.strip() in ("_", "None"):
+            out.append(None)
+            continue
         out.append(_as_int(e, name) if _INT.match(e) else _capped(parse_layout(e, name), name))
     return tuple(out)
 
@@ -162,7 +165,7 @@ def _spec(op: str) -> OpSpec:
 def _arg_str(x: Any) -> str:
     if isinstance(x, tuple):
         return "<" + ", ".join(_arg_str(e) for e in x) + ">"
-    return str(x)
+    return "_" if x is None else str(x)
 
 
 @lru_cache(maxsize=512)
@@ -183,10 +186,18 @@ def _run(op: str, args: tuple[str, ...]) -> OpResult:
                     parsed=parsed, cpp=cpp, dsl=dsl)
 
 
-def run_op(op: str, args: list[str]) -> OpResult:
-    """Run ``op`` on the text arguments. Post-condition: ``result == str(getattr(algebra, op)(*parsed))`` and
-    ``steps == algebra.explain(op, *parsed)``; a refusal raises LayoutError with CuTe's reason."""
-    return _run(op.strip(), tuple(a.strip() for a in args))
+def _arg_text(a: Any) -> str:
+    """An argument as text: ints as digits, a JSON list (a tiler) as its JSON, strings as they are."""
+    if isinstance(a, list):
+        return json.dumps(a)
+    return str(a).strip()
+
+
+def run_op(op: str, args: list[Any]) -> OpResult:
+    """Run ``op`` on the text arguments (a JSON list is a tiler). Post-condition:
+    ``result == str(getattr(algebra, op)(*parsed))`` and ``steps == algebra.explain(op, *parsed)``; a refusal
+    raises LayoutError with CuTe's reason."""
+    return _run(op.strip(), tuple(_arg_text(a) for a in args))
 
 
 def _grid_of(text: str, grid_id: str, links: list[dict[str, str]] | None = None) -> tuple[Any, str]:
