@@ -89,6 +89,28 @@ class SqliteStore:
         return self._row(row) if row else None
 
     @_locked
+    def upsert(self, job: dict) -> None:
+        """Insert or replace a whole job record (a finished job copied from another store).
+        Post-condition: ``get(job["id"])`` equals ``job`` on every column of the table."""
+        cols = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts",
+                "cancel_requested", "created", "started", "finished")
+        vals = [json.dumps(job.get(k)) if k in JSON_FIELDS and job.get(k) is not None else job.get(k) for k in cols]
+        with self.conn:
+            self.conn.execute(f"INSERT OR REPLACE INTO bench_jobs ({', '.join(cols)}) "
+                              f"VALUES ({', '.join('?' * len(cols))})", vals)
+
+    @_locked
+    def final_ids(self, ids: list[str]) -> set[str]:
+        """The ids among ``ids`` stored here as done or failed."""
+        found: set[str] = set()
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            rows = self.conn.execute(f"SELECT id FROM bench_jobs WHERE status IN ('done', 'failed') AND id IN "
+                                     f"({', '.join('?' * len(part))})", part).fetchall()
+            found |= {r["id"] for r in rows}
+        return found
+
+    @_locked
     def update(self, job_id: str, **fields: Any) -> None:
         if not fields:
             return
@@ -187,6 +209,10 @@ class RedisStore:
     def claim(self, job_id: str, worker_id: str) -> bool:
         return bool(self._claim(keys=[self._key(job_id)], args=[json.dumps(worker_id), json.dumps(time.time())]))
 
+    def recent_ids(self, limit: int) -> list[str]:
+        """The ``limit`` newest job ids, newest first."""
+        return self.r.zrevrange(f"{self.PREFIX}jobs", 0, limit - 1)
+
     def list_jobs(self, limit: int = 50, status: str | None = None) -> list[dict]:
         ids = self.r.zrevrange(f"{self.PREFIX}jobs", 0, -1 if status else limit - 1)
         jobs = [j for j in (self.get(i) for i in ids) if j and (not status or j["status"] == status)]
@@ -203,6 +229,7 @@ class RedisStore:
 
 
 _stores: dict[tuple, Store] = {}
+FINAL = ("done", "failed")
 
 
 def get_store() -> Store:
@@ -215,3 +242,63 @@ def get_store() -> Store:
     if key not in _stores:
         _stores[key] = RedisStore(url) if url else SqliteStore()
     return _stores[key]
+
+
+def history_store() -> SqliteStore:
+    """The app's SQLite job table under data_dir(): the job store itself in SQLite mode, the results history in
+    Redis mode (finished jobs copied by :func:`sync_history`)."""
+    from app.config import data_dir
+
+    key = ("sqlite", str(data_dir()))
+    if key not in _stores:
+        _stores[key] = SqliteStore()
+    return _stores[key]  # type: ignore[return-value]
+
+
+def sync_history(limit: int = 500) -> int:
+    """Redis mode: copy the finished (done or failed) jobs among the ``limit`` newest into the app's SQLite history,
+    skipping those already copied as finished. SQLite mode: nothing to do. Returns how many were copied.
+    Post-condition: every finished job among the ``limit`` newest in Redis is in ``history_store()``."""
+    src = get_store()
+    if not isinstance(src, RedisStore):
+        return 0
+    dst = history_store()
+    ids = src.recent_ids(limit)
+    have = dst.final_ids(ids)
+    copied = 0
+    for job_id in ids:
+        if job_id in have:
+            continue
+        job = src.get(job_id)
+        if job and job.get("status") in FINAL:
+            dst.upsert(job)
+            copied += 1
+    return copied
+
+
+def history(limit: int = 50) -> list[dict]:
+    """The newest ``limit`` jobs, newest first. Redis mode: after :func:`sync_history`, the live jobs in Redis merged
+    with the SQLite history, so finished jobs stay listed after Redis forgets them (Redis's copy wins for an id in
+    both)."""
+    src = get_store()
+    jobs = src.list_jobs(limit)
+    if not isinstance(src, RedisStore):
+        return jobs
+    sync_history(max(limit, 200))
+    merged = {j["id"]: j for j in history_store().list_jobs(limit)}
+    merged.update({j["id"]: j for j in jobs})
+    return sorted(merged.values(), key=lambda j: float(j.get("created") or 0), reverse=True)[:limit]
+
+
+def find_job(job_id: str) -> dict | None:
+    """A job from the live store, or (Redis mode) from the SQLite history when Redis no longer holds it. A finished
+    job read from Redis is copied into the history on the way."""
+    src = get_store()
+    job = src.get(job_id)
+    if not isinstance(src, RedisStore):
+        return job
+    if job is None:
+        return history_store().get(job_id)
+    if job.get("status") in FINAL and not history_store().final_ids([job_id]):
+        history_store().upsert(job)
+    return job

@@ -101,3 +101,44 @@ def test_two_workers_share_jobs_and_survive_a_kill(redis_env):
             if w.poll() is None:
                 w.terminate()
                 w.wait(10)
+
+
+def test_finished_jobs_are_copied_into_the_sqlite_history(redis_env):
+    import threading
+
+    import redis
+
+    from app.services import bench as S
+    from gpu_worker import service
+    from gpu_worker import store as job_store
+
+    stop = threading.Event()
+    worker = threading.Thread(target=service.run_worker, args=(stop,), kwargs={"worker_id": "hist-worker"},
+                              daemon=True)
+    worker.start()
+    try:
+        deadline = time.time() + 20
+        while not service.live_workers() and time.time() < deadline:
+            time.sleep(0.05)
+        ids = [S.submit("compile_only", {"nvcc": "skip", "tag": f"h{i}"})["id"] for i in range(3)]
+        live = job_store.get_store()
+        assert isinstance(live, job_store.RedisStore)
+        deadline = time.time() + 30
+        while time.time() < deadline and any(live.get(i)["status"] != "done" for i in ids):
+            time.sleep(0.05)
+        assert [live.get(i)["status"] for i in ids] == ["done"] * 3
+        sqlite = job_store.history_store()
+        assert all(sqlite.get(i) is None for i in ids)  # nothing is copied before the app looks
+        listed = {j["id"]: j for j in S.history(10)}
+        assert set(ids) <= set(listed)
+        for i in ids:
+            saved = sqlite.get(i)
+            assert saved["status"] == "done" and saved["result"] == live.get(i)["result"]
+        assert job_store.sync_history() == 0  # already copied: nothing to do
+    finally:
+        stop.set()
+        worker.join(10)
+    redis.Redis.from_url(os.environ["LAYOUTLAB_REDIS_URL"]).flushall()  # Redis forgets; the history does not
+    after = {j["id"]: j for j in S.history(10)}
+    assert set(ids) <= set(after) and {after[i]["result"]["tag"] for i in ids} == {"h0", "h1", "h2"}
+    assert S.get_job(ids[0])["status"] == "done"

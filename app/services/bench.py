@@ -7,10 +7,10 @@ from typing import Any
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
 from app.services.bench_ladder import ladder_view
 from gpu_worker import registry, service, telemetry
+from gpu_worker import store as job_store
 from gpu_worker.build import find_toolkit
 from gpu_worker.registry import ParamsError
 from gpu_worker.service import NoWorker
-from gpu_worker.store import get_store
 
 __all__ = ["NoWorker", "ParamsError", "cancel", "chart", "device_status", "get_job", "history", "history_charts",
            "kinds", "ladder_view", "reference_charts", "submit", "sweeps"]
@@ -59,7 +59,7 @@ def submit(kind: str, params: dict | None) -> dict:
 def get_job(job_id: str) -> dict | None:
     """The job (after recovering jobs of dead workers), or None when unknown."""
     service.recover()
-    job = get_store().get(job_id)
+    job = job_store.find_job(job_id)
     return public(job) if job else None
 
 
@@ -70,8 +70,8 @@ def cancel(job_id: str) -> dict | None:
 
 
 def history(limit: int = 30) -> list[dict]:
-    """The latest jobs, newest first."""
-    return [public(j) for j in get_store().list_jobs(limit)]
+    """The latest jobs, newest first (Redis mode: merged with the app's SQLite history, see gpu_worker.store)."""
+    return [public(j) for j in job_store.history(limit)]
 
 
 def _label(job: dict) -> str:
