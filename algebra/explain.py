@@ -218,14 +218,19 @@ def _final(rec: Recorder, real: Any) -> None:
 def explain(op_name: str, *args: Any) -> list[dict[str, Any]]:
     """The derivation of ``op_name(*args)`` as a list of steps (see the module doc for the post-conditions).
 
-    ``op_name``: any name of ``explain_ops()``; ``args`` as for the op itself (``"evaluate"`` takes a layout and a
-    coordinate, ``"idx2crd"`` / ``"crd2idx"`` an index or coordinate and a shape). Raises ``LayoutError`` for an
+    ``op_name``: any name of ``explain_ops()``; ``args`` as for the op itself, text arguments in CuTe notation are
+    parsed (``"evaluate"`` takes a layout and a coordinate, ``"idx2crd"`` / ``"crd2idx"`` an index or coordinate
+    and a shape). Raises ``LayoutError`` for an
     unknown op and re-raises the op's ``LayoutError`` when it refuses.
     """
     entry = _OPS.get(op_name)
     if entry is None:
         raise LayoutError(f"explain: unknown op {op_name!r}; one of: {', '.join(_OPS)}")
     tracer, real_fn = entry
+    if op_name not in ("idx2crd", "crd2idx"):
+        from algebra.notation import parse_arg
+
+        args = tuple(parse_arg(a) if isinstance(a, str) else a for a in args)
     try:
         real = real_fn(*args)
     except LayoutError as err:

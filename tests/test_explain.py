@@ -151,6 +151,13 @@ def test_refusal_reraises_with_partial_steps():
         explain("complement", P("(2,2):(1,1)"))
 
 
+def test_text_arguments_are_parsed():
+    assert explain("composition", "(6,2):(8,2)", "(4,3):(3,1)")[-1]["layout"] == "((2,2),3):((24,2),8)"
+    assert explain("logical_divide", "(8,8):(8,1)", "<4:1, 2:1>")[-1]["layout"] == \
+        str(A.logical_divide(P("(8,8):(8,1)"), (P("4:1"), P("2:1"))))
+    assert explain("complement", "4:2", "24")[-1]["layout"] == "(2,3):(1,8)"
+
+
 def test_format_steps_indents():
     text = format_steps(explain("logical_divide", P("24:1"), P("4:2")))
     assert "\n  " in text
