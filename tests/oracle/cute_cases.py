@@ -156,7 +156,7 @@ LEAVES = [1, 2, 2, 2, 3, 4, 4, 4, 6, 8, 8, 16]
 ARB = [0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64]
 BIG_LEAVES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 8192]
 # the current scale: "leaves" to draw shapes from and "mul", a factor on every size limit (big cases: real sizes)
-SCALE: dict[str, Any] = {"leaves": LEAVES, "mul": 1, "neg": 0.0}
+SCALE: dict[str, Any] = {"leaves": LEAVES, "mul": 1, "neg": 0.0, "start": 2}
 
 
 def lay(shape: Any, stride: Any) -> str:
@@ -165,14 +165,15 @@ def lay(shape: Any, stride: Any) -> str:
 
 def rand_shape(rng: random.Random, max_size: int = 256, max_rank: int = 3, max_depth: int = 3) -> Any:
     max_size *= SCALE["mul"]
+    start = SCALE["start"]
     while True:
         def mode(d: int) -> Any:
-            if d < max_depth and rng.random() < 0.3:
+            if d < max_depth and rng.random() < (0.3 if start else 0.5):
                 return tuple(mode(d + 1) for _ in range(rng.choice([1, 2, 2, 2, 3])))
             return rng.choice(SCALE["leaves"])
 
         r = rng.choice(range(1, max_rank + 1))
-        shape = mode(max_depth) if r == 1 and rng.random() < 0.75 else tuple(mode(2) for _ in range(r))
+        shape = mode(max_depth) if r == 1 and rng.random() < 0.75 else tuple(mode(start) for _ in range(r))
         if prod(shape) <= max_size:
             return shape
 
@@ -348,9 +349,34 @@ OPS = ["composition", "complement", "coalesce", "filter", "right_inverse", "left
 WEIGHTS = {"composition": 4, "complement": 3, "logical_divide": 2, "logical_product": 2}
 
 
-def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12, neg: float = 0.05) -> list[dict]:
+def fits_int32(case: dict) -> bool:
+    """Inputs small enough that no result stride overflows CuTe's 32-bit static ints (it would wrap): products
+    multiply sizes and cosizes, the other ops stay within the inputs' offsets."""
+    lays = [split_layout(a) for a in _layout_args(case["args"])]
+    span = [prod(s) + sum((x - 1) * abs(d) for x, d in zip(flat(s), flat(t), strict=True)) for s, t in lays]
+    if case["op"].endswith("_product") or case["op"] == "tile_to_shape":
+        total = 1
+        for x in span:
+            total *= x
+        return total * 64 < 1 << 31
+    return all(x < 1 << 30 for x in span)
+
+
+def _layout_args(args: list) -> list[str]:
+    out = []
+    for a in args:
+        if isinstance(a, list):
+            out += _layout_args(a)
+        elif isinstance(a, str) and ":" in a:
+            out.append(a)
+    return out
+
+
+def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12, neg: float = 0.05,
+              deep: float = 0.0) -> list[dict]:
     """``n`` distinct random cases, reproducible from ``seed``; a fraction ``big`` uses real sizes (up to 8192 per
-    mode) and a fraction ``neg`` allows negative strides in arbitrary strides."""
+    mode), a fraction ``neg`` allows negative strides in arbitrary strides, a fraction ``deep`` nests modes up to
+    depth 4."""
     rng = random.Random(seed)
     ops = ops or OPS
     pool = [op for op in ops for _ in range(WEIGHTS.get(op, 1))]
@@ -358,13 +384,13 @@ def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12
     while len(out) < n:
         r = rng.random()
         SCALE.update(leaves=BIG_LEAVES if r < big else LEAVES, mul=1 << 16 if r < big else 1,
-                     neg=0.3 if big <= r < big + neg else 0.0)
+                     neg=0.3 if big <= r < big + neg else 0.0, start=0 if rng.random() < deep else 2)
         try:
             case = gen_case(rng, rng.choice(pool))
         finally:
-            SCALE.update(leaves=LEAVES, mul=1, neg=0.0)
+            SCALE.update(leaves=LEAVES, mul=1, neg=0.0, start=2)
         k = key(case)
-        if k not in seen:
+        if k not in seen and fits_int32(case):
             seen.add(k)
             out.append(case)
     return out
