@@ -215,9 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ops", default="", help="comma-separated op names (default: all)")
     ap.add_argument("--out", type=Path, help="write the records here (JSON)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--leaves", default="", help="comma-separated shape leaves (default: cute_cases.LEAVES)")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    if a.leaves:
+        cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
     cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
     recs = run_cases(cases, jobs=a.jobs)
     if a.out:
