@@ -78,6 +78,12 @@ from algebra.arith import ArithTuple, E, ScaledBasis, coprofile, coshape, make_i
 from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
 from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
 from algebra.explain import explain, explain_ops  # noqa: E402
-from algebra.formula import evaluate_formula, formula  # noqa: E402
+from algebra.formula import FormulaCheck, SymLayout, evaluate_formula, formula, index_formula, natural_names  # noqa: E402
+from algebra.formula import parse_symbolic  # noqa: E402
+from algebra.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl  # noqa: E402
+from algebra.explain import format_steps  # noqa: E402
+from algebra.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout  # noqa: E402
+from algebra.refine import common_coarsening, common_refinement, flat_refinement  # noqa: E402
+from algebra.arith import as_arithmetic_tuple, basis_get, basis_value, make_basis_like  # noqa: E402
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -14,7 +14,7 @@ from algebra import inttuple as it
 from algebra import ops
 from algebra.errors import LayoutError
 from algebra.inttuple import is_int, is_tuple, tdiv
-from algebra.layout import Layout, make_layout
+from algebra.layout import Layout, cosize, make_layout
 
 R = Layout._raw
 
@@ -301,7 +301,7 @@ def trace_complement(rec: Recorder, layout: Any, cotarget: Any = None) -> Layout
     fl = ops.filter(layout)
     rec.add(f"filter A (drop stride-0 and size-1 modes, coalesce): {fl}", fl)
     if cotarget is None:
-        cotarget = fl(it.product(fl.shape) - 1) + 1
+        cotarget = cosize(fl)
         rec.add(f"no cotarget given: use cosize(A) = {cotarget}")
     elif isinstance(cotarget, Layout):
         cotarget = cotarget.shape

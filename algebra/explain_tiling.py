@@ -18,7 +18,7 @@ from algebra.explain_core import (
     trace_composition,
 )
 from algebra.inttuple import is_int, is_tuple, tdiv
-from algebra.layout import Layout, get_flat_coord, make_layout, make_ordered_layout, slice_and_offset
+from algebra.layout import Layout, cosize, get_flat_coord, make_layout, make_ordered_layout, slice_and_offset
 
 R = Layout._raw
 
@@ -117,7 +117,7 @@ def trace_logical_product(rec: Recorder, block: Any, tiler: Any) -> Any:
     if is_tuple(tiler):
         return _by_mode(rec, block, tiler, trace_logical_product, "logical_product")
     t = as_layout(tiler, rec)
-    size_a, cos_b = it.product(block.shape), t(it.product(t.shape) - 1) + 1
+    size_a, cos_b = it.product(block.shape), cosize(t)
     cotarget = size_a * cos_b
     rec.add(f"cotarget = size(A) * cosize(B) = {size_a}*{cos_b} = {cotarget}")
     with rec.sub():

@@ -150,10 +150,16 @@ def size(x: Any) -> int:
 
 
 def cosize(layout: Any) -> int:
-    """CuTe's ``cosize``: ``L(size(L) - 1) + 1`` (for layouts with non-negative strides: max offset + 1)."""
+    """CuTe's ``cosize``: ``size(coshape(L)) == sum((s_i - 1) * |d_i|) + 1`` over the flat modes (the extent of the
+    codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape."""
     if hasattr(layout, "layout_b"):
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
-    return layout(it.product(layout.shape) - 1) + 1
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    if all(type(d) is int for d in fd):
+        return sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+    from algebra.arith import coshape
+
+    return it.product(coshape(layout))
 
 
 def rank(x: Any) -> int:

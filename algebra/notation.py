@@ -97,7 +97,7 @@ class _Parser:
             while self.at("@"):
                 self.take("@")
                 path.append(self.int_())
-            return ScaledBasis(v, tuple(path))
+            return ScaledBasis(v, tuple(reversed(path)))  # printed innermost first
         return v
 
     def layout(self) -> Layout:

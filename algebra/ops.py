@@ -134,6 +134,9 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
             rest_d = next_d
             continue
         new_s = next_s if next_s < rest_s else rest_s
+        if new_s <= 0:
+            raise LayoutError(f"composition: non-positive shape {new_s} at mode {i} of the left layout "
+                              "(a layout built from negative strides)")
         if rest_s % new_s != 0:
             raise LayoutError(
                 f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
@@ -206,9 +209,14 @@ def composition(a: Any, b: Any) -> Any:
 
 
 def _has_basis(d: Any) -> bool:
+    """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
     if type(d) is int:
         return False
-    return any(type(x) is not int for x in it.flatten(d))
+    flat = it.flatten(d)
+    basis = [x for x in flat if type(x) is not int]
+    if basis and any(type(x) is int and x != 0 for x in flat):
+        raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
+    return bool(basis)
 
 
 # --------------------------------------------------------------------------------------------- complement
@@ -243,7 +251,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         layout = _as_layout(layout)
     shapes, strides = _filtered_modes(layout)
     if cotarget is None:
-        cotarget = sum((s - 1) * d for s, d in zip(shapes, strides, strict=True)) + 1
+        cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1
     elif isinstance(cotarget, Layout):
         cotarget = cotarget.shape
     elif type(cotarget) is not int or cotarget <= 0:

@@ -11,7 +11,7 @@ from typing import Any
 from algebra import inttuple as it
 from algebra.errors import LayoutError
 from algebra.inttuple import is_int, is_tuple
-from algebra.layout import Layout, make_layout, make_ordered_layout, slice_and_offset, slice_layout
+from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, slice_and_offset, slice_layout
 from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
 
@@ -115,7 +115,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
     if is_tuple(tiler):
         return _by_mode(block, tiler, logical_product, "logical_product")
     t = _tiler_layout(tiler)
-    cotarget = it.product(block.shape) * (t(it.product(t.shape) - 1) + 1)
+    cotarget = it.product(block.shape) * cosize(t)
     return make_layout(block, composition(complement(block, cotarget), t))
 
 
