@@ -2,7 +2,9 @@
 """Transpose through shared memory: naive, tiled (conflicted), padded and swizzled, each checked on the GPU and timed
 beside a device-to-device copy of the same bytes; a table on stdout and one JSON file.
 
-Usage:  python3 bench/transpose.py [--out DIR] [--runs N] [--sizes 8192,16384] [--configs fp32,fp16,...]
+Usage:  python3 bench/transpose.py [--out DIR] [--runs N] [--sizes 8192,16384] [--configs fp32,fp16,...] [--tag T]
+
+The fp16 configurations move 4-byte words (two halves) through the shared-memory tile (kernels/transpose.cu).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--sizes", default="8192,16384")
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--tag", default="", help="suffix of the JSON file name (several runs on one day)")
     args = ap.parse_args()
     results = {}
     for config in args.configs.split(","):
@@ -56,9 +59,10 @@ def main() -> int:
         for v in ("padded", "swizzled"):
             pct = r["variants"][v]["pct_of_copy"]
             tg[f"{name}_{v}_pct_of_copy"] = {"value": pct, "target": ">= 85", "met": pct >= 85}
+    clocks = {k: v for k, v in info.items() if "clock" in k}
     doc = {"benchmark": "transpose", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-           "host": platform.node(), "device": info, "toolkit": find_toolkit().to_dict(), "cases": results,
-           "targets": tg}
+           "host": platform.node(), "device": info, "driver": info.get("driver"), "clocks": clocks,
+           "toolkit": find_toolkit().to_dict(), "command": " ".join(sys.argv), "cases": results, "targets": tg}
     print(f"{'case':16} {'variant':12} {'GB/s':>8} {'%copy':>7} {'ms':>9} {'spread':>7} chk  model(read ways)")
     for name, r in results.items():
         if "error" in r:
@@ -72,7 +76,8 @@ def main() -> int:
         print(f"target {k}: {v['value']:.1f} ({v['target']}) met={v['met']}")
     os.makedirs(args.out, exist_ok=True)
     gpu = (info.get("name") or "nogpu").replace("NVIDIA ", "").replace(" ", "")
-    path = Path(args.out) / f"transpose_{gpu}_{dt.date.today().isoformat()}.json"
+    tag = f"_{args.tag}" if args.tag else ""
+    path = Path(args.out) / f"transpose_{gpu}_{dt.date.today().isoformat()}{tag}.json"
     path.write_text(json.dumps(doc, indent=1, default=str))
     print(f"wrote {path}")
     return 0 if all("error" not in r for r in results.values()) else 1

@@ -261,18 +261,27 @@ def _thread_layout(A, access: dict, rows: int, cols: int, table: list[list[int]]
 
 
 def transpose_prediction(tile: int, element_bytes: int, pad: int, swizzle: str) -> dict:
-    """Bank model of the shared-memory phases of the tiled transpose kernels: the row write (lane t -> (j, t)) and
-    the column read (lane t -> (t, j)) for j = 0, for each of the tiled, padded and swizzled tile layouts.
-    Post-condition: one entry per variant with ``layout``, ``write`` and ``read`` (ways, wavefronts)."""
+    """Bank model of the shared-memory phases of the tiled transpose kernels, for each of the tiled, padded and
+    swizzled tile layouts: the first warp's row write and its column read. fp32: lane t writes (0, t) and reads
+    (t, 0), 4 bytes each. fp16: the kernels move 4-byte words (two halves); lane t writes word t of the tile in row
+    order, i.e. elements (t // (tile/2), 2 (t % (tile/2))), and reads the word at (t, 0).
+    Post-condition: one entry per variant with ``layout``, ``write`` and ``read`` (ways, wavefronts) and
+    ``access_bytes``."""
     _, banks = _algebra()
+    words = tile // 2
+    if element_bytes == 2:
+        write = [(t // words, 2 * (t % words)) for t in range(32)]
+    else:
+        write = [(0, t) for t in range(32)]
+    read = [(t, 0) for t in range(32)]
     out = {}
     for variant, text in (("tiled", layout_text("naive", tile, tile)),
                           ("padded", layout_text("padded", tile, tile, pad)),
                           ("swizzled", layout_text("swizzle", tile, tile, swizzle=swizzle))):
         canon, _, _, table = tile_offsets(text, tile, tile)
-        entry: dict[str, Any] = {"layout": canon}
-        for phase, crd in (("write", [(0, t) for t in range(32)]), ("read", [(t, 0) for t in range(32)])):
-            res = banks.analyze([table[r][c] * element_bytes for r, c in crd], access_bytes=element_bytes)
+        entry: dict[str, Any] = {"layout": canon, "access_bytes": 4}
+        for phase, crd in (("write", write), ("read", read)):
+            res = banks.analyze([table[r][c] * element_bytes for r, c in crd], access_bytes=4)
             entry[phase] = {"ways": res.ways, "wavefronts": res.wavefronts}
         out[variant] = entry
     return out

@@ -109,6 +109,12 @@ class TransposeParams(_Strict):
             self.pad = 1 if self.dtype == "fp32" else 2
         if self.swizzle is None:
             self.swizzle = TRANSPOSE_SWIZZLE[(self.dtype, self.tile)]
+        if self.dtype == "fp16":  # the fp16 kernels keep (2c, 2c + 1) together in one 4-byte word
+            if self.pad % 2:
+                raise ValueError(f"fp16 tiles are stored as 4-byte words: pad must be even, got {self.pad}")
+            if patterns.parse_swizzle(self.swizzle)[1] < 1:
+                raise ValueError(f"fp16 tiles are stored as 4-byte words: the swizzle must keep bit 0 "
+                                 f"(Sw<B,M,S> with M >= 1), got {self.swizzle}")
         return self
 
     def spec(self) -> dict:

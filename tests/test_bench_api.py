@@ -70,6 +70,8 @@ def test_submit_without_worker_is_409_and_bad_params_422(client):
     ("transpose", {"n": 100000}, "n"),
     ("transpose", {"n": 1000}, "multiple of the tile"),
     ("transpose", {"variants": ["fast"]}, "variants"),
+    ("transpose", {"dtype": "fp16", "pad": 3}, "pad must be even"),
+    ("transpose", {"dtype": "fp16", "swizzle": "Sw<5,0,5>"}, "M >= 1"),
     ("compile_only", {"defines": {"bad name": 1}}, "compile-time constant"),
     ("nope", {}, "unknown kind"),
 ])

@@ -67,6 +67,18 @@ def test_transpose_prediction_fixes_the_column_read():
     assert pred["padded"]["read"]["ways"] == pred["swizzled"]["read"]["ways"] == 1
 
 
+def test_fp16_transpose_prediction_models_word_accesses():
+    # the fp16 kernels move 4-byte words: the naive 64x64 half tile's column read is 32-way (128-byte rows), the
+    # 32x32 one 16-way (64-byte rows: two rows per bank line); padding by one word and the default swizzles fix both
+    for tile, sw, naive in ((64, "Sw<5,1,5>", 32), (32, "Sw<4,1,5>", 16)):
+        pred = patterns.transpose_prediction(tile, 2, 2, sw)
+        assert pred["tiled"]["read"]["ways"] == naive and pred["tiled"]["access_bytes"] == 4
+        assert pred["padded"]["read"]["ways"] == pred["swizzled"]["read"]["ways"] == 1
+        assert pred["swizzled"]["write"]["ways"] == 1
+    # the 32-wide padded tile's row write spans two rows of 17 words: lanes 0 and 31 meet in bank 0
+    assert patterns.transpose_prediction(32, 2, 2, "Sw<4,1,5>")["padded"]["write"]["ways"] == 2
+
+
 def _py(code: str) -> list[str]:
     return ["-c", code]
 

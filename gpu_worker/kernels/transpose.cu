@@ -3,6 +3,10 @@
 //   tiled     TILE x TILE tile in shared memory, row-major: the column read back hits one bank per word
 //   padded    the same with each tile row padded by PAD elements
 //   swizzled  the same with the element offset o swizzled CuTe-style: o ^ ((o >> SW_S) & (((1<<SW_B)-1) << SW_M))
+// fp16 (ELEM_BYTES 2): the tiled variants move 4-byte words (half2) only. A warp loads 32 words of a tile row, stores
+// them to shared memory whole, reads back one word column (32 rows, a pair of tile columns) and trades words with
+// its neighbour lane (shfl.xor 1) so that each lane holds two halves of one output row: lane 2m writes output row
+// 2k, lane 2m+1 output row 2k+1, word m. PAD must be even and SW_M >= 1 so that a word's two halves stay together.
 // Compile-time constants: ELEM_BYTES (2 or 4), TILE (32 or 64), BLOCK_ROWS, PAD, SW_B, SW_M, SW_S.
 // Run:  transpose --n N [--runs R] [--warmup W] [--seed S] [--variants naive,tiled,padded,swizzled] [--profile]
 // Every run: fresh random input, output poisoned, L2 flushed, CUDA events; output compared on the GPU.
@@ -18,13 +22,13 @@
 #define BLOCK_ROWS 8
 #endif
 #ifndef PAD
-#define PAD 1
+#define PAD (ELEM_BYTES == 2 ? 2 : 1)
 #endif
 #ifndef SW_B
 #define SW_B 5
 #endif
 #ifndef SW_M
-#define SW_M 0
+#define SW_M (ELEM_BYTES == 2 ? 1 : 0)
 #endif
 #ifndef SW_S
 #define SW_S 5
@@ -68,6 +72,56 @@ __global__ void __launch_bounds__(TILE * BLOCK_ROWS) transpose_kernel(const T* _
     for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)(y + j) * n + x] = tile[sidx<V>(threadIdx.x, threadIdx.y + j)];
   }
 }
+
+#if ELEM_BYTES == 2
+static_assert(PAD % 2 == 0, "fp16 tiles are stored as 4-byte words: PAD must be even");
+static_assert(SW_M >= 1, "fp16 tiles are stored as 4-byte words: the swizzle must keep bit 0 (SW_M >= 1)");
+constexpr int WORDS = TILE / 2;  // 4-byte words per tile row
+
+// Word index of the word holding elements (r, 2w) and (r, 2w + 1) of the tile.
+template <int V>
+__device__ __forceinline__ int widx(int r, int w) {
+  if (V == PADDED) return r * (WORDS + PAD / 2) + w;
+  int o = r * TILE + 2 * w;
+  if (V == SWIZZLED) o ^= (o >> SW_S) & (((1 << SW_B) - 1) << SW_M);
+  return o >> 1;
+}
+
+// Block (32, BLOCK_ROWS): lane = threadIdx.x, warp = threadIdx.y.
+template <int V>
+__global__ void __launch_bounds__(32 * BLOCK_ROWS) transpose_half2(const uint32_t* __restrict__ in,
+                                                                   uint32_t* __restrict__ out, int n) {
+  constexpr int ROWW = (V == PADDED) ? WORDS + PAD / 2 : WORDS;
+  constexpr int GROUPS = TILE / 32;  // groups of 32 tile rows read per word column
+  __shared__ __align__(16) uint32_t tile[TILE * ROWW];
+  const int lane = threadIdx.x, warp = threadIdx.y, nw = n / 2;
+  const uint32_t* src = in + (size_t)blockIdx.y * TILE * nw + (size_t)blockIdx.x * WORDS;
+  constexpr int LOADS = TILE * WORDS / (32 * BLOCK_ROWS), READS = WORDS * GROUPS / BLOCK_ROWS;
+  static_assert(LOADS * 32 * BLOCK_ROWS == TILE * WORDS && READS * BLOCK_ROWS == WORDS * GROUPS, "tile/block");
+  uint32_t v[LOADS];
+#pragma unroll
+  for (int j = 0; j < LOADS; ++j) {  // all loads in flight before the first shared-memory store
+    int i = (j * BLOCK_ROWS + warp) * 32 + lane;
+    v[j] = src[(size_t)(i / WORDS) * nw + i % WORDS];
+  }
+#pragma unroll
+  for (int j = 0; j < LOADS; ++j) {
+    int i = (j * BLOCK_ROWS + warp) * 32 + lane;
+    tile[widx<V>(i / WORDS, i % WORDS)] = v[j];
+  }
+  __syncthreads();
+  uint32_t* dst = out + (size_t)blockIdx.x * TILE * nw + (size_t)blockIdx.y * WORDS;
+  const int odd = lane & 1;
+#pragma unroll
+  for (int j = 0; j < READS; ++j) {
+    int i = j * BLOCK_ROWS + warp, k = i / GROUPS, r = (i % GROUPS) * 32 + lane;
+    uint32_t v = tile[widx<V>(r, k)];               // elements (r, 2k) and (r, 2k + 1)
+    uint32_t p = __shfl_xor_sync(0xffffffffu, v, 1);  // the neighbour row's pair
+    uint32_t o = odd ? __byte_perm(p, v, 0x7632) : __byte_perm(v, p, 0x5410);
+    dst[(size_t)(2 * k + odd) * nw + (r >> 1)] = o;  // output row 2k + odd: (r & ~1, r | 1) of that column
+  }
+}
+#endif
 
 // Same bytes moved as a transpose, in 16-byte vectors: the bandwidth a kernel can hope for.
 __global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, size_t n16) {
@@ -152,8 +206,9 @@ int main(int argc, char** argv) {
   char buf[512];
   snprintf(buf, sizeof buf,
            ", \"config\": {\"n\": %d, \"elem_bytes\": %d, \"tile\": %d, \"block_rows\": %d, \"pad\": %d, "
-           "\"swizzle\": \"Sw<%d,%d,%d>\", \"runs\": %d, \"warmup\": %d, \"l2_flush_bytes\": %zu}, \"variants\": {",
-           n, ELEM_BYTES, TILE, BLOCK_ROWS, PAD, SW_B, SW_M, SW_S, runs, warmup, flush_bytes);
+           "\"swizzle\": \"Sw<%d,%d,%d>\", \"runs\": %d, \"warmup\": %d, \"l2_flush_bytes\": %zu, "
+           "\"smem_access_bytes\": %d}, \"variants\": {",
+           n, ELEM_BYTES, TILE, BLOCK_ROWS, PAD, SW_B, SW_M, SW_S, runs, warmup, flush_bytes, (int)sizeof(uint32_t));
   json += buf;
   bool all_ok = true, first = true;
   auto measure = [&](const char* name, auto body, bool verify) {
@@ -176,6 +231,14 @@ int main(int argc, char** argv) {
   };
 
   dim3 grid(n / TILE, n / TILE), block(TILE, BLOCK_ROWS);
+#if ELEM_BYTES == 2
+  dim3 wblock(32, BLOCK_ROWS);
+  const uint32_t* w_in = (const uint32_t*)d_in;
+  uint32_t* w_out = (uint32_t*)d_out;
+#define LL_TILED_LAUNCH(V) transpose_half2<V><<<grid, wblock>>>(w_in, w_out, n)
+#else
+#define LL_TILED_LAUNCH(V) transpose_kernel<V><<<grid, block>>>(d_in, d_out, n)
+#endif
   measure("memcpy", [&] { LL_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice)); }, false);
   measure("copy_kernel", [&] {
     copy_kernel<<<prop.multiProcessorCount * 16, 512>>>((const uint4*)d_in, (uint4*)d_out, bytes / 16);
@@ -183,11 +246,11 @@ int main(int argc, char** argv) {
   if (variants.find("naive") != std::string::npos)
     measure("naive", [&] { transpose_kernel<NAIVE><<<grid, block>>>(d_in, d_out, n); }, true);
   if (variants.find("tiled") != std::string::npos)
-    measure("tiled", [&] { transpose_kernel<TILED><<<grid, block>>>(d_in, d_out, n); }, true);
+    measure("tiled", [&] { LL_TILED_LAUNCH(TILED); }, true);
   if (variants.find("padded") != std::string::npos)
-    measure("padded", [&] { transpose_kernel<PADDED><<<grid, block>>>(d_in, d_out, n); }, true);
+    measure("padded", [&] { LL_TILED_LAUNCH(PADDED); }, true);
   if (variants.find("swizzled") != std::string::npos)
-    measure("swizzled", [&] { transpose_kernel<SWIZZLED><<<grid, block>>>(d_in, d_out, n); }, true);
+    measure("swizzled", [&] { LL_TILED_LAUNCH(SWIZZLED); }, true);
   json += "}}";
   if (!all_ok) json.replace(json.find("\"ok\": true"), 10, "\"ok\": true, \"check_failed\": true");
   printf("%s\n", json.c_str());
