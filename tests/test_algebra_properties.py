@@ -9,6 +9,7 @@ not by ``Layout.__call__``, so the checks do not lean on the code under test.
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,7 +17,8 @@ from hypothesis import strategies as st
 
 import algebra as A
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = int(os.environ.get("LAYOUTLAB_PROPERTY_EXAMPLES", "60"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LEAVES = [1, 2, 2, 3, 4, 4, 6, 8, 16]
 
 
@@ -150,7 +152,9 @@ def test_composition_is_function_composition(data) -> None:
         return
     assert A.size(r) == A.size(b)
     assert A.compatible(b.shape, r.shape) or A.size(b) == 1
-    if exact_strides(a, b):
+    # composition distributes over B's modes, which is A o B only when B's modes do not overlap: with
+    # B = (2,1,2):(1,0,1) the two unit modes add up past A's first mode and CuTe (and we) answer otherwise
+    if exact_strides(a, b) and injective(b):
         assert offs(r) == [at(a, at(b, i)) for i in range(A.size(b))]
 
 
