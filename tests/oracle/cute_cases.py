@@ -298,10 +298,13 @@ def gen_case(rng: random.Random, op: str) -> dict:
             return {"op": op, "args": [L]}
         if r < 0.75:
             return {"op": op, "args": [L, rng.choice([cos, cos * 2, cos * 4, rng.choice(ARB[1:]), 2 * prod(fs)])]}
+        if r < 0.8:  # a Layout cotarget: CuTe uses its shape
+            return {"op": op, "args": [L, rand_layout(rng, 128)]}
         tgt = group(rng, factorize(rng, rng.choice([cos, 2 * cos, prod(fs) * 4, 64])))
         return {"op": op, "args": [L, tstr(tgt if isinstance(tgt, tuple) else (tgt,))]}
     if op in ("coalesce", "filter"):
-        return {"op": op, "args": [L] if rng.random() < 0.5 else [L, rand_profile(rng, shape)]}
+        r = rng.random()
+        return {"op": op, "args": [L] if r < 0.45 else [L, "1"] if r < 0.5 else [L, rand_profile(rng, shape)]}
     if op in ("right_inverse", "left_inverse"):
         return {"op": op, "args": [rand_layout(rng, kind=rng.choice(["perm", "perm", "gap", "zero", "arb"]))]}
     if op in ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide"):
@@ -316,6 +319,9 @@ def gen_case(rng: random.Random, op: str) -> dict:
             return {"op": op, "args": [blk, rng.choice([1, 2, 3, 4])]}
         k = rng.choice(range(1, len(modes) + 1))
         ents = [rng.choice([None, 2, 3, 4, rand_layout(rng, 8, max_rank=2, max_depth=1)]) for _ in range(k)]
+        for i in range(k):
+            if isinstance(modes[i], tuple) and rng.random() < 0.25:
+                ents[i] = [rng.choice([None, 2, 3, rand_layout(rng, 4, max_rank=1)]) for _ in modes[i]]
         return {"op": op, "args": [blk, ents]}
     if op == "tile_to_shape":
         blk = rand_layout(rng, 32, kind=rng.choice(["compact", "perm", "gap", "zero", "arb"]))
@@ -329,7 +335,7 @@ def gen_case(rng: random.Random, op: str) -> dict:
         for m in bm[:r]:
             t = m * rng.choice([1, 2, 3, 4]) if rng.random() < 0.9 else rng.choice([4, 6, 8])
             tgt.append(group(rng, factorize(rng, t)) if rng.random() < 0.2 else t)
-        args = [blk, tstr(tuple(tgt))]
+        args = [blk, tstr(tuple(tgt)) if r > 1 or rng.random() < 0.7 else tstr(prod(tgt[0]))]
         if rng.random() < 0.5:
             order = list(range(1, r + 1))
             rng.shuffle(order)
@@ -338,7 +344,7 @@ def gen_case(rng: random.Random, op: str) -> dict:
     if op == "max_common_vector":
         if rng.random() < 0.7:
             return {"op": op, "args": [L, lay(shape, rand_stride(rng, shape))]}
-        other = group(rng, factorize(rng, prod(shape)))
+        other = group(rng, factorize(rng, prod(shape) * rng.choice([1, 1, 1, 2]) // rng.choice([1, 1, 1, 2, 4]) or 1))
         return {"op": op, "args": [L, lay(other, rand_stride(rng, other))]}
     raise ValueError(f"unknown op {op}")
 
