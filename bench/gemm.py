@@ -40,6 +40,7 @@ RUNG_SOURCES = {
     6: "rung6_wgmma_tma.cu",
     7: "rung7_ws_persistent.cu",
 }
+PEAK_SOURCE = "mma_peak.cu"  # rung 0 in the build list: the mma.sync ceiling from registers alone
 SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
 RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
 NCU_RUNGS = (2, 3, 4)
@@ -92,7 +93,7 @@ def parse_ptxas(text: str) -> dict:
 
 
 def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dict:
-    src = KERNELS / RUNG_SOURCES[rung]
+    src = KERNELS / (RUNG_SOURCES[rung] if rung else PEAK_SOURCE)
     cmd = [nvcc, *NVCC_FLAGS, *defines, "-o", str(out / name), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = proc.stdout + proc.stderr
@@ -225,6 +226,19 @@ def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: i
     return {"ok": False, "error": f"no JSON (status {proc.returncode}): {proc.stderr.strip()[-800:]}"}
 
 
+def run_peak(binary: Path, timeout: int) -> dict:
+    """The mma.sync m16n8k16 ceiling (registers only, 4 / 8 / 16 warps per SM): what rungs 2-5 cannot beat."""
+    try:
+        proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {timeout} s"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    try:
+        return json.loads(lines[-1]) if lines else {"ok": False, "error": proc.stderr.strip()[-400:]}
+    except json.JSONDecodeError:
+        return {"ok": False, "error": "bad JSON from mma_peak"}
+
+
 def parse_variant(spec: str) -> tuple[str, int, list[str]]:
     """``name:rung:FLAG=V,FLAG=V`` -> (name, rung, ["-DFLAG=V", ...])."""
     name, rung, *rest = spec.split(":")
@@ -257,12 +271,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-build", action="store_true", help="use the binaries already in --bin-dir")
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--variant", action="append", default=[], help="extra build: name:rung:DEF=V,DEF=V")
+    ap.add_argument("--no-peak", action="store_true", help="skip the mma.sync register-only ceiling")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per binary")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/gemm_<date>.json)")
     args = ap.parse_args(argv)
 
     rungs = [int(r) for r in args.rungs.split(",") if r]
     jobs = [(f"rung{r}", r, []) for r in rungs] + [parse_variant(v) for v in args.variant]
+    builds_only = [] if args.no_peak else [("mma_peak", 0, [])]
     bin_dir = Path(args.bin_dir)
     bin_dir.mkdir(parents=True, exist_ok=True)
     nvcc = find_nvcc()
@@ -271,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         if not nvcc:
             raise SystemExit("nvcc not found (set LAYOUTLAB_NVCC)")
         with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
-            futs = {name: pool.submit(build, r, bin_dir, nvcc, d, name) for name, r, d in jobs}
+            futs = {name: pool.submit(build, r, bin_dir, nvcc, d, name) for name, r, d in jobs + builds_only}
             for name, fut in futs.items():
                 builds[name] = fut.result()
                 log(f"built {name}: {builds[name]['ptxas']}")
@@ -296,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
         "host": platform.node(), "python": platform.python_version(), "cublas_library": cublas,
         "nvidia_smi_before": nvidia_smi(), "rungs": [],
     }
+    if builds_only:
+        report["mma_sync_peak"] = run_peak(bin_dir / "mma_peak", 120)
+        log(f"mma.sync ceiling: {report['mma_sync_peak']}")
     sizes = args.sizes.split(",")
     for name, r, defines in jobs:
         binary = bin_dir / name

@@ -85,8 +85,9 @@ RUNGS: dict[int, RungInfo] = {r.id: r for r in (
              "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16)",
              (128, 256, 64), 256, 2, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
     RungInfo(5, "rung5_cp_async.cu", "+ cp.async multi-stage pipeline",
-             "global -> shared copies bypass registers; 3 stages of 48 KB keep two k tiles in flight",
-             (128, 256, 64), 256, 3, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
+             "global -> shared copies bypass registers; 4 stages of 48 KB, one barrier per k tile, and ldmatrix "
+             "fragments double-buffered so slice k+1 loads while slice k multiplies",
+             (128, 256, 64), 256, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
     RungInfo(6, "rung6_wgmma_tma.cu", "Hopper wgmma + TMA",
              "wgmma.mma_async m64n128k16 reads both operands from 128B-swizzled shared memory written by TMA; "
              "an mbarrier per stage counts the bytes",

@@ -36,6 +36,34 @@ struct WarpMma {
   static constexpr int MI = WTM / 16, NJ = WTN / 8;
   static_assert(WTM % 16 == 0 && WTN % 16 == 0, "warp tile must be a multiple of 16x16");
 
+  // One k16 slice split in two, so that a kernel can load slice s+1 into a second Frag while slice s multiplies:
+  // load() issues the ldmatrix.x4 (per m16 of A, per n16 of B), mma() the MI*NJ mma.sync.
+  struct Frag {
+    uint32_t a[MI][4];
+    uint32_t b[NJ][2];
+  };
+  __device__ static void load(Frag& f, uint32_t sA, uint32_t sB, int wm0, int wn0, int ks) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)  // lanes 0-15: rows of k 0-7, lanes 16-31: rows of k 8-15
+      ldmatrix_x4(f.a[mi], sA + 2 * L::off(wm0 + mi * 16 + (lane & 15), ks * 16 + (lane >> 4) * 8));
+#pragma unroll
+    for (int nj = 0; nj < NJ; nj += 2) {  // as in ktile()
+      uint32_t r[4];
+      ldmatrix_x4(r, sB + 2 * L::off(wn0 + nj * 8 + (lane & 7) + (lane >> 4) * 8, ks * 16 + ((lane >> 3) & 1) * 8));
+      f.b[nj][0] = r[0]; f.b[nj][1] = r[1]; f.b[nj + 1][0] = r[2]; f.b[nj + 1][1] = r[3];
+    }
+  }
+  __device__ static void mma(const Frag& f, float (&acc)[MI][NJ][4]) {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int j = 0; j < NJ; ++j) {
+        const int nj = (mi & 1) ? NJ - 1 - j : j;  // serpentine: consecutive mmas share a B fragment
+        mma_16816(acc[mi][nj], f.a[mi], f.b[nj][0], f.b[nj][1]);
+      }
+  }
+
   // One 64-wide k tile: 4 steps of k16, each ldmatrix.x4 per m16 of A and per n16 of B, then MI*NJ mma.sync.
   __device__ static void ktile(uint32_t sA, uint32_t sB, int wm0, int wn0, float (&acc)[MI][NJ][4]) {
     const int lane = threadIdx.x & 31;
