@@ -5,7 +5,8 @@ record holds the inputs and what ``cute::print`` wrote (underscores removed), or
 compile it. No compiler is needed here: this runs in the default suite.
 
 Required: the same shape and the same function for every case, a refusal wherever CuTe refuses, and the exact
-printed shape:stride in at least 95 % of the cases of each op. Known mismatches are described in MISMATCHES.md.
+printed shape:stride in at least 95 % of the cases of each op, and refusals whose message names the condition CuTe's
+static_assert names. Known mismatches are described in MISMATCHES.md.
 """
 
 from __future__ import annotations
@@ -73,3 +74,39 @@ def test_refusals_are_layout_errors() -> None:
     """Where CuTe refuses, we raise LayoutError (``run_ours`` says "refused"), never another exception."""
     crashes = [(r["op"], r["args"], ours) for r in CORPUS if (ours := ours_for(r)).startswith("error")]
     assert not crashes, f"{len(crashes)} crashes, e.g. {crashes[:5]}"
+
+
+# CuTe's static_assert text -> a phrase our LayoutError message must contain (case-insensitive)
+CONDITIONS = [
+    ("Shape Divisibility Condition", "shape divisibility"),
+    ("Stride Divisibility Condition", "stride divisibility"),
+    ("Non-injective Layout", "non-injective"),
+    ("Left inverse divisibility", "left inverse divisibility"),
+    ("block shape does not divide", "does not divide"),
+    ("Rank of layout must be", "rank"),
+    ("Mismatched", "rank"),
+    ("tuple_size", "rank"),
+]
+
+
+def test_refusals_name_the_condition() -> None:
+    """CONTRACT §1: a refusal's message says which condition failed (the one CuTe's static_assert names)."""
+    import algebra as A
+
+    bad = []
+    for rec in CORPUS:
+        if rec["cute"] != "refused":
+            continue
+        want = next((ours for cute, ours in CONDITIONS if cute in rec.get("reason", "")), None)
+        if want is None:
+            continue
+        try:
+            getattr(A, rec["op"])(*[cc.to_py(a) for a in rec["args"]])
+            msg = "(no error)"
+        except A.LayoutError as e:
+            msg = str(e)
+        except Exception as e:  # noqa: BLE001 - reported below
+            msg = f"{type(e).__name__}: {e}"
+        if want not in msg.lower():
+            bad.append(f"{rec['op']}{tuple(rec['args'])}: CuTe '{rec['reason'][:60]}', ours '{msg[:100]}'")
+    assert not bad, f"{len(bad)} refusals name another condition:\n" + "\n".join(bad[:20])
