@@ -24,12 +24,15 @@ sys.path.insert(0, str(ROOT))
 from gpu_worker import benches, telemetry  # noqa: E402
 from gpu_worker.build import find_toolkit  # noqa: E402
 
-#: Per dtype: tile, pad (one 4-byte word) and the swizzle that spreads a tile column over 32 banks.
+#: Per dtype: tile, pad (one 4-byte word) and the swizzle that spreads a tile column over 32 banks; block_rows warps
+#: (fp16) or rows of threads (fp32) per block, 8 unless given (fp16t128: 512 threads and 32 KB per block).
 CONFIGS = {
     "fp32": {"dtype": "fp32", "tile": 32, "pad": 1, "swizzle": "Sw<5,0,5>"},
     "fp32t64": {"dtype": "fp32", "tile": 64, "pad": 1, "swizzle": "Sw<5,0,6>"},
     "fp16": {"dtype": "fp16", "tile": 64, "pad": 2, "swizzle": "Sw<5,1,5>"},
     "fp16t32": {"dtype": "fp16", "tile": 32, "pad": 2, "swizzle": "Sw<4,1,5>"},
+    "fp16t128": {"dtype": "fp16", "tile": 128, "block_rows": 16, "pad": 2, "swizzle": "Sw<5,1,6>"},
+    "fp16t128r8": {"dtype": "fp16", "tile": 128, "block_rows": 8, "pad": 2, "swizzle": "Sw<5,1,6>"},
 }
 
 

@@ -14,7 +14,7 @@ from gpu_worker import patterns
 
 #: Transpose swizzles that spread one tile column over 32 banks, by (dtype, tile).
 TRANSPOSE_SWIZZLE = {("fp32", 32): "Sw<5,0,5>", ("fp32", 64): "Sw<5,0,6>",
-                     ("fp16", 32): "Sw<4,1,5>", ("fp16", 64): "Sw<5,1,5>"}
+                     ("fp16", 32): "Sw<4,1,5>", ("fp16", 64): "Sw<5,1,5>", ("fp16", 128): "Sw<5,1,6>"}
 TRANSPOSE_VARIANTS = ("naive", "tiled", "padded", "swizzled")
 
 
@@ -84,7 +84,7 @@ class TransposeParams(_Strict):
 
     dtype: Literal["fp32", "fp16"] = "fp32"
     n: int = Field(8192, ge=256, le=16384)
-    tile: Literal[32, 64] = 64
+    tile: Literal[32, 64, 128] = Field(64, description="128 for fp16 only (fp32 blocks are tile x block_rows)")
     block_rows: Literal[4, 8, 16] = 8
     pad: int | None = Field(None, ge=1, le=8, description="elements per tile row; default one 4-byte word")
     swizzle: str | None = Field(None, max_length=32)
@@ -103,8 +103,9 @@ class TransposeParams(_Strict):
     def _check(self) -> TransposeParams:
         if self.n % self.tile:
             raise ValueError(f"n ({self.n}) must be a multiple of the tile ({self.tile})")
-        if self.block_rows > self.tile or self.tile * self.block_rows > 1024:
-            raise ValueError(f"tile {self.tile} x block_rows {self.block_rows} is over 1024 threads per block")
+        if self.dtype == "fp32" and self.tile > 64:
+            raise ValueError(f"tile {self.tile} is for fp16 only: an fp32 tile of {self.tile}x{self.tile} is over "
+                             "48 KB of static shared memory")
         if self.pad is None:
             self.pad = 1 if self.dtype == "fp32" else 2
         if self.swizzle is None:
@@ -112,9 +113,16 @@ class TransposeParams(_Strict):
         if self.dtype == "fp16":  # the fp16 kernels keep (2c, 2c + 1) together in one 4-byte word
             if self.pad % 2:
                 raise ValueError(f"fp16 tiles are stored as 4-byte words: pad must be even, got {self.pad}")
-            if patterns.parse_swizzle(self.swizzle)[1] < 1:
+            b, m, _ = patterns.parse_swizzle(self.swizzle)
+            if m < 1:
                 raise ValueError(f"fp16 tiles are stored as 4-byte words: the swizzle must keep bit 0 "
                                  f"(Sw<B,M,S> with M >= 1), got {self.swizzle}")
+            # the kernel adds row steps of 64 * block_rows and 32 * tile elements as immediate offsets
+            limit = min(64 * self.block_rows, 32 * self.tile)
+            if ((1 << b) - 1) << m >= limit:
+                raise ValueError(f"fp16 swizzle {self.swizzle} moves element offset bits at or above {limit} "
+                                 f"(tile {self.tile}, block_rows {self.block_rows}): keep B + M <= "
+                                 f"{limit.bit_length() - 1}")
         return self
 
     def spec(self) -> dict:

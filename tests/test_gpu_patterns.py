@@ -79,6 +79,71 @@ def test_fp16_transpose_prediction_models_word_accesses():
     assert patterns.transpose_prediction(32, 2, 2, "Sw<4,1,5>")["padded"]["write"]["ways"] == 2
 
 
+def _half2_words(tile: int, block_rows: int, swizzle: str) -> tuple[list[int], list[int], list[int]]:
+    """The swizzled fp16 kernel's shared-memory word indices (kernels/transpose.cu, transpose_half2), written the way
+    the kernel computes them: a per-lane swizzled base, an XOR with a constant and an immediate offset per step.
+    Returns (the kernel's words, the model's words, the first read's 32 word indices) over every access."""
+    b, m, s = patterns.parse_swizzle(swizzle)
+    _, _, _, table = patterns.tile_offsets(patterns.layout_text("swizzle", tile, tile, swizzle=swizzle), tile, tile)
+
+    def swz(o: int) -> int:
+        return o ^ ((o >> s) & (((1 << b) - 1) << m))
+
+    words, groups = tile // 2, tile // 32
+    loads, rstep = tile * words // (32 * block_rows), 32 * block_rows // words
+    kcols = loads // groups
+    got, want, first = [], [], []
+    for warp in range(block_rows):
+        for lane in range(32):
+            r0, w0 = divmod(warp * 32 + lane, words)
+            s0 = swz(r0 * tile + 2 * w0)
+            for j in range(loads):
+                d = j * rstep * tile
+                got.append(((s0 ^ (swz(d) ^ d)) + d) >> 1)
+                want.append(table[r0 + j * rstep][2 * w0] // 2)
+            rs = swz(lane * tile + 2 * warp * kcols)
+            for c in range(kcols):
+                for g in range(groups):
+                    dr = g * 32 * tile
+                    got.append(((rs ^ swz(2 * c) ^ (swz(dr) ^ dr)) + dr) >> 1)
+                    want.append(table[g * 32 + lane][2 * (warp * kcols + c)] // 2)
+            first.append(got[-kcols * groups])
+    return got, want, first[:32]
+
+
+@pytest.mark.parametrize("tile,block_rows,swizzle", [(128, 16, "Sw<5,1,6>"), (128, 8, "Sw<5,1,6>"),
+                                                     (64, 8, "Sw<5,1,5>"), (32, 8, "Sw<4,1,5>")])
+def test_fp16_kernel_swizzle_arithmetic_is_the_model_layout(tile, block_rows, swizzle):
+    got, want, first = _half2_words(tile, block_rows, swizzle)
+    assert got == want and sorted(set(got)) == list(range(tile * tile // 2))
+    assert len({w % 32 for w in first}) == 32  # warp 0's first column read: 32 rows, 32 banks
+
+
+def test_fp16_tile128_params_and_prediction():
+    from gpu_worker.schemas import TransposeParams
+
+    p = TransposeParams(dtype="fp16", tile=128, block_rows=16, n=8192)
+    assert p.swizzle == "Sw<5,1,6>" and p.pad == 2
+    pred = patterns.transpose_prediction(128, 2, 2, p.swizzle)
+    assert pred["tiled"]["read"]["ways"] == 32
+    for v in ("padded", "swizzled"):
+        assert pred[v]["read"]["ways"] == pred[v]["write"]["ways"] == 1
+    with pytest.raises(ValueError, match="fp16 only"):
+        TransposeParams(dtype="fp32", tile=128)
+    with pytest.raises(ValueError, match="offset bits"):
+        TransposeParams(dtype="fp16", tile=128, block_rows=4, swizzle="Sw<5,4,6>")
+
+
+def test_bench_configs_validate():
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "bench"))
+    import transpose as transpose_bench
+
+    from gpu_worker.schemas import TransposeParams
+
+    for name, cfg in transpose_bench.CONFIGS.items():
+        assert TransposeParams(**cfg).spec()["swizzle"] == cfg["swizzle"], name
+
+
 def _py(code: str) -> list[str]:
     return ["-c", code]
 

@@ -7,7 +7,8 @@
 // them to shared memory whole, reads back one word column (32 rows, a pair of tile columns) and trades words with
 // its neighbour lane (shfl.xor 1) so that each lane holds two halves of one output row: lane 2m writes output row
 // 2k, lane 2m+1 output row 2k+1, word m. PAD must be even and SW_M >= 1 so that a word's two halves stay together.
-// Compile-time constants: ELEM_BYTES (2 or 4), TILE (32 or 64), BLOCK_ROWS, PAD, SW_B, SW_M, SW_S.
+// Shared-memory addresses are a per-lane base plus compile-time offsets (the swizzle costs one XOR per column).
+// Compile-time constants: ELEM_BYTES (2 or 4), TILE (32 or 64; 128 for fp16), BLOCK_ROWS, PAD, SW_B, SW_M, SW_S.
 // Run:  transpose --n N [--runs R] [--warmup W] [--seed S] [--variants naive,tiled,padded,swizzled] [--profile]
 // Every run: fresh random input, output poisoned, L2 flushed, CUDA events; output compared on the GPU.
 #include "common.cuh"
@@ -44,11 +45,26 @@ typedef uint16_t T;
 
 enum Variant { NAIVE = 0, TILED = 1, PADDED = 2, SWIZZLED = 3 };
 
+// CuTe Sw<SW_B,SW_M,SW_S> on an element offset. It is linear over XOR: swz(a ^ b) == swz(a) ^ swz(b).
+__host__ __device__ constexpr unsigned swz(unsigned o) { return o ^ ((o >> SW_S) & (((1u << SW_B) - 1u) << SW_M)); }
+
+// naive: NTILE x NTILE elements per block of (NTILE, BLOCK_ROWS) threads, no shared memory (writes uncoalesced).
+constexpr int NTILE = TILE > 64 ? 64 : TILE;
+__global__ void __launch_bounds__(NTILE * BLOCK_ROWS) transpose_naive(const T* __restrict__ in, T* __restrict__ out,
+                                                                      int n) {
+  const int x = blockIdx.x * NTILE + threadIdx.x, y = blockIdx.y * NTILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < NTILE; j += BLOCK_ROWS) out[(size_t)x * n + (y + j)] = in[(size_t)(y + j) * n + x];
+}
+
+#if ELEM_BYTES == 4
+static_assert(TILE * BLOCK_ROWS <= 1024, "fp32 blocks are (TILE, BLOCK_ROWS) threads: at most 1024");
+
 template <int V>
 __device__ __forceinline__ int sidx(int r, int c) {
   if (V == PADDED) return r * (TILE + PAD) + c;
   int o = r * TILE + c;
-  if (V == SWIZZLED) o ^= (o >> SW_S) & (((1 << SW_B) - 1) << SW_M);
+  if (V == SWIZZLED) o = (int)swz((unsigned)o);
   return o;
 }
 
@@ -59,66 +75,81 @@ __global__ void __launch_bounds__(TILE * BLOCK_ROWS) transpose_kernel(const T* _
   __shared__ __align__(16) T tile[TILE * ROW];
   int x = blockIdx.x * TILE + threadIdx.x;
   int y = blockIdx.y * TILE + threadIdx.y;
-  if constexpr (V == NAIVE) {
 #pragma unroll
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)x * n + (y + j)] = in[(size_t)(y + j) * n + x];
-  } else {
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) tile[sidx<V>(threadIdx.y + j, threadIdx.x)] = in[(size_t)(y + j) * n + x];
+  __syncthreads();
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
 #pragma unroll
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) tile[sidx<V>(threadIdx.y + j, threadIdx.x)] = in[(size_t)(y + j) * n + x];
-    __syncthreads();
-    x = blockIdx.y * TILE + threadIdx.x;
-    y = blockIdx.x * TILE + threadIdx.y;
-#pragma unroll
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)(y + j) * n + x] = tile[sidx<V>(threadIdx.x, threadIdx.y + j)];
-  }
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) out[(size_t)(y + j) * n + x] = tile[sidx<V>(threadIdx.x, threadIdx.y + j)];
 }
+#endif
 
 #if ELEM_BYTES == 2
 static_assert(PAD % 2 == 0, "fp16 tiles are stored as 4-byte words: PAD must be even");
 static_assert(SW_M >= 1, "fp16 tiles are stored as 4-byte words: the swizzle must keep bit 0 (SW_M >= 1)");
-constexpr int WORDS = TILE / 2;  // 4-byte words per tile row
+constexpr int WORDS = TILE / 2;    // 4-byte words per tile row
+constexpr int GROUPS = TILE / 32;  // groups of 32 tile rows in one word column
+constexpr int LOADS = TILE * WORDS / (32 * BLOCK_ROWS);  // words per thread, each way
+constexpr int RSTEP = 32 * BLOCK_ROWS / WORDS;           // tile rows between one thread's loads
+constexpr int KCOLS = LOADS / GROUPS;                     // word columns one warp reads back
+static_assert(LOADS * 32 * BLOCK_ROWS == TILE * WORDS && KCOLS * GROUPS == LOADS && KCOLS * BLOCK_ROWS == WORDS,
+              "tile / block_rows");
+static_assert((RSTEP & (RSTEP - 1)) == 0 && (KCOLS & (KCOLS - 1)) == 0, "steps must be powers of two");
+// A thread's load j adds D = j * RSTEP * TILE to its element offset o0 < RSTEP * TILE: no common bit, so
+// swz(o0 + D) = swz(o0) ^ swz(D) = (swz(o0) ^ X) + D with X = swz(D) ^ D (the bits D moves below it): one XOR with a
+// constant that repeats, plus an immediate offset. That needs the swizzle's target bits below RSTEP * TILE.
+static_assert((((1u << SW_B) - 1u) << SW_M) < (unsigned)(RSTEP * TILE), "swizzle target bits above a load step");
+static_assert((((1u << SW_B) - 1u) << SW_M) < 32u * TILE, "swizzle target bits above 32 tile rows");
 
-// Word index of the word holding elements (r, 2w) and (r, 2w + 1) of the tile.
+// Word index of the word holding elements (r, 2w) and (r, 2w + 1): the layout the bank model checks.
 template <int V>
-__device__ __forceinline__ int widx(int r, int w) {
+__device__ __forceinline__ unsigned widx(unsigned r, unsigned w) {
   if (V == PADDED) return r * (WORDS + PAD / 2) + w;
-  int o = r * TILE + 2 * w;
-  if (V == SWIZZLED) o ^= (o >> SW_S) & (((1 << SW_B) - 1) << SW_M);
-  return o >> 1;
+  if (V == SWIZZLED) return swz(r * TILE + 2 * w) >> 1;
+  return r * WORDS + w;
 }
 
-// Block (32, BLOCK_ROWS): lane = threadIdx.x, warp = threadIdx.y.
+// Block (32, BLOCK_ROWS): lane = threadIdx.x, warp = threadIdx.y. Loads: thread (lane, warp) moves word w0 of tile
+// rows r0 + j RSTEP. Reads: warp w takes word columns k = w KCOLS + c (c < KCOLS), all GROUPS groups of 32 rows, group
+// fastest, so that its consecutive stores fill output rows 2k and 2k + 1 (TILE * 2 bytes each) one after the other.
 template <int V>
 __global__ void __launch_bounds__(32 * BLOCK_ROWS) transpose_half2(const uint32_t* __restrict__ in,
                                                                    uint32_t* __restrict__ out, int n) {
-  constexpr int ROWW = (V == PADDED) ? WORDS + PAD / 2 : WORDS;
-  constexpr int GROUPS = TILE / 32;  // groups of 32 tile rows read per word column
+  constexpr unsigned ROWW = (V == PADDED) ? WORDS + PAD / 2 : WORDS;
   __shared__ __align__(16) uint32_t tile[TILE * ROWW];
-  const int lane = threadIdx.x, warp = threadIdx.y, nw = n / 2;
-  const uint32_t* src = in + (size_t)blockIdx.y * TILE * nw + (size_t)blockIdx.x * WORDS;
-  constexpr int LOADS = TILE * WORDS / (32 * BLOCK_ROWS), READS = WORDS * GROUPS / BLOCK_ROWS;
-  static_assert(LOADS * 32 * BLOCK_ROWS == TILE * WORDS && READS * BLOCK_ROWS == WORDS * GROUPS, "tile/block");
+  const unsigned lane = threadIdx.x, warp = threadIdx.y, nw = (unsigned)n / 2;
+  const unsigned t = warp * 32 + lane, r0 = t / WORDS, w0 = t % WORDS;  // r0 < RSTEP
+  const uint32_t* src = in + ((size_t)blockIdx.y * TILE + r0) * nw + (size_t)blockIdx.x * WORDS + w0;
+  const size_t lstep = (size_t)RSTEP * nw;
   uint32_t v[LOADS];
 #pragma unroll
-  for (int j = 0; j < LOADS; ++j) {  // all loads in flight before the first shared-memory store
-    int i = (j * BLOCK_ROWS + warp) * 32 + lane;
-    v[j] = src[(size_t)(i / WORDS) * nw + i % WORDS];
-  }
+  for (int j = 0; j < LOADS; ++j) v[j] = src[j * lstep];  // all loads in flight before the first shared store
+  const unsigned s0 = V == SWIZZLED ? swz(r0 * TILE + 2 * w0) : 2 * widx<V>(r0, w0);
 #pragma unroll
   for (int j = 0; j < LOADS; ++j) {
-    int i = (j * BLOCK_ROWS + warp) * 32 + lane;
-    tile[widx<V>(i / WORDS, i % WORDS)] = v[j];
+    constexpr unsigned STEP = RSTEP * TILE;  // element offset of one load step (unswizzled rows)
+    const unsigned d = j * STEP;
+    const unsigned word = V == SWIZZLED ? ((s0 ^ (swz(d) ^ d)) + d) >> 1 : (s0 >> 1) + j * RSTEP * ROWW;
+    tile[word] = v[j];
   }
   __syncthreads();
-  uint32_t* dst = out + (size_t)blockIdx.x * TILE * nw + (size_t)blockIdx.y * WORDS;
-  const int odd = lane & 1;
+  const unsigned odd = lane & 1, k0 = warp * KCOLS;
+  const unsigned sel = odd ? 0x3276u : 0x5410u;  // even: (v.lo, p.lo); odd: (p.hi, v.hi)
+  uint32_t* dst = out + ((size_t)blockIdx.x * TILE + 2 * k0 + odd) * nw + (size_t)blockIdx.y * WORDS + (lane >> 1);
+  const unsigned rs = V == SWIZZLED ? swz(lane * TILE + 2 * k0) : 2 * widx<V>(lane, k0);
 #pragma unroll
-  for (int j = 0; j < READS; ++j) {
-    int i = j * BLOCK_ROWS + warp, k = i / GROUPS, r = (i % GROUPS) * 32 + lane;
-    uint32_t v = tile[widx<V>(r, k)];               // elements (r, 2k) and (r, 2k + 1)
-    uint32_t p = __shfl_xor_sync(0xffffffffu, v, 1);  // the neighbour row's pair
-    uint32_t o = odd ? __byte_perm(p, v, 0x7632) : __byte_perm(v, p, 0x5410);
-    dst[(size_t)(2 * k + odd) * nw + (r >> 1)] = o;  // output row 2k + odd: (r & ~1, r | 1) of that column
+  for (int c = 0; c < KCOLS; ++c) {
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g) {
+      // rows g * 32 + lane of word column k0 + c. Swizzled: o0 = 32 g rows + 2c elements away, no common bits, so
+      // swz(o0 + dr + dc) = (rs ^ swz(dc) ^ (swz(dr) ^ dr)) + dr: one XOR per column c, groups as immediate offsets.
+      const unsigned dr = g * 32 * TILE, dc = 2 * c;
+      const unsigned word = V == SWIZZLED ? ((rs ^ swz(dc) ^ (swz(dr) ^ dr)) + dr) >> 1 : (rs >> 1) + g * 32 * ROWW + c;
+      const uint32_t x = tile[word];                        // elements (r, 2k) and (r, 2k + 1)
+      const uint32_t p = __shfl_xor_sync(0xffffffffu, x, 1);  // the neighbour row's pair
+      dst[(size_t)(2 * c) * nw + g * 16] = __byte_perm(x, p, sel);  // output row 2k + odd, word (g * 32 + lane) / 2
+    }
   }
 }
 #endif
@@ -230,21 +261,21 @@ int main(int argc, char** argv) {
     all_ok = all_ok && bad == 0;
   };
 
-  dim3 grid(n / TILE, n / TILE), block(TILE, BLOCK_ROWS);
+  dim3 grid(n / TILE, n / TILE), ngrid(n / NTILE, n / NTILE), nblock(NTILE, BLOCK_ROWS);
 #if ELEM_BYTES == 2
   dim3 wblock(32, BLOCK_ROWS);
   const uint32_t* w_in = (const uint32_t*)d_in;
   uint32_t* w_out = (uint32_t*)d_out;
 #define LL_TILED_LAUNCH(V) transpose_half2<V><<<grid, wblock>>>(w_in, w_out, n)
 #else
-#define LL_TILED_LAUNCH(V) transpose_kernel<V><<<grid, block>>>(d_in, d_out, n)
+#define LL_TILED_LAUNCH(V) transpose_kernel<V><<<grid, dim3(TILE, BLOCK_ROWS)>>>(d_in, d_out, n)
 #endif
   measure("memcpy", [&] { LL_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice)); }, false);
   measure("copy_kernel", [&] {
     copy_kernel<<<prop.multiProcessorCount * 16, 512>>>((const uint4*)d_in, (uint4*)d_out, bytes / 16);
   }, false);
   if (variants.find("naive") != std::string::npos)
-    measure("naive", [&] { transpose_kernel<NAIVE><<<grid, block>>>(d_in, d_out, n); }, true);
+    measure("naive", [&] { transpose_naive<<<ngrid, nblock>>>(d_in, d_out, n); }, true);
   if (variants.find("tiled") != std::string::npos)
     measure("tiled", [&] { LL_TILED_LAUNCH(TILED); }, true);
   if (variants.find("padded") != std::string::npos)
