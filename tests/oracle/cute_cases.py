@@ -109,13 +109,37 @@ def judge(cute: str, ours: str) -> str:
     if "refused" in (cute, ours) or ours.startswith("error") or ":" not in cute or ":" not in ours:
         return "mismatch"
     try:
-        (cs, cd), (os_, od) = split_layout(cute), split_layout(ours)
+        (cs, cf), (os_, of) = function(cute), function(ours)
         n = prod(cs)
-        if n != prod(os_) or any(offset_at(cs, cd, i) != offset_at(os_, od, i) for i in sample(n)):
+        if n != prod(os_) or any(cf(i) != of(i) for i in sample(n)):
             return "mismatch"
     except (ValueError, IndexError):
         return "mismatch"
     return "shape" if cs == os_ else "function"
+
+
+def split_composed(text: str) -> tuple[tuple[int, int, int], int, str]:
+    """``"Sw<3,4,3> o 0 o (8,64):(64,1)"`` -> ((3, 4, 3), 0, "(8,64):(64,1)")."""
+    sw, off, lay_ = (x.strip() for x in text.split(" o ", 2))
+    b, m, s = (int(x) for x in re.findall(r"-?\d+", sw))
+    return (b, m, s), int(off.replace("_", "")), lay_
+
+
+def swizzle(bms: tuple[int, int, int], x: int) -> int:
+    """CuTe's Swizzle<B,M,S>: x ^ ((x & yyy_msk) >> S), yyy_msk = ((1<<B)-1) << (M + max(0,S))."""
+    b, m, s = bms
+    yyy = ((1 << b) - 1) << (m + max(0, s))
+    return x ^ ((x & yyy) >> s if s >= 0 else (x & yyy) << -s)
+
+
+def function(text: str) -> tuple[Any, Any]:
+    """(shape, i -> offset) of a layout or a composed layout ``Sw<..> o O o L``."""
+    if text.startswith("Sw<"):
+        bms, off, lay_ = split_composed(text)
+        shape, stride = split_layout(lay_)
+        return shape, lambda i: swizzle(bms, off + offset_at(shape, stride, i))
+    shape, stride = split_layout(text)
+    return shape, lambda i: offset_at(shape, stride, i)
 
 
 def run_ours(case: dict) -> str:
@@ -140,6 +164,8 @@ def to_py(a: Any) -> Any:
         return a
     if isinstance(a, list):
         return tuple(to_py(x) for x in a)
+    if a.startswith("Sw<"):
+        return A.parse(a)
     if ":" in a:
         shape, stride = split_layout(a)
         return A.Layout(shape, stride)
@@ -374,7 +400,7 @@ def _layout_args(args: list) -> list[str]:
         if isinstance(a, list):
             out += _layout_args(a)
         elif isinstance(a, str) and ":" in a:
-            out.append(a)
+            out.append(split_composed(a)[2] if a.startswith("Sw<") else a)
     return out
 
 

@@ -83,6 +83,11 @@ def cvalue(a: Any) -> str:
         return f"Int<{a}>{{}}"
     if isinstance(a, list):
         return "make_tile(" + ", ".join(cvalue(x) for x in a) + ")"
+    if a.startswith("Sw<"):
+        if ":" not in a:
+            return "Swizzle" + a[2:] + "{}"
+        (b, m, s), off, lay = cc.split_composed(a)
+        return f"make_composed_layout(Swizzle<{b},{m},{s}>{{}}, Int<{off}>{{}}, {cvalue(lay)})"
     if ":" in a:
         shape, stride = cc.split_layout(a)
         return f"Layout<{ctype(shape)},{ctype(stride, 'Stride')}>{{}}"
@@ -99,7 +104,8 @@ def emit_case(i: int, case: dict) -> list[str]:
 
 def emit(cases: list[tuple[int, dict]]) -> tuple[str, dict[int, int]]:
     """The translation unit, and a map line number -> case index."""
-    lines = ["#include <cute/layout.hpp>", "#include <cstdio>", "using namespace cute;"]
+    lines = ["#include <cute/layout.hpp>", "#include <cute/swizzle_layout.hpp>", "#include <cute/layout_composed.hpp>",
+             "#include <cstdio>", "using namespace cute;"]
     owner: dict[int, int] = {}
     for i, case in cases:
         body = emit_case(i, case)
@@ -158,6 +164,9 @@ def _build(cmd: list[str], cases: list[tuple[int, dict]], work: Path, tag: str) 
         bad = _failures(p.stderr, str(src), owner)
         if not bad:
             raise RuntimeError(f"compile failed without a case to blame:\n{p.stderr[-4000:]}")
+        broken = [msg for msg in bad.values() if "was not declared" in msg or msg.startswith("expected")]
+        if broken:  # the emitted C++ itself is wrong: not a refusal
+            raise RuntimeError(f"emitter bug: {broken[0]}")
         refused.update(bad)
         todo = [(i, c) for i, c in todo if i not in bad]
     raise RuntimeError("too many compile rounds")
@@ -216,12 +225,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the records here (JSON)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--leaves", default="", help="comma-separated shape leaves (default: cute_cases.LEAVES)")
+    ap.add_argument("--swizzle", action="store_true", help="cases on swizzled (composed) layouts")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     if a.leaves:
         cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
-    cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
+    if a.swizzle:
+        import cute_swizzle
+
+        cases = cute_swizzle.gen_cases(a.seed, a.n)
+    else:
+        cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
     recs = run_cases(cases, jobs=a.jobs)
     if a.out:
         save(a.out, recs)
