@@ -1,12 +1,13 @@
 """Web benchmark: API latency under a fixed request rate, and browser paint time of large explorer grids.
 
-    python bench/web.py [--seconds 30] [--rate 200] [--no-browser]
+    python bench/web.py [--seconds 30] [--rate 200] [--no-browser] [--no-api]
 
 API: starts uvicorn (one worker) on a free loopback port, then an open-loop client fires requests at ``--rate``
 per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,096 cells) for ``--seconds``;
 latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
 Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
-htmx swap), for 64x64 and 128x128 layouts. Prints a table and writes bench/results/web_<timestamp>.json.
+htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause. Prints a table and writes
+bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
 """
 
 from __future__ import annotations
@@ -139,7 +140,22 @@ async def load(base: str, rate: float, seconds: float, connections: int = 16) ->
             "errors": errors, "by_route": rows}
 
 
-def browser_paint(base: str, repeats: int = 5) -> dict[str, Any]:
+PAINT_JS = """([text, pause]) => new Promise((resolve) => setTimeout(() => {
+    const input = document.querySelector('#layout-input');
+    const t0 = performance.now();
+    document.body.addEventListener('htmx:afterSettle', function done() {
+        document.body.removeEventListener('htmx:afterSettle', done);
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+    });
+    input.value = text;
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+}, pause))"""
+
+
+def browser_paint(base: str, repeats: int = 7, idle_pause_ms: int = 1500) -> dict[str, Any]:
+    """Median time from the explorer's input changing to two animation frames after the htmx swap (the grid is
+    painted), alternating two layouts of each size. ``burst``: updates back to back, as while typing; ``idle``: each
+    update after ``idle_pause_ms`` of quiet (the previous grid fully laid out by then, see static/app.js)."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         return {"skipped": "chromium not installed"}
@@ -152,26 +168,18 @@ def browser_paint(base: str, repeats: int = 5) -> dict[str, Any]:
             "--disable-sync", "--no-first-run"]
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=args)
+        out["chromium"] = b.version
         page = b.new_page(viewport={"width": 1400, "height": 900})
         page.goto(f"{base}/?layout=8:1")
         page.wait_for_selector("#grid-explorer")
         for name, text in cases.items():
-            times = []
-            for k in range(repeats + 1):
-                target = text if k % 2 == 0 else alt[name]
-                ms = page.evaluate("""(text) => new Promise((resolve) => {
-                    const input = document.querySelector('#layout-input');
-                    const t0 = performance.now();
-                    document.body.addEventListener('htmx:afterSettle', function done() {
-                        document.body.removeEventListener('htmx:afterSettle', done);
-                        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
-                    });
-                    input.value = text;
-                    input.dispatchEvent(new Event('input', {bubbles: true}));
-                })""", target)
-                if k:  # the first run warms the server cache and the page
-                    times.append(ms)
-            out[name] = {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times}
+            for mode, pause in (("burst", 0), ("idle", idle_pause_ms)):
+                times = []
+                for k in range(repeats + 1):
+                    ms = page.evaluate(PAINT_JS, [text if k % 2 == 0 else alt[name], pause])
+                    if k:  # the first run warms the server cache and the page
+                        times.append(ms)
+                out[f"{name} {mode}"] = {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times}
         b.close()
     return out
 
@@ -181,34 +189,40 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--rate", type=float, default=200)
     ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--no-api", action="store_true")
     a = ap.parse_args()
     port = free_port()
     proc = start_server(port)
     base = f"http://127.0.0.1:{port}"
+    load_before = os.getloadavg()
     try:
-        api = asyncio.run(load(base, a.rate, a.seconds))
+        api = {} if a.no_api else asyncio.run(load(base, a.rate, a.seconds))
         paint = {} if a.no_browser else browser_paint(base)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    print(f"API  {api['requests']} requests in {a.seconds:.0f} s at target {a.rate:.0f}/s "
-          f"(achieved {api['achieved_rate']:.1f}/s)")
-    print(f"{'route':<16}{'n':>7}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
-    for route, r in api["by_route"].items():
-        print(f"{route:<16}{r['n']:>7}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}{r['max_ms']:>10.2f}")
-    print(f"{'all':<16}{api['requests']:>7}{api['p50_ms']:>10.2f}{api['p99_ms']:>10.2f}")
-    print(f"errors: {api['errors'] or 'none'}   target: p99 < 50 ms")
+    if api:
+        print(f"API  {api['requests']} requests in {a.seconds:.0f} s at target {a.rate:.0f}/s "
+              f"(achieved {api['achieved_rate']:.1f}/s)")
+        print(f"{'route':<16}{'n':>7}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
+        for route, r in api["by_route"].items():
+            print(f"{route:<16}{r['n']:>7}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}{r['max_ms']:>10.2f}")
+        print(f"{'all':<16}{api['requests']:>7}{api['p50_ms']:>10.2f}{api['p99_ms']:>10.2f}")
+        print(f"errors: {api['errors'] or 'none'}   target: p99 < 50 ms")
     for name, r in paint.items():
         if isinstance(r, dict):
-            target = 150 if name == "64x64" else 400
-            print(f"paint {name:<8} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms (target < {target} ms)")
+            target = 150 if name.startswith("64x64") else 400
+            print(f"paint {name:<14} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms (target < {target} ms)")
         else:
-            print(f"paint: {r}")
+            print(f"paint: {name} {r}")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"web_{time.strftime('%Y%m%d_%H%M%S')}.json"
-    out.write_text(json.dumps({"api": api, "paint": paint, "machine": {"cpus": os.cpu_count(),
-                                                                       "python": platform.python_version()}},
-                              indent=2))
+    stamp = time.strftime("%Y%m%d_%H%M%S")
+    out = RESULTS / f"web_{stamp}.json"
+    machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+               "loadavg_before": load_before, "loadavg_after": os.getloadavg()}
+    out.write_text(json.dumps({"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
+                               "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine,
+                               "api": api, "paint": paint}, indent=2))
     print(f"wrote {out.relative_to(ROOT)}")
 
 

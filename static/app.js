@@ -4,29 +4,36 @@
   "use strict";
   const metaCache = new WeakMap();
 
-  function metaFor(table) {
-    const script = document.querySelector(`script.grid-meta[data-for="${table.id}"]`);
+  function metaFor(grid) {
+    const script = document.querySelector(`script.grid-meta[data-for="${grid.id}"]`);
     if (!script) return null;
     if (!metaCache.has(script)) metaCache.set(script, JSON.parse(script.textContent));
     return metaCache.get(script);
   }
 
-  function cellPos(td) {
-    const tr = td.parentElement;
-    return { i: tr.sectionRowIndex, j: td.cellIndex - 1 };
+  // A grid (app/services/grid.py) is cut into tiles (.gt, data-j = first column) of row fragments (.gr, data-i = row);
+  // cell (i, j) is child j - data-j of its fragment. Row labels live in .gl, column labels in .gh.
+  const fragmentsOf = (grid) => grid.getElementsByClassName("gr");
+
+  function cellOf(el) {
+    return (el && el.closest && el.closest(".grid .gr > span")) || null;
   }
 
-  function cellAt(table, i, j) {
-    const tr = table.tBodies[0].rows[i];
-    return tr ? tr.cells[j + 1] : null;
+  function cellPos(cell) {
+    const row = cell.parentElement;
+    return { i: Number(row.dataset.i), j: Number(row.parentElement.dataset.j) + Array.prototype.indexOf.call(row.children, cell) };
   }
 
-  function cellsWhere(table, pred) {
+  // every cell satisfying pred(cell, i, j), in tile order
+  function cellsWhere(grid, pred) {
     const out = [];
-    const rows = table.tBodies[0].rows;
-    for (let i = 0; i < rows.length; i++) {
-      const cells = rows[i].cells;
-      for (let j = 1; j < cells.length; j++) if (pred(cells[j], i, j - 1)) out.push(cells[j]);
+    const frags = fragmentsOf(grid);
+    for (let f = 0; f < frags.length; f++) {
+      const row = frags[f];
+      const i = Number(row.dataset.i);
+      const j0 = Number(row.parentElement.dataset.j);
+      const cells = row.children;
+      for (let k = 0; k < cells.length; k++) if (pred(cells[k], i, j0 + k)) out.push(cells[k]);
     }
     return out;
   }
@@ -34,11 +41,11 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
   // ---- hover card: coordinates and each mode's contribution -------------------------------------------
-  function describe(meta, i, j, td) {
+  function describe(meta, i, j, cell) {
     const rows = meta.rows;
     const idx = meta.rank <= 1 ? j : i + rows * j;
     const lines = [];
-    lines.push(`<b>L(${idx}) = ${esc(td.textContent)}</b>`);
+    lines.push(`<b>L(${idx}) = ${esc(cell.textContent)}</b>`);
     lines.push(`1-D coordinate  ${idx}`);
     if (meta.rank > 1) lines.push(`flat coordinate (${i}, ${j})`);
     const parts = [];
@@ -66,10 +73,10 @@
     lit = [];
   }
 
-  function link(meta, td, i, j) {
+  function link(meta, cell, i, j) {
     if (!meta.links) return;
     const idx = meta.rank <= 1 ? j : i + meta.rows * j;
-    const value = Number(td.textContent);
+    const value = Number(cell.textContent);
     for (const l of meta.links) {
       const other = document.getElementById(l.to);
       if (!other) continue;
@@ -96,23 +103,23 @@
   }
 
   document.addEventListener("mouseover", (ev) => {
-    const td = ev.target.closest && ev.target.closest("table.grid td");
-    if (!td) return;
-    const table = td.closest("table.grid");
-    const meta = metaFor(table);
+    const cell = cellOf(ev.target);
+    if (!cell) return;
+    const grid = cell.closest(".grid");
+    const meta = metaFor(grid);
     if (!meta) return;
-    const { i, j } = cellPos(td);
+    const { i, j } = cellPos(cell);
     clearLit();
-    td.classList.add("hl");
-    lit.push(td);
+    cell.classList.add("hl");
+    lit.push(cell);
     if (meta.hover && meta.colCrd) {
       const card = document.getElementById(meta.hover);
-      if (card) card.innerHTML = describe(meta, i, j, td);
+      if (card) card.innerHTML = describe(meta, i, j, cell);
     }
-    link(meta, td, i, j);
+    link(meta, cell, i, j);
   });
   document.addEventListener("mouseout", (ev) => {
-    if (ev.target.closest && ev.target.closest("table.grid td") && !ev.relatedTarget?.closest?.("table.grid td")) clearLit();
+    if (cellOf(ev.target) && !cellOf(ev.relatedTarget)) clearLit();
   });
 
   // ---- copy buttons ----------------------------------------------------------------------------------------
@@ -136,32 +143,40 @@
   });
 
   // ---- SVG export --------------------------------------------------------------------------------------------
-  function gridToSvg(table) {
+  // One <rect> + <text> per cell, the boundary lines of nested modes, the row / column labels. Fills are read from
+  // the page's own CSS once per distinct cell class (computed style works in tiles that are not laid out).
+  function gridToSvg(grid) {
     const W = 44, H = 22, pad = 28;
-    const rows = table.tBodies[0].rows;
-    const nrows = rows.length;
-    const ncols = nrows ? rows[0].cells.length - 1 : 0;
+    const nrows = Number(grid.dataset.rows), ncols = Number(grid.dataset.cols);
+    const head = grid.querySelector(".gh");
+    const colLabels = head ? Array.from(head.children).slice(1) : [];
+    const rowLabels = Array.from(grid.querySelectorAll(".gl > span"));
+    const fills = new Map();
+    const fillOf = (c) => {
+      const key = c.className.replace(/\b(l[123]|hl|src|dim)\b/g, "").trim();
+      if (!fills.has(key)) fills.set(key, getComputedStyle(c).backgroundColor);
+      return fills.get(key);
+    };
     const out = [];
     const width = pad + ncols * W + 2, height = pad + nrows * H + 2;
     out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="monospace" font-size="11">`);
     out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
-    for (let j = 0; j < ncols; j++) out.push(`<text x="${pad + j * W + W / 2}" y="${pad - 8}" text-anchor="middle" fill="#666">${j}</text>`);
-    for (let i = 0; i < nrows; i++) {
+    colLabels.forEach((c, j) => out.push(`<text x="${pad + j * W + W / 2}" y="${pad - 8}" text-anchor="middle" fill="#666">${esc(c.textContent)}</text>`));
+    rowLabels.forEach((c, i) => out.push(`<text x="${pad - 6}" y="${pad + i * H + H / 2 + 4}" text-anchor="end" fill="#666">${esc(c.textContent)}</text>`));
+    cellsWhere(grid, (c, i, j) => {
+      const x = pad + j * W, y = pad + i * H;
+      const dim = c.classList.contains("dim") ? ' fill-opacity="0.18"' : "";
+      out.push(`<rect x="${x}" y="${y}" width="${W}" height="${H}" fill="${fillOf(c)}"${dim} stroke="#999" stroke-width="0.5"/>`);
+      out.push(`<text x="${x + W / 2}" y="${y + H / 2 + 4}" text-anchor="middle">${esc(c.textContent)}</text>`);
+      const lv = /\bl([123])\b/.exec(c.className);
+      if (lv) out.push(`<line x1="${x}" y1="${y}" x2="${x}" y2="${y + H}" stroke="#222" stroke-width="${lv[1]}"/>`);
+      return false;
+    });
+    rowLabels.forEach((c, i) => {
+      const tv = /\bt([123])\b/.exec(c.className);
       const y = pad + i * H;
-      out.push(`<text x="${pad - 6}" y="${y + H / 2 + 4}" text-anchor="end" fill="#666">${i}</text>`);
-      const cells = rows[i].cells;
-      for (let j = 1; j < cells.length; j++) {
-        const c = cells[j];
-        const x = pad + (j - 1) * W;
-        const fill = getComputedStyle(c).backgroundColor;
-        out.push(`<rect x="${x}" y="${y}" width="${W}" height="${H}" fill="${fill}" stroke="#999" stroke-width="0.5"/>`);
-        out.push(`<text x="${x + W / 2}" y="${y + H / 2 + 4}" text-anchor="middle">${esc(c.textContent)}</text>`);
-        const lv = /\bl([123])\b/.exec(c.className);
-        if (lv) out.push(`<line x1="${x}" y1="${y}" x2="${x}" y2="${y + H}" stroke="#222" stroke-width="${lv[1]}"/>`);
-      }
-      const tv = /\bt([123])\b/.exec(rows[i].className);
       if (tv) out.push(`<line x1="${pad}" y1="${y}" x2="${pad + ncols * W}" y2="${y}" stroke="#222" stroke-width="${tv[1]}"/>`);
-    }
+    });
     out.push("</svg>");
     return out.join("\n");
   }
@@ -169,9 +184,9 @@
   document.addEventListener("click", (ev) => {
     const btn = ev.target.closest && ev.target.closest(".svg-export");
     if (!btn) return;
-    const table = document.getElementById(btn.dataset.grid);
-    if (!table) return;
-    const blob = new Blob([gridToSvg(table)], { type: "image/svg+xml" });
+    const grid = document.getElementById(btn.dataset.grid);
+    if (!grid) return;
+    const blob = new Blob([gridToSvg(grid)], { type: "image/svg+xml" });
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
     a.download = `${btn.dataset.grid}.svg`;
@@ -186,16 +201,67 @@
     const btn = ev.target.closest && ev.target.closest(".threads button[data-thread]");
     if (!btn) return;
     const box = btn.closest(".threads");
-    const table = document.getElementById(box.dataset.grid);
+    const grid = document.getElementById(box.dataset.grid);
     const on = btn.getAttribute("aria-pressed") !== "true";
     for (const b of box.querySelectorAll("button")) b.setAttribute("aria-pressed", "false");
     const t = btn.dataset.thread;
-    const meta = metaFor(table);
-    cellsWhere(table, (c, i, j) => {
+    const meta = metaFor(grid);
+    cellsWhere(grid, (c, i, j) => {
       const mine = meta && meta.threads && String(meta.threads[i][j]) === t;
       c.classList.toggle("dim", on && !mine);
       return false;
     });
     btn.setAttribute("aria-pressed", on ? "true" : "false");
   });
+
+  // ---- cold tiles -------------------------------------------------------------------------------------------
+  // A grid arrives with only its top-left tiles laid out; the others (.gt.cold, content-visibility:hidden) are
+  // warmed when they scroll within WARM_MARGIN of their scroll box, and all of them once the page has been quiet
+  // for IDLE_MS (a few tiles per idle slot, so typing stays responsive and find-in-page sees every cell).
+  const WARM_MARGIN = "400px";
+  const IDLE_MS = 700;
+  const observers = new WeakMap();
+  const TILES_PER_SLOT = 8;
+  let idleTimer = 0;
+  let generation = 0;
+  const warm = (tile) => tile.classList.remove("cold");
+
+  function watch(root) {
+    for (const tile of root.querySelectorAll(".gt.cold")) {
+      const wrap = tile.closest(".gridwrap");
+      if (!wrap) { warm(tile); continue; }
+      let io = observers.get(wrap);
+      if (!io) {
+        io = new IntersectionObserver((entries, obs) => {
+          for (const e of entries) if (e.isIntersecting) { warm(e.target); obs.unobserve(e.target); }
+        }, { root: wrap, rootMargin: WARM_MARGIN });
+        observers.set(wrap, io);
+      }
+      io.observe(tile);
+    }
+    generation += 1;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(warmAll, IDLE_MS);
+  }
+
+  function warmAll() {
+    const gen = generation;
+    const schedule = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 30));
+    const step = () => {  // a few tiles per idle slot: their layout happens in the next frame
+      const cold = gen === generation ? document.querySelectorAll(".gt.cold") : [];
+      for (let k = 0; k < Math.min(TILES_PER_SLOT, cold.length); k++) warm(cold[k]);
+      if (cold.length > TILES_PER_SLOT) schedule(step);
+    };
+    schedule(step);
+  }
+
+  // htmx walks every element it removes (an event and a data record per element): empty the old grids first, they
+  // hold no htmx state, so a 16k-cell grid leaves in one native call instead of 16k walks.
+  document.addEventListener("htmx:beforeSwap", (ev) => {
+    if (!ev.detail.shouldSwap || !ev.detail.target) return;
+    for (const grid of ev.detail.target.querySelectorAll(".grid")) grid.replaceChildren();
+  });
+  document.addEventListener("htmx:afterSwap", (ev) => watch(ev.detail.target || document));
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => watch(document));
+  else watch(document);
 })();

@@ -131,6 +131,100 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
+class RenderedGrid:
+    """A grid of ``templates/_grid.html`` read back from HTML: ``text[i][j]`` / ``classes[i][j]`` of cell (i, j),
+    the row / column labels, and which (band, tile) blocks arrived cold (``cold``: set of (first row, first col))."""
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], tuple[str, set[str]]] = {}
+        self.row_labels: list[tuple[str, set[str]]] = []
+        self.col_labels: list[tuple[str, set[str]]] = []
+        self.cold: set[tuple[int, int]] = set()
+        self.tiles: set[tuple[int, int]] = set()
+
+    @property
+    def rows(self) -> int:
+        return 1 + max((i for i, _ in self.cells), default=-1)
+
+    @property
+    def cols(self) -> int:
+        return 1 + max((j for _, j in self.cells), default=-1)
+
+    @property
+    def text(self) -> list[list[str]]:
+        return [[self.cells[i, j][0] for j in range(self.cols)] for i in range(self.rows)]
+
+    @property
+    def classes(self) -> list[list[set[str]]]:
+        return [[self.cells[i, j][1] for j in range(self.cols)] for i in range(self.rows)]
+
+
+def parse_grid(html: str, grid_id: str) -> RenderedGrid:
+    """Read the grid ``id=grid_id`` out of a page or fragment (raises KeyError when it is absent)."""
+    from html.parser import HTMLParser
+
+    out = RenderedGrid()
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stack: list[dict[str, Any]] = []
+            self.inside = 0  # stack depth of the grid's own div; 0 outside it
+            self.span: list[Any] | None = None
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            node: dict[str, Any] = {"tag": tag, "class": set((dict(attrs).get("class") or "").split()),
+                                    **{k: v or "" for k, v in attrs if k.startswith("data-") or k == "id"}, "n": 0}
+            self.stack.append(node)
+            if not self.inside and tag == "div" and node.get("id") == grid_id:
+                self.inside = len(self.stack)
+            elif self.inside and tag == "span":
+                parent = self.stack[-2]
+                self.span = [parent, node["class"], "", parent["n"]]
+                parent["n"] += 1
+
+        def handle_endtag(self, tag: str) -> None:
+            if self.span is not None and tag == "span":
+                parent, cls, text, k = self.span
+                self.span = None
+                if "gh" in parent["class"]:
+                    if k:  # the first span is the corner
+                        out.col_labels.append((text, cls))
+                elif "gl" in parent["class"]:
+                    out.row_labels.append((text, cls))
+                elif "gr" in parent["class"]:
+                    tile, band = self.stack[-3], self.stack[-4]
+                    i, j = int(parent["data-i"]), int(tile["data-j"]) + k
+                    out.cells[i, j] = (text, cls)
+                    band.setdefault("first", i)
+                    key = (band["first"], int(tile["data-j"]))
+                    out.tiles.add(key)
+                    if "cold" in tile["class"]:
+                        out.cold.add(key)
+            while self.stack:
+                top = self.stack.pop()
+                if len(self.stack) < self.inside:
+                    self.inside = 0
+                if top["tag"] == tag:
+                    break
+
+        def handle_data(self, data: str) -> None:
+            if self.span is not None:
+                self.span[2] += data
+
+    reader = Reader()
+    reader.feed(html)
+    if not out.cells and not out.col_labels:
+        raise KeyError(f"no grid with id {grid_id!r}")
+    return out
+
+
+@pytest.fixture()
+def read_grid() -> Any:
+    """``read_grid(html, grid_id)`` -> RenderedGrid: the cells of a rendered grid by (row, column)."""
+    return parse_grid
+
+
 @pytest.fixture()
 def screenshot() -> Any:
     """``screenshot(page, name)`` saves a full-page PNG to tests/artifacts/<name>.png and returns its path."""

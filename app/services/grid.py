@@ -1,8 +1,21 @@
 """Grid view models: the HTML of an offset/thread grid, built once per render and shared by every page.
 
-A grid is a ``rows x cols`` table of labelled, coloured cells with nested-mode boundaries. The cell markup is
-produced here as one string (a 128x128 grid is 16,384 cells: a Jinja loop would cost several times more), the
-surrounding chrome (headers, tools, hover metadata) lives in ``templates/_grid.html``.
+A grid is a ``rows x cols`` array of labelled, coloured cells with nested-mode boundaries. It is drawn with fixed-size
+spans in flex rows, not a ``<table>`` (table layout is what made a 128x128 grid slow to paint), and cut into tiles of
+BAND_ROWS x TILE_COLS cells so that the browser lays out only the tiles near the viewport: tiles beyond the first
+WARM_ROWS rows or WARM_COLS columns are sent "cold" (``content-visibility:hidden``) and warmed by static/app.js when
+they scroll near. The cell markup is produced here as one string (a 128x128 grid is 16,384 cells: a Jinja loop would
+cost several times more); the chrome around it (caption, tools, hover metadata) lives in ``templates/_grid.html``.
+
+Markup (``i``: row, ``j``: column)::
+
+    <div class="gh"><span></span><span class="l{level}">{column label}</span>...</div>       column labels
+    <div class="gk">                                                                       a band of rows
+      <div class="gl"><span class="t{level}">{row label}</span>...</div>                     its row labels
+      <div class="gt [cold]" data-j="{first column}">                                        a tile
+        <div class="gr [t{level}]" data-i="{i}"><span class="p{colour} [l{level}] [mark]">{label}</span>...</div>
+
+Cell (i, j) is child ``j - data-j`` of the ``.gr`` with ``data-i == i`` in the tile whose columns hold j.
 """
 
 from __future__ import annotations
@@ -15,6 +28,13 @@ from typing import Any
 from markupsafe import Markup, escape
 
 PALETTE = 32
+#: Tile size: rows per band and columns per tile.
+BAND_ROWS = 16
+TILE_COLS = 16
+#: Tiles laid out at once after a swap: the first WARM_ROWS rows by the first WARM_COLS columns (a large screen's
+#: worth); the others are cold until scrolled near.
+WARM_ROWS = 32
+WARM_COLS = 48
 
 
 def boundary_levels(leaves: Sequence[int], n: int) -> list[int]:
@@ -60,44 +80,65 @@ class GridView:
         return self.rows * self.cols
 
     def header(self) -> Markup:
+        """The column-label row (its first span is the corner above the row labels)."""
         labels = self.col_labels or [str(j) for j in range(self.cols)]
         lv = self.col_levels or [0] * self.cols
-        parts = ['<tr><th class="corner" scope="col"></th>']
-        parts += [f'<th scope="col" class="l{lv[j]}">{escape(labels[j])}</th>' if lv[j] else
-                  f'<th scope="col">{escape(labels[j])}</th>' for j in range(self.cols)]
-        parts.append("</tr>")
+        parts = ['<div class="gh"><span></span>']
+        parts += [f'<span class="l{lv[j]}">{escape(labels[j])}</span>' if lv[j] else
+                  f"<span>{escape(labels[j])}</span>" for j in range(self.cols)]
+        parts.append("</div>")
         return Markup("".join(parts))
 
+    def _row_cells(self, i: int, csuf: list[str], plain: list[str]) -> list[str]:
+        """The ``<span>`` of each cell of row i."""
+        row_text = self.text[i]
+        row_col = self.colour[i] if self.colour is not None else None
+        if self.marks:
+            cells = []
+            for j in range(self.cols):
+                c = row_col[j] if row_col is not None else -1
+                cls = (f"p{c}" if c >= 0 else "x") + csuf[j]
+                mark = self.marks.get((i, j))
+                if mark:
+                    cls += " " + mark
+                cells.append(f'<span class="{cls}">{_label(row_text[j])}</span>')
+            return cells
+        if row_col is not None:
+            return [f'<span class="p{c}{s}">{_label(t)}</span>' if c >= 0 else f'<span class="x{s}">{_label(t)}</span>'
+                    for t, c, s in zip(row_text, row_col, csuf, strict=True)]
+        return [f"{o}{_label(t)}</span>" for t, o in zip(row_text, plain, strict=True)]
+
     def body(self) -> Markup:
-        """The ``<tbody>`` rows. Cells are ``<td class="p{colour} l{level}">label</td>``."""
+        """Bands of BAND_ROWS rows, each with its row labels and its tiles of TILE_COLS columns (see the module
+        docstring); tiles outside the first WARM_ROWS x WARM_COLS cells are cold."""
         clv = self.col_levels or [0] * self.cols
         rlv = self.row_levels or [0] * self.rows
         csuf = [f" l{v}" if v else "" for v in clv]
+        plain = [f'<span class="l{v}">' if v else "<span>" for v in clv]
         rlabels = self.row_labels or [str(i) for i in range(self.rows)]
         out: list[str] = []
-        for i in range(self.rows):
-            row_text = self.text[i]
-            row_col = self.colour[i] if self.colour is not None else None
-            out.append(f'<tr class="t{rlv[i]}">' if rlv[i] else "<tr>")
-            out.append(f'<th scope="row">{escape(rlabels[i])}</th>')
-            if self.marks:
-                cells = []
-                for j in range(self.cols):
-                    c = row_col[j] if row_col is not None else -1
-                    cls = (f"p{c}" if c >= 0 else "x") + csuf[j]
-                    mark = self.marks.get((i, j))
-                    if mark:
-                        cls += " " + mark
-                    cells.append(f'<td class="{cls}">{_label(row_text[j])}</td>')
-                out.append("".join(cells))
-            elif row_col is not None:
-                out.append("".join([f'<td class="p{c}{s}">{_label(t)}</td>' if c >= 0 else
-                                    f'<td class="x{s}">{_label(t)}</td>'
-                                    for t, c, s in zip(row_text, row_col, csuf, strict=True)]))
-            else:
-                out.append("".join([f'<td class="{s[1:]}">{_label(t)}</td>' if s else f"<td>{_label(t)}</td>"
-                                    for t, s in zip(row_text, csuf, strict=True)]))
-            out.append("</tr>")
+        for b0 in range(0, self.rows, BAND_ROWS):
+            h = min(BAND_ROWS, self.rows - b0)
+            band = range(b0, b0 + h)
+            cells = {i: self._row_cells(i, csuf, plain) for i in band}
+            opens = {i: f'<div class="gr t{rlv[i]}" data-i="{i}">' if rlv[i] else f'<div class="gr" data-i="{i}">'
+                     for i in band}
+            out.append(f'<div class="gk" style="--h:{h}">' if h != BAND_ROWS else '<div class="gk">')
+            out.append('<div class="gl">')
+            out.append("".join(f'<span class="t{rlv[i]}">{escape(rlabels[i])}</span>' if rlv[i] else
+                               f"<span>{escape(rlabels[i])}</span>" for i in band))
+            out.append("</div>")
+            for t0 in range(0, self.cols, TILE_COLS):
+                w = min(TILE_COLS, self.cols - t0)
+                cold = " cold" if b0 >= WARM_ROWS or t0 >= WARM_COLS else ""
+                style = f' style="--w:{w}"' if w != TILE_COLS else ""
+                out.append(f'<div class="gt{cold}" data-j="{t0}"{style}>')
+                for i in band:
+                    out.append(opens[i])
+                    out.append("".join(cells[i][t0:t0 + w]))
+                    out.append("</div>")
+                out.append("</div>")
+            out.append("</div>")
         return Markup("".join(out))
 
     def meta_json(self) -> Markup:

@@ -6,31 +6,49 @@ from __future__ import annotations
 
 import pytest
 
+from app.services.grid import TILE_COLS
+
 pytestmark = pytest.mark.browser
 
+GRID_TEXT_JS = """(id) => {
+  const out = [];
+  for (const row of document.getElementById(id).getElementsByClassName('gr')) {
+    const i = Number(row.dataset.i), j0 = Number(row.parentElement.dataset.j);
+    out[i] = out[i] || [];
+    Array.from(row.children).forEach((c, k) => { out[i][j0 + k] = c.textContent; });
+  }
+  return out;
+}"""
 
-def grid_numbers(page, grid_id: str) -> list[str]:
-    return page.eval_on_selector_all(f"#{grid_id} tbody td", "els => els.map(e => e.textContent)")
+
+def grid_text(page, grid_id: str) -> list[list[str]]:
+    """The grid's cell labels as rows, read from the page."""
+    return page.evaluate(GRID_TEXT_JS, grid_id)
+
+
+def cell(grid_id: str, i: int, j: int) -> str:
+    """CSS selector of cell (i, j) of a grid (see app/services/grid.py for the tile markup)."""
+    return f'#{grid_id} .gt[data-j="{j - j % TILE_COLS}"] > .gr[data-i="{i}"] > span:nth-child({j % TILE_COLS + 1})'
 
 
 def test_typing_a_layout_redraws_the_grid(page, live_server, screenshot):
     page.goto(f"{live_server.url}/?layout=(4,8):(8,1)")
-    assert grid_numbers(page, "grid-explorer")[:3] == ["0", "1", "2"]
+    assert grid_text(page, "grid-explorer")[0][:3] == ["0", "1", "2"]
     box = page.locator("#layout-input")
     box.fill("(4,8):(1,4)")
     page.wait_for_function("document.querySelector('#fact-layout')?.textContent === '(4,8):(1,4)'")
-    assert grid_numbers(page, "grid-explorer")[:3] == ["0", "4", "8"]
+    assert grid_text(page, "grid-explorer")[0][:3] == ["0", "4", "8"]
     from urllib.parse import parse_qs, urlparse
 
     assert parse_qs(urlparse(page.url).query)["layout"] == ["(4,8):(1,4)"]  # the address bar is the permalink
-    page.hover("#grid-explorer tbody tr:nth-child(2) td:nth-child(3)")
+    page.hover(cell("grid-explorer", 1, 1))
     assert "L(5) = 5" in page.inner_text("#hover-explorer")
     box.fill("(4,8")
     page.wait_for_selector("#result [role=alert]")
     screenshot(page, "explorer-error")
     box.fill("(4,(2,4)):(2,(1,8))")
     page.wait_for_selector("#grid-explorer")
-    page.hover("#grid-explorer tbody tr:nth-child(2) td:nth-child(7)")
+    page.hover(cell("grid-explorer", 1, 5))
     card = page.inner_text("#hover-explorer")
     assert "L(21) = 19" in card and "(1, (1,2))" in card
     screenshot(page, "explorer-hierarchical")
@@ -39,10 +57,10 @@ def test_typing_a_layout_redraws_the_grid(page, live_server, screenshot):
 
 def test_large_grid_is_legible_and_scrolls(page, live_server, screenshot):
     page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
-    cell = page.locator("#grid-explorer tbody tr:nth-child(64) td:nth-child(65)")
-    assert cell.text_content() == "4095"
-    width = page.evaluate("document.querySelector('#grid-explorer td').getBoundingClientRect().width")
-    font = page.evaluate("parseFloat(getComputedStyle(document.querySelector('#grid-explorer td')).fontSize)")
+    assert page.locator(cell("grid-explorer", 63, 63)).text_content() == "4095"
+    first = cell("grid-explorer", 0, 0)
+    width = page.evaluate(f"document.querySelector('{first}').getBoundingClientRect().width")
+    font = page.evaluate(f"parseFloat(getComputedStyle(document.querySelector('{first}')).fontSize)")
     assert width >= 38 and font >= 12  # 4-digit offsets keep a readable cell; the wrapper scrolls instead
     assert page.evaluate("(() => { const w = document.querySelector('#fig-grid-explorer .gridwrap');"
                          " return w.scrollWidth > w.clientWidth; })()")
@@ -59,8 +77,8 @@ def test_composition_shows_steps_and_links(page, live_server, screenshot):
     if page.evaluate("document.querySelectorAll('#steps li').length") == 0:
         pytest.skip("algebra.explain has not landed: no derivation steps yet")
     assert steps.count() >= 1
-    page.hover("#grid-r tbody tr:nth-child(1) td:nth-child(2)")
-    assert page.locator("#grid-a td.src").count() >= 1
+    page.hover(cell("grid-r", 0, 0))
+    assert page.locator("#grid-a .src").count() >= 1
     screenshot(page, "workbench-composition")
 
 
@@ -88,7 +106,7 @@ def test_permalinks_restore_the_page(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C")
     assert page.inner_text("#fact-tv") == "((4,8),(2,2)):((32,1),(16,8))"
     page.click(".threads button[data-thread='5']")
-    assert page.locator("#grid-tv td:not(.dim)").count() == 4
+    assert page.locator("#grid-tv .gr > span:not(.dim)").count() == 4
     screenshot(page, "tv-m16n8k16-C")
     page.goto(f"{live_server.url}/?layout=(4,(2,4)):(2,(1,8))")
     assert page.input_value("#layout-input") == "(4,(2,4)):(2,(1,8))"

@@ -1,0 +1,78 @@
+"""Large grids in a real chromium: tiles laid out lazily (on scroll, then when idle), the hover card kept in view,
+SVG export across tiles. Screenshots land in tests/artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.test_web_browser import cell, grid_text
+
+pytestmark = pytest.mark.browser
+
+IN_VIEW_JS = """([sel, box]) => {
+  const r = document.querySelector(sel).getBoundingClientRect();
+  const b = box ? document.querySelector(box).getBoundingClientRect()
+                : {top: 0, left: 0, bottom: innerHeight, right: innerWidth};
+  return r.width > 0 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1
+    && r.left >= b.left - 1 && r.right <= b.right + 1;
+}"""
+
+
+def scroll_wrap(page, grid_id: str, x: str, y: str) -> None:
+    wrap = f"document.querySelector('#fig-{grid_id} .gridwrap')"
+    page.evaluate(f"(() => {{ const w = {wrap}; w.scrollTo({x}, {y}); }})()")
+
+
+def test_cold_tiles_warm_on_scroll_then_all_when_idle(page, live_server, screenshot):
+    page.goto(f"{live_server.url}/?layout=(128,128):(128,1)")
+    total = page.locator("#grid-explorer .gt").count()
+    cold = page.locator("#grid-explorer .gt.cold").count()
+    assert total == 64 and cold >= 48  # only the top-left tiles were laid out at first
+    corner = cell("grid-explorer", 127, 127)
+    scroll_wrap(page, "grid-explorer", "w.scrollWidth", "w.scrollHeight")
+    page.wait_for_function(f"!document.querySelector('{corner}').closest('.gt').classList.contains('cold')")
+    assert page.evaluate(IN_VIEW_JS, [corner, "#fig-grid-explorer .gridwrap"])
+    assert page.locator(corner).inner_text() == "16383"
+    screenshot(page, "explorer-128x128-bottom-right", full_page=False)
+    page.wait_for_function("!document.querySelector('#grid-explorer .gt.cold')", timeout=15_000)
+    text = grid_text(page, "grid-explorer")
+    assert all(text[i][j] == str(128 * i + j) for i in (0, 77, 127) for j in (0, 50, 127))
+    assert not page.console_errors
+
+
+def test_hover_card_stays_in_view(page, live_server, screenshot):
+    page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
+    scroll_wrap(page, "grid-explorer", "w.scrollWidth", "w.scrollHeight")
+    target = cell("grid-explorer", 63, 63)
+    page.wait_for_function(f"!document.querySelector('{target}').closest('.gt').classList.contains('cold')")
+    page.mouse.wheel(0, 400)  # scroll the page too: the card sticks
+    page.hover(target)
+    card = page.inner_text("#hover-explorer")
+    assert "L(4095) = 4095" in card and "flat coordinate (63, 63)" in card
+    assert page.evaluate(IN_VIEW_JS, ["#hover-explorer", None])
+    grid_box = page.locator("#fig-grid-explorer .gridwrap").bounding_box()
+    card_box = page.locator("#hover-explorer").bounding_box()
+    assert card_box["x"] >= grid_box["x"] + grid_box["width"]  # beside the grid, not wrapped below it
+    screenshot(page, "explorer-64x64-hover-corner", full_page=False)
+
+
+def test_hover_card_on_a_narrow_screen(page, live_server, screenshot):
+    page.set_viewport_size({"width": 760, "height": 900})
+    page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
+    page.hover(cell("grid-explorer", 5, 3))
+    assert "L(197) = 323" in page.inner_text("#hover-explorer")
+    assert page.evaluate(IN_VIEW_JS, ["#hover-explorer", None])
+    screenshot(page, "explorer-64x64-narrow", full_page=False)
+
+
+def test_svg_export_across_tiles(page, live_server):
+    page.goto(f"{live_server.url}/?layout=(20,20):(1,20)")
+    svg = page.evaluate("window.layoutlabSvg('grid-explorer')")
+    assert svg.count("<rect") == 1 + 400
+    W, H, pad = 44, 22, 28  # static/app.js gridToSvg
+    i, j = 17, 18
+    x, y = pad + j * W + W // 2, pad + i * H + H // 2 + 4
+    assert f'<text x="{x}" y="{y}" text-anchor="middle">{i + 20 * j}</text>' in svg
+    page.goto(f"{live_server.url}/?layout=(4,(2,4)):(2,(1,8))")
+    svg = page.evaluate("window.layoutlabSvg('grid-explorer')")
+    assert svg.count("<line") == 3 * 4  # the (2,4) mode's three inner boundaries, on each of the four rows
