@@ -4,13 +4,14 @@ profiles, the whiteboard session and the HTML pages."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.drills import progress, store
-from app.drills.core import from_id, kinds
+from app.drills.core import DrillError, from_id, kinds
 
 
 @pytest.fixture()
@@ -47,7 +48,8 @@ def wrong(expected: str, drill: Any = None) -> str:
 def test_kinds_next_answer_contract(fresh: Any) -> None:
     c = fresh()
     ks = c.get("/api/drills/kinds").json()
-    assert [k["kind"] for k in ks] == [k.kind for k in kinds()] and len(ks) == 11
+    names = [k["kind"] for k in ks]
+    assert names == [k.kind for k in kinds()] and len(ks) == 12 and "symbolic" in names
     assert all(set(k) >= {"kind", "title"} for k in ks)
     for k in ks:
         d = c.get(f"/api/drills/next?kind={k['kind']}&seed=7").json()
@@ -203,6 +205,24 @@ def test_whiteboard_ten_minute_rule() -> None:
     res = progress.session_results(learner, sid)
     assert res["score"] == 7 and [p.index for p in res["redo"]] == [5]
     assert "11.0 min" in res["redo"][0].why and res["parts"][6].redo is False
+
+
+def test_stale_empty_whiteboard_sessions_are_dropped_when_one_starts(fresh: Any) -> None:
+    a, b = store.ensure_learner(None), store.ensure_learner(None)
+    now = time.time()
+    recent_empty = progress.start_whiteboard(a, now=now - 3_600)
+    old_empty = progress.start_whiteboard(a, now=now - 2 * 86_400)
+    old_used = progress.start_whiteboard(b, now=now - 2 * 86_400)
+    d = from_id(store.get_session(b, old_used)["parts"][0])
+    store.record_attempt(b, d.id, d.kind, d.seed, d.expected, True, session=old_used, now=now - 86_000)
+    assert store.get_session(a, old_empty) is not None  # nothing is dropped before a new session starts
+    c = fresh()
+    c.post("/api/drills/whiteboard")
+    assert store.get_session(a, old_empty) is None
+    assert store.get_session(b, old_used) is not None and store.get_session(a, recent_empty) is not None
+    with pytest.raises(DrillError):
+        progress.session_results(a, old_empty)
+    assert store.drop_stale_sessions(now) == 0
 
 
 def test_pages(fresh: Any) -> None:

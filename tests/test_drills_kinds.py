@@ -3,6 +3,7 @@ rejected, an equivalent non-canonical answer is accepted, and (kind, seed) repro
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 import algebra as A
 from algebra import banks as B
 from algebra import coalescing as C
+from app.drills import gen_banks as G
 from app.drills.common import lstr
 from app.drills.core import Drill, generate, kinds
 from app.drills.formula import Formula
@@ -124,6 +126,10 @@ def key(d: Drill) -> str:
         r, c = x["rc"]
         lane, v = next((t, v) for t in range(32) for v in range(A.size(tv[1])) if tv((t, v)) == r + rows * c)
         return f"{lane}, {v}"
+    if d.kind == "symbolic":
+        if d.variant.startswith("formula"):
+            return A.formula(A.parse_symbolic(x["layout"]), x["names"])
+        return d.expected  # checked against the engine at bound values in test_drills_symbolic.py
     if d.kind == "sectors":
         rep = C.partition_sectors(L(x["tv"]), 4, memory=L(x["memory"]) if x["memory"] else None,
                                   vector=x["vector"]).instructions[0]
@@ -142,6 +148,11 @@ def perturbed(d: Drill) -> str:
     if d.kind == "sectors":
         return bump_int(d.expected, 0)
     if d.kind == "index_formula" and not re.search(r"\d", d.expected):
+        return d.expected + " + 1"
+    if d.kind == "symbolic" and d.variant.startswith(("transpose", "tiled")):
+        head, stride = d.expected.split(":")
+        return head + ":" + bump_int(stride)
+    if d.kind == "symbolic" and not re.search(r"\d", d.expected):
         return d.expected + " + 1"
     return bump_int(d.expected)
 
@@ -178,17 +189,20 @@ def equivalent(d: Drill) -> str | None:
         return f"<{m // rs}:{rs}, {n // cs}:{cs}>"
     if d.kind == "banks":
         if d.variant in ("fix", "ldmatrix_fix"):
-            lay, access, eb = L(d.data["layout"]), d.data["access"], d.data["ebytes"]
-            fixes = [str(f) for f in B.swizzle_fixes(lay, eb, access)]
-            others = [f for f in fixes if f != e]
+            lay, access, eb = d.data["layout"], d.data["access"], d.data["ebytes"]
+            others = [bms for bms in CANDIDATES if str(A.Swizzle(*bms)) != e and works(lay, eb, access, bms)]
             if others:
-                return others[0].replace("Sw", "Swizzle")
-            pad = B.padding_fix(lay, eb, access)
+                return "Swizzle<{},{},{}>".format(*others[0])
+            pad = B.padding_fix(L(lay), eb, access)
             return f"pad {pad.padding}" if pad else None
         return {"banks": e.replace(", ", " "), "ways": f"{e}-way", "formula": e.replace("mod", "%"),
                 "ldmatrix_ways": f" {e} "}[d.variant]
     if d.kind == "tv_layout":
         return " ".join(reversed(re.findall(r"\(\d+,\d+\)", e))) if d.variant == "copy" else e.replace(",", " ")
+    if d.kind == "symbolic":
+        if d.variant.startswith(("transpose", "tiled")):
+            return re.sub(r"(\d+)\*(\w+)", r"\2 * \1", e.split(":")[1])  # the strides alone, ld*8 for 8*ld
+        return " + ".join(reversed(["*".join(reversed(t.strip().split("*"))) for t in e.split("+")]))
     if d.kind == "sectors":
         s, u = e.split(", ")
         return f"{s} sectors, {float(u[:-1]) / 100}"
@@ -261,20 +275,44 @@ def test_design_view_key_composes_to_the_view() -> None:
                 assert view((i, j)) == mat(src)
 
 
+CANDIDATES = [(b, m, s) for b in (1, 2, 3, 5) for m in (0, 3) for s in (3, 5, 7) if s >= b]
+
+
+@functools.cache
+def closed(layout: str, bms: tuple[int, int, int]) -> bool:
+    """The swizzle maps the tile's offsets onto themselves (checked here, offset by offset)."""
+    lay, sw = L(layout), A.Swizzle(*bms)
+    offsets = {lay(i) for i in range(A.size(lay))}
+    return {sw(o) for o in offsets} == offsets
+
+
+def works(layout: str, eb: int, access: dict, bms: tuple[int, int, int]) -> bool:
+    """A legal, conflict-free choice by the engine's bank model."""
+    try:
+        return closed(layout, bms) and B.bank_access(L(layout), eb, access, swizzle=A.Swizzle(*bms)).ways == 1
+    except A.LayoutError:  # the swizzle splits a vector access: not a legal choice
+        return False
+
+
 def test_swizzle_answers_are_checked_by_the_bank_model() -> None:
     for seed in range(120):
         d = generate("banks", seed)
         if not d.variant.endswith("fix"):
             continue
-        lay, access, eb = L(d.data["layout"]), d.data["access"], d.data["ebytes"]
-        offsets = {lay(i) for i in range(A.size(lay))}
-        found = {str(f) for f in B.swizzle_fixes(lay, eb, access)}
-        for bms in [(b, m, s) for b in (1, 2, 3, 5) for m in (0, 3) for s in (3, 5, 7) if s >= b]:
-            sw = A.Swizzle(*bms)
-            try:
-                works = {sw(o) for o in offsets} == offsets and B.bank_access(lay, eb, access, swizzle=sw).ways == 1
-            except A.LayoutError:  # the swizzle splits a vector access: not a legal choice
-                works = False
-            assert d.grade(str(sw)).correct == works, (d.prompt, str(sw))
-            if str(sw) in found:
-                assert works
+        lay, access, eb = d.data["layout"], d.data["access"], d.data["ebytes"]
+        for bms in CANDIDATES:
+            assert d.grade(str(A.Swizzle(*bms))).correct == works(lay, eb, access, bms), (d.prompt, bms)
+
+
+def test_cached_fix_search_is_the_engines() -> None:
+    """One drill per tile: the drills' cached search finds exactly the engine's fixes, in its order."""
+    seen: dict[str, Drill] = {}
+    for seed in range(200):
+        d = generate("banks", seed)
+        if d.variant.endswith("fix"):
+            seen.setdefault(d.data["layout"], d)
+    assert len(seen) == 6, sorted(seen)  # 32 x {32, 64, 128} floats, 8 x {32, 64, 128} halves
+    for lay, d in seen.items():
+        mine = [(f.swizzle, f.analysis.banks) for f in G.swizzle_fixes(L(lay), d.data["ebytes"], d.data["access"])]
+        engine = [(f.swizzle, f.analysis.banks) for f in B.swizzle_fixes(L(lay), d.data["ebytes"], d.data["access"])]
+        assert mine == engine and mine, lay

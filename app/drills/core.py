@@ -205,4 +205,4 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    from app.drills import gen_algebra, gen_banks, gen_coords, gen_tv, gen_views  # noqa: F401
+    from app.drills import gen_algebra, gen_banks, gen_coords, gen_symbolic, gen_tv, gen_views  # noqa: F401

@@ -25,8 +25,11 @@ _BINOPS: dict[type, Callable[[int, int], int]] = {
 }
 
 
-def _normalise(text: str, variables: Sequence[str]) -> str:
-    """Rewrite whiteboard notation into a Python expression over ``variables``."""
+def normalise(text: str, variables: Sequence[str]) -> str:
+    """Rewrite whiteboard notation into an expression over ``variables`` (also read by the engine's formula parser).
+
+    Post-condition: ``mod``/``xor`` are ``%``/``^``, ``/`` is ``//``, typographic signs are ASCII, implicit products
+    are explicit and a leading ``offset =`` is gone; raises AnswerError for an empty or over-long text."""
     s = check_length(text)
     if len(s) > MAX_FORMULA_CHARS:
         raise AnswerError(f"a formula is at most {MAX_FORMULA_CHARS} characters")
@@ -60,7 +63,7 @@ class Formula:
     def __init__(self, text: str, variables: Sequence[str]):
         self.text = text
         self.variables = tuple(variables)
-        source = _normalise(text, variables)
+        source = normalise(text, variables)
         try:
             tree = ast.parse(source, mode="eval")
         except SyntaxError as err:

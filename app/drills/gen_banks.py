@@ -4,6 +4,7 @@ including the 16-byte (ldmatrix) rows of a half-precision tile."""
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -38,9 +39,53 @@ def _column(layout: Any, col: int, ebytes: int = 4, swizzle: Any = None) -> Any:
     return B.bank_access(layout, ebytes, {"kind": "column", "index": col}, swizzle=swizzle)
 
 
+@functools.lru_cache(maxsize=32)
+def tile_offsets(layout_text: str) -> frozenset[int]:
+    """The set of offsets a tile's layout reaches (engine-evaluated), once per tile."""
+    lay = A.parse(layout_text)
+    return frozenset(lay(i) for i in range(A.size(lay)))
+
+
+@functools.lru_cache(maxsize=32)
+def closed_swizzles(layout_text: str, max_bits: int = 5) -> tuple[tuple[int, int, int], ...]:
+    """Every Sw<B,M,S> the engine's ``swizzle_fixes`` would try on this tile (1 <= B <= max_bits, S >= B, within the
+    offset bits) that maps the tile's offsets onto themselves, in (B, M, S) order. Depends on the tile only, so it is
+    searched once per tile, not once per drill."""
+    offsets = tile_offsets(layout_text)
+    bits = max(max(offsets), 1).bit_length()
+    out = []
+    for b in range(1, max_bits + 1):
+        for m in range(bits):
+            for s in range(b, bits - m - b + 1):
+                sw = A.Swizzle(b, m, s)
+                if {sw(o) for o in offsets} == offsets:
+                    out.append((b, m, s))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fixes(layout_text: str, ebytes: int, access: tuple[tuple[str, Any], ...]) -> tuple[B.Fix, ...]:
+    lay = A.parse(layout_text)
+    out = []
+    for bms in closed_swizzles(layout_text):
+        try:
+            r = B.bank_access(lay, ebytes, dict(access), swizzle=A.Swizzle(*bms))
+        except A.LayoutError:  # the swizzle splits a vector access
+            continue
+        if r.ways == 1:
+            out.append(B.Fix("swizzle", 0, bms, lay, r))
+    return tuple(out)
+
+
+def swizzle_fixes(layout: Any, ebytes: int, access: dict[str, Any]) -> list[B.Fix]:
+    """The engine's ``banks.swizzle_fixes(layout, ebytes, access)`` (same fixes, same order), with the tile-only part
+    of the search cached per tile and the result per (tile, element size, access)."""
+    return list(_fixes(str(layout), ebytes, tuple(sorted(access.items()))))
+
+
 def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, cols: int) -> Any:
     """Grade a swizzle (Sw<B,M,S>) or padding (pad p / ld=q / a padded layout) by the bank model."""
-    offsets = {layout(i) for i in range(A.size(layout))}
+    text = str(layout)
 
     def grade(ans: str) -> Grade:
         pad = parse_padding(ans)
@@ -68,7 +113,8 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
             sw = A.Swizzle(*bms)
         except A.LayoutError as err:
             return Grade.wrong(str(err))
-        if {sw(o) for o in offsets} != offsets:
+        offsets = tile_offsets(text)
+        if bms not in closed_swizzles(text) and {sw(o) for o in offsets} != offsets:
             return Grade.wrong(f"{sw} moves offsets outside the tile (its bits reach past the tile's "
                                f"{max(offsets).bit_length()} offset bits)")
         try:
@@ -138,7 +184,7 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                                                       f"{pitch % 32}, so each row moves {pitch % 32} bank(s)."),
                       verdict], [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
     access = {"kind": "column", "index": col}
-    fixes = B.swizzle_fixes(layout, 4, access)
+    fixes = swizzle_fixes(layout, 4, access)
     pfix = B.padding_fix(layout, 4, access)
     best = fixes[-1] if fixes else None
     expected = str(best) if best else f"pad {pfix.padding}"
@@ -181,7 +227,7 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
                      str(r.wavefronts), lambda ans: _int(ans, r.wavefronts, "wavefronts"),
                      [step(RULE), first, *rows, verdict], [RULE, first["text"]], variant, grids).with_data(
                          layout=str(layout), ebytes=2, access=access)
-    fixes = B.swizzle_fixes(layout, 2, access)
+    fixes = swizzle_fixes(layout, 2, access)
     best = next((f for f in fixes if f.swizzle and f.swizzle[1] == 3), fixes[0] if fixes else None)
     pfix = B.padding_fix(layout, 2, access)
     expected = str(best) if best else f"pad {pfix.padding}" if pfix else "none"

@@ -180,14 +180,29 @@ def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:
                                                            (learner,))}
 
 
+#: An unfinished whiteboard session with no attempt is dropped once it is this many seconds old.
+STALE_SESSION_S = 86_400
+
+
 def create_session(learner: str, parts: list[str], now: float | None = None) -> str:
-    """Start a timed whiteboard session over ``parts`` (drill ids). Post-condition: returns its id."""
+    """Start a timed whiteboard session over ``parts`` (drill ids). Post-condition: returns its id, and every
+    session (anyone's) older than STALE_SESSION_S with no attempt recorded against it is gone."""
     import json
 
+    now = time.time() if now is None else now
+    drop_stale_sessions(now)
     sid = secrets.token_urlsafe(9)
     _write("INSERT INTO sessions (id, learner, started, finished, parts) VALUES (?, ?, ?, NULL, ?)",
-           (sid, learner, time.time() if now is None else now, json.dumps(parts)))
+           (sid, learner, now, json.dumps(parts)))
     return sid
+
+
+def drop_stale_sessions(now: float | None = None) -> int:
+    """Delete sessions started more than STALE_SESSION_S ago that have no attempts. Returns how many went."""
+    cutoff = (time.time() if now is None else now) - STALE_SESSION_S
+    cur = _write("DELETE FROM sessions WHERE started < ? AND NOT EXISTS "
+                 "(SELECT 1 FROM attempts WHERE attempts.session = sessions.id)", (cutoff,))
+    return cur.rowcount
 
 
 def get_session(learner: str, sid: str) -> dict[str, Any] | None:

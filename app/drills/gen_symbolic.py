@@ -1,0 +1,316 @@
+"""Drill kind ``symbolic``: index formulas and views whose sizes or strides are symbols, e.g. the offset of (i, j) in a
+row-major M x N matrix with leading dimension ld, or the stride of a transposed view in terms of N.
+
+The layouts are the engine's symbolic layouts (``algebra.parse_symbolic``) and formula keys come from
+``algebra.formula``. Answers are graded by meaning: at twelve admissible values of the symbols (a leading dimension at
+least one row or column long, sizes from 1 up, odd and even, small and large) the typed formula or layout must agree
+with the engine at every coordinate. Where sympy is installed, the engine also proves a formula over a concrete shape
+for every value of the symbols, and the verdict says so; without sympy the sampled check alone decides.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import algebra as A
+from algebra.formula import evaluate, parse_formula
+from app.drills.common import explain, flat, lstr, mode_sizes, offsets_grid, pick, same_function, step
+from app.drills.core import Drill, Grade, register
+from app.drills.formula import normalise
+from app.drills.parsing import AnswerError, layout_text
+
+RULE = ("A symbol in a stride is a stride like any other: the offset is the inner product of the natural coordinate "
+        "with the stride. A row-major matrix with leading dimension ld has stride (ld,1), a column-major one (1,ld).")
+#: Leading dimension minus the row (or column) length, one per admissible binding.
+PADS = [3, 0, 1, 2, 5, 8, 17, 31, 64, 100, 1000, 4093]
+#: (M, N) per admissible binding when the sizes are symbols.
+PAIRS = [(4, 6), (2, 3), (3, 2), (4, 4), (5, 7), (8, 3), (6, 10), (16, 9), (13, 16), (7, 32), (32, 8), (1, 1)]
+EXAMPLE = {"M": 4, "N": 6, "B": 2}
+
+
+def bindings(sym: Any, ld: str | None, lead: str | int | None) -> list[dict[str, int]]:
+    """Twelve admissible values of the symbols of ``sym``: M, N from PAIRS, B from 1..3, ``ld`` = lead + PADS[k].
+
+    Post-condition: every binding gives each symbol of ``sym`` an int, and ``ld >= lead``."""
+    out = []
+    for k, ((m, n), pad) in enumerate(zip(PAIRS, PADS, strict=True)):
+        vals = {"M": m, "N": n, "B": 1 + k % 3}
+        if ld:
+            vals[ld] = (vals[lead] if isinstance(lead, str) else lead) + pad
+        out.append({s: vals[s] for s in sym.symbols()})
+    return out
+
+
+def example(sym: Any, ld: str | None, lead: str | int | None) -> dict[str, int]:
+    """One readable binding for the worked example: M = 4, N = 6, B = 2, ld two past the lead."""
+    vals = dict(EXAMPLE)
+    if ld:
+        vals[ld] = (vals[lead] if isinstance(lead, str) else lead) + 2
+    return {s: vals[s] for s in sym.symbols()}
+
+
+def an(n: int) -> str:
+    """The article before a number read aloud: an 8, an 11, an 18, a 16."""
+    return "an" if str(n).startswith("8") or n in (11, 18) else "a"
+
+
+def at(vals: dict[str, int]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in vals.items())
+
+
+def read_formula(answer: str, names: list[str], symbols: list[str]) -> str:
+    """The typed formula in the engine's syntax. Post-condition: it parses and names only ``names`` and ``symbols``,
+    else AnswerError."""
+    text = normalise(answer, names + symbols)
+    unknown = sorted(set(re.findall(r"[A-Za-z_]\w*", text)) - set(names) - set(symbols))
+    if unknown:
+        raise AnswerError(f"unknown name {unknown[0]!r}: the formula may use {', '.join(names + symbols)}")
+    try:
+        parse_formula(text)
+    except A.LayoutError as err:
+        raise AnswerError(f"cannot read the formula ({err})") from None
+    return text
+
+
+def grade_formula(answer: str, sym: Any, names: list[str], binds: list[dict[str, int]]) -> Grade:
+    """Correct iff the formula equals ``sym`` at every natural coordinate for every binding (engine-evaluated)."""
+    text = read_formula(answer, names, sym.symbols())
+    for vals in binds:
+        try:
+            chk = A.evaluate_formula(text, sym, values=vals, names=names)
+        except A.LayoutError as err:
+            return Grade.wrong(f"with {at(vals)} the formula cannot be evaluated: {err}")
+        if not chk.correct:
+            bad = chk.mismatches[0]
+            return Grade.wrong(f"with {at(vals)}, at {bad['coord']} the layout gives {bad['expected']} but your "
+                               f"formula gives {bad['got']}")
+    where = f"at every coordinate for {len(binds)} admissible values of {', '.join(sym.symbols())}"
+    if any(isinstance(s, str) for s in A.flatten(sym.shape)):
+        return Grade.right(f"agrees with the layout {where}")
+    try:
+        proof = A.evaluate_formula(text, sym, names=names)
+    except (A.LayoutError, ArithmeticError, TypeError, ValueError):
+        return Grade.right(f"agrees with the layout {where}")
+    if proof.method == "symbolic" and proof.correct:
+        return Grade.right(f"agrees with the layout {where}, and symbolically for every value")
+    return Grade.right(f"agrees with the layout {where} (sampled check)")
+
+
+def grade_point(answer: str, sym: Any, coord: Any, binds: list[dict[str, int]]) -> Grade:
+    """Correct iff the formula in the symbols equals ``sym(coord)`` for every binding."""
+    tree = parse_formula(read_formula(answer, [], sym.symbols()))
+    for vals in binds:
+        want = sym.bind(vals)(coord)
+        try:
+            got = evaluate(tree, vals)
+        except A.LayoutError as err:
+            return Grade.wrong(f"with {at(vals)} the formula cannot be evaluated: {err}")
+        if got != want:
+            return Grade.wrong(f"with {at(vals)} the element is at {want}, your formula gives {got}")
+    return Grade.right(f"right for {len(binds)} admissible values of {', '.join(sym.symbols())}")
+
+
+def grade_view(answer: str, want: Any, depth: int, binds: list[dict[str, int]], what: str) -> Grade:
+    """A typed symbolic layout (or just its stride, the shape taken from ``want``), correct iff for every binding it
+    has ``want``'s mode sizes down to ``depth`` and the same offset at every 1-D coordinate."""
+    text = layout_text(answer)
+    if ":" not in text:
+        text = f"{lstr(want.shape)}:{text}"
+    try:
+        got = A.parse_symbolic(text)
+    except A.LayoutError as err:
+        raise AnswerError(f"not a layout such as (N,M):(1,ld) ({err})") from None
+    extra = sorted(set(got.symbols()) - set(want.symbols()))
+    if extra:
+        raise AnswerError(f"unknown name {extra[0]!r}: the layout may use {', '.join(want.symbols())}")
+    for vals in binds:
+        w = want.bind(vals)
+        try:
+            g = got.bind(vals)
+        except A.LayoutError as err:
+            return Grade.wrong(f"with {at(vals)} your {what} is not a layout: {err}")
+        if A.size(g) != A.size(w) or mode_sizes(g, depth) != mode_sizes(w, depth):
+            return Grade.wrong(f"with {at(vals)} your {what} has modes of sizes {lstr(mode_sizes(g, depth))}; the "
+                               f"question fixes them as {lstr(mode_sizes(w, depth))}")
+        if str(A.coalesce(g)) == str(A.coalesce(w)):  # coalesce keeps the function: equal forms, equal offsets
+            continue
+        bad = same_function(g, w, range(A.size(w)))
+        if bad:
+            c, wv, gv = bad[0]
+            return Grade.wrong(f"with {at(vals)}, at coordinate {lstr(c)} your {what} gives {gv}, but it should "
+                               f"give {wv}")
+    return Grade.right(f"same shape and offsets for {len(binds)} admissible values of {', '.join(want.symbols())}")
+
+
+def matrix(rng: random.Random, ld: str, symbolic_size: bool) -> tuple[str, str, str | int, str]:
+    """A matrix in words and as a symbolic layout: (layout text, words, what ld must reach, major)."""
+    major = pick(rng, ["row", "row", "column"])
+    if symbolic_size:
+        if rng.random() < 0.4:
+            return ("(M,N):(N,1)", "an M x N matrix stored row-major with no padding", "N", "row") if major == "row" \
+                else ("(M,N):(1,M)", "an M x N matrix stored column-major with no padding", "M", "column")
+        if major == "row":
+            return f"(M,N):({ld},1)", f"an M x N row-major matrix with leading dimension {ld} ({ld} >= N)", "N", major
+        return f"(M,N):(1,{ld})", f"an M x N column-major matrix with leading dimension {ld} ({ld} >= M)", "M", major
+    m, n = pick(rng, [(4, 8), (8, 4), (4, 6), (6, 4), (8, 8), (3, 5), (16, 8), (8, 16)])
+    if major == "row":
+        return (f"({m},{n}):({ld},1)", f"{an(m)} {m}x{n} tile of a larger row-major matrix with leading dimension {ld} "
+                f"(rows {ld} elements apart, {ld} >= {n})", n, major)
+    return (f"({m},{n}):(1,{ld})", f"{an(m)} {m}x{n} tile of a larger column-major matrix with leading dimension {ld} "
+            f"(columns {ld} elements apart, {ld} >= {m})", m, major)
+
+
+def term_steps(sym: Any, names: list[str]) -> list[dict[str, Any]]:
+    return [step(f"{v} runs over 0..{s if isinstance(s, str) else s - 1}{' - 1' if isinstance(s, str) else ''} "
+                 f"with stride {d}: term {v}*{d}.")
+            for v, s, d in zip(names, flat(sym.shape), flat(sym.stride), strict=True)]
+
+
+@register("symbolic", "Symbolic strides", "Offsets, formulas and views with symbols: element (i, j) of a row-major "
+          "M x N matrix with leading dimension ld, the stride of a transposed or tiled view in terms of N or ld.", 3)
+def make_symbolic(rng: random.Random, seed: int) -> Drill:
+    ld = pick(rng, ["ld", "ld", "lda", "ldb"])
+    variant = pick(rng, ["formula", "formula", "element", "transpose", "tiled"])
+    if variant == "formula":
+        return _formula(rng, seed, ld)
+    if variant == "element":
+        return _element(rng, seed, ld)
+    if variant == "transpose":
+        return _transpose(rng, seed, ld)
+    return _tiled(rng, seed, ld)
+
+
+def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
+    family = pick(rng, ["matrix", "matrix", "hier", "batched"])
+    shown = False
+    if family == "matrix":
+        text, words, lead, _ = matrix(rng, ld, rng.random() < 0.4)
+        names, coord = ["i", "j"], "(i,j)"
+    elif family == "hier":
+        m, (a, b) = pick(rng, [4, 8, 3]), pick(rng, [(2, 4), (4, 2), (2, 2), (2, 3)])
+        text, lead, names, shown, coord = f"({m},({a},{b})):({ld},(1,{a}))", a * b, ["i", "j", "k"], True, "(i,(j,k))"
+        words = (f"{an(m)} {m}x{a * b} tile of a row-major matrix with leading dimension {ld}, its columns split "
+                 f"as ({a},{b})")
+        if rng.random() < 0.5:
+            text, coord = f"(({a},{b}),{m}):((1,{a}),{ld})", "((i,j),k)"
+            words = (f"{an(a * b)} {a * b}x{m} tile of a column-major matrix with leading dimension {ld}, its rows "
+                     f"split as ({a},{b})")
+    else:
+        major = pick(rng, ["row", "column"])
+        text = "(M,N,B):(N,1,M*N)" if major == "row" else "(M,N,B):(1,M,M*N)"
+        words = f"B matrices of M x N, each {major}-major with no padding, stored one after another"
+        lead, names, ld, coord = None, ["i", "j", "b"], "", "(i,j,b)"
+    sym = A.parse_symbolic(text)
+    key = A.formula(sym, names)
+    binds, ex = bindings(sym, ld, lead), example(sym, ld, lead)
+    bound = sym.bind(ex)
+    last = A.idx2crd(A.size(bound) - 1, bound.shape)
+    steps = [step(RULE), step(f"{words[0].upper()}{words[1:]}: the layout is {sym}.", str(sym)),
+             *term_steps(sym, names), step(f"offset{coord} = {key}"),
+             step(f"Check with {at(ex)}: the layout is {bound} and the last coordinate {lstr(last)} is at "
+                  f"{bound(last)}.", bound)]
+    sizes = ", ".join(sym.symbols())
+    given = f"L = {sym} is {words}." if shown else f"Take {words}."
+    return Drill("symbolic", seed,
+                 f"{given} Write the offset of the natural coordinate {coord} as a formula in {', '.join(names)} and "
+                 f"{sizes}.", f"a formula such as i*{sym.symbols()[0]} + j (3i, mod, / and () are read)", key,
+                 lambda ans: grade_formula(ans, sym, names, binds), steps,
+                 [RULE, steps[2]["text"]], variant=f"formula/{family}",
+                 grids=[_grid(bound, f"Offsets with {at(ex)} (an example)")]).with_data(
+                     layout=text, names=names, ld=ld, lead=lead)
+
+
+def _grid(bound: Any, title: str) -> Any:
+    """The offset table of a rank-2 layout; of matrix b = 0 for a batch (rank 3)."""
+    if A.rank(bound) <= 2:
+        return offsets_grid(bound, title)
+    return offsets_grid(A.make_layout(bound[0], bound[1]), title + ", matrix b = 0")
+
+
+def _element(rng: random.Random, seed: int, ld: str) -> Drill:
+    major = pick(rng, ["row", "row", "column"])
+    m, n = pick(rng, [(64, 64), (64, 128), (128, 64), (32, 96), (128, 128)])
+    tm, tn = pick(rng, [(8, 8), (16, 8), (8, 16), (16, 16)])
+    ti, tj, i, j = rng.randrange(1, m // tm), rng.randrange(1, n // tn), rng.randrange(tm), rng.randrange(tn)
+    r, c = ti * tm + i, tj * tn + j
+    text, lead = (f"({m},{n}):({ld},1)", n) if major == "row" else (f"({m},{n}):(1,{ld})", m)
+    sym = A.parse_symbolic(text)
+    coord = (r, c)
+    key = f"{r}*{ld} + {c}" if major == "row" else f"{r} + {c}*{ld}"
+    binds, ex = bindings(sym, ld, lead), example(sym, ld, lead)
+    tiled = rng.random() < 0.5
+    where = (f"element ({i},{j}) of tile ({ti},{tj}) when it is cut into {tm}x{tn} tiles" if tiled
+             else f"element ({r},{c})")
+    steps = [step(RULE), step(f"The matrix is {sym}.", text)]
+    if tiled:
+        steps.append(step(f"Element ({i},{j}) of tile ({ti},{tj}) is row {tm}*{ti} + {i} = {r}, column "
+                          f"{tn}*{tj} + {j} = {c}."))
+    steps += [step(f"Offset of ({r},{c}): {key}."),
+              step(f"Check with {at(ex)}: {sym.bind(ex)} gives {sym.bind(ex)(coord)} at ({r},{c}).")]
+    return Drill("symbolic", seed,
+                 f"{an(m).title()} {m}x{n} {major}-major matrix has leading dimension {ld} ({ld} >= {lead}): "
+                 f"A = {sym}. What is the offset of {where}? Write it in terms of {ld}.",
+                 f"a formula in {ld}, e.g. 3*{ld} + 5", key,
+                 lambda ans: grade_point(ans, sym, coord, binds), steps, [RULE, steps[2]["text"]],
+                 variant=f"element/{'tile' if tiled else 'rc'}").with_data(layout=text, coord=[r, c], ld=ld, lead=lead)
+
+
+def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:
+    text, words, lead, major = matrix(rng, ld, rng.random() < 0.6)
+    sym = A.parse_symbolic(text)
+    (s0, s1), (d0, d1) = sym.shape, sym.stride
+    want = A.parse_symbolic(f"({s1},{s0}):({d1},{d0})")
+    binds, ex = bindings(sym, ld, lead), example(sym, ld, lead)
+    mat = sym.bind(ex)
+    m, n = A.size(mat[0]), A.size(mat[1])
+    names = ", ".join(sym.symbols())
+    rule = "A transposed view swaps the two modes, shape and stride together: T(j, i) = A(i, j); no data moves."
+    steps = [step(rule, str(sym)),
+             step(f"A's rows have stride {d0} and its columns stride {d1}; T's mode 0 walks A's columns, mode 1 "
+                  f"A's rows."),
+             step(f"T = {want}.", str(want)),
+             step(f"Check with {at(ex)}: A(1,{n - 1}) = {mat((1, n - 1))} and T({n - 1},1) = "
+                  f"{want.bind(ex)((n - 1, 1))}."),
+             *([step(f"The engine's derivation at {at(ex)}, A o ({n},{m}):({m},1):")]
+               + explain("composition", mat, A.Layout((n, m), (m, 1))))]
+    return Drill("symbolic", seed,
+                 f"A is {words}: A = {sym}. Write the layout of the transposed view T, so that T(j, i) is A(i, j), in "
+                 f"terms of {names}.", f"the layout ({s1},{s0}):(?,?) or just its stride (?,?)", str(want),
+                 lambda ans: grade_view(ans, want, 1, binds, "view"), steps, [rule, steps[1]["text"]],
+                 variant=f"transpose/{major}",
+                 grids=[offsets_grid(mat, f"A with {at(ex)} (an example)"),
+                        offsets_grid(want.bind(ex), f"T with {at(ex)}")]).with_data(layout=text, ld=ld, lead=lead)
+
+
+def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
+    major = pick(rng, ["row", "row", "column"])
+    m, n = pick(rng, [(16, 16), (8, 32), (32, 8), (8, 16), (16, 8), (16, 16)])
+    tm, tn = pick(rng, [(t, u) for t in (2, 4, 8) for u in (2, 4, 8) if m // t >= 2 and n // u >= 2])
+    gm, gn = m // tm, n // tn
+    if major == "row":
+        text, lead, stride = f"({m},{n}):({ld},1)", n, f"(({ld},1),({tm}*{ld},{tn}))"
+    else:
+        text, lead, stride = f"({m},{n}):(1,{ld})", m, f"((1,{ld}),({tm},{tn}*{ld}))"
+    sym, shape = A.parse_symbolic(text), f"(({tm},{tn}),({gm},{gn}))"
+    want = A.parse_symbolic(f"{shape}:{stride}")
+    binds, ex = bindings(sym, ld, lead), example(sym, ld, lead)
+    d_r, d_c = sym.stride
+    rule = (f"Element (i, j) of tile (ti, tj) is row {tm}*ti + i, column {tn}*tj + j: substitute into A's formula "
+            f"and read off one stride per variable.")
+    tiler = (A.Layout(tm), A.Layout(tn))
+    steps = [step(rule, text),
+             step(f"A(r, c) = r*{d_r} + c*{d_c}, so the offset is ({tm}*ti + i)*{d_r} + ({tn}*tj + j)*{d_c}."),
+             step(f"Strides: i -> {d_r}, j -> {d_c}, ti -> {tm}*{d_r}, tj -> {tn}*{d_c}.", str(want)),
+             step(f"Check with {at(ex)}: zipped_divide({sym.bind(ex)}, ({tm},{tn})) = "
+                  f"{A.zipped_divide(sym.bind(ex), tiler)}.", want.bind(ex))]
+    return Drill("symbolic", seed,
+                 f"A is {an(m)} {m}x{n} {major}-major matrix with leading dimension {ld} ({ld} >= {lead}): "
+                 f"A = {sym}. View it as a {gm}x{gn} grid of {tm}x{tn} tiles indexed ((i,j),(ti,tj)), mode 0 inside "
+                 f"the tile, mode 1 the tile. Fill in {shape}:((?,?),(?,?)) in terms of {ld}.",
+                 f"the layout {shape}:((?,?),(?,?)), or just the strides", str(want),
+                 lambda ans: grade_view(ans, want, 2, binds, "tiled view"), steps, [rule, steps[1]["text"]],
+                 variant=f"tiled/{major}",
+                 grids=[offsets_grid(want.bind(ex), f"The tiled view with {at(ex)} (rows: in the tile, columns: "
+                                                    "tile)")]).with_data(layout=text, tile=[tm, tn], ld=ld, lead=lead)
