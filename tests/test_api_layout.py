@@ -76,3 +76,41 @@ def test_missing_field_and_too_long_are_422(client):
 def test_depth_cap(client):
     r = post(client, "(((((((2,2),2),2),2),2),2),2):(((((((1,2),4),8),16),32),64),128)")
     assert r.status_code == 422 and "depth" in r.json()["detail"]
+
+
+def test_enumeration_cap_size_is_answered_in_full(client):
+    """At the cap (2^20 cells) the table is enumerated; one row for rank 1, offsets[i][j] = L(i + rows * j)."""
+    t = post(client, "1048576:3").json()["table"]
+    assert (t["rows"], t["cols"]) == (1, 1 << 20) and t["offsets"][0][:3] == [0, 3, 6]
+    assert t["offsets"][0][-1] == 3 * ((1 << 20) - 1)
+    t = post(client, "Sw<3,4,3> o (1024,1024):(1024,1)").json()["table"]
+    import algebra as A
+
+    L = A.parse("Sw<3,4,3> o (1024,1024):(1024,1)")
+    assert all(t["offsets"][i][j] == L(i + 1024 * j) for i in (0, 5, 1023) for j in (0, 17, 1023))
+
+
+def test_hover_metadata_only_for_drawn_grids():
+    from app.config import MAX_CELLS
+    from app.services.layouts import describe_layout
+
+    big = describe_layout(f"{2 * MAX_CELLS}:1")
+    assert big.offsets is not None and big.col_crd == [] and big.col_off == []
+    v = describe_layout("((2,3),(2,2)):((1,2),(6,12))")
+    for i in range(v.rows):
+        for j in range(v.cols):
+            assert v.row_off[i] + sum(v.col_off[j]) == v.offsets[i][j]
+    assert v.row_crd[5] == "(1,2)" and v.col_crd[3] == ["(1,1)"]
+
+
+def test_layout_cache_is_bounded_by_cells(monkeypatch):
+    from app.services import layouts
+
+    monkeypatch.setattr(layouts, "CACHE_CELLS", 1 << 14)
+    monkeypatch.setattr(layouts, "_cache", layouts.OrderedDict())
+    monkeypatch.setattr(layouts, "_cache_cells", 0)
+    for n in range(60, 120):
+        assert layouts.describe_layout(f"({n},32):(32,1)").offsets[1][0] == 32
+    assert layouts._cache_cells <= 1 << 14
+    assert sum(1 + v.rows * v.cols for v in layouts._cache.values()) == layouts._cache_cells
+    assert "(119,32):(32,1)" in layouts._cache and "(60,32):(32,1)" not in layouts._cache

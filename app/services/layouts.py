@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import algebra as A
@@ -93,39 +94,86 @@ def table_shape(layout: Any) -> tuple[int, int]:
 
 
 def _fill_table(view: LayoutView, layout: Any) -> None:
-    """offsets[i][j] = L(i + rows * j); per-row / per-column coordinates and mode contributions for hover cards."""
+    """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
-    shape = plain.shape
     rows, cols = table_shape(plain)
+    flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
+    view.offsets = [flat[i::rows] for i in range(rows)]
+    view.rows, view.cols = rows, cols
+    row_mode, col_modes = _split_modes(view, plain)
+    view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
+    view.col_leaves = it.flatten(tuple(m.shape for m in col_modes))
+
+
+def _split_modes(view: LayoutView, plain: Any) -> tuple[Any, list[Any]]:
+    """(the row mode or None for rank <= 1, the column modes) of the rank-2 view."""
+    shape = plain.shape
     if view.rank <= 1:
-        col_modes = [plain[0]] if it.is_tuple(shape) and len(shape) == 1 else [plain]
-        row_mode = None
-    else:
-        row_mode, col_modes = plain[0], _modes(plain)[1:]
-    col_shape = tuple(m.shape for m in col_modes)
+        return None, [plain[0]] if it.is_tuple(shape) and len(shape) == 1 else [plain]
+    return plain[0], _modes(plain)[1:]
+
+
+def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
+    """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
+    n = A.size(mode)
+    crd = [str(k) for k in range(n)] if not it.is_tuple(mode.shape) else \
+        [it.to_str(it.idx2crd(k, mode.shape, 1)) for k in range(n)]
+    return crd, A.offsets(mode)
+
+
+def _fill_hover(view: LayoutView, layout: Any) -> None:
+    """Per-row / per-column coordinates and each mode's contribution, for the hover cards of a drawn grid.
+
+    Post-condition: ``row_off[i] + sum(col_off[j]) == L(i, j)`` before any swizzle; ``col_crd[j][k]`` is the
+    natural coordinate of column j in column mode k (column-major over the column modes)."""
+    plain = layout.layout_b if is_composed(layout) else layout
+    row_mode, col_modes = _split_modes(view, plain)
     if row_mode is not None:
-        view.row_off = [row_mode(i) for i in range(rows)]
-        view.row_crd = [it.to_str(it.idx2crd(i, row_mode.shape, 1)) for i in range(rows)]
-        view.row_leaves = it.flatten(row_mode.shape)
+        view.row_crd, view.row_off = _mode_table(row_mode)
     else:
         view.row_off, view.row_crd = [0], ["0"]
-    for j in range(cols):
-        crd = it.idx2crd(j, col_shape, 1)
-        view.col_crd.append([it.to_str(c) for c in crd])
-        view.col_off.append([m(c) for m, c in zip(col_modes, crd, strict=True)])
-    view.col_leaves = it.flatten(col_shape)
-    col_sum = [sum(c) for c in view.col_off]
-    if is_composed(layout):
-        view.offsets = [[layout(i + rows * j) for j in range(cols)] for i in range(rows)]
-    else:
-        view.offsets = [[r + c for c in col_sum] for r in view.row_off]
-    view.rows, view.cols = rows, cols
+    tables = [_mode_table(m) for m in col_modes]
+    sizes = [len(t[0]) for t in tables]
+    for j in range(view.cols):
+        crd, off, rest = [], [], j
+        for (c, o), s in zip(tables, sizes, strict=True):
+            rest, k = divmod(rest, s)
+            crd.append(c[k])
+            off.append(o[k])
+        view.col_crd.append(crd)
+        view.col_off.append(off)
 
 
-@lru_cache(maxsize=512)
+#: Views cached by their text, least recently used out first, holding at most CACHE_CELLS offsets in all (a view of
+#: size up to 2^20 is ~40 MB of Python ints: a count of entries alone would not bound the memory).
+CACHE_CELLS = 1 << 22
+_cache: OrderedDict[str, LayoutView] = OrderedDict()
+_cache_cells = 0
+_cache_lock = threading.Lock()
+
+
+def _cost(view: LayoutView) -> int:
+    return 1 + view.rows * view.cols
+
+
 def describe_layout(text: str) -> LayoutView:
+    """``_describe(text)``, cached (see CACHE_CELLS); a refusal raises LayoutError and is not cached."""
+    global _cache_cells
+    with _cache_lock:
+        hit = _cache.get(text)
+        if hit is not None:
+            _cache.move_to_end(text)
+            return hit
     with guard("layout"):
-        return _describe(text)
+        view = _describe(text)
+    with _cache_lock:
+        if text not in _cache and _cost(view) <= CACHE_CELLS // 4:
+            _cache[text] = view
+            _cache_cells += _cost(view)
+            while _cache_cells > CACHE_CELLS:
+                _, old = _cache.popitem(last=False)
+                _cache_cells -= _cost(old)
+    return view
 
 
 def _describe(text: str) -> LayoutView:
@@ -146,6 +194,8 @@ def _describe(text: str) -> LayoutView:
                      "the table is not enumerated (scalar facts only)")
         return view
     _fill_table(view, layout)
+    if n <= MAX_CELLS:
+        _fill_hover(view, layout)
     flat = {v for row in view.offsets or [] for v in row}
     view.injective = len(flat) == n
     view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
