@@ -2,8 +2,8 @@
 
 The ops CuTe overloads for a ComposedLayout (``cute/layout_composed.hpp``, ``cute/swizzle_layout.hpp``) apply to the
 inner layout and keep the swizzle and offset: composition (also ``Swizzle o Layout``), the divides, the products
-(blocked / raked included) and tile_to_shape, as with smem atoms such as ``Sw<3,4,3> o 0 o (8,64):(64,1)`` tiled to
-a (128,64) tile.
+(blocked / raked included), tile_to_shape, coalesce, filter (with a profile; complement drops the swizzle), as
+with smem atoms such as ``Sw<3,4,3> o 0 o (8,64):(64,1)`` tiled to a (128,64) tile.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 import cute_cases as cc
 
 SWIZZLE_OPS = ["composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
-               "zipped_product", "tiled_product", "blocked_product", "raked_product", "tile_to_shape"]
+               "zipped_product", "tiled_product", "blocked_product", "raked_product", "tile_to_shape", "coalesce",
+               "filter", "complement"]
 
 
 def rand_atom(rng: random.Random) -> tuple[str, tuple[int, int]]:
@@ -54,6 +55,11 @@ def gen_case(rng: random.Random, op: str) -> dict:
             rng.shuffle(order)
             args.append(cc.tstr(tuple(order)))
         return {"op": op, "args": args}
+    if op in ("coalesce", "filter"):
+        k = rng.random()
+        return {"op": op, "args": [atom] if k < 0.4 else [atom, cc.rand_profile(rng, cc.split_layout(lay)[0])]}
+    if op == "complement":
+        return {"op": op, "args": [atom] if rng.random() < 0.3 else [atom, r * c * rng.choice([1, 2, 4])]}
     raise ValueError(op)
 
 

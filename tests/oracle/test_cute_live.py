@@ -23,8 +23,14 @@ pytestmark = [pytest.mark.oracle, pytest.mark.timeout(1800)]
 needs_cxx = pytest.mark.skipif(cute_cpp.toolchain() is None, reason="no C++ compiler with CuTe and CUDA headers")
 
 
-def _run(seed: int, n: int, ops: list[str] | None = None) -> None:
-    recs = cute_cpp.run_cases(cc.gen_cases(seed, n, ops))
+def _run(seed: int, n: int, ops: list[str] | None = None, swizzle: bool = False) -> None:
+    if swizzle:
+        import cute_swizzle
+
+        cases = cute_swizzle.gen_cases(seed, n)
+    else:
+        cases = cc.gen_cases(seed, n, ops, deep=0.2)
+    recs = cute_cpp.run_cases(cases)
     bad = []
     for rec in recs:
         ours = cc.run_ours(rec)
@@ -37,6 +43,12 @@ def _run(seed: int, n: int, ops: list[str] | None = None) -> None:
 def test_random_cases_match_cute() -> None:
     seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
     _run(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "300")))
+
+
+@needs_cxx
+def test_random_swizzled_cases_match_cute() -> None:
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    _run(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "300")) // 3, swizzle=True)
 
 
 @needs_cxx
