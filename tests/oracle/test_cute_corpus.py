@@ -36,7 +36,8 @@ def load_corpus() -> list[dict]:
 CORPUS = load_corpus()
 BY_OP: dict[str, list[dict]] = {}
 for _rec in CORPUS:
-    BY_OP.setdefault(_rec["op"], []).append(_rec)
+    _swizzled = any(isinstance(a, str) and a.startswith("Sw<") for a in _rec["args"])
+    BY_OP.setdefault(("swizzled-" if _swizzled else "") + _rec["op"], []).append(_rec)
 
 
 _OURS: dict[str, str] = {}
@@ -52,6 +53,7 @@ def ours_for(rec: dict) -> str:
 def test_corpus_is_present() -> None:
     assert len(CORPUS) >= 1000, f"only {len(CORPUS)} cases under {DATA}"
     assert set(BY_OP) >= set(cc.OPS), f"ops without cases: {sorted(set(cc.OPS) - set(BY_OP))}"
+    assert any(op.startswith("swizzled-") for op in BY_OP), "no swizzled-layout cases"
 
 
 @pytest.mark.parametrize("op", sorted(BY_OP))
