@@ -77,6 +77,10 @@ def key(d: Drill) -> str:
             return str(L(x["layout"])(x["x"]))
         if d.variant == "idx":
             return lstr(A.idx2crd(x["x"], x["shape"]))
+        if d.variant == "three":
+            lay = L(x["layout"])
+            top = A.idx2crd(x["x"], tuple(A.size(lay[i]) for i in range(A.rank(lay))))
+            return f"{lstr(top)} {lstr(A.idx2crd(x['x'], lay.shape))} {lay(x['x'])}"
         if d.variant == "flat":
             c, s = x["coord"], x["shape"]
             return lstr(tuple(A.idx2crd(ci, si) if isinstance(si, tuple) else ci for ci, si in zip(c, s, strict=True)))
@@ -95,12 +99,18 @@ def key(d: Drill) -> str:
         if d.variant == "spot":
             return ", ".join(str(z(tuple(tuple(v) for v in p))) for p in x["picks"])
         return str(z) if d.variant == "layout" else d.expected
+    if d.kind == "algebra_op" and d.variant == "divide_tile":
+        div = A.logical_divide(*[L(a) for a in x["args"]])
+        return ", ".join(str(div((i, x["tile"]))) for i in range(A.size(div[0])))
     if d.kind == "algebra_op":
         args = [a if isinstance(a, int) else tuple(L(t) for t in a) if isinstance(a, list) else L(a)
                 for a in x["args"]]
         return str(getattr(A, x["op"])(*args))
     if d.kind == "banks":
         lay = L(x["layout"])
+        if d.variant == "swizzled":
+            r = B.bank_access(lay, 4, {"kind": "column", "index": x["col"]}, swizzle=A.Swizzle(*x["swizzle"]))
+            return ", ".join(str(r.banks[t]) for t in x["lanes"])
         if d.variant in ("banks", "ways", "formula"):
             r = B.bank_access(lay, 4, {"kind": "column", "index": x["col"]})
             if d.variant == "banks":
@@ -141,7 +151,8 @@ def perturbed(d: Drill) -> str:
     """A wrong answer close to the key."""
     if d.kind == "majorness":
         return {"row": "column", "column": "neither", "neither": "row"}[d.expected]
-    if d.kind in ("transpose_view", "algebra_op", "design_view") or (d.kind == "tiled_view" and d.variant == "layout"):
+    layout_answer = d.kind in ("transpose_view", "design_view") or (d.kind, d.variant) == ("tiled_view", "layout")
+    if layout_answer or (d.kind == "algebra_op" and d.variant != "divide_tile"):
         return layout_perturbation(d.expected)
     if d.kind == "banks" and d.variant.endswith("fix"):
         return "Sw<1,0,1>" if "Sw<" in d.expected else "pad 0"
@@ -165,6 +176,8 @@ def equivalent(d: Drill) -> str | None:
     if d.kind == "natural_coord":
         if d.variant in ("idx", "flat"):
             return " ".join(re.findall(r"\d+", e))  # fully flattened: unambiguous given the shape
+        if d.variant == "three":
+            return "[" + e.replace(" ", ", ") + "]"
         return e.replace(",", " , ") if d.variant == "mapping" else f" = {e} "
     if d.kind == "majorness":
         return {"row": "Row-Major", "column": "column major", "neither": "NEITHER"}[e]
@@ -178,6 +191,8 @@ def equivalent(d: Drill) -> str | None:
         if d.variant == "layout":
             return e.split(":", 1)[1]  # the strides alone
         return e.replace(",", " ") if d.variant == "spot" else e.replace("*", " * ").replace(" + ", "+")
+    if d.kind == "algebra_op" and d.variant == "divide_tile":
+        return "[" + e + "]"
     if d.kind == "algebra_op":
         return re.sub(r"(\d+)", r"_\1", e).replace(",", ", ")
     if d.kind == "design_view":
@@ -195,7 +210,8 @@ def equivalent(d: Drill) -> str | None:
                 return "Swizzle<{},{},{}>".format(*others[0])
             pad = B.padding_fix(L(lay), eb, access)
             return f"pad {pad.padding}" if pad else None
-        return {"banks": e.replace(", ", " "), "ways": f"{e}-way", "formula": e.replace("mod", "%"),
+        return {"banks": e.replace(", ", " "), "swizzled": e.replace(", ", "; "), "ways": f"{e}-way",
+                "formula": e.replace("mod", "%"),
                 "ldmatrix_ways": f" {e} "}[d.variant]
     if d.kind == "tv_layout":
         return " ".join(reversed(re.findall(r"\(\d+,\d+\)", e))) if d.variant == "copy" else e.replace(",", " ")

@@ -11,9 +11,9 @@ import random
 from typing import Any
 
 import algebra as A
-from app.drills.common import explain, grade_layout, lstr, offsets_grid, pick, step, table
+from app.drills.common import explain, grade_layout, grade_list, lstr, offsets_grid, pick, step, table
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import layout_text
+from app.drills.parsing import layout_text, parse_int_list
 
 OPS = ["coalesce", "composition", "composition", "complement", "logical_divide", "zipped_divide",
        "logical_product", "blocked_product", "raked_product"]
@@ -116,6 +116,8 @@ def _instance(rng: random.Random, op: str) -> tuple[list[Any], str]:
 @register("algebra_op", "Predict an operation", "Predict coalesce, composition, complement, logical / zipped divide "
           "and the products; graded by function and shape, the canonical CuTe form shown after.", 8)
 def make_algebra(rng: random.Random, seed: int) -> Drill:
+    if rng.random() < 0.15:
+        return _divide_tile(rng, seed)
     for _ in range(200):
         op = pick(rng, OPS)
         args, text = _instance(rng, op)
@@ -157,6 +159,34 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
                  "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grade, steps,
                  [RULES[op], steps[1]["text"] if len(steps) > 2 else f"Start from {args[0]}."],
                  variant=op, grids=grids).with_data(op=op, args=[_arg_text(a) for a in args])
+
+
+def _divide_tile(rng: random.Random, seed: int) -> Drill:
+    """What the two modes of logical_divide mean: list the offsets of tile k (mode 1 fixed, mode 0 walked)."""
+    while True:
+        a = A.Layout(pick(rng, [8, 12, 16, 24, 32])) if rng.random() < 0.7 else _rand_layout(rng, 2)
+        b = _rand_layout(rng, 1, 8)
+        try:
+            d = A.logical_divide(a, b)
+        except A.LayoutError:
+            continue
+        if A.size(d[0]) >= 2 and A.size(d[1]) >= 2 and 0 not in A.flatten(b.stride):
+            break
+    k = rng.randrange(1, A.size(d[1]))
+    want = [d((i, k)) for i in range(A.size(d[0]))]
+    rule = ("logical_divide(A, B) = A o (B, complement(B, size(A))): mode 0 walks the elements of one tile (what B "
+            "selects), mode 1 says which tile. Tile k is the column D(_, k).")
+    steps = [step(rule), *explain("logical_divide", a, b), step(f"D = {d}: {A.size(d[1])} tiles of {A.size(d[0])}.", d),
+             *[step(f"D({i},{k}) = {v}") for i, v in enumerate(want)]]
+    labels = [f"element {i}" for i in range(len(want))]
+    return Drill("algebra_op", seed,
+                 f"A = {a}, B = {b}. D = logical_divide(A, B) cuts A into tiles. List the offsets of tile {k} "
+                 f"(D(i, {k}) for i = 0, 1, ...), in order.", f"{len(want)} integers", ", ".join(map(str, want)),
+                 lambda ans: grade_list(parse_int_list(ans, len(want)), want, labels), steps,
+                 [rule, f"First find D = logical_divide(A, B); {steps[1]['text'] if len(steps) > 3 else ''}".strip()],
+                 variant="divide_tile", grids=[offsets_grid(d, "D: rows = inside a tile, columns = tiles",
+                                                            [(i, k) for i in range(len(want))])]).with_data(
+                     op="logical_divide", args=[str(a), str(b)], tile=k)
 
 
 def _arg_text(a: Any) -> Any:

@@ -131,9 +131,11 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
 @register("banks", "Banks, padding and swizzling", "Banks of a column read, N-way conflicts, the padded formula, "
           "and a swizzle or padding that removes the conflict (any working choice); the 16-byte / ldmatrix case.", 7)
 def make_banks(rng: random.Random, seed: int) -> Drill:
-    variant = pick(rng, ["banks", "ways", "formula", "fix", "ldmatrix_ways", "ldmatrix_fix"])
+    variant = pick(rng, ["banks", "ways", "formula", "fix", "swizzled", "ldmatrix_ways", "ldmatrix_fix"])
     if variant.startswith("ldmatrix"):
         return _ldmatrix(rng, seed, variant)
+    if variant == "swizzled":
+        return _swizzled(rng, seed)
     layout, cols, pitch, pad = tile(rng)
     if variant == "formula" and pad == 0:
         pad, pitch = 1, cols + 1
@@ -204,6 +206,35 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                  _fix_grader(layout, 4, access, 32, cols), steps,
                  [RULE, "The row index sits in the offset bits above log2(pitch); XOR five of them into bits 0..4."],
                  variant, grids).with_data(layout=str(layout), col=col, ebytes=4, access=access)
+
+
+def _swizzled(rng: random.Random, seed: int) -> Drill:
+    """Banks of a column read through a given swizzle: the arithmetic of Sw<B,M,S> by hand."""
+    cols = pick(rng, [32, 64, 128])
+    layout, col = row_major((32, cols)), rng.randrange(cols)
+    access = {"kind": "column", "index": col}
+    shift = cols.bit_length() - 1
+    fixes = swizzle_fixes(layout, 4, access)
+    fix = next((f for f in fixes if f.swizzle == (5, 0, shift)), fixes[-1])
+    sw = A.Swizzle(*fix.swizzle)
+    b, m, s = fix.swizzle
+    r = B.bank_access(layout, 4, access, swizzle=sw)
+    lanes = sorted(rng.sample(range(1, 32), 3)) if rng.random() < 0.5 else [0, 1, 2, 3]
+    want = [r.banks[t] for t in lanes]
+    rule = (f"{sw}(o) = o XOR (((o >> {s}) & {(1 << b) - 1}) << {m}): the {b} bits of o starting at bit {m + s} are "
+            f"XORed into the {b} bits starting at bit {m}; then bank = swizzled offset mod 32.")
+    offs = {t: layout((t, col)) for t in lanes}
+    rows = [step(f"Row {t}: offset {cols}*{t} + {col} = {offs[t]}; bits {m + s}.. give "
+                 f"{(offs[t] >> (m + s)) & ((1 << b) - 1)}; swizzled {sw(offs[t])}; bank {r.banks[t]}.")
+            for t in lanes]
+    verdict = step(f"All 32 rows land in {len(set(r.banks))} distinct banks: {r.ways}-way.")
+    return Drill("banks", seed,
+                 f"A float (4-byte) tile of 32 rows is stored row-major, {layout}, and addressed through {sw} on the "
+                 f"element offset. Lane i of a warp reads row i, column {col}. Give the banks of rows "
+                 + ", ".join(map(str, lanes)) + ".", f"{len(lanes)} integers", ", ".join(map(str, want)),
+                 lambda ans: _list(ans, want, [f"row {t}" for t in lanes]), [step(RULE), step(rule), *rows, verdict],
+                 [RULE, rule], "swizzled", [bank_grid(r, f"Lanes and their banks through {sw}", 32)]).with_data(
+                     layout=str(layout), col=col, lanes=lanes, swizzle=list(fix.swizzle))
 
 
 def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:

@@ -169,7 +169,7 @@ def idx_steps(layout: Any, x: int) -> list[dict[str, Any]]:
 def make_natural(rng: random.Random, seed: int) -> Drill:
     layout = hier_layout(rng)
     shape = layout.shape
-    variant = pick(rng, ["idx", "flat", "offset", "mapping"])
+    variant = pick(rng, ["idx", "flat", "offset", "mapping", "three"])
     rule = "A 1-D coordinate splits mode by mode with mode 0 fastest: c0 = x mod s0, the rest is x div s0, and so on."
     if variant == "mapping":
         inner = shape[1] if isinstance(shape[1], tuple) else shape[0]
@@ -204,6 +204,8 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                      lambda ans: grade_coord(ans, want), steps, [rule, steps[1]["text"].split(":")[0] + "."],
                      variant=variant).with_data(shape=shape, coord=c)
     nat = A.idx2crd(x, shape)
+    if variant == "three":
+        return _three(layout, x, seed, rule)
     if variant == "offset":
         off = layout(x)
         top = A.idx2crd(x, tuple(A.size(s) for s in shape))
@@ -220,6 +222,35 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                  f"coordinate.", "a nested coordinate such as (1,(1,2))", lstr(nat),
                  lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx").with_data(
                      shape=shape, x=x)
+
+
+def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
+    """One element, three coordinates: the 1-D coordinate x, its 2-D (top-level) and natural forms, and the offset."""
+    shape = layout.shape
+    top = A.idx2crd(x, tuple(A.size(s) for s in shape))
+    nat = A.idx2crd(x, shape)
+    off = layout(x)
+    want = [top, nat, off]
+
+    def grade(ans: str) -> Grade:
+        got = parse_nested(ans)
+        if not isinstance(got, tuple) or len(got) != 3:
+            raise AnswerError("expected three things: the 2-D coordinate, the natural coordinate and the offset")
+        items = list(got)
+        if isinstance(items[1], tuple) and all(isinstance(v, int) for v in items[1]) and flat(items[1]) == flat(nat):
+            items[1] = nat  # fully flattened: unambiguous given the shape
+        return grade_list(items, want, ["the 2-D coordinate", "the natural coordinate", "the offset"])
+
+    steps = idx_steps(layout, x) + [
+        step(f"Top-level modes have sizes {lstr(tuple(A.size(s) for s in shape))}, so {x} is the 2-D coordinate "
+             f"{lstr(top)}; splitting each entry by its mode gives the natural {lstr(nat)}."),
+        step(f"All three name the same element because each split is the same colexicographic order: "
+             f"L({x}) = L{lstr(top)} = L{lstr(nat)} = {off}.", layout)]
+    return Drill("natural_coord", seed,
+                 f"L = {layout} (size {A.size(layout)}). For the 1-D coordinate {x}, give its 2-D coordinate (one "
+                 f"entry per top-level mode), its natural coordinate, and its offset.",
+                 "three answers, e.g. (1,5) (1,(1,2)) 16", f"{lstr(top)} {lstr(nat)} {off}", grade, steps,
+                 [rule, steps[0]["text"]], variant="three").with_data(layout=str(layout), x=x)
 
 
 def _int_grade(answer: str, want: int) -> Grade:

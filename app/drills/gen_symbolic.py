@@ -223,10 +223,10 @@ def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
 
 
 def _grid(bound: Any, title: str) -> Any:
-    """The offset table of a rank-2 layout; of matrix b = 0 for a batch (rank 3)."""
-    if A.rank(bound) <= 2:
-        return offsets_grid(bound, title)
-    return offsets_grid(A.make_layout(bound[0], bound[1]), title + ", matrix b = 0")
+    """The offset table of a rank-2 layout (of matrix b = 0 for a batch), captioned with the example's values."""
+    if A.rank(bound) > 2:
+        bound, title = A.make_layout(bound[0], bound[1]), title + ", matrix b = 0"
+    return offsets_grid(bound, title, caption=f"{title}: {bound}")
 
 
 def _element(rng: random.Random, seed: int, ld: str) -> Drill:
@@ -280,8 +280,8 @@ def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:
                  f"terms of {names}.", f"the layout ({s1},{s0}):(?,?) or just its stride (?,?)", str(want),
                  lambda ans: grade_view(ans, want, 1, binds, "view"), steps, [rule, steps[1]["text"]],
                  variant=f"transpose/{major}",
-                 grids=[offsets_grid(mat, f"A with {at(ex)} (an example)"),
-                        offsets_grid(want.bind(ex), f"T with {at(ex)}")]).with_data(layout=text, ld=ld, lead=lead)
+                 grids=[_grid(mat, f"A with {at(ex)} (an example)"),
+                        _grid(want.bind(ex), f"T with {at(ex)}")]).with_data(layout=text, ld=ld, lead=lead)
 
 
 def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
@@ -312,5 +312,5 @@ def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
                  f"the layout {shape}:((?,?),(?,?)), or just the strides", str(want),
                  lambda ans: grade_view(ans, want, 2, binds, "tiled view"), steps, [rule, steps[1]["text"]],
                  variant=f"tiled/{major}",
-                 grids=[offsets_grid(want.bind(ex), f"The tiled view with {at(ex)} (rows: in the tile, columns: "
+                 grids=[_grid(want.bind(ex), f"The tiled view with {at(ex)} (rows: in the tile, columns: "
                                                     "tile)")]).with_data(layout=text, tile=[tm, tn], ld=ld, lead=lead)

@@ -76,10 +76,11 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                      [owner_grid(tv, rows, cols, "Tile owners (thread.value)", set(want))]).with_data(
                          tv=str(tv), tiler=[rows, cols], thread=t)
     mma = atoms.get(MMA)
-    operand = pick(rng, ["C", "C", "A"]) if variant == "mma_pos" else "C"
+    operand = pick(rng, ["C", "C", "A", "B"]) if variant == "mma_pos" else "C"
     tv = getattr(mma, operand)
     m, n, k = mma.shape_mnk
-    rows, cols = (m, n) if operand == "C" else (m, k)
+    rows, cols = {"C": (m, n), "A": (m, k), "B": (n, k)}[operand]
+    names = {"C": "M x N", "A": "M x K", "B": "N x K, so (row, col) = (n, k)"}[operand]
     grids = [owner_grid(tv, rows, cols, f"The {operand} fragment: owner of each element")]
     if variant == "mma_pos":
         lane, v = rng.randrange(32), rng.randrange(A.size(tv[1]))
@@ -93,7 +94,8 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
         grids[0].marks = [["hl" if (r, c) == want else "" for c in range(cols)] for r in range(rows)]
         return Drill("tv_layout", seed,
                      f"{MMA} (mma.sync m16n8k16): the {operand} operand's TV layout is {tv}, mapping (lane, value) "
-                     f"to the column-major index in the {rows}x{cols} tile. Where is lane {lane}'s value {v}?",
+                     f"to the column-major index in the {rows}x{cols} tile ({names}). Where is lane {lane}'s "
+                     f"value {v}?",
                      "(row,col)", lstr(want), lambda ans: _pair(ans, want), steps, [TV_RULE, steps[1]["text"]],
                      variant, grids).with_data(tv=str(tv), tile=[rows, cols], lane=lane, value=v)
     r, c = rng.randrange(rows), rng.randrange(cols)

@@ -61,7 +61,7 @@ def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_serve
     page.wait_for_selector("#verdict.wrong")
     assert "Not quite" in page.inner_text("#verdict-title")
     assert "row 1, column 2" in page.inner_text("#verdict-reason")
-    bad = page.eval_on_selector_all(".mine td.bad", "els => els.length")
+    bad = page.eval_on_selector_all(".mine .gr span.bad", "els => els.length")
     assert bad == 1
     assert page.inner_text("#expected") == drill.expected.replace("\n", " ") or page.inner_text("#expected")
     screenshot(page, "drills-wrong")
@@ -72,7 +72,7 @@ def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_serve
     assert page.inner_text("#verdict-title") == "Correct"
     steps = page.eval_on_selector_all("#verdict .steps li", "els => els.length")
     assert steps == len(drill.steps)
-    assert page.eval_on_selector_all("#verdict .grids table.grid", "els => els.length") >= 1
+    assert page.eval_on_selector_all("#verdict .grids div.grid", "els => els.length") >= 1
     assert page.inner_text("#side-score").startswith("1 / 2 right")  # the sidebar follows the answers
     screenshot(page, "drills-right")
     assert not errors
@@ -124,4 +124,32 @@ def test_whiteboard_session_reaches_the_score_page(drills_browser, live_server, 
     page.wait_for_selector("#wb-score")
     assert "7 / 7" in page.inner_text("#wb-score")
     screenshot(page, "drills-whiteboard-score")
+    ctx.close()
+
+
+def test_symbolic_drill_wrong_then_right(drills_browser, live_server, screenshot):
+    """A view in terms of ld: a shape-changing answer is refused with its reason, the strides alone are accepted."""
+    seed = next(s for s in range(200) if from_id(f"symbolic-{s}").variant == "tiled/row")
+    drill = from_id(f"symbolic-{seed}")
+    ctx = drills_browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/drills?kind=symbolic&seed={seed}")
+    assert "leading dimension" in page.inner_text("#drill-prompt")
+    shape, stride = drill.expected.split(":")
+    page.fill("#answer-input", shape.replace("(", "").replace(")", "").join("()") + ":"
+              + stride.replace("(", "").replace(")", "").join("()"))
+    page.click("#check-btn")
+    page.wait_for_selector("#verdict.wrong")
+    assert "modes of sizes" in page.inner_text("#verdict-reason")
+    page.fill("#answer-input", stride)
+    page.click("#check-btn")
+    page.wait_for_selector("#verdict.right")
+    assert "admissible values" in page.inner_text("#verdict-reason")
+    assert page.inner_text("#expected") == drill.expected
+    assert page.eval_on_selector_all("#verdict .steps li", "els => els.length") == len(drill.steps)
+    screenshot(page, "drills-symbolic")
+    assert not errors
     ctx.close()
