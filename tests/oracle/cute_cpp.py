@@ -226,15 +226,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--leaves", default="", help="comma-separated shape leaves (default: cute_cases.LEAVES)")
     ap.add_argument("--swizzle", action="store_true", help="cases on swizzled (composed) layouts")
+    ap.add_argument("--real", action="store_true", help="cases at real GEMM sizes (cute_real.py)")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     if a.leaves:
         cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
-    if a.swizzle:
+    if a.swizzle or a.real:
+        import cute_real
         import cute_swizzle
 
-        cases = cute_swizzle.gen_cases(a.seed, a.n)
+        cases = (cute_swizzle if a.swizzle else cute_real).gen_cases(a.seed, a.n)
     else:
         cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
     recs = run_cases(cases, jobs=a.jobs)
