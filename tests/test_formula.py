@@ -144,3 +144,21 @@ def test_random_formulas_evaluate_to_the_layout():
         stride = tuple(rng.choice((0, 1, 2, 5, -3, 16)) for _ in range(n))
         lay = A.Layout(shape, stride)
         assert evaluate_formula(formula(lay), lay).correct, str(lay)
+
+
+def test_sampled_grading_catches_parity_tricks(monkeypatch):
+    """Without sympy, a formula that is only right for odd symbol values must still be rejected."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_sympy(name, *args, **kwargs):
+        if name == "sympy":
+            raise ImportError("sympy hidden for this test")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_sympy)
+    from algebra.formula import evaluate_formula
+
+    assert evaluate_formula("i*N + j", "(4,8):(N,1)").correct
+    assert not evaluate_formula("i*N + j + N%2 - 1", "(4,8):(N,1)").correct
