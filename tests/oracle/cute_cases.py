@@ -5,176 +5,37 @@ A case is ``{"op": name, "args": [...]}`` with JSON arguments:
 - a string with ``:`` is a layout in CuTe notation (``"(4,(2,4)):(2,(1,8))"``);
 - any other string is an IntTuple (a shape, a profile, a mode order: ``"(4,(2,2))"``);
 - an int is an int (a tile size, a cotarget);
-- a list is a tiler: its entries are layouts, ints, ``null`` (CuTe's ``_``) or nested lists.
+- a list is a tiler: its entries are layouts, ints, ``null`` (CuTe's ``_``) or nested lists;
+- a string starting ``Sw<`` is a swizzle, or with `` o `` a swizzled layout ``Sw<B,M,S> o O o L``.
 
 CuTe's answer is the string ``cute::print`` writes with the underscores removed, or ``"refused"`` (the case does
-not compile: a ``static_assert`` in CuTe fired). This module does not trust ``algebra`` to judge ``algebra``: the
-IntTuple parser and the layout evaluator used for the comparison are its own.
+not compile: a ``static_assert`` in CuTe fired). The notation, the evaluator and the verdicts live in
+``cute_notation`` (re-exported here), which does not lean on ``algebra`` to judge ``algebra``.
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from typing import Any
 
-# ------------------------------------------------------------------------------------------- int tuples
-
-
-def parse_tuple(text: str) -> Any:
-    """``"(4,(2,_8))"`` -> ``(4, (2, 8))``; a bare number -> int; ``"(4)"`` -> ``(4,)``."""
-    toks = re.findall(r"-?\d+|[(),]", text.replace("_", "").replace(" ", ""))
-    pos = 0
-
-    def go() -> Any:
-        nonlocal pos
-        tok = toks[pos]
-        pos += 1
-        if tok != "(":
-            return int(tok)
-        out = []
-        while True:
-            out.append(go())
-            tok = toks[pos]
-            pos += 1
-            if tok == ")":
-                return tuple(out)
-
-    val = go()
-    if pos != len(toks):
-        raise ValueError(f"trailing text in {text!r}")
-    return val
-
-
-def tstr(t: Any) -> str:
-    return "(" + ",".join(tstr(x) for x in t) + ")" if isinstance(t, tuple) else str(t)
-
-
-def flat(t: Any) -> list:
-    return [y for x in t for y in flat(x)] if isinstance(t, tuple) else [t]
-
-
-def unflat(vals: list, profile: Any) -> Any:
-    it = iter(vals)
-
-    def go(p: Any) -> Any:
-        return tuple(go(x) for x in p) if isinstance(p, tuple) else next(it)
-
-    return go(profile)
-
-
-def prod(t: Any) -> int:
-    out = 1
-    for x in flat(t):
-        out *= x
-    return out
-
-
-def split_layout(text: str) -> tuple[Any, Any]:
-    """``"(4,2):(1,4)"`` -> (shape, stride), parsed by this module."""
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == ":" and depth == 0:
-            return parse_tuple(text[:i]), parse_tuple(text[i + 1:])
-    raise ValueError(f"not a layout: {text!r}")
-
-
-def offset_at(shape: Any, stride: Any, idx: int) -> int:
-    """The offset of 1-D coordinate ``idx`` (colexicographic; past the end it extends along the last mode)."""
-    fs, fd = flat(shape), flat(stride)
-    out = 0
-    for k, (s, d) in enumerate(zip(fs, fd, strict=True)):
-        c = idx if k == len(fs) - 1 else idx % s
-        idx //= s
-        out += c * d
-    return out
-
-
-def sample(n: int, limit: int = 4096) -> list[int]:
-    """Every index below n, or (for large n) a deterministic spread of them including both ends."""
-    if n <= limit:
-        return list(range(n))
-    step = max(1, n // limit)
-    return sorted({*range(0, n, step), *range(n - 64, n), *range(64)})
-
-
-def judge(cute: str, ours: str) -> str:
-    """``"exact"`` (same string), ``"shape"`` (same shape and offsets: only strides of size-1 modes differ),
-    ``"function"`` (same size and offsets, another shape), or ``"mismatch"`` (including a refusal on one side)."""
-    if cute == ours:
-        return "exact"
-    if "refused" in (cute, ours) or ours.startswith("error") or ":" not in cute or ":" not in ours:
-        return "mismatch"
-    try:
-        (cs, cf), (os_, of) = function(cute), function(ours)
-        n = prod(cs)
-        if n != prod(os_) or any(cf(i) != of(i) for i in sample(n)):
-            return "mismatch"
-    except (ValueError, IndexError):
-        return "mismatch"
-    return "shape" if cs == os_ else "function"
-
-
-def split_composed(text: str) -> tuple[tuple[int, int, int], int, str]:
-    """``"Sw<3,4,3> o 0 o (8,64):(64,1)"`` -> ((3, 4, 3), 0, "(8,64):(64,1)")."""
-    sw, off, lay_ = (x.strip() for x in text.split(" o ", 2))
-    b, m, s = (int(x) for x in re.findall(r"-?\d+", sw))
-    return (b, m, s), int(off.replace("_", "")), lay_
-
-
-def swizzle(bms: tuple[int, int, int], x: int) -> int:
-    """CuTe's Swizzle<B,M,S>: x ^ ((x & yyy_msk) >> S), yyy_msk = ((1<<B)-1) << (M + max(0,S))."""
-    b, m, s = bms
-    yyy = ((1 << b) - 1) << (m + max(0, s))
-    return x ^ ((x & yyy) >> s if s >= 0 else (x & yyy) << -s)
-
-
-def function(text: str) -> tuple[Any, Any]:
-    """(shape, i -> offset) of a layout or a composed layout ``Sw<..> o O o L``."""
-    if text.startswith("Sw<"):
-        bms, off, lay_ = split_composed(text)
-        shape, stride = split_layout(lay_)
-        return shape, lambda i: swizzle(bms, off + offset_at(shape, stride, i))
-    shape, stride = split_layout(text)
-    return shape, lambda i: offset_at(shape, stride, i)
-
-
-def run_ours(case: dict) -> str:
-    """Our answer to ``case``: the result's string, ``"refused"`` (LayoutError) or ``"error: ..."`` (a crash)."""
-    import algebra as A
-
-    op = case["op"]
-    args = [to_py(a) for a in case["args"]]
-    try:
-        res = getattr(A, op)(*args)
-    except A.LayoutError:
-        return "refused"
-    except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
-        return f"error: {type(e).__name__}: {e}"
-    return str(res)
-
-
-def to_py(a: Any) -> Any:
-    import algebra as A
-
-    if a is None or isinstance(a, int):
-        return a
-    if isinstance(a, list):
-        return tuple(to_py(x) for x in a)
-    if a.startswith("Sw<"):
-        return A.parse(a)
-    if ":" in a:
-        shape, stride = split_layout(a)
-        return A.Layout(shape, stride)
-    return parse_tuple(a)
-
-
-def key(case: dict) -> str:
-    return case["op"] + " " + json.dumps(case["args"], separators=(",", ":"))
-
+from cute_notation import (  # noqa: F401 - re-exported: the oracles use cute_cases as the one entry point
+    fits_int32,
+    flat,
+    function,
+    judge,
+    key,
+    offset_at,
+    parse_tuple,
+    prod,
+    run_ours,
+    sample,
+    split_composed,
+    split_layout,
+    swizzle,
+    to_py,
+    tstr,
+    unflat,
+)
 
 # ------------------------------------------------------------------------------------------- generators
 
@@ -292,7 +153,8 @@ def rand_tiler(rng: random.Random, layout: str) -> Any:
         return rng.choice(divisors(prod(shape))) if rng.random() < 0.85 else rng.choice([3, 4, 8])
     modes = shape if isinstance(shape, tuple) else (shape,)
     k = rng.choice(range(1, len(modes) + 1))
-    return [rand_tiler_entry(rng, s) for s in modes[:k]]
+    extra = [rng.choice([None, 2])] if rng.random() < 0.04 else []  # more modes than the layout: refused
+    return [rand_tiler_entry(rng, s) for s in modes[:k]] + extra
 
 
 def rand_profile(rng: random.Random, shape: Any) -> str:
@@ -304,7 +166,8 @@ def rand_profile(rng: random.Random, shape: Any) -> str:
             return tuple(p(x) for x in s[: rng.choice(range(1, len(s) + 1))])
         return 1
 
-    return tstr(tuple(p(s) for s in modes[:k]))
+    extra = (1,) if rng.random() < 0.04 else ()  # a profile longer than the layout: refused
+    return tstr(tuple(p(s) for s in modes[:k]) + extra)
 
 
 def gen_case(rng: random.Random, op: str) -> dict:
@@ -379,29 +242,6 @@ OPS = ["composition", "complement", "coalesce", "filter", "right_inverse", "left
        "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
        "blocked_product", "raked_product", "tile_to_shape", "max_common_vector"]
 WEIGHTS = {"composition": 4, "complement": 3, "logical_divide": 2, "logical_product": 2}
-
-
-def fits_int32(case: dict) -> bool:
-    """Inputs small enough that no result stride overflows CuTe's 32-bit static ints (it would wrap): products
-    multiply sizes and cosizes, the other ops stay within the inputs' offsets."""
-    lays = [split_layout(a) for a in _layout_args(case["args"])]
-    span = [prod(s) + sum((x - 1) * abs(d) for x, d in zip(flat(s), flat(t), strict=True)) for s, t in lays]
-    if case["op"].endswith("_product") or case["op"] == "tile_to_shape":
-        total = 1
-        for x in span:
-            total *= x
-        return total * 64 < 1 << 31
-    return all(x < 1 << 30 for x in span)
-
-
-def _layout_args(args: list) -> list[str]:
-    out = []
-    for a in args:
-        if isinstance(a, list):
-            out += _layout_args(a)
-        elif isinstance(a, str) and ":" in a:
-            out.append(split_composed(a)[2] if a.startswith("Sw<") else a)
-    return out
 
 
 def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12, neg: float = 0.05,
