@@ -1,8 +1,9 @@
 """``algebra`` against CuTe C++ on fresh random cases (compiled and run now; marker ``oracle``).
 
 Skips without a C++ compiler, the ``nvidia-cutlass`` headers or the CUDA headers. ``LAYOUTLAB_ORACLE_SEED`` fixes the
-seed (default: a new one each run, printed on failure) and ``LAYOUTLAB_ORACLE_N`` the number of cases (default 300).
-To keep a run's cases, use ``python tests/oracle/cute_cpp.py --seed S --n N --out tests/oracle/data/corpus_sS.json``.
+seed (default: a new one each run, printed on failure) and ``LAYOUTLAB_ORACLE_N`` the number of cases (default 300
+plain layouts, and a third as many swizzled ones). To keep a run's cases, use
+``python tests/oracle/cute_cpp.py --seed S --n N --out tests/oracle/data/corpus_sS.json``.
 """
 
 from __future__ import annotations
