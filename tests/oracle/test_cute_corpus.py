@@ -112,3 +112,24 @@ def test_refusals_name_the_condition() -> None:
         if want not in msg.lower():
             bad.append(f"{rec['op']}{tuple(rec['args'])}: CuTe '{rec['reason'][:60]}', ours '{msg[:100]}'")
     assert not bad, f"{len(bad)} refusals name another condition:\n" + "\n".join(bad[:20])
+
+
+def test_parse_reprints_cute_output() -> None:
+    """CONTRACT §1: ``str(parse(s)) == s`` on every layout CuTe printed (and on every input). CuTe's answers with
+    shapes <= 0 (complements of negative strides) are skipped: notation with such shapes is rejected on purpose."""
+    import algebra as A
+
+    texts = {r["cute"] for r in CORPUS if ":" in r["cute"]}
+    texts |= {a for r in CORPUS for a in r["args"] if isinstance(a, str) and ":" in a}
+    bad = []
+    for t in sorted(texts):
+        inner = cc.split_composed(t)[2] if t.startswith("Sw<") else t
+        if min(cc.flat(cc.split_layout(inner)[0])) <= 0:
+            continue
+        try:
+            back = str(A.parse(t))
+        except Exception as e:  # noqa: BLE001 - reported below
+            back = f"{type(e).__name__}: {e}"
+        if back != t:
+            bad.append(f"{t} -> {back}")
+    assert not bad, f"{len(bad)} of {len(texts)} do not round-trip:\n" + "\n".join(bad[:20])
