@@ -330,3 +330,14 @@ EXAMPLES = ["(4,(2,4)):(2,(1,8))", "(4):(1)", "((4)):((1))", "1:0", "(1,(2),((3)
 @pytest.mark.parametrize("text", EXAMPLES)
 def test_parse_roundtrip_examples(text) -> None:
     assert str(A.parse(text)) == text
+
+
+@SETTINGS
+@given(layouts(), st.data())
+def test_evaluation(L, data) -> None:
+    """1-D coordinates (past the end too: the last mode takes the overflow, as CuTe's crd2idx) and natural ones."""
+    n = A.size(L)
+    for i in data.draw(st.lists(st.integers(0, 3 * n), min_size=1, max_size=8)):
+        assert L(i) == at(L, i), f"{L}({i})"
+    for i in data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=8)):
+        assert L(A.idx2crd(i, L.shape)) == at(L, i)
