@@ -48,6 +48,11 @@ def _worker(path: str, start: int) -> None:
             return a
         if isinstance(a, list):
             return tuple(conv(x) for x in a)
+        if a.startswith("Sw<") and " o " not in a:
+            return cute.make_swizzle(*cc.split_composed(a + " o 0 o 1:0")[0])
+        if a.startswith("Sw<"):
+            (b, m, s), off, inner = cc.split_composed(a)
+            return cute.make_composed_layout(cute.make_swizzle(b, m, s), off, conv(inner))
         if ":" in a:
             shape, stride = cc.split_layout(a)
             return cute.make_layout(shape, stride=stride)
@@ -74,6 +79,8 @@ def _worker(path: str, start: int) -> None:
                 continue
             try:
                 out = str(call(c["op"], [conv(a) for a in c["args"]]))
+                if out.startswith("S<"):  # the DSL prints a swizzle as S<B,M,S>, C++ as Sw<B,M,S>
+                    out = "Sw" + out[1:]
             except Exception as e:  # noqa: BLE001 - the DSL's way of refusing
                 out = "refused"
                 print(f"!{i} {type(e).__name__}: {str(e)[:150]!r}", flush=True)
