@@ -50,6 +50,8 @@ class AlgebraOut(BaseModel):
     args: list[str]
     result: str
     steps: list[Step]
+    offset: int | None = Field(None, description="local_tile / local_partition: the offset in A of the result's "
+                                                 "first element (the result is the layout of the tile from there)")
 
 
 class Access(BaseModel):

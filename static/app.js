@@ -84,7 +84,8 @@
       const orows = Number(other.dataset.rows);
       const oidx = (c, a, b) => (om && om.rank <= 1 ? b : a + orows * b);
       let hits = [];
-      if (l.by === "offset") hits = cellsWhere(other, (c) => Number(c.textContent) === value);
+      // "offset": the cells of the other grid holding this offset (plus l.add: local_tile's first element)
+      if (l.by === "offset") hits = cellsWhere(other, (c) => Number(c.textContent) === value + (l.add || 0));
       else if (l.by === "index") hits = cellsWhere(other, (c, a, b) => oidx(c, a, b) === value);
       else if (l.by === "same") hits = cellsWhere(other, (c, a, b) => oidx(c, a, b) === idx);
       else if (l.by === "via") {

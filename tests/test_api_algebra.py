@@ -95,3 +95,52 @@ def test_tiler_as_json_list_with_ints_and_null(client) -> None:
     assert ints.json()["result"] == "(2,3):(1,8)"
     bad = client.post("/api/algebra", json={"op": "complement", "args": ["4:2", [[[]]]]})
     assert bad.status_code == 422 and isinstance(bad.json()["detail"], str)
+
+
+@pytest.mark.parametrize(("a", "tiler", "coord"), [("(16,16):(16,1)", "<4:1, 4:1>", "(1,2)"),
+                                                   ("(8,(4,2)):(1,(8,64))", "<2:1, 4:1>", [3, 1]),
+                                                   ("(12,8):(1,12)", "<3:1, 2:1>", "(2,3)")])
+def test_local_tile_layout_and_offset(client, a, tiler, coord):
+    r = client.post("/api/algebra", json={"op": "local_tile", "args": [a, tiler, coord]})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    L = A.parse(a)
+    crd = tuple(coord) if isinstance(coord, list) else tuple(int(x) for x in coord.strip("()").split(","))
+    tile = [int(t.split(":")[0]) for t in tiler.strip("<>").split(",")]
+    R = A.parse(j["result"])
+    # element (u, v) of the tile is element (crd0 * t0 + u, crd1 * t1 + v) of A
+    for u in range(tile[0]):
+        for v in range(tile[1]):
+            assert j["offset"] + R((u, v)) == L((crd[0] * tile[0] + u, crd[1] * tile[1] + v))
+    assert j["steps"] and j["args"][2] == "(" + ",".join(map(str, crd)) + ")"
+
+
+def test_local_partition_layout_and_offset(client):
+    r = client.post("/api/algebra", json={"op": "local_partition", "args": ["(16,32):(32,1)", "(4,8):(8,1)", "5"]})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    L, R = A.parse("(16,32):(32,1)"), A.parse(j["result"])
+    thr = A.parse("(4,8):(8,1)")
+    ti, tj = next((i, k) for i in range(4) for k in range(8) if thr((i, k)) == 5)  # thread 5 sits at (0, 5)
+    owned = sorted(L((ti + 4 * p, tj + 8 * q)) for p in range(4) for q in range(4))
+    assert sorted(j["offset"] + R(k) for k in range(A.size(R))) == owned
+
+
+@pytest.mark.parametrize(("args", "needle"), [(["(8,8):(8,1)", "<2:1, 4:1>", "(1,"], "tile coordinate"),
+                                              (["(8,8):(8,1)", "<2:1, 4:1>", "(x)"], "tile coordinate"),
+                                              (["(8,8):(8,1)", "(4,2):(2,1)", "1.5"], "thread index"),
+                                              (["(8,8):(8,1)", "<2:1, 4:1>"], "takes 3")])
+def test_local_ops_bad_input(client, args, needle):
+    r = client.post("/api/algebra", json={"op": "local_tile" if "<" in args[1] else "local_partition", "args": args})
+    assert r.status_code == 422 and needle in r.json()["detail"]
+
+
+def test_workbench_local_tile_outlines_the_tile_in_a(client, read_grid):
+    r = client.get("/algebra", params={"op": "local_tile", "a": "(8,8):(8,1)", "b": "<2:1, 4:1>", "c": "(1,1)"},
+                   headers={"HX-Request": "true"})
+    assert r.status_code == 200 and 'id="op-offset">20<' in r.text
+    g = read_grid(r.text, "grid-a")
+    outlined = sorted(int(g.text[i][j]) for i in range(8) for j in range(8) if "acc" in g.classes[i][j])
+    assert outlined == sorted(20 + 8 * u + v for u in range(2) for v in range(4))
+    assert '"add":20' in r.text  # result cells light A's cells at offset + R(k)
+    assert "local_tile(tensor" in r.text and "cute.local_tile(" in r.text  # copy as C++ / DSL

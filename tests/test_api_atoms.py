@@ -1,6 +1,11 @@
-"""/api/atoms and /api/sectors: TV grids of MMA / copy atoms and sector efficiency."""
+"""/api/atoms, /api/tiled, /api/sectors and /api/tma: TV grids of MMA / copy atoms, tiled copies and MMAs, sector
+efficiency and the TMA tensor map rules."""
 
 from __future__ import annotations
+
+import pytest
+
+import algebra as A
 
 
 def test_atom_list_has_kinds(client):
@@ -47,3 +52,60 @@ def test_sector_efficiency_seed_example(client):
     good = client.post("/api/sectors", json={"tv": "((16,2),4):((1,16),32)", "element_bytes": 4, "vector": 1}).json()
     assert abs(good["utilization"] - 1.0) < 1e-9 and good["instructions"][0]["sectors"] == 4
     assert client.post("/api/sectors", json={"tv": "((8,4", "element_bytes": 4}).status_code == 422
+
+
+def test_tiled_copy_contract_example(client):
+    """CONTRACT §3b: make_tiled_copy(cp.async 16B, (16,8):(8,1), (1,8), 16 bits) -> tiler (16,64)."""
+    r = client.post("/api/tiled", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(16,8):(8,1)",
+                                        "val_layout": "(1,8)", "element_bits": 16})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["kind"] == "copy" and j["tile"] == "16 x 64" and j["tv_layout"] == "((8,16),8):((128,1),16)"
+    tv = A.parse(j["tv_layout"])
+    for t in (0, 9, 127):
+        for v in range(8):
+            idx = tv((t, v))
+            assert (j["threads"][idx % 16][idx // 16], j["values"][idx % 16][idx // 16]) == (t, v)
+
+
+def test_tiled_mma_partitions_cover_the_tile(client):
+    r = client.post("/api/tiled", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "atom_layout": "(2,2,1)",
+                                        "operand": "C"})
+    j = r.json()
+    assert r.status_code == 200 and j["tile"] == "32 x 16 x 16" and j["num_threads"] == 128
+    assert (j["rows"], j["cols"]) == (32, 16)
+    # the atom's C layout for warp (0,0); warp (m, n) = thread 32*m + 64*n holds the block shifted by (16m, 8n)
+    c = A.parse("((4,8),(2,2)):((32,1),(16,8))")
+    for t in range(32):
+        for v in range(4):
+            idx = c((t, v))
+            m, n = idx % 16, idx // 16
+            assert j["threads"][m][n] == t and j["values"][m][n] == v
+            assert j["threads"][m + 16][n] == t + 32 and j["threads"][m][n + 8] == t + 64
+    a = client.post("/api/tiled", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "atom_layout": "(2,2,1)",
+                                        "operand": "A"}).json()
+    assert (a["rows"], a["cols"]) == (32, 16) and min(min(r) for r in a["threads"]) == 0
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    ({"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(16,8):(8,1)", "val_layout": "(1,4)"}, "values"),
+    ({"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(64,64):(64,1)", "val_layout": "(1,8)"}, "cap"),
+    ({"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(16,8", "val_layout": "(1,8)"}, "thread layout"),
+    ({"atom": "SM80_16x8x16_F32F16F16F32_TN", "atom_layout": "(2,2,1)", "operand": "D"}, "operand"),
+    ({"atom": "NOPE", "thr_layout": "32:1"}, "NOPE"),
+])
+def test_tiled_refusals_are_422(client, body, needle):
+    r = client.post("/api/tiled", json=body)
+    assert r.status_code == 422 and needle in r.json()["detail"]
+
+
+def test_tma_rules(client):
+    ok = client.post("/api/tma", json={"tensor": "(4096,4096):(4096,1)", "box": "64,64"}).json()
+    assert ok["valid"] and ok["swizzle"] == "128B" and ok["box_dim"] == [64, 64] and ok["global_strides"] == [8192]
+    wide = client.post("/api/tma", json={"tensor": "(4096,4096):(4096,1)", "box": "64,128"}).json()
+    assert not wide["valid"] and [c["rule"] for c in wide["checks"] if not c["ok"]] == ["box_inner_swizzle"]
+    odd = client.post("/api/tma", json={"tensor": "(1024,1001):(1001,1)", "box": "8,8", "dtype": "FLOAT32",
+                                        "swizzle": "NONE"}).json()
+    assert [c["rule"] for c in odd["checks"] if not c["ok"]] == ["global_strides[0]"]  # 4004 B is not a multiple of 16
+    mn = client.post("/api/tma", json={"tensor": "(4096,4096):(4096,1)", "box": "64,64", "major": "MN"})
+    assert mn.status_code == 422 and "transposed" in mn.json()["detail"]

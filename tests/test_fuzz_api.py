@@ -59,12 +59,18 @@ def test_banks_never_5xx(client, layout, swz, eb, kind, index, vec, tl):
     assert r.status_code in (200, 422), (body, r.status_code, r.text[:300])
 
 
+TV_FIELDS = ["part", "tthr", "tval", "tlayout", "ttensor", "tbox", "dmn", "dstart"]
+
+
 @FAST
-@given(text=layouts, q=st.sampled_from(["/", "/algebra", "/banks", "/tv"]))
-def test_pages_never_5xx(client, text, q):
+@given(text=layouts, q=st.sampled_from(["/", "/algebra", "/banks", "/tv", "/local"]), field=st.sampled_from(TV_FIELDS))
+def test_pages_never_5xx(client, text, q, field):
     params = {"/": {"layout": text}, "/algebra": {"op": "logical_divide", "a": text, "b": "2:1"},
-              "/banks": {"layout": text, "access": "column:0"}, "/tv": {"part": text}}[q]
-    r = client.get(q, params=params, headers={"HX-Request": "true"})
+              "/local": {"op": "local_tile", "a": "(8,8):(8,1)", "b": "<2:1, 4:1>", "c": text},
+              "/banks": {"layout": text, "access": "column:0"}, "/tv": {field: text}}[q]
+    path = "/algebra" if q == "/local" else q
+    target = {"part": "sectors", "tthr": "tiled", "tval": "tiled", "tlayout": "tiled"}.get(field, "hopper")
+    r = client.get(path, params=params, headers={"HX-Request": "true", "HX-Target": target if q == "/tv" else "result"})
     assert r.status_code == 200, (q, text, r.status_code)
 
 
@@ -86,8 +92,9 @@ def test_schemathesis_openapi_no_5xx(app):
     checked = 0
     for result in schema.get_all_operations():
         operation = result.ok()
-        if operation.path.startswith(("/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors")):
+        if operation.path.startswith(("/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors",
+                                      "/api/tiled", "/api/tma")):
             _fuzz_operation(operation, failures)
             checked += 1
-    assert checked >= 5
+    assert checked >= 7
     assert not failures, failures[:5]

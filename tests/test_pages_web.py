@@ -94,3 +94,49 @@ def test_tv_unknown_atom_inline(client):
 def test_openapi_lists_the_contract_routes(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors"} <= set(paths)
+
+
+@pytest.mark.parametrize(("target", "needle", "absent"), [("result", 'id="grid-tv"', 'id="grid-tiled"'),
+                                                          ("sectors", 'id="utilization"', 'id="grid-tv"'),
+                                                          ("tiled", 'id="grid-tiled"', 'id="grid-tv"'),
+                                                          ("hopper", 'id="grid-smem"', 'id="grid-tiled"')])
+def test_tv_panels_answer_their_own_fragment(client, target, needle, absent):
+    r = client.get("/tv", headers={**HX, "HX-Target": target})
+    assert r.status_code == 200 and "<html" not in r.text and needle in r.text and absent not in r.text
+
+
+def test_tv_page_has_every_panel_and_copy_buttons(client):
+    r = client.get("/tv")
+    for gid in ("grid-tv", "grid-tiled", "grid-smem"):
+        assert f'id="{gid}"' in r.text
+    assert "make_tiled_copy(Copy_Atom&lt;SM80_CP_ASYNC_CACHEALWAYS_16B, half_t&gt;{}, thr, val)" in r.text
+    assert "cute.make_layout(((4, 8), (2, 2)), stride=((32, 1), (16, 8)))" in r.text
+
+
+def test_tv_hopper_panel_names_the_failing_rule(client, read_grid):
+    q = {"hmajor": "K", "hspan": "128", "hbits": "16", "tbox": "64,128"}
+    r = client.get("/tv", params=q, headers={**HX, "HX-Target": "hopper"})
+    m = re.search(r'id="tma-verdict"[^>]*>(.*?)</p>', r.text, re.S)
+    assert m and "box_inner_swizzle" in m.group(1) and "refuses" in m.group(1)
+    assert "GMMA::Layout_K_SW128_Atom&lt;half_t&gt;" in r.text
+    g = read_grid(r.text, "grid-smem")
+    # Sw<3,3,3> o (8,64):(64,1): row r's 16-byte chunks (8 fp16) are XOR-ed with r
+    assert (g.rows, g.cols) == (8, 64)
+    assert [int(g.text[r][0]) for r in range(8)] == [64 * r + 8 * r for r in range(8)]
+    assert re.search(r'id="desc-value">0x4000004000010000<', r.text)  # LBO 16 B, SBO 1024 B, SWIZZLE_128B
+    r = client.get("/tv", params={**q, "tbox": "64,64"}, headers={**HX, "HX-Target": "hopper"})
+    assert "accepts these arguments" in r.text
+
+
+@pytest.mark.parametrize(("q", "target"), [({"ttensor": "(4096,(2,2)):(4,(1,2))"}, "hopper"), ({"tbox": "x"}, "hopper"),
+                                           ({"dmn": "7"}, "hopper"), ({"tthr": "((("}, "tiled"),
+                                           ({"tatom": "SM80_16x8x16_F32F16F16F32_TN", "tlayout": "(2,2"}, "tiled")])
+def test_tv_bad_panel_input_is_inline(client, q, target):
+    r = client.get("/tv", params=q, headers={**HX, "HX-Target": target})
+    assert r.status_code == 200 and 'role="alert"' in r.text
+    assert client.get("/tv", params=q).status_code == 200
+
+
+def test_tv_unknown_choices_fall_back(client):
+    r = client.get("/tv", params={"hspan": "48", "hmajor": "Q", "hbits": "7"}, headers={**HX, "HX-Target": "hopper"})
+    assert r.status_code == 200 and "GMMA::Layout_K_SW128_Atom&lt;half_t&gt;" in r.text

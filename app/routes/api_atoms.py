@@ -1,12 +1,14 @@
-"""``/api/atoms``: MMA and copy atoms as TV grids; ``/api/sectors``: a thread partition's sector efficiency."""
+"""``/api/atoms``: MMA and copy atoms as TV grids; ``/api/tiled``: tiled copies / MMAs; ``/api/sectors``: a thread
+partition's sector efficiency; ``/api/tma``: the TMA tensor map builder."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from algebra import atoms
+from algebra import LayoutError, atoms
 from app.schemas import AtomOut, AtomSummary
+from app.services import tiled as T
 from app.services import tv as S
 
 router = APIRouter(prefix="/api", tags=["atoms"])
@@ -42,3 +44,47 @@ def post_sectors(body: SectorsIn) -> dict:
     v = S.sector_view(body.tv, body.element_bytes, body.vector)
     return {"tv": v.tv, "vector": v.vector, "max_vector": v.max_vector, "total_sectors": v.total_sectors,
             "utilization": v.utilization, "instructions": v.instructions}
+
+
+class TiledIn(BaseModel):
+    atom: str = Field(..., min_length=1, max_length=80, examples=["SM80_CP_ASYNC_CACHEALWAYS_16B"])
+    thr_layout: str = Field("(32,1):(1,0)", max_length=400, examples=["(16,8):(8,1)"],
+                            description="copy atoms: the thread layout of make_tiled_copy")
+    val_layout: str = Field("1:0", max_length=400, examples=["(1,8):(8,1)"],
+                            description="copy atoms: the value layout of make_tiled_copy")
+    element_bits: int = Field(16, ge=8, le=128)
+    atom_layout: str = Field("(1,1,1)", max_length=400, description="MMA atoms: make_tiled_mma's (M,N,K) layout")
+    operand: str = Field("C", max_length=2, description="MMA atoms: A, B or C")
+
+
+@router.post("/tiled", responses={422: {"description": "unknown atom, malformed layout or a tiling CuTe refuses"}})
+def post_tiled(body: TiledIn) -> dict:
+    """``make_tiled_copy`` (copy atoms) or ``make_tiled_mma`` (MMA atoms) over its whole tile: ``threads[m][n]`` /
+    ``values[m][n]`` own element (m, n) (column-major tile index)."""
+    kind = "mma" if body.atom.strip() in set(atoms.mma_names()) else "copy"
+    return T.tiled_json(T.tiled_view(kind, body.atom, body.thr_layout, body.val_layout, body.element_bits,
+                                     body.atom_layout, body.operand))
+
+
+class TmaIn(BaseModel):
+    dtype: str = Field("FLOAT16", max_length=60, description="CUtensorMapDataType (FLOAT16, BFLOAT16, ... or fp16)")
+    tensor: str = Field(..., min_length=1, max_length=400, examples=["(4096,4096):(4096,1)"],
+                        description="the global tensor, a flat layout in elements (one stride-1 mode)")
+    box: str = Field(..., min_length=1, max_length=100, examples=["64,64"], description="box extent per mode")
+    swizzle: str = Field("atom", description="atom (the smem atom's), NONE, 32B, 64B or 128B")
+    major: str = Field("K", description="smem atom: K or MN")
+    span_bytes: int = Field(128, description="smem atom: 16 (INTER), 32, 64 or 128")
+
+
+@router.post("/tma", responses={422: {"description": "malformed tensor / box, or an atom that does not fit"}})
+def post_tma(body: TmaIn) -> dict:
+    """The ``cuTensorMapEncodeTiled`` arguments for copying the tensor in boxes into the GMMA smem atom's layout,
+    every documented rule with its verdict, and ``valid``."""
+    from algebra import hopper as hop
+    from app.services import hopper as H
+
+    if body.swizzle not in H.TMA_SWIZZLES:
+        raise LayoutError(f"swizzle must be one of {', '.join(H.TMA_SWIZZLES)}, not {body.swizzle!r}")
+    bits = 8 * hop.TMA_DTYPES[hop.tma_dtype(body.dtype)]
+    atom = H.atom_view(body.major, body.span_bytes, bits).atom if body.swizzle == "atom" else None
+    return H.tma_view(body.dtype, body.tensor, body.box, body.swizzle, atom).to_dict()

@@ -1,43 +1,58 @@
-"""The TV atlas ``/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C`` (plus the sector-efficiency panel)."""
+"""The TV atlas ``/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C``: an atom's TV grid, tiled copy / tiled MMA, a
+partition's sector efficiency and the Hopper panel. Each panel is its own form; an htmx request names its panel in
+HX-Target and gets only that panel; every form carries the others' fields, so the address bar is the permalink."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from algebra import LayoutError
+import algebra as A
+from algebra import LayoutError, atoms
+from app.services import code
+from app.services import hopper as H
+from app.services import tiled as T
 from app.services import tv as S
 from app.templating import is_htmx, templates
 
 router = APIRouter(tags=["pages"])
 
+#: every query parameter of the page and its default
+DEFAULTS: dict[str, str] = {
+    "atom": S.DEFAULT_ATOM, "operand": "", "bits": "16",
+    "part": S.SECTOR_PRESETS[0][1], "eb": "4", "vector": S.SECTOR_PRESETS[0][3],
+    "tatom": T.COPY_PRESETS[0][1], "tthr": T.COPY_PRESETS[0][2], "tval": T.COPY_PRESETS[0][3],
+    "tbits": "16", "tlayout": T.MMA_PRESETS[0][2], "top": "C",
+    "hmajor": "K", "hspan": "128", "hbits": "16", "tdtype": "FLOAT16", "ttensor": "(4096,4096):(4096,1)",
+    "tbox": "64,64", "tswz": "atom", "dmn": "64", "dk": "64", "dstart": "0",
+}
+
 
 def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        return default
-    return v if v in allowed else default
+    return H.choose(text, allowed, default)
 
 
-@router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
-def tv_page(request: Request, atom: str = Query(S.DEFAULT_ATOM), operand: str = Query(""),
-            bits: str = Query("16"), part: str = Query(S.SECTOR_PRESETS[0][1]), eb: str = Query("4"),
-            vector: str = Query(S.SECTOR_PRESETS[0][3])) -> HTMLResponse:
-    atom, operand = atom.strip(), operand.strip()
-    element_bits = _int(bits, 16, (8, 16, 32, 64, 128))
-    ctx: dict = {"request": request, "atom": atom, "operand": operand, "bits": element_bits, "menu": S.atom_menu(),
-                 "view": None, "g": None, "error": None, "part": part.strip(), "eb": _int(eb, 4, (1, 2, 4, 8, 16)),
-                 "vector": vector.strip(), "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
+def atom_ctx(q: dict[str, str]) -> dict:
+    atom, operand = q["atom"].strip(), q["operand"].strip()
+    bits = _int(q["bits"], 16, (8, 16, 32, 64, 128))
+    ctx: dict = {"atom": atom, "bits": bits, "operand": operand, "view": None, "g": None, "error": None,
+                 "code": None}
     try:
         if not operand:
             operand = "C" if not atom.upper().startswith(("SM75", "SM90_U", "SM80_CP", "UNIVERSAL")) else "dst"
-        view = S.tv_view(atom, operand, element_bits)
-        ctx.update(view=view, g=S.tv_grid(view, "grid-tv"), operand=view.operand)
+        view = S.tv_view(atom, operand, bits)
+        cpp, dsl = code.layout_code(A.parse(view.tv_layout))
+        ctx.update(view=view, g=S.tv_grid(view, "grid-tv"), operand=view.operand, code={"cpp": cpp, "dsl": dsl})
     except LayoutError as exc:
         ctx["error"] = str(exc)
+    return ctx
+
+
+def sectors_ctx(q: dict[str, str]) -> dict:
+    ctx: dict = {"part": q["part"].strip(), "eb": _int(q["eb"], 4, (1, 2, 4, 8, 16)), "vector": q["vector"].strip(),
+                 "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
     try:
         vec = int(ctx["vector"]) if ctx["vector"] else None
         ctx["sec"] = S.sector_view(ctx["part"], ctx["eb"], vec)
@@ -45,8 +60,61 @@ def tv_page(request: Request, atom: str = Query(S.DEFAULT_ATOM), operand: str = 
         ctx["sec_error"] = f"vector: {ctx['vector']!r} is not an integer"
     except LayoutError as exc:
         ctx["sec_error"] = str(exc)
-    ctx["permalink"] = "/tv?" + urlencode({"atom": atom, "operand": ctx["operand"], **(
-        {"bits": element_bits} if element_bits != 16 else {})})
-    block = request.headers.get("HX-Target") if is_htmx(request) else None
-    block = {"result": "result", "sectors": "sectors"}.get(block or "", "result") if is_htmx(request) else None
-    return templates.TemplateResponse(request, "tv.html", ctx, block_name=block)
+    return ctx
+
+
+def tiled_ctx(q: dict[str, str]) -> dict:
+    kind = "mma" if q["tatom"].strip() in set(atoms.mma_names()) else "copy"
+    ctx: dict = {"tkind": kind, "tatom": q["tatom"].strip(), "tthr": q["tthr"].strip(), "tval": q["tval"].strip(),
+                 "tbits": _int(q["tbits"], 16, (8, 16, 32, 64, 128)), "tlayout": q["tlayout"].strip(),
+                 "top": q["top"].strip().upper() or "C", "copy_presets": T.COPY_PRESETS,
+                 "mma_presets": T.MMA_PRESETS, "tview": None, "tg": None, "t_error": None,
+                 "copy_atoms": atoms.copy_names(), "mma_atoms": atoms.mma_names()}
+    try:
+        v = T.tiled_view(kind, ctx["tatom"], ctx["tthr"], ctx["tval"], ctx["tbits"], ctx["tlayout"], ctx["top"])
+        ctx.update(tview=v, tg=S.tv_grid(v, "grid-tiled"))
+    except LayoutError as exc:
+        ctx["t_error"] = str(exc)
+    return ctx
+
+
+def hopper_ctx(q: dict[str, str]) -> dict:
+    ctx: dict = {"hmajor": H.choose(q["hmajor"].upper(), H.MAJORS, "K"), "hspan": H.choose(q["hspan"], H.SPANS, 128),
+                 "hbits": H.choose(q["hbits"], H.BITS, 16), "tdtype": q["tdtype"].strip(),
+                 "ttensor": q["ttensor"].strip(), "tbox": q["tbox"].strip(),
+                 "tswz": q["tswz"] if q["tswz"] in H.TMA_SWIZZLES else "atom", "dmn": q["dmn"].strip(),
+                 "dk": q["dk"].strip(), "dstart": q["dstart"].strip(), "majors": H.MAJORS, "spans": H.SPANS,
+                 "bitss": H.BITS, "swizzles": H.TMA_SWIZZLES, "dtypes": list(H.hopper.TMA_DTYPES),
+                 "smem": None, "h_error": None, "tma": None, "tma_error": None, "desc": None, "desc_error": None}
+    try:
+        ctx["smem"] = H.atom_view(ctx["hmajor"], ctx["hspan"], ctx["hbits"])
+    except LayoutError as exc:
+        ctx["h_error"] = str(exc)
+        return ctx
+    atom = ctx["smem"].atom
+    try:
+        ctx["tma"] = H.tma_view(ctx["tdtype"], ctx["ttensor"], ctx["tbox"], ctx["tswz"], atom)
+    except LayoutError as exc:
+        ctx["tma_error"] = str(exc)
+    try:
+        ctx["desc"] = H.desc_view(atom, ctx["dmn"], ctx["dk"], ctx["dstart"])
+    except LayoutError as exc:
+        ctx["desc_error"] = str(exc)
+    return ctx
+
+
+PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
+          "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx)}
+
+
+@router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
+def tv_page(request: Request) -> HTMLResponse:
+    q = {k: request.query_params.get(k, v)[:4000] for k, v in DEFAULTS.items()}
+    state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
+    base: dict = {"request": request, "menu": S.atom_menu(), "permalink": "/tv?" + urlencode(state) if state else "/tv"}
+    panel = PANELS.get(request.headers.get("HX-Target") or "") if is_htmx(request) else None
+    if panel is not None:
+        template, block, make = panel
+        return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
+    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q)}
+    return templates.TemplateResponse(request, "tv.html", ctx)

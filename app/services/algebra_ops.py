@@ -22,8 +22,8 @@ MAX_INT = 1 << 40
 
 @dataclass(frozen=True)
 class OpSpec:
-    """One workbench op: its argument kinds ("layout", "layout|tiler", "int", "profile"; optional ones end in
-    "?"), how result cells link back to A ("offset", "index", "same", "via-b" or ""), and a one-line gloss."""
+    """One workbench op: its argument kinds ("layout", "layout|tiler", "int", "profile", "coord"; optional ones end
+    in "?"), how result cells link back to A ("offset", "index", "same", "via-b" or ""), and a one-line gloss."""
 
     name: str
     args: tuple[str, ...]
@@ -49,6 +49,12 @@ OPS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("tiled_product", ("layout", "layout|tiler"), "offset", "zipped_product with the repeat modes unpacked"),
     OpSpec("blocked_product", ("layout", "layout"), "offset", "A's blocks laid out by B, mode by mode"),
     OpSpec("raked_product", ("layout", "layout"), "", "A's elements interleaved (raked) across B's pattern"),
+    OpSpec("local_tile", ("layout", "layout|tiler", "coord"), "offset",
+           "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts",
+           ("A", "tiler", "tile coordinate")),
+    OpSpec("local_partition", ("layout", "layout", "int"), "offset",
+           "what one thread of a thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)",
+           ("A", "thread layout", "thread index")),
 ]}
 
 
@@ -112,10 +118,62 @@ def parse_tiler(text: str, what: str) -> tuple:
     return tuple(out)
 
 
+_COORD_TOKEN = re.compile(r"\s*(?:(-?\d+)|(_)|([(),]))")
+
+
+def parse_coord(text: str, what: str) -> Any:
+    """``3``, ``(1,2)``, ``(1,(0,_))`` (or a JSON list ``[1, [0, null]]``) -> an int or nested tuple of ints,
+    ``_`` (None) keeping a whole mode."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            text = json.dumps(json.loads(text)).replace("[", "(").replace("]", ")").replace("null", "_")
+        except ValueError as exc:
+            raise LayoutError(f"{what}: not a JSON list ({exc.msg})") from None
+    toks: list[Any] = []
+    pos = 0
+    while pos < len(text):
+        m = _COORD_TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise LayoutError(f"{what}: unexpected {text[pos:pos + 8]!r} in {text!r}; write e.g. (1,2) or (1,_)")
+        toks.append(int(m[1]) if m[1] else None if m[2] else m[3])
+        pos = m.end()
+    toks = [t for t in toks if t != ""]
+
+    def one(k: int) -> tuple[Any, int]:
+        if k >= len(toks):
+            raise LayoutError(f"{what}: {text!r} ends early")
+        t = toks[k]
+        if t == "(":
+            items = []
+            k += 1
+            while True:
+                item, k = one(k)
+                items.append(item)
+                if k < len(toks) and toks[k] == ",":
+                    k += 1
+                    continue
+                if k < len(toks) and toks[k] == ")":
+                    return tuple(items), k + 1
+                raise LayoutError(f"{what}: expected ',' or ')' in {text!r}")
+        if t in (")", ","):
+            raise LayoutError(f"{what}: unexpected {t!r} in {text!r}")
+        if isinstance(t, int) and abs(t) > MAX_INT:
+            raise LayoutError(f"{what}: {t} is beyond the cap of 2^40")
+        return t, k + 1
+
+    value, end = one(0)
+    if end != len(toks):
+        raise LayoutError(f"{what}: unexpected text after {text!r}")
+    return value
+
+
 def parse_arg(text: str, kind: str, what: str) -> Any:
     """One argument of an op by its kind (see OpSpec)."""
     text = text.strip()
     kind = kind.rstrip("?")
+    if kind == "coord":
+        return parse_coord(text, what)
     if kind == "int":
         if not _INT.match(text):
             raise LayoutError(f"{what}: expected an integer such as 24, got {text!r}")
@@ -139,9 +197,13 @@ class OpResult:
     parsed: list[Any] = field(default_factory=list)
     cpp: str = ""
     dsl: str = ""
+    offset: int | None = None  # local_tile / local_partition: the offset in A of the result's first element
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "args": self.args, "result": self.result, "steps": self.steps}
+        out = {"op": self.op, "args": self.args, "result": self.result, "steps": self.steps}
+        if self.offset is not None:
+            out["offset"] = self.offset
+        return out
 
 
 def _explain() -> Any:
@@ -162,7 +224,10 @@ def _spec(op: str) -> OpSpec:
     return spec
 
 
-def _arg_str(x: Any) -> str:
+def _arg_str(x: Any, kind: str = "") -> str:
+    """An argument in CuTe notation: tilers as ``<...>``, coordinates as ``(1,_)``."""
+    if kind.startswith("coord") and isinstance(x, tuple):
+        return "(" + ",".join(_arg_str(e, kind) for e in x) + ")"
     if isinstance(x, tuple):
         return "<" + ", ".join(_arg_str(e) for e in x) + ">"
     return "_" if x is None else str(x)
@@ -182,8 +247,11 @@ def _run(op: str, args: tuple[str, ...]) -> OpResult:
         cpp, dsl = code.op_code(op, parsed)
     steps = [{"text": str(s.get("text", "")), "layout": None if s.get("layout") is None else str(s["layout"])}
              for s in raw]
-    return OpResult(op=op, args=[_arg_str(p) for p in parsed], result=str(result), steps=steps, spec=spec,
-                    parsed=parsed, cpp=cpp, dsl=dsl)
+    offset = None
+    if isinstance(result, tuple):  # local_tile / local_partition: (layout, offset of its first element)
+        result, offset = result
+    return OpResult(op=op, args=[_arg_str(p, k) for p, k in zip(parsed, spec.args, strict=False)],
+                    result=str(result), steps=steps, spec=spec, parsed=parsed, cpp=cpp, dsl=dsl, offset=offset)
 
 
 def _arg_text(a: Any) -> str:
@@ -200,7 +268,10 @@ def run_op(op: str, args: list[Any]) -> OpResult:
     return _run(op.strip(), tuple(_arg_text(a) for a in args))
 
 
-def _grid_of(text: str, grid_id: str, links: list[dict[str, str]] | None = None) -> tuple[Any, str]:
+def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
+             picked: set[int] | None = None) -> tuple[Any, str]:
+    """The grid of the layout ``text`` (None and the reason when it is not drawn); ``picked`` outlines the cells
+    holding those offsets."""
     from app.services.layouts import describe_layout, layout_grid
 
     view = describe_layout(text)
@@ -209,28 +280,37 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, str]] | None = None)
         return None, view.note or "not drawn"
     if links:
         g.meta["links"] = links
+    if picked:
+        g.marks = {(i, j): "acc" for i, row in enumerate(view.offsets or []) for j, v in enumerate(row) if v in picked}
     return g, ""
 
 
 def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
     """(title, GridView or None, message) for A, B (when a layout) and the result, with the result's cells linked
-    back to the cells of A (and B) they come from."""
+    back to the cells of A (and B) they come from. local_tile / local_partition outline in A the cells of the
+    tile / the thread's partition (offsets ``offset + R(k)``) and in B the thread's cell."""
     spec = res.spec
     out: list[tuple[str, Any, str]] = []
     a = res.parsed[0]
-    g, msg = _grid_of(str(a), "grid-a")
+    picked = None
+    if res.offset is not None:
+        with guard(res.op):
+            picked = {res.offset + o for o in A.offsets(A.parse(res.result))}
+    g, msg = _grid_of(str(a), "grid-a", picked=picked)
     out.append((f"A = {a}", g, msg))
     b = res.parsed[1] if len(res.parsed) > 1 else None
     b_is_layout = b is not None and not isinstance(b, (tuple, int)) and spec.args[1].startswith("layout")
     if b_is_layout:
-        g, msg = _grid_of(str(b), "grid-b")
-        out.append((f"B = {b}", g, msg))
-    links: list[dict[str, str]] = []
+        thread = {res.parsed[2]} if res.op == "local_partition" else None
+        g, msg = _grid_of(str(b), "grid-b", picked=thread)
+        out.append((f"{spec.arg_names[1]} = {b}", g, msg))
+    links: list[dict[str, Any]] = []
     if spec.link == "via-b":
         links = ([{"to": "grid-b", "by": "same"}, {"to": "grid-a", "by": "via", "via": "grid-b"}] if b_is_layout
                  else [{"to": "grid-a", "by": "offset"}])
     elif spec.link:
-        links = [{"to": "grid-a", "by": spec.link}]
+        links = [{"to": "grid-a", "by": spec.link, **({"add": res.offset} if res.offset else {})}]
     g, msg = _grid_of(res.result, "grid-r", links)
-    out.append((f"result = {res.result}", g, msg))
+    where = f", first element at offset {res.offset} of A" if res.offset is not None else ""
+    out.append((f"result = {res.result}{where}", g, msg))
     return out

@@ -11,6 +11,7 @@ import algebra as A
 from algebra import LayoutError, hopper
 from algebra import banks as B
 from app.config import MAX_CELLS, MAX_SIZE
+from app.services import code
 from app.services.grid import GridView, boundary_levels
 from app.services.guard import guard
 from app.services.layouts import describe_layout, is_composed, parse_layout, pow2_text
@@ -182,6 +183,13 @@ def bank_grid(view: BanksView, grid_id: str) -> GridView | None:
                     row_levels=boundary_levels(lv.row_leaves, lv.rows),
                     col_levels=boundary_levels(lv.col_leaves, lv.cols), css="narrow",
                     caption=f"{text} · {e}-byte elements · cells show their bank")
+
+
+def tile_code(view: BanksView) -> dict[str, str]:
+    """CuTe C++ / DSL for the tile's layout, with its swizzle composed on (element offsets)."""
+    lay = A.parse(view.layout if view.swizzle is None else f"{view.swizzle} o {view.layout}")
+    cpp, dsl = code.layout_code(lay)
+    return {"cpp": cpp, "dsl": dsl}
 
 
 def xor_rows(view: BanksView) -> list[dict[str, Any]]:

@@ -28,4 +28,6 @@ ALGEBRA: list[tuple[str, str, list[str]]] = [
     ("logical product", "logical_product", ["(2,2):(4,1)", "6:1"]),
     ("blocked product", "blocked_product", ["(2,2):(1,2)", "(3,4):(1,3)"]),
     ("raked product", "raked_product", ["(2,2):(1,2)", "(3,4):(1,3)"]),
+    ("local_tile: tile (1,2) of 4x4 tiles", "local_tile", ["(16,16):(16,1)", "<4:1, 4:1>", "(1,2)"]),
+    ("local_partition: thread 5 of (4,8)", "local_partition", ["(16,32):(32,1)", "(4,8):(8,1)", "5"]),
 ]
