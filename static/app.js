@@ -225,7 +225,7 @@
   const TILES_PER_SLOT = 8;
   let idleTimer = 0;
   let generation = 0;
-  const warm = (tile) => tile.classList.remove("cold");
+  const warm = (tile) => tile.classList.replace("cold", "lazy");
 
   function watch(root) {
     for (const tile of root.querySelectorAll(".gt.cold")) {
