@@ -12,7 +12,7 @@ import math
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import algebra as A
@@ -324,10 +324,10 @@ def test_parse_roundtrip(L) -> None:
     assert str(A.parse(str(L))) == str(L)
 
 
-EXAMPLES = ["(4,(2,4)):(2,(1,8))", "(4):(1)", "((4)):((1))", "1:0", "(1,(2),((3))):(0,(1),((2)))"]
+PARSE_EXAMPLES = ["(4,(2,4)):(2,(1,8))", "(4):(1)", "((4)):((1))", "1:0", "(1,(2),((3))):(0,(1),((2)))"]
 
 
-@pytest.mark.parametrize("text", EXAMPLES)
+@pytest.mark.parametrize("text", PARSE_EXAMPLES)
 def test_parse_roundtrip_examples(text) -> None:
     assert str(A.parse(text)) == text
 
@@ -341,3 +341,50 @@ def test_evaluation(L, data) -> None:
         assert L(i) == at(L, i), f"{L}({i})"
     for i in data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=8)):
         assert L(A.idx2crd(i, L.shape)) == at(L, i)
+
+
+def swz(b: int, m: int, s: int, x: int) -> int:
+    yyy = ((1 << b) - 1) << (m + max(0, s))
+    return x ^ ((x & yyy) >> s if s >= 0 else (x & yyy) << -s)
+
+
+@st.composite
+def swizzled(draw):
+    b = draw(st.integers(0, 3))
+    m = draw(st.integers(0, 4))
+    s = draw(st.integers(max(b, 1), 5))
+    inner = draw(layouts(256, kind=draw(st.sampled_from(["compact", "perm"]))))
+    off = draw(st.sampled_from([0, 0, 0, 8, 64]))
+    return A.parse(f"Sw<{b},{m},{s}> o {off} o {inner}"), (b, m, s), off, inner
+
+
+SWIZZLED_OPS = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+                "tiled_product", "blocked_product", "raked_product", "coalesce", "tile_to_shape"]
+
+
+@pytest.mark.parametrize("op", SWIZZLED_OPS)
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(swizzled(), layouts(16, kind="compact", max_rank=2))
+def test_swizzled_ops_act_on_the_inner_layout(op, sw, other) -> None:
+    """CuTe's ComposedLayout overloads: op(Sw o O o L, x) == Sw o O o op(L, x), as functions (the identity swizzle
+    Sw<0,..> may print as a plain layout)."""
+    c, bms, off, inner = sw
+    if op == "coalesce":
+        args: tuple = ()
+    elif op == "tile_to_shape":
+        args = (tuple(A.size(m) * 2 for m in (inner if isinstance(inner.shape, tuple) else [inner])),)
+    else:
+        args = (other,)
+    want = attempt(getattr(A, op), inner, *args)
+    if want is None:
+        return
+    what = f"{op}({c}, {', '.join(map(str, args))})"
+    try:
+        got = getattr(A, op)(c, *args)
+    except A.LayoutError as e:
+        raise AssertionError(f"{what} refused ({e}); CuTe gives Sw o O o {op}(L, ...) = {want}") from None
+    lay = got.layout_b if hasattr(got, "layout_b") else got
+    assert A.size(lay) == A.size(want), what
+    assert [got(i) for i in range(A.size(lay))] == [swz(*bms, off + at(want, i)) for i in range(A.size(want))], \
+        f"{what} = {got}; CuTe composes the swizzle with {want}"
