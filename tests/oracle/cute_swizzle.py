@@ -23,6 +23,8 @@ def rand_atom(rng: random.Random) -> tuple[str, tuple[int, int]]:
     b = rng.choice([0, 1, 2, 3, 3])
     m = rng.choice([0, 1, 2, 3, 4])
     s = rng.choice([x for x in (1, 2, 3, 4, 5) if x >= b] or [b])
+    if rng.random() < 0.1:  # CuTe allows a negative shift (|S| >= B): bits move up instead of down
+        s = -max(s, 1)
     r, c = rng.choice([8, 8, 4, 16, 2]), rng.choice([8, 16, 32, 64, 64])
     lay = cc.lay((r, c), (c, 1)) if rng.random() < 0.6 else cc.lay((r, c), (1, r))
     if rng.random() < 0.2:
