@@ -3,6 +3,8 @@ SVG export across tiles. Screenshots land in tests/artifacts/."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.test_web_browser import cell, grid_text
@@ -76,3 +78,21 @@ def test_svg_export_across_tiles(page, live_server):
     page.goto(f"{live_server.url}/?layout=(4,(2,4)):(2,(1,8))")
     svg = page.evaluate("window.layoutlabSvg('grid-explorer')")
     assert svg.count("<line") == 3 * 4  # the (2,4) mode's three inner boundaries, on each of the four rows
+
+
+def test_svg_export_reads_tiles_not_laid_out(page, live_server):
+    page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
+    corner = cell("grid-explorer", 63, 63)
+    cold, svg = page.evaluate(f"""() => [document.querySelector('{corner}').closest('.gt').classList.contains('cold'),
+                                         window.layoutlabSvg('grid-explorer')]""")
+    assert cold  # exported before the browser laid that tile out
+    W, H, pad = 44, 22, 28
+    fills = {(int(x), int(y)): f for x, y, f in
+             re.findall(r'<rect x="(\d+)" y="(\d+)" width="44" height="22" fill="([^"]+)"', svg)}
+    assert len(fills) == 4096
+
+    def at(i: int, j: int) -> str:
+        return fills[pad + j * W, pad + i * H]
+
+    # colours are offset mod 32: 4095 and 31 share one, 0 another; none is the page's default (transparent)
+    assert at(63, 63) == at(0, 31) != at(0, 0) and "rgba(0, 0, 0, 0)" not in fills.values()
