@@ -119,6 +119,8 @@ def test_tv_hopper_panel_names_the_failing_rule(client, read_grid):
     m = re.search(r'id="tma-verdict"[^>]*>(.*?)</p>', r.text, re.S)
     assert m and "box_inner_swizzle" in m.group(1) and "refuses" in m.group(1)
     assert "GMMA::Layout_K_SW128_Atom&lt;half_t&gt;" in r.text
+    assert "SmemLayoutAtomKind.K_SW128, cutlass.Float16" in r.text  # copy as CuTe DSL
+    assert "make_shape(Int&lt;64&gt;{}, Int&lt;64&gt;{})" in r.text  # copy as CuTe C++: tile_to_shape to 64 x 64
     g = read_grid(r.text, "grid-smem")
     # Sw<3,3,3> o (8,64):(64,1): row r's 16-byte chunks (8 fp16) are XOR-ed with r
     assert (g.rows, g.cols) == (8, 64)

@@ -92,6 +92,10 @@ def hopper_ctx(q: dict[str, str]) -> dict:
         ctx["h_error"] = str(exc)
         return ctx
     atom = ctx["smem"].atom
+    mn, k = (int(x) if x.isdigit() and 0 < int(x) <= 4096 else d
+             for x, d in ((ctx["dmn"], atom.shape[0]), (ctx["dk"], atom.shape[1])))
+    cpp, dsl = code.smem_atom_code(atom, mn, k)
+    ctx["smem_code"] = {"cpp": cpp, "dsl": dsl}
     try:
         ctx["tma"] = H.tma_view(ctx["tdtype"], ctx["ttensor"], ctx["tbox"], ctx["tswz"], atom)
     except LayoutError as exc:

@@ -57,3 +57,20 @@ def index_formula(layout: Any) -> str:
     if hasattr(layout, "layout_b"):
         return ""
     return formula(layout)
+
+
+#: CuTe DSL element type by bits, for the GMMA smem atoms
+DSL_TYPES = {8: "cutlass.Uint8", 16: "cutlass.Float16", 32: "cutlass.Float32"}
+
+
+def smem_atom_code(atom: Any, tile_mn: int, tile_k: int) -> tuple[str, str]:
+    """The GMMA smem atom tiled to a ``tile_mn`` x ``tile_k`` tile (``tile_to_shape``), in CuTe C++ and the DSL."""
+    t = CPP_TYPES[atom.element_bits]
+    kind = atom.name.removeprefix("Layout_").removesuffix("_Atom")
+    cpp = (f"using SmemLayoutAtom = GMMA::{atom.name}<{t}>;\n"
+           f"auto sA = tile_to_shape(SmemLayoutAtom{{}}, make_shape(Int<{tile_mn}>{{}}, Int<{tile_k}>{{}}));\n"
+           "print(sA);")
+    dsl = (f"atom = cute.nvgpu.warpgroup.make_smem_layout_atom(\n"
+           f"    cute.nvgpu.warpgroup.SmemLayoutAtomKind.{kind}, {DSL_TYPES[atom.element_bits]})\n"
+           f"sA = cute.tile_to_shape(atom, ({tile_mn}, {tile_k}), (0, 1))\nprint(sA)")
+    return cpp, dsl
