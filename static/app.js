@@ -149,8 +149,7 @@
   function gridToSvg(grid) {
     const W = 44, H = 22, pad = 28;
     const nrows = Number(grid.dataset.rows), ncols = Number(grid.dataset.cols);
-    const head = grid.querySelector(".gh");
-    const colLabels = head ? Array.from(head.children).slice(1) : [];
+    const colLabels = Array.from(grid.querySelectorAll(".gh > .gt > span"));
     const rowLabels = Array.from(grid.querySelectorAll(".gl > span"));
     const fills = new Map();
     const fillOf = (c) => {

@@ -187,9 +187,8 @@ def parse_grid(html: str, grid_id: str) -> RenderedGrid:
             if self.span is not None and tag == "span":
                 parent, cls, text, k = self.span
                 self.span = None
-                if "gh" in parent["class"]:
-                    if k:  # the first span is the corner
-                        out.col_labels.append((text, cls))
+                if "gt" in parent["class"] and "gh" in self.stack[-3]["class"]:
+                    out.col_labels.append((text, cls))
                 elif "gl" in parent["class"]:
                     out.row_labels.append((text, cls))
                 elif "gr" in parent["class"]:

@@ -9,7 +9,8 @@ cost several times more); the chrome around it (caption, tools, hover metadata) 
 
 Markup (``i``: row, ``j``: column)::
 
-    <div class="gh"><span></span><span class="l{level}">{column label}</span>...</div>       column labels
+    <div class="gh"><span></span><div class="gt [cold]" data-j="{first column}">         column labels, in tiles
+      <span class="l{level}">{column label}</span>...</div>...</div>
     <div class="gk">                                                                       a band of rows
       <div class="gl"><span class="t{level}">{row label}</span>...</div>                     its row labels
       <div class="gt [cold]" data-j="{first column}">                                        a tile
@@ -80,12 +81,18 @@ class GridView:
         return self.rows * self.cols
 
     def header(self) -> Markup:
-        """The column-label row (its first span is the corner above the row labels)."""
+        """The column-label row: the corner above the row labels, then the labels in tiles of TILE_COLS (cold
+        beyond WARM_COLS, like the cells below them)."""
         labels = self.col_labels or [str(j) for j in range(self.cols)]
         lv = self.col_levels or [0] * self.cols
+        spans = [f'<span class="l{lv[j]}">{escape(labels[j])}</span>' if lv[j] else
+                 f"<span>{escape(labels[j])}</span>" for j in range(self.cols)]
         parts = ['<div class="gh"><span></span>']
-        parts += [f'<span class="l{lv[j]}">{escape(labels[j])}</span>' if lv[j] else
-                  f"<span>{escape(labels[j])}</span>" for j in range(self.cols)]
+        for t0 in range(0, self.cols, TILE_COLS):
+            w = min(TILE_COLS, self.cols - t0)
+            cold = " cold" if t0 >= WARM_COLS else ""
+            width = f";--w:{w}" if w != TILE_COLS else ""
+            parts.append(f'<div class="gt{cold}" data-j="{t0}" style="--h:1{width}">{"".join(spans[t0:t0 + w])}</div>')
         parts.append("</div>")
         return Markup("".join(parts))
 

@@ -27,14 +27,18 @@ def scroll_wrap(page, grid_id: str, x: str, y: str) -> None:
 
 def test_cold_tiles_warm_on_scroll_then_all_when_idle(page, live_server, screenshot):
     page.goto(f"{live_server.url}/?layout=(128,128):(128,1)")
-    total = page.locator("#grid-explorer .gt").count()
-    cold = page.locator("#grid-explorer .gt.cold").count()
+    total = page.locator("#grid-explorer .gk .gt").count()
+    cold = page.locator("#grid-explorer .gk .gt.cold").count()
     assert total == 64 and cold >= 48  # only the top-left tiles were laid out at first
+    assert page.locator("#grid-explorer .gh .gt.cold").count() >= 5  # and the labels above them
     corner = cell("grid-explorer", 127, 127)
     scroll_wrap(page, "grid-explorer", "w.scrollWidth", "w.scrollHeight")
     page.wait_for_function(f"!document.querySelector('{corner}').closest('.gt').classList.contains('cold')")
     assert page.evaluate(IN_VIEW_JS, [corner, "#fig-grid-explorer .gridwrap"])
     assert page.locator(corner).inner_text() == "16383"
+    label = '#grid-explorer .gh .gt[data-j="112"] > span:nth-child(16)'
+    page.wait_for_function(f"!document.querySelector('{label}').parentElement.classList.contains('cold')")
+    assert page.evaluate(IN_VIEW_JS, [label, "#fig-grid-explorer .gridwrap"]) and page.inner_text(label) == "127"
     screenshot(page, "explorer-128x128-bottom-right", full_page=False)
     page.wait_for_function("!document.querySelector('#grid-explorer .gt.cold')", timeout=15_000)
     text = grid_text(page, "grid-explorer")
