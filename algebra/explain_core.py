@@ -161,13 +161,15 @@ def trace_compose_int(rec: Recorder, ls: Any, ld: Any, rs: int, rd: Any) -> Layo
     rest_s, rest_d = rs, rd
     for i in range(n - 1):
         cs, cd = ls[i], ld[i]
-        if not (rest_d % cs == 0 or rest_d < cs):
+        if cs == 0 or rest_d == 0:
+            raise LayoutError(f"composition: zero shape or stride at mode {i} of the left layout (CuTe divides by it)")
+        if not (ops._cmod(rest_d, cs) == 0 or rest_d < cs):
             raise LayoutError(
                 f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
                 f"than shape {cs} of mode {i} of the left layout")
         ad = abs(rest_d)
-        next_s = (cs + ad - 1) // ad
-        next_d = (ad + cs - 1) // cs * (-1 if rest_d < 0 else 1)
+        next_s = tdiv(cs + ad - 1, ad)  # C++ integer arithmetic, as CuTe computes
+        next_d = tdiv(ad + cs - 1, cs) * (-1 if rest_d < 0 else 1)
         if next_s == 1 or rest_s == 1:
             if rest_s == 1:
                 rec.add(f"mode {i} of A ({cs}:{cd}): nothing is left to take; the step becomes {next_d}")
@@ -177,13 +179,13 @@ def trace_compose_int(rec: Recorder, ls: Any, ld: Any, rs: int, rd: Any) -> Layo
             rest_d = next_d
             continue
         new_s = min(next_s, rest_s)
-        if rest_s % new_s != 0:
+        if new_s == 0 or ops._cmod(rest_s, new_s) != 0:
             raise LayoutError(
                 f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
                 f"(mode {i} of the left layout)")
         res_s.append(new_s)
         res_d.append(rest_d * cd)
-        left = rest_s // new_s
+        left = tdiv(rest_s, new_s)
         more = f", {left} still to take" if left > 1 else ""
         rec.add(f"mode {i} of A ({cs}:{cd}): stepping by {rest_d} leaves {next_s} elements {rest_d}*{cd} = "
                 f"{rest_d * cd} apart; take {new_s} of them{more}",

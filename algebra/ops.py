@@ -10,7 +10,7 @@ from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple, tdiv
+from algebra.inttuple import is_int, is_tuple, signum, tdiv
 from algebra.layout import Layout, make_layout
 from algebra.memo import memo
 from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
@@ -64,6 +64,8 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     Post: ``size(R) == size(L)``, ``depth(R) <= 1``, ``R(i) == L(i)`` for ``i < size(L)``.
     With ``profile`` (a tuple), coalesce each mode of ``L`` separately and keep modes beyond the profile.
     """
+    if type(layout) is ComposedLayout:
+        return layout.with_layout_b(coalesce(layout.layout_b, profile))
     layout = _as_layout(layout)
     if profile is not None and is_tuple(profile):
         if len(profile) > it.rank(layout.shape):
@@ -95,7 +97,13 @@ def filter_zeros(layout: Layout) -> Layout:
 
 
 def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's name)
-    """Remove stride-0 and size-1 modes: ``coalesce(filter_zeros(L))``; ``1:0`` when nothing is left."""
+    """Remove stride-0 and size-1 modes: ``coalesce(filter_zeros(L))``; ``1:0`` when nothing is left.
+
+    A ComposedLayout is filtered inside (CuTe has that overload only with a profile)."""
+    if type(layout) is ComposedLayout:
+        if profile is None:
+            raise LayoutError("filter of a composed (swizzled) layout needs a profile, as in CuTe")
+        return layout.with_layout_b(filter(layout.layout_b, profile))
     layout = _as_layout(layout)
     if profile is not None and is_tuple(profile):
         modes = [filter(layout[i], profile[i]) for i in range(len(profile))]
@@ -122,6 +130,8 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
     for i in range(len(ls) - 1):
         cs = ls[i]
         ad = rest_d if rest_d >= 0 else -rest_d
+        if cs <= 0 or ad == 0:  # only reachable through layouts built from negative strides
+            return _compose_int_cpp(ls, ld, rs, rd)
         if not (rest_d % cs == 0 or rest_d < cs):
             raise LayoutError(
                 f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
@@ -135,8 +145,7 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
             continue
         new_s = next_s if next_s < rest_s else rest_s
         if new_s <= 0:
-            raise LayoutError(f"composition: non-positive shape {new_s} at mode {i} of the left layout "
-                              "(a layout built from negative strides)")
+            return _compose_int_cpp(ls, ld, rs, rd)
         if rest_s % new_s != 0:
             raise LayoutError(
                 f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
@@ -154,6 +163,47 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
     res_s.append(rest_s)
     res_d.append(rest_d * ld[-1])
     return tuple(res_s), tuple(res_d)
+
+
+def _cmod(a: int, b: int) -> int:
+    """C++ ``a % b`` (the sign follows a)."""
+    return a - b * tdiv(a, b)
+
+
+def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
+    """``_compose_int`` in C++ integer arithmetic, for the non-positive shapes that complements of negative
+    strides produce: CuTe computes on with them, so the result matches CuTe's print; a zero divisor is refused."""
+    res_s: list = []
+    res_d: list = []
+    rest_s, rest_d = rs, rd
+    for i in range(len(ls) - 1):
+        cs = ls[i]
+        ad = abs(rest_d)
+        if cs == 0 or ad == 0:
+            raise LayoutError(f"composition: zero shape or stride at mode {i} of the left layout (CuTe divides by it)")
+        if not (_cmod(rest_d, cs) == 0 or rest_d < cs):
+            raise LayoutError(
+                f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
+                f"than shape {cs} of mode {i} of the left layout")
+        next_s = tdiv(cs + ad - 1, ad)
+        next_d = tdiv(ad + cs - 1, cs) * signum(rest_d)
+        if next_s == 1 or rest_s == 1:
+            rest_d = next_d
+            continue
+        new_s = min(next_s, rest_s)
+        if new_s == 0 or _cmod(rest_s, new_s) != 0:
+            raise LayoutError(
+                f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
+                f"(mode {i} of the left layout)")
+        res_s.append(new_s)
+        res_d.append(rest_d * ld[i])
+        rest_s = tdiv(rest_s, new_s)
+        rest_d = next_d
+    if not res_s:
+        return rest_s, rest_d * ld[-1]
+    if rest_s == 1:
+        return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
+    return tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],)
 
 
 def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any) -> tuple:
@@ -247,6 +297,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     Post: ``size(R) >= cotarget / size(filter(L))``; R is ordered (``R(i-1) < R(i)``); R and L only share 0.
     Refuses non-injective layouts ("Non-injective Layout detected in complement").
     """
+    if type(layout) is ComposedLayout:  # CuTe: the complement of the inner layout, up to its cosize by default
+        return complement(layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
     shapes, strides = _filtered_modes(layout)

@@ -121,16 +121,22 @@ def logical_product(block: Any, tiler: Any) -> Any:
 
 @memo
 def zipped_product(block: Any, tiler: Any) -> Layout:
+    if hasattr(block, "layout_b"):
+        return block.with_layout_b(zipped_product(block.layout_b, tiler))
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
 @memo
 def tiled_product(block: Any, tiler: Any) -> Layout:
+    if hasattr(block, "layout_b"):
+        return block.with_layout_b(tiled_product(block.layout_b, tiler))
     return _unpack(zipped_product(block, tiler), False, True)
 
 
 @memo
 def flat_product(block: Any, tiler: Any) -> Layout:
+    if hasattr(block, "layout_b"):
+        return block.with_layout_b(flat_product(block.layout_b, tiler))
     return _unpack(zipped_product(block, tiler), True, True)
 
 
@@ -159,7 +165,9 @@ def _zip_modes(a: Layout, b: Layout) -> Layout:
     return R(z(a.shape, b.shape), z(a.stride, b.stride))
 
 
-def _rank_sensitive(block: Layout, tiler: Layout, raked: bool) -> Layout:
+def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
+    if hasattr(block, "layout_b"):
+        return block.with_layout_b(_rank_sensitive(block.layout_b, tiler, raked))
     block, tiler = _tiler_layout(block), _tiler_layout(tiler)
     r = max(it.rank(block.shape), it.rank(tiler.shape))
     res = logical_product(_append_to_rank(block, r), _append_to_rank(tiler, r))
@@ -183,7 +191,9 @@ def raked_product(block: Layout, tiler: Layout) -> Layout:
 
 def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout:
     """Repeat ``block`` (blocked_product) until it covers ``target_shape``; repeats run in ``order``
-    (default column-major). Post: ``compatible(target_shape, shape(R))``."""
+    (default column-major). Post: ``compatible(target_shape, shape(R))``. A composed block keeps its swizzle."""
+    if hasattr(block, "layout_b"):
+        return block.with_layout_b(tile_to_shape(block.layout_b, target_shape, order))
     block = _tiler_layout(block)
     target = it.check_shape(target_shape, "target shape")
     r = it.rank(target)

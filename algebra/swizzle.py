@@ -132,17 +132,18 @@ class ComposedLayout:
         c = crd[0] if len(crd) == 1 else tuple(crd)
         if _has_none(c):
             sub, off = slice_and_offset(c, self.layout_b)
-            return ComposedLayout(self.layout_a, self.offset + off, sub)
+            return make_composed(self.layout_a, self.offset + off, sub)
         return self.layout_a(self.offset + self.layout_b(c))
 
     def __getitem__(self, i: int) -> ComposedLayout:
-        return ComposedLayout(self.layout_a, self.offset, self.layout_b[i])
+        return make_composed(self.layout_a, self.offset, self.layout_b[i])
 
     def __len__(self) -> int:
         return it.rank(self.layout_b.shape)
 
-    def with_layout_b(self, b: Layout) -> ComposedLayout:
-        return ComposedLayout(self.layout_a, self.offset, b)
+    def with_layout_b(self, b: Layout) -> Any:
+        """``composition(layout_a, offset, b)``: the same outer function around a new inner layout."""
+        return make_composed(self.layout_a, self.offset, b)
 
     def size(self) -> int:
         return it.product(self.layout_b.shape)
@@ -161,6 +162,14 @@ class ComposedLayout:
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
 
 
+def make_composed(a: Any, offset: int, b: Layout) -> Any:
+    """CuTe's ``composition(A, offset, B)``: a ComposedLayout, except that the identity swizzle ``Sw<0,M,S>``
+    with offset 0 is dropped and ``B`` itself is returned (as CuTe does)."""
+    if isinstance(a, Swizzle) and a.bits == 0 and offset == 0:
+        return b
+    return ComposedLayout(a, offset, b)
+
+
 def compose_swizzled(a: Any, b: Any) -> Any:
     """composition() when either side is a Swizzle or ComposedLayout.
 
@@ -171,14 +180,14 @@ def compose_swizzled(a: Any, b: Any) -> Any:
 
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
-            return ComposedLayout(a, 0, b)
+            return make_composed(a, 0, b)
         if is_int(b):
-            return ComposedLayout(a, 0, Layout(b))
+            return make_composed(a, 0, Layout(b))
         if isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle) and b.layout_a == a:
             raise LayoutError("composition of a swizzle with a swizzled layout is not supported")
         raise LayoutError(f"cannot compose {a} with {b}")
     if isinstance(a, ComposedLayout):
-        return ComposedLayout(a.layout_a, a.offset, composition(a.layout_b, b))
+        return make_composed(a.layout_a, a.offset, composition(a.layout_b, b))
     raise LayoutError(f"composition of {a} with a swizzled layout is not supported (compose the swizzle last)")
 
 
