@@ -133,7 +133,8 @@ def page(browser: Any) -> Iterator[Any]:
 
 class RenderedGrid:
     """A grid of ``templates/_grid.html`` read back from HTML: ``text[i][j]`` / ``classes[i][j]`` of cell (i, j),
-    the row / column labels, and which (band, tile) blocks arrived cold (``cold``: set of (first row, first col))."""
+    the row / column labels, and which (band, tile) blocks arrived cold (``cold``: set of (first row, first col)).
+    ``text`` and ``classes`` build a fresh table on each access: take them once outside loops."""
 
     def __init__(self) -> None:
         self.cells: dict[tuple[int, int], tuple[str, set[str]]] = {}

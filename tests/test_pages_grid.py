@@ -21,10 +21,11 @@ def test_every_cell_lands_at_its_row_and_column(read_grid, rows, cols):
     colour = [[(i * cols + j) % 33 - 1 for j in range(cols)] for i in range(rows)]
     g = read_grid(render(GridView(id="g", rows=rows, cols=cols, text=text, colour=colour)), "g")
     assert g.text == text
+    classes = g.classes
     for i in range(rows):
         for j in range(cols):
             c = colour[i][j]
-            assert g.classes[i][j] == ({f"p{c}"} if c >= 0 else {"x"})
+            assert classes[i][j] == ({f"p{c}"} if c >= 0 else {"x"})
     assert [t for t, _ in g.row_labels] == [str(i) for i in range(rows)]
     assert [t for t, _ in g.col_labels] == [str(j) for j in range(cols)]
     bands = -(-rows // BAND_ROWS)
