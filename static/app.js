@@ -103,24 +103,74 @@
     }
   }
 
-  document.addEventListener("mouseover", (ev) => {
-    const cell = cellOf(ev.target);
-    if (!cell) return;
+  // light a cell, fill the hover card and light the cells it links to
+  function inspect(cell) {
     const grid = cell.closest(".grid");
     const meta = metaFor(grid);
-    if (!meta) return;
-    const { i, j } = cellPos(cell);
     clearLit();
     cell.classList.add("hl");
     lit.push(cell);
+    if (!meta) return;
+    const { i, j } = cellPos(cell);
     if (meta.hover && meta.colCrd) {
       const card = document.getElementById(meta.hover);
       if (card) card.innerHTML = describe(meta, i, j, cell);
     }
     link(meta, cell, i, j);
+  }
+
+  document.addEventListener("mouseover", (ev) => {
+    const cell = cellOf(ev.target);
+    if (cell) inspect(cell);
   });
   document.addEventListener("mouseout", (ev) => {
     if (cellOf(ev.target) && !cellOf(ev.relatedTarget)) clearLit();
+  });
+
+  // ---- keyboard: a focused grid box moves a cursor with the arrows (PageUp/PageDown: 16 rows, Home/End: row
+  // ends), inspecting each cell as hovering does
+  const cursors = new WeakMap();
+  const MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], PageUp: [-16, 0],
+    PageDown: [16, 0], Home: [0, -Infinity], End: [0, Infinity] };
+
+  function cellAt(grid, i, j) {
+    for (const row of grid.querySelectorAll(`.gr[data-i="${i}"]`)) {
+      const k = j - Number(row.parentElement.dataset.j);
+      if (k >= 0 && k < row.children.length) return row.children[k];
+    }
+    return null;
+  }
+
+  function moveTo(grid, i, j) {
+    const cell = cellAt(grid, i, j);
+    if (!cell) return;
+    const tile = cell.closest(".gt");
+    if (tile.classList.contains("cold")) warm(tile);
+    cursors.set(grid, { i, j });
+    inspect(cell);
+    cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    const wrap = ev.target.classList && ev.target.classList.contains("gridwrap") ? ev.target : null;
+    const move = MOVES[ev.key];
+    const grid = wrap && wrap.querySelector(".grid");
+    if (!grid || !move || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    ev.preventDefault();
+    const cur = cursors.get(grid) || { i: 0, j: 0 };
+    const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
+    moveTo(grid, clamp(cur.i + move[0], Number(grid.dataset.rows)), clamp(cur.j + move[1], Number(grid.dataset.cols)));
+  });
+  document.addEventListener("focusin", (ev) => {  // by keyboard (Tab) only: a click keeps its own cell
+    const grid = ev.target.classList && ev.target.classList.contains("gridwrap") && ev.target.querySelector(".grid");
+    if (grid && ev.target.matches(":focus-visible")) {
+      const cur = cursors.get(grid) || { i: 0, j: 0 };
+      moveTo(grid, cur.i, cur.j);
+    }
+  });
+  document.addEventListener("mousedown", (ev) => {
+    const cell = cellOf(ev.target);
+    if (cell) cursors.set(cell.closest(".grid"), cellPos(cell));
   });
 
   // ---- copy buttons ----------------------------------------------------------------------------------------

@@ -100,3 +100,23 @@ def test_svg_export_reads_tiles_not_laid_out(page, live_server):
 
     # colours are offset mod 32: 4095 and 31 share one, 0 another; none is the page's default (transparent)
     assert at(63, 63) == at(0, 31) != at(0, 0) and "rgba(0, 0, 0, 0)" not in fills.values()
+
+
+def test_keyboard_moves_a_cursor_over_the_grid(page, live_server, screenshot):
+    page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
+    page.focus("#fig-grid-explorer .gridwrap")
+    for key in ("ArrowRight", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    card = page.inner_text("#hover-explorer")
+    assert "L(129) = 66" in card and "flat coordinate (1, 2)" in card  # 1-D index 1 + 64 * 2; offset 64 + 2
+    page.keyboard.press("End")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageDown")  # clamps at the last row
+    card = page.inner_text("#hover-explorer")
+    assert "L(4095) = 4095" in card and "flat coordinate (63, 63)" in card
+    target = cell("grid-explorer", 63, 63)
+    assert page.evaluate(f"document.querySelector('{target}').classList.contains('hl')")
+    assert page.evaluate(IN_VIEW_JS, [target, "#fig-grid-explorer .gridwrap"])
+    screenshot(page, "explorer-64x64-keyboard", full_page=False)
