@@ -109,3 +109,19 @@ def test_tma_rules(client):
     assert [c["rule"] for c in odd["checks"] if not c["ok"]] == ["global_strides[0]"]  # 4004 B is not a multiple of 16
     mn = client.post("/api/tma", json={"tensor": "(4096,4096):(4096,1)", "box": "64,64", "major": "MN"})
     assert mn.status_code == 422 and "transposed" in mn.json()["detail"]
+
+
+def test_gmma_atom_and_descriptor(client):
+    j = client.post("/api/gmma", json={"major": "K", "span_bytes": 128, "element_bits": 16, "tile_mn": 64,
+                                       "tile_k": 64}).json()
+    assert j["atom"] == "GMMA::Layout_K_SW128_Atom<half_t>" and j["layout"] == "Sw<3,3,3> o (8,64):(64,1)"
+    assert j["byte_swizzle"] == [3, 4, 3]
+    sw = A.parse(j["layout"])
+    assert all(j["offsets"][r][c] == sw(r + 8 * c) for r in range(8) for c in range(64))
+    f = {x["name"]: x for x in j["fields"]}
+    assert f["layout_type"]["meaning"] == "SWIZZLE_128B" and f["stride_byte_offset"]["value"] == 1024
+    value = int(j["descriptor"], 16)
+    assert (value >> 62) == 1 and ((value >> 32) & 0x3FFF) == 1024 >> 4 and ((value >> 16) & 0x3FFF) == 1
+    bad = client.post("/api/gmma", json={"tile_mn": 60})
+    assert bad.status_code == 422 and "multiple" in bad.json()["detail"]
+    assert client.post("/api/gmma", json={"major": "X"}).status_code == 422

@@ -1,5 +1,6 @@
 """``/api/atoms``: MMA and copy atoms as TV grids; ``/api/tiled``: tiled copies / MMAs; ``/api/sectors``: a thread
-partition's sector efficiency; ``/api/tma``: the TMA tensor map builder."""
+partition's sector efficiency; ``/api/tma``: the TMA tensor map builder; ``/api/gmma``: GMMA smem atoms and the wgmma
+descriptor."""
 
 from __future__ import annotations
 
@@ -88,3 +89,24 @@ def post_tma(body: TmaIn) -> dict:
     bits = 8 * hop.TMA_DTYPES[hop.tma_dtype(body.dtype)]
     atom = H.atom_view(body.major, body.span_bytes, bits).atom if body.swizzle == "atom" else None
     return H.tma_view(body.dtype, body.tensor, body.box, body.swizzle, atom).to_dict()
+
+
+class GmmaIn(BaseModel):
+    major: str = Field("K", description="K or MN")
+    span_bytes: int = Field(128, description="16 (INTER), 32, 64 or 128: the swizzle span of one atom row")
+    element_bits: int = Field(16, description="8, 16 or 32")
+    tile_mn: int = Field(64, ge=1, le=4096, description="the smem tile built by tile_to_shape(atom, (MN, K))")
+    tile_k: int = Field(64, ge=1, le=4096)
+    start_address: int = Field(0, ge=0, lt=1 << 18, description="the tile's shared-memory byte address")
+
+
+@router.post("/gmma", responses={422: {"description": "no such atom, or a tile the atom does not divide"}})
+def post_gmma(body: GmmaIn) -> dict:
+    """The GMMA smem layout atom (``GMMA::Layout_<major>_<SW>_Atom<T>``: its element layout and offsets) and the wgmma
+    descriptor of the first K-block of the tile (``make_gmma_desc``), field by field."""
+    from app.services import hopper as H
+
+    view = H.atom_view(body.major.upper(), body.span_bytes, body.element_bits)
+    desc = H.desc_view(view.atom, str(body.tile_mn), str(body.tile_k), str(body.start_address))
+    return {"atom": view.cpp_name, "layout": str(view.atom), "offsets": view.grid.text,
+            "byte_swizzle": list(view.atom.byte_swizzle), "descriptor": str(desc), "fields": desc.fields()}
