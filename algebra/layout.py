@@ -82,8 +82,11 @@ class Layout:
 
     # ----------------------------------------------------------------------------------------- identity
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Layout) and not hasattr(other, "layout_b") and \
-            self.shape == other.shape and _eq(self.stride, other.stride)
+        if other is self:
+            return True
+        if type(other) is not Layout or self.shape != other.shape:
+            return False
+        return self.stride == other.stride and _eq(self.stride, other.stride)
 
     def __hash__(self) -> int:
         h = self._hash
