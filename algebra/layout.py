@@ -224,12 +224,7 @@ def slice_layout(crd: Any, layout: Layout) -> Layout:
 
 def _slice(c: Any, t: Any) -> Any:
     if is_tuple(c):
-        if not is_tuple(t) or len(c) != len(t):
-            raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
-        out: list = []
-        for x, y in zip(c, t, strict=True):
-            out.extend(_lift(x, y))
-        return tuple(out)
+        return _lift(c, t)  # a tuple coordinate: the kept modes, nested slices flattened into this level
     if c is None:
         return t
     return ()

@@ -356,19 +356,24 @@ def _sorted_modes(strides: tuple) -> list[int]:
     return a
 
 
+def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
+    """The flat modes of ``coalesce(layout)`` and the prefix products of their shapes (1, s0, s0*s1, ...)."""
+    c = coalesce(_as_layout(layout))
+    ls, ld = it.wrap(c.shape), it.wrap(c.stride)
+    if any(not is_int(d) for d in ld):
+        raise LayoutError(f"{name}: basis (E) strides are not supported")
+    pre = [1]
+    for s in ls:
+        pre.append(pre[-1] * s)
+    return ls, ld, pre
+
+
 @memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets."""
     if layout is None:
         return None
-    layout = _as_layout(layout)
-    c = coalesce(layout)
-    ls, ld = it.wrap(c.shape), it.wrap(c.stride)
-    if any(not is_int(d) for d in ld):
-        raise LayoutError("right_inverse: basis (E) strides are not supported")
-    pre = [1]
-    for s in ls:
-        pre.append(pre[-1] * s)
+    ls, ld, pre = _inverse_modes(layout, "right_inverse")
     res_s, res_d, cur = [1], [0], 1
     for i in _sorted_modes(ld):
         if ld[i] == cur:
@@ -384,14 +389,7 @@ def left_inverse(layout: Layout) -> Layout:
     ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it."""
     if layout is None:
         return None
-    layout = _as_layout(layout)
-    c = coalesce(layout)
-    ls, ld = it.wrap(c.shape), it.wrap(c.stride)
-    if any(not is_int(d) for d in ld):
-        raise LayoutError("left_inverse: basis (E) strides are not supported")
-    pre = [1]
-    for s in ls:
-        pre.append(pre[-1] * s)
+    ls, ld, pre = _inverse_modes(layout, "left_inverse")
     order = _sorted_modes(ld)
     res_s: list = []
     res_d: list = [0]

@@ -6,6 +6,7 @@ mode by mode (modes of the layout beyond the tiler are kept).
 
 from __future__ import annotations
 
+from functools import wraps
 from typing import Any
 
 from algebra import inttuple as it
@@ -16,6 +17,19 @@ from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
 
 R = Layout._raw
+
+
+def through_swizzle(fn: Any) -> Any:
+    """CuTe's ComposedLayout overloads: for ``Sw o off o L`` as the first argument, apply ``fn`` to ``L`` and
+    compose the swizzle and offset back around the result (dropping an identity swizzle as CuTe does)."""
+
+    @wraps(fn)
+    def wrapper(layout: Any, *args: Any, **kwargs: Any) -> Any:
+        if hasattr(layout, "layout_b"):
+            return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
+        return fn(layout, *args, **kwargs)
+
+    return wrapper
 
 
 def _tiler_layout(t: Any) -> Layout:
@@ -40,13 +54,12 @@ def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
 
 
 @memo
+@through_swizzle
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
 
     Post: mode 0 of the result is compatible with the tiler (for a Layout tiler: ``shape(R[0]) == shape(B)``).
     """
-    if hasattr(layout, "layout_b"):
-        return layout.with_layout_b(logical_divide(layout.layout_b, tiler))
     if tiler is None:
         return layout
     if is_tuple(tiler):
@@ -72,10 +85,9 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
 
 
 @memo
+@through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
-    if hasattr(layout, "layout_b"):
-        return layout.with_layout_b(zipped_divide(layout.layout_b, tiler))
     return tile_unzip(logical_divide(layout, tiler), tiler)
 
 
@@ -87,18 +99,16 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
 
 
 @memo
+@through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
-    if hasattr(layout, "layout_b"):
-        return layout.with_layout_b(tiled_divide(layout.layout_b, tiler))
     return _unpack(zipped_divide(layout, tiler), False, True)
 
 
 @memo
+@through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
-    if hasattr(layout, "layout_b"):
-        return layout.with_layout_b(flat_divide(layout.layout_b, tiler))
     return _unpack(zipped_divide(layout, tiler), True, True)
 
 
@@ -106,10 +116,9 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 
 
 @memo
+@through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(logical_product(block.layout_b, tiler))
     if tiler is None:
         return block
     if is_tuple(tiler):
@@ -120,23 +129,20 @@ def logical_product(block: Any, tiler: Any) -> Any:
 
 
 @memo
+@through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(zipped_product(block.layout_b, tiler))
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
 @memo
+@through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(tiled_product(block.layout_b, tiler))
     return _unpack(zipped_product(block, tiler), False, True)
 
 
 @memo
+@through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(flat_product(block.layout_b, tiler))
     return _unpack(zipped_product(block, tiler), True, True)
 
 
@@ -166,8 +172,6 @@ def _zip_modes(a: Layout, b: Layout) -> Layout:
 
 
 def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(_rank_sensitive(block.layout_b, tiler, raked))
     block, tiler = _tiler_layout(block), _tiler_layout(tiler)
     r = max(it.rank(block.shape), it.rank(tiler.shape))
     res = logical_product(_append_to_rank(block, r), _append_to_rank(tiler, r))
@@ -175,6 +179,7 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
 
 
 @memo
+@through_swizzle
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """Repeat ``block`` over ``tiler``, mode by mode: element (i, j) of block b is at ((i, b_i), (j, b_j)).
 
@@ -184,16 +189,16 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
 
 
 @memo
+@through_swizzle
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """Like blocked_product but the repeats interleave: each mode is ``(tiler mode, block mode)``."""
     return _rank_sensitive(block, tiler, raked=True)
 
 
+@through_swizzle
 def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout:
     """Repeat ``block`` (blocked_product) until it covers ``target_shape``; repeats run in ``order``
     (default column-major). Post: ``compatible(target_shape, shape(R))``. A composed block keeps its swizzle."""
-    if hasattr(block, "layout_b"):
-        return block.with_layout_b(tile_to_shape(block.layout_b, target_shape, order))
     block = _tiler_layout(block)
     target = it.check_shape(target_shape, "target shape")
     r = it.rank(target)
