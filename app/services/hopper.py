@@ -48,7 +48,7 @@ def atom_view(major: str, span: int, bits: int, grid_id: str = "grid-smem") -> A
                  row_levels=boundary_levels(view.row_leaves, view.rows),
                  col_levels=boundary_levels(view.col_leaves, view.cols), css="narrow" if view.cols > 32 else "",
                  caption=f"{atom} · {bits}-bit elements · colour: bank")
-    t = {8: "uint8_t", 16: "half_t", 32: "float"}[bits]
+    t = {4: "uint4_t", 8: "uint8_t", 16: "half_t", 32: "float", 64: "double"}.get(bits, f"uint{bits}_t")
     return AtomView(atom=atom, grid=g, cpp_name=f"GMMA::{atom.name}<{t}>")
 
 
