@@ -5,6 +5,8 @@ Two layers: schemathesis over /openapi.json (schema-shaped bodies), and hypothes
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -75,7 +77,8 @@ def test_pages_never_5xx(client, text, q, field):
 
 
 def _fuzz_operation(operation, failures: list) -> None:
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=int(os.environ.get("LAYOUTLAB_FUZZ_EXAMPLES", "40")), deadline=None,
+              suppress_health_check=list(HealthCheck), database=None)
     @given(case=operation.as_strategy())
     def check(case):
         response = case.call()
