@@ -5,40 +5,18 @@ Screenshots land in tests/artifacts/ (not committed)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from app.drills.core import from_id
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def drills_browser():
-    """Debian's chromium through Playwright (skips when either is missing)."""
-    exe = shutil.which("chromium")
-    if exe is None:
-        pytest.skip("chromium is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def table_seed() -> int:
     return next(s for s in range(200) if from_id(f"offsets-{s}").table_shape == (4, 4))
 
 
-def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_server, screenshot):
-    ctx = drills_browser.new_context(viewport={"width": 1400, "height": 1000})
+def test_answer_wrong_then_right_with_steps_and_hints(browser, live_server, screenshot):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
@@ -79,12 +57,12 @@ def test_answer_wrong_then_right_with_steps_and_hints(drills_browser, live_serve
     ctx.close()
 
 
-def test_progress_survives_server_restart(drills_browser, app, screenshot):
+def test_progress_survives_server_restart(browser, app, screenshot):
     from app.drills import store
     from tests.conftest import LiveServer
 
     server = LiveServer(app).start()
-    ctx = drills_browser.new_context(viewport={"width": 1200, "height": 900})
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
     page = ctx.new_page()
     page.set_default_timeout(10_000)
     drill = from_id("majorness-3")
@@ -108,8 +86,8 @@ def test_progress_survives_server_restart(drills_browser, app, screenshot):
         ctx.close()
 
 
-def test_whiteboard_session_reaches_the_score_page(drills_browser, live_server, screenshot):
-    ctx = drills_browser.new_context(viewport={"width": 1300, "height": 1000})
+def test_whiteboard_session_reaches_the_score_page(browser, live_server, screenshot):
+    ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = ctx.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{live_server.url}/drills/whiteboard")
@@ -127,11 +105,11 @@ def test_whiteboard_session_reaches_the_score_page(drills_browser, live_server, 
     ctx.close()
 
 
-def test_symbolic_drill_wrong_then_right(drills_browser, live_server, screenshot):
+def test_symbolic_drill_wrong_then_right(browser, live_server, screenshot):
     """A view in terms of ld: a shape-changing answer is refused with its reason, the strides alone are accepted."""
     seed = next(s for s in range(200) if from_id(f"symbolic-{s}").variant == "tiled/row")
     drill = from_id(f"symbolic-{seed}")
-    ctx = drills_browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
