@@ -274,19 +274,25 @@ def _has_basis(d: Any) -> bool:
 
 def _filtered_modes(layout: Layout) -> tuple[list, list]:
     """The modes of ``filter(layout)`` as flat lists (empty when filter gives ``1:0``)."""
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    sh, st = layout.shape, layout.stride
+    fs = sh if type(sh) is tuple else (sh,)
+    fd = st if type(st) is tuple else (st,)
+    if any(type(x) is tuple for x in fs):
+        fs, fd = it.flatten(sh), it.flatten(st)
     ns: list = []
     nd: list = []
     for i in range(len(fs) - 1, -1, -1):
         s, d = fs[i], fd[i]
         if s == 1 or (type(d) is int and d == 0):
             continue
-        if ns and s * d == nd[0]:
-            ns[0] *= s
-            nd[0] = d
+        if ns and s * d == nd[-1]:
+            ns[-1] *= s
+            nd[-1] = d
         else:
-            ns.insert(0, s)
-            nd.insert(0, d)
+            ns.append(s)
+            nd.append(d)
+    ns.reverse()
+    nd.reverse()
     return ns, nd
 
 
@@ -310,30 +316,32 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         cotarget = it.check_shape(cotarget, "cotarget")
     if not shapes:
         return Layout(_coalesce_shape(cotarget))
-    for d in strides:
-        if type(d) is not int:
-            raise LayoutError("complement: basis (E) strides are not supported")
+    if any(type(d) is not int for d in strides):
+        raise LayoutError("complement: basis (E) strides are not supported")
+    positive = min(strides) > 0
     res_s: list = []
     res_d: list = [1]
+    last = 1
     for _ in range(len(shapes) - 1):
         min_d = min(strides)
         k = strides.index(min_d)
-        new_s = tdiv(min_d, res_d[-1])
+        new_s = min_d // last if positive else tdiv(min_d, last)
         if new_s == 0:
             raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
         res_s.append(new_s)
-        res_d.append(min_d * shapes[k])
-        del shapes[k]
+        last = min_d * shapes.pop(k)
+        res_d.append(last)
         del strides[k]
-    new_s = tdiv(strides[0], res_d[-1])
+    new_s = strides[0] // last if positive else tdiv(strides[0], last)
     if new_s == 0:
         raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
     res_s.append(new_s)
     new_d = strides[0] * shapes[0]
-    rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
-    res_s.append(rest_s)
-    res_d.append(0 if rest_s == 1 else new_d)
-    return _bw_coalesce(tuple(res_s[:-1]), tuple(res_d[:-1]), res_s[-1], res_d[-1])
+    if type(cotarget) is int and new_d > 0:
+        rest_s = (cotarget + new_d - 1) // new_d
+    else:
+        rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
+    return _bw_coalesce(tuple(res_s), tuple(res_d), rest_s, 0 if rest_s == 1 else new_d)
 
 
 def _coalesce_shape(s: Any) -> int:
