@@ -16,6 +16,9 @@ from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, sli
 from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
 
+# inside an op, call the un-memoized functions: the outer op's result is what gets cached
+_coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
+
 R = Layout._raw
 
 
@@ -65,7 +68,7 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     if is_tuple(tiler):
         return _by_mode(layout, tiler, logical_divide, "logical_divide")
     t = _tiler_layout(tiler)
-    return composition(layout, make_layout(t, complement(t, coalesce(layout).shape)))
+    return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
 
 
 def _zip2_by(t: Any, guide: Any) -> Any:
@@ -125,7 +128,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
         return _by_mode(block, tiler, logical_product, "logical_product")
     t = _tiler_layout(tiler)
     cotarget = it.product(block.shape) * cosize(t)
-    return make_layout(block, composition(complement(block, cotarget), t))
+    return make_layout(block, _composition(_complement(block, cotarget), t))
 
 
 @memo
