@@ -26,19 +26,32 @@ class Layout:
     __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
-        if (type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64
-                and all(type(x) is int and 0 < x <= _MAXM for x in shape)
-                and all(type(x) is int and -_MAXM <= x <= _MAXM for x in stride)):
-            pass  # flat fast path: already valid and congruent
-        else:
-            shape = it.check_shape(shape)
-            if stride is None:
-                stride = it.compact_col_major(shape)
+        if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
+            for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
+                if type(x) is not int or not 0 < x <= _MAXM:
+                    break
             else:
-                stride = it.check_stride(stride)
-                if not it.congruent(shape, stride):
-                    raise LayoutError(f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not "
-                                      "congruent (different profiles)")
+                for x in stride:
+                    if type(x) is not int or not -_MAXM <= x <= _MAXM:
+                        break
+                else:
+                    self.shape = shape
+                    self.stride = stride
+                    self._hash = None
+                    return
+        elif type(shape) is int and type(stride) is int and 0 < shape <= _MAXM and -_MAXM <= stride <= _MAXM:
+            self.shape = shape
+            self.stride = stride
+            self._hash = None
+            return
+        shape = it.check_shape(shape)
+        if stride is None:
+            stride = it.compact_col_major(shape)
+        else:
+            stride = it.check_stride(stride)
+            if not it.congruent(shape, stride):
+                raise LayoutError(f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not "
+                                  "congruent (different profiles)")
         self.shape = shape
         self.stride = stride
         self._hash = None
@@ -86,7 +99,18 @@ class Layout:
             return True
         if type(other) is not Layout or self.shape != other.shape:
             return False
-        return self.stride == other.stride and _eq(self.stride, other.stride)
+        a, b = self.stride, other.stride
+        if a != b:
+            return False
+        if type(a) is tuple and type(b) is tuple:  # flat int strides: equal tuples are equal strides
+            for x in a:
+                if type(x) is not int:
+                    return _eq(a, b)
+            for x in b:
+                if type(x) is not int:
+                    return _eq(a, b)
+            return True
+        return (type(a) is int and type(b) is int) or _eq(a, b)
 
     def __hash__(self) -> int:
         h = self._hash

@@ -10,7 +10,8 @@ from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple, signum, tdiv
+from algebra.fastpath import _cmod, _compose_int, _compose_int_cpp, complement_flat, compose_flat  # noqa: F401
+from algebra.inttuple import is_int, is_tuple, tdiv
 from algebra.layout import Layout, make_layout
 from algebra.memo import memo
 from algebra.swizzle import ComposedLayout, Swizzle, compose_swizzled
@@ -115,97 +116,6 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's
 # --------------------------------------------------------------------------------------------- composition
 
 
-def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
-    """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``.
-
-    Returns the result as a raw ``(shape, stride)`` pair.
-    """
-    if rd == 0 and type(rd) is int:
-        return rs, rd
-    if type(ls) is not tuple:
-        return rs, rd * ld
-    res_s: list = []
-    res_d: list = []
-    rest_s, rest_d = rs, rd
-    for i in range(len(ls) - 1):
-        cs = ls[i]
-        ad = rest_d if rest_d >= 0 else -rest_d
-        if cs <= 0 or ad == 0:  # only reachable through layouts built from negative strides
-            return _compose_int_cpp(ls, ld, rs, rd)
-        if not (rest_d % cs == 0 or rest_d < cs):
-            raise LayoutError(
-                f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
-                f"than shape {cs} of mode {i} of the left layout")
-        next_s = (cs + ad - 1) // ad
-        next_d = (ad + cs - 1) // cs
-        if rest_d < 0:
-            next_d = -next_d
-        if next_s == 1 or rest_s == 1:
-            rest_d = next_d
-            continue
-        new_s = next_s if next_s < rest_s else rest_s
-        if new_s <= 0:
-            return _compose_int_cpp(ls, ld, rs, rd)
-        if rest_s % new_s != 0:
-            raise LayoutError(
-                f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
-                f"(mode {i} of the left layout)")
-        res_s.append(new_s)
-        res_d.append(rest_d * ld[i])
-        rest_s //= new_s
-        rest_d = next_d
-    if not res_s:
-        return rest_s, rest_d * ld[-1]
-    if rest_s == 1:
-        if len(res_s) == 1:
-            return res_s[0], res_d[0]
-        return tuple(res_s), tuple(res_d)
-    res_s.append(rest_s)
-    res_d.append(rest_d * ld[-1])
-    return tuple(res_s), tuple(res_d)
-
-
-def _cmod(a: int, b: int) -> int:
-    """C++ ``a % b`` (the sign follows a)."""
-    return a - b * tdiv(a, b)
-
-
-def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
-    """``_compose_int`` in C++ integer arithmetic, for the non-positive shapes that complements of negative
-    strides produce: CuTe computes on with them, so the result matches CuTe's print; a zero divisor is refused."""
-    res_s: list = []
-    res_d: list = []
-    rest_s, rest_d = rs, rd
-    for i in range(len(ls) - 1):
-        cs = ls[i]
-        ad = abs(rest_d)
-        if cs == 0 or ad == 0:
-            raise LayoutError(f"composition: zero shape or stride at mode {i} of the left layout (CuTe divides by it)")
-        if not (_cmod(rest_d, cs) == 0 or rest_d < cs):
-            raise LayoutError(
-                f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
-                f"than shape {cs} of mode {i} of the left layout")
-        next_s = tdiv(cs + ad - 1, ad)
-        next_d = tdiv(ad + cs - 1, cs) * signum(rest_d)
-        if next_s == 1 or rest_s == 1:
-            rest_d = next_d
-            continue
-        new_s = min(next_s, rest_s)
-        if new_s == 0 or _cmod(rest_s, new_s) != 0:
-            raise LayoutError(
-                f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
-                f"(mode {i} of the left layout)")
-        res_s.append(new_s)
-        res_d.append(rest_d * ld[i])
-        rest_s = tdiv(rest_s, new_s)
-        rest_d = next_d
-    if not res_s:
-        return rest_s, rest_d * ld[-1]
-    if rest_s == 1:
-        return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
-    return tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],)
-
-
 def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any) -> tuple:
     if type(rs) is tuple:
         pairs = [_compose_impl(ls, ld, s, d) for s, d in zip(rs, rd, strict=True)]
@@ -236,8 +146,11 @@ def composition(a: Any, b: Any) -> Any:
     mode (modes of A beyond the tiler are dropped, as in CuTe). ``a`` may be a Swizzle or ComposedLayout.
     """
     if type(a) is Layout and type(b) is Layout:
-        c = coalesce_x(a) if not _has_basis(b.stride) else a
-        return R(*_compose_impl(c.shape, c.stride, b.shape, b.stride))
+        bs, bd = b.shape, b.stride
+        if (r := compose_flat(a.shape, a.stride, bs, bd)) is not None:
+            return R(*r)
+        c = coalesce_x(a) if not _has_basis(bd) else a
+        return R(*_compose_impl(c.shape, c.stride, bs, bd))
     if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
         return compose_swizzled(a, b)
     a = _as_layout(a)
@@ -307,6 +220,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return complement(layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
+    elif (r := complement_flat(layout.shape, layout.stride, cotarget)) is not None:
+        return r
     shapes, strides = _filtered_modes(layout)
     if cotarget is None:
         cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1

@@ -11,6 +11,7 @@ from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
+from algebra.fastpath import logical_divide_flat
 from algebra.inttuple import is_int, is_tuple
 from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, slice_and_offset, slice_layout
 from algebra.memo import memo
@@ -63,6 +64,8 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
 
     Post: mode 0 of the result is compatible with the tiler (for a Layout tiler: ``shape(R[0]) == shape(B)``).
     """
+    if type(tiler) is Layout and type(layout) is Layout and (r := logical_divide_flat(layout, tiler)) is not None:
+        return r
     if tiler is None:
         return layout
     if is_tuple(tiler):
