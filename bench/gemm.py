@@ -30,6 +30,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from gpu_worker.ptxas import parse_ptxas  # noqa: E402  (standard library only)
+
 KERNELS = ROOT / "gpu_worker" / "kernels" / "gemm"
 RUNG_SOURCES = {
     1: "rung1_simt.cu",
@@ -65,31 +68,6 @@ def find_nvcc() -> str | None:
         if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
             return cand
     return None
-
-
-def parse_ptxas(text: str) -> dict:
-    """Registers, spills, stack and static shared memory of the rung's kernel, from ``nvcc -Xptxas -v`` output."""
-    info: dict = {}
-    current = None
-    for line in text.splitlines():
-        m = re.search(r"Compiling entry function '([^']+)'", line)
-        if m:
-            current = m.group(1)
-            continue
-        if not current or not re.search(r"gemm_(rung\d|mma_)", current):
-            continue
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
-        if m:
-            info.update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
-        m = re.search(r"Used (\d+) registers", line)
-        if m:
-            info["registers"] = int(m.group(1))
-            s = re.search(r"(\d+) bytes smem", line)
-            info["static_smem_bytes"] = int(s.group(1)) if s else 0
-            info["kernel"] = current
-        if "C7508" in line or "setmaxnreg" in line.lower() or "serialized" in line.lower():
-            info.setdefault("warnings", []).append(line.strip())
-    return info
 
 
 def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dict:

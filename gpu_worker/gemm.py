@@ -28,6 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpu_worker import build
+from gpu_worker.ptxas import parse_ptxas
 from gpu_worker.registry import JobContext, register
 from gpu_worker.run import run_binary
 
@@ -156,27 +157,6 @@ class GemmBuild:
     cached: bool
     seconds: float
     ptxas: dict
-
-
-def parse_ptxas(text: str) -> dict:
-    """Registers, spills, stack and static shared memory of the rung kernel from ``-Xptxas -v`` output."""
-    info: dict = {}
-    current = None
-    for line in text.splitlines():
-        m = re.search(r"Compiling entry function '([^']+)'", line)
-        if m:
-            current = m.group(1)
-            continue
-        if not current or not re.search(r"gemm_(rung\d|mma_)", current):
-            continue
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
-        if m:
-            info.update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
-        m = re.search(r"Used (\d+) registers", line)
-        if m:
-            s = re.search(r"(\d+) bytes smem", line)
-            info.update(registers=int(m.group(1)), static_smem_bytes=int(s.group(1)) if s else 0, kernel=current)
-    return info
 
 
 def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict[str, int] | None = None,

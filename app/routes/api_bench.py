@@ -32,16 +32,17 @@ def list_jobs(limit: int = 30) -> list[dict]:
 @router.get("/jobs/{job_id}")
 def get_job(job_id: str) -> dict:
     """``{"id", "status", "progress", "result", "error", ...}``; 404 when unknown."""
-    job = S.get_job(job_id)
-    if not job:
-        raise HTTPException(404, f"no job {job_id}")
-    return job
+    return _found(S.get_job(job_id), job_id)
 
 
 @router.post("/jobs/{job_id}/cancel")
 def cancel_job(job_id: str) -> dict:
     """Cancel a queued or running job; 404 when unknown."""
-    job = S.cancel(job_id)
+    return _found(S.cancel(job_id), job_id)
+
+
+def _found(job: dict | None, job_id: str) -> dict:
+    """The job, or 404 naming the id."""
     if not job:
         raise HTTPException(404, f"no job {job_id}")
     return job
