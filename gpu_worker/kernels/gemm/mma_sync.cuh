@@ -125,42 +125,37 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
   const int t = threadIdx.x, warp = t >> 5;
   const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, KT = K / BK;
+  // Chunk i of a k tile: row t/8 + (T/8) i of A (rows 0..BM-1) then of B, 16-byte column t%8. The row's swizzle
+  // phase (row mod 8) is the same for every i, so each chunk's shared address is one offset plus a constant.
+  constexpr int CH = CA + CB, RSTEP = T / 8, BUF_BYTES = BUF_ELEMS * 2;
+  static_assert(BM % RSTEP == 0 && RSTEP % 8 == 0, "chunk rows must keep the swizzle phase");
+  const bf16* gA = A + size_t(m0 + t / 8) * K + (t % 8) * 8;
+  const bf16* gB = B + size_t(n0 + t / 8) * K + (t % 8) * 8;
+  const uint32_t soff = smem_u32(smem) + 2 * L::off(t / 8, (t % 8) * 8);
+  const size_t rstep = size_t(RSTEP) * K;
+  auto fetch = [&](uint4 (&r)[CH], int kt) {  // one running pointer: few registers for addresses
+    const bf16* g = gA + kt * BK;
+#pragma unroll
+    for (int i = 0; i < CH; ++i) {
+      if (i > 0) g = i == CA ? g + (gB - gA) - (CA - 1) * rstep : g + rstep;
+      r[i] = *reinterpret_cast<const uint4*>(g);
+    }
+  };
+  auto saddr = [&](int i, int buf) { return soff + buf * BUF_BYTES + i * RSTEP * L::kRowElems * 2; };
   float acc[W::MI][W::NJ][4] = {};
-  uint4 ra[CA], rb[CB];
-  auto fetch = [&](int k0) {
+  uint4 rg[CH];
+  fetch(rg, 0);
 #pragma unroll
-    for (int i = 0; i < CA; ++i) {
-      const int c = t + i * T;
-      ra[i] = *reinterpret_cast<const uint4*>(A + size_t(m0 + c / 8) * K + k0 + (c % 8) * 8);
-    }
-#pragma unroll
-    for (int i = 0; i < CB; ++i) {
-      const int c = t + i * T;
-      rb[i] = *reinterpret_cast<const uint4*>(B + size_t(n0 + c / 8) * K + k0 + (c % 8) * 8);
-    }
-  };
-  auto stash = [&](int buf) {
-    bf16* sA = smem + buf * BUF_ELEMS;
-    bf16* sB = sA + BM * L::kRowElems;
-#pragma unroll
-    for (int i = 0; i < CA; ++i) {
-      const int c = t + i * T;
-      *reinterpret_cast<uint4*>(&sA[L::off(c / 8, (c % 8) * 8)]) = ra[i];
-    }
-#pragma unroll
-    for (int i = 0; i < CB; ++i) {
-      const int c = t + i * T;
-      *reinterpret_cast<uint4*>(&sB[L::off(c / 8, (c % 8) * 8)]) = rb[i];
-    }
-  };
-  fetch(0);
-  stash(0);
+  for (int i = 0; i < CH; ++i) st_shared_v4(saddr(i, 0), rg[i]);
   __syncthreads();
   for (int kt = 0; kt < KT; ++kt) {
-    if (kt + 1 < KT) fetch((kt + 1) * BK);  // in flight while the tensor cores work
+    if (kt + 1 < KT) fetch(rg, kt + 1);  // in flight while the tensor cores work
     const uint32_t sA = smem_u32(smem + (kt & 1) * BUF_ELEMS);
     W::ktile(sA, sA + 2 * BM * L::kRowElems, wm0, wn0, acc);
-    if (kt + 1 < KT) stash((kt + 1) & 1);  // the other buffer was last read before the previous barrier
+    if (kt + 1 < KT) {  // the other buffer was last read before the previous barrier
+#pragma unroll
+      for (int i = 0; i < CH; ++i) st_shared_v4(saddr(i, (kt + 1) & 1), rg[i]);
+    }
     __syncthreads();
   }
   W::store(C, N, m0 + wm0, n0 + wn0, acc);
