@@ -121,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     bin_dir = Path(args.bin_dir)
     bin_dir.mkdir(parents=True, exist_ok=True)
     with cf.ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) as pool:
-        builds = dict(zip(names, pool.map(lambda n: build(n, nvcc, bin_dir), names)))
+        builds = dict(zip(names, pool.map(lambda n: build(n, nvcc, bin_dir), names), strict=True))
     out = {"benchmark": "gemm ladder, rung-4 schedule experiments (no cp.async), bf16 -> fp32, C = A B^T",
-           "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+           "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
            "command": "python3 bench/gemm_rung4_experiments.py " + " ".join(argv or sys.argv[1:]),
            "nvidia_smi_before": smi(), "variants": {}}
     print(f"{'variant':18} {'regs':>4} {'spill':>5} " + " ".join(f"{s:>16}" for s in args.sizes.split(",")))
