@@ -111,6 +111,16 @@ def test_gemm_ladder_view_draws_every_rung_with_the_kernels_prediction():
     assert L.ladder_view("../../etc/passwd")["source"] == lad["source"]  # unknown names fall back, never a path
 
 
+def test_gemm_files_lists_only_files_that_hold_rungs(tmp_path, monkeypatch):
+    ladder = {"date": "2026-11-30", "rungs": [{"rung": 4, "results": []}, {"rung": 4, "defines": ["X=1"]}]}
+    (tmp_path / "gemm_ladder.json").write_text(json.dumps(ladder))
+    (tmp_path / "gemm_experiments.json").write_text(json.dumps({"variants": {"a": {}}}))
+    (tmp_path / "gemm_odd.json").write_text(json.dumps({"rungs": ["not a rung"]}))
+    (tmp_path / "gemm_broken.json").write_text("{")
+    monkeypatch.setattr(L, "RESULTS_DIR", tmp_path)
+    assert L.gemm_files() == [{"name": "gemm_ladder.json", "rungs": 1, "date": "2026-11-30"}]
+
+
 def test_rung_access_keeps_the_kernels_strides():
     sub, access, rows = L.rung_access({"base_layout": "(128,64):(72,1)", "element_bytes": 2})
     assert (sub, access["kind"], rows) == ("(16,64):(72,1)", "ldmatrix", 16)

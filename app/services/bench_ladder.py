@@ -18,14 +18,17 @@ LDMATRIX_X4 = {"kind": "ldmatrix", "num": 4, "row": 0, "col": 0}
 
 
 def gemm_files() -> list[dict]:
-    """The ladder result files: ``[{"name", "rungs", "date"}]``, most complete (then newest) first."""
+    """The ladder result files: ``[{"name", "rungs", "date"}]``, most complete (then newest) first; files holding no
+    rung of the ladder (experiment records, ncu summaries) are left out."""
     out = []
     for f in RESULTS_DIR.glob("gemm_*.json"):
         try:
             doc = json.loads(f.read_text())
         except (OSError, ValueError):
             continue
-        rungs = {e.get("rung") for e in doc.get("rungs", []) if not e.get("defines")}
+        rungs = {e.get("rung") for e in doc.get("rungs", []) if isinstance(e, dict) and not e.get("defines")}
+        if not rungs - {None}:
+            continue
         out.append({"name": f.name, "rungs": len(rungs - {None}), "date": str(doc.get("date") or "")})
     return sorted(out, key=lambda d: (d["rungs"], d["date"]), reverse=True)
 
