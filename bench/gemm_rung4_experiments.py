@@ -45,6 +45,7 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "staged_d4_f0_hot": ("r4_staged.cu", "-DXDIST=4 -DXFDB=0 -DXDIAG=1", "diag: streamed d4 f0, loads hit"),
     "staged_none": ("r4_staged.cu", "-DXDIST=2 -DXDIAG=2", "diag: rung-5 main loop, no loads or stores"),
     "pf0": ("r4_staged.cu", "-DXKIND=1 -DXPF=0", "rung-4 schedule, explicit st.shared.v4 (now committed)"),
+    "pf0_nc": ("r4_staged.cu", "-DXKIND=1 -DXPF=0 -DXNC=1", "the same, ld.global.nc.L1::no_allocate"),
     "pf2": ("r4_staged.cu", "-DXKIND=1 -DXPF=2", "+ prefetch.global.L1 of tile kt+2, 1 per row"),
     "pf3": ("r4_staged.cu", "-DXKIND=1 -DXPF=3", "+ prefetch.global.L1 of tile kt+3"),
     "pf2_s4": ("r4_staged.cu", "-DXKIND=1 -DXPF=2 -DXPFS=4", "+ prefetch of kt+2, 4 per row"),
