@@ -83,7 +83,9 @@ RUNGS: dict[int, RungInfo] = {r.id: r for r in (
              "16 bytes of padding per row moves each row 4 banks along: conflict-free, at 12.5% more shared memory",
              (128, 256, 64), 256, 2, "(128,64):(72,1)", "(128,64):(72,1)", None, 2, "ldmatrix.x4", "8.0"),
     RungInfo(4, "rung4_mma_swizzled.cu", "mma.sync + ldmatrix, XOR swizzle",
-             "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16)",
+             "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16). The "
+             "next k tile still passes through registers (ld.global, then st.shared): per TFLOP/s that costs the L1's "
+             "LSU data pipe about 1.6x what cp.async costs, which is what holds rungs 2-4 back",
              (128, 256, 64), 256, 2, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
     RungInfo(5, "rung5_cp_async.cu", "+ cp.async multi-stage pipeline",
              "global -> shared copies bypass registers; 4 stages of 48 KB, one barrier per k tile, and ldmatrix "
