@@ -133,3 +133,33 @@ def test_rung_compiles_for_sm90a_and_describes_itself(rung):
     assert desc["threads"] == info.threads and desc["stages"] == info.stages
     assert desc["smem_layout"] == info.smem_layout
     assert gemm.build_rung(rung).cached
+
+
+# ------------------------------------------------------------------------------------------ rung-4 experiments
+def _experiments_module():
+    path = ROOT / "bench" / "gemm_rung4_experiments.py"
+    spec = importlib.util.spec_from_file_location("gemm_rung4_experiments", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rung4_experiments_name_existing_sources_and_refuse_unknown_variants():
+    exp = _experiments_module()
+    for name, (src, _defines, what) in exp.VARIANTS.items():
+        where = exp.KERNELS if src.startswith("rung") else exp.EXP
+        assert (where / src).is_file(), name
+        assert what
+    with pytest.raises(SystemExit):
+        exp.main(["--only", "no_such_variant"])
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", ["staged_d2", "ws_cluster2"])
+def test_rung4_experiment_kernels_still_compile(name, tmp_path):
+    exp = _experiments_module()
+    nvcc = find_toolkit().nvcc or shutil.which("nvcc")
+    info = exp.build(name, nvcc, tmp_path)
+    assert info["ok"], info.get("error")
+    assert info["ptxas"]["registers"] <= 255 and (tmp_path / name).is_file()
