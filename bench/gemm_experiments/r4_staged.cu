@@ -52,6 +52,27 @@ GEMM_DEV uint4 ldg16(const void* p) {
 }
 GEMM_DEV void sts16(uint32_t a, uint4 v) { st_shared_v4(a, v); }
 
+// The 16-byte chunks one thread copies per k tile: chunk i is row t/8 + (T/8) i of A (rows 0..BM-1) then of B,
+// 16-byte column t%8. Every chunk keeps the row's swizzle phase, so its shared address is one offset plus a constant.
+template <class L, int BM, int BN, int T>
+struct Chunks {
+  static constexpr int BK = 64, RSTEP = T / 8, BUF_BYTES = (BM + BN) * L::kRowElems * 2;
+  const bf16* gA;
+  const bf16* gB;
+  int K;
+  uint32_t s0, soff;  // shared base, this thread's offset in a buffer
+  __device__ Chunks(const bf16* A, const bf16* B, int m0, int n0, int K_, uint32_t s0_, int t)
+      : gA(A + size_t(m0 + t / 8) * K_ + (t % 8) * 8), gB(B + size_t(n0 + t / 8) * K_ + (t % 8) * 8), K(K_),
+        s0(s0_), soff(2 * L::off(t / 8, (t % 8) * 8)) {}
+  __device__ const bf16* gaddr(int i, int kt) const {
+    const int r = i * RSTEP;
+    return (r < BM ? gA + size_t(r) * K : gB + size_t(r - BM) * K) + (XDIAG == 1 ? 0 : kt * BK);
+  }
+  __device__ uint32_t saddr(int i, int buf) const {
+    return s0 + buf * BUF_BYTES + soff + i * RSTEP * L::kRowElems * 2;
+  }
+};
+
 template <class L, int BM, int BN, int WARPS_M, int WARPS_N, int MINB, int DIST>
 __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MINB)
     gemm_mma_streamed(const bf16* __restrict__ A, const bf16* __restrict__ B, bf16* __restrict__ C, int M, int N, int K) {
@@ -65,20 +86,11 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MINB)
   const int t = threadIdx.x, warp = t >> 5;
   const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, KT = K / BK;
-  const bf16* gA = A + size_t(m0 + t / 8) * K + (t % 8) * 8;
-  const bf16* gB = B + size_t(n0 + t / 8) * K + (t % 8) * 8;
-  const uint32_t soff = 2 * L::off(t / 8, (t % 8) * 8);
-  auto gaddr = [&](int i, int kt) -> const bf16* {  // chunk i: row t/8 + RSTEP i of A then B
-    const int r = i * RSTEP;
-    return (r < BM ? gA + size_t(r) * K : gB + size_t(r - BM) * K) + (XDIAG == 1 ? 0 : kt * BK);
-  };
-  auto saddr = [&](int i, int buf) -> uint32_t {
-    return s0 + buf * BUF_BYTES + soff + i * RSTEP * L::kRowElems * 2;
-  };
+  const Chunks<L, BM, BN, T> ch(A, B, m0, n0, K, s0, t);
   // Prologue: tiles 0 and 1 straight into buffers 0 and 1.
   for (int kt = 0; kt < 2 && kt < KT; ++kt) {
 #pragma unroll
-    for (int i = 0; i < CH; ++i) sts16(saddr(i, kt), ldg16(gaddr(i, kt)));
+    for (int i = 0; i < CH; ++i) sts16(ch.saddr(i, kt), ldg16(ch.gaddr(i, kt)));
   }
   __syncthreads();
   float acc[W::MI][W::NJ][4] = {};
@@ -94,13 +106,13 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MINB)
         const int tile = kt + 1 + (ks >= DIST ? 1 : 0), part = (ks - DIST + 4) % 4;
         if (tile >= 2 && tile < KT) {
 #pragma unroll
-          for (int j = 0; j < PART; ++j) sts16(saddr(part * PART + j, tile % NBUF), stage[ks % DIST][j]);
+          for (int j = 0; j < PART; ++j) sts16(ch.saddr(part * PART + j, tile % NBUF), stage[ks % DIST][j]);
         }
       }
       // issue part ks of tile kt + 2
       if (XDIAG != 2 && kt + 2 < KT) {
 #pragma unroll
-        for (int j = 0; j < PART; ++j) stage[ks % DIST][j] = ldg16(gaddr(ks * PART + j, kt + 2));
+        for (int j = 0; j < PART; ++j) stage[ks % DIST][j] = ldg16(ch.gaddr(ks * PART + j, kt + 2));
       }
 #if XFDB
       if (ks == KS - 1) {
@@ -142,7 +154,7 @@ template <class L, int BM, int BN, int WARPS_M, int WARPS_N, int PF, int PFS>
 __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1)
     gemm_mma_pf(const bf16* __restrict__ A, const bf16* __restrict__ B, bf16* __restrict__ C, int M, int N, int K) {
   constexpr int BK = 64, T = WARPS_M * WARPS_N * 32, WTM = BM / WARPS_M, WTN = BN / WARPS_N;
-  constexpr int CH = (BM + BN) * BK / 8 / T, RSTEP = T / 8;
+  constexpr int CH = (BM + BN) * BK / 8 / T;
   constexpr int BUF_BYTES = (BM + BN) * L::kRowElems * 2;
   using W = WarpMma<L, WTM, WTN>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -150,15 +162,8 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1)
   const int t = threadIdx.x, warp = t >> 5;
   const int wm0 = (warp / WARPS_N) * WTM, wn0 = (warp % WARPS_N) * WTN;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, KT = K / BK;
-  const bf16* gA = A + size_t(m0 + t / 8) * K + (t % 8) * 8;
-  const bf16* gB = B + size_t(n0 + t / 8) * K + (t % 8) * 8;
-  const uint32_t soff = 2 * L::off(t / 8, (t % 8) * 8);
-  auto gaddr = [&](int i, int kt) -> const bf16* {
-    const int r = i * RSTEP;
-    return (r < BM ? gA + size_t(r) * K : gB + size_t(r - BM) * K) + (XDIAG == 1 ? 0 : kt * BK);
-  };
-  auto saddr = [&](int i, int buf) -> uint32_t { return s0 + buf * BUF_BYTES + soff + i * RSTEP * L::kRowElems * 2; };
-  // prefetch rows: thread t takes rows t, t+T, ... of the (BM+BN) rows; PFS sectors... lines per row
+  const Chunks<L, BM, BN, T> ch(A, B, m0, n0, K, s0, t);
+  // prefetch rows: thread t takes rows t, t+T, ... of the (BM+BN) rows, PFS prefetches per 128-byte row
   auto prefetch = [&](int kt) {
 #pragma unroll
     for (int r0 = 0; r0 < BM + BN; r0 += T) {
@@ -176,19 +181,19 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1)
   for (int p = 1; p < PF; ++p)
     if (p < KT) prefetch(p);
 #pragma unroll
-  for (int i = 0; i < CH; ++i) sts16(saddr(i, 0), ldg16(gaddr(i, 0)));
+  for (int i = 0; i < CH; ++i) sts16(ch.saddr(i, 0), ldg16(ch.gaddr(i, 0)));
   __syncthreads();
   for (int kt = 0; kt < KT; ++kt) {
     if (PF > 0 && kt + PF < KT) prefetch(kt + PF);
     if (XDIAG != 2 && kt + 1 < KT) {
 #pragma unroll
-      for (int i = 0; i < CH; ++i) rg[i] = ldg16(gaddr(i, kt + 1));
+      for (int i = 0; i < CH; ++i) rg[i] = ldg16(ch.gaddr(i, kt + 1));
     }
     const uint32_t sA = s0 + (kt & 1) * BUF_BYTES;
     W::ktile(sA, sA + 2 * BM * L::kRowElems, wm0, wn0, acc);
     if (XDIAG != 2 && kt + 1 < KT) {
 #pragma unroll
-      for (int i = 0; i < CH; ++i) sts16(saddr(i, (kt + 1) & 1), rg[i]);
+      for (int i = 0; i < CH; ++i) sts16(ch.saddr(i, (kt + 1) & 1), rg[i]);
     }
     __syncthreads();
   }
@@ -198,7 +203,7 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, 1)
 #ifndef XKIND
 #define XKIND 0
 #endif
-struct Rung {
+struct Rung : SimpleLaunch<Rung> {
   static constexpr int id = 4, BM = XBM, BN = XBN, BK = 64, threads = XWM * XWN * 32, stages = 3, min_cc = 80;
   static constexpr const char* name = "experiment";
   using L = XLAYOUT;
@@ -212,15 +217,6 @@ struct Rung {
   static int smem_bytes() { return NB * (BM + BN) * L::kRowElems * 2; }
   static const char* smem_layout() { return layout_name<L>(BM); }
   static std::string note() { return "streamed"; }
-  static void setup() {
-    GEMM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes()));
-  }
-  using Plan = SimplePlan;
-  static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
-  static void launch(const Plan& p, cudaStream_t st) {
-    kernel<<<dim3(p.N / BN, p.M / BM), threads, smem_bytes(), st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
-  }
-  static void release(Plan&) {}
 };
 
 int main(int argc, char** argv) {

@@ -193,21 +193,16 @@ __global__ void __cluster_dims__(1, XCL, 1) __launch_bounds__(THREADS, 1)
 }
 }  // namespace
 
-struct Rung {
+struct Rung : SimpleLaunch<Rung> {
+  static constexpr auto kernel = gemm_mma_ws;
   static constexpr int id = 4, BM = ::BM * XCL, BN = ::BN, BK = ::BK, threads = THREADS, stages = S, min_cc = 90;
   static constexpr const char* name = "rung-4 experiment: warp-specialized register staging";
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return layout_name<L>(::BM); }
   static std::string note() { return "producer/consumer warps, mbarrier ring"; }
-  static void setup() {
-    GEMM_CHECK(cudaFuncSetAttribute(gemm_mma_ws, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  }
-  using Plan = SimplePlan;
-  static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
-  static void launch(const Plan& p, cudaStream_t st) {
+  static void launch(const Plan& p, cudaStream_t st) {  // one CTA per 128-row tile (BM counts the cluster's rows)
     gemm_mma_ws<<<dim3(p.N / ::BN, p.M / ::BM), THREADS, SMEM_BYTES, st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
   }
-  static void release(Plan&) {}
 };
 
 int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }

@@ -163,19 +163,10 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
 
 // The Rung description for rungs 2-4 (L picks the layout).
 template <int ID, class L>
-struct MmaSyncRung {
+struct MmaSyncRung : SimpleLaunch<MmaSyncRung<ID, L>> {
   static constexpr int id = ID, BM = 128, BN = MMA_BN, BK = 64, threads = 256, stages = 2, min_cc = 80;
   static constexpr auto kernel = gemm_mma_regprefetch<L, BM, BN, 2, 4>;
   static int smem_bytes() { return 2 * (BM + BN) * L::kRowElems * 2; }
   static const char* smem_layout() { return layout_name<L>(BM); }
   static std::string note() { return "block tile 128x" + std::to_string(BN) + ", 2 shared-memory buffers"; }
-  static void setup() {
-    GEMM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes()));
-  }
-  using Plan = SimplePlan;
-  static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
-  static void launch(const Plan& p, cudaStream_t st) {
-    kernel<<<dim3(p.N / BN, p.M / BM), threads, smem_bytes(), st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
-  }
-  static void release(Plan&) {}
 };

@@ -69,21 +69,13 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 }  // namespace
 
-struct Rung {
+struct Rung : SimpleLaunch<Rung> {
+  static constexpr auto kernel = gemm_rung5;
   static constexpr int id = 5, BM = ::BM, BN = ::BN, BK = ::BK, threads = THREADS, stages = STAGES, min_cc = 80;
   static constexpr const char* name = "mma.sync + swizzled smem + cp.async multi-stage pipeline";
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return layout_name<L>(BM); }
   static std::string note() { return std::to_string(STAGES) + " stages, double-buffered fragments"; }
-  static void setup() {
-    GEMM_CHECK(cudaFuncSetAttribute(gemm_rung5, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-  }
-  using Plan = SimplePlan;
-  static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) { return {A, B, C, M, N, K}; }
-  static void launch(const Plan& p, cudaStream_t st) {
-    gemm_rung5<<<dim3(p.N / BN, p.M / BM), THREADS, SMEM_BYTES, st>>>(p.A, p.B, p.C, p.M, p.N, p.K);
-  }
-  static void release(Plan&) {}
 };
 
 int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }
