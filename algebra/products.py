@@ -245,10 +245,15 @@ def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
 
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
-    ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset)."""
+    ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
+    Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
     from algebra.layout import get_flat_coord
 
     tile = _tiler_layout(tile)
+    nthr = it.product(tile.shape)
+    if not isinstance(index, int) or not 0 <= index < nthr:
+        raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
+                          f"{nthr} threads, so the index must be in 0..{nthr - 1}")
     tiler = it.product_each(tile.shape)
     crd = get_flat_coord(tile, index)
     if is_tuple(crd) and len(crd) < len(tiler):

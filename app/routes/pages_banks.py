@@ -43,11 +43,14 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
     ctx: dict = {"request": request, "layout": layout, "e": e, "swizzle": swizzle, "access": access, "vector": vec,
                  "num": n, "kind": kind, "compare_on": compare == "1", "types": S.ELEMENT_TYPES,
                  "kinds": S.KINDS, "sw_presets": S.swizzle_presets(e), "view": None, "g": None, "xor": [],
-                 "cmp": [], "error": None, "code": None, "permalink": "/banks?" + urlencode(params)}
+                 "cmp": [], "error": None, "code": None, "grid_note": None,
+                 "widths": S.vector_widths(e), "permalink": "/banks?" + urlencode(params)}
     try:
         acc = S.parse_access(access, vec, n)
         view = S.analyze(layout, swizzle or None, e, acc)
-        ctx.update(view=view, g=S.bank_grid(view, "grid-banks"), xor=S.xor_rows(view), code=S.tile_code(view))
+        g = S.bank_grid(view, "grid-banks")
+        ctx.update(view=view, g=g, xor=S.xor_rows(view), code=S.tile_code(view),
+                   grid_note=None if g else S.no_grid_reason(view))
         if ctx["compare_on"]:
             ctx["cmp"] = [dict(c, g=S.bank_grid(c["view"], f"grid-cmp-{k}") if c["view"] else None)
                           for k, c in enumerate(S.compare(layout, swizzle or None, e, acc))]

@@ -1,4 +1,6 @@
-"""The explorer page ``/?layout=...``: the whole page, or its ``result`` block for htmx requests."""
+"""The explorer page ``/?layout=...``: the whole page, or its ``result`` block for htmx requests. An htmx request
+whose layout does not parse (yet: the user is typing) answers only the error, retargeted to ``#explorer-error``, so
+the last good grid stays on the page."""
 
 from __future__ import annotations
 
@@ -26,4 +28,11 @@ def explorer(request: Request, layout: str = Query(DEFAULT),
                    strip=cells_by_offset(view))
     except LayoutError as exc:
         ctx["error"] = str(exc)
-    return templates.TemplateResponse(request, "explorer.html", ctx, block_name="result" if is_htmx(request) else None)
+    if not is_htmx(request):
+        return templates.TemplateResponse(request, "explorer.html", ctx)
+    if ctx["error"]:  # while typing: keep the last good grid, show the error in its slot above it
+        ctx["stale"] = True
+        return templates.TemplateResponse(request, "explorer.html", ctx, block_name="error_slot",
+                                          headers={"HX-Retarget": "#explorer-error", "HX-Reswap": "innerHTML"})
+    ctx["oob"] = True  # and clear the error slot once the layout parses again
+    return templates.TemplateResponse(request, "explorer.html", ctx, block_name="result")

@@ -53,11 +53,12 @@ def atom_ctx(q: dict[str, str]) -> dict:
 def sectors_ctx(q: dict[str, str]) -> dict:
     ctx: dict = {"part": q["part"].strip(), "eb": _int(q["eb"], 4, (1, 2, 4, 8, 16)), "vector": q["vector"].strip(),
                  "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
+    text = ctx["vector"]
+    if text and not text.isdigit():
+        ctx["sec_error"] = f"vector: {text!r} is not a whole number of values (leave it blank for the widest legal)"
+        return ctx
     try:
-        vec = int(ctx["vector"]) if ctx["vector"] else None
-        ctx["sec"] = S.sector_view(ctx["part"], ctx["eb"], vec)
-    except ValueError:
-        ctx["sec_error"] = f"vector: {ctx['vector']!r} is not an integer"
+        ctx["sec"] = S.sector_view(ctx["part"], ctx["eb"], int(text) if text else None)
     except LayoutError as exc:
         ctx["sec_error"] = str(exc)
     return ctx

@@ -40,6 +40,7 @@ def parse_access(text: str, vector: int = 1, num: int = 4) -> dict[str, Any]:
 
     ``column:3``, ``row:0``, ``ldmatrix:0,8`` (first row, first column), ``offsets:0,64,128``,
     ``thread_layout:(8,4):(4,1)`` (thread t reads the 1-D coordinate thr(t))."""
+    check_vector(vector, 1)  # the element size is checked with it in analyze
     kind, _, arg = (text or "column:0").strip().partition(":")
     kind, arg = kind.strip().lower(), arg.strip()
     if kind not in KINDS:
@@ -54,7 +55,7 @@ def parse_access(text: str, vector: int = 1, num: int = 4) -> dict[str, Any]:
             return {"kind": kind, "offsets": [int(x) for x in arg.replace(" ", "").split(",") if x], "vector": vector}
     except ValueError:
         raise LayoutError(f"access: {text!r} is not kind:integer(s), e.g. column:0 or ldmatrix:0,8") from None
-    return {"kind": kind, "layout": arg or "32:1"}
+    return {"kind": kind, "layout": arg or "32:1", "vector": vector}
 
 
 def access_dict(kind: str, index: Any, vector: int, num: int, layout: str | None) -> dict[str, Any]:
@@ -73,7 +74,7 @@ def access_dict(kind: str, index: Any, vector: int, num: int, layout: str | None
         if not items:
             raise LayoutError("access.index: offsets needs one element offset or [row, column] per thread")
         return {"kind": kind, "offsets": items, "vector": vector}
-    return {"kind": kind, "layout": layout or "32:1"}
+    return {"kind": kind, "layout": layout or "32:1", "vector": vector}
 
 
 @dataclass
@@ -156,6 +157,8 @@ def analyze(layout_text: str, swizzle: str | None, element_bytes: int, access: d
 
     if element_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
+    if access.get("kind") != "ldmatrix":
+        check_vector(int(access.get("vector", 1)), element_bytes)
     return _analyze(layout_text.strip(), (swizzle or "").strip() or None, element_bytes,
                     json.dumps(access, sort_keys=True))
 
@@ -183,6 +186,13 @@ def bank_grid(view: BanksView, grid_id: str) -> GridView | None:
                     row_levels=boundary_levels(lv.row_leaves, lv.rows),
                     col_levels=boundary_levels(lv.col_leaves, lv.cols), css="narrow",
                     caption=f"{text} · {e}-byte elements · cells show their bank")
+
+
+def no_grid_reason(view: BanksView) -> str:
+    """Why ``bank_grid`` drew nothing for this view: the tile's cell count over the render cap."""
+    n = A.size(A.parse(view.layout))
+    return (f"the tile has {n:,} cells, over the render cap of {MAX_CELLS:,}: the bank strip and the counts above "
+            "are exact, but the tile itself is not drawn (use a smaller tile to see it)")
 
 
 def tile_code(view: BanksView) -> dict[str, str]:
@@ -218,6 +228,32 @@ def _bitclass(sw: Any, bit: int, source: bool) -> str:
     return ""
 
 
+def _preset_fix(lay: Any, element_bytes: int, access: dict[str, Any]) -> str | None:
+    """The widest hardware swizzle mode (SW128, then SW64, SW32; ``swizzle_presets``) that makes ``access``
+    conflict-free on ``lay``, or None: the lab's default "swizzled" column is one a TMA / wgmma tile can use."""
+    for _label, sw in reversed(swizzle_presets(element_bytes)):
+        try:
+            if analyze(str(lay), sw, element_bytes, access).ways == 1:
+                return sw
+        except LayoutError:
+            continue
+    return None
+
+
+def check_vector(vector: int, element_bytes: int) -> None:
+    """Refuse a per-thread width over one 128-bit access (LayoutError naming the widest legal width)."""
+    if vector < 1 or vector & (vector - 1) or vector * element_bytes > 16:
+        widest = max(1, 16 // element_bytes)
+        raise LayoutError(f"per thread: {vector} elements of {element_bytes} bytes is {vector * element_bytes * 8} "
+                          f"bits; a shared-memory access is 8 to 128 bits, so with {element_bytes}-byte elements "
+                          f"pick 1 to {widest} elements (a power of two)")
+
+
+def vector_widths(element_bytes: int) -> list[int]:
+    """The per-thread widths (elements) of a legal access: powers of two up to 16 bytes."""
+    return [v for v in (1, 2, 4, 8, 16) if v * element_bytes <= 16]
+
+
 def compare(layout_text: str, swizzle: str | None, element_bytes: int, access: dict[str, Any]) -> list[dict]:
     """Naive (no swizzle), padded (the smallest padding that is conflict-free) and swizzled (the given swizzle, or
     the first conflict-free one) versions of the same access, each with its analysis or the reason it is absent."""
@@ -231,15 +267,16 @@ def compare(layout_text: str, swizzle: str | None, element_bytes: int, access: d
         if fix is None:
             out.append({"title": "padded", "view": None, "why": "no padding up to one bank line removes the conflict"})
         else:
-            out.append({"title": f"padded (+{fix.padding} elements per row)", "layout": str(fix.layout),
+            unit = "element" if fix.padding == 1 else "elements"
+            out.append({"title": f"padded (+{fix.padding} {unit} per row)", "layout": str(fix.layout),
                         "swizzle": None, "view": analyze(str(fix.layout), None, element_bytes, access), "why": ""})
     except LayoutError as exc:
         out.append({"title": "padded", "view": None, "why": str(exc)})
-    sw_text = str(swz) if swz is not None else None
+    sw_text = str(swz) if swz is not None else _preset_fix(lay, element_bytes, access)
     if sw_text is None and A.size(lay) <= MAX_CELLS:
-        with guard("swizzle search"):
-            fixes = B.swizzle_fixes(lay, element_bytes, access, max_bits=3)
-        sw_text = str(A.Swizzle(*fixes[0].swizzle)) if fixes else None
+        with guard("swizzle search"):  # bounded: B.MAX_SWIZZLE_CANDIDATES bank maps, B.MAX_CLOSURE_CHECKS passes
+            best = B.best_swizzle_fix(lay, element_bytes, access, max_bits=3)
+        sw_text = str(A.Swizzle(*best.swizzle)) if best else None
     if sw_text is None:
         out.append({"title": "swizzled", "view": None, "why": "no Sw<B,M,S> with B <= 3 removes the conflict"})
     else:
