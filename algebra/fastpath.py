@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from algebra.checks import check_composition
 from algebra.errors import LayoutError
 from algebra.inttuple import signum, tdiv
 from algebra.layout import Layout
@@ -263,5 +264,10 @@ def logical_divide_flat(layout: Layout, tiler: Layout) -> Layout | None:
     comp = complement_flat(tiler.shape, tiler.stride, c[0])
     if comp is None:
         return None
-    r = compose_flat(layout.shape, layout.stride, (tiler.shape, comp.shape), (tiler.stride, comp.stride))
-    return None if r is None else R(*r)
+    b_shape, b_stride = (tiler.shape, comp.shape), (tiler.stride, comp.stride)
+    r = compose_flat(layout.shape, layout.stride, b_shape, b_stride)
+    if r is None:
+        return None
+    out = R(*r)
+    check_composition(layout, coalesce_x_flat(layout.shape, layout.stride)[0], R(b_shape, b_stride), out)
+    return out

@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from algebra import inttuple as it
+from algebra.checks import check_composition
 from algebra.errors import LayoutError
-from algebra.fastpath import _cmod, _compose_int, _compose_int_cpp, complement_flat, compose_flat  # noqa: F401
+from algebra.fastpath import (  # noqa: F401
+    _cmod,
+    _compose_int,
+    _compose_int_cpp,
+    coalesce_x_flat,
+    complement_flat,
+    compose_flat,
+)
 from algebra.inttuple import is_int, is_tuple, tdiv
 from algebra.layout import Layout, make_layout
 from algebra.memo import memo
@@ -148,9 +156,9 @@ def composition(a: Any, b: Any) -> Any:
     if type(a) is Layout and type(b) is Layout:
         bs, bd = b.shape, b.stride
         if (r := compose_flat(a.shape, a.stride, bs, bd)) is not None:
-            return R(*r)
+            return _checked(a, b, R(*r))
         c = coalesce_x(a) if not _has_basis(bd) else a
-        return R(*_compose_impl(c.shape, c.stride, bs, bd))
+        return _checked(a, b, R(*_compose_impl(c.shape, c.stride, bs, bd)))
     if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
         return compose_swizzled(a, b)
     a = _as_layout(a)
@@ -164,11 +172,19 @@ def composition(a: Any, b: Any) -> Any:
         if b <= 0:
             raise LayoutError(f"composition: tile size must be positive, got {b}")
         c = coalesce_x(a)
-        return R(*_compose_impl(c.shape, c.stride, b, 1))
+        return _checked(a, R(b, 1), R(*_compose_impl(c.shape, c.stride, b, 1)))
     if not isinstance(b, Layout):
         raise LayoutError(f"composition: cannot compose with {b!r}")
     c = coalesce_x(a) if not _has_basis(b.stride) else a
-    return R(*_compose_impl(c.shape, c.stride, b.shape, b.stride))
+    return _checked(a, b, R(*_compose_impl(c.shape, c.stride, b.shape, b.stride)))
+
+
+def _checked(a: Layout, b: Layout, r: Layout) -> Layout:
+    """``r`` when it is the function A o B wherever ``B(i) < size(A)``; otherwise ``check_composition`` refuses."""
+    c = coalesce_x_flat(a.shape, a.stride)
+    shape = c[0] if c is not None else coalesce_x(a).shape
+    check_composition(a, shape, b, r)
+    return r
 
 
 def _has_basis(d: Any) -> bool:

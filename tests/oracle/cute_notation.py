@@ -92,9 +92,13 @@ def sample(n: int, limit: int = 4096) -> list[int]:
 
 def judge(cute: str, ours: str) -> str:
     """``"exact"`` (same string), ``"shape"`` (same shape and offsets: only strides of size-1 modes differ),
-    ``"function"`` (same size and offsets, another shape), or ``"mismatch"`` (including a refusal on one side)."""
+    ``"function"`` (same size and offsets, another shape), ``"not-a-function"`` (we refuse because CuTe's printed
+    layout is not the function the op names; the caller confirms it), or ``"mismatch"`` (including a refusal on one
+    side)."""
     if cute == ours:
         return "exact"
+    if ours == NOT_A_FUNCTION:
+        return "exact" if cute == "refused" else "not-a-function"
     if "refused" in (cute, ours) or ours.startswith("error") or ":" not in cute or ":" not in ours:
         return "mismatch"
     try:
@@ -131,6 +135,9 @@ def function(text: str) -> tuple[Any, Any]:
     return shape, lambda i: offset_at(shape, stride, i)
 
 
+NOT_A_FUNCTION = "refused: CuTe's answer is not the function"
+
+
 def run_ours(case: dict) -> str:
     """Our answer to ``case``: the result's string, ``"refused"`` (LayoutError) or ``"error: ..."`` (a crash)."""
     import algebra as A
@@ -139,8 +146,8 @@ def run_ours(case: dict) -> str:
     args = [to_py(a) for a in case["args"]]
     try:
         res = getattr(A, op)(*args)
-    except A.LayoutError:
-        return "refused"
+    except A.LayoutError as e:
+        return NOT_A_FUNCTION if "CuTe would print" in str(e) else "refused"
     except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
         return f"error: {type(e).__name__}: {e}"
     return str(res)

@@ -1,0 +1,159 @@
+"""Is ``composition(A, B)`` the function ``A o B``?  The check that keeps the engine from teaching a wrong layout.
+
+CuTe's composition checks two weak conditions per mode of the coalesced A (``rest_stride % shape == 0 or
+rest_stride < shape``, then ``rest_shape % new_shape == 0``) and otherwise prints whatever its loop produced. When
+the stride of B does not divide the shape of the mode it steps through, the printed layout wraps at the wrong place:
+``(6,2):(8,2) o 4:4`` prints ``(2,2):(32,2)``, which gives 2 at i = 2 although ``A(B(2)) = A(8) = 18``.
+When the modes of B land in the same mode of A and together step past its end, each mode is right alone but their
+sum carries into the next mode of A, which the printed layout cannot do.
+
+``check_composition(A, B, R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
+``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
+CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
+are decided by enumeration (exhaustive up to ``ENUM_CAP`` coordinates of B, a structured sample beyond).
+"""
+
+from __future__ import annotations
+
+from itertools import product as cartesian
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+
+ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
+A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by point beyond
+
+
+def _flat_ints(x: Any) -> tuple:
+    return x if type(x) is tuple and all(type(v) is int for v in x) else it.flatten(x)
+
+
+def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
+    """None when the composition of the coalesced A (shape ``a_shape``, flat) with B is provably A o B.
+
+    Each flat mode ``s:d`` of B is walked through the modes of A as CuTe does. A mode of A it steps through must
+    either be skipped whole (``d % shape == 0``), be divided by the stride (``shape % d == 0``), or hold all of the
+    mode's remaining points (``(s - 1) * d < shape``). The extents the modes of B take in each mode of A (but the
+    last, which is unbounded) must together stay inside it, so no sum of B's modes carries. Otherwise the reason,
+    or ``"?"`` when the structure is outside this proof (negative strides, basis strides).
+    """
+    ls = (a_shape,) if type(a_shape) is int else tuple(a_shape)
+    n = len(ls) - 1
+    used = [0] * n
+    bs, bd = _flat_ints(b_shape), _flat_ints(b_stride)
+    for k, (s, d) in enumerate(zip(bs, bd, strict=True)):
+        if type(d) is not int or type(s) is not int or d < 0:
+            return "?"
+        if s == 1 or d == 0:
+            continue
+        rest_s, rest_d = s, d
+        for i in range(n):
+            if rest_s == 1:
+                break
+            cs = ls[i]
+            if cs <= 0:
+                return "?"
+            if rest_d % cs == 0:
+                rest_d //= cs
+                continue
+            if rest_d > cs:
+                return None  # CuTe refuses this itself (stride divisibility); the composition raised already
+            if cs % rest_d == 0:
+                next_s = cs // rest_d
+                take = min(next_s, rest_s)
+                used[i] += rest_d * (take - 1)
+                rest_s = rest_s // next_s if rest_s > next_s else 1
+                rest_d = 1
+            elif (rest_s - 1) * rest_d < cs:
+                used[i] += rest_d * (rest_s - 1)
+                rest_s = 1
+            else:
+                return (f"stride divisibility condition: mode {k} of B ({s}:{d}) steps by {rest_d} through mode {i} "
+                        f"of the coalesced A (shape {cs}); {rest_d} does not divide {cs}, so the steps cross that "
+                        f"mode's end at a point the result cannot express")
+    for i in range(n):
+        if used[i] >= ls[i]:
+            return (f"disjointness condition: the modes of B together reach {used[i]} in mode {i} of the coalesced A "
+                    f"(shape {ls[i]}), so their sum carries into the next mode of A")
+    return None
+
+
+def _coords(shape: tuple) -> Any:
+    """Coordinates to test, as flat tuples: all of them when few, else corners and steps per mode."""
+    total = it.product(shape)
+    if total <= ENUM_CAP:
+        return None
+    picks = []
+    for s in shape:
+        cand = {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
+        picks.append(sorted(c for c in cand if 0 <= c < s))
+    out = []
+    for c in cartesian(*picks):
+        out.append(c)
+        if len(out) >= ENUM_CAP:
+            break
+    return out
+
+
+def find_counterexample(a: Any, b: Any, r: Any) -> tuple | None:
+    """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
+    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP``."""
+    from algebra.layout import Layout, offsets, size
+
+    size_a = size(a)
+    a_tab = offsets(a) if size_a <= A_TABLE_CAP and _int_strides(a) else None
+
+    def a_of(x: int) -> Any:
+        return a_tab[x] if a_tab is not None else a(x)
+
+    fs = it.flatten(b.shape)
+    picks = _coords(fs)
+    if picks is None:
+        if _int_strides(b) and _int_strides(r):
+            pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
+        else:
+            pairs = ((i, (b(i), r(i))) for i in range(it.product(fs)))
+        for i, (x, y) in pairs:
+            if type(x) is int and 0 <= x < size_a and a_of(x) != y:
+                return i, x, a_of(x), y
+        return None
+    flat_b = Layout(tuple(fs), tuple(it.flatten(b.stride)))
+    for c in picks:
+        x = flat_b(c)
+        if type(x) is int and 0 <= x < size_a:
+            i = it.crd2idx(c, fs)
+            y = r(i)
+            if a_of(x) != y:
+                return i, x, a_of(x), y
+    return None
+
+
+def _int_strides(layout: Any) -> bool:
+    st = getattr(layout, "stride", None)
+    return st is not None and all(type(v) is int for v in it.flatten(st))
+
+
+def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
+    """Raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)`` (see the module doc)."""
+    why = structural_failure(coalesced_a_shape, b.shape, b.stride)
+    if why is None:
+        return
+    if not _int_strides(b):
+        return  # basis (E) strides select a mode of A: each is composed with that mode alone
+    if min(it.flatten(r.shape)) <= 0:
+        return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
+    hit = find_counterexample(a, b, r)
+    if hit is None:
+        from algebra.layout import size
+        if it.product(it.flatten(b.shape)) <= ENUM_CAP or why == "?":
+            return  # every point checked (or no structure to blame): the printed layout is the function
+        raise LayoutError(
+            f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
+            f"confirm it is A o B (size(B) = {size(b)} is over the {ENUM_CAP}-point check)")
+    i, x, ax, ri = hit
+    if why == "?":
+        why = "the result is not A o B"
+    raise LayoutError(
+        f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} that gives {ri}, "
+        f"but A(B({i})) = A({x}) = {ax}")
