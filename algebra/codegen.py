@@ -24,10 +24,6 @@ from algebra.swizzle import ComposedLayout, Swizzle
 CPP_ALIASES = frozenset(list(range(11)) + [12, 16, 24] + list(range(32, 257, 8)) + [
     384, 512, 768, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288])
 
-_LAYOUT_OPS = ("coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
-               "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
-               "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
-               "max_common_layout", "local_tile", "local_partition", "evaluate", "idx2crd", "crd2idx")
 
 
 def _is_identity(x: Layout) -> bool:
@@ -116,28 +112,28 @@ def _cpp_step(t: Any) -> str:
     return _cpp_type(t, "Step") + "{}" if is_tuple(t) else _cpp_int(t, True)
 
 
+def cpp_shape(t: Any, static: bool = True) -> str:
+    """A shape as ``make_shape(...)`` (an int alone as ``_8{}`` / ``8``)."""
+    return _cpp_tuple(t, "make_shape", static)
+
+
+def _cpp_inline(kind: str, x: Any) -> str:
+    if kind == "profile":
+        return _cpp_step(x)
+    if kind == "shape":
+        return cpp_shape(x)
+    if kind == "coord":
+        return _cpp_coord(x)
+    return str(x)
+
+
 def op_to_cpp(op: str, *args: Any, program: bool = False) -> str:
-    """CuTe C++ statements computing ``op(*args)`` and printing the result (``program=True``: a whole program)."""
-    lines, names = _bind(op, args, lambda n, x: f"auto {n} = {to_cpp(x)};", upper=True)
-    a, b = (names + ["", ""])[:2]
-    call = {
-        "coalesce": lambda: f"coalesce({a}, {_cpp_step(args[1])})" if len(args) > 1 else f"coalesce({a})",
-        "filter": lambda: f"filter({a})",
-        "complement": lambda: f"complement({a}, {to_cpp(args[1])})" if len(args) > 1 else f"complement({a})",
-        "tile_to_shape": lambda: f"tile_to_shape({a}, {_cpp_tuple(args[1], 'make_shape', True)}"
-                                 + (f", {_cpp_step(args[2])})" if len(args) > 2 and args[2] is not None else ")"),
-        "evaluate": lambda: f"{a}({_cpp_coord(args[1] if len(args) == 2 else tuple(args[1:]))})",
-        "idx2crd": lambda: f"idx2crd({_cpp_coord(args[0])}, {_cpp_tuple(args[1], 'make_shape', False)})",
-        "crd2idx": lambda: f"crd2idx({_cpp_coord(args[0])}, {_cpp_tuple(args[1], 'make_shape', False)})",
-    }
-    if op in ("local_tile", "local_partition"):
-        third = _cpp_coord(args[2]) if op == "local_tile" else str(args[2])
-        lines += [f"auto tensor = make_tensor(counting_iterator<int>{{}}, {a});   // its values are A's offsets",
-                  f"auto R = {op}(tensor, {b}, {third});",
-                  "print(R.layout()); print(\"  first offset: \"); print(*R.data());"]
-    else:
-        expr = call[op]() if op in call else f"{op}({', '.join(names)})"
-        lines += [f"auto R = {expr};", "print(R);"]
+    """CuTe C++ statements computing ``op(*args)`` and printing the result (``program=True``: a whole program).
+    ``op``: any op of ``algebra.registry``; its emitter writes the call."""
+    entry = _entry(op)
+    lines, n = _bind(entry, args, lambda name, x: f"auto {name} = {to_cpp(x)};", True, _cpp_inline)
+    out = entry.cpp(n, args) if entry.cpp else f"{op}({', '.join(n)})"
+    lines += [f"auto R = {out};", "print(R);"] if isinstance(out, str) else list(out)
     if not program:
         return "\n".join(lines)
     body = "\n".join("  " + ln for ln in lines)
@@ -148,9 +144,9 @@ def op_to_cpp(op: str, *args: Any, program: bool = False) -> str:
 # --------------------------------------------------------------------------------------------- CuTe DSL
 
 
-def _py_tuple(t: Any) -> str:
+def py_tuple(t: Any) -> str:
     if is_tuple(t):
-        inner = ", ".join(_py_tuple(x) for x in t)
+        inner = ", ".join(py_tuple(x) for x in t)
         return f"({inner},)" if len(t) == 1 else f"({inner})"
     if getattr(t, "is_basis", False):
         path = t.mode_path
@@ -171,36 +167,25 @@ def to_dsl(x: Any) -> str:
         return f"cute.make_composed_layout({to_dsl(x.layout_a)}, {x.offset}, {to_dsl(x.layout_b)})"
     if isinstance(x, Layout):
         if _is_identity(x):
-            return f"cute.make_identity_layout({_py_tuple(x.shape)})"
-        return f"cute.make_layout({_py_tuple(x.shape)}, stride={_py_tuple(x.stride)})"
+            return f"cute.make_identity_layout({py_tuple(x.shape)})"
+        return f"cute.make_layout({py_tuple(x.shape)}, stride={py_tuple(x.stride)})"
     if is_tuple(x) and any(isinstance(e, Layout | ComposedLayout) or is_tuple(e) for e in x):
         inner = ", ".join(to_dsl(e) for e in x)
         return f"({inner},)" if len(x) == 1 else f"({inner})"
-    return _py_tuple(x)
+    return py_tuple(x)
 
 
 def op_to_dsl(op: str, *args: Any, program: bool = False) -> str:
     """CuTe DSL statements computing ``op(*args)`` and printing the result (``program=True``: a runnable script
-    with a ``@cute.jit`` function)."""
-    lines, names = _bind(op, args, lambda n, x: f"{n} = {to_dsl(x)}", upper=False)
-    a, b = (names + ["", ""])[:2]
-    call = {
-        "coalesce": lambda: f"cute.coalesce({a}, target_profile={_py_tuple(args[1])})" if len(args) > 1
-        else f"cute.coalesce({a})",
-        "complement": lambda: f"cute.complement({a}, {to_dsl(args[1]) if len(args) > 1 else f'cute.cosize({a})'})",
-        "tile_to_shape": lambda: f"cute.tile_to_shape({a}, {_py_tuple(args[1])}, "
-                                 f"{_py_tuple(args[2] if len(args) > 2 and args[2] is not None else _order(args[1]))})",
-        "evaluate": lambda: f"cute.crd2idx({_py_tuple(args[1] if len(args) == 2 else tuple(args[1:]))}, {a})",
-        "idx2crd": lambda: f"cute.idx2crd({_py_tuple(args[0])}, {_py_tuple(args[1])})",
-        "crd2idx": lambda: f"cute.crd2idx({_py_tuple(args[0])}, {_py_tuple(args[1])})",
-        "local_tile": lambda: f"cute.local_tile(cute.make_tensor(0, {a}), {b}, {_py_tuple(args[2])})",
-        "local_partition": lambda: f"cute.local_partition(cute.make_tensor(0, {a}), {b}, cutlass.Int32({args[2]}))",
-    }
-    if op in ("zipped_product", "tiled_product", "flat_product") and is_tuple(args[1]):
-        lines += _dsl_unzip(op, args[0], args[1])
+    with a ``@cute.jit`` function). An op the DSL does not offer gets a comment naming its C++ form."""
+    entry = _entry(op)
+    lines, n = _bind(entry, args, lambda name, x: f"{name} = {to_dsl(x)}", False, lambda k, x: py_tuple(x))
+    if not entry.has_dsl:
+        lines.append(f"# no CuTe DSL emitter for {op}; in CuTe C++: {op}({', '.join(n)})")
+        lines.append("r = None")
     else:
-        expr = call[op]() if op in call else f"cute.{op}({', '.join(names)})"
-        lines.append(f"r = {expr}")
+        out = entry.dsl(n, args) if entry.dsl else f"cute.{op}({', '.join(n)})"
+        lines += [f"r = {out}"] if isinstance(out, str) else list(out)
     lines.append("print(r)")
     if not program:
         return "\n".join(lines)
@@ -208,7 +193,7 @@ def op_to_dsl(op: str, *args: Any, program: bool = False) -> str:
     return f"import cutlass\nimport cutlass.cute as cute\n\n\n@cute.jit\ndef main():\n{body}\n\n\nmain()\n"
 
 
-def _dsl_unzip(op: str, block: Layout, tiler: tuple) -> list[str]:
+def dsl_unzip(op: str, block: Layout, tiler: tuple) -> list[str]:
     """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
     logical_product by hand as ``tile_unzip`` does."""
     if any(is_tuple(e) for e in tiler):
@@ -231,24 +216,27 @@ def _dsl_unzip(op: str, block: Layout, tiler: tuple) -> list[str]:
             "lp = cute.logical_product(a, b)", "r = " + group(modes)]
 
 
-def _order(shape: Any) -> Any:
-    return tuple(range(it.rank(shape))) if is_tuple(shape) else 0
+def _entry(op: str) -> Any:
+    from algebra import registry
+
+    try:
+        return registry.get(op)
+    except LayoutError:
+        raise LayoutError(f"no code emitter for {op!r}; one of: {', '.join(registry.names())}") from None
 
 
-def _bind(op: str, args: tuple, fmt: Any, upper: bool) -> tuple[list[str], list[str]]:
-    """Name the layout / tiler arguments (A, B / a, b) and return (statements, names); other args stay inline."""
-    if op not in _LAYOUT_OPS:
-        raise LayoutError(f"no code emitter for {op!r}; one of: {', '.join(_LAYOUT_OPS)}")
+def _bind(entry: Any, args: tuple, fmt: Any, upper: bool, inline: Any) -> tuple[list[str], list[str]]:
+    """Name the layout and tiler arguments (A, B, C / a, b, c; an integer tiler tuple ``tiler``) and return
+    (statements, the text of every argument); other kinds stay inline."""
     lines, names = [], []
-    layout_slots = {"idx2crd": (), "crd2idx": (), "evaluate": (0,), "complement": (0,), "coalesce": (0,),
-                    "filter": (0,), "tile_to_shape": (0,), "local_tile": (0, 1), "local_partition": (0, 1)}
-    slots = layout_slots.get(op, tuple(range(len(args))))
-    for k in slots:
-        if k >= len(args):
+    k = 0
+    for x, spec in zip(args, entry.args, strict=False):
+        if spec.kind not in ("layout", "tiler") or (spec.kind == "tiler" and is_int(x)):
+            names.append(inline(spec.kind, x) if spec.kind != "tiler" else inline("shape", x))
             continue
-        x = args[k]
-        name = ("A", "B")[k] if upper else ("a", "b")[k]
-        if is_tuple(x) and not any(isinstance(e, Layout) for e in x) and all(e is None or is_int(e) for e in x):
+        name = "ABC"[k] if upper else "abc"[k]
+        k += 1
+        if is_tuple(x) and all(e is None or is_int(e) for e in x):
             name = "tiler"
         lines.append(fmt(name, x))
         names.append(name)

@@ -10,6 +10,7 @@ from algebra.inttuple import is_int, tdiv
 from algebra.layout import Layout
 from algebra.memo import memo
 from algebra.ops import _as_layout, coalesce, composition
+from algebra.recorder import active, nested
 
 R = Layout._raw
 
@@ -28,13 +29,19 @@ def _sorted_modes(strides: tuple) -> list[int]:
 
 def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     """The flat modes of ``coalesce(layout)`` and the prefix products of their shapes (1, s0, s0*s1, ...)."""
-    c = coalesce(_as_layout(layout))
+    rec = active()
+    layout = _as_layout(layout)
+    c = coalesce(layout)
     ls, ld = it.wrap(c.shape), it.wrap(c.stride)
     if any(not is_int(d) for d in ld):
         raise LayoutError(f"{name}: basis (E) strides are not supported")
     pre = [1]
     for s in ls:
         pre.append(pre[-1] * s)
+    if rec is not None:
+        rec.step(f"coalesce A: {c}" if c != layout else f"A = {c} is already coalesced", c)
+        rec.step("each mode's step in A's 1-D coordinate (prefix products of the shape): "
+                 + ", ".join(f"mode {i} ({ls[i]}:{ld[i]}) steps by {pre[i]}" for i in range(len(ls))))
     return ls, ld, pre
 
 
@@ -44,13 +51,24 @@ def right_inverse(layout: Layout) -> Layout:
     if layout is None:
         return None
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
+    rec = active()
     res_s, res_d, cur = [1], [0], 1
     for i in _sorted_modes(ld):
         if ld[i] == cur:
             res_s.append(ls[i])
             res_d.append(pre[i])
+            if rec is not None:
+                rec.step(f"mode {i} ({ls[i]}:{ld[i]}) starts at offset {cur}, the first one not reached yet: offsets "
+                         f"{cur}, {2 * cur}, ... come from 1-D coordinates {pre[i]} apart, add {ls[i]}:{pre[i]}",
+                         R(it.unwrap(tuple(res_s[1:])), it.unwrap(tuple(res_d[1:]))))
             cur = ls[i] * ld[i]
-    return coalesce(R(tuple(res_s), tuple(res_d)))
+        elif rec is not None:
+            rec.step(f"mode {i} ({ls[i]}:{ld[i]}) does not start at offset {cur}: the contiguous run of offsets "
+                     f"0..{cur - 1} ends before it")
+    res = coalesce(R(tuple(res_s), tuple(res_d)))
+    if rec is not None:
+        rec.step(f"coalesce: R = {res}, with A(R(i)) = i for i < {it.product(res.shape)}", res, kind="result")
+    return res
 
 
 @memo
@@ -60,12 +78,15 @@ def left_inverse(layout: Layout) -> Layout:
     if layout is None:
         return None
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
+    rec = active()
     order = _sorted_modes(ld)
     res_s: list = []
     res_d: list = [0]
     for i in order:
         d = ld[i]
         if d == 0:
+            if rec is not None:
+                rec.step(f"mode {i} ({ls[i]}:0) is a broadcast: it has no inverse, skip it")
             continue
         covered = it.product(tuple(res_s))
         if d % covered != 0:
@@ -73,32 +94,78 @@ def left_inverse(layout: Layout) -> Layout:
                 f"left inverse divisibility condition: stride {d} of mode {i} is not a multiple of {covered}")
         res_s.append(tdiv(d, covered))
         res_d.append(pre[i])
+        if rec is not None:
+            rec.step(f"mode {i} ({ls[i]}:{d}): the offsets below {d} come in {res_s[-1]} block(s) of {covered}, "
+                     f"giving R the mode {res_s[-1]}:{res_d[-2]}; one step of mode {i} is 1-D coordinate {pre[i]} of "
+                     "A, the next mode's stride")
     res_s.append(ls[order[-1]])
-    return coalesce(R(tuple(res_s), tuple(res_d)))
+    raw = R(tuple(res_s), tuple(res_d))
+    res = coalesce(raw)
+    if rec is not None:
+        rec.step(f"the last mode in stride order repeats {ls[order[-1]]} times: {raw}", raw)
+        rec.step(f"coalesce: R = {res}, with R(A(i)) = i for every coordinate i of an injective A", res,
+                 kind="result")
+    return res
 
 
 def max_common_layout(a: Layout, b: Layout) -> Layout:
     """The layout ``R`` of the longest run with ``a(R(i)) == i`` and ``b(R(i)) == i``."""
-    inv_b = right_inverse(b)
-    common = coalesce(composition(a, inv_b))
+    rec = active()
+    inv_b, common = _common(rec, a, b)
     s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
     if d0 == 1:
-        return composition(inv_b, R(s0, d0))
+        res = nested(rec, composition, inv_b, R(s0, d0))
+        if rec is not None:
+            rec.step(f"its first mode {s0}:1 is contiguous: right_inverse(B) o {s0}:1 = {res}", res, kind="result")
+        return res
+    if rec is not None:
+        rec.step(f"its first mode {s0}:{d0} is not stride 1: nothing in common beyond one element, 1:0", R(1, 0),
+                 kind="result")
     return R(1, 0)
+
+
+def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, Layout]:
+    """``(right_inverse(b), coalesce(a o right_inverse(b)))``: A's offset at each of B's offsets 0, 1, 2, ..."""
+    if rec is not None:
+        rec.step("invert B on its contiguous offsets: right_inverse(B)")
+    inv_b = nested(rec, right_inverse, b)
+    if rec is not None:
+        rec.step(f"compose A with right_inverse(B) = {inv_b}")
+    comp = nested(rec, composition, a, inv_b)
+    common = coalesce(comp)
+    if rec is not None:
+        rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
+                 common)
+    return inv_b, common
 
 
 def max_common_vector(a: Layout, b: Layout) -> int:
     """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``."""
-    common = coalesce(composition(a, right_inverse(b)))
+    rec = active()
+    _, common = _common(rec, a, b)
     s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
-    return s0 if d0 == 1 else 1
+    n = s0 if d0 == 1 else 1
+    if rec is not None:
+        why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"
+        rec.step(f"{why}: {n} element(s) are contiguous in both", None, kind="result", value=str(n))
+    return n
 
 
 def nullspace(layout: Layout) -> Layout:
     """The coordinates that ``layout`` maps to 0: ``L(R(i)) == 0``."""
+    rec = active()
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     rd = it.flatten(it.compact_col_major(tuple(fs)))
     idx = [i for i, d in enumerate(fd) if is_int(d) and d == 0]
+    if rec is not None:
+        rec.step(f"flatten A: shape {it.to_str(tuple(fs))}, stride {it.to_str(tuple(fd))}; a step along leaf k is "
+                 f"1-D coordinate {it.to_str(tuple(rd))}[k] of A")
     if not idx:
+        if rec is not None:
+            rec.step("no leaf has stride 0: only coordinate 0 goes to offset 0, R = 1:0", R(1, 0), kind="result")
         return R(1, 0)
-    return R(it.unwrap(tuple(fs[i] for i in idx)), it.unwrap(tuple(rd[i] for i in idx)))
+    res = R(it.unwrap(tuple(fs[i] for i in idx)), it.unwrap(tuple(rd[i] for i in idx)))
+    if rec is not None:
+        rec.step(f"the stride-0 leaves {', '.join(f'{fs[i]}:0 (leaf {i})' for i in idx)} add nothing to the offset: "
+                 f"R walks them by their 1-D steps, R = {res}", res, kind="result")
+    return res

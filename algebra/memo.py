@@ -1,7 +1,8 @@
 """Memoization of the pure layout operations.
 
 Layouts are immutable values, so an operation's result depends only on its (hashable) arguments. ``memo`` keeps
-the most recent results per operation; arguments that cannot be hashed (lists) bypass the cache.
+the most recent results per operation; arguments that cannot be hashed (lists) bypass the cache, and so does every
+call made while a derivation is being recorded (``algebra.recorder``: the op must run to record its steps).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache, wraps
 from typing import Any
+
+from algebra.recorder import active
 
 CACHE_SIZE = 8192
 _CACHED: list = []
@@ -21,6 +24,8 @@ def memo(fn: Callable) -> Callable:
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
+        if active() is not None:
+            return fn(*args)
         try:
             return cached(*args)
         except TypeError as exc:

@@ -16,6 +16,7 @@ from algebra.inttuple import is_int, is_tuple
 from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, slice_and_offset, slice_layout
 from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
+from algebra.recorder import active, nested, show
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
@@ -30,18 +31,26 @@ def through_swizzle(fn: Any) -> Any:
     @wraps(fn)
     def wrapper(layout: Any, *args: Any, **kwargs: Any) -> Any:
         if hasattr(layout, "layout_b"):
-            return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
+            rec = active()
+            if rec is None:
+                return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
+            rec.step(f"A = {layout}: {fn.__name__} its inner layout {layout.layout_b}; the swizzle stays outside")
+            res = layout.with_layout_b(nested(rec, fn, layout.layout_b, *args))
+            rec.step(f"put the swizzle back outside: {res}", res, kind="result")
+            return res
         return fn(layout, *args, **kwargs)
 
     return wrapper
 
 
-def _tiler_layout(t: Any) -> Layout:
+def _tiler_layout(t: Any, name: str = "B") -> Layout:
     if isinstance(t, Layout):
         return t
     if is_int(t):
         if t <= 0:
             raise LayoutError(f"tile size must be positive, got {t}")
+        if (rec := active()) is not None:
+            rec.step(f"{name} = {t} stands for the layout {t}:1", Layout(t))
         return Layout(t)
     raise LayoutError(f"not a tiler: {t!r}")
 
@@ -50,8 +59,25 @@ def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
     n = it.rank(layout.shape)
     if len(tiler) > n:
         raise LayoutError(f"{name}: too many modes in tiler ({len(tiler)} for a rank-{n} layout {layout})")
-    modes = [f(layout[i], tiler[i]) for i in range(len(tiler))] + [layout[i] for i in range(len(tiler), n)]
-    return make_layout(*modes)
+    rec = active()
+    if rec is None:
+        modes = [f(layout[i], tiler[i]) for i in range(len(tiler))] + [layout[i] for i in range(len(tiler), n)]
+        return make_layout(*modes)
+    rec.step(f"the tiler has {len(tiler)} modes: {name} mode i of A by tiler mode i"
+             + ("; the other modes of A are kept" if len(tiler) < n else ""))
+    modes = []
+    for i in range(len(tiler)):
+        rec.step(f"mode {i}: {name}({layout[i]}, {show(tiler[i])})")
+        modes.append(nested(rec, f, layout[i], tiler[i]))
+    res = make_layout(*(modes + [layout[i] for i in range(len(tiler), n)]))
+    rec.step(f"side by side: {res}", res, kind="result")
+    return res
+
+
+def _keep(layout: Any, rec: Any) -> Any:
+    if rec is not None:
+        rec.step("the tiler is _ (keep this mode): A is unchanged", layout, kind="result")
+    return layout
 
 
 # --------------------------------------------------------------------------------------------- divide
@@ -64,14 +90,26 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
 
     Post: mode 0 of the result is compatible with the tiler (for a Layout tiler: ``shape(R[0]) == shape(B)``).
     """
-    if type(tiler) is Layout and type(layout) is Layout and (r := logical_divide_flat(layout, tiler)) is not None:
+    rec = active()
+    if rec is None and type(tiler) is Layout and type(layout) is Layout and \
+            (r := logical_divide_flat(layout, tiler)) is not None:
         return r
     if tiler is None:
-        return layout
+        return _keep(layout, rec)
     if is_tuple(tiler):
         return _by_mode(layout, tiler, logical_divide, "logical_divide")
     t = _tiler_layout(tiler)
-    return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
+    if rec is None:
+        return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
+    cshape = _coalesce(layout).shape
+    rec.step(f"B* = complement(B, {show(cshape)}) (the shape of coalesce(A)): where the copies of the tile start")
+    comp = nested(rec, _complement, t, cshape)
+    rec.step(f"B* = {comp}", comp)
+    cat = make_layout(t, comp)
+    rec.step(f"concatenate (B, B*) = {cat}: every 1-D coordinate of A, as (inside the tile, which tile)", cat)
+    res = nested(rec, _composition, layout, cat)
+    rec.step(f"compose: A o (B, B*) = {res}; mode 0 is the tile, mode 1 runs over the tiles", res, kind="result")
+    return res
 
 
 def _zip2_by(t: Any, guide: Any) -> Any:
@@ -94,7 +132,22 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
-    return tile_unzip(logical_divide(layout, tiler), tiler)
+    return _regroup(logical_divide(layout, tiler), tiler, "tile", "rest")
+
+
+def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
+    res = tile_unzip(layout, tiler)
+    if (rec := active()) is not None:
+        rec.step(f"gather the {first} modes, then the {second} modes: (({first}), ({second})) = {res}", res,
+                 kind="result")
+    return res
+
+
+def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
+    res = _unpack(layout, first, True)
+    if (rec := active()) is not None:
+        rec.step(f"unpack {what} into their own modes: {res}", res, kind="result")
+    return res
 
 
 def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
@@ -108,14 +161,14 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
-    return _unpack(zipped_divide(layout, tiler), False, True)
+    return _unpacked(zipped_divide(layout, tiler), False, "the rest modes")
 
 
 @memo
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
-    return _unpack(zipped_divide(layout, tiler), True, True)
+    return _unpacked(zipped_divide(layout, tiler), True, "both groups")
 
 
 # --------------------------------------------------------------------------------------------- product
@@ -125,31 +178,45 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 @through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
+    rec = active()
     if tiler is None:
-        return block
+        return _keep(block, rec)
     if is_tuple(tiler):
         return _by_mode(block, tiler, logical_product, "logical_product")
     t = _tiler_layout(tiler)
-    cotarget = it.product(block.shape) * cosize(t)
-    return make_layout(block, _composition(_complement(block, cotarget), t))
+    size_a, cos_b = it.product(block.shape), cosize(t)
+    cotarget = size_a * cos_b
+    if rec is None:
+        return make_layout(block, _composition(_complement(block, cotarget), t))
+    rec.step(f"cotarget = size(A) * cosize(B) = {size_a}*{cos_b} = {cotarget}")
+    comp = nested(rec, _complement, block, cotarget)
+    rec.step(f"A* = complement(A, {cotarget}) = {comp}: where the copies of A can start", comp)
+    rest = nested(rec, _composition, comp, t)
+    rec.step(f"A* o B = {rest}: B picks which copies of A, in which order", rest)
+    res = make_layout(block, rest)
+    rec.step(f"concatenate (A, A* o B) = {res}: mode 0 is A, mode 1 runs over its copies", res, kind="result")
+    return res
 
 
 @memo
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
-    return tile_unzip(logical_product(block, tiler), tiler)
+    """``((block modes...), (repeat modes...))`` of ``logical_product``."""
+    return _regroup(logical_product(block, tiler), tiler, "block", "repeat")
 
 
 @memo
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
-    return _unpack(zipped_product(block, tiler), False, True)
+    """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
+    return _unpacked(zipped_product(block, tiler), False, "the repeat modes")
 
 
 @memo
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
-    return _unpack(zipped_product(block, tiler), True, True)
+    """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""
+    return _unpacked(zipped_product(block, tiler), True, "both groups")
 
 
 def _append_to_rank(layout: Layout, r: int) -> Layout:
@@ -178,10 +245,27 @@ def _zip_modes(a: Layout, b: Layout) -> Layout:
 
 
 def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
-    block, tiler = _tiler_layout(block), _tiler_layout(tiler)
+    block, tiler = _tiler_layout(block, "A"), _tiler_layout(tiler)
     r = max(it.rank(block.shape), it.rank(tiler.shape))
-    res = logical_product(_append_to_rank(block, r), _append_to_rank(tiler, r))
-    return _zip_modes(res[1], res[0]) if raked else _zip_modes(res[0], res[1])
+    pb, pt = _append_to_rank(block, r), _append_to_rank(tiler, r)
+    rec = active()
+    if rec is None:
+        res = logical_product(pb, pt)
+        return _zip_modes(res[1], res[0]) if raked else _zip_modes(res[0], res[1])
+    if pb != block or pt != tiler:
+        rec.step(f"pad both to rank {r} with 1:0 modes: A = {pb}, B = {pt}")
+    rec.step("logical_product(A, B) = (A, A* o B)")
+    lp = nested(rec, logical_product, pb, pt)
+    rec.step(f"logical_product = {lp}", lp)
+    if raked:
+        res = _zip_modes(lp[1], lp[0])
+        rec.step(f"zip mode by mode, repeats first: mode i = ((A* o B)_i, A_i), so the copies interleave (rake) "
+                 f"inside each mode: {res}", res, kind="result")
+    else:
+        res = _zip_modes(lp[0], lp[1])
+        rec.step(f"zip mode by mode: mode i = (A_i, (A* o B)_i), the block inside, then which block: {res}", res,
+                 kind="result")
+    return res
 
 
 @memo
@@ -221,7 +305,14 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
         tiler = Layout(pshape if len(pshape) > 1 else pshape)
     else:
         tiler = make_ordered_layout(pshape, order)
-    return blocked_product(padded, tiler)
+    rec = active()
+    if rec is None:
+        return blocked_product(padded, tiler)
+    rec.step(f"the block covers {it.to_str(bshape)} of the target {it.to_str(tshape)}: repeat it "
+             f"{it.to_str(pshape)} times, the repeats laid out as {tiler}", tiler)
+    res = nested(rec, blocked_product, padded, tiler)
+    rec.step(f"blocked_product(block, {tiler}) = {res}", res, kind="result")
+    return res
 
 
 # --------------------------------------------------------------------------------------------- partitions
@@ -240,7 +331,11 @@ def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
         c1 = tuple(coord) + tuple(None for _ in range(r1 - len(coord))) if r1 > 1 else coord[0]
     else:
         c1 = coord
-    return slice_and_offset((c0, c1), tiled)
+    sub, off = slice_and_offset((c0, c1), tiled)
+    if (rec := active()) is not None:
+        rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off
 
 
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
@@ -258,11 +353,20 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     crd = get_flat_coord(tile, index)
     if is_tuple(crd) and len(crd) < len(tiler):
         crd = crd + (None,) * (len(tiler) - len(crd))
-    tiled = zipped_divide(layout, tiler)
+    rec = active()
+    if rec is not None:
+        rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
+                 f"{it.to_str(tiler)}")
+    tiled = nested(rec, zipped_divide, layout, tiler)
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = tuple(None for _ in range(r1)) if r1 > 1 else None
-    return slice_and_offset((crd, c1), tiled)
+    sub, off = slice_and_offset((crd, c1), tiled)
+    if rec is not None:
+        rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
+        rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off
 
 
 # --------------------------------------------------------------------------------------------- recast
@@ -270,6 +374,8 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
 
 def upcast(layout: Layout, n: int) -> Layout:
     """View ``n`` consecutive elements as one: stride-1 modes shrink by n, other strides are divided by n."""
+    if not is_int(n) or n < 1:
+        raise LayoutError(f"upcast: the factor must be a positive integer, got {n}")
 
     def go(s, d):
         if is_tuple(s):
@@ -282,11 +388,23 @@ def upcast(layout: Layout, n: int) -> Layout:
         return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
 
     s, d = go(layout.shape, layout.stride)
-    return R(s, d)
+    res = R(s, d)
+    if (rec := active()) is not None:
+        notes = []
+        for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True):
+            why = ("stride 0, unchanged" if d0 == 0 else f"stride {d0}/{n}" if d0 % n == 0 else
+                   f"{it.ceil_div_int(n, abs(d0))} of its elements make one: shape divided by that, rounded up, "
+                   f"stride {d1}")
+            notes.append(f"{s0}:{d0} -> {s1}:{d1} ({why})")
+        rec.step(f"{n} consecutive elements become one, leaf by leaf: " + ", ".join(notes))
+        rec.step(f"upcast<{n}>({layout}) = {res}", res, kind="result")
+    return res
 
 
 def downcast(layout: Layout, n: int) -> Layout:
     """View each element as ``n`` smaller ones: stride-1 modes grow by n, other strides are multiplied by n."""
+    if not is_int(n) or n < 1:
+        raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
     if 1 not in it.flatten(layout.stride) and -1 not in it.flatten(layout.stride):
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 
@@ -299,15 +417,31 @@ def downcast(layout: Layout, n: int) -> Layout:
         return s, d * n
 
     s, d = go(layout.shape, layout.stride)
-    return R(s, d)
+    res = R(s, d)
+    if (rec := active()) is not None:
+        notes = [f"{s0}:{d0} -> {s1}:{d1} (" + (f"stride 1: shape times {n}" if d0 in (1, -1) else f"stride times {n}")
+                 + ")" for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True)]
+        rec.step(f"each element becomes {n}, leaf by leaf: " + ", ".join(notes))
+        rec.step(f"downcast<{n}>({layout}) = {res}", res, kind="result")
+    return res
+
+
+def _leaves(layout: Layout) -> list[tuple]:
+    return list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
 
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
     from math import gcd
 
+    if old_bits <= 0 or new_bits <= 0:
+        raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
     g = gcd(old_bits, new_bits)
     num, den = new_bits // g, old_bits // g
+    if (rec := active()) is not None:
+        rec.step(f"{new_bits}/{old_bits} = {num}/{den}: " + ("the same width, A is unchanged" if num == den == 1 else
+                 f"upcast by {num}, then downcast by {den}" if num > 1 and den > 1 else
+                 f"upcast by {num}" if num > 1 else f"downcast by {den}"))
     if num == 1 and den == 1:
         return layout
     if num == 1:

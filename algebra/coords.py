@@ -1,0 +1,112 @@
+"""Evaluating a layout and converting coordinates, step by step: ``evaluate``, ``idx2crd``, ``crd2idx``.
+
+These compute their answer by the walk they describe (split the coordinate column-major, then the inner product
+with the stride), recording each step when a derivation is being recorded (``algebra.recorder``).
+Post-conditions: ``evaluate(L, c) == L(c)``; ``idx2crd`` / ``crd2idx`` equal ``algebra.inttuple``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+from algebra.inttuple import is_int, is_tuple
+from algebra.layout import Layout
+from algebra.recorder import Recorder, active, nested, show
+
+
+def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
+    """The natural coordinate that ``crd2idx`` reads from ``crd`` (an int over a tuple shape splits column-major;
+    the last mode is not wrapped, so a coordinate past the end extends along it)."""
+    if is_tuple(crd):
+        if not is_tuple(shape) or len(crd) != len(shape):
+            raise LayoutError(f"coordinate {show(crd)} does not match shape {show(shape)}")
+        return tuple(_split(rec, c, s) for c, s in zip(crd, shape, strict=True))
+    if not is_int(crd):
+        raise LayoutError(f"coordinate {crd!r} is not an integer")
+    if not is_tuple(shape):
+        return crd
+    parts, notes, rem = [], [], crd
+    for i, s in enumerate(shape):
+        if i == len(shape) - 1:
+            parts.append(rem)
+            notes.append(f"{rem} is left for the last mode")
+        else:
+            sz = it.product(s)
+            parts.append(rem % sz)
+            notes.append(f"{rem} % {sz} = {rem % sz}")
+            rem //= sz
+    if rec is not None:
+        rec.step(f"{crd} splits column-major over {show(shape)}: " + ", ".join(notes) + f" -> {show(tuple(parts))}")
+    return tuple(_split(rec, c, s) for c, s in zip(parts, shape, strict=True))
+
+
+def _inner(rec: Recorder | None, nat: Any, stride: Any) -> Any:
+    cs, ds = it.flatten(nat), it.flatten(stride)
+    total: Any = 0
+    for c, d in zip(cs, ds, strict=True):
+        total = total + c * d
+    if rec is not None:
+        terms = [f"{c}*{d}" for c, d in zip(cs, ds, strict=True)]
+        rec.step(f"inner product with the stride {show(stride)}: {' + '.join(terms)} = {total}")
+    return total
+
+
+def evaluate(layout: Any, crd: Any) -> Any:
+    """``layout(crd)`` for a 1-D, flat or natural coordinate (a swizzled layout: inner layout, offset, swizzle)."""
+    rec = active()
+    if hasattr(layout, "layout_b"):
+        sw = layout.layout_a
+        if rec is not None:
+            rec.step(f"{layout}: evaluate the inner layout {layout.layout_b}, add the offset, then apply the swizzle")
+        x = nested(rec, evaluate, layout.layout_b, crd) + layout.offset
+        res = sw(x)
+        if rec is not None:
+            if layout.offset:
+                rec.step(f"add the offset {layout.offset}: {x}")
+            how = f"{x} ^ (({x} & {sw.yyy_mask:#b}) >> {sw.shift})" if hasattr(sw, "yyy_mask") else f"{x}"
+            rec.step(f"{sw}({x}) = {how} = {res}", None, kind="result", value=str(res))
+        return res
+    if not isinstance(layout, Layout):
+        raise LayoutError(f"evaluate needs a layout, got {layout!r}")
+    if rec is not None:
+        rec.step(f"evaluate {layout} at {show(crd)}")
+    nat = _split(rec, crd, layout.shape)
+    if rec is not None and nat != crd:
+        rec.step(f"the natural coordinate is {show(nat)}")
+    total = _inner(rec, nat, layout.stride)
+    if rec is not None:
+        rec.step(f"{layout} at {show(crd)} is {show(total)}", None, kind="result", value=show(total))
+    return total
+
+
+def idx2crd(idx: Any, shape: Any) -> Any:
+    """The natural coordinate of the 1-D index ``idx`` in ``shape`` (column-major); a tuple ``idx`` is returned."""
+    res = it.idx2crd(idx, shape)
+    rec = active()
+    if rec is None:
+        return res
+    if is_tuple(idx) or not is_tuple(shape):
+        rec.step(f"{show(idx)} is already a coordinate of {show(shape)}: {show(res)}", None, kind="result",
+                 value=show(res))
+        return res
+    strides = it.compact_col_major(shape)
+    fs, fd, fc = it.flatten(shape), it.flatten(strides), it.flatten(res)
+    notes = [f"({idx} // {d}) % {s} = {c}" for s, d, c in zip(fs, fd, fc, strict=True)]
+    rec.step(f"each leaf of {show(shape)} reads (index // its stride) % its size, strides {show(strides)}: "
+             + ", ".join(notes))
+    rec.step(f"idx2crd({idx}, {show(shape)}) = {show(res)}", None, kind="result", value=show(res))
+    return res
+
+
+def crd2idx(crd: Any, shape: Any) -> Any:
+    """The 1-D index of the coordinate ``crd`` in ``shape`` (the column-major stride)."""
+    rec = active()
+    stride = it.prefix_product(shape)
+    if rec is not None:
+        rec.step(f"the default stride of {show(shape)} is column-major: {show(stride)}")
+    total = _inner(rec, _split(rec, crd, shape), stride)
+    if rec is not None:
+        rec.step(f"crd2idx({show(crd)}, {show(shape)}) = {total}", None, kind="result", value=str(total))
+    return total

@@ -1,0 +1,79 @@
+"""The derivation recorder: the ops write their own steps while ``explain`` asks for them.
+
+``explain(op, *args)`` (``algebra.explain``) makes a ``Recorder`` active (a context variable, so concurrent requests
+never mix their steps) and runs the op itself. Each op checks ``active()`` once; when it is None (the ordinary call)
+the op runs its fast paths and records nothing; when a recorder is active the op skips its fast paths, ``memo``
+skips its cache, and the op calls ``rec.step(text, layout)`` at each decision. The derivation is therefore a trace
+of the code that computed the answer and cannot disagree with it.
+
+A step is a dict ``{"text", "layout", "kind", "depth"}`` (plus extras such as ``"value"`` or ``"offset"``):
+``layout`` is the CuTe notation of the intermediate result or None; ``kind`` is "step", "result" or "error";
+``depth`` is 0 for the op that was asked for and grows by one inside each nested op (``nested``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+_ACTIVE: ContextVar[Recorder | None] = ContextVar("algebra_recorder", default=None)
+
+
+def show(x: Any) -> str:
+    """CuTe notation of a Layout, ComposedLayout, Swizzle, tiler tuple, HTuple or int."""
+    from algebra import inttuple as it
+    from algebra.layout import Layout
+    from algebra.notation import to_str
+
+    if isinstance(x, tuple) and not any(isinstance(e, Layout) or e is None for e in it.flatten(x)):
+        return it.to_str(x)
+    return to_str(x)
+
+
+class Recorder:
+    """Collects the steps of one derivation; ``sub()`` indents the steps of a nested op."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.depth = 0
+        self.args: tuple = ()  # the arguments of the op being explained
+
+    def step(self, text: str, layout: Any = None, kind: str = "step", **extra: Any) -> None:
+        """Record one sentence and (optionally) the layout it arrives at."""
+        entry = {"text": text, "layout": None if layout is None else show(layout), "kind": kind, "depth": self.depth}
+        entry.update(extra)
+        self.steps.append(entry)
+
+    @contextmanager
+    def sub(self) -> Iterator[Recorder]:
+        self.depth += 1
+        try:
+            yield self
+        finally:
+            self.depth -= 1
+
+
+#: ``active()``: the recorder of the derivation being recorded, or None (then ops run their fast paths).
+#: (The context variable's own ``get``: no Python frame on the ops' hot paths.)
+active: Callable[[], Recorder | None] = _ACTIVE.get
+
+
+@contextmanager
+def recording() -> Iterator[Recorder]:
+    """Make a fresh recorder active for the duration of the block."""
+    rec = Recorder()
+    token = _ACTIVE.set(rec)
+    try:
+        yield rec
+    finally:
+        _ACTIVE.reset(token)
+
+
+def nested(rec: Recorder | None, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, its recorded steps one level deeper (a plain call when nothing records)."""
+    if rec is None:
+        return fn(*args)
+    with rec.sub():
+        return fn(*args)
