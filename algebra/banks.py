@@ -205,6 +205,26 @@ def _modes_2d(layout: Any) -> tuple[int, int]:
     return it.product(shp[0]), it.product(shp[1:])
 
 
+def _vector_items(layout: Any, rows: int, cols: int, crd: int, vec: int) -> list[tuple[str, int]]:
+    """The ``vec`` elements a thread at 1-D coordinate ``crd`` of the tile's grid of vectors reads: vectors run along
+    the tile's contiguous mode (mode 1 when ``layout(rows) - layout(0) == 1`` or the tile is one row, else mode 0),
+    so the tile is viewed as ``rows x cols/vec`` (or ``rows/vec x cols``) vectors, indexed column-major.
+    Post-condition: ``vec == 1`` gives ``[("c", crd)]`` (the thread reads 1-D coordinate ``crd``)."""
+    if vec == 1:
+        return [("c", crd)]
+    along_cols = rows == 1 or (cols > 1 and layout(rows) - layout(0) == 1)
+    if along_cols:
+        if cols % vec:
+            raise LayoutError(f"vector {vec} does not divide the tile's {cols} columns")
+        i, j = crd % rows, (crd // rows) * vec
+        return [("c", i + rows * (j + k)) for k in range(vec)]
+    if rows % vec:
+        raise LayoutError(f"vector {vec} does not divide the tile's {rows} rows")
+    vrows = rows // vec
+    i, j = (crd % vrows) * vec, crd // vrows
+    return [("c", i + k + rows * j) for k in range(vec)]
+
+
 def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[str, int, list[Any], list[list[Any]]]:
     """(kind, elements per access, a label per thread, per thread the items it touches).
 
@@ -233,6 +253,9 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         return kind, vec, labels, [[("c", i + rows * (j + k)) for k in range(vec)] for _, j in labels]
     if kind in ("offsets", "coords", "coordinates"):
         entries = list(access.get("offsets", access.get("coords", access.get("coordinates", []))))
+        if len(entries) > WARP_SIZE:
+            raise LayoutError(f"{len(entries)} entries given: at most one per lane of a warp ({WARP_SIZE})")
+        _check_in_tile(layout, entries, rows, cols, vec, offsets=kind == "offsets")
         items = []
         for e in entries:
             if isinstance(e, list | tuple):
@@ -264,17 +287,43 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
                                   f"outside the {rows}x{cols} tile")
         return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
     if kind in ("thread_layout", "tv"):
-        tv = _as_layout(access["layout"])
-        values = [int(v) for v in access.get("values", [0])]
         from algebra import inttuple as it
 
+        tv = _as_layout(access["layout"])
+        if kind == "thread_layout":  # every element of the thread layout is a thread
+            nthr = it.product(tv.shape)
+            lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
+            return "lds", vec, list(lanes), [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes]
+        values = [int(v) for v in access.get("values", [0])]
         nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else it.product(tv.shape)
         lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
-        if kind == "thread_layout":
-            return "lds", 1, list(lanes), [[("c", tv(t))] for t in lanes]
         return "lds", len(values), list(lanes), [[("c", tv((t, v))) for v in values] for t in lanes]
     raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
                       "thread_layout or tv")
+
+
+def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
+    """Every entry must name an element of the tile: a ``[row, column]`` inside rows x cols, a 1-D coordinate below
+    size, or (``offsets``) an element offset with its ``vec`` elements inside [0, cosize)."""
+    from algebra.layout import cosize
+
+    plain = layout.layout_b if hasattr(layout, "layout_b") else layout
+    for lane, e in enumerate(entries):
+        if isinstance(e, list | tuple):
+            if len(e) == 2 and all(isinstance(x, int) for x in e) and not (0 <= e[0] < rows and 0 <= e[1] < cols):
+                raise LayoutError(f"lane {lane}: coordinate ({_short(e[0])},{_short(e[1])}) is outside the "
+                                  f"{rows}x{cols} tile")
+            continue
+        limit = cosize(plain) if offsets else rows * cols
+        if not 0 <= int(e) or int(e) + (vec if offsets else 1) > limit:
+            what = f"offset {_short(e)}" + (f" (+{vec} elements)" if offsets and vec > 1 else "")
+            raise LayoutError(f"lane {lane}: {what} is outside the tile: "
+                              f"{'offsets' if offsets else 'coordinates'} must lie in [0, {limit})")
+
+
+def _short(x: Any) -> str:
+    t = str(x)
+    return t if len(t) <= 24 else f"{t[:10]}...({len(t)} digits)"
 
 
 def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle: Any = None,
@@ -287,105 +336,60 @@ def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle
     the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords":
     [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
     "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
-    ``{"kind": "thread_layout", "layout": thr}`` (thread t reads 1-D coordinate thr(t)); ``{"kind": "tv", "layout":
-    tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest). Post-condition: each thread's items
-    are contiguous in memory (one access of ``vector * element_bytes`` bytes), else LayoutError.
+    ``{"kind": "thread_layout", "layout": thr, "vector": v}`` (each element of thr is a thread: thread t reads the
+    vector at 1-D coordinate thr(t) of the tile's grid of v-element vectors, see _vector_items);
+    ``{"kind": "tv", "layout": tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest).
+    Post-condition: each thread's items are contiguous in memory (one access of ``vector * element_bytes`` bytes),
+    else LayoutError.
     """
     lay = _as_layout(layout)
     swz = _as_swizzle(swizzle)
+    return lane_bank_map(lane_offsets(lay, element_bytes, access), element_bytes, swz, base)
+
+
+@dataclass(frozen=True)
+class LaneOffsets:
+    """What one warp access reads before any extra swizzle: per lane, the element offsets of its items in order
+    (``raw[lane]``), with the access kind, elements per access and a label per lane. The bank map under any swizzle
+    follows from these without evaluating the layout again (:func:`lane_bank_map`)."""
+
+    kind: str
+    per_thread: int
+    labels: list[Any]
+    raw: list[list[int]]
+
+
+def lane_offsets(layout: Any, element_bytes: int, access: dict[str, Any]) -> LaneOffsets:
+    """The element offsets each lane of ``access`` reads through ``layout`` (its own swizzle included)."""
+    lay = _as_layout(layout)
     if element_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
     kind, per_thread, labels, items = _pattern(lay, access, element_bytes)
     outer = (lambda o: lay.layout_a(lay.offset + o)) if hasattr(lay, "layout_a") else (lambda o: o)
+    raw = [[lay(v) if tag == "c" else outer(v) for tag, v in its] for its in items]
+    return LaneOffsets(kind, per_thread, labels, raw)
+
+
+def lane_bank_map(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], int] | None = None,
+                  base: int = 0) -> BankAnalysis:
+    """The bank map of ``lanes`` with ``swizzle`` (a callable on element offsets, or None) applied to every offset.
+
+    Post-condition: as :func:`bank_access`; LayoutError when a lane's elements are not contiguous after the swizzle."""
     offsets = []
-    for lane, its in enumerate(items):
-        offs = [swz(lay(v) if tag == "c" else outer(v)) for tag, v in its]
+    for lane, raw in enumerate(lanes.raw):
+        offs = raw if swizzle is None else [swizzle(o) for o in raw]
         if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
             raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
                               "they are not one vector access")
         offsets.append(offs[0])
     addrs = [base + element_bytes * o for o in offsets]
-    if kind in ("ldmatrix", "stmatrix"):
-        r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=kind)
+    if lanes.kind in ("ldmatrix", "stmatrix"):
+        r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=lanes.kind)
     else:
-        r = analyze(addrs, access_bytes=per_thread * element_bytes)
+        r = analyze(addrs, access_bytes=lanes.per_thread * element_bytes)
     return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
-                        labels, offsets)
+                        lanes.labels, offsets)
 
 
-# --------------------------------------------------------------------------- fix finders
-
-
-@dataclass(frozen=True)
-class Fix:
-    """A change that makes an access conflict-free: ``layout`` (padded) or ``swizzle`` (B, M, S), and its analysis."""
-
-    kind: str
-    padding: int
-    swizzle: tuple[int, int, int] | None
-    layout: Any
-    analysis: BankAnalysis
-
-    def __str__(self) -> str:
-        if self.swizzle is not None:
-            return "Sw<{},{},{}>".format(*self.swizzle)
-        return f"{self.layout} (padding {self.padding})"
-
-
-def _try(layout: Any, element_bytes: int, access: dict[str, Any], swizzle: Any = None) -> BankAnalysis | None:
-    try:
-        return bank_access(layout, element_bytes, access, swizzle=swizzle)
-    except LayoutError:
-        return None
-
-
-def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_padding: int | None = None) -> Fix | None:
-    """The smallest padding p >= 0 (elements added to the leading stride of a rank-2 layout whose other mode has
-    stride 1) that makes ``access`` conflict-free, or None when no p <= ``max_padding`` does.
-
-    ``max_padding`` defaults to one bank line (128 bytes) of elements. Paddings that break a vector access's
-    alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
-    """
-    from algebra.layout import Layout
-
-    lay = _as_layout(layout)
-    if not isinstance(lay, Layout) or len(lay) != 2 or any(isinstance(d, tuple) for d in lay.stride):
-        raise LayoutError(f"padding needs a flat rank-2 layout, not {lay}")
-    if 1 not in lay.stride:
-        raise LayoutError(f"padding needs one stride-1 mode; {lay} has strides {lay.stride}")
-    lead = 1 - lay.stride.index(1) if lay.stride.count(1) == 1 else 0
-    limit = max_padding if max_padding is not None else max(1, NUM_BANKS * BANK_BYTES // element_bytes)
-    for p in range(limit + 1):
-        stride = list(lay.stride)
-        stride[lead] += p
-        padded = Layout(lay.shape, tuple(stride))
-        r = _try(padded, element_bytes, access)
-        if r is not None and r.ways == 1:
-            return Fix("padding", p, None, padded, r)
-    return None
-
-
-def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 5) -> list[Fix]:
-    """Every Sw<B,M,S> (1 <= B <= max_bits, M >= 0, S >= B, M + S + B <= bits spanned by the tile's offsets) that
-    makes ``access`` conflict-free while mapping the tile's set of offsets onto itself.
-
-    Post-condition: each returned fix has ``analysis.ways == 1``; the list is ordered by (B, M, S).
-    """
-    from algebra import inttuple as it
-    from algebra.swizzle import Swizzle
-
-    lay = _as_layout(layout)
-    n = it.product(lay.shape)
-    offsets = {lay(i) for i in range(n)}
-    bits = max(max(offsets), 1).bit_length()
-    fixes = []
-    for b in range(1, max_bits + 1):
-        for m in range(0, bits):
-            for s in range(b, bits - m - b + 1):
-                sw = Swizzle(b, m, s)
-                if {sw(o) for o in offsets} != offsets:
-                    continue
-                r = _try(lay, element_bytes, access, swizzle=sw)
-                if r is not None and r.ways == 1:
-                    fixes.append(Fix("swizzle", 0, (b, m, s), lay, r))
-    return fixes
+# Fix finders live in algebra.bankfix; re-exported here, where callers have always found them.
+from algebra.bankfix import Fix, best_swizzle_fix, padding_fix, swizzle_candidates, swizzle_fixes  # noqa: E402,F401

@@ -10,6 +10,8 @@ MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerate
 MAX_DEPTH = 6               # nesting depth of a shape
 MAX_CELLS = 65_536          # cells rendered in one grid
 MAX_TEXT = 4_000            # characters of one layout / op argument
+MAX_NESTING = 32            # parentheses / brackets nested in one typed layout, coordinate or tiler
+MAX_ECHO = 400              # characters of an error message (never echo more of the input than this)
 
 
 def data_dir() -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import re
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -13,6 +14,8 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
+from app.config import MAX_ECHO, MAX_NESTING
+from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, SecurityHeadersMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -34,19 +37,43 @@ ROUTERS = [
 ]
 
 
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
+    echoes more than a few hundred characters of what the client sent."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters not shown)"
+
+
 def _validation_detail(exc: RequestValidationError) -> str:
-    parts = []
+    """The failed fields and pydantic's messages, one per field; never the rejected input itself (pydantic's
+    ``input``). A union's alternatives are named by pydantic in ``loc`` (``function-after[...]``, ``int``): they are
+    dropped, and of a field's several messages the first that is not a type mismatch is kept."""
+    by_field: dict[str, str] = {}
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query"))
-        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-    return "; ".join(parts) or "invalid request"
+        loc = ".".join(clip(str(x), 40) for x in err.get("loc", ())
+                       if isinstance(x, int) or (x not in _NOT_FIELDS and _FIELD.fullmatch(str(x))))
+        msg = clip(str(err.get("msg")), 200)
+        if loc not in by_field or (by_field[loc].startswith("Input should be") and not msg.startswith("Input should")):
+            by_field[loc] = msg
+        if len(by_field) >= 8:
+            break
+    parts = [f"{loc}: {msg}" if loc else msg for loc, msg in by_field.items()]
+    return clip("; ".join(parts) or "invalid request")
+
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOT_FIELDS = {"body", "query", "int", "str", "float", "bool", "none", "list", "dict"}
 
 
 def create_app(embedded_worker: bool = False) -> FastAPI:
     """Build the app. Post-condition: every router of ROUTERS that exists is included, /healthz answers 200,
-    and LayoutError / validation errors become 422 with a string ``detail``."""
+    LayoutError / validation errors become 422 with a string ``detail`` of at most about MAX_ECHO characters, a body
+    over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
     app = FastAPI(title="LayoutLab", version="0.1.0",
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
+    app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(SecurityHeadersMiddleware, docs=tuple(p for p in (app.docs_url, app.redoc_url) if p))
     app.state.embedded_worker = embedded_worker
     static = ROOT / "static"
     static.mkdir(exist_ok=True)
@@ -54,7 +81,12 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(LayoutError)
     async def _layout_error(request: Request, exc: LayoutError):
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        return JSONResponse({"detail": clip(str(exc))}, status_code=422)
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(request: Request, exc: RecursionError):
+        return JSONResponse({"detail": f"input nested too deeply to evaluate (nesting cap {MAX_NESTING})"},
+                            status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):

@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
-from app.config import MAX_TEXT
+from app.config import MAX_NESTING, MAX_TEXT
+
+_OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``( [ { <`` in ``text`` (one linear scan; unbalanced text is the parser's business)."""
+    depth = best = 0
+    for ch in text:
+        if ch in _OPEN:
+            depth += 1
+            best = max(best, depth)
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+    return best
+
+
+def check_nesting(text: str) -> str:
+    """Refuse (422) text nested deeper than MAX_NESTING before any recursive parser sees it."""
+    if "(" in text or "[" in text or "<" in text or "{" in text:
+        d = nesting_depth(text)
+        if d > MAX_NESTING:
+            raise ValueError(f"nested {d} deep, over the nesting cap of {MAX_NESTING}")
+    return text
+
+
+#: A typed layout, tiler, coordinate or swizzle: at most MAX_TEXT characters, nested at most MAX_NESTING deep.
+CuteText = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_nesting)]
 
 
 class LayoutIn(BaseModel):
-    layout: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"],
+    layout: CuteText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"],
                         description="CuTe notation, e.g. (4,8):(8,1) or Sw<3,3,3> o (8,64):(64,1)")
 
 
@@ -39,7 +66,7 @@ class Step(BaseModel):
 
 class AlgebraIn(BaseModel):
     op: str = Field(..., min_length=1, max_length=40, examples=["composition"])
-    args: list[str | int | list[str | int | None]] = Field(
+    args: list[CuteText | int | Annotated[list[CuteText | int | None], Field(max_length=16)]] = Field(
         ..., min_length=1, max_length=4, examples=[["(6,2):(8,2)", "(4,3):(3,1)"]],
         description='layouts in CuTe notation; tilers as "<2:1, 4:2>" or a JSON list of layouts / ints / null '
                     '(null keeps the mode); ints as "24" or 24')
@@ -56,18 +83,18 @@ class AlgebraOut(BaseModel):
 
 class Access(BaseModel):
     kind: Literal["column", "row", "offsets", "ldmatrix", "thread_layout"] = "column"
-    index: int | list[int | list[int]] | None = Field(
+    index: int | Annotated[list[int | Annotated[list[int], Field(max_length=8)]], Field(max_length=32)] | None = Field(
         0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread; "
                        "ldmatrix: the first row, or [row, col] of the first 8x8 matrix")
     vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets kinds)")
     num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
-    layout: str | None = Field(None, max_length=MAX_TEXT,
-                               description="thread_layout: thread t reads the tile's 1-D coordinate layout(t)")
+    layout: CuteText | None = Field(None, max_length=MAX_TEXT,
+                                    description="thread_layout: thread t reads the tile's 1-D coordinate layout(t)")
 
 
 class BanksIn(BaseModel):
-    layout: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(8,64):(64,1)"])
-    swizzle: str | None = Field(None, max_length=40, examples=["Sw<3,3,3>"])
+    layout: CuteText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(8,64):(64,1)"])
+    swizzle: CuteText | None = Field(None, max_length=40, examples=["Sw<3,3,3>"])
     element_bytes: Literal[1, 2, 4, 8, 16] = 2
     access: Access = Field(default_factory=Access)
 

@@ -170,19 +170,19 @@ def bank_grid(view: BanksView, grid_id: str) -> GridView | None:
     if lv.offsets is None or lv.rows * lv.cols > MAX_CELLS:
         return None
     e = view.element_bytes
-    banks = [[B.bank_of(o * e) for o in row] for row in lv.offsets]
-    where: dict[int, tuple[int, int]] = {}
-    for i, row in enumerate(lv.offsets):
-        for j, o in enumerate(row):
-            where.setdefault(o, (i, j))
+    banks = [[(o * e >> 2) & 31 for o in row] for row in lv.offsets]  # B.bank_of(o * e), inlined: 2^16 cells
     per_lane = max(1, view.analysis.access_bytes // e)
+    needed = {off + k for off in view.analysis.element_offsets or [] for k in range(per_lane)}
     marks: dict[tuple[int, int], str] = {}
-    for off in view.analysis.element_offsets or []:
-        for k in range(per_lane):
-            cell = where.get(off + k)
-            if cell:
-                marks[cell] = "acc"
-    return GridView(id=grid_id, rows=lv.rows, cols=lv.cols, text=banks, colour=banks, marks=marks,
+    found: set[int] = set()
+    for i, row in enumerate(lv.offsets):  # the first cell (row by row) holding each offset read is outlined
+        if needed.isdisjoint(row):
+            continue
+        for j, o in enumerate(row):
+            if o in needed and o not in found:
+                found.add(o)
+                marks[(i, j)] = "acc"
+    return GridView(id=grid_id, rows=lv.rows, cols=lv.cols, text=banks, colour=banks, colour_mod=True, marks=marks,
                     row_levels=boundary_levels(lv.row_leaves, lv.rows),
                     col_levels=boundary_levels(lv.col_leaves, lv.cols), css="narrow",
                     caption=f"{text} · {e}-byte elements · cells show their bank")

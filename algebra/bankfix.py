@@ -1,0 +1,216 @@
+"""Fix finders for shared-memory bank conflicts: the smallest padding, and the Sw<B,M,S> swizzles that remove a
+warp access's conflict, searched over a bounded candidate set.
+
+Why the candidate set is small. A bank is picked by the byte-address bits 2..6, i.e. the element-offset bits
+``[lo, hi) = [max(0, 2 - log2 e), 7 - log2 e)`` for ``e``-byte elements. Sw<B,M,S> flips the bits ``[M, M+B)``
+(zzz) by the bits ``[M+S, M+S+B)`` (yyy). It can change a phase's cost only when
+
+- zzz meets ``[lo, hi)`` (flipping other bits keeps every word's bank, and keeps distinct words distinct), and
+- yyy meets the bits in which the lanes' offsets differ (a yyy value shared by every lane flips every lane the
+  same way: the banks are permuted, the cost is the same).
+
+So M ranges over at most ``hi - lo + B`` values, and S over the offset bits where the lanes differ: tens to a few
+hundred candidates, each costing one 32-lane bank map over precomputed offsets (:func:`algebra.banks.lane_bank_map`)
+and, only for a conflict-free one, one pass over the tile's offsets to check that the swizzle maps the tile onto
+itself. Both counts are capped (MAX_SWIZZLE_CANDIDATES, MAX_CLOSURE_CHECKS) and the tile size too (MAX_TILE).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from algebra import banks as _b
+from algebra.errors import LayoutError
+
+#: The most Sw<B,M,S> one search evaluates (each: one bank map of a warp over precomputed offsets).
+MAX_SWIZZLE_CANDIDATES = 512
+#: The most "does this swizzle map the tile onto itself" passes one search makes (each: one pass over the tile).
+MAX_CLOSURE_CHECKS = 24
+#: The largest tile (elements) whose offsets a swizzle search enumerates.
+MAX_TILE = 1 << 16
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A change that makes an access conflict-free: ``layout`` (padded) or ``swizzle`` (B, M, S), and its analysis."""
+
+    kind: str
+    padding: int
+    swizzle: tuple[int, int, int] | None
+    layout: Any
+    analysis: _b.BankAnalysis
+
+    def __str__(self) -> str:
+        if self.swizzle is not None:
+            return "Sw<{},{},{}>".format(*self.swizzle)
+        return f"{self.layout} (padding {self.padding})"
+
+
+def bank_bits(element_bytes: int) -> tuple[int, int]:
+    """``[lo, hi)``: the element-offset bits that select a bank for ``element_bytes``-byte elements."""
+    k = element_bytes.bit_length() - 1
+    return max(0, 2 - k), 7 - k
+
+
+def hardware_swizzles(element_bytes: int, max_bits: int = 3) -> list[tuple[int, int, int]]:
+    """The 128B / 64B / 32B swizzle modes (TMA, GMMA atoms: Sw<B,4,3> on byte addresses), widest first, on element
+    offsets: ``(B, 4 - log2 e, 3)`` for B = 3, 2, 1 (up to ``max_bits``)."""
+    m = 4 - (element_bytes.bit_length() - 1)
+    return [(b, m, 3) for b in range(min(3, max_bits), 0, -1) if m >= 0]
+
+
+def swizzle_candidates(lanes: _b.LaneOffsets, element_bytes: int, offset_bits: int,
+                       max_bits: int = 3) -> list[tuple[int, int, int]]:
+    """The Sw<B,M,S> (1 <= B <= max_bits, S >= B, M + S + B <= offset_bits) that can change the cost of the warp
+    access ``lanes`` (see the module docstring), ordered by (B, M, S), at most MAX_SWIZZLE_CANDIDATES of them."""
+    lo, hi = bank_bits(element_bytes)
+    first = lanes.raw[0][0] if lanes.raw and lanes.raw[0] else 0
+    varying = 0
+    for raw in lanes.raw:
+        for o in raw:
+            varying |= o ^ first
+    out = []
+    for b in range(1, max_bits + 1):
+        for m in range(max(0, lo - b + 1), hi):
+            for s in range(b, offset_bits - m - b + 1):
+                if varying >> (m + s) & ((1 << b) - 1):
+                    out.append((b, m, s))
+                    if len(out) >= MAX_SWIZZLE_CANDIDATES:
+                        return out
+    return out
+
+
+class _Search:
+    """The state one search shares across candidates: the lanes' offsets and the tile's offset set (built once)."""
+
+    def __init__(self, layout: Any, element_bytes: int, access: dict[str, Any]) -> None:
+        from algebra.layout import offsets, size
+
+        self.layout = _b._as_layout(layout)
+        self.element_bytes = element_bytes
+        n = size(self.layout)
+        if n > MAX_TILE:
+            raise LayoutError(f"swizzle search: the tile has {n:,} elements, over the cap of {MAX_TILE:,}")
+        self.lanes = _b.lane_offsets(self.layout, element_bytes, access)
+        self.offsets = offsets(self.layout)
+        self.tile = frozenset(self.offsets)
+        self.bits = max(max(self.offsets, default=1), 1).bit_length()
+        self.closure_checks = 0
+
+    def conflict_free(self, bms: tuple[int, int, int]) -> _b.BankAnalysis | None:
+        b, m, s = bms
+        ymask, zshift = ((1 << b) - 1) << (m + s), s
+        try:
+            r = _b.lane_bank_map(self.lanes, self.element_bytes, lambda o: o ^ ((o & ymask) >> zshift))
+        except LayoutError:  # the swizzle splits a vector access
+            return None
+        return r if r.ways == 1 else None
+
+    def closed(self, bms: tuple[int, int, int]) -> bool:
+        """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices)."""
+        self.closure_checks += 1
+        b, m, s = bms
+        ymask = ((1 << b) - 1) << (m + s)
+        tile = self.tile
+        return all((o ^ ((o & ymask) >> s)) in tile for o in self.offsets if o & ymask)
+
+
+def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 5) -> list[Fix]:
+    """Every Sw<B,M,S> among :func:`swizzle_candidates` that makes ``access`` conflict-free while mapping the tile's
+    set of offsets onto itself.
+
+    Post-condition: each returned fix has ``analysis.ways == 1``; the list is ordered by (B, M, S); it is empty when
+    the access is already conflict-free (no swizzle changes anything to fix). At most MAX_CLOSURE_CHECKS swizzles
+    are checked against the tile; past that the search stops (bounded work)."""
+    from algebra.swizzle import Swizzle
+
+    search = _Search(layout, element_bytes, access)
+    if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
+        return []
+    fixes = []
+    for bms in swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits):
+        if search.conflict_free(bms) is None:
+            continue
+        if search.closure_checks >= MAX_CLOSURE_CHECKS:
+            break
+        if search.closed(bms):
+            sw = Swizzle(*bms)
+            fixes.append(Fix("swizzle", 0, bms, search.layout,
+                             _b.lane_bank_map(search.lanes, element_bytes, sw)))
+    return fixes
+
+
+def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 3) -> Fix | None:
+    """The preferred swizzle fix: the widest hardware swizzle mode (128B, 64B, 32B: :func:`hardware_swizzles`) that
+    makes ``access`` conflict-free and maps the tile onto itself, else the first such Sw<B,M,S> in (B, M, S) order
+    among :func:`swizzle_candidates`; None when there is none (or the access has no conflict to remove).
+
+    Post-condition: ``result.analysis.ways == 1``; the work is bounded by MAX_SWIZZLE_CANDIDATES bank maps and
+    MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements."""
+    from algebra.swizzle import Swizzle
+
+    search = _Search(layout, element_bytes, access)
+    if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
+        return None
+    seen = set()
+    order = [c for c in hardware_swizzles(element_bytes, max_bits) if sum(c) <= search.bits]
+    order += swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits)
+    for bms in order:
+        if bms in seen:
+            continue
+        seen.add(bms)
+        if search.conflict_free(bms) is None:
+            continue
+        if search.closure_checks >= MAX_CLOSURE_CHECKS:
+            return None
+        if search.closed(bms):
+            return Fix("swizzle", 0, bms, search.layout, _b.lane_bank_map(search.lanes, element_bytes, Swizzle(*bms)))
+    return None
+
+
+def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_padding: int | None = None) -> Fix | None:
+    """The smallest padding p >= 0 (elements added to the leading stride of a rank-2 layout whose other mode has
+    stride 1) that makes ``access`` conflict-free, or None when no p <= ``max_padding`` does.
+
+    ``max_padding`` defaults to one bank line (128 bytes) of elements (at most 128 tries, each one bank map of the
+    warp computed from its coordinates, not by evaluating the layout). Paddings that break a vector access's
+    alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
+    """
+    from algebra.layout import Layout
+
+    lay = _b._as_layout(layout)
+    if not isinstance(lay, Layout) or len(lay) != 2 or any(isinstance(d, tuple) for d in lay.stride) \
+            or any(isinstance(d, tuple) for d in lay.shape):
+        raise LayoutError(f"padding needs a flat rank-2 layout, not {lay}")
+    if 1 not in lay.stride:
+        raise LayoutError(f"padding needs one stride-1 mode; {lay} has strides {lay.stride}")
+    lead = 1 - lay.stride.index(1) if lay.stride.count(1) == 1 else 0
+    limit = max_padding if max_padding is not None else max(1, _b.NUM_BANKS * _b.BANK_BYTES // element_bytes)
+    kind, per_thread, labels, items = _b._pattern(lay, access, element_bytes)
+    rows = lay.shape[0]
+    coords = [[(v % rows, v // rows) if tag == "c" and isinstance(v, int) else
+               (tuple(v) if tag == "c" else v) for tag, v in its] for its in items]
+    tags = [[tag for tag, _ in its] for its in items]
+    for p in range(limit + 1):
+        stride = list(lay.stride)
+        stride[lead] += p
+        padded = Layout(lay.shape, tuple(stride))
+        raw = [[_offset(padded, stride, t, c) for t, c in zip(tg, cs, strict=True)]
+               for tg, cs in zip(tags, coords, strict=True)]
+        try:
+            r = _b.lane_bank_map(_b.LaneOffsets(kind, per_thread, labels, raw), element_bytes)
+        except LayoutError:
+            continue
+        if r.ways == 1:
+            return Fix("padding", p, None, padded, r)
+    return None
+
+
+def _offset(layout: Any, stride: list[int], tag: str, c: Any) -> int:
+    """Offset of one item of a flat rank-2 layout: a (row, column) pair by its strides, an offset as is."""
+    if tag != "c":
+        return c
+    if len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], int):
+        return c[0] * stride[0] + c[1] * stride[1]
+    return layout(c)

@@ -1,0 +1,171 @@
+"""ASGI middleware applied to every request: a streaming body-size limit (413) and the security headers.
+
+Both are plain ASGI (not ``BaseHTTPMiddleware``): the body limit counts bytes as the app reads them, so an 8 MB body
+is refused after the first megabyte arrives, never buffered whole; the headers are added to ``http.response.start``
+without touching the response body.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from starlette.exceptions import HTTPException
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The largest request body accepted, in bytes (CONTRACT §5: over 1 MB answers 413).
+MAX_BODY_BYTES = 1 << 20
+
+#: No inline script anywhere (``script-src 'self'``; a ``<script type="application/json">`` data block is not
+#: executed, so it is allowed). Styles may be inline: the grids size their tiles with ``style="--w:..."``.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+#: Where FastAPI's OpenAPI viewer (``/docs``, ``/redoc``) loads its script and styles from.
+DOCS_CDN = "https://cdn.jsdelivr.net"
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+def too_large_detail(limit: int = MAX_BODY_BYTES) -> str:
+    return f"request body exceeds the cap of {limit:,} bytes (1 MB)"
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from ``receive`` once more than the cap has arrived; FastAPI re-raises HTTPExceptions from body
+    parsing, so the app's exception middleware answers it as a 413."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(status_code=413, detail=too_large_detail(limit))
+
+
+class BodyLimitMiddleware:
+    """Answer 413 when a request body is over ``limit`` bytes.
+
+    Post-conditions: a request whose Content-Length is over the limit is answered before any of its body is read;
+    a chunked or lying request is cut off as soon as the bytes received pass the limit (at most one extra chunk is
+    held in memory)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.limit:
+                    await _answer_413(send, self.limit)
+                    return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise BodyTooLarge(self.limit)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await _answer_413(send, self.limit)
+
+
+async def _answer_413(send: Send, limit: int) -> None:
+    body = json.dumps({"detail": too_large_detail(limit)}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close"), *SECURITY_HEADERS]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class SecurityHeadersMiddleware:
+    """Add CSP (``frame-ancestors 'none'``, no inline script), ``X-Content-Type-Options: nosniff``,
+    ``Referrer-Policy`` and ``X-Frame-Options`` to every HTTP response.
+
+    ``docs`` lists paths whose page is FastAPI's OpenAPI viewer: its scripts come from a CDN and one inline script
+    starts it, so those pages (small) are buffered and get ``script-src 'self' <cdn> 'sha256-<that script>'``:
+    still no inline script but the one the server itself wrote."""
+
+    def __init__(self, app: ASGIApp, docs: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.docs = set(docs)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope.get("path", "") in self.docs:
+            await self._docs(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = _merge(message.get("headers", ()), SECURITY_HEADERS)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+    async def _docs(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def buffer(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    await _send_docs(send, start or {}, b"".join(chunks))
+
+        await self.app(scope, receive, buffer)
+
+
+def _merge(headers: Any, extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    present = {name.lower() for name, _ in headers}
+    return [*headers, *((n, v) for n, v in extra if n not in present)]
+
+
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
+
+
+async def _send_docs(send: Send, start: Message, body: bytes) -> None:
+    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode() + "'"
+                      for m in _INLINE_SCRIPT.finditer(body))
+    csp = CSP.replace("script-src 'self'", f"script-src 'self' {DOCS_CDN} {hashes}".rstrip()) \
+        .replace("style-src 'self'", f"style-src 'self' {DOCS_CDN}").replace("img-src 'self'", "img-src 'self' https:")
+    headers = [(n, v) for n, v in start.get("headers", ()) if n.lower() != b"content-length"]
+    headers.append((b"content-length", str(len(body)).encode()))
+    extra = [(n, csp.encode() if n == b"content-security-policy" else v) for n, v in SECURITY_HEADERS]
+    await send({**start, "headers": _merge(headers, extra)})
+    await send({"type": "http.response.body", "body": body})

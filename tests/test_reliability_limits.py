@@ -1,0 +1,144 @@
+"""Request limits and headers: 413 over 1 MB (streamed, not buffered), string and nesting caps (422), error messages
+that never echo the input, security headers on every response, out-of-tile bank accesses refused."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.config import MAX_ECHO, MAX_NESTING
+from app.middleware import MAX_BODY_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_8mb_body_is_413_naming_the_cap(client):
+    r = client.post("/api/banks", content=b"x" * (8 << 20), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert "1,048,576" in r.json()["detail"]
+
+
+def test_chunked_body_is_cut_off_while_streaming(live_server):
+    """Over real HTTP: a chunked 8 MB upload gets its 413 after about 1 MB, before the client has sent it all."""
+    import select
+    import socket
+
+    port = int(live_server.url.rsplit(":", 1)[1])
+    chunk = b" " * (128 << 10)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        sent = 0
+        for _ in range(64):
+            if select.select([s], [], [], 0.05)[0]:
+                break
+            try:
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += 1
+        head = s.recv(4096)
+    assert head.startswith(b"HTTP/1.1 413"), head[:200]
+    assert sent < 32, sent
+
+
+def test_body_just_under_the_cap_is_read(client):
+    body = b'{"layout": "(4,8):(8,1)"' + b" " * (MAX_BODY_BYTES - 40) + b"}"
+    assert len(body) <= MAX_BODY_BYTES
+    r = client.post("/api/layout", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 200
+
+
+@pytest.mark.parametrize("body", [
+    {"op": "local_tile", "args": ["(8,8):(8,1)", "<2:1, 4:1>", "(" * 1999 + "1" + ")" * 1999]},
+    {"op": "logical_divide", "args": ["(8,8):(8,1)", "[" * 1999 + "]" * 1999]},
+    {"op": "logical_divide", "args": ["(8,8):(8,1)", ["<" * 100 + "2:1" + ">" * 100]]},
+])
+def test_deep_nesting_is_422_not_recursion_500(client, body):
+    r = client.post("/api/algebra", json=body)
+    assert r.status_code == 422, r.text[:300]
+    assert f"nesting cap of {MAX_NESTING}" in r.json()["detail"]
+
+
+def test_deep_layout_and_tv_text_are_422(client):
+    deep = "(" * 100 + "4" + ")" * 100 + ":1"
+    assert client.post("/api/layout", json={"layout": deep}).status_code == 422
+    assert client.post("/api/banks", json={"layout": deep, "access": {"kind": "column"}}).status_code == 422
+
+
+def test_deep_coordinate_on_the_workbench_page_is_not_a_500(client):
+    r = client.get("/algebra", params={"op": "local_tile", "a": "(8,8):(8,1)", "b": "<2:1, 4:1>",
+                                       "c": "(" * 1500 + "1" + ")" * 1500})
+    assert r.status_code in (200, 422)
+
+
+def test_algebra_args_are_capped(client):
+    r = client.post("/api/algebra", json={"op": "composition", "args": ["4:1"] * 50})
+    assert r.status_code == 422
+    r = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(8,1)", ["2:1"] * 100]})
+    assert r.status_code == 422
+    r = client.post("/api/algebra", json={"op": "local_tile", "args": ["(8,8):(8,1)", "<2:1>", "1" * 900_000]})
+    assert r.status_code == 422
+    assert len(r.text) < 2 * MAX_ECHO
+
+
+def test_errors_never_echo_much_input(client):
+    junk = "(" + "7," * 1900 + "7"
+    for path, body in [("/api/layout", {"layout": junk}), ("/api/banks", {"layout": junk}),
+                       ("/api/algebra", {"op": "coalesce", "args": [junk]}),
+                       ("/api/algebra", {"op": "x" * 5000, "args": ["1"]}),
+                       ("/api/banks", {"layout": "(8,8):(8,1)", "access": {"kind": "thread_layout",
+                                                                             "layout": junk}})]:
+        r = client.post(path, json=body)
+        assert r.status_code == 422, (path, r.status_code)
+        assert len(r.json()["detail"]) <= MAX_ECHO + 60, (path, len(r.text))
+        assert "7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7," * 5 not in r.text
+
+
+@pytest.mark.parametrize("path", ["/", "/algebra", "/banks", "/tv", "/drills", "/lab", "/healthz",
+                                  "/static/app.js", "/api/atoms", "/docs"])
+def test_security_headers_on_every_response(client, path):
+    r = client.get(path)
+    assert r.status_code == 200
+    csp = r.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp
+    script_src = re.search(r"script-src ([^;]*)", csp).group(1)
+    assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"]
+
+
+def test_error_responses_carry_the_headers_too(client):
+    r = client.post("/api/layout", json={"layout": "(4,"})
+    assert r.status_code == 422 and r.headers["x-content-type-options"] == "nosniff"
+    r = client.post("/api/banks", content=b"x" * (2 << 20), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "frame-ancestors" in r.headers["content-security-policy"]
+
+
+def test_templates_have_no_inline_script():
+    """Under ``script-src 'self'`` an inline <script> or on* handler would not run: none may exist."""
+    for path in sorted((ROOT / "templates").glob("*.html")):
+        text = path.read_text()
+        for m in re.finditer(r"<script\b([^>]*)>", text):
+            attrs = m.group(1)
+            assert "src=" in attrs or 'type="application/json"' in attrs, (path.name, m.group(0))
+        assert not re.search(r"\son[a-z]+\s*=", text), path.name
+        assert "javascript:" not in text, path.name
+
+
+@pytest.mark.parametrize("index", [[1 << 70, 1], [5000], [[1 << 70, 1]], [[-1, 0]], [[0, 32]]])
+def test_out_of_tile_bank_accesses_are_422(client, index):
+    body = {"layout": "(32,32):(32,1)", "element_bytes": 4, "access": {"kind": "offsets", "index": index}}
+    r = client.post("/api/banks", json=body)
+    assert r.status_code == 422, r.text
+    assert "outside" in r.json()["detail"]
+
+
+def test_in_tile_bank_accesses_still_work(client):
+    body = {"layout": "(32,32):(32,1)", "element_bytes": 4, "access": {"kind": "offsets", "index": [0, 1023]}}
+    r = client.post("/api/banks", json=body)
+    assert r.status_code == 200 and r.json()["banks"] == [0, 31]
+    body["access"]["index"] = [[31, 31], [0, 0]]
+    assert client.post("/api/banks", json=body).json()["offsets"] == [1023, 0]
