@@ -6,7 +6,8 @@ API: starts uvicorn (one worker) on a free loopback port, then an open-loop clie
 per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,096 cells) for ``--seconds``;
 latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
 Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
-htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause. Prints a table and writes
+htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause; the workbench composition of two
+128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison. Prints a table and writes
 bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
 """
 
@@ -184,6 +185,65 @@ def browser_paint(base: str, repeats: int = 7, idle_pause_ms: int = 1500) -> dic
     return out
 
 
+WORKBENCH_JS = """([b, pause]) => new Promise((resolve) => setTimeout(() => {
+    const input = document.querySelector('#b-input');
+    const t0 = performance.now();
+    document.body.addEventListener('htmx:afterSettle', function done() {
+        document.body.removeEventListener('htmx:afterSettle', done);
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+    });
+    input.value = b;
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+}, pause))"""
+
+
+def workbench_paint(base: str, repeats: int = 7, pause_ms: int = 1500) -> dict[str, Any]:
+    """The workbench composition of two 128x128 layouts (A, B and the result: 3 x 16,384 cells): median time from
+    B's input changing to two animation frames after the htmx swap (the input's own trigger delay included), and
+    the size of the HTML fragment."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        return {"skipped": "chromium not installed"}
+    import httpx
+    from playwright.sync_api import sync_playwright
+
+    a, bs = "(128,128):(128,1)", ["(128,128):(1,128)", "(128,128):(128,1)"]
+    url = f"{base}/algebra?op=composition&a={a}&b={bs[0]}"
+    size = len(httpx.get(url, headers={"HX-Request": "true"}, timeout=30).content)
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=args)
+        page = b.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(url)
+        page.wait_for_selector("#grid-r")
+        times = [page.evaluate(WORKBENCH_JS, [bs[(k + 1) % 2], pause_ms]) for k in range(repeats + 1)][1:]
+        b.close()
+    return {"composition 128x128": {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times,
+                                    "fragment_bytes": size}}
+
+
+def banks_server(base: str, repeats: int = 9) -> dict[str, Any]:
+    """Server time of the banks lab page for an fp16 128x128 tile with the naive / padded / swizzled comparison:
+    each request a different column (as while typing: no cached analysis), the htmx fragment, timed to the last
+    byte."""
+    import httpx
+
+    times, size = [], 0
+    with httpx.Client(timeout=60) as c:
+        for k in range(repeats + 1):
+            url = (f"{base}/banks?layout=(128,128):(128,1)&element_bytes=2&access=column:{(7 * k + 3) % 128}"
+                   "&compare=1")
+            t0 = time.perf_counter()
+            r = c.get(url, headers={"HX-Request": "true"})
+            ms = (time.perf_counter() - t0) * 1000
+            size = len(r.content)
+            if k:
+                times.append(ms)
+    return {"banks fp16 128x128 + comparison": {"median_ms": statistics.median(times), "max_ms": max(times),
+                                                "runs": times, "fragment_bytes": size}}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30)
@@ -198,6 +258,9 @@ def main() -> None:
     try:
         api = {} if a.no_api else asyncio.run(load(base, a.rate, a.seconds))
         paint = {} if a.no_browser else browser_paint(base)
+        big = banks_server(base)
+        if not a.no_browser:
+            big.update(workbench_paint(base))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -215,6 +278,11 @@ def main() -> None:
             print(f"paint {name:<14} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms (target < {target} ms)")
         else:
             print(f"paint: {name} {r}")
+    for name, r in big.items():
+        if "median_ms" in r:
+            target = 150 if name.startswith("banks") else 400
+            print(f"{name:<34} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms, "
+                  f"{r['fragment_bytes']:,} bytes (target < {target} ms)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d_%H%M%S")
     out = RESULTS / f"web_{stamp}.json"
@@ -222,7 +290,7 @@ def main() -> None:
                "loadavg_before": load_before, "loadavg_after": os.getloadavg()}
     out.write_text(json.dumps({"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
                                "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine,
-                               "api": api, "paint": paint}, indent=2))
+                               "api": api, "paint": paint, "big_grids": big}, indent=2))
     print(f"wrote {out.relative_to(ROOT)}")
 
 

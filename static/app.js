@@ -134,6 +134,7 @@
     PageDown: [16, 0], Home: [0, -Infinity], End: [0, Infinity] };
 
   function cellAt(grid, i, j) {
+    for (const t of grid.querySelectorAll(`.gk > .gt[data-i0="${i - (i % 16)}"]`)) fill(t);
     for (const row of grid.querySelectorAll(`.gr[data-i="${i}"]`)) {
       const k = j - Number(row.parentElement.dataset.j);
       if (k >= 0 && k < row.children.length) return row.children[k];
@@ -236,6 +237,7 @@
     if (!btn) return;
     const grid = document.getElementById(btn.dataset.grid);
     if (!grid) return;
+    fillAll(grid);
     const blob = new Blob([gridToSvg(grid)], { type: "image/svg+xml" });
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
@@ -244,7 +246,7 @@
     a.click();
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
   });
-  window.layoutlabSvg = (id) => gridToSvg(document.getElementById(id));
+  window.layoutlabSvg = (id) => { const g = document.getElementById(id); fillAll(g); return gridToSvg(g); };
 
   // ---- TV atlas: isolate one thread's cells ------------------------------------------------------------
   document.addEventListener("click", (ev) => {
@@ -254,15 +256,21 @@
     const grid = document.getElementById(box.dataset.grid);
     const on = btn.getAttribute("aria-pressed") !== "true";
     for (const b of box.querySelectorAll("button")) b.setAttribute("aria-pressed", "false");
-    const t = btn.dataset.thread;
+    if (on) grid.dataset.dim = btn.dataset.thread;
+    else delete grid.dataset.dim;
+    dimThread(grid, on ? btn.dataset.thread : null);
+    btn.setAttribute("aria-pressed", on ? "true" : "false");
+  });
+
+  // dim every cell of the grid that thread t does not hold (t null: none dimmed)
+  function dimThread(grid, t) {
     const meta = metaFor(grid);
     cellsWhere(grid, (c, i, j) => {
       const mine = meta && meta.threads && String(meta.threads[i][j]) === t;
-      c.classList.toggle("dim", on && !mine);
+      c.classList.toggle("dim", t !== null && !mine);
       return false;
     });
-    btn.setAttribute("aria-pressed", on ? "true" : "false");
-  });
+  }
 
   // ---- cold tiles -------------------------------------------------------------------------------------------
   // A grid arrives with only its top-left tiles laid out; the others (.gt.cold, content-visibility:hidden) are
@@ -274,7 +282,50 @@
   const TILES_PER_SLOT = 8;
   let idleTimer = 0;
   let generation = 0;
-  const warm = (tile) => tile.classList.replace("cold", "lazy");
+  const warm = (tile) => { fill(tile); tile.classList.replace("cold", "lazy"); };
+
+  // ---- deferred tiles: a big grid's cold tiles arrive empty (data-i0 = first row) with the cells as JSON
+  // (app/services/grid.py GridView.data_json); fill() writes the same markup the server writes for a warm tile.
+  const dataCache = new WeakMap();
+  function dataFor(grid) {
+    const script = document.querySelector(`script.grid-data[data-for="${grid.id}"]`);
+    if (!script) return null;
+    if (!dataCache.has(script)) {
+      const d = JSON.parse(script.textContent);
+      d.marks = new Map(d.m.map(([i, j, c]) => [i * 1e6 + j, c]));
+      dataCache.set(script, d);
+    }
+    return dataCache.get(script);
+  }
+
+  function fill(tile) {
+    if (tile.dataset.i0 === undefined || tile.firstChild) return;
+    const grid = tile.closest(".grid");
+    const d = grid && dataFor(grid);
+    if (!d) return;
+    const i0 = Number(tile.dataset.i0), j0 = Number(tile.dataset.j);
+    const rows = Number(grid.dataset.rows), cols = Number(grid.dataset.cols);
+    const i1 = Math.min(rows, i0 + 16), j1 = Math.min(cols, j0 + 16);
+    const out = [];
+    for (let i = i0; i < i1; i++) {
+      out.push(d.rl[i] ? `<div class="gr t${d.rl[i]}" data-i="${i}">` : `<div class="gr" data-i="${i}">`);
+      const t = d.t[i], c = d.c && d.c[i], m = d.cm;
+      for (let j = j0; j < j1; j++) {
+        let cls = m ? `p${((t[j] % m) + m) % m}` : c ? (c[j] >= 0 ? `p${c[j]}` : "x") : "";
+        if (d.cl[j]) cls += (cls ? " " : "") + `l${d.cl[j]}`;
+        const mark = d.marks.size ? d.marks.get(i * 1e6 + j) : undefined;
+        if (mark) cls += (cls ? " " : "") + mark;
+        const label = typeof t[j] === "number" ? t[j] : esc(t[j]);
+        out.push(cls ? `<span class="${cls}">${label}</span>` : `<span>${label}</span>`);
+      }
+      out.push("</div>");
+    }
+    tile.innerHTML = out.join("");
+    if (grid.dataset.dim !== undefined) dimThread(grid, grid.dataset.dim);
+  }
+  // every tile of a grid filled (SVG export, thread isolation, find-in-page)
+  const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0]")) fill(t); };
+  window.layoutlabFillAll = fillAll;
 
   function watch(root) {
     for (const tile of root.querySelectorAll(".gt.cold")) {

@@ -4,6 +4,7 @@ chromium or Playwright is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -160,6 +161,23 @@ class RenderedGrid:
         return [[self.cells[i, j][1] for j in range(self.cols)] for i in range(self.rows)]
 
 
+def fill_deferred(out: RenderedGrid, d: dict[str, Any]) -> None:
+    """The cells a deferred tile gets from the grid's JSON (app/services/grid.py ``data_json``), as static/app.js
+    ``fill`` writes them; cells already in the HTML are kept."""
+    marks = {(i, j): c for i, j, c in d["m"]}
+    for i, row in enumerate(d["t"]):
+        for j, t in enumerate(row):
+            if (i, j) in out.cells:
+                continue
+            c = t % d["cm"] if d["cm"] else d["c"][i][j] if d["c"] else None
+            cls = set() if c is None else {f"p{c}" if c >= 0 else "x"}
+            if d["cl"][j]:
+                cls.add(f"l{d['cl'][j]}")
+            if (i, j) in marks:
+                cls.add(marks[i, j])
+            out.cells[i, j] = (str(t), cls)
+
+
 def parse_grid(html: str, grid_id: str) -> RenderedGrid:
     """Read the grid ``id=grid_id`` out of a page or fragment (raises KeyError when it is absent)."""
     from html.parser import HTMLParser
@@ -179,6 +197,11 @@ def parse_grid(html: str, grid_id: str) -> RenderedGrid:
             self.stack.append(node)
             if not self.inside and tag == "div" and node.get("id") == grid_id:
                 self.inside = len(self.stack)
+            elif self.inside and tag == "div" and "data-i0" in node:  # a deferred tile, filled from grid-data
+                out.tiles.add((int(node["data-i0"]), int(node["data-j"])))
+                out.cold.add((int(node["data-i0"]), int(node["data-j"])))
+            elif tag == "script" and node.get("data-for") == grid_id and "grid-data" in node["class"]:
+                self.data = True
             elif self.inside and tag == "span":
                 parent = self.stack[-2]
                 self.span = [parent, node["class"], "", parent["n"]]
@@ -211,6 +234,9 @@ def parse_grid(html: str, grid_id: str) -> RenderedGrid:
         def handle_data(self, data: str) -> None:
             if self.span is not None:
                 self.span[2] += data
+            elif getattr(self, "data", False):
+                self.data = False
+                fill_deferred(out, json.loads(data))
 
     reader = Reader()
     reader.feed(html)

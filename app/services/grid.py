@@ -17,6 +17,12 @@ Markup (``i``: row, ``j``: column)::
         <div class="gr [t{level}]" data-i="{i}"><span class="p{colour} [l{level}] [mark]">{label}</span>...</div>
 
 Cell (i, j) is child ``j - data-j`` of the ``.gr`` with ``data-i == i`` in the tile whose columns hold j.
+
+Big grids are sent compactly: a grid with cold tiles sends them empty (``<div class="gt cold" data-j data-i0>``)
+together with its cells as JSON (``data_json``: labels, colours, marks, boundary levels); static/app.js fills a tile
+with exactly the markup above when it warms. Three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
+elements to parse at every keystroke; now the first screenful is HTML and the rest arrives as ~1/4 of the bytes
+and is built while the page is idle.
 """
 
 from __future__ import annotations
@@ -75,10 +81,26 @@ class GridView:
     meta: dict[str, Any] = field(default_factory=dict)
     caption: str = ""
     css: str = ""
+    #: True when ``colour[i][j] == text[i][j] % PALETTE`` (offsets, banks): the JSON then leaves the colours out
+    colour_mod: bool = False
 
     @property
     def cells(self) -> int:
         return self.rows * self.cols
+
+    @property
+    def deferred(self) -> bool:
+        """True when the grid has cold tiles: they are sent empty and filled from ``data_json`` by static/app.js."""
+        return self.rows > WARM_ROWS or self.cols > WARM_COLS
+
+    def data_json(self) -> Markup:
+        """The cells as JSON for the client-side tile builder (safe inside ``<script type="application/json">``):
+        ``{"t": labels by row, "c": palette index by row or null, "cm": 32 when the colour is the label mod 32
+        (then "c" is null), "m": [[i, j, class]], "rl": row levels, "cl": column levels}``."""
+        data = {"t": self.text, "c": None if self.colour_mod else self.colour, "cm": PALETTE if self.colour_mod else 0,
+                "m": [[i, j, c] for (i, j), c in self.marks.items()],
+                "rl": self.row_levels or [0] * self.rows, "cl": self.col_levels or [0] * self.cols}
+        return Markup(json.dumps(data, separators=(",", ":")).replace("<", "\\u003c"))
 
     def header(self) -> Markup:
         """The column-label row: the corner above the row labels, then the labels in tiles of TILE_COLS (cold
@@ -123,11 +145,13 @@ class GridView:
         csuf = [f" l{v}" if v else "" for v in clv]
         plain = [f'<span class="l{v}">' if v else "<span>" for v in clv]
         rlabels = self.row_labels or [str(i) for i in range(self.rows)]
+        lazy = " lazy" if self.deferred else ""  # a big grid's warm tiles too skip layout while off screen
         out: list[str] = []
         for b0 in range(0, self.rows, BAND_ROWS):
             h = min(BAND_ROWS, self.rows - b0)
             band = range(b0, b0 + h)
-            cells = {i: self._row_cells(i, csuf, plain) for i in band}
+            hot = b0 < WARM_ROWS or not self.deferred
+            cells = {i: self._row_cells(i, csuf, plain) for i in band} if hot else {}
             opens = {i: f'<div class="gr t{rlv[i]}" data-i="{i}">' if rlv[i] else f'<div class="gr" data-i="{i}">'
                      for i in band}
             out.append(f'<div class="gk" style="--h:{h}">' if h != BAND_ROWS else '<div class="gk">')
@@ -139,7 +163,10 @@ class GridView:
                 w = min(TILE_COLS, self.cols - t0)
                 cold = " cold" if b0 >= WARM_ROWS or t0 >= WARM_COLS else ""
                 style = f' style="--w:{w}"' if w != TILE_COLS else ""
-                out.append(f'<div class="gt{cold}" data-j="{t0}"{style}>')
+                if cold and self.deferred:  # filled by static/app.js from data_json
+                    out.append(f'<div class="gt cold" data-j="{t0}" data-i0="{b0}"{style}></div>')
+                    continue
+                out.append(f'<div class="gt{cold or lazy}" data-j="{t0}"{style}>')
                 for i in band:
                     out.append(opens[i])
                     out.append("".join(cells[i][t0:t0 + w]))
