@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
-from algebra.memo import BoundedCache
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_TEXT
 from app.services import code
 from app.services.grid import GridView, boundary_levels, offset_colours
@@ -60,7 +61,6 @@ class LayoutView:
     rows: int = 0
     cols: int = 0
     offsets: list[list[int]] | None = None
-    coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
     note: str | None = None
     row_crd: list[str] = field(default_factory=list)
     col_crd: list[list[str]] = field(default_factory=list)
@@ -74,8 +74,7 @@ class LayoutView:
     formula: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        cells = self.coords if self.coords is not None else self.offsets
-        table = None if cells is None else {"rows": self.rows, "cols": self.cols, "offsets": cells}
+        table = None if self.offsets is None else {"rows": self.rows, "cols": self.cols, "offsets": self.offsets}
         return {"layout": self.layout, "size": self.size, "cosize": self.cosize, "rank": self.rank,
                 "depth": self.depth, "injective": self.injective, "compact": self.compact, "table": table,
                 "note": self.note}
@@ -99,10 +98,6 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
     flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
-    if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
-        coshape = A.coshape(plain)
-        view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
-        flat = [it.crd2idx(tuple(c), coshape) for c in flat]
     view.offsets = [flat[i::rows] for i in range(rows)]
     view.rows, view.cols = rows, cols
     row_mode, col_modes = _split_modes(view, plain)
@@ -123,8 +118,7 @@ def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
     n = A.size(mode)
     crd = [str(k) for k in range(n)] if not it.is_tuple(mode.shape) else \
         [it.to_str(it.idx2crd(k, mode.shape, 1)) for k in range(n)]
-    off = A.offsets(mode)
-    return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
+    return crd, A.offsets(mode)
 
 
 def _fill_hover(view: LayoutView, layout: Any) -> None:
@@ -150,21 +144,35 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
         view.col_off.append(off)
 
 
-#: Views cached by their text, least recently used out first, at most LAYOUT_CACHE_BYTES in all (estimated by
-#: ``algebra.memo.approx_bytes``: a view of size 2^16 holds a ~3 MB table, an unenumerated one a few KB of code and
-#: text, so neither a count of entries nor of cells bounds the memory).
-LAYOUT_CACHE_BYTES = 64 << 20
-_cache = BoundedCache(LAYOUT_CACHE_BYTES, "layout views")
+#: Views cached by their text, least recently used out first, holding at most CACHE_CELLS offsets in all (a view of
+#: size up to 2^20 is ~40 MB of Python ints: a count of entries alone would not bound the memory).
+CACHE_CELLS = 1 << 22
+_cache: OrderedDict[str, LayoutView] = OrderedDict()
+_cache_cells = 0
+_cache_lock = threading.Lock()
+
+
+def _cost(view: LayoutView) -> int:
+    return 1 + view.rows * view.cols
 
 
 def describe_layout(text: str) -> LayoutView:
-    """``_describe(text)``, cached (see LAYOUT_CACHE_BYTES); a refusal raises LayoutError and is not cached."""
-    hit = _cache.get(text)
-    if hit is not None:
-        return hit
+    """``_describe(text)``, cached (see CACHE_CELLS); a refusal raises LayoutError and is not cached."""
+    global _cache_cells
+    with _cache_lock:
+        hit = _cache.get(text)
+        if hit is not None:
+            _cache.move_to_end(text)
+            return hit
     with guard("layout"):
         view = _describe(text)
-    _cache.put(text, view)
+    with _cache_lock:
+        if text not in _cache and _cost(view) <= CACHE_CELLS // 4:
+            _cache[text] = view
+            _cache_cells += _cost(view)
+            while _cache_cells > CACHE_CELLS:
+                _, old = _cache.popitem(last=False)
+                _cache_cells -= _cost(old)
     return view
 
 
@@ -190,9 +198,6 @@ def _describe(text: str) -> LayoutView:
         _fill_hover(view, layout)
     flat = {v for row in view.offsets or [] for v in row}
     view.injective = len(flat) == n
-    if view.coords is not None:
-        view.compact = None
-        return view
     view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
     if n > MAX_CELLS:
         view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
@@ -211,11 +216,10 @@ def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour
     if view.swizzle:
         meta["swizzle"] = view.swizzle
     return GridView(
-        id=grid_id, rows=view.rows, cols=view.cols, text=view.coords or view.offsets,
+        id=grid_id, rows=view.rows, cols=view.cols, text=view.offsets,
         colour=offset_colours(view.offsets) if colour == "offset" else None,
         row_levels=boundary_levels(view.row_leaves, view.rows), col_levels=boundary_levels(view.col_leaves, view.cols),
-        meta=meta, caption=view.layout, css="wide" if wide or view.coords else "",
-        colour_mod=colour == "offset" and view.coords is None)
+        meta=meta, caption=view.layout, css="wide" if wide else "", colour_mod=colour == "offset")
 
 
 def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:
