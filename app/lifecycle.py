@@ -1,4 +1,4 @@
-"""App start-up hooks: the embedded GPU worker.
+"""App hooks of the GPU lab: the lab client cookie (app.services.lab_clients) and the embedded GPU worker.
 
 ``install(app)`` starts ``gpu_worker.service.run_worker`` in a daemon thread at start-up when the app was created with
 ``embedded_worker=True`` and either NVML finds a GPU and no external worker is configured (LAYOUTLAB_REDIS_URL unset
@@ -39,7 +39,11 @@ def should_start(app) -> tuple[bool, str]:
 
 
 def install(app) -> None:
-    """Wrap the app's lifespan so that the embedded worker starts and stops with it."""
+    """Add the lab client middleware, and wrap the app's lifespan so that the embedded worker starts and stops with
+    it."""
+    from app.services.lab_clients import LabClientMiddleware
+
+    app.add_middleware(LabClientMiddleware)
     inner = app.router.lifespan_context
 
     @asynccontextmanager

@@ -265,7 +265,7 @@ def run_compile_only(spec: dict, *, progress: Progress = _noop, worker_id: str =
     toolkit = find_toolkit()
     mode = spec.get("nvcc", "auto")
     out = {"kind": "compile_only", "template": spec.get("template", "noop"), "worker": worker_id, "compiled": False,
-           "toolkit": toolkit.to_dict(), "tag": spec.get("tag")}
+           "toolkit": {"version": toolkit.version, "source": toolkit.source}, "tag": spec.get("tag")}
     if mode == "skip" or (mode == "auto" and not toolkit.nvcc):
         return out
     built = build_kernel(out["template"], dict(spec.get("defines") or {}), toolkit=toolkit)

@@ -1,4 +1,5 @@
-"""Building kernel templates with nvcc: toolkit discovery, a content-hashed build cache, verbatim (trimmed) errors.
+"""Building kernel templates with nvcc: toolkit discovery, a content-hashed build cache evicted least recently used
+first under a size cap (LAYOUTLAB_BUILD_CACHE_MB), verbatim (trimmed) errors.
 
 The toolkit is looked up, in order: ``LAYOUTLAB_NVCC`` (a path to nvcc), ``nvcc`` on ``PATH``, ``$CUDA_HOME/bin/nvcc``
 (or ``$CUDA_PATH``), ``/usr/local/cuda/bin/nvcc``, and finally the CUDA toolkit's own PyPI packages
@@ -8,6 +9,7 @@ The toolkit is looked up, in order: ``LAYOUTLAB_NVCC`` (a path to nvcc), ``nvcc`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -24,6 +26,8 @@ KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
 DEFAULT_ARCH = "sm_90a"
 COMPILE_TIMEOUT_S = 240
 ERROR_CHARS = 4000
+#: Build cache size cap when LAYOUTLAB_BUILD_CACHE_MB is unset.
+DEFAULT_CACHE_MB = 512
 
 
 class BuildError(RuntimeError):
@@ -107,6 +111,16 @@ def find_toolkit() -> Toolkit:
 
 
 def _version(nvcc: str) -> str | None:
+    """nvcc's release (e.g. "13.0"), run once per binary: cached by path, size and modification time."""
+    try:
+        st = os.stat(nvcc)
+    except OSError:
+        return None
+    return _version_of(nvcc, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _version_of(nvcc: str, size: int, mtime_ns: int) -> str | None:
     try:
         out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
@@ -136,6 +150,61 @@ def cache_dir() -> Path:
         path = data_dir() / "build"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def cache_cap_bytes() -> int:
+    """The build cache's size cap: LAYOUTLAB_BUILD_CACHE_MB (default DEFAULT_CACHE_MB) megabytes."""
+    return int(float(os.environ.get("LAYOUTLAB_BUILD_CACHE_MB") or DEFAULT_CACHE_MB) * (1 << 20))
+
+
+def mark_used(entry: Path) -> None:
+    """Record a cache hit on ``entry`` (a folder of the cache): its modification time is the LRU clock."""
+    try:
+        os.utime(entry)
+    except OSError:
+        pass
+
+
+def _size(path: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def evict(cap_bytes: int | None = None, keep: Path | None = None) -> list[str]:
+    """Remove least recently used cache entries until the cache is at most ``cap_bytes`` (default
+    :func:`cache_cap_bytes`); ``keep`` (the entry just built) is never removed. Post-condition: the entries left,
+    ``keep`` aside, total at most the cap. Returns the names of the removed entries, oldest first."""
+    cap = cache_cap_bytes() if cap_bytes is None else cap_bytes
+    root = cache_dir()
+    entries = []
+    for d in root.iterdir():
+        if d.is_dir() and not d.name.startswith("."):
+            try:
+                entries.append((d.stat().st_mtime, d.name, _size(d)))
+            except OSError:
+                continue
+    total = sum(e[2] for e in entries)
+    removed = []
+    for _, name, size in sorted(entries):
+        if total <= cap:
+            break
+        if keep is not None and name == keep.name:
+            continue
+        doomed = root / f".evict-{name}-{os.getpid()}"
+        try:
+            os.replace(root / name, doomed)  # atomic: a concurrent reader sees the entry whole or not at all
+        except OSError:
+            continue
+        shutil.rmtree(doomed, ignore_errors=True)
+        total -= size
+        removed.append(name)
+    return removed
 
 
 def template_path(template: str) -> Path:
@@ -189,6 +258,7 @@ def build_kernel(template: str, defines: dict[str, int], *, arch: str | None = N
     out_dir = cache_dir() / key
     binary = out_dir / template
     if binary.is_file() and os.access(binary, os.X_OK):
+        mark_used(out_dir)
         return BuildResult(binary, key, True, 0.0)
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="build-", dir=out_dir)
@@ -209,4 +279,5 @@ def build_kernel(template: str, defines: dict[str, int], *, arch: str | None = N
         raise BuildError(log or f"nvcc exited with status {proc.returncode}")
     os.replace(os.path.join(tmp, template), binary)  # atomic: concurrent builders of one key agree
     shutil.rmtree(tmp, ignore_errors=True)
+    evict(keep=out_dir)
     return BuildResult(binary, key, False, time.monotonic() - t0, cmd)

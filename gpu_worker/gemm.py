@@ -178,6 +178,7 @@ def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict
     out_dir = build.cache_dir() / f"gemm-{key}"
     binary, meta = out_dir / f"rung{rung}", out_dir / f"rung{rung}.ptxas.json"
     if binary.is_file() and os.access(binary, os.X_OK) and meta.is_file():
+        build.mark_used(out_dir)
         return GemmBuild(binary, key, True, 0.0, json.loads(meta.read_text()))
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="build-", dir=out_dir)
@@ -196,6 +197,7 @@ def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict
     meta.write_text(json.dumps(ptxas))
     os.replace(os.path.join(tmp, binary.name), binary)
     shutil.rmtree(tmp, ignore_errors=True)
+    build.evict(keep=out_dir)
     return GemmBuild(binary, key, False, time.monotonic() - t0, ptxas)
 
 

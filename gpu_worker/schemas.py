@@ -6,9 +6,9 @@ Errors name the field and the cap it broke, e.g. ``rows: Input should be less th
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpu_worker import patterns
 
@@ -22,12 +22,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# Bounds shared by a kind's parameters and the compile-time constants compile_only may pass to its template.
+ElementBytes = Literal[1, 2, 4, 8, 16]
+Nacc = Annotated[int, Field(ge=1, le=32, description="distinct accesses per loop iteration")]
+LdmNum = Literal[1, 2, 4]
+TransposeTile = Literal[32, 64, 128]
+BlockRows = Literal[4, 8, 16]
+TransposePad = Annotated[int, Field(ge=1, le=8, description="elements per tile row")]
+SwizzleBits = Annotated[int, Field(ge=0, le=7)]
+
+
 class AccessSpec(_Strict):
     """One warp-wide access pattern (see gpu_worker.patterns for what each kind reads)."""
 
     kind: Literal["column", "row", "ldmatrix", "offsets", "thread_layout"] = "column"
     index: int = Field(0, ge=0, le=65535, description="first column / row / 8x8 block")
-    num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1/.x2/.x4")
+    num: LdmNum = Field(4, description="ldmatrix .x1/.x2/.x4")
     trans: bool = Field(False, description="ldmatrix .trans")
     offsets: list[int | tuple[int, int]] | None = Field(None, description="32 entries: element offset or [r, c]")
     layout: str | None = Field(None, max_length=4000, description="thread layout (CuTe notation), size 32")
@@ -36,7 +46,7 @@ class AccessSpec(_Strict):
 class SmemParams(_Strict):
     """A shared-memory access benchmark: tile, layout variant, access pattern, timing knobs."""
 
-    element_bytes: Literal[1, 2, 4, 8, 16] = 4
+    element_bytes: ElementBytes = 4
     rows: int = Field(32, ge=1, le=1024)
     cols: int = Field(32, ge=1, le=1024)
     variant: Literal["naive", "padded", "swizzle", "custom"] = "naive"
@@ -44,7 +54,7 @@ class SmemParams(_Strict):
     swizzle: str | None = Field(None, max_length=32, description="Sw<B,M,S> (variant swizzle)")
     layout: str | None = Field(None, max_length=4000, description="tile layout in CuTe notation (variant custom)")
     access: AccessSpec = Field(default_factory=AccessSpec)
-    nacc: int = Field(16, ge=1, le=32, description="distinct accesses per loop iteration")
+    nacc: Nacc = 16
     iterations: int = Field(1024, ge=1, le=65536)
     runs: int = Field(30, ge=20, le=200)
     profile: bool = Field(False, description="count wavefronts with Nsight Compute when present")
@@ -84,9 +94,9 @@ class TransposeParams(_Strict):
 
     dtype: Literal["fp32", "fp16"] = "fp32"
     n: int = Field(8192, ge=256, le=16384)
-    tile: Literal[32, 64, 128] = Field(64, description="128 for fp16 only (fp32 blocks are tile x block_rows)")
-    block_rows: Literal[4, 8, 16] = 8
-    pad: int | None = Field(None, ge=1, le=8, description="elements per tile row; default one 4-byte word")
+    tile: TransposeTile = Field(64, description="128 for fp16 only (fp32 blocks are tile x block_rows)")
+    block_rows: BlockRows = 8
+    pad: TransposePad | None = Field(None, description="elements per tile row; default one 4-byte word")
     swizzle: str | None = Field(None, max_length=32)
     variants: list[Literal["naive", "tiled", "padded", "swizzled"]] = Field(
         default_factory=lambda: list(TRANSPOSE_VARIANTS), min_length=1)
@@ -130,8 +140,43 @@ class TransposeParams(_Strict):
         return self.model_dump()
 
 
+class NoopDefines(_Strict):
+    """Compile-time constants of ``kernels/noop.cu``."""
+
+    VALUE: int = Field(1, ge=-1024, le=1024)
+
+
+class SmemDefines(_Strict):
+    """Compile-time constants of ``kernels/smem.cu``: the bounds of SmemParams (gpu_worker.benches.smem_defines)."""
+
+    ELEM_BYTES: ElementBytes = 4
+    MODE: Literal[0, 1] = Field(0, description="1: ldmatrix")
+    LDM_NUM: LdmNum = 4
+    LDM_TRANS: Literal[0, 1] = 0
+    NACC: Nacc = 16
+    WARPS: Literal[1, 2, 4, 8, 16, 32] = 8
+
+
+class TransposeDefines(_Strict):
+    """Compile-time constants of ``kernels/transpose.cu``: the bounds of TransposeParams
+    (gpu_worker.benches.transpose_defines)."""
+
+    ELEM_BYTES: Literal[2, 4] = 4
+    TILE: TransposeTile = 32
+    BLOCK_ROWS: BlockRows = 8
+    PAD: TransposePad = 1
+    SW_B: SwizzleBits = 5
+    SW_M: SwizzleBits = 0
+    SW_S: SwizzleBits = 5
+
+
+#: The constants each template accepts, bounded as the kind that builds it bounds them.
+TEMPLATE_DEFINES: dict[str, type[_Strict]] = {"noop": NoopDefines, "smem": SmemDefines, "transpose": TransposeDefines}
+
+
 class CompileOnlyParams(_Strict):
-    """Render and (when nvcc is present, or required) compile one template; the queue's smallest job."""
+    """Render and (when nvcc is present, or required) compile one template; the queue's smallest job. ``defines``
+    are checked against the template's own model (TEMPLATE_DEFINES): the caps of the kind that builds it."""
 
     template: Literal["noop", "smem", "transpose"] = "noop"
     defines: dict[str, int] = Field(default_factory=dict, max_length=16)
@@ -139,13 +184,16 @@ class CompileOnlyParams(_Strict):
     nvcc: Literal["auto", "require", "skip"] = "auto"
     tag: str | None = Field(None, max_length=64)
 
-    @field_validator("defines")
-    @classmethod
-    def _defines(cls, v: dict[str, int]) -> dict[str, int]:
-        for name, value in v.items():
-            if not name.isupper() or not name.replace("_", "").isalnum() or not -(2**31) <= value < 2**31:
-                raise ValueError(f"bad compile-time constant {name}={value}")
-        return v
+    @model_validator(mode="after")
+    def _defines(self) -> CompileOnlyParams:
+        model = TEMPLATE_DEFINES[self.template]
+        try:
+            model.model_validate(self.defines)
+        except ValidationError as exc:
+            bad = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ValueError(f"bad compile-time constant for template {self.template} ({bad}); it takes "
+                             f"{', '.join(model.model_fields)}") from None
+        return self
 
     def spec(self) -> dict:
         """Plain dict for gpu_worker.benches.run_compile_only."""

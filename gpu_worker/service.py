@@ -1,8 +1,9 @@
-"""The worker service: submit, cancel, execute, heartbeat, and recovery of jobs whose worker died.
+"""The worker service: submit, cancel and execute jobs through the store's lease queue (gpu_worker.store).
 
-``run_worker()`` is what ``layoutlab worker`` runs (and what the app's embedded worker runs in a thread): it
-heartbeats every HEARTBEAT_S seconds with its device (NVML), takes one job at a time off the queue, and on each beat
-requeues (or fails, after MAX_ATTEMPTS) running jobs whose worker has stopped heartbeating for STALE_S seconds.
+``run_worker()`` is what ``layoutlab worker`` runs (and what the app's embedded worker runs in a thread). It leases
+one job at a time; a heartbeat thread records the worker (device, kinds, busy) every HEARTBEAT_S seconds and renews
+the running job's lease for LEASE_S seconds. A worker that dies stops renewing: once its lease runs out, the next
+worker that asks (a restarted one, or any other) gets the job again, up to MAX_ATTEMPTS attempts in all.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import traceback
 import uuid
 
-from gpu_worker import registry, tasks, telemetry
+from gpu_worker import registry, telemetry
 from gpu_worker.build import BuildError, find_toolkit
 from gpu_worker.registry import JobCancelled, JobContext
 from gpu_worker.run import RunCancelled
@@ -25,12 +26,19 @@ from gpu_worker.store import Store, get_store
 log = logging.getLogger("layoutlab.worker")
 HEARTBEAT_S = float(os.environ.get("LAYOUTLAB_HEARTBEAT_S", "2"))
 STALE_S = float(os.environ.get("LAYOUTLAB_WORKER_STALE_S", "10"))
-MAX_ATTEMPTS = 2
-ORPHAN_S = 30.0
+#: Seconds a lease lasts without renewal: how long a dead worker's job waits before another worker takes it.
+LEASE_S = float(os.environ.get("LAYOUTLAB_LEASE_S", "30"))
+MAX_ATTEMPTS = int(os.environ.get("LAYOUTLAB_MAX_ATTEMPTS", "3"))
+#: Jobs queued or running, over all clients, beyond which submissions are refused (503).
+QUEUE_MAX = int(os.environ.get("LAYOUTLAB_QUEUE_MAX", "64"))
 
 
 class NoWorker(RuntimeError):
     """No live worker can take the job; the message says why (the API answers 409 with it)."""
+
+
+class QueueFull(RuntimeError):
+    """The queue holds QUEUE_MAX live jobs already (the API answers 503 with the message)."""
 
 
 def live_workers(store: Store | None = None) -> list[dict]:
@@ -40,9 +48,9 @@ def live_workers(store: Store | None = None) -> list[dict]:
     return [w for w in store.workers() if now - float(w.get("last_seen") or 0) < STALE_S]
 
 
-def submit(kind: str, params: dict | None, store: Store | None = None) -> dict:
-    """Validate and queue a job. Post-condition: the job is stored as queued and one queue message names it.
-    Raises registry.ParamsError (bad kind or params) or NoWorker (no live worker that can run the kind)."""
+def submit(kind: str, params: dict | None, store: Store | None = None, client: str | None = None) -> dict:
+    """Validate and queue a job for ``client``. Post-condition: the job is stored as queued, where a lease can take it.
+    Raises registry.ParamsError (bad kind or params), NoWorker (no live worker can run the kind) or QueueFull."""
     store = store or get_store()
     entry = registry.get(kind)
     model = registry.validate(kind, params)
@@ -52,33 +60,26 @@ def submit(kind: str, params: dict | None, store: Store | None = None) -> dict:
     if entry.needs_gpu and not any((w.get("device") or {}).get("available") for w in live):
         reasons = sorted({str((w.get("device") or {}).get("reason")) for w in live})
         raise NoWorker(f"no live worker has a GPU ({len(live)} live without one: {'; '.join(reasons)})")
-    job = store.create(kind, model.model_dump())
-    tasks.enqueue(job["id"])
-    return job
+    depth = store.queue_depth()
+    if depth >= QUEUE_MAX:
+        raise QueueFull(f"the lab's queue is full: {depth} jobs queued or running (cap {QUEUE_MAX}); try again later")
+    return store.create(kind, model.model_dump(), client)
 
 
 def cancel(job_id: str, store: Store | None = None) -> dict | None:
-    """Cancel a job. Post-condition: a queued job is failed with "cancelled by user" at once; a running job gets
-    cancel_requested and stops at its next check (its binary is killed); a finished job is unchanged."""
-    store = store or get_store()
-    job = store.get(job_id)
-    if not job:
-        return None
-    if job["status"] == "queued":
-        store.update(job_id, cancel_requested=1, status="failed", error="cancelled by user", finished=time.time())
-    elif job["status"] == "running":
-        store.update(job_id, cancel_requested=1)
-    return store.get(job_id)
+    """Cancel a job (the caller checked who may). Post-condition: a queued job is failed with "cancelled by user" at
+    once; a running job gets cancel_requested and stops at its next check; a finished job is unchanged."""
+    return (store or get_store()).cancel(job_id)
 
 
-def execute_job(job_id: str, worker_id: str = "local", device: dict | None = None,
-                store: Store | None = None) -> dict | None:
-    """Run one job if it can be claimed. Post-condition: the job ends done (with result) or failed (with error);
-    returns the final record, or None when the job was missing, cancelled or taken by another worker."""
+def execute_job(job: dict, worker_id: str = "local", device: dict | None = None, store: Store | None = None,
+                lost: threading.Event | None = None) -> dict | None:
+    """Run one leased job. Post-condition: the job ends done (with result) or failed (with error), unless the lease
+    was lost meanwhile (``lost`` set: another attempt owns the job and this one's outcome is dropped). Returns the
+    stored record."""
     store = store or get_store()
-    if not store.claim(job_id, worker_id):
-        return None
-    job = store.get(job_id)
+    job_id = job["id"]
+    lost = lost or threading.Event()
     last_check = [0.0, False]
 
     def cancelled() -> bool:
@@ -87,56 +88,25 @@ def execute_job(job_id: str, worker_id: str = "local", device: dict | None = Non
             last_check[0] = now
             cur = store.get(job_id)
             last_check[1] = bool(cur and cur.get("cancel_requested"))
-        return last_check[1]
+        return last_check[1] or lost.is_set()
 
     ctx = JobContext(job_id, worker_id, report=lambda p: store.update(job_id, progress=p), cancelled=cancelled,
                      device=device or {})
     try:
         model = registry.validate(job["kind"], job["params"])
         result = registry.get(job["kind"]).runner(model, ctx)
-        store.update(job_id, status="done", result=result, error=None, finished=time.time(),
-                     progress={"stage": "done", "done": None, "total": None})
+        outcome = {"status": "done", "result": result, "error": None,
+                   "progress": {"stage": "done", "done": None, "total": None}}
     except (JobCancelled, RunCancelled):
-        store.update(job_id, status="failed", error="cancelled by user", finished=time.time())
+        outcome = {"status": "failed", "error": "cancelled by user"}
     except (BuildError, registry.ParamsError) as exc:
-        store.update(job_id, status="failed", error=str(exc), finished=time.time())
+        outcome = {"status": "failed", "error": str(exc)}
     except Exception as exc:
         log.warning("job %s failed: %s", job_id, traceback.format_exc())
-        store.update(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", finished=time.time())
+        outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+    if not store.finish(job_id, worker_id, finished=time.time(), **outcome):
+        log.warning("job %s: lease lost; outcome of this attempt dropped", job_id)
     return store.get(job_id)
-
-
-def recover(store: Store | None = None) -> list[str]:
-    """Requeue (or fail after MAX_ATTEMPTS) running jobs whose worker stopped heartbeating, re-enqueue queued jobs
-    whose message was lost, and forget long-dead workers. Returns the ids of the jobs it touched."""
-    store = store or get_store()
-    now = time.time()
-    workers = store.workers()
-    live = {w["id"] for w in workers if now - float(w.get("last_seen") or 0) < STALE_S}
-    touched = []
-    for job in store.list_jobs(500, status="running"):
-        if job.get("worker") in live or now - float(job.get("started") or now) < STALE_S:
-            continue
-        reason = (f"worker {job.get('worker')} stopped (no heartbeat for {STALE_S:.0f} s) "
-                  f"during attempt {job['attempts']}")
-        if job.get("cancel_requested"):
-            store.update(job["id"], status="failed", error="cancelled by user", finished=now)
-        elif job["attempts"] < MAX_ATTEMPTS and live:
-            store.update(job["id"], status="queued", worker=None, error=None,
-                         progress={"stage": "requeued", "done": None, "total": None, "reason": reason})
-            tasks.enqueue(job["id"])
-        else:
-            store.update(job["id"], status="failed", error=f"{reason}; gave up", finished=now)
-        touched.append(job["id"])
-    queued = [j for j in store.list_jobs(500, status="queued") if now - float(j["created"]) > ORPHAN_S]
-    if queued and tasks.pending_count() == 0:
-        for job in queued:
-            tasks.enqueue(job["id"])
-            touched.append(job["id"])
-    for w in workers:
-        if now - float(w.get("last_seen") or 0) > 30 * STALE_S:
-            store.remove_worker(w["id"])
-    return touched
 
 
 def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = None, poll_s: float = 0.25) -> int:
@@ -144,9 +114,9 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stop = stop or threading.Event()
     store = get_store()
-    worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:4]}"
+    worker_id = worker_id or f"w-{uuid.uuid4().hex[:10]}"
     toolkit = find_toolkit().to_dict()
-    state: dict = {"busy": None}
+    state: dict = {"busy": None, "lost": threading.Event()}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
@@ -159,27 +129,33 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
         return device
 
     def heartbeats() -> None:
-        while not stop.is_set():
+        while not stop.wait(HEARTBEAT_S):
             try:
+                busy = state["busy"]
+                if busy and not store.renew(busy, worker_id, LEASE_S):
+                    state["lost"].set()
                 beat()
-                recover(store)
             except Exception:
                 log.warning("heartbeat failed: %s", traceback.format_exc())
-            stop.wait(HEARTBEAT_S)
 
     device = beat()
     log.info("worker %s up; GPU: %s; nvcc: %s", worker_id, device.get("name") or device.get("reason"),
-             toolkit.get("nvcc"))
+             toolkit.get("version"))
     threading.Thread(target=heartbeats, name="layoutlab-heartbeat", daemon=True).start()
     try:
         while not stop.is_set():
-            job_id = tasks.dequeue_job_id()
-            if job_id is None:
+            try:
+                job = store.lease(worker_id, LEASE_S, MAX_ATTEMPTS)
+            except Exception:
+                log.warning("lease failed: %s", traceback.format_exc())
+                job = None
+            if job is None:
                 stop.wait(poll_s)
                 continue
-            state["busy"] = job_id
+            state["lost"] = threading.Event()
+            state["busy"] = job["id"]
             try:
-                execute_job(job_id, worker_id, device, store)
+                execute_job(job, worker_id, device, store, state["lost"])
             finally:
                 state["busy"] = None
     finally:

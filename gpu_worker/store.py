@@ -1,41 +1,62 @@
-"""Job and worker persistence: SQLite (``data_dir()/bench.sqlite3``) by default, Redis when LAYOUTLAB_REDIS_URL is set.
+"""Jobs, their queue, and workers: a SQL table (SQLite under data_dir(), or PostgreSQL with LAYOUTLAB_DATABASE_URL) by
+default, Redis Streams (gpu_worker.redis_store) when LAYOUTLAB_REDIS_URL is set.
 
 A job is a dict: id, kind, params, status (queued / running / done / failed), progress, result, error, worker,
-attempts, cancel_requested, created, started, finished. A worker is a dict: id, host, pid, device, kinds, busy,
-last_seen. Both stores keep the same shapes; every value is JSON-serialisable.
+attempts, cancel_requested, client (who submitted it), lease_until, created, started, finished. A worker is a dict:
+id, host, pid, device, kinds, busy, last_seen. Every value is JSON (never pickle).
+
+The queue's semantics, the same in both stores: :meth:`lease` hands a worker the oldest job that is queued or whose
+lease ran out (its worker died), counting the attempt; the worker renews the lease (:meth:`renew`) while it runs, and
+:meth:`finish` records the outcome only while it still holds the lease. A job whose lease ran out after
+``max_attempts`` attempts fails with the reason. Delivery is at least once; no poll reads more than the live jobs.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import threading
 import time
 import uuid
 from typing import Any, Protocol
 
 STATUSES = ("queued", "running", "done", "failed")
+FINAL = ("done", "failed")
 JSON_FIELDS = ("params", "progress", "result", "device", "kinds")
+COLUMNS = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts", "cancel_requested",
+           "client", "lease_until", "created", "started", "finished")
+#: Seconds a finished job stays in Redis after its copy reached the history table.
+RETENTION_S = float(os.environ.get("LAYOUTLAB_JOB_RETENTION_S", str(7 * 86_400)))
 
 
 class Store(Protocol):
     """What the service and the app need from a job store."""
 
-    def create(self, kind: str, params: dict) -> dict: ...
+    def create(self, kind: str, params: dict, client: str | None = None) -> dict: ...
     def get(self, job_id: str) -> dict | None: ...
     def update(self, job_id: str, **fields: Any) -> None: ...
-    def claim(self, job_id: str, worker_id: str) -> bool: ...
-    def list_jobs(self, limit: int = 50, status: str | None = None) -> list[dict]: ...
+    def lease(self, worker_id: str, lease_s: float, max_attempts: int) -> dict | None: ...
+    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool: ...
+    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool: ...
+    def cancel(self, job_id: str) -> dict | None: ...
+    def queue_depth(self) -> int: ...
+    def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]: ...
     def heartbeat(self, worker: dict) -> None: ...
     def workers(self) -> list[dict]: ...
     def remove_worker(self, worker_id: str) -> None: ...
 
 
-def new_job(kind: str, params: dict) -> dict:
+def new_job(kind: str, params: dict, client: str | None = None) -> dict:
     """A fresh queued job record."""
     return {"id": uuid.uuid4().hex[:16], "kind": kind, "params": params, "status": "queued", "progress": None,
-            "result": None, "error": None, "worker": None, "attempts": 0, "cancel_requested": 0,
-            "created": time.time(), "started": None, "finished": None}
+            "result": None, "error": None, "worker": None, "attempts": 0, "cancel_requested": 0, "client": client,
+            "lease_until": None, "created": time.time(), "started": None, "finished": None}
+
+
+def gave_up(worker: str | None, attempts: int, max_attempts: int) -> str:
+    """The error of a job whose last lease ran out."""
+    return (f"worker {worker} stopped (its lease ran out) during attempt {attempts} of {max_attempts}; gave up")
 
 
 def _locked(fn):
@@ -47,23 +68,40 @@ def _locked(fn):
     return wrapper
 
 
-class SqliteStore:
-    """Jobs and workers in SQLite (WAL) through app.db.connect; safe across processes on one host and across threads
-    of one process (one connection behind a lock)."""
+LIVE = "status IN ('queued', 'running')"
+#: The jobs a lease may take (its one parameter: now): queued, or running with the lease run out.
+PICK = f"{LIVE} AND cancel_requested = 0 AND (status = 'queued' OR lease_until < ?)"
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS bench_jobs (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, progress TEXT, result TEXT, error TEXT,
+  worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested INTEGER DEFAULT 0, client TEXT, lease_until REAL,
+  created REAL, started REAL, finished REAL);
+CREATE INDEX IF NOT EXISTS bench_jobs_created ON bench_jobs (created);
+CREATE INDEX IF NOT EXISTS bench_jobs_live ON bench_jobs (created) WHERE {LIVE};
+CREATE TABLE IF NOT EXISTS bench_workers (
+  id TEXT PRIMARY KEY, host TEXT, pid INTEGER, device TEXT, kinds TEXT, busy TEXT, last_seen REAL);
+CREATE TABLE IF NOT EXISTS lab_rate (key TEXT NOT NULL, win INTEGER NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (key, win))
+"""
+
+
+class SqlStore:
+    """Jobs, queue and workers in one SQL table set through app.db (SQLite in WAL mode, or PostgreSQL): one
+    connection per process behind a lock. The queue is the ``bench_jobs_live`` partial index: a poll reads only
+    queued and running jobs."""
 
     def __init__(self, name: str = "bench") -> None:
         from app.db import connect
 
         self._lock = threading.RLock()
         self.conn = connect(name)
-        with self.conn:
-            self.conn.execute("""CREATE TABLE IF NOT EXISTS bench_jobs (
-                id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, progress TEXT,
-                result TEXT, error TEXT, worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested INTEGER DEFAULT 0,
-                created REAL, started REAL, finished REAL)""")
-            self.conn.execute("CREATE INDEX IF NOT EXISTS bench_jobs_created ON bench_jobs(created)")
-            self.conn.execute("""CREATE TABLE IF NOT EXISTS bench_workers (
-                id TEXT PRIMARY KEY, host TEXT, pid INTEGER, device TEXT, kinds TEXT, busy TEXT, last_seen REAL)""")
+        if getattr(self.conn, "backend", "sqlite") == "sqlite":
+            have = {r[1] for r in self.conn.execute("PRAGMA table_info(bench_jobs)").fetchall()}
+            with self.conn:  # files from before the lease queue: add its columns first
+                for col, kind in (("client", "TEXT"), ("lease_until", "REAL")):
+                    if have and col not in have:
+                        self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN {col} {kind}")
+        self.conn.executescript(_SCHEMA)
 
     @staticmethod
     def _row(row) -> dict:
@@ -73,14 +111,15 @@ class SqliteStore:
                 d[k] = json.loads(d[k])
         return d
 
+    @staticmethod
+    def _value(k: str, v: Any) -> Any:
+        return json.dumps(v) if k in JSON_FIELDS and v is not None else v
+
     @_locked
-    def create(self, kind: str, params: dict) -> dict:
-        """Insert a queued job. Post-condition: ``get(job["id"])["status"] == "queued"``."""
-        job = new_job(kind, params)
-        with self.conn:
-            self.conn.execute("INSERT INTO bench_jobs (id, kind, params, status, attempts, cancel_requested, created) "
-                              "VALUES (?, ?, ?, 'queued', 0, 0, ?)", (job["id"], kind, json.dumps(params),
-                                                                       job["created"]))
+    def create(self, kind: str, params: dict, client: str | None = None) -> dict:
+        """Insert a queued job. Post-condition: ``get(job["id"])["status"] == "queued"`` and a lease can take it."""
+        job = new_job(kind, params, client)
+        self.upsert(job)
         return job
 
     @_locked
@@ -90,14 +129,13 @@ class SqliteStore:
 
     @_locked
     def upsert(self, job: dict) -> None:
-        """Insert or replace a whole job record (a finished job copied from another store).
+        """Insert or overwrite a whole job record (a finished job copied from Redis into the history).
         Post-condition: ``get(job["id"])`` equals ``job`` on every column of the table."""
-        cols = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts",
-                "cancel_requested", "created", "started", "finished")
-        vals = [json.dumps(job.get(k)) if k in JSON_FIELDS and job.get(k) is not None else job.get(k) for k in cols]
+        sets = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:])
         with self.conn:
-            self.conn.execute(f"INSERT OR REPLACE INTO bench_jobs ({', '.join(cols)}) "
-                              f"VALUES ({', '.join('?' * len(cols))})", vals)
+            self.conn.execute(f"INSERT INTO bench_jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+                              f" ON CONFLICT (id) DO UPDATE SET {sets}",
+                              [self._value(c, job.get(c)) for c in COLUMNS])
 
     @_locked
     def final_ids(self, ids: list[str]) -> set[str]:
@@ -114,28 +152,87 @@ class SqliteStore:
     def update(self, job_id: str, **fields: Any) -> None:
         if not fields:
             return
-        cols = ", ".join(f"{k} = ?" for k in fields)
-        vals = [json.dumps(v) if k in JSON_FIELDS and v is not None else v for k, v in fields.items()]
+        cols = ", ".join(f"{k} = ?" for k in fields if k in COLUMNS)
         with self.conn:
-            self.conn.execute(f"UPDATE bench_jobs SET {cols} WHERE id = ?", (*vals, job_id))
+            self.conn.execute(f"UPDATE bench_jobs SET {cols} WHERE id = ?",
+                              (*[self._value(k, v) for k, v in fields.items() if k in COLUMNS], job_id))
 
     @_locked
-    def claim(self, job_id: str, worker_id: str) -> bool:
-        """Atomically move a queued job to running for ``worker_id``; False when it is not queued any more."""
+    def lease(self, worker_id: str, lease_s: float, max_attempts: int) -> dict | None:
+        """Take the oldest job that is queued, or running with its lease run out, for ``lease_s`` seconds; counts the
+        attempt. Jobs whose lease ran out after ``max_attempts`` attempts (or that were cancelled) fail first.
+        Post-condition: the returned job is running for ``worker_id``; None when nothing is waiting."""
+        now = time.time()
         with self.conn:
-            cur = self.conn.execute(
-                "UPDATE bench_jobs SET status = 'running', worker = ?, started = ?, attempts = attempts + 1 "
-                "WHERE id = ? AND status = 'queued' AND cancel_requested = 0", (worker_id, time.time(), job_id))
+            stale = self.conn.execute(f"SELECT id, worker, attempts, cancel_requested FROM bench_jobs WHERE {LIVE} AND "
+                                      "status = 'running' AND lease_until < ? AND (attempts >= ? OR "
+                                      "cancel_requested = 1)", (now, max_attempts)).fetchall()
+            for r in stale:
+                error = "cancelled by user" if r["cancel_requested"] else gave_up(r["worker"], r["attempts"],
+                                                                                  max_attempts)
+                self.conn.execute("UPDATE bench_jobs SET status = 'failed', error = ?, finished = ?, lease_until = NULL"
+                                  " WHERE id = ? AND status = 'running' AND lease_until < ?",
+                                  (error, now, r["id"], now))
+            rows = self.conn.execute(
+                f"UPDATE bench_jobs SET status = 'running', worker = ?, started = ?, lease_until = ?, "
+                f"attempts = attempts + 1 WHERE id = (SELECT id FROM bench_jobs WHERE {PICK} ORDER BY created LIMIT 1)"
+                f" AND {PICK} RETURNING *", (worker_id, now, now + lease_s, now, now)).fetchall()
+        return self._row(rows[0]) if rows else None
+
+    @_locked
+    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool:
+        """Extend ``worker_id``'s lease on the job to now + ``lease_s``; False when it no longer holds it."""
+        with self.conn:
+            cur = self.conn.execute("UPDATE bench_jobs SET lease_until = ? WHERE id = ? AND worker = ? AND "
+                                    "status = 'running'", (time.time() + lease_s, job_id, worker_id))
         return cur.rowcount == 1
 
     @_locked
-    def list_jobs(self, limit: int = 50, status: str | None = None) -> list[dict]:
-        if status:
-            rows = self.conn.execute("SELECT * FROM bench_jobs WHERE status = ? ORDER BY created DESC LIMIT ?",
-                                     (status, limit)).fetchall()
-        else:
-            rows = self.conn.execute("SELECT * FROM bench_jobs ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
+    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool:
+        """Record the outcome (status done/failed, result, error, ...) if ``worker_id`` still holds the job.
+        Post-condition: True and the job is final, or False and nothing changed (another attempt owns it)."""
+        cols = ", ".join(f"{k} = ?" for k in fields if k in COLUMNS)
+        with self.conn:
+            cur = self.conn.execute(f"UPDATE bench_jobs SET {cols}, lease_until = NULL WHERE id = ? AND worker = ? "
+                                    "AND status = 'running'", (*[self._value(k, v) for k, v in fields.items()
+                                                                 if k in COLUMNS], job_id, worker_id))
+        return cur.rowcount == 1
+
+    @_locked
+    def cancel(self, job_id: str) -> dict | None:
+        """A queued job fails at once with "cancelled by user"; a running one gets cancel_requested (its worker
+        stops at its next check); a finished one is unchanged. Returns the job, or None when unknown."""
+        with self.conn:
+            self.conn.execute("UPDATE bench_jobs SET status = 'failed', cancel_requested = 1, error = "
+                              "'cancelled by user', finished = ? WHERE id = ? AND status = 'queued'",
+                              (time.time(), job_id))
+            self.conn.execute("UPDATE bench_jobs SET cancel_requested = 1 WHERE id = ? AND status = 'running'",
+                              (job_id,))
+        return self.get(job_id)
+
+    @_locked
+    def queue_depth(self) -> int:
+        """Jobs queued or running."""
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM bench_jobs WHERE {LIVE}").fetchone()[0])
+
+    @_locked
+    def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]:
+        """One page of jobs, newest first."""
+        rows = self.conn.execute("SELECT * FROM bench_jobs ORDER BY created DESC LIMIT ? OFFSET ?",
+                                 (limit, offset)).fetchall()
         return [self._row(r) for r in rows]
+
+    @_locked
+    def hit(self, key: str, window_s: int, now: float | None = None) -> int:
+        """Count one event for ``key`` in the current ``window_s``-second window (fixed windows, shared by every
+        app server on this database); returns the count including this one. Older windows are dropped."""
+        win = int((time.time() if now is None else now) // window_s)
+        with self.conn:
+            n = self.conn.execute("INSERT INTO lab_rate (key, win, n) VALUES (?, ?, 1) ON CONFLICT (key, win) "
+                                  "DO UPDATE SET n = lab_rate.n + 1 RETURNING n", (key, win)).fetchall()[0][0]
+            if n == 1:
+                self.conn.execute("DELETE FROM lab_rate WHERE key = ? AND win < ?", (key, win))
+        return int(n)
 
     @_locked
     def heartbeat(self, worker: dict) -> None:
@@ -143,7 +240,7 @@ class SqliteStore:
         with self.conn:
             self.conn.execute(
                 "INSERT INTO bench_workers (id, host, pid, device, kinds, busy, last_seen) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET device = excluded.device, "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET device = excluded.device, "
                 "kinds = excluded.kinds, busy = excluded.busy, last_seen = excluded.last_seen",
                 (worker["id"], worker.get("host"), worker.get("pid"), json.dumps(worker.get("device")),
                  json.dumps(worker.get("kinds")), worker.get("busy"), time.time()))
@@ -158,131 +255,54 @@ class SqliteStore:
             self.conn.execute("DELETE FROM bench_workers WHERE id = ?", (worker_id,))
 
 
-class RedisStore:
-    """Jobs and workers in Redis: a hash per job (``layoutlab:job:<id>``), a sorted set of job ids by creation time,
-    and one hash of workers; shared by every host that points at the same Redis."""
-
-    PREFIX = "layoutlab:"
-    _CLAIM = """
-    if redis.call('HGET', KEYS[1], 'status') == '"queued"' and redis.call('HGET', KEYS[1], 'cancel_requested') == '0'
-    then
-      redis.call('HSET', KEYS[1], 'status', '"running"', 'worker', ARGV[1], 'started', ARGV[2])
-      redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-      return 1
-    end
-    return 0
-    """
-
-    def __init__(self, url: str) -> None:
-        import redis
-
-        self.r = redis.Redis.from_url(url, decode_responses=True)
-        self._claim = self.r.register_script(self._CLAIM)
-
-    def _key(self, job_id: str) -> str:
-        return f"{self.PREFIX}job:{job_id}"
-
-    def _encode(self, fields: dict) -> dict:
-        out = {}
-        for k, v in fields.items():
-            out[k] = v if k in ("attempts", "cancel_requested") else json.dumps(v)
-        return out
-
-    def create(self, kind: str, params: dict) -> dict:
-        job = new_job(kind, params)
-        pipe = self.r.pipeline()
-        pipe.hset(self._key(job["id"]), mapping=self._encode(job))
-        pipe.zadd(f"{self.PREFIX}jobs", {job["id"]: job["created"]})
-        pipe.execute()
-        return job
-
-    def get(self, job_id: str) -> dict | None:
-        raw = self.r.hgetall(self._key(job_id))
-        if not raw:
-            return None
-        return {k: int(v) if k in ("attempts", "cancel_requested") else json.loads(v) for k, v in raw.items()}
-
-    def update(self, job_id: str, **fields: Any) -> None:
-        if fields:
-            self.r.hset(self._key(job_id), mapping=self._encode(fields))
-
-    def claim(self, job_id: str, worker_id: str) -> bool:
-        return bool(self._claim(keys=[self._key(job_id)], args=[json.dumps(worker_id), json.dumps(time.time())]))
-
-    def recent_ids(self, limit: int) -> list[str]:
-        """The ``limit`` newest job ids, newest first."""
-        return self.r.zrevrange(f"{self.PREFIX}jobs", 0, limit - 1)
-
-    def list_jobs(self, limit: int = 50, status: str | None = None) -> list[dict]:
-        ids = self.r.zrevrange(f"{self.PREFIX}jobs", 0, -1 if status else limit - 1)
-        jobs = [j for j in (self.get(i) for i in ids) if j and (not status or j["status"] == status)]
-        return jobs[:limit]
-
-    def heartbeat(self, worker: dict) -> None:
-        self.r.hset(f"{self.PREFIX}workers", worker["id"], json.dumps({**worker, "last_seen": time.time()}))
-
-    def workers(self) -> list[dict]:
-        return [json.loads(v) for _, v in sorted(self.r.hgetall(f"{self.PREFIX}workers").items())]
-
-    def remove_worker(self, worker_id: str) -> None:
-        self.r.hdel(f"{self.PREFIX}workers", worker_id)
+_stores: dict[tuple, Any] = {}
+_stores_lock = threading.Lock()
 
 
-_stores: dict[tuple, Store] = {}
-FINAL = ("done", "failed")
+def history_store() -> SqlStore:
+    """The app's SQL job table: the job store itself without Redis, the results history in Redis mode."""
+    from app.db import cache_key
+
+    key = ("sql", cache_key("bench"))
+    with _stores_lock:
+        if key not in _stores:
+            _stores[key] = SqlStore()
+        return _stores[key]
 
 
 def get_store() -> Store:
-    """The store for the current configuration (Redis when LAYOUTLAB_REDIS_URL is set, else SQLite under
-    data_dir()); one instance per configuration and process."""
-    from app.config import data_dir, redis_url
+    """The store for the current configuration (Redis when LAYOUTLAB_REDIS_URL is set, else the SQL store); one
+    instance per configuration and process."""
+    from app.config import redis_url
 
     url = redis_url()
-    key = ("redis", url) if url else ("sqlite", str(data_dir()))
-    if key not in _stores:
-        _stores[key] = RedisStore(url) if url else SqliteStore()
-    return _stores[key]
+    if not url:
+        return history_store()
+    from gpu_worker.redis_store import RedisStore
 
-
-def history_store() -> SqliteStore:
-    """The app's SQLite job table under data_dir(): the job store itself in SQLite mode, the results history in
-    Redis mode (finished jobs copied by :func:`sync_history`)."""
-    from app.config import data_dir
-
-    key = ("sqlite", str(data_dir()))
-    if key not in _stores:
-        _stores[key] = SqliteStore()
-    return _stores[key]  # type: ignore[return-value]
+    key = ("redis", url)
+    with _stores_lock:
+        if key not in _stores:
+            _stores[key] = RedisStore(url)
+        return _stores[key]
 
 
 def sync_history(limit: int = 500) -> int:
-    """Redis mode: copy the finished (done or failed) jobs among the ``limit`` newest into the app's SQLite history,
-    skipping those already copied as finished. SQLite mode: nothing to do. Returns how many were copied.
-    Post-condition: every finished job among the ``limit`` newest in Redis is in ``history_store()``."""
+    """Redis mode: copy up to ``limit`` newly finished jobs into the history table, schedule them to expire from
+    Redis after RETENTION_S, and delete those whose time has come. SQL mode: nothing to do (the job table is the
+    history). Returns how many were copied. Post-condition: no job leaves Redis before its copy is in the history."""
     src = get_store()
-    if not isinstance(src, RedisStore):
+    if not hasattr(src, "archive"):
         return 0
-    dst = history_store()
-    ids = src.recent_ids(limit)
-    have = dst.final_ids(ids)
-    copied = 0
-    for job_id in ids:
-        if job_id in have:
-            continue
-        job = src.get(job_id)
-        if job and job.get("status") in FINAL:
-            dst.upsert(job)
-            copied += 1
-    return copied
+    return src.archive(history_store(), limit, RETENTION_S)
 
 
 def history(limit: int = 50) -> list[dict]:
-    """The newest ``limit`` jobs, newest first. Redis mode: after :func:`sync_history`, the live jobs in Redis merged
-    with the SQLite history, so finished jobs stay listed after Redis forgets them (Redis's copy wins for an id in
-    both)."""
+    """The newest ``limit`` jobs, newest first. Redis mode: after :func:`sync_history`, the newest page in Redis
+    merged with the history table, so finished jobs stay listed after Redis forgets them (Redis's copy wins)."""
     src = get_store()
     jobs = src.list_jobs(limit)
-    if not isinstance(src, RedisStore):
+    if src is history_store():
         return jobs
     sync_history(max(limit, 200))
     merged = {j["id"]: j for j in history_store().list_jobs(limit)}
@@ -291,14 +311,9 @@ def history(limit: int = 50) -> list[dict]:
 
 
 def find_job(job_id: str) -> dict | None:
-    """A job from the live store, or (Redis mode) from the SQLite history when Redis no longer holds it. A finished
-    job read from Redis is copied into the history on the way."""
+    """A job from the live store, or (Redis mode) from the history table once Redis no longer holds it."""
     src = get_store()
     job = src.get(job_id)
-    if not isinstance(src, RedisStore):
-        return job
-    if job is None:
+    if job is None and src is not history_store():
         return history_store().get(job_id)
-    if job.get("status") in FINAL and not history_store().final_ids([job_id]):
-        history_store().upsert(job)
     return job

@@ -1,5 +1,5 @@
 // GPU lab: show only the fieldsets of the chosen benchmark kind; show refused submissions (409 no worker, 422 bad
-// parameters) in the job card instead of dropping them (htmx swaps only 2xx answers by default).
+// parameters, 429 too many, 503 queue full) in the job card instead of dropping them (htmx swaps only 2xx answers).
 (function () {
   function sync() {
     var sel = document.getElementById("lab-kind");
@@ -12,7 +12,7 @@
   document.addEventListener("DOMContentLoaded", sync);
   document.addEventListener("htmx:beforeSwap", function (e) {
     var status = e.detail.xhr.status;
-    if ((status === 409 || status === 422) && e.detail.target && e.detail.target.id === "job") {
+    if ([409, 422, 429, 503].indexOf(status) >= 0 && e.detail.target && e.detail.target.id === "job") {
       e.detail.shouldSwap = true;
       e.detail.isError = false;
     }

@@ -262,3 +262,107 @@ def screenshot() -> Any:
         return path
 
     return take
+
+
+@pytest.fixture()
+def redis_url() -> Iterator[str]:
+    """A fresh redis-server (no persistence) on a free loopback port; skips when redis-server is not installed."""
+    import subprocess
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server not installed")
+    import redis
+
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+def _pg_bin(name: str) -> str | None:
+    """A PostgreSQL server binary: on PATH, else under Debian's /usr/lib/postgresql/<version>/bin."""
+    import glob
+
+    found = shutil.which(name)
+    if found:
+        return found
+    paths = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)
+    return paths[0] if paths else None
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throw-away PostgreSQL server (initdb into a temporary folder, TCP on a free loopback port) for the session.
+    As root it runs as the ``postgres`` user (the server refuses root). Skips when the server binaries, psycopg, or a
+    non-root user to run them are missing."""
+    import pwd
+    import subprocess
+
+    initdb, postgres = _pg_bin("initdb"), _pg_bin("postgres")
+    if not initdb or not postgres:
+        pytest.skip("PostgreSQL server binaries (initdb, postgres) not installed")
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("psycopg not installed")
+    prefix: list[str] = []
+    root = tmp_path_factory.mktemp("pg")
+    if os.geteuid() == 0:
+        try:
+            user = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run the server as")
+        runuser = shutil.which("runuser") or shutil.which("setpriv")
+        if not runuser:
+            pytest.skip("running as root without runuser to drop to the 'postgres' user")
+        prefix = [runuser, "-u", "postgres", "--"]
+        os.chmod(root, 0o777)
+        for parent in root.parents:  # the server user must reach its folder
+            if str(parent).startswith(("/tmp", str(tmp_path_factory.getbasetemp()))):
+                os.chmod(parent, os.stat(parent).st_mode | 0o011)
+        os.chown(root, user.pw_uid, user.pw_gid)
+    data = root / "data"
+    subprocess.run([*prefix, initdb, "-D", str(data), "-U", "layoutlab", "--auth=trust", "-E", "UTF8",
+                    "--no-sync"], check=True, capture_output=True)
+    port = free_port()
+    proc = subprocess.Popen([*prefix, postgres, "-D", str(data), "-p", str(port), "-h", "127.0.0.1", "-k", str(root),
+                             "-F", "-c", "fsync=off"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"postgresql://layoutlab@127.0.0.1:{port}/postgres"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            psycopg.connect(url, connect_timeout=2).close()
+            break
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError(f"PostgreSQL did not start on port {port}") from None
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    proc.wait(20)
+
+
+@pytest.fixture()
+def pg_database(postgres_url: str) -> Iterator[str]:
+    """A fresh, empty database on the session's PostgreSQL server; its URL."""
+    import uuid
+
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    yield postgres_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(postgres_url, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -41,7 +41,7 @@ def redis_env(tmp_path, monkeypatch):
         except redis.ConnectionError:
             time.sleep(0.05)
     env = {"LAYOUTLAB_REDIS_URL": url, "LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.3",
-           "LAYOUTLAB_WORKER_STALE_S": "2"}
+           "LAYOUTLAB_WORKER_STALE_S": "2", "LAYOUTLAB_LEASE_S": "2"}
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     yield {**os.environ, **env, "PYTHONPATH": str(ROOT)}
@@ -79,7 +79,7 @@ def test_two_workers_share_jobs_and_survive_a_kill(redis_env):
                 victim_job = running[0]
             time.sleep(0.05)
         assert victim_job, "the two workers never both finished a job and ran another at once"
-        pid = int(victim_job["worker"].split(":")[1])
+        pid = next(w["pid"] for w in store.workers() if w["id"] == victim_job["worker"])
         victim = next(w for w in workers if w.pid == pid)
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
@@ -111,6 +111,7 @@ def test_finished_jobs_are_copied_into_the_sqlite_history(redis_env):
     from app.services import bench as S
     from gpu_worker import service
     from gpu_worker import store as job_store
+    from gpu_worker.redis_store import RedisStore
 
     stop = threading.Event()
     worker = threading.Thread(target=service.run_worker, args=(stop,), kwargs={"worker_id": "hist-worker"},
@@ -122,7 +123,7 @@ def test_finished_jobs_are_copied_into_the_sqlite_history(redis_env):
             time.sleep(0.05)
         ids = [S.submit("compile_only", {"nvcc": "skip", "tag": f"h{i}"})["id"] for i in range(3)]
         live = job_store.get_store()
-        assert isinstance(live, job_store.RedisStore)
+        assert isinstance(live, RedisStore)
         deadline = time.time() + 30
         while time.time() < deadline and any(live.get(i)["status"] != "done" for i in ids):
             time.sleep(0.05)

@@ -1,57 +1,89 @@
-"""JSON routes of the GPU lab: submit, poll and cancel benchmark jobs; device and worker status."""
+"""JSON routes of the GPU lab: submit, poll and cancel benchmark jobs; device and worker status.
+
+The caller is the lab client of ``request.state.lab_client`` (the signed cookie, see app.services.lab_clients); a job
+belongs to the client that submitted it."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from app.services import bench as S
+from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
 
 router = APIRouter(prefix="/api/bench", tags=["bench"])
 
 
-@router.post("/jobs", status_code=202)
-def post_job(body: JobRequest):
-    """Queue a job: 202 ``{"id", "status"}``; 422 for bad kind/params (the field and cap named); 409 when no live
-    worker can run it."""
-    try:
-        return S.submit(body.kind, body.params)
-    except S.ParamsError as exc:
+def client_of(request: Request) -> str | None:
+    """The lab client id the middleware attached, or None."""
+    return getattr(request.state, "lab_client", None)
+
+
+def address_of(request: Request) -> str | None:
+    """The remote address (the rate limit's second key)."""
+    return request.client.host if request.client else None
+
+
+def refusal(exc: Exception) -> JSONResponse | None:
+    """The JSON answer for a refused submission or action: 422, 409, 429 (with Retry-After), 503 or 403."""
+    if isinstance(exc, S.ParamsError):
         return JSONResponse({"detail": str(exc)}, status_code=422)
-    except S.NoWorker as exc:
+    if isinstance(exc, S.NoWorker):
         return JSONResponse({"detail": str(exc)}, status_code=409)
+    if isinstance(exc, S.RateLimited):
+        return JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
+    if isinstance(exc, S.QueueFull):
+        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "30"})
+    if isinstance(exc, S.Forbidden):
+        return JSONResponse({"detail": str(exc)}, status_code=403)
+    return None
+
+
+@router.post("/jobs", status_code=202)
+def post_job(body: JobRequest, request: Request):
+    """Queue a job: 202 ``{"id", "status"}``; 422 for bad kind/params (the field and cap named); 409 when no live
+    worker can run it; 429 when this client (or address) submitted too many; 503 when the queue is full."""
+    try:
+        return S.submit(body.kind, body.params, client_of(request), address_of(request))
+    except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
+        return refusal(exc)
 
 
 @router.get("/jobs")
-def list_jobs(limit: int = 30) -> list[dict]:
-    """The latest jobs, newest first (at most 200)."""
-    return S.history(max(1, min(limit, 200)))
+def list_jobs(request: Request, limit: int = 30) -> list[dict]:
+    """The latest jobs, newest first (at most 200); ``mine`` marks this client's."""
+    return S.history(max(1, min(limit, 200)), client_of(request))
 
 
 @router.get("/jobs/{job_id}")
-def get_job(job_id: str) -> dict:
+def get_job(job_id: str, request: Request) -> dict:
     """``{"id", "status", "progress", "result", "error", ...}``; 404 when unknown."""
-    return _found(S.get_job(job_id), job_id)
+    return _found(S.get_job(job_id, client_of(request)), job_id)
 
 
 @router.post("/jobs/{job_id}/cancel")
-def cancel_job(job_id: str) -> dict:
-    """Cancel a queued or running job; 404 when unknown."""
-    return _found(S.cancel(job_id), job_id)
+def cancel_job(job_id: str, request: Request):
+    """Cancel a queued or running job of this client (or any job, with the lab admin token); 403 for another
+    client's job, 404 when unknown."""
+    try:
+        return _found(S.cancel(job_id, client_of(request), is_admin(request.headers)), job_id)
+    except S.Forbidden as exc:
+        return refusal(exc)
 
 
 def _found(job: dict | None, job_id: str) -> dict:
     """The job, or 404 naming the id."""
     if not job:
-        raise HTTPException(404, f"no job {job_id}")
+        raise HTTPException(404, f"no job {job_id[:64]}")
     return job
 
 
 @router.get("/device")
-def device() -> dict:
-    """``{"available", "name", "driver", "reason", "workers", "toolkit"}`` (NVML; available false with its reason)."""
-    return S.device_status()
+def device(request: Request) -> dict:
+    """``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers", "toolkit"}``; hosts, pids
+    and paths only with the lab admin token."""
+    return S.device_status(admin=is_admin(request.headers))
 
 
 @router.get("/kinds")

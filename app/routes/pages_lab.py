@@ -6,7 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.routes.api_bench import address_of, client_of
 from app.services import bench as S
+from app.services.lab_clients import is_admin
 from app.templating import templates
 
 router = APIRouter(tags=["pages"])
@@ -52,8 +54,8 @@ def form_params(form: dict) -> tuple[str, dict]:
 
 
 def _page_ctx(request: Request, **extra) -> dict:
-    jobs = S.history(60)
-    return {"request": request, "device": S.device_status(), "jobs": jobs[:30],
+    jobs = S.history(60, client_of(request))
+    return {"request": request, "device": S.device_status(admin=is_admin(request.headers)), "jobs": jobs[:30],
             "history_charts": S.history_charts(jobs), "sweeps": S.sweeps(jobs), **extra}
 
 
@@ -71,9 +73,13 @@ async def lab_submit(request: Request) -> HTMLResponse:
     error, job, status = None, None, 202
     try:
         kind, params = form_params(form)
-        job = S.get_job(S.submit(kind, params)["id"])
+        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
     except S.NoWorker as exc:
         error, status = str(exc), 409
+    except S.RateLimited as exc:
+        error, status = str(exc), 429
+    except S.QueueFull as exc:
+        error, status = str(exc), 503
     except (S.ParamsError, ValueError) as exc:
         error, status = str(exc), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
@@ -82,7 +88,7 @@ async def lab_submit(request: Request) -> HTMLResponse:
 
 @router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
 def lab_job(request: Request, job_id: str) -> HTMLResponse:
-    job = S.get_job(job_id)
+    job = S.get_job(job_id, client_of(request))
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job,
                                                             "error": None if job else f"no job {job_id}"},
                                       block_name="job_card")
@@ -90,10 +96,14 @@ def lab_job(request: Request, job_id: str) -> HTMLResponse:
 
 @router.post("/lab/jobs/{job_id}/cancel", response_class=HTMLResponse, include_in_schema=False)
 def lab_cancel(request: Request, job_id: str) -> HTMLResponse:
-    job = S.cancel(job_id)
+    error, status = None, 200
+    try:
+        job = S.cancel(job_id, client_of(request), is_admin(request.headers))
+    except S.Forbidden as exc:
+        job, error, status = S.get_job(job_id, client_of(request)), str(exc), 403
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job,
-                                                            "error": None if job else f"no job {job_id}"},
-                                      block_name="job_card")
+                                                            "error": error or (None if job else f"no job {job_id}")},
+                                      block_name="job_card", status_code=status if job else 404)
 
 
 @router.get("/lab/history", response_class=HTMLResponse, include_in_schema=False)

@@ -6,21 +6,27 @@ from typing import Any
 
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
 from app.services.bench_ladder import ladder_view
+from app.services.lab_clients import RateLimited, check_rate
 from gpu_worker import registry, service, telemetry
 from gpu_worker import store as job_store
 from gpu_worker.build import find_toolkit
 from gpu_worker.registry import ParamsError
-from gpu_worker.service import NoWorker
+from gpu_worker.service import NoWorker, QueueFull
 
-__all__ = ["NoWorker", "ParamsError", "cancel", "chart", "device_status", "get_job", "history", "history_charts",
-           "kinds", "ladder_view", "reference_charts", "submit", "sweeps"]
+__all__ = ["Forbidden", "NoWorker", "ParamsError", "QueueFull", "RateLimited", "cancel", "chart", "device_status",
+           "get_job", "history", "history_charts", "kinds", "ladder_view", "reference_charts", "submit", "sweeps"]
 PUBLIC = ("id", "kind", "status", "progress", "result", "error", "params", "worker", "attempts", "created", "started",
           "finished")
 
 
-def public(job: dict) -> dict:
-    """The job as the API shows it: at least id, status, progress, result, error."""
-    return {k: job.get(k) for k in PUBLIC}
+class Forbidden(PermissionError):
+    """The client may not do this to the job (the API answers 403 with the message)."""
+
+
+def public(job: dict, client: str | None = None) -> dict:
+    """The job as the API shows it: at least id, status, progress, result, error; ``mine`` tells whether ``client``
+    submitted it. The submitter's id is never shown."""
+    return {**{k: job.get(k) for k in PUBLIC}, "mine": bool(client) and job.get("client") == client}
 
 
 def kinds() -> list[dict]:
@@ -28,50 +34,69 @@ def kinds() -> list[dict]:
     return [{"kind": k.name, "title": k.title, "needs_gpu": k.needs_gpu} for k in registry.kinds()]
 
 
-def device_status() -> dict:
-    """``{"available", "name", "driver", "reason", "workers", "toolkit", "local"}``. ``available`` is true when a
-    live worker reports a GPU (else this host's NVML answer); ``reason`` is NVML's message when it is false."""
-    local = telemetry.device_info()
+def device_status(admin: bool = False) -> dict:
+    """What a lab user needs: ``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers":
+    [{"id", "busy", "available", "name"}], "toolkit": {"available", "version"}}``. ``available`` is true when a live
+    worker reports a GPU (else this host's NVML answer); ``reason`` is NVML's message when it is false. Hosts, pids and
+    paths only for the lab admin (``admin``): then each worker's record, the toolkit's path and this host's NVML."""
     workers = service.live_workers()
     gpu = next((w["device"] for w in workers if (w.get("device") or {}).get("available")), None)
+    local = telemetry.device_info() if admin or not gpu else {}
     chosen = gpu or local
     reason = None if chosen.get("available") else (chosen.get("reason") or "no GPU")
     if not chosen.get("available") and not workers:
         reason = f"{reason}; no live worker"
-    return {
+    toolkit = find_toolkit().to_dict()
+    out = {
         "available": bool(chosen.get("available")),
         "name": chosen.get("name"),
         "driver": chosen.get("driver"),
         "reason": reason,
-        "workers": [{"id": w["id"], "host": w.get("host"), "busy": w.get("busy"), "last_seen": w.get("last_seen"),
-                     "kinds": w.get("kinds"), "device": w.get("device")} for w in workers],
-        "toolkit": find_toolkit().to_dict(),
-        "local": local,
+        "queue_depth": job_store.get_store().queue_depth(),
+        "queue_max": service.QUEUE_MAX,
+        "workers": [{"id": w["id"], "busy": bool(w.get("busy")), "available": bool((w.get("device") or {})
+                                                                                     .get("available")),
+                     "name": (w.get("device") or {}).get("name")} for w in workers],
+        "toolkit": {"available": bool(toolkit.get("nvcc")), "version": toolkit.get("version")},
     }
+    if admin:
+        out.update(toolkit=toolkit, local=local,
+                   workers=[{"id": w["id"], "host": w.get("host"), "pid": w.get("pid"), "busy": w.get("busy"),
+                             "last_seen": w.get("last_seen"), "kinds": w.get("kinds"), "device": w.get("device")}
+                            for w in workers])
+    return out
 
 
-def submit(kind: str, params: dict | None) -> dict:
-    """Validate and queue; raises ParamsError (422) or NoWorker (409). Post-condition: returns {"id", "status"}."""
-    job = service.submit(kind, params)
+def submit(kind: str, params: dict | None, client: str | None = None, address: str | None = None) -> dict:
+    """Validate, rate-limit and queue for ``client``; raises ParamsError (422), NoWorker (409), RateLimited (429) or
+    QueueFull (503). Post-condition: returns {"id", "status"}; only well-formed submissions count against limits."""
+    registry.validate(kind, params)
+    check_rate(client, address)
+    job = service.submit(kind, params, client=client)
     return {"id": job["id"], "status": job["status"]}
 
 
-def get_job(job_id: str) -> dict | None:
-    """The job (after recovering jobs of dead workers), or None when unknown."""
-    service.recover()
+def get_job(job_id: str, client: str | None = None) -> dict | None:
+    """The job, or None when unknown."""
     job = job_store.find_job(job_id)
-    return public(job) if job else None
+    return public(job, client) if job else None
 
 
-def cancel(job_id: str) -> dict | None:
-    """Cancel; see gpu_worker.service.cancel. None when unknown."""
-    job = service.cancel(job_id)
-    return public(job) if job else None
+def cancel(job_id: str, client: str | None = None, admin: bool = False) -> dict | None:
+    """Cancel the job if ``client`` submitted it (or the lab admin asks); see gpu_worker.service.cancel. None when
+    unknown; raises Forbidden for anyone else's job."""
+    job = job_store.find_job(job_id)
+    if not job:
+        return None
+    if not admin and (not client or job.get("client") != client):
+        raise Forbidden(f"job {job_id} belongs to another client: only its submitter or the lab admin can cancel it")
+    job = service.cancel(job_id) or job
+    return public(job, client)
 
 
-def history(limit: int = 30) -> list[dict]:
-    """The latest jobs, newest first (Redis mode: merged with the app's SQLite history, see gpu_worker.store)."""
-    return [public(j) for j in job_store.history(limit)]
+def history(limit: int = 30, client: str | None = None) -> list[dict]:
+    """The latest jobs, newest first (Redis mode: merged with the history table, see gpu_worker.store)."""
+    return [public(j, client) for j in job_store.history(limit)]
 
 
 def _label(job: dict) -> str:

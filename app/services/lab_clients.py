@@ -1,0 +1,155 @@
+"""Who is using the GPU lab: a signed client cookie, the lab admin token, and per-client submission limits.
+
+A client is an opaque random id. The server signs it (itsdangerous, with LAYOUTLAB_SECRET, or a random secret kept in
+``data_dir()/lab_secret`` when unset: several app servers must share LAYOUTLAB_SECRET) and sets it as the
+``layoutlab_client`` cookie on the first lab response to a client without a valid one. Scripts may send the same
+signed value in the ``X-LayoutLab-Client`` header instead. The lab admin presents LAYOUTLAB_ADMIN_TOKEN as
+``Authorization: Bearer <token>`` or ``X-Admin-Token``.
+
+Rate limits are fixed windows counted in the app's database (gpu_worker.store.SqlStore.hit), so every app server on
+one database shares them: per client and per remote address (a client that drops its cookie is still one address).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import threading
+from http.cookies import SimpleCookie
+
+from itsdangerous import BadSignature, Signer
+
+COOKIE = "layoutlab_client"
+HEADER = "x-layoutlab-client"
+#: Path prefixes whose responses carry the client cookie.
+PATHS = ("/lab", "/api/bench")
+MAX_AGE_S = 365 * 86_400
+_lock = threading.Lock()
+_signers: dict[str, Signer] = {}
+
+
+def _limit(name: str, default: str) -> tuple[int, int]:
+    """``"count/seconds"`` from the environment, e.g. LAYOUTLAB_LAB_RATE=10/60."""
+    count, _, seconds = (os.environ.get(name) or default).partition("/")
+    return int(count), int(seconds or 60)
+
+
+def client_rate() -> tuple[int, int]:
+    """(submissions, window seconds) allowed per client: LAYOUTLAB_LAB_RATE, default 10 per 60 s."""
+    return _limit("LAYOUTLAB_LAB_RATE", "10/60")
+
+
+def address_rate() -> tuple[int, int]:
+    """(submissions, window seconds) allowed per remote address: LAYOUTLAB_LAB_ADDRESS_RATE, default 30 per 60 s."""
+    return _limit("LAYOUTLAB_LAB_ADDRESS_RATE", "30/60")
+
+
+def secret() -> str:
+    """LAYOUTLAB_SECRET, else a random secret created once under the data folder (mode 0600)."""
+    env = os.environ.get("LAYOUTLAB_SECRET")
+    if env:
+        return env
+    from app.config import data_dir
+
+    path = data_dir() / "lab_secret"
+    with _lock:
+        if not path.is_file():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_urlsafe(32))
+        return path.read_text().strip()
+
+
+def _signer() -> Signer:
+    key = secret()
+    with _lock:
+        if key not in _signers:
+            _signers[key] = Signer(key, salt="layoutlab-lab-client")
+        return _signers[key]
+
+
+def sign(client: str) -> str:
+    """The cookie value for ``client``."""
+    return _signer().sign(client).decode()
+
+
+def verify(value: str | None) -> str | None:
+    """The client id inside a signed value, or None when it is missing, malformed or forged."""
+    if not value or len(value) > 200:
+        return None
+    try:
+        return _signer().unsign(value).decode()
+    except (BadSignature, UnicodeDecodeError):
+        return None
+
+
+def is_admin(headers) -> bool:
+    """Whether the request presents LAYOUTLAB_ADMIN_TOKEN (never true when it is unset)."""
+    token = os.environ.get("LAYOUTLAB_ADMIN_TOKEN")
+    if not token:
+        return False
+    given = headers.get("x-admin-token") or ""
+    auth = headers.get("authorization") or ""
+    if auth.lower().startswith("bearer "):
+        given = given or auth[7:].strip()
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+
+
+class RateLimited(RuntimeError):
+    """Too many submissions; ``retry_after`` seconds until the window turns (the API answers 429)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def check_rate(client: str | None, address: str | None) -> None:
+    """Count one submission for the client and its address; raise RateLimited when either is over its limit."""
+    import time
+
+    from gpu_worker.store import history_store
+
+    store = history_store()
+    now = time.time()
+    for key, (limit, window) in ((f"client:{client}", client_rate()), (f"addr:{address}", address_rate())):
+        if key.endswith(":None"):
+            continue
+        n = store.hit(key, window, now)
+        if n > limit:
+            who = "this client" if key.startswith("client:") else "this address"
+            raise RateLimited(f"too many submissions from {who}: {limit} per {window} s; try again later",
+                              max(1, int(window - now % window)))
+
+
+class LabClientMiddleware:
+    """ASGI middleware: on lab paths, put the verified client id in ``request.state.lab_client`` (a fresh one when
+    the request has none) and set the signed cookie on the response when the request did not carry it."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith(PATHS):
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        client = verify(headers.get(HEADER))
+        if client is None and "cookie" in headers:
+            jar = SimpleCookie()
+            try:
+                jar.load(headers["cookie"])
+            except Exception:
+                jar = SimpleCookie()
+            client = verify(jar[COOKIE].value) if COOKIE in jar else None
+        fresh = client is None
+        client = client or secrets.token_urlsafe(12)
+        scope.setdefault("state", {})["lab_client"] = client
+
+        async def send_with_cookie(message):
+            if fresh and message["type"] == "http.response.start":
+                cookie = (f"{COOKIE}={sign(client)}; Path=/; Max-Age={MAX_AGE_S}; HttpOnly; SameSite=Lax")
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"set-cookie", cookie.encode("latin-1"))]
+            await send(message)
+
+        return await self.app(scope, receive, send_with_cookie)

@@ -1,0 +1,238 @@
+"""Jobs and their queue in Redis, for several hosts: a Redis Stream consumed by one consumer group.
+
+Keys (prefix ``layoutlab:``): ``job:<id>`` a hash per job (every field JSON), ``jobs`` a sorted set of ids by creation
+time (for paginated listing), ``queue`` the stream (one entry per live job, holding only its id), ``finished`` the
+finished ids not yet copied into the history table, ``expiry`` copied ids by the time they leave Redis, ``workers``
+one hash of worker records.
+
+The stream's own semantics are the queue: XREADGROUP delivers a new entry to one worker; the entry stays in the
+group's pending list until XACK. A worker's lease is the entry's idle time: its heartbeat renews it (XCLAIM ... JUSTID
+resets the idle time), and when a worker dies, XAUTOCLAIM with min-idle-time = the lease hands the entry to the next
+worker that asks. Scripts keep each step atomic (take, renew, finish, cancel).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis
+
+from gpu_worker.store import new_job
+
+P = "layoutlab:"
+GROUP = "workers"
+INT_FIELDS = ("attempts", "cancel_requested")
+
+_CREATE = """
+local eid = redis.call('XADD', KEYS[3], '*', 'job', ARGV[1])
+redis.call('HSET', KEYS[1], 'entry', cjson.encode(eid), unpack(ARGV, 3))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return eid
+"""
+# KEYS: job, queue, finished. ARGV: entry id, worker (JSON), now, lease_until, max_attempts, group, job id
+_TAKE = """
+local function drop() redis.call('XACK', KEYS[2], ARGV[6], ARGV[1]); redis.call('XDEL', KEYS[2], ARGV[1]) end
+local function fail(err)
+  redis.call('HSET', KEYS[1], 'status', '"failed"', 'error', cjson.encode(err), 'finished', ARGV[3],
+             'lease_until', 'null')
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7]); drop()
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then drop(); return 0 end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= '"queued"' and status ~= '"running"' then drop(); return 0 end
+if redis.call('HGET', KEYS[1], 'cancel_requested') ~= '0' then fail('cancelled by user'); return 0 end
+local attempts = tonumber(redis.call('HGET', KEYS[1], 'attempts'))
+if attempts >= tonumber(ARGV[5]) then
+  local w = cjson.decode(redis.call('HGET', KEYS[1], 'worker'))
+  if w == cjson.null then w = 'none' end
+  fail('worker ' .. w .. ' stopped (its lease ran out) during attempt ' .. attempts .. ' of ' .. ARGV[5] ..
+       '; gave up')
+  return 0
+end
+redis.call('HSET', KEYS[1], 'status', '"running"', 'worker', ARGV[2], 'started', ARGV[3], 'lease_until', ARGV[4],
+           'entry', cjson.encode(ARGV[1]))
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+return 1
+"""
+# KEYS: queue, job. ARGV: group, consumer, worker (JSON), lease_until
+_RENEW = """
+if redis.call('HGET', KEYS[2], 'worker') ~= ARGV[3] or redis.call('HGET', KEYS[2], 'status') ~= '"running"' then
+  return 0 end
+local eid = cjson.decode(redis.call('HGET', KEYS[2], 'entry'))
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], eid, eid, 1)
+if #p == 0 or p[1][2] ~= ARGV[2] then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, eid, 'JUSTID')
+redis.call('HSET', KEYS[2], 'lease_until', ARGV[4])
+return 1
+"""
+# KEYS: job, queue, finished. ARGV: group, worker (JSON), now, job id, field/value pairs...
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'worker') ~= ARGV[2] or redis.call('HGET', KEYS[1], 'status') ~= '"running"' then
+  return 0 end
+local eid = cjson.decode(redis.call('HGET', KEYS[1], 'entry'))
+redis.call('HSET', KEYS[1], 'lease_until', 'null', unpack(ARGV, 5))
+redis.call('XACK', KEYS[2], ARGV[1], eid); redis.call('XDEL', KEYS[2], eid)
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+return 1
+"""
+# KEYS: job, queue, finished. ARGV: now, job id
+_CANCEL = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == '"queued"' then
+  redis.call('HSET', KEYS[1], 'status', '"failed"', 'cancel_requested', 1, 'error', '"cancelled by user"',
+             'finished', ARGV[1])
+  redis.call('XDEL', KEYS[2], cjson.decode(redis.call('HGET', KEYS[1], 'entry')))
+  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
+elseif status == '"running"' then
+  redis.call('HSET', KEYS[1], 'cancel_requested', 1)
+end
+return 1
+"""
+
+
+class RedisStore:
+    """Jobs, queue and workers in Redis (see the module docstring); shared by every host that points at it."""
+
+    def __init__(self, url: str) -> None:
+        self.r = redis.Redis.from_url(url, decode_responses=True)
+        self.queue, self.finished, self.expiry = P + "queue", P + "finished", P + "expiry"
+        self._scripts = {name: self.r.register_script(src) for name, src in
+                         (("create", _CREATE), ("take", _TAKE), ("renew", _RENEW), ("finish", _FINISH),
+                          ("cancel", _CANCEL))}
+        self._ensure_group()
+
+    def _ensure_group(self) -> None:
+        try:
+            self.r.xgroup_create(self.queue, GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    @staticmethod
+    def _key(job_id: str) -> str:
+        return f"{P}job:{job_id}"
+
+    @staticmethod
+    def _encode(fields: dict) -> list:
+        out: list = []
+        for k, v in fields.items():
+            out += [k, int(v or 0) if k in INT_FIELDS else json.dumps(v)]
+        return out
+
+    @staticmethod
+    def _decode(raw: dict) -> dict | None:
+        if not raw:
+            return None
+        raw.pop("entry", None)
+        return {k: int(v) if k in INT_FIELDS else json.loads(v) for k, v in raw.items()}
+
+    def create(self, kind: str, params: dict, client: str | None = None) -> dict:
+        """Store a queued job and add its stream entry, atomically."""
+        job = new_job(kind, params, client)
+        self._scripts["create"](keys=[self._key(job["id"]), P + "jobs", self.queue],
+                                args=[job["id"], job["created"], *self._encode(job)])
+        return job
+
+    def get(self, job_id: str) -> dict | None:
+        return self._decode(self.r.hgetall(self._key(job_id)))
+
+    def update(self, job_id: str, **fields: Any) -> None:
+        if fields:
+            self.r.hset(self._key(job_id), items=self._encode(fields))
+
+    def _next_entry(self, worker_id: str, lease_ms: int, block_ms: int) -> tuple[str, str] | None:
+        """An entry whose worker's lease ran out (XAUTOCLAIM), else a new one (XREADGROUP, blocking)."""
+        try:
+            _, claimed, *_ = self.r.xautoclaim(self.queue, GROUP, worker_id, lease_ms, "0-0", count=1)
+            entries = [e for e in claimed if e and e[1]]
+            if not entries:
+                got = self.r.xreadgroup(GROUP, worker_id, {self.queue: ">"}, count=1, block=block_ms)
+                entries = [e for _, msgs in got for e in msgs if e and e[1]]
+        except redis.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            self._ensure_group()
+            return None
+        return (entries[0][0], entries[0][1]["job"]) if entries else None
+
+    def lease(self, worker_id: str, lease_s: float, max_attempts: int, block_ms: int = 1000) -> dict | None:
+        """Take the next job (see gpu_worker.store.Store.lease); blocks up to ``block_ms`` for a new one."""
+        for _ in range(8):
+            entry = self._next_entry(worker_id, int(lease_s * 1000), block_ms)
+            if entry is None:
+                return None
+            eid, job_id = entry
+            now = time.time()
+            if self._scripts["take"](keys=[self._key(job_id), self.queue, self.finished],
+                                     args=[eid, json.dumps(worker_id), now, now + lease_s, max_attempts, GROUP,
+                                           job_id]):
+                return self.get(job_id)
+        return None
+
+    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool:
+        """Reset the entry's idle time (XCLAIM ... JUSTID) if ``worker_id`` still holds it."""
+        return bool(self._scripts["renew"](keys=[self.queue, self._key(job_id)],
+                                           args=[GROUP, worker_id, json.dumps(worker_id), time.time() + lease_s]))
+
+    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool:
+        """Record the outcome and acknowledge the entry, if ``worker_id`` still holds the job."""
+        return bool(self._scripts["finish"](keys=[self._key(job_id), self.queue, self.finished],
+                                            args=[GROUP, json.dumps(worker_id), time.time(), job_id,
+                                                  *self._encode(fields)]))
+
+    def cancel(self, job_id: str) -> dict | None:
+        """As gpu_worker.store.SqlStore.cancel; a queued job's stream entry is deleted."""
+        if not self.r.exists(self._key(job_id)):
+            return None
+        self._scripts["cancel"](keys=[self._key(job_id), self.queue, self.finished], args=[time.time(), job_id])
+        return self.get(job_id)
+
+    def queue_depth(self) -> int:
+        """Jobs queued or running: the stream's length (finished and cancelled jobs' entries are deleted)."""
+        return int(self.r.xlen(self.queue))
+
+    def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]:
+        """One page of jobs, newest first: ``limit`` hashes read, never the whole set."""
+        ids = self.r.zrevrange(P + "jobs", offset, offset + limit - 1)
+        pipe = self.r.pipeline(transaction=False)
+        for i in ids:
+            pipe.hgetall(self._key(i))
+        jobs = [self._decode(raw) for raw in pipe.execute()]
+        gone = [i for i, j in zip(ids, jobs, strict=True) if j is None]
+        if gone:
+            self.r.zrem(P + "jobs", *gone)
+        return [j for j in jobs if j]
+
+    def archive(self, dst: Any, limit: int, retention_s: float) -> int:
+        """Copy up to ``limit`` finished jobs into ``dst`` (the history table), schedule them to leave Redis after
+        ``retention_s``, and delete the jobs whose time has come. Returns how many were copied."""
+        ids = self.r.zrange(self.finished, 0, limit - 1)
+        now = time.time()
+        for job_id in ids:
+            job = self.get(job_id)
+            if job:
+                dst.upsert(job)
+        if ids:
+            pipe = self.r.pipeline()
+            pipe.zrem(self.finished, *ids)
+            pipe.zadd(self.expiry, {i: now + retention_s for i in ids})
+            pipe.execute()
+        due = self.r.zrangebyscore(self.expiry, "-inf", now, start=0, num=500)
+        if due:
+            pipe = self.r.pipeline()
+            pipe.delete(*[self._key(i) for i in due])
+            pipe.zrem(P + "jobs", *due)
+            pipe.zrem(self.expiry, *due)
+            pipe.execute()
+        return len(ids)
+
+    def heartbeat(self, worker: dict) -> None:
+        self.r.hset(f"{P}workers", worker["id"], json.dumps({**worker, "last_seen": time.time()}))
+
+    def workers(self) -> list[dict]:
+        return [json.loads(v) for _, v in sorted(self.r.hgetall(f"{P}workers").items())]
+
+    def remove_worker(self, worker_id: str) -> None:
+        self.r.hdel(f"{P}workers", worker_id)

@@ -1,0 +1,148 @@
+"""The lease queue in both modes (the SQL table, and Redis Streams on a real redis-server): a `layoutlab worker`
+process killed with SIGKILL in the middle of a job, restarted, finishes the job; leases are renewed while a job runs
+and taken over once they run out; a job fails only after MAX_ATTEMPTS; a poll reads only the live jobs; finished jobs
+leave Redis after the retention period, their results kept in the history table."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(params=["sql", "redis"])
+def mode(request, tmp_path, monkeypatch):
+    """The environment of one queue mode; the test process and its worker processes share it."""
+    env = {"LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.2", "LAYOUTLAB_LEASE_S": "1.5",
+           "LAYOUTLAB_WORKER_STALE_S": "2", "LAYOUTLAB_EMBEDDED_WORKER": "0"}
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
+    if request.param == "redis":
+        env["LAYOUTLAB_REDIS_URL"] = request.getfixturevalue("redis_url")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+
+
+def _start_worker(env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait(pred, timeout: float, what: str):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_killed_worker_restarted_finishes_the_job(mode):
+    from gpu_worker import service
+    from gpu_worker.store import get_store
+
+    store = get_store()
+    first = _start_worker(mode)
+    second = None
+    try:
+        w1 = _wait(lambda: next((w for w in service.live_workers() if w["pid"] == first.pid), None), 30, "worker 1")
+        job = service.submit("compile_only", {"nvcc": "skip", "hold_ms": 4000, "tag": "crash"})
+        running = _wait(lambda: (j := store.get(job["id"]))["status"] == "running" and j, 20, "the job to start")
+        assert running["worker"] == w1["id"] and running["attempts"] == 1
+        time.sleep(0.5)
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        time.sleep(2.5)  # the lease (1.5 s) runs out with no worker alive: the job waits, it does not fail
+        waiting = store.get(job["id"])
+        assert waiting["status"] == "running" and waiting["worker"] == w1["id"], waiting
+        second = _start_worker(mode)
+        done = _wait(lambda: (j := store.get(job["id"]))["status"] in ("done", "failed") and j, 40, "the job to end")
+        assert done["status"] == "done", done
+        assert done["attempts"] == 2 and done["worker"] != w1["id"]
+        assert done["result"]["tag"] == "crash" and done["result"]["worker"] == done["worker"]
+        assert store.queue_depth() == 0
+    finally:
+        for p in (first, second):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.wait(10)
+
+
+def test_lease_is_renewed_while_held_and_taken_over_when_not(mode):
+    from gpu_worker.store import get_store
+
+    store = get_store()
+    job = store.create("compile_only", {"nvcc": "skip"}, client="c1")
+    held = store.lease("a", 0.4, 3)
+    assert held["id"] == job["id"] and held["status"] == "running" and held["client"] == "c1"
+    for _ in range(6):  # 1.2 s of renewals: three leases' worth
+        time.sleep(0.2)
+        assert store.renew(job["id"], "a", 0.4)
+        assert store.lease("b", 0.4, 3) is None
+    time.sleep(0.6)
+    taken = store.lease("b", 0.4, 3)
+    assert taken["id"] == job["id"] and taken["worker"] == "b" and taken["attempts"] == 2
+    assert not store.renew(job["id"], "a", 0.4)  # a lost it
+    assert not store.finish(job["id"], "a", status="done", result={"by": "a"})
+    assert store.finish(job["id"], "b", status="done", result={"by": "b"}, finished=time.time())
+    assert store.get(job["id"])["result"] == {"by": "b"} and store.get(job["id"])["lease_until"] is None
+
+
+def test_attempts_are_bounded_and_cancel_reaches_a_queued_job(mode):
+    from gpu_worker.store import get_store
+
+    store = get_store()
+    doomed = store.create("compile_only", {})
+    for attempt in (1, 2):
+        assert store.lease(f"ghost{attempt}", 0.05, 2)["attempts"] == attempt
+        time.sleep(0.1)
+    queued = store.create("compile_only", {})
+    assert store.cancel(queued["id"])["status"] == "failed"
+    assert store.lease("w", 0.05, 2) is None  # the doomed job gives up; the cancelled one is never handed out
+    failed = store.get(doomed["id"])
+    assert failed["status"] == "failed" and "ghost2 stopped" in failed["error"] and "attempt 2 of 2" in failed["error"]
+    assert store.get(queued["id"])["error"] == "cancelled by user"
+    assert store.queue_depth() == 0
+
+
+def test_sql_poll_reads_only_live_jobs(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    from gpu_worker.store import PICK, history_store
+
+    store = history_store()
+    plan = [str(r[-1]) for r in store.conn.execute(
+        f"EXPLAIN QUERY PLAN SELECT id FROM bench_jobs WHERE {PICK} ORDER BY created LIMIT 1", (0,)).fetchall()]
+    # the partial index holds only queued and running jobs: finished ones are never read by a poll
+    assert plan == ["SCAN bench_jobs USING INDEX bench_jobs_live"], plan
+
+
+def test_redis_listing_is_paged_and_finished_jobs_expire_into_the_history(redis_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.setenv("LAYOUTLAB_REDIS_URL", redis_url)
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    from gpu_worker import store as job_store
+
+    live = job_store.get_store()
+    ids = [live.create("compile_only", {"tag": str(i)})["id"] for i in range(30)]
+    page = live.list_jobs(5, offset=5)
+    assert [j["id"] for j in page] == ids[::-1][5:10]
+    job = live.lease("w", 5, 3)
+    assert job["id"] == ids[0] and live.finish(job["id"], "w", status="done", result={"ok": 1}, finished=time.time())
+    assert job_store.history_store().get(job["id"]) is None
+    assert live.archive(job_store.history_store(), 100, retention_s=0.0) == 1
+    assert live.archive(job_store.history_store(), 100, retention_s=0.0) == 0  # copied once; now gone from Redis
+    assert live.get(job["id"]) is None and job["id"] not in {j["id"] for j in live.list_jobs(50)}
+    kept = job_store.find_job(job["id"])
+    assert kept["status"] == "done" and kept["result"] == {"ok": 1}
+    assert live.queue_depth() == 29
