@@ -1,0 +1,190 @@
+"""A lab safe to expose: the signed client cookie, jobs cancelled only by their submitter or the lab admin (403
+otherwise), 429 on a burst (per client and per address), 503 at the queue-depth cap, compile defines bounded, device
+status without hosts, pids or paths, nvcc's version computed once, and the build cache's LRU eviction."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.services import lab_clients
+
+
+@pytest.fixture()
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    monkeypatch.setenv("LAYOUTLAB_EMBEDDED_WORKER", "0")
+    monkeypatch.setenv("LAYOUTLAB_ADMIN_TOKEN", "admin-secret-token")
+    from app.main import create_app
+    from gpu_worker.store import get_store
+
+    # a live worker record (no worker runs): compile_only jobs are accepted and stay queued
+    get_store().heartbeat({"id": "w-test", "host": "gpu-host-7", "pid": 4242,
+                           "device": {"available": False, "reason": "no GPU", "toolkit": {"nvcc": "/opt/secret/nvcc"}},
+                           "kinds": ["compile_only"], "busy": None})
+    return create_app()
+
+
+def _client(app) -> TestClient:
+    return TestClient(app)
+
+
+def _submit(c: TestClient, **params):
+    return c.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip", **params}})
+
+
+def test_first_response_sets_a_signed_cookie_and_a_forged_one_is_replaced(app):
+    with _client(app) as c:
+        r = c.get("/api/bench/device")
+        cookie = r.cookies.get(lab_clients.COOKIE)
+        assert cookie and lab_clients.verify(cookie)
+        assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Lax" in r.headers["set-cookie"]
+        assert lab_clients.COOKIE not in c.get("/api/bench/device").headers.get("set-cookie", "")  # kept, not reset
+        c.cookies.set(lab_clients.COOKIE, cookie[:-2] + "xx")
+        forged = c.get("/lab")
+        assert lab_clients.verify(forged.cookies.get(lab_clients.COOKIE)) not in (None, lab_clients.verify(cookie))
+
+
+def test_only_the_submitter_or_the_admin_cancels(app):
+    with _client(app) as alice, _client(app) as bob:
+        jobs = [_submit(alice).json()["id"] for _ in range(3)]
+        listed = {j["id"]: j for j in bob.get("/api/bench/jobs").json()}
+        assert not listed[jobs[0]]["mine"] and "client" not in listed[jobs[0]]
+        r = bob.post(f"/api/bench/jobs/{jobs[0]}/cancel")
+        assert r.status_code == 403 and "another client" in r.json()["detail"]
+        assert alice.get(f"/api/bench/jobs/{jobs[0]}").json()["status"] == "queued"
+        page = bob.post(f"/lab/jobs/{jobs[0]}/cancel")
+        assert page.status_code == 403 and "another client" in page.text
+        anon = TestClient(app)
+        assert anon.post(f"/api/bench/jobs/{jobs[0]}/cancel", headers={"Authorization": "Bearer wrong"}).status_code \
+            == 403
+        assert alice.get(f"/api/bench/jobs/{jobs[0]}").json()["mine"] is True
+        assert alice.post(f"/api/bench/jobs/{jobs[0]}/cancel").json()["error"] == "cancelled by user"
+        admin = anon.post(f"/api/bench/jobs/{jobs[1]}/cancel", headers={"Authorization": "Bearer admin-secret-token"})
+        assert admin.status_code == 200 and admin.json()["status"] == "failed"
+        assert anon.post(f"/api/bench/jobs/{jobs[2]}/cancel", headers={"X-Admin-Token": "admin-secret-token"}) \
+            .status_code == 200
+        assert bob.post("/api/bench/jobs/nope/cancel").status_code == 404
+
+
+def test_a_burst_from_one_client_meets_429(app, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_LAB_RATE", "5/60")
+    with _client(app) as c:
+        codes = [_submit(c, tag=str(i)).status_code for i in range(8)]
+        assert codes == [202] * 5 + [429] * 3
+        r = _submit(c)
+        assert "5 per 60 s" in r.json()["detail"] and 1 <= int(r.headers["Retry-After"]) <= 60
+        assert _submit(c, defines={"NACC": 1}).status_code == 422  # a refused body is not counted, and says why
+        with _client(app) as other:  # another client still gets in
+            assert _submit(other).status_code == 202
+        form = c.post("/lab/jobs", data={"kind": "compile_only"})
+        assert form.status_code == 429 and "too many submissions" in form.text
+
+
+def test_clients_without_cookies_share_their_address_limit(app, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_LAB_ADDRESS_RATE", "6/60")
+    codes = []
+    for i in range(9):
+        with _client(app) as fresh:  # a new client (no cookie) each time, from one address
+            codes.append(_submit(fresh, tag=str(i)).status_code)
+    assert codes == [202] * 6 + [429] * 3
+
+
+def test_queue_depth_cap_answers_503(app, monkeypatch):
+    from gpu_worker import service
+
+    monkeypatch.setattr(service, "QUEUE_MAX", 3)
+    with _client(app) as a, _client(app) as b:
+        assert [_submit(a).status_code for _ in range(3)] == [202] * 3
+        r = _submit(b)
+        assert r.status_code == 503 and "queue is full" in r.json()["detail"] and "cap 3" in r.json()["detail"]
+        assert a.get("/api/bench/device").json()["queue_depth"] == 3
+
+
+@pytest.mark.parametrize("params", [{"defines": {"NACC": 2147483647}},
+                                    {"template": "smem", "defines": {"NACC": 2147483647}},
+                                    {"template": "smem", "defines": {"ELEM_BYTES": 3}},
+                                    {"template": "transpose", "defines": {"PAD": 100}},
+                                    {"template": "noop", "defines": {"VALUE": 1 << 40}}])
+def test_compile_defines_are_bounded(app, params):
+    with _client(app) as c:
+        r = c.post("/api/bench/jobs", json={"kind": "compile_only", "params": params})
+        assert r.status_code == 422 and "compile-time constant" in r.json()["detail"]
+        ok = {"template": "smem", "defines": {"NACC": 32, "ELEM_BYTES": 16}}
+        assert c.post("/api/bench/jobs", json={"kind": "compile_only", "params": ok}).status_code == 202
+
+
+def test_device_status_hides_hosts_pids_and_paths_without_the_admin_token(app):
+    with _client(app) as c:
+        public = c.get("/api/bench/device")
+        d = public.json()
+        assert {"available", "name", "driver", "reason", "queue_depth", "workers"} <= set(d)
+        assert d["workers"] == [{"id": "w-test", "busy": False, "available": False, "name": None}]
+        assert set(d["toolkit"]) == {"available", "version"} and "local" not in d
+        for secret in ("gpu-host-7", "4242", "/opt/secret", '"pid"', '"host"', "nvcc\":"):
+            assert secret not in public.text, secret
+        page = c.get("/lab").text
+        assert "gpu-host-7" not in page and "/opt/secret" not in page and "queue: 0 of" in page
+        admin = c.get("/api/bench/device", headers={"Authorization": "Bearer admin-secret-token"}).json()
+        assert admin["workers"][0]["host"] == "gpu-host-7" and admin["workers"][0]["pid"] == 4242
+        assert "nvcc" in admin["toolkit"] and "local" in admin
+
+
+def test_nvcc_version_is_computed_once(app):
+    from gpu_worker import build
+
+    nvcc = build.find_toolkit().nvcc
+    if nvcc is None:
+        pytest.skip("no nvcc")
+    with _client(app) as c:
+        c.get("/lab")
+        before = build._version_of.cache_info()
+        for _ in range(3):
+            c.get("/lab")
+            c.get("/api/bench/device")
+        after = build._version_of.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
+
+
+def _entry(root, name: str, mb: float, age_s: float) -> None:
+    d = root / name
+    d.mkdir()
+    (d / "bin").write_bytes(b"\0" * int(mb * (1 << 20)))
+    t = time.time() - age_s
+    os.utime(d, (t, t))
+
+
+def test_build_cache_evicts_least_recently_used_under_its_cap(tmp_path, monkeypatch):
+    from gpu_worker import build
+
+    monkeypatch.setenv("LAYOUTLAB_BUILD_DIR", str(tmp_path / "cache"))
+    root = build.cache_dir()
+    for i, name in enumerate(["a", "b", "c", "d"]):  # a oldest
+        _entry(root, name, 1.0, 400 - 100 * i)
+    build.mark_used(root / "a")  # a hit makes "a" the newest
+    monkeypatch.setenv("LAYOUTLAB_BUILD_CACHE_MB", "2.5")
+    assert build.evict() == ["b", "c"]
+    assert sorted(p.name for p in root.iterdir()) == ["a", "d"]
+    assert build.evict(cap_bytes=0, keep=root / "d") == ["a"]  # the entry just built is kept even over the cap
+
+
+@pytest.mark.nvcc
+def test_builds_stay_under_the_cache_cap(tmp_path, monkeypatch):
+    from gpu_worker import build
+
+    if build.find_toolkit().nvcc is None or shutil.which("nvcc") is None:
+        pytest.skip("no nvcc")
+    monkeypatch.setenv("LAYOUTLAB_BUILD_DIR", str(tmp_path / "cache"))
+    first = build.build_kernel("noop", {"VALUE": 1})
+    size = build._size(first.path.parent)
+    monkeypatch.setenv("LAYOUTLAB_BUILD_CACHE_MB", str(1.5 * size / (1 << 20)))  # room for one binary, not two
+    second = build.build_kernel("noop", {"VALUE": 2})
+    assert not first.path.exists() and second.path.exists()
+    assert build.build_kernel("noop", {"VALUE": 2}).cached
+    assert sum(build._size(p) for p in build.cache_dir().iterdir()) <= 1.5 * size
