@@ -6,7 +6,9 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides);
 - swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
   (``o``, ``_o_`` or ``∘`` between the parts);
-- tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers.
+- tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers;
+- CuTe's printed and C++ spellings: ``_4``, ``Int<4>{}``, ``C<4>{}``, ``E<1>{}`` (the basis ``1@1``),
+  ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
 
 Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
 """
@@ -25,13 +27,61 @@ MAX_TEXT = 20_000
 _TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b))")
 
 
+_INT_TYPE = re.compile(r"\b(?:Int|C)<\s*(-?\d+)\s*>(?:\s*\{\s*\})?")
+_BASIS_TYPE = re.compile(r"\bE<\s*(\d+(?:\s*,\s*\d+)*)\s*>(?:\s*\{\s*\})?")
+_TYPE_OPEN = re.compile(r"(?:cute::)?(Layout|Shape|Stride|tuple)\s*<")
+
+
+def _basis(m: re.Match) -> str:
+    path = [p.strip() for p in m.group(1).split(",")]
+    return "1@" + "@".join(reversed(path))  # E<i,j> selects mode j of mode i; printed innermost first
+
+
+def _normalize(text: str) -> str:
+    """Rewrite C++ spellings into plain notation: ``Int<4>{}`` -> ``4``, ``E<1>{}`` -> ``1@1``,
+    ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``.
+    Every pass is a single left-to-right scan (linear time)."""
+    if "<" not in text:
+        return text
+    text = _BASIS_TYPE.sub(_basis, _INT_TYPE.sub(r"\1", text.replace("cute::", "")))
+    out: list[str] = []
+    stack: list[str] = []  # per open '<': "tuple", "layout" (its first top-level comma becomes ':') or "keep"
+    pos = 0
+    while pos < len(text):
+        m = _TYPE_OPEN.match(text, pos)
+        if m and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")):
+            kind = m.group(1)
+            stack.append("layout" if kind == "Layout" else "tuple")
+            out.append("" if kind == "Layout" else "(")
+            pos = m.end()
+            continue
+        ch = text[pos]
+        if ch == "<":
+            stack.append("keep")
+            out.append(ch)
+        elif ch == ">" and stack:
+            kind = stack.pop()
+            out.append(")" if kind == "tuple" else "" if kind.startswith("layout") else ">")
+        elif ch == "," and stack and stack[-1] == "layout":
+            stack[-1] = "layout-stride"
+            out.append(":")
+        elif ch in "{}":
+            pass
+        else:
+            out.append(ch)
+        pos += 1
+    if any(k != "keep" for k in stack):
+        raise LayoutError(f"unclosed '<' in {text[:200]!r}")
+    return "".join(out)
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise LayoutError(f"expected text, got {type(text).__name__}")
         if len(text) > MAX_TEXT:
             raise LayoutError(f"notation longer than {MAX_TEXT} characters")
-        self.text = text.replace("_o_", " o ")
+        self.text = _normalize(text.replace("_o_", " o "))
         self.toks: list[tuple[str, str, int]] = []
         pos = 0
         s = self.text
@@ -129,7 +179,10 @@ class _Parser:
                 return sw
             self.take(kind="o")
             offset = 0
-            nxt, after = self.peek(), self.peek(1)
+            k = 0
+            while (u := self.peek(k)) is not None and u[1] == "_":
+                k += 1
+            nxt, after = self.peek(k), self.peek(k + 1)
             if nxt and nxt[0] == "int" and after and after[0] == "o":
                 offset = self.int_()
                 self.take(kind="o")
@@ -192,8 +245,8 @@ def parse_arg(text: Any) -> Any:
         return tuple(parse_tiler_entry(x) for x in text)
     if not isinstance(text, str):
         raise LayoutError(f"expected a layout, tiler or integer, got {type(text).__name__}")
-    t = text.strip()
-    if re.fullmatch(r"_?\d+", t):
+    t = _normalize(text.strip()) if len(text) <= MAX_TEXT else text
+    if re.fullmatch(r"\s*_?\d+\s*", t):
         return int(t.lstrip("_"))
     return parse(t)
 

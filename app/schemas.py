@@ -44,7 +44,9 @@ class LayoutIn(BaseModel):
 class Table(BaseModel):
     rows: int
     cols: int
-    offsets: list[list[int]] = Field(description="offsets[i][j] = L(i, j) in the rank-2 view")
+    offsets: list[list[int]] | list[list[str]] = Field(
+        description="offsets[i][j] = L(i, j) in the rank-2 view; a coordinate layout (basis strides such as "
+                    "(3,4):(1@1,1@0)) gives its coordinates as text, e.g. \"(1,0)\"")
 
 
 class LayoutOut(BaseModel):

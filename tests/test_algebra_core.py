@@ -54,8 +54,9 @@ def test_composition_examples():
     assert str(A.composition(P("(6,2):(8,2)"), P("(4,3):(3,1)"))) == "((2,2),3):((24,2),8)"
     assert str(A.composition(P("(4,8):(8,1)"), P("(8,4):(4,1)"))) == "(8,4):(1,8)"  # transposed view
     assert str(A.composition(P("(4,8):(8,1)"), P("(2,8):(2,4)"))) == "(2,8):(16,1)"  # even rows
-    # CuTe's weak divisibility accepts this one (and so do we, with CuTe's answer)
-    assert str(A.composition(P("(6,2):(8,2)"), P("4:4"))) == "(2,2):(32,2)"
+    # CuTe's weak divisibility accepts this one and prints (2,2):(32,2), which is not A o B: refused
+    with pytest.raises(LayoutError, match=r"stride divisibility.*CuTe would print \(2,2\):\(32,2\)"):
+        A.composition(P("(6,2):(8,2)"), P("4:4"))
     with pytest.raises(LayoutError, match="shape divisibility"):
         A.composition(P("(6,2):(8,2)"), P("4:2"))
 

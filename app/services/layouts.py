@@ -60,6 +60,7 @@ class LayoutView:
     compact: bool | None = None
     rows: int = 0
     cols: int = 0
+    coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
     offsets: list[list[int]] | None = None
     note: str | None = None
     row_crd: list[str] = field(default_factory=list)
@@ -74,7 +75,8 @@ class LayoutView:
     formula: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        table = None if self.offsets is None else {"rows": self.rows, "cols": self.cols, "offsets": self.offsets}
+        cells = self.coords if self.coords is not None else self.offsets
+        table = None if cells is None else {"rows": self.rows, "cols": self.cols, "offsets": cells}
         return {"layout": self.layout, "size": self.size, "cosize": self.cosize, "rank": self.rank,
                 "depth": self.depth, "injective": self.injective, "compact": self.compact, "table": table,
                 "note": self.note}
@@ -97,6 +99,10 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
+    if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
+        coshape = A.coshape(plain)
+        view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
+        flat = [it.crd2idx(tuple(c), coshape) for c in flat]
     flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
     view.offsets = [flat[i::rows] for i in range(rows)]
     view.rows, view.cols = rows, cols
@@ -118,7 +124,8 @@ def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
     n = A.size(mode)
     crd = [str(k) for k in range(n)] if not it.is_tuple(mode.shape) else \
         [it.to_str(it.idx2crd(k, mode.shape, 1)) for k in range(n)]
-    return crd, A.offsets(mode)
+    off = A.offsets(mode)
+    return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
 
 def _fill_hover(view: LayoutView, layout: Any) -> None:
@@ -183,6 +190,9 @@ def _describe(text: str) -> LayoutView:
     size(L) > MAX_SIZE; injective/compact are None when not enumerated."""
     layout = parse_layout(text)
     n = A.size(layout)
+    if view.coords is not None:
+        view.compact = None
+        return view
     view = LayoutView(layout=str(layout), size=n, cosize=A.cosize(layout), rank=A.rank(layout),
                       depth=A.depth(layout))
     if is_composed(layout):
@@ -216,10 +226,11 @@ def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour
     if view.swizzle:
         meta["swizzle"] = view.swizzle
     return GridView(
-        id=grid_id, rows=view.rows, cols=view.cols, text=view.offsets,
+        id=grid_id, rows=view.rows, cols=view.cols, text=view.coords or view.offsets,
         colour=offset_colours(view.offsets) if colour == "offset" else None,
         row_levels=boundary_levels(view.row_leaves, view.rows), col_levels=boundary_levels(view.col_leaves, view.cols),
-        meta=meta, caption=view.layout, css="wide" if wide else "", colour_mod=colour == "offset")
+        meta=meta, caption=view.layout, css="wide" if wide or view.coords else "",
+        colour_mod=colour == "offset" and view.coords is None)
 
 
 def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:
