@@ -26,7 +26,12 @@ A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by poin
 
 
 def _flat_ints(x: Any) -> tuple:
-    return x if type(x) is tuple and all(type(v) is int for v in x) else it.flatten(x)
+    if type(x) is int:
+        return (x,)
+    for v in x:
+        if type(v) is not int:
+            return it.flatten(x)
+    return x
 
 
 def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
@@ -38,20 +43,20 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     last, which is unbounded) must together stay inside it, so no sum of B's modes carries. Otherwise the reason,
     or ``"?"`` when the structure is outside this proof (negative strides, basis strides).
     """
-    ls = (a_shape,) if type(a_shape) is int else tuple(a_shape)
-    n = len(ls) - 1
+    if type(a_shape) is int or len(a_shape) == 1:
+        return None  # one mode of A: A(x) is linear in x everywhere
+    n = len(a_shape) - 1
     used = [0] * n
     bs, bd = _flat_ints(b_shape), _flat_ints(b_stride)
-    for k, (s, d) in enumerate(zip(bs, bd, strict=True)):
+    for k in range(len(bs)):
+        s, d = bs[k], bd[k]
         if type(d) is not int or type(s) is not int or d < 0:
             return "?"
         if s == 1 or d == 0:
             continue
         rest_s, rest_d = s, d
         for i in range(n):
-            if rest_s == 1:
-                break
-            cs = ls[i]
+            cs = a_shape[i]
             if cs <= 0:
                 return "?"
             if rest_d % cs == 0:
@@ -61,21 +66,23 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
                 return None  # CuTe refuses this itself (stride divisibility); the composition raised already
             if cs % rest_d == 0:
                 next_s = cs // rest_d
-                take = min(next_s, rest_s)
-                used[i] += rest_d * (take - 1)
-                rest_s = rest_s // next_s if rest_s > next_s else 1
-                rest_d = 1
-            elif (rest_s - 1) * rest_d < cs:
+                if rest_s > next_s:
+                    used[i] += cs - rest_d
+                    rest_s //= next_s
+                    rest_d = 1
+                    continue
                 used[i] += rest_d * (rest_s - 1)
-                rest_s = 1
-            else:
-                return (f"stride divisibility condition: mode {k} of B ({s}:{d}) steps by {rest_d} through mode {i} "
-                        f"of the coalesced A (shape {cs}); {rest_d} does not divide {cs}, so the steps cross that "
-                        f"mode's end at a point the result cannot express")
+                break
+            if (rest_s - 1) * rest_d < cs:
+                used[i] += rest_d * (rest_s - 1)
+                break
+            return (f"stride divisibility condition: mode {k} of B ({s}:{d}) steps by {rest_d} through mode {i} "
+                    f"of the coalesced A (shape {cs}); {rest_d} does not divide {cs}, so the steps cross that "
+                    f"mode's end at a point the result cannot express")
     for i in range(n):
-        if used[i] >= ls[i]:
+        if used[i] >= a_shape[i]:
             return (f"disjointness condition: the modes of B together reach {used[i]} in mode {i} of the coalesced A "
-                    f"(shape {ls[i]}), so their sum carries into the next mode of A")
+                    f"(shape {a_shape[i]}), so their sum carries into the next mode of A")
     return None
 
 
