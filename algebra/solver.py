@@ -1,0 +1,245 @@
+"""The layout doctor's search: which swizzle, padding or XOR map makes a tile's shared-memory accesses cheapest.
+
+``solve(element_bytes, tile, accesses)`` tries, on the tile's element offsets:
+
+* every ``Sw<B,M,S>`` that fits the tile (maps its offsets onto themselves) -- on a power-of-two footprint of
+  2^n elements every B >= 1, M, S >= B with M + S + B <= n, which is every distinct swizzle function there;
+* every padding of the leading stride of a flat rank-2 tile by p = 1 .. 128 / element_bytes elements (bank
+  behaviour repeats with period 128 bytes, so larger paddings only cost more bytes);
+* when no swizzle reaches the ideal, a general F2-linear map ``x ^ A(x_hi)`` that XORs the bits above a 128-byte
+  line into the bank bits above the widest vector, built greedily bit by bit (``solver_xor``), kept only when it
+  beats every swizzle.
+
+A candidate that breaks a vector access (its elements are no longer contiguous and aligned) is rejected. Ranking:
+constraints met (tma / wgmma accesses), total wavefronts, extra bytes, then hardware modes and fewer XOR bits first.
+Post-condition: each candidate's ``wavefronts`` are ``algebra.banks.analyze`` of its addresses (the reference
+model); ``candidates[0]`` costs no more than any swizzle or padding tried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from algebra.solver_access import (
+    Access,
+    Place,
+    SolveError,
+    Tile,
+    access_cost,
+    lane_offsets,
+    make_tile,
+    parse_accesses,
+)
+
+__all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
+MAX_CANDIDATES = 12
+
+
+@dataclass
+class Candidate:
+    """One placement of the tile: ``kind`` naive / swizzle / padding / xor, its parameters and its cost."""
+
+    kind: str
+    place: Place
+    swizzle: tuple[int, int, int] | None = None
+    pad: int = 0
+    xor: dict[int, int] | None = None
+    phases: list[list[int] | None] = field(default_factory=list)
+    footprint_bytes: int = 0
+
+    @property
+    def safe_vector(self) -> int:
+        """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
+        target bit (the tile as given is checked once, as the naive candidate)."""
+        if self.swizzle:
+            return 1 << self.swizzle[1]
+        if self.kind == "xor":
+            return min((m & -m for m in (self.xor or {}).values() if m), default=1 << 30)
+        return 1
+
+    @property
+    def wavefronts(self) -> list[int]:
+        return [sum(p) if p else 0 for p in self.phases]
+
+    @property
+    def total(self) -> int:
+        return sum(self.wavefronts)
+
+    @property
+    def xor_bits(self) -> int:
+        if self.swizzle:
+            return self.swizzle[0]
+        return sum(bin(m).count("1") for m in (self.xor or {}).values())
+
+
+def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
+    ymask = ((1 << b) - 1) << (m + s)
+    off = tile.offset
+
+    def place(r: int, c: int) -> int:
+        o = off(r, c)
+        return o ^ ((o & ymask) >> s)
+    return place
+
+
+def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
+    """True when ``Sw<b,m,s>`` maps the tile's set of offsets onto itself.
+
+    Sw only flips bits [m, m + b) (from bits [m + s, m + s + b)), so it stays inside each aligned block of 2^(m + b)
+    offsets: a compact tile whose size is a multiple of that block always fits; otherwise the offsets are checked."""
+    ymask = ((1 << b) - 1) << (m + s)
+    n = len(tile.table)
+    block = 1 << (m + b)
+    if tile.compact:
+        if n % block == 0:
+            return True
+        start = n - n % block
+        return all((x ^ ((x & ymask) >> s)) < n for x in range(start, n))
+    if n > 16384:
+        return False
+    offs = set(tile.table)
+    return all((x ^ ((x & ymask) >> s)) in offs for x in offs)
+
+
+def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
+    """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits and that fits.
+    Swizzles whose source bits reach past the largest offset act as a smaller B and are not repeated."""
+    n = tile.max_offset.bit_length()
+    out = []
+    for m in range(n):
+        for s in range(1, n - m):
+            for b in range(1, min(s, n - m - s) + 1):
+                if swizzle_fits(tile, b, m, s):
+                    out.append((b, m, s))
+    return out
+
+
+def padding_space(tile: Tile) -> list[int]:
+    """Paddings (elements added to the leading stride) worth trying: 1 .. 128 / element_bytes; none when the tile is
+    not a flat rank-2 row- or column-major layout."""
+    if tile.lead is None:
+        return []
+    return list(range(1, 128 // tile.element_bytes + 1))
+
+
+def _padding_place(tile: Tile, p: int) -> Place:
+    d0, d1 = tile.layout.stride
+    if tile.lead == 0:
+        ld = d0 + p
+        return lambda r, c: r * ld + c
+    ld = d1 + p
+    return lambda r, c: r + c * ld
+
+
+def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
+    """Fill ``cand.phases``; False when the placement breaks a vector access."""
+    eb = tile.element_bytes
+    phases: list[list[int] | None] = []
+    for k, acc in enumerate(accesses):
+        if acc.constraint:
+            phases.append(None)
+            continue
+        if memo is None:
+            p = access_cost(acc, cand.place, eb, cand.safe_vector)
+        else:
+            offs = lane_offsets(acc, cand.place, cand.safe_vector)
+            if offs is None:
+                return False
+            key = (k, tuple(offs))
+            p = memo.get(key)
+            if p is None:
+                from algebra.solver_access import LANES_PER_PHASE, phase_cost
+
+                ab = acc.access_bytes(eb)
+                p = memo[key] = phase_cost([o * eb for o in offs], ab, 8 if acc.kind == "ldmatrix"
+                                           else LANES_PER_PHASE[ab])
+        if p is None:
+            return False
+        phases.append(p)
+    cand.phases = phases
+    return True
+
+
+def _footprint(tile: Tile, accesses: list[Access], cand: Candidate) -> int:
+    if cand.kind != "padding":
+        return tile.footprint_bytes
+    last = max(cand.place(r, c) for r in (0, tile.rows - 1) for c in (0, tile.cols - 1))
+    return (last + 1) * tile.element_bytes
+
+
+def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[str, int]]:
+    """(naive, every surviving candidate unsorted, counts of what was tried and rejected)."""
+    memo: dict = {}
+    naive = Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
+    if not evaluate(tile, accesses, naive, memo):
+        raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
+                         "consecutive, aligned offsets); check vector and the tile's contiguous mode")
+    out: list[Candidate] = []
+    counts = {"swizzles": 0, "paddings": 0, "xor": 0, "rejected_vector": 0}
+    for b, m, s in swizzle_space(tile):
+        counts["swizzles"] += 1
+        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s))
+        if evaluate(tile, accesses, c, memo):
+            c.footprint_bytes = tile.footprint_bytes
+            out.append(c)
+        else:
+            counts["rejected_vector"] += 1
+    for p in padding_space(tile):
+        counts["paddings"] += 1
+        c = Candidate("padding", _padding_place(tile, p), pad=p)
+        if evaluate(tile, accesses, c, memo):
+            c.footprint_bytes = _footprint(tile, accesses, c)
+            out.append(c)
+        else:
+            counts["rejected_vector"] += 1
+    ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
+    best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
+    if tile.nbits is not None and best_swizzle > ideal:
+        from algebra.solver_xor import xor_search
+
+        found = xor_search(tile, accesses, memo, evaluate)
+        counts["xor"] = found[1]
+        if found[0] is not None and found[0].total < best_swizzle:
+            out.append(found[0])
+    return naive, out, counts
+
+
+def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
+    """True when the candidate keeps every vector of the accesses' width whole anywhere in the tile, not only at the
+    lanes given: a swizzle needs M >= log2(widest vector), a padding a leading stride that is a multiple of it."""
+    vec = max((a.vector for a in accesses if not a.constraint), default=1)
+    if c.kind == "swizzle":
+        return (1 << c.swizzle[1]) >= vec
+    if c.kind == "padding":
+        d0, d1 = tile.layout.stride
+        return ((d0 if tile.lead == 0 else d1) + c.pad) % vec == 0
+    return c.kind != "xor" or c.safe_vector >= vec
+
+
+def rank_key(c: Candidate, hw: dict) -> tuple:
+    """Constraints met, total wavefronts, vectors kept tile-wide, extra bytes, hardware mode, fewer XOR bits, then
+    (B, S, M) / padding."""
+    return (not hw["constraints_met"], c.total, not hw["vector_kept"], c.footprint_bytes,
+            hw["tma"] is None and hw["wgmma"] is None,
+            {"swizzle": 0, "xor": 1, "padding": 2}.get(c.kind, 3), c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
+
+
+def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDATES) -> dict[str, Any]:
+    """The doctor's answer (CONTRACT §5): ``{"candidates": [...best first], "naive": {...}, "ideal", "searched"}``.
+
+    Raises SolveError (a LayoutError, 422) naming the field on bad input."""
+    from algebra.solver_explain import describe, hardware
+
+    t = make_tile(tile, element_bytes)
+    accs = parse_accesses(accesses, t)
+    naive, cands, counts = search(t, accs)
+    hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
+    cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
+    top = cands[:limit]
+    return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs],
+            "ideal": sum(a.ideal(t.element_bytes) for a in accs),
+            "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
+            "naive": describe(t, accs, naive, dict(hardware(t, accs, naive), vector_kept=True), naive),
+            "candidates": [describe(t, accs, c, hws[id(c)], naive) for c in top],
+            "searched": counts}

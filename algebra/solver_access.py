@@ -1,0 +1,333 @@
+"""The layout doctor's inputs: a shared-memory tile and the warp accesses that touch it, and their cost under a
+candidate placement of the tile's elements (the bank model of ``algebra.banks``, CONTRACT §3).
+
+Conventions (those of ``algebra.banks.bank_access``): the tile is viewed as rows x cols (mode 0 x the rest); the
+1-D coordinate of element (r, c) is ``r + rows * c``; a vector access of v elements starting at (r, c) covers
+(r, c), (r, c + 1), ..., (r, c + v - 1) and must land on v consecutive, v-aligned offsets to be one instruction.
+
+Access kinds (``kind``):
+
+* ``offsets``: ``offsets`` = one ``[row, col]`` per lane (1..32 lanes), ``vector`` elements each.
+* ``row``: lane t reads ``vector`` elements from (index, start + t * vector); at most 32 lanes, one row.
+* ``column``: lane t reads (start + t, index); at most 32 lanes.
+* ``thread_layout``: lane t reads ``vector`` elements from 1-D coordinate ``layout(t)`` (32 lanes).
+* ``ldmatrix``: ``.x{num}`` (1, 2, 4), first matrix at ``index`` = [row, col] (or ``row``/``col``); matrix m covers
+  rows r0 + 8 (m % 2) + i and the 16 bytes from column c0 + (m // 2) * 16 / element_bytes; ``trans`` moves
+  registers only, the rows read are the same.
+* ``tma``: a box written by the copy engine (``box`` = [rows, cols]); no LSU wavefronts, but the fix must be a
+  layout TMA writes (a 32/64/128-byte swizzle mode or no swizzle on a dense box).
+* ``wgmma``: an operand read through a matrix descriptor (``operand`` A/B, ``major`` K/MN); no LSU wavefronts, but
+  the fix must be a GMMA smem atom tiled over the tile.
+
+``op`` is ``load`` (default) or ``store``: the bank model is the same; the GPU lab issues ld.shared / st.shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.errors import LayoutError
+
+ELEMENT_BYTES = (1, 2, 4, 8)
+MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
+MAX_ACCESSES = 8
+WARP = 32
+LANES_PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
+KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "tma", "wgmma")
+
+
+class SolveError(LayoutError):
+    """Bad solver input; the message starts with the field path (``accesses[1].num: ...``)."""
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The tile as given: its layout, the rows x cols view and every element's offset (``table[r + rows * c]``).
+
+    Post-condition: ``compact`` iff the offsets are exactly ``range(size)``; ``nbits`` is log2(size) when
+    ``compact`` and size is a power of two, else None; ``lead`` is 0 for a flat row-major ``(R,C):(ld,1)``, 1 for a
+    flat column-major ``(R,C):(1,ld)`` (the mode that padding stretches), None otherwise."""
+
+    text: str
+    layout: Any
+    element_bytes: int
+    rows: int
+    cols: int
+    table: list[int]
+    compact: bool
+    nbits: int | None
+    lead: int | None
+    max_offset: int = 0
+
+    def offset(self, r: int, c: int) -> int:
+        return self.table[r + self.rows * c]
+
+    @property
+    def footprint_bytes(self) -> int:
+        return (self.max_offset + 1) * self.element_bytes
+
+
+@dataclass
+class Access:
+    """One warp instruction: per lane the (row, col) of its first element, ``vector`` elements each.
+
+    ``kind`` is ``lds`` (ordinary load / store), ``ldmatrix`` or a constraint (``tma`` / ``wgmma``, no lanes)."""
+
+    name: str
+    kind: str
+    op: str
+    lanes: list[tuple[int, int]]
+    vector: int
+    num: int = 0
+    spec: dict = field(default_factory=dict)
+    major: str | None = None
+
+    @property
+    def constraint(self) -> bool:
+        return self.kind in ("tma", "wgmma")
+
+    def access_bytes(self, element_bytes: int) -> int:
+        return 16 if self.kind == "ldmatrix" else self.vector * element_bytes
+
+    def ideal(self, element_bytes: int) -> int:
+        """Fewest wavefronts any placement can give: per phase, the distinct bytes over 128 (at least 1)."""
+        if self.constraint:
+            return 0
+        ab = self.access_bytes(element_bytes)
+        per = 8 if self.kind == "ldmatrix" else LANES_PER_PHASE[ab]
+        total = 0
+        for s in range(0, len(self.lanes), per):
+            n = len(set(self.lanes[s:s + per]))
+            total += max(1, -(-n * ab // 128))
+        return total
+
+
+def _int(v: Any, where: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SolveError(f"{where}: expected an integer, got {v!r}")
+    if not lo <= v <= hi:
+        raise SolveError(f"{where}: {v} is outside [{lo}, {hi}]")
+    return v
+
+
+def make_tile(text: str, element_bytes: int) -> Tile:
+    """Parse and enumerate the tile. Raises SolveError naming ``tile`` / ``element_bytes`` on bad input or caps."""
+    from algebra.layout import Layout, offsets
+    from algebra.notation import parse
+
+    if isinstance(element_bytes, bool) or element_bytes not in ELEMENT_BYTES:
+        raise SolveError(f"element_bytes: must be one of {', '.join(map(str, ELEMENT_BYTES))}, not {element_bytes!r}")
+    if not isinstance(text, str) or not text.strip():
+        raise SolveError("tile: give the tile layout in CuTe notation, e.g. (64,64):(64,1)")
+    try:
+        lay = parse(text.strip())
+    except (LayoutError, ValueError, TypeError, RecursionError) as exc:
+        raise SolveError(f"tile: {exc}") from None
+    if not isinstance(lay, Layout):
+        raise SolveError("tile: give the unswizzled layout (the solver searches the swizzle), e.g. (64,64):(64,1)")
+    if any(not isinstance(d, int) for d in it.flatten(lay.stride)):
+        raise SolveError("tile: strides must be integers")
+    size = it.product(lay.shape)
+    if size > MAX_ELEMENTS:
+        raise SolveError(f"tile: {size} elements is over the cap of {MAX_ELEMENTS} (256 x 256)")
+    shp = lay.shape
+    if not it.is_tuple(shp) or len(shp) == 1:
+        rows, cols = 1, size
+    else:
+        rows, cols = it.product(shp[0]), it.product(shp[1:])
+    table = offsets(lay)
+    if min(table) < 0:
+        raise SolveError("tile: negative offsets")
+    if len(set(table)) != size:
+        raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
+    compact = max(table) + 1 == size
+    nbits = size.bit_length() - 1 if compact and size & (size - 1) == 0 else None
+    lead = None
+    if it.is_tuple(shp) and len(shp) == 2 and not any(it.is_tuple(x) for x in lay.stride):
+        d0, d1 = lay.stride
+        lead = 0 if d1 == 1 and d0 >= cols else 1 if d0 == 1 and d1 >= rows else None
+    return Tile(str(lay), lay, element_bytes, rows, cols, table, compact, nbits, lead, max(table))
+
+
+def make_access(spec: Any, i: int, tile: Tile) -> Access:
+    """One access from its JSON form (see the module docstring); SolveError names ``accesses[i].<field>``."""
+    w = f"accesses[{i}]"
+    if not isinstance(spec, dict):
+        raise SolveError(f"{w}: expected an object with a kind")
+    kind = str(spec.get("kind", "")).lower()
+    if kind not in KINDS:
+        raise SolveError(f"{w}.kind: {spec.get('kind')!r} is not one of {', '.join(KINDS)}")
+    name = str(spec.get("name") or kind)[:64]
+    op = str(spec.get("op", "load")).lower()
+    if op not in ("load", "store"):
+        raise SolveError(f"{w}.op: load or store, not {spec.get('op')!r}")
+    eb, rows, cols = tile.element_bytes, tile.rows, tile.cols
+    vec = _int(spec.get("vector", 1), f"{w}.vector", 1, 16)
+    if vec & (vec - 1) or vec * eb > 16:
+        raise SolveError(f"{w}.vector: {vec} elements of {eb} B is not a 1/2/4/8/16-byte access")
+    lanes: list[tuple[int, int]] = []
+    if kind == "offsets":
+        ent = spec.get("offsets")
+        if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
+            raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
+        for t, e in enumerate(ent):
+            if not isinstance(e, list | tuple) or len(e) != 2:
+                raise SolveError(f"{w}.offsets[{t}]: expected [row, col], got {e!r}")
+            lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
+                          _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
+    elif kind == "row":
+        r = _int(spec.get("index", 0), f"{w}.index", 0, rows - 1)
+        start = _int(spec.get("start", 0), f"{w}.start", 0, cols - 1)
+        lanes = [(r, start + t * vec) for t in range(min((cols - start) // vec, WARP))]
+    elif kind == "column":
+        c = _int(spec.get("index", 0), f"{w}.index", 0, cols - 1)
+        start = _int(spec.get("start", 0), f"{w}.start", 0, rows - 1)
+        lanes = [(start + t, c) for t in range(min(rows - start, WARP))]
+    elif kind == "thread_layout":
+        lanes = _thread_lanes(spec.get("layout"), w, rows, cols)
+    elif kind == "ldmatrix":
+        return _ldmatrix(spec, w, name, tile)
+    else:
+        return _constraint(spec, kind, w, name, op, tile)
+    if not lanes:
+        raise SolveError(f"{w}: the access touches no element")
+    for t, (r, c) in enumerate(lanes):
+        if c + vec > cols:
+            raise SolveError(f"{w}: lane {t}'s {vec} elements from ({r}, {c}) run past the {cols} columns")
+    return Access(name, "lds", op, lanes, vec, spec=dict(spec))
+
+
+def _thread_lanes(text: Any, w: str, rows: int, cols: int) -> list[tuple[int, int]]:
+    from algebra.layout import Layout
+    from algebra.notation import parse
+
+    if not isinstance(text, str) or not text.strip():
+        raise SolveError(f"{w}.layout: give the thread layout in CuTe notation, e.g. (8,4):(512,1)")
+    try:
+        tl = parse(text.strip())
+    except (LayoutError, ValueError, TypeError, RecursionError) as exc:
+        raise SolveError(f"{w}.layout: {exc}") from None
+    if not isinstance(tl, Layout) or it.product(tl.shape) != WARP:
+        raise SolveError(f"{w}.layout: must be a layout of size 32 (one entry per lane)")
+    out = []
+    for t in range(WARP):
+        x = tl(t)
+        if not isinstance(x, int) or not 0 <= x < rows * cols:
+            raise SolveError(f"{w}.layout: lane {t} maps to {x}, outside the {rows}x{cols} tile")
+        out.append((x % rows, x // rows))
+    return out
+
+
+def _ldmatrix(spec: dict, w: str, name: str, tile: Tile) -> Access:
+    num = spec.get("num", 4)
+    if num not in (1, 2, 4) or isinstance(num, bool):
+        raise SolveError(f"{w}.num: ldmatrix takes 1, 2 or 4 matrices (.x1/.x2/.x4), not {num!r}")
+    if 16 % tile.element_bytes:
+        raise SolveError("element_bytes: ldmatrix rows are 16 bytes of b16; element_bytes must divide 16")
+    idx = spec.get("index")
+    if isinstance(idx, list) and len(idx) == 2:
+        r0, c0 = idx
+    elif idx is None or isinstance(idx, int):
+        r0, c0 = spec.get("row", idx or 0), spec.get("col", 0)
+    else:
+        raise SolveError(f"{w}.index: ldmatrix takes [row, col] of the first matrix's first row")
+    r0 = _int(r0, f"{w}.index[0]", 0, tile.rows - 1)
+    c0 = _int(c0, f"{w}.index[1]", 0, tile.cols - 1)
+    per = 16 // tile.element_bytes
+    lanes = [(r0 + 8 * (m % 2) + i, c0 + (m // 2) * per) for m in range(num) for i in range(8)]
+    for r, c in lanes:
+        if r >= tile.rows or c + per > tile.cols:
+            raise SolveError(f"{w}.index: ldmatrix.x{num} at ({r0}, {c0}) needs row {r}, columns {c}..{c + per - 1}: "
+                             f"outside the {tile.rows}x{tile.cols} tile")
+    if "trans" in spec and not isinstance(spec["trans"], bool):
+        raise SolveError(f"{w}.trans: true or false")
+    return Access(name, "ldmatrix", "load", lanes, per, num=num, spec=dict(spec))
+
+
+def _constraint(spec: dict, kind: str, w: str, name: str, op: str, tile: Tile) -> Access:
+    major = None
+    if kind == "tma":
+        box = spec.get("box", [tile.rows, tile.cols])
+        if not isinstance(box, list) or len(box) != 2:
+            raise SolveError(f"{w}.box: give [rows, cols] of the box")
+        br = _int(box[0], f"{w}.box[0]", 1, 256)
+        bc = _int(box[1], f"{w}.box[1]", 1, 256)
+        if tile.rows % br or tile.cols % bc:
+            raise SolveError(f"{w}.box: {br}x{bc} does not tile the {tile.rows}x{tile.cols} tile")
+    else:
+        operand = str(spec.get("operand", "A")).upper()
+        if operand not in ("A", "B"):
+            raise SolveError(f"{w}.operand: A or B, not {spec.get('operand')!r}")
+        major = str(spec.get("major", "K")).upper()
+        if major not in ("K", "MN"):
+            raise SolveError(f"{w}.major: K or MN, not {spec.get('major')!r}")
+    return Access(name, kind, "store" if kind == "tma" else "load", [], 1, spec=dict(spec), major=major)
+
+
+def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
+    """Every access; at least one must be an LSU access (offsets/row/column/thread_layout/ldmatrix)."""
+    if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_ACCESSES:
+        raise SolveError(f"accesses: give 1 to {MAX_ACCESSES} accesses")
+    out = [make_access(s, i, tile) for i, s in enumerate(specs)]
+    if all(a.constraint for a in out):
+        raise SolveError("accesses: at least one warp access (offsets, row, column, thread_layout or ldmatrix) is "
+                         "needed; tma and wgmma only constrain the layout")
+    return out
+
+
+# --------------------------------------------------------------------------- cost under a placement
+
+Place = Callable[[int, int], int]
+
+
+def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] | None:
+    """Each lane's first element offset under ``place`` (r, c) -> offset, or None when some lane's vector is not
+    contiguous and aligned there (then the access is no longer one vector instruction).
+
+    ``safe_vector``: the placement only changes offset bits at or above log2(safe_vector) of the tile as given
+    (whose vectors are contiguous and aligned), so vectors up to that width need no element-by-element check."""
+    v = acc.vector
+    if v <= safe_vector:
+        return [place(r, c) for r, c in acc.lanes]
+    out = []
+    for r, c in acc.lanes:
+        o = place(r, c)
+        if v > 1:
+            if o % v:
+                return None
+            for k in range(1, v):
+                if place(r, c + k) != o + k:
+                    return None
+        out.append(o)
+    return out
+
+
+def phase_cost(addrs: list[int], access_bytes: int, per_phase: int) -> list[int]:
+    """Wavefronts per phase (CONTRACT §3): distinct 4-byte words per bank, the largest count, at least 1.
+    Equal to ``algebra.banks.analyze(...).phases`` (tests check it)."""
+    wpl = max(1, access_bytes // 4)
+    phases = []
+    for s in range(0, len(addrs), per_phase):
+        words = set()
+        for a in addrs[s:s + per_phase]:
+            w0 = a >> 2
+            for k in range(wpl):
+                words.add(w0 + k)
+        cnt = [0] * 32
+        for wd in words:
+            cnt[wd & 31] += 1
+        phases.append(max(max(cnt), 1))
+    return phases
+
+
+def access_cost(acc: Access, place: Place, element_bytes: int, safe_vector: int = 1) -> list[int] | None:
+    """Per-phase wavefronts of ``acc`` under ``place``, or None when the placement breaks its vectors."""
+    offs = lane_offsets(acc, place, safe_vector)
+    if offs is None:
+        return None
+    ab = acc.access_bytes(element_bytes)
+    per = 8 if acc.kind == "ldmatrix" else LANES_PER_PHASE[ab]
+    return phase_cost([o * element_bytes for o in offs], ab, per)

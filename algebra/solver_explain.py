@@ -1,0 +1,242 @@
+"""What the layout doctor says about a candidate: which hardware path accepts it (TMA swizzle mode, GMMA smem atom,
+base alignment), its bit diagram, its CuTe C++ / DSL code and a paragraph on why it works.
+
+Hardware rules (``algebra.hopper``): TMA and wgmma swizzle byte addresses with ``Sw<B,4,3>`` (B = 1, 2, 3: the
+32/64/128-byte modes); on elements of ``e`` bytes that is ``Sw<B, 4 - log2 e, 3>``. wgmma needs the tile to be a
+GMMA atom tiled over it (``tile_to_shape``); TMA writes a dense box whose contiguous extent is a multiple of 16 bytes
+and at most the swizzle span (or a tiled atom, box by box). The smem base must be aligned to the swizzle's repeat:
+8 rows x span (1024 B for 128B). A padded layout fits neither.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.solver_access import Access, Tile
+
+CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double"}
+TMA_NAMES = {32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
+
+
+def _log2(x: int) -> int:
+    return x.bit_length() - 1
+
+
+def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int | None:
+    """The span in bytes (32/64/128) when ``sw`` on elements is a TMA/wgmma mode, 16 for no swizzle, else None."""
+    if sw is None:
+        return 16
+    b, m, s = sw
+    if s == 3 and m + _log2(element_bytes) == 4 and b in (1, 2, 3):
+        return 16 << b
+    return None
+
+
+def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
+    """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
+    from algebra import hopper
+    from algebra.layout import Layout, offsets
+    from algebra.products import tile_to_shape
+
+    if tile.element_bytes == 8:
+        return None
+    for major in ("K", "MN"):
+        atom = hopper.smem_atom(major, span, 8 * tile.element_bytes)
+        if sw is not None and atom.element_swizzle != sw:
+            continue
+        ar, ac = atom.shape
+        if tile.rows % ar or tile.cols % ac:
+            continue
+        try:
+            tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile.rows, tile.cols))
+        except ValueError:
+            continue
+        probe = [(r, c) for r in (0, 1, ar - 1, tile.rows - 1) for c in (0, 1, ac - 1, tile.cols - 1)]
+        if any(tiled(r + tile.rows * c) != tile.offset(r, c) for r, c in probe):
+            continue
+        if offsets(tiled) == tile.table:
+            return f"GMMA::{atom.name}<{CPP_TYPES[tile.element_bytes]}>"
+    return None
+
+
+def _dense_box(tile: Tile) -> int | None:
+    """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
+    if not tile.compact or tile.lead is None:
+        return None
+    d0, d1 = tile.layout.stride
+    if (tile.lead == 0 and d0 != tile.cols) or (tile.lead == 1 and d1 != tile.rows):
+        return None
+    return (tile.cols if tile.lead == 0 else tile.rows) * tile.element_bytes
+
+
+def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
+    """``{"tma", "wgmma", "base_alignment", "constraints_met", "notes"}`` for a candidate."""
+    eb = tile.element_bytes
+    tma = wgmma = None
+    notes: list[str] = []
+    if cand.kind in ("naive", "swizzle"):
+        span = hardware_swizzle(cand.swizzle, eb)
+        if span is not None:
+            wgmma = _atom_match(tile, cand.swizzle, span)
+            box = _dense_box(tile)
+            if cand.swizzle is None:
+                tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
+            elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
+                tma = TMA_NAMES[span]
+    elif cand.kind == "padding":
+        notes.append("a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
+                     "the canonical (8 x 16-byte core matrix) layouts")
+    else:
+        notes.append("a general XOR map is no TMA swizzle mode nor GMMA atom: only Sw<1..3,4,3> on bytes are")
+    if cand.swizzle is not None:
+        b, m, s = cand.swizzle
+        align = eb << (m + s + b)
+    else:
+        align = 128
+    met = True
+    for a in accesses:
+        if a.kind == "tma" and tma is None:
+            met = False
+            notes.append(f"{a.name}: TMA cannot write this layout")
+        if a.kind == "wgmma" and (wgmma is None or (a.major == "MN") != ("_MN_" in wgmma)):
+            met = False
+            notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
+    return {"tma": tma, "wgmma": wgmma, "base_alignment": align, "constraints_met": met, "notes": notes}
+
+
+# --------------------------------------------------------------------------- bits, code, why
+
+
+def bit_labels(tile: Tile) -> list[str]:
+    """Per offset bit (0 = lowest) the coordinate bit that sets it ("c0", "r2") where the tile moves whole bits."""
+    n = tile.max_offset.bit_length()
+    labels = [""] * n
+    for name, extent, unit in (("r", tile.rows, (1, 0)), ("c", tile.cols, (0, 1))):
+        j = 0
+        while (1 << j) < extent:
+            o = tile.offset((1 << j) * unit[0], (1 << j) * unit[1]) - tile.offset(0, 0)
+            if o > 0 and o & (o - 1) == 0 and o.bit_length() - 1 < n:
+                labels[o.bit_length() - 1] = f"{name}{j}"
+            j += 1
+    return labels
+
+
+def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
+    """``{"nbits", "labels", "xor": [[source bit, target bit], ...], "kept": low bits untouched, "bank_bits"}``."""
+    eb = tile.element_bytes
+    pairs: list[list[int]] = []
+    if cand.swizzle is not None:
+        b, m, s = cand.swizzle
+        pairs = [[m + s + t, m + t] for t in range(b)]
+    elif cand.xor:
+        pairs = [[j, t] for j, mask in sorted(cand.xor.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
+    low = min((p[1] for p in pairs), default=0)
+    lo_bank = max(0, 2 - _log2(eb))
+    return {"nbits": tile.max_offset.bit_length(), "labels": bit_labels(tile), "xor": pairs, "kept": low,
+            "bank_bits": [k for k in range(lo_bank, 7 - _log2(eb))], "element_bytes": eb}
+
+
+def layout_of(tile: Tile, cand: Any) -> Any:
+    """The fixed tile as an algebra object (Layout / ComposedLayout), or None for an XOR map."""
+    from algebra.layout import Layout
+    from algebra.swizzle import ComposedLayout, Swizzle
+
+    if cand.kind == "swizzle":
+        return ComposedLayout(Swizzle(*cand.swizzle), 0, tile.layout)
+    if cand.kind == "padding":
+        d0, d1 = tile.layout.stride
+        st = (d0 + cand.pad, d1) if tile.lead == 0 else (d0, d1 + cand.pad)
+        return Layout(tile.layout.shape, st)
+    if cand.kind == "naive":
+        return tile.layout
+    return None
+
+
+def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
+    """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.codegen``); an XOR map as a plain function."""
+    from algebra.codegen import to_cpp, to_dsl
+
+    lay = layout_of(tile, cand)
+    if lay is not None:
+        cpp = f"auto smem_layout = {to_cpp(lay)};"
+        if wgmma:
+            cpp += f"\n// the same layout from the GMMA atom:\nauto smem_layout = tile_to_shape({wgmma}{{}}, " \
+                   f"make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
+        return {"cpp": cpp, "dsl": f"smem_layout = {to_dsl(lay)}"}
+    terms = " ^ ".join(f"(((o >> {j}) & 1) * 0x{m:x})" for j, m in sorted((cand.xor or {}).items()))
+    return {"cpp": f"// o = {tile.text}(r, c); no CuTe Swizzle expresses this map\n"
+                   f"__device__ int smem_offset(int o) {{ return o ^ {terms or '0'}; }}",
+            "dsl": f"def smem_offset(o):  # o = the offset of {tile.text}\n    return o ^ {terms or '0'}"}
+
+
+def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
+    """One paragraph: what conflicts in the tile as given and how this candidate spreads it."""
+    eb = tile.element_bytes
+    row_bytes = (tile.cols if tile.lead != 1 else tile.rows) * eb
+    worst = max(((a, w) for a, w in zip(accesses, naive.wavefronts, strict=True) if not a.constraint),
+                key=lambda aw: aw[1] - aw[0].ideal(eb))
+    a, wf = worst
+    head = (f"As given, {a.name} costs {wf} wavefronts against an ideal of {a.ideal(eb)}. "
+            if wf > a.ideal(eb) else "As given, every access is already at its ideal. ")
+    if row_bytes % 128 == 0 and row_bytes:
+        head += (f"Each contiguous line of the tile is {row_bytes} bytes, a multiple of the 128 bytes that the 32 "
+                 "banks cover, so every line starts in bank 0 and the same column of different lines falls in one "
+                 "bank. ")
+    if cand.kind == "naive":
+        return head.strip()
+    if cand.kind == "padding":
+        p = cand.pad * eb
+        return head + (f"Padding each line by {cand.pad} element(s) ({p} bytes) shifts line r by r x {p} bytes, "
+                       f"so consecutive lines start {p // 4 if p >= 4 else p} "
+                       f"{'bank(s)' if p >= 4 else 'byte(s)'} apart and a column spreads over the banks; it costs "
+                       f"{cand.footprint_bytes - tile.footprint_bytes} extra bytes and rules out TMA and wgmma.")
+    if cand.kind == "xor":
+        return head + ("No Sw<B,M,S> reaches this cost: the map XORs each varying high offset bit into its own mix of "
+                       "bank bits (an F2-linear map that is not a shifted identity), which keeps every vector whole "
+                       "because it only flips bits above the widest vector.")
+    b, m, s = cand.swizzle
+    labels = bit_labels(tile)
+    src = [labels[m + s + t] or f"bit {m + s + t}" for t in range(b)]
+    vec_bytes = eb << m
+    text = (f"Sw<{b},{m},{s}> XORs offset bits {m + s}..{m + s + b - 1} ({', '.join(src)}) into bits "
+            f"{m}..{m + b - 1}. M = {m} keeps the low {m} bits fixed: a chunk of 2^{m} = {1 << m} elements "
+            f"({vec_bytes} bytes) moves as a whole, so vectors of up to {vec_bytes} bytes stay contiguous"
+            + (" (16-byte vectors of this type need M >= " + str(_log2(16 // eb)) + ")" if eb < 16 else "") + ". "
+            f"B = {b} permutes 2^{b} = {1 << b} such chunks, so 2^{b} lines that would hit the same banks "
+            f"land on {1 << b} different ones ({(1 << b) * vec_bytes} bytes"
+            + (", one full 128-byte row of banks" if (1 << b) * vec_bytes == 128 else "") + "). "
+            f"S = {s} makes the source start at bit M + S = {m + s}, the first bit that changes from line to line "
+            f"in this tile.")
+    return head + text
+
+
+def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
+    """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
+    ``algebra.banks.analyze`` (the reference model) from the candidate's addresses."""
+    from algebra.banks import analyze, analyze_ldmatrix
+    from algebra.solver_access import lane_offsets
+
+    eb = tile.element_bytes
+    per_access = []
+    for a in accesses:
+        if a.constraint:
+            per_access.append({"name": a.name, "kind": a.kind, "wavefronts": 0, "ideal": 0, "phases": [],
+                               "byte_addresses": [], "banks": []})
+            continue
+        offs = lane_offsets(a, cand.place) or []
+        addrs = [o * eb for o in offs]
+        r = analyze_ldmatrix(addrs, a.num) if a.kind == "ldmatrix" else analyze(addrs, a.access_bytes(eb))
+        per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
+                           "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
+    lay = layout_of(tile, cand)
+    sw = cand.swizzle
+    return {"kind": cand.kind, "layout": str(lay) if lay is not None else f"xor o {tile.text}",
+            "swizzle": f"Sw<{sw[0]},{sw[1]},{sw[2]}>" if sw else None, "pad": cand.pad,
+            "xor": {str(k): v for k, v in sorted((cand.xor or {}).items())} or None,
+            "wavefronts": [p["wavefronts"] for p in per_access], "total": sum(p["wavefronts"] for p in per_access),
+            "ideal": sum(a.ideal(eb) for a in accesses), "footprint_bytes": cand.footprint_bytes,
+            "extra_bytes": cand.footprint_bytes - tile.footprint_bytes, "vector_kept": hw["vector_kept"],
+            "tma": hw["tma"] if hw["tma"] != "SWIZZLE_NONE" or cand.kind == "naive" else None, "wgmma": hw["wgmma"],
+            "atom": hw["wgmma"], "base_alignment": hw["base_alignment"], "constraints_met": hw["constraints_met"],
+            "notes": hw["notes"], "bits": bit_diagram(tile, cand), "code": code(tile, cand, hw["wgmma"]),
+            "why": why(tile, accesses, cand, naive), "per_access": per_access}

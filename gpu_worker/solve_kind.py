@@ -1,0 +1,45 @@
+"""The ``smem_solve`` job kind: measure the layout doctor's accesses on the tile as given and on its fixes
+(gpu_worker.solve_bench), Nsight Compute's wavefronts beside the model's for every access."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpu_worker import solve_bench
+from gpu_worker.registry import JobContext, register
+
+
+class SmemSolveParams(BaseModel):
+    """A solver request (element_bytes, tile, accesses as ``POST /api/solve/smem`` takes them) and the layouts to
+    measure: ``"best"`` or ``{"kind": "naive" | "swizzle" | "padding" | "xor", ...}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    element_bytes: Literal[1, 2, 4, 8] = 2
+    tile: str = Field(..., min_length=1, max_length=4000)
+    accesses: list[dict[str, Any]] = Field(..., min_length=1, max_length=8)
+    layouts: list[Literal["best"] | dict[str, Any]] = Field(
+        default_factory=lambda: [{"kind": "naive"}, "best"], min_length=1, max_length=4)
+    profile: bool = Field(True, description="count wavefronts with Nsight Compute when present")
+
+    @model_validator(mode="after")
+    def _check(self) -> SmemSolveParams:
+        try:
+            self._plan = solve_bench.plan(self.element_bytes, self.tile, self.accesses, self.layouts)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def spec(self) -> dict:
+        return self.model_dump()
+
+
+def run_smem_solve(params: SmemSolveParams, ctx: JobContext) -> dict:
+    """Runner for ``smem_solve``: see gpu_worker.solve_bench.run_solve."""
+    return solve_bench.run_solve(params.spec(), progress=ctx.progress, cancelled=ctx.cancelled,
+                                 profile=params.profile)
+
+
+register("smem_solve", SmemSolveParams, run_smem_solve, title="Layout doctor: measured wavefronts", needs_gpu=True)
