@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 #: Modules imported on first use of the registry; each registers its kinds at import time. A missing module is skipped.
-BUILTIN_MODULES = ("gpu_worker.kinds", "gpu_worker.gemm")
+BUILTIN_MODULES = ("gpu_worker.kinds", "gpu_worker.gemm", "gpu_worker.solve_kind")
 
 
 class JobCancelled(Exception):
