@@ -1,7 +1,8 @@
 # ruff: noqa: I001
 """CuTe's layout algebra in pure Python (standard library only), exact to NVIDIA CuTe's static semantics.
 
-``import algebra as A``: ``A.Layout``, ``A.parse``, the ops under their CuTe names, ``A.explain``.
+``import algebra as A``: ``A.Layout``, ``A.parse``, the ops under their CuTe names, ``A.explain(op, *args)`` (the
+module ``algebra.explain``, callable), the op table ``A.registry``.
 """
 
 from algebra.errors import LayoutError
@@ -77,7 +78,8 @@ from algebra import atoms, banks, coalescing, hopper  # noqa: E402  (hardware mo
 from algebra.arith import ArithTuple, E, ScaledBasis, coprofile, coshape, make_identity_layout  # noqa: E402
 from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
 from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
-from algebra.explain import explain, explain_ops  # noqa: E402
+from algebra import explain, registry  # noqa: E402  (explain: a callable module, A.explain(op, *args))
+from algebra.explain import derive, explain_ops  # noqa: E402
 from algebra.formula import FormulaCheck, SymLayout, evaluate_formula, formula, index_formula, natural_names  # noqa: E402
 from algebra.formula import parse_symbolic  # noqa: E402
 from algebra.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl  # noqa: E402

@@ -141,15 +141,23 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
 # --------------------------------------------------------------------------------------------- composition
 
 
-def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
+def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
     """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``.
 
-    Returns the result as a raw ``(shape, stride)`` pair.
+    Returns the result as a raw ``(shape, stride)`` pair. ``rec``: the derivation recorder (``algebra.recorder``),
+    which gets one step per decision; None on the ordinary path.
     """
     if rd == 0 and type(rd) is int:
+        if rec is not None:
+            rec.step(f"{rs}:0 has stride 0: all {rs} coordinates read A(0), giving {rs}:0", R(rs, 0))
         return rs, rd
     if type(ls) is not tuple:
+        if rec is not None:
+            rec.step(f"A is the single mode {ls}:{ld}: {rs} of its elements, {rd} apart, are {rs}:{rd * ld}",
+                     R(rs, rd * ld))
         return rs, rd * ld
+    if rec is not None:
+        rec.step(f"{rs}:{rd} means: skip {rd}, then take {rs}, walking the modes of A = {R(ls, ld)}")
     res_s: list = []
     res_d: list = []
     rest_s, rest_d = rs, rd
@@ -167,6 +175,10 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
         if rest_d < 0:
             next_d = -next_d
         if next_s == 1 or rest_s == 1:
+            if rec is not None:
+                rec.step(f"mode {i} of A ({cs}:{ld[i]}): nothing is left to take; the step becomes {next_d}"
+                         if rest_s == 1 else f"mode {i} of A ({cs}:{ld[i]}): a step of {rest_d} jumps over all {cs} "
+                         f"of its elements; {rest_d}/{cs} = {next_d} carries to the next mode")
             rest_d = next_d
             continue
         new_s = next_s if next_s < rest_s else rest_s
@@ -178,16 +190,29 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any) -> tuple:
                 f"(mode {i} of the left layout)")
         res_s.append(new_s)
         res_d.append(rest_d * ld[i])
+        if rec is not None:
+            left = rest_s // new_s
+            rec.step(f"mode {i} of A ({cs}:{ld[i]}): stepping by {rest_d} leaves {next_s} elements {rest_d}*{ld[i]} = "
+                     f"{rest_d * ld[i]} apart; take {new_s} of them" + (f", {left} still to take" if left > 1 else ""),
+                     R(res_s[0], res_d[0]) if len(res_s) == 1 else R(tuple(res_s), tuple(res_d)))
         rest_s //= new_s
         rest_d = next_d
     if not res_s:
+        if rec is not None:
+            rec.step(f"the last mode of A (stride {ld[-1]}) gives all {rest_s}, {rest_d}*{ld[-1]} = {rest_d * ld[-1]} "
+                     f"apart (past size(A) if it must): {rest_s}:{rest_d * ld[-1]}", R(rest_s, rest_d * ld[-1]))
         return rest_s, rest_d * ld[-1]
     if rest_s == 1:
+        if rec is not None:
+            rec.step(f"all {rs} are taken", R(res_s[0], res_d[0]) if len(res_s) == 1 else R(tuple(res_s), tuple(res_d)))
         if len(res_s) == 1:
             return res_s[0], res_d[0]
         return tuple(res_s), tuple(res_d)
     res_s.append(rest_s)
     res_d.append(rest_d * ld[-1])
+    if rec is not None:
+        rec.step(f"the last mode of A (stride {ld[-1]}) gives the remaining {rest_s}, {rest_d}*{ld[-1]} = "
+                 f"{rest_d * ld[-1]} apart: {R(tuple(res_s), tuple(res_d))}", R(tuple(res_s), tuple(res_d)))
     return tuple(res_s), tuple(res_d)
 
 

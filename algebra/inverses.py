@@ -10,7 +10,7 @@ from algebra.inttuple import is_int, tdiv
 from algebra.layout import Layout
 from algebra.memo import memo
 from algebra.ops import _as_layout, coalesce, composition
-from algebra.recorder import active, nested
+from algebra.recorder import active, nested, quiet
 
 R = Layout._raw
 
@@ -31,7 +31,7 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     """The flat modes of ``coalesce(layout)`` and the prefix products of their shapes (1, s0, s0*s1, ...)."""
     rec = active()
     layout = _as_layout(layout)
-    c = coalesce(layout)
+    c = quiet(rec, coalesce, layout)
     ls, ld = it.wrap(c.shape), it.wrap(c.stride)
     if any(not is_int(d) for d in ld):
         raise LayoutError(f"{name}: basis (E) strides are not supported")
@@ -39,7 +39,7 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     for s in ls:
         pre.append(pre[-1] * s)
     if rec is not None:
-        rec.step(f"coalesce A: {c}" if c != layout else f"A = {c} is already coalesced", c)
+        rec.step(f"coalesce A: {c}" if c != layout else f"coalesce A: {c} is already coalesced", c)
         rec.step("each mode's step in A's 1-D coordinate (prefix products of the shape): "
                  + ", ".join(f"mode {i} ({ls[i]}:{ld[i]}) steps by {pre[i]}" for i in range(len(ls))))
     return ls, ld, pre
@@ -65,7 +65,7 @@ def right_inverse(layout: Layout) -> Layout:
         elif rec is not None:
             rec.step(f"mode {i} ({ls[i]}:{ld[i]}) does not start at offset {cur}: the contiguous run of offsets "
                      f"0..{cur - 1} ends before it")
-    res = coalesce(R(tuple(res_s), tuple(res_d)))
+    res = quiet(rec, coalesce, R(tuple(res_s), tuple(res_d)))
     if rec is not None:
         rec.step(f"coalesce: R = {res}, with A(R(i)) = i for i < {it.product(res.shape)}", res, kind="result")
     return res
@@ -100,7 +100,7 @@ def left_inverse(layout: Layout) -> Layout:
                      "A, the next mode's stride")
     res_s.append(ls[order[-1]])
     raw = R(tuple(res_s), tuple(res_d))
-    res = coalesce(raw)
+    res = quiet(rec, coalesce, raw)
     if rec is not None:
         rec.step(f"the last mode in stride order repeats {ls[order[-1]]} times: {raw}", raw)
         rec.step(f"coalesce: R = {res}, with R(A(i)) = i for every coordinate i of an injective A", res,
@@ -132,7 +132,7 @@ def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, Layout]:
     if rec is not None:
         rec.step(f"compose A with right_inverse(B) = {inv_b}")
     comp = nested(rec, composition, a, inv_b)
-    common = coalesce(comp)
+    common = quiet(rec, coalesce, comp)
     if rec is not None:
         rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
                  common)

@@ -16,7 +16,7 @@ from algebra.inttuple import is_int, is_tuple
 from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, slice_and_offset, slice_layout
 from algebra.memo import memo
 from algebra.ops import coalesce, complement, composition
-from algebra.recorder import active, nested, show
+from algebra.recorder import active, nested, quiet, show
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
@@ -101,7 +101,7 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     t = _tiler_layout(tiler)
     if rec is None:
         return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
-    cshape = _coalesce(layout).shape
+    cshape = quiet(rec, _coalesce, layout).shape
     rec.step(f"B* = complement(B, {show(cshape)}) (the shape of coalesce(A)): where the copies of the tile start")
     comp = nested(rec, _complement, t, cshape)
     rec.step(f"B* = {comp}", comp)

@@ -39,9 +39,12 @@ class Recorder:
         self.steps: list[dict[str, Any]] = []
         self.depth = 0
         self.args: tuple = ()  # the arguments of the op being explained
+        self.muted = 0  # > 0 inside ``quiet``: a helper result, not a step of the derivation
 
     def step(self, text: str, layout: Any = None, kind: str = "step", **extra: Any) -> None:
         """Record one sentence and (optionally) the layout it arrives at."""
+        if self.muted:
+            return
         entry = {"text": text, "layout": None if layout is None else show(layout), "kind": kind, "depth": self.depth}
         entry.update(extra)
         self.steps.append(entry)
@@ -77,3 +80,15 @@ def nested(rec: Recorder | None, fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     with rec.sub():
         return fn(*args)
+
+
+def quiet(rec: Recorder | None, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` as a helper whose own steps are not part of the derivation (it still runs the general code,
+    not the fast paths, since a recorder is active)."""
+    if rec is None:
+        return fn(*args)
+    rec.muted += 1
+    try:
+        return fn(*args)
+    finally:
+        rec.muted -= 1

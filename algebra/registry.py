@@ -286,7 +286,10 @@ def parse_value(text: str, kind: str, what: str) -> Any:
     if kind == "shape":
         if ":" in text:
             raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got the layout {text!r}")
-        return parse_tuple(text.replace("_", "") if _INT.match(text) else text, what)
+        try:
+            return parse_tuple(text.replace("_", "") if _INT.match(text) else text, what)
+        except LayoutError:
+            raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got {text!r}") from None
     if kind == "profile":
         if ":" in text:
             raise LayoutError(f"{what}: a profile is an integer tuple such as (1,1) (only its structure matters), "
@@ -294,6 +297,8 @@ def parse_value(text: str, kind: str, what: str) -> Any:
         return parse_tuple(text, what)
     if kind == "coord":
         return parse_tuple(text, what, allow_keep=True)
+    if kind == "tiler" and re.fullmatch(r"<\s*>", text):
+        raise LayoutError(f"{what}: a tiler needs at least one mode, e.g. <2:1, 4:2>")
     try:
         value = parse_arg(text)
     except LayoutError as exc:

@@ -131,10 +131,10 @@ CASES = [
 
 
 def _expected(op, *args):
-    from algebra.explain import _OPS
-    from algebra.explain_core import show
+    from algebra import registry
+    from algebra.recorder import show
 
-    r = _OPS[op][1](*args)
+    r = registry.get(op).fn(*args)
     if op in ("local_tile", "local_partition"):
         return f"{r[0]}  first offset: {r[1]}"
     return show(r)

@@ -20,6 +20,9 @@ def post_algebra(body: AlgebraIn) -> dict:
 
 @router.get("/algebra/ops", tags=["algebra"])
 def list_ops() -> list[dict]:
-    """The ops the workbench offers, with their argument kinds."""
-    return [{"op": s.name, "args": list(s.args), "arg_names": list(s.arg_names), "gloss": s.gloss}
+    """Every op of the op table (``algebra.registry``): its arguments (name, kind, optional), a one-line gloss, its
+    group and its example arguments."""
+    return [{"op": s.name, "args": [a.kind + ("?" if a.optional else "") for a in s.args],
+             "arg_names": [a.name for a in s.args], "gloss": s.gloss, "group": s.group, "result": s.result,
+             "examples": [{"label": e.label, "args": list(e.args)} for e in s.examples]}
             for s in available_ops()]

