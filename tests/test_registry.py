@@ -107,7 +107,7 @@ def test_switching_the_op_drops_the_old_arguments(client, new_op):
 
 def test_coalesce_profile_is_its_own_labelled_argument(client):
     r = client.get("/algebra", params={"op": "coalesce", "a": "(2,(1,6)):(1,(6,2))"})
-    assert 'id="op-result">12:1<' in r.text and ">profile <span" in r.text
+    assert 'id="op-result">12:1<' in r.text and "<span>profile <span" in r.text
     by_mode = client.get("/algebra", params={"op": "coalesce", "a": "(2,(1,6)):(1,(6,2))", "b": "(1,1)"})
     assert 'id="op-result">(2,6):(1,2)<' in by_mode.text
     layout_as_profile = client.post("/api/algebra", json={"op": "coalesce", "args": ["(4,8):(1,4)", "(4,3):(3,1)"]})
