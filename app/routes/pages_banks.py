@@ -48,7 +48,7 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
     try:
         acc = S.parse_access(access, vec, n)
         view = S.analyze(layout, swizzle or None, e, acc)
-        g = S.bank_grid(view, "grid-banks")
+        g = S.bank_grid(view, "grid-banks", hover="hover-banks")
         ctx.update(view=view, g=g, xor=S.xor_rows(view), code=S.tile_code(view),
                    grid_note=None if g else S.no_grid_reason(view))
         if ctx["compare_on"]:

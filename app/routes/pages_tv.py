@@ -15,6 +15,7 @@ from app.services import code
 from app.services import hopper as H
 from app.services import tiled as T
 from app.services import tv as S
+from app.services import walkthrough as W
 from app.templating import is_htmx, templates
 
 router = APIRouter(tags=["pages"])
@@ -27,6 +28,9 @@ DEFAULTS: dict[str, str] = {
     "tbits": "16", "tlayout": T.MMA_PRESETS[0][2], "top": "C",
     "hmajor": "K", "hspan": "128", "hbits": "16", "tdtype": "FLOAT16", "ttensor": "(4096,4096):(4096,1)",
     "tbox": "64,64", "tswz": "atom", "dmn": "64", "dk": "64", "dstart": "0",
+    "cw_atom": W.COPY_WALKS[0][1], "cw_thr": W.COPY_WALKS[0][2], "cw_val": W.COPY_WALKS[0][3],
+    "cw_bits": str(W.COPY_WALKS[0][4]), "cw_src": W.COPY_WALKS[0][5], "cw_dst": W.COPY_WALKS[0][6], "cw_t": "0",
+    "mw_atom": W.MMA_WALKS[0][1], "mw_layout": W.MMA_WALKS[0][2], "mw_tile": W.MMA_WALKS[0][3], "mw_t": "0",
 }
 
 
@@ -73,7 +77,7 @@ def tiled_ctx(q: dict[str, str]) -> dict:
                  "copy_atoms": atoms.copy_names(), "mma_atoms": atoms.mma_names()}
     try:
         v = T.tiled_view(kind, ctx["tatom"], ctx["tthr"], ctx["tval"], ctx["tbits"], ctx["tlayout"], ctx["top"])
-        ctx.update(tview=v, tg=S.tv_grid(v, "grid-tiled"))
+        ctx.update(tview=v, tg=S.tv_grid(v, "grid-tiled", by_warp=v.num_threads > 32))
     except LayoutError as exc:
         ctx["t_error"] = str(exc)
     return ctx
@@ -108,8 +112,32 @@ def hopper_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
+def copywalk_ctx(q: dict[str, str]) -> dict:
+    cw = {"atom": q["cw_atom"].strip(), "thr": q["cw_thr"].strip(), "val": q["cw_val"].strip(),
+          "bits": _int(q["cw_bits"], 16, (8, 16, 32, 64, 128)), "src": q["cw_src"].strip(),
+          "dst": q["cw_dst"].strip(), "t": q["cw_t"].strip(), "walk": None, "error": None}
+    try:
+        cw["walk"] = W.copy_walk(cw["atom"], cw["thr"], cw["val"], cw["bits"], cw["src"], cw["dst"], cw["t"])
+    except LayoutError as exc:
+        cw["error"] = str(exc)
+    return {"cw": cw, "walk": cw["walk"], "w_error": cw["error"], "wid": "copy", "copy_walks": W.COPY_WALKS,
+            "copy_atoms": atoms.copy_names()}
+
+
+def mmawalk_ctx(q: dict[str, str]) -> dict:
+    mw = {"atom": q["mw_atom"].strip(), "layout": q["mw_layout"].strip(), "tile": q["mw_tile"].strip(),
+          "t": q["mw_t"].strip(), "walk": None, "error": None}
+    try:
+        mw["walk"] = W.mma_walk(mw["atom"], mw["layout"], mw["tile"], mw["t"])
+    except LayoutError as exc:
+        mw["error"] = str(exc)
+    return {"mw": mw, "walk": mw["walk"], "w_error": mw["error"], "wid": "mma", "mma_walks": W.MMA_WALKS,
+            "mma_atoms": atoms.mma_names()}
+
+
 PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
-          "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx)}
+          "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
+          "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
@@ -121,5 +149,6 @@ def tv_page(request: Request) -> HTMLResponse:
     if panel is not None:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
-    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q)}
+    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
+           **mmawalk_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)

@@ -4,12 +4,12 @@ layout, its bank map, and the padded / swizzled alternatives (CONTRACT §3, comp
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import algebra as A
 from algebra import LayoutError, hopper
 from algebra import banks as B
+from algebra.memo import bounded
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
 from app.services.grid import GridView, boundary_levels
@@ -135,7 +135,7 @@ def _split(layout_text: str, swizzle: str | None) -> tuple[Any, Any]:
     return lay, swz
 
 
-@lru_cache(maxsize=512)
+@bounded(16 << 20, "banks views")
 def _analyze(layout_text: str, swizzle: str | None, element_bytes: int, access_key: str) -> BanksView:
     import json
 
@@ -163,8 +163,9 @@ def analyze(layout_text: str, swizzle: str | None, element_bytes: int, access: d
                     json.dumps(access, sort_keys=True))
 
 
-def bank_grid(view: BanksView, grid_id: str) -> GridView | None:
-    """The tile coloured and labelled by bank, with the accessed elements outlined."""
+def bank_grid(view: BanksView, grid_id: str, hover: str | None = None) -> GridView | None:
+    """The tile coloured and labelled by bank, with the accessed elements outlined; ``hover`` names the element
+    whose card shows a hovered cell's coordinate, offsets, byte address and bank (static/app.js)."""
     text = view.layout if view.swizzle is None else f"{view.swizzle} o {view.layout}"
     lv = describe_layout(text)
     if lv.offsets is None or lv.rows * lv.cols > MAX_CELLS:
@@ -182,8 +183,17 @@ def bank_grid(view: BanksView, grid_id: str) -> GridView | None:
             if o in needed and o not in found:
                 found.add(o)
                 marks[(i, j)] = "acc"
+    meta: dict[str, Any] = {"outline": "outlined: the cells this warp reads", "colour_name": "by bank"}
+    if hover and lv.col_off:  # the explorer's per-mode offsets; the card adds the swizzle, byte address and bank
+        lanes = {}
+        for lane, off in enumerate(view.analysis.element_offsets or []):
+            for k in range(per_lane):
+                lanes.setdefault(off + k, lane)
+        meta.update(hover=hover, kind="banks", e=e, rank=lv.rank, rows=lv.rows, rowCrd=lv.row_crd, rowOff=lv.row_off,
+                    colCrd=lv.col_crd, colOff=lv.col_off, swizzle=view.swizzle,
+                    lanes={f"{i},{j}": lanes[lv.offsets[i][j]] for i, j in marks})
     return GridView(id=grid_id, rows=lv.rows, cols=lv.cols, text=banks, colour=banks, colour_mod=True, marks=marks,
-                    row_levels=boundary_levels(lv.row_leaves, lv.rows),
+                    row_levels=boundary_levels(lv.row_leaves, lv.rows), meta=meta,
                     col_levels=boundary_levels(lv.col_leaves, lv.cols), css="narrow",
                     caption=f"{text} · {e}-byte elements · cells show their bank")
 

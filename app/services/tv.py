@@ -12,6 +12,7 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, atoms, coalescing
 from algebra import inttuple as it
+from algebra.memo import bounded
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
@@ -123,13 +124,15 @@ def tv_view(name: str, operand: str = "C", element_bits: int = 16) -> TVView:
                   num_values=it.product(tv.shape[1]), shape=shape, ptx=ptx, note=note)
 
 
-def tv_grid(view: TVView, grid_id: str) -> GridView:
-    """Cells labelled ``T<thread>V<value>`` and coloured by thread (32 lane colours, ``thread mod 32``)."""
+def tv_grid(view: Any, grid_id: str, by_warp: bool = False) -> GridView:
+    """Cells labelled ``T<thread>V<value>`` and coloured by thread (32 lane colours, ``thread mod 32``) or, with
+    ``by_warp``, by warp (``thread // 32``: one colour per warp, so a tiled MMA's warps are told apart)."""
     text = [[f"T{t}V{v}" if t >= 0 else "" for t, v in zip(tr, vr, strict=True)]
             for tr, vr in zip(view.threads, view.values, strict=True)]
-    colour = [[t % 32 if t >= 0 else -1 for t in tr] for tr in view.threads]
-    return GridView(id=grid_id, rows=view.rows, cols=view.cols, text=text, colour=colour, css="tv",
-                    meta={"threads": view.threads}, caption=f"{view.name} · {view.operand} · {view.tv_layout}")
+    colour = [[(t // 32 if by_warp else t) % 32 if t >= 0 else -1 for t in tr] for tr in view.threads]
+    meta = {"threads": view.threads, "values": view.values, "colour_name": "by warp" if by_warp else "by thread"}
+    return GridView(id=grid_id, rows=view.rows, cols=view.cols, text=text, colour=colour, css="tv", meta=meta,
+                    caption=f"{view.name} · {view.operand} · {view.tv_layout}")
 
 
 @dataclass
@@ -143,6 +146,7 @@ class SectorView:
     instructions: list[dict[str, Any]]
 
 
+@bounded(8 << 20, "sector views")
 def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> SectorView:
     """32-byte sectors per instruction of warp 0 of a TV partition ((thread, value) -> element offset)."""
     tv = parse_layout(tv_text, "TV layout")
