@@ -14,10 +14,15 @@ from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
+from algebra.layout import Layout, offsets
 
 SECTOR_BYTES = 32
 WARP_SIZE = 32
 MAX_VECTOR_BYTES = 16
+#: The most instructions (values per thread / vector) one warp's report lists: the work is 32 lanes each.
+MAX_INSTRUCTIONS = 1024
+#: The most (thread, value) pairs enumerated for a partition that is not a plain layout (swizzled, or over memory).
+MAX_TABLE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,24 @@ def _offset_fn(tv: Any, memory: Any) -> Any:
     return lambda t, v: memory(tv((t, v)))
 
 
+def _widest_vector_additive(tv: Layout, element_bytes: int, max_bytes: int) -> int:
+    """:func:`widest_vector` of a plain TV layout in O(threads + values): its offset is ``T(t) + V(v)`` (one term
+    per mode), so "every thread's group g*n.. is n consecutive offsets from a multiple of n" holds exactly when V's
+    groups are consecutive and every T(t) and V(g*n) is a multiple of n (t = 0 gives T(0) = 0)."""
+    thr, val = tv[0], tv[1]
+    t_off, v_off = offsets(thr), offsets(val)
+    nval = len(v_off)
+    best, n = 1, 2
+    while n * element_bytes <= max_bytes and nval % n == 0:
+        ok = all(t % n == 0 for t in t_off) and all(
+            v_off[g] % n == 0 and all(v_off[g + k] == v_off[g] + k for k in range(1, n)) for g in range(0, nval, n))
+        if not ok:
+            break
+        best = n
+        n *= 2
+    return best
+
+
 def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: int = MAX_VECTOR_BYTES) -> int:
     """The largest n (a power of two, n * element_bytes <= max_bytes, n dividing the values per thread) such that
     every thread's values ``g*n .. g*n + n - 1`` sit at consecutive offsets starting at a multiple of n.
@@ -112,6 +135,11 @@ def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: in
     With those, one n-element vector instruction per group is legal and naturally aligned.
     """
     nthr, nval = _tv_sizes(tv)
+    if memory is None and isinstance(tv, Layout):
+        return _widest_vector_additive(tv, element_bytes, max_bytes)
+    if nthr * nval > MAX_TABLE:
+        raise LayoutError(f"sectors: a swizzled or memory-mapped partition is checked value by value, and "
+                          f"{nthr * nval:,} (thread, value) pairs is over the cap of {MAX_TABLE:,}")
     off = _offset_fn(tv, memory)
     table = [[off(t, v) for v in range(nval)] for t in range(nthr)]
     best = 1
@@ -131,7 +159,8 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     """Sectors per instruction for warp ``warp`` of the TV layout ``tv`` ((thread, value) -> tile coordinate, or
     offset when ``memory`` is None; else ``memory`` maps the tile coordinate to an element offset).
 
-    ``vector`` defaults to :func:`widest_vector`. Byte address = ``base + element_bytes * offset``.
+    ``vector`` defaults to :func:`widest_vector`. Byte address = ``base + element_bytes * offset``. More than
+    MAX_INSTRUCTIONS instructions per warp is refused (LayoutError naming the cap).
     """
     nthr, nval = _tv_sizes(tv)
     widest = widest_vector(tv, element_bytes, memory)
@@ -141,10 +170,19 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     if v > 1 and v > widest and vector is not None:
         raise LayoutError(f"vector {v} is wider than the layout allows: each thread's values are contiguous and "
                           f"aligned only in groups of {widest}")
+    if nval // v > MAX_INSTRUCTIONS:
+        raise LayoutError(f"sectors: each thread holds {nval:,} values, {nval // v:,} instructions of {v} "
+                          f"value(s): over the cap of {MAX_INSTRUCTIONS:,} instructions per warp")
     lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
     if not lanes:
         raise LayoutError(f"warp {warp} has no threads: the layout has {nthr}")
-    off = _offset_fn(tv, memory)
+    if memory is None and isinstance(tv, Layout):  # additive: T(t) + V(v), each mode evaluated once
+        thr, t_off, v_off = tv[0], {}, offsets(tv[1])
+        for t in lanes:
+            t_off[t] = thr(t)
+        off = lambda t, val: t_off[t] + v_off[val]  # noqa: E731
+    else:
+        off = _offset_fn(tv, memory)
     out = []
     for g in range(0, nval, v):
         r = sectors([base + element_bytes * off(t, g) for t in lanes], v * element_bytes)

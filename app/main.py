@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
 from app.config import MAX_ECHO, MAX_NESTING
-from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, SecurityHeadersMiddleware
+from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, PageCacheMiddleware, SecurityHeadersMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -72,6 +72,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
     app = FastAPI(title="LayoutLab", version="0.1.0",
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
+    app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeadersMiddleware, docs=tuple(p for p in (app.docs_url, app.redoc_url) if p))
     app.state.embedded_worker = embedded_worker
@@ -109,6 +110,11 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     if startup:
         startup(app)
     return app
+
+
+#: Pages whose HTML is a pure function of the path, the query string and the htmx fragment headers: their rendered
+#: responses are cached (app.middleware.PageCacheMiddleware). Drills and the lab depend on the client: never cached.
+CACHED_PAGES = ("/", "/algebra", "/banks", "/tv")
 
 
 def _has(module: str) -> bool:

@@ -169,3 +169,55 @@ async def _send_docs(send: Send, start: Message, body: bytes) -> None:
     extra = [(n, csp.encode() if n == b"content-security-policy" else v) for n, v in SECURITY_HEADERS]
     await send({**start, "headers": _merge(headers, extra)})
     await send({"type": "http.response.body", "body": body})
+
+
+class PageCacheMiddleware:
+    """Serve repeated GETs of the pure pages (their HTML depends only on the path, the query string and the htmx
+    headers naming the fragment) from a cache of rendered responses bounded in bytes.
+
+    Post-conditions: a hit sends the same status, headers and body the page route sent for that key; only 200
+    answers without ``Set-Cookie`` and at most ``max_entry`` bytes are stored; the cache holds at most ``max_bytes``
+    of bodies and headers (least recently used out first)."""
+
+    def __init__(self, app: ASGIApp, paths: tuple[str, ...], max_bytes: int = 32 << 20,
+                 max_entry: int = 2 << 20) -> None:
+        from algebra.memo import BoundedCache
+
+        self.app = app
+        self.paths = frozenset(paths)
+        self.max_entry = max_entry
+        self.cache = BoundedCache(max_bytes, "rendered pages")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        key = (scope["path"], scope.get("query_string", b""), headers.get(b"hx-request"), headers.get(b"hx-target"))
+        hit = self.cache.get(key)
+        if hit is not None:
+            start, body = hit
+            await send({**start, "headers": list(start["headers"])})
+            await send({"type": "http.response.body", "body": body})
+            return
+        start: Message | None = None
+        chunks: list[bytes] = []
+        keep = True
+
+        async def capture(message: Message) -> None:
+            nonlocal start, keep
+            if message["type"] == "http.response.start":
+                start = message
+                keep = message["status"] == 200 and not any(n.lower() == b"set-cookie"
+                                                           for n, _ in message.get("headers", ()))
+            elif message["type"] == "http.response.body" and keep:
+                chunks.append(message.get("body", b""))
+                keep = sum(map(len, chunks)) <= self.max_entry
+            await send(message)
+
+        await self.app(scope, receive, capture)
+        if keep and start is not None:
+            body = b"".join(chunks)
+            entry = ({"type": "http.response.start", "status": start["status"],
+                      "headers": list(start.get("headers", ()))}, body)
+            self.cache.put(key, entry, len(body) + sum(len(n) + len(v) for n, v in entry[0]["headers"]) + 200)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from jinja2_fragments.fastapi import Jinja2Blocks
 
+from app.services.layouts import strip_html
+
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
 
@@ -19,6 +21,7 @@ NAV = [
     ("/lab", "GPU lab"),
 ]
 templates.env.globals["NAV"] = NAV
+templates.env.globals["strip_html"] = strip_html
 
 
 def is_htmx(request) -> bool:

@@ -103,14 +103,12 @@ def test_hover_metadata_only_for_drawn_grids():
     assert v.row_crd[5] == "(1,2)" and v.col_crd[3] == ["(1,1)"]
 
 
-def test_layout_cache_is_bounded_by_cells(monkeypatch):
+def test_layout_cache_is_bounded_by_bytes(monkeypatch):
+    from algebra.memo import BoundedCache
     from app.services import layouts
 
-    monkeypatch.setattr(layouts, "CACHE_CELLS", 1 << 14)
-    monkeypatch.setattr(layouts, "_cache", layouts.OrderedDict())
-    monkeypatch.setattr(layouts, "_cache_cells", 0)
+    monkeypatch.setattr(layouts, "_cache", BoundedCache(4 << 20, "test"))
     for n in range(60, 120):
         assert layouts.describe_layout(f"({n},32):(32,1)").offsets[1][0] == 32
-    assert layouts._cache_cells <= 1 << 14
-    assert sum(1 + v.rows * v.cols for v in layouts._cache.values()) == layouts._cache_cells
-    assert "(119,32):(32,1)" in layouts._cache and "(60,32):(32,1)" not in layouts._cache
+    assert 0 < layouts._cache.bytes <= 4 << 20
+    assert layouts._cache.get("(119,32):(32,1)") is not None and layouts._cache.get("(60,32):(32,1)") is None

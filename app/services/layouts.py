@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from markupsafe import Markup
 
 import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
+from algebra.memo import BoundedCache
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_TEXT
 from app.services import code
 from app.services.grid import GridView, boundary_levels, offset_colours
@@ -60,8 +61,8 @@ class LayoutView:
     compact: bool | None = None
     rows: int = 0
     cols: int = 0
-    coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
     offsets: list[list[int]] | None = None
+    coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
     note: str | None = None
     row_crd: list[str] = field(default_factory=list)
     col_crd: list[list[str]] = field(default_factory=list)
@@ -99,11 +100,11 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
+    flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
     if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
         coshape = A.coshape(plain)
         view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
         flat = [it.crd2idx(tuple(c), coshape) for c in flat]
-    flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
     view.offsets = [flat[i::rows] for i in range(rows)]
     view.rows, view.cols = rows, cols
     row_mode, col_modes = _split_modes(view, plain)
@@ -151,35 +152,21 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
         view.col_off.append(off)
 
 
-#: Views cached by their text, least recently used out first, holding at most CACHE_CELLS offsets in all (a view of
-#: size up to 2^20 is ~40 MB of Python ints: a count of entries alone would not bound the memory).
-CACHE_CELLS = 1 << 22
-_cache: OrderedDict[str, LayoutView] = OrderedDict()
-_cache_cells = 0
-_cache_lock = threading.Lock()
-
-
-def _cost(view: LayoutView) -> int:
-    return 1 + view.rows * view.cols
+#: Views cached by their text, least recently used out first, at most LAYOUT_CACHE_BYTES in all (estimated by
+#: ``algebra.memo.approx_bytes``: a view of size 2^16 holds a ~3 MB table, an unenumerated one a few KB of code and
+#: text, so neither a count of entries nor of cells bounds the memory).
+LAYOUT_CACHE_BYTES = 64 << 20
+_cache = BoundedCache(LAYOUT_CACHE_BYTES, "layout views")
 
 
 def describe_layout(text: str) -> LayoutView:
-    """``_describe(text)``, cached (see CACHE_CELLS); a refusal raises LayoutError and is not cached."""
-    global _cache_cells
-    with _cache_lock:
-        hit = _cache.get(text)
-        if hit is not None:
-            _cache.move_to_end(text)
-            return hit
+    """``_describe(text)``, cached (see LAYOUT_CACHE_BYTES); a refusal raises LayoutError and is not cached."""
+    hit = _cache.get(text)
+    if hit is not None:
+        return hit
     with guard("layout"):
         view = _describe(text)
-    with _cache_lock:
-        if text not in _cache and _cost(view) <= CACHE_CELLS // 4:
-            _cache[text] = view
-            _cache_cells += _cost(view)
-            while _cache_cells > CACHE_CELLS:
-                _, old = _cache.popitem(last=False)
-                _cache_cells -= _cost(old)
+    _cache.put(text, view)
     return view
 
 
@@ -190,9 +177,6 @@ def _describe(text: str) -> LayoutView:
     size(L) > MAX_SIZE; injective/compact are None when not enumerated."""
     layout = parse_layout(text)
     n = A.size(layout)
-    if view.coords is not None:
-        view.compact = None
-        return view
     view = LayoutView(layout=str(layout), size=n, cosize=A.cosize(layout), rank=A.rank(layout),
                       depth=A.depth(layout))
     if is_composed(layout):
@@ -208,6 +192,9 @@ def _describe(text: str) -> LayoutView:
         _fill_hover(view, layout)
     flat = {v for row in view.offsets or [] for v in row}
     view.injective = len(flat) == n
+    if view.coords is not None:
+        view.compact = None
+        return view
     view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
     if n > MAX_CELLS:
         view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
@@ -246,3 +233,18 @@ def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str,
         cells = where.get(v, [])
         out.append((v, f"{cells[0][0]},{cells[0][1]}" if cells else "", len(cells)))
     return out
+
+
+def strip_html(strip: list[tuple[int, str, int]] | None) -> Markup:
+    """The "cells by offset" strip of :func:`cells_by_offset` as one HTML string (a Jinja loop over 2,048 boxes was
+    most of an explorer page's render time): per offset ``<span class="p{v % 32} | multi p.. | gap" title="offset v:
+    n cell(s)">v<br>i,j</span>``."""
+    out = []
+    for v, where, count in strip or ():
+        if not count:
+            out.append(f'<span class="gap" title="offset {v}">{v}<br>{where or "·"}</span>')
+            continue
+        cls = f"multi p{v % 32}" if count > 1 else f"p{v % 32}"
+        cells = f"{count} cell{'s' if count > 1 else ''}"
+        out.append(f'<span class="{cls}" title="offset {v}: {cells}">{v}<br>{where or "·"}</span>')
+    return Markup("".join(out))
