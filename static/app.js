@@ -90,10 +90,39 @@
     return lines.join("<br>");
   }
 
+  // a TV cell: its thread (lane, warp) and value index
+  function describeTV(meta, i, j, cell) {
+    const t = meta.threads[i][j], v = meta.values ? meta.values[i][j] : -1;
+    if (t < 0) return `cell (${i}, ${j}): held by no thread`;
+    return [`<b>${esc(cell.textContent)}</b>`, `thread ${t} · warp ${t >> 5}, lane ${t % 32}`,
+      v >= 0 ? `value ${v} of its fragment` : "", `cell (row ${i}, column ${j})`].filter(Boolean).join("<br>");
+  }
+
+  // the floating card of grids without a card of their own (workbench, TV atlas): beside the hovered cell
+  let floating = null;
+  function floatCard(cell, html) {
+    if (!html) return;
+    if (!floating) {
+      floating = document.createElement("div");
+      floating.className = "hover float-card";
+      floating.setAttribute("role", "status");
+      document.body.appendChild(floating);
+    }
+    floating.innerHTML = html;
+    floating.hidden = false;
+    const r = cell.getBoundingClientRect();
+    const w = floating.offsetWidth, h = floating.offsetHeight;
+    const x = r.right + 8 + w > window.innerWidth ? Math.max(4, r.left - w - 8) : r.right + 8;
+    const y = Math.min(window.innerHeight - h - 4, Math.max(4, r.top));
+    floating.style.left = `${x}px`;
+    floating.style.top = `${y}px`;
+  }
+
   let lit = [];
   function clearLit() {
     for (const el of lit) el.classList.remove("hl", "src");
     lit = [];
+    if (floating) floating.hidden = true;
   }
 
   function link(meta, cell, i, j) {
@@ -138,6 +167,8 @@
     if (meta.hover && meta.colCrd) {
       const card = document.getElementById(meta.hover);
       if (card) card.innerHTML = meta.kind === "banks" ? describeBank(meta, i, j, cell) : describe(meta, i, j, cell);
+    } else {
+      floatCard(cell, meta.colCrd ? describe(meta, i, j, cell) : meta.threads ? describeTV(meta, i, j, cell) : "");
     }
     link(meta, cell, i, j);
   }

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, registry
+from app.services import overlay
 from app.services.algebra_ops import available_ops, input_grids, op_grids, run_op
 from app.templating import is_htmx, templates
 
@@ -62,7 +63,8 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
                  "lesson": None, "refusal_steps": [], "permalink": permalink(op, args)}
     try:
         res = run_op(op, args)
-        ctx.update(res=res, grids=op_grids(res))
+        panel = overlay.highlight_panel(res)  # divides / products: A highlighted by B
+        ctx.update(res=res, grids=op_grids(res) + ([panel] if panel else []), notes=overlay.op_notes(res))
     except LayoutError as exc:
         ctx["error"] = str(exc)
         if getattr(exc, "refused", False):
