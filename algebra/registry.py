@@ -21,7 +21,7 @@ Adding an op: implement it in its module (recording its steps through ``algebra.
 ``algebra.ops.coalesce``), then add one ``_op(...)`` line below, e.g.::
 
     _op("nullspace", I.nullspace, "A:layout", "the coordinates A sends to offset 0", "Inverses",
-        [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index", dsl=None)
+        [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
 
 The workbench, the API, explain and codegen pick it up; ``tests/test_registry.py`` runs its example everywhere.
 """
@@ -142,7 +142,7 @@ _op("max_common_layout", I.max_common_layout, "A:layout B:layout", "the longest 
 _op("max_common_vector", I.max_common_vector, "A:layout B:layout", "how many elements are contiguous in both A and "
     "B", "Inverses", [("max_common_vector", "(4,8):(1,4)", "32:1")], result="value")
 _op("nullspace", I.nullspace, "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
-    [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index", dsl=None)
+    [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
 for _name, _fn, _gloss, _ex in [
     ("logical_divide", P.logical_divide, "A o (B, B*): ((inside a tile), (which tile))", ("(4,2,3):(2,1,8)", "4:2")),
     ("zipped_divide", P.zipped_divide, "logical_divide with the tile modes gathered first",
