@@ -7,6 +7,27 @@
     document.querySelectorAll("fieldset[data-kind]").forEach(function (fs) {
       fs.hidden = fs.getAttribute("data-kind") !== sel.value;
     });
+    queueState(sel.value);
+  }
+  // The Queue button says why it cannot run a kind here: GPU kinds need a worker with a GPU; "compile only" needs
+  // nvcc and a worker (any).
+  function queueState(kind) {
+    var form = document.getElementById("lab-form");
+    var btn = document.getElementById("queue-btn");
+    var why = document.getElementById("queue-reason");
+    if (!form || !btn || !why) return;
+    var gpu = form.dataset.gpu === "1", workers = Number(form.dataset.workers), nvcc = form.dataset.nvcc === "1";
+    var reason = "";
+    if (kind === "compile_only") {
+      if (!nvcc) reason = "Compile only needs nvcc, and it was not found on this machine.";
+      else if (!workers) reason = "Compile only needs a worker to build on: none is running (start one with layoutlab worker).";
+    } else if (!gpu) {
+      reason = workers ? "This benchmark needs a GPU: no live worker has one. Compile only can still run."
+        : "This benchmark needs a GPU worker: none is running, and this machine has no GPU.";
+    }
+    btn.disabled = reason !== "";
+    btn.title = reason;
+    why.textContent = reason;
   }
   document.addEventListener("change", function (e) { if (e.target && e.target.id === "lab-kind") sync(); });
   document.addEventListener("DOMContentLoaded", sync);

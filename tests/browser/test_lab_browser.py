@@ -102,9 +102,33 @@ def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server,
     assert not page.console_errors
 
 
+def test_queue_button_says_why_it_cannot_run(page, live_server, screenshot):
+    from gpu_worker.store import get_store
+
+    _no_workers()
+    page.goto(f"{live_server.url}/lab")
+    assert page.locator("#queue-btn").is_disabled()
+    assert "none is running" in page.inner_text("#queue-reason")
+    device = page.inner_text("#device")
+    assert "Shared Library Not Found" not in device and "`" not in device
+    screenshot(page, "lab-no-worker", full_page=False)
+    store = get_store()  # a live worker without a GPU: GPU kinds stay disabled, compile only is allowed
+    store.heartbeat({"id": "cpu-only", "host": "h", "pid": 1, "busy": False, "kinds": ["compile_only"],
+                     "device": {"available": False, "reason": "NVML Shared Library Not Found"}})
+    try:
+        page.goto(f"{live_server.url}/lab")
+        assert page.locator("#queue-btn").is_disabled()
+        assert "needs a GPU" in page.inner_text("#queue-reason")
+        page.select_option("#lab-kind", "compile_only")
+        assert page.locator("#queue-btn").is_enabled() and page.inner_text("#queue-reason") == ""
+    finally:
+        store.remove_worker("cpu-only")
+
+
 def test_lab_form_shows_422_and_409_inline(page, live_server, screenshot):
     _no_workers()
     page.goto(f"{live_server.url}/lab")
+    page.evaluate("() => { document.querySelector('#queue-btn').disabled = false; }")  # as if a worker had been live
     page.select_option("select[name=variant]", "padded")
     page.fill("input[name=pad]", "0")
     with page.expect_response(lambda r: r.url.endswith("/lab/jobs")) as resp:
@@ -117,8 +141,9 @@ def test_lab_form_shows_422_and_409_inline(page, live_server, screenshot):
     with page.expect_response(lambda r: r.url.endswith("/lab/jobs")) as resp:
         page.click("form.lab-form button[type=submit]")
     assert resp.value.status == 409
-    page.wait_for_function("document.querySelector('#job [role=alert]')?.textContent.includes('no live')")
-    assert "layoutlab worker" in page.inner_text("#job")
+    page.locator("#job [role=alert]", has_text="no live").wait_for()
+    assert "layoutlab worker" in page.inner_text("#job") and "`" not in page.inner_text("#job")
+    assert page.locator("#job [role=alert] code", has_text="layoutlab worker").count() == 1
     page.select_option("#lab-kind", "transpose")
     assert page.locator("fieldset[data-kind=transpose]").is_visible()
     assert not page.locator("fieldset[data-kind=smem]").first.is_visible()
