@@ -63,8 +63,8 @@ def right_inverse(layout: Layout) -> Layout:
                          R(it.unwrap(tuple(res_s[1:])), it.unwrap(tuple(res_d[1:]))))
             cur = ls[i] * ld[i]
         elif rec is not None:
-            rec.step(f"mode {i} ({ls[i]}:{ld[i]}) does not start at offset {cur}: the contiguous run of offsets "
-                     f"0..{cur - 1} ends before it")
+            rec.step(f"mode {i} ({ls[i]}:{ld[i]}) does not step to offset {cur} (its stride {ld[i]} is not {cur}): "
+                     f"it does not extend the contiguous run of offsets 0..{cur - 1}")
     res = quiet(rec, coalesce, R(tuple(res_s), tuple(res_d)))
     if rec is not None:
         rec.step(f"coalesce: R = {res}, with A(R(i)) = i for i < {it.product(res.shape)}", res, kind="result")
