@@ -335,8 +335,10 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     subprocess.run([*prefix, initdb, "-D", str(data), "-U", "layoutlab", "--auth=trust", "-E", "UTF8",
                     "--no-sync"], check=True, capture_output=True)
     port = free_port()
-    proc = subprocess.Popen([*prefix, postgres, "-D", str(data), "-p", str(port), "-h", "127.0.0.1", "-k", str(root),
-                             "-F", "-c", "fsync=off"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(root / "server.log", "wb") as log:
+        proc = subprocess.Popen([*prefix, postgres, "-D", str(data), "-p", str(port), "-h", "127.0.0.1", "-k",
+                                 str(root), "-F", "-c", "fsync=off"], stdout=subprocess.DEVNULL, stderr=log,
+                                 start_new_session=True)
     url = f"postgresql://layoutlab@127.0.0.1:{port}/postgres"
     deadline = time.monotonic() + 30
     while True:
@@ -364,5 +366,8 @@ def pg_database(postgres_url: str) -> Iterator[str]:
     with psycopg.connect(postgres_url, autocommit=True) as c:
         c.execute(f"CREATE DATABASE {name}")
     yield postgres_url.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(postgres_url, autocommit=True) as c:
-        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    try:
+        with psycopg.connect(postgres_url, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    except psycopg.OperationalError:  # the server goes with the session anyway
+        pass

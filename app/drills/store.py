@@ -44,7 +44,7 @@ _conns: dict[str, sqlite3.Connection] = {}
 
 def conn() -> sqlite3.Connection:
     """The store's connection for the current data folder (schema created on first use)."""
-    path = str(db.db_path(DB_NAME))
+    path = db.cache_key(DB_NAME)
     with _lock:
         c = _conns.get(path)
         if c is None:

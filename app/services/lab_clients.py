@@ -16,6 +16,7 @@ import hmac
 import os
 import secrets
 import threading
+import time
 from http.cookies import SimpleCookie
 
 from itsdangerous import BadSignature, Signer
@@ -55,9 +56,12 @@ def secret() -> str:
     path = data_dir() / "lab_secret"
     with _lock:
         if not path.is_file():
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(secrets.token_urlsafe(32))
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(secrets.token_urlsafe(32))
+            except FileExistsError:  # another process made it first
+                time.sleep(0.05)
         return path.read_text().strip()
 
 
@@ -106,8 +110,6 @@ class RateLimited(RuntimeError):
 
 def check_rate(client: str | None, address: str | None) -> None:
     """Count one submission for the client and its address; raise RateLimited when either is over its limit."""
-    import time
-
     from gpu_worker.store import history_store
 
     store = history_store()
