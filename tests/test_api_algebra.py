@@ -79,9 +79,12 @@ def test_refusal_carries_the_reason(client):
         assert r.status_code == 422 and len(r.json()["detail"]) > 10
 
 
-def test_size_cap(client):
+def test_ops_at_any_size_and_the_int_cap(client):
+    """Ops are symbolic: a 2^22-element operand is an ordinary input (CONTRACT §5); sizes past 2^40 are refused."""
     r = run(client, "coalesce", "(2048,2048):(1,2048)")
-    assert r.status_code == 422 and "2^20" in r.json()["detail"]
+    assert r.status_code == 200 and r.json()["result"] == "4194304:1"
+    big = run(client, "coalesce", "(1048576,2097152):(1,1048576)")
+    assert big.status_code == 422 and "2^40" in big.json()["detail"]
 
 
 def test_tiler_as_json_list_with_ints_and_null(client) -> None:
