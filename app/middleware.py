@@ -179,7 +179,7 @@ class PageCacheMiddleware:
     answers without ``Set-Cookie`` and at most ``max_entry`` bytes are stored; the cache holds at most ``max_bytes``
     of bodies and headers (least recently used out first)."""
 
-    def __init__(self, app: ASGIApp, paths: tuple[str, ...], max_bytes: int = 32 << 20,
+    def __init__(self, app: ASGIApp, paths: tuple[str, ...], max_bytes: int = 16 << 20,
                  max_entry: int = 2 << 20) -> None:
         from algebra.memo import BoundedCache
 

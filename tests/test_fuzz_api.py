@@ -33,7 +33,11 @@ tilers = st.one_of(layouts, st.lists(layouts, min_size=1, max_size=3).map(lambda
 OPS = ["composition", "coalesce", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide",
        "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "blocked_product",
        "raked_product", "bogus"]
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+#: Examples per property: LAYOUTLAB_FUZZ_EXAMPLES (default 40) per schemathesis operation, 2.5x that per hypothesis
+#: property here; CI runs the defaults, ``LAYOUTLAB_FUZZ_EXAMPLES=2000`` is a long local run.
+EXAMPLES = int(os.environ.get("LAYOUTLAB_FUZZ_EXAMPLES", "40"))
+FAST = settings(max_examples=max(1, int(EXAMPLES * 2.5)), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @FAST
@@ -77,7 +81,7 @@ def test_pages_never_5xx(client, text, q, field):
 
 
 def _fuzz_operation(operation, failures: list) -> None:
-    @settings(max_examples=int(os.environ.get("LAYOUTLAB_FUZZ_EXAMPLES", "40")), deadline=None,
+    @settings(max_examples=EXAMPLES, deadline=None,
               suppress_health_check=list(HealthCheck), database=None)
     @given(case=operation.as_strategy())
     def check(case):
@@ -101,3 +105,49 @@ def test_schemathesis_openapi_no_5xx(app):
             checked += 1
     assert checked >= 8
     assert not failures, failures[:5]
+
+
+# --------------------------------------------------------------------------- limits: nesting, length, any JSON
+
+def _nested(depth: int) -> st.SearchStrategy[str]:
+    return st.tuples(st.sampled_from("([<{"), st.integers(1, depth), st.sampled_from(["1", "2:1", "4,8", ""])).map(
+        lambda p: p[0] * p[1] + p[2] + {"(": ")", "[": "]", "<": ">", "{": "}"}[p[0]] * p[1])
+
+
+deep_text = st.one_of(_nested(120), st.text(alphabet="()[]<>{},:0123456789", min_size=0, max_size=400),
+                      st.integers(1, 6000).map(lambda n: "(" + "1," * n + "1)"))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(1 << 70), 1 << 70),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=30))
+json_values = st.recursive(scalars, lambda kids: st.one_of(st.lists(kids, max_size=5),
+                                                           st.dictionaries(st.text(max_size=10), kids, max_size=5)),
+                           max_leaves=30)
+ROUTES = ["/api/layout", "/api/algebra", "/api/banks", "/api/sectors", "/api/tiled", "/api/tma", "/api/gmma"]
+
+
+@FAST
+@given(text=deep_text, op=st.sampled_from(OPS), where=st.integers(0, 3))
+def test_deep_or_long_text_is_4xx_never_5xx(client, text, op, where):
+    """Nested or long text anywhere a layout goes: a 200 or a 4xx with a short message, never a 5xx."""
+    body = [{"layout": text}, {"op": op, "args": ["(8,8):(8,1)", text]},
+            {"layout": "(8,8):(8,1)", "access": {"kind": "thread_layout", "layout": text}},
+            {"tv": text, "element_bytes": 4}][where]
+    path = ["/api/layout", "/api/algebra", "/api/banks", "/api/sectors"][where]
+    r = client.post(path, json=body)
+    assert r.status_code < 500, (path, text[:80], r.status_code)
+    if r.status_code >= 400:
+        assert len(r.text) < 1000, (path, len(r.text))
+
+
+@FAST
+@given(route=st.sampled_from(ROUTES), body=json_values)
+def test_any_json_body_never_5xx(client, route, body):
+    r = client.post(route, json=body)
+    assert r.status_code < 500, (route, body, r.status_code, r.text[:200])
+    assert r.headers.get("x-content-type-options") == "nosniff"
+
+
+@FAST
+@given(tv=layouts, eb=st.sampled_from([1, 2, 4, 8, 16]), vec=st.one_of(st.none(), st.integers(1, 16)))
+def test_sectors_never_5xx(client, tv, eb, vec):
+    r = client.post("/api/sectors", json={"tv": tv, "element_bytes": eb, "vector": vec})
+    assert r.status_code in (200, 422), (tv, r.status_code, r.text[:300])

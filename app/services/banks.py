@@ -135,7 +135,7 @@ def _split(layout_text: str, swizzle: str | None) -> tuple[Any, Any]:
     return lay, swz
 
 
-@bounded(16 << 20, "banks views")
+@bounded(8 << 20, "banks views")
 def _analyze(layout_text: str, swizzle: str | None, element_bytes: int, access_key: str) -> BanksView:
     import json
 

@@ -62,7 +62,7 @@ def _cells(rows: int, cols: int, what: str) -> None:
         raise LayoutError(f"{what}: a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells")
 
 
-@bounded(32 << 20, "tiled copy views")
+@bounded(8 << 20, "tiled copy views")
 def tiled_copy_view(atom: str, thr_text: str, val_text: str, element_bits: int) -> TiledView:
     """``make_tiled_copy(Copy_Atom<atom, T>{}, thr, val)``: its TV layout over the tiler, drawn column-major.
 
@@ -85,7 +85,7 @@ def tiled_copy_view(atom: str, thr_text: str, val_text: str, element_bits: int) 
                      num_values=A.size(tc.tv_layout[1]), tile=" x ".join(map(str, tiler)), cpp=cpp, dsl=dsl)
 
 
-@bounded(32 << 20, "tiled mma views")
+@bounded(8 << 20, "tiled mma views")
 def tiled_mma_view(atom: str, layout_text: str, operand: str) -> TiledView:
     """``make_tiled_mma(atom{}, atom_layout)``: each thread's ``partition_<operand>`` of the whole M x K / N x K /
     M x N tile (column-major), so cell (m, n) names the thread holding it and its index in that thread's fragment."""

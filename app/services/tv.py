@@ -146,7 +146,7 @@ class SectorView:
     instructions: list[dict[str, Any]]
 
 
-@bounded(8 << 20, "sector views")
+@bounded(4 << 20, "sector views")
 def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> SectorView:
     """32-byte sectors per instruction of warp 0 of a TV partition ((thread, value) -> element offset)."""
     tv = parse_layout(tv_text, "TV layout")

@@ -1,0 +1,109 @@
+"""Shared by the web reliability benchmarks: start the app under uvicorn in a subprocess, read its CPU time and RSS
+from /proc, and describe the machine (load average, cores) for the result files."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """uvicorn serving ``app.main:create_app`` (httptools and uvloop when installed) on a free loopback port."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        data = os.environ.get("LAYOUTLAB_DATA", str(ROOT / ".data" / "bench"))
+        Path(data).mkdir(parents=True, exist_ok=True)
+        args = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(self.port),
+                "--log-level", "warning", "--no-access-log", "--workers", str(workers)]
+        if importlib.util.find_spec("httptools"):
+            args += ["--http", "httptools"]
+        if importlib.util.find_spec("uvloop"):
+            args += ["--loop", "uvloop"]
+        self.args = args
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=dict(os.environ, LAYOUTLAB_DATA=data))
+        self._wait()
+
+    def _wait(self) -> None:
+        import httpx
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise SystemExit("server did not start")
+
+    def pids(self) -> list[int]:
+        """The server process and its children (uvicorn's workers)."""
+        out = [self.proc.pid]
+        try:
+            kids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+            out += [int(k) for k in kids]
+        except OSError:
+            pass
+        return out
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds used so far by the server's processes."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self.pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])
+        return total / tick
+
+    def rss_mb(self) -> float:
+        """Resident set size of the server's processes, in MB."""
+        total = 0
+        for pid in self.pids():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            except OSError:
+                continue
+        return total / 1024
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def machine() -> dict[str, Any]:
+    return {"host_cores": os.cpu_count(), "loadavg": os.getloadavg(), "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+def write_result(name: str, payload: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}.json"
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    return path

@@ -1,0 +1,115 @@
+"""The worst routes: server CPU time and wall time of the requests that used to pin a core (issue 12's repros and
+the biggest ordinary inputs), one at a time against an otherwise idle server.
+
+    python bench/worst_routes.py [--repeat 2]
+
+Starts uvicorn in a subprocess (bench/_server.py), sends each request ``--repeat`` times (the first is cold; later
+ones may be served from the caches), and reads the server's CPU seconds from /proc before and after each request.
+Prints a table and writes bench/results/worst_routes_<time>.json. The target: no request over 1 s of server CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _server import Server, machine, write_result  # noqa: E402
+
+DEEP = "(" * 1900 + "1" + ")" * 1900
+BIG_BODY = b'{"layout": "' + b"(8,8):(8,1)" * 760_000 + b'"}'  # 8.4 MB
+
+
+def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
+    """(label, method, path, body or None)."""
+    out: list[tuple[str, str, str, Any]] = [
+        ("banks page (256,256):(1,2^25) fp32, compare", "GET",
+         "/banks?layout=(256,256):(1,33554432)&access=column:0&element_bytes=4", None),
+        ("banks page 256x256 fp32, compare", "GET", "/banks?layout=(256,256):(256,1)&access=column:0&element_bytes=4",
+         None),
+        ("banks page 128x128 fp16, compare", "GET", "/banks?layout=(128,128):(128,1)&access=column:0&element_bytes=2",
+         None),
+        ("banks page 128x128 fp16 ldmatrix, compare", "GET",
+         "/banks?layout=(128,128):(128,1)&access=ldmatrix:0,0&element_bytes=2", None),
+        ("api/sectors 2^20 (1024,1024):(1,1024)", "POST", "/api/sectors",
+         {"tv": "(1024,1024):(1,1024)", "element_bytes": 4}),
+        ("api/sectors 2^20 (32,32768):(1,32)", "POST", "/api/sectors", {"tv": "(32,32768):(1,32)", "element_bytes": 4}),
+        ("api/sectors 2^20 swizzled", "POST", "/api/sectors",
+         {"tv": "Sw<3,3,3> o (1024,1024):(1024,1)", "element_bytes": 4}),
+        ("api/banks 8 MB body", "POST", "/api/banks", BIG_BODY),
+        ("api/banks offsets [2^70, 1]", "POST", "/api/banks",
+         {"layout": "(32,32):(32,1)", "element_bytes": 4, "access": {"kind": "offsets", "index": [1 << 70, 1]}}),
+        ("api/algebra local_tile 1,900-deep coordinate", "POST", "/api/algebra",
+         {"op": "local_tile", "args": ["(8,8):(8,1)", "<2:1, 4:1>", DEEP]}),
+        ("api/algebra 1,900-deep JSON tiler", "POST", "/api/algebra",
+         {"op": "logical_divide", "args": ["(8,8):(8,1)", "[" * 1900 + "]" * 1900]}),
+        ("api/algebra 40 args", "POST", "/api/algebra", {"op": "composition", "args": ["4:1"] * 40}),
+        ("api/layout 2^20 table", "POST", "/api/layout", {"layout": "(1024,1024):(1024,1)"}),
+        ("api/layout 2^40 (not enumerated)", "POST", "/api/layout", {"layout": "(1048576,1048576):(1048576,1)"}),
+        ("api/algebra composition 1024x1024 o 512x512", "POST", "/api/algebra",
+         {"op": "composition", "args": ["(1024,1024):(1024,1)", "(512,512):(1,512)"]}),
+        ("api/algebra blocked_product 256x256", "POST", "/api/algebra",
+         {"op": "blocked_product", "args": ["(16,16):(1,16)", "(16,16):(16,1)"]}),
+        ("explorer 256x256", "GET", "/?layout=(256,256):(256,1)", None),
+        ("workbench composition 128x128 o 128x128", "GET",
+         "/algebra?op=composition&a=(128,128):(128,1)&b=(128,128):(1,128)", None),
+        ("workbench logical_divide 256x256", "GET", "/algebra?op=logical_divide&a=(256,256):(256,1)&b=<16:1,16:1>",
+         None),
+        ("tv sectors form 2^20", "GET", "/tv?part=(1024,1024):(1,1024)&eb=4", None),
+    ]
+    if drill_id:
+        out.append(("drill answer: '1' + 3,998 spaces + '!'", "POST", f"/api/drills/{drill_id}/answer",
+                    {"answer": "1" + " " * 3998 + "!"}))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args()
+    server = Server()
+    rows = []
+    try:
+        with httpx.Client(base_url=server.url, timeout=120) as c:
+            drill = c.get("/api/drills/next", params={"kind": "banks", "seed": 3})
+            drill_id = drill.json().get("id") if drill.status_code == 200 else None
+            for label, method, path, body in routes(drill_id):
+                for k in range(args.repeat):
+                    time.sleep(0.05)
+                    cpu0, t0 = server.cpu_seconds(), time.perf_counter()
+                    if isinstance(body, bytes):
+                        r = c.request(method, path, content=body, headers={"content-type": "application/json"})
+                    else:
+                        r = c.request(method, path, json=body)
+                    wall = time.perf_counter() - t0
+                    time.sleep(0.05)  # let /proc catch up with the last tick
+                    cpu = server.cpu_seconds() - cpu0
+                    is_json = r.headers.get("content-type", "").startswith("application/json")
+                    detail = str(r.json().get("detail", ""))[:160] if is_json and r.status_code >= 400 else ""
+                    rows.append({"route": label, "method": method, "path": path[:120], "run": k,
+                                 "status": r.status_code, "wall_ms": round(wall * 1000, 1),
+                                 "server_cpu_ms": round(cpu * 1000, 1), "bytes": len(r.content), "detail": detail})
+            rss = server.rss_mb()
+    finally:
+        server.stop()
+    print(f"{'route':52} {'run':>3} {'status':>6} {'wall ms':>9} {'cpu ms':>8} {'bytes':>10}")
+    for r in rows:
+        print(f"{r['route'][:52]:52} {r['run']:>3} {r['status']:>6} {r['wall_ms']:>9} {r['server_cpu_ms']:>8} "
+              f"{r['bytes']:>10}")
+    worst = max(rows, key=lambda r: r["server_cpu_ms"])
+    print(f"worst: {worst['route']} ({worst['server_cpu_ms']} ms server CPU); server RSS at the end {rss:.0f} MB")
+    path = write_result("worst_routes", {
+        "command": "python bench/worst_routes.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": machine(), "server": " ".join(server.args[1:]), "target_cpu_ms": 1000,
+        "worst_cpu_ms": worst["server_cpu_ms"], "worst_route": worst["route"], "rss_mb_end": round(rss, 1),
+        "rows": rows})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
