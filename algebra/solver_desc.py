@@ -1,0 +1,205 @@
+"""The descriptor doctor: a 64-bit wgmma shared-memory descriptor decoded into the canonical layout it implies (and
+encoded back from a smem layout), and the arguments of ``cuTensorMapEncodeTiled`` checked and drawn.
+
+Canonical layouts (CUTLASS ``cute/atom/mma_traits_sm90_gmma.hpp``, comment above ``make_gmma_desc``), in units of
+elements with T = 16 / element_bytes (one 16-byte row of a core matrix) and w = span / 16:
+
+* K-major:  INTERLEAVE ``((8,m),(T,2k)):((1T,SBO),(1,LBO))``; swizzled ``Sw o ((8,m),(T,2k)):((wT,SBO),(1,T))``
+* MN-major: INTERLEAVE ``((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))``; swizzled ``Sw o ((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))``
+
+where the swizzle is ``Sw<B,4,3>`` on bytes (B = 1, 2, 3 for 32/64/128B). Bit fields (``mma_sm90_desc.hpp``,
+``union GmmaDescriptor``): start address [0,14), LBO [16,30), SBO [32,46) (all >> 4), base offset [49,52), layout
+type [62,64) (0 none, 1 128B, 2 64B, 3 32B); every other bit is reserved (zero).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import hopper
+from algebra.errors import LayoutError
+
+SPAN_OF_TYPE = {0: 16, 1: 128, 2: 64, 3: 32}
+RESERVED_MASK = ((1 << 64) - 1) & ~(((1 << 14) - 1) | (((1 << 14) - 1) << 16) | (((1 << 14) - 1) << 32)
+                                     | (0b111 << 49) | (0b11 << 62))
+MAX_MN = 256
+
+
+def parse_descriptor(text: Any) -> int:
+    """``"0x4000004000010000"``, a decimal string or an int -> the 64-bit value (LayoutError naming ``descriptor``)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        v = text
+    else:
+        s = str(text or "").strip().lower().replace("_", "").replace("'", "").removesuffix("ull").removesuffix("ul")
+        try:
+            v = int(s, 16) if s.startswith("0x") else int(s, 10) if s.isdigit() else int(s, 16)
+        except ValueError:
+            raise LayoutError(f"descriptor: {str(text)[:40]!r} is not a hex or decimal 64-bit value") from None
+    if not 0 <= v < 1 << 64:
+        raise LayoutError("descriptor: the value does not fit in 64 bits")
+    return v
+
+
+def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, k: int, lbo: int, sbo: int) -> Any:
+    """The element layout (MN x K) a descriptor implies, the swizzle composed on (offsets relative to the start)."""
+    from algebra.layout import Layout
+    from algebra.swizzle import ComposedLayout, Swizzle
+
+    if element_bytes not in (1, 2, 4):
+        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
+    t = 16 // element_bytes
+    span = SPAN_OF_TYPE[layout_type]
+    w = span // 16
+    lbo_e, sbo_e = lbo // element_bytes, sbo // element_bytes
+    if major == "K":
+        if mn % 8 or (k * element_bytes) % 16:
+            raise LayoutError(f"tile: K-major needs MN a multiple of 8 and K a multiple of {t} elements")
+        shape = ((8, mn // 8), (t, k // t))
+        stride = ((t, sbo_e), (1, lbo_e)) if layout_type == 0 else ((w * t, sbo_e), (1, t))
+        if layout_type and k // t > w:
+            raise LayoutError(f"tile: K = {k} elements spans {k * element_bytes} bytes, more than the {span}-byte "
+                              "swizzle atom (one wgmma reads 32 bytes of K)")
+    elif major == "MN":
+        if mn % (w * t) or k % 8:
+            raise LayoutError(f"tile: MN-major {span}B needs MN a multiple of {w * t} and K a multiple of 8")
+        shape = ((t, w, mn // (w * t)), (8, k // 8))
+        stride = ((1, t, sbo_e), (t, lbo_e)) if layout_type == 0 else ((1, t, lbo_e), (w * t, sbo_e))
+    else:
+        raise LayoutError(f"major: K or MN, not {major!r}")
+    lay = Layout(shape, stride)
+    if layout_type == 0:
+        return lay
+    b = {32: 1, 64: 2, 128: 3}[span]
+    return ComposedLayout(Swizzle(*hopper.swizzle_to_elements((b, 4, 3), 8 * element_bytes)), 0, lay)
+
+
+def _grid(lay: Any, mn: int, k: int, element_bytes: int, core: tuple[int, int]) -> dict[str, Any]:
+    """Per element (i, j): its byte offset and the core matrix (8 x 16 B) it belongs to, for drawing."""
+    rows = [[lay((i, j)) * element_bytes for j in range(k)] for i in range(mn)]
+    cr, cc = core
+    ids = [[(i // cr) + (mn // cr) * (j // cc) for j in range(k)] for i in range(mn)]
+    return {"rows": mn, "cols": k, "bytes": rows, "core": ids}
+
+
+def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
+           tile: str | None = None) -> dict[str, Any]:
+    """Every field, the canonical layout it implies for an MN x K operand (K defaults to one wgmma K-block of 32
+    bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout)."""
+    from algebra.layout import offsets
+
+    value = parse_descriptor(descriptor)
+    major = str(major).upper()
+    if element_bytes not in (1, 2, 4):
+        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
+    k = k or 32 // element_bytes
+    if not 1 <= mn <= MAX_MN or not 1 <= k <= MAX_MN:
+        raise LayoutError(f"mn: MN and K must be in [1, {MAX_MN}]")
+    d = hopper.decode_gmma_descriptor(value & ~RESERVED_MASK)
+    span = SPAN_OF_TYPE[d.layout_type]
+    checks: list[dict[str, Any]] = []
+
+    def check(rule: str, ok: bool, text: str) -> None:
+        checks.append({"rule": rule, "ok": bool(ok), "text": text})
+
+    check("reserved_bits", not value & RESERVED_MASK,
+          "reserved bits are zero" if not value & RESERVED_MASK else
+          f"reserved bits set: 0x{value & RESERVED_MASK:016x} (bits 14-15, 30-31, 46-48, 52-61 must be 0)")
+    repeat = 8 * span
+    if d.layout_type:
+        want = (d.start_address >> 7) & 7 if d.start_address % repeat else 0
+        check("base_offset", d.base_offset == want,
+              f"start address {d.start_address} is {'not ' if d.start_address % repeat else ''}aligned to the "
+              f"{repeat}-byte swizzle repeat: base_offset should be {want} (PTX: (start >> 7) & 7), it is "
+              f"{d.base_offset}")
+    if major == "K" and d.layout_type:
+        check("lbo_unused", d.leading_byte_offset == 16,
+              f"LBO = {d.leading_byte_offset} B is ignored for swizzled K-major layouts; CUTLASS writes 1 (16 B)")
+    lay = canonical_layout(major, d.layout_type, element_bytes, mn, k, d.leading_byte_offset, d.stride_byte_offset)
+    offs = offsets(lay)
+    check("no_overlap", len(set(offs)) == len(offs),
+          "every element has its own address" if len(set(offs)) == len(offs) else
+          "two elements share an address: SBO / LBO are smaller than the core matrices they separate")
+    match = None
+    if tile:
+        match = _compare_tile(tile, lay, mn, k)
+        check("tile", match["ok"], match["text"])
+    core = (8, 16 // element_bytes) if major == "K" else (16 // element_bytes, 8)
+    return {"value": f"0x{value:016x}", "fields": d.fields(), "span_bytes": span, "swizzle": hopper.LAYOUT_TYPE_NAMES[
+        d.layout_type], "major": major, "element_bytes": element_bytes, "mn": mn, "k": k, "layout": str(lay),
+            "checks": checks, "valid": all(c["ok"] for c in checks), "grid": _grid(lay, mn, k, element_bytes, core),
+            "repeat_bytes": repeat if d.layout_type else 16}
+
+
+def _compare_tile(tile: str, lay: Any, mn: int, k: int) -> dict[str, Any]:
+    from algebra.notation import parse
+
+    try:
+        t = parse(tile)
+    except (LayoutError, ValueError) as exc:
+        raise LayoutError(f"tile: {exc}") from None
+    for j in range(k):
+        for i in range(mn):
+            try:
+                a = t((i, j))
+            except (LayoutError, ValueError, IndexError, TypeError):
+                return {"ok": False, "text": f"the tile {t} has no element ({i}, {j}) of the {mn}x{k} operand"}
+            if a != lay((i, j)):
+                return {"ok": False, "text": f"the tile puts ({i}, {j}) at offset {a}, the descriptor at {lay((i, j))}"}
+    return {"ok": True, "text": f"the tile {t} equals the descriptor's layout on the {mn}x{k} operand"}
+
+
+def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0,
+           k: int | None = None) -> dict[str, Any]:
+    """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
+    the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
+    comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
+    from algebra.layout import Layout
+    from algebra.notation import parse
+    from algebra.solver_explain import hardware_swizzle
+
+    major = str(major).upper()
+    if element_bytes not in (1, 2, 4):
+        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
+    try:
+        t = parse(tile)
+    except (LayoutError, ValueError) as exc:
+        raise LayoutError(f"tile: {exc}") from None
+    sw = getattr(t, "layout_a", None)
+    inner = getattr(t, "layout_b", t)
+    if not isinstance(inner, Layout) or getattr(t, "offset", 0):
+        raise LayoutError("tile: give a layout or Sw<B,M,S> o layout (no offset)")
+    span = hardware_swizzle((sw.bits, sw.base, sw.shift) if sw is not None else None, element_bytes)
+    if span is None:
+        raise LayoutError(f"tile: {sw} is not a wgmma swizzle for {element_bytes}-byte elements (32/64/128B are "
+                          f"Sw<1..3,{4 - (element_bytes.bit_length() - 1)},3>)")
+    layout_type = {16: 0, 32: 3, 64: 2, 128: 1}[span]
+    from algebra import inttuple as it
+
+    shp = inner.shape
+    if not it.is_tuple(shp) or len(shp) != 2:
+        raise LayoutError("tile: give a rank-2 (MN, K) layout")
+    mn, ktot = it.product(shp[0]), it.product(shp[1])
+    k = k or min(ktot, 32 // element_bytes)
+    te = 16 // element_bytes
+    w = span // 16
+
+    def at(i: int, j: int) -> int:
+        return inner((i, j)) * element_bytes
+
+    if major == "K":
+        sbo = at(8, 0) - at(0, 0) if mn > 8 else 0
+        lbo = at(0, te) - at(0, 0) if layout_type == 0 and k > te else 16
+    else:
+        blk = w * te
+        far = at(blk, 0) - at(0, 0) if mn > blk else 0
+        kk = at(0, 8) - at(0, 0) if k > 8 else 0
+        lbo, sbo = (kk, far) if layout_type == 0 else (far, kk)
+    try:
+        desc = hopper.GmmaDescriptor(start_address, max(lbo, 0), max(sbo, 0), layout_type)
+    except LayoutError as exc:
+        raise LayoutError(f"tile: {exc}") from None
+    out = decode(desc.value, element_bytes, major, mn, k, tile=str(t))
+    if not out["valid"]:
+        bad = next(c for c in out["checks"] if not c["ok"])
+        raise LayoutError(f"tile: not a canonical GMMA {major}-major layout: {bad['text']}")
+    return out

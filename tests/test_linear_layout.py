@@ -1,0 +1,107 @@
+"""Triton linear layouts beside CuTe layouts (algebra.linear_layout): round trips CuTe -> LinearLayout -> CuTe and
+LinearLayout -> CuTe -> LinearLayout as properties (hypothesis), the MMA / copy atoms' TV layouts exported and read
+back, and the refusals that say why no CuTe layout exists."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import algebra as A
+from algebra import LayoutError, atoms
+from algebra import linear_layout as LL
+from algebra.layout import offsets
+
+
+@st.composite
+def bit_layouts(draw):
+    """A rank-2 layout whose bit-modes are a permutation of offset bits (optionally under a swizzle)."""
+    a, b = draw(st.integers(0, 5)), draw(st.integers(0, 5))
+    n = a + b
+    perm = draw(st.permutations(list(range(n))))
+    lay = A.Layout((tuple([2] * a) or 1, tuple([2] * b) or 1),
+                   (tuple(1 << perm[k] for k in range(a)) or 0, tuple(1 << perm[a + k] for k in range(b)) or 0))
+    if n >= 3 and draw(st.booleans()):
+        m = draw(st.integers(0, n - 3))
+        s = draw(st.integers(1, n - m - 1))
+        bb = draw(st.integers(1, min(s, n - m - s)))
+        return A.composition(A.Swizzle(bb, m, s), lay)
+    return lay
+
+
+@settings(max_examples=120, deadline=None)
+@given(bit_layouts())
+def test_cute_to_linear_to_cute_is_the_same_function(lay):
+    r = LL.from_cute(lay)
+    for form in ("forward", "offset"):
+        back = LL.to_cute(LL.LinearLayout.from_json(r[form]))
+        assert back["cute"] is not None, back["why"]
+        assert offsets(A.parse(back["cute"])) == offsets(lay)
+    ll = LL.LinearLayout.from_json(r["offset"])
+    n = len(r["offset"]["bases"]["offset"])
+    for o in range(1 << n):
+        r0, c0 = ll(offset=o)
+        assert lay((r0, c0)) == o
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.data())
+def test_linear_to_cute_to_linear_keeps_the_bases(a, b, data):
+    n = a + b
+    perm = data.draw(st.permutations(list(range(n))))
+    bases = [[(1 << p) if p < a else 0, (1 << (p - a)) if p >= a else 0] for p in perm]
+    ll = LL.LinearLayout([("offset", bases)], [("dim0", 1 << a), ("dim1", 1 << b)])
+    back = LL.to_cute(ll)
+    assert back["cute"] is not None
+    again = LL.from_cute(A.parse(back["cute"]))
+    assert LL.LinearLayout.from_json(again["offset"]) == ll
+
+
+@pytest.mark.parametrize("name", [n for n in atoms.mma_names() if n.startswith("SM80_16x8x")])
+def test_mma_atom_tv_layouts_export_and_read_back(name):
+    mma = atoms.get(name)
+    m, n, k = mma.shape_mnk
+    for tv, tile in ((mma.A, (m, k)), (mma.B, (n, k)), (mma.C, (m, n))):
+        ll = LL.from_tv(tv, tile)
+        g = ll.gluon()
+        assert g["shape"] == list(tile) and len(g["lane_bases"]) == 5 and g["warp_bases"] == []
+        back = LL.to_cute(ll)
+        assert back["cute"] is not None
+        assert offsets(A.parse(back["cute"])) == offsets(tv)
+
+
+def test_sm80_accumulator_matches_tritons_mma_v2_bases():
+    ll = LL.from_tv(atoms.get("SM80_16x8x16_F32F16F16F32_TN").C, (16, 8))
+    assert ll.to_json()["bases"] == {"register": [[0, 1], [8, 0]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+                                     "warp": [], "block": []}
+
+
+@pytest.mark.parametrize("name", ["SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", "SM80_CP_ASYNC_CACHEALWAYS_16B"])
+def test_copy_atom_tv_layouts_export_and_read_back(name):
+    c = atoms.get(name)
+    for tv in (c.src_layout(16), c.dst_layout(16)):
+        ll = LL.from_tv(tv, (A.size(tv),) if A.cosize(tv) <= A.size(tv) else (1 << (A.cosize(tv) - 1).bit_length(),))
+        back = LL.to_cute(ll)
+        assert back["cute"] is not None
+        assert offsets(A.parse(back["cute"])) == offsets(tv)
+
+
+def test_refusals_say_why():
+    with pytest.raises(LayoutError, match="not F2-linear"):
+        LL.from_cute(A.parse("(4,4):(1,3)"))
+    r = LL.LinearLayout([("offset", [[1, 1], [2, 0], [0, 2], [0, 1]])], [("dim0", 4), ("dim1", 4)])
+    out = LL.to_cute(r)  # coordinate (1, 0) -> offset 9 and (0, 1) -> 8: bit 3 twice, and no swizzle separates them
+    assert out["cute"] is None and "share bit" in out["why"]
+    xor_only = LL.LinearLayout([("lane", [[1, 0], [1, 1]]), ("register", [[0, 1]])], [("dim0", 2), ("dim1", 2)])
+    out = LL.to_cute(xor_only)
+    assert out["cute"] is None and "carries" in out["why"]
+    with pytest.raises(LayoutError, match="bases.offset"):
+        LL.LinearLayout.from_json({"bases": {"offset": [[4, 0]]}, "out_dims": {"dim0": 4, "dim1": 4}})
+    with pytest.raises(LayoutError, match="power of two"):
+        LL.LinearLayout.from_json({"bases": {"offset": []}, "out_dims": {"dim0": 6}})
+
+
+def test_gluon_form_round_trips():
+    ll = LL.from_tv(atoms.get("SM80_16x8x16_F32F16F16F32_TN").C, (16, 8))
+    assert LL.LinearLayout.from_json(ll.gluon()) == ll
