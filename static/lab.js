@@ -29,7 +29,11 @@
     btn.title = reason;
     why.textContent = reason;
   }
-  document.addEventListener("change", function (e) { if (e.target && e.target.id === "lab-kind") sync(); });
+  document.addEventListener("change", function (e) {
+    if (e.target && e.target.id === "lab-kind") sync();
+    // a <select data-autosubmit> submits its form on change (no inline handlers: the CSP allows no inline script)
+    if (e.target && e.target.hasAttribute && e.target.hasAttribute("data-autosubmit") && e.target.form) e.target.form.submit();
+  });
   document.addEventListener("DOMContentLoaded", sync);
   document.addEventListener("htmx:beforeSwap", function (e) {
     var status = e.detail.xhr.status;
