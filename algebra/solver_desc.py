@@ -203,3 +203,69 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
         bad = next(c for c in out["checks"] if not c["ok"])
         raise LayoutError(f"tile: not a canonical GMMA {major}-major layout: {bad['text']}")
     return out
+
+
+# --------------------------------------------------------------------------- TMA: cuTensorMapEncodeTiled
+
+
+def parse_tma_call(text: str) -> dict[str, Any]:
+    """The arguments of a pasted ``cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr, dims,
+    strides, box, elementStrides, INTERLEAVE, SWIZZLE, L2, OOB)`` call: the enum names and the ``{...}`` lists (or
+    array names, which are refused) in order. LayoutError names what is missing."""
+    import re
+
+    if not isinstance(text, str) or len(text) > 4000:
+        raise LayoutError("call: paste the cuTensorMapEncodeTiled call (at most 4000 characters)")
+    enums = {k: re.search(rf"CU_TENSOR_MAP_{k}_(\w+)", text) for k in ("DATA_TYPE", "INTERLEAVE", "SWIZZLE",
+                                                                        "L2_PROMOTION", "FLOAT_OOB_FILL")}
+    if not enums["DATA_TYPE"]:
+        raise LayoutError("call: no CU_TENSOR_MAP_DATA_TYPE_... argument found")
+    lists = [[int(x, 0) for x in re.findall(r"0x[0-9a-fA-F]+|\d+", m)] for m in re.findall(r"\{([^{}]*)\}", text)]
+    if len(lists) < 3:
+        raise LayoutError("call: write globalDim, globalStrides, boxDim (and elementStrides) as {..} lists")
+    args = {"dtype": enums["DATA_TYPE"].group(1), "global_dim": lists[0], "global_strides": lists[1],
+            "box_dim": lists[2], "element_strides": lists[3] if len(lists) > 3 else None}
+    for key, name in (("interleave", "INTERLEAVE"), ("swizzle", "SWIZZLE"), ("l2_promotion", "L2_PROMOTION"),
+                      ("oob_fill", "FLOAT_OOB_FILL")):
+        if enums[name]:
+            args[key] = enums[name].group(1)
+    return args
+
+
+def tma(args: dict[str, Any]) -> dict[str, Any]:
+    """Every rule of ``cuTensorMapEncodeTiled`` (``algebra.hopper.encode_tiled``) with its verdict, and the box as
+    it lands in shared memory: per box row (at most 64) the physical 16-byte chunk of each logical chunk after the
+    swizzle (byte address bits [4, 7) XOR bits [7, 10) for 128B, fewer for 64B / 32B)."""
+    if "call" in args:
+        args = parse_tma_call(args["call"])
+    known = ("dtype", "global_dim", "global_strides", "box_dim", "element_strides", "interleave", "swizzle",
+             "l2_promotion", "oob_fill", "global_address")
+    unknown = [k for k in args if k not in known]
+    if unknown:
+        raise LayoutError(f"{unknown[0]}: unknown argument; known: {', '.join(known)}")
+    for k in ("global_dim", "global_strides", "box_dim"):
+        v = args.get(k)
+        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v) or len(v) > 5:
+            raise LayoutError(f"{k}: a list of at most 5 integers")
+    r = hopper.encode_tiled(**{k: v for k, v in args.items() if v is not None}, strict=False)
+    out = r.to_dict()
+    esize = hopper.TMA_DTYPES[r.dtype]
+    box = r.box_dim
+    inner = box[0] * esize if box else 0
+    rows = 1
+    for b in box[1:]:
+        rows *= b
+    span = hopper.TMA_SWIZZLE_SPAN[r.swizzle]
+    bbits = {0: 0, 32: 1, 64: 2, 128: 3}[span]
+    chunks = max(1, inner // 16)
+    grid = []
+    for row in range(min(rows, 64)):
+        line = []
+        for c in range(chunks):
+            addr = row * inner + 16 * c
+            phys = addr ^ (((addr >> 7) & ((1 << bbits) - 1)) << 4) if bbits else addr
+            line.append(phys // 16 - (row * inner) // 16)
+        grid.append(line)
+    out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
+                  "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}
+    return out

@@ -28,12 +28,14 @@ ROUTERS = [
     "app.routes.api_atoms",
     "app.routes.api_drills",
     "app.routes.api_bench",
+    "app.routes.api_solve",
     "app.routes.pages_explorer",
     "app.routes.pages_algebra",
     "app.routes.pages_banks",
     "app.routes.pages_tv",
     "app.routes.pages_drills",
     "app.routes.pages_lab",
+    "app.routes.pages_solve",
 ]
 
 

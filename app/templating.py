@@ -16,6 +16,7 @@ NAV = [
     ("/", "Explorer"),
     ("/algebra", "Workbench"),
     ("/banks", "Swizzle & banks"),
+    ("/doctor", "Layout doctor"),
     ("/tv", "TV atlas"),
     ("/drills", "Drills"),
     ("/lab", "GPU lab"),

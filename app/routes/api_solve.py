@@ -1,0 +1,88 @@
+"""The layout doctor's JSON routes: ``POST /api/solve/smem`` (CONTRACT §5), the descriptor doctor and the linear
+layouts. Bad input answers 422 with a ``detail`` that names the field."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.config import MAX_TEXT
+from app.services import solver as S
+
+router = APIRouter(prefix="/api/solve", tags=["doctor"])
+
+
+class SolveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    element_bytes: int = Field(2, description="1, 2, 4 or 8")
+    tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(64,64):(64,1)"])
+    accesses: list[dict[str, Any]] = Field(..., min_length=1, max_length=8,
+                                           description="offsets / row / column / thread_layout / ldmatrix / tma / "
+                                                       "wgmma accesses (see algebra.solver_access)")
+    limit: int = Field(12, ge=1, le=50, description="candidates returned")
+
+
+class DescriptorIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    descriptor: str | int = Field(..., examples=["0x4000004000010000"])
+    element_bytes: Literal[1, 2, 4] = 2
+    major: Literal["K", "MN"] = "K"
+    mn: int = Field(64, ge=8, le=256)
+    k: int | None = Field(None, ge=1, le=256)
+    tile: str | None = Field(None, max_length=MAX_TEXT)
+
+
+class EncodeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["Sw<3,3,3> o (64,64):(64,1)"])
+    element_bytes: Literal[1, 2, 4] = 2
+    major: Literal["K", "MN"] = "K"
+    start_address: int = Field(0, ge=0, lt=1 << 18)
+
+
+class LayoutIn(BaseModel):
+    layout: str = Field(..., min_length=1, max_length=MAX_TEXT)
+
+
+@router.post("/smem", responses={422: {"description": "bad input; detail names the field"}})
+def post_smem(body: SolveIn) -> dict:
+    """Every Sw<B,M,S> that fits the tile, every padding and (when they beat the swizzles) XOR maps, best first."""
+    return S.solve_smem(body.element_bytes, body.tile, body.accesses, body.limit)
+
+
+@router.post("/descriptor")
+def post_descriptor(body: DescriptorIn) -> dict:
+    """Decode a 64-bit wgmma descriptor: fields, canonical layout, checks, drawing."""
+    return S.descriptor(body.descriptor, body.element_bytes, body.major, body.mn, body.k, body.tile)
+
+
+@router.post("/descriptor/encode")
+def post_descriptor_encode(body: EncodeIn) -> dict:
+    """The wgmma descriptor of a smem tile (MN x K), checked by decoding it again."""
+    return S.descriptor_encode(body.tile, body.element_bytes, body.major, body.start_address)
+
+
+@router.post("/tma")
+def post_tma(body: dict[str, Any]) -> dict:
+    """``cuTensorMapEncodeTiled`` arguments (or ``{"call": "<pasted call>"}``): every rule, and the box drawn."""
+    return S.tma(body)
+
+
+@router.post("/linear")
+def post_linear(body: LayoutIn) -> dict:
+    """A CuTe layout as its F2 matrix and Triton LinearLayout bases (forward, and offset -> coordinate)."""
+    return S.linear_from_layout(body.layout)
+
+
+@router.post("/linear/import")
+def post_linear_import(body: dict[str, Any]) -> dict:
+    """A Triton LinearLayout (``bases`` + ``out_dims``, or Gluon's ``reg_bases``...``shape``) as a CuTe layout."""
+    return S.linear_to_cute(body)
+
+
+@router.get("/linear/atom")
+def get_linear_atom(name: str, operand: str = "C", element_bits: int = 16) -> dict:
+    """An MMA atom's A/B/C or a copy atom's src/dst TV layout as a Triton distributed linear layout."""
+    return S.linear_from_atom(name, operand, element_bits)

@@ -1,0 +1,28 @@
+"""The layout doctor page ``/doctor?preset=<name>`` (or ``?tile=...&element_bytes=...``): the solver, the descriptor
+doctor and the linear layouts. The page's script (static/doctor.js) calls the ``/api/solve/*`` routes."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from algebra import atoms
+from app.services import solver as S
+from app.templating import templates
+
+router = APIRouter(tags=["pages"])
+
+
+@router.get("/doctor", response_class=HTMLResponse, include_in_schema=False)
+def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatrix"), tile: str = Query(""),
+                element_bytes: str = Query("")) -> HTMLResponse:
+    chosen = S.PRESETS.get(preset) or next(iter(S.PRESETS.values()))
+    start = dict(chosen)
+    if tile.strip():
+        start["tile"] = tile.strip()[:400]
+    if element_bytes in ("1", "2", "4", "8"):
+        start["element_bytes"] = int(element_bytes)
+    mma = [n for n in atoms.mma_names() if n.startswith(("SM80_16x8x16", "SM80_16x8x8", "SM70_8x8x4_F32F16F16F32"))]
+    ctx = {"request": request, "presets": S.PRESETS, "start": start,
+           "atom_names": mma + atoms.copy_names()}
+    return templates.TemplateResponse(request, "doctor.html", ctx)

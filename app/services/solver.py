@@ -1,0 +1,122 @@
+"""The layout doctor's service layer: one function per ``/api/solve/*`` route, shared with the ``/doctor`` page.
+
+Every function turns anything unexpected into a LayoutError (422) through ``guard``; the algebra modules do the work
+(``algebra.solver``, ``algebra.solver_desc``, ``algebra.linear_layout``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import algebra as A
+from algebra import LayoutError, atoms
+from algebra import linear_layout as LL
+from algebra import solver_desc as D
+from algebra.solver import solve
+from app.services.guard import guard
+
+#: Worked examples the page offers (the issue's known answers first).
+PRESETS: dict[str, dict[str, Any]] = {
+    "fp16-64x64-cpasync-ldmatrix": {
+        "title": "fp16 64x64: cp.async 16 B stores + ldmatrix.x4",
+        "element_bytes": 2, "tile": "(64,64):(64,1)",
+        "accesses": [{"name": "cp.async 16 B", "kind": "offsets", "offsets": [[t // 8, (t % 8) * 8] for t in range(32)],
+                      "vector": 8, "op": "store"},
+                     {"name": "ldmatrix.x4", "kind": "ldmatrix", "index": [0, 0], "num": 4}]},
+    "fp32-32x32-transpose": {
+        "title": "fp32 32x32: row writes + column reads (transpose)",
+        "element_bytes": 4, "tile": "(32,32):(32,1)",
+        "accesses": [{"name": "row write", "kind": "row", "index": 0, "op": "store"},
+                     {"name": "column read", "kind": "column", "index": 0}]},
+    "fp16-64x64-wgmma": {
+        "title": "fp16 64x64: TMA box + wgmma K-major operand + a column read",
+        "element_bytes": 2, "tile": "(64,64):(64,1)",
+        "accesses": [{"name": "TMA box", "kind": "tma", "box": [64, 64]},
+                     {"name": "wgmma A", "kind": "wgmma", "operand": "A", "major": "K"},
+                     {"name": "column read", "kind": "column", "index": 0}]},
+}
+
+
+def _lab_choice(c: dict[str, Any]) -> dict[str, Any]:
+    if c["kind"] == "swizzle":
+        b, m, s = (int(x) for x in c["swizzle"][3:-1].split(","))
+        return {"kind": "swizzle", "swizzle": [b, m, s]}
+    if c["kind"] == "padding":
+        return {"kind": "padding", "pad": c["pad"]}
+    if c["kind"] == "xor":
+        return {"kind": "xor", "xor": c["xor"]}
+    return {"kind": "naive"}
+
+
+def solve_smem(element_bytes: Any, tile: Any, accesses: Any, limit: int = 12) -> dict[str, Any]:
+    """``POST /api/solve/smem`` (CONTRACT §5). Each candidate also carries ``lab``: the ``smem_solve`` job that
+    measures it beside the tile as given (``POST /api/bench/jobs``)."""
+    t0 = time.perf_counter()
+    with guard("solver"):
+        out = solve(element_bytes, tile, accesses, limit=limit)
+    base = {"element_bytes": out["element_bytes"], "tile": out["tile"], "accesses": accesses}
+    for c in out["candidates"]:
+        c["lab"] = {"kind": "smem_solve", "params": {**base, "layouts": [{"kind": "naive"}, _lab_choice(c)]}}
+    out["elapsed_ms"] = round(1000 * (time.perf_counter() - t0), 1)
+    return out
+
+
+def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None) -> dict:
+    """Decode a wgmma descriptor (``algebra.solver_desc.decode``)."""
+    with guard("descriptor"):
+        return D.decode(value, element_bytes, major, mn, k, tile or None)
+
+
+def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int) -> dict:
+    """Encode a smem tile as a wgmma descriptor (``algebra.solver_desc.encode``)."""
+    with guard("descriptor"):
+        return D.encode(tile, element_bytes, major, start_address)
+
+
+def tma(args: dict[str, Any]) -> dict:
+    """Validate ``cuTensorMapEncodeTiled`` arguments (or a pasted call) and draw the box."""
+    with guard("tma"):
+        return D.tma(args)
+
+
+def linear_from_layout(text: str) -> dict:
+    """A layout (swizzled or not) as its F2 matrix and Triton linear layout JSON."""
+    with guard("linear layout"):
+        try:
+            lay = A.parse(text)
+        except (LayoutError, ValueError) as exc:
+            raise LayoutError(f"layout: {exc}") from None
+        out = LL.from_cute(lay)
+        out["layout"] = str(lay)
+        return out
+
+
+def linear_to_cute(obj: Any) -> dict:
+    """A Triton linear layout JSON (or Gluon's DistributedLinearLayout arguments) as a CuTe layout, or why not."""
+    with guard("linear layout"):
+        ll = LL.LinearLayout.from_json(obj)
+        out = LL.to_cute(ll)
+        out["matrix"] = ll.matrix()
+        out["bases"] = ll.to_json()
+        return out
+
+
+def linear_from_atom(name: str, operand: str, element_bits: int = 16) -> dict:
+    """An MMA atom's A/B/C or a copy atom's src/dst TV layout as a distributed linear layout."""
+    with guard("atom"):
+        if name not in atoms.names():
+            raise LayoutError(f"name: unknown atom {name[:80]!r}")
+        a = atoms.get(name)
+        op = operand.upper()
+        if hasattr(a, "shape_mnk"):
+            m, n, k = a.shape_mnk
+            tv, tile = {"A": (a.A, (m, k)), "B": (a.B, (n, k)), "C": (a.C, (m, n))}.get(op, (None, None))
+        else:
+            tv = {"SRC": a.src_layout, "DST": a.dst_layout}.get(op)
+            tv = tv(element_bits) if tv else None
+            tile = (1 << (A.cosize(tv) - 1).bit_length(),) if tv is not None else None
+        if tv is None:
+            raise LayoutError(f"operand: {operand!r} is not one of A, B, C (MMA) or src, dst (copy)")
+        ll = LL.from_tv(tv, tile)
+        return {"atom": name, "operand": op, "tv_layout": str(tv), "tile": list(tile), "bases": ll.to_json(),
+                "gluon": ll.gluon(), "matrix": ll.matrix(), "cute": LL.to_cute(ll)["cute"]}
