@@ -60,7 +60,8 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
             args.pop()
     ctx: dict = {"request": request, "op": op, "spec": spec, "ops": available_ops(), "groups": registry.GROUPS,
                  "hints": HINTS, "fields": _fields(spec, args), "res": None, "grids": [], "error": None,
-                 "lesson": None, "refusal_steps": [], "permalink": permalink(op, args)}
+                 "lesson": None, "refusal_steps": [], "permalink": permalink(op, args),
+                 "switched": switched and is_htmx(request)}  # the re-drawn form keeps the focus on the op menu
     try:
         res = run_op(op, args)
         panel = overlay.highlight_panel(res)  # divides / products: A highlighted by B

@@ -52,6 +52,7 @@ def test_switching_the_op_loads_its_arguments(page, live_server, start, new_op):
     assert page.inner_text("#op-result") == _expected(new_op, ex)
     assert page.locator("#result [role=alert]").count() == 0
     assert page.locator("#b-input").count() == (1 if len(registry.get(new_op).args) > 1 else 0)
+    assert page.evaluate("() => document.activeElement && document.activeElement.id") == "op-select"
     q = parse_qs(urlparse(page.url).query)
     assert q["op"] == [new_op] and q["a"] == [ex[0]] and "shown" not in q  # the address bar is the permalink
     page.fill("#a-input", "(4,8):(1,4)")  # typing after the switch updates the result in place
