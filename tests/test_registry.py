@@ -114,13 +114,18 @@ def test_coalesce_profile_is_its_own_labelled_argument(client):
     assert layout_as_profile.status_code == 422 and "profile" in layout_as_profile.json()["detail"]
 
 
-def test_a_refusal_is_shown_as_a_lesson(client):
+def test_a_refusal_is_shown_as_a_lesson(client, read_grid):
     r = client.get("/algebra", params={"op": "composition", "a": "(6,2):(8,2)", "b": "4:4"})
     assert r.status_code == 200
     if 'id="refusal"' not in r.text:
         pytest.skip("composition does not refuse this case yet")
     assert 'id="refusal-layout">(2,2):(32,2)<' in r.text
     assert "A(B(2)) = A(8) = 18" in unescape(r.text)
+    outlined_a = [g.text[i][j] for g in [read_grid(r.text, "grid-a")] for i in range(g.rows) for j in range(g.cols)
+                  if "acc" in g.classes[i][j]]
+    outlined_b = [g.text[i][j] for g in [read_grid(r.text, "grid-b")] for i in range(g.rows) for j in range(g.cols)
+                  if "acc" in g.classes[i][j]]
+    assert outlined_a == ["18"] and outlined_b == ["8"]  # the counterexample, in both grids
     api = client.post("/api/algebra", json={"op": "composition", "args": ["(6,2):(8,2)", "4:4"]})
     assert api.status_code == 422 and "CuTe would print (2,2):(32,2)" in api.json()["detail"]
 

@@ -28,6 +28,7 @@ HINTS = {"layout": "a layout, e.g. (4,8):(8,1)", "tiler": "a layout, an integer,
          "profile": "an integer tuple such as (1,1): only its structure matters",
          "coord": "an integer or a coordinate such as (1,2); _ keeps a mode"}
 _CUTE = re.compile(r"^(?P<why>.*?)\s*CuTe would print (?P<layout>\S+?) here(?P<rest>.*)$", re.S)
+_WHERE = re.compile(r"at i = (?P<i>\d+) that gives (?P<r>-?\d+), but A\(B\(\d+\)\) = A\((?P<x>-?\d+)\) = (?P<ax>-?\d+)")
 
 
 def _lesson(message: str) -> dict:
@@ -35,8 +36,10 @@ def _lesson(message: str) -> dict:
     where that goes wrong."""
     m = _CUTE.match(message)
     if not m:
-        return {"why": message, "layout": None, "rest": ""}
-    return {"why": m["why"].rstrip(" ."), "layout": m["layout"], "rest": m["rest"].lstrip(";,. ")}
+        return {"why": message, "layout": None, "rest": "", "where": None}
+    w = _WHERE.search(m["rest"])
+    where = {k: int(v) for k, v in w.groupdict().items()} if w else None
+    return {"why": m["why"].rstrip(" ."), "layout": m["layout"], "rest": m["rest"].lstrip(";,. "), "where": where}
 
 
 def permalink(op: str, args: list[str]) -> str:
@@ -71,7 +74,9 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
         if getattr(exc, "refused", False):
             ctx["lesson"] = _lesson(str(exc))
             ctx["refusal_steps"] = [s for s in getattr(exc, "steps", []) if s.get("kind") != "error"]
-            ctx["grids"] = input_grids(op, getattr(exc, "parsed", []))
+            where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A
+            ctx["grids"] = input_grids(op, getattr(exc, "parsed", []), {where["ax"]} if where else None,
+                                       {where["x"]} if where else None)
     block = None
     if is_htmx(request):
         block = "workbench" if switched else "result"
