@@ -135,3 +135,12 @@ def test_malformed_input_is_an_error_not_a_lesson(client):
     assert 'role="alert"' in r.text and 'id="refusal"' not in r.text
     r = client.get("/algebra", params={"op": "no_such_op", "a": "4:1"})
     assert r.status_code == 200 and "unknown op" in r.text
+
+
+def test_the_op_listing_is_the_table(client):
+    ops = client.get("/api/algebra/ops").json()
+    assert [o["op"] for o in ops] == registry.names()
+    for o in ops:
+        op = registry.get(o["op"])
+        assert o["arg_names"] == [a.name for a in op.args] and o["gloss"] == op.gloss
+        assert [e["args"] for e in o["examples"]] == [list(e.args) for e in op.examples]
