@@ -19,8 +19,9 @@ def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
     """(target bits, source bits) of the search; empty lists when there is no room (vectors as wide as a line)."""
     eb, n = tile.element_bytes, tile.nbits or 0
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    t_lo = vec.bit_length() - 1
-    t_hi = min(n, (128 // eb).bit_length() - 1)
+    lb = eb.bit_length() - 1
+    t_lo = max(vec.bit_length() - 1, 2 - lb)  # bits below a 4-byte word never change the bank
+    t_hi = min(n, 7 - lb)
     if t_lo >= t_hi or t_hi >= n:
         return [], []
     varying = 0
@@ -50,28 +51,56 @@ def make_place(tile: Tile, cols: dict[int, int]) -> Callable[[int, int], int]:
 
 
 def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callable[..., bool]) -> tuple[Any, int]:
-    """(the best F2 candidate found or None, the number of maps evaluated)."""
+    """(the best F2 candidate found or None, the number of maps evaluated).
+
+    Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
+    the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
+    widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
     from algebra.solver import Candidate
+    from algebra.solver_access import LANES_PER_PHASE, phase_cost
 
     targets, sources = xor_bits(tile, accesses)
     if not targets or not sources:
         return None, 0
+    eb = tile.element_bytes
     lo = targets[0]
     masks = [m << lo for m in range(1 << len(targets))]
-    ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
+    ideal = sum(a.ideal(eb) for a in accesses)
+    lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
+    naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]
+    shape = [(a.access_bytes(eb), 8 if a.kind == "ldmatrix" else LANES_PER_PHASE[a.access_bytes(eb)]) for _, a in lsu]
     cols = {j: 0 for j in sources}
     tried = 0
+
+    def mapped(offs: list[int], skip: int) -> list[int]:
+        out = []
+        for o in offs:
+            x = o
+            for j, m in cols.items():
+                if m and j != skip and (o >> j) & 1:
+                    x ^= m
+            out.append(x)
+        return out
+
+    def cost(k: int, offs: list[int]) -> int:
+        key = (lsu[k][0], tuple(offs))
+        p = memo.get(key)
+        if p is None:
+            ab, per = shape[k]
+            p = memo[key] = phase_cost([o * eb for o in offs], ab, per)
+        return sum(p)
+
     best: Any = None
     for _sweep in range(2):
         for j in sources:
+            rest = [mapped(offs, j) for offs in naive]
+            has = [[(o >> j) & 1 for o in offs] for offs in naive]
             keep, keep_key = cols[j], None
             for m in masks:
-                cols[j] = m
-                cand = Candidate("xor", make_place(tile, cols), xor=dict(cols))
                 tried += 1
-                if not evaluate(tile, accesses, cand, memo):
-                    continue
-                key = (cand.total, bin(m).count("1"))
+                total = sum(cost(k, [x ^ m if h else x for x, h in zip(rest[k], has[k], strict=True)])
+                            for k in range(len(lsu)))
+                key = (total, bin(m).count("1"))
                 if keep_key is None or key < keep_key:
                     keep, keep_key = m, key
             cols[j] = keep

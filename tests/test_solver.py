@@ -183,3 +183,20 @@ def test_parse_accesses_thread_layout_lanes():
     tile = make_tile("(64,64):(64,1)", 2)
     acc = parse_accesses([{"kind": "thread_layout", "layout": "(8,4):(512,1)", "vector": 8}], tile)[0]
     assert acc.lanes[:3] == [(0, 0), (0, 8), (0, 16)] and acc.lanes[8] == (1, 0)
+
+
+def test_xor_map_beats_every_swizzle_and_is_a_bijection():
+    rng = random.Random(15)
+    accs = [{"kind": "offsets", "offsets": [[rng.randrange(64), rng.randrange(64)] for _ in range(32)]},
+            {"kind": "column", "index": 0}, {"kind": "thread_layout", "layout": "(4,8):(64,1)"}]
+    r = solve(4, "(64,64):(64,1)", accs, limit=50)
+    best = r["candidates"][0]
+    assert best["kind"] == "xor" and best["vector_kept"]
+    swz = [c["total"] for c in r["candidates"] if c["kind"] == "swizzle"]
+    assert swz and best["total"] < min(swz)
+    masks = {int(k): v for k, v in best["xor"].items()}
+    image = {o ^ sum(m for j, m in masks.items() if (o >> j) & 1) for o in range(64 * 64)}
+    assert image == set(range(64 * 64))
+    # its figures are the reference model's for its addresses
+    for p in best["per_access"]:
+        assert banks.analyze(p["byte_addresses"], 4).wavefronts == p["wavefronts"]
