@@ -142,7 +142,7 @@ class RedisStore:
         if fields:
             self.r.hset(self._key(job_id), items=self._encode(fields))
 
-    def _next_entry(self, worker_id: str, lease_ms: int, block_ms: int) -> tuple[str, str] | None:
+    def _next_entry(self, worker_id: str, lease_ms: int, block_ms: int | None) -> tuple[str, str] | None:
         """An entry whose worker's lease ran out (XAUTOCLAIM), else a new one (XREADGROUP, blocking)."""
         try:
             _, claimed, *_ = self.r.xautoclaim(self.queue, GROUP, worker_id, lease_ms, "0-0", count=1)
@@ -157,8 +157,9 @@ class RedisStore:
             return None
         return (entries[0][0], entries[0][1]["job"]) if entries else None
 
-    def lease(self, worker_id: str, lease_s: float, max_attempts: int, block_ms: int = 1000) -> dict | None:
-        """Take the next job (see gpu_worker.store.Store.lease); blocks up to ``block_ms`` for a new one."""
+    def lease(self, worker_id: str, lease_s: float, max_attempts: int, block_ms: int | None = 1000) -> dict | None:
+        """Take the next job (see gpu_worker.store.Store.lease); blocks up to ``block_ms`` for a new one (None: does
+        not block)."""
         for _ in range(8):
             entry = self._next_entry(worker_id, int(lease_s * 1000), block_ms)
             if entry is None:
