@@ -8,13 +8,15 @@ EXTRAS="${1:-test}"
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# PostgreSQL's server binaries for the PostgreSQL tests (Debian keeps them under /usr/lib/postgresql/<v>/bin)
+command -v postgres >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_apt+=(postgresql)
 if [ "${#need_apt[@]}" -gt 0 ] && [ "$EXTRAS" = "test" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null \
       || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null; } \
-      || echo "setup: could not install ${need_apt[*]}; browser/redis tests will be skipped" >&2
+      || echo "setup: could not install ${need_apt[*]}; browser/redis/postgres tests will be skipped" >&2
   else
-    echo "setup: ${need_apt[*]} missing and not root; browser/redis tests will be skipped" >&2
+    echo "setup: ${need_apt[*]} missing and not root; browser/redis/postgres tests will be skipped" >&2
   fi
 fi
 
