@@ -7,8 +7,8 @@ per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,
 latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
 Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
 htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause; the workbench composition of two
-128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison. Prints a table and writes
-bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
+128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison. Prints
+a table and writes bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
 """
 
 from __future__ import annotations
