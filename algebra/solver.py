@@ -103,16 +103,29 @@ def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
 
 
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
-    """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits and that fits.
-    Swizzles whose source bits reach past the largest offset act as a smaller B and are not repeated."""
+    """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits. Swizzles whose
+    source bits reach past the largest offset act as a smaller B and are not repeated. (On a power-of-two footprint
+    every one fits; elsewhere ``swizzle_footprint`` says how many bytes one that does not fit needs.)"""
     n = tile.max_offset.bit_length()
-    out = []
-    for m in range(n):
-        for s in range(1, n - m):
-            for b in range(1, min(s, n - m - s) + 1):
-                if swizzle_fits(tile, b, m, s):
-                    out.append((b, m, s))
-    return out
+    return [(b, m, s) for m in range(n) for s in range(1, n - m) for b in range(1, min(s, n - m - s) + 1)]
+
+
+def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
+    """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
+    the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
+    offsets are not a contiguous range)."""
+    if swizzle_fits(tile, b, m, s):
+        return tile.footprint_bytes
+    ymask = ((1 << b) - 1) << (m + s)
+    n = len(tile.table)
+    if tile.compact:
+        start = n - n % (1 << (m + b))
+        top = max([n - 1] + [x ^ ((x & ymask) >> s) for x in range(start, n)])
+    elif n <= 16384:
+        top = max(x ^ ((x & ymask) >> s) for x in tile.table)
+    else:
+        return None
+    return (top + 1) * tile.element_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
@@ -169,7 +182,8 @@ def _footprint(tile: Tile, accesses: list[Access], cand: Candidate) -> int:
 
 
 def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[str, int]]:
-    """(naive, every surviving candidate unsorted, counts of what was tried and rejected)."""
+    """(naive, every surviving candidate unsorted -- the tile as given among them, so the best is never worse than
+    leaving it alone --, counts of what was tried and rejected)."""
     memo: dict = {}
     naive = Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
     if not evaluate(tile, accesses, naive, memo):
@@ -177,11 +191,14 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
     out: list[Candidate] = []
     counts = {"swizzles": 0, "paddings": 0, "xor": 0, "rejected_vector": 0}
+    out.append(naive)
     for b, m, s in swizzle_space(tile):
+        foot = swizzle_footprint(tile, b, m, s)
+        if foot is None:
+            continue
         counts["swizzles"] += 1
-        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s))
+        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot)
         if evaluate(tile, accesses, c, memo):
-            c.footprint_bytes = tile.footprint_bytes
             out.append(c)
         else:
             counts["rejected_vector"] += 1
@@ -222,7 +239,7 @@ def rank_key(c: Candidate, hw: dict) -> tuple:
     (B, S, M) / padding."""
     return (not hw["constraints_met"], c.total, not hw["vector_kept"], c.footprint_bytes,
             hw["tma"] is None and hw["wgmma"] is None,
-            {"swizzle": 0, "xor": 1, "padding": 2}.get(c.kind, 3), c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
+            {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
 
 def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDATES) -> dict[str, Any]:

@@ -7,9 +7,10 @@ Conventions (those of ``algebra.banks.bank_access``): the tile is viewed as rows
 
 Access kinds (``kind``):
 
-* ``offsets``: ``offsets`` = one ``[row, col]`` per lane (1..32 lanes), ``vector`` elements each.
-* ``row``: lane t reads ``vector`` elements from (index, start + t * vector); at most 32 lanes, one row.
-* ``column``: lane t reads (start + t, index); at most 32 lanes.
+* ``offsets``: ``offsets`` = one ``[row, col]`` per lane (1..32 lanes), ``vector`` elements each; an integer entry
+  is an element offset of the tile as given (the coordinate stored there).
+* ``row``: lane t reads ``vector`` elements from (index, start + t * vector); at most ``count`` (32) lanes, one row.
+* ``column``: lane t reads (start + t, index); at most ``count`` (32) lanes.
 * ``thread_layout``: lane t reads ``vector`` elements from 1-D coordinate ``layout(t)`` (32 lanes).
 * ``ldmatrix``: ``.x{num}`` (1, 2, 4), first matrix at ``index`` = [row, col] (or ``row``/``col``); matrix m covers
   rows r0 + 8 (m % 2) + i and the 16 bytes from column c0 + (m // 2) * 16 / element_bytes; ``trans`` moves
@@ -31,7 +32,7 @@ from typing import Any
 from algebra import inttuple as it
 from algebra.errors import LayoutError
 
-ELEMENT_BYTES = (1, 2, 4, 8)
+ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
 MAX_ACCESSES = 8
 WARP = 32
@@ -173,19 +174,29 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         ent = spec.get("offsets")
         if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
             raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
+        where = None
         for t, e in enumerate(ent):
+            if isinstance(e, int) and not isinstance(e, bool):
+                if where is None:
+                    where = {o: i for i, o in enumerate(tile.table)}
+                if e not in where:
+                    raise SolveError(f"{w}.offsets[{t}]: offset {e} holds no element of the tile")
+                lanes.append((where[e] % rows, where[e] // rows))
+                continue
             if not isinstance(e, list | tuple) or len(e) != 2:
-                raise SolveError(f"{w}.offsets[{t}]: expected [row, col], got {e!r}")
+                raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
             lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
                           _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
     elif kind == "row":
         r = _int(spec.get("index", 0), f"{w}.index", 0, rows - 1)
         start = _int(spec.get("start", 0), f"{w}.start", 0, cols - 1)
-        lanes = [(r, start + t * vec) for t in range(min((cols - start) // vec, WARP))]
+        count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
+        lanes = [(r, start + t * vec) for t in range(min((cols - start) // vec, count))]
     elif kind == "column":
         c = _int(spec.get("index", 0), f"{w}.index", 0, cols - 1)
         start = _int(spec.get("start", 0), f"{w}.start", 0, rows - 1)
-        lanes = [(start + t, c) for t in range(min(rows - start, WARP))]
+        count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
+        lanes = [(start + t, c) for t in range(min(rows - start, count))]
     elif kind == "thread_layout":
         lanes = _thread_lanes(spec.get("layout"), w, rows, cols)
     elif kind == "ldmatrix":

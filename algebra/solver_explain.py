@@ -14,7 +14,7 @@ from typing import Any
 
 from algebra.solver_access import Access, Tile
 
-CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double"}
+CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 TMA_NAMES = {32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
 
 
@@ -38,7 +38,7 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
     from algebra.layout import Layout, offsets
     from algebra.products import tile_to_shape
 
-    if tile.element_bytes == 8:
+    if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
     for major in ("K", "MN"):
         atom = hopper.smem_atom(major, span, 8 * tile.element_bytes)
@@ -78,7 +78,7 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
         span = hardware_swizzle(cand.swizzle, eb)
         if span is not None:
             wgmma = _atom_match(tile, cand.swizzle, span)
-            box = _dense_box(tile)
+            box = _dense_box(tile) if eb <= 8 else None  # TMA's element types are at most 8 bytes
             if cand.swizzle is None:
                 tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
             elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
