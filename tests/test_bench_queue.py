@@ -64,6 +64,9 @@ def test_killed_worker_restarted_finishes_the_job(mode):
         time.sleep(2.5)  # the lease (1.5 s) runs out with no worker alive: the job waits, it does not fail
         waiting = store.get(job["id"])
         assert waiting["status"] == "running" and waiting["worker"] == w1["id"], waiting
+        from app.services.bench import get_job
+
+        assert "waiting for a worker" in get_job(job["id"])["progress"]["stage"]
         second = _start_worker(mode)
         done = _wait(lambda: (j := store.get(job["id"]))["status"] in ("done", "failed") and j, 40, "the job to end")
         assert done["status"] == "done", done

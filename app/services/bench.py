@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
@@ -25,8 +26,12 @@ class Forbidden(PermissionError):
 
 def public(job: dict, client: str | None = None) -> dict:
     """The job as the API shows it: at least id, status, progress, result, error; ``mine`` tells whether ``client``
-    submitted it. The submitter's id is never shown."""
-    return {**{k: job.get(k) for k in PUBLIC}, "mine": bool(client) and job.get("client") == client}
+    submitted it. The submitter's id is never shown. A running job whose lease ran out says it waits for a worker."""
+    out = {**{k: job.get(k) for k in PUBLIC}, "mine": bool(client) and job.get("client") == client}
+    if job.get("status") == "running" and float(job.get("lease_until") or time.time() + 1) < time.time():
+        out["progress"] = {"stage": f"its worker stopped during attempt {job.get('attempts')}; waiting for a worker",
+                           "done": None, "total": None}
+    return out
 
 
 def kinds() -> list[dict]:
