@@ -47,6 +47,7 @@ class Candidate:
     xor: dict[int, int] | None = None
     phases: list[list[int] | None] = field(default_factory=list)
     footprint_bytes: int = 0
+    fn: Any = None  # offset -> offset, when the placement is a function of the tile's own offsets (swizzles)
 
     @property
     def safe_vector(self) -> int:
@@ -156,7 +157,8 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
         if memo is None:
             p = access_cost(acc, cand.place, eb, cand.safe_vector)
         else:
-            offs = lane_offsets(acc, cand.place, cand.safe_vector)
+            offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place,
+                                                                                          cand.safe_vector)
             if offs is None:
                 return False
             key = (k, tuple(offs))
@@ -172,6 +174,24 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
         phases.append(p)
     cand.phases = phases
     return True
+
+
+def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) -> list[int] | None:
+    """``lane_offsets`` for a placement ``fn(tile offset)``: the lanes' offsets in the tile as given are computed once
+    (they are contiguous and aligned: the naive candidate is checked first), then only ``fn`` runs."""
+    base = memo.get(("lanes", k))
+    if base is None:
+        base = memo[("lanes", k)] = [tile.offset(r, c) for r, c in acc.lanes]
+    f, v = cand.fn, acc.vector
+    if v <= cand.safe_vector:
+        return [f(o) for o in base]
+    out = []
+    for o in base:
+        x = f(o)
+        if x % v or any(f(o + j) != x + j for j in range(1, v)):
+            return None
+        out.append(x)
+    return out
 
 
 def _footprint(tile: Tile, accesses: list[Access], cand: Candidate) -> int:
@@ -197,7 +217,9 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
         if foot is None:
             continue
         counts["swizzles"] += 1
-        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot)
+        ymask = ((1 << b) - 1) << (m + s)
+        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
+                      fn=lambda o, y=ymask, sh=s: o ^ ((o & y) >> sh))
         if evaluate(tile, accesses, c, memo):
             out.append(c)
         else:
