@@ -44,6 +44,8 @@
       return;
     }
     selected = 0;
+    const req = request();
+    history.replaceState(null, "", `/doctor?${new URLSearchParams({element_bytes: req.element_bytes, tile: req.tile, accesses: JSON.stringify(req.accesses)})}`);
     render();
   }
   function wfCell(c) {
@@ -107,7 +109,6 @@
     const p = presets[key];
     $("s-eb").value = String(p.element_bytes); $("s-tile").value = p.tile;
     $("s-acc").value = JSON.stringify(p.accesses);
-    history.replaceState(null, "", `/doctor?preset=${encodeURIComponent(key)}`);
     solve();
   });
 

@@ -3,6 +3,8 @@ doctor and the linear layouts. The page's script (static/doctor.js) calls the ``
 
 from __future__ import annotations
 
+import json
+
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
@@ -15,9 +17,14 @@ router = APIRouter(tags=["pages"])
 
 @router.get("/doctor", response_class=HTMLResponse, include_in_schema=False)
 def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatrix"), tile: str = Query(""),
-                element_bytes: str = Query("")) -> HTMLResponse:
+                element_bytes: str = Query(""), accesses: str = Query("")) -> HTMLResponse:
+    """``accesses`` (a JSON list, as the solver takes it) restores a permalink; text that is not JSON is shown as
+    typed and the solver's 422 names the problem."""
     chosen = S.PRESETS.get(preset) or next(iter(S.PRESETS.values()))
     start = dict(chosen)
+    start["accesses_text"] = json.dumps(chosen["accesses"])
+    if accesses.strip():
+        start["accesses_text"] = accesses.strip()[:8000]
     if tile.strip():
         start["tile"] = tile.strip()[:400]
     if element_bytes in ("1", "2", "4", "8"):
