@@ -20,7 +20,7 @@ An op without an emitter is emitted as ``name(args...)`` / ``cute.name(args...)`
 Adding an op: implement it in its module (recording its steps through ``algebra.recorder.active()``, see
 ``algebra.ops.coalesce``), then add one ``_op(...)`` line below, e.g.::
 
-    _op("nullspace", I.nullspace, "A:layout", "the coordinates A sends to offset 0", "Inverses",
+    _op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0", "Inverses",
         [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
 
 The workbench, the API, explain and codegen pick it up; ``tests/test_registry.py`` runs its example everywhere.
@@ -34,12 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algebra import codegen as C
-from algebra import coords
+from algebra import codegen, coords, inverses, ops, products
 from algebra import inttuple as it
-from algebra import inverses as I
-from algebra import ops as O
-from algebra import products as P
 from algebra.errors import LayoutError
 
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
@@ -111,82 +107,92 @@ def _tensor_op(op: str, third: Callable[[list[str], tuple], str]) -> Callable:
 _TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
 
 
+def _default_order(shape: Any) -> Any:
+    """CuTe DSL's tile_to_shape takes the order explicitly: column-major (0, 1, ...) by default."""
+    return tuple(range(it.rank(shape))) if it.is_tuple(shape) else 0
+
+
 def _ctype(bits: int) -> str:
     return _TYPES.get(bits, f"uint_bit_t<{bits}>")
 
 
 # --------------------------------------------------------------------------------------------- the table
 
-_op("coalesce", O.coalesce, "A:layout profile:profile?", "the same function of the 1-D coordinate, with the fewest "
+_op("coalesce", ops.coalesce, "A:layout profile:profile?", "the same function of the 1-D coordinate, with the fewest "
     "modes (by mode: each mode of the profile on its own)", "Basics",
     [("coalesce", "(2,(1,6)):(1,(6,2))"), ("coalesce by mode", "(2,(1,6)):(1,(6,2))", "(1,1)")], link="same",
     dsl=lambda n, a: f"cute.coalesce({n[0]}, target_profile={n[1]})" if len(n) > 1 else f"cute.coalesce({n[0]})")
-_op("filter", O.filter, "A:layout profile:profile?", "coalesce after dropping stride-0 and size-1 modes", "Basics",
+_op("filter", ops.filter, "A:layout profile:profile?", "coalesce after dropping stride-0 and size-1 modes", "Basics",
     [("filter", "(4,(2,3)):(0,(1,2))")])
-_op("filter_zeros", O.filter_zeros, "A:layout", "every stride-0 mode gets size 1", "Basics",
+_op("filter_zeros", ops.filter_zeros, "A:layout", "every stride-0 mode gets size 1", "Basics",
     [("filter_zeros", "(4,(2,3)):(0,(1,2))")])
-_op("composition", O.composition, "A:layout B:tiler", "R(c) = A(B(c)): B picks which of A's coordinates", "Basics",
+_op("composition", ops.composition, "A:layout B:tiler", "R(c) = A(B(c)): B picks which of A's coordinates", "Basics",
     [("composition", "(6,2):(8,2)", "(4,3):(3,1)"), ("transpose by composition", "(4,8):(8,1)", "(8,4):(4,1)"),
      ("composition with a tiler", "(12,(4,8)):(59,(13,1))", "<3:4, 8:2>")], link="via-b")
-_op("complement", O.complement, "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the "
+_op("complement", ops.complement, "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the "
     "cotarget", "Basics", [("complement", "(2,2):(1,6)", "24")],
-    cpp=lambda n, a: f"complement({n[0]}, {C.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
+    cpp=lambda n, a: f"complement({n[0]}, {codegen.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
     dsl=lambda n, a: f"cute.complement({n[0]}, {n[1] if len(n) > 1 else f'cute.cosize({n[0]})'})")
-_op("right_inverse", I.right_inverse, "A:layout", "A(R(i)) = i on R's domain, the longest contiguous run of offsets",
-    "Inverses", [("right inverse", "(4,(2,4)):(2,(1,8))"), ("right inverse of a transpose", "(4,8):(8,1)")],
-    link="index")
-_op("left_inverse", I.left_inverse, "A:layout", "R(A(i)) = i for every coordinate i of an injective A", "Inverses",
-    [("left inverse", "(4,8):(8,1)")], link="index")
-_op("max_common_layout", I.max_common_layout, "A:layout B:layout", "the longest run R with A(R(i)) = B(R(i)) = i",
-    "Inverses", [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")])
-_op("max_common_vector", I.max_common_vector, "A:layout B:layout", "how many elements are contiguous in both A and "
-    "B", "Inverses", [("max_common_vector", "(4,8):(1,4)", "32:1")], result="value")
-_op("nullspace", I.nullspace, "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
+_op("right_inverse", inverses.right_inverse, "A:layout",
+    "A(R(i)) = i on R's domain, the longest contiguous run of offsets", "Inverses",
+    [("right inverse", "(4,(2,4)):(2,(1,8))"), ("right inverse of a transpose", "(4,8):(8,1)")], link="index")
+_op("left_inverse", inverses.left_inverse, "A:layout", "R(A(i)) = i for every coordinate i of an injective A",
+    "Inverses", [("left inverse", "(4,8):(8,1)")], link="index")
+_op("max_common_layout", inverses.max_common_layout, "A:layout B:layout",
+    "the longest run R with A(R(i)) = B(R(i)) = i", "Inverses", [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")])
+_op("max_common_vector", inverses.max_common_vector, "A:layout B:layout",
+    "how many elements are contiguous in both A and B", "Inverses", [("max_common_vector", "(4,8):(1,4)", "32:1")],
+    result="value")
+_op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
     [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
 for _name, _fn, _gloss, _ex in [
-    ("logical_divide", P.logical_divide, "A o (B, B*): ((inside a tile), (which tile))", ("(4,2,3):(2,1,8)", "4:2")),
-    ("zipped_divide", P.zipped_divide, "logical_divide with the tile modes gathered first",
+    ("logical_divide", products.logical_divide, "A o (B, B*): ((inside a tile), (which tile))",
+     ("(4,2,3):(2,1,8)", "4:2")),
+    ("zipped_divide", products.zipped_divide, "logical_divide with the tile modes gathered first",
      ("(8,8):(1,8)", "<2:1, 4:1>")),
-    ("tiled_divide", P.tiled_divide, "zipped_divide with the tile-index modes unpacked", ("(8,8):(1,8)", "<2:1, 4:1>")),
-    ("flat_divide", P.flat_divide, "zipped_divide with every mode unpacked", ("(8,8):(1,8)", "<2:1, 4:1>"))]:
+    ("tiled_divide", products.tiled_divide, "zipped_divide with the tile-index modes unpacked",
+     ("(8,8):(1,8)", "<2:1, 4:1>")),
+    ("flat_divide", products.flat_divide, "zipped_divide with every mode unpacked", ("(8,8):(1,8)", "<2:1, 4:1>"))]:
     _op(_name, _fn, "A:layout tiler:tiler", _gloss, "Divides", [(_name.replace("_", " "), *_ex)], link="offset")
-_op("logical_product", P.logical_product, "A:layout B:tiler", "(A, A* o B): A repeated in the pattern of B",
+_op("logical_product", products.logical_product, "A:layout B:tiler", "(A, A* o B): A repeated in the pattern of B",
     "Products", [("logical product", "(2,2):(4,1)", "6:1")], link="offset")
 for _name, _gloss in [("zipped_product", "logical_product with the block modes gathered first"),
                       ("tiled_product", "zipped_product with the repeat modes unpacked"),
                       ("flat_product", "zipped_product with every mode unpacked")]:
-    _op(_name, getattr(P, _name), "A:layout B:tiler", _gloss, "Products",
+    _op(_name, getattr(products, _name), "A:layout B:tiler", _gloss, "Products",
         [(_name.replace("_", " "), "(2,2):(1,2)", "<3:1, 2:1>")], link="offset",
-        dsl=lambda n, a, _o=_name: C.dsl_unzip(_o, a[0], a[1]) if it.is_tuple(a[1]) else f"cute.{_o}({n[0]}, {n[1]})")
-_op("blocked_product", P.blocked_product, "A:layout B:layout", "A's blocks laid out by B, mode by mode", "Products",
-    [("blocked product", "(2,2):(1,2)", "(3,4):(1,3)")], link="offset")
-_op("raked_product", P.raked_product, "A:layout B:layout", "A's elements interleaved (raked) across B's pattern",
+        dsl=lambda n, a, _o=_name: codegen.dsl_unzip(_o, a[0], a[1]) if it.is_tuple(a[1])
+        else f"cute.{_o}({n[0]}, {n[1]})")
+_op("blocked_product", products.blocked_product, "A:layout B:layout", "A's blocks laid out by B, mode by mode",
+    "Products", [("blocked product", "(2,2):(1,2)", "(3,4):(1,3)")], link="offset")
+_op("raked_product", products.raked_product, "A:layout B:layout", "A's elements interleaved (raked) across B's pattern",
     "Products", [("raked product", "(2,2):(1,2)", "(3,4):(1,3)")])
-_op("tile_to_shape", P.tile_to_shape, "block:layout shape:shape order:profile?", "the block repeated (blocked_product)"
-    " until it covers the shape, the repeats in the given mode order", "Tiling",
+_op("tile_to_shape", products.tile_to_shape, "block:layout shape:shape order:profile?",
+    "the block repeated (blocked_product) until it covers the shape, the repeats in the given mode order", "Tiling",
     [("tile_to_shape", "(2,2):(1,2)", "(8,8)"), ("tile_to_shape, repeats row-major", "(2,2):(1,2)", "(8,8)", "(1,0)")],
     dsl=lambda n, a: f"cute.tile_to_shape({n[0]}, {n[1]}, "
-                     f"{n[2] if len(n) > 2 else C.py_tuple(tuple(range(it.rank(a[1]))) if it.is_tuple(a[1]) else 0)})")
-_op("local_tile", P.local_tile, "A:layout tiler:tiler tile_coordinate:coord", "the tile of A at a tile coordinate: "
-    "zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
+                     f"{n[2] if len(n) > 2 else codegen.py_tuple(_default_order(a[1]))})")
+_op("local_tile", products.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
+    "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
     [("local_tile: tile (1,2) of 4x4 tiles", "(16,16):(16,1)", "<4:1, 4:1>", "(1,2)")], link="offset", result="tile",
     cpp=_tensor_op("local_tile", lambda n, a: n[2]),
     dsl=lambda n, a: f"cute.local_tile(cute.make_tensor(0, {n[0]}), {n[1]}, {n[2]})")
-_op("local_partition", P.local_partition, "A:layout thread_layout:layout thread_index:int", "what one thread of a "
-    "thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)", "Tiling",
+_op("local_partition", products.local_partition, "A:layout thread_layout:layout thread_index:int",
+    "what one thread of a thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)", "Tiling",
     [("local_partition: thread 5 of (4,8)", "(16,32):(32,1)", "(4,8):(8,1)", "5")], link="offset", result="tile",
     cpp=_tensor_op("local_partition", lambda n, a: n[2]),
     dsl=lambda n, a: f"cute.local_partition(cute.make_tensor(0, {n[0]}), {n[1]}, cutlass.Int32({n[2]}))")
-_op("tile_unzip", P.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
+_op("tile_unzip", products.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
     "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], dsl=None)
-_op("upcast", P.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
+_op("upcast", products.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
     [("upcast by 2", "(8,8):(1,8)", "2")], cpp=lambda n, a: f"upcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout({a[1]}, 1, {n[0]})")
-_op("downcast", P.downcast, "A:layout n:int", "each element viewed as n smaller ones", "Recast",
+_op("downcast", products.downcast, "A:layout n:int", "each element viewed as n smaller ones", "Recast",
     [("downcast by 2", "(4,8):(1,4)", "2")], cpp=lambda n, a: f"downcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout(1, {a[1]}, {n[0]})")
-_op("recast_layout", P.recast_layout, "A:layout old_bits:int new_bits:int", "A re-expressed in elements of new_bits "
-    "instead of old_bits", "Recast", [("recast 16-bit to 32-bit", "(8,8):(1,8)", "16", "32")],
+_op("recast_layout", products.recast_layout, "A:layout old_bits:int new_bits:int",
+    "A re-expressed in elements of new_bits instead of old_bits", "Recast",
+    [("recast 16-bit to 32-bit", "(8,8):(1,8)", "16", "32")],
     cpp=lambda n, a: f"recast_layout<{_ctype(a[1])}, {_ctype(a[2])}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout({a[2]}, {a[1]}, {n[0]})")
 _op("evaluate", coords.evaluate, "A:layout coordinate:coord", "the offset A gives a 1-D, flat or natural coordinate",
@@ -194,10 +200,10 @@ _op("evaluate", coords.evaluate, "A:layout coordinate:coord", "the offset A give
     cpp=lambda n, a: f"{n[0]}({n[1]})", dsl=lambda n, a: f"cute.crd2idx({n[1]}, {n[0]})")
 _op("idx2crd", coords.idx2crd, "index:coord shape:shape", "the natural coordinate of a 1-D index in a shape",
     "Coordinates", [("idx2crd", "7", "(3,(2,3))")], result="value",
-    cpp=lambda n, a: f"idx2crd({n[0]}, {C.cpp_shape(a[1], static=False)})")
+    cpp=lambda n, a: f"idx2crd({n[0]}, {codegen.cpp_shape(a[1], static=False)})")
 _op("crd2idx", coords.crd2idx, "coordinate:coord shape:shape", "the 1-D index of a coordinate in a shape "
     "(column-major)", "Coordinates", [("crd2idx", "(1,(0,1))", "(3,(2,3))")], result="value",
-    cpp=lambda n, a: f"crd2idx({n[0]}, {C.cpp_shape(a[1], static=False)})")
+    cpp=lambda n, a: f"crd2idx({n[0]}, {codegen.cpp_shape(a[1], static=False)})")
 
 GROUPS = tuple(dict.fromkeys(op.group for op in OPS.values()))
 
