@@ -170,8 +170,11 @@ class PgConnection:
         self._lock = threading.RLock()
 
     def execute(self, sql: str, args: tuple | list = ()) -> Any:
-        """Run one statement; returns its cursor (fetchone / fetchall / rowcount)."""
+        """Run one statement; returns its cursor (fetchone / fetchall / rowcount). A connection the server dropped
+        (a restart, a network cut) is replaced before the next statement outside a transaction."""
         with self._lock:
+            if not self._tx and (self._conn.closed or self._conn.broken):
+                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
             return self._conn.execute(translate(sql), tuple(args))  # always params: "%%" means "%"
 
     def executescript(self, script: str) -> None:
@@ -190,8 +193,14 @@ class PgConnection:
 
     def __enter__(self) -> PgConnection:
         self._lock.acquire()
-        tx = self._conn.transaction()
-        tx.__enter__()
+        try:
+            if not self._tx and (self._conn.closed or self._conn.broken):
+                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
+            tx = self._conn.transaction()
+            tx.__enter__()
+        except BaseException:
+            self._lock.release()
+            raise
         self._tx.append(tx)
         return self
 

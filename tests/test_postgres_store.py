@@ -101,6 +101,21 @@ def test_lease_queue_on_postgres_hands_each_job_to_one_worker(pg):
     assert store.hit("k", 60, now=185.0) == 1  # a new window
 
 
+def test_a_dropped_connection_is_replaced(pg):
+    import psycopg
+
+    from gpu_worker.store import history_store
+
+    store = history_store()
+    pid = store.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    with psycopg.connect(pg, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    with pytest.raises(psycopg.OperationalError):
+        store.queue_depth()  # the statement in flight fails ...
+    assert store.queue_depth() == 0  # ... and the next one runs on a new connection
+    assert store.conn.execute("SELECT pg_backend_pid()").fetchone()[0] != pid
+
+
 def _serve(env: dict, port: int) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--no-worker"], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
