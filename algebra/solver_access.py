@@ -171,7 +171,7 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         raise SolveError(f"{w}.vector: {vec} elements of {eb} B is not a 1/2/4/8/16-byte access")
     lanes: list[tuple[int, int]] = []
     if kind == "offsets":
-        ent = spec.get("offsets")
+        ent = spec.get("offsets", spec.get("index"))  # /api/banks passes the per-thread list as index
         if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
             raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
         where = None

@@ -219,3 +219,8 @@ def test_non_power_of_two_tiles_count_the_bytes_a_swizzle_spills():
             lay = A.parse(c["layout"])
             top = max(lay((i, j)) for i in range(24) for j in range(32))
             assert c["footprint_bytes"] == 4 * (top + 1)
+
+
+def test_banks_style_offsets_in_index():
+    r = solve(4, "(32,32):(32,1)", [{"kind": "offsets", "index": [[t, 0] for t in range(32)]}])
+    assert r["naive"]["wavefronts"] == [32] and r["candidates"][0]["wavefronts"] == [1]
