@@ -2,5 +2,6 @@
 
 Modules that need nothing beyond the standard library (``patterns``, ``build``, ``run``, ``benches``, ``telemetry``
 with NVML optional) are usable by the stand-alone scripts under ``bench/``; ``schemas``, ``registry``, ``store``,
-``tasks`` and ``service`` add pydantic, huey and the job store for the web app and ``layoutlab worker``.
+``redis_store`` and ``service`` add pydantic, the job store and its lease queue (SQL or Redis Streams) for the web
+app and ``layoutlab worker``.
 """
