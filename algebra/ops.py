@@ -368,9 +368,11 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
             raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
         res_s.append(new_s)
         if rec is not None:
-            gap = "no gap" if new_s == 1 else f"a gap of {new_s} blocks"
-            rec.step(f"mode {shapes[k]}:{min_d} starts at {min_d}; the block covered so far has size {last}, so below "
-                     f"it lies {gap}: add {new_s}:{last}; the block now reaches {min_d * shapes[k]}",
+            fill = (f"it starts where that block ends: no gap (the mode 1:{last}, dropped when coalescing)"
+                    if new_s == 1 else f"{new_s} copies of that block, {last} apart, fill [0, {min_d}) (a gap of "
+                    f"{new_s - 1}): add {new_s}:{last}")
+            rec.step(f"mode {shapes[k]}:{min_d} starts at {min_d}; the block covered so far has size {last}, so "
+                     f"{fill}; with the mode the block reaches {min_d * shapes[k]}",
                      R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d))))
         if len(shapes) == 1:
             break

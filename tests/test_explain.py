@@ -73,7 +73,7 @@ def test_complement_steps_show_sorted_modes_and_gaps():
     steps = explain("complement", P("(2,2):(6,1)"), 24)
     texts = [s["text"] for s in steps]
     assert any(t.startswith("sort the modes by stride: 2:1, 2:6") for t in texts)
-    assert any("gap of 3" in t for t in texts)
+    assert any("3 copies of that block, 2 apart, fill [0, 6)" in t for t in texts)
     assert any("ceil(24 / 12) = 2" in t for t in texts)
 
 
