@@ -276,7 +276,13 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
     cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
     top = cands[:limit]
-    return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs],
+    notes = [f"{a.name}: {len(a.lanes)} lanes of {a.access_bytes(t.element_bytes)}-byte accesses. The bank model "
+             "(CONTRACT 3) splits the active lanes into phases; measured on an H200 (bench/results/solve_smem_*), "
+             f"the hardware still takes one pass per {'quarter' if a.access_bytes(t.element_bytes) == 16 else 'half'}"
+             " warp, so Nsight Compute counts at least "
+             f"{32 * a.access_bytes(t.element_bytes) // 128} wavefronts"
+             for a in accs if a.kind == "lds" and a.access_bytes(t.element_bytes) >= 8 and len(a.lanes) < 32]
+    return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs], "notes": notes,
             "ideal": sum(a.ideal(t.element_bytes) for a in accs),
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
             "naive": describe(t, accs, naive, dict(hardware(t, accs, naive), vector_kept=True), naive),

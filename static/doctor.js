@@ -70,6 +70,7 @@
           ["searched", `${r.searched.swizzles} swizzles, ${r.searched.paddings} paddings, ${r.searched.xor} XOR maps`],
           ["rejected (break vectors)", r.searched.rejected_vector], ["answered in", `${r.elapsed_ms} ms`]]
         .map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v))));
+    $("s-notes").replaceChildren(...(r.notes || []).map((n) => el("div", {class: "msg note"}, n)));
     $("s-cands").tBodies[0].replaceChildren(row(r.naive, -1), ...r.candidates.map((c, k) => row(c, k)));
     $("s-result").hidden = false;
     const c = r.candidates[selected];

@@ -224,3 +224,9 @@ def test_non_power_of_two_tiles_count_the_bytes_a_swizzle_spills():
 def test_banks_style_offsets_in_index():
     r = solve(4, "(32,32):(32,1)", [{"kind": "offsets", "index": [[t, 0] for t in range(32)]}])
     assert r["naive"]["wavefronts"] == [32] and r["candidates"][0]["wavefronts"] == [1]
+
+
+def test_partial_warp_vector_access_carries_the_measured_note():
+    r = solve(2, "(64,32):(32,1)", [{"name": "v4 row", "kind": "row", "index": 0, "vector": 8}])
+    assert len(r["notes"]) == 1 and "at least 4 wavefronts" in r["notes"][0]
+    assert solve(2, "(64,64):(64,1)", [{"kind": "offsets", "offsets": CP_ASYNC_64, "vector": 8}])["notes"] == []
