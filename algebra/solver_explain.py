@@ -239,4 +239,8 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "tma": hw["tma"] if hw["tma"] != "SWIZZLE_NONE" or cand.kind == "naive" else None, "wgmma": hw["wgmma"],
             "atom": hw["wgmma"], "base_alignment": hw["base_alignment"], "constraints_met": hw["constraints_met"],
             "notes": hw["notes"], "bits": bit_diagram(tile, cand), "code": code(tile, cand, hw["wgmma"]),
-            "why": why(tile, accesses, cand, naive), "per_access": per_access}
+            "why": why(tile, accesses, cand, naive) + ("" if hw["vector_kept"] else
+                   " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "
+                   "elsewhere in the tile (it flips bits inside a vector there); a fix marked as keeping vectors is "
+                   "safe for the same pattern on every row."),
+            "per_access": per_access}
