@@ -14,6 +14,15 @@ MAX_NESTING = 32            # parentheses / brackets nested in one typed layout,
 MAX_ECHO = 400              # characters of an error message (never echo more of the input than this)
 
 
+def clip(text: object, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
+    echoes more than a few hundred characters of what the client sent."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters not shown)"
+
+
 def data_dir() -> Path:
     """The folder for SQLite files and the build cache; created if missing.
 

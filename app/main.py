@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
-from app.config import MAX_ECHO, MAX_NESTING
+from app.config import MAX_NESTING, clip
 from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, PageCacheMiddleware, SecurityHeadersMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,14 +37,6 @@ ROUTERS = [
     "app.routes.pages_lab",
     "app.routes.pages_solve",
 ]
-
-
-def clip(text: str, limit: int = MAX_ECHO) -> str:
-    """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
-    echoes more than a few hundred characters of what the client sent."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit:,} more characters not shown)"
 
 
 def _validation_detail(exc: RequestValidationError) -> str:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from jinja2_fragments.fastapi import Jinja2Blocks
 
+from app.config import clip
 from app.services.layouts import strip_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +24,7 @@ NAV = [
 ]
 templates.env.globals["NAV"] = NAV
 templates.env.globals["strip_html"] = strip_html
+templates.env.filters["clip"] = clip  # error messages show at most MAX_ECHO characters of the input
 
 
 def is_htmx(request) -> bool:

@@ -142,3 +142,12 @@ def test_in_tile_bank_accesses_still_work(client):
     assert r.status_code == 200 and r.json()["banks"] == [0, 31]
     body["access"]["index"] = [[31, 31], [0, 0]]
     assert client.post("/api/banks", json=body).json()["offsets"] == [1023, 0]
+
+
+def test_page_errors_are_clipped(client):
+    import html
+
+    r = client.get("/banks", params={"layout": "(8,8):(8,1)", "access": "column:" + "9" * 20_000})
+    assert r.status_code == 200
+    errors = re.findall(r'<p class="msg error" role="alert">(.*?)</p>', r.text, re.S)
+    assert errors and all(len(html.unescape(e)) <= MAX_ECHO + 60 for e in errors)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,14 +226,14 @@ def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str,
     """For each offset 0..cosize-1 (up to ``limit``): (offset, "(i,j)" of the first cell holding it or "", count)."""
     if view.offsets is None or view.cosize > limit or view.size > MAX_CELLS:
         return None
-    where: dict[int, list[tuple[int, int]]] = {}
-    for i, row in enumerate(view.offsets):
-        for j, v in enumerate(row):
-            where.setdefault(v, []).append((i, j))
+    cols = view.cols
+    flat = list(itertools.chain.from_iterable(view.offsets))  # row by row
+    count = Counter(flat)
+    first = dict(zip(reversed(flat), range(len(flat) - 1, -1, -1), strict=True))  # the first cell of each offset
     out = []
     for v in range(max(view.cosize, 0)):
-        cells = where.get(v, [])
-        out.append((v, f"{cells[0][0]},{cells[0][1]}" if cells else "", len(cells)))
+        k = first.get(v)
+        out.append((v, "" if k is None else f"{k // cols},{k % cols}", count.get(v, 0)))
     return out
 
 
