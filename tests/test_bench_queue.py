@@ -138,8 +138,10 @@ def test_redis_listing_is_paged_and_finished_jobs_expire_into_the_history(redis_
 
     live = job_store.get_store()
     ids = [live.create("compile_only", {"tag": str(i)})["id"] for i in range(30)]
+    live.r.config_resetstat()
     page = live.list_jobs(5, offset=5)
     assert [j["id"] for j in page] == ids[::-1][5:10]
+    assert live.r.info("commandstats")["cmdstat_hgetall"]["calls"] == 5  # one page read, not every job
     job = live.lease("w", 5, 3)
     assert job["id"] == ids[0] and live.finish(job["id"], "w", status="done", result={"ok": 1}, finished=time.time())
     assert job_store.history_store().get(job["id"]) is None
