@@ -13,6 +13,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--no-worker", action="store_true", help="never start the in-process GPU worker")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="app processes on this host (more than 1: no in-process GPU worker; run `layoutlab "
+                            "worker` beside them)")
     sub.add_parser("worker", help="run a GPU worker (SQLite queue, or Redis when LAYOUTLAB_REDIS_URL is set)")
     args = parser.parse_args(argv)
 
@@ -21,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
 
         from app.main import create_app
 
+        if args.workers > 1:  # each process builds its own app (create_app's default: no embedded GPU worker)
+            uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+                        log_level="info")
+            return 0
         app = create_app(embedded_worker=not args.no_worker)
         uvicorn.run(app, host=args.host, port=args.port, log_level="info")
         return 0
