@@ -42,10 +42,15 @@ class QueueFull(RuntimeError):
 
 
 def live_workers(store: Store | None = None) -> list[dict]:
-    """Workers whose last heartbeat is younger than STALE_S seconds."""
+    """Workers whose last heartbeat is younger than STALE_S seconds. Records silent for 30 x STALE_S (a worker
+    killed without its clean exit) are deleted on the way."""
     store = store or get_store()
     now = time.time()
-    return [w for w in store.workers() if now - float(w.get("last_seen") or 0) < STALE_S]
+    workers = store.workers()
+    for w in workers:
+        if now - float(w.get("last_seen") or 0) > 30 * STALE_S:
+            store.remove_worker(w["id"])
+    return [w for w in workers if now - float(w.get("last_seen") or 0) < STALE_S]
 
 
 def submit(kind: str, params: dict | None, store: Store | None = None, client: str | None = None) -> dict:

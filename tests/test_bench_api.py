@@ -123,6 +123,17 @@ def test_job_of_a_dead_worker_is_retried_then_failed(client, worker):
     assert store.get(job["id"])["status"] == "done"
 
 
+def test_long_dead_workers_are_forgotten(client):
+    store = get_store()
+    store.heartbeat({"id": "w-old"})
+    store.heartbeat({"id": "w-new"})
+    old = time.time() - 31 * service.STALE_S
+    with store.conn:
+        store.conn.execute("UPDATE bench_workers SET last_seen = ? WHERE id = 'w-old'", (old,))
+    assert [w["id"] for w in service.live_workers()] == ["w-new"]
+    assert [w["id"] for w in store.workers()] == ["w-new"]
+
+
 def test_job_that_kills_every_worker_gives_up(tmp_path, monkeypatch):
     monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
     monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
