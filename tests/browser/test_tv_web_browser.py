@@ -20,7 +20,8 @@ def test_tiled_mma_isolates_a_thread(page, live_server, screenshot):
     page.locator("#tiled-h").scroll_into_view_if_needed()
     screenshot(page, "tv-tiled-mma-2x2", full_page=False)
     page.select_option("#top-select", "A")
-    page.wait_for_function("document.querySelector('#tiled .msg.note')?.textContent.includes('held by 2 threads')")
+    page.wait_for_function("() => document.querySelector('#tiled .msg.note')?.textContent"
+                           ".includes('held by 2 threads')")
     assert parse_qs(urlparse(page.url).query)["top"] == ["A"]
     assert not page.console_errors
 
@@ -29,14 +30,14 @@ def test_hopper_swizzle_and_tma_rule(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?atom=SM80_16x8x8_F32F16F16F32_TN&operand=A#hopper-h")
     assert "accepts" in page.inner_text("#tma-verdict")
     page.select_option("#hspan-select", "64")
-    page.wait_for_function("document.querySelector('#smem-name')?.textContent.includes('SW64')")
+    page.wait_for_function("() => document.querySelector('#smem-name')?.textContent.includes('SW64')")
     verdict = page.inner_text("#tma-verdict")
     assert "refuses" in verdict and "box_inner_swizzle" in verdict  # a 64-element fp16 box row is 128 B > 64 B
     assert page.locator("#tma-rules tr.fail").count() == 1
     q = parse_qs(urlparse(page.url).query)
     assert q["hspan"] == ["64"] and q["atom"] == ["SM80_16x8x8_F32F16F16F32_TN"]  # the other panels' state stays
     page.fill("#tbox-input", "64,32")
-    page.wait_for_function("document.querySelector('#tma-verdict')?.textContent.includes('accepts')")
+    page.wait_for_function("() => document.querySelector('#tma-verdict')?.textContent.includes('accepts')")
     assert page.inner_text("#desc-value").startswith("0x")
     page.locator("#hopper-h").scroll_into_view_if_needed()
     screenshot(page, "tv-hopper-sw64", full_page=False)
@@ -52,4 +53,4 @@ def test_workbench_local_tile_links_back_to_a(page, live_server, screenshot):
     assert page.eval_on_selector_all("#grid-a .src", "els => els.map(e => e.textContent)") == ["31"]
     screenshot(page, "workbench-local-tile")
     page.fill("#c-input", "(3,1)")
-    page.wait_for_function("document.querySelector('#op-offset')?.textContent === '52'")
+    page.wait_for_function("() => document.querySelector('#op-offset')?.textContent === '52'")

@@ -36,7 +36,7 @@ def test_typing_a_layout_redraws_the_grid(page, live_server, screenshot):
     assert grid_text(page, "grid-explorer")[0][:3] == ["0", "1", "2"]
     box = page.locator("#layout-input")
     box.fill("(4,8):(1,4)")
-    page.wait_for_function("document.querySelector('#fact-layout')?.textContent === '(4,8):(1,4)'")
+    page.wait_for_function("() => document.querySelector('#fact-layout')?.textContent === '(4,8):(1,4)'")
     assert grid_text(page, "grid-explorer")[0][:3] == ["0", "4", "8"]
     from urllib.parse import parse_qs, urlparse
 
@@ -44,10 +44,10 @@ def test_typing_a_layout_redraws_the_grid(page, live_server, screenshot):
     page.hover(cell("grid-explorer", 1, 1))
     assert "L(5) = 5" in page.inner_text("#hover-explorer")
     box.fill("(4,8")
-    page.wait_for_selector("#result [role=alert]")
+    page.wait_for_selector("#explorer-error [role=alert]")  # above the last good grid
     screenshot(page, "explorer-error")
     box.fill("(4,(2,4)):(2,(1,8))")
-    page.wait_for_selector("#grid-explorer")
+    page.wait_for_function("() => document.querySelector('#fact-layout')?.textContent === '(4,(2,4)):(2,(1,8))'")
     page.hover(cell("grid-explorer", 1, 5))
     card = page.inner_text("#hover-explorer")
     assert "L(21) = 19" in card and "(1, (1,2))" in card
@@ -72,7 +72,7 @@ def test_composition_shows_steps_and_links(page, live_server, screenshot):
     assert page.inner_text("#op-result") == "(8,4):(1,8)"
     page.fill("#b-input", "(4,3):(3,1)")
     page.fill("#a-input", "(6,2):(8,2)")
-    page.wait_for_function("document.querySelector('#op-result')?.textContent === '((2,2),3):((24,2),8)'")
+    page.wait_for_function("() => document.querySelector('#op-result')?.textContent === '((2,2),3):((24,2),8)'")
     steps = page.locator("#steps li")
     if page.evaluate("document.querySelectorAll('#steps li').length") == 0:
         pytest.skip("algebra.explain has not landed: no derivation steps yet")
@@ -89,7 +89,7 @@ def test_swizzle_toggle_takes_wavefronts_from_8_to_1(page, live_server, screensh
     assert (ways.inner_text(), waves.inner_text()) == ("8", "8")
     screenshot(page, "banks-naive")
     page.fill("#swz", "Sw<3,3,3>")
-    page.wait_for_function("document.querySelector('#verdict [data-k=wavefronts]')?.textContent === '1'")
+    page.wait_for_function("() => document.querySelector('#verdict [data-k=wavefronts]')?.textContent === '1'")
     assert ways.inner_text() == "1"
     assert page.locator("#xor-table tbody tr").count() == 8
     assert "swizzle=Sw" in page.url.replace("%3C", "<")
@@ -118,4 +118,4 @@ def test_svg_export(page, live_server):
     assert svg.startswith("<svg") and svg.count("<rect") == 7 and ">5</text>" in svg
     with page.expect_download() as dl:
         page.click("#fig-grid-explorer .svg-export")
-    assert dl.value.suggested_filename == "grid-explorer.svg"
+    assert dl.value.suggested_filename == "(2,3)_(3,1).svg"  # named after the layout
