@@ -1,4 +1,5 @@
-// Drill pages: the whiteboard clock, Ctrl+Enter to submit, and focus on the verdict after an htmx answer.
+// Drill pages: the whiteboard clock, Ctrl+Enter to submit, focus on the verdict after an htmx answer, and recording
+// each hint the learner opens (POST /api/drills/{id}/hint) so the learning record knows about it.
 (function () {
   "use strict";
 
@@ -20,10 +21,27 @@
     }
   });
 
+  function recordHints(box) {
+    const drill = box && box.dataset.drill;
+    if (!drill) return;
+    const levels = Array.from(box.querySelectorAll(".hint[data-level]")).map((h) => parseInt(h.dataset.level, 10));
+    if (!levels.length) return;
+    const level = Math.max(...levels);
+    fetch(`/api/drills/${encodeURIComponent(drill)}/hint`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      credentials: "same-origin",
+      body: JSON.stringify({ level: level }),
+    }).catch(() => {});
+  }
+
   document.addEventListener("htmx:afterSwap", (ev) => {
-    if (ev.detail.target && ev.detail.target.id === "result") {
+    const target = ev.detail.target;
+    if (target && target.id === "result") {
       const v = document.getElementById("verdict");
       if (v) v.scrollIntoView({ behavior: "smooth", block: "nearest" });
     }
+    if (target && target.id === "hint-box") recordHints(target);
   });
+  document.addEventListener("DOMContentLoaded", () => recordHints(document.getElementById("hint-box")));
 })();

@@ -1,5 +1,6 @@
-"""Drill routes: the CONTRACT surface, bad input (never a 5xx), learners kept apart, progress across a restart,
-profiles, the whiteboard session and the HTML pages."""
+"""Drill routes: the contract surface (answer: correct / readable / feedback, the key only once solved or revealed),
+bad input (never a 5xx), reveals and hints in the learning record, spaced repetition per sub-skill, learners kept
+apart by a signed cookie, profile names that cannot be taken over, the whiteboard sheet and the HTML pages."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+import algebra as A
 from app.drills import progress, store
 from app.drills.core import DrillError, from_id, kinds
 
@@ -28,6 +30,7 @@ def solve(c: TestClient, kind: str, seed: int, right: bool = True) -> dict[str, 
     answer = drill.expected if right else wrong(drill.expected, drill)
     res = c.post(f"/api/drills/{d['id']}/answer", json={"answer": answer}).json()
     assert res["correct"] is right and res["readable"]
+    assert ("expected" in res) is right  # the key only once solved
     return res
 
 
@@ -49,17 +52,31 @@ def test_kinds_next_answer_contract(fresh: Any) -> None:
     c = fresh()
     ks = c.get("/api/drills/kinds").json()
     names = [k["kind"] for k in ks]
-    assert names == [k.kind for k in kinds()] and len(ks) == 12 and "symbolic" in names
+    assert names == [k.kind for k in kinds()] and len(ks) >= 19 and "symbolic" in names and "defined" in names
     assert all(set(k) >= {"kind", "title"} for k in ks)
     for k in ks:
         d = c.get(f"/api/drills/next?kind={k['kind']}&seed=7").json()
         assert d["id"] == f"{k['kind']}-7" and d["kind"] == k["kind"]
-        assert d["prompt"] and d["answer_format"]
+        assert d["prompt"] and d["answer_format"] and isinstance(d["given"], dict) and d["given"]
+        assert "expected" not in d
         res = c.post(f"/api/drills/{d['id']}/answer", json={"answer": from_id(d["id"]).expected}).json()
-        assert res["correct"] is True and res["expected"] == from_id(d["id"]).expected
+        assert res["correct"] is True and res["readable"] is True and res["expected"] == from_id(d["id"]).expected
+        assert isinstance(res["feedback"], str)
         assert res["steps"] and all({"text", "layout"} <= set(s) for s in res["steps"])
     anyone = c.get("/api/drills/next").json()
     assert anyone["kind"] in {k["kind"] for k in ks}
+
+
+def test_op_drills_carry_op_and_args_in_cute_notation(fresh: Any) -> None:
+    c = fresh()
+    for seed in range(40):
+        d = c.get(f"/api/drills/next?kind=algebra_op&seed={seed}").json()
+        g = d["given"]
+        assert isinstance(g["op"], str) and isinstance(g["args"], list) and g["args"]
+        for a in g["args"]:
+            for text in (a if isinstance(a, list) else [a]):
+                if isinstance(text, str):
+                    A.parse(text)  # CuTe notation the engine reads back
 
 
 def test_wrong_answers_are_graded_with_reasons_and_marked_cells(fresh: Any) -> None:
@@ -71,7 +88,105 @@ def test_wrong_answers_are_graded_with_reasons_and_marked_cells(fresh: Any) -> N
     res = c.post(f"/api/drills/{drill.id}/answer", json={"answer": "\n".join(" ".join(r) for r in rows)}).json()
     assert res["correct"] is False and res["readable"] is True
     assert res["cells"][0][0] is False and sum(not x for row in res["cells"] for x in row) == 1
-    assert "row 0, column 0" in res["reason"]
+    assert "row 0, column 0" in res["feedback"]
+    assert "expected" not in res and "steps" not in res  # a wrong answer never shows the key
+    assert drill.expected.split("\n")[0] not in res["feedback"]
+
+
+def test_wrong_answer_names_the_usual_mistake_without_the_key(fresh: Any) -> None:
+    c = fresh()
+    seen = set()
+    for kind in ("natural_coord", "algebra_op", "tiled_view", "design_view", "transpose_view", "symbolic"):
+        for seed in range(60):
+            d = from_id(f"{kind}-{seed}")
+            for _label, _, example in d.mistakes:
+                if example is None:
+                    continue
+                res = c.post(f"/api/drills/{d.id}/answer", json={"answer": example}).json()
+                assert res["correct"] is False and res["readable"] and res["mistake"], (d.id, example)
+                assert "expected" not in res, d.id
+                assert len(d.expected) < 5 or d.expected not in res["feedback"], (d.id, res["feedback"])
+                seen.add(res["mistake"].split(":")[0])
+    for word in ("a row-major split of a 1-D index (CuTe splits with mode 0 fastest)", "shape and stride swapped",
+                 "blocked vs raked", "logical vs zipped divide", "a forgotten leading dimension"):
+        assert any(s.startswith(word) for s in seen), (word, seen)
+
+
+def test_reveal_counts_as_a_miss_and_blocks_promotion(fresh: Any) -> None:
+    c = fresh()
+    d = from_id("offsets-5")
+    res = c.post("/api/drills/offsets-5/answer", json={"answer": wrong(d.expected, d)}).json()
+    assert "expected" not in res
+    r = c.post("/api/drills/offsets-5/reveal", json={}).json()
+    assert r["expected"] == d.expected and r["steps"] == d.steps
+    p = c.get("/api/drills/progress").json()
+    st = {k["kind"]: k for k in p["kinds"]}["offsets"]
+    assert (st["attempts"], st["correct"], st["box"]) == (2, 0, 0)
+    res = c.post("/api/drills/offsets-5/answer", json={"answer": d.expected}).json()
+    assert res["correct"] and res["expected"] == d.expected
+    st = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["offsets"]
+    assert st["box"] == 0 and st["correct"] == 1  # answered right after the reveal: not promoted
+    # a reveal before any answer is a miss too
+    r = c.post("/api/drills/natural_coord-3/reveal", json={})
+    assert r.status_code == 200
+    st = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["natural_coord"]
+    assert (st["attempts"], st["correct"], st["box"]) == (1, 0, 0)
+    assert c.post("/api/drills/nope-1/reveal", json={}).status_code == 404
+    # a resubmitted wrong answer stays wrong and the key is still hidden for a drill never solved
+    d2 = from_id("offsets-6")
+    bad = wrong(d2.expected, d2)
+    for _ in range(2):
+        res = c.post("/api/drills/offsets-6/answer", json={"answer": bad}).json()
+        assert res["correct"] is False and "expected" not in res
+
+
+def test_first_try_right_promotes_a_retry_does_not(fresh: Any) -> None:
+    c = fresh()
+    d = from_id("majorness-2")
+    solve(c, "majorness", 2)
+    sk = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["majorness"]
+    assert sk["box"] == 1
+    e = from_id("majorness-4")
+    c.post("/api/drills/majorness-4/answer", json={"answer": wrong(e.expected, e)})
+    c.post("/api/drills/majorness-4/answer", json={"answer": e.expected})
+    skills = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["majorness"]["skills"]
+    assert skills[e.variant]["box"] == 0 and d.variant in skills
+
+
+def test_hints_opened_are_recorded(fresh: Any) -> None:
+    c = fresh()
+    r = c.post("/api/drills/offsets-8/hint", json={"level": 2})
+    assert r.status_code == 200 and r.json()["level"] == 2
+    assert store.served_info(learner_of(c), "offsets-8")[1] == 2
+    page = c.get("/drills?kind=offsets&seed=9&hint=3", headers={"HX-Request": "true"})
+    assert page.status_code == 200 and store.served_info(learner_of(c), "offsets-9")[1] == 3
+    d = from_id("offsets-8")
+    c.post("/api/drills/offsets-8/answer", json={"answer": d.expected})
+    sk = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["offsets"]
+    assert sk["box"] == 0 and sk["correct"] == 1  # two hints: right, but not promoted
+    assert c.post("/api/drills/offsets-8/hint", json={"level": 7}).status_code == 422
+
+
+def learner_of(c: TestClient) -> str:
+    from app.drills import identity
+
+    lid = identity.unsign(c.cookies.get("layoutlab_learner"))
+    assert lid
+    return lid
+
+
+def test_spaced_repetition_runs_per_sub_skill(fresh: Any) -> None:
+    c = fresh()
+    ways = next(s for s in range(200) if from_id(f"banks-{s}").variant == "ways")
+    formula = next(s for s in range(200) if from_id(f"banks-{s}").variant == "formula")
+    solve(c, "banks", formula)
+    solve(c, "banks", ways, right=False)
+    solve(c, "offsets", 1)
+    p = c.get("/api/drills/progress").json()
+    skills = {k["kind"]: k for k in p["kinds"]}["banks"]["skills"]
+    assert skills["ways"]["box"] == 0 and skills["formula"]["box"] == 1
+    nxt = c.get("/api/drills/next").json()
+    assert nxt["kind"] == "banks" and nxt["skill"] == "banks:ways"
 
 
 BAD_ANSWERS = ["(((((", "((1,2)", ")", "Sw<99,99,99>", "__import__('os').system('true')", "2**99999", "9" * 300,
@@ -87,7 +202,9 @@ def test_malformed_answers_never_500(fresh: Any, kind: str) -> None:
             r = c.post(f"/api/drills/{did}/answer", json={"answer": bad})
             assert r.status_code == 200, (did, bad, r.text)
             body = r.json()
-            assert body["correct"] is False and body["reason"], (did, bad)
+            assert body["correct"] is False and body["feedback"], (did, bad)
+            if not body["readable"]:
+                assert "Expected:" in body["feedback"]  # a format hint
 
 
 def test_bad_requests_are_4xx_with_detail(fresh: Any) -> None:
@@ -116,7 +233,7 @@ def test_bad_requests_are_4xx_with_detail(fresh: Any) -> None:
 def test_unreadable_answers_are_not_recorded(fresh: Any) -> None:
     c = fresh()
     r = c.post("/api/drills/offsets-2/answer", json={"answer": "((("}).json()
-    assert r["readable"] is False and "could not read" in r["reason"]
+    assert r["readable"] is False and "could not read" in r["feedback"] and "expected" not in r
     assert c.get("/api/drills/progress").json()["attempts"] == 0
 
 
@@ -130,6 +247,21 @@ def test_two_learners_never_mix(fresh: Any) -> None:
     assert {k["kind"]: k["attempts"] for k in pa["kinds"]}["offsets"] == 0
     assert {k["kind"]: k["attempts"] for k in pb["kinds"]}["banks"] == 0
     assert a.cookies.get("layoutlab_learner") != b.cookies.get("layoutlab_learner")
+
+
+def test_forged_or_unsigned_cookies_get_a_fresh_learner(fresh: Any) -> None:
+    from app.drills import identity
+
+    a = fresh()
+    solve(a, "banks", 1)
+    lid = learner_of(a)
+    for forged in (lid, lid + ".AAAAAAAAAAAAAAAAAAAAAAAA", "x" * 500):
+        b = fresh()
+        b.cookies.set("layoutlab_learner", forged)  # the bare id, a bad signature, junk
+        r = b.get("/api/drills/progress")
+        assert r.json()["attempts"] == 0
+        issued = identity.unsign(r.cookies.get("layoutlab_learner"))
+        assert issued and issued != lid
 
 
 def test_progress_survives_a_restart(fresh: Any) -> None:
@@ -147,13 +279,19 @@ def test_progress_survives_a_restart(fresh: Any) -> None:
     assert (tv["attempts"], tv["correct"], tv["box"]) == (2, 1, 0)
 
 
-def test_named_profile_moves_between_browsers(fresh: Any) -> None:
+def test_a_profile_name_cannot_be_taken_over(fresh: Any) -> None:
     a, b = fresh(), fresh()
     solve(a, "majorness", 1)
     assert a.post("/api/drills/profile", json={"name": "Ada L"}).json() == {"name": "Ada L", "switched": False}
-    assert b.post("/api/drills/profile", json={"name": "Ada L"}).json()["switched"] is True
+    assert a.post("/api/drills/profile", json={"name": "Ada L"}).status_code == 200  # its own name again
+    r = b.post("/api/drills/profile", json={"name": "Ada L"})
+    assert r.status_code == 409 and "another browser" in r.json()["detail"]
     pb = b.get("/api/drills/progress").json()
-    assert pb["name"] == "Ada L" and pb["attempts"] == 1
+    assert pb["name"] is None and pb["attempts"] == 0
+    pa = a.get("/api/drills/progress").json()
+    assert pa["name"] == "Ada L" and pa["attempts"] == 1
+    page = b.post("/drills/profile", data={"name": "Ada L"}, follow_redirects=False)
+    assert page.status_code == 409 and "another browser" in page.text
 
 
 def test_hints_escalate(fresh: Any) -> None:
@@ -170,41 +308,49 @@ def test_spaced_repetition_brings_missed_kinds_back_first(fresh: Any) -> None:
     solve(c, "banks", 1, right=False)
     solve(c, "offsets", 1)
     assert c.get("/api/drills/progress").json()["next_kind"] == "banks"
-    assert c.get("/api/drills/next").json()["kind"] == "banks"
+    nxt = c.get("/api/drills/next").json()
+    assert nxt["kind"] == "banks" and nxt["skill"] == from_id("banks-1").skill
 
 
-def test_whiteboard_session_in_order_with_score(fresh: Any) -> None:
+def test_whiteboard_is_the_full_sheet_in_order_with_score(fresh: Any) -> None:
     c = fresh()
     s = c.post("/api/drills/whiteboard").json()
-    sid, parts = s["session"], s["parts"]
-    assert len(parts) == 7 and s["current"] == 0 and s["part_limit_s"] == 600
-    r = c.post(f"/api/drills/{parts[1]['id']}/answer", json={"answer": "1", "session": sid})
+    sid, qs = s["session"], s["parts"]
+    assert [p["part"] for p in s["sheet"]] == list(range(7)) and s["part_limit_s"] == 600
+    assert all(3 <= p["questions"] <= 5 for p in s["sheet"]) and len(qs) == sum(p["questions"] for p in s["sheet"])
+    for p, (label, tests) in enumerate(progress.SHEET):  # every slot got the variant the sheet asks for
+        mine = [q for q in qs if q["part"] == p]
+        for q, (kind, test) in zip(mine, tests, strict=True):
+            d = from_id(q["id"])
+            assert d.kind == kind and test(d), (label, q["id"], d.variant)
+    r = c.post(f"/api/drills/{qs[1]['id']}/answer", json={"answer": "1", "session": sid})
     assert r.status_code == 409
-    for i, p in enumerate(parts):
-        answer = from_id(p["id"]).expected if i != 6 else wrong(from_id(p["id"]).expected, from_id(p["id"]))
-        r = c.post(f"/api/drills/{p['id']}/answer", json={"answer": answer, "session": sid})
-        assert r.status_code == 200 and r.json()["correct"] == (i != 6)
+    last = [q for q in qs if q["part"] == 6][0]["index"]
+    for q in qs:
+        d = from_id(q["id"])
+        answer = d.expected if q["index"] != last else wrong(d.expected, d)
+        r = c.post(f"/api/drills/{q['id']}/answer", json={"answer": answer, "session": sid})
+        assert r.status_code == 200 and r.json()["correct"] == (q["index"] != last)
     res = c.get(f"/api/drills/whiteboard/{sid}").json()
-    assert res["finished"] and res["score"] == 6 and res["redo"] == [6]
-    assert c.post(f"/api/drills/{parts[0]['id']}/answer", json={"answer": "1", "session": sid}).status_code == 409
+    assert res["finished"] and res["score"] == len(qs) - 1 and res["redo"] == [6]
+    assert c.post(f"/api/drills/{qs[0]['id']}/answer", json={"answer": "1", "session": sid}).status_code == 409
     other = fresh()
     assert other.get(f"/api/drills/whiteboard/{sid}").status_code == 404
 
 
-def test_whiteboard_ten_minute_rule() -> None:
+def test_whiteboard_ten_minute_rule_per_part() -> None:
     learner = store.ensure_learner(None)
     t0 = 1_000_000.0
     sid = progress.start_whiteboard(learner, now=t0)
-    parts = store.get_session(learner, sid)["parts"]
-    minutes = [1, 1, 2, 2, 3, 11, 9]
+    qs = store.get_session(learner, sid)["parts"]
     t = t0
-    for did, m in zip(parts, minutes, strict=True):
-        t += 60 * m
-        d = from_id(did)
-        store.record_attempt(learner, did, d.kind, d.seed, d.expected, True, session=sid, now=t)
+    for q in qs:
+        t += 60 * {5: 3, 6: 1.5}.get(q["part"], 1)  # part 6: 4 x 3 min = 12 min; part 7: 5 x 1.5 = 7.5 min
+        d = from_id(q["id"])
+        store.record_attempt(learner, q["id"], d.kind, d.seed, d.expected, True, session=sid, now=t)
     res = progress.session_results(learner, sid)
-    assert res["score"] == 7 and [p.index for p in res["redo"]] == [5]
-    assert "11.0 min" in res["redo"][0].why and res["parts"][6].redo is False
+    assert res["score"] == len(qs) and [p.part for p in res["redo"]] == [5]
+    assert "12.0 min" in res["redo"][0].why and not res["sheet"][6].redo
 
 
 def test_stale_empty_whiteboard_sessions_are_dropped_when_one_starts(fresh: Any) -> None:
@@ -213,7 +359,7 @@ def test_stale_empty_whiteboard_sessions_are_dropped_when_one_starts(fresh: Any)
     recent_empty = progress.start_whiteboard(a, now=now - 3_600)
     old_empty = progress.start_whiteboard(a, now=now - 2 * 86_400)
     old_used = progress.start_whiteboard(b, now=now - 2 * 86_400)
-    d = from_id(store.get_session(b, old_used)["parts"][0])
+    d = from_id(store.get_session(b, old_used)["parts"][0]["id"])
     store.record_attempt(b, d.id, d.kind, d.seed, d.expected, True, session=old_used, now=now - 86_000)
     assert store.get_session(a, old_empty) is not None  # nothing is dropped before a new session starts
     c = fresh()
@@ -242,6 +388,12 @@ def test_pages(fresh: Any) -> None:
     assert c.post("/drills/answer", data={"id": "bad", "answer": "1"}).status_code == 404
     assert c.get("/drills/progress").status_code == 200
     r = c.post("/drills/whiteboard", follow_redirects=True)
-    assert r.status_code == 200 and "Part <b id=\"wb-part\">1</b>" in r.text
+    assert r.status_code == 200 and "Part <b id=\"wb-part\">1</b>" in r.text and "question" in r.text
     assert c.get("/drills/whiteboard").status_code == 200
     assert c.get("/drills/whiteboard/nope").status_code == 404
+    wrong_page = c.post("/drills/answer", data={"id": "offsets-12", "answer": "1 2 3"}, headers={"HX-Request": "true"})
+    assert "Not quite" in wrong_page.text or "Could not read" in wrong_page.text
+    assert 'id="expected"' not in wrong_page.text
+    shown = c.post("/drills/reveal", data={"id": "offsets-12"}, headers={"HX-Request": "true"})
+    assert shown.status_code == 200 and 'id="expected"' in shown.text
+    assert from_id("offsets-12").expected.split("\n")[0].split()[0] in shown.text

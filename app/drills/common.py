@@ -12,19 +12,46 @@ from typing import Any
 
 import algebra as A
 from app.drills.core import Grade, Grid
-from app.drills.parsing import AnswerError, layout_text, parse_table
+from app.drills.parsing import AnswerError, layout_text, parse_nested, parse_table
 
 MAX_CHECK = 1 << 14  # coordinates enumerated when comparing two layouts by function
 
 
-def read_layout(text: str) -> Any:
-    """Parse a typed layout (lenient spacing, ``_N`` markers). Post-condition: an engine Layout / ComposedLayout,
+def unwrap(x: Any) -> Any:
+    """An int tuple with every 1-tuple replaced by its element: ``((12,),)`` -> ``12`` (the same layout)."""
+    if isinstance(x, tuple):
+        items = tuple(unwrap(v) for v in x)
+        return items[0] if len(items) == 1 else items
+    return x
+
+
+def plain(layout: Any) -> Any:
+    """``layout`` with rank-1 parentheses dropped, ``(12):(1)`` -> ``12:1`` (a Layout; other objects unchanged)."""
+    if isinstance(layout, A.Layout):
+        shape, stride = unwrap(layout.shape), unwrap(layout.stride)
+        if shape != layout.shape or stride != layout.stride:
+            return A.Layout(shape, stride)
+    return layout
+
+
+def read_layout(text: str, tiler: bool = False) -> Any:
+    """Parse a typed layout in any of CuTe's spellings (``_N``, ``Int<N>{}``, ``Layout<Shape<..>,Stride<..>>``,
+    ``make_layout(.., LayoutRight{})``, rank-1 parentheses). With ``tiler`` a tiler (``<2:2, 8:1>`` or CuTe's printed
+    ``(_2:_2,_8:_1)``) is read as a tuple of layouts. Post-condition: an engine Layout / ComposedLayout (or tuple),
     or AnswerError carrying the engine's reason."""
     src = layout_text(text)
     try:
-        return A.parse(src)
+        if src.startswith("R("):
+            got: Any = A.make_layout_row_major(unwrap(parse_nested(src[1:])))
+        else:
+            got = A.parse(src)
     except (A.LayoutError, ValueError, TypeError, RecursionError) as err:
-        raise AnswerError(f"not a layout in CuTe notation ({err})") from None
+        raise AnswerError(f"not a layout in CuTe notation ({str(err)[:160]})") from None
+    if isinstance(got, tuple):
+        if not tiler:
+            raise AnswerError("that is a tiler (one layout per mode); the question asks for one layout")
+        return tuple(plain(x) if not isinstance(x, int) else A.Layout(x) for x in got)
+    return plain(got)
 
 
 def lstr(x: Any) -> str:
@@ -40,7 +67,7 @@ def mode_sizes(layout: Any, depth: int) -> Any:
     """The sizes of a layout's modes down to ``depth`` levels (depth 0: the total size)."""
     if depth == 0 or isinstance(layout.shape, int):
         return A.size(layout)
-    return tuple(mode_sizes(layout[i], depth - 1) for i in range(A.rank(layout)))
+    return unwrap(tuple(mode_sizes(layout[i], depth - 1) for i in range(A.rank(layout))))
 
 
 def table(layout: Any) -> list[list[int]]:
@@ -80,47 +107,60 @@ def grade_layout(answer: str, want: Any, depth: int, coords: Callable[[Any], Seq
     """Grade a typed layout against ``want`` by function and by mode sizes down to ``depth``.
 
     Post-condition: correct iff the answer parses, its mode sizes to ``depth`` equal ``want``'s, and it gives the
-    same offset as ``want`` at every 1-D coordinate (or every coordinate of ``coords(want)``).
+    same offset as ``want`` at every 1-D coordinate (or every coordinate of ``coords(want)``). The reason names the
+    modes or coordinates that are wrong, never the key's values.
     """
     got = read_layout(answer)
     if A.size(got) != A.size(want):
-        return Grade.wrong(f"your {what} has {A.size(got)} elements; it should have {A.size(want)}")
+        return Grade.wrong(f"your {what} has {A.size(got)} elements; that is not the size of the answer")
     if mode_sizes(got, depth) != mode_sizes(want, depth):
-        return Grade.wrong(f"your {what} has modes of sizes {lstr(mode_sizes(got, depth))}; the question fixes "
-                           f"them as {lstr(mode_sizes(want, depth))}")
-    pts = coords(want) if coords else range(min(A.size(want), MAX_CHECK))
-    bad = same_function(got, want, list(pts))
+        gs, ws = mode_sizes(got, depth), mode_sizes(want, depth)
+        bad = [k for k in range(min(len(gs), len(ws)))] if isinstance(gs, tuple) and isinstance(ws, tuple) else []
+        bad = [k for k in bad if gs[k] != ws[k]]
+        where = (f" (mode{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} "
+                 f"{'have' if len(bad) > 1 else 'has'} the wrong size)") if bad and len(gs) == len(ws) else \
+            (f" (it has {len(gs) if isinstance(gs, tuple) else 1} modes where the answer has "
+             f"{len(ws) if isinstance(ws, tuple) else 1})")
+        return Grade.wrong(f"your {what} has modes of sizes {lstr(gs)}, which the question does not allow{where}")
+    pts = list(coords(want) if coords else range(min(A.size(want), MAX_CHECK)))
+    bad = same_function(got, want, pts)
     if bad:
-        c, w, g = bad[0]
-        return Grade.wrong(f"at coordinate {lstr(c)} your {what} gives {g}, but it should give {w}"
-                           + (f" ({len(bad)}+ coordinates differ)" if len(bad) > 1 else ""))
+        shown = ", ".join(f"{lstr(c)} -> {g}" for c, _, g in bad[:3])
+        more = "8 or more" if len(bad) >= 8 else str(len(bad))
+        return Grade.wrong(f"your {what} has the right shape but gives the wrong offset at {more} coordinate"
+                           f"{'s' if len(bad) > 1 else ''}, e.g. {shown}")
     return Grade.right("same shape and the same offset at every coordinate")
 
 
 def grade_table(answer: str, want: list[list[int]]) -> Grade:
-    """Grade a typed table cell by cell. Post-condition: ``cells`` marks every cell; correct iff all are right."""
+    """Grade a typed table cell by cell. Post-condition: ``cells`` marks every cell; correct iff all are right;
+    the reason names wrong cells, not their right values."""
     rows, cols = len(want), len(want[0])
     got = parse_table(answer, rows, cols)
     cells = [[got[i][j] == want[i][j] for j in range(cols)] for i in range(rows)]
     wrong = [(i, j) for i in range(rows) for j in range(cols) if not cells[i][j]]
     if wrong:
-        i, j = wrong[0]
-        reason = f"{len(wrong)} of {rows * cols} cells are wrong, e.g. row {i}, column {j}: {want[i][j]}, not " \
-                 f"{'blank' if got[i][j] is None else got[i][j]}"
-        return Grade.wrong(reason, cells=cells, table=got)
+        listed = "; ".join(f"row {i}, column {j}" for i, j in wrong[:6]) + (" ..." if len(wrong) > 6 else "")
+        return Grade.wrong(f"{len(wrong)} of {rows * cols} cells are wrong: {listed}", cells=cells,
+                           table=got)
     return Grade(True, "every cell is right", cells=cells, table=got)
 
 
 def grade_list(got: Sequence[Any], want: Sequence[Any], labels: Sequence[str]) -> Grade:
-    """Grade a list item by item. Post-condition: ``items`` marks each entry; correct iff all are right."""
+    """Grade a list item by item. Post-condition: ``items`` marks each entry; correct iff all are right; the reason
+    names the wrong items, not their right values."""
     if len(got) != len(want):
-        return Grade.wrong(f"expected {len(want)} answers, got {len(got)}")
+        raise AnswerError(f"expected {len(want)} answers, got {len(got)}")
     items = [g == w for g, w in zip(got, want, strict=True)]
     if all(items):
         return Grade(True, "all right", items=items)
-    k = items.index(False)
-    return Grade.wrong(f"{items.count(False)} wrong, e.g. {labels[k]}: {lstr(want[k])}, not {lstr(got[k])}",
-                       items=items)
+    bad = [labels[k] for k, ok in enumerate(items) if not ok]
+    return Grade.wrong(f"{len(bad)} of {len(items)} wrong: {'; '.join(bad[:6])}", items=items)
+
+
+def layout_matches(want: Any, depth: int) -> Callable[[str], bool]:
+    """A mistake test: the answer is a layout equal to ``want`` by function and mode sizes to ``depth``."""
+    return lambda ans: grade_layout(ans, want, depth).correct
 
 
 def step(text: str, layout: Any = None) -> dict[str, Any]:
@@ -179,6 +219,19 @@ def names_str(names: Any) -> str:
 
 def flat(x: Any) -> tuple:
     return tuple(v for item in x for v in flat(item)) if isinstance(x, tuple) else (x,)
+
+
+def idx2crd_row_major(x: int, shape: Any) -> Any:
+    """The usual mistake: split a 1-D index with the LAST mode fastest (row-major, C order) instead of CuTe's
+    colexicographic order (mode 0 fastest), recursively through nested modes."""
+    if not isinstance(shape, tuple):
+        return x
+    out = []
+    for s in reversed(shape):
+        n = A.size(s)
+        out.append(idx2crd_row_major(x % n, s))
+        x //= n
+    return tuple(reversed(out))
 
 
 def natural(coord: Any, shape: Any) -> Any:

@@ -28,7 +28,8 @@ class Grade:
 
     ``readable`` is False when the answer could not be parsed (then ``reason`` says why and ``correct`` is False).
     ``cells`` marks a table answer cell by cell (True = right) and ``table`` holds the table as read;
-    ``items`` marks a list answer item by item.
+    ``items`` marks a list answer item by item. ``reason`` never contains the answer key; ``mistake`` names the
+    usual mistake a wrong answer matches ("" when none does).
     """
 
     correct: bool
@@ -37,6 +38,7 @@ class Grade:
     cells: list[list[bool]] | None = None
     items: list[bool] | None = None
     table: list[list[Any]] | None = None
+    mistake: str = ""
 
     @classmethod
     def right(cls, reason: str = "") -> Grade:
@@ -73,9 +75,11 @@ class Drill:
     """One generated question with everything needed to grade and explain it.
 
     Post-conditions (checked by the tests for every kind): ``grade(expected).correct`` is True, and ``steps`` is the
-    worked derivation, each step a dict with ``"text"`` and ``"layout"`` (CuTe notation or None). ``given`` grids
-    are part of the question; ``grids`` are revealed with the verdict; ``table_shape`` is set when the answer is a
-    rows x cols table.
+    worked derivation, each step a dict with ``"text"`` and ``"layout"`` (CuTe notation or None). ``shown`` grids
+    are part of the question; ``grids`` are revealed with the key; ``table_shape`` is set when the answer is a
+    rows x cols table. ``data`` is the structured question (``given`` in the API: CuTe notation and ints; op drills
+    carry ``op`` and ``args``). ``mistakes`` holds (name of a usual mistake, a test that an answer makes it, an
+    example answer that makes it or None).
     """
 
     kind: str
@@ -88,26 +92,64 @@ class Drill:
     hints: list[str]
     variant: str = ""
     grids: list[Grid] = field(default_factory=list)
-    given: list[Grid] = field(default_factory=list)
+    shown: list[Grid] = field(default_factory=list)
     table_shape: tuple[int, int] | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    mistakes: list[tuple[str, Callable[[str], bool], str | None]] = field(default_factory=list)
 
     def with_data(self, **data: Any) -> Drill:
         """Attach the generator's inputs (CuTe notation / ints), so tests can recompute the key with the engine."""
         self.data.update(data)
         return self
 
+    def mistake(self, label: str, matches: Callable[[str], bool], example: str | None = None) -> Drill:
+        """Name a usual mistake: ``matches(answer)`` is True for answers that make it. ``example`` (an answer that
+        makes it) is checked to be wrong for this drill; when it is right, the mistake is not added (it would not be
+        a mistake here). Post-condition: returns self."""
+        if example is not None:
+            try:
+                if self.grader(example).correct:
+                    return self
+            except AnswerError:
+                pass
+        self.mistakes.append((label, matches, example))
+        return self
+
     @property
     def id(self) -> str:
         return drill_id(self.kind, self.seed)
 
+    @property
+    def skill(self) -> str:
+        """The sub-skill spaced repetition tracks: ``kind:variant`` (the variant's first part), or the kind."""
+        head = self.variant.split("/")[0] if self.variant else ""
+        return f"{self.kind}:{head}" if head else self.kind
+
     def grade(self, answer: str) -> Grade:
-        """Grade a typed answer. Post-condition: never raises for any string; unreadable -> readable=False."""
+        """Grade a typed answer. Post-condition: never raises for any string; unreadable -> readable=False with
+        the format expected; a wrong answer that matches a usual mistake says which one."""
         try:
             check_length(answer)
-            return self.grader(answer)
+            verdict = self.grader(answer)
         except AnswerError as err:
-            return Grade(False, f"could not read the answer: {err}", readable=False)
+            return Grade(False, f"could not read the answer: {err}. Expected: {self.answer_format}.",
+                         readable=False)
+        except (ArithmeticError, RecursionError, ValueError, TypeError, IndexError) as err:
+            return Grade(False, f"could not read the answer ({type(err).__name__}). Expected: "
+                         f"{self.answer_format}.", readable=False)
+        if not verdict.correct and verdict.readable:
+            for label, matches, _ in self.mistakes:
+                try:
+                    hit = matches(answer)
+                except (AnswerError, ArithmeticError, RecursionError, ValueError, TypeError, IndexError,
+                        KeyError, AttributeError):
+                    hit = False
+                if hit:
+                    verdict.mistake = label
+                    verdict.reason = f"{verdict.reason}. This is the usual mistake: {label}." if verdict.reason \
+                        else f"This is the usual mistake: {label}."
+                    break
+        return verdict
 
     def hint(self, level: int) -> dict[str, Any]:
         """Escalating hints: 1 the rule, 2 the first step, 3 the whole derivation.
@@ -205,4 +247,10 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    from app.drills import gen_algebra, gen_banks, gen_coords, gen_symbolic, gen_tv, gen_views  # noqa: F401
+    import importlib
+    import pkgutil
+
+    import app.drills as pkg
+
+    for mod in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("gen_")):
+        importlib.import_module(f"app.drills.{mod}")

@@ -34,7 +34,7 @@ def normalise(text: str, variables: Sequence[str]) -> str:
     if len(s) > MAX_FORMULA_CHARS:
         raise AnswerError(f"a formula is at most {MAX_FORMULA_CHARS} characters")
     s = s.translate(str.maketrans({"×": "*", "·": "*", "−": "-", "–": "-", "÷": "/", "⊕": "^", "[": "(", "]": ")"}))
-    s = re.sub(r"^\s*(?:index|offset|idx|bank|f|L)\s*(?:\([^)]*\)|\[[^\]]*\])?\s*=\s*", "", s, flags=re.IGNORECASE)
+    s = strip_lhs(s)
     s = re.sub(r"\bmod\b", "%", s, flags=re.IGNORECASE)
     s = re.sub(r"\bxor\b", "^", s, flags=re.IGNORECASE)
     s = re.sub(r"(?<![/])/(?![/])", "//", s)
@@ -51,6 +51,36 @@ def normalise(text: str, variables: Sequence[str]) -> str:
     if s.count("(") > 40:
         raise AnswerError("too many parentheses in the formula")
     return s
+
+
+_LHS_NAMES = ("index", "offset", "idx", "bank", "f", "l", "r", "a", "t", "d")
+
+
+def strip_lhs(text: str) -> str:
+    """Drop a left-hand side such as ``index(i,(j,k)) =``, ``offset[i][j] =``, ``L(i,j) =`` or ``=``: a known name
+    followed by any balanced brackets (nested coordinates included) and one ``=``. Post-condition: the right-hand
+    side, or ``text`` unchanged when it has no such left-hand side (linear time, no pattern backtracking)."""
+    lhs, eq, rhs = text.partition("=")
+    if not eq or rhs.startswith("="):
+        return text
+    head = lhs.strip()
+    low = head.lower()
+    name = next((n for n in _LHS_NAMES if low.startswith(n) and not low[len(n):len(n) + 1].isalnum()
+                 and low[len(n):len(n) + 1] != "_"), None)
+    if name is None:
+        return text if head else rhs.strip()
+    rest = head[len(name):].strip()
+    depth = 0
+    for ch in rest:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                return text
+        elif depth == 0 and not ch.isspace():
+            return text
+    return rhs.strip() if depth == 0 else text
 
 
 class Formula:

@@ -1,8 +1,12 @@
-"""Drill kind ``algebra_op``: predict coalesce, composition, complement, logical/zipped divide and the products.
+"""Drill kind ``algebra_op``: predict coalesce, composition, complement, the four divides, the five products and the
+two inverses.
 
-The inputs are drawn at random until the engine accepts them; the answer key is the engine's result, and an answer is
-graded by function and by the mode sizes the operation fixes (so ``((2,2),(3,1)):((24,2),(8,0))`` counts for
-``((2,2),3):((24,2),8)``); the canonical CuTe form is shown afterwards.
+Inputs come from ``algebra_cases.draw`` (no composition with an A that coalesces to n:1, multi-mode complements,
+products over many compact layouts); the key is the engine's result and is used only when an independent check of
+the op's post-condition passes (``algebra_cases.truth``), so an ill-posed case never becomes a key (it belongs to the
+``defined`` kind). An answer is graded by meaning: the same function and the mode sizes the op fixes (so
+``((2,2),(3,1)):((24,2),(8,0))`` counts for ``((2,2),3):((24,2),8)``); coalesce must also be fully coalesced, and an
+inverse is graded by its defining property. The derivation is the engine's ``explain``.
 """
 
 from __future__ import annotations
@@ -11,12 +15,24 @@ import random
 from typing import Any
 
 import algebra as A
-from app.drills.common import explain, grade_layout, grade_list, lstr, offsets_grid, pick, step, table
+from app.drills import algebra_cases as K
+from app.drills.common import (
+    explain,
+    grade_layout,
+    grade_list,
+    layout_matches,
+    lstr,
+    offsets_grid,
+    pick,
+    read_layout,
+    step,
+)
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import layout_text, parse_int_list
+from app.drills.parsing import parse_int_list
 
-OPS = ["coalesce", "composition", "composition", "complement", "logical_divide", "zipped_divide",
-       "logical_product", "blocked_product", "raked_product"]
+OPS = ["coalesce", "composition", "composition", "complement", "logical_divide", "zipped_divide", "tiled_divide",
+       "flat_divide", "logical_product", "blocked_product", "raked_product", "zipped_product", "tiled_product",
+       "right_inverse", "left_inverse"]
 
 RULES = {
     "coalesce": "coalesce keeps the function i -> L(i) and merges neighbouring modes s0:d0, s1:d1 whenever "
@@ -26,176 +42,197 @@ RULES = {
     "complement": "complement(A, M) lists the offsets A does not reach, so that (A, A*) covers 0..M-1 exactly once; "
                   "sort A's modes by stride and fill each gap.",
     "logical_divide": "logical_divide(A, B) = A o (B, complement(B, size(A))): mode 0 is one tile (what B selects), "
-                      "mode 1 enumerates the tiles.",
+                      "mode 1 enumerates the tiles; with a tiler, each mode of A is divided by its entry.",
     "zipped_divide": "zipped_divide(A, tiler) divides each mode by its tiler entry and gathers "
                      "((the tile modes), (the rest modes)).",
+    "tiled_divide": "tiled_divide(A, tiler) is zipped_divide with the rest modes unpacked: ((the tile), rest0, rest1).",
+    "flat_divide": "flat_divide(A, tiler) unpacks both groups: (tile0, tile1, rest0, rest1).",
     "logical_product": "logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B): mode 0 is A, mode 1 "
                        "repeats A as B lays out the copies.",
     "blocked_product": "blocked_product(A, B): B's copies of the block A, mode by mode ((A0, B0), (A1, B1)); A is the "
                        "inner (fast) part.",
     "raked_product": "raked_product(A, B): like blocked_product but B is the inner part, ((B0, A0), (B1, A1)): "
                      "A's elements are interleaved (raked) across B's copies.",
+    "zipped_product": "zipped_product(A, B) = ((A's modes), (B's copies)) with the copies laid out after A.",
+    "tiled_product": "tiled_product(A, B) = ((A's modes), B0, B1): zipped_product with the copy modes unpacked.",
+    "right_inverse": "right_inverse(L) = R with L(R(i)) = i for i < size(R): read L's modes in stride order and "
+                     "invert each stride into a shape.",
+    "left_inverse": "left_inverse(L) = R with R(L(i)) = i for every i < size(L) (L must be injective).",
 }
-CALLS = {"coalesce": "coalesce(L)", "composition": "composition(A, B)", "complement": "complement(A, M)",
-         "logical_divide": "logical_divide(A, B)", "zipped_divide": "zipped_divide(A, tiler)",
-         "logical_product": "logical_product(A, B)", "blocked_product": "blocked_product(A, B)",
-         "raked_product": "raked_product(A, B)"}
+#: The grouping each op fixes: sizes compared down to this depth (0: only the function and the size).
 DEPTH = {"coalesce": 1, "composition": 1, "complement": 0, "logical_divide": 1, "zipped_divide": 2,
-         "logical_product": 1, "blocked_product": 1, "raked_product": 1}
+         "tiled_divide": 2, "flat_divide": 1, "logical_product": 1, "blocked_product": 2, "raked_product": 2,
+         "zipped_product": 2, "tiled_product": 2, "right_inverse": 0, "left_inverse": 0}
+#: Ops that are easy to confuse: the other op's result, on the same arguments, is a named mistake.
+CONFUSED = {
+    "blocked_product": [("raked_product", "blocked vs raked: that is raked_product (B inner); blocked keeps A inner")],
+    "raked_product": [("blocked_product", "blocked vs raked: that is blocked_product (A inner); raked puts B inner")],
+    "zipped_divide": [("logical_divide", "logical vs zipped divide: that is logical_divide's ((tile0, rest0), (tile1, "
+                                         "rest1)); zipped gathers ((tile0, tile1), (rest0, rest1))"),
+                      ("tiled_divide", "that is tiled_divide (rest modes unpacked)")],
+    "logical_divide": [("zipped_divide", "logical vs zipped divide: that is zipped_divide's ((tiles), (rests)); "
+                                         "logical_divide keeps one (tile, rest) pair per mode")],
+    "tiled_divide": [("zipped_divide", "that is zipped_divide (rest modes grouped)"),
+                     ("flat_divide", "that is flat_divide (tile modes unpacked too)")],
+    "flat_divide": [("tiled_divide", "that is tiled_divide (tile modes grouped)")],
+    "zipped_product": [("tiled_product", "that is tiled_product (copy modes unpacked)")],
+    "tiled_product": [("zipped_product", "that is zipped_product (copy modes grouped)")],
+}
 
 
-def _rand_layout(rng: random.Random, modes: int, max_size: int = 32, nested: bool = False) -> Any:
-    """A random small layout with ``modes`` top modes (sizes 1-6, strides from compact orders or small ints)."""
-    while True:
-        sizes = [pick(rng, [1, 2, 2, 2, 3, 4, 4, 6, 8]) for _ in range(modes)]
-        prod = 1
-        for s in sizes:
-            prod *= s
-        if prod <= max_size and prod > 1:
-            break
-    shape: Any = tuple(sizes) if modes > 1 else sizes[0]
-    if nested and modes > 1 and rng.random() < 0.5:
-        k = rng.randrange(modes)
-        if sizes[k] in (4, 6, 8):
-            lst: list[Any] = list(sizes)
-            lst[k] = (2, sizes[k] // 2)
-            shape = tuple(lst)
-    style = rng.random()
-    if style < 0.4:
-        return A.Layout(shape)
-    if style < 0.7:
-        flat = A.flatten(shape)
-        order = list(range(len(flat)))
-        rng.shuffle(order)
-        return A.make_ordered_layout(shape, _like(shape, order))
-    strides = [pick(rng, [0, 1, 2, 3, 4, 6, 8, 12, 16]) for _ in A.flatten(shape)]
-    return A.Layout(shape, _like(shape, strides))
+def _call(op: str, args: list[Any]) -> str:
+    names = {"coalesce": ["L"], "complement": ["A", "M"], "right_inverse": ["L"], "left_inverse": ["L"]}
+    params = names.get(op, ["A", "tiler" if isinstance(args[-1], tuple) else "B"])
+    return f"{op}({', '.join(params)})"
 
 
-def _like(shape: Any, values: list[int]) -> Any:
-    it = iter(values)
-
-    def walk(s: Any) -> Any:
-        return tuple(walk(x) for x in s) if isinstance(s, tuple) else next(it)
-
-    return walk(shape)
+def _args_text(op: str, args: list[Any]) -> str:
+    names = _call(op, args)[len(op) + 1:-1].split(", ")
+    return ", ".join(f"{n} = {K.arg_show(a)}" for n, a in zip(names, args, strict=True))
 
 
-def _instance(rng: random.Random, op: str) -> tuple[list[Any], str]:
-    """Arguments for ``op`` and their text, e.g. ([A, B], "A = ..., B = ...")."""
-    if op == "coalesce":
-        a = _rand_layout(rng, pick(rng, [2, 3]), nested=True)
-        return [a], f"L = {a}"
-    if op == "composition":
-        a = _rand_layout(rng, 2, 48)
-        b = _rand_layout(rng, pick(rng, [1, 2]), max(2, A.size(a)))
-        return [a, b], f"A = {a}, B = {b}"
-    if op == "complement":
-        a = _rand_layout(rng, pick(rng, [1, 2]), 8)
-        m = A.cosize(a) * pick(rng, [1, 2, 3, 4])
-        return [a, m], f"A = {a}, M = {m}"
-    if op == "logical_divide":
-        a = A.Layout(pick(rng, [8, 12, 16, 24, 32])) if rng.random() < 0.6 else _rand_layout(rng, 2)
-        b = _rand_layout(rng, 1, 8)
-        return [a, b], f"A = {a}, B = {b}"
-    if op == "zipped_divide":
-        m, n = pick(rng, [(4, 8), (8, 8), (8, 4), (6, 4), (16, 8)])
-        a = A.Layout((m, n)) if rng.random() < 0.5 else A.make_layout_row_major((m, n))
-        tiler = (A.Layout(pick(rng, [t for t in (2, 4) if m % t == 0])),
-                 A.Layout(pick(rng, [t for t in (2, 4) if n % t == 0])))
-        return [a, tiler], f"A = {a}, tiler = <{tiler[0]}, {tiler[1]}>"
-    if op == "logical_product":
-        a = _rand_layout(rng, 1, 6)
-        b = _rand_layout(rng, 1, 6)
-        return [a, b], f"A = {a}, B = {b}"
-    a = pick(rng, [A.Layout((2, 2)), A.Layout((2, 2), (2, 1)), A.Layout((2, 3)), A.Layout((1, 2)), A.Layout((2, 1))])
-    b = pick(rng, [A.Layout((2, 2)), A.Layout((3, 2)), A.Layout((2, 3), (3, 1)), A.Layout((2, 4))])
-    return [a, b], f"A = {a}, B = {b}"
+def _grade_inverse(op: str, lay: Any, want: Any) -> Any:
+    def grade(ans: str) -> Grade:
+        got = read_layout(ans)
+        if A.size(got) != A.size(want):
+            return Grade.wrong(f"your inverse has {A.size(got)} elements; {op} of this layout has a different size")
+        pts = range(A.size(got)) if op == "right_inverse" else range(A.size(lay))
+        if op == "right_inverse":
+            bad = [i for i in pts if lay(got(i)) != i]
+        else:
+            bad = [i for i in pts if got(lay(i)) != i]
+        if bad:
+            what = "L(R(i))" if op == "right_inverse" else "R(L(i))"
+            return Grade.wrong(f"{what} is not i at {len(bad)} points, e.g. i = {', '.join(map(str, bad[:4]))}")
+        return Grade.right(f"{'L(R(i))' if op == 'right_inverse' else 'R(L(i))'} = i everywhere")
+
+    return grade
 
 
-@register("algebra_op", "Predict an operation", "Predict coalesce, composition, complement, logical / zipped divide "
-          "and the products; graded by function and shape, the canonical CuTe form shown after.", 8)
+def _grade_coalesce(want: Any) -> Any:
+    def grade(ans: str) -> Grade:
+        g = grade_layout(ans, want, 0, what="result")
+        if not g.correct:
+            return g
+        got = read_layout(ans)
+        shape, stride = A.flatten(got.shape), A.flatten(got.stride)
+        wshape = A.flatten(want.shape)
+        if len(shape) != len(wshape) or A.depth(got) > 1:
+            why = [k for k in range(len(shape) - 1) if shape[k] * stride[k] == stride[k + 1]]
+            ones = [k for k, s in enumerate(shape) if s == 1]
+            detail = (f"modes {why[0]} and {why[0] + 1} still join end to end" if why else
+                      f"mode {ones[0]} has size 1" if ones else "it can be written with fewer modes")
+            return Grade.wrong(f"the right function, but not fully coalesced: {detail}")
+        return Grade.right("the same function with the fewest modes")
+
+    return grade
+
+
+def _grid(want: Any) -> list[Any]:
+    if A.rank(want) <= 2 and A.size(want) <= 256:
+        return [offsets_grid(want, "The result's offsets")]
+    return []
+
+
+@register("algebra_op", "Predict an operation", "Predict coalesce, composition, complement, the divides, the "
+          "products and the inverses; graded by function and the shape the op fixes, the canonical CuTe form shown "
+          "after.", 8)
 def make_algebra(rng: random.Random, seed: int) -> Drill:
-    if rng.random() < 0.15:
+    if rng.random() < 0.12:
         return _divide_tile(rng, seed)
-    for _ in range(200):
+    for _ in range(400):
         op = pick(rng, OPS)
-        args, text = _instance(rng, op)
-        try:
-            want = getattr(A, op)(*args)
-        except A.LayoutError:
+        args = [K.draw_inverse(rng)] if op.endswith("_inverse") else K.draw(rng, op)
+        want = K.truth(op, args)
+        if want is None:
             continue
-        if A.size(want) <= 256 and (op != "coalesce" or str(want) != str(args[0])):
-            break
-    else:  # pragma: no cover - the instance families above always yield a case well before 200 draws
+        if op == "coalesce" and str(want) == str(args[0]):
+            continue
+        if op.endswith("_inverse") and str(want) == str(args[0]):
+            continue
+        break
+    else:  # pragma: no cover - every op family yields a checked case well before 400 draws
         raise RuntimeError("no valid instance found")
     depth = DEPTH[op]
-    call = CALLS[op]
-    fixed = {0: "only its function and size", 1: "the sizes of its top-level modes",
+    call = _call(op, args)
+    if op == "coalesce":
+        grader = _grade_coalesce(want)
+    elif op.endswith("_inverse"):
+        grader = _grade_inverse(op, args[0], want)
+    else:
+        def grader(ans: str) -> Grade:
+            g = grade_layout(ans, want, depth, what="result")
+            if g.correct and str(read_layout(ans)) != str(want):
+                g.reason += f"; CuTe prints it as {want}"
+            return g
+    fixed = {0: "its function and size", 1: "the sizes of its top-level modes",
              2: "the sizes of its modes two levels down"}[depth]
-
-    def grade(ans: str) -> Grade:
-        g = grade_layout(ans, want, depth, what="result")
-        if g.correct and op == "coalesce":
-            from app.drills.common import read_layout
-
-            got = read_layout(ans)
-            if A.depth(got) > 1 or len(A.flatten(got.shape)) != len(A.flatten(want.shape)):
-                return Grade.wrong(f"{got} has the right function but is not fully coalesced: {want}")
-        if g.correct and layout_text(ans) != str(want):
-            g.reason += f"; CuTe prints it as {want}"
-        return g
-
-    steps = [step(RULES[op])] + explain(op, *args)
-    if len(steps) == 1:
+    if op == "coalesce":
+        fixed = "its function, fully coalesced"
+    elif op.endswith("_inverse"):
+        fixed = "its defining property and size"
+    derivation = explain(op, *args)
+    steps = [step(RULES[op])] + derivation
+    if not derivation:
         steps.append(step(f"{call} = {want}", want))
     steps.append(step(f"Check: the result has size {A.size(want)} and, e.g., R({A.size(want) - 1}) = "
                       f"{want(A.size(want) - 1)}.", want))
-    grids = []
-    if A.rank(want) <= 2 and A.size(want) <= 256:
-        grids.append(offsets_grid(want, "The result's offsets"))
-    return Drill("algebra_op", seed,
-                 f"{text}. What is {call}? (Graded by function and by {fixed}.)",
-                 "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grade, steps,
-                 [RULES[op], steps[1]["text"] if len(steps) > 2 else f"Start from {args[0]}."],
-                 variant=op, grids=grids).with_data(op=op, args=[_arg_text(a) for a in args])
+    drill = Drill("algebra_op", seed, f"{_args_text(op, args)}. What is {call}? (Graded by {fixed}.)",
+                  "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grader, steps,
+                  [RULES[op], steps[1]["text"] if derivation else f"Start from {K.arg_show(args[0])}."],
+                  variant=op, grids=_grid(want)).with_data(op=op, args=[K.arg_text(a) for a in args])
+    _mistakes(drill, op, args, want, depth)
+    return drill
+
+
+def _mistakes(drill: Drill, op: str, args: list[Any], want: Any, depth: int) -> None:
+    """Name the usual wrong answers of this op: a confusable op's result, swapped modes, shape/stride swapped, B o A."""
+    for other, label in CONFUSED.get(op, []):
+        alt = K.truth(other, args)
+        if alt is not None:
+            drill.mistake(label, layout_matches(alt, 0 if A.size(alt) != A.size(want) else 2), str(alt))
+    if A.rank(want) == 2 and depth:
+        swapped = A.make_layout(want[1], want[0])
+        drill.mistake("swapped modes: mode 0 and mode 1 are exchanged", layout_matches(swapped, depth), str(swapped))
+    if 0 not in A.flatten(want.stride) and A.size(A.Layout(want.stride)) <= 4096:
+        alt = A.Layout(want.stride, want.shape)
+        drill.mistake("shape and stride swapped", layout_matches(alt, 0), str(alt))
+    if op == "composition" and not isinstance(args[1], tuple):
+        back = K.truth("composition", [args[1], args[0]])
+        if back is not None:
+            drill.mistake("B o A instead of A o B: R(i) = A(B(i)) applies B first", layout_matches(back, 0),
+                          str(back))
 
 
 def _divide_tile(rng: random.Random, seed: int) -> Drill:
     """What the two modes of logical_divide mean: list the offsets of tile k (mode 1 fixed, mode 0 walked)."""
     while True:
-        a = A.Layout(pick(rng, [8, 12, 16, 24, 32])) if rng.random() < 0.7 else _rand_layout(rng, 2)
-        b = _rand_layout(rng, 1, 8)
-        try:
-            d = A.logical_divide(a, b)
-        except A.LayoutError:
-            continue
-        if A.size(d[0]) >= 2 and A.size(d[1]) >= 2 and 0 not in A.flatten(b.stride):
+        a = A.Layout(pick(rng, [8, 12, 16, 24, 32])) if rng.random() < 0.7 else K.rand_layout(rng, 2)
+        b = K.rand_layout(rng, 1, 8)
+        d = K.truth("logical_divide", [a, b])
+        if d is not None and A.size(d[0]) >= 2 and A.size(d[1]) >= 2 and 0 not in A.flatten(b.stride):
             break
     k = rng.randrange(1, A.size(d[1]))
     want = [d((i, k)) for i in range(A.size(d[0]))]
     rule = ("logical_divide(A, B) = A o (B, complement(B, size(A))): mode 0 walks the elements of one tile (what B "
             "selects), mode 1 says which tile. Tile k is the column D(_, k).")
-    steps = [step(rule), *explain("logical_divide", a, b), step(f"D = {d}: {A.size(d[1])} tiles of {A.size(d[0])}.", d),
+    derivation = explain("logical_divide", a, b)
+    steps = [step(rule), *derivation, step(f"D = {d}: {A.size(d[1])} tiles of {A.size(d[0])}.", d),
              *[step(f"D({i},{k}) = {v}") for i, v in enumerate(want)]]
     labels = [f"element {i}" for i in range(len(want))]
-    return Drill("algebra_op", seed,
-                 f"A = {a}, B = {b}. D = logical_divide(A, B) cuts A into tiles. List the offsets of tile {k} "
-                 f"(D(i, {k}) for i = 0, 1, ...), in order.", f"{len(want)} integers", ", ".join(map(str, want)),
-                 lambda ans: grade_list(parse_int_list(ans, len(want)), want, labels), steps,
-                 [rule, f"First find D = logical_divide(A, B); {steps[1]['text'] if len(steps) > 3 else ''}".strip()],
-                 variant="divide_tile", grids=[offsets_grid(d, "D: rows = inside a tile, columns = tiles",
-                                                            [(i, k) for i in range(len(want))])]).with_data(
-                     op="logical_divide", args=[str(a), str(b)], tile=k)
+    other = [d((k, i)) for i in range(A.size(d[0]))] if k < A.size(d[0]) and A.size(d[1]) == A.size(d[0]) else None
+    drill = Drill("algebra_op", seed,
+                  f"A = {a}, B = {b}. D = logical_divide(A, B) cuts A into tiles. List the offsets of tile {k} "
+                  f"(D(i, {k}) for i = 0, 1, ...), in order.", f"{len(want)} integers", ", ".join(map(str, want)),
+                  lambda ans: grade_list(parse_int_list(ans, len(want)), want, labels), steps,
+                  [rule, f"First find D = logical_divide(A, B). {derivation[0]['text'] if derivation else ''}".strip()],
+                  variant="divide_tile", grids=[offsets_grid(d, "D: rows = inside a tile, columns = tiles",
+                                                             [(i, k) for i in range(len(want))])]).with_data(
+        op="logical_divide", args=[str(a), str(b)], tile=k)
+    if other is not None and other != want:
+        drill.mistake("swapped modes: that is row k of D (mode 0 fixed); a tile is a column, mode 1 fixed",
+                      lambda ans: parse_int_list(ans, len(want)) == other, ", ".join(map(str, other)))
+    return drill
 
 
-def _arg_text(a: Any) -> Any:
-    """An op argument as JSON-ready CuTe notation: int, "shape:stride" or a list of those (a tiler)."""
-    if isinstance(a, int):
-        return a
-    if isinstance(a, tuple):
-        return [str(x) for x in a]
-    return str(a)
-
-
-__all__ = ["make_algebra", "lstr", "table"]
+__all__ = ["make_algebra", "lstr"]

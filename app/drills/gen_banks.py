@@ -131,18 +131,18 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
 @register("banks", "Banks, padding and swizzling", "Banks of a column read, N-way conflicts, the padded formula, "
           "and a swizzle or padding that removes the conflict (any working choice); the 16-byte / ldmatrix case.", 7)
 def make_banks(rng: random.Random, seed: int) -> Drill:
-    variant = pick(rng, ["banks", "ways", "formula", "fix", "swizzled", "ldmatrix_ways", "ldmatrix_fix"])
+    variant = pick(rng, ["banks", "ways", "distinct", "formula", "fix", "fix", "swizzled", "ldmatrix_ways",
+                         "ldmatrix_fix"])
     if variant.startswith("ldmatrix"):
         return _ldmatrix(rng, seed, variant)
     if variant == "swizzled":
         return _swizzled(rng, seed)
+    if variant == "fix":
+        return _fix(rng, seed)
     layout, cols, pitch, pad = tile(rng)
     if variant == "formula" and pad == 0:
         pad, pitch = 1, cols + 1
         layout = A.Layout((32, cols), (pitch, 1))
-    if variant == "fix":
-        cols = pick(rng, [32, 64, 128])
-        layout, pitch, pad = row_major((32, cols)), cols, 0
     col = rng.randrange(cols)
     r = _column(layout, col)
     desc = f"A float (4-byte) tile of 32 rows is stored as {layout} (row pitch {pitch} words). " \
@@ -163,6 +163,14 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                      [step(RULE), first] + [step(f"Row {t}: offset {layout((t, col))}, bank {r.banks[t]}.")
                                             for t in lanes] + [verdict],
                      [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col, lanes=lanes)
+    if variant == "distinct":
+        n = len(set(r.banks))
+        return Drill("banks", seed, desc + " How many distinct banks do the 32 lanes hit?",
+                     "one integer", str(n), lambda ans: _int(ans, n, "distinct banks"),
+                     [step(RULE), first, *rows4, verdict], [RULE, first["text"]], variant, grids).with_data(
+                         layout=str(layout), col=col).mistake(
+            "the N of N-way instead of the number of distinct banks", lambda ans: parse_int(ans) == r.ways,
+            str(r.ways))
     if variant == "ways":
         return Drill("banks", seed, desc + " How many-way is the bank conflict (1 means conflict-free)?",
                      "one integer (the N of N-way)", str(r.ways),
@@ -185,27 +193,54 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                      [step(RULE), first, *rows4, step(f"In general: bank(r) = {expected}; {pitch} mod 32 = "
                                                       f"{pitch % 32}, so each row moves {pitch % 32} bank(s)."),
                       verdict], [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
+    raise AssertionError(variant)  # pragma: no cover - every variant returns above
+
+
+#: Element types for the fix drills: (bytes, name, row lengths in elements). Halves need M = 1 (two per 4-byte
+#: word), doubles B = 4 (16 threads per phase), floats the classic Sw<5,0,S>.
+ELEMENTS = [(2, "half-precision (2-byte)", [64, 128]), (4, "float (4-byte)", [32, 64, 128]),
+            (8, "double (8-byte)", [16, 32, 64])]
+
+
+def _fix(rng: random.Random, seed: int) -> Drill:
+    """Choose a swizzle (or a padding) that makes a column read conflict-free, for halves, floats or doubles."""
+    ebytes, ename, widths = pick(rng, ELEMENTS)
+    cols = pick(rng, widths)
+    layout, col = row_major((32, cols)), rng.randrange(cols)
     access = {"kind": "column", "index": col}
-    fixes = swizzle_fixes(layout, 4, access)
-    pfix = B.padding_fix(layout, 4, access)
-    best = fixes[-1] if fixes else None
+    r = _column(layout, col, ebytes)
+    fixes = sorted(swizzle_fixes(layout, ebytes, access), key=lambda f: f.swizzle)
+    pfix = B.padding_fix(layout, ebytes, access)
+    best = fixes[0] if fixes else None
     expected = str(best) if best else f"pad {pfix.padding}"
-    steps = [step(RULE), first, verdict,
-             step("A swizzle Sw<B,M,S> XORs the B bits starting at M+S (here: bits of the row) into the B bits "
-                  "starting at M (the bank bits), so the rows of one column spread over different banks.")]
+    phases = {2: 1, 4: 1, 8: 2}[ebytes]
+    per_word = 4 // ebytes if ebytes < 4 else 1
+    steps = [step(RULE),
+             step(f"Row i, column {col} is element offset {cols}*i + {col}, byte address {ebytes} times that; "
+                  f"{'two halves share a 4-byte word, so the word is offset / 2' if per_word == 2 else ''}"
+                  f"{'an 8-byte access is served in two phases of 16 lanes' if phases == 2 else ''}".rstrip("; "),
+                  layout),
+             step(f"The 32 lanes hit {len(set(r.banks))} distinct banks: {r.ways}-way, {r.wavefronts} wavefront(s)."),
+             step("A swizzle Sw<B,M,S> XORs the B bits at M+S.. (bits of the row) into the B bits at M.. (bits that "
+                  "pick the bank), so the rows of one column spread over different banks. M skips the offset bits "
+                  "that stay inside one bank slot (1 for halves); B is as many bits as there are lanes per phase "
+                  "to separate (16 lanes per phase for doubles: B = 4).")]
     if best:
         rb = best.analysis
-        steps.append(step(f"{best}: rows 0..3 of column {col} land in banks {rb.banks[:4]}; all 32 distinct.", None))
+        steps.append(step(f"{best}: rows 0..3 of column {col} land in banks {rb.banks[:4]}; every phase is "
+                          f"conflict-free.", None))
         steps.append(step("Every swizzle that works: " + ", ".join(str(f) for f in fixes) + "."))
     if pfix:
-        steps.append(step(f"Padding works too: a pitch of {pitch + pfix.padding} words (pad {pfix.padding}).",
+        steps.append(step(f"Padding works too: a pitch of {cols + pfix.padding} elements (pad {pfix.padding}).",
                           pfix.layout))
-    return Drill("banks", seed, desc + f" The access is {r.ways}-way. Choose a swizzle Sw<B,M,S> on the element "
+    return Drill("banks", seed,
+                 f"A {ename} tile of 32 rows is stored row-major as {layout}. Lane i of a warp reads row i, column "
+                 f"{col} ({ebytes} bytes). The access is {r.ways}-way. Choose a swizzle Sw<B,M,S> on the element "
                  "offset (or a padding) that makes it conflict-free.",
-                 "Sw<B,M,S>, or a padding such as pad 1", expected,
-                 _fix_grader(layout, 4, access, 32, cols), steps,
-                 [RULE, "The row index sits in the offset bits above log2(pitch); XOR five of them into bits 0..4."],
-                 variant, grids).with_data(layout=str(layout), col=col, ebytes=4, access=access)
+                 "Sw<B,M,S>, or a padding such as pad 1", expected, _fix_grader(layout, ebytes, access, 32, cols),
+                 steps, [RULE, "Which offset bits choose the bank for this element size? XOR row bits into them."],
+                 "fix", [bank_grid(r, "Lanes and their banks", 32)]).with_data(
+                     layout=str(layout), col=col, ebytes=ebytes, access=access)
 
 
 def _swizzled(rng: random.Random, seed: int) -> Drill:
@@ -281,7 +316,7 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
 
 def _int(answer: str, want: int, what: str) -> Grade:
     got = parse_int(answer)
-    return Grade.right() if got == want else Grade.wrong(f"{got} {what} is not right: it is {want}")
+    return Grade.right() if got == want else Grade.wrong(f"{got} {what} is not right")
 
 
 def _list(answer: str, want: list[int], labels: list[str]) -> Grade:

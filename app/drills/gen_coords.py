@@ -10,6 +10,7 @@ from app.drills.common import (
     flat,
     grade_list,
     grade_table,
+    idx2crd_row_major,
     lstr,
     names_str,
     natural,
@@ -105,6 +106,7 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
             coords.append(c)
     want = [layout(c) for c in coords]
     labels = [lstr(c) for c in coords]
+    rowmajor = [layout(_row_major_coord(c, layout.shape)) for c in coords]
     cells = [natural(c, layout.shape) for c in coords]
     hl = [(_index(layout[0], x[0]), _index(layout[1], x[1])) for x in cells]
     return Drill("offsets", seed,
@@ -115,7 +117,17 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
                  [step(RULE, layout)] + [coord_steps(layout, c) for c in coords],
                  [RULE, "First turn each coordinate into a natural one: " + coord_steps(layout, coords[0])["text"]],
                  variant="coords", grids=[offsets_grid(layout, "The offsets, asked cells highlighted", hl)]).with_data(
-                     layout=str(layout), coords=coords)
+                     layout=str(layout), coords=coords).mistake(
+        "a row-major split of a 1-D index (CuTe splits with mode 0 fastest)",
+        lambda ans: parse_int_list(ans, len(coords)) == rowmajor, ", ".join(map(str, rowmajor)))
+
+
+def _row_major_coord(c: Any, shape: Any) -> Any:
+    """Where a learner who splits indices row-major would look: each integer that lands on a multi-element mode is
+    split last-mode-fastest (a 1-D index through the whole shape, a per-mode index through a nested mode)."""
+    if isinstance(c, int):
+        return idx2crd_row_major(c, shape)
+    return tuple(idx2crd_row_major(x, s) if isinstance(x, int) else x for x, s in zip(c, shape, strict=True))
 
 
 def _index(mode: Any, natural: Any) -> int:
@@ -130,7 +142,12 @@ def grade_coord(answer: str, want: Any) -> Grade:
         return Grade.right()
     if flat(got) == flat(want) and (not isinstance(got, tuple) or all(isinstance(x, int) for x in got)):
         return Grade.right(f"right; the natural form keeps the nesting: {lstr(want)}")
-    return Grade.wrong(f"{lstr(got)} is not the coordinate; it is {lstr(want)}")
+    if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want):
+        bad = [str(k) for k in range(len(want)) if got[k] != want[k]]
+        return Grade.wrong(f"{lstr(got)} is not the coordinate: mode{'s' if len(bad) > 1 else ''} "
+                           f"{', '.join(bad)} {'are' if len(bad) > 1 else 'is'} wrong")
+    return Grade.wrong(f"{lstr(got)} is not the coordinate (the natural coordinate has one entry per mode, nested "
+                       f"like the shape)")
 
 
 def hier_layout(rng: random.Random) -> Any:
@@ -190,7 +207,9 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                      f"0..{A.size(inner) - 1}. Give the natural coordinate of each n, in order.",
                      "one coordinate per n, e.g. (0,0) (1,0) ...", expected, grade_map, steps,
                      [rule, f"n = 1 -> {lstr(want_list[1])}: the left-most sub-mode moves first."],
-                     variant=variant).with_data(shape=shape)
+                     variant=variant).with_data(shape=shape, mode=which).mistake(
+            ROW_MAJOR, lambda ans: _same_items(ans, [idx2crd_row_major(k, inner) for k in range(A.size(inner))]),
+            " ".join(lstr(idx2crd_row_major(k, inner)) for k in range(A.size(inner))))
     x = rng.randrange(1, A.size(layout))
     if variant == "flat":
         m0, n0 = A.size(shape[0]), A.size(shape[1])
@@ -200,9 +219,11 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                   f"top-level mode) into the natural coordinate.")
         steps = [step(rule), step(f"Each top-level mode splits its own coordinate: {lstr(c)} -> {lstr(want)}."),
                  step(f"With stride {lstr(layout.stride)}: {contributions(layout, want)}.", layout)]
+        wrong = _row_major_coord(c, shape)
         return Drill("natural_coord", seed, prompt, "a nested coordinate such as (1,(1,2))", lstr(want),
                      lambda ans: grade_coord(ans, want), steps, [rule, steps[1]["text"].split(":")[0] + "."],
-                     variant=variant).with_data(shape=shape, coord=c)
+                     variant=variant).with_data(shape=shape, coord=c).mistake(
+            ROW_MAJOR, lambda ans: grade_coord(ans, wrong).correct, lstr(wrong))
     nat = A.idx2crd(x, shape)
     if variant == "three":
         return _three(layout, x, seed, rule)
@@ -215,13 +236,26 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
                      f"L = {layout} (size {A.size(layout)}). What is the offset of the 1-D coordinate {x}? "
                      f"(Convert it to the natural coordinate first.)", "one integer", str(off),
                      lambda ans: _int_grade(ans, off), steps, [rule, steps[0]["text"]], variant=variant).with_data(
-                         layout=str(layout), x=x)
+                         layout=str(layout), x=x).mistake(
+            ROW_MAJOR, lambda ans: parse_int(ans) == layout(idx2crd_row_major(x, shape)),
+            str(layout(idx2crd_row_major(x, shape))))
     steps = idx_steps(layout, x)
     return Drill("natural_coord", seed,
                  f"The shape is {lstr(shape)} (size {A.size(layout)}). Convert the 1-D coordinate {x} into the natural "
                  f"coordinate.", "a nested coordinate such as (1,(1,2))", lstr(nat),
                  lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx").with_data(
-                     shape=shape, x=x)
+                     shape=shape, x=x).mistake(
+        ROW_MAJOR, lambda ans: grade_coord(ans, idx2crd_row_major(x, shape)).correct,
+        lstr(idx2crd_row_major(x, shape)))
+
+
+ROW_MAJOR = "a row-major split of a 1-D index (CuTe splits with mode 0 fastest)"
+
+
+def _same_items(answer: str, want: list[Any]) -> bool:
+    got = parse_nested(answer)
+    items = list(got) if isinstance(got, tuple) else [got]
+    return items == want
 
 
 def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
@@ -241,6 +275,13 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
             items[1] = nat  # fully flattened: unambiguous given the shape
         return grade_list(items, want, ["the 2-D coordinate", "the natural coordinate", "the offset"])
 
+    top_rm = idx2crd_row_major(x, tuple(A.size(s) for s in shape))
+    nat_rm = idx2crd_row_major(x, shape)
+
+    def row_major(ans: str) -> bool:
+        got = parse_nested(ans)
+        return isinstance(got, tuple) and len(got) == 3 and (got[0] == top_rm or flat(got[1]) == flat(nat_rm))
+
     steps = idx_steps(layout, x) + [
         step(f"Top-level modes have sizes {lstr(tuple(A.size(s) for s in shape))}, so {x} is the 2-D coordinate "
              f"{lstr(top)}; splitting each entry by its mode gives the natural {lstr(nat)}."),
@@ -250,12 +291,13 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
                  f"L = {layout} (size {A.size(layout)}). For the 1-D coordinate {x}, give its 2-D coordinate (one "
                  f"entry per top-level mode), its natural coordinate, and its offset.",
                  "three answers, e.g. (1,5) (1,(1,2)) 16", f"{lstr(top)} {lstr(nat)} {off}", grade, steps,
-                 [rule, steps[0]["text"]], variant="three").with_data(layout=str(layout), x=x)
+                 [rule, steps[0]["text"]], variant="three").with_data(layout=str(layout), x=x).mistake(
+        ROW_MAJOR, row_major, f"{lstr(top_rm)} {lstr(nat_rm)} {layout(nat_rm)}")
 
 
 def _int_grade(answer: str, want: int) -> Grade:
     got = parse_int(answer)
-    return Grade.right() if got == want else Grade.wrong(f"{got} is not right; the answer is {want}")
+    return Grade.right() if got == want else Grade.wrong(f"{got} is not right")
 
 
 @register("index_formula", "Index formula", "Write the index formula of a (hierarchical) layout for its natural "
@@ -275,8 +317,8 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
             return Grade.right(f"agrees with L at all {len(cases)} coordinates")
         vals, want, got = bad[0]
         at = ", ".join(f"{k}={v}" for k, v in vals.items())
-        return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. {at}: L gives {want}, "
-                           f"your formula {got}")
+        return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. at {at} your formula gives "
+                           f"{got}, which is not L's offset there")
 
     first = f"The stride of {vars_[0]} is {flat(layout.stride)[0]}, so the formula starts {vars_[0]}*" \
             f"{flat(layout.stride)[0]}."
@@ -285,12 +327,34 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
     steps.append(step(f"index{names_str(names)} = {expected}"))
     sample = coords[-1]
     steps.append(step(f"Check at {lstr(sample)}: {contributions(layout, sample)}.", layout))
-    return Drill("index_formula", seed,
+    drill = Drill("index_formula", seed,
                  f"L = {layout}. Write the index formula for the natural coordinate {names_str(names)}.",
                  f"a formula in {', '.join(vars_)}, e.g. {vars_[0]}*2 + {vars_[1]}*8 (3i, mod, / and () are read)",
                  expected, grade, steps, [RULE, first], variant="formula",
                  grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")]).with_data(
                      layout=str(layout), names=vars_)
+    strides = flat(layout.stride)
+    for a in range(len(vars_)):
+        for b in range(a + 1, len(vars_)):
+            if strides[a] == strides[b]:
+                continue
+            swapped = list(strides)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            alt = " + ".join(f"{v}*{d}" for v, d in zip(vars_, swapped, strict=True))
+            drill.mistake(f"swapped modes: the strides of {vars_[a]} and {vars_[b]} are exchanged",
+                          _formula_is(alt, vars_, cases), alt)
+    return drill
+
+
+def _formula_is(alt: str, vars_: list[str], cases: list[tuple[dict[str, int], int]]) -> Any:
+    """A mistake test: the answer agrees with the formula ``alt`` at every coordinate of ``cases``."""
+    ref = Formula(alt, vars_)
+
+    def matches(ans: str) -> bool:
+        f = Formula(ans, vars_)
+        return all(f(v) == ref(v) for v, _ in cases)
+
+    return matches
 
 
 def _engine_formula(layout: Any, names: Any) -> str:
@@ -301,8 +365,9 @@ def _engine_formula(layout: Any, names: Any) -> str:
     return fn(layout, names)
 
 
-MAJOR = {"row": ["row-major", "row major", "r", "rows"], "column": ["col", "column-major", "col-major", "c",
-                                                                     "columns", "colmajor"],
+MAJOR = {"row": ["row-major", "row major", "r", "rows", "LayoutRight", "right", "C order"],
+         "column": ["col", "column-major", "col-major", "c", "columns", "colmajor", "LayoutLeft", "left",
+                    "Fortran order", "Fortran", "F"],
          "neither": ["none", "no", "n", "neither row nor column", "other"]}
 
 
@@ -323,17 +388,21 @@ def classify(layout: Any) -> str:
 @register("majorness", "Row-major, column-major or neither", "Decide from the strides whether a layout is row-major, "
           "column-major or neither (a padded pitch still counts).", 4)
 def make_majorness(rng: random.Random, seed: int) -> Drill:
-    style = pick(rng, ["plain", "plain", "hier", "hier", "strided"])
-    if style == "plain":
-        layout = small_layout(rng)
-    elif style == "hier":
-        m = pick(rng, [2, 4])
-        a, b = pick(rng, [(2, 2), (2, 4), (4, 2)])
-        order = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0))])
-        layout = ordered_layout((m, (a, b)), order)
-    else:
-        m, n = pick(rng, [(4, 8), (4, 4), (8, 4)])
-        layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1)]))
+    target = pick(rng, ["row", "row", "column", "column", "neither"])
+    for _ in range(200):
+        style = pick(rng, ["plain", "plain", "hier", "hier", "strided"])
+        if style == "plain":
+            layout = small_layout(rng)
+        elif style == "hier":
+            m = pick(rng, [2, 4])
+            a, b = pick(rng, [(2, 2), (2, 4), (4, 2)])
+            order = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (0, (1, 2))])
+            layout = ordered_layout((m, (a, b)), order)
+        else:
+            m, n = pick(rng, [(4, 8), (4, 4), (8, 4)])
+            layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1), (n + 3, 1), (1, m + 5)]))
+        if classify(layout) == target:
+            break
     want = classify(layout)
     t = table(layout)
     why = {"row": "consecutive columns are adjacent (offset + 1) and each row starts one pitch after the previous",
@@ -346,7 +415,7 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
     return Drill("majorness", seed,
                  f"L = {layout}, read as a {len(t)}x{len(t[0])} matrix (2-D coordinates). Is it row-major, "
                  f"column-major or neither? (A padded pitch counts, e.g. (4,8):(9,1) is row-major.)",
-                 "row, column or neither", want,
+                 "row, column or neither (LayoutRight / LayoutLeft are read)", want,
                  lambda ans: _choice_grade(ans, want), steps,
                  ["Look at which coordinate has stride 1 as a 1-D walk, and whether the other mode jumps whole rows "
                   "or columns.", steps[1]["text"]],
@@ -355,7 +424,8 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
 
 def _choice_grade(answer: str, want: str) -> Grade:
     got = parse_choice(answer, MAJOR)
-    return Grade.right() if got == want else Grade.wrong(f"not {got}: the layout is {want}")
+    return Grade.right() if got == want else Grade.wrong(f"not {got}: look again at which mode has stride 1 and "
+                                                          "whether the other mode's stride is a full pitch")
 
 
 __all__ = ["make_offsets", "make_natural", "make_formula", "make_majorness", "small_layout", "hier_layout",

@@ -84,8 +84,8 @@ def grade_formula(answer: str, sym: Any, names: list[str], binds: list[dict[str,
             return Grade.wrong(f"with {at(vals)} the formula cannot be evaluated: {err}")
         if not chk.correct:
             bad = chk.mismatches[0]
-            return Grade.wrong(f"with {at(vals)}, at {bad['coord']} the layout gives {bad['expected']} but your "
-                               f"formula gives {bad['got']}")
+            return Grade.wrong(f"with {at(vals)}, at {bad['coord']} your formula gives {bad['got']}, which is not the "
+                               f"layout's offset there")
     where = f"at every coordinate for {len(binds)} admissible values of {', '.join(sym.symbols())}"
     if any(isinstance(s, str) for s in A.flatten(sym.shape)):
         return Grade.right(f"agrees with the layout {where}")
@@ -108,7 +108,7 @@ def grade_point(answer: str, sym: Any, coord: Any, binds: list[dict[str, int]]) 
         except A.LayoutError as err:
             return Grade.wrong(f"with {at(vals)} the formula cannot be evaluated: {err}")
         if got != want:
-            return Grade.wrong(f"with {at(vals)} the element is at {want}, your formula gives {got}")
+            return Grade.wrong(f"with {at(vals)} your formula gives {got}, which is not where the element is")
     return Grade.right(f"right for {len(binds)} admissible values of {', '.join(sym.symbols())}")
 
 
@@ -139,8 +139,8 @@ def grade_view(answer: str, want: Any, depth: int, binds: list[dict[str, int]], 
         bad = same_function(g, w, range(A.size(w)))
         if bad:
             c, wv, gv = bad[0]
-            return Grade.wrong(f"with {at(vals)}, at coordinate {lstr(c)} your {what} gives {gv}, but it should "
-                               f"give {wv}")
+            return Grade.wrong(f"with {at(vals)}, at coordinate {lstr(c)} your {what} gives {gv}, which is not the "
+                               f"offset there")
     return Grade.right(f"same shape and offsets for {len(binds)} admissible values of {', '.join(want.symbols())}")
 
 
@@ -213,13 +213,14 @@ def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
                   f"{bound(last)}.", bound)]
     sizes = ", ".join(sym.symbols())
     given = f"L = {sym} is {words}." if shown else f"Take {words}."
-    return Drill("symbolic", seed,
+    return _ld(Drill("symbolic", seed,
                  f"{given} Write the offset of the natural coordinate {coord} as a formula in {', '.join(names)} and "
                  f"{sizes}.", f"a formula such as i*{sym.symbols()[0]} + j (3i, mod, / and () are read)", key,
                  lambda ans: grade_formula(ans, sym, names, binds), steps,
                  [RULE, steps[2]["text"]], variant=f"formula/{family}",
                  grids=[_grid(bound, f"Offsets with {at(ex)} (an example)")]).with_data(
-                     layout=text, names=names, ld=ld, lead=lead)
+                     layout=text, names=names, ld=ld, lead=lead),
+               lambda ans, bb: grade_formula(ans, sym, names, bb), binds, ld, lead)
 
 
 def _grid(bound: Any, title: str) -> Any:
@@ -249,12 +250,13 @@ def _element(rng: random.Random, seed: int, ld: str) -> Drill:
                           f"{tn}*{tj} + {j} = {c}."))
     steps += [step(f"Offset of ({r},{c}): {key}."),
               step(f"Check with {at(ex)}: {sym.bind(ex)} gives {sym.bind(ex)(coord)} at ({r},{c}).")]
-    return Drill("symbolic", seed,
+    return _ld(Drill("symbolic", seed,
                  f"{an(m).title()} {m}x{n} {major}-major matrix has leading dimension {ld} ({ld} >= {lead}): "
                  f"A = {sym}. What is the offset of {where}? Write it in terms of {ld}.",
                  f"a formula in {ld}, e.g. 3*{ld} + 5", key,
                  lambda ans: grade_point(ans, sym, coord, binds), steps, [RULE, steps[2]["text"]],
-                 variant=f"element/{'tile' if tiled else 'rc'}").with_data(layout=text, coord=[r, c], ld=ld, lead=lead)
+                 variant=f"element/{'tile' if tiled else 'rc'}").with_data(layout=text, coord=[r, c], ld=ld, lead=lead),
+               lambda ans, bb: grade_point(ans, sym, coord, bb), binds, ld, lead)
 
 
 def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:
@@ -275,13 +277,14 @@ def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:
                   f"{want.bind(ex)((n - 1, 1))}."),
              *([step(f"The engine's derivation at {at(ex)}, A o ({n},{m}):({m},1):")]
                + explain("composition", mat, A.Layout((n, m), (m, 1))))]
-    return Drill("symbolic", seed,
+    return _ld(Drill("symbolic", seed,
                  f"A is {words}: A = {sym}. Write the layout of the transposed view T, so that T(j, i) is A(i, j), in "
                  f"terms of {names}.", f"the layout ({s1},{s0}):(?,?) or just its stride (?,?)", str(want),
                  lambda ans: grade_view(ans, want, 1, binds, "view"), steps, [rule, steps[1]["text"]],
                  variant=f"transpose/{major}",
                  grids=[_grid(mat, f"A with {at(ex)} (an example)"),
-                        _grid(want.bind(ex), f"T with {at(ex)}")]).with_data(layout=text, ld=ld, lead=lead)
+                        _grid(want.bind(ex), f"T with {at(ex)}")]).with_data(layout=text, ld=ld, lead=lead),
+               lambda ans, bb: grade_view(ans, want, 1, bb, "view"), binds, ld, lead)
 
 
 def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
@@ -305,7 +308,7 @@ def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
              step(f"Strides: i -> {d_r}, j -> {d_c}, ti -> {tm}*{d_r}, tj -> {tn}*{d_c}.", str(want)),
              step(f"Check with {at(ex)}: zipped_divide({sym.bind(ex)}, ({tm},{tn})) = "
                   f"{A.zipped_divide(sym.bind(ex), tiler)}.", want.bind(ex))]
-    return Drill("symbolic", seed,
+    return _ld(Drill("symbolic", seed,
                  f"A is {an(m)} {m}x{n} {major}-major matrix with leading dimension {ld} ({ld} >= {lead}): "
                  f"A = {sym}. View it as a {gm}x{gn} grid of {tm}x{tn} tiles indexed ((i,j),(ti,tj)), mode 0 inside "
                  f"the tile, mode 1 the tile. Fill in {shape}:((?,?),(?,?)) in terms of {ld}.",
@@ -313,4 +316,24 @@ def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
                  lambda ans: grade_view(ans, want, 2, binds, "tiled view"), steps, [rule, steps[1]["text"]],
                  variant=f"tiled/{major}",
                  grids=[_grid(want.bind(ex), f"The tiled view with {at(ex)} (rows: in the tile, columns: "
-                                                    "tile)")]).with_data(layout=text, tile=[tm, tn], ld=ld, lead=lead)
+                                                    "tile)")]).with_data(layout=text, tile=[tm, tn], ld=ld, lead=lead),
+               lambda ans, bb: grade_view(ans, want, 2, bb, "tiled view"), binds, ld, lead)
+
+
+def _ld(drill: Drill, grade: Any, binds: list[dict[str, int]], ld: str, lead: str | int | None) -> Drill:
+    """Name the forgotten leading dimension: an answer without ``ld`` that is right exactly when there is no padding
+    (ld = the row or column length) but wrong otherwise."""
+    if not ld or lead is None:
+        return drill
+    unpadded = []
+    for b in binds:
+        b2 = dict(b)
+        if ld in b2:
+            b2[ld] = b2[lead] if isinstance(lead, str) else lead
+        unpadded.append(b2)
+
+    def forgot(ans: str) -> bool:
+        return ld not in re.findall(r"[A-Za-z_]\w*", ans) and grade(ans, unpadded).correct
+
+    return drill.mistake(f"a forgotten leading dimension: rows (or columns) are {ld} apart, not the matrix width",
+                         forgot)

@@ -9,7 +9,8 @@ from typing import Any
 
 import algebra as A
 from algebra import coalescing as C
-from app.drills.common import grade_list, lstr, natural, pick, step
+from app.drills import tv_atoms as T
+from app.drills.common import lstr, natural, pick, step
 from app.drills.core import Drill, Grade, Grid, register
 from app.drills.parsing import AnswerError, clean, parse_int_list, parse_pairs
 
@@ -34,12 +35,19 @@ def owner_grid(tv: Any, rows: int, cols: int, title: str, highlight: set[tuple[i
     return Grid(title, cells, marks=marks, caption=str(tv), colours=colours)
 
 
-@register("tv_layout", "TV layouts", "Read a TV layout: which elements a thread owns in a TiledCopy, where lane l's "
-          "value v sits in an m16n8k16 fragment, which lane holds C(r, c).", 10)
+@register("tv_layout", "TV layouts", "Read a TV layout: which elements a thread owns in a TiledCopy, the TV layout "
+          "make_tiled_copy builds, where a thread's value sits in an mma.sync / wgmma fragment, which thread holds an "
+          "element, what ldmatrix delivers to a lane.", 10)
 def make_tv(rng: random.Random, seed: int) -> Drill:
     from algebra import atoms
 
-    variant = pick(rng, ["copy", "mma_pos", "mma_pos", "mma_owner"])
+    variant = pick(rng, ["copy", "tiled_copy_tv", "mma_pos", "mma_pos", "mma_owner", "ldmatrix"])
+    if variant in ("mma_pos", "mma_owner"):
+        return T.mma_drill(rng, seed, variant)
+    if variant == "ldmatrix":
+        return T.ldmatrix_drill(rng, seed)
+    if variant == "tiled_copy_tv":
+        return T.tiled_copy_drill(rng, seed)
     if variant == "copy":
         bits, vals = pick(rng, [(16, 8), (32, 4)])
         thr = pick(rng, [A.Layout((16, 8), (8, 1)), A.Layout((32, 4), (4, 1)), A.Layout((8, 4), (4, 1)),
@@ -65,7 +73,8 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                 return Grade.right()
             missing = sorted(set(want) - set(got))
             extra = sorted(set(got) - set(want))
-            return Grade.wrong(f"missing {missing[:4]}" + (f", not owned {extra[:4]}" if extra else ""))
+            return Grade.wrong(f"{len(missing)} owned element(s) missing" + (
+                f"; not owned by thread {t}: {' '.join(lstr(e) for e in extra[:4])}" if extra else ""))
 
         return Drill("tv_layout", seed,
                      f"make_tiled_copy with threads {thr} and values {A.Layout((1, vals))} ({bits}-bit elements) "
@@ -75,51 +84,20 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                      " ".join(lstr(w) for w in want), grade_copy, steps, [TV_RULE, steps[1]["text"]], variant,
                      [owner_grid(tv, rows, cols, "Tile owners (thread.value)", set(want))]).with_data(
                          tv=str(tv), tiler=[rows, cols], thread=t)
-    mma = atoms.get(MMA)
-    operand = pick(rng, ["C", "C", "A", "B"]) if variant == "mma_pos" else "C"
-    tv = getattr(mma, operand)
-    m, n, k = mma.shape_mnk
-    rows, cols = {"C": (m, n), "A": (m, k), "B": (n, k)}[operand]
-    names = {"C": "M x N", "A": "M x K", "B": "N x K, so (row, col) = (n, k)"}[operand]
-    grids = [owner_grid(tv, rows, cols, f"The {operand} fragment: owner of each element")]
-    if variant == "mma_pos":
-        lane, v = rng.randrange(32), rng.randrange(A.size(tv[1]))
-        idx = tv((lane, v))
-        want = tuple(natural(idx, (rows, cols)))
-        steps = [step(TV_RULE, tv),
-                 step(f"Lane {lane} splits by {lstr(tv.shape[0])} into {lstr(natural(lane, tv.shape[0]))}; value {v} "
-                      f"by {lstr(tv.shape[1])} into {lstr(natural(v, tv.shape[1]))}."),
-                 step(f"Index {idx} in the {rows}x{cols} tile: row {idx} mod {rows} = {want[0]}, column {idx} div "
-                      f"{rows} = {want[1]}.")]
-        grids[0].marks = [["hl" if (r, c) == want else "" for c in range(cols)] for r in range(rows)]
-        return Drill("tv_layout", seed,
-                     f"{MMA} (mma.sync m16n8k16): the {operand} operand's TV layout is {tv}, mapping (lane, value) "
-                     f"to the column-major index in the {rows}x{cols} tile ({names}). Where is lane {lane}'s "
-                     f"value {v}?",
-                     "(row,col)", lstr(want), lambda ans: _pair(ans, want), steps, [TV_RULE, steps[1]["text"]],
-                     variant, grids).with_data(tv=str(tv), tile=[rows, cols], lane=lane, value=v)
-    r, c = rng.randrange(rows), rng.randrange(cols)
-    target = A.crd2idx((r, c), (rows, cols))
-    owner = next((t, v) for t in range(32) for v in range(A.size(tv[1])) if tv((t, v)) == target)
-    steps = [step(TV_RULE, tv),
-             step(f"C({r},{c}) has column-major index {r} + {rows}*{c} = {target}."),
-             step(f"Solve {tv}(lane, value) = {target}: lane {owner[0]}, value {owner[1]}.")]
-    grids[0].marks = [["hl" if (i, j) == (r, c) else "" for j in range(cols)] for i in range(rows)]
-    return Drill("tv_layout", seed,
-                 f"{MMA}: the C accumulator's TV layout is {tv} over the {rows}x{cols} tile (column-major index). "
-                 f"Which lane holds C({r},{c}), and as which of its values?",
-                 "two integers: lane, value", f"{owner[0]}, {owner[1]}",
-                 lambda ans: grade_list(parse_int_list(ans, 2), list(owner), ["lane", "value"]), steps,
-                 [TV_RULE, steps[1]["text"]], variant, grids).with_data(tv=str(tv), tile=[rows, cols], rc=[r, c])
+    raise AssertionError(variant)  # pragma: no cover
 
 
 def _pair(answer: str, want: tuple[int, int]) -> Grade:
     got = tuple(parse_int_list(answer, 2))
-    return Grade.right() if got == want else Grade.wrong(f"{lstr(got)} is not it: {lstr(want)}")
+    if got == want:
+        return Grade.right()
+    bad = [n for n, g, w in zip(("the row", "the column"), got, want, strict=True) if g != w]
+    return Grade.wrong(f"{lstr(got)} is not it: {' and '.join(bad)} {'are' if len(bad) > 1 else 'is'} wrong")
 
 
-def _sector_answer(answer: str) -> tuple[int, float]:
-    """Read "sectors, utilization": ``8, 50%``, ``8 sectors 0.5``. Post-condition: utilization as a fraction."""
+def _sector_answer(answer: str) -> tuple[int, float, float]:
+    """Read "sectors, utilization": ``8, 50%``, ``8 sectors 0.5``. Post-condition: (sectors, utilization as a
+    fraction, the rounding the typed digits allow: half a unit of the last digit, as a fraction)."""
     s = clean(answer)
     nums = re.findall(r"\d+(?:\.\d+)?", s)
     if len(nums) != 2:
@@ -127,9 +105,11 @@ def _sector_answer(answer: str) -> tuple[int, float]:
     if "." in nums[0]:
         raise AnswerError("the number of sectors is an integer")
     util = float(nums[1])
+    decimals = len(nums[1].split(".")[1]) if "." in nums[1] else 0
+    tol = 0.5 * 10 ** -decimals
     if "%" in s or util > 1:
-        util /= 100
-    return int(nums[0]), util
+        util, tol = util / 100, tol / 100
+    return int(nums[0]), util, tol
 
 
 @register("sectors", "Sector efficiency", "Count the 32-byte sectors one warp instruction touches for a thread "
@@ -146,7 +126,10 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
         d = A.zipped_divide(tile, (A.Layout(bh), A.Layout(bw)))
         tv = A.make_layout(d[1], d[0])
         vector = pick(rng, [1, 2]) if bh * bw >= 2 else 1
-        how = f"each thread takes one {bh}x{bw} block (thread t = the block index)"
+        nb = (rows // bh) * (cols // bw)
+        how = (f"the tile is cut into {nb} blocks of {bh}x{bw} (numbered column-major) and thread t takes block t"
+               + (f"; the warp is threads 0..31, so one instruction covers blocks 0..31 of the {nb}" if nb > 32
+                  else ", one block per thread"))
     else:
         tm, tn = pick(rng, [(t, 32 // t) for t in (32, 16, 8, 4, 2) if rows % t == 0 and cols % (32 // t) == 0])
         order = pick(rng, ["column", "row"])
@@ -177,11 +160,12 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
     shown = f"{round(100 * util, 1):g}%"
 
     def grade(ans: str) -> Grade:
-        s, u = _sector_answer(ans)
-        items = [s == want_s, abs(u - util) < 0.0051]
+        s, u, tol = _sector_answer(ans)
+        items = [s == want_s, abs(u - util) <= tol + 1e-12]
         if all(items):
             return Grade(True, "both right", items=items)
-        return Grade.wrong(f"{want_s} sectors at {shown}; you gave {s} and {100 * u:g}%", items=items)
+        wrong = [w for w, ok in zip(("the number of sectors", "the utilization"), items, strict=True) if not ok]
+        return Grade.wrong(f"{' and '.join(wrong)} {'are' if len(wrong) > 1 else 'is'} wrong", items=items)
 
     return Drill("sectors", seed,
                  f"A {rows}x{cols} fp32 tile is stored {data_major}-major. 32 threads (one warp) partition it: {how}. "

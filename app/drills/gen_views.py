@@ -6,7 +6,18 @@ import random
 from typing import Any
 
 import algebra as A
-from app.drills.common import grade_layout, grade_list, lstr, offsets_grid, pick, read_layout, row_major, step, table
+from app.drills.common import (
+    grade_layout,
+    grade_list,
+    layout_matches,
+    lstr,
+    offsets_grid,
+    pick,
+    read_layout,
+    row_major,
+    step,
+    table,
+)
 from app.drills.core import Drill, Grade, register
 from app.drills.formula import Formula
 from app.drills.parsing import AnswerError, layout_text, parse_int_list, parse_nested
@@ -44,13 +55,26 @@ def make_transpose(rng: random.Random, seed: int) -> Drill:
              step(f"A o B = {want}", want),
              step(f"Check: A({i},{j}) = {mat((i, j))} and T({j},{i}) = {want((j, i))}.")]
     steps += _engine_steps("composition", mat, b)
-    return Drill("transpose_view", seed,
+    drill = Drill("transpose_view", seed,
                  f"A {m}x{n} matrix is stored {desc}: A = {mat}. Write the layout of the {n}x{m} transposed view T, "
                  f"so that T(j, i) is the same element as A(i, j), without moving data.",
                  f"a layout of shape ({n},{m}) in CuTe notation, e.g. ({n},{m}):(?,?)", str(want),
                  lambda ans: grade_layout(ans, want, 1, lambda w: grid_coords(n, m), "view"),
                  steps, [rule, steps[1]["text"]], variant=desc,
                  grids=[offsets_grid(mat, "A"), offsets_grid(want, "The transposed view T")]).with_data(matrix=str(mat))
+    drill.mistake("swapped modes the wrong way: that is A itself, not its transpose (mode 0 of the view must walk "
+                  "A's columns)", layout_matches(mat, 1), str(mat))
+    alt = shape_stride_swapped(want)
+    if alt is not None:
+        drill.mistake("shape and stride swapped", layout_matches(alt, 1), str(alt))
+    return drill
+
+
+def shape_stride_swapped(want: Any) -> Any:
+    """``want``'s stride read as a shape and its shape as a stride (None when a stride is 0)."""
+    if 0 in A.flatten(want.stride):
+        return None
+    return A.Layout(want.stride, want.shape)
 
 
 def _engine_steps(op: str, *args: Any) -> list[dict[str, Any]]:
@@ -122,10 +146,22 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
         return Drill("tiled_view", seed, intro + " Write the offset of element (i,j) of tile (ti,tj) as a formula.",
                      "a formula in i, j, ti, tj", expected, grade_formula, steps, hints, variant, grids).with_data(
                          matrix=str(mat), tile=[tm, tn])
-    return Drill("tiled_view", seed, intro + f" Fill in {lstr(shape)}:((?,?),(?,?)).",
-                 f"the layout {lstr(shape)}:((?,?),(?,?)), or just the strides ((?,?),(?,?))", str(want),
-                 lambda ans: grade_layout(strides_or_layout(ans, shape), want, 2, what="tiled view"),
-                 steps, hints, variant, grids).with_data(matrix=str(mat), tile=[tm, tn])
+    drill = Drill("tiled_view", seed, intro + f" Fill in {lstr(shape)}:((?,?),(?,?)).",
+                  f"the layout {lstr(shape)}:((?,?),(?,?)), or just the strides ((?,?),(?,?))", str(want),
+                  lambda ans: grade_layout(strides_or_layout(ans, shape), want, 2, what="tiled view"),
+                  steps, hints, variant, grids).with_data(matrix=str(mat), tile=[tm, tn])
+    logical = A.logical_divide(mat, (A.Layout(tm), A.Layout(tn)))
+    drill.mistake("logical_divide's grouping ((tile rows, row tiles), (tile columns, column tiles)) where "
+                  "zipped_divide gathers ((the tile), (which tile))",
+                  lambda ans: grade_layout(strides_or_layout(ans, logical.shape), logical, 2).correct, str(logical))
+    if "pitch" in desc:
+        plain = A.zipped_divide(row_major((m, n)), (A.Layout(tm), A.Layout(tn)))
+        drill.mistake(f"a forgotten leading dimension: rows are {mat.stride[0]} elements apart, not {n}",
+                      lambda ans: grade_layout(strides_or_layout(ans, shape), plain, 2).correct, str(plain))
+    swapped = A.Layout(shape, ((want.stride[0][1], want.stride[0][0]), (want.stride[1][1], want.stride[1][0])))
+    drill.mistake("swapped modes: the row and column strides are exchanged",
+                  lambda ans: grade_layout(strides_or_layout(ans, shape), swapped, 2).correct, str(swapped))
+    return drill
 
 
 VIEWS = {
@@ -161,36 +197,47 @@ def make_design(rng: random.Random, seed: int) -> Drill:
     rule = ("R = A o B means R(c) = A(B(c)): B maps each view coordinate to A's 1-D coordinate of the element it "
             "shows (A's 1-D coordinate of (r, c) is r + M*c).")
 
+    def compose(ans: str) -> Any:
+        """A o B for a typed B (a layout or a tiler); AnswerError when B cannot be read."""
+        arg = read_layout(ans, tiler=True)
+        if isinstance(arg, tuple) and len(arg) > A.rank(mat):
+            raise AnswerError(f"a tiler for A has at most {A.rank(mat)} modes")
+        return A.composition(mat, arg)
+
     def grade(ans: str) -> Grade:
-        text = layout_text(ans)
         try:
-            arg = A.parse(text)
-            got = A.composition(mat, arg)
-        except (A.LayoutError, ValueError, TypeError) as err:
-            if "could not" in str(err):
-                raise AnswerError(str(err)) from None
-            return Grade.wrong(f"A o {text} is refused by the algebra: {err}")
+            got = compose(ans)
+        except A.LayoutError as err:
+            return Grade.wrong(f"A o B is refused by the algebra: {str(err)[:200]}")
         sizes = tuple(A.size(got[k]) for k in range(A.rank(got))) if A.rank(got) > 1 else (A.size(got),)
         if sizes != (vm, vn):
             return Grade.wrong(f"A o B has mode sizes {lstr(sizes)}; the view is {vm}x{vn}")
-        bad = [(c, w, got(c)) for c, w in cases if got(c) != w]
+        bad = [c for c, w in cases if got(c) != w]
         if bad:
-            c, w, g = bad[0]
-            return Grade.wrong(f"A o B = {got} shows offset {g} at {lstr(c)}, but the view needs {w}")
+            return Grade.wrong(f"A o B shows the wrong element at {len(bad)} of {len(cases)} view coordinates, e.g. "
+                               + ", ".join(lstr(c) for c in bad[:3]))
         return Grade.right(f"A o B = {got}, the requested view")
+
+    def is_view(ans: str) -> bool:
+        got = read_layout(ans)
+        return A.size(got) == A.size(view) and all(got(c) == view(c) for c, _ in cases)
 
     steps = [step(rule, mat),
              step(f"View element (i, j) is A's element {_src_text(key, rs, cs)}.", None),
              step(f"Its 1-D coordinate in A: B = {b}.", b),
              step(f"A o B = {view}.", view)]
     steps += _engine_steps("composition", mat, b)
-    return Drill("design_view", seed,
+    drill = Drill("design_view", seed,
                  f"A = {mat} is a {m}x{n} matrix stored {desc}. Give B such that A o B is the {vm}x{vn} view of "
                  f"{what}: view element (i, j) = {_src_text(key, rs, cs)} of A.",
-                 "a layout B in CuTe notation, or a tiler such as <4:2, 8:1>", str(b), grade, steps,
-                 [rule, steps[1]["text"]], variant=key,
-                 grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")]).with_data(
-                     matrix=str(mat), view=key)
+                  "a layout B in CuTe notation, or a tiler such as <4:2, 8:1> or (_4:_2,_8:_1)", str(b), grade,
+                  steps, [rule, steps[1]["text"]], variant=key,
+                  grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")]).with_data(
+                      matrix=str(mat), view=key, op="composition", args=[str(mat), "B"])
+    if not grade(str(view)).correct:
+        drill.mistake("the view instead of B: A o B is the view; B is the map from view coordinates to A's 1-D "
+                      "coordinates", is_view)
+    return drill
 
 
 def _src_text(key: str, rs: int, cs: int) -> str:

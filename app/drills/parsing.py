@@ -34,11 +34,31 @@ _TRANSLATE = str.maketrans({"[": "(", "]": ")", "{": "(", "}": ")", "×": "*", "
                             "—": "-", "＝": "=", "，": ",", "（": "(", "）": ")", "：": ":"})
 
 
+def squeeze(text: str) -> str:
+    """Collapse every run of whitespace to one character (a new line if the run holds one, else a space).
+
+    Post-condition: no two whitespace characters are adjacent, so no pattern applied afterwards can backtrack over a
+    long run of spaces (linear time in the length of the answer)."""
+    out: list[str] = []
+    run = ""
+    for ch in text:
+        if ch.isspace():
+            run = "\n" if ch == "\n" or run == "\n" else " "
+            continue
+        if run:
+            out.append(run)
+            run = ""
+        out.append(ch)
+    if run:
+        out.append(run)
+    return "".join(out)
+
+
 def clean(text: str) -> str:
-    """Normalise notation. Post-condition: ``Int<N>{}`` and ``_N`` become ``N``, brackets become parens,
-    typographic signs become ASCII; the text is otherwise unchanged (spaces kept)."""
-    text = check_length(text)
-    text = re.sub(r"Int\s*<\s*(-?\d+)\s*>\s*\{\s*\}", r"\1", text)
+    """Normalise notation. Post-condition: whitespace runs are one character, ``Int<N>{}`` and ``_N`` become ``N``,
+    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
+    text = squeeze(check_length(text))
+    text = re.sub(r"Int ?< ?(-?\d+) ?> ?\{ ?\}", r"\1", text)
     text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
     return text.translate(_TRANSLATE)
 
@@ -107,14 +127,34 @@ def flatten(x: IntTuple) -> tuple[int, ...]:
     return (x,)
 
 
+_INT_SUFFIXES = ("wavefronts", "wavefront", "sectors", "sector", "ways", "way", "x", "%")
+
+
+def _integer(tok: str) -> int | None:
+    """``tok`` as an int when it is an optionally signed run of ASCII digits, else None."""
+    body = tok[1:] if tok[:1] in "+-" else tok
+    if not body or len(body) > 40 or not all("0" <= ch <= "9" for ch in body):
+        return None
+    return int(tok)
+
+
 def parse_int(text: str) -> int:
-    """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``). Raises AnswerError otherwise."""
-    s = clean(text)
-    m = re.fullmatch(r"\s*=?\s*([+-]?\d+)\s*(?:-?\s*(?:way|ways|x|wavefronts?|sectors?|%))?\s*\.?\s*", s,
-                     flags=re.IGNORECASE)
-    if not m:
+    """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``, ``"8 wavefronts."``).
+
+    Post-condition: an int, or AnswerError; linear time (a tokenizer, no backtracking pattern)."""
+    s = clean(text).strip().removesuffix(".").strip()
+    s = s.removeprefix("=").strip()
+    if s.startswith("(") and s.endswith(")"):
+        s = s[1:-1].strip()
+    low = s.lower()
+    for suffix in _INT_SUFFIXES:
+        if low.endswith(suffix) and _integer(low[:-len(suffix)].strip().removesuffix("-").strip()) is not None:
+            low = low[:-len(suffix)].strip().removesuffix("-").strip()
+            break
+    value = _integer(low)
+    if value is None:
         raise AnswerError(f"expected one integer, got {s[:40]!r}")
-    return int(m.group(1))
+    return value
 
 
 def parse_int_list(text: str, expected_len: int | None = None) -> list[int]:
@@ -186,7 +226,7 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     """Map free text onto one of ``choices`` (canonical -> synonyms). Matching ignores case, spaces, '-', '_' and
     a trailing 'major'. Post-condition: returns a key of ``choices`` or raises AnswerError listing them."""
     def norm(s: str) -> str:
-        return re.sub(r"[\s\-_.!]+", "", s.lower())
+        return "".join(ch for ch in s.lower() if ch not in " \t\n-_.!{}()<>:")
 
     want = norm(check_length(text))
     for key, synonyms in choices.items():
@@ -196,41 +236,156 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     raise AnswerError("expected one of: " + ", ".join(choices))
 
 
+def _split_top(text: str) -> list[str]:
+    """Split at the commas outside every (), <> pair."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _closing(text: str, start: int) -> int:
+    """Index of the bracket closing the one at ``start`` (-1 when unbalanced)."""
+    depth = 0
+    for k in range(start, len(text)):
+        if text[k] in "(<":
+            depth += 1
+        elif text[k] in ")>":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _cpp_tuple(text: str) -> str:
+    """``Shape<4,Shape<2,2>>`` / ``make_shape(4,make_shape(2,2))`` / ``Stride<...>`` -> ``(4,(2,2))``."""
+    for word in ("make_shape(", "make_stride(", "Shape<", "Stride<"):
+        text = text.replace(word, "(")
+    return text.replace(">", ")")
+
+
+def _cpp_layout(s: str) -> str | None:
+    """CuTe C++ spellings of a layout in CuTe notation: ``Layout<Shape<..>,Stride<..>>``,
+    ``make_layout(make_shape(..), make_stride(..) | LayoutRight{} | LayoutLeft{})``; None when ``s`` is neither."""
+    for head, close in (("Layout<", ">"), ("make_layout(", ")")):
+        if s.startswith(head) and s.endswith(close) and _closing(s, len(head) - 1) == len(s) - 1:
+            parts = _split_top(s[len(head):-1])
+            if not 1 <= len(parts) <= 2:
+                raise AnswerError("a layout has a shape and at most one stride")
+            shape = _cpp_tuple(parts[0])
+            if len(parts) == 1 or parts[1].rstrip("()") == "LayoutLeft":
+                return shape
+            if parts[1].rstrip("()") == "LayoutRight":
+                return "R" + shape
+            return f"{shape}:{_cpp_tuple(parts[1])}"
+    return None
+
+
 def layout_text(text: str) -> str:
-    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout`` word dropped.
-    Post-condition: the text is ready for ``algebra.parse``; nothing about its validity is checked here."""
-    s = clean(text)
-    s = re.sub(r"^\s*(?:layout|L|R|B|T|V)\s*[:=]+\s*", "", s, flags=re.IGNORECASE)
-    s = re.sub(r"\s+", "", s)
+    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` dropped,
+    CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
+    CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``. A row-major shape from ``LayoutRight`` comes back as
+    ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
+    s = clean(text).replace("\n", " ").strip()
+    low = s[:12].lower()
+    for word in ("layout", "l", "r", "b", "t", "v"):
+        if low.startswith(word) and s[len(word):].lstrip()[:1] in (":", "="):
+            s = s[len(word):].lstrip().lstrip(":=").strip()
+            break
+    s = "".join(s.split())
+    if s.startswith("Layout<"):
+        s = s.removesuffix("()")
+    cpp = _cpp_layout(s)
+    if cpp is not None:
+        return cpp
     if s.startswith("Sw<") or s.lower().startswith("swizzle<"):
-        s = re.sub(r"(?i)^swizzle<", "Sw<", s)
+        s = ("Sw<" + s[len("swizzle<"):]) if s.lower().startswith("swizzle<") else s
         s = s.replace("o", " o ")
     if s.startswith("<") and s.endswith(">"):
-        s = "<" + s[1:-1].replace(",", ", ") + ">"
+        s = "<" + ", ".join(_split_top(s[1:-1])) + ">"
+    elif s.startswith("(") and _closing(s, 0) == len(s) - 1:
+        parts = _split_top(s[1:-1])
+        if len(parts) >= 1 and all(":" in p for p in parts):
+            s = "<" + ", ".join(parts) + ">"
     return s
 
 
 def parse_swizzle(text: str) -> tuple[int, int, int]:
-    """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``. Post-condition: three ints."""
-    s = clean(text)
-    m = re.fullmatch(r"\s*(?:sw(?:izzle)?)?\s*[<(]?\s*(?:B\s*=\s*)?(\d+)\s*[, ]\s*(?:M\s*=\s*)?(\d+)\s*[, ]\s*"
-                     r"(?:S\s*=\s*)?(\d+)\s*[>)]?\s*", s, flags=re.IGNORECASE)
-    if not m:
-        raise AnswerError("expected a swizzle such as Sw<3,4,3>")
-    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``. Post-condition: three ints
+    (a tokenizer: linear time)."""
+    s = clean(text).strip().lower()
+    for prefix in ("swizzle", "sw"):
+        if s.startswith(prefix):
+            s = s[len(prefix):]
+            break
+    nums: list[int] = []
+    names = iter("bms")
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if "0" <= ch <= "9":
+            j = i
+            while j < len(s) and "0" <= s[j] <= "9":
+                j += 1
+            if j - i > 3:
+                raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+            nums.append(int(s[i:j]))
+            i = j
+            continue
+        if ch in "bms" and s[i + 1:i + 2] == "=" and ch == next(names, None):
+            i += 2
+            continue
+        if ch not in " ,<>()=":
+            raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+        i += 1
+    if len(nums) != 3:
+        raise AnswerError("expected a swizzle such as Sw<3,4,3>: three numbers B, M, S")
+    return nums[0], nums[1], nums[2]
+
+
+_PAD_WORDS = ("padding", "pad")
+_PITCH_WORDS = ("leading dimension", "row stride", "stride", "lda", "ld")
+_PAD_UNITS = ("words", "word", "elements", "element", "floats", "float", "halves", "half")
 
 
 def parse_padding(text: str) -> int | None:
     """Read a padding answer: ``pad 1``, ``+1``, ``padding: 4``, ``ld=33``/``row stride 33`` (returned as -33 to mark
-    "a row stride, not an increment"). Post-condition: None when the text is not a padding answer at all."""
+    "a row stride, not an increment"). Post-condition: None when the text is not a padding answer at all; linear time.
+    """
     s = clean(text).lower().strip()
-    m = re.fullmatch(r"(?:pad(?:ding)?\s*(?:of|by|=|:)?\s*|\+\s*)(\d+)\s*(?:words?|elements?|floats?|halves?)?", s)
-    if m:
-        return int(m.group(1))
-    m = re.fullmatch(r"(?:ld|lda|leading\s*dimension|row\s*stride|stride)\s*(?:=|:|of)?\s*(\d+)", s)
-    if m:
-        return -int(m.group(1))
-    return None
+    sign = 1
+    for word in _PAD_WORDS + ("+",):
+        if s.startswith(word):
+            s = s[len(word):].strip()
+            break
+    else:
+        for word in _PITCH_WORDS:
+            if s.startswith(word):
+                s, sign = s[len(word):].strip(), -1
+                break
+        else:
+            return None
+    for sep in ("of", "by", "=", ":"):
+        if s.startswith(sep):
+            s = s[len(sep):].strip()
+            break
+    for unit in _PAD_UNITS:
+        if s.endswith(unit):
+            s = s[:-len(unit)].strip()
+            break
+    value = _integer(s)
+    if value is None or value < 0 or s[:1] in "+-":
+        return None
+    return sign * value
 
 
 def first_of(readers: Sequence[tuple[str, object]], text: str) -> tuple[str, object]:

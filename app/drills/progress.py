@@ -1,8 +1,7 @@
 """Progress views over the store: per-kind accuracy and streaks, the next kind to practise, whiteboard sessions.
 
-The whiteboard mode follows the seven-part drill: offsets, row/column major, a hierarchical formula, one element in
-three coordinates, a transposed view, a tiled view and banks, answered once each against the clock. Parts 6 and 7
-(the tiled view and banks) must each take at most ten minutes; a slower or wrong one is flagged "redo".
+Whiteboard sessions (the seed's seven-part sheet, 3-5 questions per part) live in ``app.drills.whiteboard``; the
+names here are kept for the routes.
 """
 
 from __future__ import annotations
@@ -12,22 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.drills import store
-from app.drills.core import Drill, DrillError, drill_id, generate, kinds, parse_id
-
-#: The whiteboard parts, in order: (kind, label).
-WHITEBOARD = [
-    ("offsets", "Offsets of a layout"),
-    ("majorness", "Row-major, column-major or neither"),
-    ("index_formula", "The index formula of a hierarchical layout"),
-    ("natural_coord", "One element, three coordinates"),
-    ("transpose_view", "A transposed view"),
-    ("tiled_view", "A tiled view"),
-    ("banks", "Banks, padding and swizzling"),
-]
-#: 0-based indices of the parts with the ten-minute rule, and the limit in seconds.
-TIMED_PARTS = (5, 6)
-PART_LIMIT_S = 600
+from app.drills import store, whiteboard
+from app.drills.core import Drill, DrillError, kinds
 
 
 @dataclass
@@ -41,6 +26,7 @@ class KindStats:
     median_s: float | None = None
     box: int | None = None
     due_in_s: float | None = None
+    skills: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float | None:
@@ -49,7 +35,7 @@ class KindStats:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "title": self.title, "attempts": self.attempts, "correct": self.correct,
                 "accuracy": self.accuracy, "streak": self.streak, "best_streak": self.best_streak,
-                "median_s": self.median_s, "box": self.box, "due_in_s": self.due_in_s}
+                "median_s": self.median_s, "box": self.box, "due_in_s": self.due_in_s, "skills": self.skills}
 
 
 @dataclass
@@ -89,9 +75,12 @@ def summary(learner: str, now: float | None = None) -> Summary:
         st.streak, st.best_streak = _streaks([a.correct for a in mine])
         times = sorted(a.elapsed_s for a in mine if a.correct and a.elapsed_s is not None)
         st.median_s = times[len(times) // 2] if times else None
-        if k.kind in boxes:
-            st.box, due = boxes[k.kind]
-            st.due_in_s = max(0.0, due - now)
+        mine_boxes = [v for sk, v in boxes.items() if sk.split(":")[0] == k.kind]
+        if mine_boxes:
+            st.box = min(b for b, _ in mine_boxes)
+            st.due_in_s = max(0.0, min(d for _, d in mine_boxes) - now)
+            st.skills = {sk.split(":", 1)[1] if ":" in sk else "": {"box": b, "due_in_s": max(0.0, d - now)}
+                         for sk, (b, d) in sorted(boxes.items()) if sk.split(":")[0] == k.kind}
         out.kinds.append(st)
     out.attempts = len(all_attempts)
     out.correct = sum(a.correct for a in all_attempts)
@@ -99,84 +88,62 @@ def summary(learner: str, now: float | None = None) -> Summary:
     return out
 
 
-def next_kind(learner: str, now: float | None = None) -> str:
-    """The kind to practise next: missed kinds first, then kinds never tried (in syllabus order), then the most
-    overdue; never the kind just attempted when another is available."""
+def next_skill(learner: str, now: float | None = None) -> str:
+    """The sub-skill to practise next (``kind:variant`` or a kind never tried): missed sub-skills first, then kinds
+    never tried (in syllabus order), then the most overdue sub-skill; never the sub-skill just attempted when another
+    is available."""
     now = time.time() if now is None else now
     boxes = store.srs_boxes(learner)
     last = store.attempts(learner)
-    last_kind = last[-1].kind if last else None
     order = [k.kind for k in kinds()]
-    missed = sorted((boxes[k][1], k) for k in order if k in boxes and boxes[k][0] == 0)
-    unseen = [k for k in order if k not in boxes]
-    due = sorted((boxes[k][1], k) for k in order if k in boxes and boxes[k][0] > 0 and boxes[k][1] <= now)
-    later = sorted((boxes[k][1], k) for k in order if k in boxes and boxes[k][0] > 0 and boxes[k][1] > now)
+    known = {sk for sk in boxes if sk.split(":")[0] in order}
+    tried = {sk.split(":")[0] for sk in known}
+    missed = sorted((boxes[k][1], k) for k in known if boxes[k][0] == 0)
+    unseen = [k for k in order if k not in tried]
+    due = sorted((boxes[k][1], k) for k in known if boxes[k][0] > 0 and boxes[k][1] <= now)
+    later = sorted((boxes[k][1], k) for k in known if boxes[k][0] > 0 and boxes[k][1] > now)
     ranked = [k for _, k in missed] + unseen + [k for _, k in due] + [k for _, k in later]
+    last_skill = None
+    if last:
+        from app.drills.core import generate
+
+        try:
+            last_skill = generate(last[-1].kind, last[-1].seed).skill
+        except DrillError:
+            last_skill = last[-1].kind
     for k in ranked:
-        if k != last_kind:
+        if k != last_skill and k.split(":")[0] != (last_skill or "").split(":")[0]:
+            return k
+    for k in ranked:
+        if k != last_skill:
             return k
     return ranked[0] if ranked else order[0]
 
 
-# ---------------------------------------------------------------- whiteboard sessions
+def next_kind(learner: str, now: float | None = None) -> str:
+    """The kind of :func:`next_skill`."""
+    return next_skill(learner, now).split(":")[0]
+
+
+# ---------------------------------------------------------------- whiteboard sessions (app.drills.whiteboard)
 
 
 def start_whiteboard(learner: str, rng: random.Random | None = None, now: float | None = None) -> str:
-    """Create a whiteboard session of the seven parts with fresh seeds. Post-condition: returns the session id."""
-    rng = rng or random.Random()
-    parts = [drill_id(kind, rng.randrange(0, 2**31 - 1)) for kind, _ in WHITEBOARD]
-    return store.create_session(learner, parts, now=now)
-
-
-@dataclass
-class PartResult:
-    index: int
-    label: str
-    drill_id: str
-    answered: bool
-    correct: bool
-    elapsed_s: float | None
-    redo: bool
-    why: str
+    """Create a whiteboard session of the seed's full sheet. Post-condition: returns the session id."""
+    return whiteboard.start(learner, rng, now)
 
 
 def session_results(learner: str, sid: str) -> dict[str, Any]:
-    """Score a whiteboard session: one result per part (time since the previous answer or the start), the score,
-    and the redo verdict for parts 6 and 7. Raises DrillError if the session is not this learner's."""
-    sess = store.get_session(learner, sid)
-    if sess is None:
-        raise DrillError(f"no whiteboard session {sid!r} for this learner")
-    by_drill = {a.drill_id: a for a in reversed(store.attempts(learner, session=sid))}
-    clock = sess["started"]
-    parts: list[PartResult] = []
-    for i, did in enumerate(sess["parts"]):
-        label = WHITEBOARD[i][1] if i < len(WHITEBOARD) else did
-        a = by_drill.get(did)
-        if a is None:
-            parts.append(PartResult(i, label, did, False, False, None, False, ""))
-            continue
-        elapsed = max(0.0, a.created - clock)
-        clock = a.created
-        redo, why = False, ""
-        if i in TIMED_PARTS and elapsed > PART_LIMIT_S:
-            redo, why = True, f"took {elapsed / 60:.1f} min (limit 10 min)"
-        elif i in TIMED_PARTS and not a.correct:
-            redo, why = True, "answered wrong"
-        parts.append(PartResult(i, label, did, True, a.correct, elapsed, redo, why))
-    done = all(p.answered for p in parts)
-    if done:
-        store.finish_session(sid)
-    current = next((p.index for p in parts if not p.answered), None)
-    return {"id": sid, "started": sess["started"], "finished": done, "current": current, "parts": parts,
-            "score": sum(p.correct for p in parts), "total": len(parts),
-            "elapsed_s": (clock - sess["started"]) if done else None,
-            "redo": [p for p in parts if p.redo]}
+    """See :func:`app.drills.whiteboard.results`."""
+    return whiteboard.results(learner, sid)
 
 
 def session_drill(learner: str, sid: str, index: int) -> Drill:
-    """The drill of part ``index`` of a session (DrillError if out of range or not this learner's)."""
-    sess = store.get_session(learner, sid)
-    if sess is None or not 0 <= index < len(sess["parts"]):
-        raise DrillError(f"no part {index} in whiteboard session {sid!r}")
-    kind, seed = parse_id(sess["parts"][index])
-    return generate(kind, seed)
+    """The drill of question ``index`` of a session."""
+    return whiteboard.drill_at(learner, sid, index)
+
+
+WHITEBOARD = whiteboard.WHITEBOARD
+SHEET = whiteboard.SHEET
+TIMED_PARTS = whiteboard.TIMED_PARTS
+PART_LIMIT_S = whiteboard.PART_LIMIT_S

@@ -1,15 +1,21 @@
 """The drill service: one set of functions behind both the JSON routes and the HTML pages.
 
-Answers that cannot be read are graded incorrect with ``readable: false`` and a reason (HTTP 200) and are not
+Answers that cannot be read are graded incorrect with ``readable: false`` and a format hint (HTTP 200) and are not
 recorded as attempts, so a typo costs nothing; an empty or over-long answer is a 422 raised by the route's schema.
+The key (``expected``), the derivation and the result grids are shown only once the learner has answered the drill
+right or asked for the key (a reveal, which counts as a miss).
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from app.drills import progress, store
 from app.drills.core import Drill, Grade, Grid, check, from_id, generate, kinds, random_seed
+
+#: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for.
+SKILL_SEARCH = 48
 
 
 def kind_list() -> list[dict[str, str]]:
@@ -17,39 +23,66 @@ def kind_list() -> list[dict[str, str]]:
     return [{"kind": k.kind, "title": k.title, "skill": k.skill} for k in kinds()]
 
 
+def _for_skill(skill: str) -> Drill:
+    """A fresh drill of the sub-skill ``kind:variant`` (of the kind, when no seed in SKILL_SEARCH gives it)."""
+    kind = skill.split(":")[0]
+    rng = random.SystemRandom()
+    first = None
+    for _ in range(SKILL_SEARCH):
+        d = generate(kind, rng.randrange(0, 2**31))
+        first = first or d
+        if d.skill == skill or ":" not in skill:
+            return d
+    assert first is not None
+    return first
+
+
 def next_drill(learner: str | None, kind: str | None = None, seed: int | None = None) -> Drill:
-    """The next drill: ``kind`` (else the learner's spaced-repetition choice) with ``seed`` (else a fresh one).
+    """The next drill: ``kind`` (else the learner's spaced-repetition sub-skill) with ``seed`` (else a fresh one).
 
     Post-condition: when a learner is given, the drill is marked served to them (for time taken).
     """
-    if not kind:
-        kind = progress.next_kind(learner) if learner else kinds()[0].kind
-    if seed is None:
-        seed = random_seed()
-    check(kind, seed)
-    drill = generate(kind, seed)
+    if not kind and seed is None:
+        drill = _for_skill(progress.next_skill(learner) if learner else kinds()[0].kind)
+    else:
+        kind = kind or (progress.next_kind(learner) if learner else kinds()[0].kind)
+        seed = random_seed() if seed is None else seed
+        check(kind, seed)
+        drill = generate(kind, seed)
     if learner:
         store.mark_served(learner, drill.id)
     return drill
 
 
 def drill_json(drill: Drill) -> dict[str, Any]:
-    """The public view of a drill (no answer key): id, kind, title, seed, prompt, answer_format, given grids."""
+    """The public view of a drill (no answer key): id, kind, sub-skill, title, seed, prompt, answer_format, the
+    structured ``given`` (op drills: ``{"op", "args"}``) and the grids shown with the question."""
     title = next((k.title for k in kinds() if k.kind == drill.kind), drill.kind)
-    return {"id": drill.id, "kind": drill.kind, "title": title, "seed": drill.seed, "prompt": drill.prompt,
-            "answer_format": drill.answer_format, "given": [g.to_dict() for g in drill.given],
+    return {"id": drill.id, "kind": drill.kind, "skill": drill.skill, "variant": drill.variant, "title": title,
+            "seed": drill.seed, "prompt": drill.prompt, "answer_format": drill.answer_format,
+            "given": drill.data, "shown": [g.to_dict() for g in drill.shown],
             "table": list(drill.table_shape) if drill.table_shape else None, "hints": 3}
 
 
 def grade_answer(learner: str | None, drill_id: str, answer: str, session: str | None = None,
-                 elapsed_s: float | None = None) -> tuple[Drill, Grade]:
-    """Regrade from the id and record the attempt. Post-condition: an unreadable answer is not recorded."""
+                 elapsed_s: float | None = None) -> tuple[Drill, Grade, bool]:
+    """Regrade from the id and record the attempt. Post-condition: an unreadable answer is not recorded; the third
+    value says whether the key may be shown (answered right now or before, or revealed)."""
     drill = from_id(drill_id)
     verdict = drill.grade(answer)
     if learner and verdict.readable:
         store.record_attempt(learner, drill.id, drill.kind, drill.seed, answer, verdict.correct,
-                             elapsed_s=elapsed_s, session=session)
-    return drill, verdict
+                             elapsed_s=elapsed_s, session=session, skill=drill.skill)
+    solved = verdict.correct or bool(learner and store.solved(learner, drill.id))
+    return drill, verdict, solved
+
+
+def reveal(learner: str, drill_id: str) -> dict[str, Any]:
+    """Show the key and the derivation; it counts as a miss and the drill can no longer promote its sub-skill."""
+    drill = from_id(drill_id)
+    store.record_reveal(learner, drill.id, drill.kind, drill.seed, skill=drill.skill)
+    return {"id": drill.id, "expected": drill.expected, "steps": drill.steps,
+            "grids": [g.to_dict() for g in drill.grids]}
 
 
 def answer_grid(drill: Drill, verdict: Grade) -> Grid | None:
@@ -63,13 +96,17 @@ def answer_grid(drill: Drill, verdict: Grade) -> Grid | None:
                 caption=f"{wrong} wrong cell{'s' if wrong != 1 else ''}" if wrong else "every cell right")
 
 
-def result_json(drill: Drill, verdict: Grade) -> dict[str, Any]:
-    """The answer route's body: correct, expected (canonical), steps, reason, readable, per-item / per-cell marks."""
+def result_json(drill: Drill, verdict: Grade, solved: bool) -> dict[str, Any]:
+    """The answer route's body: ``correct``, ``readable``, ``feedback`` (what is wrong, the usual mistake it is;
+    never the key), per-item / per-cell marks; ``expected``, ``steps`` and the result grids only when ``solved``."""
     grid = answer_grid(drill, verdict)
-    return {"id": drill.id, "correct": verdict.correct, "expected": drill.expected, "steps": drill.steps,
-            "reason": verdict.reason, "readable": verdict.readable, "items": verdict.items,
-            "cells": verdict.cells, "answer_grid": grid.to_dict() if grid else None,
-            "grids": [g.to_dict() for g in drill.grids]}
+    out: dict[str, Any] = {"id": drill.id, "correct": verdict.correct, "readable": verdict.readable,
+                           "feedback": verdict.reason, "reason": verdict.reason, "mistake": verdict.mistake or None,
+                           "items": verdict.items, "cells": verdict.cells,
+                           "answer_grid": grid.to_dict() if grid else None}
+    if solved:
+        out.update(expected=drill.expected, steps=drill.steps, grids=[g.to_dict() for g in drill.grids])
+    return out
 
 
 def hint(learner: str | None, drill_id: str, level: int) -> dict[str, Any]:

@@ -1,8 +1,11 @@
-"""Drill progress in SQLite (WAL): learners, served drills, attempts, per-kind spaced repetition.
+"""Drill progress in SQLite (WAL): learners, served drills, attempts, reveals, per-sub-skill spaced repetition.
 
-A learner is an opaque random id (the browser's cookie) with an optional unique display name. Every query is keyed
-by the learner id, so two browsers never see each other's rows. Spaced repetition is per kind, Leitner style: a right
-answer moves the kind one box up (it comes back later), a wrong one sends it to box 0 (it comes back next).
+A learner is an opaque random id (the browser's signed cookie) with an optional unique display name that only that
+learner can hold. Every query is keyed by the learner id, so two browsers never see each other's rows. Spaced
+repetition is per sub-skill (``kind:variant``), Leitner style: a right first answer moves the sub-skill one box up
+(it comes back later); a wrong answer or a revealed key sends it to box 0 (it comes back next), and a drill that was
+missed or revealed never promotes it afterwards. The SQL is plain (``?`` placeholders) so another database adapter
+can run it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_learner ON attempts (learner, kind, created);
 CREATE TABLE IF NOT EXISTS srs (
   learner TEXT NOT NULL, kind TEXT NOT NULL, box INTEGER NOT NULL, due REAL NOT NULL, PRIMARY KEY (learner, kind));
+CREATE TABLE IF NOT EXISTS reveals (
+  learner TEXT NOT NULL, drill_id TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (learner, drill_id));
 CREATE TABLE IF NOT EXISTS sessions (
   id TEXT PRIMARY KEY, learner TEXT NOT NULL, started REAL NOT NULL, finished REAL, parts TEXT NOT NULL);
 """
@@ -89,19 +94,28 @@ def learner_name(learner: str) -> str | None:
     return rows[0]["name"] if rows else None
 
 
-def claim_name(learner: str, name: str) -> str:
-    """Give the learner a display name, or switch to the learner that already has it.
+class NameTaken(ValueError):
+    """A profile name already held by another learner; ``str(err)`` says so."""
 
-    Post-condition: returns the learner id that now owns ``name`` (the caller sets its cookie to it). Raises
-    ValueError for an empty or odd name.
+
+def claim_name(learner: str, name: str) -> str:
+    """Give the learner a display name. Post-condition: returns ``learner``, which now holds ``name``.
+
+    Raises ValueError for an empty or odd name and NameTaken when another learner holds it: a name never moves a
+    browser onto someone else's progress.
     """
     name = (name or "").strip()
     if not NAME_RE.fullmatch(name):
         raise ValueError("a profile name is 1-40 letters, digits, spaces, . ' _ or -")
     rows = _read("SELECT id FROM learners WHERE name = ?", (name,))
+    if rows and rows[0]["id"] != learner:
+        raise NameTaken(f"the profile name {name!r} belongs to another browser; choose another name")
     if rows:
-        return rows[0]["id"]
-    _write("UPDATE learners SET name = ? WHERE id = ?", (name, learner))
+        return learner
+    try:
+        _write("UPDATE learners SET name = ? WHERE id = ?", (name, learner))
+    except db.IntegrityError:  # taken between the check and the write
+        raise NameTaken(f"the profile name {name!r} belongs to another browser; choose another name") from None
     return learner
 
 
@@ -134,29 +148,60 @@ class Attempt:
 
 
 def record_attempt(learner: str, drill_id: str, kind: str, seed: int, answer: str, correct: bool,
-                   elapsed_s: float | None = None, session: str | None = None, now: float | None = None) -> Attempt:
-    """Store one graded attempt and update the kind's repetition box.
+                   elapsed_s: float | None = None, session: str | None = None, now: float | None = None,
+                   skill: str | None = None) -> Attempt:
+    """Store one graded attempt and update the sub-skill's repetition box (``skill``, default the kind).
 
     Post-conditions: ``elapsed_s`` defaults to the time since the drill was served to this learner; a right answer
-    moves the kind's box up by one (max 5) unless hints were used, a wrong one resets it to 0 and makes it due now.
+    moves the box up by one (max 5) only when it is the learner's first attempt at this drill, the key was not
+    revealed and fewer than two hints were opened; a wrong one resets the box to 0 and makes it due now.
     """
     now = time.time() if now is None else now
+    skill = skill or kind
     served_at, hints = served_info(learner, drill_id)
     if elapsed_s is None and served_at is not None:
         elapsed_s = max(0.0, now - served_at)
+    earlier = _read("SELECT COUNT(*) AS n FROM attempts WHERE learner = ? AND drill_id = ?", (learner, drill_id))
+    first_try = earlier[0]["n"] == 0 and not revealed(learner, drill_id)
     _write("INSERT INTO attempts (learner, drill_id, kind, seed, answer, correct, elapsed_s, hints, session, created)"
            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
            (learner, drill_id, kind, seed, answer[:2000], int(correct), elapsed_s, hints, session, now))
-    rows = _read("SELECT box FROM srs WHERE learner = ? AND kind = ?", (learner, kind))
+    rows = _read("SELECT box, due FROM srs WHERE learner = ? AND kind = ?", (learner, skill))
     box = rows[0]["box"] if rows else 0
+    due = now + BOX_DELAY[box]
     if not correct:
-        box = 0
-    elif hints < 2:
+        box, due = 0, now
+    elif first_try and hints < 2:
         box = min(box + 1, len(BOX_DELAY) - 1)
+        due = now + BOX_DELAY[box]
+    elif rows:
+        due = rows[0]["due"]
     _write("INSERT INTO srs (learner, kind, box, due) VALUES (?, ?, ?, ?) "
            "ON CONFLICT (learner, kind) DO UPDATE SET box = excluded.box, due = excluded.due",
-           (learner, kind, box, now + BOX_DELAY[box]))
+           (learner, skill, box, due))
     return Attempt(drill_id, kind, seed, correct, elapsed_s, hints, now)
+
+
+def record_reveal(learner: str, drill_id: str, kind: str, seed: int, skill: str | None = None,
+                  now: float | None = None) -> None:
+    """The learner asked for the key: remember it (the drill can no longer promote its sub-skill) and, unless the
+    drill was already solved or revealed, count it as a miss. Post-condition: ``solved(learner, drill_id)``."""
+    now = time.time() if now is None else now
+    if solved(learner, drill_id):
+        return
+    record_attempt(learner, drill_id, kind, seed, "(revealed)", False, now=now, skill=skill)
+    _write("INSERT INTO reveals (learner, drill_id, created) VALUES (?, ?, ?) ON CONFLICT (learner, drill_id) "
+           "DO NOTHING", (learner, drill_id, now))
+
+
+def revealed(learner: str, drill_id: str) -> bool:
+    return bool(_read("SELECT 1 FROM reveals WHERE learner = ? AND drill_id = ?", (learner, drill_id)))
+
+
+def solved(learner: str, drill_id: str) -> bool:
+    """True once the learner answered the drill right or had its key revealed (the key may then be shown)."""
+    return revealed(learner, drill_id) or bool(
+        _read("SELECT 1 FROM attempts WHERE learner = ? AND drill_id = ? AND correct = 1", (learner, drill_id)))
 
 
 def attempts(learner: str, kind: str | None = None, session: str | None = None) -> list[Attempt]:
@@ -175,7 +220,7 @@ def attempts(learner: str, kind: str | None = None, session: str | None = None) 
 
 
 def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:
-    """kind -> (box, due time) for the kinds this learner has attempted."""
+    """sub-skill (``kind:variant`` or kind) -> (box, due time) for the sub-skills this learner has attempted."""
     return {r["kind"]: (r["box"], r["due"]) for r in _read("SELECT kind, box, due FROM srs WHERE learner = ?",
                                                            (learner,))}
 

@@ -1,8 +1,9 @@
-"""JSON routes of the drills (CONTRACT §2): kinds, next drill, answer, hints, progress, profile, whiteboard sessions.
+"""JSON routes of the drills: kinds, next drill, answer, reveal, hints, progress, profile, whiteboard sessions.
 
 Errors: an unknown kind or a seed out of range in the query is a 422; an unknown or malformed drill id or session
 is a 404; an empty or over-long answer is a 422 (schema). An answer that is present but cannot be read is graded:
-200 with ``correct: false``, ``readable: false`` and the reason, and it is not recorded as an attempt.
+200 with ``correct: false``, ``readable: false`` and a format hint, and it is not recorded as an attempt. The key is
+in the answer only once the drill is solved or revealed. A profile name held by another browser is a 409.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
-from app.drills import progress, service, store
+from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
 
@@ -21,17 +22,24 @@ COOKIE = "layoutlab_learner"
 COOKIE_AGE = 365 * 86_400
 
 
-def learner_cookie(request: Request, response: Response) -> str:
-    """The learner id from the cookie (a new one is created and set when missing or malformed)."""
-    current = request.cookies.get(COOKIE)
+def current_learner(request: Request) -> tuple[str, bool]:
+    """(learner id, whether the cookie must be (re)set): the id the signed cookie carries, or a fresh one when the
+    cookie is missing, malformed or not signed by this site."""
+    current = identity.unsign(request.cookies.get(COOKIE))
     lid = store.ensure_learner(current)
-    if lid != current:
+    return lid, lid != current
+
+
+def learner_cookie(request: Request, response: Response) -> str:
+    """The learner id from the signed cookie (a new one is created and set when missing or not valid)."""
+    lid, fresh = current_learner(request)
+    if fresh:
         set_learner_cookie(response, lid)
     return lid
 
 
 def set_learner_cookie(response: Response, lid: str) -> None:
-    response.set_cookie(COOKIE, lid, max_age=COOKIE_AGE, httponly=True, samesite="lax")
+    response.set_cookie(COOKIE, identity.sign(lid), max_age=COOKIE_AGE, httponly=True, samesite="lax")
 
 
 class KindOut(BaseModel):
@@ -46,8 +54,11 @@ class DrillOut(BaseModel):
     prompt: str
     answer_format: str
     title: str = ""
+    skill: str = ""
+    variant: str = ""
     seed: int = 0
-    given: list[dict[str, Any]] = []
+    given: dict[str, Any] = Field(default_factory=dict, description="the question's inputs (op drills: op, args)")
+    shown: list[dict[str, Any]] = []
     table: list[int] | None = None
     hints: int = 3
 
@@ -68,14 +79,27 @@ class AnswerIn(BaseModel):
 class AnswerOut(BaseModel):
     id: str
     correct: bool
-    expected: str
-    steps: list[dict[str, Any]]
-    reason: str = ""
     readable: bool = True
+    feedback: str = ""
+    reason: str = ""
+    mistake: str | None = None
+    expected: str | None = Field(None, description="the key: only once the drill is answered right or revealed")
+    steps: list[dict[str, Any]] | None = None
     items: list[bool] | None = None
     cells: list[list[bool]] | None = None
     answer_grid: dict[str, Any] | None = None
+    grids: list[dict[str, Any]] | None = None
+
+
+class RevealOut(BaseModel):
+    id: str
+    expected: str
+    steps: list[dict[str, Any]]
     grids: list[dict[str, Any]] = []
+
+
+class HintIn(BaseModel):
+    level: int = Field(1, ge=1, le=3)
 
 
 class ProfileIn(BaseModel):
@@ -99,7 +123,7 @@ def next_drill(kind: str | None = Query(None, max_length=40), seed: int | None =
     return service.drill_json(drill)
 
 
-@router.post("/{drill_id}/answer", response_model=AnswerOut)
+@router.post("/{drill_id}/answer", response_model=AnswerOut, response_model_exclude_none=True)
 def answer(drill_id: str, body: AnswerIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Grade an answer by meaning; record it (unless unreadable) with the time taken."""
     try:
@@ -109,8 +133,20 @@ def answer(drill_id: str, body: AnswerIn, learner: str = Depends(learner_cookie)
     if body.session:
         check_session_part(learner, body.session, drill_id)
     elapsed = body.elapsed_ms / 1000 if body.elapsed_ms is not None else None
-    drill, verdict = service.grade_answer(learner, drill_id, body.answer, session=body.session, elapsed_s=elapsed)
-    return service.result_json(drill, verdict)
+    drill, verdict, solved = service.grade_answer(learner, drill_id, body.answer, session=body.session,
+                                                  elapsed_s=elapsed)
+    return service.result_json(drill, verdict, solved)
+
+
+@router.post("/{drill_id}/reveal", response_model=RevealOut)
+def reveal(drill_id: str, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+    """The key and the derivation. Counts as a miss for spaced repetition; the drill no longer promotes its
+    sub-skill, even when answered right afterwards."""
+    try:
+        parse_id(drill_id)
+    except DrillError as err:
+        raise HTTPException(404, str(err)) from None
+    return service.reveal(learner, drill_id)
 
 
 def check_session_part(learner: str, sid: str, drill_id: str) -> None:
@@ -123,7 +159,7 @@ def check_session_part(learner: str, sid: str, drill_id: str) -> None:
     if cur is None:
         raise HTTPException(409, "this whiteboard session is finished")
     if res["parts"][cur].drill_id != drill_id:
-        raise HTTPException(409, f"part {cur + 1} of this session is {res['parts'][cur].drill_id}, not {drill_id}")
+        raise HTTPException(409, f"question {cur + 1} of this session is {res['parts'][cur].drill_id}, not {drill_id}")
 
 
 @router.get("/{drill_id}/hint")
@@ -131,6 +167,15 @@ def hint(drill_id: str, level: int = Query(1, ge=1, le=3), learner: str = Depend
     """Hint ``level``: 1 the rule, 2 the first step, 3 the whole derivation."""
     try:
         return service.hint(learner, drill_id, level)
+    except DrillError as err:
+        raise HTTPException(404, str(err)) from None
+
+
+@router.post("/{drill_id}/hint")
+def record_hint(drill_id: str, body: HintIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+    """Record that the learner opened hint ``level`` in the page (the page calls this when a hint is shown)."""
+    try:
+        return service.hint(learner, drill_id, body.level)
     except DrillError as err:
         raise HTTPException(404, str(err)) from None
 
@@ -144,26 +189,30 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
 
 
 @router.post("/profile")
-def set_profile(body: ProfileIn, response: Response, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Name this learner's profile, or switch to the profile that already has that name (its cookie is set)."""
+def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+    """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
+    someone else's progress."""
     try:
-        owner = store.claim_name(learner, body.name)
+        store.claim_name(learner, body.name)
+    except store.NameTaken as err:
+        raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
-    set_learner_cookie(response, owner)
-    return {"name": body.name.strip(), "switched": owner != learner}
+    return {"name": body.name.strip(), "switched": False}
 
 
 @router.post("/whiteboard")
 def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Start a timed seven-part whiteboard session; answer its parts in order with ``session`` set."""
+    """Start a timed whiteboard session (the seed's seven parts, 3-5 questions each); answer its questions in order
+    with ``session`` set."""
     sid = progress.start_whiteboard(learner)
     return whiteboard_json(learner, sid)
 
 
 @router.get("/whiteboard/{sid}")
 def get_whiteboard(sid: str, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """A session's parts, times, score and the redo verdict for parts 6 and 7 (over ten minutes or wrong)."""
+    """A session's questions, per-part times, score and the redo verdict for parts 6 and 7 (over ten minutes or
+    wrong)."""
     return whiteboard_json(learner, sid)
 
 
@@ -172,8 +221,10 @@ def whiteboard_json(learner: str, sid: str) -> dict[str, Any]:
         res = progress.session_results(learner, sid)
     except DrillError as err:
         raise HTTPException(404, str(err)) from None
-    parts = [{"index": p.index, "label": p.label, "id": p.drill_id, "answered": p.answered, "correct": p.correct,
-              "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why} for p in res["parts"]]
+    parts = [{"index": p.index, "part": p.part, "label": p.label, "id": p.drill_id, "answered": p.answered,
+              "correct": p.correct, "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why} for p in res["parts"]]
+    sheet = [{"part": s.part, "label": s.label, "questions": s.questions, "answered": s.answered,
+              "correct": s.correct, "elapsed_s": s.elapsed_s, "redo": s.redo, "why": s.why} for s in res["sheet"]]
     return {"session": sid, "finished": res["finished"], "current": res["current"], "score": res["score"],
             "total": res["total"], "elapsed_s": res["elapsed_s"], "part_limit_s": progress.PART_LIMIT_S,
-            "parts": parts, "redo": [p["index"] for p in parts if p["redo"]]}
+            "parts": parts, "sheet": sheet, "redo": [s["part"] for s in sheet if s["redo"]]}

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
-from app.routes.api_drills import COOKIE, set_learner_cookie
+from app.routes.api_drills import current_learner, set_learner_cookie
 from app.templating import is_htmx, templates
 
 router = APIRouter(tags=["pages"])
@@ -22,9 +22,7 @@ router = APIRouter(tags=["pages"])
 
 def _learner(request: Request) -> tuple[str, bool]:
     """(learner id, whether the cookie must be set on the response)."""
-    current = request.cookies.get(COOKIE)
-    lid = store.ensure_learner(current)
-    return lid, lid != current
+    return current_learner(request)
 
 
 def _render(request: Request, name: str, ctx: dict[str, Any], learner: tuple[str, bool], block: str | None = None,
@@ -58,13 +56,18 @@ def _sidebar(learner: str) -> dict[str, Any]:
     return {"summary": summ, "stats": {k.kind: k for k in summ.kinds}}
 
 
-def _result_ctx(drill: Drill, verdict: Grade, answer: str) -> dict[str, Any]:
-    res = service.result_json(drill, verdict)
+def _result_ctx(drill: Drill, verdict: Grade, answer: str, solved: bool) -> dict[str, Any]:
+    res = service.result_json(drill, verdict, solved)
     mine = service.answer_grid(drill, verdict)
     res["answer_view"] = grid_view(mine, f"mine-{drill.id}") if mine else None
-    res["grid_views"] = [grid_view(g, f"rg{i}-{drill.id}") for i, g in enumerate(drill.grids)]
+    res["grid_views"] = [grid_view(g, f"rg{i}-{drill.id}") for i, g in enumerate(drill.grids)] if solved else []
     res["answer"] = answer
+    res["solved"] = solved
     return {"result": res}
+
+
+def _shown(drill: Drill) -> list[Any]:
+    return [grid_view(g, f"given{i}") for i, g in enumerate(drill.shown)]
 
 
 @router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
@@ -83,9 +86,10 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
         return resp
     check(kind, seed)
     drill = service.next_drill(learner[0], kind, seed)
+    if hint:
+        service.hint(learner[0], drill.id, hint)  # a hint opened in the page is recorded
     ctx = {"drill": drill, "kinds": kinds(), "hints": _hints(drill, hint), "hint_level": hint, "error": None,
-           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)], "session": None,
-           **_sidebar(learner[0])}
+           "given_views": _shown(drill), "session": None, **_sidebar(learner[0])}
     return _render(request, "drills.html", ctx, learner, block="hints" if is_htmx(request) and hint else None)
 
 
@@ -100,12 +104,31 @@ def answer_page(request: Request, id: str = Form(..., max_length=60),
         return _render(request, "drills.html", {"error": str(err), "kinds": kinds(), "drill": None,
                                                 **_sidebar(learner[0])}, learner, status=404)
     if not answer.strip():
-        verdict = Grade(False, "the answer is empty: type it in the box first", readable=False)
+        verdict = Grade(False, f"the answer is empty: type it in the box first ({drill.answer_format})",
+                        readable=False)
+        solved = store.solved(learner[0], drill.id)
     else:
-        drill, verdict = service.grade_answer(learner[0], id, answer)
+        drill, verdict, solved = service.grade_answer(learner[0], id, answer)
     ctx = {"drill": drill, "kinds": kinds(), "hints": [], "hint_level": 0, "error": None, "session": None,
-           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)],
-           "oob": is_htmx(request), **_result_ctx(drill, verdict, answer), **_sidebar(learner[0])}
+           "given_views": _shown(drill), "oob": is_htmx(request), **_result_ctx(drill, verdict, answer, solved),
+           **_sidebar(learner[0])}
+    return _render(request, "drills.html", ctx, learner, block="result" if is_htmx(request) else None)
+
+
+@router.post("/drills/reveal", response_class=HTMLResponse, include_in_schema=False)
+def reveal_page(request: Request, id: str = Form(..., max_length=60)) -> Response:
+    """Show the key and the derivation (counts as a miss): the ``result`` block for htmx, else the whole page."""
+    learner = _learner(request)
+    try:
+        drill = from_id(id)
+    except DrillError as err:
+        return _render(request, "drills.html", {"error": str(err), "kinds": kinds(), "drill": None,
+                                                **_sidebar(learner[0])}, learner, status=404)
+    service.reveal(learner[0], drill.id)
+    verdict = Grade(False, "revealed: this drill counts as a miss and comes back soon")
+    ctx = {"drill": drill, "kinds": kinds(), "hints": [], "hint_level": 0, "error": None, "session": None,
+           "given_views": _shown(drill), "oob": is_htmx(request), "revealed": True,
+           **_result_ctx(drill, verdict, "", True), **_sidebar(learner[0])}
     return _render(request, "drills.html", ctx, learner, block="result" if is_htmx(request) else None)
 
 
@@ -123,14 +146,14 @@ def profile_page(request: Request, name: str = Form("", max_length=40)) -> Respo
     """Name the profile (or switch to an existing one) and go back to the progress page."""
     learner = _learner(request)
     try:
-        owner = store.claim_name(learner[0], name)
-    except ValueError as err:
-        resp = RedirectResponse(f"/drills/progress?error={err}", status_code=303)
-        if learner[1]:
-            set_learner_cookie(resp, learner[0])
-        return resp
+        store.claim_name(learner[0], name)
+    except ValueError as err:  # NameTaken included: the page says the name belongs to another browser
+        ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
+        return _render(request, "drills_progress.html", ctx, learner,
+                       status=409 if isinstance(err, store.NameTaken) else 422)
     resp = RedirectResponse("/drills/progress", status_code=303)
-    set_learner_cookie(resp, owner)
+    if learner[1]:
+        set_learner_cookie(resp, learner[0])
     return resp
 
 
@@ -138,7 +161,8 @@ def profile_page(request: Request, name: str = Form("", max_length=40)) -> Respo
 def whiteboard_intro(request: Request) -> Response:
     """The whiteboard mode's rules and a start button."""
     learner = _learner(request)
-    ctx = {"parts": progress.WHITEBOARD, "limit_min": progress.PART_LIMIT_S // 60, "res": None, "drill": None}
+    ctx = {"parts": progress.WHITEBOARD, "sheet": progress.SHEET, "limit_min": progress.PART_LIMIT_S // 60,
+           "res": None, "drill": None}
     return _render(request, "drills_whiteboard.html", ctx, learner)
 
 
@@ -153,14 +177,14 @@ def whiteboard_start(request: Request) -> Response:
 
 
 @router.get("/drills/whiteboard/{sid}", response_class=HTMLResponse, include_in_schema=False)
-def whiteboard_session(request: Request, sid: str, last: int | None = Query(None, ge=0, le=20)) -> Response:
+def whiteboard_session(request: Request, sid: str, last: int | None = Query(None, ge=0, le=200)) -> Response:
     """The current part against the clock, or the score page once every part is answered."""
     learner = _learner(request)
     try:
         res = progress.session_results(learner[0], sid)
     except DrillError as err:
-        return _render(request, "drills_whiteboard.html", {"error": str(err), "res": None, "drill": None,
-                                                           "parts": progress.WHITEBOARD}, learner, status=404)
+        ctx = {"error": str(err), "res": None, "drill": None, "parts": progress.WHITEBOARD, "sheet": progress.SHEET}
+        return _render(request, "drills_whiteboard.html", ctx, learner, status=404)
     drill = None
     if res["current"] is not None:
         drill = progress.session_drill(learner[0], sid, res["current"])
@@ -168,7 +192,7 @@ def whiteboard_session(request: Request, sid: str, last: int | None = Query(None
     prev = res["parts"][last] if last is not None and last < len(res["parts"]) else None
     ctx = {"res": res, "drill": drill, "sid": sid, "prev": prev, "parts": progress.WHITEBOARD,
            "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "hints": [], "hint_level": 0,
-           "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)] if drill else []}
+           "given_views": _shown(drill) if drill else []}
     return _render(request, "drills_whiteboard.html", ctx, learner)
 
 
@@ -180,16 +204,16 @@ def whiteboard_answer(request: Request, sid: str, id: str = Form(..., max_length
     try:
         res = progress.session_results(learner[0], sid)
     except DrillError as err:
-        return _render(request, "drills_whiteboard.html", {"error": str(err), "res": None, "drill": None,
-                                                           "parts": progress.WHITEBOARD}, learner, status=404)
+        ctx = {"error": str(err), "res": None, "drill": None, "parts": progress.WHITEBOARD, "sheet": progress.SHEET}
+        return _render(request, "drills_whiteboard.html", ctx, learner, status=404)
     cur = res["current"]
     if cur is None or res["parts"][cur].drill_id != id:
         return RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
-    _, verdict = service.grade_answer(learner[0], id, answer or " ", session=sid)
+    _, verdict, _ = service.grade_answer(learner[0], id, answer or " ", session=sid)
     if not verdict.readable:
         drill = from_id(id)
         ctx = {"res": res, "drill": drill, "sid": sid, "prev": None, "parts": progress.WHITEBOARD,
                "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "unreadable": verdict.reason,
-               "answer": answer, "given_views": [grid_view(g, f"given{i}") for i, g in enumerate(drill.given)]}
+               "answer": answer, "given_views": _shown(drill)}
         return _render(request, "drills_whiteboard.html", ctx, learner, status=200)
     return RedirectResponse(f"/drills/whiteboard/{sid}?last={cur}", status_code=303)

@@ -1,0 +1,132 @@
+"""Drill kind ``defined``: "Is A o B defined? If not, which condition fails, and what would CuTe print?"
+
+CuTe composes mode by mode of B = n:d through the coalesced A: skip d elements, then take n. Two conditions make
+that a layout: the *stride* condition (d divides the shape it steps through, or that shape divides d) and the
+*shape* condition (the n taken split into whole counts per mode). CuTe refuses a failed shape condition at compile
+time (a static_assert); where its checks cannot see a failed stride condition it compiles and prints a layout that
+is not A o B. The verdict comes from the engine (which refuses both, naming the condition) and, for the key, from
+an independent check R(i) = A(B(i)); a case the engine accepts but the check rejects is the stride case, with the
+engine's output as what CuTe prints.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import algebra as A
+from app.drills import algebra_cases as K
+from app.drills.common import pick, read_layout, step
+from app.drills.core import Drill, Grade, register
+from app.drills.parsing import AnswerError, clean, parse_choice
+
+CHOICES = {"defined": ["yes", "defined", "it is defined", "ok", "fine", "valid"],
+           "shape": ["shape divisibility", "shape condition", "shape divisibility condition", "no shape", "shape fails",
+                     "the shape condition fails", "no, shape"],
+           "stride": ["stride divisibility", "stride condition", "stride divisibility condition", "no stride",
+                      "stride fails", "the stride condition fails", "no, stride"]}
+RULE = ("A o B walks each mode n:d of B through the coalesced A: skip d elements (d must divide the shape it steps "
+        "through, or that shape must divide d: the stride condition), then take n (n must split into whole counts "
+        "per mode: the shape condition). CuTe refuses a failed shape condition at compile time; a failed stride "
+        "condition that its checks cannot see compiles and prints a layout that is not A o B.")
+_PRINT = re.compile(r"CuTe would print (\S+?) here")
+
+
+def classify(a: Any, b: Any) -> tuple[str, Any, str]:
+    """(verdict, what CuTe prints or the result, the engine's reason): verdict is "defined", "shape" or "stride";
+    "" as the second value when CuTe prints nothing (it refuses)."""
+    try:
+        r = A.composition(a, b)
+    except A.LayoutError as err:
+        msg = str(err)
+        if msg.lower().startswith("shape divisibility"):
+            return "shape", "", msg
+        m = _PRINT.search(msg)
+        if "stride divisibility" in msg and m:
+            return "stride", A.parse(m.group(1)), msg
+        return "", "", msg
+    if K.check_composition(a, b, r):
+        return "defined", r, ""
+    bad = next(i for i in range(A.size(b)) if b(i) < A.size(a) and r(i) != a(b(i)))
+    return "stride", r, (f"stride divisibility condition: R = {r} gives R({bad}) = {r(bad)}, but "
+                         f"A(B({bad})) = A({b(bad)}) = {a(b(bad))}")
+
+
+def _draw(rng: random.Random, target: str) -> tuple[Any, Any, str, Any, str]:
+    for _ in range(400):
+        a = K.rand_layout(rng, 2, 48)
+        ca = A.coalesce(a)
+        if A.rank(ca) < 2 and (not isinstance(ca.stride, int) or ca.stride in (0, 1)):
+            continue
+        if 0 in A.flatten(a.stride):
+            continue
+        n, d = pick(rng, [2, 3, 4, 6, 8]), pick(rng, [1, 2, 3, 4, 6])
+        b = A.Layout(n, d) if rng.random() < 0.7 else A.Layout((n, pick(rng, [2, 3])), (d, pick(rng, [1, 4, 8])))
+        verdict, printed, why = classify(a, b)
+        if verdict == target and (verdict != "defined" or A.size(printed) <= 256):
+            return a, b, verdict, printed, why
+    raise LookupError(target)
+
+
+def _read(answer: str) -> tuple[str, Any]:
+    """("defined"/"shape"/"stride", the layout typed after a comma or colon, or None)."""
+    s = clean(answer).strip()
+    head, layout = s, None
+    for sep in (";", ",", " - ", " prints ", "print"):
+        if sep in s and ":" in s.split(sep, 1)[1]:
+            head, rest = s.split(sep, 1)
+            layout = read_layout(rest.strip().lstrip(":=").strip())
+            break
+    if layout is None and head.count(":") == 1 and head.split(":")[1].strip() and "(" in head:
+        raise AnswerError("write the condition, then a comma, then the layout CuTe prints")
+    return parse_choice(head.strip().rstrip(",;"), CHOICES), layout
+
+
+def _same_print(got: Any, want: Any) -> bool:
+    """What CuTe prints is a string: compare the layouts structurally (underscores and 1-tuples aside)."""
+    return isinstance(got, A.Layout) and str(got) == str(want)
+
+
+@register("defined", "Is this composition defined?", "Decide whether A o B is a layout; if not, which divisibility "
+          "condition fails and, where CuTe compiles it anyway, what it prints.", 9)
+def make_defined(rng: random.Random, seed: int) -> Drill:
+    target = pick(rng, ["defined", "shape", "stride", "stride"])
+    try:
+        a, b, verdict, printed, why = _draw(rng, target)
+    except LookupError:
+        a, b, verdict, printed, why = _draw(rng, "defined")
+    expected = {"defined": "defined", "shape": "shape", "stride": f"stride, {printed}"}[verdict]
+
+    def grade(ans: str) -> Grade:
+        choice, layout = _read(ans)
+        if choice != verdict:
+            if choice == "defined":
+                return Grade.wrong("it is not defined: one of the two divisibility conditions fails")
+            if verdict == "defined":
+                return Grade.wrong(f"the {choice} condition holds here; walk each mode of B through A again")
+            return Grade.wrong(f"the {choice} condition holds; it is the other one that fails")
+        if verdict == "stride":
+            if layout is None:
+                raise AnswerError("also give the layout CuTe prints, e.g. stride, (2,2):(32,2)")
+            if not _same_print(layout, printed):
+                return Grade.wrong("the condition is right, but that is not the layout CuTe prints; apply its "
+                                   "skip-then-take rule without the check", items=[True, False])
+            return Grade(True, "the stride condition fails, and that is what CuTe prints", items=[True, True])
+        return Grade.right("right")
+
+    steps = [step(RULE), step(f"A = {a} coalesces to {A.coalesce(a)}.", A.coalesce(a))]
+    if verdict == "defined":
+        steps.append(step(f"Both conditions hold: A o B = {printed}, and R(i) = A(B(i)) at every i.", printed))
+    elif verdict == "shape":
+        steps.append(step(f"The engine refuses it: {why}. CuTe stops at compile time (static_assert)."))
+    else:
+        steps.append(step(f"The stride condition fails: {why}."))
+        steps.append(step(f"CuTe's checks do not catch it: it compiles and prints {printed}, which is not A o B.",
+                          printed))
+    return Drill("defined", seed,
+                 f"A = {a}, B = {b}. Is A o B defined? If not, which condition fails (shape or stride "
+                 f"divisibility), and where CuTe compiles it anyway, what does it print?",
+                 "defined / shape / stride, then for stride the layout CuTe prints: stride, (2,2):(32,2)", expected,
+                 grade, steps, [RULE, steps[1]["text"]], variant=verdict).with_data(
+                     op="composition", args=[str(a), str(b)])

@@ -1,0 +1,194 @@
+"""Whiteboard sessions: the seed's full seven-part sheet, 3-5 questions per part, answered once each against the
+clock.
+
+Each part lists its questions as (kind, test): a fresh seed is searched until the generated drill passes the test
+(the variant the sheet asks for: a column-major layout in part 1, the three coordinates in part 4, the padded formula
+and the swizzle in part 7, ...), so every session has every slot's variant. Parts 6 and 7 (the tiled view and banks)
+must each take at most ten minutes in all; a slower part, or one with a wrong answer, is flagged "redo".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import algebra as A
+from app.drills import store
+from app.drills.core import Drill, DrillError, drill_id, generate, parse_id
+
+Test = Callable[[Drill], bool]
+
+
+def _major(d: Drill) -> str:
+    from app.drills.gen_coords import classify
+
+    return classify(A.parse(d.data["layout"]))
+
+
+def _is(variant: str, major: str | None = None, nested: bool | None = None) -> Test:
+    def test(d: Drill) -> bool:
+        if d.variant != variant:
+            return False
+        if major and _major(d) != major:
+            return False
+        if nested is not None and (A.depth(A.parse(d.data["layout"])) > 1) != nested:
+            return False
+        return True
+
+    return test
+
+
+def _any(d: Drill) -> bool:
+    return True
+
+
+def _explain(key: str) -> Test:
+    return lambda d: d.variant == key
+
+
+#: The sheet: (label, [(kind, test), ...]) per part, in the seed's order.
+SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
+    ("Column-major offsets", [("index_formula", lambda d: _major(d) == "column"),
+                              ("offsets", _is("coords", "column")), ("offsets", _is("table", "column"))]),
+    ("Row-major offsets", [("offsets", _is("coords", "row")), ("offsets", _is("table", "row")),
+                           ("explain", _explain("majorness"))]),
+    ("A hierarchical layout", [("index_formula", lambda d: A.depth(A.parse(d.data["layout"])) > 1),
+                               ("offsets", _is("coords", nested=True)), ("natural_coord", _is("mapping")),
+                               ("majorness", lambda d: d.variant == "hier")]),
+    ("One element, three coordinates", [("natural_coord", _is("three")), ("natural_coord", _is("idx")),
+                                        ("natural_coord", _is("offset"))]),
+    ("A transposed view", [("transpose_view", lambda d: d.variant == "row-major"),
+                           ("design_view", lambda d: d.variant == "transpose"), ("explain", _explain("transpose"))]),
+    ("A tiled view", [("tiled_view", lambda d: d.variant == "formula"), ("tiled_view", lambda d: d.variant == "layout"),
+                      ("tiled_view", lambda d: d.variant == "spot"), ("explain", _explain("tiling"))]),
+    ("Banks, padding and swizzling", [("banks", lambda d: d.variant == "distinct"),
+                                      ("banks", lambda d: d.variant == "ways"),
+                                      ("banks", lambda d: d.variant == "formula"),
+                                      ("banks", lambda d: d.variant == "swizzled"),
+                                      ("explain", _explain("swizzle"))]),
+]
+#: (kind, label) per part, for the pages' overview.
+WHITEBOARD = [(qs[0][0], label) for label, qs in SHEET]
+#: 0-based indices of the parts with the ten-minute rule, and the limit in seconds (per part, all its questions).
+TIMED_PARTS = (5, 6)
+PART_LIMIT_S = 600
+SEARCH = 3000
+
+
+def pick_drill(rng: random.Random, kind: str, test: Test) -> str:
+    """A drill id of ``kind`` whose drill passes ``test`` (the first of SEARCH fresh seeds; the kind at worst)."""
+    first = None
+    for _ in range(SEARCH):
+        seed = rng.randrange(0, 2**31 - 1)
+        d = generate(kind, seed)
+        first = first or d.id
+        try:
+            if test(d):
+                return d.id
+        except (KeyError, ValueError, A.LayoutError):
+            continue
+    assert first is not None
+    return first
+
+
+def start(learner: str, rng: random.Random | None = None, now: float | None = None) -> str:
+    """Create a session of the whole sheet with fresh seeds. Post-condition: returns the session id; its questions
+    are stored in order as ``{"part", "id"}``."""
+    rng = rng or random.Random()
+    questions = [{"part": p, "id": pick_drill(rng, kind, test)}
+                 for p, (_, qs) in enumerate(SHEET) for kind, test in qs]
+    return store.create_session(learner, questions, now=now)  # type: ignore[arg-type]
+
+
+def _questions(sess: dict[str, Any]) -> list[tuple[int, str]]:
+    """(part, drill id) per question; a session stored as a plain list has one question per part."""
+    out = []
+    for i, q in enumerate(sess["parts"]):
+        out.append((q["part"], q["id"]) if isinstance(q, dict) else (i, q))
+    return out
+
+
+@dataclass
+class PartResult:
+    """One question of a session: its part, whether it was answered and right, and the time it took."""
+
+    index: int
+    part: int
+    label: str
+    drill_id: str
+    answered: bool
+    correct: bool
+    elapsed_s: float | None
+    redo: bool
+    why: str
+
+
+@dataclass
+class PartSummary:
+    part: int
+    label: str
+    questions: int
+    answered: int
+    correct: int
+    elapsed_s: float
+    redo: bool
+    why: str
+
+
+def results(learner: str, sid: str) -> dict[str, Any]:
+    """Score a session: one result per question (time since the previous answer or the start), the score, and per
+    part the total time and the redo verdict for parts 6 and 7. Raises DrillError if it is not this learner's."""
+    sess = store.get_session(learner, sid)
+    if sess is None:
+        raise DrillError(f"no whiteboard session {sid!r} for this learner")
+    by_drill = {a.drill_id: a for a in reversed(store.attempts(learner, session=sid))}
+    clock = sess["started"]
+    qs: list[PartResult] = []
+    for i, (part, did) in enumerate(_questions(sess)):
+        label = SHEET[part][0] if part < len(SHEET) else did
+        a = by_drill.get(did)
+        if a is None:
+            qs.append(PartResult(i, part, label, did, False, False, None, False, ""))
+            continue
+        elapsed = max(0.0, a.created - clock)
+        clock = a.created
+        qs.append(PartResult(i, part, label, did, True, a.correct, elapsed, False, ""))
+    sheet = []
+    for part in sorted({q.part for q in qs}):
+        mine = [q for q in qs if q.part == part]
+        total = sum(q.elapsed_s or 0.0 for q in mine)
+        done = all(q.answered for q in mine)
+        redo, why = False, ""
+        if part in TIMED_PARTS and done:
+            if total > PART_LIMIT_S:
+                redo, why = True, f"took {total / 60:.1f} min (limit 10 min)"
+            elif not all(q.correct for q in mine):
+                redo, why = True, "answered wrong"
+        for q in mine:
+            q.redo, q.why = redo, why
+        sheet.append(PartSummary(part, mine[0].label, len(mine), sum(q.answered for q in mine),
+                                 sum(q.correct for q in mine), total, redo, why))
+    finished = all(q.answered for q in qs)
+    if finished:
+        store.finish_session(sid)
+    current = next((q.index for q in qs if not q.answered), None)
+    return {"id": sid, "started": sess["started"], "finished": finished, "current": current, "parts": qs,
+            "sheet": sheet, "score": sum(q.correct for q in qs), "total": len(qs),
+            "elapsed_s": (clock - sess["started"]) if finished else None,
+            "redo": [s for s in sheet if s.redo]}
+
+
+def drill_at(learner: str, sid: str, index: int) -> Drill:
+    """The drill of question ``index`` of a session (DrillError if out of range or not this learner's)."""
+    sess = store.get_session(learner, sid)
+    qs = _questions(sess) if sess else []
+    if not 0 <= index < len(qs):
+        raise DrillError(f"no question {index} in whiteboard session {sid!r}")
+    kind, seed = parse_id(qs[index][1])
+    return generate(kind, seed)
+
+
+__all__ = ["SHEET", "WHITEBOARD", "TIMED_PARTS", "PART_LIMIT_S", "start", "results", "drill_at", "PartResult",
+           "drill_id"]
