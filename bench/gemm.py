@@ -42,8 +42,11 @@ RUNG_SOURCES = {
     5: "rung5_cp_async.cu",
     6: "rung6_wgmma_tma.cu",
     7: "rung7_ws_persistent.cu",
+    8: "rung8_stream_k.cu",
 }
-PEAK_SOURCE = "mma_peak.cu"  # rung 0 in the build list: the mma.sync ceiling from registers alone
+#: Ceilings built beside the rungs (rung 0 in the build list): mma.sync from registers alone, wgmma from shared memory.
+PEAKS = {"mma_peak": "mma_peak.cu", "wgmma_peak": "wgmma_peak.cu"}
+DISTS = ("uniform", "normal", "zeros")
 SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
 RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
 NCU_RUNGS = (2, 3, 4)
@@ -71,7 +74,7 @@ def find_nvcc() -> str | None:
 
 
 def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dict:
-    src = KERNELS / (RUNG_SOURCES[rung] if rung else PEAK_SOURCE)
+    src = KERNELS / (RUNG_SOURCES[rung] if rung else PEAKS[name])
     cmd = [nvcc, *NVCC_FLAGS, *defines, "-o", str(out / name), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = proc.stdout + proc.stderr
@@ -187,8 +190,10 @@ def parse_ncu_csv(text: str) -> dict:
     return out
 
 
-def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int) -> dict:
-    cmd = [str(binary), "--sizes", ",".join(sizes), "--iters", str(iters), "--timeout", str(timeout)]
+def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int,
+               dists: tuple[str, ...] = ("uniform",)) -> dict:
+    cmd = [str(binary), "--sizes", ",".join(sizes), "--iters", str(iters), "--timeout", str(timeout),
+           "--dists", ",".join(dists)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 15, env=env)
     except subprocess.TimeoutExpired:
@@ -205,7 +210,8 @@ def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: i
 
 
 def run_peak(binary: Path, timeout: int) -> dict:
-    """The mma.sync m16n8k16 ceiling (registers only, 4 / 8 / 16 warps per SM): what rungs 2-5 cannot beat."""
+    """A ceiling binary's JSON: mma.sync m16n8k16 from registers (4 / 8 / 16 warps per SM), what rungs 2-5 cannot
+    beat; wgmma m64n256k16 from shared memory, what rungs 6-8 cannot beat."""
     try:
         proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -214,7 +220,7 @@ def run_peak(binary: Path, timeout: int) -> dict:
     try:
         return json.loads(lines[-1]) if lines else {"ok": False, "error": proc.stderr.strip()[-400:]}
     except json.JSONDecodeError:
-        return {"ok": False, "error": "bad JSON from mma_peak"}
+        return {"ok": False, "error": f"bad JSON from {binary.name}"}
 
 
 def parse_variant(spec: str) -> tuple[str, int, list[str]]:
@@ -226,22 +232,53 @@ def parse_variant(spec: str) -> tuple[str, int, list[str]]:
     return name, int(rung), defines
 
 
+def clocks_note(s: dict) -> str:
+    """``MHz min-max, W max, throttle reasons`` from a case's NVML samples ('' without NVML)."""
+    nv = s.get("nvml") or {}
+    if not nv.get("available"):
+        return ""
+    reasons = [r for r in nv.get("clock_event_reasons", []) if r != "gpu_idle"]
+    return (f"{nv['sm_clock_mhz']['min']}-{nv['sm_clock_mhz']['max']} MHz {nv['power_w']['max']:.0f} W"
+            + (f" THROTTLED ({', '.join(reasons)})" if nv.get("throttled") else ""))
+
+
 def table(results: list[dict]) -> str:
-    lines = [f"{'rung':<22} {'M x N x K':<18} {'TFLOP/s':>8} {'cuBLAS':>8} {'%':>6} {'rel err':>9}"]
+    lines = [f"{'rung':<18} {'M x N x K':<16} {'dist':<7} {'TFLOP/s':>8} {'cuBLAS':>8} {'%':>6} {'rel err':>9}  clocks"]
     for r in results:
         for s in r.get("results", []) or [{}]:
             size = f"{s.get('m')}x{s.get('n')}x{s.get('k')}" if s else "-"
             tf = s.get("tflops")
-            lines.append(f"{r['label']:<22} {size:<18} {tf if tf is not None else 'FAIL':>8} "
+            lines.append(f"{r['label']:<18} {size:<16} {s.get('dist', '-'):<7} {tf if tf is not None else 'FAIL':>8} "
                          f"{s.get('cublas_tflops', '-')!s:>8} {s.get('pct_of_cublas', '-')!s:>6} "
-                         f"{s.get('rel_err', '-')!s:>9}" + ("" if s.get("ok", r.get("ok")) else
-                                                           f"  {s.get('error') or r.get('error', '')}"))
+                         f"{s.get('rel_err', '-')!s:>9}  {clocks_note(s)}" +
+                         ("" if s.get("ok", r.get("ok")) else f"  {s.get('error') or r.get('error', '')}"))
     return "\n".join(lines)
+
+
+def throttle_summary(rungs: list[dict]) -> dict:
+    """Cases whose NVML samples saw a throttle reason (power cap, thermal, slowdown), and the SM clock range seen."""
+    cases, lo, hi = [], None, None
+    for r in rungs:
+        for s in r.get("results", []):
+            nv = s.get("nvml") or {}
+            if not nv.get("available"):
+                continue
+            lo = min(lo or 10**6, nv["sm_clock_mhz"]["min"])
+            hi = max(hi or 0, nv["sm_clock_mhz"]["max"])
+            if nv.get("throttled"):
+                cases.append({"job": r["label"], "size": f"{s['m']}x{s['n']}x{s['k']}", "dist": s.get("dist"),
+                              "reasons": nv.get("clock_event_reasons"),
+                              "throttled_samples": nv.get("throttled_samples"), "samples": nv.get("samples")})
+    return {"throttled_cases": cases, "sm_clock_mhz_min": lo, "sm_clock_mhz_max": hi,
+            "note": (f"the GPU throttled during {len(cases)} timed case(s): see each case's nvml field" if cases
+                     else "no throttle reason seen in any timed case")}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rungs", default="1,2,3,4,5,6,7")
+    ap.add_argument("--rungs", default="1,2,3,4,5,6,7,8")
+    ap.add_argument("--dists", default="uniform", help=f"input distributions, comma-separated, of {DISTS}")
+    ap.add_argument("--dist-jobs", default="", help="jobs (labels) timed on every --dists; others on the first only")
     ap.add_argument("--sizes", default=",".join(SQUARE + RECTANGULAR))
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--bin-dir", default=str(ROOT / "build" / "gemm"))
@@ -249,14 +286,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-build", action="store_true", help="use the binaries already in --bin-dir")
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--variant", action="append", default=[], help="extra build: name:rung:DEF=V,DEF=V")
-    ap.add_argument("--no-peak", action="store_true", help="skip the mma.sync register-only ceiling")
+    ap.add_argument("--no-peak", action="store_true", help="skip the mma.sync and wgmma ceilings")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per binary")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/gemm_<date>.json)")
     args = ap.parse_args(argv)
 
     rungs = [int(r) for r in args.rungs.split(",") if r]
     jobs = [(f"rung{r}", r, []) for r in rungs] + [parse_variant(v) for v in args.variant]
-    builds_only = [] if args.no_peak else [("mma_peak", 0, [])]
+    dists = tuple(d for d in args.dists.split(",") if d)
+    if not dists or set(dists) - set(DISTS):
+        raise SystemExit(f"--dists takes some of {DISTS}")
+    dist_jobs = {j for j in args.dist_jobs.split(",") if j}
+    builds_only = [] if args.no_peak else [(name, 0, []) for name in PEAKS]
     bin_dir = Path(args.bin_dir)
     bin_dir.mkdir(parents=True, exist_ok=True)
     nvcc = find_nvcc()
@@ -293,17 +334,22 @@ def main(argv: list[str] | None = None) -> int:
     if builds_only:
         report["mma_sync_peak"] = run_peak(bin_dir / "mma_peak", 120)
         log(f"mma.sync ceiling: {report['mma_sync_peak']}")
+        report["wgmma_peak"] = run_peak(bin_dir / "wgmma_peak", 120)
+        log(f"wgmma ceiling: {report['wgmma_peak']}")
+        report["nvidia_smi_after_peaks"] = nvidia_smi()
     sizes = args.sizes.split(",")
     for name, r, defines in jobs:
         binary = bin_dir / name
         log(f"running {name} ...")
-        res = run_binary(binary, sizes, args.iters, env, args.timeout)
+        res = run_binary(binary, sizes, args.iters, env, args.timeout, dists if name in dist_jobs else dists[:1])
         res.update(label=name, defines=defines, build=builds.get(name, {}), sass=sass_summary(binary))
         if r in NCU_RUNGS and not args.no_ncu and not defines:
             res["ncu"] = run_ncu(binary, env, 120)
         report["rungs"].append(res)
         log(table([res]))
     report["nvidia_smi_after"] = nvidia_smi()
+    report["throttle"] = throttle_summary(report["rungs"])
+    log(report["throttle"]["note"])
     out = Path(args.out) if args.out else ROOT / "bench" / "results" / f"gemm_{dt.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))

@@ -1,9 +1,10 @@
 """Job kind ``gemm``: the tensor-core GEMM ladder (kernels/gemm/rung*.cu), each rung checked and timed against cuBLAS.
 
-Every rung computes C[M,N] = A[M,K] * B[N,K]^T with A, B, C row-major bf16 and fp32 accumulation. The binary draws
-fresh random inputs, poisons C, checks it against a cuBLAS fp32-output reference (itself spot-checked in double on
-the CPU), and only then times the rung and cublasGemmEx (same dtypes, bf16 out) interleaved, median of ``iters``
-CUDA-event timings with the L2 flushed before each. A rung whose check fails is never timed.
+Every rung computes C[M,N] = A[M,K] * B[N,K]^T with A, B, C row-major bf16 (rung 8 also fp16) and fp32
+accumulation. The binary draws fresh random inputs, poisons C, checks it against a cuBLAS fp32-output reference
+(itself spot-checked in double on the CPU), and only then times the rung and cublasGemmEx (same dtypes) interleaved,
+median of ``iters`` CUDA-event timings with the L2 flushed before each, NVML's clocks, power and throttle reasons
+sampled while they run. A rung whose check fails is never timed.
 
 For the lab page: :func:`ladder` returns the committed measurements (bench/results/gemm_h200.json) with each rung's
 shared-memory layout in CuTe notation and the bank model's prediction for it; :data:`RUNGS` describes the rungs.
@@ -101,7 +102,15 @@ RUNGS: dict[int, RungInfo] = {r.id: r for r in (
              "m64n256k16; persistent CTAs in 2-CTA clusters share B by TMA multicast; TMA-store epilogue",
              (256, 256, 64), 384, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
              "9.0a", _GMMA_ATOM),
+    RungInfo(8, "rung8_stream_k.cu", "+ stream-K tail",
+             "rung 7's kernel on a schedule against wave quantization: whole waves of tiles data-parallel, the k "
+             "iterations of the remaining tiles split evenly over every cluster; partial tiles meet in an fp32 "
+             "workspace, ordered by release/acquire flags. Also builds for fp16",
+             (256, 256, 64), 384, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
+             "9.0a", _GMMA_ATOM),
 )}
+#: Rungs that also build for fp16 inputs (-DGEMM_FP16).
+FP16_RUNGS = (8,)
 
 
 def predicted_wavefronts(rung: int) -> dict:
@@ -130,16 +139,19 @@ class GemmParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rung: int = Field(7, ge=1, le=7, description="1 SIMT ... 7 warp-specialized wgmma + TMA")
+    rung: int = Field(7, ge=1, le=8, description="1 SIMT ... 7 warp-specialized wgmma + TMA, 8 + stream-K")
     m: int = Field(4096, ge=128, le=MAX_DIM)
     n: int = Field(4096, ge=128, le=MAX_DIM)
     k: int = Field(4096, ge=16, le=MAX_DIM)
-    dtype: Literal["bf16"] = Field("bf16", description="inputs and output; accumulation is fp32")
+    dtype: Literal["bf16", "fp16"] = Field("bf16", description="inputs and output; accumulation is fp32")
     iters: int = Field(20, ge=5, le=200, description="timed runs (the median is reported)")
     warmup: int = Field(3, ge=0, le=50)
 
     @model_validator(mode="after")
     def _tile_multiples(self) -> GemmParams:
+        if self.dtype != "bf16" and self.rung not in FP16_RUNGS:
+            raise ValueError(f"dtype {self.dtype} needs rung {' or '.join(map(str, FP16_RUNGS))}; rung {self.rung} "
+                             "is bf16 only")
         bm, bn, bk = RUNGS[self.rung].tile
         bad = [f"{name}={v} is not a multiple of {t}" for name, v, t in (("m", self.m, bm), ("n", self.n, bn),
                                                                            ("k", self.k, bk)) if v % t]
@@ -217,7 +229,7 @@ def run_gemm(params: GemmParams, ctx: JobContext) -> dict:
     ``check.passed`` is true and ``tflops`` / ``cublas_tflops`` are medians; a failed check raises RunError."""
     info = RUNGS[params.rung]
     ctx.progress("building")
-    built = build_rung(params.rung)
+    built = build_rung(params.rung, defines={"GEMM_FP16": 1} if params.dtype == "fp16" else None)
     ctx.check_cancel()
     env = dict(os.environ)
     lib = find_cublas()
@@ -269,10 +281,11 @@ def _results_file(path: str | Path | None) -> Path:
 def ladder(path: str | Path | None = None) -> dict:
     """The measured ladder for the lab page, read from bench/results/gemm_h200.json (or ``path``).
 
-    Post-condition: ``rungs`` lists rungs 1..7 that the file holds, each with its description (RungInfo fields,
-    ``banks_query`` for ``/api/banks``, the bank model's ``prediction``), ``ptxas``, ``ncu`` (rungs 2-4) and
-    ``results`` per size (tflops, cublas_tflops, pct_of_cublas, rel_err, ok); ``cublas`` gives, per size, the
-    median cuBLAS TFLOP/s over all rungs' runs (the chart's reference line); ``sizes`` is in file order."""
+    Post-condition: ``rungs`` lists the rungs (1..8) that the file holds, each with its description (RungInfo
+    fields, ``banks_query`` for ``/api/banks``, the bank model's ``prediction``), ``ptxas``, ``ncu`` (rungs 2-4) and
+    ``results`` per size on uniform inputs (tflops, cublas_tflops, pct_of_cublas, rel_err, ok, nvml); ``cublas``
+    gives, per size, the median cuBLAS TFLOP/s over all rungs' runs (the chart's reference line); ``sizes`` is in
+    file order; ``peaks`` holds the measured mma.sync and wgmma ceilings (TFLOP/s, None when not measured)."""
     src = _results_file(path)
     data = json.loads(src.read_text())
     rungs, sizes, cublas = [], [], {}
@@ -284,6 +297,8 @@ def ladder(path: str | Path | None = None) -> dict:
             continue
         results = []
         for r in entry.get("results", []):
+            if r.get("dist", "uniform") != "uniform":
+                continue  # the other input distributions are in the file, not in the ladder
             size = f"{r['m']}x{r['n']}x{r['k']}"
             if size not in sizes:
                 sizes.append(size)
@@ -291,7 +306,7 @@ def ladder(path: str | Path | None = None) -> dict:
                 cublas.setdefault(size, []).append(r["cublas_tflops"])
             results.append({"size": size, **{k: r.get(k) for k in ("m", "n", "k", "ok", "tflops", "cublas_tflops",
                                                                    "pct_of_cublas", "rel_err", "ms_median",
-                                                                   "error")}})
+                                                                   "error", "nvml")}})
         rungs.append({**asdict(info), "banks_query": info.banks_query(), "prediction": predicted_wavefronts(info.id),
                       "ok": entry.get("ok"), "note": entry.get("note"), "smem_bytes": entry.get("smem_bytes"),
                       "ptxas": (entry.get("build") or {}).get("ptxas"), "sass": entry.get("sass"),
@@ -301,7 +316,15 @@ def ladder(path: str | Path | None = None) -> dict:
     return {"source": src.name, "device": smi.get("name"), "driver": smi.get("driver_version"),
             "date": data.get("date"), "command": data.get("command"), "problem": data.get("problem"),
             "sizes": sizes, "cublas": [{"size": s, "tflops": med.get(s)} for s in sizes],
-            "rungs": sorted(rungs, key=lambda r: r["id"])}
+            "rungs": sorted(rungs, key=lambda r: r["id"]), "peaks": _peaks(data), "throttle": data.get("throttle")}
+
+
+def _peaks(data: dict) -> dict:
+    """The ceilings a results file measured: mma.sync (best over warps per SM) and wgmma, in TFLOP/s."""
+    mma = data.get("mma_sync_peak") or {}
+    wg = data.get("wgmma_peak") or {}
+    return {"mma_sync": max((r["tflops"] for r in mma.get("results", []) if r.get("tflops")), default=None),
+            "wgmma": wg.get("tflops") if wg.get("ok") else None}
 
 
 def rung_layouts() -> list[dict]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,7 +34,7 @@ def test_defaults_validate():
     assert (p.rung, p.m, p.n, p.k, p.dtype) == (7, 4096, 4096, 4096, "bf16")
 
 
-@pytest.mark.parametrize("rung", range(1, 8))
+@pytest.mark.parametrize("rung", range(1, 9))
 def test_each_rung_accepts_its_own_tile(rung):
     bm, bn, bk = gemm.RUNGS[rung].tile
     p = registry.validate("gemm", {"rung": rung, "m": 2 * bm, "n": 3 * bn, "k": 4 * bk})
@@ -45,8 +46,11 @@ def test_each_rung_accepts_its_own_tile(rung):
     ({"rung": 6, "n": 4160}, "n=4160 is not a multiple of 128"),
     ({"rung": 1, "k": 40}, "k=40 is not a multiple of 16"),
     ({"rung": 0}, "rung"),
-    ({"rung": 8}, "rung"),
-    ({"dtype": "fp16"}, "dtype"),
+    ({"rung": 9}, "rung"),
+    ({"rung": 8, "k": 4000}, "k=4000 is not a multiple of 64"),
+    ({"dtype": "fp16"}, "dtype fp16 needs rung 8"),
+    ({"rung": 6, "dtype": "fp16"}, "rung 6 is bf16 only"),
+    ({"rung": 8, "dtype": "fp32"}, "dtype"),
     ({"m": 32768}, "m"),
     ({"m": 64}, "m"),
     ({"iters": 1}, "iters"),
@@ -58,6 +62,11 @@ def test_bad_params_are_refused_with_the_reason(params, needle):
     assert needle in str(exc.value)
 
 
+def test_fp16_is_accepted_for_rung_8():
+    p = registry.validate("gemm", {"rung": 8, "dtype": "fp16", "m": 512, "n": 256, "k": 64})
+    assert (p.rung, p.dtype) == (8, "fp16")
+
+
 def test_kind_is_registered():
     kind = registry.get("gemm")
     assert kind.needs_gpu and kind.params_model is gemm.GemmParams
@@ -65,9 +74,9 @@ def test_kind_is_registered():
 
 # ------------------------------------------------------------------------------------------------ layouts
 def test_predicted_ldmatrix_wavefronts():
-    waves = {r: gemm.predicted_wavefronts(r)["wavefronts"] for r in range(1, 8)}
+    waves = {r: gemm.predicted_wavefronts(r)["wavefronts"] for r in range(1, 9)}
     assert waves[2] == 32  # 8 rows 128 B apart: 8-way, four matrices
-    assert all(waves[r] == 4 for r in (1, 3, 4, 5, 6, 7))
+    assert all(waves[r] == 4 for r in (1, 3, 4, 5, 6, 7, 8))
 
 
 def test_layouts_parse_and_tile_the_gmma_atom():
@@ -119,20 +128,59 @@ def test_bench_parses_ptxas_and_ncu():
 # ------------------------------------------------------------------------------------------------ nvcc
 @needs_nvcc
 @pytest.mark.nvcc
-@pytest.mark.parametrize("rung", range(1, 8))
-def test_rung_compiles_for_sm90a_and_describes_itself(rung):
-    built = gemm.build_rung(rung)
+@pytest.mark.parametrize(("rung", "dtype"), [*((r, "bf16") for r in range(1, 9)), (8, "fp16")])
+def test_rung_compiles_for_sm90a_and_describes_itself(rung, dtype):
+    built = gemm.build_rung(rung, defines={"GEMM_FP16": 1} if dtype == "fp16" else None)
     assert built.path.is_file()
     ptx = built.ptxas
     assert ptx["registers"] <= 255 and ptx["spill_stores"] == 0 and ptx["spill_loads"] == 0
     out = subprocess.run([str(built.path), "--describe"], capture_output=True, text=True, timeout=60)
     desc = json.loads(out.stdout.strip().splitlines()[-1])
     info = gemm.RUNGS[rung]
-    assert desc["ok"] and desc["rung"] == rung
+    assert desc["ok"] and desc["rung"] == rung and desc["dtype"] == dtype
     assert tuple(desc["tile"]) == info.tile
     assert desc["threads"] == info.threads and desc["stages"] == info.stages
     assert desc["smem_layout"] == info.smem_layout
-    assert gemm.build_rung(rung).cached
+    assert gemm.build_rung(rung, defines={"GEMM_FP16": 1} if dtype == "fp16" else None).cached
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_ceiling_kernels_compile_for_sm90a(tmp_path):
+    bench = _bench_module()
+    nvcc = find_toolkit().nvcc or shutil.which("nvcc")
+    for name in bench.PEAKS:
+        bench.build(0, tmp_path, nvcc, [], name)
+        assert (tmp_path / name).is_file()
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_stream_k_schedule_covers_every_k_iteration_once():
+    """Rung 8's own host walk of its schedule (``--describe --sizes``, 66 clusters as on an H100/H200): every
+    (tile, k tile) computed by exactly one piece, pieces at k 0 owned by their tile's holder, the others within the
+    workspace slots, and the busiest cluster's k iterations as planned."""
+    built = gemm.build_rung(8)
+    sizes = ["4096x4096x4096", "8192x8192x8192", "1024x1024x1024", "2304x2560x576", "4096x4096x1024",
+             "8448x8448x512", "256x256x64"]
+
+    def plans(mode: str) -> dict:
+        out = subprocess.run([str(built.path), "--describe", "--clusters", "66", "--sizes", ",".join(sizes)],
+                             capture_output=True, text=True, timeout=60, env={**os.environ, "GEMM_STREAM_K": mode})
+        got = {f"{p['m']}x{p['n']}x{p['k']}": p for p in json.loads(out.stdout.strip().splitlines()[-1])["plans"]}
+        assert set(got) == set(sizes)
+        for p in got.values():
+            assert p["covered_once"] and p["slots_ok"], p
+        return got
+
+    auto, always = plans("auto"), plans("always")
+    # auto: stream-K only where the tiles make >= 8 waves (8192^3: 1024 tiles on 66 clusters)
+    assert auto["4096x4096x4096"]["dp_tiles"] == 256 and auto["4096x4096x4096"]["max_work"] == 256
+    assert (auto["8192x8192x8192"]["dp_tiles"], auto["8192x8192x8192"]["max_work"]) == (990, 1986)  # not 2048
+    # always: 3 whole waves of 66 clusters, then 58 tiles' k iterations over 66 workers: 249 instead of 4 x 64
+    assert (always["4096x4096x4096"]["dp_tiles"], always["4096x4096x4096"]["max_work"]) == (198, 249)
+    assert always["1024x1024x1024"]["dp_tiles"] == always["1024x1024x1024"]["tiles"] == 16  # fewer tiles than clusters
+    assert always["2304x2560x576"]["slots"] == 2  # a tile shared by three clusters
 
 
 # ------------------------------------------------------------------------------------------ rung-4 experiments

@@ -28,7 +28,7 @@ def _env() -> dict:
     return env
 
 
-@pytest.mark.parametrize("rung", range(1, 8))
+@pytest.mark.parametrize("rung", range(1, 9))
 def test_rung_is_correct_at_two_sizes(rung):
     built = gemm.build_rung(rung)
     out = run_binary(built.path, ["--sizes", SIZES, "--check-only", "--timeout", "120"], timeout_s=180, env=_env())
@@ -36,6 +36,23 @@ def test_rung_is_correct_at_two_sizes(rung):
     assert len(out["results"]) == 2
     for r in out["results"]:
         assert r["ok"] and r["rel_err"] < 1e-2 and r["reference_spot_err"] < 1e-4, r
+
+
+# Sizes where rung 8's stream-K tail runs when forced on (GEMM_STREAM_K=always; more cluster tiles than the 66
+# resident clusters, not a multiple): up to three contributors per tile, short (K = 576: 9 k tiles) and long segments.
+STREAM_K_SIZES = "4096x4096x1024,2304x2560x576,2560x2304x4096"
+
+
+@pytest.mark.parametrize("fp16", [False, True])
+def test_rung8_stream_k_is_correct(fp16):
+    built = gemm.build_rung(8, defines={"GEMM_FP16": 1} if fp16 else None)
+    out = run_binary(built.path, ["--sizes", STREAM_K_SIZES, "--check-only", "--dists", "uniform,normal",
+                                  "--timeout", "120"], timeout_s=180, env={**_env(), "GEMM_STREAM_K": "always"})
+    assert "stream-K tail always" in out["note"]
+    assert out["ok"], out
+    assert out["dtype"] == ("fp16" if fp16 else "bf16") and len(out["results"]) == 6
+    for r in out["results"]:
+        assert r["ok"] and r["rel_err"] < 1e-2, r
 
 
 def test_job_runner_end_to_end():

@@ -1,6 +1,8 @@
 """The GEMM ladder on the lab page: measured TFLOP/s per rung against cuBLAS (one bar chart per problem size) from a
-committed ``bench/results/gemm_*.json`` through ``gpu_worker.gemm.ladder``, and each rung's shared-memory layout
-drawn by the explorer's grid renderer (``app.services.banks.bank_grid``) with the bank model's verdict."""
+committed ``bench/results/gemm_*.json`` through ``gpu_worker.gemm.ladder``; the ladder as a waterfall (each rung's
+idea as the TFLOP/s it adds, with cuBLAS and the measured mma.sync and wgmma ceilings as lines); rung 4's limit from
+the committed Nsight Compute figures; and each rung's shared-memory layout drawn by the explorer's grid renderer
+(``app.services.banks.bank_grid``) with the bank model's verdict."""
 
 from __future__ import annotations
 
@@ -10,7 +12,14 @@ from urllib.parse import urlencode
 
 from algebra import LayoutError
 from app.services import banks
-from app.services.bench_charts import RESULTS_DIR, bar_chart
+from app.services.bench_charts import BAR_GAP, BAR_W, LEFT, PLOT_H, RESULTS_DIR, _fmt, _nice_top, bar_chart
+
+#: The idea each rung adds, as the waterfall labels it.
+STEP_LABELS = {1: "SIMT fp32", 2: "mma.sync", 3: "padding", 4: "swizzle", 5: "cp.async", 6: "wgmma+TMA",
+               7: "warp-spec.", 8: "stream-K"}
+WATERFALL_SIZES = ("4096x4096x4096", "8192x8192x8192")
+NCU_FILE = "gemm_h200_ncu_rung4_vs_rung5.json"
+LSU_METRIC = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
 
 #: The ldmatrix.x4 of a 16x16 bf16 fragment at the tile's origin: what rungs 2-5 issue and the 8-row x 16-byte
 #: pattern a K-major wgmma descriptor walks (gpu_worker.gemm.predicted_wavefronts reads the same addresses).
@@ -113,4 +122,100 @@ def ladder_view(source: str | None = None) -> dict:
         ref = {"value": cublas.get(size), "label": "cuBLAS"} if cublas.get(size) else None
         charts.append(bar_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s per rung", "TFLOP/s", bars, ref))
     return {"files": files, "source": chosen, "charts": charts, "rungs": rung_views(lad["rungs"]),
+            "waterfalls": ladder_waterfalls(lad), "lsu": lsu_limit(), "peaks": lad.get("peaks"),
+            "throttle": lad.get("throttle"), "command": lad.get("command"),
             "device": lad.get("device"), "driver": lad.get("driver"), "date": lad.get("date"), "error": None}
+
+
+def waterfall_chart(title: str, unit: str, steps: list[dict], lines: list[dict]) -> dict:
+    """Floating bars ``[{"label", "value", "tip"?}]`` (each a cumulative value; bar i spans step i-1's value to its
+    own, the first from 0) and labelled horizontal lines ``[{"label", "value", "cls"}]``.
+
+    Post-condition: each bar gets ``x``, ``y`` (its top) and ``h`` with ``h == |value - previous| / top * PLOT_H``,
+    ``delta`` (value - previous) and ``cls`` "good" (gain) or "bad" (loss); ``top`` >= every value and line; each line
+    gets ``y`` and a label row ``ty`` at least 12 px from the others."""
+    vals = [st["value"] for st in steps] + [ln["value"] for ln in lines]
+    top = _nice_top(max(vals, default=1.0))
+    chars = max([len(st["label"]) for st in steps] + [6])
+    slot = max(BAR_W + BAR_GAP, round(5.6 * chars) + 8)
+    px = lambda v: round(PLOT_H - v / top * PLOT_H, 1)  # noqa: E731
+    bars, prev = [], 0.0
+    for i, st in enumerate(steps):
+        v, delta = st["value"], st["value"] - prev
+        bars.append({**st, "x": LEFT + i * slot + (slot - BAR_W) // 2, "y": px(max(v, prev)),
+                     "h": round(abs(delta) / top * PLOT_H, 1), "delta": delta, "prev_y": px(prev), "vy": px(v),
+                     "text": ("+" if delta >= 0 else "−") + _fmt(abs(delta)) if i else _fmt(v),
+                     "cls": "good" if delta >= 0 else "bad", "total": _fmt(v)})
+        prev = v
+    right = LEFT + max(len(steps), 1) * slot
+    placed = []
+    for ln in sorted(lines, key=lambda x: -x["value"]):
+        ty = px(ln["value"]) + 4
+        if placed and ty - placed[-1]["ty"] < 12:
+            ty = placed[-1]["ty"] + 12
+        placed.append({**ln, "y": px(ln["value"]), "ty": ty, "text": _fmt(ln["value"])})
+    return {"type": "waterfall", "title": title, "unit": unit, "bars": bars, "lines": placed, "top": top,
+            "plot_h": PLOT_H, "right": right, "width": right + 190, "bar_w": BAR_W,
+            "yticks": [{"y": px(top * f), "label": _fmt(top * f)} for f in (0, 0.25, 0.5, 0.75, 1)]}
+
+
+def ladder_waterfalls(lad: dict) -> list[dict]:
+    """One waterfall per size of WATERFALL_SIZES in the ladder: the rungs that passed there, in order, each bar the
+    TFLOP/s its idea adds, a rung's TFLOP/s being its % of cuBLAS times cuBLAS's median TFLOP/s at that size in the
+    run; lines at that cuBLAS median and the measured mma.sync and wgmma ceilings."""
+    cublas = {c["size"]: c["tflops"] for c in lad["cublas"]}
+    peaks = lad.get("peaks") or {}
+    out = []
+    for size in WATERFALL_SIZES:
+        steps = []
+        for r in lad["rungs"]:
+            res = next((x for x in r["results"] if x["size"] == size and x.get("ok") and x.get("tflops")), None)
+            if res and res.get("pct_of_cublas") and cublas.get(size):
+                # The rung's ratio to cuBLAS (timed interleaved, so at the same clocks) times cuBLAS's median over the
+                # run: the clock drift between one rung's timing and the next's (power capping) drops out.
+                value = round(res["pct_of_cublas"] / 100 * cublas[size], 1)
+                steps.append({"label": f"{r['id']} {STEP_LABELS.get(r['id'], '')}".strip(), "value": value,
+                              "tip": f"rung {r['id']} {r['title']}: {res['pct_of_cublas']:.1f}% of cuBLAS; measured "
+                                     f"{res['tflops']:.1f} TFLOP/s beside cuBLAS {res['cublas_tflops']:.1f}"})
+        if len(steps) < 2:
+            continue
+        lines = [{"label": "cuBLAS", "value": cublas[size], "cls": "cublas"}] if cublas.get(size) else []
+        if peaks.get("wgmma"):
+            lines.append({"label": "wgmma ceiling", "value": peaks["wgmma"], "cls": "ceiling"})
+        if peaks.get("mma_sync"):
+            lines.append({"label": "mma.sync ceiling", "value": peaks["mma_sync"], "cls": "ceiling"})
+        out.append(waterfall_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s each idea adds", "TFLOP/s", steps,
+                                   lines))
+    return out
+
+
+def lsu_limit(results_dir=None) -> dict | None:
+    """Rung 4's limit from the committed Nsight Compute run: per kernel the TFLOP/s of the profiled launch, L1/TEX
+    throughput, and the L1's LSU data pipe (wavefronts, % of peak) where measured, with the pipe % one TFLOP/s costs
+    and the pipe % that rung 4's withdrawn target (60 % of cuBLAS) would need. None without the file."""
+    path = (results_dir or RESULTS_DIR) / NCU_FILE
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    target = 0.6 * 783  # 60 % of cuBLAS at 4096^3 in the ladder's runs
+    rows, bars = [], []
+    for name, k in doc.get("kernels", {}).items():
+        m = k.get("metrics") or {}
+        tf = m.get("tflops_from_duration")
+        lsu = (k.get("l1tex_breakdown_pct_of_peak") or {}).get(LSU_METRIC)
+        if not tf:
+            continue
+        row = {"name": name, "what": k.get("what"), "tflops": tf, "l1tex_pct": m.get("L1/TEX Cache Throughput (%)"),
+               "lsu_pct": lsu, "lsu_per_tflops": lsu / tf if lsu else None,
+               "lsu_at_target": lsu / tf * target if lsu else None}
+        rows.append(row)
+        if lsu:
+            bars.append({"label": name, "value": round(row["lsu_at_target"], 1),
+                         "cls": "bad" if row["lsu_at_target"] > 80 else "good",
+                         "note": f"{row['lsu_per_tflops']:.3f}%/TF",
+                         "tip": f"{k.get('what')}: {lsu:.1f}% of the LSU pipe at {tf:.0f} TFLOP/s"})
+    chart = bar_chart(f"L1 LSU data pipe needed for {target:.0f} TFLOP/s (60% of cuBLAS), % of its peak", "%", bars,
+                      {"value": 100, "label": "pipe peak"}) if bars else None
+    return {"file": path.name, "date": doc.get("date"), "device": doc.get("device"), "command": doc.get("command"),
+            "reading": doc.get("reading"), "rows": rows, "chart": chart, "target_tflops": round(target)}

@@ -55,12 +55,13 @@ class Cublas {
   void set_stream(cudaStream_t s) {
     if (int e = stream_fn_(h_, s)) gemm_fatal("cublasSetStream failed (%d)", e);
   }
-  // C[M,N] (row-major, bf16 or fp32) = A[M,K] * B[N,K]^T with A, B row-major bf16, fp32 compute. In cuBLAS's
+  // C[M,N] (row-major, elem_t or fp32) = A[M,K] * B[N,K]^T with A, B row-major elem_t (bf16 or fp16), fp32
+  // compute. In cuBLAS's
   // column-major terms this is C^T (N x M, ld N) = op_T(B as K x N, ld K) * op_N(A as K x M, ld K).
   void gemm(const void* A, const void* B, void* C, bool c_fp32, int M, int N, int K) {
     const float one = 1.0f, zero = 0.0f;
-    int s = gemm_ex_(h_, kOpT, kOpN, N, M, K, &one, B, CUDA_R_16BF, K, A, CUDA_R_16BF, K, &zero, C,
-                     c_fp32 ? CUDA_R_32F : CUDA_R_16BF, N, kCompute32F, kGemmDefault);
+    int s = gemm_ex_(h_, kOpT, kOpN, N, M, K, &one, B, GEMM_CUDA_DTYPE, K, A, GEMM_CUDA_DTYPE, K, &zero, C,
+                     c_fp32 ? CUDA_R_32F : GEMM_CUDA_DTYPE, N, kCompute32F, kGemmDefault);
     if (s) gemm_fatal("cublasGemmEx failed (%d) at %dx%dx%d", s, M, N, K);
   }
   ~Cublas() {

@@ -6,6 +6,7 @@
 // `int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }`.
 #pragma once
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <library_types.h>
@@ -23,9 +24,24 @@
 #include <string>
 #include <vector>
 
-#include "cublas_dl.cuh"
-
 using bf16 = __nv_bfloat16;
+// The element type of A, B and C: bf16, or fp16 where a rung is built with -DGEMM_FP16 (rungs that say they can).
+#ifdef GEMM_FP16
+using elem_t = __half;
+#define GEMM_DTYPE "fp16"
+#define GEMM_CUDA_DTYPE CUDA_R_16F
+__host__ __device__ inline float elem_to_float(elem_t v) { return __half2float(v); }
+__host__ __device__ inline elem_t elem_from_float(float v) { return __float2half_rn(v); }
+#else
+using elem_t = __nv_bfloat16;
+#define GEMM_DTYPE "bf16"
+#define GEMM_CUDA_DTYPE CUDA_R_16BF
+__host__ __device__ inline float elem_to_float(elem_t v) { return __bfloat162float(v); }
+__host__ __device__ inline elem_t elem_from_float(float v) { return __float2bfloat16(v); }
+#endif
+
+#include "cublas_dl.cuh"
+#include "nvml_dl.cuh"
 
 #define GEMM_CHECK(x)                                                                                  \
   do {                                                                                                 \
@@ -56,41 +72,13 @@ static void gemm_watchdog(int) {
   _exit(3);
 }
 
-// ------------------------------------------------------------------------------------------- device helpers
-__device__ __forceinline__ uint32_t gemm_hash(uint64_t x) {
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
-  return static_cast<uint32_t>(x);
-}
-
-// Uniform values in [-1, 1), rounded to bf16.
-__global__ void gemm_fill_random(bf16* p, size_t n, uint64_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    float u = (gemm_hash(seed * 0x9E3779B97F4A7C15ULL + i) >> 8) * (1.0f / 8388608.0f);
-    p[i] = __float2bfloat16(2.0f * u - 1.0f);
-  }
-}
-
-// acc[0] += sum (out - ref)^2, acc[1] += sum ref^2, acc[2] += count of non-finite outputs.
-__global__ void gemm_compare(const bf16* out, const float* ref, size_t n, double* acc) {
-  double d2 = 0, r2 = 0, bad = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    float o = __bfloat162float(out[i]), r = ref[i];
-    if (!isfinite(o)) { bad += 1; continue; }
-    d2 += double(o - r) * double(o - r);
-    r2 += double(r) * double(r);
-  }
-  for (int s = 16; s > 0; s >>= 1) {
-    d2 += __shfl_down_sync(0xffffffffu, d2, s);
-    r2 += __shfl_down_sync(0xffffffffu, r2, s);
-    bad += __shfl_down_sync(0xffffffffu, bad, s);
-  }
-  if ((threadIdx.x & 31) == 0) { atomicAdd(acc, d2); atomicAdd(acc + 1, r2); atomicAdd(acc + 2, bad); }
-}
+#include "check.cuh"
 
 // ------------------------------------------------------------------------------------------- host helpers
 struct GemmArgs {
   std::vector<int> sizes;  // triples M, N, K
-  int iters = 30, warmup = 5, timeout_s = 240;
+  std::vector<int> dists = {kUniform};  // input distributions, timed in this order for every size
+  int iters = 30, warmup = 5, timeout_s = 240, clusters = 66;
   uint64_t seed = 0;
   bool profile = false, flush = true, time = true, describe = false;
 };
@@ -116,6 +104,16 @@ static GemmArgs gemm_parse(int argc, char** argv) {
         if (q == std::string::npos) break;
         p = q + 1;
       }
+    } else if (s == "--dists") {
+      a.dists.clear();
+      std::string v = std::string(next()) + ",";
+      for (size_t p = 0, q; (q = v.find(',', p)) != std::string::npos; p = q + 1) {
+        const std::string d = v.substr(p, q - p);
+        int k = 0;
+        while (k < 3 && d != kDistNames[k]) ++k;
+        if (k == 3) gemm_fatal("unknown distribution '%s' (uniform, normal, zeros)", d.c_str());
+        a.dists.push_back(k);
+      }
     } else if (s == "--iters") a.iters = atoi(next());
     else if (s == "--warmup") a.warmup = atoi(next());
     else if (s == "--seed") a.seed = strtoull(next(), nullptr, 10);
@@ -124,6 +122,7 @@ static GemmArgs gemm_parse(int argc, char** argv) {
     else if (s == "--check-only") a.time = false;
     else if (s == "--no-flush") a.flush = false;
     else if (s == "--describe") a.describe = true;  // print the rung's description; touches no GPU
+    else if (s == "--clusters") a.clusters = atoi(next());  // --describe: plan --sizes for this many clusters
     else gemm_fatal("unknown argument %s", s.c_str());
   }
   if (a.sizes.empty()) a.sizes = {4096, 4096, 4096};
@@ -137,61 +136,161 @@ static double median_of(std::vector<float> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-struct Checker {
-  double* acc = nullptr;
-  Checker() { GEMM_CHECK(cudaMalloc(&acc, 3 * sizeof(double))); }
-  ~Checker() { cudaFree(acc); }
-  // Relative Frobenius error of out against ref; NaN when any output is non-finite (poison left unwritten).
-  double rel(const bf16* out, const float* ref, size_t n) {
-    GEMM_CHECK(cudaMemset(acc, 0, 3 * sizeof(double)));
-    gemm_compare<<<1024, 256>>>(out, ref, n, acc);
-    GEMM_CHECK(cudaGetLastError());
-    double h[3];
-    GEMM_CHECK(cudaMemcpy(h, acc, sizeof h, cudaMemcpyDeviceToHost));
-    if (h[2] > 0 || !(h[1] > 0)) return NAN;
-    return std::sqrt(h[0] / h[1]);
-  }
-};
-
-// Spot-check the cuBLAS fp32 reference in double on the CPU at `samples` random entries; returns the relative error.
-static double spot_check_reference(const bf16* A, const bf16* B, const float* ref, int M, int N, int K, uint64_t seed,
-                                   int samples = 48) {
-  std::vector<bf16> arow(K), brow(K);
-  double d2 = 0, r2 = 0;
-  uint64_t s = seed | 1;
-  for (int t = 0; t < samples; ++t) {
-    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-    int i = int(s % uint64_t(M)), j = int((s >> 24) % uint64_t(N));
-    GEMM_CHECK(cudaMemcpy(arow.data(), A + size_t(i) * K, K * sizeof(bf16), cudaMemcpyDeviceToHost));
-    GEMM_CHECK(cudaMemcpy(brow.data(), B + size_t(j) * K, K * sizeof(bf16), cudaMemcpyDeviceToHost));
-    float r;
-    GEMM_CHECK(cudaMemcpy(&r, ref + size_t(i) * N + j, sizeof r, cudaMemcpyDeviceToHost));
-    double x = 0;
-    for (int k = 0; k < K; ++k) x += double(__bfloat162float(arow[k])) * double(__bfloat162float(brow[k]));
-    d2 += (r - x) * (r - x);
-    r2 += x * x;
-  }
-  return std::sqrt(d2 / std::max(r2, 1e-30));
-}
-
 static void json_kv(std::string& o, const char* k, double v, const char* fmt = "%.6g") {
   char b[64];
   if (std::isfinite(v)) snprintf(b, sizeof b, fmt, v); else snprintf(b, sizeof b, "null");
   o += "\""; o += k; o += "\": "; o += b; o += ", ";
 }
 
+struct GemmEnv {  // what every case shares: the stream, cuBLAS, the L2 flush buffer, the checker, NVML
+  cudaStream_t st;
+  Cublas cb;
+  void* flush_buf = nullptr;
+  size_t flush_bytes = 0;
+  Checker chk;
+  Nvml nvml;
+};
+
+// One case: fresh inputs of distribution `dist`, poisoned C, the check, then (when asked) interleaved timing of the
+// rung and cuBLAS with the L2 flushed before each, NVML sampled while the timed work runs. Appends the case's JSON
+// object to `r` (opened by the caller); returns whether it passed; the first error goes to `first_err`.
+template <class R>
+bool gemm_case(GemmEnv& E, const GemmArgs& args, int M, int N, int K, int dist, uint64_t seed, std::string& r,
+               std::string& first_err) {
+  const cudaStream_t st = E.st;
+  const size_t nA = size_t(M) * K, nB = size_t(N) * K, nC = size_t(M) * N;
+  elem_t *A, *B, *C, *Ccb = nullptr;
+  float* Cref = nullptr;
+  GEMM_CHECK(cudaMalloc(&A, nA * sizeof(elem_t)));
+  GEMM_CHECK(cudaMalloc(&B, nB * sizeof(elem_t)));
+  GEMM_CHECK(cudaMalloc(&C, nC * sizeof(elem_t)));
+  gemm_fill_random<<<1024, 256, 0, st>>>(A, nA, seed * 2 + 1, dist);
+  gemm_fill_random<<<1024, 256, 0, st>>>(B, nB, seed * 2 + 2, dist);
+  GEMM_CHECK(cudaGetLastError());
+  GEMM_CHECK(cudaMemsetAsync(C, 0xFF, nC * sizeof(elem_t), st));  // 0xFFFF is NaN in bf16 and fp16
+  auto plan = R::prepare(A, B, C, M, N, K);
+  char buf[512];
+  bool ok = true;
+  if (args.profile) {
+    R::launch(plan, st);
+    GEMM_CHECK(cudaGetLastError());
+    GEMM_CHECK(cudaStreamSynchronize(st));
+    r += "\"ok\": true, \"profiled\": true}";
+  } else {
+    GEMM_CHECK(cudaMalloc(&Cref, nC * sizeof(float)));
+    GEMM_CHECK(cudaMalloc(&Ccb, nC * sizeof(elem_t)));
+    E.cb.gemm(A, B, Cref, true, M, N, K);  // fp32 output: the reference
+    GEMM_CHECK(cudaStreamSynchronize(st));
+    const double ref_err = spot_check_reference(A, B, Cref, M, N, K, seed);
+    R::launch(plan, st);
+    GEMM_CHECK(cudaGetLastError());
+    GEMM_CHECK(cudaStreamSynchronize(st));
+    const double e1 = E.chk.rel(C, Cref, nC);
+    GEMM_CHECK(cudaMemsetAsync(C, 0xFF, nC * sizeof(elem_t), st));  // a second launch on fresh poison
+    R::launch(plan, st);
+    GEMM_CHECK(cudaGetLastError());
+    GEMM_CHECK(cudaStreamSynchronize(st));
+    const double e2 = E.chk.rel(C, Cref, nC);
+    const double err = std::isfinite(e1) && std::isfinite(e2) ? std::max(e1, e2) : NAN;
+    GEMM_CHECK(cudaMemsetAsync(Ccb, 0xFF, nC * sizeof(elem_t), st));
+    E.cb.gemm(A, B, Ccb, false, M, N, K);
+    GEMM_CHECK(cudaStreamSynchronize(st));
+    const double cb_err = E.chk.rel(Ccb, Cref, nC);
+    ok = std::isfinite(err) && err < 1e-2 && ref_err < 1e-4;
+    json_kv(r, "rel_err", err, "%.3e");
+    json_kv(r, "cublas_rel_err", cb_err, "%.3e");
+    json_kv(r, "reference_spot_err", ref_err, "%.3e");
+    if (ok && args.time) {
+      const int T = args.iters;
+      std::vector<cudaEvent_t> ev(4 * T);
+      for (auto& e : ev) GEMM_CHECK(cudaEventCreate(&e));
+      for (int w = 0; w < args.warmup; ++w) {
+        R::launch(plan, st);
+        E.cb.gemm(A, B, Ccb, false, M, N, K);
+      }
+      GEMM_CHECK(cudaMemsetAsync(C, 0xFF, nC * sizeof(elem_t), st));
+      E.nvml.begin();
+      for (int t = 0; t < T; ++t) {  // interleaved, so both see the same clocks and temperature
+        if (E.flush_buf) GEMM_CHECK(cudaMemsetAsync(E.flush_buf, t & 0xFF, E.flush_bytes, st));
+        GEMM_CHECK(cudaEventRecord(ev[4 * t], st));
+        R::launch(plan, st);
+        GEMM_CHECK(cudaEventRecord(ev[4 * t + 1], st));
+        if (E.flush_buf) GEMM_CHECK(cudaMemsetAsync(E.flush_buf, t & 0xFF, E.flush_bytes, st));
+        GEMM_CHECK(cudaEventRecord(ev[4 * t + 2], st));
+        E.cb.gemm(A, B, Ccb, false, M, N, K);
+        GEMM_CHECK(cudaEventRecord(ev[4 * t + 3], st));
+      }
+      GEMM_CHECK(cudaGetLastError());
+      E.nvml.sample_until_idle(st);  // NVML every ~2 ms while the queued work runs
+      GEMM_CHECK(cudaStreamSynchronize(st));
+      std::vector<float> mine(T), theirs(T);
+      for (int t = 0; t < T; ++t) {
+        GEMM_CHECK(cudaEventElapsedTime(&mine[t], ev[4 * t], ev[4 * t + 1]));
+        GEMM_CHECK(cudaEventElapsedTime(&theirs[t], ev[4 * t + 2], ev[4 * t + 3]));
+      }
+      for (auto& e : ev) cudaEventDestroy(e);
+      const double err2 = E.chk.rel(C, Cref, nC);  // the timed runs must still be right
+      const bool ok2 = std::isfinite(err2) && err2 < 1e-2;
+      const double flop = 2.0 * M * N * K;
+      const double ms = median_of(mine), cms = median_of(theirs);
+      json_kv(r, "rel_err_after_timing", err2, "%.3e");
+      if (ok2) {
+        json_kv(r, "ms_median", ms);
+        json_kv(r, "ms_min", *std::min_element(mine.begin(), mine.end()));
+        json_kv(r, "ms_max", *std::max_element(mine.begin(), mine.end()));
+        json_kv(r, "tflops", flop / ms * 1e-9, "%.2f");
+      } else {
+        r += "\"error\": \"output changed under repeated runs (race?)\", ";
+        snprintf(buf, sizeof buf, "output changed under repeated runs at %dx%dx%d", M, N, K);
+        if (first_err.empty()) first_err = buf;
+      }
+      json_kv(r, "cublas_ms_median", cms);
+      json_kv(r, "cublas_tflops", flop / cms * 1e-9, "%.2f");
+      if (ok2) json_kv(r, "pct_of_cublas", 100.0 * cms / ms, "%.1f");
+      r += E.nvml.json();
+      ok = ok2;
+    } else if (!ok) {
+      r += "\"error\": \"result check failed; not timed\", ";
+      snprintf(buf, sizeof buf, "result check failed at %dx%dx%d %s (relative error %.3e, reference %.3e); not timed",
+               M, N, K, kDistNames[dist], err, ref_err);
+      if (first_err.empty()) first_err = buf;
+    }
+    r += ok ? "\"ok\": true}" : "\"ok\": false}";
+    GEMM_CHECK(cudaFree(Cref));
+    GEMM_CHECK(cudaFree(Ccb));
+  }
+  R::release(plan);
+  GEMM_CHECK(cudaFree(A));
+  GEMM_CHECK(cudaFree(B));
+  GEMM_CHECK(cudaFree(C));
+  return ok;
+}
+
+// A rung with a size-dependent schedule describes it (R::describe(M, N, K, clusters) -> JSON); others print nothing.
+template <class R>
+auto rung_describe(int M, int N, int K, int c, int) -> decltype(R::describe(M, N, K, c)) {
+  return R::describe(M, N, K, c);
+}
+template <class R>
+std::string rung_describe(int, int, int, int, long) { return ""; }
+
 // ------------------------------------------------------------------------------------------- main
 template <class R>
 int gemm_main(int argc, char** argv) {
   char head[1024];
   snprintf(head, sizeof head,
-           "\"rung\": %d, \"name\": \"%s\", \"tile\": [%d, %d, %d], \"threads\": %d, \"stages\": %d, "
-           "\"smem_bytes\": %d, \"smem_layout\": \"%s\", ",
-           R::id, R::name, R::BM, R::BN, R::BK, R::threads, R::stages, R::smem_bytes(), R::smem_layout());
+           "\"rung\": %d, \"name\": \"%s\", \"dtype\": \"%s\", \"tile\": [%d, %d, %d], \"threads\": %d, "
+           "\"stages\": %d, \"smem_bytes\": %d, \"smem_layout\": \"%s\", ",
+           R::id, R::name, GEMM_DTYPE, R::BM, R::BN, R::BK, R::threads, R::stages, R::smem_bytes(), R::smem_layout());
   g_json_head = head;
   GemmArgs args = gemm_parse(argc, argv);
   if (args.describe) {
-    printf("{%s\"ok\": true}\n", g_json_head.c_str());
+    std::string plans;
+    for (size_t si = 0; si < args.sizes.size(); si += 3) {
+      const std::string d = rung_describe<R>(args.sizes[si], args.sizes[si + 1], args.sizes[si + 2], args.clusters, 0);
+      if (!d.empty()) plans += (plans.empty() ? "" : ", ") + d;
+    }
+    printf("{%s\"plans\": [%s], \"ok\": true}\n", g_json_head.c_str(), plans.c_str());
     return 0;
   }
   signal(SIGALRM, gemm_watchdog);
@@ -208,153 +307,53 @@ int gemm_main(int argc, char** argv) {
   R::setup();
   g_json_head += "\"note\": \"" + R::note() + "\", ";
 
-  Cublas cb;
-  if (!args.profile) cb.load();
-  cudaStream_t st;
-  GEMM_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  if (cb.ok()) cb.set_stream(st);
-
-  size_t flush_bytes = size_t(prop.l2CacheSize) * 4;
-  void* flush_buf = nullptr;
-  if (args.flush && !args.profile) GEMM_CHECK(cudaMalloc(&flush_buf, flush_bytes));
-  Checker chk;
+  GemmEnv E;
+  if (!args.profile) E.cb.load();
+  GEMM_CHECK(cudaStreamCreateWithFlags(&E.st, cudaStreamNonBlocking));
+  if (E.cb.ok()) E.cb.set_stream(E.st);
+  E.flush_bytes = size_t(prop.l2CacheSize) * 4;
+  if (args.flush && !args.profile) GEMM_CHECK(cudaMalloc(&E.flush_buf, E.flush_bytes));
+  if (args.time && !args.profile) E.nvml.load(0);
 
   std::string out = "{" + g_json_head;
-  char buf[512];
+  char buf[768];
   snprintf(buf, sizeof buf,
            "\"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sms\": %d, \"l2_bytes\": %d, \"driver_api\": %d, "
            "\"runtime\": %d}, \"cublas_version\": %d, \"seed\": %llu, \"iters\": %d, \"warmup\": %d, "
-           "\"l2_flush\": %s, \"results\": [",
+           "\"l2_flush\": %s, \"nvml\": \"%s\", \"results\": [",
            prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize, driver, runtime,
-           cb.version(), (unsigned long long)args.seed, args.iters, args.warmup, args.flush ? "true" : "false");
+           E.cb.version(), (unsigned long long)args.seed, args.iters, args.warmup, args.flush ? "true" : "false",
+           E.nvml.status());
   out += buf;
-  bool all_ok = true;
+  bool all_ok = true, first = true;
   std::string first_error;
-
+  const int ncase = int(args.sizes.size() / 3 * args.dists.size());
+  int icase = 0;
   for (size_t si = 0; si < args.sizes.size(); si += 3) {
     const int M = args.sizes[si], N = args.sizes[si + 1], K = args.sizes[si + 2];
-    fprintf(stderr, "PROGRESS size %d %d\n", int(si / 3), int(args.sizes.size() / 3));
-    std::string r = "{";
-    snprintf(buf, sizeof buf, "\"m\": %d, \"n\": %d, \"k\": %d, ", M, N, K);
-    r += buf;
-    if (M <= 0 || N <= 0 || K <= 0 || M % R::BM || N % R::BN || K % R::BK) {
-      snprintf(buf, sizeof buf, "M, N, K must be positive multiples of %d, %d, %d", R::BM, R::BN, R::BK);
-      if (first_error.empty()) first_error = std::string(buf) + " (got " + std::to_string(M) + "x" +
-                                             std::to_string(N) + "x" + std::to_string(K) + ")";
-      snprintf(buf, sizeof buf, "\"ok\": false, \"error\": \"M, N, K must be positive multiples of %d, %d, %d\"}",
-               R::BM, R::BN, R::BK);
-      out += r + buf + (si + 3 < args.sizes.size() ? ", " : "");
-      all_ok = false;
-      continue;
-    }
-    const size_t nA = size_t(M) * K, nB = size_t(N) * K, nC = size_t(M) * N;
-    bf16 *A, *B, *C, *Ccb = nullptr;
-    float* Cref = nullptr;
-    GEMM_CHECK(cudaMalloc(&A, nA * sizeof(bf16)));
-    GEMM_CHECK(cudaMalloc(&B, nB * sizeof(bf16)));
-    GEMM_CHECK(cudaMalloc(&C, nC * sizeof(bf16)));
-    const uint64_t seed = args.seed + si;
-    gemm_fill_random<<<1024, 256, 0, st>>>(A, nA, seed * 2 + 1);
-    gemm_fill_random<<<1024, 256, 0, st>>>(B, nB, seed * 2 + 2);
-    GEMM_CHECK(cudaGetLastError());
-    GEMM_CHECK(cudaMemsetAsync(C, 0xFF, nC * sizeof(bf16), st));  // bf16 0xFFFF is NaN: unwritten outputs fail
-    auto plan = R::prepare(A, B, C, M, N, K);
-    if (args.profile) {
-      R::launch(plan, st);
-      GEMM_CHECK(cudaGetLastError());
-      GEMM_CHECK(cudaStreamSynchronize(st));
-      r += "\"ok\": true, \"profiled\": true}";
-    } else {
-      GEMM_CHECK(cudaMalloc(&Cref, nC * sizeof(float)));
-      GEMM_CHECK(cudaMalloc(&Ccb, nC * sizeof(bf16)));
-      cb.gemm(A, B, Cref, true, M, N, K);  // fp32 output: the reference
-      GEMM_CHECK(cudaStreamSynchronize(st));
-      const double ref_err = spot_check_reference(A, B, Cref, M, N, K, seed);
-      R::launch(plan, st);
-      GEMM_CHECK(cudaGetLastError());
-      GEMM_CHECK(cudaStreamSynchronize(st));
-      double err = chk.rel(C, Cref, nC);
-      GEMM_CHECK(cudaMemsetAsync(Ccb, 0xFF, nC * sizeof(bf16), st));
-      cb.gemm(A, B, Ccb, false, M, N, K);
-      GEMM_CHECK(cudaStreamSynchronize(st));
-      const double cb_err = chk.rel(Ccb, Cref, nC);
-      const bool ok = std::isfinite(err) && err < 1e-2 && ref_err < 1e-4;
-      json_kv(r, "rel_err", err, "%.3e");
-      json_kv(r, "cublas_rel_err", cb_err, "%.3e");
-      json_kv(r, "reference_spot_err", ref_err, "%.3e");
-      if (ok && args.time) {
-        const int T = args.iters;
-        std::vector<cudaEvent_t> ev(4 * T);
-        for (auto& e : ev) GEMM_CHECK(cudaEventCreate(&e));
-        for (int w = 0; w < args.warmup; ++w) {
-          R::launch(plan, st);
-          cb.gemm(A, B, Ccb, false, M, N, K);
-        }
-        GEMM_CHECK(cudaMemsetAsync(C, 0xFF, nC * sizeof(bf16), st));
-        for (int t = 0; t < T; ++t) {  // interleaved, so both see the same clocks and temperature
-          if (flush_buf) GEMM_CHECK(cudaMemsetAsync(flush_buf, t & 0xFF, flush_bytes, st));
-          GEMM_CHECK(cudaEventRecord(ev[4 * t], st));
-          R::launch(plan, st);
-          GEMM_CHECK(cudaEventRecord(ev[4 * t + 1], st));
-          if (flush_buf) GEMM_CHECK(cudaMemsetAsync(flush_buf, t & 0xFF, flush_bytes, st));
-          GEMM_CHECK(cudaEventRecord(ev[4 * t + 2], st));
-          cb.gemm(A, B, Ccb, false, M, N, K);
-          GEMM_CHECK(cudaEventRecord(ev[4 * t + 3], st));
-        }
-        GEMM_CHECK(cudaGetLastError());
-        GEMM_CHECK(cudaStreamSynchronize(st));
-        std::vector<float> mine(T), theirs(T);
-        for (int t = 0; t < T; ++t) {
-          GEMM_CHECK(cudaEventElapsedTime(&mine[t], ev[4 * t], ev[4 * t + 1]));
-          GEMM_CHECK(cudaEventElapsedTime(&theirs[t], ev[4 * t + 2], ev[4 * t + 3]));
-        }
-        for (auto& e : ev) cudaEventDestroy(e);
-        const double err2 = chk.rel(C, Cref, nC);  // the timed runs must still be right
-        const bool ok2 = std::isfinite(err2) && err2 < 1e-2;
-        const double flop = 2.0 * M * N * K;
-        const double ms = median_of(mine), cms = median_of(theirs);
-        json_kv(r, "rel_err_after_timing", err2, "%.3e");
-        if (ok2) {
-          json_kv(r, "ms_median", ms);
-          json_kv(r, "ms_min", *std::min_element(mine.begin(), mine.end()));
-          json_kv(r, "ms_max", *std::max_element(mine.begin(), mine.end()));
-          json_kv(r, "tflops", flop / ms * 1e-9, "%.2f");
-        } else {
-          r += "\"error\": \"output changed under repeated runs (race?)\", ";
-          if (first_error.empty()) first_error = "output changed under repeated runs at " + std::to_string(M) + "x" +
-                                                 std::to_string(N) + "x" + std::to_string(K);
-        }
-        json_kv(r, "cublas_ms_median", cms);
-        json_kv(r, "cublas_tflops", flop / cms * 1e-9, "%.2f");
-        if (ok2) json_kv(r, "pct_of_cublas", 100.0 * cms / ms, "%.1f");
-        r += ok2 ? "\"ok\": true}" : "\"ok\": false}";
-        all_ok &= ok2;
-      } else {
-        if (!ok) {
-          r += "\"error\": \"result check failed; not timed\", ";
-          if (first_error.empty()) {
-            snprintf(buf, sizeof buf,
-                     "result check failed at %dx%dx%d (relative error %.3e, reference %.3e); not timed",
-                     M, N, K, err, ref_err);
-            first_error = buf;
-          }
-        }
-        r += ok ? "\"ok\": true}" : "\"ok\": false}";
-        all_ok &= ok;
+    for (int dist : args.dists) {
+      fprintf(stderr, "PROGRESS size %d %d\n", icase++, ncase);
+      std::string r = first ? "{" : ", {";
+      first = false;
+      snprintf(buf, sizeof buf, "\"m\": %d, \"n\": %d, \"k\": %d, \"dist\": \"%s\", ", M, N, K, kDistNames[dist]);
+      r += buf;
+      if (M <= 0 || N <= 0 || K <= 0 || M % R::BM || N % R::BN || K % R::BK) {
+        snprintf(buf, sizeof buf, "M, N, K must be positive multiples of %d, %d, %d", R::BM, R::BN, R::BK);
+        if (first_error.empty())
+          first_error = std::string(buf) + " (got " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                        std::to_string(K) + ")";
+        out += r + "\"ok\": false, \"error\": \"" + buf + "\"}";
+        all_ok = false;
+        continue;
       }
-      GEMM_CHECK(cudaFree(Cref));
-      GEMM_CHECK(cudaFree(Ccb));
+      all_ok &= gemm_case<R>(E, args, M, N, K, dist, args.seed + si + 7919 * dist, r, first_error);
+      out += r;
     }
-    R::release(plan);
-    GEMM_CHECK(cudaFree(A));
-    GEMM_CHECK(cudaFree(B));
-    GEMM_CHECK(cudaFree(C));
-    out += r + (si + 3 < args.sizes.size() ? ", " : "");
   }
   out += all_ok ? "], \"ok\": true}" : "], \"ok\": false, \"error\": \"" + first_error + "\"}";
   printf("%s\n", out.c_str());
   fflush(stdout);
-  if (flush_buf) cudaFree(flush_buf);
-  cudaStreamDestroy(st);
+  if (E.flush_buf) cudaFree(E.flush_buf);
+  cudaStreamDestroy(E.st);
   return all_ok ? 0 : 1;
 }

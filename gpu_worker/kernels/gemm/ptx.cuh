@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cuda.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #define GEMM_DEV __device__ __forceinline__
 
@@ -41,6 +42,19 @@ GEMM_DEV uint32_t pack_bf16x2(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<uint32_t*>(&v);
 }
+GEMM_DEV uint32_t pack_f16x2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+// wgmma's operand types and the packed output pair: bf16, or fp16 in a -DGEMM_FP16 build.
+#ifdef GEMM_FP16
+#define GEMM_WGMMA_AB "f16.f16"
+GEMM_DEV uint32_t pack_elem2(float lo, float hi) { return pack_f16x2(lo, hi); }
+#else
+#define GEMM_WGMMA_AB "bf16.bf16"
+GEMM_DEV uint32_t pack_elem2(float lo, float hi) { return pack_bf16x2(lo, hi); }
+#endif
 
 // ---------------------------------------------------------------- mbarrier (sm_90)
 GEMM_DEV void mbar_init(uint32_t bar, uint32_t count) {
@@ -76,6 +90,13 @@ GEMM_DEV void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// The same wait as one PTX loop (CUTLASS's form): no predicate round trip through a register per poll.
+GEMM_DEV void mbar_wait_loop(uint32_t bar, uint32_t parity) {
+  asm volatile("{\n .reg .pred p;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+               " @!p bra WAIT;\n}\n" ::"r"(bar), "r"(parity)
+               : "memory");
+}
+
 // ---------------------------------------------------------------- TMA (sm_90)
 GEMM_DEV void tma_prefetch_desc(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
@@ -106,6 +127,17 @@ GEMM_DEV void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.rea
 template <int N>
 GEMM_DEV void tma_store_wait() { asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory"); }
 GEMM_DEV void fence_proxy_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Inter-CTA flags in global memory (stream-K fix-up): a release add after a CTA barrier publishes the barrier's
+// writes; an acquire load that sees it makes them visible to the reader (then a barrier shares that with its CTA).
+GEMM_DEV void red_release_gpu(int* p, int v) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+GEMM_DEV int ld_acquire_gpu(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
 
 GEMM_DEV uint32_t cluster_ctarank() {
   uint32_t r;
@@ -144,7 +176,7 @@ GEMM_DEV uint64_t desc_k_sw128(uint32_t saddr) {
 GEMM_DEV void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db, int scale_d) {
   asm volatile(
       "{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"
-      " wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      " wgmma.mma_async.sync.aligned.m64n256k16.f32." GEMM_WGMMA_AB " {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
@@ -177,7 +209,7 @@ GEMM_DEV void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db, int sc
 GEMM_DEV void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
   asm volatile(
       "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
-      " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      " wgmma.mma_async.sync.aligned.m64n128k16.f32." GEMM_WGMMA_AB " {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "

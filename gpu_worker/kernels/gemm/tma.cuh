@@ -1,4 +1,4 @@
-// Host side of TMA: a 2-D tensor map over a row-major bf16 matrix, boxes of box_rows x box_cols elements written
+// Host side of TMA: a 2-D tensor map over a row-major elem_t (bf16 or fp16) matrix, boxes of box_rows x box_cols elements written
 // into shared memory with the 128-byte swizzle (Sw<3,4,3> on byte addresses; box_cols * 2 must be <= 128).
 // cuTensorMapEncodeTiled comes from the driver through the runtime's entry-point query, so nothing links libcuda.
 #pragma once
@@ -30,7 +30,8 @@ static CUtensorMap make_tma_2d(const void* base, int rows, int cols, int box_row
   const cuuint64_t strides[1] = {cuuint64_t(cols) * 2};             // bytes between rows
   const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
   const cuuint32_t elem_strides[2] = {1, 1};
-  CUresult r = encode_tiled_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
+  const auto dtype = GEMM_CUDA_DTYPE == CUDA_R_16F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  CUresult r = encode_tiled_fn()(&map, dtype, 2, const_cast<void*>(base), dims, strides, box,
                                  elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -40,6 +41,6 @@ static CUtensorMap make_tma_2d(const void* base, int rows, int cols, int box_row
 
 struct TmaPlan {
   CUtensorMap a, b, c;
-  __nv_bfloat16* C;
+  elem_t* C;
   int M, N, K;
 };

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The GEMM ladder's device run, as one command on the H200 (binaries built here beforehand with
+#   python3 bench/gemm.py --build-only --bin-dir build/gemm8 $VARIANTS
+# and carried): the ceilings, every rung and the rung-8 variants against cuBLAS at every size (rungs 7 and 8 on
+# uniform, normal and zero inputs), then the GPU tests. Writes under $OUT (default /tmp/out).
+#   bash bench/gemm_device.sh            # everything
+#   GEMM_ONLY=1 bash bench/gemm_device.sh   # the benchmark, no tests
+set -o pipefail
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+VARIANTS=(--variant r8_dp:8:R8_SK=0 --variant rung8_fp16:8:GEMM_FP16 --variant r8_g8:8:R8_GROUP_M=8
+          --variant r8_g32:8:R8_GROUP_M=32 --variant r8_waitloop:8:R8_WAIT_LOOP=1)
+nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_before.txt" 2>&1
+python3 bench/gemm.py --no-build --bin-dir build/gemm8 --iters "${GEMM_ITERS:-30}" --timeout 150 \
+  --dists uniform,normal,zeros --dist-jobs rung7,rung8,rung8_fp16 "${VARIANTS[@]}" ${GEMM_ARGS:-} \
+  --out "$OUT/gemm_h200.json" 2>&1 | tee "$OUT/bench.log" | grep -v '^PROGRESS'
+status=$?
+nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_after.txt" 2>&1
+if [ -z "${GEMM_ONLY:-}" ]; then
+  if [ -d .whl ]; then  # pydantic and its needs, for gpu_worker (the image lacks them)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+      && export PYTHONPATH=/tmp/site
+  fi
+  export LAYOUTLAB_BUILD_DIR=/tmp/gemm-build LAYOUTLAB_DATA=/tmp/gemm-data
+  python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gemm_gpu.py 2>&1 | tee "$OUT/pytest.log" | tail -15
+  status=$((status | $?))
+fi
+exit $status

@@ -1,0 +1,348 @@
+// Rung 8: rung 7 (warp-specialized persistent wgmma m64n256k16 + TMA, 2-CTA cluster multicast of B, TMA-store
+// epilogue) with a stream-K tail against wave quantization, and an fp16 build (-DGEMM_FP16).
+//
+// Work: T cluster tiles (128 CLUSTER x 256, each CTA 128x256) of KT k tiles on G persistent clusters. When
+// T > G and G does not divide T (and, in the default mode, T >= 8 G), the first T - T mod G tiles run
+// data-parallel (every cluster the same number of whole tiles), and the k iterations of the last T mod G tiles are cut into equal segments of `sk_per` iterations,
+// one per stream-K worker (at most 2 per remainder tile, so a segment is >= KT / 2). A worker walks its segment
+// in order: the end of one tile, then (maybe) the beginning of the next. Per tile, the worker holding k tile 0 (the
+// "holder") does that piece last in its segment; every other contributor does its piece first (or as its whole
+// segment), writes its fp32 partial to a workspace slot and bumps a per-(CTA tile, warpgroup) flag with release
+// semantics; the holder waits for the flag (acquire), adds the partials into its accumulators, resets the flag for
+// the next launch and stores the tile. All clusters are resident at once (grid = cudaOccupancyMaxActiveClusters),
+// so the waits always end.
+#include "harness.cuh"
+#include "ptx.cuh"
+#include "tma.cuh"
+
+#ifndef R8_STAGES
+#define R8_STAGES 4
+#endif
+#ifndef R8_GROUP_M
+#define R8_GROUP_M 16
+#endif
+#ifndef R8_SK  // stream-K tail: 0 never (rung 7's schedule), 1 when the tiles make >= R8_SK_WAVES waves, 2 always
+#define R8_SK 1
+#endif
+#ifndef R8_SK_WAVES
+#define R8_SK_WAVES 8
+#endif
+#ifndef R8_CLUSTER  // CTAs per cluster along M, sharing B by multicast: 2 or 4
+#define R8_CLUSTER 2
+#endif
+#ifndef R8_WAIT_LOOP  // 1: mbarrier waits as one PTX loop (mbar_wait_loop)
+#define R8_WAIT_LOOP 0
+#endif
+
+namespace {
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = R8_STAGES, THREADS = 384, GROUP_M = R8_GROUP_M;
+constexpr int CLUSTER = R8_CLUSTER;
+static_assert(CLUSTER == 2 || CLUSTER == 4, "clusters of 2 or 4 CTAs");
+static_assert(GROUP_M % CLUSTER == 0, "a raster group holds whole clusters");
+constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int B_PART_ROWS = BN / CLUSTER, B_PART_BYTES = B_BYTES / CLUSTER;
+constexpr int EPI_BYTES = 2 * 2 * 64 * 64 * 2;  // 2 warpgroups x 2 buffers x 64x64 elements
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + EPI_BYTES + 1024;
+constexpr int CONSUMER_WARPS = 8, PARTIAL_FLOAT4 = 128 * 32;  // one warpgroup's 64x256 fp32 partial, in float4s
+static_assert(SMEM_BYTES <= 227 * 1024, "stages + epilogue buffers exceed the 227 KB a block may use");
+
+// The work of one launch; the same on host (sizes the workspace) and device (both roles walk it).
+struct Schedule {
+  int rows, cols, kt, clusters;  // cluster tiles (M / 128 CLUSTER) x (N / 256), k tiles per tile, clusters
+  int dp_tiles;                  // tiles [0, dp_tiles) data-parallel; the rest stream-K
+  int sk_iters, sk_per, sk_workers, slots;  // stream-K k iterations, per worker, workers, partial slots per tile
+  __host__ __device__ int tiles() const { return rows * cols; }
+  __host__ __device__ int holder(int j) const { return j * kt / sk_per; }  // worker holding k tile 0 of SK tile j
+  __host__ __device__ int last(int j) const { return ((j + 1) * kt - 1) / sk_per; }
+  // The cluster tile -> (tile row of the cluster's first CTA, tile column): grouped raster, GROUP_M rows per group.
+  __device__ void coords(int tile, int& mt, int& nt) const {
+    constexpr int G = GROUP_M / CLUSTER;
+    const int per_group = G * cols, first = (tile / per_group) * G;
+    const int height = min(rows - first, G), r = tile % per_group;
+    mt = (first + r % height) * CLUSTER;
+    nt = r / height;
+  }
+  // Calls f(tile, kb, ke) for each piece of cluster `cid`, in order: its whole tiles, then its stream-K segment.
+  template <class F>
+  __host__ __device__ void for_each_piece(int cid, F& f) const {
+    for (int t = cid; t < dp_tiles; t += clusters) f(t, 0, kt);
+    if (cid >= sk_workers) return;
+    const int g1 = (cid + 1) * sk_per < sk_iters ? (cid + 1) * sk_per : sk_iters;
+    for (int g = cid * sk_per; g < g1;) {
+      const int j = g / kt, kb = g % kt, ke = kb + g1 - g < kt ? kb + g1 - g : kt;
+      f(dp_tiles + j, kb, ke);
+      g += ke - kb;
+    }
+  }
+};
+
+// Stream-K mode: R8_SK, or the environment's GEMM_STREAM_K (off, auto, always) where set.
+int stream_k_mode() {
+  const char* e = getenv("GEMM_STREAM_K");
+  if (!e || !*e) return R8_SK;
+  const std::string v = e;
+  if (v == "off") return 0;
+  if (v == "auto") return 1;
+  if (v == "always") return 2;
+  gemm_fatal("GEMM_STREAM_K must be off, auto or always (got '%s')", e);
+  return 0;
+}
+
+// Stream-K costs an fp32 partial tile written and read per split tile, and its staggered k offsets share less of
+// A and B in L2 than a wave of data-parallel tiles does: in "auto" mode it runs only where the tail is a small part
+// of the work (tiles >= R8_SK_WAVES waves).
+Schedule make_schedule(int M, int N, int K, int max_clusters) {
+  Schedule s{M / BM / CLUSTER, N / BN, K / BK, 0, 0, 0, 1, 0, 0};
+  const int T = s.tiles(), mode = stream_k_mode();
+  s.clusters = std::min(T, max_clusters);
+  s.dp_tiles = T;
+  if (mode && T > s.clusters && T % s.clusters && (mode == 2 || T >= R8_SK_WAVES * s.clusters)) {
+    const int rem = T % s.clusters;
+    s.dp_tiles = T - rem;
+    s.sk_iters = rem * s.kt;
+    const int workers = std::min(s.clusters, 2 * rem);
+    s.sk_per = (s.sk_iters + workers - 1) / workers;
+    s.sk_workers = (s.sk_iters + s.sk_per - 1) / s.sk_per;
+    for (int j = 0; j < rem; ++j) s.slots = std::max(s.slots, s.last(j) - s.holder(j));
+  }
+  return s;
+}
+
+GEMM_DEV void release(uint32_t bar) {  // a consumer warp is done with a stage, here and in every peer CTA
+  mbar_arrive(bar);
+  const uint32_t rank = cluster_ctarank();
+#pragma unroll
+  for (int p = 1; p < CLUSTER; ++p) mbar_arrive_cluster(bar, (rank + p) % CLUSTER);
+}
+
+GEMM_DEV void wait_phase(uint32_t bar, uint32_t parity) {
+  if constexpr (R8_WAIT_LOOP) mbar_wait_loop(bar, parity);
+  else mbar_wait(bar, parity);
+}
+
+GEMM_DEV void named_bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory"); }
+
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
+    gemm_rung8(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+               const __grid_constant__ CUtensorMap tmC, const Schedule sch, float4* __restrict__ ws,
+               int* __restrict__ flags) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
+  const uint32_t ring = (smem_u32(smem_raw) + 1023) & ~1023u, epi = ring + STAGES * STAGE_BYTES;
+  const int t = threadIdx.x, wg = t / 128, cid = blockIdx.x / CLUSTER;
+  const uint32_t rank = cluster_ctarank();
+  if (t == 0) {
+    tma_prefetch_desc(&tmA);
+    tma_prefetch_desc(&tmB);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(smem_u32(&full[s]), 1);
+      mbar_init(smem_u32(&empty[s]), CONSUMER_WARPS * CLUSTER);
+    }
+    fence_mbar_init();
+  }
+  cluster_sync();  // the peer's barriers exist before anything multicasts into them
+
+  if (wg == 0) {  // ------------------------------------------------------------------ producer
+    setmaxnreg_dec<24>();
+    if (t == 0) {
+      int it = 0;
+      auto produce = [&](int tile, int kb, int ke) {
+        int mt, nt;
+        sch.coords(tile, mt, nt);
+        mt += rank;
+        for (int kt = kb; kt < ke; ++kt, ++it) {
+          const int s = it % STAGES;
+          wait_phase(smem_u32(&empty[s]), ((it / STAGES) & 1) ^ 1);  // every consumer in the cluster released it
+          const uint32_t bar = smem_u32(&full[s]), dst = ring + s * STAGE_BYTES;
+          mbar_arrive_expect_tx(bar, STAGE_BYTES);  // own A + every part of B (the peers' parts by multicast)
+          tma_load_2d(dst, &tmA, bar, kt * BK, mt * BM);
+          tma_load_2d_multicast(dst + A_BYTES + rank * B_PART_BYTES, &tmB, bar, kt * BK,
+                                nt * BN + rank * B_PART_ROWS, (1u << CLUSTER) - 1);
+        }
+      };
+      sch.for_each_piece(cid, produce);
+    }
+    __syncwarp();
+  } else {  // ------------------------------------------------------------------------ consumers
+    setmaxnreg_inc<240>();
+    const int cw = wg - 1, warp = (t / 32) % 4, lane = t % 32, wt = t % 128;
+    float acc[128];
+    int it = 0;
+    auto consume = [&](int tile, int kb, int ke) {
+      int mt, nt;
+      sch.coords(tile, mt, nt);
+      mt += rank;
+      for (int kt = kb; kt < ke; ++kt, ++it) {
+        const int s = it % STAGES;
+        wait_phase(smem_u32(&full[s]), (it / STAGES) & 1);
+        const uint32_t a = ring + s * STAGE_BYTES + cw * 64 * 128, b = ring + s * STAGE_BYTES + A_BYTES;
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < BK / 16; ++ks)  // the first wgmma of a piece overwrites the accumulators
+          wgmma_m64n256k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), kt != kb || ks != 0);
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous k tile's wgmma has retired: release its stage everywhere it was written
+        if (kt > kb && lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
+      }
+      wgmma_wait<0>();
+      if (lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
+      if (kb != 0 || ke != sch.kt) {  // ------------------------------------------ a stream-K piece
+        const int j = tile - sch.dp_tiles, h = sch.holder(j);
+        const size_t cta_tile = size_t(j) * CLUSTER + rank;
+        int* flag = flags + cta_tile * 2 + cw;
+        if (kb != 0) {  // a contributor: publish the partial, then the flag
+          float4* dst = ws + ((cta_tile * sch.slots + (cid - h - 1)) * 2 + cw) * PARTIAL_FLOAT4 + wt;
+#pragma unroll
+          for (int q = 0; q < 32; ++q)
+            __stcg(dst + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+          named_bar_sync(1 + cw, 128);
+          if (wt == 0) red_release_gpu(flag, 1);
+          return;
+        }
+        const int others = sch.last(j) - h;  // the holder: wait for every contributor, add their partials
+        if (wt == 0) {
+          while (ld_acquire_gpu(flag) < others) {
+          }
+          *flag = 0;  // ready for the next launch (nobody else touches it in this one)
+        }
+        named_bar_sync(1 + cw, 128);
+        for (int o = 0; o < others; ++o) {
+          const float4* src = ws + ((cta_tile * sch.slots + o) * 2 + cw) * PARTIAL_FLOAT4 + wt;
+#pragma unroll
+          for (int q = 0; q < 32; ++q) {
+            const float4 v = __ldcg(src + q * 128);
+            acc[4 * q] += v.x;
+            acc[4 * q + 1] += v.y;
+            acc[4 * q + 2] += v.z;
+            acc[4 * q + 3] += v.w;
+          }
+        }
+      }
+      // Accumulator i = 4j + 2h + c: row 16 warp + lane/4 + 8h, column 8j + 2 (lane%4) + c of this 64x256.
+      const int r0 = warp * 16 + lane / 4;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
+        const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
+        if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
+        named_bar_sync(1 + cw, 128);
+#pragma unroll
+        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+          for (int hh = 0; hh < 2; ++hh) {
+            const int r = r0 + 8 * hh, i = 4 * (8 * q + jj) + 2 * hh;
+            const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(pack_elem2(acc[i], acc[i + 1])));
+          }
+        fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
+        named_bar_sync(1 + cw, 128);
+        if (wt == 0) {
+          tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
+          tma_store_commit();
+        }
+      }
+    };
+    sch.for_each_piece(cid, consume);
+    if (wt == 0) tma_store_wait<0>();
+  }
+  __syncwarp();
+  cluster_sync();  // no CTA leaves while its peer may still signal its barriers
+}
+}  // namespace
+
+// The schedule for M x N x K on `clusters` clusters as JSON, with what a host walk of every cluster's pieces finds:
+// the most k iterations any cluster runs, whether every (tile, k tile) is computed exactly once, and whether each
+// stream-K piece starting at k 0 belongs to its tile's holder and every other one fits the partial slots.
+struct PieceWalk {  // host walk of one cluster's pieces (a functor: for_each_piece is __host__ __device__)
+  const Schedule* s;
+  int* seen;  // per (tile, k tile): how many pieces computed it
+  int cid, work;
+  bool slots_ok;
+  __host__ __device__ void operator()(int tile, int kb, int ke) {
+    work += ke - kb;
+    for (int k = kb; k < ke; ++k) ++seen[tile * s->kt + k];
+    if (tile >= s->dp_tiles && (kb != 0 || ke != s->kt)) {
+      const int h = s->holder(tile - s->dp_tiles);
+      slots_ok = slots_ok && (kb == 0 ? h == cid : (cid - h - 1 >= 0 && cid - h - 1 < s->slots));
+    }
+  }
+};
+
+std::string describe_schedule(int M, int N, int K, int clusters) {
+  const Schedule s = make_schedule(M, N, K, clusters);
+  std::vector<int> seen(size_t(s.tiles()) * s.kt, 0);
+  int max_work = 0;
+  bool slots_ok = true;
+  for (int c = 0; c < s.clusters; ++c) {
+    PieceWalk w{&s, seen.data(), c, 0, true};
+    s.for_each_piece(c, w);
+    max_work = std::max(max_work, w.work);
+    slots_ok &= w.slots_ok;
+  }
+  const bool once = std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; });
+  char buf[400];
+  snprintf(buf, sizeof buf,
+           "{\"m\": %d, \"n\": %d, \"k\": %d, \"clusters\": %d, \"tiles\": %d, \"kt\": %d, \"dp_tiles\": %d, "
+           "\"sk_per\": %d, \"sk_workers\": %d, \"slots\": %d, \"max_work\": %d, \"covered_once\": %s, "
+           "\"slots_ok\": %s}",
+           M, N, K, s.clusters, s.tiles(), s.kt, s.dp_tiles, s.sk_per, s.sk_workers, s.slots, max_work,
+           once ? "true" : "false", slots_ok ? "true" : "false");
+  return buf;
+}
+
+struct Plan {
+  CUtensorMap a, b, c;
+  Schedule sch;
+  float4* ws;
+  int* flags;
+  int M, N, K;
+};
+
+struct Rung {
+  static constexpr int id = 8, BM = ::BM * CLUSTER, BN = ::BN, BK = ::BK, threads = THREADS, stages = STAGES;
+  static constexpr int min_cc = 90;
+  static constexpr const char* name =
+      "rung 7 + stream-K tail (data-parallel whole waves, stream-K for the remainder tiles), fp16 build";
+  static int smem_bytes() { return SMEM_BYTES; }
+  static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
+  static int max_clusters;
+  static std::string describe(int M, int N, int K, int clusters) { return describe_schedule(M, N, K, clusters); }
+  static std::string note() {
+    const int mode = stream_k_mode();
+    return "persistent grid of " + std::to_string(max_clusters) + " " + std::to_string(CLUSTER) +
+           "-CTA clusters, group_m " + std::to_string(GROUP_M) +
+           (mode == 0 ? ", data-parallel only"
+                      : mode == 1 ? ", stream-K tail from " + std::to_string(R8_SK_WAVES) + " waves"
+                                  : ", stream-K tail always");
+  }
+  static void setup() {
+    GEMM_CHECK(cudaFuncSetAttribute(gemm_rung8, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1024);
+    cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = SMEM_BYTES;
+    GEMM_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, gemm_rung8, &cfg));
+    if (max_clusters < 1) gemm_fatal("rung 8 cannot be resident (%d bytes of shared memory)", SMEM_BYTES);
+  }
+  static Plan prepare(const elem_t* A, const elem_t* B, elem_t* C, int M, int N, int K) {
+    Plan p{make_tma_2d(A, M, K, ::BM, BK), make_tma_2d(B, N, K, B_PART_ROWS, BK), make_tma_2d(C, M, N, 64, 64),
+           make_schedule(M, N, K, max_clusters), nullptr, nullptr, M, N, K};
+    const int sk_tiles = p.sch.tiles() - p.sch.dp_tiles;
+    if (sk_tiles > 0) {
+      const size_t cta_tiles = size_t(sk_tiles) * CLUSTER;
+      GEMM_CHECK(cudaMalloc(&p.ws, cta_tiles * std::max(p.sch.slots, 1) * 2 * PARTIAL_FLOAT4 * sizeof(float4)));
+      GEMM_CHECK(cudaMalloc(&p.flags, cta_tiles * 2 * sizeof(int)));
+      GEMM_CHECK(cudaMemset(p.flags, 0, cta_tiles * 2 * sizeof(int)));
+    }
+    return p;
+  }
+  static void launch(const Plan& p, cudaStream_t st) {
+    gemm_rung8<<<p.sch.clusters * CLUSTER, THREADS, SMEM_BYTES, st>>>(p.a, p.b, p.c, p.sch, p.ws, p.flags);
+  }
+  static void release(Plan& p) {
+    if (p.ws) GEMM_CHECK(cudaFree(p.ws));
+    if (p.flags) GEMM_CHECK(cudaFree(p.flags));
+  }
+};
+int Rung::max_clusters = 0;
+
+int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }
