@@ -96,6 +96,17 @@ def test_clients_without_cookies_share_their_address_limit(app, monkeypatch):
     assert codes == [202] * 6 + [429] * 3
 
 
+def test_rate_counters_do_not_pile_up(app):
+    from gpu_worker.store import history_store
+
+    store = history_store()
+    for i in range(200):  # 200 clients, one submission each, in one window
+        assert store.hit(f"client:{i}", 60, now=1000.0) == 1
+    assert store.rate_rows() == 200
+    assert store.hit("client:late", 60, now=1090.0) == 1  # a new window opens: the ended one is dropped
+    assert store.rate_rows() == 1
+
+
 def test_queue_depth_cap_answers_503(app, monkeypatch):
     from gpu_worker import service
 
