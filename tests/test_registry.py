@@ -133,6 +133,8 @@ def test_a_refusal_is_shown_as_a_lesson(client, read_grid):
 def test_malformed_input_is_an_error_not_a_lesson(client):
     r = client.get("/algebra", params={"op": "composition", "a": "(4,8", "b": "2:1"})
     assert 'role="alert"' in r.text and 'id="refusal"' not in r.text
+    r = client.get("/algebra", params={"op": "composition", "a": "(4,8):(1,4)", "b": ""})
+    assert "B: empty input; e.g. (4,3):(3,1)" in r.text
     r = client.get("/algebra", params={"op": "no_such_op", "a": "4:1"})
     assert r.status_code == 200 and "unknown op" in r.text
 

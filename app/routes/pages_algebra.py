@@ -59,8 +59,8 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
     else:
         n = len(spec.args) if spec is not None else 3
         args = given[:n]
-        while args and not args[-1]:
-            args.pop()
+        while args and not args[-1] and (spec is None or len(args) > spec.required):
+            args.pop()  # an empty optional field is left out; an empty required one is reported by name
     ctx: dict = {"request": request, "op": op, "spec": spec, "ops": available_ops(), "groups": registry.GROUPS,
                  "hints": HINTS, "fields": _fields(spec, args), "res": None, "grids": [], "error": None,
                  "lesson": None, "refusal_steps": [], "permalink": permalink(op, args),
