@@ -139,7 +139,8 @@ _op("right_inverse", inverses.right_inverse, "A:layout",
 _op("left_inverse", inverses.left_inverse, "A:layout", "R(A(i)) = i for every coordinate i of an injective A",
     "Inverses", [("left inverse", "(4,8):(8,1)")], link="index")
 _op("max_common_layout", inverses.max_common_layout, "A:layout B:layout",
-    "the longest run R with A(R(i)) = B(R(i)) = i", "Inverses", [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")])
+    "the longest run R with A(R(i)) = B(R(i)) = i", "Inverses", [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")],
+    link="index")
 _op("max_common_vector", inverses.max_common_vector, "A:layout B:layout",
     "how many elements are contiguous in both A and B", "Inverses", [("max_common_vector", "(4,8):(1,4)", "32:1")],
     result="value")
@@ -183,7 +184,7 @@ _op("local_partition", products.local_partition, "A:layout thread_layout:layout 
     cpp=_tensor_op("local_partition", lambda n, a: n[2]),
     dsl=lambda n, a: f"cute.local_partition(cute.make_tensor(0, {n[0]}), {n[1]}, cutlass.Int32({n[2]}))")
 _op("tile_unzip", products.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
-    "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], dsl=None)
+    "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], link="offset", dsl=None)
 _op("upcast", products.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
     [("upcast by 2", "(8,8):(1,8)", "2")], cpp=lambda n, a: f"upcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout({a[1]}, 1, {n[0]})")
