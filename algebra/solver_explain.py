@@ -6,6 +6,9 @@ Hardware rules (``algebra.hopper``): TMA and wgmma swizzle byte addresses with `
 GMMA atom tiled over it (``tile_to_shape``); TMA writes a dense box whose contiguous extent is a multiple of 16 bytes
 and at most the swizzle span (or a tiled atom, box by box). The smem base must be aligned to the swizzle's repeat:
 8 rows x span (1024 B for 128B). A padded layout fits neither.
+
+An XOR map is written ``Xor<j:mask,...> o tile``: offset o of the tile as given becomes o XOR every ``mask`` whose
+source bit ``j`` is set in o (no CuTe type expresses it; the code is a plain function).
 """
 
 from __future__ import annotations
@@ -230,7 +233,8 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
                            "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
     lay = layout_of(tile, cand)
     sw = cand.swizzle
-    return {"kind": cand.kind, "layout": str(lay) if lay is not None else f"xor o {tile.text}",
+    xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in sorted((cand.xor or {}).items())) + ">"
+    return {"kind": cand.kind, "layout": str(lay) if lay is not None else f"{xor_name} o {tile.text}",
             "swizzle": f"Sw<{sw[0]},{sw[1]},{sw[2]}>" if sw else None, "pad": cand.pad,
             "xor": {str(k): v for k, v in sorted((cand.xor or {}).items())} or None,
             "wavefronts": [p["wavefronts"] for p in per_access], "total": sum(p["wavefronts"] for p in per_access),

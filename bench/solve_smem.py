@@ -55,6 +55,15 @@ CASES: dict[str, dict] = {
         "element_bytes": 1, "tile": "(32,128):(128,1)",
         "accesses": [{"name": "column read u8", "kind": "column", "index": 5}],
         "layouts": [{"kind": "naive"}, "best"]},
+    "fp32_64x64_gather_xor_map": {  # no Sw<B,M,S> reaches 4 wavefronts here; an F2-linear map does
+        "element_bytes": 4, "tile": "(64,64):(64,1)",
+        "accesses": [{"name": "gather (32 scattered words)", "kind": "offsets", "offsets": [
+            [26, 1], [4, 20], [30, 2], [7, 18], [47, 30], [14, 43], [59, 45], [35, 50], [33, 44], [29, 26], [45, 40],
+            [28, 39], [53, 29], [58, 53], [62, 10], [59, 46], [56, 40], [57, 51], [8, 62], [2, 25], [17, 22], [2, 36],
+            [63, 19], [12, 14], [50, 6], [9, 59], [37, 51], [29, 22], [45, 10], [30, 39], [39, 21], [40, 49]]},
+            {"name": "column read", "kind": "column", "index": 0},
+            {"name": "thread layout (4,8):(64,1)", "kind": "thread_layout", "layout": "(4,8):(64,1)"}],
+        "layouts": [{"kind": "naive"}, "best", {"kind": "swizzle", "swizzle": [5, 0, 6]}]},
     # Where the bank model (CONTRACT §3) and the hardware differ: a partial warp of 8- or 16-byte accesses. The model
     # splits the active lanes into phases; the H200 still takes one pass per half / quarter warp (2 / 4 wavefronts).
     "model_limit_partial_warp_16B": {
