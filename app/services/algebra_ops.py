@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import algebra as A
 from algebra import LayoutError, registry
 from algebra.explain import derive
+from algebra.memo import bounded
 from algebra.registry import Op
-from app.config import MAX_DEPTH, MAX_SIZE, MAX_TEXT
+from app.config import MAX_DEPTH, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import pow2_text
@@ -88,7 +88,7 @@ def _value_str(x: Any) -> str:
     return "(" + ",".join(_value_str(e) for e in x) + ")" if isinstance(x, tuple) else str(x)
 
 
-@lru_cache(maxsize=512)
+@bounded(16 << 20, "op results")  # bounded in bytes: an entry may hold 4 arguments of 4,000 characters
 def _run(name: str, args: tuple[str, ...]) -> OpResult:
     op = registry.get(name)
     parsed = parse_args(op, args)
