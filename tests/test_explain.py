@@ -9,9 +9,8 @@ import zlib
 import pytest
 
 import algebra as A
-from algebra import LayoutError
+from algebra import LayoutError, registry
 from algebra.arith import make_identity_layout
-from algebra import registry
 from algebra.explain import explain, explain_ops, format_steps
 from algebra.recorder import show
 
@@ -301,3 +300,18 @@ def test_the_steps_are_the_run_that_computed_the_answer():
         derive("composition", P("(6,2):(8,2)"), P("4:4"))
     assert exc.value.steps[-1]["kind"] == "error"
     assert any("skip 4, then take 4" in s["text"] for s in exc.value.steps)
+
+
+def test_concurrent_derivations_do_not_mix_their_steps():
+    """The recorder is a context variable: derivations in parallel threads each get exactly their own steps, and an
+    ordinary call made meanwhile records nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [("composition", P("(6,2):(8,2)"), P("(4,3):(3,1)")), ("complement", P("(2,2):(1,6)"), 24),
+            ("logical_divide", P("24:1"), P("4:2")), ("blocked_product", P("(2,2):(1,2)"), P("(3,4):(1,3)"))] * 8
+    alone = [explain(*job) for job in jobs]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda job: explain(*job), jobs))
+        plain = list(pool.map(lambda job: A.composition(job[1], job[2]) if job[0] == "composition" else None, jobs))
+    assert together == alone
+    assert all(p is None or str(p) == "((2,2),3):((24,2),8)" for p in plain)
