@@ -35,8 +35,9 @@ COPY_WALKS: list[tuple[str, str, str, str, int, str, str]] = [
 ]
 #: (label, atom, atom layout, tile M,N,K) for the MMA walkthrough
 MMA_WALKS: list[tuple[str, str, str, str]] = [
-    ("m16n8k16, 2x2 warps, a 64x32x16 tile", "SM80_16x8x16_F32F16F16F32_TN", "(2,2,1)", "64,32,16"),
-    ("m16n8k16, 4x1 warps, the tiled MMA's own tile", "SM80_16x8x16_F32F16F16F32_TN", "(4,1,1)", ""),
+    ("m16n8k16, 2x2 warps, the tiled MMA's own tile", "SM80_16x8x16_F32F16F16F32_TN", "(2,2,1)", ""),
+    ("the same over a 64x32x16 tile", "SM80_16x8x16_F32F16F16F32_TN", "(2,2,1)", "64,32,16"),
+    ("m16n8k16, 4x1 warps", "SM80_16x8x16_F32F16F16F32_TN", "(4,1,1)", ""),
     ("m16n8k8, 1x2 warps", "SM80_16x8x8_F32F16F16F32_TN", "(1,2,1)", "32,32,16"),
 ]
 MAX_PART_THREADS = 1024
