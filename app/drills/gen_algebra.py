@@ -80,6 +80,15 @@ CONFUSED = {
 }
 
 
+def registry_ops() -> dict[str, str]:
+    """op name -> one-line description, from the engine's op table (``algebra.registry``); {} without one."""
+    try:
+        from algebra import registry
+    except ImportError:  # pragma: no cover - the op table ships with the engine
+        return {}
+    return {name: registry.get(name).gloss for name in registry.names()}
+
+
 def _call(op: str, args: list[Any]) -> str:
     names = {"coalesce": ["L"], "complement": ["A", "M"], "right_inverse": ["L"], "left_inverse": ["L"]}
     params = names.get(op, ["A", "tiler" if isinstance(args[-1], tuple) else "B"])
@@ -140,8 +149,10 @@ def _grid(want: Any) -> list[Any]:
 def make_algebra(rng: random.Random, seed: int) -> Drill:
     if rng.random() < 0.12:
         return _divide_tile(rng, seed)
+    table = registry_ops()
+    ops = [op for op in OPS if not table or op in table]
     for _ in range(400):
-        op = pick(rng, OPS)
+        op = pick(rng, ops)
         args = [K.draw_inverse(rng)] if op.endswith("_inverse") else K.draw(rng, op)
         want = K.truth(op, args)
         if want is None:
@@ -177,7 +188,8 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
         steps.append(step(f"{call} = {want}", want))
     steps.append(step(f"Check: the result has size {A.size(want)} and, e.g., R({A.size(want) - 1}) = "
                       f"{want(A.size(want) - 1)}.", want))
-    drill = Drill("algebra_op", seed, f"{_args_text(op, args)}. What is {call}? (Graded by {fixed}.)",
+    gloss = f" ({op}: {table[op]}.)" if op in table else ""
+    drill = Drill("algebra_op", seed, f"{_args_text(op, args)}. What is {call}?{gloss} (Graded by {fixed}.)",
                   "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grader, steps,
                   [RULES[op], steps[1]["text"] if derivation else f"Start from {K.arg_show(args[0])}."],
                   variant=op, grids=_grid(want)).with_data(op=op, args=[K.arg_text(a) for a in args])

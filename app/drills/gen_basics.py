@@ -15,7 +15,7 @@ import algebra as A
 from app.drills.algebra_cases import compact, like, rand_layout
 from app.drills.common import grade_list, lstr, pick, read_layout, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import parse_int, parse_int_list
+from app.drills.parsing import parse_int, parse_int_list, parse_labelled_ints
 
 STATS_RULE = ("size = the number of coordinates (product of the shape); cosize = the largest offset + 1 (the storage "
               "it touches); rank = the number of top-level modes; depth = how deeply the shape nests (an int: 0).")
@@ -47,7 +47,8 @@ def make_stats(rng: random.Random, seed: int) -> Drill:
     labels = ["size", "cosize", "rank", "depth"]
     drill = Drill("layout_stats", seed, f"L = {lay}. Give size(L), cosize(L), rank(L) and depth(L), in that order.",
                   "four integers: size, cosize, rank, depth", ", ".join(map(str, want)),
-                  lambda ans: grade_list(parse_int_list(ans, 4), want, labels), steps, [STATS_RULE, steps[1]["text"]],
+                  lambda ans: grade_list(parse_labelled_ints(ans, labels), want, labels), steps,
+                  [STATS_RULE, steps[1]["text"]],
                   "stats").with_data(layout=str(lay))
     wrong_cosize = [want[0], A.cosize(lay) - 1, want[2], want[3]]
     drill.mistake("the largest offset given as the cosize: cosize is the largest offset + 1",
@@ -159,7 +160,10 @@ def _vector_drill(rng: random.Random, seed: int) -> Drill:
     drill = Drill("vector", seed,
                   f"src = {src} and dst = {dst} ({bits}-bit elements). What is max_common_vector(src, dst), and how "
                   f"many bits can one copy instruction move per thread?", "two integers: elements, bits",
-                  f"{want}, {width}", lambda ans: grade_list(parse_int_list(ans, 2), [want, width], labels), steps,
+                  f"{want}, {width}",
+                  lambda ans: grade_list(parse_labelled_ints(ans, ["max_common_vector", "width"],
+                                                             ["elements", "element", "bits", "bit"]), [want, width],
+                                         labels), steps,
                   [VECTOR_RULE, steps[1]["text"]], "max_common_vector").with_data(
         src=str(src), dst=str(dst), element_bits=bits)
     uncapped = [want, want * bits]

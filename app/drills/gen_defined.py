@@ -70,17 +70,26 @@ def _draw(rng: random.Random, target: str) -> tuple[Any, Any, str, Any, str]:
 
 
 def _read(answer: str) -> tuple[str, Any]:
-    """("defined"/"shape"/"stride", the layout typed after a comma or colon, or None)."""
+    """("defined"/"shape"/"stride", the layout typed after the condition, or None). The condition is read from its
+    keyword anywhere ("no, the stride condition fails: CuTe prints (2,2):(32,2)"); the layout is the first
+    parenthesis or number after it that reads as a whole layout."""
     s = clean(answer).strip()
-    head, layout = s, None
-    for sep in (";", ",", " - ", " prints ", "print"):
-        if sep in s and ":" in s.split(sep, 1)[1]:
-            head, rest = s.split(sep, 1)
-            layout = read_layout(rest.strip().lstrip(":=").strip())
-            break
-    if layout is None and head.count(":") == 1 and head.split(":")[1].strip() and "(" in head:
-        raise AnswerError("write the condition, then a comma, then the layout CuTe prints")
-    return parse_choice(head.strip().rstrip(",;"), CHOICES), layout
+    low = s.lower()
+    hits = [(low.find(word), key) for word, key in (("stride", "stride"), ("shape", "shape")) if word in low]
+    if hits:
+        pos, choice = min(hits)
+        rest = s[pos:]
+    else:
+        choice, rest = parse_choice(s.rstrip(".!"), CHOICES), ""
+    layout = None
+    for k, ch in enumerate(rest):
+        if ch == "(" or (ch.isdigit() and ":" in rest[k:]):
+            try:
+                layout = read_layout(rest[k:].strip().rstrip(".!"))
+                break
+            except AnswerError:
+                continue
+    return choice, layout
 
 
 def _same_print(got: Any, want: Any) -> bool:

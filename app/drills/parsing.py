@@ -173,6 +173,25 @@ def parse_int_list(text: str, expected_len: int | None = None) -> list[int]:
     return [int(v) for v in items]  # type: ignore[arg-type]
 
 
+def parse_labelled_ints(text: str, labels: Sequence[str], units: Sequence[str] = ()) -> list[int]:
+    """Read ``len(labels)`` integers, each optionally named (``size = 32, cosize: 40``) or followed by a unit
+    (``8 elements, 128 bits``). Post-condition: the integers in order, else AnswerError (a tokenizer: linear)."""
+    words = sorted({w.lower() for w in (*labels, *units)}, key=len, reverse=True)
+    s = clean(text).lower()
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        for w in words:
+            if s.startswith(w, i) and not (i + len(w) < len(s) and s[i + len(w)].isalpha()):
+                i += len(w)
+                out.append(" ")
+                break
+        else:
+            out.append(" " if s[i] in "=:" else s[i])
+            i += 1
+    return parse_int_list("".join(out), len(labels))
+
+
 def parse_table(text: str, rows: int, cols: int) -> list[list[int | None]]:
     """Read a rows x cols table of integers: one row per line (or rows separated by ``;``, ``|`` or parens),
     or all rows*cols numbers in reading order. ``?`` or ``.`` marks a cell left blank (read as None).
