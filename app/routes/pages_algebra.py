@@ -42,6 +42,13 @@ def _lesson(message: str) -> dict:
     return {"why": m["why"].rstrip(" ."), "layout": m["layout"], "rest": m["rest"].lstrip(";,. "), "where": where}
 
 
+def _about(message: str, parsed: list) -> bool:
+    """True when the refusal is about ``composition A o B`` with A and B the arguments as given (a divide, a
+    product or a tiler refuses a composition of other layouts: then its counterexample is not in these grids)."""
+    m = re.match(r"composition (\S+) o (\S+) is", message)
+    return bool(m) and len(parsed) >= 2 and (m[1], m[2]) == (str(parsed[0]), str(parsed[1]))
+
+
 def permalink(op: str, args: list[str]) -> str:
     return "/algebra?" + urlencode({"op": op, **{k: v for k, v in zip(PARAMS, args, strict=False)}})
 
@@ -74,8 +81,11 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
         if getattr(exc, "refused", False):
             ctx["lesson"] = _lesson(str(exc))
             ctx["refusal_steps"] = [s for s in getattr(exc, "steps", []) if s.get("kind") != "error"]
-            where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A
-            ctx["grids"] = input_grids(op, getattr(exc, "parsed", []), {where["ax"]} if where else None,
+            parsed = getattr(exc, "parsed", [])
+            where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A ...
+            if where and not _about(str(exc), parsed):  # ... when the refused composition is A o B as given
+                where = ctx["lesson"]["where"] = None
+            ctx["grids"] = input_grids(op, parsed, {where["ax"]} if where else None,
                                        {where["x"]} if where else None)
     block = None
     if is_htmx(request):
