@@ -38,10 +38,10 @@ PALETTE = 32
 #: Tile size: rows per band and columns per tile.
 BAND_ROWS = 16
 TILE_COLS = 16
-#: Tiles laid out at once after a swap: the first WARM_ROWS rows by the first WARM_COLS columns (a large screen's
-#: worth); the others are cold until scrolled near.
+#: Tiles laid out at once after a swap: the first WARM_ROWS rows by the first WARM_COLS columns (more than a 1400 px
+#: screen shows beside a hover card); the others are cold until scrolled near (then built and laid out at once).
 WARM_ROWS = 32
-WARM_COLS = 48
+WARM_COLS = 32
 
 
 def boundary_levels(leaves: Sequence[int], n: int) -> list[int]:
