@@ -194,8 +194,8 @@ def _describe(text: str) -> LayoutView:
         _fill_hover(view, layout)
     flat = {v for row in view.offsets or [] for v in row}
     view.injective = len(flat) == n
-    if view.coords is not None:
-        view.compact = None
+    if view.coords is not None:  # compact: every coordinate of the codomain (its coshape) is reached once
+        view.compact = view.injective and n == view.cosize
         return view
     view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
     if n > MAX_CELLS:
@@ -224,8 +224,8 @@ def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour
 
 def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:
     """For each offset 0..cosize-1 (up to ``limit``): (offset, "(i,j)" of the first cell holding it or "", count)."""
-    if view.offsets is None or view.cosize > limit or view.size > MAX_CELLS:
-        return None
+    if view.offsets is None or view.coords is not None or view.cosize > limit or view.size > MAX_CELLS:
+        return None  # (a coordinate layout has no 1-D offsets to list)
     cols = view.cols
     flat = list(itertools.chain.from_iterable(view.offsets))  # row by row
     count = Counter(flat)
