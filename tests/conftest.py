@@ -301,7 +301,7 @@ def _pg_bin(name: str) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_url() -> Iterator[str]:
     """A throw-away PostgreSQL server (initdb into a temporary folder, TCP on a free loopback port) for the session.
     As root it runs as the ``postgres`` user (the server refuses root). Skips when the server binaries, psycopg, or a
     non-root user to run them are missing."""
@@ -315,8 +315,11 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         import psycopg
     except ImportError:
         pytest.skip("psycopg not installed")
+    import tempfile
+
     prefix: list[str] = []
-    root = tmp_path_factory.mktemp("pg")
+    # not under pytest's basetemp: other pytest sessions reset its parent to mode 0700, out of the server user's reach
+    root = Path(tempfile.mkdtemp(prefix="layoutlab-pg-"))
     if os.geteuid() == 0:
         try:
             user = pwd.getpwnam("postgres")
@@ -326,10 +329,6 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if not runuser:
             pytest.skip("running as root without runuser to drop to the 'postgres' user")
         prefix = [runuser, "-u", "postgres", "--"]
-        os.chmod(root, 0o777)
-        for parent in root.parents:  # the server user must reach its folder
-            if str(parent).startswith(("/tmp", str(tmp_path_factory.getbasetemp()))):
-                os.chmod(parent, os.stat(parent).st_mode | 0o011)
         os.chown(root, user.pw_uid, user.pw_gid)
     data = root / "data"
     subprocess.run([*prefix, initdb, "-D", str(data), "-U", "layoutlab", "--auth=trust", "-E", "UTF8",
@@ -353,6 +352,7 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     proc.terminate()
     proc.wait(20)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture()
