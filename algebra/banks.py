@@ -293,11 +293,13 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         if kind == "thread_layout":  # every element of the thread layout is a thread
             nthr = it.product(tv.shape)
             lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
-            return "lds", vec, list(lanes), [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes]
+            items = [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes]
+            return "lds", vec, list(lanes), _in_tile_items(items, rows * cols)
         values = [int(v) for v in access.get("values", [0])]
         nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else it.product(tv.shape)
         lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
-        return "lds", len(values), list(lanes), [[("c", tv((t, v))) for v in values] for t in lanes]
+        items = [[("c", tv((t, v))) for v in values] for t in lanes]
+        return "lds", len(values), list(lanes), _in_tile_items(items, rows * cols)
     raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
                       "thread_layout or tv")
 
@@ -319,6 +321,15 @@ def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: i
             what = f"offset {_short(e)}" + (f" (+{vec} elements)" if offsets and vec > 1 else "")
             raise LayoutError(f"lane {lane}: {what} is outside the tile: "
                               f"{'offsets' if offsets else 'coordinates'} must lie in [0, {limit})")
+
+
+def _in_tile_items(items: list[list[tuple[str, Any]]], size: int) -> list[list[tuple[str, Any]]]:
+    """``items`` unchanged when every 1-D coordinate lies in [0, size) (the tile), else LayoutError naming the lane."""
+    for lane, its in enumerate(items):
+        for tag, v in its:
+            if tag == "c" and isinstance(v, int) and not 0 <= v < size:
+                raise LayoutError(f"lane {lane}: 1-D coordinate {_short(v)} is outside the tile of {size} elements")
+    return items
 
 
 def _short(x: Any) -> str:

@@ -136,6 +136,13 @@ def test_out_of_tile_bank_accesses_are_422(client, index):
     assert "outside" in r.json()["detail"]
 
 
+@pytest.mark.parametrize("thr", ["32:1000", "(8,4):(64,1)", "32:65"])
+def test_thread_layouts_reaching_outside_the_tile_are_422(client, thr):
+    body = {"layout": "(8,8):(8,1)", "element_bytes": 4, "access": {"kind": "thread_layout", "layout": thr}}
+    r = client.post("/api/banks", json=body)
+    assert r.status_code == 422 and "outside the tile" in r.json()["detail"], r.text
+
+
 def test_in_tile_bank_accesses_still_work(client):
     body = {"layout": "(32,32):(32,1)", "element_bytes": 4, "access": {"kind": "offsets", "index": [0, 1023]}}
     r = client.post("/api/banks", json=body)
