@@ -96,7 +96,7 @@ def test_wrong_answers_are_graded_with_reasons_and_marked_cells(fresh: Any) -> N
 def test_wrong_answer_names_the_usual_mistake_without_the_key(fresh: Any) -> None:
     c = fresh()
     seen = set()
-    for kind in ("natural_coord", "algebra_op", "tiled_view", "design_view", "transpose_view", "symbolic"):
+    for kind in ("natural_coord", "algebra_op", "tiled_view", "design_view", "transpose_view", "symbolic", "vector"):
         for seed in range(60):
             d = from_id(f"{kind}-{seed}")
             for _label, _, example in d.mistakes:
@@ -108,8 +108,19 @@ def test_wrong_answer_names_the_usual_mistake_without_the_key(fresh: Any) -> Non
                 assert len(d.expected) < 5 or d.expected not in res["feedback"], (d.id, res["feedback"])
                 seen.add(res["mistake"].split(":")[0])
     for word in ("a row-major split of a 1-D index (CuTe splits with mode 0 fastest)", "shape and stride swapped",
-                 "blocked vs raked", "logical vs zipped divide", "a forgotten leading dimension"):
+                 "blocked vs raked", "logical vs zipped divide", "a forgotten leading dimension", "swapped modes",
+                 "pycute's semantics where CuTe differs"):
         assert any(s.startswith(word) for s in seen), (word, seen)
+    views = 0
+    for seed in range(80):  # the view A o B typed where B is asked
+        d = from_id(f"design_view-{seed}")
+        view = str(A.composition(A.parse(d.data["matrix"]), A.parse(d.expected)))
+        if d.grade(view).correct:
+            continue  # A is the identity on these offsets: the view is a right B too
+        res = c.post(f"/api/drills/{d.id}/answer", json={"answer": view}).json()
+        assert res["correct"] is False and res["mistake"].startswith("the view instead of B"), (d.id, res)
+        views += 1
+    assert views >= 10
 
 
 def test_reveal_counts_as_a_miss_and_blocks_promotion(fresh: Any) -> None:

@@ -111,7 +111,8 @@ def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
     other = flat if static else A.coalesce(lay)
     if str(other) != str(want):
         label = ("run-time semantics: with _N shapes CuTe does merge" if static else
-                 "compile-time semantics: with ints CuTe cannot merge or drop modes, it only flattens")
+                 "pycute's semantics where CuTe differs: pycute (like CuTe with _N shapes) merges, but CuTe with "
+                 "run-time ints cannot merge or drop modes, it only flattens")
         drill.mistake(label, lambda ans: str(read_layout(ans)) == str(other), str(other))
     return drill
 

@@ -114,7 +114,7 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
                 return Grade.wrong("it is not defined: one of the two divisibility conditions fails")
             if verdict == "defined":
                 return Grade.wrong(f"the {choice} condition holds here; walk each mode of B through A again")
-            return Grade.wrong(f"the {choice} condition holds; it is the other one that fails")
+            return Grade.wrong(f"the {choice} condition holds here")
         if verdict == "stride":
             if layout is None:
                 raise AnswerError("also give the layout CuTe prints, e.g. stride, (2,2):(32,2)")
