@@ -73,6 +73,17 @@ def test_only_the_submitter_or_the_admin_cancels(app):
         assert bob.post("/api/bench/jobs/nope/cancel").status_code == 404
 
 
+def test_a_script_presents_its_signed_id_in_a_header(app):
+    with _client(app) as c:
+        job = _submit(c).json()["id"]
+        token = c.cookies.get(lab_clients.COOKIE)
+    script = TestClient(app)  # no cookie jar shared with the browser
+    assert script.post(f"/api/bench/jobs/{job}/cancel", headers={"X-LayoutLab-Client": token + "x"}).status_code \
+        == 403
+    r = script.post(f"/api/bench/jobs/{job}/cancel", headers={"X-LayoutLab-Client": token})
+    assert r.status_code == 200 and r.json()["mine"] and "set-cookie" not in r.headers
+
+
 def test_a_burst_from_one_client_meets_429(app, monkeypatch):
     monkeypatch.setenv("LAYOUTLAB_LAB_RATE", "5/60")
     with _client(app) as c:
