@@ -26,8 +26,9 @@ from gpu_worker.store import Store, get_store
 log = logging.getLogger("layoutlab.worker")
 HEARTBEAT_S = float(os.environ.get("LAYOUTLAB_HEARTBEAT_S", "2"))
 STALE_S = float(os.environ.get("LAYOUTLAB_WORKER_STALE_S", "10"))
-#: Seconds a lease lasts without renewal: how long a dead worker's job waits before another worker takes it.
-LEASE_S = float(os.environ.get("LAYOUTLAB_LEASE_S", "15"))
+#: Seconds a lease lasts without renewal: how long a dead worker's job waits before another worker takes it
+#: (LAYOUTLAB_LEASE_S; by default the time after which a silent worker counts as gone, STALE_S).
+LEASE_S = float(os.environ.get("LAYOUTLAB_LEASE_S") or STALE_S)
 MAX_ATTEMPTS = int(os.environ.get("LAYOUTLAB_MAX_ATTEMPTS", "3"))
 #: Jobs queued or running, over all clients, beyond which submissions are refused (503).
 QUEUE_MAX = int(os.environ.get("LAYOUTLAB_QUEUE_MAX", "64"))
