@@ -47,9 +47,21 @@ def cpp_layout(lay: Any) -> str:
     return f"Layout<{cpp_tuple(shape, 'Shape')},{cpp_tuple(stride, 'Stride')}>"
 
 
+def make_form(x: Any, head: str) -> str:
+    if isinstance(x, tuple):
+        return f"{head}(" + ", ".join(make_form(v, head) for v in x) + ")"
+    return f"_{x}{{}}"
+
+
+def cpp_make(lay: Any) -> str:
+    """``make_layout(make_shape(_4{}, ...), make_stride(...))`` of a layout."""
+    return f"make_layout({make_form(lay.shape, 'make_shape')}, {make_form(lay.stride, 'make_stride')})"
+
+
 def layout_forms(key: str) -> list[str]:
     lay = A.parse(key)
-    out = [key, underscored(key), int_form(key), " " + key.replace(",", ", ") + " ", f"L = {key}", cpp_layout(lay)]
+    out = [key, underscored(key), int_form(key), " " + key.replace(",", ", ") + " ", f"L = {key}", cpp_layout(lay),
+           cpp_layout(lay) + "{}", cpp_make(lay)]
     if isinstance(lay.shape, int):
         out.append(f"({lay.shape}):({lay.stride})")  # rank-1 parentheses
     return out

@@ -55,10 +55,12 @@ def squeeze(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    """Normalise notation. Post-condition: whitespace runs are one character, ``Int<N>{}`` and ``_N`` become ``N``,
-    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
+    """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
+    and ``_N`` become ``N``, brackets become parens, typographic signs become ASCII; the text is otherwise
+    unchanged."""
     text = squeeze(check_length(text))
-    text = re.sub(r"Int ?< ?(-?\d+) ?> ?\{ ?\}", r"\1", text)
+    text = re.sub(r"(?<=[\w>]) ?\{ ?\}", "", text)  # C++ value braces: _4{}, Int<4>{}, LayoutRight{}
+    text = re.sub(r"Int ?< ?(-?\d+) ?>", r"\1", text)
     text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
     return text.translate(_TRANSLATE)
 
