@@ -149,3 +149,12 @@ def test_the_op_listing_is_the_table(client):
         op = registry.get(o["op"])
         assert o["arg_names"] == [a.name for a in op.args] and o["gloss"] == op.gloss
         assert [e["args"] for e in o["examples"]] == [list(e.args) for e in op.examples]
+
+
+@pytest.mark.parametrize(("op", "args"), [("idx2crd", {"a": "7", "b": "(3,(2,3))"}),
+                                          ("crd2idx", {"a": "(1,(0,1))", "b": "(3,(2,3))"})])
+def test_coordinate_ops_draw_the_shape_with_the_index_outlined(client, read_grid, op, args):
+    r = client.get("/algebra", params={"op": op, **args})
+    g = read_grid(r.text, "grid-a")
+    outlined = [g.text[i][j] for i in range(g.rows) for j in range(g.cols) if "acc" in g.classes[i][j]]
+    assert outlined == ["7"]

@@ -175,6 +175,12 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
     if res.op == "local_partition":
         picked_b = {res.parsed[2]}
     out = input_grids(res.op, res.parsed, picked_a, picked_b)
+    shapes = [k for k, a in enumerate(spec.args) if a.kind == "shape"]
+    if not out and shapes and spec.result == "value":  # idx2crd / crd2idx: the shape's 1-D indices, one outlined
+        shape = res.parsed[shapes[0]]
+        index = int(res.result) if res.result.lstrip("-").isdigit() else res.parsed[0]
+        g, msg = _grid_of(str(A.Layout(shape)), "grid-a", picked={index} if isinstance(index, int) else None)
+        out.append((f"1-D index of each coordinate of {_arg_str(shape, 'shape')} (column-major)", g, msg))
     if spec.result == "value":
         return out
     b_is_layout = any(g[1] is not None and g[1].id == "grid-b" for g in out)
