@@ -25,7 +25,7 @@ from app.drills.common import (
 )
 from app.drills.core import Drill, Grade, Grid, register
 from app.drills.formula import Formula
-from app.drills.parsing import AnswerError, parse_choice, parse_int, parse_int_list, parse_nested
+from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_nested
 
 RULE = ("A layout is a function: split the coordinate to the natural coordinate of the shape, then take the inner "
         "product with the stride, mode by mode.")
@@ -365,68 +365,4 @@ def _engine_formula(layout: Any, names: Any) -> str:
     return fn(layout, names)
 
 
-MAJOR = {"row": ["row-major", "row major", "r", "rows", "LayoutRight", "right", "C order"],
-         "column": ["col", "column-major", "col-major", "c", "columns", "colmajor", "LayoutLeft", "left",
-                    "Fortran order", "Fortran", "F"],
-         "neither": ["none", "no", "n", "neither row nor column", "other"]}
-
-
-def classify(layout: Any) -> str:
-    """'row' when L(i,j) = ld*i + j with ld >= N, 'column' when L(i,j) = i + ld*j with ld >= M, else 'neither'
-    (offsets from the engine)."""
-    t = table(layout)
-    m, n = len(t), len(t[0])
-    if all(t[i][j] == t[i][0] + j for i in range(m) for j in range(n)) and \
-            all(t[i][0] == i * (t[1][0] if m > 1 else 0) for i in range(m)) and (m == 1 or t[1][0] >= n):
-        return "row"
-    if all(t[i][j] == t[0][j] + i for i in range(m) for j in range(n)) and \
-            all(t[0][j] == j * (t[0][1] if n > 1 else 0) for j in range(n)) and (n == 1 or t[0][1] >= m):
-        return "column"
-    return "neither"
-
-
-@register("majorness", "Row-major, column-major or neither", "Decide from the strides whether a layout is row-major, "
-          "column-major or neither (a padded pitch still counts).", 4)
-def make_majorness(rng: random.Random, seed: int) -> Drill:
-    target = pick(rng, ["row", "row", "column", "column", "neither"])
-    for _ in range(200):
-        style = pick(rng, ["plain", "plain", "hier", "hier", "strided"])
-        if style == "plain":
-            layout = small_layout(rng)
-        elif style == "hier":
-            m = pick(rng, [2, 4])
-            a, b = pick(rng, [(2, 2), (2, 4), (4, 2)])
-            order = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (0, (1, 2))])
-            layout = ordered_layout((m, (a, b)), order)
-        else:
-            m, n = pick(rng, [(4, 8), (4, 4), (8, 4)])
-            layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1), (n + 3, 1), (1, m + 5)]))
-        if classify(layout) == target:
-            break
-    want = classify(layout)
-    t = table(layout)
-    why = {"row": "consecutive columns are adjacent (offset + 1) and each row starts one pitch after the previous",
-           "column": "consecutive rows are adjacent (offset + 1) and each column starts one pitch after the previous",
-           "neither": "neither walking along a row nor down a column steps through memory by 1 everywhere"}[want]
-    steps = [step("Row-major: moving one column right adds 1 and rows follow each other at a fixed pitch; "
-                  "column-major is the same with rows and columns swapped.", layout),
-             step(f"Row 0 of the offset table: {t[0]}; column 0: {[r[0] for r in t]}."),
-             step(f"So L is {want if want == 'neither' else want + '-major'}: {why}.")]
-    return Drill("majorness", seed,
-                 f"L = {layout}, read as a {len(t)}x{len(t[0])} matrix (2-D coordinates). Is it row-major, "
-                 f"column-major or neither? (A padded pitch counts, e.g. (4,8):(9,1) is row-major.)",
-                 "row, column or neither (LayoutRight / LayoutLeft are read)", want,
-                 lambda ans: _choice_grade(ans, want), steps,
-                 ["Look at which coordinate has stride 1 as a 1-D walk, and whether the other mode jumps whole rows "
-                  "or columns.", steps[1]["text"]],
-                 variant=style, grids=[offsets_grid(layout, "The offset table")]).with_data(layout=str(layout))
-
-
-def _choice_grade(answer: str, want: str) -> Grade:
-    got = parse_choice(answer, MAJOR)
-    return Grade.right() if got == want else Grade.wrong(f"not {got}: look again at which mode has stride 1 and "
-                                                          "whether the other mode's stride is a full pitch")
-
-
-__all__ = ["make_offsets", "make_natural", "make_formula", "make_majorness", "small_layout", "hier_layout",
-           "Grid"]
+__all__ = ["make_offsets", "make_natural", "make_formula", "small_layout", "hier_layout", "Grid"]

@@ -257,89 +257,6 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     raise AnswerError("expected one of: " + ", ".join(choices))
 
 
-def _split_top(text: str) -> list[str]:
-    """Split at the commas outside every (), <> pair."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return parts
-
-
-def _closing(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start`` (-1 when unbalanced)."""
-    depth = 0
-    for k in range(start, len(text)):
-        if text[k] in "(<":
-            depth += 1
-        elif text[k] in ")>":
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
-
-
-def _cpp_tuple(text: str) -> str:
-    """``Shape<4,Shape<2,2>>`` / ``make_shape(4,make_shape(2,2))`` / ``Stride<...>`` -> ``(4,(2,2))``."""
-    for word in ("make_shape(", "make_stride(", "Shape<", "Stride<"):
-        text = text.replace(word, "(")
-    return text.replace(">", ")")
-
-
-def _cpp_layout(s: str) -> str | None:
-    """CuTe C++ spellings of a layout in CuTe notation: ``Layout<Shape<..>,Stride<..>>``,
-    ``make_layout(make_shape(..), make_stride(..) | LayoutRight{} | LayoutLeft{})``; None when ``s`` is neither."""
-    for head, close in (("Layout<", ">"), ("make_layout(", ")")):
-        if s.startswith(head) and s.endswith(close) and _closing(s, len(head) - 1) == len(s) - 1:
-            parts = _split_top(s[len(head):-1])
-            if not 1 <= len(parts) <= 2:
-                raise AnswerError("a layout has a shape and at most one stride")
-            shape = _cpp_tuple(parts[0])
-            if len(parts) == 1 or parts[1].rstrip("()") == "LayoutLeft":
-                return shape
-            if parts[1].rstrip("()") == "LayoutRight":
-                return "R" + shape
-            return f"{shape}:{_cpp_tuple(parts[1])}"
-    return None
-
-
-def layout_text(text: str) -> str:
-    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` dropped,
-    CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
-    CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``. A row-major shape from ``LayoutRight`` comes back as
-    ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
-    s = clean(text).replace("\n", " ").strip()
-    low = s[:12].lower()
-    for word in ("layout", "l", "r", "b", "t", "v"):
-        if low.startswith(word) and s[len(word):].lstrip()[:1] in (":", "="):
-            s = s[len(word):].lstrip().lstrip(":=").strip()
-            break
-    s = "".join(s.split())
-    if s.startswith("Layout<"):
-        s = s.removesuffix("()")
-    cpp = _cpp_layout(s)
-    if cpp is not None:
-        return cpp
-    if s.startswith("Sw<") or s.lower().startswith("swizzle<"):
-        s = ("Sw<" + s[len("swizzle<"):]) if s.lower().startswith("swizzle<") else s
-        s = s.replace("o", " o ")
-    if s.startswith("<") and s.endswith(">"):
-        s = "<" + ", ".join(_split_top(s[1:-1])) + ">"
-    elif s.startswith("(") and _closing(s, 0) == len(s) - 1:
-        parts = _split_top(s[1:-1])
-        if len(parts) >= 1 and all(":" in p for p in parts):
-            s = "<" + ", ".join(parts) + ">"
-    return s
-
-
 def parse_swizzle(text: str) -> tuple[int, int, int]:
     """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``. Post-condition: three ints
     (a tokenizer: linear time)."""
@@ -421,3 +338,9 @@ def first_of(readers: Sequence[tuple[str, object]], text: str) -> tuple[str, obj
         except (AnswerError, ValueError) as err:
             errors.append(f"{name}: {err}")
     raise AnswerError("; ".join(errors))
+
+
+from app.drills.parse_layout import layout_text  # noqa: E402  (re-exported: it reads with clean() above)
+
+__all__ = ["AnswerError", "check_length", "clean", "layout_text", "parse_choice", "parse_int", "parse_int_list",
+           "parse_labelled_ints", "parse_nested", "parse_padding", "parse_pairs", "parse_swizzle", "parse_table"]

@@ -22,7 +22,7 @@ Test = Callable[[Drill], bool]
 
 
 def _major(d: Drill) -> str:
-    from app.drills.gen_coords import classify
+    from app.drills.gen_majorness import classify
 
     return classify(A.parse(d.data["layout"]))
 
