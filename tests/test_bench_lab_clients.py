@@ -46,6 +46,12 @@ def test_first_response_sets_a_signed_cookie_and_a_forged_one_is_replaced(app):
         assert cookie and lab_clients.verify(cookie)
         assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Lax" in r.headers["set-cookie"]
         assert lab_clients.COOKIE not in c.get("/api/bench/device").headers.get("set-cookie", "")  # kept, not reset
+        from app.drills import identity
+
+        assert lab_clients.verify(identity.sign(lab_clients.verify(cookie))) is None  # a learner id is no lab client
+        from app.drills.store import valid_learner
+
+        assert identity.unsign(cookie) and not valid_learner(identity.unsign(cookie))  # nor the reverse
         c.cookies.set(lab_clients.COOKIE, cookie[:-2] + "xx")
         forged = c.get("/lab")
         assert lab_clients.verify(forged.cookies.get(lab_clients.COOKIE)) not in (None, lab_clients.verify(cookie))

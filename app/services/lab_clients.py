@@ -1,10 +1,11 @@
 """Who is using the GPU lab: a signed client cookie, the lab admin token, and per-client submission limits.
 
-A client is an opaque random id. The server signs it (itsdangerous, with LAYOUTLAB_SECRET, or a random secret kept in
-``data_dir()/lab_secret`` when unset: several app servers must share LAYOUTLAB_SECRET) and sets it as the
-``layoutlab_client`` cookie on the first lab response to a client without a valid one. Scripts may send the same
-signed value in the ``X-LayoutLab-Client`` header instead. The lab admin presents LAYOUTLAB_ADMIN_TOKEN as
-``Authorization: Bearer <token>`` or ``X-Admin-Token``.
+A client is an opaque random id. The server signs it with the site's secret (app.drills.identity: LAYOUTLAB_SECRET,
+the same on every app server, else a secret file in the data folder; the value carries a ``lab:`` purpose so a
+learner cookie is never a lab client, nor the reverse) and sets it as the ``layoutlab_client`` cookie on the first
+lab response to a client without a valid one. Scripts may send the same signed value in the ``X-LayoutLab-Client``
+header instead. The lab admin presents LAYOUTLAB_ADMIN_TOKEN as ``Authorization: Bearer <token>`` or
+``X-Admin-Token``.
 
 Rate limits are fixed windows counted in the app's database (gpu_worker.store.SqlStore.hit), so every app server on
 one database shares them: per client and per remote address (a client that drops its cookie is still one address).
@@ -15,19 +16,17 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
-import threading
 import time
 from http.cookies import SimpleCookie
 
-from itsdangerous import BadSignature, Signer
+from app.drills import identity
 
 COOKIE = "layoutlab_client"
 HEADER = "x-layoutlab-client"
+PURPOSE = "lab:"
 #: Path prefixes whose responses carry the client cookie.
 PATHS = ("/lab", "/api/bench")
 MAX_AGE_S = 365 * 86_400
-_lock = threading.Lock()
-_signers: dict[str, Signer] = {}
 
 
 def _limit(name: str, default: str) -> tuple[int, int]:
@@ -46,46 +45,17 @@ def address_rate() -> tuple[int, int]:
     return _limit("LAYOUTLAB_LAB_ADDRESS_RATE", "30/60")
 
 
-def secret() -> str:
-    """LAYOUTLAB_SECRET, else a random secret created once under the data folder (mode 0600)."""
-    env = os.environ.get("LAYOUTLAB_SECRET")
-    if env:
-        return env
-    from app.config import data_dir
-
-    path = data_dir() / "lab_secret"
-    with _lock:
-        if not path.is_file():
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w") as fh:
-                    fh.write(secrets.token_urlsafe(32))
-            except FileExistsError:  # another process made it first
-                time.sleep(0.05)
-        return path.read_text().strip()
-
-
-def _signer() -> Signer:
-    key = secret()
-    with _lock:
-        if key not in _signers:
-            _signers[key] = Signer(key, salt="layoutlab-lab-client")
-        return _signers[key]
-
-
 def sign(client: str) -> str:
     """The cookie value for ``client``."""
-    return _signer().sign(client).decode()
+    return identity.sign(PURPOSE + client)
 
 
 def verify(value: str | None) -> str | None:
-    """The client id inside a signed value, or None when it is missing, malformed or forged."""
-    if not value or len(value) > 200:
+    """The client id inside a signed value, or None when it is missing, malformed, forged or of another purpose."""
+    inner = identity.unsign(value)
+    if not inner or not inner.startswith(PURPOSE) or len(inner) == len(PURPOSE):
         return None
-    try:
-        return _signer().unsign(value).decode()
-    except (BadSignature, UnicodeDecodeError):
-        return None
+    return inner[len(PURPOSE):]
 
 
 def is_admin(headers) -> bool:
