@@ -53,12 +53,14 @@ def closed_swizzles(layout_text: str, max_bits: int = 5) -> tuple[tuple[int, int
     searched once per tile, not once per drill."""
     offsets = tile_offsets(layout_text)
     bits = max(max(offsets), 1).bit_length()
+    # offsets 0 .. 2^bits - 1 exactly: a swizzle whose bits all lie below `bits` permutes them, no check needed
+    full = len(offsets) == 1 << bits and max(offsets) == (1 << bits) - 1
     out = []
     for b in range(1, max_bits + 1):
         for m in range(bits):
             for s in range(b, bits - m - b + 1):
                 sw = A.Swizzle(b, m, s)
-                if {sw(o) for o in offsets} == offsets:
+                if full or {sw(o) for o in offsets} == offsets:
                     out.append((b, m, s))
     return tuple(out)
 
