@@ -80,7 +80,10 @@ def _read(answer: str) -> tuple[str, Any]:
         pos, choice = min(hits)
         rest = s[pos:]
     else:
-        choice, rest = parse_choice(s.rstrip(".!"), CHOICES), ""
+        head = s
+        for sep in (",", ";", ":", "(", " - ", "="):
+            head = head.split(sep)[0]
+        choice, rest = parse_choice(head.strip().rstrip(".!") or s, CHOICES), s[len(head):]
     layout = None
     for k, ch in enumerate(rest):
         if ch == "(" or (ch.isdigit() and ":" in rest[k:]):
@@ -122,6 +125,10 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
                 return Grade.wrong("the condition is right, but that is not the layout CuTe prints; apply its "
                                    "skip-then-take rule without the check", items=[True, False])
             return Grade(True, "the stride condition fails, and that is what CuTe prints", items=[True, True])
+        if verdict == "defined" and layout is not None:
+            same = A.size(layout) == A.size(printed) and all(layout(i) == printed(i) for i in range(A.size(printed)))
+            if not same:
+                return Grade.wrong("it is defined, but the layout you give is not A o B", items=[True, False])
         return Grade.right("right")
 
     steps = [step(RULE), step(f"A = {a} coalesces to {A.coalesce(a)}.", A.coalesce(a))]
