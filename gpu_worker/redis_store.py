@@ -236,4 +236,12 @@ class RedisStore:
         return [json.loads(v) for _, v in sorted(self.r.hgetall(f"{P}workers").items())]
 
     def remove_worker(self, worker_id: str) -> None:
+        """Forget the worker's record, and its consumer in the group when it holds no pending entry (an entry it
+        holds stays for XAUTOCLAIM to hand on)."""
         self.r.hdel(f"{P}workers", worker_id)
+        try:
+            consumers = {c["name"]: c for c in self.r.xinfo_consumers(self.queue, GROUP)}
+        except redis.ResponseError:
+            return
+        if worker_id in consumers and not consumers[worker_id].get("pending"):
+            self.r.xgroup_delconsumer(self.queue, GROUP, worker_id)

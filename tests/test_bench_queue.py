@@ -73,6 +73,15 @@ def test_killed_worker_restarted_finishes_the_job(mode):
         assert done["attempts"] == 2 and done["worker"] != w1["id"]
         assert done["result"]["tag"] == "crash" and done["result"]["worker"] == done["worker"]
         assert store.queue_depth() == 0
+        second.terminate()
+        second.wait(10)
+        if hasattr(store, "r"):  # a clean exit leaves no consumer behind; the killed one is gone once finished
+            from gpu_worker.redis_store import GROUP
+
+            left = {c["name"] for c in store.r.xinfo_consumers(store.queue, GROUP)}
+            assert done["worker"] not in left and w1["id"] in left
+            store.remove_worker(w1["id"])
+            assert store.r.xinfo_consumers(store.queue, GROUP) == []
     finally:
         for p in (first, second):
             if p is not None and p.poll() is None:
