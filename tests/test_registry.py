@@ -128,6 +128,7 @@ def test_a_refusal_is_shown_as_a_lesson(client, read_grid):
     assert outlined_a == ["18"] and outlined_b == ["8"]  # the counterexample, in both grids
     divide = client.get("/algebra", params={"op": "logical_divide", "a": "(6,2):(8,2)", "b": "4:4"})
     assert 'id="refusal"' in divide.text and "Outlined below" not in divide.text  # its B is not the tiler
+    assert 'id="refusal-inner"' in divide.text and 'id="refusal-inner"' not in r.text
     assert "acc" not in read_grid(divide.text, "grid-a").classes[2][1]
     api = client.post("/api/algebra", json={"op": "composition", "args": ["(6,2):(8,2)", "4:4"]})
     assert api.status_code == 422 and "CuTe would print (2,2):(32,2)" in api.json()["detail"]

@@ -82,9 +82,10 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
             ctx["lesson"] = _lesson(str(exc))
             ctx["refusal_steps"] = [s for s in getattr(exc, "steps", []) if s.get("kind") != "error"]
             parsed = getattr(exc, "parsed", [])
-            where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A ...
-            if where and not _about(str(exc), parsed):  # ... when the refused composition is A o B as given
-                where = ctx["lesson"]["where"] = None
+            where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A, unless ...
+            if ctx["lesson"]["layout"] and not _about(str(exc), parsed):  # a composition inside the op
+                ctx["lesson"]["inner"] = True
+                where = ctx["lesson"]["where"] = None  # its counterexample is not in these grids
             ctx["grids"] = input_grids(op, parsed, {where["ax"]} if where else None,
                                        {where["x"]} if where else None)
     block = None
