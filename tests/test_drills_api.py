@@ -68,9 +68,12 @@ def test_kinds_next_answer_contract(fresh: Any) -> None:
 
 def test_op_drills_carry_op_and_args_in_cute_notation(fresh: Any) -> None:
     c = fresh()
-    for seed in range(40):
-        d = c.get(f"/api/drills/next?kind=algebra_op&seed={seed}").json()
+    for kind, seed in [("algebra_op", s) for s in range(40)] + [(k, s) for k in ("defined", "partition", "vector")
+                                                              for s in range(10)]:
+        d = c.get(f"/api/drills/next?kind={kind}&seed={seed}").json()
         g = d["given"]
+        if kind == "vector" and "op" not in g:
+            continue
         assert isinstance(g["op"], str) and isinstance(g["args"], list) and g["args"]
         for a in g["args"]:
             for text in (a if isinstance(a, list) else [a]):

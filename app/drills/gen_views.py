@@ -233,7 +233,7 @@ def make_design(rng: random.Random, seed: int) -> Drill:
                   "a layout B in CuTe notation, or a tiler such as <4:2, 8:1> or (_4:_2,_8:_1)", str(b), grade,
                   steps, [rule, steps[1]["text"]], variant=key,
                   grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")]).with_data(
-                      matrix=str(mat), view=key, op="composition", args=[str(mat), "B"])
+                      matrix=str(mat), view=key)
     if not grade(str(view)).correct:
         drill.mistake("the view instead of B: A o B is the view; B is the map from view coordinates to A's 1-D "
                       "coordinates", is_view)
