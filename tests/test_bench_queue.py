@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(params=["sql", "redis"])
+@pytest.fixture(params=["sql", pytest.param("redis", marks=pytest.mark.redis)])
 def mode(request, tmp_path, monkeypatch):
     """The environment of one queue mode; the test process and its worker processes share it."""
     env = {"LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.2", "LAYOUTLAB_LEASE_S": "1.5",
@@ -139,6 +139,7 @@ def test_sql_poll_reads_only_live_jobs(tmp_path, monkeypatch):
     assert plan == ["SCAN bench_jobs USING INDEX bench_jobs_live"], plan
 
 
+@pytest.mark.redis
 def test_redis_listing_is_paged_and_finished_jobs_expire_into_the_history(redis_url, tmp_path, monkeypatch):
     monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
     monkeypatch.setenv("LAYOUTLAB_REDIS_URL", redis_url)

@@ -17,6 +17,7 @@ import pytest
 from app import db
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.postgres
 
 
 def test_translate_rewrites_the_sqlite_forms_the_stores_use():
