@@ -188,9 +188,17 @@ def browser_paint(base: str, repeats: int = 7, idle_pause_ms: int = 1500) -> dic
 WORKBENCH_JS = """([b, pause]) => new Promise((resolve) => setTimeout(() => {
     const input = document.querySelector('#b-input');
     const t0 = performance.now();
+    const at = {};
+    for (const ev of ['htmx:beforeRequest', 'htmx:beforeSwap', 'htmx:afterSwap']) {
+        document.body.addEventListener(ev, function f() {
+            document.body.removeEventListener(ev, f); at[ev.slice(5)] = performance.now() - t0; });
+    }
     document.body.addEventListener('htmx:afterSettle', function done() {
         document.body.removeEventListener('htmx:afterSettle', done);
-        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+        at.afterSettle = performance.now() - t0;
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve({total: performance.now() - t0,
+            trigger: at.beforeRequest, request: at.beforeSwap - at.beforeRequest, swap: at.afterSwap - at.beforeSwap,
+            paint: performance.now() - t0 - at.afterSwap})));
     });
     input.value = b;
     input.dispatchEvent(new Event('input', {bubbles: true}));
@@ -199,8 +207,9 @@ WORKBENCH_JS = """([b, pause]) => new Promise((resolve) => setTimeout(() => {
 
 def workbench_paint(base: str, repeats: int = 7, pause_ms: int = 1500) -> dict[str, Any]:
     """The workbench composition of two 128x128 layouts (A, B and the result: 3 x 16,384 cells): median time from
-    B's input changing to two animation frames after the htmx swap (the input's own trigger delay included), and
-    the size of the HTML fragment."""
+    B's input changing to two animation frames after the htmx swap (the input's own trigger delay included), the
+    size of the HTML fragment, and where the time goes (medians): the input's trigger delay, the request (server and
+    transfer), the DOM swap, and layout + paint."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         return {"skipped": "chromium not installed"}
@@ -217,10 +226,12 @@ def workbench_paint(base: str, repeats: int = 7, pause_ms: int = 1500) -> dict[s
         page = b.new_page(viewport={"width": 1400, "height": 900})
         page.goto(url)
         page.wait_for_selector("#grid-r")
-        times = [page.evaluate(WORKBENCH_JS, [bs[(k + 1) % 2], pause_ms]) for k in range(repeats + 1)][1:]
+        runs = [page.evaluate(WORKBENCH_JS, [bs[(k + 1) % 2], pause_ms]) for k in range(repeats + 1)][1:]
         b.close()
+    times = [r["total"] for r in runs]
+    phases = {k: statistics.median(r[k] for r in runs) for k in ("trigger", "request", "swap", "paint")}
     return {"composition 128x128": {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times,
-                                    "fragment_bytes": size}}
+                                    "fragment_bytes": size, "phases_median_ms": phases}}
 
 
 def banks_server(base: str, repeats: int = 9) -> dict[str, Any]:
@@ -283,6 +294,8 @@ def main() -> None:
             target = 150 if name.startswith("banks") else 400
             print(f"{name:<34} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms, "
                   f"{r['fragment_bytes']:,} bytes (target < {target} ms)")
+            if "phases_median_ms" in r:  # where the time goes: input delay, server + transfer, DOM swap, layout+paint
+                print("    " + ", ".join(f"{k} {v:.0f} ms" for k, v in r["phases_median_ms"].items()))
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d_%H%M%S")
     out = RESULTS / f"web_{stamp}.json"
