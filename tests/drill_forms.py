@@ -94,6 +94,11 @@ def accepted(d: Any) -> list[str]:
         terms = [t.strip() for t in e.split("+")]
         return out + [f"index{lhs} = {e}", f"L{lhs} = {e}",
                       " + ".join(reversed([re.sub(r"^(\w+)\*(\d+)$", r"\2\1", t) for t in terms]))]
+    if d.kind == "defined" and d.variant.startswith("complement"):
+        if e == "overlap":
+            return out + ["no, the modes overlap", "Overlapping", "not injective"]
+        lay = e.split(", ", 1)[1]
+        return out + [f"defined, {underscored(lay)}", f"yes: {lay}", f"Defined; {cpp_layout(A.parse(lay))}"]
     if d.kind == "defined":
         if e.startswith("stride, "):
             lay = e.split(", ", 1)[1]
@@ -129,6 +134,8 @@ def rejected(d: Any) -> list[str]:
         out = [x for x in ("row", "column", "neither") if x != e]
     elif d.kind == "explain":
         out = [x for x in "abcd" if x != e]
+    elif d.kind == "defined" and d.variant.startswith("complement"):
+        out = ["defined, 1:0"] if e == "overlap" else ["overlap", bump(e, -1)]
     elif d.kind == "defined":
         out = [x for x in ("defined", "shape", "stride, 1:0") if not e.startswith(x.split(",")[0])]
         if e.startswith("stride, "):

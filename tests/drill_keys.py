@@ -63,6 +63,16 @@ def vector(d: Any) -> str:
 
 
 def defined(d: Any) -> str:
+    if d.variant.startswith("complement"):
+        from app.drills.algebra_cases import check
+
+        a, m = L(d.data["args"][0]), d.data["args"][1]
+        offsets = [a(i) for i in range(A.size(a))]
+        if len(set(offsets)) < len(offsets):
+            return "overlap"
+        r = A.complement(a, m)
+        assert check("complement", [a, m], r), d.prompt
+        return f"defined, {r}"
     a, b = (L(t) for t in d.data["args"])
     try:
         r = A.composition(a, b)

@@ -26,7 +26,7 @@ def test_every_seed_topic_has_a_drill() -> None:
                "tiled_product", "right_inverse", "left_inverse", "divide_tile"):
         assert ops[op] >= 5, (op, ops)
     assert {"coalesce_static", "coalesce_dynamic", "max_common_vector"} <= set(variants("vector"))
-    assert {"defined", "shape", "stride"} <= set(variants("defined"))
+    assert {"defined", "shape", "stride", "complement_defined", "complement_overlap"} <= set(variants("defined"))
     assert {"local_tile", "local_partition"} <= set(variants("partition"))
     assert {"apply", "composed", "inverse"} <= set(variants("swizzle"))
     assert {"identity", "basis"} <= set(variants("arith"))

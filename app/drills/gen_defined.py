@@ -17,7 +17,7 @@ from typing import Any
 
 import algebra as A
 from app.drills import algebra_cases as K
-from app.drills.common import pick, read_layout, step
+from app.drills.common import explain, pick, read_layout, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parsing import AnswerError, clean, parse_choice
 
@@ -100,9 +100,79 @@ def _same_print(got: Any, want: Any) -> bool:
     return isinstance(got, A.Layout) and str(got) == str(want)
 
 
-@register("defined", "Is this composition defined?", "Decide whether A o B is a layout; if not, which divisibility "
-          "condition fails and, where CuTe compiles it anyway, what it prints.", 9)
+COMPLEMENT_RULE = ("complement(A, M) sorts A's modes by stride and fills the gaps between them; that only works when "
+                   "the modes do not overlap (A is injective: no two coordinates share an offset). CuTe refuses an "
+                   "overlapping A (\"Non-injective Layout detected in complement\").")
+OVERLAP = {"defined": ["yes", "defined", "it is defined", "ok", "valid", "injective"],
+           "overlap": ["overlap", "overlapping", "overlapping modes", "no", "not injective", "non-injective",
+                       "refused", "not defined", "no, overlap", "no, the modes overlap", "the modes overlap"]}
+
+
+def _complement_drill(rng: random.Random, seed: int) -> Drill:
+    """Is complement(A, M) defined (A injective), and if so, what is it?"""
+    target = pick(rng, ["defined", "overlap"])
+    for _ in range(400):
+        a = K.rand_layout(rng, pick(rng, [2, 3]), 24)
+        if 0 in A.flatten(a.stride) or 1 in A.flatten(a.shape):
+            continue
+        m = A.cosize(a) * pick(rng, [1, 2])
+        try:
+            r = A.complement(a, m)
+            verdict = "defined" if K.check("complement", [a, m], r) else ""
+        except A.LayoutError as err:
+            r, verdict = None, "overlap" if "overlap" in str(err) or "injective" in str(err).lower() else ""
+        offsets = sorted(a(i) for i in range(A.size(a)))
+        dup = next((o for o, p in zip(offsets, offsets[1:], strict=False) if o == p), None)
+        if verdict == "overlap" and dup is None:
+            verdict = ""  # refused although injective (interleaved modes): not this drill's lesson
+        if verdict == "defined" and A.size(r) == 1:
+            verdict = ""  # nothing to fill: a trivial complement
+        if verdict == target:
+            break
+    else:  # pragma: no cover - both families are common among random layouts
+        raise RuntimeError("no complement instance found")
+    expected = f"defined, {r}" if verdict == "defined" else "overlap"
+
+    def grade(ans: str) -> Grade:
+        s = clean(ans).strip()
+        head = s
+        for sep in (",", ";", ":", "(", " - ", "="):
+            head = head.split(sep)[0]
+        choice = parse_choice(head.strip().rstrip(".!") or s, OVERLAP)
+        if choice != verdict:
+            return Grade.wrong("A's modes do overlap: look for two coordinates with the same offset"
+                               if verdict == "overlap" else "A is injective: no two coordinates share an offset")
+        if verdict == "overlap":
+            return Grade.right("right: CuTe refuses an overlapping A")
+        rest = s[len(head):].lstrip(" ,;:=-")
+        if not rest:
+            raise AnswerError("also give complement(A, M), e.g. defined, (2,3):(1,8)")
+        got = read_layout(rest)
+        want = r
+        if A.size(got) != A.size(want) or any(got(i) != want(i) for i in range(A.size(want))):
+            return Grade.wrong("A is injective, so it is defined, but that is not its complement",
+                               items=[True, False])
+        return Grade(True, "defined, and that is the complement", items=[True, True])
+
+    steps = [step(COMPLEMENT_RULE, a), step(f"A's offsets: {offsets}.")]
+    if verdict == "overlap":
+        steps.append(step(f"Offset {dup} is reached twice: the modes overlap, so complement is refused."))
+    else:
+        steps.append(step(f"Every offset once: A is injective. complement(A, {m}) = {r}; (A, A*) covers "
+                          f"0..{A.size(a) * A.size(r) - 1} exactly once.", r))
+        steps += explain("complement", a, m)
+    return Drill("defined", seed,
+                 f"A = {a}, M = {m}. Is complement(A, M) defined? If it is, give it; if not, say why.",
+                 "overlap, or: defined, <the complement in CuTe notation>", expected, grade, steps,
+                 [COMPLEMENT_RULE, steps[1]["text"]], variant=f"complement_{verdict}").with_data(
+                     op="complement", args=[str(a), m])
+
+
+@register("defined", "Is this composition defined?", "Decide whether A o B (or a complement) is a layout; if not, "
+          "which condition fails and, where CuTe compiles it anyway, what it prints.", 9)
 def make_defined(rng: random.Random, seed: int) -> Drill:
+    if rng.random() < 0.25:
+        return _complement_drill(rng, seed)
     target = pick(rng, ["defined", "shape", "stride", "stride"])
     try:
         a, b, verdict, printed, why = _draw(rng, target)
