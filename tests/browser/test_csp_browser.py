@@ -9,7 +9,7 @@ pytestmark = pytest.mark.browser
 
 PAGES = ["/?layout=(8,8):(8,1)", "/algebra?op=composition&a=(6,2):(8,2)&b=(4,3):(3,1)",
          "/banks?layout=(8,64):(64,1)&element_bytes=2&swizzle=Sw<3,3,3>&access=column:0",
-         "/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C", "/drills", "/lab"]
+         "/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C", "/drills", "/lab", "/doctor"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -31,6 +31,6 @@ def test_explorer_swaps_under_the_csp(page, live_server):
     page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(live_server.url + "/?layout=(4,8):(8,1)")
     page.fill("#layout-input", "(8,4):(1,8)")
-    page.wait_for_function("document.querySelector('#result') && "
+    page.wait_for_function("() => document.querySelector('#result') && "
                            "document.querySelector('#result').textContent.includes('(8,4):(1,8)')")
     assert not violations, violations

@@ -35,13 +35,13 @@ def test_preset_and_bad_input(page, live_server):
     page.goto(f"{live_server.url}/doctor")
     page.wait_for_selector("#s-cands tbody tr.sel")
     page.click("a[data-preset='fp32-32x32-transpose']")
-    page.wait_for_function("document.querySelector('#s-cands tbody tr:nth-child(2) td:nth-child(2)')?.textContent"
+    page.wait_for_function("() => document.querySelector('#s-cands tbody tr:nth-child(2) td:nth-child(2)')?.textContent"
                            ".startsWith('Sw<5,0,5>')")
     assert _first_row(page)[2] == "1 + 1"
     permalink = page.url
     assert "tile=%2832%2C32%29" in permalink and "accesses=" in permalink
     page.goto(permalink)  # the permalink restores the request
-    page.wait_for_function("document.querySelector('#s-cands tbody tr:nth-child(2) td:nth-child(2)')?.textContent"
+    page.wait_for_function("() => document.querySelector('#s-cands tbody tr:nth-child(2) td:nth-child(2)')?.textContent"
                            ".startsWith('Sw<5,0,5>')")
     page.fill("#s-acc", '[{"kind": "ldmatrix", "num": 3}]')
     page.click("#s-go")
