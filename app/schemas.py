@@ -88,10 +88,12 @@ class Access(BaseModel):
     index: int | Annotated[list[int | Annotated[list[int], Field(max_length=8)]], Field(max_length=32)] | None = Field(
         0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread; "
                        "ldmatrix: the first row, or [row, col] of the first 8x8 matrix")
-    vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets kinds)")
+    vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets / thread_layout "
+                                                     "kinds; at most 16 bytes)")
     num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
     layout: CuteText | None = Field(None, max_length=MAX_TEXT,
-                                    description="thread_layout: thread t reads the tile's 1-D coordinate layout(t)")
+                                    description="thread_layout: every element is a thread; thread t reads the vector "
+                                                "at 1-D coordinate layout(t) of the tile's grid of vectors")
 
 
 class BanksIn(BaseModel):
