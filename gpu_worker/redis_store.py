@@ -77,13 +77,15 @@ redis.call('XACK', KEYS[2], ARGV[1], eid); redis.call('XDEL', KEYS[2], eid)
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
 return 1
 """
-# KEYS: job, queue, finished. ARGV: now, job id
+# KEYS: job, queue, finished. ARGV: now, job id, group
 _CANCEL = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if status == '"queued"' then
+local lease = cjson.decode(redis.call('HGET', KEYS[1], 'lease_until') or 'null')
+if status == '"queued"' or (status == '"running"' and lease ~= cjson.null and lease < tonumber(ARGV[1])) then
   redis.call('HSET', KEYS[1], 'status', '"failed"', 'cancel_requested', 1, 'error', '"cancelled by user"',
-             'finished', ARGV[1])
-  redis.call('XDEL', KEYS[2], cjson.decode(redis.call('HGET', KEYS[1], 'entry')))
+             'finished', ARGV[1], 'lease_until', 'null')
+  local eid = cjson.decode(redis.call('HGET', KEYS[1], 'entry'))
+  redis.call('XACK', KEYS[2], ARGV[3], eid); redis.call('XDEL', KEYS[2], eid)
   redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
 elseif status == '"running"' then
   redis.call('HSET', KEYS[1], 'cancel_requested', 1)
@@ -184,10 +186,12 @@ class RedisStore:
                                                   *self._encode(fields)]))
 
     def cancel(self, job_id: str) -> dict | None:
-        """As gpu_worker.store.SqlStore.cancel; a queued job's stream entry is deleted."""
+        """As gpu_worker.store.SqlStore.cancel; the stream entry of a job failed at once is acknowledged and
+        deleted."""
         if not self.r.exists(self._key(job_id)):
             return None
-        self._scripts["cancel"](keys=[self._key(job_id), self.queue, self.finished], args=[time.time(), job_id])
+        self._scripts["cancel"](keys=[self._key(job_id), self.queue, self.finished],
+                                args=[time.time(), job_id, GROUP])
         return self.get(job_id)
 
     def queue_depth(self) -> int:

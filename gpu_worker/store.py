@@ -204,12 +204,14 @@ class SqlStore:
 
     @_locked
     def cancel(self, job_id: str) -> dict | None:
-        """A queued job fails at once with "cancelled by user"; a running one gets cancel_requested (its worker
-        stops at its next check); a finished one is unchanged. Returns the job, or None when unknown."""
+        """A queued job, or a running one whose lease ran out (its worker died), fails at once with "cancelled by
+        user"; a running one gets cancel_requested (its worker stops at its next check); a finished one is
+        unchanged. Returns the job, or None when unknown."""
+        now = time.time()
         with self.conn:
             self.conn.execute("UPDATE bench_jobs SET status = 'failed', cancel_requested = 1, error = "
-                              "'cancelled by user', finished = ? WHERE id = ? AND status = 'queued'",
-                              (time.time(), job_id))
+                              "'cancelled by user', finished = ?, lease_until = NULL WHERE id = ? AND "
+                              "(status = 'queued' OR (status = 'running' AND lease_until < ?))", (now, job_id, now))
             self.conn.execute("UPDATE bench_jobs SET cancel_requested = 1 WHERE id = ? AND status = 'running'",
                               (job_id,))
         return self.get(job_id)

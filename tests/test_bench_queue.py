@@ -124,6 +124,12 @@ def test_attempts_are_bounded_and_cancel_reaches_a_queued_job(mode):
     assert failed["status"] == "failed" and "ghost2 stopped" in failed["error"] and "attempt 2 of 2" in failed["error"]
     assert store.get(queued["id"])["error"] == "cancelled by user"
     assert store.queue_depth() == 0
+    orphan = store.create("compile_only", {})
+    assert store.lease("dies", 0.05, 2)["id"] == orphan["id"]
+    assert store.cancel(orphan["id"])["status"] == "running"  # its worker may still be alive: it is asked to stop
+    time.sleep(0.1)
+    assert store.cancel(orphan["id"])["error"] == "cancelled by user"  # its lease ran out: failed at once
+    assert store.queue_depth() == 0 and store.lease("w", 0.05, 2) is None
 
 
 def test_sql_poll_reads_only_live_jobs(tmp_path, monkeypatch):
