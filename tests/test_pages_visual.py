@@ -173,3 +173,22 @@ def test_tv_page_has_both_walkthroughs(client):
     assert 'id="copywalk-form"' in html and 'id="mmawalk-form"' in html
     assert 'id="copy-walk-thread"' in html and 'id="mma-walk-thread"' in html
     assert 'data-filter-for="atom-select"' in html  # the atom picker's search
+
+
+def test_partition_api(client):
+    r = client.post("/api/partition", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thread": 9,
+                                            "thr_layout": "(16,8):(8,1)", "val_layout": "(1,8):(8,1)"})
+    body = r.json()
+    assert r.status_code == 200 and body["kind"] == "copy" and body["num_threads"] == 128
+    src, dst = body["parts"]
+    assert src["call"].endswith("partition_S(source)") and dst["call"].endswith("partition_D(destination)")
+    assert src["cells"] == [[1, j] for j in range(8, 16)] and src["offset"] == 72
+    r = client.post("/api/partition", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "thread": 37})
+    parts = r.json()["parts"]
+    assert [p["call"] for p in parts] == ["thr_mma.partition_A(gA)", "thr_mma.partition_B(gB)",
+                                          "thr_mma.partition_C(gC)"]
+    assert [len(p["cells"]) for p in parts] == [8, 4, 4]
+    bad = client.post("/api/partition", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "thread": 128})
+    assert bad.status_code == 422 and "out of range" in bad.json()["detail"]
+    bad = client.post("/api/partition", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "src": "(8,8):(8,1)"})
+    assert bad.status_code == 422

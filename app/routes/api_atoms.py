@@ -11,6 +11,7 @@ from algebra import LayoutError, atoms
 from app.schemas import AtomOut, AtomSummary
 from app.services import tiled as T
 from app.services import tv as S
+from app.services import walkthrough as W
 
 router = APIRouter(prefix="/api", tags=["atoms"])
 
@@ -110,3 +111,33 @@ def post_gmma(body: GmmaIn) -> dict:
     desc = H.desc_view(view.atom, str(body.tile_mn), str(body.tile_k), str(body.start_address))
     return {"atom": view.cpp_name, "layout": str(view.atom), "offsets": view.grid.text,
             "byte_swizzle": list(view.atom.byte_swizzle), "descriptor": str(desc), "fields": desc.fields()}
+
+
+class PartitionIn(BaseModel):
+    atom: str = Field(..., min_length=1, max_length=80, examples=["SM80_CP_ASYNC_CACHEALWAYS_16B"])
+    thread: int = Field(0, ge=0, le=1 << 20, description="the thread followed (thr_copy / thr_mma = get_slice(t))")
+    thr_layout: str = Field("(16,8):(8,1)", max_length=400, description="copy: make_tiled_copy's thread layout")
+    val_layout: str = Field("(1,8):(8,1)", max_length=400, description="copy: make_tiled_copy's value layout")
+    element_bits: int = Field(16, ge=8, le=128, description="copy: the element size")
+    src: str = Field("(16,64):(64,1)", max_length=400, description="copy: the source tensor's layout")
+    dst: str = Field("(16,64):(64,1)", max_length=400, description="copy: the destination (may be Sw<B,M,S> o ...)")
+    atom_layout: str = Field("(2,2,1)", max_length=400, description="MMA: make_tiled_mma's (M,N,K) atom layout")
+    tile: str = Field("", max_length=40, description="MMA: the tile M,N,K (blank: the tiled MMA's own)")
+
+
+@router.post("/partition", responses={422: {"description": "unknown atom, malformed layout, a tiling CuTe refuses, "
+                                                           "or a thread out of range"}})
+def post_partition(body: PartitionIn) -> dict:
+    """One thread's partitions: for a copy atom ``thr_copy.partition_S(src)`` / ``partition_D(dst)``, for an MMA atom
+    ``thr_mma.partition_A/B/C`` of an M x N x K tile. Each part: the fragment layout and origin offset (CuTe's), and
+    ``cells``: the [row, column] of every element of the tensor the thread's fragment covers (the tensor drawn
+    rank-2, column-major index ``row + rows * column``)."""
+    if body.atom.strip() in set(atoms.mma_names()):
+        walk = W.mma_walk(body.atom, body.atom_layout, body.tile, str(body.thread))
+    else:
+        walk = W.copy_walk(body.atom, body.thr_layout, body.val_layout, body.element_bits, body.src, body.dst,
+                           str(body.thread))
+    parts = [{"call": p.call, "fragment": p.fragment, "offset": p.offset, "rows": p.grid.rows, "cols": p.grid.cols,
+              "cells": sorted([i, j] for i, j in p.grid.marks)} for p in walk.parts if p.fragment]
+    return {"kind": walk.kind, "atom": walk.atom, "thread": walk.thread, "num_threads": walk.num_threads,
+            "parts": parts, "notes": walk.notes}
