@@ -1,4 +1,5 @@
-"""Drill progress in SQLite (WAL): learners, served drills, attempts, reveals, per-sub-skill spaced repetition.
+"""Drill progress in the app database (SQLite in WAL mode, or PostgreSQL with LAYOUTLAB_DATABASE_URL): learners,
+served drills, attempts, reveals, per-sub-skill spaced repetition.
 
 A learner is an opaque random id (the browser's signed cookie) with an optional unique display name that only that
 learner can hold. Every query is keyed by the learner id, so two browsers never see each other's rows. Spaced
