@@ -30,3 +30,17 @@ templates.env.filters["clip"] = clip  # error messages show at most MAX_ECHO cha
 def is_htmx(request) -> bool:
     """True when the request comes from htmx (then routes answer a fragment, not the whole page)."""
     return request.headers.get("HX-Request") == "true"
+
+
+def page_or_fragment(request, template: str, ctx: dict, slot: str):
+    """The page's answer for a form that re-renders as you type: the whole page; for htmx, the ``result`` block, or
+    (when ``ctx["error"]`` is set) only the template's ``error_slot`` block retargeted to ``#<slot>``, so the last
+    good result stays on screen under the error. The result block clears the slot out of band (``ctx["oob"]``)."""
+    if not is_htmx(request):
+        return templates.TemplateResponse(request, template, ctx)
+    if ctx.get("error"):
+        ctx["stale"] = True
+        return templates.TemplateResponse(request, template, ctx, block_name="error_slot",
+                                          headers={"HX-Retarget": f"#{slot}", "HX-Reswap": "innerHTML"})
+    ctx["oob"] = True
+    return templates.TemplateResponse(request, template, ctx, block_name="result")

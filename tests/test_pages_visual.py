@@ -75,6 +75,13 @@ def test_explorer_error_while_typing_leaves_the_grid(client):
     assert full.status_code == 200 and "unexpected end" in full.text
 
 
+def test_banks_error_while_typing_leaves_the_analysis(client):
+    r = client.get("/banks", params={"layout": "(8,64):(64", "element_bytes": 2}, headers=HX)
+    assert r.headers["HX-Retarget"] == "#banks-error" and "grid-banks" not in r.text and "role=\"alert\"" in r.text
+    ok = client.get("/banks", params={"layout": "(8,64):(64,1)", "element_bytes": 2}, headers=HX)
+    assert 'id="banks-error"' in ok.text and 'hx-swap-oob="true"' in ok.text and 'id="grid-banks"' in ok.text
+
+
 def test_local_partition_refuses_a_thread_out_of_range(client):
     r = client.post("/api/algebra", json={"op": "local_partition", "args": ["(8,4):(4,1)", "(4,8):(8,1)", "99"]})
     assert r.status_code == 422 and "thread index 99" in r.json()["detail"] and "0..31" in r.json()["detail"]

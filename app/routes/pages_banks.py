@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError
 from app.services import banks as S
-from app.templating import is_htmx, templates
+from app.templating import page_or_fragment
 
 router = APIRouter(tags=["pages"])
 
@@ -56,4 +56,4 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                           for k, c in enumerate(S.compare(layout, swizzle or None, e, acc))]
     except LayoutError as exc:
         ctx["error"] = str(exc)
-    return templates.TemplateResponse(request, "banks.html", ctx, block_name="result" if is_htmx(request) else None)
+    return page_or_fragment(request, "banks.html", ctx, "banks-error")

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from algebra import LayoutError
 from app.services import presets
 from app.services.layouts import cells_by_offset, describe_layout, layout_grid
-from app.templating import is_htmx, templates
+from app.templating import page_or_fragment
 
 router = APIRouter(tags=["pages"])
 DEFAULT = "(4,(2,4)):(2,(1,8))"
@@ -28,11 +28,4 @@ def explorer(request: Request, layout: str = Query(DEFAULT),
                    strip=cells_by_offset(view))
     except LayoutError as exc:
         ctx["error"] = str(exc)
-    if not is_htmx(request):
-        return templates.TemplateResponse(request, "explorer.html", ctx)
-    if ctx["error"]:  # while typing: keep the last good grid, show the error in its slot above it
-        ctx["stale"] = True
-        return templates.TemplateResponse(request, "explorer.html", ctx, block_name="error_slot",
-                                          headers={"HX-Retarget": "#explorer-error", "HX-Reswap": "innerHTML"})
-    ctx["oob"] = True  # and clear the error slot once the layout parses again
-    return templates.TemplateResponse(request, "explorer.html", ctx, block_name="result")
+    return page_or_fragment(request, "explorer.html", ctx, "explorer-error")
