@@ -157,6 +157,9 @@ def from_cute(layout: Any) -> dict[str, Any]:
     inner = getattr(layout, "layout_b", layout)
     if not isinstance(inner, Layout):
         raise LayoutError("layout: expected a Layout or Sw<B,M,S> o Layout")
+    if not all(isinstance(d, int) for d in it.flatten(inner.stride)):
+        raise LayoutError("layout: strides must be integers (an identity or basis-stride layout maps to coordinates, "
+                          "not offsets)")
     shp = inner.shape
     modes = list(shp) if it.is_tuple(shp) else [shp]
     sizes = [it.product(m) for m in modes]
