@@ -152,3 +152,15 @@ def test_big_workbench_grid_builds_its_deferred_tiles(page, live_server, screens
     assert page.text_content(corner) == str(127 * 1 + 127 * 128)  # R(i, j) = A(B(i, j)) = (128,128):(1,128) here
     screenshot(page, "visual-workbench-128", full_page=False)
     assert not page.console_errors
+
+
+def test_per_thread_menu_follows_the_element_size(page, live_server):
+    page.goto(f"{live_server.url}/banks?layout=(8,64):(64,1)&element_bytes=2&access=row:0&vector=8")
+    assert page.eval_on_selector_all("#vec option", "os => os.map((o) => o.value)") == ["1", "2", "4", "8"]
+    page.select_option("#eb", "16")
+    assert page.eval_on_selector_all("#vec option", "os => os.map((o) => o.value)") == ["1"]
+    page.select_option("#eb", "4")
+    assert page.eval_on_selector_all("#vec option", "os => os.map((o) => o.value)") == ["1", "2", "4"]
+    assert page.eval_on_selector("#vec", "s => s.value") == "1"  # 8 was dropped at 16 bytes; the last legal kept
+    wait_js(page, "document.querySelector('#verdict [data-k=ways]') !== null")
+    assert page.locator("#banks-error [role=alert]").count() == 0
