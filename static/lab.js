@@ -10,7 +10,7 @@
     queueState(sel.value);
   }
   // The Queue button says why it cannot run a kind here: GPU kinds need a worker with a GPU; "compile only" needs
-  // nvcc and a worker (any).
+  // nvcc and a worker (any), or none where the server builds it itself (device status "compile_local").
   function queueState(kind) {
     var form = document.getElementById("lab-form");
     var btn = document.getElementById("queue-btn");
@@ -20,7 +20,7 @@
     var reason = "";
     if (kind === "compile_only") {
       if (!nvcc) reason = "Compile only needs nvcc, and it was not found on this machine.";
-      else if (!workers) reason = "Compile only needs a worker to build on: none is running (start one with layoutlab worker).";
+      else if (!workers && form.dataset.compileLocal !== "1") reason = "Compile only needs a worker to build on: none is running (start one with layoutlab worker).";
     } else if (!gpu) {
       reason = workers ? "This benchmark needs a GPU: no live worker has one. Compile only can still run."
         : "This benchmark needs a GPU worker: none is running, and this machine has no GPU.";
