@@ -11,7 +11,8 @@
   beats every swizzle.
 
 A candidate that breaks a vector access (its elements are no longer contiguous and aligned) is rejected. Ranking:
-constraints met (tma / wgmma accesses), total wavefronts, extra bytes, then hardware modes and fewer XOR bits first.
+constraints met (tma / wgmma accesses), total wavefronts, vectors kept tile-wide, CuTe layouts before XOR maps,
+extra bytes, then hardware modes and fewer XOR bits first.
 Post-condition: each candidate's ``wavefronts`` are ``algebra.banks.analyze`` of its addresses (the reference
 model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 """
@@ -257,9 +258,10 @@ def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
 
 
 def rank_key(c: Candidate, hw: dict) -> tuple:
-    """Constraints met, total wavefronts, vectors kept tile-wide, extra bytes, hardware mode, fewer XOR bits, then
-    (B, S, M) / padding."""
-    return (not hw["constraints_met"], c.total, not hw["vector_kept"], c.footprint_bytes,
+    """Constraints met, total wavefronts, vectors kept tile-wide, a CuTe layout before a general XOR map (which no
+    CuTe type, TMA mode or GMMA atom expresses), extra bytes, hardware mode, fewer XOR bits, then (B, S, M) /
+    padding."""
+    return (not hw["constraints_met"], c.total, not hw["vector_kept"], c.kind == "xor", c.footprint_bytes,
             hw["tma"] is None and hw["wgmma"] is None,
             {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
