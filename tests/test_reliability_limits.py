@@ -98,7 +98,7 @@ def test_errors_never_echo_much_input(client):
 
 
 @pytest.mark.parametrize("path", ["/", "/algebra", "/banks", "/tv", "/drills", "/lab", "/healthz",
-                                  "/static/app.js", "/api/atoms", "/docs"])
+                                  "/static/app.js", "/api/atoms", "/docs", "/doctor"])
 def test_security_headers_on_every_response(client, path):
     r = client.get(path)
     assert r.status_code == 200
