@@ -73,8 +73,8 @@ class TmaIn(BaseModel):
     tensor: str = Field(..., min_length=1, max_length=400, examples=["(4096,4096):(4096,1)"],
                         description="the global tensor, a flat layout in elements (one stride-1 mode)")
     box: str = Field(..., min_length=1, max_length=100, examples=["64,64"], description="box extent per mode")
-    swizzle: str = Field("atom", description="atom (the smem atom's), NONE, 32B, 64B or 128B")
-    major: str = Field("K", description="smem atom: K or MN")
+    swizzle: str = Field("atom", max_length=16, description="atom (the smem atom's), NONE, 32B, 64B or 128B")
+    major: str = Field("K", max_length=4, description="smem atom: K or MN")
     span_bytes: int = Field(128, description="smem atom: 16 (INTER), 32, 64 or 128")
 
 
@@ -93,7 +93,7 @@ def post_tma(body: TmaIn) -> dict:
 
 
 class GmmaIn(BaseModel):
-    major: str = Field("K", description="K or MN")
+    major: str = Field("K", max_length=4, description="K or MN")
     span_bytes: int = Field(128, description="16 (INTER), 32, 64 or 128: the swizzle span of one atom row")
     element_bits: int = Field(16, description="8, 16 or 32")
     tile_mn: int = Field(64, ge=1, le=4096, description="the smem tile built by tile_to_shape(atom, (MN, K))")
