@@ -81,6 +81,8 @@ class AlgebraOut(BaseModel):
     steps: list[Step]
     offset: int | None = Field(None, description="local_tile / local_partition: the offset in A of the result's "
                                                  "first element (the result is the layout of the tile from there)")
+    notes: list[str] = Field(default_factory=list, description="why the result looks surprising, e.g. a divide "
+                                                               "whose tiler does not divide A draws more cells than A")
 
 
 class Access(BaseModel):

@@ -95,6 +95,9 @@ def test_a_divide_that_outgrows_a_says_why(client):
     assert "32-cell A draws 33 cells" in note and "3 does not divide" in note
     html = client.get("/algebra", params={"op": "logical_divide", "a": "32:1", "b": "4:1"}).text
     assert "op-note" not in html
+    api = client.post("/api/algebra", json={"op": "logical_divide", "args": ["32:1", "3:1"]}).json()
+    assert api["result"] == "(3,11):(1,3)" and "draws 33 cells" in api["notes"][0]
+    assert client.post("/api/algebra", json={"op": "logical_divide", "args": ["32:1", "4:1"]}).json()["notes"] == []
 
 
 def test_a_highlighted_by_b(client, read_grid):

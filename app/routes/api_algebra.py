@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.schemas import AlgebraIn, AlgebraOut
+from app.services import overlay
 from app.services.algebra_ops import available_ops, run_op
 
 router = APIRouter(prefix="/api", tags=["algebra"])
@@ -15,7 +16,8 @@ router = APIRouter(prefix="/api", tags=["algebra"])
 def post_algebra(body: AlgebraIn) -> dict:
     """``result = op(*args)`` in CuTe notation with ``steps`` from ``algebra.explain``. Tilers are written
     ``"<2:1, 4:2>"`` or as a JSON list of layouts; integers as ``"24"``."""
-    return run_op(body.op, body.args).to_json()
+    res = run_op(body.op, body.args)
+    return {**res.to_json(), "notes": overlay.op_notes(res)}
 
 
 @router.get("/algebra/ops", tags=["algebra"])
