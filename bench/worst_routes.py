@@ -61,6 +61,11 @@ def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
         ("workbench logical_divide 256x256", "GET", "/algebra?op=logical_divide&a=(256,256):(256,1)&b=<16:1,16:1>",
          None),
         ("tv sectors form 2^20", "GET", "/tv?part=(1024,1024):(1,1024)&eb=4", None),
+        ("api/solve/smem 256x256 fp32 column + row", "POST", "/api/solve/smem",
+         {"element_bytes": 4, "tile": "(256,256):(256,1)",
+          "accesses": [{"kind": "column", "index": 0}, {"kind": "row", "index": 0}]}),
+        ("api/solve/smem (256,256):(1,2^25) fp32", "POST", "/api/solve/smem",
+         {"element_bytes": 4, "tile": "(256,256):(1,33554432)", "accesses": [{"kind": "column", "index": 0}]}),
     ]
     if drill_id:
         out.append(("drill answer: '1' + 3,998 spaces + '!'", "POST", f"/api/drills/{drill_id}/answer",

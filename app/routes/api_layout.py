@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
 
+from fastapi import APIRouter, Response
+
+from algebra.memo import bounded
 from app.schemas import LayoutIn, LayoutOut
 from app.services.layouts import describe_layout
 
@@ -15,4 +18,11 @@ router = APIRouter(prefix="/api", tags=["layout"])
 def post_layout(body: LayoutIn) -> dict:
     """size, cosize, rank, depth and ``table.offsets[i][j] = L(i, j)`` (rank 1: one row; rank > 2: modes 1..
     folded into columns). Over 2^20 cells the table is null and ``note`` names the cap."""
-    return describe_layout(body.layout.strip()).to_json()
+    return Response(_layout_json(body.layout.strip()), media_type="application/json")
+
+
+@bounded(16 << 20, "layout JSON")
+def _layout_json(text: str) -> bytes:
+    """The answer's JSON, serialized once (a 2^20-cell table is 7 MB: validating and encoding it through the response
+    model took most of the request); same fields as LayoutOut, which stays the documented schema."""
+    return json.dumps(describe_layout(text).to_json(), separators=(",", ":")).encode()
