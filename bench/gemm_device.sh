@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 VARIANTS=(--variant r8_dp:8:R8_SK=0 --variant r8_sk:8:R8_SK=2 --variant rung8_fp16:8:GEMM_FP16
           --variant r8_c4:8:R8_CLUSTER=4 --variant r8_g8:8:R8_GROUP_M=8 --variant r8_g32:8:R8_GROUP_M=32
-          --variant r8_waitloop:8:R8_WAIT_LOOP=1)
+          --variant r8_waitloop:8:R8_WAIT_LOOP=1 --variant r8_epi:8:R8_EPI_OVERLAP=1)
 BIN=${GEMM_BIN:-build/gemmF}
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_before.txt" 2>&1
 python3 bench/gemm.py --no-build --bin-dir "$BIN" --iters "${GEMM_ITERS:-30}" --timeout 150 \

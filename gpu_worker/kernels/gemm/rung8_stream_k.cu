@@ -33,6 +33,9 @@
 #ifndef R8_WAIT_LOOP  // 1: mbarrier waits as one PTX loop (mbar_wait_loop)
 #define R8_WAIT_LOOP 0
 #endif
+#ifndef R8_EPI_OVERLAP  // 1: a tile's output, packed to 16 bits in registers, is stored while the next piece's first
+#define R8_EPI_OVERLAP 0  //    wgmmas run (the tensor pipe does not wait for the epilogue)
+#endif
 
 namespace {
 constexpr int BM = 128, BN = 256, BK = 64, STAGES = R8_STAGES, THREADS = 384, GROUP_M = R8_GROUP_M;
@@ -167,7 +170,34 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     setmaxnreg_inc<240>();
     const int cw = wg - 1, warp = (t / 32) % 4, lane = t % 32, wt = t % 128;
     float acc[128];
-    int it = 0;
+    uint32_t packed[64];  // a finished tile's output, 2 elements per register, until it is stored
+    int it = 0, pend_mt = -1, pend_nt = 0;
+    // The epilogue: packed[] of tile (mt, nt) -> 128B-swizzled 64x64 shared buffers -> TMA stores.
+    // packed[p] = accumulators 2p, 2p+1; accumulator i = 4j + 2h + c: row 16 warp + lane/4 + 8h, column
+    // 8j + 2 (lane%4) + c of this warpgroup's 64x256.
+    auto store_tile = [&](int mt, int nt) {
+      const int r0 = warp * 16 + lane / 4;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
+        const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
+        if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
+        named_bar_sync(1 + cw, 128);
+#pragma unroll
+        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+          for (int hh = 0; hh < 2; ++hh) {
+            const int r = r0 + 8 * hh;
+            const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(packed[2 * (8 * q + jj) + hh]));
+          }
+        fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
+        named_bar_sync(1 + cw, 128);
+        if (wt == 0) {
+          tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
+          tma_store_commit();
+        }
+      }
+    };
     auto consume = [&](int tile, int kb, int ke) {
       int mt, nt;
       sch.coords(tile, mt, nt);
@@ -181,6 +211,10 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
         for (int ks = 0; ks < BK / 16; ++ks)  // the first wgmma of a piece overwrites the accumulators
           wgmma_m64n256k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), kt != kb || ks != 0);
         wgmma_commit();
+        if (R8_EPI_OVERLAP && kt == kb && pend_mt >= 0) {  // the last tile's stores, under this k tile's wgmmas
+          store_tile(pend_mt, pend_nt);
+          pend_mt = -1;
+        }
         wgmma_wait<1>();  // the previous k tile's wgmma has retired: release its stage everywhere it was written
         if (kt > kb && lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
       }
@@ -218,30 +252,17 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
           }
         }
       }
-      // Accumulator i = 4j + 2h + c: row 16 warp + lane/4 + 8h, column 8j + 2 (lane%4) + c of this 64x256.
-      const int r0 = warp * 16 + lane / 4;
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
-        const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
-        if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
-        named_bar_sync(1 + cw, 128);
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj)
-#pragma unroll
-          for (int hh = 0; hh < 2; ++hh) {
-            const int r = r0 + 8 * hh, i = 4 * (8 * q + jj) + 2 * hh;
-            const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(pack_elem2(acc[i], acc[i + 1])));
-          }
-        fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
-        named_bar_sync(1 + cw, 128);
-        if (wt == 0) {
-          tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
-          tma_store_commit();
-        }
+      for (int p = 0; p < 64; ++p) packed[p] = pack_elem2(acc[2 * p], acc[2 * p + 1]);
+      if (R8_EPI_OVERLAP) {
+        pend_mt = mt;
+        pend_nt = nt;
+      } else {
+        store_tile(mt, nt);
       }
     };
     sch.for_each_piece(cid, consume);
+    if (pend_mt >= 0) store_tile(pend_mt, pend_nt);
     if (wt == 0) tma_store_wait<0>();
   }
   __syncwarp();
