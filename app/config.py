@@ -14,6 +14,21 @@ MAX_NESTING = 32            # parentheses / brackets nested in one typed layout,
 MAX_ECHO = 400              # characters of an error message (never echo more of the input than this)
 
 
+_OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``( [ { <`` in ``text`` (one linear scan; unbalanced text is the parser's business)."""
+    depth = best = 0
+    for ch in text:
+        if ch in _OPEN:
+            depth += 1
+            best = max(best, depth)
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+    return best
+
+
 def clip(text: object, limit: int = MAX_ECHO) -> str:
     """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
     echoes more than a few hundred characters of what the client sent."""

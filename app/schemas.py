@@ -6,21 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from app.config import MAX_NESTING, MAX_TEXT
-
-_OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
-
-
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``( [ { <`` in ``text`` (one linear scan; unbalanced text is the parser's business)."""
-    depth = best = 0
-    for ch in text:
-        if ch in _OPEN:
-            depth += 1
-            best = max(best, depth)
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-    return best
+from app.config import MAX_NESTING, MAX_TEXT, nesting_depth
 
 
 def check_nesting(text: str) -> str:

@@ -158,3 +158,9 @@ def test_page_errors_are_clipped(client):
     assert r.status_code == 200
     errors = re.findall(r'<p class="msg error" role="alert">(.*?)</p>', r.text, re.S)
     assert errors and all(len(html.unescape(e)) <= MAX_ECHO + 60 for e in errors)
+
+
+@pytest.mark.parametrize("path,param", [("/", "layout"), ("/banks", "layout"), ("/tv", "part")])
+def test_deep_text_on_pages_is_refused_at_parse_time(client, path, param):
+    r = client.get(path, params={param: "(" * 200 + "4" + ")" * 200 + ":1"})
+    assert r.status_code == 200 and f"nesting cap of {MAX_NESTING}" in r.text

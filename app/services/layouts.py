@@ -13,7 +13,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.memo import BoundedCache
-from app.config import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_TEXT
+from app.config import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth
 from app.services import code
 from app.services.grid import GridView, boundary_levels, offset_colours
 from app.services.guard import guard
@@ -33,6 +33,8 @@ def parse_layout(text: str, what: str = "layout") -> Any:
         raise LayoutError(f"{what}: empty input; type a layout such as (4,8):(8,1)")
     if len(text) > MAX_TEXT:
         raise LayoutError(f"{what}: {len(text):,} characters exceeds the cap of {MAX_TEXT:,}")
+    if nesting_depth(text) > MAX_NESTING:
+        raise LayoutError(f"{what}: nested {nesting_depth(text)} deep, over the nesting cap of {MAX_NESTING}")
     try:
         with guard(what):
             layout = A.parse(text)
