@@ -47,6 +47,18 @@ RUNG_SOURCES = {
 #: Ceilings built beside the rungs (rung 0 in the build list): mma.sync from registers alone, wgmma from shared memory.
 PEAKS = {"mma_peak": "mma_peak.cu", "wgmma_peak": "wgmma_peak.cu"}
 DISTS = ("uniform", "normal", "zeros")
+#: What each named build of bench/gemm_device.sh tries (written into the results beside its figures).
+VARIANT_NOTES = {
+    "rung8": "stream-K tail where tiles make >= 8 waves (the committed rung 8)",
+    "r8_dp": "stream-K off: rung 7's schedule",
+    "r8_sk": "stream-K wherever tiles do not fill whole waves",
+    "rung8_fp16": "fp16 in and out (cuBLAS fp16 beside it)",
+    "r8_c4": "4-CTA clusters: B multicast to 4 CTAs",
+    "r8_g8": "raster groups of 8 tile rows (16 in rung 8)",
+    "r8_g32": "raster groups of 32 tile rows",
+    "r8_waitloop": "mbarrier waits as one PTX loop (24 B spilled)",
+    "r8_epi": "epilogue stored under the next piece's first wgmmas",
+}
 SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
 RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
 NCU_RUNGS = (2, 3, 4)
@@ -348,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         report["rungs"].append(res)
         log(table([res]))
     report["nvidia_smi_after"] = nvidia_smi()
+    report["variants"] = {name: VARIANT_NOTES[name] for name, _, _ in jobs if name in VARIANT_NOTES}
     report["throttle"] = throttle_summary(report["rungs"])
     log(report["throttle"]["note"])
     out = Path(args.out) if args.out else ROOT / "bench" / "results" / f"gemm_{dt.date.today().isoformat()}.json"

@@ -285,13 +285,20 @@ def ladder(path: str | Path | None = None) -> dict:
     fields, ``banks_query`` for ``/api/banks``, the bank model's ``prediction``), ``ptxas``, ``ncu`` (rungs 2-4) and
     ``results`` per size on uniform inputs (tflops, cublas_tflops, pct_of_cublas, rel_err, ok, nvml); ``cublas``
     gives, per size, the median cuBLAS TFLOP/s over all rungs' runs (the chart's reference line); ``sizes`` is in
-    file order; ``peaks`` holds the measured mma.sync and wgmma ceilings (TFLOP/s, None when not measured)."""
+    file order; ``peaks`` holds the measured mma.sync and wgmma ceilings (TFLOP/s, None when not measured);
+    ``variants`` lists the file's other builds (label, -D flags, description, % of cuBLAS per size on uniform
+    inputs)."""
     src = _results_file(path)
     data = json.loads(src.read_text())
-    rungs, sizes, cublas = [], [], {}
+    rungs, sizes, cublas, variants = [], [], {}, []
     for entry in data.get("rungs", []):
         if entry.get("defines") or entry.get("label", f"rung{entry.get('rung')}") != f"rung{entry.get('rung')}":
-            continue  # an experimental variant, not a rung of the ladder
+            label = entry.get("label") or "?"  # an experimental variant, not a rung of the ladder
+            variants.append({"label": label, "rung": entry.get("rung"), "defines": entry.get("defines") or [],
+                             "what": (data.get("variants") or {}).get(label), "note": entry.get("note"),
+                             "pct": {f"{r['m']}x{r['n']}x{r['k']}": r.get("pct_of_cublas")
+                                     for r in entry.get("results", []) if r.get("dist", "uniform") == "uniform"}})
+            continue
         info = RUNGS.get(entry.get("rung"))
         if not info:
             continue
@@ -316,7 +323,8 @@ def ladder(path: str | Path | None = None) -> dict:
     return {"source": src.name, "device": smi.get("name"), "driver": smi.get("driver_version"),
             "date": data.get("date"), "command": data.get("command"), "problem": data.get("problem"),
             "sizes": sizes, "cublas": [{"size": s, "tflops": med.get(s)} for s in sizes],
-            "rungs": sorted(rungs, key=lambda r: r["id"]), "peaks": _peaks(data), "throttle": data.get("throttle")}
+            "rungs": sorted(rungs, key=lambda r: r["id"]), "peaks": _peaks(data), "throttle": data.get("throttle"),
+            "variants": variants}
 
 
 def _peaks(data: dict) -> dict:

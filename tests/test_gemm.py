@@ -211,3 +211,38 @@ def test_rung4_experiment_kernels_still_compile(name, tmp_path):
     info = exp.build(name, nvcc, tmp_path)
     assert info["ok"], info.get("error")
     assert info["ptxas"]["registers"] <= 255 and (tmp_path / name).is_file()
+
+
+# ------------------------------------------------------------------------------------------------ lab page
+def test_waterfall_bars_float_from_the_previous_rung():
+    from app.services.bench_charts import PLOT_H
+    from app.services.bench_ladder import waterfall_chart
+
+    c = waterfall_chart("t", "TFLOP/s", [{"label": "a", "value": 100.0}, {"label": "b", "value": 400.0},
+                                         {"label": "c", "value": 350.0}],
+                        [{"label": "cuBLAS", "value": 420.0, "cls": "cublas"},
+                         {"label": "ceiling", "value": 425.0, "cls": "ceiling"}])
+    a, b, d = c["bars"]
+    assert c["top"] >= 425
+    assert (a["delta"], b["delta"], d["delta"]) == (100.0, 300.0, -50.0)
+    assert (a["cls"], b["cls"], d["cls"]) == ("good", "good", "bad")
+    assert b["h"] == round(300 / c["top"] * PLOT_H, 1) and b["y"] == round(PLOT_H - 400 / c["top"] * PLOT_H, 1)
+    assert d["y"] == b["y"] and b["text"] == "+300" and d["text"] == "−50.0"  # a loss hangs from the previous top
+    ys = sorted(ln["ty"] for ln in c["lines"])
+    assert ys[1] - ys[0] >= 12  # close lines keep their labels apart
+
+
+def test_ladder_page_has_the_waterfall_the_ceilings_and_rung4s_limit():
+    from app.services import bench_ladder as L
+
+    view = L.ladder_view()
+    assert view["error"] is None
+    wf = {c["title"].split(" bf16")[0]: c for c in view["waterfalls"]}
+    assert "4096 x 4096 x 4096" in wf
+    labels = {ln["label"] for ln in wf["4096 x 4096 x 4096"]["lines"]}
+    assert {"cuBLAS", "wgmma ceiling", "mma.sync ceiling"} <= labels
+    assert [b["label"].split()[0] for b in wf["4096 x 4096 x 4096"]["bars"]] == [str(i) for i in range(1, 9)]
+    lsu = view["lsu"]
+    rows = {r["name"]: r for r in lsu["rows"]}
+    assert rows["rung4"]["lsu_per_tflops"] > 1.5 * rows["rung5"]["lsu_per_tflops"]  # the pipe register staging fills
+    assert lsu["chart"]["bars"] and view["variants"]

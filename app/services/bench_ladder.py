@@ -123,6 +123,7 @@ def ladder_view(source: str | None = None) -> dict:
         charts.append(bar_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s per rung", "TFLOP/s", bars, ref))
     return {"files": files, "source": chosen, "charts": charts, "rungs": rung_views(lad["rungs"]),
             "waterfalls": ladder_waterfalls(lad), "lsu": lsu_limit(), "peaks": lad.get("peaks"),
+            "variants": lad.get("variants") or [], "variant_sizes": lad["sizes"],
             "throttle": lad.get("throttle"), "command": lad.get("command"),
             "device": lad.get("device"), "driver": lad.get("driver"), "date": lad.get("date"), "error": None}
 
