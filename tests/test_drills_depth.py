@@ -26,7 +26,9 @@ def test_every_seed_topic_has_a_drill() -> None:
                "tiled_product", "right_inverse", "left_inverse", "divide_tile"):
         assert ops[op] >= 5, (op, ops)
     assert {"coalesce_static", "coalesce_dynamic", "max_common_vector"} <= set(variants("vector"))
-    assert {"defined", "shape", "stride", "complement_defined", "complement_overlap"} <= set(variants("defined"))
+    assert {"composition", "complement"} <= set(variants("defined"))
+    verdicts = Counter(generate("defined", s).expected.split(",")[0] for s in range(N))
+    assert {"defined", "shape", "stride", "overlap"} <= set(verdicts), verdicts
     assert {"local_tile", "local_partition"} <= set(variants("partition"))
     assert {"apply", "composed", "inverse"} <= set(variants("swizzle"))
     assert {"identity", "basis"} <= set(variants("arith"))
@@ -102,7 +104,7 @@ def test_sector_wording_matches_the_tile() -> None:
 
 
 def test_ill_posed_compositions_are_their_own_drill() -> None:
-    d = next(generate("defined", s) for s in range(200) if generate("defined", s).variant == "stride")
+    d = next(generate("defined", s) for s in range(200) if generate("defined", s).expected.startswith("stride"))
     a, b = (A.parse(t) for t in d.data["args"])
     printed = A.parse(d.expected.split(", ", 1)[1])
     bad = [i for i in range(A.size(b)) if b(i) < A.size(a) and printed(i) != a(b(i))]

@@ -164,7 +164,7 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
     return Drill("defined", seed,
                  f"A = {a}, M = {m}. Is complement(A, M) defined? If it is, give it; if not, say why.",
                  "overlap, or: defined, <the complement in CuTe notation>", expected, grade, steps,
-                 [COMPLEMENT_RULE, steps[1]["text"]], variant=f"complement_{verdict}").with_data(
+                 [COMPLEMENT_RULE, steps[1]["text"]], variant="complement").with_data(
                      op="complement", args=[str(a), m])
 
 
@@ -214,5 +214,5 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
                  f"A = {a}, B = {b}. Is A o B defined? If not, which condition fails (shape or stride "
                  f"divisibility), and where CuTe compiles it anyway, what does it print?",
                  "defined / shape / stride, then for stride the layout CuTe prints: stride, (2,2):(32,2)", expected,
-                 grade, steps, [RULE, steps[1]["text"]], variant=verdict).with_data(
+                 grade, steps, [RULE, steps[1]["text"]], variant="composition").with_data(
                      op="composition", args=[str(a), str(b)])

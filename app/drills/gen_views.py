@@ -60,7 +60,8 @@ def make_transpose(rng: random.Random, seed: int) -> Drill:
                  f"so that T(j, i) is the same element as A(i, j), without moving data.",
                  f"a layout of shape ({n},{m}) in CuTe notation, e.g. ({n},{m}):(?,?)", str(want),
                  lambda ans: grade_layout(ans, want, 1, lambda w: grid_coords(n, m), "view"),
-                 steps, [rule, steps[1]["text"]], variant=desc,
+                 steps, [rule, steps[1]["text"]], variant=desc.split(" with")[0].replace("row-major", "row")
+                 .replace("column-major", "column") + ("-padded" if "pitch" in desc else ""),
                  grids=[offsets_grid(mat, "A"), offsets_grid(want, "The transposed view T")]).with_data(matrix=str(mat))
     drill.mistake("swapped modes the wrong way: that is A itself, not its transpose (mode 0 of the view must walk "
                   "A's columns)", layout_matches(mat, 1), str(mat))

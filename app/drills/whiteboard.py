@@ -59,7 +59,7 @@ SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
                                ("majorness", lambda d: d.variant == "hier")]),
     ("One element, three coordinates", [("natural_coord", _is("three")), ("natural_coord", _is("idx")),
                                         ("natural_coord", _is("offset"))]),
-    ("A transposed view", [("transpose_view", lambda d: d.variant == "row-major"),
+    ("A transposed view", [("transpose_view", lambda d: d.variant == "row"),
                            ("design_view", lambda d: d.variant == "transpose"), ("explain", _explain("transpose"))]),
     ("A tiled view", [("tiled_view", lambda d: d.variant == "formula"), ("tiled_view", lambda d: d.variant == "layout"),
                       ("tiled_view", lambda d: d.variant == "spot"), ("explain", _explain("tiling"))]),
