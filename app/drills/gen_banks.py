@@ -258,8 +258,8 @@ def _swizzled(rng: random.Random, seed: int) -> Drill:
     r = B.bank_access(layout, 4, access, swizzle=sw)
     lanes = sorted(rng.sample(range(1, 32), 3)) if rng.random() < 0.5 else [0, 1, 2, 3]
     want = [r.banks[t] for t in lanes]
-    rule = (f"{sw}(o) = o XOR (((o >> {s}) & {(1 << b) - 1}) << {m}): the {b} bits of o starting at bit {m + s} are "
-            f"XORed into the {b} bits starting at bit {m}; then bank = swizzled offset mod 32.")
+    rule = (f"{sw}(o) = o XOR (((o >> {m + s}) & {(1 << b) - 1}) << {m}): the {b} bits of o starting at bit {m + s} "
+            f"are XORed into the {b} bits starting at bit {m}; then bank = swizzled offset mod 32.")
     offs = {t: layout((t, col)) for t in lanes}
     rows = [step(f"Row {t}: offset {cols}*{t} + {col} = {offs[t]}; bits {m + s}.. give "
                  f"{(offs[t] >> (m + s)) & ((1 << b) - 1)}; swizzled {sw(offs[t])}; bank {r.banks[t]}.")

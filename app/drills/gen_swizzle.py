@@ -15,8 +15,8 @@ from app.drills.common import grade_list, lstr, pick, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parsing import parse_int_list, parse_nested
 
-RULE = ("Sw<B,M,S>(x) = x XOR ((x >> S) & (2^B - 1) << M): the B bits of x starting at bit M+S are XORed into the B "
-        "bits starting at bit M; the other bits pass through. Applying it twice gives x back.")
+RULE = ("Sw<B,M,S>(x) = x XOR ((x & ((2^B - 1) << (M+S))) >> S): the B bits of x starting at bit M+S are XORed into "
+        "the B bits starting at bit M; the other bits pass through. Applying it twice gives x back.")
 SWIZZLES = [(3, 3, 3), (2, 3, 3), (3, 4, 3), (1, 3, 3), (2, 2, 3), (3, 0, 3), (2, 0, 4), (2, 1, 3), (3, 2, 3)]
 
 
