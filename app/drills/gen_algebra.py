@@ -39,8 +39,9 @@ RULES = {
                 "d1 = s0*d0 (size-1 modes vanish).",
     "composition": "R = A o B means R(i) = A(B(i)); R has B's shape. Mode by mode of B = n:d: skip d elements of A, "
                    "then take n of them.",
-    "complement": "complement(A, M) lists the offsets A does not reach, so that (A, A*) covers 0..M-1 exactly once; "
-                  "sort A's modes by stride and fill each gap.",
+    "complement": "complement(A, M) lays out the offsets A does not reach: (A, A*) hits each offset of "
+                  "0..size(A)*size(A*)-1 exactly once, a range reaching at least M-1; sort A's modes by stride and "
+                  "fill each gap.",
     "logical_divide": "logical_divide(A, B) = A o (B, complement(B, size(A))): mode 0 is one tile (what B selects), "
                       "mode 1 enumerates the tiles; with a tiler, each mode of A is divided by its entry.",
     "zipped_divide": "zipped_divide(A, tiler) divides each mode by its tiler entry and gathers "
