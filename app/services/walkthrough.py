@@ -9,7 +9,7 @@ and that element's index in the thread's fragment (the lowest thread where sever
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +60,8 @@ class Walk:
     atom: str
     thread: int
     num_threads: int
-    levels: list[tuple[str, str, list[GridView]]] = field(default_factory=list)  # (title, text, grids)
+    #: (title, text, grids, arrangement: "" side by side, "mma-atom" B above C and A left of C)
+    levels: list[tuple[str, str, list[GridView], str]] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -131,11 +132,11 @@ def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thre
     a_src, a_dst = TV.tv_view(tc.atom.name, "src", bits), TV.tv_view(tc.atom.name, "dst", bits)
     level1 = [TV.tv_grid(a_src, "walk-atom-src"), TV.tv_grid(a_dst, "walk-atom-dst")]
     walk.levels.append(("1 · the copy atom", f"{tc.atom.name}: one instruction, {a_src.num_threads} thread(s) × "
-                        f"{a_src.num_values} value(s) of {bits} bits ({a_src.ptx})", level1))
+                        f"{a_src.num_values} value(s) of {bits} bits ({a_src.ptx})", level1, ""))
     g2 = TV.tv_grid(tview, "walk-tiled", by_warp=tview.num_threads > 32)
     _outline(g2, {(i, j) for i, row in enumerate(tview.threads) for j, x in enumerate(row) if x == t})
     walk.levels.append(("2 · make_tiled_copy", f"thread layout {thr}, value layout {val}: TV layout "
-                        f"{tview.tv_layout} over a {tview.tile} tile; thread {t} outlined", [g2]))
+                        f"{tview.tv_layout} over a {tview.tile} tile; thread {t} outlined", [g2], ""))
     for side, text, grid_id in (("S", src, "walk-src"), ("D", dst, "walk-dst")):
         what = "source" if side == "S" else "destination"
         lay = parse_layout(text, what)
@@ -218,18 +219,24 @@ def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
     walk = Walk(kind="mma", atom=tm.atom.name, thread=t, num_threads=tm.num_threads)
     lane, nthr_atom = t % tm.atom.num_threads, tm.atom.num_threads
     level1 = []
-    for op in ("A", "B", "C"):
+    for op in ("B", "A", "C"):  # drawn as CuTe's print_latex draws an MMA: B (transposed) above C, A left of C
         v = TV.tv_view(tm.atom.name, op)
+        if op == "B":
+            v = replace(v, rows=v.cols, cols=v.rows, threads=[list(r) for r in zip(*v.threads, strict=True)],
+                        values=[list(r) for r in zip(*v.values, strict=True)], operand="B (K x N, transposed)")
         g = TV.tv_grid(v, f"walk-atom-{op.lower()}")
+        g.css = "tv compact"
+        g.caption = f"{op} · {v.tv_layout}"
         level1.append(_outline(g, {(i, j) for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}))
     walk.levels.append(("1 · the MMA atom: A, B and C", f"{tm.atom.name} ({tm.atom.ptx}): {nthr_atom} threads; "
-                        f"thread {lane} of the atom outlined in A, B and C", level1))
+                        f"thread {lane} of the atom outlined in A, B and C. B is drawn transposed (K x N) above C "
+                        "(M x N), A (M x K) to its left, as CuTe's print_latex draws an MMA", level1, "mma-atom"))
     tv = T.tiled_mma_view(tm.atom.name, layout.strip(), "C")
     g2 = TV.tv_grid(tv, "walk-warps", by_warp=True)
     _outline(g2, {(i, j) for i, row in enumerate(tv.threads) for j, x in enumerate(row) if x == t})
     walk.levels.append(("2 · make_tiled_mma: the warps", f"atom layout {lay}: {tm.num_threads} threads in "
                         f"{-(-tm.num_threads // 32)} warp(s), coloured by warp, over C = {tv.tile}; thread {t} "
-                        "outlined", [g2]))
+                        "outlined", [g2], ""))
     shapes = {"A": (m, k), "B": (n, k), "C": (m, n)}
     for op in ("A", "B", "C"):
         rows, cols = shapes[op]

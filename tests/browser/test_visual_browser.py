@@ -97,6 +97,7 @@ def test_zoom_fit_and_full_screen(page, live_server, screenshot):
 def test_cell_label_and_colour_menus(page, live_server):
     page.goto(f"{live_server.url}/?layout=(4,8):(8,1)")
     tools = '#fig-grid-explorer .gridtools'
+    page.click(f"{tools} .gridview > summary")  # the menu opens over the grid
     page.select_option(f"{tools} select.cell-label", "index")
     assert grid_text(page, "grid-explorer")[1][2] == str(1 + 4 * 2)
     page.select_option(f"{tools} select.cell-label", "coord")
