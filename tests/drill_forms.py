@@ -112,7 +112,8 @@ def accepted(d: Any) -> list[str]:
     if d.kind == "tv_layout" and d.variant in ("copy", "ldmatrix"):
         return out + [" ".join(reversed(re.findall(r"\(\d+,\d+\)", e)))]
     if re.fullmatch(r"[\d, ]+", e):
-        return out + ["[" + e + "]", e.replace(", ", " "), underscored(e)]
+        labelled = ", ".join(f"item {k} = {v}" for k, v in enumerate(e.split(", ")))
+        return out + ["[" + e + "]", e.replace(", ", " "), underscored(e), labelled]
     if re.fullmatch(r"[()\d,]+", e) and d.kind in ("natural_coord", "arith", "swizzle", "tv_layout"):
         flat = " ".join(re.findall(r"\d+", e))
         return out + ([f"({flat.replace(' ', ',')})"] if d.kind in ("natural_coord", "arith") and "((" not in e

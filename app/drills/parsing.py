@@ -160,19 +160,59 @@ def parse_int(text: str) -> int:
 
 
 def parse_int_list(text: str, expected_len: int | None = None) -> list[int]:
-    """Read a flat list of integers in any of ``[0, 4, 8]``, ``0 4 8``, ``0;4;8`` or one per line.
+    """Read a flat list of integers in any of ``[0, 4, 8]``, ``0 4 8``, ``0;4;8`` or one per line, or labelled:
+    ``(0,0) -> 0, (1,0) -> 4``, ``L(1,5) = 19; L(2,0) = 8``, ``bank 5, bank 6`` (the value after the last ``=``,
+    ``->`` or ``:`` of each item, words before it dropped).
 
     Post-condition: when ``expected_len`` is given the list has exactly that length (else AnswerError).
     """
-    value = parse_nested(text)
+    try:
+        value = parse_nested(text)
+    except AnswerError as err:
+        labelled = _labelled_values(text)
+        if labelled is None:
+            raise err from None
+        value = tuple(labelled)
     items = list(value) if isinstance(value, tuple) else [value]
     if len(items) == 1 and isinstance(items[0], tuple):
         items = list(items[0])
     if any(isinstance(v, tuple) for v in items):
-        raise AnswerError("expected a flat list of integers, found nested parentheses")
+        labelled = _labelled_values(text)
+        if labelled is None:
+            raise AnswerError("expected a flat list of integers, found nested parentheses")
+        items = list(labelled)
     if expected_len is not None and len(items) != expected_len:
         raise AnswerError(f"expected {expected_len} numbers, got {len(items)}")
     return [int(v) for v in items]  # type: ignore[arg-type]
+
+
+def _labelled_values(text: str) -> list[int] | None:
+    """The values of a labelled list (see :func:`parse_int_list`), or None when an item has no readable value."""
+    s = clean(text).replace("→", "->")
+    items, depth, cur = [], 0, []
+    for ch in s:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch in ",;\n":
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    items.append("".join(cur))
+    out = []
+    for item in (i.strip() for i in items):
+        if not item:
+            continue
+        cut = max(item.rfind("="), item.rfind("->") + 1 if "->" in item else -1, item.rfind(":"))
+        rhs = item[cut + 1:].strip() if cut >= 0 else item
+        k = 0
+        while k < len(rhs) and (rhs[k].isalpha() or rhs[k] in " _"):
+            k += 1
+        value = _integer(rhs[k:].strip().rstrip("."))
+        if value is None or (cut < 0 and k == 0):
+            return None
+        out.append(value)
+    return out or None
 
 
 def parse_labelled_ints(text: str, labels: Sequence[str], units: Sequence[str] = ()) -> list[int]:
