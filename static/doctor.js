@@ -126,6 +126,11 @@
       out.replaceChildren(el("div", {class: "msg note", id: "measure-why"}, `No GPU to measure on: ${dev.reason || "no NVIDIA GPU"}. `,
         "The measurement runs each access as one warp instruction under Nsight Compute; start ", el("code", {}, "layoutlab worker"),
         " on a host with an NVIDIA GPU, nvcc and ncu, then click again."));
+      const prev = await post("/api/solve/smem/measured", request()).catch(() => ({found: false}));
+      if (prev.found) {
+        out.append(el("p", {id: "measure-committed"}, `Measured earlier for this request on the ${prev.device} (${prev.file}, ${prev.date}):`),
+          measured(prev.result));
+      }
       return;
     }
     let job;

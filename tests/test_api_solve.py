@@ -74,3 +74,14 @@ def test_descriptor_tma_and_linear_routes(client):
     assert r.json()["gluon"]["shape"] == [16, 8]
     assert client.post("/api/solve/linear", json={"layout": "(4,4):(1,3)"}).status_code == 422
     assert client.get("/doctor").status_code == 200
+
+
+def test_committed_measurement_of_a_bench_case(client):
+    r = client.post("/api/solve/smem/measured", json=BODY | {"accesses": [
+        {"name": "cp.async", "kind": "offsets", "offsets": CP_ASYNC, "vector": 8, "op": "store"},
+        {"kind": "ldmatrix", "index": [0, 0], "num": 4}]})
+    out = r.json()
+    assert out["found"] and out["case"] == "fp16_64x64_cpasync_ldmatrix_x4"
+    runs = [a for lay in out["result"]["layouts"] for a in lay["accesses"]]
+    assert runs and all(a["measured"] == a["predicted"] for a in runs)
+    assert not client.post("/api/solve/smem/measured", json=BODY).json()["found"]  # loads, not stores: not measured

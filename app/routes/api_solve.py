@@ -52,6 +52,12 @@ def post_smem(body: SolveIn) -> dict:
     return S.solve_smem(body.element_bytes, body.tile, body.accesses, body.limit)
 
 
+@router.post("/smem/measured")
+def post_smem_measured(body: SolveIn) -> dict:
+    """The committed GPU measurement (bench/results/solve_smem_*.json) of this exact request, if there is one."""
+    return S.committed_measurement(body.element_bytes, body.tile, body.accesses)
+
+
 @router.post("/descriptor")
 def post_descriptor(body: DescriptorIn) -> dict:
     """Decode a 64-bit wgmma descriptor: fields, canonical layout, checks, drawing."""

@@ -5,7 +5,11 @@ Every function turns anything unexpected into a LayoutError (422) through ``guar
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import time
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import algebra as A
@@ -120,3 +124,45 @@ def linear_from_atom(name: str, operand: str, element_bits: int = 16) -> dict:
         ll = LL.from_tv(tv, tile)
         return {"atom": name, "operand": op, "tv_layout": str(tv), "tile": list(tile), "bases": ll.to_json(),
                 "gluon": ll.gluon(), "matrix": ll.matrix(), "cute": LL.to_cute(ll)["cute"]}
+
+
+RESULTS_DIR = Path(__file__).resolve().parent.parent.parent / "bench" / "results"
+
+
+def _strip_names(accesses: Any) -> Any:
+    return [{k: v for k, v in a.items() if k != "name"} if isinstance(a, dict) else a for a in accesses or []]
+
+
+def committed_measurement(element_bytes: Any, tile: Any, accesses: Any) -> dict[str, Any]:
+    """The newest committed GPU measurement (bench/results/solve_smem_*.json, ``bench/solve_smem.py``) of this exact
+    request (access names aside): ``{"found", "file", "date", "device", "result"}``; ``found`` false otherwise."""
+    best = None
+    for f in RESULTS_DIR.glob("solve_smem_*.json"):
+        try:
+            doc = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if doc.get("benchmark") == "solve_smem" and (best is None or str(doc.get("date")) > str(best[1].get("date"))):
+            best = (f.name, doc)
+    if best is None:
+        return {"found": False}
+    want = (element_bytes, str(tile).strip(), _strip_names(accesses))
+    for name, spec in _bench_cases().items():
+        if (spec["element_bytes"], spec["tile"], _strip_names(spec["accesses"])) == want:
+            result = best[1]["cases"].get(name)
+            if result and "layouts" in result:
+                return {"found": True, "file": best[0], "date": best[1].get("date"), "case": name,
+                        "device": (best[1].get("device") or {}).get("name"), "result": result}
+    return {"found": False}
+
+
+@lru_cache(maxsize=1)
+def _bench_cases() -> dict[str, dict]:
+    """The cases of bench/solve_smem.py (the script that wrote the committed measurements)."""
+    path = RESULTS_DIR.parent / "solve_smem.py"
+    spec = importlib.util.spec_from_file_location("layoutlab_bench_solve_smem", path)
+    if spec is None or spec.loader is None:
+        return {}
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.CASES)

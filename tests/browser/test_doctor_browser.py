@@ -62,6 +62,11 @@ def test_measure_button_explains_without_a_gpu(page, live_server):
     page.click("#measure")
     page.wait_for_selector("#measure-why")
     assert page.inner_text("#measure-why").startswith("No GPU to measure on")
+    # the preset was measured on the H200 (bench/results/solve_smem_*.json): ncu beside the model, every row equal
+    page.wait_for_selector("#measure-table")
+    assert "H200" in page.inner_text("#measure-committed")
+    cells = page.eval_on_selector_all("#measure-table tr td:last-child", "els => els.map(e => e.textContent)")
+    assert cells and set(cells) == {"equal"}
 
 
 def test_descriptor_tma_and_linear_layouts(page, live_server, screenshot):
