@@ -1,4 +1,6 @@
-// LayoutLab page behaviour: hover cards, linked highlighting, SVG export, copy buttons, thread isolation.
+// LayoutLab page behaviour: hover cards, linked highlighting, keyboard cursor, copy buttons, thread isolation, and
+// big grids' tiles (cold tiles warmed near the viewport, deferred tiles built from JSON). static/grid-tools.js adds
+// the per-grid tools (SVG export, zoom / fit / full screen, cell menus) and the form helpers.
 // Everything is delegated from `document`, so grids swapped in by htmx work without re-binding.
 (function () {
   "use strict";
@@ -248,81 +250,6 @@
     setTimeout(() => { btn.textContent = old; }, 1200);
   });
 
-  const OUTLINES = ["acc", "bad"];
-  // a file name from a caption: the layout part (before " · "), without characters file systems refuse
-  const fileName = (name) => name.split(" · ")[0].replace(/ o /g, "_o_").replace(/</g, "[").replace(/>/g, "]")
-    .replace(/[:"/\\|?*\s]+/g, "_").slice(0, 120) || "grid";
-  window.layoutlabFileName = fileName;
-
-  // ---- SVG export --------------------------------------------------------------------------------------------
-  // One <rect> + <text> per cell, the boundary lines of nested modes, the row / column labels. Fills are read from
-  // the page's own CSS once per distinct cell class (computed style works in tiles that are not laid out).
-  function gridToSvg(grid) {
-    const W = 44, H = 22, pad = 28;
-    const nrows = Number(grid.dataset.rows), ncols = Number(grid.dataset.cols);
-    const colLabels = Array.from(grid.querySelectorAll(".gh > .gt > span"));
-    const rowLabels = Array.from(grid.querySelectorAll(".gl > span"));
-    const fills = new Map();
-    const fillOf = (c) => {
-      const key = c.className.replace(/\b(l[123]|hl|src|dim)\b/g, "").trim();
-      if (!fills.has(key)) fills.set(key, getComputedStyle(c).backgroundColor);
-      return fills.get(key);
-    };
-    const out = [];
-    const width = pad + ncols * W + 2, height = pad + nrows * H + 2 + 40;
-    out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="monospace" font-size="11">`);
-    out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
-    colLabels.forEach((c, j) => out.push(`<text x="${pad + j * W + W / 2}" y="${pad - 8}" text-anchor="middle" fill="#666">${esc(c.textContent)}</text>`));
-    rowLabels.forEach((c, i) => out.push(`<text x="${pad - 6}" y="${pad + i * H + H / 2 + 4}" text-anchor="end" fill="#666">${esc(c.textContent)}</text>`));
-    cellsWhere(grid, (c, i, j) => {
-      const x = pad + j * W, y = pad + i * H;
-      const dim = c.classList.contains("dim") ? ' fill-opacity="0.18"' : "";
-      out.push(`<rect x="${x}" y="${y}" width="${W}" height="${H}" fill="${fillOf(c)}"${dim} stroke="#999" stroke-width="0.5"/>`);
-      out.push(`<text x="${x + W / 2}" y="${y + H / 2 + 4}" text-anchor="middle">${esc(c.textContent)}</text>`);
-      const lv = /\bl([123])\b/.exec(c.className);
-      if (lv) out.push(`<line x1="${x}" y1="${y}" x2="${x}" y2="${y + H}" stroke="#222" stroke-width="${lv[1]}"/>`);
-      return false;
-    });
-    rowLabels.forEach((c, i) => {
-      const tv = /\bt([123])\b/.exec(c.className);
-      const y = pad + i * H;
-      if (tv) out.push(`<line x1="${pad}" y1="${y}" x2="${pad + ncols * W}" y2="${y}" stroke="#222" stroke-width="${tv[1]}"/>`);
-    });
-    // outlines drawn last, over the cells and lines: the accessed cells (banks: "cells this warp reads")
-    let marked = 0;
-    cellsWhere(grid, (c, i, j) => {
-      const kind = OUTLINES.find((k) => c.classList.contains(k));
-      if (kind) {
-        marked += 1;
-        out.push(`<rect x="${pad + j * W + 1.5}" y="${pad + i * H + 1.5}" width="${W - 3}" height="${H - 3}" fill="none" stroke="${kind === "bad" ? "#c53030" : "#111"}" stroke-width="2.5" class="${kind}"/>`);
-      }
-      return false;
-    });
-    const fig = grid.closest("figure");
-    const cap = fig && fig.querySelector(".grid-caption");
-    const lines = [cap ? cap.textContent : ""];
-    const meta = metaFor(grid);
-    if (marked) lines.push((meta && meta.outline) || `outlined: ${marked} marked cells`);
-    lines.filter(Boolean).forEach((t, k) => out.push(`<text x="${pad}" y="${pad + nrows * H + 18 + 16 * k}" fill="#333" class="caption">${esc(t)}</text>`));
-    out.push("</svg>");
-    return out.join("\n");
-  }
-
-  document.addEventListener("click", (ev) => {
-    const btn = ev.target.closest && ev.target.closest(".svg-export");
-    if (!btn) return;
-    const grid = document.getElementById(btn.dataset.grid);
-    if (!grid) return;
-    fillAll(grid);
-    const blob = new Blob([gridToSvg(grid)], { type: "image/svg+xml" });
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `${fileName(btn.dataset.name || btn.dataset.grid)}.svg`;
-    document.body.appendChild(a);
-    a.click();
-    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
-  });
-  window.layoutlabSvg = (id) => { const g = document.getElementById(id); fillAll(g); return gridToSvg(g); };
 
   // ---- TV atlas: isolate one thread's cells ------------------------------------------------------------
   document.addEventListener("click", (ev) => {
@@ -347,155 +274,6 @@
       return false;
     });
   }
-
-  // ---- grid tools: zoom, fit, full screen; what a cell shows and how it is coloured ---------------------------
-  const ZOOMS = [0.1, 0.15, 0.2, 0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
-  function setZoom(grid, z) {
-    grid.dataset.z = String(z);
-    grid.style.zoom = z === 1 ? "" : String(z);
-  }
-  // the zoom at which the whole grid fits its box (the screen in full screen)
-  function fitZoom(grid) {
-    const fig = grid.closest("figure");
-    const wrap = grid.closest(".gridwrap");
-    const old = grid.style.zoom;
-    grid.style.zoom = "";
-    const w = grid.scrollWidth, h = grid.scrollHeight;
-    grid.style.zoom = old;
-    let availW, availH;
-    if (fig.classList.contains("full")) {
-      availW = window.innerWidth - 24;
-      availH = window.innerHeight - fig.querySelector("figcaption").offsetHeight - 24;
-    } else {
-      const box = (fig.closest(".with-card") || fig.parentElement).getBoundingClientRect();
-      const card = fig.closest(".with-card") && fig.closest(".with-card").querySelector(".hover");
-      availW = Math.min(window.innerWidth, box.right) - wrap.getBoundingClientRect().left - (card ? card.offsetWidth + 16 : 0) - 4;
-      availH = window.innerHeight * 0.78 - 4;
-    }
-    return Math.max(ZOOMS[0], Math.min(1, availW / w, availH / h));
-  }
-  function zoom(grid, how) {
-    const z = Number(grid.dataset.z || 1);
-    if (how === "in") setZoom(grid, ZOOMS.find((v) => v > z + 1e-6) || ZOOMS[ZOOMS.length - 1]);
-    else if (how === "out") setZoom(grid, [...ZOOMS].reverse().find((v) => v < z - 1e-6) || ZOOMS[0]);
-    else if (how === "fit") setZoom(grid, fitZoom(grid));
-    else setZoom(grid, 1);
-  }
-  function setFull(fig, on) {
-    fig.classList.toggle("full", on);
-    const btn = fig.querySelector("button.fullscreen");
-    if (btn) { btn.setAttribute("aria-pressed", on ? "true" : "false"); btn.textContent = on ? "Leave full screen" : "Full screen"; }
-    const grid = fig.querySelector(".grid");
-    if (on) zoom(grid, "fit");
-    else setZoom(grid, 1);
-  }
-  document.addEventListener("click", (ev) => {
-    const btn = ev.target.closest && ev.target.closest(".gridtools button.zoom, .gridtools button.fullscreen");
-    if (!btn) return;
-    const grid = document.getElementById(btn.closest(".gridtools").dataset.grid);
-    if (!grid) return;
-    if (btn.classList.contains("zoom")) { zoom(grid, btn.dataset.zoom); return; }
-    const fig = grid.closest("figure");
-    const on = !fig.classList.contains("full");
-    if (on && fig.requestFullscreen) fig.requestFullscreen().catch(() => {});
-    if (!on && document.fullscreenElement === fig) document.exitFullscreen().catch(() => {});
-    setFull(fig, on);
-  });
-  document.addEventListener("fullscreenchange", () => {  // Esc leaves the browser's full screen: follow it
-    for (const fig of document.querySelectorAll("figure.gridfig.full")) if (document.fullscreenElement !== fig) setFull(fig, false);
-  });
-  document.addEventListener("keydown", (ev) => {
-    if (ev.key !== "Escape") return;
-    for (const fig of document.querySelectorAll("figure.gridfig.full")) setFull(fig, false);
-  });
-
-  // what a cell shows (value / index / coordinate) and its colour; the server's label and colour are kept per cell
-  const original = new WeakMap();
-  const PCLASS = /\b(p\d+|x|n0)\b/;
-  function viewOf(grid, i, j) {
-    const meta = metaFor(grid) || {};
-    const rows = Number(grid.dataset.rows);
-    const idx = meta.rank <= 1 && rows === 1 ? j : i + rows * j;
-    const t = meta.threads ? meta.threads[i][j] : -1;
-    const v = meta.values ? meta.values[i][j] : -1;
-    const coord = meta.colCrd ? `(${(meta.rank > 1 ? [meta.rowCrd[i]] : []).concat(meta.colCrd[j]).join(",")})` : `(${i},${j})`;
-    return {
-      label: { index: idx, coord: meta.colCrd || meta.threads ? coord : `(${i},${j})`, thread: t >= 0 ? `T${t}` : "",
-        vindex: v >= 0 ? `V${v}` : "" },
-      colour: { row: i % 32, col: j % 32, lane: t >= 0 ? t % 32 : -1, warp: t >= 0 ? (t >> 5) % 32 : -1,
-        vindex: v >= 0 ? v % 32 : -1, none: -2 },
-    };
-  }
-  function restyle(grid, cells) {
-    const lab = grid.dataset.label || "value", col = grid.dataset.colour || "value";
-    const each = (c, i, j) => {
-      if (!original.has(c)) original.set(c, [c.textContent, (PCLASS.exec(c.className) || [""])[0]]);
-      const [text, cls] = original.get(c);
-      const v = lab === "value" && col === "value" ? null : viewOf(grid, i, j);
-      c.textContent = lab === "value" ? text : v.label[lab];
-      const k = col === "value" ? cls : v.colour[col] >= 0 ? `p${v.colour[col]}` : v.colour[col] === -2 ? "n0" : "x";
-      const now = (PCLASS.exec(c.className) || [""])[0];
-      if (now !== k) {
-        if (now) c.classList.remove(now);
-        if (k) c.classList.add(k);
-      }
-      return false;
-    };
-    if (cells) cells.forEach(([c, i, j]) => each(c, i, j));
-    else cellsWhere(grid, each);
-  }
-  document.addEventListener("change", (ev) => {
-    const sel = ev.target.closest && ev.target.closest(".gridtools select");
-    if (!sel) return;
-    const grid = document.getElementById(sel.closest(".gridtools").dataset.grid);
-    if (!grid) return;
-    grid.dataset[sel.classList.contains("cell-label") ? "label" : "colour"] = sel.value;
-    restyle(grid);
-  });
-
-  // ---- a search box filtering a long <select> (data-filter-for = the select's id): every word must occur in the
-  // option's name (case-insensitive; "16x8x16 f16" finds SM80_16x8x16_F32F16F16F32_TN); the first match is chosen
-  // and the select's form updates as if picked by hand. Captured here so the box's own typing submits nothing.
-  document.addEventListener("input", (ev) => {
-    const box = ev.target;
-    if (!box.dataset || box.dataset.filterFor === undefined) return;
-    ev.stopPropagation();
-    const sel = document.getElementById(box.dataset.filterFor);
-    if (!sel) return;
-    const words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
-    let first = null, count = 0;
-    for (const opt of sel.options) {
-      const name = opt.textContent.toLowerCase();
-      const hit = words.every((w) => name.includes(w));
-      opt.hidden = !hit;
-      opt.disabled = !hit;
-      if (hit) { count += 1; if (!first) first = opt; }
-    }
-    for (const group of sel.querySelectorAll("optgroup")) group.hidden = !group.querySelector("option:not([hidden])");
-    box.setAttribute("aria-label", `${count} atoms match`);
-    box.title = `${count} match${count === 1 ? "" : "es"}`;
-    const current = sel.options[sel.selectedIndex];
-    if (first && (!current || current.hidden)) {
-      sel.value = first.value || first.textContent;
-      sel.dispatchEvent(new Event("input", { bubbles: true }));
-      sel.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-  }, true);
-
-  // ---- the banks lab's "Per thread" menu offers only legal widths (1 to 16 bytes) for the chosen element size
-  document.addEventListener("input", (ev) => {
-    const eb = ev.target;
-    if (!eb.id) return;
-    for (const sel of document.querySelectorAll(`select[data-widths-for="${eb.id}"]`)) {
-      const e = Number(eb.value);
-      const keep = Number(sel.value);
-      sel.replaceChildren(...[1, 2, 4, 8, 16].filter((v) => v * e <= 16).map((v) => {
-        const o = new Option(`${v} element${v > 1 ? "s" : ""} (${v * e * 8}-bit)`, String(v));
-        o.selected = v === Math.min(keep, 16 / e);
-        return o;
-      }));
-    }
-  });
 
   // ---- cold tiles -------------------------------------------------------------------------------------------
   // A grid arrives with only its top-left tiles laid out; the others (.gt.cold, content-visibility:hidden) are
@@ -547,15 +325,13 @@
     }
     tile.innerHTML = out.join("");
     if (grid.dataset.dim !== undefined) dimThread(grid, grid.dataset.dim);
-    if (grid.dataset.label || grid.dataset.colour) {
-      const cells = [];
-      for (const row of tile.children) for (let k = 0; k < row.children.length; k++) cells.push([row.children[k], Number(row.dataset.i), j0 + k]);
-      restyle(grid, cells);
-    }
+    tile.dispatchEvent(new CustomEvent("layoutlab:filled", { bubbles: true }));  // grid-tools.js restyles it
   }
   // every tile of a grid filled (SVG export, thread isolation, find-in-page)
   const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0]")) fill(t); };
   window.layoutlabFillAll = fillAll;
+  // for static/grid-tools.js (SVG export, zoom, cell menus)
+  window.LayoutLab = { metaFor, cellsWhere, esc, fillAll };
 
   function watch(root) {
     for (const tile of root.querySelectorAll(".gt.cold")) {
