@@ -112,8 +112,10 @@ def accepted(d: Any) -> list[str]:
     if d.kind == "tv_layout" and d.variant in ("copy", "ldmatrix"):
         return out + [" ".join(reversed(re.findall(r"\(\d+,\d+\)", e)))]
     if re.fullmatch(r"[\d, ]+", e):
-        labelled = ", ".join(f"item {k} = {v}" for k, v in enumerate(e.split(", ")))
-        return out + ["[" + e + "]", e.replace(", ", " "), underscored(e), labelled]
+        out += ["[" + e + "]", e.replace(", ", " "), underscored(e)]
+        if "," in e and d.kind not in ("layout_stats", "vector"):
+            out.append(", ".join(f"item {k} = {v}" for k, v in enumerate(e.split(", "))))
+        return out
     if re.fullmatch(r"[()\d,]+", e) and d.kind in ("natural_coord", "arith", "swizzle", "tv_layout"):
         flat = " ".join(re.findall(r"\d+", e))
         return out + ([f"({flat.replace(' ', ',')})"] if d.kind in ("natural_coord", "arith") and "((" not in e
