@@ -73,6 +73,48 @@ def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
     return out
 
 
+def healthz_under_load(server: Server, heavy: int = 8, salt: int = 0) -> dict[str, Any]:
+    """``heavy`` distinct worst-case requests at once (banks pages with the comparison, big sector reports) while
+    /healthz is polled every 20 ms: its slowest answer shows whether the heavy ones starve everything else."""
+    import threading
+
+    paths = [f"/banks?layout=(256,256):(1,{(1 << 25) + 64 * salt + k})&access=column:{k}&element_bytes=4"
+             for k in range(heavy // 2)]
+    bodies = [{"tv": f"(1024,1024):({1024 + 64 * salt + k},1)", "element_bytes": 4} for k in range(heavy - len(paths))]
+    done = threading.Event()
+    lat: list[float] = []
+
+    def poll() -> None:
+        with httpx.Client(base_url=server.url, timeout=60) as c:
+            while not done.is_set():
+                t0 = time.perf_counter()
+                c.get("/healthz")
+                lat.append(time.perf_counter() - t0)
+                time.sleep(0.02)
+
+    def hit(k: int) -> None:
+        with httpx.Client(base_url=server.url, timeout=120) as c:
+            if k < len(paths):
+                c.get(paths[k])
+            else:
+                c.post("/api/sectors", json=bodies[k - len(paths)])
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    t0 = time.perf_counter()
+    workers = [threading.Thread(target=hit, args=(k,)) for k in range(heavy)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    wall = time.perf_counter() - t0
+    done.set()
+    poller.join()
+    lat.sort()
+    return {"heavy_requests": heavy, "all_done_s": round(wall, 2), "healthz_polls": len(lat),
+            "healthz_p50_ms": round(1000 * lat[len(lat) // 2], 1), "healthz_max_ms": round(1000 * lat[-1], 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
@@ -100,6 +142,7 @@ def main() -> None:
                                  "status": r.status_code, "wall_ms": round(wall * 1000, 1),
                                  "server_cpu_ms": round(cpu * 1000, 1), "bytes": len(r.content), "detail": detail})
             rss = server.rss_mb()
+        starve = healthz_under_load(server)
     finally:
         server.stop()
     print(f"{'route':52} {'run':>3} {'status':>6} {'wall ms':>9} {'cpu ms':>8} {'bytes':>10}")
@@ -108,11 +151,13 @@ def main() -> None:
               f"{r['bytes']:>10}")
     worst = max(rows, key=lambda r: r["server_cpu_ms"])
     print(f"worst: {worst['route']} ({worst['server_cpu_ms']} ms server CPU); server RSS at the end {rss:.0f} MB")
+    print(f"{starve['heavy_requests']} heavy requests at once: all done in {starve['all_done_s']} s; /healthz p50 "
+          f"{starve['healthz_p50_ms']} ms, slowest {starve['healthz_max_ms']} ms")
     path = write_result("worst_routes", {
         "command": "python bench/worst_routes.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": machine(), "server": " ".join(server.args[1:]), "target_cpu_ms": 1000,
         "worst_cpu_ms": worst["server_cpu_ms"], "worst_route": worst["route"], "rss_mb_end": round(rss, 1),
-        "rows": rows})
+        "healthz_under_load": starve, "rows": rows})
     print(f"wrote {path}")
 
 
