@@ -40,6 +40,8 @@
     return out;
   }
 
+  // a cell's own label (the server's), also while the cell menu shows its index or coordinate (data-v)
+  const labelOf = (c) => (c.dataset.v !== undefined ? c.dataset.v : c.textContent);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
   // ---- hover card: coordinates and each mode's contribution -------------------------------------------
@@ -47,7 +49,7 @@
     const rows = meta.rows;
     const idx = meta.rank <= 1 ? j : i + rows * j;
     const lines = [];
-    lines.push(`<b>L(${idx}) = ${esc(cell.textContent)}</b>`);
+    lines.push(`<b>L(${idx}) = ${esc(labelOf(cell))}</b>`);
     lines.push(`1-D coordinate  ${idx}`);
     if (meta.rank > 1) lines.push(`flat coordinate (${i}, ${j})`);
     const parts = [];
@@ -96,7 +98,7 @@
   function describeTV(meta, i, j, cell) {
     const t = meta.threads[i][j], v = meta.values ? meta.values[i][j] : -1;
     if (t < 0) return `cell (${i}, ${j}): held by no thread`;
-    return [`<b>${esc(cell.textContent)}</b>`, `thread ${t} · warp ${t >> 5}, lane ${t % 32}`,
+    return [`<b>${esc(labelOf(cell))}</b>`, `thread ${t} · warp ${t >> 5}, lane ${t % 32}`,
       v >= 0 ? `value ${v} of its fragment` : "", `cell (row ${i}, column ${j})`].filter(Boolean).join("<br>");
   }
 
@@ -130,7 +132,7 @@
   function link(meta, cell, i, j) {
     if (!meta.links) return;
     const idx = meta.rank <= 1 ? j : i + meta.rows * j;
-    const value = Number(cell.textContent);
+    const value = Number(labelOf(cell));
     for (const l of meta.links) {
       const other = document.getElementById(l.to);
       if (!other) continue;
@@ -139,7 +141,7 @@
       const oidx = (c, a, b) => (om && om.rank <= 1 ? b : a + orows * b);
       let hits = [];
       // "offset": the cells of the other grid holding this offset (plus l.add: local_tile's first element)
-      if (l.by === "offset") hits = cellsWhere(other, (c) => Number(c.textContent) === value + (l.add || 0));
+      if (l.by === "offset") hits = cellsWhere(other, (c) => Number(labelOf(c)) === value + (l.add || 0));
       else if (l.by === "index") hits = cellsWhere(other, (c, a, b) => oidx(c, a, b) === value);
       else if (l.by === "same") hits = cellsWhere(other, (c, a, b) => oidx(c, a, b) === idx);
       else if (l.by === "via") {
@@ -149,7 +151,7 @@
         const vrows = via ? Number(via.dataset.rows) : 0;
         const vcell = via && cellsWhere(via, (c, a, b) => (vm && vm.rank <= 1 ? b : a + vrows * b) === idx)[0];
         if (vcell) {
-          const v = Number(vcell.textContent);
+          const v = Number(labelOf(vcell));
           hits = cellsWhere(other, (c, a, b) => oidx(c, a, b) === v);
         }
       }
@@ -331,7 +333,7 @@
   const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0]")) fill(t); };
   window.layoutlabFillAll = fillAll;
   // for static/grid-tools.js (SVG export, zoom, cell menus)
-  window.LayoutLab = { metaFor, cellsWhere, esc, fillAll };
+  window.LayoutLab = { metaFor, cellsWhere, esc, fillAll, labelOf };
 
   function watch(root) {
     for (const tile of root.querySelectorAll(".gt.cold")) {

@@ -166,6 +166,8 @@
       const [text, cls] = original.get(c);
       const v = lab === "value" && col === "value" ? null : viewOf(grid, i, j);
       c.textContent = lab === "value" ? text : v.label[lab];
+      if (lab === "value") delete c.dataset.v;
+      else c.dataset.v = text;  // app.js's links and hover cards read the cell's own label
       const k = col === "value" ? cls : v.colour[col] >= 0 ? `p${v.colour[col]}` : v.colour[col] === -2 ? "n0" : "x";
       const now = (PCLASS.exec(c.className) || [""])[0];
       if (now !== k) {

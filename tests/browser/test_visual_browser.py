@@ -165,3 +165,15 @@ def test_per_thread_menu_follows_the_element_size(page, live_server):
     assert page.eval_on_selector("#vec", "s => s.value") == "1"  # 8 was dropped at 16 bytes; the last legal kept
     wait_js(page, "document.querySelector('#verdict [data-k=ways]') !== null")
     assert page.locator("#banks-error [role=alert]").count() == 0
+
+
+def test_links_survive_the_cell_menus(page, live_server):
+    page.goto(f"{live_server.url}/algebra?op=composition&a=(6,2):(8,2)&b=(4,3):(3,1)")
+    for gid in ("grid-b", "grid-r"):  # show indices in B and the result: links still follow the values
+        page.click(f"#fig-{gid} .gridview > summary")
+        page.select_option(f"#fig-{gid} select.cell-label", "coord")
+    page.hover(cell("grid-r", 1, 1))
+    lit = page.locator("#grid-a .src").all_text_contents()
+    # R(1,1) = A(B(1,1)); B(1,1) = 4 (shown as its coordinate), A's cell at 1-D index 4 holds A(4) = 32
+    assert lit == ["32"] and page.text_content("#op-result") == "((2,2),3):((24,2),8)"
+    assert page.text_content(cell("grid-r", 1, 1)) == "((1,0),1)"  # the natural coordinate
