@@ -202,3 +202,14 @@ def test_partition_api(client):
     assert bad.status_code == 422 and "out of range" in bad.json()["detail"]
     bad = client.post("/api/partition", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "src": "(8,8):(8,1)"})
     assert bad.status_code == 422
+
+
+def test_blocked_and_raked_products_by_copy(client, read_grid):
+    """The "by copy of A" panel: blocked keeps each copy of A together, raked interleaves the copies."""
+    def copies(op: str) -> list[list[str]]:
+        html = client.get("/algebra", params={"op": op, "a": "(2,2):(1,2)", "b": "(2,3):(1,2)"}).text
+        cells = read_grid(html, "grid-tiles").cells
+        return [[cells[i, j][0] for j in range(6)] for i in range(4)]
+
+    assert copies("blocked_product")[:2] == [["0", "0", "2", "2", "4", "4"]] * 2
+    assert copies("raked_product")[0] == ["0", "2", "4", "0", "2", "4"]
