@@ -23,7 +23,7 @@ def kind_list() -> list[dict[str, str]]:
     return [{"kind": k.kind, "title": k.title, "skill": k.skill} for k in kinds()]
 
 
-def _for_skill(skill: str) -> Drill:
+def drill_for_skill(skill: str) -> Drill:
     """A fresh drill of the sub-skill ``kind:variant`` (of the kind, when no seed in SKILL_SEARCH gives it)."""
     kind = skill.split(":")[0]
     rng = random.SystemRandom()
@@ -43,7 +43,7 @@ def next_drill(learner: str | None, kind: str | None = None, seed: int | None = 
     Post-condition: when a learner is given, the drill is marked served to them (for time taken).
     """
     if not kind and seed is None:
-        drill = _for_skill(progress.next_skill(learner) if learner else kinds()[0].kind)
+        drill = drill_for_skill(progress.next_skill(learner) if learner else kinds()[0].kind)
     else:
         kind = kind or (progress.next_kind(learner) if learner else kinds()[0].kind)
         seed = random_seed() if seed is None else seed

@@ -79,8 +79,11 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
         ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
         return _render(request, "drills.html", ctx, learner, status=404)
     if kind is None or seed is None:
-        kind = kind or progress.next_kind(learner[0])
-        resp = RedirectResponse(f"/drills?kind={kind}&seed={random_seed()}", status_code=303)
+        if kind is None:  # the sub-skill spaced repetition asks for
+            due = service.drill_for_skill(progress.next_skill(learner[0]))
+            kind, seed = due.kind, due.seed
+        resp = RedirectResponse(f"/drills?kind={kind}&seed={random_seed() if seed is None else seed}",
+                                status_code=303)
         if learner[1]:
             set_learner_cookie(resp, learner[0])
         return resp
