@@ -202,6 +202,30 @@ def parse_ncu_csv(text: str) -> dict:
     return out
 
 
+NCU_KEYS = ("SM Frequency", "Elapsed Cycles", "Duration", "DRAM Throughput", "L2 Cache Throughput",
+            "L1/TEX Cache Throughput", "SM Active Cycles", "Compute (SM) Throughput", "Issue Slots Busy", "L2 Hit Rate",
+            "Memory Throughput", "Warp Cycles Per Issued Instruction")
+
+
+def ncu_sections_summary(text: str) -> dict:
+    """Per kernel in an ``ncu --section ...`` text report: the NCU_KEYS figures ("name (unit)": value) and the
+    tensor pipe's share of elapsed cycles where ncu names it the busiest pipe. Keys: "rung8" or cuBLAS's kernel name."""
+    out = {}
+    for block in re.split(r"\n(?=  \S.*\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\))", text)[1:]:
+        head = block.splitlines()[0].strip()
+        name = "rung8" if "gemm_rung8" in head else head.split(" ")[0]
+        m = {}
+        for k in NCU_KEYS:
+            hit = re.search(r"^\s+" + re.escape(k) + r"\s+(\S+)\s+([\d,.]+)\s*$", block, re.M)
+            if hit:
+                m[f"{k} ({hit.group(1)})"] = float(hit.group(2).replace(",", ""))
+        tensor = re.search(r"Tensor is the highest-utilized pipeline \(([\d.]+)%\)", block)
+        if tensor:
+            m["tensor pipe, % of elapsed cycles"] = float(tensor.group(1))
+        out[name] = {"kernel": head[:160], "metrics": m}
+    return out
+
+
 def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int,
                dists: tuple[str, ...] = ("uniform",)) -> dict:
     cmd = [str(binary), "--sizes", ",".join(sizes), "--iters", str(iters), "--timeout", str(timeout),
@@ -301,7 +325,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-peak", action="store_true", help="skip the mma.sync and wgmma ceilings")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per binary")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/gemm_<date>.json)")
+    ap.add_argument("--ncu-summary", metavar="DIR", help="summarise DIR/ncu_<size>.txt (bench/gemm_device.sh) to --out")
     args = ap.parse_args(argv)
+    if args.ncu_summary:
+        kernels = {f"{name} {f.stem[4:]}": v for f in sorted(Path(args.ncu_summary).glob("ncu_*.txt"))
+                   for name, v in ncu_sections_summary(f.read_text(errors="replace")).items()}
+        Path(args.out).write_text(json.dumps({"kernels": kernels}, indent=1))
+        print("\n".join(f"{k}: {v['metrics']}" for k, v in kernels.items()))
+        return 0
 
     rungs = [int(r) for r in args.rungs.split(",") if r]
     jobs = [(f"rung{r}", r, []) for r in rungs] + [parse_variant(v) for v in args.variant]
