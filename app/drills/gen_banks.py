@@ -164,7 +164,10 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                      lambda ans: _list(ans, want, labels),
                      [step(RULE), first] + [step(f"Row {t}: offset {layout((t, col))}, bank {r.banks[t]}.")
                                             for t in lanes] + [verdict],
-                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col, lanes=lanes)
+                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col, lanes=lanes).mistake(
+            "the offsets (or word addresses) instead of the banks: bank = offset mod 32",
+            lambda ans: parse_int_list(ans, 4) == [layout((t, col)) for t in lanes],
+            ", ".join(str(layout((t, col))) for t in lanes))
     if variant == "distinct":
         n = len(set(r.banks))
         return Drill("banks", seed, desc + " How many distinct banks do the 32 lanes hit?",
@@ -177,7 +180,9 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
         return Drill("banks", seed, desc + " How many-way is the bank conflict (1 means conflict-free)?",
                      "one integer (the N of N-way)", str(r.ways),
                      lambda ans: _int(ans, r.ways, "ways"), [step(RULE), first, *rows4, verdict],
-                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
+                     [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col).mistake(
+            "the number of distinct banks instead of the N of N-way (the most words that share one bank)",
+            lambda ans: parse_int(ans) == len(set(r.banks)), str(len(set(r.banks))))
     if variant == "formula":
         want = r.banks
         expected = f"({pitch}*r + {col}) mod 32"

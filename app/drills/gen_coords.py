@@ -25,7 +25,7 @@ from app.drills.common import (
 )
 from app.drills.core import Drill, Grade, Grid, register
 from app.drills.formula import Formula
-from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_nested
+from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_nested, parse_table
 
 RULE = ("A layout is a function: split the coordinate to the natural coordinate of the shape, then take the inner "
         "product with the stride, mode by mode.")
@@ -82,6 +82,8 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
     if rng.random() < 0.4:
         want = table(layout)
         grid = offsets_grid(layout, "The offset table")
+        # the table a learner gets by numbering the cells row by row through the 1-D coordinate (row-major split)
+        swapped = [[layout(i * n + j) for j in range(n)] for i in range(m)]
         steps = [step(RULE, layout)] + [coord_steps(layout, (i, j)) for i in range(min(m, 2)) for j in range(n)]
         steps.append(step(f"Doing this for every (row, column) gives the {m}x{n} table shown.", layout))
         return Drill("offsets", seed,
@@ -92,7 +94,10 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
                      lambda ans: grade_table(ans, want), steps,
                      [RULE, f"Row 0 holds L(0, j) for j = 0..{n - 1}. For instance "
                       + coord_steps(layout, (0, 1))["text"]],
-                     variant="table", grids=[grid], table_shape=(m, n)).with_data(layout=str(layout))
+                     variant="table", grids=[grid], table_shape=(m, n)).with_data(layout=str(layout)).mistake(
+            "the 1-D order filled in row by row (a row-major split of a 1-D index): cell (i, j) is L(i, j), not "
+            "L(N*i + j)",
+            lambda ans: parse_table(ans, m, n) == swapped, "\n".join(" ".join(map(str, r)) for r in swapped))
     coords: list[Any] = []
     while len(coords) < 6:
         form = rng.randrange(3)
