@@ -261,7 +261,7 @@ def run_gemm(params: GemmParams, ctx: JobContext) -> dict:
         "device": out.get("device"),
         "cublas_version": out.get("cublas_version"),
         "note": out.get("note"),
-        "nvml": {"before": before, "after": after},
+        "nvml": {"before": before, "after": after, "during": entry.get("nvml")},
         "build": {"key": built.key, "cached": built.cached, "seconds": round(built.seconds, 2)},
     }
 
