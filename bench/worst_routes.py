@@ -60,6 +60,8 @@ def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
          "/algebra?op=composition&a=(128,128):(128,1)&b=(128,128):(1,128)", None),
         ("workbench logical_divide 256x256", "GET", "/algebra?op=logical_divide&a=(256,256):(256,1)&b=<16:1,16:1>",
          None),
+        ("workbench blocked_product 64x64 x 16x16 (2^20 cells)", "GET",
+         "/algebra?op=blocked_product&a=(64,64):(64,1)&b=(16,16):(1,16)", None),
         ("tv sectors form 2^20", "GET", "/tv?part=(1024,1024):(1,1024)&eb=4", None),
         ("api/solve/smem 256x256 fp32 column + row", "POST", "/api/solve/smem",
          {"element_bytes": 4, "tile": "(256,256):(256,1)",

@@ -209,3 +209,16 @@ def test_rendered_pages_are_cached_per_query_and_fragment(client):
     assert frag.status_code == 200 and len(frag.text) < len(a.text)
     assert client.get("/?layout=(12,21):(21,1)").text != a.text
     assert b.headers["content-security-policy"] and b.headers["x-content-type-options"] == "nosniff"
+
+
+def test_workbench_does_not_enumerate_results_it_will_not_draw(client, monkeypatch):
+    """A blocked_product of 64x64 by 16x16 has 2^20 cells: the page names the render cap without walking them."""
+    from app.config import MAX_CELLS
+    from app.services import layouts
+
+    walked = []
+    real = layouts._fill_table
+    monkeypatch.setattr(layouts, "_fill_table", lambda view, lay: (walked.append(A.size(lay)), real(view, lay)))
+    r = client.get("/algebra", params={"op": "blocked_product", "a": "(64,64):(64,1)", "b": "(16,16):(1,16)"})
+    assert r.status_code == 200 and "render cap" in r.text
+    assert all(n <= MAX_CELLS for n in walked), walked

@@ -130,7 +130,7 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
     holding those offsets."""
     from app.services.layouts import describe_layout, layout_grid
 
-    view = describe_layout(text)
+    view = describe_layout(text, for_grid=True)
     g = layout_grid(view, grid_id)
     if g is None:
         return None, view.note or "not drawn"

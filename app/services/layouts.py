@@ -163,22 +163,26 @@ LAYOUT_CACHE_BYTES = 32 << 20
 _cache = BoundedCache(LAYOUT_CACHE_BYTES, "layout views")
 
 
-def describe_layout(text: str) -> LayoutView:
-    """``_describe(text)``, cached (see LAYOUT_CACHE_BYTES); a refusal raises LayoutError and is not cached."""
-    hit = _cache.get(text)
+def describe_layout(text: str, for_grid: bool = False) -> LayoutView:
+    """``_describe(text)``, cached (see LAYOUT_CACHE_BYTES); a refusal raises LayoutError and is not cached.
+
+    ``for_grid``: the caller only draws the grid, so a layout over the render cap (MAX_CELLS) is not enumerated at
+    all (its view has the facts and the note, no table): the workbench does not walk 2^20 cells to say "not drawn"."""
+    key = (text, "grid") if for_grid else text
+    hit = _cache.get(key)
     if hit is not None:
         return hit
     with guard("layout"):
-        view = _describe(text)
-    _cache.put(text, view)
+        view = _describe(text, MAX_CELLS if for_grid else MAX_SIZE)
+    _cache.put(key, view)
     return view
 
 
-def _describe(text: str) -> LayoutView:
+def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     """Facts and (under the caps) the offset table of the layout written ``text``.
 
     Post-conditions: ``offsets[i][j] == L(i + rows * j)``; ``offsets`` is None (with a note naming the cap) when
-    size(L) > MAX_SIZE; injective/compact are None when not enumerated."""
+    size(L) > table_cap (MAX_SIZE, or MAX_CELLS for a grid); injective/compact are None when not enumerated."""
     layout = parse_layout(text)
     n = A.size(layout)
     view = LayoutView(layout=str(layout), size=n, cosize=A.cosize(layout), rank=A.rank(layout),
@@ -190,6 +194,9 @@ def _describe(text: str) -> LayoutView:
     if n > MAX_SIZE:
         view.note = (f"size {pow2_text(n)} exceeds the enumeration cap of {pow2_text(MAX_SIZE)} cells: "
                      "the table is not enumerated (scalar facts only)")
+        return view
+    if n > table_cap:
+        view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
         return view
     _fill_table(view, layout)
     if n <= MAX_CELLS:

@@ -31,7 +31,7 @@ def _tile_of_offset(zipped: Any) -> dict[int, int]:
 
 
 def _recoloured(text: str, grid_id: str, tile: dict[int, int], caption: str) -> GridView | None:
-    view = describe_layout(text)
+    view = describe_layout(text, for_grid=True)
     g = layout_grid(view, grid_id)
     if g is None or view.offsets is None:
         return None
@@ -59,6 +59,8 @@ def highlight_panel(res: Any) -> tuple[str, GridView | None, str] | None:
                 g = _recoloured(str(a), "grid-tiles", tile, f"{a} · each cell: which tile of B holds it")
                 return ("A highlighted by B: the tile of each element (zipped_divide's mode 1)", g,
                         "A is over the render cap")
+            if A.size(A.parse(res.result)) > MAX_CELLS:  # no grid: do not walk its cells
+                return ("the result by copy of A", None, "the result is over the render cap")
             tile = _tile_of_offset(A.zipped_product(a, b))
             g = _recoloured(res.result, "grid-tiles", tile, f"{res.result} · each cell: which copy of A")
             return ("the result by copy of A: B's coordinate of each element (zipped_product's mode 1)", g,
