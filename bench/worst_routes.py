@@ -36,6 +36,8 @@ def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
          None),
         ("banks page 128x128 fp16 ldmatrix, compare", "GET",
          "/banks?layout=(128,128):(128,1)&access=ldmatrix:0,0&element_bytes=2", None),
+        ("banks page 1024x1024 fp32 (2^20, not drawn)", "GET",
+         "/banks?layout=(1024,1024):(1024,1)&access=column:0&element_bytes=4", None),
         ("api/sectors 2^20 (1024,1024):(1,1024)", "POST", "/api/sectors",
          {"tv": "(1024,1024):(1,1024)", "element_bytes": 4}),
         ("api/sectors 2^20 (32,32768):(1,32)", "POST", "/api/sectors", {"tv": "(32,32768):(1,32)", "element_bytes": 4}),

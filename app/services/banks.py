@@ -167,7 +167,7 @@ def bank_grid(view: BanksView, grid_id: str, hover: str | None = None) -> GridVi
     """The tile coloured and labelled by bank, with the accessed elements outlined; ``hover`` names the element
     whose card shows a hovered cell's coordinate, offsets, byte address and bank (static/app.js)."""
     text = view.layout if view.swizzle is None else f"{view.swizzle} o {view.layout}"
-    lv = describe_layout(text)
+    lv = describe_layout(text, for_grid=True)
     if lv.offsets is None or lv.rows * lv.cols > MAX_CELLS:
         return None
     e = view.element_bytes
