@@ -211,14 +211,19 @@ def test_rendered_pages_are_cached_per_query_and_fragment(client):
     assert b.headers["content-security-policy"] and b.headers["x-content-type-options"] == "nosniff"
 
 
-def test_workbench_does_not_enumerate_results_it_will_not_draw(client, monkeypatch):
-    """A blocked_product of 64x64 by 16x16 has 2^20 cells: the page names the render cap without walking them."""
+@pytest.mark.parametrize("path,params", [
+    ("/algebra", {"op": "blocked_product", "a": "(64,64):(64,1)", "b": "(16,16):(1,16)"}),
+    ("/banks", {"layout": "(1024,1024):(1024,1)", "access": "column:0", "element_bytes": "4"}),
+])
+def test_pages_do_not_enumerate_grids_they_will_not_draw(client, monkeypatch, path, params):
+    """A blocked_product of 64x64 by 16x16 (or a 1024x1024 banks tile) has 2^20 cells: the page names the render cap
+    without walking them."""
     from app.config import MAX_CELLS
     from app.services import layouts
 
     walked = []
     real = layouts._fill_table
     monkeypatch.setattr(layouts, "_fill_table", lambda view, lay: (walked.append(A.size(lay)), real(view, lay)))
-    r = client.get("/algebra", params={"op": "blocked_product", "a": "(64,64):(64,1)", "b": "(16,16):(1,16)"})
+    r = client.get(path, params=params)
     assert r.status_code == 200 and "render cap" in r.text
     assert all(n <= MAX_CELLS for n in walked), walked
