@@ -1,8 +1,9 @@
-"""ASGI middleware applied to every request: a streaming body-size limit (413) and the security headers.
+"""ASGI middleware applied to every request: a streaming body-size limit (413), the security headers, and a cache of
+rendered pure pages.
 
-Both are plain ASGI (not ``BaseHTTPMiddleware``): the body limit counts bytes as the app reads them, so an 8 MB body
+All are plain ASGI (not ``BaseHTTPMiddleware``): the body limit counts bytes as the app reads them, so an 8 MB body
 is refused after the first megabyte arrives, never buffered whole; the headers are added to ``http.response.start``
-without touching the response body.
+without touching the response body; the page cache answers a repeated GET without running the route.
 """
 
 from __future__ import annotations
