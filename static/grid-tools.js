@@ -139,6 +139,7 @@
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key !== "Escape") return;
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
     for (const fig of document.querySelectorAll("figure.gridfig.full")) setFull(fig, false);
   });
 

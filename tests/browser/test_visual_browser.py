@@ -83,6 +83,7 @@ def test_zoom_fit_and_full_screen(page, live_server, screenshot):
     screenshot(page, "visual-explorer-fit", full_page=False)
     page.click(f"{tools} button.fullscreen")
     assert "full" in page.get_attribute("#fig-grid-explorer", "class")
+    wait_js(page, "document.fullscreenElement?.id === 'fig-grid-explorer'")  # the browser's own full screen
     assert page.get_attribute(f"{tools} button.fullscreen", "aria-pressed") == "true"
     assert page.evaluate(fits)
     wait_js(page, "!document.querySelector('#grid-explorer .gt.cold')", timeout=15_000)  # all tiles built
@@ -90,6 +91,7 @@ def test_zoom_fit_and_full_screen(page, live_server, screenshot):
     screenshot(page, "visual-explorer-fullscreen", full_page=False)
     page.keyboard.press("Escape")
     wait_js(page, "!document.querySelector('#fig-grid-explorer').classList.contains('full')")
+    wait_js(page, "document.fullscreenElement === null")
     assert page.evaluate("document.querySelector('#grid-explorer').style.zoom") == ""
     assert not page.console_errors
 
