@@ -204,7 +204,6 @@
       const name = opt.textContent.toLowerCase();
       const hit = words.every((w) => name.includes(w));
       opt.hidden = !hit;
-      opt.disabled = !hit;
       if (hit) { count += 1; if (!first) first = opt; }
     }
     for (const group of sel.querySelectorAll("optgroup")) group.hidden = !group.querySelector("option:not([hidden])");

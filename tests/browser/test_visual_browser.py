@@ -179,3 +179,13 @@ def test_links_survive_the_cell_menus(page, live_server):
     # R(1,1) = A(B(1,1)); B(1,1) = 4 (shown as its coordinate), A's cell at 1-D index 4 holds A(4) = 32
     assert lit == ["32"] and page.text_content("#op-result") == "((2,2),3):((24,2),8)"
     assert page.text_content(cell("grid-r", 1, 1)) == "((1,0),1)"  # the natural coordinate
+
+
+def test_atom_search_without_a_match_keeps_the_atom(page, live_server):
+    page.goto(f"{live_server.url}/tv?atom=SM80_16x8x8_F32F16F16F32_TN")
+    page.fill("#atom-search", "no such atom")
+    page.wait_for_timeout(300)
+    assert page.eval_on_selector("#atom-select", "s => s.value") == "SM80_16x8x8_F32F16F16F32_TN"
+    page.fill("#atom-search", "")
+    assert page.eval_on_selector("#atom-select", "s => [...s.options].every((o) => !o.hidden)")
+    assert page.text_content("#fact-atom") == "SM80_16x8x8_F32F16F16F32_TN"
