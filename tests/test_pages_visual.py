@@ -213,3 +213,16 @@ def test_blocked_and_raked_products_by_copy(client, read_grid):
 
     assert copies("blocked_product")[:2] == [["0", "0", "2", "2", "4", "4"]] * 2
     assert copies("raked_product")[0] == ["0", "2", "4", "0", "2", "4"]
+
+
+def test_every_walkthrough_preset_renders(client):
+    from app.services.walkthrough import COPY_WALKS, MMA_WALKS
+
+    for _label, atom, thr, val, bits, src, dst in COPY_WALKS:
+        q = {"cw_atom": atom, "cw_thr": thr, "cw_val": val, "cw_bits": bits, "cw_src": src, "cw_dst": dst, "cw_t": 1}
+        html = client.get("/tv", params=q, headers={**HX, "HX-Target": "copywalk"}).text
+        assert 'id="walk-src"' in html and 'id="walk-dst"' in html and 'role="alert"' not in html, atom
+    for _label, atom, layout, tile in MMA_WALKS:
+        q = {"mw_atom": atom, "mw_layout": layout, "mw_tile": tile, "mw_t": 1}
+        html = client.get("/tv", params=q, headers={**HX, "HX-Target": "mmawalk"}).text
+        assert 'id="walk-part-c"' in html and 'role="alert"' not in html, atom
