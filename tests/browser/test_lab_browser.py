@@ -86,7 +86,7 @@ def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server,
     first = lad["charts"][0]
     assert _bar_values(page, "gemm-0") == {b["label"]: pytest.approx(b["value"]) for b in first["bars"]}
     page.locator("#rung-2").scroll_into_view_if_needed()
-    assert "8-way" in page.inner_text("#rung-2 summary") and "1-way" in page.inner_text("#rung-4 summary")
+    assert "8-way" in page.inner_text("#rung-2 > summary") and "1-way" in page.inner_text("#rung-4 > summary")
     grid = page.locator("#rung2-smem")
     assert (grid.get_attribute("data-rows"), grid.get_attribute("data-cols")) == ("16", "64")
     acc = page.eval_on_selector_all("#rung2-smem .acc", "els => els.map(e => e.textContent.trim())")
@@ -96,8 +96,8 @@ def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server,
     assert len(set(acc4)) == 32  # the swizzle spreads the same fragment over all 32 banks
     assert page.locator("#rung-2 .error").count() == 0
     screenshot(page, "lab-ladder", full_page=False)
-    page.locator("#rung-2 summary").click()  # collapses; rung 3 opens with its padded layout
-    page.locator("#rung-3 summary").click()
+    page.locator("#rung-2 > summary").click()  # collapses; rung 3 opens with its padded layout
+    page.locator("#rung-3 > summary").click()
     assert "(16,64):(72,1)" in page.inner_text("#rung-3")
     assert not page.console_errors
 
