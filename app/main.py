@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import os
 import re
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -72,8 +75,10 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware, docs=tuple(p for p in (app.docs_url, app.redoc_url) if p))
     app.state.embedded_worker = embedded_worker
     # CPU-bound handlers run in worker threads under one GIL: hand it over every 1 ms instead of 5 ms, so the event
-    # loop (and a cheap request such as /healthz) waits for it at most a few ms while heavy requests run
+    # loop (and a cheap request such as /healthz) waits for it at most a few ms while heavy requests run; and run at
+    # most WORKER_THREADS of them at once (more only add GIL handovers: bench/web_load.py, ~10 % CPU per request)
     sys.setswitchinterval(0.001)
+    _limit_worker_threads(app, int(os.environ.get("LAYOUTLAB_THREADS", WORKER_THREADS)))
     static = ROOT / "static"
     static.mkdir(exist_ok=True)
     app.mount("/static", StaticFiles(directory=static), name="static")
@@ -113,6 +118,23 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 #: Pages whose HTML is a pure function of the path, the query string and the htmx fragment headers: their rendered
 #: responses are cached (app.middleware.PageCacheMiddleware). Drills and the lab depend on the client: never cached.
 CACHED_PAGES = ("/", "/algebra", "/banks", "/tv")
+
+
+#: Route handlers that are plain functions run in a pool of at most this many threads (LAYOUTLAB_THREADS).
+WORKER_THREADS = 8
+
+
+def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
+    """Set the event loop's thread limiter (anyio's, used for sync handlers) to ``tokens`` when the app starts."""
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a):  # noqa: ANN001, ANN202 - Starlette's lifespan signature
+        anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
+        async with inner(a) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
 
 
 def _has(module: str) -> bool:

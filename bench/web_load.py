@@ -9,7 +9,9 @@ Starts uvicorn in a subprocess (bench/_server.py). For each scenario, two measur
 - closed loop with ``wrk`` (Debian package ``wrk``; skipped when absent): the most requests per second 8 connections
   get, and their p99.
 
-Scenarios: one URL repeated (what a page cache serves) and distinct layouts per request (every one rendered).
+Scenarios: one URL repeated (what a page cache serves) and distinct layouts per request (every one rendered). The
+server's CPU time per request (from /proc) is recorded too: unlike latency, it does not depend on what else the
+shared cores are running.
 Prints a table and writes bench/results/web_load_<time>.json with the machine's load average (the cores are shared).
 """
 
@@ -161,12 +163,14 @@ def main() -> None:
         for name, make in SCENARIOS.items():
             paths = make(n)
             asyncio.run(open_loop(server.port, paths[:50], 50, 1))  # warm: imports, caches for the same-URL cases
+            cpu0 = server.cpu_seconds()
             ol = asyncio.run(open_loop(server.port, paths[50:] if len(paths) > 50 else paths, args.rate,
                                        args.seconds))
+            ol["server_cpu_ms_per_request"] = round(1000 * (server.cpu_seconds() - cpu0) / max(1, ol["requests"]), 2)
             cl = None if args.no_wrk else closed_loop(server.url, make(50_000), int(args.seconds))
             rows.append({"scenario": name, "distinct_urls": len(paths), "open_loop": ol, "wrk": cl})
             print(f"{name:44} open loop {ol['achieved_rps']:>6.0f}/{args.rate:.0f} req/s p50 {ol['p50_ms']:>6} ms "
-                  f"p99 {ol['p99_ms']:>7} ms err {ol['errors']}" +
+                  f"p99 {ol['p99_ms']:>7} ms err {ol['errors']} server CPU {ol['server_cpu_ms_per_request']} ms/req" +
                   (f" | wrk {cl['rps']:>7.0f} req/s p99 {cl['p99_ms']} ms" if cl else ""), flush=True)
     finally:
         server.stop()
