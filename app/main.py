@@ -129,7 +129,7 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     inner = app.router.lifespan_context
 
     @asynccontextmanager
-    async def lifespan(a):  # noqa: ANN001, ANN202 - Starlette's lifespan signature
+    async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         async with inner(a) as state:
             yield state
