@@ -239,23 +239,17 @@ def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str,
     flat = list(itertools.chain.from_iterable(view.offsets))  # row by row
     count = Counter(flat)
     first = dict(zip(reversed(flat), range(len(flat) - 1, -1, -1), strict=True))  # the first cell of each offset
-    out = []
-    for v in range(max(view.cosize, 0)):
-        k = first.get(v)
-        out.append((v, "" if k is None else f"{k // cols},{k % cols}", count.get(v, 0)))
-    return out
+    span = range(max(view.cosize, 0))
+    where = ["" if (k := first.get(v)) is None else f"{k // cols},{k % cols}" for v in span]
+    return list(zip(span, where, map(count.__getitem__, span), strict=True))  # a Counter answers 0 when missing
 
 
 def strip_html(strip: list[tuple[int, str, int]] | None) -> Markup:
     """The "cells by offset" strip of :func:`cells_by_offset` as one HTML string (a Jinja loop over 2,048 boxes was
     most of an explorer page's render time): per offset ``<span class="p{v % 32} | multi p.. | gap" title="offset v:
     n cell(s)">v<br>i,j</span>``."""
-    out = []
-    for v, where, count in strip or ():
-        if not count:
-            out.append(f'<span class="gap" title="offset {v}">{v}<br>{where or "·"}</span>')
-            continue
-        cls = f"multi p{v % 32}" if count > 1 else f"p{v % 32}"
-        cells = f"{count} cell{'s' if count > 1 else ''}"
-        out.append(f'<span class="{cls}" title="offset {v}: {cells}">{v}<br>{where or "·"}</span>')
-    return Markup("".join(out))
+    return Markup("".join([
+        f'<span class="p{v % 32}" title="offset {v}: 1 cell">{v}<br>{where}</span>' if count == 1 else
+        f'<span class="gap" title="offset {v}">{v}<br>·</span>' if not count else
+        f'<span class="multi p{v % 32}" title="offset {v}: {count} cells">{v}<br>{where}</span>'
+        for v, where, count in strip or ()]))
