@@ -16,10 +16,13 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Any
 
-from algebra.recorder import active
+from algebra.layout import Layout
+from algebra.recorder import _ACTIVE
+
+_recording = _ACTIVE.get  # the active derivation recorder, or None
 
 _SAMPLE = 16
 _CACHES: list[BoundedCache] = []
@@ -161,94 +164,93 @@ def bounded(max_bytes: int, name: str = "") -> Callable[[Callable], Callable]:
     return wrap
 
 
-#: Op results kept (least recently used out first). Only calls whose arguments are small enough are cached (see
-#: ``_small``: at most SMALL_LEAVES leaves per layout, ints below 2^62), so an entry is a few KB at most and the
-#: cache's bytes are bounded by MEMO_ENTRIES x that; bigger calls just run. A per-entry size estimate would cost
-#: more than most ops.
-MEMO_ENTRIES = 8192
-SMALL_LEAVES = 16
-_BIG = 1 << 62
-
-
-def _small_tuple(t: Any, budget: int) -> int:
-    """The leaves left from ``budget`` after the int tuple ``t`` (negative: too big, or not plain ints)."""
-    if type(t) is int:
-        return budget - 1 if -_BIG < t < _BIG else -1
-    if type(t) is not tuple:
-        return budget - 1 if type(t).__name__ == "ScaledBasis" else -1
-    for x in t:
-        budget = _small_tuple(x, budget)
-        if budget < 0:
-            return -1
-    return budget
+#: Op results kept per op (least recently used out first) in functools' C cache. Only calls on small arguments are
+#: cached (``_small``: layouts of at most 8 top-level modes of at most 8 leaves each, ints below 2^62), so an entry
+#: holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them (tens of MB in all, at worst);
+#: bigger calls just run. The test looks at the top two levels of a shape only: it costs less than the op it guards.
+MEMO_ENTRIES = 512
+_WIDE = 8
 
 
 def _small(x: Any) -> bool:
-    if x is None:
-        return True
     tp = type(x)
+    if tp is Layout:
+        sh = x.shape
+        if type(sh) is int:
+            return True
+        if len(sh) > _WIDE:
+            return False
+        for e in sh:
+            if type(e) is not int and (type(e) is not tuple or len(e) > _WIDE or
+                                       any(type(f) is not int for f in e)):
+                return False
+        return True
     if tp is int:
         return -_BIG < x < _BIG
-    shape = getattr(x, "shape", None)
-    if shape is not None:
-        inner = getattr(x, "layout_b", None)
-        if inner is not None:
-            return _small(inner)
-        return _small_tuple(shape, SMALL_LEAVES) >= 0 and _small_tuple(x.stride, SMALL_LEAVES) >= 0
+    if x is None:
+        return True
     if tp is tuple:
-        return len(x) <= 8 and all(_small(e) for e in x)
+        return len(x) <= _WIDE and all(_small(e) for e in x)
+    inner = getattr(x, "layout_b", None)
+    if inner is not None:
+        return _small(inner)
     return tp.__name__ == "Swizzle"
 
 
-_OPS: OrderedDict[tuple, Any] = OrderedDict()  # (fn, args) -> result, least recently used first
-_OPS_STATS = {"hits": 0, "misses": 0}
+_BIG = 1 << 62
+
+
+_OPS: list[Any] = []  # every op's C cache
 
 
 def memo(fn: Callable) -> Callable:
-    """Memoize ``fn`` in the shared op cache (MEMO_ENTRIES small calls). Post: ``memo(f)(*a) == f(*a)``; refusals
-    are raised again, not cached; calls made while recording a derivation always run. A hit is one dict lookup;
-    the size test runs only on a miss."""
+    """Memoize ``fn`` in its own C cache of MEMO_ENTRIES small calls. Post: ``memo(f)(*a) == f(*a)``; refusals
+    are raised again, not cached; calls made while recording a derivation always run."""
+    cached = lru_cache(maxsize=MEMO_ENTRIES)(fn)
+    _OPS.append(cached)
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
-        if active() is not None:
+        if _recording() is not None:
             return fn(*args)
-        key = (fn, args)
+        for x in args:  # the common cases inline: a flat layout, a small int
+            tp = type(x)
+            if tp is Layout:
+                sh = x.shape
+                if type(sh) is tuple:
+                    if len(sh) > _WIDE:
+                        return fn(*args)
+                    for e in sh:
+                        if type(e) is not int:
+                            if not _small(x):
+                                return fn(*args)
+                            break
+            elif tp is int:
+                if not -_BIG < x < _BIG:
+                    return fn(*args)
+            elif not _small(x):
+                return fn(*args)
         try:
-            value = _OPS[key]
-        except KeyError:
-            value = fn(*args)
-            if all(_small(x) for x in args):
-                _OPS[key] = value
-                _OPS_STATS["misses"] += 1
-                while len(_OPS) > MEMO_ENTRIES:
-                    try:
-                        _OPS.popitem(last=False)
-                    except KeyError:  # emptied by another thread
-                        break
-            return value
+            return cached(*args)
         except TypeError as exc:
             if "unhashable" not in str(exc):
                 raise
             return fn(*args)
-        try:
-            _OPS.move_to_end(key)
-        except KeyError:  # evicted by another thread meanwhile
-            pass
-        _OPS_STATS["hits"] += 1
-        return value
 
+    wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
     return wrapper
 
 
 def clear_caches() -> None:
     """Forget every cached result (used by benchmarks to time cold operations)."""
-    _OPS.clear()
+    for op in _OPS:
+        op.cache_clear()
     for c in _CACHES:
         c.clear()
 
 
 def cache_stats() -> list[dict[str, Any]]:
     """Entries and estimated bytes of every bounded cache (memoized ops and the services' caches)."""
-    return [{"name": "algebra ops", "entries": len(_OPS), "max_entries": MEMO_ENTRIES, **_OPS_STATS}] + \
-        [c.stats() for c in _CACHES]
+    infos = [op.cache_info() for op in _OPS]
+    return [{"name": "algebra ops", "entries": sum(i.currsize for i in infos), "max_entries": MEMO_ENTRIES * len(infos),
+             "hits": sum(i.hits for i in infos), "misses": sum(i.misses for i in infos)}] + [c.stats() for c in _CACHES]

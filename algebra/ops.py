@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from algebra import inttuple as it
-from algebra.checks import check_composition
+from algebra.checks import check_composition, structural_failure
 from algebra.errors import LayoutError
 from algebra.fastpath import (  # noqa: F401
     _cmod,
     _compose_int,
     _compose_int_cpp,
+    _compose_modes,
     coalesce_x_flat,
     complement_flat,
     compose_flat,
@@ -213,8 +214,12 @@ def composition(a: Any, b: Any) -> Any:
     rec = active()
     if type(a) is Layout and type(b) is Layout and rec is None:
         bs, bd = b.shape, b.stride
-        if (r := compose_flat(a.shape, a.stride, bs, bd)) is not None:
-            return _checked(a, b, R(*r))
+        c = coalesce_x_flat(a.shape, a.stride)  # compose_flat, with the coalesced A kept for the check
+        if c is not None and (r := _compose_modes(c[0], c[1], bs, bd)) is not None:
+            res = R(*r)
+            if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
+                check_composition(a, c[0], b, res)
+            return res
         c = coalesce_x(a) if not _has_basis(bd) else a
         return _checked(a, b, R(*_compose_impl(c.shape, c.stride, bs, bd)))
     if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):

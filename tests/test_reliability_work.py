@@ -187,7 +187,11 @@ def test_memoized_ops_stay_under_their_budget():
     for _ in range(3 * memo.MEMO_ENTRIES):
         a = A.Layout((rng.randint(1, 64), rng.randint(1, 64)), (rng.randint(1, 99), rng.randint(1, 99)))
         A.coalesce(a)
-    assert 0 < len(memo._OPS) <= memo.MEMO_ENTRIES
+    assert 0 < A.coalesce.cache_info().currsize <= memo.MEMO_ENTRIES
+    big = A.Layout(tuple(range(1, 20)))  # over the small-argument test: runs, never kept
+    before = A.coalesce.cache_info().currsize
+    A.coalesce(big)
+    assert A.coalesce.cache_info().currsize == before
 
 
 def test_layout_service_cache_counts_unenumerated_views_in_bytes():
