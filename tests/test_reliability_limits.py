@@ -14,10 +14,14 @@ from app.middleware import MAX_BODY_BYTES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_8mb_body_is_413_naming_the_cap(client):
-    r = client.post("/api/banks", content=b"x" * (8 << 20), headers={"content-type": "application/json"})
+@pytest.mark.parametrize("path,body", [
+    ("/api/banks", b"x" * (8 << 20)),
+    ("/api/algebra", b'{"op": "local_tile", "args": ["(8,8):(8,1)", "<2:1, 4:1>", "(' + b"1," * (4 << 20) + b'1)"]}'),
+])
+def test_8mb_body_is_413_naming_the_cap(client, path, body):
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
     assert r.status_code == 413
-    assert "1,048,576" in r.json()["detail"]
+    assert "1,048,576" in r.json()["detail"] and len(r.text) < 200
 
 
 def test_chunked_body_is_cut_off_while_streaming(live_server):
