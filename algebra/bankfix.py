@@ -147,7 +147,8 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     among :func:`swizzle_candidates`; None when there is none (or the access has no conflict to remove).
 
     Post-condition: ``result.analysis.ways == 1``; the work is bounded by MAX_SWIZZLE_CANDIDATES bank maps and
-    MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements."""
+    MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements. When a cap ends the search before a fix is
+    found, LayoutError names the cap (a fix may exist past it: "none" would be a claim the search did not check)."""
     from algebra.swizzle import Swizzle
 
     search = _Search(layout, element_bytes, access)
@@ -155,7 +156,8 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
         return None
     seen = set()
     order = [c for c in hardware_swizzles(element_bytes, max_bits) if sum(c) <= search.bits]
-    order += swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits)
+    candidates = swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits)
+    order += candidates
     for bms in order:
         if bms in seen:
             continue
@@ -163,9 +165,13 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
         if search.conflict_free(bms) is None:
             continue
         if search.closure_checks >= MAX_CLOSURE_CHECKS:
-            return None
+            raise LayoutError(f"swizzle search: {MAX_CLOSURE_CHECKS} conflict-free swizzles checked against the "
+                              "tile, none maps it onto itself; the search stops at that cap")
         if search.closed(bms):
             return Fix("swizzle", 0, bms, search.layout, _b.lane_bank_map(search.lanes, element_bytes, Swizzle(*bms)))
+    if len(candidates) >= MAX_SWIZZLE_CANDIDATES:
+        raise LayoutError(f"swizzle search: no fix among the first {MAX_SWIZZLE_CANDIDATES} candidates (the "
+                          "search's cap)")
     return None
 
 

@@ -231,3 +231,22 @@ def test_pages_do_not_enumerate_grids_they_will_not_draw(client, monkeypatch, pa
     r = client.get(path, params=params)
     assert r.status_code == 200 and "render cap" in r.text
     assert all(n <= MAX_CELLS for n in walked), walked
+
+
+def test_a_search_stopped_by_its_cap_says_so(monkeypatch, client):
+    """Past a cap the search cannot claim that no swizzle exists: it names the cap, and the lab shows that."""
+    lay, access = A.Layout((8, 64), (64, 1)), {"kind": "column", "index": 0}  # fp16: Sw<3,3,3> fixes it
+    assert B.best_swizzle_fix(lay, 2, access).swizzle == (3, 3, 3)
+    monkeypatch.setattr(bankfix, "MAX_CLOSURE_CHECKS", 0)
+    with pytest.raises(A.LayoutError, match="cap"):
+        B.best_swizzle_fix(lay, 2, access)
+    monkeypatch.setattr(bankfix, "MAX_CLOSURE_CHECKS", 24)
+    monkeypatch.setattr(bankfix, "MAX_SWIZZLE_CANDIDATES", 1)
+    monkeypatch.setattr(bankfix, "hardware_swizzles", lambda *a: [])
+    with pytest.raises(A.LayoutError, match="first 1 candidates"):
+        B.best_swizzle_fix(lay, 2, access)
+    from app.services import banks as S
+
+    monkeypatch.setattr(S, "_preset_fix", lambda *a: None)
+    cmp = S.compare("(8,64):(64,1)", None, 2, access)
+    assert cmp[-1]["view"] is None and "cap" in cmp[-1]["why"]

@@ -283,12 +283,16 @@ def compare(layout_text: str, swizzle: str | None, element_bytes: int, access: d
     except LayoutError as exc:
         out.append({"title": "padded", "view": None, "why": str(exc)})
     sw_text = str(swz) if swz is not None else _preset_fix(lay, element_bytes, access)
+    why = "no Sw<B,M,S> with B <= 3 removes the conflict"
     if sw_text is None and A.size(lay) <= MAX_CELLS:
-        with guard("swizzle search"):  # bounded: B.MAX_SWIZZLE_CANDIDATES bank maps, B.MAX_CLOSURE_CHECKS passes
-            best = B.best_swizzle_fix(lay, element_bytes, access, max_bits=3)
+        try:
+            with guard("swizzle search"):  # bounded: B.MAX_SWIZZLE_CANDIDATES bank maps, B.MAX_CLOSURE_CHECKS passes
+                best = B.best_swizzle_fix(lay, element_bytes, access, max_bits=3)
+        except LayoutError as exc:  # a cap ended the search: say so, not "none exists"
+            best, why = None, str(exc)
         sw_text = str(A.Swizzle(*best.swizzle)) if best else None
     if sw_text is None:
-        out.append({"title": "swizzled", "view": None, "why": "no Sw<B,M,S> with B <= 3 removes the conflict"})
+        out.append({"title": "swizzled", "view": None, "why": why})
     else:
         out.append({"title": f"swizzled ({sw_text})", "layout": str(lay), "swizzle": sw_text,
                     "view": analyze(str(lay), sw_text, element_bytes, access), "why": ""})
