@@ -31,11 +31,13 @@ def nesting_depth(text: str) -> int:
 
 def clip(text: object, limit: int = MAX_ECHO) -> str:
     """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
-    echoes more than a few hundred characters of what the client sent."""
+    echoes more than a few hundred characters of what the client sent. The middle goes: a message names the field
+    first and the reason last, and an echoed input sits between them."""
     text = str(text)
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}... ({len(text) - limit:,} more characters not shown)"
+    head, tail = limit * 3 // 4, limit // 4
+    return f"{text[:head]} ... ({len(text) - head - tail:,} characters not shown) ... {text[-tail:]}"
 
 
 def data_dir() -> Path:
