@@ -11,6 +11,7 @@
 // Run:  smem --table FILE --footprint BYTES [--iters N] [--runs R] [--warmup W] [--seed S] [--profile]
 //   FILE holds NACC*32 byte offsets (access-major, lane-minor). Prints one JSON object.
 #include "common.cuh"
+#include "smem_ops.cuh"
 
 #ifndef ELEM_BYTES
 #define ELEM_BYTES 4
@@ -34,45 +35,9 @@
 
 __device__ __forceinline__ uint32_t load_sum(uint32_t addr) {
 #if MODE == 1
-#if LDM_TRANS
-#define LDM_T ".trans"
-#else
-#define LDM_T ""
-#endif
-#if LDM_NUM == 1
-  uint32_t r0;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1" LDM_T ".shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(addr));
-  return r0;
-#elif LDM_NUM == 2
-  uint32_t r0, r1;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2" LDM_T ".shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr));
-  return r0 + r1;
-#else
-  uint32_t r0, r1, r2, r3;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4" LDM_T ".shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-  return r0 + r1 + r2 + r3;
-#endif
-#elif ELEM_BYTES == 1
-  uint16_t v;
-  asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(addr));
-  return v;
-#elif ELEM_BYTES == 2
-  uint16_t v;
-  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
-  return v;
-#elif ELEM_BYTES == 4
-  uint32_t v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
-  return v;
-#elif ELEM_BYTES == 8
-  uint32_t a, b;
-  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr));
-  return a + b;
-#elif ELEM_BYTES == 16
-  uint32_t a, b, c, d;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr));
-  return a + b + c + d;
+  return ldmatrix_sum<LDM_NUM, (LDM_TRANS != 0)>(addr);
+#elif ELEM_BYTES == 1 || ELEM_BYTES == 2 || ELEM_BYTES == 4 || ELEM_BYTES == 8 || ELEM_BYTES == 16
+  return ld_shared_sum<ELEM_BYTES>(addr);
 #else
 #error "ELEM_BYTES must be 1, 2, 4, 8 or 16"
 #endif

@@ -7,6 +7,7 @@
 // Usage: smem_access --table FILE --footprint BYTES [--iters N] [--lanes N] (ld/st: lanes past N idle).
 // Prints one JSON object.
 #include "common.cuh"
+#include "smem_ops.cuh"
 
 #ifndef MODE
 #define MODE 0
@@ -30,47 +31,9 @@ __host__ __device__ inline uint32_t word_of(uint32_t a, int n) {  // n bytes fro
 
 __device__ __forceinline__ uint32_t access(uint32_t addr) {
 #if MODE == 2
-#if LDM_TRANS
-#define LDM_T ".trans"
-#else
-#define LDM_T ""
-#endif
-#if LDM_NUM == 1
-  uint32_t r0;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1" LDM_T ".shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(addr));
-  return r0;
-#elif LDM_NUM == 2
-  uint32_t r0, r1;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2" LDM_T ".shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr));
-  return r0 + r1;
-#else
-  uint32_t r0, r1, r2, r3;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4" LDM_T ".shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-  return r0 + r1 + r2 + r3;
-#endif
+  return ldmatrix_sum<LDM_NUM, (LDM_TRANS != 0)>(addr);
 #elif MODE == 0
-#if WIDTH == 1
-  uint16_t v;
-  asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(addr));
-  return v;
-#elif WIDTH == 2
-  uint16_t v;
-  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
-  return v;
-#elif WIDTH == 4
-  uint32_t v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
-  return v;
-#elif WIDTH == 8
-  uint32_t a, b;
-  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr));
-  return a + b;
-#else
-  uint32_t a, b, c, d;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr));
-  return a + b + c + d;
-#endif
+  return ld_shared_sum<WIDTH>(addr);
 #else
   return 0;
 #endif
