@@ -1,9 +1,6 @@
-"""Runtime configuration: data folder, caps, queue settings (all from the environment)."""
+"""The web app's caps on every request (the data folder and the Redis URL live in ``storage.config``)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 #: Caps applied to every request (the algebra itself is symbolic and uncapped).
 MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerated
@@ -38,23 +35,3 @@ def clip(text: object, limit: int = MAX_ECHO) -> str:
         return text
     head, tail = limit * 3 // 4, limit // 4
     return f"{text[:head]} ... ({len(text) - head - tail:,} characters not shown) ... {text[-tail:]}"
-
-
-def data_dir() -> Path:
-    """The folder for SQLite files and the build cache; created if missing.
-
-    ``LAYOUTLAB_DATA`` wins; otherwise ``$XDG_DATA_HOME/layoutlab`` or ``~/.local/share/layoutlab``.
-    """
-    env = os.environ.get("LAYOUTLAB_DATA")
-    if env:
-        path = Path(env)
-    else:
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        path = Path(base) / "layoutlab"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def redis_url() -> str | None:
-    """The Redis URL for the bench queue, or None for the SQLite queue."""
-    return os.environ.get("LAYOUTLAB_REDIS_URL") or None

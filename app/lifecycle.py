@@ -24,8 +24,8 @@ def should_start(app) -> tuple[bool, str]:
         return False, "embedded worker disabled"
     if force == "1":
         return True, "forced by LAYOUTLAB_EMBEDDED_WORKER=1"
-    from app.config import redis_url
     from gpu_worker import service, telemetry
+    from storage.config import redis_url
 
     if redis_url():
         return False, "LAYOUTLAB_REDIS_URL is set: workers run as `layoutlab worker`"

@@ -145,7 +145,7 @@ def cache_dir() -> Path:
     if env:
         path = Path(env).resolve()
     else:
-        from app.config import data_dir
+        from storage.config import data_dir
 
         path = data_dir() / "build"
     path.mkdir(parents=True, exist_ok=True)

@@ -87,12 +87,12 @@ CREATE INDEX IF NOT EXISTS lab_rate_expires ON lab_rate (expires)
 
 
 class SqlStore:
-    """Jobs, queue and workers in one SQL table set through app.db (SQLite in WAL mode, or PostgreSQL): one
+    """Jobs, queue and workers in one SQL table set through storage.db (SQLite in WAL mode, or PostgreSQL): one
     connection per process behind a lock. The queue is the ``bench_jobs_live`` partial index: a poll reads only
     queued and running jobs."""
 
     def __init__(self, name: str = "bench") -> None:
-        from app.db import connect
+        from storage.db import connect
 
         self._lock = threading.RLock()
         self.conn = connect(name)
@@ -275,7 +275,7 @@ _stores_lock = threading.Lock()
 
 def history_store() -> SqlStore:
     """The app's SQL job table: the job store itself without Redis, the results history in Redis mode."""
-    from app.db import cache_key
+    from storage.db import cache_key
 
     key = ("sql", cache_key("bench"))
     with _stores_lock:
@@ -287,7 +287,7 @@ def history_store() -> SqlStore:
 def get_store() -> Store:
     """The store for the current configuration (Redis when LAYOUTLAB_REDIS_URL is set, else the SQL store); one
     instance per configuration and process."""
-    from app.config import redis_url
+    from storage.config import redis_url
 
     url = redis_url()
     if not url:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app import db
+from storage import db
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.postgres

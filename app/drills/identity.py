@@ -12,7 +12,7 @@ import os
 import secrets
 import threading
 
-from app.config import data_dir
+from storage.config import data_dir
 
 _lock = threading.Lock()
 _cache: dict[str, bytes] = {}

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from app import db
+from storage import db
 
 DB_NAME = "drills"
 #: Seconds until a kind in box b is due again (box 0: at once, after one other drill).

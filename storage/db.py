@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.config import data_dir
+from storage.config import data_dir
 
 #: Exceptions a unique-key violation raises, on either backend.
 IntegrityError: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
