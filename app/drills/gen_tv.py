@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 
 import algebra as A
 from algebra import coalescing as C
 from app.drills import tv_atoms as T
 from app.drills.common import lstr, natural, pick, step
-from app.drills.core import Drill, Grade, Grid, register
+from app.drills.core import Drill, Grade, register
 from app.drills.parsing import AnswerError, clean, parse_int_list, parse_pairs
 
 MMA = "SM80_16x8x16_F32F16F16F32_TN"
@@ -20,19 +19,7 @@ TV_RULE = ("A TV layout maps (thread, value) to the column-major index of an ele
            "with row = index mod rows.")
 
 
-def owner_grid(tv: Any, rows: int, cols: int, title: str, highlight: set[tuple[int, int]] | None = None) -> Grid:
-    """Each tile element labelled with the thread (and value) that owns it, computed from the engine's TV layout."""
-    cells: list[list[Any]] = [["" for _ in range(cols)] for _ in range(rows)]
-    colours = [[-1] * cols for _ in range(rows)]
-    nthr, nval = A.size(tv[0]), A.size(tv[1])
-    for t in range(nthr):
-        for v in range(nval):
-            r, c = natural(tv((t, v)), (rows, cols))
-            cells[r][c] = f"T{t}.{v}"
-            colours[r][c] = t % 32
-    hl = highlight or set()
-    marks = [["hl" if (r, c) in hl else "" for c in range(cols)] for r in range(rows)]
-    return Grid(title, cells, marks=marks, caption=str(tv), colours=colours)
+owner_grid = T.owner_grid  # one implementation, in tv_atoms
 
 
 @register("tv_layout", "TV layouts", "Read a TV layout: which elements a thread owns in a TiledCopy, the TV layout "
