@@ -58,6 +58,8 @@ VARIANT_NOTES = {
     "r8_g32": "raster groups of 32 tile rows",
     "r8_waitloop": "mbarrier waits as one PTX loop (24 B spilled)",
     "r8_epi": "epilogue stored under the next piece's first wgmmas",
+    "r8_all": "stream-K over every tile: each cluster the same share of all k iterations",
+    "r8_all_epi": "stream-K over every tile, epilogue stored under the next piece's first wgmmas",
 }
 SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
 RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
@@ -227,9 +229,9 @@ def ncu_sections_summary(text: str) -> dict:
 
 
 def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int,
-               dists: tuple[str, ...] = ("uniform",)) -> dict:
+               dists: tuple[str, ...] = ("uniform",), energy_s: float = 0) -> dict:
     cmd = [str(binary), "--sizes", ",".join(sizes), "--iters", str(iters), "--timeout", str(timeout),
-           "--dists", ",".join(dists)]
+           "--dists", ",".join(dists)] + (["--energy", str(energy_s)] if energy_s else [])
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 15, env=env)
     except subprocess.TimeoutExpired:
@@ -324,6 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", default=[], help="extra build: name:rung:DEF=V,DEF=V")
     ap.add_argument("--no-peak", action="store_true", help="skip the mma.sync and wgmma ceilings")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per binary")
+    ap.add_argument("--energy", type=float, default=0, metavar="S",
+                    help="after timing, S seconds of back-to-back runs of each kernel (twice, alternating) with "
+                         "NVML's energy counter: joules per GEMM, watts, clock (jobs in --energy-jobs)")
+    ap.add_argument("--energy-jobs", default="rung8", help="jobs given --energy (comma-separated labels)")
     ap.add_argument("--out", default=None, help="JSON file (default bench/results/gemm_<date>.json)")
     ap.add_argument("--ncu-summary", metavar="DIR", help="summarise DIR/ncu_<size>.txt (bench/gemm_device.sh) to --out")
     args = ap.parse_args(argv)
@@ -384,7 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, r, defines in jobs:
         binary = bin_dir / name
         log(f"running {name} ...")
-        res = run_binary(binary, sizes, args.iters, env, args.timeout, dists if name in dist_jobs else dists[:1])
+        energy_jobs = {j for j in args.energy_jobs.split(",") if j}
+        res = run_binary(binary, sizes, args.iters, env, args.timeout, dists if name in dist_jobs else dists[:1],
+                         args.energy if name in energy_jobs else 0)
         res.update(label=name, defines=defines, build=builds.get(name, {}), sass=sass_summary(binary))
         if r in NCU_RUNGS and not args.no_ncu and not defines:
             res["ncu"] = run_ncu(binary, env, 120)

@@ -173,7 +173,7 @@ def test_stream_k_schedule_covers_every_k_iteration_once():
             assert p["covered_once"] and p["slots_ok"], p
         return got
 
-    auto, always = plans("auto"), plans("always")
+    auto, always, every = plans("auto"), plans("always"), plans("all")
     # auto: stream-K only where the tiles make >= 8 waves (8192^3: 1024 tiles on 66 clusters)
     assert auto["4096x4096x4096"]["dp_tiles"] == 256 and auto["4096x4096x4096"]["max_work"] == 256
     assert (auto["8192x8192x8192"]["dp_tiles"], auto["8192x8192x8192"]["max_work"]) == (990, 1986)  # not 2048
@@ -181,6 +181,9 @@ def test_stream_k_schedule_covers_every_k_iteration_once():
     assert (always["4096x4096x4096"]["dp_tiles"], always["4096x4096x4096"]["max_work"]) == (198, 249)
     assert always["1024x1024x1024"]["dp_tiles"] == always["1024x1024x1024"]["tiles"] == 16  # fewer tiles than clusters
     assert always["2304x2560x576"]["slots"] == 2  # a tile shared by three clusters
+    # all: no data-parallel waves; 256 tiles x 64 k tiles over 66 clusters, 249 each (ceil(16384 / 66) = 249)
+    assert (every["4096x4096x4096"]["dp_tiles"], every["4096x4096x4096"]["max_work"]) == (0, 249)
+    assert every["8192x8192x8192"]["max_work"] == 1986 and every["8192x8192x8192"]["slots"] == 1
 
 
 # ------------------------------------------------------------------------------------------ rung-4 experiments

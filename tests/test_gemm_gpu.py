@@ -43,12 +43,14 @@ def test_rung_is_correct_at_two_sizes(rung):
 STREAM_K_SIZES = "4096x4096x1024,2304x2560x576,2560x2304x4096"
 
 
-@pytest.mark.parametrize("fp16", [False, True])
-def test_rung8_stream_k_is_correct(fp16):
+@pytest.mark.parametrize("fp16,mode,note", [(False, "always", "stream-K tail always"),
+                                            (True, "always", "stream-K tail always"),
+                                            (False, "all", "stream-K over every tile")])
+def test_rung8_stream_k_is_correct(fp16, mode, note):
     built = gemm.build_rung(8, defines={"GEMM_FP16": 1} if fp16 else None)
     out = run_binary(built.path, ["--sizes", STREAM_K_SIZES, "--check-only", "--dists", "uniform,normal",
-                                  "--timeout", "120"], timeout_s=180, env={**_env(), "GEMM_STREAM_K": "always"})
-    assert "stream-K tail always" in out["note"]
+                                  "--timeout", "120"], timeout_s=180, env={**_env(), "GEMM_STREAM_K": mode})
+    assert note in out["note"]
     assert out["ok"], out
     assert out["dtype"] == ("fp16" if fp16 else "bf16") and len(out["results"]) == 6
     for r in out["results"]:

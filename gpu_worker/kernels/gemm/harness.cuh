@@ -42,6 +42,7 @@ __host__ __device__ inline elem_t elem_from_float(float v) { return __float2bflo
 
 #include "cublas_dl.cuh"
 #include "nvml_dl.cuh"
+#include "sustained.cuh"
 
 #define GEMM_CHECK(x)                                                                                  \
   do {                                                                                                 \
@@ -80,6 +81,7 @@ struct GemmArgs {
   std::vector<int> dists = {kUniform};  // input distributions, timed in this order for every size
   int iters = 30, warmup = 5, timeout_s = 240, clusters = 66;
   uint64_t seed = 0;
+  double energy_s = 0;  // --energy: seconds of sustained runs per kernel after the timing (0: none)
   bool profile = false, flush = true, time = true, describe = false;
 };
 
@@ -118,6 +120,7 @@ static GemmArgs gemm_parse(int argc, char** argv) {
     else if (s == "--warmup") a.warmup = atoi(next());
     else if (s == "--seed") a.seed = strtoull(next(), nullptr, 10);
     else if (s == "--timeout") a.timeout_s = atoi(next());
+    else if (s == "--energy") a.energy_s = atof(next());
     else if (s == "--profile") a.profile = true;  // one launch per size, no reference / timing (for ncu)
     else if (s == "--check-only") a.time = false;
     else if (s == "--no-flush") a.flush = false;
@@ -127,6 +130,7 @@ static GemmArgs gemm_parse(int argc, char** argv) {
   }
   if (a.sizes.empty()) a.sizes = {4096, 4096, 4096};
   if (a.iters < 1 || a.iters > 1000 || a.warmup < 0 || a.warmup > 100) gemm_fatal("iters/warmup out of range");
+  if (!(a.energy_s >= 0 && a.energy_s <= 10)) gemm_fatal("--energy takes 0 to 10 seconds");
   return a;
 }
 
@@ -248,6 +252,15 @@ bool gemm_case(GemmEnv& E, const GemmArgs& args, int M, int N, int K, int dist, 
       json_kv(r, "cublas_tflops", flop / cms * 1e-9, "%.2f");
       if (ok2) json_kv(r, "pct_of_cublas", 100.0 * cms / ms, "%.1f");
       r += E.nvml.json();
+      if (ok2 && args.energy_s > 0) {
+        SustainedRun mine_s[2], theirs_s[2];
+        for (int round = 0; round < 2; ++round) {
+          mine_s[round] = sustained_run(E.nvml, st, args.energy_s, ms, [&] { R::launch(plan, st); });
+          theirs_s[round] = sustained_run(E.nvml, st, args.energy_s, cms, [&] { E.cb.gemm(A, B, Ccb, false, M, N, K); });
+        }
+        GEMM_CHECK(cudaGetLastError());
+        r += sustained_json(args.energy_s, flop, mine_s, theirs_s);
+      }
       ok = ok2;
     } else if (!ok) {
       r += "\"error\": \"result check failed; not timed\", ";

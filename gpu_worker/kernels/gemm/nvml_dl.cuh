@@ -19,6 +19,7 @@ class Nvml {
   using PowerFn = int (*)(Dev, unsigned*);
   using TempFn = int (*)(Dev, int, unsigned*);
   using ReasonsFn = int (*)(Dev, unsigned long long*);
+  using EnergyFn = int (*)(Dev, unsigned long long*);
   static constexpr int kClockSm = 1, kTempGpu = 0;
   // Clock-event reasons that mean the clock was held below what the load asked for (nvml.h's bits).
   static constexpr unsigned long long kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSwThermal = 0x20, kHwThermal = 0x40,
@@ -29,6 +30,7 @@ class Nvml {
   PowerFn power_ = nullptr;
   TempFn temp_ = nullptr;
   ReasonsFn reasons_ = nullptr;
+  EnergyFn energy_ = nullptr;
   std::string status_ = "not loaded";
   std::vector<unsigned> sm_, mw_, temp_c_;
   unsigned long long mask_ = 0;
@@ -58,6 +60,7 @@ class Nvml {
     temp_ = reinterpret_cast<TempFn>(dlsym(lib, "nvmlDeviceGetTemperature"));
     reasons_ = reinterpret_cast<ReasonsFn>(dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!reasons_) reasons_ = reinterpret_cast<ReasonsFn>(dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    energy_ = reinterpret_cast<EnergyFn>(dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
     char pci[32] = {0};
     if (!init || !by_pci || !clock_ || !power_ || !temp_) { status_ = "NVML lacks a needed symbol"; return; }
     if (int e = init()) { status_ = "nvmlInit failed (" + std::to_string(e) + ")"; return; }
@@ -69,6 +72,19 @@ class Nvml {
     status_ = "ok";
   }
   const char* status() const { return status_.c_str(); }
+  // The GPU's energy counter in millijoules since the driver loaded; -1 where NVML or the counter is missing.
+  double energy_mj() const {
+    unsigned long long mj = 0;
+    return dev_ && energy_ && energy_(dev_, &mj) == 0 ? double(mj) : -1.0;
+  }
+  // The median SM clock (MHz) of the samples since begin(); 0 without samples.
+  unsigned median_sm_clock() const {
+    if (sm_.empty()) return 0;
+    std::vector<unsigned> s = sm_;
+    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+    return s[s.size() / 2];
+  }
+  bool throttled() const { return (mask_ & kThrottleMask) != 0; }
   void begin() {
     sm_.clear(); mw_.clear(); temp_c_.clear();
     mask_ = 0;

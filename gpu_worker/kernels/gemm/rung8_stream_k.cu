@@ -21,8 +21,8 @@
 #ifndef R8_GROUP_M
 #define R8_GROUP_M 16
 #endif
-#ifndef R8_SK  // stream-K tail: 0 never (rung 7's schedule), 1 when the tiles make >= R8_SK_WAVES waves, 2 always
-#define R8_SK 1
+#ifndef R8_SK  // stream-K: 0 never (rung 7's schedule), 1 a tail when the tiles make >= R8_SK_WAVES waves, 2 a tail
+#define R8_SK 1  // always, 3 every tile (each cluster the same share of all k iterations: no data-parallel waves)
 #endif
 #ifndef R8_SK_WAVES
 #define R8_SK_WAVES 8
@@ -79,7 +79,7 @@ struct Schedule {
   }
 };
 
-// Stream-K mode: R8_SK, or the environment's GEMM_STREAM_K (off, auto, always) where set.
+// Stream-K mode: R8_SK, or the environment's GEMM_STREAM_K (off, auto, always, all) where set.
 int stream_k_mode() {
   const char* e = getenv("GEMM_STREAM_K");
   if (!e || !*e) return R8_SK;
@@ -87,7 +87,8 @@ int stream_k_mode() {
   if (v == "off") return 0;
   if (v == "auto") return 1;
   if (v == "always") return 2;
-  gemm_fatal("GEMM_STREAM_K must be off, auto or always (got '%s')", e);
+  if (v == "all") return 3;
+  gemm_fatal("GEMM_STREAM_K must be off, auto, always or all (got '%s')", e);
   return 0;
 }
 
@@ -99,8 +100,8 @@ Schedule make_schedule(int M, int N, int K, int max_clusters) {
   const int T = s.tiles(), mode = stream_k_mode();
   s.clusters = std::min(T, max_clusters);
   s.dp_tiles = T;
-  if (mode && T > s.clusters && T % s.clusters && (mode == 2 || T >= R8_SK_WAVES * s.clusters)) {
-    const int rem = T % s.clusters;
+  if (mode && T > s.clusters && T % s.clusters && (mode >= 2 || T >= R8_SK_WAVES * s.clusters)) {
+    const int rem = mode == 3 ? T : T % s.clusters;  // mode 3: every tile is a stream-K tile
     s.dp_tiles = T - rem;
     s.sk_iters = rem * s.kt;
     const int workers = std::min(s.clusters, 2 * rem);
@@ -333,7 +334,8 @@ struct Rung {
            "-CTA clusters, group_m " + std::to_string(GROUP_M) +
            (mode == 0 ? ", data-parallel only"
                       : mode == 1 ? ", stream-K tail from " + std::to_string(R8_SK_WAVES) + " waves"
-                                  : ", stream-K tail always");
+                      : mode == 2 ? ", stream-K tail always"
+                                  : ", stream-K over every tile");
   }
   static void setup() {
     GEMM_CHECK(cudaFuncSetAttribute(gemm_rung8, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
