@@ -2,7 +2,8 @@
 # The GEMM ladder's device run, as one command on the H200 (binaries built beforehand with
 #   python3 bench/gemm.py --build-only --bin-dir build/gemmF <the VARIANTS below>
 # and carried): the ceilings, every rung and the rung-8 variants against cuBLAS at every size (rungs 7 and 8 on
-# uniform, normal and zero inputs), then the GPU tests. Writes under $OUT (default /tmp/out).
+# uniform, normal and zero inputs; rung 8 also sustained, with joules per GEMM), then the GPU tests.
+# Writes under $OUT (default /tmp/out).
 #   bash bench/gemm_device.sh            # everything
 #   GEMM_ONLY=1 bash bench/gemm_device.sh   # the benchmark, no tests
 set -o pipefail
@@ -16,6 +17,7 @@ BIN=${GEMM_BIN:-build/gemmF}
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_before.txt" 2>&1
 python3 bench/gemm.py --no-build --bin-dir "$BIN" --iters "${GEMM_ITERS:-30}" --timeout 150 \
   --dists uniform,normal,zeros --dist-jobs rung7,rung8,rung8_fp16 "${VARIANTS[@]}" ${GEMM_ARGS:-} \
+  --energy "${GEMM_ENERGY_S:-1.5}" --energy-jobs rung8 \
   --out "$OUT/gemm_h200.json" 2>&1 | tee "$OUT/bench.log" | grep -v '^PROGRESS'
 status=$?
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_after.txt" 2>&1

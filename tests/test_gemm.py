@@ -249,3 +249,16 @@ def test_ladder_page_has_the_waterfall_the_ceilings_and_rung4s_limit():
     rows = {r["name"]: r for r in lsu["rows"]}
     assert rows["rung4"]["lsu_per_tflops"] > 1.5 * rows["rung5"]["lsu_per_tflops"]  # the pipe register staging fills
     assert lsu["chart"]["bars"] and view["variants"]
+    energy = {(r["job"], r["size"], r["dist"]): r for r in view["energy"]["rows"]}
+    at4k = energy[("rung8", "4096x4096x4096", "uniform")]
+    assert 0.05 < at4k["rung"]["joules_per_gemm"] < 0.5 and at4k["cublas"]["watts"] > 100
+
+
+def test_energy_rows_tolerate_missing_and_empty_files(tmp_path):
+    from app.services.bench_ladder import ENERGY_FILE, energy_rows
+
+    assert energy_rows(tmp_path) is None
+    (tmp_path / ENERGY_FILE).write_text('{"rungs": [{"label": "rung8", "results": [{"m": 1, "n": 1, "k": 1}]}]}')
+    assert energy_rows(tmp_path) is None
+    (tmp_path / ENERGY_FILE).write_text("not json")
+    assert energy_rows(tmp_path) is None

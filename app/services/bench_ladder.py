@@ -19,6 +19,7 @@ STEP_LABELS = {1: "SIMT fp32", 2: "mma.sync", 3: "padding", 4: "swizzle", 5: "cp
                7: "warp-spec.", 8: "stream-K"}
 WATERFALL_SIZES = ("4096x4096x4096", "8192x8192x8192")
 NCU_FILE = "gemm_h200_ncu_rung4_vs_rung5.json"
+ENERGY_FILE = "gemm_h200_energy.json"
 LSU_METRIC = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
 
 #: The ldmatrix.x4 of a 16x16 bf16 fragment at the tile's origin: what rungs 2-5 issue and the 8-row x 16-byte
@@ -122,7 +123,8 @@ def ladder_view(source: str | None = None) -> dict:
         ref = {"value": cublas.get(size), "label": "cuBLAS"} if cublas.get(size) else None
         charts.append(bar_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s per rung", "TFLOP/s", bars, ref))
     return {"files": files, "source": chosen, "charts": charts, "rungs": rung_views(lad["rungs"]),
-            "waterfalls": ladder_waterfalls(lad), "lsu": lsu_limit(), "peaks": lad.get("peaks"),
+            "waterfalls": ladder_waterfalls(lad), "lsu": lsu_limit(), "energy": energy_rows(),
+            "peaks": lad.get("peaks"),
             "variants": lad.get("variants") or [], "variant_sizes": lad["sizes"],
             "throttle": lad.get("throttle"), "command": lad.get("command"),
             "device": lad.get("device"), "driver": lad.get("driver"), "date": lad.get("date"), "error": None}
@@ -220,3 +222,36 @@ def lsu_limit(results_dir=None) -> dict | None:
                       {"value": 100, "label": "pipe peak"}) if bars else None
     return {"file": path.name, "date": doc.get("date"), "device": doc.get("device"), "command": doc.get("command"),
             "reading": doc.get("reading"), "rows": rows, "chart": chart, "target_tflops": round(target)}
+
+
+def energy_rows(results_dir=None) -> dict | None:
+    """The sustained runs (``harness --energy``) of the committed energy file: per job, size and distribution, each
+    kernel's mean over its two runs (TFLOP/s, joules per GEMM, watts, NVML's SM clock) and the job's sustained % of
+    cuBLAS. None without the file or without sustained runs in it."""
+    path = (results_dir or RESULTS_DIR) / ENERGY_FILE
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+    def mean(runs: list[dict], key: str) -> float | None:
+        vals = [r[key] for r in runs if isinstance(r.get(key), (int, float)) and r[key] >= 0]
+        return sum(vals) / len(vals) if vals else None
+
+    rows = []
+    for entry in doc.get("rungs", []):
+        for r in entry.get("results", []):
+            s = r.get("sustained")
+            if not s:
+                continue
+            row = {"job": entry.get("label"), "size": f"{r['m']}x{r['n']}x{r['k']}", "dist": r.get("dist"),
+                   "pct_of_cublas": s.get("pct_of_cublas")}
+            for who in ("rung", "cublas"):
+                row[who] = {k: mean(s.get(who) or [], k) for k in ("tflops", "joules_per_gemm", "watts",
+                                                                    "sm_clock_mhz")}
+            rows.append(row)
+    if not rows:
+        return None
+    return {"file": path.name, "date": doc.get("date"), "reading": doc.get("reading"), "rows": rows,
+            "seconds": next((r.get("sustained", {}).get("seconds") for e in doc.get("rungs", [])
+                             for r in e.get("results", []) if r.get("sustained")), None)}
