@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import csv
 import datetime as dt
 import glob
-import io
 import json
 import os
 import platform
@@ -31,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.gemm_ncu import NCU_RUNGS, ncu_sections_summary, parse_ncu_csv, run_ncu  # noqa: E402, F401
 from gpu_worker.ptxas import parse_ptxas  # noqa: E402  (standard library only)
 
 KERNELS = ROOT / "gpu_worker" / "kernels" / "gemm"
@@ -63,14 +62,6 @@ VARIANT_NOTES = {
 }
 SQUARE = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192"]
 RECTANGULAR = ["8192x2048x4096", "2048x8192x4096", "4096x4096x16384"]
-NCU_RUNGS = (2, 3, 4)
-NCU_SIZE = "1024x1024x1024"
-NCU_METRICS = [
-    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
-    "smsp__sass_inst_executed_op_ldsm.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-]
 SASS_OPCODES = ("HGMMA", "HMMA", "LDSM", "FFMA", "LDS", "STS", "LDGSTS", "UTMALDG", "UTMASTG", "SYNCS", "LDL", "STL",
                 "MEMBAR", "FENCE", "BAR")
 NVCC_FLAGS = ["-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a", "-Xptxas", "-v"]
@@ -151,81 +142,6 @@ def sass_summary(binary: Path) -> dict:
                 if op in SASS_OPCODES:
                     counts[op] = counts.get(op, 0) + 1
     return counts
-
-
-def run_ncu(binary: Path, env: dict, timeout: int) -> dict:
-    ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None)
-    if not ncu:
-        return {"error": "ncu not found"}
-    result: dict = {"size": NCU_SIZE, "clock_control": "none"}
-    pending = list(NCU_METRICS)
-    for attempt in range(2):
-        metrics = pending if attempt == 0 else None
-        todo = [pending] if metrics else [[m] for m in pending]
-        pending = []
-        for group in todo:
-            cmd = [ncu, "--clock-control", "none", "--csv", "--launch-count", "1", "-k", "regex:gemm_(rung|mma)",
-                   "--metrics", ",".join(group), str(binary), "--profile", "--sizes", NCU_SIZE]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-            except subprocess.TimeoutExpired:
-                result.setdefault("errors", []).append(f"timeout: {group}")
-                continue
-            got = parse_ncu_csv(proc.stdout)
-            result.update(got)
-            missing = [m for m in group if m not in got]
-            if missing:
-                if attempt == 0:
-                    pending = missing
-                else:
-                    result.setdefault("unavailable", []).extend(missing)
-                    result.setdefault("errors", []).append(proc.stderr.strip()[-400:] or proc.stdout.strip()[-400:])
-        if not pending:
-            break
-    ld = result.get("smsp__sass_inst_executed_op_ldsm.sum")
-    wf = result.get("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum")
-    if ld and wf:
-        result["wavefronts_per_ldmatrix"] = round(wf / ld, 3)
-        result["ldsm_excess_wavefronts"] = wf - 4 * ld  # x4: 4 wavefronts per instruction without conflicts
-    return result
-
-
-def parse_ncu_csv(text: str) -> dict:
-    start = text.find('"ID"')
-    if start < 0:
-        return {}
-    out = {}
-    for row in csv.DictReader(io.StringIO(text[start:])):
-        name, value = row.get("Metric Name"), (row.get("Metric Value") or "").replace(",", "")
-        try:
-            out[name] = float(value)
-        except ValueError:
-            continue
-    return out
-
-
-NCU_KEYS = ("SM Frequency", "Elapsed Cycles", "Duration", "DRAM Throughput", "L2 Cache Throughput",
-            "L1/TEX Cache Throughput", "SM Active Cycles", "Compute (SM) Throughput", "Issue Slots Busy", "L2 Hit Rate",
-            "Memory Throughput", "Warp Cycles Per Issued Instruction")
-
-
-def ncu_sections_summary(text: str) -> dict:
-    """Per kernel in an ``ncu --section ...`` text report: the NCU_KEYS figures ("name (unit)": value) and the
-    tensor pipe's share of elapsed cycles where ncu names it the busiest pipe. Keys: "rung8" or cuBLAS's kernel name."""
-    out = {}
-    for block in re.split(r"\n(?=  \S.*\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\))", text)[1:]:
-        head = block.splitlines()[0].strip()
-        name = "rung8" if "gemm_rung8" in head else head.split(" ")[0]
-        m = {}
-        for k in NCU_KEYS:
-            hit = re.search(r"^\s+" + re.escape(k) + r"\s+(\S+)\s+([\d,.]+)\s*$", block, re.M)
-            if hit:
-                m[f"{k} ({hit.group(1)})"] = float(hit.group(2).replace(",", ""))
-        tensor = re.search(r"Tensor is the highest-utilized pipeline \(([\d.]+)%\)", block)
-        if tensor:
-            m["tensor pipe, % of elapsed cycles"] = float(tensor.group(1))
-        out[name] = {"kernel": head[:160], "metrics": m}
-    return out
 
 
 def run_binary(binary: Path, sizes: list[str], iters: int, env: dict, timeout: int,
