@@ -56,6 +56,7 @@ VARIANT_NOTES = {
     "r8_g8": "raster groups of 8 tile rows (16 in rung 8)",
     "r8_g32": "raster groups of 32 tile rows",
     "r8_waitloop": "mbarrier waits as one PTX loop (24 B spilled)",
+    "r8_sleep": "mbarrier waits with a suspend-time hint (threads sleep in try_wait instead of polling)",
     "r8_epi": "epilogue stored under the next piece's first wgmmas",
     "r8_all": "stream-K over every tile: each cluster the same share of all k iterations",
     "r8_all_epi": "stream-K over every tile, epilogue stored under the next piece's first wgmmas",

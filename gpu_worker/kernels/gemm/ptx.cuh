@@ -97,6 +97,17 @@ GEMM_DEV void mbar_wait_loop(uint32_t bar, uint32_t parity) {
                : "memory");
 }
 
+// mbar_wait with a suspend-time hint (as CUTLASS's ClusterBarrier::wait): a waiting thread sleeps in try_wait until
+// the phase completes or the hint (in ns) runs out, instead of issuing polls.
+GEMM_DEV void mbar_wait_sleep(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
+                 " selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(bar), "r"(parity), "r"(0x989680) : "memory");
+  } while (!done);
+}
+
 // ---------------------------------------------------------------- TMA (sm_90)
 GEMM_DEV void tma_prefetch_desc(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

@@ -30,8 +30,8 @@
 #ifndef R8_CLUSTER  // CTAs per cluster along M, sharing B by multicast: 2 or 4
 #define R8_CLUSTER 2
 #endif
-#ifndef R8_WAIT_LOOP  // 1: mbarrier waits as one PTX loop (mbar_wait_loop)
-#define R8_WAIT_LOOP 0
+#ifndef R8_WAIT_LOOP  // 1: mbarrier waits as one PTX loop (mbar_wait_loop); 2: that loop with a suspend-time hint
+#define R8_WAIT_LOOP 0  //    (mbar_wait_sleep)
 #endif
 #ifndef R8_EPI_OVERLAP  // 1: a tile's output, packed to 16 bits in registers, is stored while the next piece's first
 #define R8_EPI_OVERLAP 0  //    wgmmas run (the tensor pipe does not wait for the epilogue)
@@ -120,7 +120,8 @@ GEMM_DEV void release(uint32_t bar) {  // a consumer warp is done with a stage, 
 }
 
 GEMM_DEV void wait_phase(uint32_t bar, uint32_t parity) {
-  if constexpr (R8_WAIT_LOOP) mbar_wait_loop(bar, parity);
+  if constexpr (R8_WAIT_LOOP == 2) mbar_wait_sleep(bar, parity);
+  else if constexpr (R8_WAIT_LOOP == 1) mbar_wait_loop(bar, parity);
   else mbar_wait(bar, parity);
 }
 
