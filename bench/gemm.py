@@ -188,13 +188,13 @@ def parse_variant(spec: str) -> tuple[str, int, list[str]]:
 
 
 def clocks_note(s: dict) -> str:
-    """``MHz min-max, W max, throttle reasons`` from a case's NVML samples ('' without NVML)."""
-    nv = s.get("nvml") or {}
-    if not nv.get("available"):
-        return ""
+    """``MHz min-max, W max, throttle reasons`` from a case's NVML samples, then the SM clock measured inside the
+    kernel where the rung reports it ('' without either)."""
+    nv, clk = s.get("nvml") or {}, s.get("in_kernel_clock")
     reasons = [r for r in nv.get("clock_event_reasons", []) if r != "gpu_idle"]
-    return (f"{nv['sm_clock_mhz']['min']}-{nv['sm_clock_mhz']['max']} MHz {nv['power_w']['max']:.0f} W"
-            + (f" THROTTLED ({', '.join(reasons)})" if nv.get("throttled") else ""))
+    out = (f"{nv['sm_clock_mhz']['min']}-{nv['sm_clock_mhz']['max']} MHz {nv['power_w']['max']:.0f} W"
+           + (f" THROTTLED ({', '.join(reasons)})" if nv.get("throttled") else "")) if nv.get("available") else ""
+    return " ".join(x for x in (out, f"kernel {clk['ghz_median']:.2f} GHz" if clk else "") if x)
 
 
 def table(results: list[dict]) -> str:

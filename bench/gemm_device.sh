@@ -10,14 +10,14 @@ set -o pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-VARIANTS=(--variant r8_dp:8:R8_SK=0 --variant r8_sk:8:R8_SK=2 --variant rung8_fp16:8:GEMM_FP16
-          --variant r8_c4:8:R8_CLUSTER=4 --variant r8_g8:8:R8_GROUP_M=8 --variant r8_g32:8:R8_GROUP_M=32
-          --variant r8_waitloop:8:R8_WAIT_LOOP=1 --variant r8_epi:8:R8_EPI_OVERLAP=1)
+VARIANTS=(--variant r8_dp:8:R8_SK=0 --variant r8_sk:8:R8_SK=2 --variant r8_all:8:R8_SK=3 --variant rung8_fp16:8:GEMM_FP16
+          --variant r8_c4:8:R8_CLUSTER=4 --variant r8_g32:8:R8_GROUP_M=32 --variant r8_sleep:8:R8_WAIT_LOOP=2
+          --variant r8_epi:8:R8_EPI_OVERLAP=1)
 BIN=${GEMM_BIN:-build/gemmF}
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_before.txt" 2>&1
 python3 bench/gemm.py --no-build --bin-dir "$BIN" --iters "${GEMM_ITERS:-30}" --timeout 150 \
   --dists uniform,normal,zeros --dist-jobs rung7,rung8,rung8_fp16 "${VARIANTS[@]}" ${GEMM_ARGS:-} \
-  --energy "${GEMM_ENERGY_S:-1.5}" --energy-jobs rung8 \
+  --energy "${GEMM_ENERGY_S:-1}" --energy-jobs rung8 \
   --out "$OUT/gemm_h200.json" 2>&1 | tee "$OUT/bench.log" | grep -v '^PROGRESS'
 status=$?
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi_after.txt" 2>&1

@@ -283,7 +283,8 @@ def ladder(path: str | Path | None = None) -> dict:
 
     Post-condition: ``rungs`` lists the rungs (1..8) that the file holds, each with its description (RungInfo
     fields, ``banks_query`` for ``/api/banks``, the bank model's ``prediction``), ``ptxas``, ``ncu`` (rungs 2-4) and
-    ``results`` per size on uniform inputs (tflops, cublas_tflops, pct_of_cublas, rel_err, ok, nvml); ``cublas``
+    ``results`` per size on uniform inputs (tflops, cublas_tflops, pct_of_cublas, rel_err, ok, nvml and, for rung 8,
+    in_kernel_clock: the SM clock the last timed launch really ran at); ``cublas``
     gives, per size, the median cuBLAS TFLOP/s over all rungs' runs (the chart's reference line); ``sizes`` is in
     file order; ``peaks`` holds the measured mma.sync and wgmma ceilings (TFLOP/s, None when not measured);
     ``variants`` lists the file's other builds (label, -D flags, description, % of cuBLAS per size on uniform
@@ -313,7 +314,7 @@ def ladder(path: str | Path | None = None) -> dict:
                 cublas.setdefault(size, []).append(r["cublas_tflops"])
             results.append({"size": size, **{k: r.get(k) for k in ("m", "n", "k", "ok", "tflops", "cublas_tflops",
                                                                    "pct_of_cublas", "rel_err", "ms_median",
-                                                                   "error", "nvml")}})
+                                                                   "error", "nvml", "in_kernel_clock")}})
         rungs.append({**asdict(info), "banks_query": info.banks_query(), "prediction": predicted_wavefronts(info.id),
                       "ok": entry.get("ok"), "note": entry.get("note"), "smem_bytes": entry.get("smem_bytes"),
                       "ptxas": (entry.get("build") or {}).get("ptxas"), "sass": entry.get("sass"),

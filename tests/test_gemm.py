@@ -123,6 +123,12 @@ def test_bench_parses_ptxas_and_ncu():
     csv = ('==PROF== Connected\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
            '"0","gemm_rung2","smsp__sass_inst_executed_op_ldsm.sum","","196,608"\n')
     assert bench.parse_ncu_csv(csv) == {"smsp__sass_inst_executed_op_ldsm.sum": 196608.0}
+    nvml = {"available": True, "sm_clock_mhz": {"min": 1980, "max": 1980}, "power_w": {"max": 120.0},
+            "throttled": False, "clock_event_reasons": []}
+    assert bench.clocks_note({"nvml": nvml, "in_kernel_clock": {"ghz_median": 1.631}}) == \
+        "1980-1980 MHz 120 W kernel 1.63 GHz"  # NVML's reading beside the clock the kernel really ran at
+    assert bench.clocks_note({"in_kernel_clock": {"ghz_median": 1.6}}) == "kernel 1.60 GHz"
+    assert bench.clocks_note({}) == ""
 
 
 # ------------------------------------------------------------------------------------------------ nvcc

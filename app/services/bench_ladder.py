@@ -119,7 +119,9 @@ def ladder_view(source: str | None = None) -> dict:
                          "cls": "good" if ok and pct and pct >= 70 else ("bad" if not ok else ""),
                          "note": (f"{pct:.0f}%" if pct is not None else "") if ok else "check failed",
                          "tip": f"rung {r['id']} {r['title']}: "
-                                + (f"{res['tflops']:.1f} TFLOP/s" if ok else res.get("error") or "failed")})
+                                + (f"{res['tflops']:.1f} TFLOP/s" if ok else res.get("error") or "failed")
+                                + (f", SM clock {clk['ghz_median']:.2f} GHz in the kernel"
+                                   if ok and (clk := res.get("in_kernel_clock")) else "")})
         ref = {"value": cublas.get(size), "label": "cuBLAS"} if cublas.get(size) else None
         charts.append(bar_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s per rung", "TFLOP/s", bars, ref))
     return {"files": files, "source": chosen, "charts": charts, "rungs": rung_views(lad["rungs"]),

@@ -155,6 +155,12 @@ struct GemmEnv {  // what every case shares: the stream, cuBLAS, the L2 flush bu
   Nvml nvml;
 };
 
+// A rung may add measurements of its own last launch to each case's JSON (R::extra_json() -> "\"key\": value, ").
+template <class R>
+auto rung_extra(int) -> decltype(R::extra_json()) { return R::extra_json(); }
+template <class R>
+std::string rung_extra(long) { return ""; }
+
 // One case: fresh inputs of distribution `dist`, poisoned C, the check, then (when asked) interleaved timing of the
 // rung and cuBLAS with the L2 flushed before each, NVML sampled while the timed work runs. Appends the case's JSON
 // object to `r` (opened by the caller); returns whether it passed; the first error goes to `first_err`.
@@ -268,6 +274,7 @@ bool gemm_case(GemmEnv& E, const GemmArgs& args, int M, int N, int K, int dist, 
                M, N, K, kDistNames[dist], err, ref_err);
       if (first_err.empty()) first_err = buf;
     }
+    r += rung_extra<R>(0);
     r += ok ? "\"ok\": true}" : "\"ok\": false}";
     GEMM_CHECK(cudaFree(Cref));
     GEMM_CHECK(cudaFree(Ccb));

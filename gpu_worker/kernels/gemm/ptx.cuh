@@ -108,6 +108,13 @@ GEMM_DEV void mbar_wait_sleep(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// The global nanosecond timer (with clock64(), the SM clock a kernel really ran at).
+GEMM_DEV unsigned long long globaltimer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 // ---------------------------------------------------------------- TMA (sm_90)
 GEMM_DEV void tma_prefetch_desc(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

@@ -37,6 +37,14 @@
 #define R8_EPI_OVERLAP 0  //    wgmmas run (the tensor pipe does not wait for the epilogue)
 #endif
 
+#ifndef R8_CLOCKS  // 1: each CTA's clock64 and globaltimer at its start and end, so each case reports the SM clock
+#define R8_CLOCKS 1  // the kernel really ran at (NVML's samples miss the power management's drops inside a launch)
+#endif
+
+#if R8_CLOCKS
+#include "clock_probe.cuh"
+#endif
+
 namespace {
 constexpr int BM = 128, BN = 256, BK = 64, STAGES = R8_STAGES, THREADS = 384, GROUP_M = R8_GROUP_M;
 constexpr int CLUSTER = R8_CLUSTER;
@@ -146,6 +154,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fence_mbar_init();
   }
   cluster_sync();  // the peer's barriers exist before anything multicasts into them
+#if R8_CLOCKS
+  if (t == 0) clock_probe_stamp(false);
+#endif
 
   if (wg == 0) {  // ------------------------------------------------------------------ producer
     setmaxnreg_dec<24>();
@@ -268,6 +279,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     if (wt == 0) tma_store_wait<0>();
   }
   __syncwarp();
+#if R8_CLOCKS
+  if (t == 128) clock_probe_stamp(true);  // the first consumer thread, after its last store was issued
+#endif
   cluster_sync();  // no CTA leaves while its peer may still signal its barriers
 }
 }  // namespace
@@ -362,6 +376,9 @@ struct Rung {
   static void launch(const Plan& p, cudaStream_t st) {
     gemm_rung8<<<p.sch.clusters * CLUSTER, THREADS, SMEM_BYTES, st>>>(p.a, p.b, p.c, p.sch, p.ws, p.flags);
   }
+#if R8_CLOCKS
+  static std::string extra_json() { return clock_probe_json(max_clusters * CLUSTER); }
+#endif
   static void release(Plan& p) {
     if (p.ws) GEMM_CHECK(cudaFree(p.ws));
     if (p.flags) GEMM_CHECK(cudaFree(p.flags));
