@@ -79,7 +79,8 @@ NCU_KEYS = ("SM Frequency", "Elapsed Cycles", "Duration", "DRAM Throughput", "L2
 
 def ncu_sections_summary(text: str) -> dict:
     """Per kernel in an ``ncu --section ...`` text report: the NCU_KEYS figures ("name (unit)": value) and the
-    tensor pipe's share of elapsed cycles where ncu names it the busiest pipe. Keys: "rung8" or cuBLAS's kernel name."""
+    tensor pipe's share of elapsed cycles where ncu names it the busiest pipe (or the shared pipe's, where ncu names
+    that one, dominated by its tensor sub-pipe). Keys: "rung8" or cuBLAS's kernel name."""
     out = {}
     for block in re.split(r"\n(?=  \S.*\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\))", text)[1:]:
         head = block.splitlines()[0].strip()
@@ -90,7 +91,11 @@ def ncu_sections_summary(text: str) -> dict:
             if hit:
                 m[f"{k} ({hit.group(1)})"] = float(hit.group(2).replace(",", ""))
         tensor = re.search(r"Tensor is the highest-utilized pipeline \(([\d.]+)%\)", block)
+        shared = re.search(r"Shared is the highest-utilized pipeline \(([\d.]+)%\)(?:(?!highest-utilized).)*?"
+                           r"dominated by its\s+Tensor", block, re.S)
         if tensor:
             m["tensor pipe, % of elapsed cycles"] = float(tensor.group(1))
+        elif shared:  # ncu may name the shared pipe, the sum that holds the tensor pipe, when tensor work dominates it
+            m["shared pipe (tensor-dominated), % of elapsed cycles"] = float(shared.group(1))
         out[name] = {"kernel": head[:160], "metrics": m}
     return out

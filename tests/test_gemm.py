@@ -129,6 +129,16 @@ def test_bench_parses_ptxas_and_ncu():
         "1980-1980 MHz 120 W kernel 1.63 GHz"  # NVML's reading beside the clock the kernel really ran at
     assert bench.clocks_note({"in_kernel_clock": {"ghz_median": 1.6}}) == "kernel 1.60 GHz"
     assert bench.clocks_note({}) == ""
+    report = ("  <unnamed>::gemm_rung8(CUtensorMap_st) (132, 1, 1)x(384, 1, 1), Context 1, Stream 13\n"
+              "    SM Frequency                   Ghz         1.57\n"
+              "    OPT   Shared is the highest-utilized pipeline (90.0%) based on elapsed cycles. It is the logical sum\n"
+              "          of several other pipelines. It's\n          dominated by its Tensor (FP) sub-pipeline.\n"
+              "  nvjet_sm90_tst_256x128 (2, 66, 1)x(384, 1, 1), Context 1\n"
+              "    OPT   Tensor is the highest-utilized pipeline (90.4%) based on elapsed cycles.\n")
+    got = bench.ncu_sections_summary("==PROF== x\n" + report)
+    assert got["rung8"]["metrics"] == {"SM Frequency (Ghz)": 1.57,
+                                       "shared pipe (tensor-dominated), % of elapsed cycles": 90.0}
+    assert got["nvjet_sm90_tst_256x128"]["metrics"] == {"tensor pipe, % of elapsed cycles": 90.4}
 
 
 # ------------------------------------------------------------------------------------------------ nvcc
