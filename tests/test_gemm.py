@@ -131,8 +131,9 @@ def test_bench_parses_ptxas_and_ncu():
     assert bench.clocks_note({}) == ""
     report = ("  <unnamed>::gemm_rung8(CUtensorMap_st) (132, 1, 1)x(384, 1, 1), Context 1, Stream 13\n"
               "    SM Frequency                   Ghz         1.57\n"
-              "    OPT   Shared is the highest-utilized pipeline (90.0%) based on elapsed cycles. It is the logical sum\n"
-              "          of several other pipelines. It's\n          dominated by its Tensor (FP) sub-pipeline.\n"
+              "    OPT   Shared is the highest-utilized pipeline (90.0%) based on elapsed cycles. It is the\n"
+              "          logical sum of several other pipelines. It's\n"
+              "          dominated by its Tensor (FP) sub-pipeline.\n"
               "  nvjet_sm90_tst_256x128 (2, 66, 1)x(384, 1, 1), Context 1\n"
               "    OPT   Tensor is the highest-utilized pipeline (90.4%) based on elapsed cycles.\n")
     got = bench.ncu_sections_summary("==PROF== x\n" + report)
