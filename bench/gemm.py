@@ -58,6 +58,7 @@ VARIANT_NOTES = {
     "r8_waitloop": "mbarrier waits as one PTX loop (24 B spilled)",
     "r8_sleep": "mbarrier waits with a suspend-time hint (threads sleep in try_wait instead of polling)",
     "r8_epi": "epilogue stored under the next piece's first wgmmas",
+    "r8_s3": "3 pipeline stages instead of 4",
     "r8_all": "stream-K over every tile: each cluster the same share of all k iterations",
     "r8_all_epi": "stream-K over every tile, epilogue stored under the next piece's first wgmmas",
 }
