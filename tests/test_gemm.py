@@ -190,6 +190,14 @@ def test_stream_k_schedule_covers_every_k_iteration_once():
             assert p["covered_once"] and p["slots_ok"], p
         return got
 
+    bad_cases = (("bogus", [], "GEMM_STREAM_K must be off, auto, always or all"),
+                 ("auto", ["--energy", "abc"], "--energy takes seconds"),
+                 ("auto", ["--energy", "99"], "--energy takes 0 to 10"))
+    for bad_env, bad_args, needle in bad_cases:  # bad settings are refused with the reason, exit status 2
+        out = subprocess.run([str(built.path), "--describe", *bad_args], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "GEMM_STREAM_K": bad_env})
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+        assert out.returncode == 2 and not res["ok"] and needle in res["error"], res
     auto, always, every = plans("auto"), plans("always"), plans("all")
     # auto: stream-K only where the tiles make >= 8 waves (8192^3: 1024 tiles on 66 clusters)
     assert auto["4096x4096x4096"]["dp_tiles"] == 256 and auto["4096x4096x4096"]["max_work"] == 256

@@ -120,7 +120,12 @@ static GemmArgs gemm_parse(int argc, char** argv) {
     else if (s == "--warmup") a.warmup = atoi(next());
     else if (s == "--seed") a.seed = strtoull(next(), nullptr, 10);
     else if (s == "--timeout") a.timeout_s = atoi(next());
-    else if (s == "--energy") a.energy_s = atof(next());
+    else if (s == "--energy") {
+      const char* v = next();
+      char* end = nullptr;
+      a.energy_s = strtod(v, &end);
+      if (end == v || *end) gemm_fatal("--energy takes seconds, a number from 0 to 10 (got '%s')", v);
+    }
     else if (s == "--profile") a.profile = true;  // one launch per size, no reference / timing (for ncu)
     else if (s == "--check-only") a.time = false;
     else if (s == "--no-flush") a.flush = false;
