@@ -30,16 +30,29 @@ def client(tmp_path, monkeypatch):
 
 
 @pytest.fixture()
-def worker(client):
+def start_worker(client):
+    """Starts the worker thread "test-worker" when called (at most once); stops it at teardown."""
     stop = threading.Event()
-    t = threading.Thread(target=service.run_worker, args=(stop,), kwargs={"worker_id": "test-worker"}, daemon=True)
-    t.start()
-    deadline = time.time() + 10
-    while not service.live_workers() and time.time() < deadline:
-        time.sleep(0.05)
-    yield "test-worker"
+    threads: list[threading.Thread] = []
+
+    def start() -> str:
+        t = threading.Thread(target=service.run_worker, args=(stop,), kwargs={"worker_id": "test-worker"}, daemon=True)
+        t.start()
+        threads.append(t)
+        deadline = time.time() + 10
+        while not service.live_workers() and time.time() < deadline:
+            time.sleep(0.05)
+        return "test-worker"
+
+    yield start
     stop.set()
-    t.join(10)
+    for t in threads:
+        t.join(10)
+
+
+@pytest.fixture()
+def worker(start_worker):
+    return start_worker()
 
 
 def wait_done(client, job_id, timeout=60.0) -> dict:
@@ -112,11 +125,12 @@ def test_worker_runs_compile_only_and_cancel_works(client, worker):
     assert client.get("/api/bench/jobs/nope").status_code == 404
 
 
-def test_job_of_a_dead_worker_is_retried_then_failed(client, worker):
+def test_job_of_a_dead_worker_is_retried_then_failed(client, start_worker):
     store = get_store()
     job = store.create("compile_only", {"nvcc": "skip"})
     ghost = store.lease("ghost", 0.05, service.MAX_ATTEMPTS)  # a worker that takes the job and dies
     assert ghost["id"] == job["id"] and ghost["attempts"] == 1
+    worker = start_worker()  # started only now, so that it cannot take the job before the ghost does
     done = wait_done(client, job["id"])  # its lease runs out: the live worker takes it
     assert done["status"] == "done" and done["attempts"] == 2 and done["worker"] == worker
     assert not store.finish(job["id"], "ghost", status="failed", error="late")  # the dead attempt's outcome is dropped
