@@ -3,6 +3,7 @@ from /proc, and describe the machine (load average, cores) for the result files.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -16,6 +17,23 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
+
+
+async def http_send(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, method: str, path: str,
+                body: bytes | None = None) -> int:
+    """Sends one HTTP/1.1 request on a kept-alive connection; returns its status once the whole body is read."""
+    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\n"
+    if body is not None:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    writer.write(head.encode() + b"\r\n" + (body or b""))
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    length = 0
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    await reader.readexactly(length)
+    return status
 
 
 def free_port() -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import Server, machine, write_result  # noqa: E402
+from _server import Server, http_send, machine, write_result  # noqa: E402
 
 
 def request(k: int) -> tuple[str, str, bytes | None]:
@@ -41,22 +41,6 @@ def request(k: int) -> tuple[str, str, bytes | None]:
                                              "access": {"kind": "column", "index": k % 32}}).encode()
 
 
-async def _send(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, method: str, path: str,
-                body: bytes | None) -> int:
-    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\n"
-    if body is not None:
-        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-    writer.write(head.encode() + b"\r\n" + (body or b""))
-    await writer.drain()
-    status = int((await reader.readline()).split()[1])
-    length = 0
-    while (line := await reader.readline()) not in (b"\r\n", b""):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    await reader.readexactly(length)
-    return status
-
-
 async def run(server: Server, total: int, connections: int, checkpoints: list[int]) -> list[dict]:
     counter = iter(range(total))
     statuses: dict[int, int] = {}
@@ -68,7 +52,7 @@ async def run(server: Server, total: int, connections: int, checkpoints: list[in
         nonlocal done
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         for k in counter:
-            st = await _send(reader, writer, *request(k))
+            st = await http_send(reader, writer, *request(k))
             statuses[st] = statuses.get(st, 0) + 1
             done += 1
             if checkpoints and done >= checkpoints[0]:

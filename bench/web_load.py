@@ -29,7 +29,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import Server, machine, write_result  # noqa: E402
+from _server import Server, http_send, machine, write_result  # noqa: E402
 
 
 def distinct_explorer(n: int) -> list[str]:
@@ -64,18 +64,6 @@ SCENARIOS = {
 }
 
 
-async def _get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str) -> int:
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
-    await writer.drain()
-    status = int((await reader.readline()).split()[1])
-    length = 0
-    while (line := await reader.readline()) not in (b"\r\n", b""):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    await reader.readexactly(length)
-    return status
-
-
 async def open_loop(port: int, paths: list[str], rate: float, seconds: float, connections: int = 32) -> dict:
     """Requests scheduled every 1/rate s, each sent on the next free connection; latency from its schedule."""
     n = int(rate * seconds)
@@ -98,7 +86,7 @@ async def open_loop(port: int, paths: list[str], rate: float, seconds: float, co
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         while (item := await queue.get()) is not None:
             scheduled, path = item
-            status = await _get(reader, writer, path)
+            status = await http_send(reader, writer, "GET", path)
             lat.append(time.perf_counter() - scheduled)
             errors += status != 200
         writer.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,34 +18,14 @@ pytestmark = [pytest.mark.redis,
               pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server not installed")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
-def redis_env(tmp_path, monkeypatch):
-    port = _free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
-                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
-    import redis
-
-    client = redis.Redis.from_url(url)
-    for _ in range(100):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    env = {"LAYOUTLAB_REDIS_URL": url, "LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.3",
+def redis_env(redis_url, tmp_path, monkeypatch):
+    """The environment of a worker process in Redis mode on the fresh server of ``redis_url``; set here too."""
+    env = {"LAYOUTLAB_REDIS_URL": redis_url, "LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.3",
            "LAYOUTLAB_WORKER_STALE_S": "2", "LAYOUTLAB_LEASE_S": "2"}
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    yield {**os.environ, **env, "PYTHONPATH": str(ROOT)}
-    proc.terminate()
-    proc.wait(10)
+    return {**os.environ, **env, "PYTHONPATH": str(ROOT)}
 
 
 def _start_worker(env: dict, name: str) -> subprocess.Popen:
