@@ -65,8 +65,10 @@ class AlgebraOut(BaseModel):
     args: list[str]
     result: str
     steps: list[Step]
-    offset: int | None = Field(None, description="local_tile / local_partition: the offset in A of the result's "
-                                                 "first element (the result is the layout of the tile from there)")
+    offset: int | str | None = Field(None, description="local_tile / local_partition: the offset in A of the "
+                                                       "result's first element (the result is the layout of the tile "
+                                                       "from there); a coordinate such as \"(8,0)\" where A is a "
+                                                       "coordinate layout")
     notes: list[str] = Field(default_factory=list, description="why the result looks surprising, e.g. a divide "
                                                                "whose tiler does not divide A draws more cells than A")
 

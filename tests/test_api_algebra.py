@@ -147,3 +147,39 @@ def test_workbench_local_tile_outlines_the_tile_in_a(client, read_grid):
     assert outlined == sorted(20 + 8 * u + v for u in range(2) for v in range(4))
     assert '"add":20' in r.text  # result cells light A's cells at offset + R(k)
     assert "local_tile(tensor" in r.text and "cute.local_tile(" in r.text  # copy as C++ / DSL
+
+
+@pytest.mark.parametrize(("op", "args", "result", "offset"), [
+    ("local_tile", ["(4,8):(1@1,1@0)", "<2:1, 4:1>", "(1,1)"], "(2,4):(1@1,1@0)", "(4,2)"),
+    ("local_partition", ["(4,8):(1@1,1@0)", "(2,2):(2,1)", "1"], "(2,4):(2@1,2@0)", "(1,0)"),
+])
+def test_tile_of_a_coordinate_layout_answers_its_coordinate_offset(client, op, args, result, offset):
+    """A coordinate layout's tile starts at a coordinate, not an int: the API and the workbench page answer it (the
+    response model and the grid's link data took only ints: a 500)."""
+    r = run(client, op, *args)
+    assert r.status_code == 200, r.text
+    assert (r.json()["result"], r.json()["offset"]) == (result, offset)
+    page = client.get("/algebra", params={"op": op, "a": args[0], "b": args[1], "c": args[2]})
+    assert page.status_code == 200
+    assert f"first element at offset {offset} of A" in page.text
+
+
+@pytest.mark.parametrize(("op", "args", "field"), [
+    ("zipped_divide", ["Sw<3,3,3>", "<2:1, 4:1>"], "A"),
+    ("nullspace", ["Sw<3,3,3>"], "A"),
+    ("local_tile", ["Sw<3,3,3>", "<2:1, 4:1>", "(1,1)"], "A"),
+    ("logical_product", ["(2,2):(1,2)", "Sw<3,3,3>"], "B"),
+    ("upcast", ["Sw<3,3,3>", "2"], "A"),
+])
+def test_a_bare_swizzle_where_a_layout_goes_is_named(client, op, args, field):
+    """A bare Sw<B,M,S> is refused by the field's name and what it is (it reached the engine and came back as
+    'cannot evaluate this input (AttributeError ...)')."""
+    r = run(client, op, *args)
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(f"{field}: Sw<3,3,3> is a swizzle, not a layout"), r.json()["detail"]
+
+
+def test_composition_still_takes_a_bare_swizzle_first(client):
+    r = run(client, "composition", "Sw<3,3,3>", "(8,64):(64,1)")
+    assert r.status_code == 200
+    assert r.json()["result"] == "Sw<3,3,3> o 0 o (8,64):(64,1)"

@@ -52,7 +52,16 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
             raise LayoutError(f"{arg.name}: {len(t):,} characters exceeds the cap of {MAX_TEXT:,}")
     with guard(op.name):
         parsed = registry.parse_args(op, list(texts))
+    for x, a in zip(parsed, op.args, strict=False):
+        if isinstance(x, A.Swizzle) and op.name not in BARE_SWIZZLE_OPS:
+            raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
+                              f"{x} o (8,64):(64,1))")
     return [_check_caps(x, a.name) for x, a in zip(parsed, op.args, strict=False)]
+
+
+#: Ops that take a bare swizzle Sw<B,M,S> as an argument (composition(Sw, L) builds a swizzled layout); every
+#: other op takes layouts and refuses one by name.
+BARE_SWIZZLE_OPS = frozenset({"composition"})
 
 
 @dataclass
@@ -65,13 +74,16 @@ class OpResult:
     parsed: list[Any] = field(default_factory=list)
     cpp: str = ""
     dsl: str = ""
-    offset: int | None = None  # local_tile / local_partition: the offset in A of the result's first element
+    #: local_tile / local_partition: the offset in A of the result's first element (an ArithTuple where A is a
+    #: coordinate layout such as (4,8):(1@1,1@0))
+    offset: Any = None
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON answer; ``offset`` an int, or the CuTe notation of a coordinate offset such as ``(8,0)``."""
         steps = [{"text": s["text"], "layout": s["layout"]} for s in self.steps]
         out = {"op": self.op, "args": self.args, "result": self.result, "steps": steps}
         if self.offset is not None:
-            out["offset"] = self.offset
+            out["offset"] = self.offset if isinstance(self.offset, int) else str(self.offset)
         return out
 
 
@@ -189,7 +201,8 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
         links = ([{"to": "grid-b", "by": "same"}, {"to": "grid-a", "by": "via", "via": "grid-b"}] if b_is_layout
                  else [{"to": "grid-a", "by": "offset"}])
     elif spec.link:
-        links = [{"to": "grid-a", "by": spec.link, **({"add": res.offset} if res.offset else {})}]
+        add = res.offset if isinstance(res.offset, int) and res.offset else None  # a coordinate offset: no shift
+        links = [{"to": "grid-a", "by": spec.link, **({"add": add} if add else {})}]
     g, msg = _grid_of(res.result, "grid-r", links)
     where = f", first element at offset {res.offset} of A" if res.offset is not None else ""
     out.append((f"result = {res.result}{where}", g, msg))
