@@ -60,7 +60,21 @@
       el("td", {class: c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`), el("td", {}, c.extra_bytes),
       el("td", {}, c.vector_kept ? "yes" : "no"), el("td", {class: "mono"}, c.tma || "—"),
       el("td", {class: "mono"}, c.wgmma || "—"), el("td", {}, `${c.base_alignment} B`));
-    if (k >= 0) tr.addEventListener("click", () => { selected = k; render(); });
+    if (k >= 0) {  // a candidate row is picked by click, or by Tab + Enter / Space; arrow keys step through the rows
+      tr.tabIndex = 0;
+      tr.setAttribute("aria-selected", k === selected ? "true" : "false");
+      const pick = (focus) => {
+        selected = k;
+        render();
+        if (focus) $("s-cands").querySelector(`tr[data-k="${k}"]`).focus();
+      };
+      tr.addEventListener("click", () => pick(false));
+      tr.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pick(true); return; }
+        const next = ev.key === "ArrowDown" ? tr.nextElementSibling : ev.key === "ArrowUp" ? tr.previousElementSibling : null;
+        if (next && next.tabIndex === 0) { ev.preventDefault(); next.focus(); }
+      });
+    }
     return tr;
   }
   function render() {

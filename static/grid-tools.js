@@ -83,9 +83,17 @@
 
   // ---- grid tools: zoom, fit, full screen; what a cell shows and how it is coloured ---------------------------
   const ZOOMS = [0.1, 0.15, 0.2, 0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];
+  // Below TINY the 12 px labels would print at under 7 px, a grey noise over the colours: the cells keep their
+  // colours and nested-mode lines, their numbers and hairlines hide (the hover card still names every cell), and the
+  // tools say so beside the zoom level.
+  const TINY = 0.6;
   function setZoom(grid, z) {
     grid.dataset.z = String(z);
     grid.style.zoom = z === 1 ? "" : String(z);
+    grid.classList.toggle("tiny", z < TINY);
+    const tools = document.querySelector(`.gridtools[data-grid="${grid.id}"]`);
+    const out = tools && tools.querySelector(".zoom-level");
+    if (out) out.textContent = z === 1 ? "" : `${Math.round(z * 100)} %${z < TINY ? " · numbers hidden, hover a cell" : ""}`;
   }
   // the zoom at which the whole grid fits its box (the screen in full screen)
   function fitZoom(grid) {
