@@ -1,13 +1,14 @@
 """Web benchmark: API latency under a fixed request rate, and browser paint time of large explorer grids.
 
-    python bench/web.py [--seconds 30] [--rate 200] [--no-browser] [--no-api]
+    python bench/web.py [--seconds 30] [--rate 200] [--no-browser] [--no-api] [--pages-only]
 
 API: starts uvicorn (one worker) on a free loopback port, then an open-loop client fires requests at ``--rate``
 per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,096 cells) for ``--seconds``;
 latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
 Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
 htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause; the workbench composition of two
-128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison. Prints
+128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison; every
+page opened fresh with a large input (128x128 layouts, the largest wgmma atom), navigation start to painted. Prints
 a table and writes bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
 """
 
@@ -255,23 +256,65 @@ def banks_server(base: str, repeats: int = 9) -> dict[str, Any]:
                                                 "runs": times, "fragment_bytes": size}}
 
 
+PAGES = {"explorer (128,128):(128,1)": "/?layout=(128,128):(128,1)",
+         "explorer Sw<3,4,3> o (128,64)": "/?layout=Sw<3,4,3> o 0 o (128,64):(64,1)",
+         "workbench 128x128 composition": "/algebra?op=composition&a=(128,128):(128,1)&b=(128,128):(1,128)",
+         "banks fp16 (128,128) ldmatrix": "/banks?layout=(128,128):(128,1)&element_bytes=2&access=ldmatrix:0,8",
+         "tv SM90 64x256x16 C": "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C",
+         "doctor": "/doctor", "drills": "/drills?kind=offsets&seed=3", "lab": "/lab"}
+LOAD_JS = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const n = performance.getEntriesByType('navigation')[0];
+    resolve({server: n.responseStart - n.requestStart, html_bytes: n.transferSize, dom: n.domContentLoadedEventEnd,
+             painted: performance.now()}); })))"""
+
+
+def page_loads(base: str, repeats: int = 5, width: int = 1400) -> dict[str, Any]:
+    """Each page with a large input opened ``repeats`` times in a fresh tab after a first, cold one: the medians of
+    the server's time to first byte, DOMContentLoaded, and two animation frames after the load event (painted), in
+    ms from the navigation's start; the cold open's server time and paint beside them."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        return {"skipped": "chromium not installed"}
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, Any] = {}
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        for name, path in PAGES.items():
+            runs = []
+            for _ in range(repeats + 1):
+                page = b.new_page(viewport={"width": width, "height": 900})
+                page.goto(base + path, wait_until="load")
+                runs.append(page.evaluate(LOAD_JS))
+                page.close()
+            first, runs = runs[0], runs[1:]  # the first: nothing cached in the server yet
+            out[name] = {key: statistics.median(r[key] for r in runs) for key in runs[0]} | {
+                "first_server": first["server"], "first_painted": first["painted"], "runs": runs}
+        b.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--rate", type=float, default=200)
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--no-api", action="store_true")
+    ap.add_argument("--pages-only", action="store_true", help="only the page loads with large inputs")
     a = ap.parse_args()
     port = free_port()
     proc = start_server(port)
     base = f"http://127.0.0.1:{port}"
     load_before = os.getloadavg()
+    api, paint, big = {}, {}, {}
     try:
-        api = {} if a.no_api else asyncio.run(load(base, a.rate, a.seconds))
-        paint = {} if a.no_browser else browser_paint(base)
-        big = banks_server(base)
-        if not a.no_browser:
-            big.update(workbench_paint(base))
+        pages = {} if a.no_browser else page_loads(base)
+        if not a.pages_only:
+            api = {} if a.no_api else asyncio.run(load(base, a.rate, a.seconds))
+            paint = {} if a.no_browser else browser_paint(base)
+            big = banks_server(base)
+            if not a.no_browser:
+                big.update(workbench_paint(base))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -296,6 +339,11 @@ def main() -> None:
                   f"{r['fragment_bytes']:,} bytes (target < {target} ms)")
             if "phases_median_ms" in r:  # where the time goes: input delay, server + transfer, DOM swap, layout+paint
                 print("    " + ", ".join(f"{k} {v:.0f} ms" for k, v in r["phases_median_ms"].items()))
+    for name, r in pages.items():
+        if isinstance(r, dict):
+            print(f"page {name:<32} server {r['server']:>4.0f} ms, DOM ready {r['dom']:>4.0f} ms, painted "
+                  f"{r['painted']:>4.0f} ms; cold: server {r['first_server']:>4.0f}, "
+                  f"painted {r['first_painted']:>4.0f} ms (target < 1000 ms)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d_%H%M%S")
     out = RESULTS / f"web_{stamp}.json"
@@ -303,7 +351,7 @@ def main() -> None:
                "loadavg_before": load_before, "loadavg_after": os.getloadavg()}
     out.write_text(json.dumps({"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
                                "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine,
-                               "api": api, "paint": paint, "big_grids": big}, indent=2))
+                               "api": api, "paint": paint, "big_grids": big, "pages": pages}, indent=2))
     print(f"wrote {out.relative_to(ROOT)}")
 
 
