@@ -15,12 +15,16 @@ are decided by enumeration (exhaustive up to ``ENUM_CAP`` coordinates of B, a st
 
 from __future__ import annotations
 
+import re
+from contextvars import ContextVar
+from functools import wraps
 from itertools import product as cartesian
 from typing import Any
 
 from algebra import inttuple as it
 from algebra.errors import LayoutError
 
+_UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
 ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
 A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by point beyond
 
@@ -142,7 +146,10 @@ def _int_strides(layout: Any) -> bool:
 
 
 def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
-    """Raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)`` (see the module doc)."""
+    """Raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)`` (see the module doc).
+    Inside ``cute_would_print`` nothing is checked (CuTe's own checks only)."""
+    if _UNCHECKED.get():
+        return
     why = structural_failure(coalesced_a_shape, b.shape, b.stride)
     if why is None:
         return
@@ -164,3 +171,45 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     raise LayoutError(
         f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} that gives {ri}, "
         f"but A(B({i})) = A({x}) = {ax}")
+
+
+def cute_would_print(fn: Any, *args: Any) -> Any:
+    """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
+    (weak) conditions refuse; None when CuTe refuses too. Runs uncached, off the fast paths."""
+    from algebra.recorder import recording
+
+    token = _UNCHECKED.set(True)
+    try:
+        with recording() as rec:
+            rec.muted += 1
+            return fn(*args)
+    except LayoutError:
+        return None
+    finally:
+        _UNCHECKED.reset(token)
+
+
+_WHOLE = re.compile(r"\. CuTe would print [a-z_]+\(.*$", re.S)
+
+
+def shows_cute(fn: Any) -> Any:
+    """For an op built on composition (the divides, the products): a refusal because an inner composition is not
+    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``."""
+
+    @wraps(fn)
+    def wrapper(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except LayoutError as err:
+            msg = str(err)
+            if _UNCHECKED.get() or "CuTe would print" not in msg:
+                raise
+            whole = cute_would_print(fn, *args)
+            if whole is None:
+                raise
+            from algebra.recorder import show
+
+            text = ", ".join(show(a) for a in args)
+            raise LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}") from None
+
+    return wrapper

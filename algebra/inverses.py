@@ -11,6 +11,7 @@ from algebra.layout import Layout
 from algebra.memo import memo
 from algebra.ops import _as_layout, coalesce, composition
 from algebra.recorder import active, nested, quiet
+from algebra.swizzle import ComposedLayout, Swizzle
 
 R = Layout._raw
 
@@ -45,11 +46,39 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     return ls, ld, pre
 
 
+def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
+    """CuTe's inverse of ``Sw o 0 o L``: ``inverse(L) o Sw``, the swizzle moved back to the offsets side
+    (``composition(Layout, Swizzle)``); with a non-zero offset CuTe builds ``inverse(L) o -offset o Sw``, a
+    swizzle inside a layout, which this engine does not represent (refused, naming it)."""
+    rec = active()
+    name = inverse.__name__
+    if not isinstance(layout.layout_a, Swizzle):
+        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    if rec is not None:
+        rec.step(f"A = {layout}: invert the inner layout {layout.layout_b}, then compose the swizzle after it")
+    inner = nested(rec, inverse, layout.layout_b)
+    if layout.offset != 0:
+        raise LayoutError(
+            f"{name} of {layout}: with the non-zero offset {layout.offset} CuTe returns {inner} o "
+            f"{-layout.offset} o {layout.layout_a} (a layout applied after the swizzle and the negated offset), "
+            "which this engine does not represent")
+    if rec is not None:
+        rec.step(f"{name}(inner) = {inner}; compose it with {layout.layout_a}: the swizzle's bits are read through "
+                 f"{inner} to give a swizzle on its offsets")
+    res = nested(rec, composition, inner, layout.layout_a)
+    if rec is not None:
+        rec.step(f"{name}({layout}) = {res}", res, kind="result")
+    return res
+
+
 @memo
 def right_inverse(layout: Layout) -> Layout:
-    """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets."""
+    """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets.
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``)."""
     if layout is None:
         return None
+    if type(layout) is ComposedLayout:
+        return _swizzled_inverse(layout, right_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
     rec = active()
     res_s, res_d, cur = [1], [0], 1
@@ -74,9 +103,12 @@ def right_inverse(layout: Layout) -> Layout:
 @memo
 def left_inverse(layout: Layout) -> Layout:
     """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
-    ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it."""
+    ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it.
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``."""
     if layout is None:
         return None
+    if type(layout) is ComposedLayout:
+        return _swizzled_inverse(layout, left_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
     rec = active()
     order = _sorted_modes(ld)
@@ -108,9 +140,35 @@ def left_inverse(layout: Layout) -> Layout:
     return res
 
 
+def _swizzle_base(x: Any) -> int:
+    """``2^M`` of the swizzle of a swizzled layout: the run of offsets it never moves."""
+    if not isinstance(x.layout_a, Swizzle):
+        raise LayoutError(f"only a swizzled layout Sw o offset o L is supported, got {x}")
+    return 1 << x.layout_a.base
+
+
 def max_common_layout(a: Layout, b: Layout) -> Layout:
-    """The layout ``R`` of the longest run with ``a(R(i)) == i`` and ``b(R(i)) == i``."""
+    """The layout ``R`` of the longest run with ``a(R(i)) == i`` and ``b(R(i)) == i``.
+    One swizzled side (CuTe's overload): that of its inner layout and the other, cut to ``2^M`` elements (the
+    swizzle leaves the low M bits of an offset alone); both swizzled: refused, as CuTe has no overload."""
     rec = active()
+    if type(b) is ComposedLayout and type(a) is not ComposedLayout:
+        a, b = b, a  # CuTe: max_common_layout(Layout, Composed) is max_common_layout(Composed, Layout)
+        if rec is not None:
+            rec.step("B is swizzled: CuTe answers max_common_layout(B, A)")
+    if type(a) is ComposedLayout:
+        if type(b) is ComposedLayout:
+            raise LayoutError(f"max_common_layout: CuTe has no overload for two swizzled layouts ({a}, {b})")
+        base = _swizzle_base(a)
+        if rec is not None:
+            rec.step(f"A = {a}: the common layout of its inner layout {a.layout_b} and B, cut to 2^M = {base} "
+                     "elements (the swizzle leaves the low M bits of an offset alone)")
+        common = nested(rec, max_common_layout, a.layout_b, b)
+        if base < it.product(common.shape):
+            common = nested(rec, composition, common, base)
+        if rec is not None:
+            rec.step(f"max_common_layout = {common}", common, kind="result")
+        return common
     inv_b, common = _common(rec, a, b)
     s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
     if d0 == 1:
@@ -140,8 +198,12 @@ def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, Layout]:
 
 
 def max_common_vector(a: Layout, b: Layout) -> int:
-    """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``."""
+    """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``.
+    A swizzled side (CuTe's overloads): that of the inner layouts, at most ``2^M`` of each swizzle (no cut when both
+    have the same swizzle)."""
     rec = active()
+    if type(a) is ComposedLayout or type(b) is ComposedLayout:
+        return _swizzled_vector(rec, a, b)
     _, common = _common(rec, a, b)
     s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
     n = s0 if d0 == 1 else 1
@@ -151,9 +213,36 @@ def max_common_vector(a: Layout, b: Layout) -> int:
     return n
 
 
+def _swizzled_vector(rec: Any, a: Any, b: Any) -> int:
+    if type(a) is not ComposedLayout:
+        a, b = b, a  # CuTe: max_common_vector(Layout, Composed) is max_common_vector(Composed, Layout)
+        if rec is not None:
+            rec.step("B is swizzled: CuTe answers max_common_vector(B, A)")
+    if type(b) is ComposedLayout:
+        caps = [] if a.layout_a == b.layout_a else [_swizzle_base(a), _swizzle_base(b)]
+        inner_b = b.layout_b
+    else:
+        caps, inner_b = [_swizzle_base(a)], b
+    if rec is not None:
+        rec.step(f"the inner layouts {a.layout_b} and {inner_b} have a common vector; "
+                 + (f"cap it at 2^M of each swizzle: {', '.join(map(str, caps))}" if caps else
+                    "both have the same swizzle, which moves their offsets alike: no cap"))
+    vec = nested(rec, max_common_vector, a.layout_b, inner_b)
+    n = min([vec] + caps)
+    if rec is not None:
+        rec.step(f"{n} element(s) are contiguous in both", None, kind="result", value=str(n))
+    return n
+
+
 def nullspace(layout: Layout) -> Layout:
-    """The coordinates that ``layout`` maps to 0: ``L(R(i)) == 0``."""
+    """The coordinates that ``layout`` maps to 0: ``L(R(i)) == 0``. A swizzled layout gives ``1:0`` (CuTe does not
+    attempt it)."""
     rec = active()
+    if type(layout) is ComposedLayout:
+        if rec is not None:
+            rec.step(f"A = {layout} is swizzled: CuTe does not attempt a nullspace and answers 1:0", R(1, 0),
+                     kind="result")
+        return R(1, 0)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     rd = it.flatten(it.compact_col_major(tuple(fs)))
     idx = [i for i, d in enumerate(fd) if is_int(d) and d == 0]

@@ -10,6 +10,7 @@ from functools import wraps
 from typing import Any
 
 from algebra import inttuple as it
+from algebra.checks import shows_cute
 from algebra.errors import LayoutError
 from algebra.fastpath import logical_divide_flat
 from algebra.inttuple import is_int, is_tuple
@@ -84,6 +85,7 @@ def _keep(layout: Any, rec: Any) -> Any:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
@@ -123,12 +125,14 @@ def _zip2_by(t: Any, guide: Any) -> Any:
     return t
 
 
+@through_swizzle
 def tile_unzip(layout: Layout, tiler: Any) -> Layout:
     """Gather the tile modes and the rest modes of a by-mode divide/product: ``((t0,t1,..),(r0,r1,..,extra))``."""
     return R(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
 
 
 @memo
+@shows_cute
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
@@ -158,6 +162,7 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
@@ -165,6 +170,7 @@ def tiled_divide(layout: Any, tiler: Any) -> Any:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
@@ -175,6 +181,7 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
@@ -199,6 +206,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), (repeat modes...))`` of ``logical_product``."""
@@ -206,6 +214,7 @@ def zipped_product(block: Any, tiler: Any) -> Layout:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
@@ -213,6 +222,7 @@ def tiled_product(block: Any, tiler: Any) -> Layout:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
     """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""
@@ -269,6 +279,7 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """Repeat ``block`` over ``tiler``, mode by mode: element (i, j) of block b is at ((i, b_i), (j, b_j)).
@@ -279,12 +290,14 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
 
 
 @memo
+@shows_cute
 @through_swizzle
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """Like blocked_product but the repeats interleave: each mode is ``(tiler mode, block mode)``."""
     return _rank_sensitive(block, tiler, raked=True)
 
 
+@shows_cute
 @through_swizzle
 def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout:
     """Repeat ``block`` (blocked_product) until it covers ``target_shape``; repeats run in ``order``

@@ -15,10 +15,42 @@ from algebra.recorder import active
 R = Layout._raw
 
 
+def _swizzled(layout: object, n: int, up: bool) -> object:
+    """CuTe's ``upcast<N>`` / ``downcast<N>`` of ``Sw<B,M,S> o O o L``: ``Sw' o O' o L'`` with L' the recast inner
+    layout, ``O' = O / N`` (must divide) or ``O * N``, and ``Sw' = Sw<B,M-log2 N,S>`` (when M < log2 N:
+    ``Sw<max(B+M-log2 N,0),0,S>``) or ``Sw<B,M+log2 N,S>``; N must be a power of two. The composed form is kept
+    even for an identity swizzle (CuTe's recast offset is an unsigned constant, not ``Int<0>``)."""
+    from algebra.swizzle import ComposedLayout, Swizzle
+
+    sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
+    name = "upcast" if up else "downcast"
+    if not isinstance(sw, Swizzle):
+        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    if n & (n - 1):
+        raise LayoutError(f"{name}<{n}> of the swizzle {sw}: N must be a power of two")
+    k = n.bit_length() - 1
+    rec = active()
+    if up:
+        if off % n:
+            raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
+        new_m = sw.base - k
+        new_sw = Swizzle(sw.bits, new_m, sw.shift) if new_m >= 0 else Swizzle(max(sw.bits + new_m, 0), 0, sw.shift)
+        new_off, new_inner = off // n, upcast(inner, n)
+    else:
+        new_sw, new_off, new_inner = Swizzle(sw.bits, sw.base + k, sw.shift), off * n, downcast(inner, n)
+    res = ComposedLayout(new_sw, new_off, new_inner)
+    if rec is not None:
+        rec.step(f"{name}<{n}> each part of {layout}: the swizzle {sw} -> {new_sw} (M moves by log2 {n} = {k}), the "
+                 f"offset {off} -> {new_off}, the inner layout {inner} -> {new_inner}", res, kind="result")
+    return res
+
+
 def upcast(layout: Layout, n: int) -> Layout:
     """View ``n`` consecutive elements as one: stride-1 modes shrink by n, other strides are divided by n."""
     if not is_int(n) or n < 1:
         raise LayoutError(f"upcast: the factor must be a positive integer, got {n}")
+    if hasattr(layout, "layout_b"):
+        return _swizzled(layout, n, True)
 
     def go(s, d):
         if is_tuple(s):
@@ -48,6 +80,8 @@ def downcast(layout: Layout, n: int) -> Layout:
     """View each element as ``n`` smaller ones: stride-1 modes grow by n, other strides are multiplied by n."""
     if not is_int(n) or n < 1:
         raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
+    if hasattr(layout, "layout_b"):
+        return _swizzled(layout, n, False)
     if 1 not in it.flatten(layout.stride) and -1 not in it.flatten(layout.stride):
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 

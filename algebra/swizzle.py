@@ -171,10 +171,11 @@ def make_composed(a: Any, offset: int, b: Layout) -> Any:
 
 
 def compose_swizzled(a: Any, b: Any) -> Any:
-    """composition() when either side is a Swizzle or ComposedLayout.
+    """composition() when either side is a Swizzle or ComposedLayout, as CuTe's overloads do it.
 
     ``Swizzle o Layout -> ComposedLayout(sw, 0, L)``; ``(A o off o B) o C -> A o off o (B o C)``;
-    ``Layout o Swizzle`` and ``Layout o ComposedLayout`` are refused (CuTe builds them only for special cases).
+    ``Layout o Swizzle -> Sw' o 0 o Layout`` with ``Sw'`` read off the layout's values at the swizzle's bit masks
+    (``layout_swizzle``); ``Layout o (Sw o 0 o B) -> (Layout o Sw) o B``.
     """
     from algebra.ops import composition
 
@@ -183,23 +184,59 @@ def compose_swizzled(a: Any, b: Any) -> Any:
             return make_composed(a, 0, b)
         if is_int(b):
             return make_composed(a, 0, Layout(b))
-        if isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle) and b.layout_a == a:
-            raise LayoutError("composition of a swizzle with a swizzled layout is not supported")
-        raise LayoutError(f"cannot compose {a} with {b}")
+        raise LayoutError(f"cannot compose {a} with {b}: CuTe composes a swizzle with a layout only")
     if isinstance(a, ComposedLayout):
         return make_composed(a.layout_a, a.offset, composition(a.layout_b, b))
-    raise LayoutError(f"composition of {a} with a swizzled layout is not supported (compose the swizzle last)")
+    if isinstance(a, Layout) and isinstance(b, Swizzle):
+        return layout_swizzle(a, b)
+    if isinstance(a, Layout) and isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle):
+        if b.offset != 0:
+            raise LayoutError(f"composition {a} o {b}: CuTe requires the offset of the swizzled layout to be 0 "
+                              f"(\"Require offset == 0.\"), here {b.offset}")
+        return composition(layout_swizzle(a, b.layout_a), b.layout_b)
+    raise LayoutError(f"cannot compose {a} with {b}")
 
 
-def make_swizzle_from_masks(yyy_mask: int, zzz_mask: int) -> Swizzle:
-    """The Swizzle whose source bits are ``yyy_mask`` and target bits ``zzz_mask`` (contiguous runs)."""
-    if yyy_mask <= 0 or zzz_mask <= 0:
-        raise LayoutError("masks must be positive")
-    b = bin(yyy_mask).count("1")
-    if bin(zzz_mask).count("1") != b:
-        raise LayoutError("masks must have the same number of bits")
-    ylo = (yyy_mask & -yyy_mask).bit_length() - 1
-    zlo = (zzz_mask & -zzz_mask).bit_length() - 1
-    if ylo >= zlo:
-        return Swizzle(b, zlo, ylo - zlo)
-    return Swizzle(b, ylo, ylo - zlo)
+def make_swizzle(y: int, z: int) -> Swizzle:
+    """CuTe's ``make_swizzle<Y, Z>()``: the swizzle whose source bits are ``y`` and target bits ``z``.
+
+    B = popcount(y) (must equal popcount(z)), M = min(trailing zeros of y, z) (32 for 0, taken mod 32),
+    S = tz(y) - tz(z); refused when the two bit counts differ, ``|S| < B``, or ``y | z`` is not that swizzle's
+    mask (the bits are not two runs of B bits S apart)."""
+    if y < 0 or z < 0 or y >= 1 << 32 or z >= 1 << 32:
+        raise LayoutError(f"make_swizzle: the bit masks {y} and {z} are not 32-bit unsigned values")
+    b = bin(y).count("1")
+    if bin(z).count("1") != b:
+        raise LayoutError(f"make_swizzle: the source bits {y:#b} and target bits {z:#b} have different counts "
+                          "(CuTe: \"Number of bits in Y and Z don't match\")")
+    ty = (y & -y).bit_length() - 1 if y else 32
+    tz = (z & -z).bit_length() - 1 if z else 32
+    m, sh = min(ty, tz) % 32, ty - tz
+    if abs(sh) < b:
+        raise LayoutError(f"make_swizzle: source bits {y:#b} and target bits {z:#b} give Swizzle<{b},{m},{sh}> "
+                          "with |S| < B (CuTe: \"abs(SShift) must be more than BBits\")")
+    sw = Swizzle(b, m, sh)
+    if (y | z) != (sw.yyy_mask | sw.zzz_mask):
+        raise LayoutError(f"make_swizzle: source bits {y:#b} and target bits {z:#b} are not two runs of {b} bits "
+                          f"(CuTe: \"Something went wrong.\")")
+    return sw
+
+
+def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
+    """CuTe's ``composition(Layout a, Swizzle sw)``: ``make_swizzle<a(yyy), a(zzz)>() o a``, the swizzle moved to
+    the offsets side. Post: ``R(i) == a(sw(i))`` for every ``i < size(a)`` with ``sw(i) < size(a)``; otherwise
+    (CuTe prints it anyway: "works in simple cases") ``LayoutError`` with what CuTe prints and a counterexample."""
+    y, z = a(sw.yyy_mask), a(sw.zzz_mask)
+    if not is_int(y) or not is_int(z):
+        raise LayoutError(f"composition {a} o {sw}: the layout's values at the swizzle masks are not integers")
+    new = make_swizzle(y, z)
+    res = make_composed(new, 0, a)
+    n = it.product(a.shape)
+    for i in range(min(n, 1 << 16)):
+        j = sw(i)
+        if j < n and res(i) != a(j):
+            raise LayoutError(
+                f"composition {a} o {sw} is not a layout: the swizzle's bits do not land on whole bits of the "
+                f"offsets. CuTe would print {res} here; at i = {i} that gives {res(i)}, but A({sw}({i})) = A({j}) "
+                f"= {a(j)}")
+    return res

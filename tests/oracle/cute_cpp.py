@@ -94,10 +94,23 @@ def cvalue(a: Any) -> str:
     return f"{ctype(cc.parse_tuple(a))}{{}}"
 
 
+BIT_TYPES = {1: "uint1b_t", 2: "uint2b_t", 4: "uint4b_t", 8: "uint8_t", 16: "uint16_t", 32: "uint32_t",
+             64: "uint64_t", 128: "uint128_t"}
+
+
+def ccall(case: dict) -> str:
+    """The C++ call: the recasts take their factor / element types as template arguments."""
+    op, args = case["op"], case["args"]
+    if op in ("upcast", "downcast"):
+        return f"{op}<{args[1]}>({cvalue(args[0])})"
+    if op == "recast_layout":
+        return f"recast_layout<{BIT_TYPES[args[1]]},{BIT_TYPES[args[2]]}>({cvalue(args[0])})"
+    return f"{op}(" + ", ".join(cvalue(a) for a in args) + ")"
+
+
 def emit_case(i: int, case: dict) -> list[str]:
-    args = ", ".join(cvalue(a) for a in case["args"])
     return [f"void c{i}() {{",
-            f"  auto r = {case['op']}({args});",
+            f"  auto r = {ccall(case)};",
             f'  printf("@{i} "); print(r); printf("\\n");',
             "}"]
 
@@ -105,6 +118,7 @@ def emit_case(i: int, case: dict) -> list[str]:
 def emit(cases: list[tuple[int, dict]]) -> tuple[str, dict[int, int]]:
     """The translation unit, and a map line number -> case index."""
     lines = ["#include <cute/layout.hpp>", "#include <cute/swizzle_layout.hpp>", "#include <cute/layout_composed.hpp>",
+             "#include <cute/numeric/numeric_types.hpp>",
              "#include <cstdio>", "using namespace cute;"]
     owner: dict[int, int] = {}
     for i, case in cases:
@@ -212,7 +226,7 @@ def compare(records: list[dict]) -> dict[str, dict[str, int]]:
     stats: dict[str, dict[str, int]] = {}
     for rec in records:
         verdict = cc.judge(rec["cute"], cc.run_ours(rec))
-        row = stats.setdefault(rec["op"], {"exact": 0, "shape": 0, "function": 0, "mismatch": 0})
+        row = stats.setdefault(rec["op"], {"exact": 0, "shape": 0, "function": 0, "not-a-function": 0, "mismatch": 0})
         row[verdict] += 1
     return stats
 
@@ -227,12 +241,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--leaves", default="", help="comma-separated shape leaves (default: cute_cases.LEAVES)")
     ap.add_argument("--swizzle", action="store_true", help="cases on swizzled (composed) layouts")
     ap.add_argument("--real", action="store_true", help="cases at real GEMM sizes (cute_real.py)")
+    ap.add_argument("--edge", action="store_true", help="edge-heavy cases and the less common ops (cute_edge.py)")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     if a.leaves:
         cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
-    if a.swizzle or a.real:
+    if a.edge:
+        import cute_edge
+
+        cases = cute_edge.gen_cases(a.seed, a.n)
+    elif a.swizzle or a.real:
         import cute_real
         import cute_swizzle
 
@@ -246,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{op:20s} {row}")
     for rec in recs:
         ours = cc.run_ours(rec)
-        if cc.judge(rec["cute"], ours) == "mismatch":
-            print(f"MISMATCH {rec['op']} {json.dumps(rec['args'])}\n  cute: {rec['cute']}\n  ours: {ours}")
+        verdict = cc.judge(rec["cute"], ours)
+        if verdict in ("mismatch", "not-a-function"):
+            print(f"{verdict.upper()} {rec['op']} {json.dumps(rec['args'])}\n  cute: {rec['cute']}\n  ours: {ours}")
     return 0
 
 

@@ -153,6 +153,48 @@ def run_ours(case: dict) -> str:
     return str(res)
 
 
+def refusal_message(case: dict) -> str:
+    """Our LayoutError message for ``case`` ("" when we answer)."""
+    import algebra as A
+
+    try:
+        getattr(A, case["op"])(*[to_py(a) for a in case["args"]])
+    except A.LayoutError as e:
+        return str(e)
+    return ""
+
+
+_INNER = re.compile(r"composition (\S+) o (\S+) is not a layout: .*?CuTe would print (.+?) here; at i = (\d+) that "
+                    r"gives (-?\d+), but A\((?:B|Sw<[-\d,]+>)\((\d+)\)\) = A\((-?\d+)\) = (-?\d+)", re.S)
+_WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?: o \S+ o \S+)?)$", re.S)
+
+
+def confirm_not_a_function(case: dict) -> str:
+    """"" when our refusal of a case CuTe answers is justified, else why not. Justified: the message's counterexample
+    holds under this module's evaluator (an inner ``A o B`` where CuTe's layout R has ``R(i) != A(B(i))`` with
+    ``0 <= B(i) < size(A)``), and the layout the message says CuTe prints for the op is CuTe's answer."""
+    msg = refusal_message(case)
+    m = _INNER.search(msg)
+    if m is None:
+        return f"no counterexample in the message: {msg[:200]}"
+    a, b, r, i, got, j, x, want = m.groups()
+    i, got, x, want = int(i), int(got), int(x), int(want)
+    (a_s, a_d) = split_layout(a)
+    if b.startswith("Sw<"):
+        y = swizzle(tuple(int(v) for v in re.findall(r"-?\d+", b)), i)
+    else:
+        b_s, b_d = split_layout(b)
+        y = offset_at(b_s, b_d, i)
+    r_val = function(r)[1](i)
+    if not (int(j) == i and y == x and 0 <= x < prod(a_s) and offset_at(a_s, a_d, x) == want and r_val == got != want):
+        return f"the counterexample does not hold: {m.group(0)[-160:]}"
+    w = _WHOLE.search(msg)
+    printed = w.group(1) if w else r
+    if printed != case["cute"] and case["op"] != "composition":
+        return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    return ""
+
+
 def to_py(a: Any) -> Any:
     import algebra as A
 
