@@ -12,7 +12,7 @@ from algebra import LayoutError, registry
 from algebra.explain import derive
 from algebra.memo import bounded
 from algebra.registry import Op
-from app.config import MAX_DEPTH, MAX_TEXT
+from app.config import MAX_CELLS, MAX_DEPTH, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import pow2_text
@@ -181,7 +181,9 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
     picked_a = picked_b = None
     if res.offset is not None:
         with guard(res.op):
-            picked_a = {res.offset + o for o in A.offsets(A.parse(res.result))}
+            tile = A.parse(res.result)
+            if A.size(tile) <= MAX_CELLS and A.size(res.parsed[0]) <= MAX_CELLS:  # A's grid is drawn: outline it
+                picked_a = {res.offset + o for o in A.offsets(tile)}
     if res.op == "evaluate" and res.result.lstrip("-").isdigit():
         picked_a = {int(res.result)}
     if res.op == "local_partition":

@@ -21,8 +21,11 @@ DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product")
 
 
-def _tile_of_offset(zipped: Any) -> dict[int, int]:
-    """offset -> r for a zipped layout ((k), (r)): the first r whose tile holds the offset."""
+def _tile_of_offset(zipped: Any) -> dict[int, int] | None:
+    """offset -> r for a zipped layout ((k), (r)): the first r whose tile holds the offset; None (not walked) when it
+    has more than MAX_CELLS cells (a tiler bigger than A makes the divide as big as the tiler: up to 2^40)."""
+    if A.size(zipped) > MAX_CELLS:
+        return None
     inner = A.size(zipped[0])
     out: dict[int, int] = {}
     for idx, o in enumerate(A.offsets(zipped)):
@@ -56,12 +59,17 @@ def highlight_panel(res: Any) -> tuple[str, GridView | None, str] | None:
         with guard("tiles"):
             if res.op in DIVIDES:
                 tile = _tile_of_offset(A.zipped_divide(a, b))
+                if tile is None:
+                    return ("A highlighted by B", None, f"the divide has more than the render cap of {MAX_CELLS:,} "
+                                                        "cells (the tiler is bigger than A): no tiles drawn")
                 g = _recoloured(str(a), "grid-tiles", tile, f"{a} · each cell: which tile of B holds it")
                 return ("A highlighted by B: the tile of each element (zipped_divide's mode 1)", g,
                         "A is over the render cap")
             if A.size(A.parse(res.result)) > MAX_CELLS:  # no grid: do not walk its cells
                 return ("the result by copy of A", None, "the result is over the render cap")
             tile = _tile_of_offset(A.zipped_product(a, b))
+            if tile is None:
+                return ("the result by copy of A", None, "the result is over the render cap")
             g = _recoloured(res.result, "grid-tiles", tile, f"{res.result} · each cell: which copy of A")
             return ("the result by copy of A: B's coordinate of each element (zipped_product's mode 1)", g,
                     "the result is over the render cap")

@@ -1,0 +1,64 @@
+"""Inputs of any size on the pages: an operand or a tiler of up to 2^40 cells is an ordinary input (ops are
+symbolic), so no page may enumerate what it will not draw. Each case here once walked 2^32-2^40 offsets (tens of
+seconds, then a MemoryError or the kernel's OOM killer)."""
+
+from __future__ import annotations
+
+import pytest
+
+import algebra as A
+from app.config import MAX_CELLS, MAX_SIZE
+
+BIG = "(1048576,1048576):(1048576,1)"  # 2^40 cells
+
+
+@pytest.fixture
+def walked(monkeypatch):
+    """Every A.offsets the services call, by size; a walk over MAX_SIZE cells is recorded and refused at once
+    (instead of allocating gigabytes). The test asserts that none was asked for."""
+    sizes: list[int] = []
+    real = A.offsets
+
+    def offsets(layout):
+        sizes.append(A.size(layout))
+        if sizes[-1] > MAX_SIZE:
+            raise MemoryError(f"enumerating {sizes[-1]} cells of {layout}")
+        return real(layout)
+
+    monkeypatch.setattr(A, "offsets", offsets)
+    yield sizes
+    assert max(sizes, default=0) <= MAX_SIZE, sizes
+
+
+@pytest.mark.parametrize("params", [
+    {"op": "flat_divide", "a": "(8,8):(1,8)", "b": "(65536,65536):(65536,1)"},
+    {"op": "logical_divide", "a": "(4,2,3):(2,1,8)", "b": "1099511627776:1"},
+    {"op": "zipped_divide", "a": "(8,8):(1,8)", "b": "<1048576:1, 1048576:1>"},
+    {"op": "zipped_product", "a": "(2,2):(1,2)", "b": "(65536,65536):(65536,1)"},
+])
+def test_a_divide_by_a_huge_tiler_does_not_walk_it(client, walked, params):
+    """A small A divided by a 2^32-2^40 tiler: the "A highlighted by B" panel walked zipped_divide(A, B) whole."""
+    r = client.get("/algebra", params=params)
+    assert r.status_code == 200
+    assert "A highlighted by B" in r.text or "the result by copy of A" in r.text
+    assert "render cap" in r.text and 'role="alert"' not in r.text
+
+
+@pytest.mark.parametrize("params", [
+    {"op": "local_tile", "a": BIG, "b": "<1048576:1, 1048576:1>", "c": "(0,0)"},
+    {"op": "local_partition", "a": BIG, "b": "(2,2):(2,1)", "c": "1"},
+])
+def test_a_huge_tile_is_not_walked_to_outline_it(client, walked, params):
+    """local_tile / local_partition of a 2^40-cell A: the cells to outline in A's grid were enumerated although A's
+    grid is over the render cap and never drawn."""
+    r = client.get("/algebra", params=params)
+    assert r.status_code == 200
+    assert "first element at offset" in r.text and 'role="alert"' not in r.text
+
+
+def test_a_small_tile_is_still_outlined(client):
+    r = client.get("/algebra", params={"op": "local_tile", "a": "(16,16):(16,1)", "b": "<4:1, 4:1>", "c": "(1,2)"})
+    assert r.status_code == 200
+    assert "first element at offset 72 of A" in r.text
+    assert r.text.count(" acc") + r.text.count('"acc') >= 16
+    assert MAX_CELLS >= 256
