@@ -14,6 +14,7 @@ from algebra import inttuple as it
 from algebra.atoms import CopyAtom, MMAAtom, get
 from algebra.errors import LayoutError
 from algebra.layout import Layout, make_layout, size, slice_and_offset
+from algebra.memo import bounded
 from algebra.ops import coalesce, composition, right_inverse
 from algebra.products import logical_divide, raked_product, tiled_product, zipped_divide
 
@@ -54,12 +55,14 @@ class TiledCopy:
         tiles = zipped_divide(tensor, tuple(Layout(t) for t in self.tiler))
         return _unfold(composition(tiles, (thrval2mn, None)))  # ((thr, val), rest_m, rest_n, ...)
 
+    @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
     def tidfrg_S(self, tensor: Any) -> Layout:
         """((thread, value), rest...) view of a source tile (CuTe's ``tidfrg_S``)."""
         ref = self.atom.ref_layout(self.element_bits)
         return self._tile2thrfrg(_as_layout(tensor), composition(right_inverse(ref), self.atom.src_layout(
             self.element_bits)))
 
+    @bounded(4 << 20, "tiled copy fragments")
     def tidfrg_D(self, tensor: Any) -> Layout:
         ref = self.atom.ref_layout(self.element_bits)
         return self._tile2thrfrg(_as_layout(tensor), composition(right_inverse(ref), self.atom.dst_layout(
@@ -129,6 +132,7 @@ class TiledMMA:
         p = self.permutation[i]
         return size(p) if p is not None else self.atom.shape_mnk[i] * size(self.thr_layout_vmnk[i + 1])
 
+    @bounded(4 << 20, "tiled MMA fragments")  # partition_A / _B / _C slice it once per thread
     def _thrfrg(self, tensor: Layout, which: str) -> Layout:
         i, j = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which]
         t_tensor = logical_divide(tensor, (self.permutation[i], self.permutation[j]))

@@ -62,3 +62,26 @@ def test_a_small_tile_is_still_outlined(client):
     assert "first element at offset 72 of A" in r.text
     assert r.text.count(" acc") + r.text.count('"acc') >= 16
     assert MAX_CELLS >= 256
+
+
+@pytest.mark.parametrize("kind", ["mma", "copy"])
+def test_a_partition_walk_divides_the_tensor_once_not_once_per_thread(monkeypatch, kind):
+    """The walkthrough slices every thread's fragment out of one thread-fragment layout: with 1024 threads, building
+    that layout per thread (three divides and a composition each) took over a second."""
+    from algebra import atoms_tiled
+    from app.services import walkthrough as W
+
+    calls = []
+    real = atoms_tiled.zipped_divide
+    monkeypatch.setattr(atoms_tiled, "zipped_divide", lambda *a: (calls.append(1), real(*a))[1])
+    if kind == "mma":
+        atoms_tiled.TiledMMA._thrfrg.cache_clear()
+        walk = W.mma_walk("SM80_16x8x16_F32F16F16F32_TN", "(4,8,1)", "", "1023")
+    else:
+        atoms_tiled.TiledCopy.tidfrg_S.cache_clear()
+        atoms_tiled.TiledCopy.tidfrg_D.cache_clear()
+        walk = W.copy_walk("SM80_CP_ASYNC_CACHEALWAYS_16B", "(128,8):(8,1)", "(1,8):(8,1)", 16, "(128,64):(64,1)",
+                           "(128,64):(64,1)", "1023")
+    assert walk.num_threads == 1024 and walk.thread == 1023
+    assert [len(p.grid.marks) for p in walk.parts] == ([8, 4, 4] if kind == "mma" else [8, 8])
+    assert len(calls) <= 12, len(calls)
