@@ -183,3 +183,20 @@ def test_composition_still_takes_a_bare_swizzle_first(client):
     r = run(client, "composition", "Sw<3,3,3>", "(8,64):(64,1)")
     assert r.status_code == 200
     assert r.json()["result"] == "Sw<3,3,3> o 0 o (8,64):(64,1)"
+
+
+@pytest.mark.parametrize(("op", "args", "detail"), [
+    ("upcast", ["(4,8):(1@1,1@0)", "2"], "A: upcast needs integer strides"),
+    ("recast_layout", ["(4,8):(1@1,1@0)", "16", "32"], "A: recast_layout needs integer strides"),
+    ("local_partition", ["(16,32):(32,1)", "(4,8):(1@1,1@0)", "5"], "thread layout: local_partition needs integer"),
+    ("idx2crd", ["7", "0"], "shape: shape entries must be positive integers, got 0"),
+    ("idx2crd", ["7", "(3,(0,3))"], "shape: shape entries must be positive integers, got 0"),
+    ("crd2idx", ["(1,1)", "(3,-2)"], "shape: shape entries must be positive integers, got -2"),
+    ("tile_to_shape", ["(2,2):(1,2)", "(8,0)"], "shape: shape entries must be positive integers, got 0"),
+])
+def test_arguments_the_op_cannot_take_are_refused_by_name(client, op, args, detail):
+    """These reached the engine and came back as 'cannot evaluate this input (TypeError / ZeroDivisionError ...)'."""
+    r = run(client, op, *args)
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(detail), r.json()["detail"]
+    assert "cannot evaluate" not in r.json()["detail"]

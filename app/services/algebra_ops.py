@@ -10,6 +10,7 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, registry
 from algebra.explain import derive
+from algebra.inttuple import flatten
 from algebra.memo import bounded
 from algebra.registry import Op
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_TEXT
@@ -52,11 +53,27 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
             raise LayoutError(f"{arg.name}: {len(t):,} characters exceeds the cap of {MAX_TEXT:,}")
     with guard(op.name):
         parsed = registry.parse_args(op, list(texts))
-    for x, a in zip(parsed, op.args, strict=False):
+    for k, (x, a) in enumerate(zip(parsed, op.args, strict=False)):
         if isinstance(x, A.Swizzle) and op.name not in BARE_SWIZZLE_OPS:
             raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
                               f"{x} o (8,64):(64,1))")
+        if k in INT_STRIDES_ONLY.get(op.name, ()) and hasattr(x, "shape") and not _int_strides(x):
+            raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as 1@0")
+        bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if a.kind == "shape" else []
+        if bad:  # as the layout parser says it (idx2crd by a 0 divided by zero)
+            raise LayoutError(f"{a.name}: shape entries must be positive integers, got {bad[0]}")
     return [_check_caps(x, a.name) for x, a in zip(parsed, op.args, strict=False)]
+
+
+#: Arguments (by position) that must have integer strides: the op divides or takes remainders of them, which a
+#: coordinate stride (1@0) does not have.
+INT_STRIDES_ONLY: dict[str, tuple[int, ...]] = {"upcast": (0,), "downcast": (0,), "recast_layout": (0,),
+                                                 "local_partition": (1,)}
+
+
+def _int_strides(x: Any) -> bool:
+    lay = x.layout_b if hasattr(x, "layout_b") else x
+    return all(isinstance(d, int) for d in flatten(lay.stride))
 
 
 #: Ops that take a bare swizzle Sw<B,M,S> as an argument (composition(Sw, L) builds a swizzled layout); every
