@@ -7,6 +7,7 @@ values the engine returns, and formats text.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -52,6 +53,12 @@ def read_layout(text: str, tiler: bool = False) -> Any:
             raise AnswerError("that is a tiler (one layout per mode); the question asks for one layout")
         return tuple(plain(x) if not isinstance(x, int) else A.Layout(x) for x in got)
     return plain(got)
+
+
+def static_spelling(x: Any) -> str:
+    """CuTe notation of a layout (or text) as CuTe prints a compile-time one: every integer as ``_N``,
+    ``(4,(2,2)):(2,(1,8))`` -> ``(_4,(_2,_2)):(_2,(_1,_8))``."""
+    return re.sub(r"(?<![\w@])(\d+)", r"_\1", lstr(x) if not isinstance(x, str) else x)
 
 
 def lstr(x: Any) -> str:

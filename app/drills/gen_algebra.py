@@ -158,8 +158,8 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
         want = K.truth(op, args)
         if want is None:
             continue
-        if op == "coalesce" and str(want) == str(args[0]):
-            continue
+        if op in ("coalesce", "composition") and str(want) in (str(args[0]), str(args[-1])):
+            continue  # nothing to do (coalesced already, or A or B acts as the identity): the prompt shows it
         if op.endswith("_inverse") and str(want) == str(args[0]):
             continue
         break

@@ -76,6 +76,8 @@ def make_arith(rng: random.Random, seed: int) -> Drill:
 
         lay = A.Layout(shape, like(shape, [A.E(i) * k if k != 1 else A.E(i) for k, i in basis]))
         coord: Any = (rng.randrange(m), rng.randrange(n))
+        while _value(lay(coord)) == coord:  # e.g. (0,0), or (i,i) transposed: the prompt would show the answer
+            coord = (rng.randrange(m), rng.randrange(n))
         x = coord
         want = _value(lay(coord))
         nat = A.idx2crd(coord[1], lay.shape[1]) if isinstance(lay.shape[1], tuple) else coord[1]

@@ -13,7 +13,7 @@ from typing import Any
 
 import algebra as A
 from app.drills.algebra_cases import compact, like, rand_layout
-from app.drills.common import grade_list, lstr, pick, read_layout, step
+from app.drills.common import grade_list, lstr, pick, read_layout, static_spelling, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parsing import parse_int, parse_int_list, parse_labelled_ints
 
@@ -94,9 +94,11 @@ def _exact(ans: str, want: Any, what: str) -> Grade:
 def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
     lay = _mergeable(rng)
     static = rng.random() < 0.5
+    while not static and A.depth(lay) < 2:  # run-time ints only flatten: a flat L would be its own answer
+        lay = _mergeable(rng)
     flat = A.Layout(A.flatten(lay.shape), A.flatten(lay.stride))
     want = A.coalesce(lay) if static else flat
-    spelled = "".join(("_" + tok if tok.isdigit() else tok) for tok in _tokens(str(lay))) if static else str(lay)
+    spelled = static_spelling(lay) if static else str(lay)
     what = "compile-time (_N) shapes" if static else "run-time int shapes"
     steps = [step(COALESCE_RULE),
              step(f"Flattened: {flat}.", flat),
@@ -116,20 +118,6 @@ def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
         drill.mistake(label, lambda ans: str(read_layout(ans)) == str(other), str(other))
     return drill
 
-
-def _tokens(text: str) -> list[str]:
-    out, cur = [], ""
-    for ch in text:
-        if ch.isdigit():
-            cur += ch
-            continue
-        if cur:
-            out.append(cur)
-            cur = ""
-        out.append(ch)
-    if cur:
-        out.append(cur)
-    return out
 
 
 VECTOR_RULE = ("max_common_vector(src, dst) = how many elements that are consecutive in dst's memory are also "

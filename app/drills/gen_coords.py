@@ -35,7 +35,8 @@ def small_layout(rng: random.Random, max_size: int = 32) -> Any:
     """A rank-2 layout of at most ``max_size`` elements: column/row major, padded, or hierarchical with the flat
     modes laid out in a random order."""
     style = pick(rng, ["col", "row", "padded", "hier", "hier"])
-    m, n = pick(rng, [(2, 4), (4, 2), (4, 4), (3, 4), (4, 3), (2, 8), (4, 8), (8, 4), (2, 6), (6, 2)])
+    m, n = pick(rng, [(2, 4), (4, 2), (4, 4), (3, 4), (4, 3), (2, 8), (4, 8), (8, 4), (2, 6), (6, 2), (3, 2),
+                      (2, 3), (4, 6), (6, 4), (3, 8), (8, 3), (2, 16), (16, 2), (3, 3)])
     while m * n > max_size:
         m, n = max(2, m // 2), max(2, n // 2)
     if style == "col":
@@ -43,7 +44,7 @@ def small_layout(rng: random.Random, max_size: int = 32) -> Any:
     if style == "row":
         return row_major((m, n))
     if style == "padded":
-        pad = pick(rng, [1, 2, 4])
+        pad = pick(rng, [1, 2, 3, 4])
         return A.Layout((m, n), (n + pad, 1)) if rng.random() < 0.5 else A.Layout((m, n), (1, m + pad))
     shape = (m, split(rng, n)) if rng.random() < 0.7 else (split(rng, m), n)
     k = len(flat(shape))

@@ -17,7 +17,7 @@ from typing import Any
 
 import algebra as A
 from app.drills import algebra_cases as K
-from app.drills.common import explain, pick, read_layout, step
+from app.drills.common import explain, pick, read_layout, static_spelling, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parsing import AnswerError, clean, parse_choice
 
@@ -162,7 +162,8 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
                           f"0..{A.size(a) * A.size(r) - 1} exactly once.", r))
         steps += explain("complement", a, m)
     return Drill("defined", seed,
-                 f"A = {a}, M = {m}. Is complement(A, M) defined? If it is, give it; if not, say why.",
+                 f"A = {static_spelling(a)}, M = _{m} (compile-time _N values, as CuTe prints them). Is "
+                 f"complement(A, M) defined? If it is, give it; if not, say why.",
                  "overlap, or: defined, <the complement in CuTe notation>", expected, grade, steps,
                  [COMPLEMENT_RULE, steps[1]["text"]], variant="complement").with_data(
                      op="complement", args=[str(a), m])
@@ -211,8 +212,10 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
         steps.append(step(f"CuTe's checks do not catch it: it compiles and prints {printed}, which is not A o B.",
                           printed))
     return Drill("defined", seed,
-                 f"A = {a}, B = {b}. Is A o B defined? If not, which condition fails (shape or stride "
-                 f"divisibility), and where CuTe compiles it anyway, what does it print?",
+                 f"A = {static_spelling(a)}, B = {static_spelling(b)} (compile-time _N shapes and strides, as CuTe "
+                 f"prints them; with run-time ints CuTe checks neither condition). Is A o B defined? If not, which "
+                 f"condition fails (shape or stride divisibility), and where CuTe compiles it anyway, what does it "
+                 f"print?",
                  "defined / shape / stride, then for stride the layout CuTe prints: stride, (2,2):(32,2)", expected,
                  grade, steps, [RULE, steps[1]["text"]], variant="composition").with_data(
                      op="composition", args=[str(a), str(b)])

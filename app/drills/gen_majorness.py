@@ -42,12 +42,16 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
         if style == "plain":
             layout = small_layout(rng)
         elif style == "hier":
-            m = pick(rng, [2, 4])
-            a, b = pick(rng, [(2, 2), (2, 4), (4, 2)])
-            order = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (0, (1, 2))])
-            layout = ordered_layout((m, (a, b)), order)
+            m = pick(rng, [2, 3, 4])
+            a, b = pick(rng, [(2, 2), (2, 4), (4, 2), (2, 3), (3, 2)])
+            if rng.random() < 0.6:
+                order: Any = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (0, (1, 2))])
+                layout = ordered_layout((m, (a, b)), order)
+            else:
+                order = pick(rng, [((0, 1), 2), ((1, 2), 0), ((0, 2), 1), ((2, 1), 0), ((1, 0), 2), ((0, 1), 2)])
+                layout = ordered_layout(((a, b), m), order)
         else:
-            m, n = pick(rng, [(4, 8), (4, 4), (8, 4)])
+            m, n = pick(rng, [(4, 8), (4, 4), (8, 4), (2, 8), (8, 2), (4, 6), (6, 4)])
             layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1), (n + 3, 1), (1, m + 5)]))
         if classify(layout) == target:
             break

@@ -102,7 +102,7 @@ def _sector_answer(answer: str) -> tuple[int, float, float]:
 @register("sectors", "Sector efficiency", "Count the 32-byte sectors one warp instruction touches for a thread "
           "partition of a tile, and its utilization (the 50 % / 100 % example and variations).", 11)
 def make_sectors(rng: random.Random, seed: int) -> Drill:
-    rows, cols = pick(rng, [(16, 8), (32, 8), (16, 16), (32, 4)])
+    rows, cols = pick(rng, [(16, 8), (32, 8), (16, 16), (32, 4), (8, 16), (8, 32), (64, 4), (64, 8)])
     data_major = pick(rng, ["column", "column", "row"])
     tile = A.Layout((rows, cols))
     memory = None if data_major == "column" else A.make_layout_row_major((rows, cols))

@@ -26,13 +26,19 @@ from app.drills.parsing import AnswerError, layout_text, parse_int_list, parse_n
 def matrix(rng: random.Random, sizes: list[tuple[int, int]]) -> tuple[Any, str]:
     """A row- or column-major (sometimes padded) M x N matrix layout and its description."""
     m, n = pick(rng, sizes)
-    style = pick(rng, ["row", "row", "col", "row-padded"])
+    style = pick(rng, ["row", "row", "col", "row-padded", "col-padded"])
     if style == "row":
         return row_major((m, n)), "row-major"
     if style == "col":
         return A.Layout((m, n)), "column-major"
-    pad = pick(rng, [1, 4])
+    pad = pick(rng, [1, 2, 3, 4, 8])
+    if style == "col-padded":
+        return A.Layout((m, n), (1, m + pad)), f"column-major with a pitch of {m + pad}"
     return A.Layout((m, n), (n + pad, 1)), f"row-major with a pitch of {n + pad}"
+
+
+#: Matrix sizes of the transposed-view drill: any M x N works, so many (a fresh question most of the time).
+TRANSPOSE_SIZES = [(m, n) for m in (2, 3, 4, 6, 8, 12, 16) for n in (2, 3, 4, 6, 8, 12, 16) if m * n >= 8]
 
 
 def grid_coords(rows: int, cols: int) -> list[tuple[int, int]]:
@@ -42,7 +48,7 @@ def grid_coords(rows: int, cols: int) -> list[tuple[int, int]]:
 @register("transpose_view", "Transposed view", "Write the shape:stride of the transposed view of existing memory; "
           "no data moves. Any layout with the right function is accepted.", 5)
 def make_transpose(rng: random.Random, seed: int) -> Drill:
-    mat, desc = matrix(rng, [(4, 8), (8, 4), (4, 6), (2, 8), (8, 16), (16, 8), (6, 4)])
+    mat, desc = matrix(rng, TRANSPOSE_SIZES)
     m, n = A.size(mat[0]), A.size(mat[1])
     b = A.Layout((n, m), (m, 1))
     want = A.composition(mat, b)
@@ -156,14 +162,20 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
                   "zipped_divide gathers ((the tile), (which tile))",
                   lambda ans: grade_layout(strides_or_layout(ans, logical.shape), logical, 2).correct, str(logical))
     if "pitch" in desc:
-        plain = A.zipped_divide(row_major((m, n)), (A.Layout(tm), A.Layout(tn)))
-        drill.mistake(f"a forgotten leading dimension: rows are {mat.stride[0]} elements apart, not {n}",
+        rows_pitched = desc.startswith("row")
+        plain = A.zipped_divide(row_major((m, n)) if rows_pitched else A.Layout((m, n)), (A.Layout(tm), A.Layout(tn)))
+        gap = (f"rows are {mat.stride[0]} elements apart, not {n}" if rows_pitched else
+               f"columns are {mat.stride[1]} elements apart, not {m}")
+        drill.mistake(f"a forgotten leading dimension: {gap}",
                       lambda ans: grade_layout(strides_or_layout(ans, shape), plain, 2).correct, str(plain))
     swapped = A.Layout(shape, ((want.stride[0][1], want.stride[0][0]), (want.stride[1][1], want.stride[1][0])))
     drill.mistake("swapped modes: the row and column strides are exchanged",
                   lambda ans: grade_layout(strides_or_layout(ans, shape), swapped, 2).correct, str(swapped))
     return drill
 
+
+#: Matrix sizes of the design drill: every view below divides at least one of them.
+DESIGN_SIZES = [(m, n) for m in (4, 6, 8, 12, 16) for n in (4, 6, 8, 12, 16)]
 
 VIEWS = {
     "cols2": ("every other column (columns 0, 2, 4, ...)", 1, 2),
@@ -177,9 +189,13 @@ VIEWS = {
 @register("design_view", "Design a composition", "Find B (a layout or a tiler <..>) so that A o B is a described "
           "view: every other column, even rows, a transpose.", 9)
 def make_design(rng: random.Random, seed: int) -> Drill:
-    mat, desc = matrix(rng, [(8, 8), (4, 8), (8, 4), (8, 16), (16, 8)])
-    m, n = A.size(mat[0]), A.size(mat[1])
-    key = pick(rng, [k for k, (_, r, c) in VIEWS.items() if (r == 0 or (m % r == 0 and n % c == 0 and n // c >= 2))])
+    while True:
+        mat, desc = matrix(rng, DESIGN_SIZES)
+        m, n = A.size(mat[0]), A.size(mat[1])
+        key = pick(rng, [k for k, (_, r, c) in VIEWS.items() if (r == 0 or (m % r == 0 and n % c == 0 and
+                                                                           n // c >= 2))])
+        if not (key == "transpose" and str(A.Layout((n, m), (m, 1))) == str(mat)):
+            break  # a square row-major A would be its own transposing B: the prompt would show the key
     what, rs, cs = VIEWS[key]
     if key == "transpose":
         vm, vn = n, m

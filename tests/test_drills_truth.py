@@ -1,0 +1,145 @@
+"""The drills never teach a wrong answer: their algebra keys are what CuTe C++ prints (a pinned corpus), their prompts
+name the CuTe they grade (compile-time versus run-time ints), give nothing away, and come with fresh numbers; keys
+that no other test recomputes (sectors, bank counts) are recomputed here from first principles."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from drill_cute_cases import DYNAMIC, STATIC
+
+import algebra as A
+from app.drills import algebra_cases as K
+from app.drills.common import static_spelling
+from app.drills.core import generate, kinds
+from app.drills.gen_defined import classify
+
+KINDS = [k.kind for k in kinds()]
+
+
+def arg(a: Any) -> Any:
+    if isinstance(a, int):
+        return a
+    if isinstance(a, list):
+        return tuple(A.parse(t) for t in a)
+    return A.parse(a)
+
+
+def test_algebra_keys_are_what_cute_prints() -> None:
+    seen: dict[str, int] = defaultdict(int)
+    for tag, op, raw, cute in STATIC:
+        kind, variant = tag.split(":")[:2]
+        args = [arg(a) for a in raw]
+        where = f"{tag} {op}{tuple(raw)}: CuTe prints {cute}"
+        if kind == "algebra_op" and variant != "divide_tile":
+            want = K.truth(op, args)
+            assert want is not None and str(want) == cute, where
+        elif variant == "divide_tile":
+            assert str(A.logical_divide(*args)) == cute, where
+        elif (kind, variant) == ("defined", "composition"):
+            verdict, printed, _ = classify(*args)
+            assert (verdict == "shape") == (cute == "refused"), where  # only the shape condition is a static_assert
+            if verdict in ("stride", "defined"):
+                assert str(printed) == cute, where
+        elif (kind, variant) == ("defined", "complement"):
+            try:
+                got = str(A.complement(*args))
+            except A.LayoutError:
+                got = "refused"
+            assert got == cute, where
+        elif variant == "coalesce_static":
+            assert str(A.coalesce(*args)) == cute, where
+        else:
+            assert variant == "max_common_vector", tag
+            assert A.max_common_vector(*args) == int(cute), where
+        seen[tag] += 1
+    assert len(seen) >= 20 and min(seen.values()) >= 10, dict(seen)
+
+
+def test_run_time_ints_are_another_answer_so_prompts_say_compile_time() -> None:
+    """With run-time ints CuTe only flattens (coalesce) and checks nothing (composition); the drills' keys are the
+    compile-time answers, so the ``defined`` prompts spell A and B as _N layouts and say so."""
+    for op, raw, static, dynamic in DYNAMIC:
+        args = [A.parse(a) for a in raw]
+        if op == "coalesce":
+            lay = args[0]
+            assert str(A.Layout(A.flatten(lay.shape), A.flatten(lay.stride))) == dynamic
+            assert str(A.coalesce(lay)) != dynamic
+        else:
+            verdict, printed, _ = classify(*args)
+            assert static == ("refused" if verdict == "shape" else str(printed)) and static != dynamic, raw
+    for seed in range(80):
+        d = generate("defined", seed)
+        assert "compile-time _N" in d.prompt, d.prompt
+        assert all(static_spelling(a if isinstance(a, str) else str(a)) in d.prompt for a in d.data["args"]), d.prompt
+        v = generate("vector", seed)
+        if v.variant.startswith("coalesce"):
+            assert ("compile-time (_N)" in v.prompt) == (v.variant == "coalesce_static"), v.prompt
+
+
+TOKEN = re.compile(r"[0-9(),:@_]+")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_prompt_shows_its_own_key(kind: str) -> None:
+    """A layout or tuple key never appears as a whole layout / tuple in its prompt (B = the identity, an A that is
+    already coalesced, a flat L with run-time ints, a square row-major A that is its own transposing B, (0,0))."""
+    for seed in range(150):
+        d = generate(kind, seed)
+        key = d.expected.split(", ")[-1] if kind == "defined" else d.expected
+        if "(" not in key and ":" not in key:
+            continue
+        shown = {t.strip(",:").replace("_", "") for t in TOKEN.findall(d.prompt)}
+        assert key.replace("_", "") not in shown, f"{kind}-{seed}: {d.prompt} -> {d.expected}"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fresh_numbers(kind: str) -> None:
+    prompts = {generate(kind, s).prompt for s in range(100)}
+    assert len(prompts) >= 70, f"{kind}: {len(prompts)} distinct prompts in 100 seeds"
+
+
+def test_sector_keys_from_byte_addresses() -> None:
+    """Sectors and utilization recomputed from the TV layout's byte addresses (not the coalescing model)."""
+    for seed in range(150):
+        d = generate("sectors", seed)
+        tv, vec = A.parse(d.data["tv"]), d.data["vector"]
+        rows, cols = map(int, re.search(r"A (\d+)x(\d+) fp32", d.prompt).groups())
+        addrs = set()
+        for t in range(min(32, A.size(tv[0]))):
+            for v in range(vec):
+                idx = tv((t, v))
+                addrs.add(4 * (idx if d.data["memory"] is None else (idx % rows) * cols + idx // rows))
+        sectors = {a // 32 for a in addrs}
+        util = round(100 * 4 * len(addrs) / (32 * len(sectors)), 1)
+        assert d.expected == f"{len(sectors)}, {util:g}%", d.prompt
+
+
+def test_bank_keys_from_offsets() -> None:
+    """Banks, N-way, distinct banks and the bank formula of a column read, from the offsets (4-byte words)."""
+    n = defaultdict(int)
+    for seed in range(200):
+        d = generate("banks", seed)
+        if d.variant not in ("banks", "ways", "distinct", "formula", "swizzled"):
+            continue
+        lay, col = A.parse(d.data["layout"]), d.data["col"]
+        offs = [lay((i, col)) for i in range(32)]
+        if d.variant == "swizzled":
+            b, m, s = d.data["swizzle"]
+            offs = [o ^ (((o >> (m + s)) & ((1 << b) - 1)) << m) for o in offs]
+        banks = [o % 32 for o in offs]
+        if d.variant in ("banks", "swizzled"):
+            want = ", ".join(str(banks[t]) for t in d.data["lanes"])
+        elif d.variant == "ways":
+            want = str(max(len({o for o in offs if o % 32 == b}) for b in set(banks)))
+        elif d.variant == "distinct":
+            want = str(len(set(banks)))
+        else:
+            a, c = (int(x) for x in re.fullmatch(r"\((\d+)\*r(?: \+ (\d+))?\) mod 32", d.expected).groups("0"))
+            want = d.expected if all((a * r + c) % 32 == banks[r] for r in range(32)) else "a wrong formula"
+        assert d.expected == want, d.prompt
+        n[d.variant] += 1
+    assert min(n.values()) >= 5, dict(n)
