@@ -9,9 +9,10 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from drill_cute_cases import DYNAMIC, STATIC
+from drill_cute_cases import DYNAMIC, MMA_TV, STATIC, TILED_COPY
 
 import algebra as A
+from algebra import atoms
 from app.drills import algebra_cases as K
 from app.drills.common import static_spelling
 from app.drills.core import generate, kinds
@@ -78,6 +79,19 @@ def test_run_time_ints_are_another_answer_so_prompts_say_compile_time() -> None:
         v = generate("vector", seed)
         if v.variant.startswith("coalesce"):
             assert ("compile-time (_N)" in v.prompt) == (v.variant == "coalesce_static"), v.prompt
+
+
+def test_tv_layouts_are_cutes() -> None:
+    """The TV layouts the tv_layout drills read (MMA fragments, ldmatrix destinations, make_tiled_copy) are CuTe's."""
+    for name, operand, cute in MMA_TV:
+        atom = atoms.get(name)
+        assert str(atom.dst if operand == "Dst" else getattr(atom, operand)) == cute, (name, operand)
+    for name, bits, thr, val, tv, tiler in TILED_COPY:
+        tc = atoms.make_tiled_copy(name, thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
+        assert (str(tc.tv_layout), "(" + ",".join(map(str, tc.tiler)) + ")") == (tv, tiler), (name, thr, val)
+    used = {generate("tv_layout", s).data.get("atom") for s in range(120)} - {None}
+    pinned = {n for n, _, _ in MMA_TV} | {n for n, *_ in TILED_COPY}
+    assert {u for u in used if not u.startswith("SM90_64x")} <= pinned, used - pinned  # GMMA: a few N pinned
 
 
 TOKEN = re.compile(r"[0-9(),:@_]+")
