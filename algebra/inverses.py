@@ -79,6 +79,8 @@ def right_inverse(layout: Layout) -> Layout:
         return None
     if type(layout) is ComposedLayout:
         return _swizzled_inverse(layout, right_inverse.__wrapped__)
+    if type(layout) is Swizzle:
+        return layout  # a swizzle is its own inverse (CuTe returns it)
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
     rec = active()
     res_s, res_d, cur = [1], [0], 1
@@ -109,6 +111,8 @@ def left_inverse(layout: Layout) -> Layout:
         return None
     if type(layout) is ComposedLayout:
         return _swizzled_inverse(layout, left_inverse.__wrapped__)
+    if type(layout) is Swizzle:
+        return layout  # a swizzle is its own inverse (CuTe returns it)
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
     rec = active()
     order = _sorted_modes(ld)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra import inttuple as it
-from algebra.checks import check_composition, structural_failure
+from algebra.checks import check_composition, shows_cute, structural_failure
 from algebra.errors import LayoutError
 from algebra.fastpath import (  # noqa: F401
     _cmod,
@@ -133,7 +133,10 @@ def coalesce_x(layout: Layout) -> Layout:
 
 
 def filter_zeros(layout: Layout) -> Layout:
-    """Replace the shape of every stride-0 mode by 1."""
+    """Replace the shape of every stride-0 mode by 1. (CuTe has no overload for a swizzled layout: its generic
+    ``filter_zeros(t)`` returns the argument unchanged.)"""
+    if type(layout) is ComposedLayout:
+        return layout
 
     def go(s, d):
         if is_tuple(s):
@@ -205,6 +208,7 @@ def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any, rec: Recorder | None = No
 
 
 @memo
+@shows_cute
 def composition(a: Any, b: Any) -> Any:
     """``R = A o B``: ``R(c) == A(B(c))`` for every coordinate ``c`` of B; ``compatible(B, R)``.
 
@@ -346,8 +350,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
-    elif isinstance(cotarget, Layout):
-        cotarget = cotarget.shape
+    elif isinstance(cotarget, Layout | ComposedLayout):
+        cotarget = cotarget.shape  # CuTe: shape(cotarget)
     elif type(cotarget) is not int or cotarget <= 0:
         cotarget = it.check_shape(cotarget, "cotarget")
     if not shapes:

@@ -148,7 +148,10 @@ def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
 
 
 def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
-    res = _unpack(layout, first, True)
+    if hasattr(layout, "layout_b"):  # a swizzled product (B swizzled): slicing keeps the swizzle, as in CuTe
+        res = layout.with_layout_b(_unpack(layout.layout_b, first, True))
+    else:
+        res = _unpack(layout, first, True)
     if (rec := active()) is not None:
         rec.step(f"unpack {what} into their own modes: {res}", res, kind="result")
     return res
@@ -190,6 +193,8 @@ def logical_product(block: Any, tiler: Any) -> Any:
         return _keep(block, rec)
     if is_tuple(tiler):
         return _by_mode(block, tiler, logical_product, "logical_product")
+    if hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
+        return _swizzled_tiler_product(block, tiler)
     t = _tiler_layout(tiler)
     size_a, cos_b = it.product(block.shape), cosize(t)
     cotarget = size_a * cos_b
@@ -202,6 +207,47 @@ def logical_product(block: Any, tiler: Any) -> Any:
     rec.step(f"A* o B = {rest}: B picks which copies of A, in which order", rest)
     res = make_layout(block, rest)
     rec.step(f"concatenate (A, A* o B) = {res}: mode 0 is A, mode 1 runs over its copies", res, kind="result")
+    return res
+
+
+def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
+    """CuTe's ``logical_product(Layout, Sw o 0 o T)`` (``swizzle_layout.hpp``): ``P = logical_product(block, T)``
+    with a new swizzle read off P at the bits of T that feed the swizzle. Post: ``R(a, j) == block(a)`` and
+    ``R(0, j) == (A* o (Sw o T))(j)`` with ``A* = complement(block, size(block) * cosize(T))``; otherwise CuTe prints
+    a layout that is not the product and this refuses (``LayoutError``: what CuTe prints, a counterexample)."""
+    from algebra.checks import cute_would_print
+    from algebra.layout import size
+    from algebra.swizzle import Swizzle, make_composed, make_swizzle
+
+    sw, t = tiler.layout_a, tiler.layout_b
+    if not isinstance(sw, Swizzle):
+        raise LayoutError(f"logical_product: only a swizzled tiler Sw o 0 o T is supported, got {tiler}")
+    if tiler.offset != 0:
+        raise LayoutError(f"logical_product({block}, {tiler}): CuTe requires the swizzled tiler's offset to be 0 "
+                          "(\"Require Swizzle offset == 0.\")")
+    new = logical_product(block, t)
+    m, b, sh = sw.base, sw.bits, abs(sw.shift)
+    zy = Layout((1 << m, 1 << b, 1 << (sh - b), 1 << b, 1), (0, 1 << m, 0, 1 << (m + sh), 0))
+    only_zy = cute_would_print(_composition, zy, t)  # CuTe's own arithmetic: an internal step, not an answer
+    if only_zy is None:
+        raise LayoutError(f"logical_product({block}, {tiler}): CuTe refuses the projection of {sw} through {t}")
+    bits = only_zy(size(only_zy) - 1)
+    new_z = new((0, t(bits & sw.zzz_mask)))
+    new_y = new((0, t(bits & sw.yyy_mask)))
+    res = make_composed(make_swizzle(new_y, new_z), 0, new)
+    comp = _complement(block, it.product(block.shape) * cosize(t))
+    n0 = it.product(block.shape)
+    for i in range(min(size(new), 1 << 16)):
+        a, j = i % n0, i // n0
+        got, want = res(i), block(a) + comp(tiler(j))
+        if got != want:
+            raise LayoutError(
+                f"logical_product({block}, {tiler}) is not a layout: the swizzle cannot move to the offsets of the "
+                f"product. CuTe would print {res} here; at ({a}, {j}) that gives {got}, but A({a}) + "
+                f"A*({tiler}({j})) = {want} (A* = {comp})")
+    if (rec := active()) is not None:
+        rec.step(f"B = {tiler} is swizzled: the product with its inner layout {t} is {new}; the swizzle's bits, "
+                 f"read through it, give the swizzle of the product: {res}", res, kind="result")
     return res
 
 

@@ -180,6 +180,8 @@ def compose_swizzled(a: Any, b: Any) -> Any:
     from algebra.ops import composition
 
     if isinstance(a, Swizzle):
+        if isinstance(b, Swizzle):
+            return merge_swizzles(a, b)
         if isinstance(b, Layout):
             return make_composed(a, 0, b)
         if is_int(b):
@@ -220,6 +222,21 @@ def make_swizzle(y: int, z: int) -> Swizzle:
         raise LayoutError(f"make_swizzle: source bits {y:#b} and target bits {z:#b} are not two runs of {b} bits "
                           f"(CuTe: \"Something went wrong.\")")
     return sw
+
+
+def merge_swizzles(a: Swizzle, b: Swizzle) -> Swizzle:
+    """CuTe's ``composition(Swizzle, Swizzle)``: ``make_swizzle<Ya ^ Yb, Za ^ Zb>()`` for two swizzles of the same
+    shift. Post: ``R(x) == a(b(x))`` for every x (checked on the bits either swizzle touches; otherwise
+    ``LayoutError`` with what CuTe prints and a counterexample)."""
+    if a.shift != b.shift:
+        raise LayoutError(f"composition {a} o {b}: CuTe merges only swizzles of the same shift "
+                          "(\"Can only merge swizzles of the same shift.\")")
+    res = make_swizzle(a.yyy_mask ^ b.yyy_mask, a.zzz_mask ^ b.zzz_mask)
+    for x in range(1 << min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b)))):
+        if res(x) != a(b(x)):
+            raise LayoutError(f"composition {a} o {b} is not a swizzle: their bits overlap. CuTe would print {res} "
+                              f"here; at x = {x} that gives {res(x)}, but {a}({b}({x})) = {a(b(x))}")
+    return res
 
 
 def layout_swizzle(a: Layout, sw: Swizzle) -> Any:

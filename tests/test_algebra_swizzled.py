@@ -108,3 +108,30 @@ def test_explain_ends_where_the_op_does(op: str, args: tuple) -> None:
     last = A.explain(op, *args)[-1]
     assert last["depth"] == 0 and last["kind"] == "result"
     assert (last["layout"] or last.get("value")) == want
+
+
+@pytest.mark.parametrize(("op", "a", "b", "want"), [
+    ("logical_product", "(8,8):(1,8)", "Sw<3,0,3> o 0 o (8,8):(8,1)", "Sw<3,6,3> o 0 o ((8,8),(8,8)):((1,8),(512,64))"),
+    ("logical_product", "(2,2):(1,2)", "Sw<1,0,1> o 0 o (2,2):(1,2)", "Sw<1,2,1> o 0 o ((2,2),(2,2)):((1,2),(4,8))"),
+    ("tiled_product", "(8,8):(1,8)", "Sw<3,0,3> o 0 o (8,8):(8,1)", "Sw<3,6,3> o 0 o ((8,8),8,8):((1,8),512,64)"),
+    ("flat_product", "(8,8):(1,8)", "Sw<3,0,3> o 0 o (8,8):(8,1)", "Sw<3,6,3> o 0 o (8,8,8,8):(1,8,512,64)"),
+    ("composition", "(64,64):(1,64)", "Sw<3,0,3> o 0 o (8,8):(8,1)", "Sw<3,0,3> o 0 o (8,8):(8,1)"),
+    ("complement", "(4,8):(1,4)", "Sw<3,0,3> o 0 o (8,8):(8,1)", "2:32"),  # CuTe: shape(cotarget)
+])
+def test_swizzled_second_argument(op: str, a: str, b: str, want: str) -> None:
+    r = getattr(A, op)(P(a), P(b))
+    assert str(r) == want
+    if op == "logical_product":  # the product's function: R(i, j) = A(i) + A*(B(j))
+        comp = A.complement(P(a), A.size(P(a)) * A.cosize(P(b).layout_b))
+        n0 = A.size(P(a))
+        assert all(r(k) == P(a)(k % n0) + comp(P(b)(k // n0)) for k in range(A.size(r)))
+
+
+def test_swizzles_compose_and_invert_as_in_cute() -> None:
+    assert str(A.composition(A.Swizzle(3, 0, 3), A.Swizzle(2, 0, 3))) == "Sw<1,2,3>"
+    assert str(A.composition(A.Swizzle(3, 0, 3), A.Swizzle(3, 0, 3))) == "Sw<0,0,0>"
+    with pytest.raises(A.LayoutError, match="same shift"):
+        A.composition(A.Swizzle(3, 0, 3), A.Swizzle(2, 0, 4))
+    assert A.right_inverse(A.Swizzle(3, 0, 3)) == A.Swizzle(3, 0, 3) == A.left_inverse(A.Swizzle(3, 0, 3))
+    c = P("Sw<3,0,3> o 0 o (8,8):(0,1)")
+    assert A.filter_zeros(c) == c  # CuTe's generic filter_zeros(t) returns a composed layout unchanged

@@ -122,3 +122,23 @@ def test_property_products_keep_their_definition(seed: int) -> None:
         return
     comp = A.complement(a, A.size(a) * A.cosize(b))
     assert is_a_o_b(comp, b, r[1])
+
+
+@pytest.mark.parametrize(("op", "args", "cute"), [
+    # CuTe C++'s printed answers (tests/oracle/data/corpus_s*.json): each is not the op's function
+    ("tiled_divide", ("(2,6,6):(1,12,2)", "8:1"), "((2,4),2,6):((1,12),48,2)"),
+    ("raked_product", ("16:6", "(4,2):(1,4)"), "((4,16),(2,1)):((1,6),(4,0))"),
+    ("tile_to_shape", ("(2,4):(4,0)", (4, 12), (2, 1)), "((2,2),(4,3)):((4,3),(0,1))"),
+    ("composition", ("((8,3),3,(2)):((8,24),24,(0))", (A.parse("((6,4)):((1,6))"), None, None)),
+     "(((6,(2,2))),3,(2)):(((8,(48,24))),24,(0))"),
+    ("flat_divide", ("Sw<1,1,5> o 64 o (8,64):(64,1)", "2:3"), "Sw<1,1,5> o 64 o (2,3,(2,64)):(192,64,(384,1))"),
+])
+def test_refusals_show_what_cute_prints_for_the_whole_op(op: str, args: tuple, cute: str) -> None:
+    parsed = [A.parse(x) if isinstance(x, str) else x for x in args]
+    with pytest.raises(A.LayoutError) as e:
+        getattr(A, op)(*parsed)
+    msg = str(e.value)
+    assert msg.endswith(f" = {cute}") and f"CuTe would print {op}(" in msg
+    with pytest.raises(A.LayoutError) as again:  # the derivation refuses with the same text
+        A.explain(op, *parsed)
+    assert str(again.value) == msg

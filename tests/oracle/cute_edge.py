@@ -131,14 +131,31 @@ PLAIN_OPS = ["right_inverse", "left_inverse", "nullspace", "filter_zeros", "coal
              "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
              "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout"]
 SWIZZLE_OPS = ["right_inverse", "left_inverse", "max_common_vector", "max_common_layout", "composition_sw",
-               "upcast", "downcast", "recast_layout", "flat_product", "tile_unzip", "nullspace"]
+               "upcast", "downcast", "recast_layout", "flat_product", "tile_unzip", "nullspace", "filter_zeros",
+               "swizzled_tiler", "swizzled_tiler", "swizzle_swizzle", "complement_sw"]
+TILER_OPS = ["composition", "logical_product", "zipped_product", "tiled_product", "flat_product", "logical_divide",
+             "blocked_product"]
 
 
 def gen_swizzled(rng: random.Random, op: str) -> dict:
     atom, (r, c) = cute_swizzle.rand_atom(rng)
     lay = cc.split_composed(atom)[2]
-    if op in ("right_inverse", "left_inverse", "nullspace"):
+    if op in ("right_inverse", "left_inverse", "nullspace", "filter_zeros"):
+        if op.endswith("inverse") and rng.random() < 0.1:
+            return {"op": op, "args": [atom.split(" o ")[0]]}  # a bare swizzle
         return {"op": op, "args": [atom]}
+    if op == "swizzled_tiler":  # a swizzled layout as the second argument
+        tiler = atom if rng.random() < 0.8 else f"{atom.split(' o ')[0]} o 0 o {lay}"
+        left = cc.rand_layout(rng, 64, kind=rng.choice(["compact", "perm"]), max_rank=2)
+        return {"op": rng.choice(TILER_OPS), "args": [left if rng.random() < 0.7 else cc.lay(r * c, 1), tiler]}
+    if op == "swizzle_swizzle":
+        s0 = atom.split(" o ")[0]
+        b, m, sh = (int(x) for x in s0[3:-1].split(","))
+        s1 = f"Sw<{rng.choice(range(0, abs(sh) + 1))},{rng.choice([0, 1, 2, m])},{sh if rng.random() < 0.85 else -sh}>"
+        return {"op": "composition", "args": [s0, s1]}
+    if op == "complement_sw":
+        left = cc.rand_layout(rng, 16, kind=rng.choice(["compact", "perm", "gap"]))
+        return {"op": "complement", "args": [left, atom]}
     if op in ("max_common_vector", "max_common_layout"):
         shape, _ = cc.split_layout(lay)
         other = cc.lay(shape, cc.rand_stride(rng, shape, rng.choice(["compact", "perm"])))

@@ -190,7 +190,7 @@ def confirm_not_a_function(case: dict) -> str:
         return f"the counterexample does not hold: {m.group(0)[-160:]}"
     w = _WHOLE.search(msg)
     printed = w.group(1) if w else r
-    if printed != case["cute"] and case["op"] != "composition":
+    if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
     return ""
 
