@@ -3,7 +3,8 @@ tile, the largest wgmma atom, the doctor's candidate table, the lab's charts) th
 at 375, 768, 1280 or 1920 px (a wide grid or table scrolls inside its own box), no console error and no failed
 request on any page, the navigation keeps each entry on one line on a phone, a grid zoomed far out hides its
 numbers but keeps its colours, the drill's question comes before the list of kinds on a phone, the MMA atom's
-A | C arrangement stacks when it cannot fit, and the doctor's candidates can be picked from the keyboard."""
+A | C arrangement stacks when it cannot fit, the doctor's candidates can be picked from the keyboard, and every text
+meets WCAG AA contrast in the light and the dark colour scheme."""
 
 from __future__ import annotations
 
@@ -37,6 +38,50 @@ OVERFLOW_JS = """() => {
             culprits: out.slice(0, 5).map((e) => `${e.tagName}#${e.id}.${[...e.classList].join('.')}`)}; }"""
 
 
+# WCAG 2 AA contrast of every visible text against the colours painted behind it (backgrounds composed up the tree,
+# opacity included): 4.5:1, 3:1 for large text; in the light and the dark scheme (static/dark.css). Left out on
+# purpose: dimmed cells (.dim: another thread's), cells outside the layout (.x), disabled buttons, a zoomed-out grid's
+# hidden numbers, the "updating" note, SVG charts.
+CONTRAST_JS = r"""() => {
+    const parse = (c) => {
+        const m = c.match(/rgba?\(([^)]+)\)/);
+        if (!m) return null;
+        const p = m[1].split(/[,\s/]+/).filter(Boolean).map(Number);
+        return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+    const lum = ([r, g, b]) => {
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+    const over = (top, bot) => [0, 1, 2].map((k) => top[k] * top[3] + bot[k] * (1 - top[3])).concat(1);
+    const bgOf = (e) => {
+        const layers = [];
+        for (let a = e; a; a = a.parentElement) {
+            const c = parse(getComputedStyle(a).backgroundColor);
+            if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+        return layers.reverse().reduce((bg, l) => over(l, bg), [255, 255, 255, 1]); };
+    const opacity = (e) => {
+        let o = 1;
+        for (let a = e; a; a = a.parentElement) o *= Number(getComputedStyle(a).opacity);
+        return o; };
+    const skip = 'script,style,option,[hidden],svg,.dim,.x,button:disabled,.busy,.grid.tiny,' +
+        'details:not([open]) > :not(summary)';
+    const bad = [], seen = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const e = n.parentElement;
+        if (!n.textContent.trim() || !e || seen.has(e)) continue;
+        seen.add(e);
+        const s = getComputedStyle(e), r = e.getBoundingClientRect(), fg0 = parse(s.color);
+        if (e.closest(skip) || s.visibility === 'hidden' || !r.width || !r.height || !fg0 || !fg0[3]) continue;
+        const bg = bgOf(e), fg = over([fg0[0], fg0[1], fg0[2], fg0[3] * opacity(e)], bg);
+        const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x), ratio = (hi + 0.05) / (lo + 0.05);
+        const size = parseFloat(s.fontSize), large = size >= 24 || (Number(s.fontWeight) >= 700 && size >= 18.66);
+        if (ratio < (large ? 3 : 4.5))
+            bad.push(`${ratio.toFixed(2)}:1 ${e.tagName}.${[...e.classList].join('.')} ` +
+                     `"${n.textContent.trim().slice(0, 25)}" ${s.color} on rgb(${bg.slice(0, 3).map(Math.round)})`);
+    }
+    return bad; }"""
+
+
 def watch(page) -> list[str]:
     """Failed requests and HTTP errors of ``page`` from now on (console errors are in ``page.console_errors``)."""
     failed: list[str] = []
@@ -63,6 +108,33 @@ def test_no_sideways_page_scroll_and_no_errors_at_any_width(page, live_server, n
     page.wait_for_load_state("networkidle")
     assert not page.console_errors, page.console_errors
     assert not failed, failed
+
+
+@pytest.mark.parametrize("path", [
+    "/?layout=(4,8):(8", "/?layout=Sw<3,3,3> o (32,128):(128,1)", "/algebra?op=complement&a=(2,2):(1,1)&b=8",
+    "/algebra?op=composition&a=(6,2):(8,2)&b=(4,3):(3,1)",
+    "/banks?layout=(32,32):(32,1)&element_bytes=4&access=column:0", "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C",
+    "/drills/progress", "/doctor", "/lab"])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_meets_wcag_aa(page, live_server, path, scheme):
+    page.emulate_media(color_scheme=scheme)
+    page.goto(live_server.url + path)
+    assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+    if path == "/doctor":
+        page.locator("#s-cands tbody tr").first.wait_for()
+    low = page.evaluate(CONTRAST_JS)
+    assert not low, low[:8]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_of_a_drill_verdict(page, live_server, scheme):
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{live_server.url}/drills?kind=layout_stats&seed=1")
+    page.fill("#answer-input", "1 1 1 1")
+    page.click("#check-btn")
+    page.locator("#verdict").wait_for()
+    low = page.evaluate(CONTRAST_JS)
+    assert not low, low[:8]
 
 
 def test_navigation_entries_stay_whole_on_a_phone(page, live_server):
