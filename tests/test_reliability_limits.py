@@ -168,3 +168,16 @@ def test_page_errors_are_clipped(client):
 def test_deep_text_on_pages_is_refused_at_parse_time(client, path, param):
     r = client.get(path, params={param: "(" * 200 + "4" + ")" * 200 + ":1"})
     assert r.status_code == 200 and f"nesting cap of {MAX_NESTING}" in r.text
+
+
+@pytest.mark.parametrize("field,target", [("mw_tile", "mmawalk"), ("vector", "sectors"), ("dmn", "hopper"),
+                                          ("dk", "hopper"), ("cw_t", "copywalk"), ("mw_t", "mmawalk")])
+@pytest.mark.parametrize("value", ["²", "²,8,16"])
+def test_superscript_digits_are_not_numbers(client, field, target, value):
+    """``"²".isdigit()`` is True but ``int("²")`` raises: integer fields checked with isdigit answered 500."""
+    for headers in ({}, {"HX-Request": "true", "HX-Target": target}):
+        r = client.get("/tv", params={field: value}, headers=headers)
+        assert r.status_code == 200
+        assert 'role="alert"' in r.text and "²" in r.text
+    api = client.post("/api/partition", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "tile": "²,8,16"})
+    assert api.status_code == 422 and "is not M,N,K" in api.json()["detail"]

@@ -22,13 +22,13 @@ def form_params(form: dict) -> tuple[str, dict]:
         params: dict = {"dtype": form.get("dtype", "fp32")}
         for key in ("n", "tile"):
             if form.get(key):
-                params[key] = int(form[key]) if form[key].isdigit() else form[key]
+                params[key] = int(form[key]) if form[key].isdecimal() else form[key]
         variants = [v for v in ("naive", "tiled", "padded", "swizzled") if form.get(f"v_{v}")]
         if variants:
             params["variants"] = variants
         return kind, params
     if kind == "gemm":
-        return kind, {key: int(form[key]) if form[key].strip().isdigit() else form[key]
+        return kind, {key: int(form[key]) if form[key].strip().isdecimal() else form[key]
                       for key in ("rung", "m", "n", "k") if (form.get(key) or "").strip()}
     if kind == "compile_only":
         return kind, {"template": form.get("template", "noop")}
@@ -36,12 +36,12 @@ def form_params(form: dict) -> tuple[str, dict]:
     for key, cast in SMEM_FIELDS.items():
         val = (form.get(key) or "").strip()
         if val:
-            params[key] = cast(val) if val.lstrip("-").isdigit() else val
+            params[key] = cast(val) if val.lstrip("-").isdecimal() else val
     for key in ("swizzle", "layout"):
         if (form.get(key) or "").strip():
             params[key] = form[key].strip()
     access: dict = {"kind": form.get("access", "column")}
-    if (form.get("index") or "").isdigit():
+    if (form.get("index") or "").isdecimal():
         access["index"] = int(form["index"])
     if access["kind"] == "ldmatrix":
         access["num"] = int(form.get("num") or 4)

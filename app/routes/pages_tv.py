@@ -58,7 +58,7 @@ def sectors_ctx(q: dict[str, str]) -> dict:
     ctx: dict = {"part": q["part"].strip(), "eb": _int(q["eb"], 4, (1, 2, 4, 8, 16)), "vector": q["vector"].strip(),
                  "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
     text = ctx["vector"]
-    if text and not text.isdigit():
+    if text and not text.isdecimal():
         ctx["sec_error"] = f"vector: {text!r} is not a whole number of values (leave it blank for the widest legal)"
         return ctx
     try:
@@ -97,7 +97,7 @@ def hopper_ctx(q: dict[str, str]) -> dict:
         ctx["h_error"] = str(exc)
         return ctx
     atom = ctx["smem"].atom
-    mn, k = (int(x) if x.isdigit() and 0 < int(x) <= 4096 else d
+    mn, k = (int(x) if x.isdecimal() and 0 < int(x) <= 4096 else d
              for x, d in ((ctx["dmn"], atom.shape[0]), (ctx["dk"], atom.shape[1])))
     cpp, dsl = code.smem_atom_code(atom, mn, k)
     ctx["smem_code"] = {"cpp": cpp, "dsl": dsl}

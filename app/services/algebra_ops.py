@@ -201,7 +201,7 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
             tile = A.parse(res.result)
             if A.size(tile) <= MAX_CELLS and A.size(res.parsed[0]) <= MAX_CELLS:  # A's grid is drawn: outline it
                 picked_a = {res.offset + o for o in A.offsets(tile)}
-    if res.op == "evaluate" and res.result.lstrip("-").isdigit():
+    if res.op == "evaluate" and res.result.lstrip("-").isdecimal():
         picked_a = {int(res.result)}
     if res.op == "local_partition":
         picked_b = {res.parsed[2]}
@@ -209,7 +209,7 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
     shapes = [k for k, a in enumerate(spec.args) if a.kind == "shape"]
     if not out and shapes and spec.result == "value":  # idx2crd / crd2idx: the shape's 1-D indices, one outlined
         shape = res.parsed[shapes[0]]
-        index = int(res.result) if res.result.lstrip("-").isdigit() else res.parsed[0]
+        index = int(res.result) if res.result.lstrip("-").isdecimal() else res.parsed[0]
         g, msg = _grid_of(str(A.Layout(shape)), "grid-a", picked={index} if isinstance(index, int) else None)
         out.append((f"1-D index of each coordinate of {_arg_str(shape, 'shape')} (column-major)", g, msg))
     if spec.result == "value":

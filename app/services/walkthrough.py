@@ -68,7 +68,7 @@ class Walk:
 
 def _thread(text: str, n: int) -> int:
     text = (text or "0").strip()
-    if not text.lstrip("-").isdigit():
+    if not text.lstrip("-").isdecimal():
         raise LayoutError(f"thread: {text!r} is not a thread index")
     t = int(text)
     if not 0 <= t < n:
@@ -193,7 +193,7 @@ def _tile_mnk(text: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
     if not text.strip():
         return default
     parts = [p.strip() for p in text.strip("() ").split(",")]
-    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+    if len(parts) != 3 or not all(p.isdecimal() and int(p) > 0 for p in parts):
         raise LayoutError(f"tile: {text!r} is not M,N,K (three positive integers, e.g. 64,32,16)")
     m, n, k = (int(p) for p in parts)
     for name, x, d in (("M", m, default[0]), ("N", n, default[1]), ("K", k, default[2])):
