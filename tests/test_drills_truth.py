@@ -157,3 +157,32 @@ def test_bank_keys_from_offsets() -> None:
         assert d.expected == want, d.prompt
         n[d.variant] += 1
     assert min(n.values()) >= 5, dict(n)
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k not in ("explain", "majorness", "defined")])
+def test_the_second_hint_is_a_step_not_the_key(kind: str) -> None:
+    for seed in range(100):
+        d = generate(kind, seed)
+        if len(d.expected) >= 6:
+            assert d.expected not in d.hint(2)["text"], f"{kind}-{seed}: {d.hint(2)['text']}"
+
+
+def test_no_inverse_of_a_layout_that_is_its_own_inverse() -> None:
+    n = 0
+    for seed in range(400):
+        d = generate("algebra_op", seed)
+        if d.variant.endswith("_inverse"):
+            lay = A.parse(d.data["args"][0])
+            assert d.expected not in (str(lay), str(A.coalesce(lay))), d.prompt
+            n += 1
+    assert n >= 20
+
+
+def test_cosize_step_says_what_cute_computes() -> None:
+    """cosize is CuTe's L(size - 1) + 1; with strides >= 0 that is the largest offset + 1, reached at the end."""
+    for seed in range(60):
+        d = generate("layout_stats", seed)
+        lay = A.parse(d.data["layout"])
+        last = A.size(lay) - 1
+        assert A.cosize(lay) == lay(last) + 1 == max(lay(i) for i in range(A.size(lay))) + 1
+        assert any(f"L({last}) = {lay(last)}" in s["text"] and "not necessarily" not in s["text"] for s in d.steps)

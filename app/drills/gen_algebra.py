@@ -12,6 +12,7 @@ inverse is graded by its defining property. The derivation is the engine's ``exp
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import algebra as A
@@ -96,6 +97,14 @@ def _call(op: str, args: list[Any]) -> str:
     return f"{op}({', '.join(params)})"
 
 
+def _gloss(op: str, text: str) -> str:
+    """The op table's one-line description, in this drill's names: the single argument is L, and a coalesce
+    question has no profile."""
+    if _call(op, [None])[len(op) + 1:-1] == "L":
+        text = re.sub(r"\bA\b", "L", text)
+    return text.split(" (by mode")[0] if op == "coalesce" else text
+
+
 def _args_text(op: str, args: list[Any]) -> str:
     names = _call(op, args)[len(op) + 1:-1].split(", ")
     return ", ".join(f"{n} = {K.arg_show(a)}" for n, a in zip(names, args, strict=True))
@@ -160,8 +169,8 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
             continue
         if op in ("coalesce", "composition") and str(want) in (str(args[0]), str(args[-1])):
             continue  # nothing to do (coalesced already, or A or B acts as the identity): the prompt shows it
-        if op.endswith("_inverse") and str(want) == str(args[0]):
-            continue
+        if op.endswith("_inverse") and str(want) in (str(args[0]), str(A.coalesce(args[0]))):
+            continue  # L is its own inverse (e.g. a compact column-major L: the identity of 0..size-1)
         break
     else:  # pragma: no cover - every op family yields a checked case well before 400 draws
         raise RuntimeError("no valid instance found")
@@ -189,8 +198,9 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
         steps.append(step(f"{call} = {want}", want))
     steps.append(step(f"Check: the result has size {A.size(want)} and, e.g., R({A.size(want) - 1}) = "
                       f"{want(A.size(want) - 1)}.", want))
-    gloss = f" ({op}: {table[op]}.)" if op in table else ""
-    drill = Drill("algebra_op", seed, f"{_args_text(op, args)}. What is {call}?{gloss} (Graded by {fixed}.)",
+    gloss = f" ({op}: {_gloss(op, table[op])}.)" if op in table else ""
+    drill = Drill("algebra_op", seed, f"{_args_text(op, args)} (compile-time _N values, as CuTe simplifies them). "
+                  f"What is {call}?{gloss} (Graded by {fixed}.)",
                   "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grader, steps,
                   [RULES[op], steps[1]["text"] if derivation else f"Start from {K.arg_show(args[0])}."],
                   variant=op, grids=_grid(want)).with_data(op=op, args=[K.arg_text(a) for a in args])

@@ -41,8 +41,8 @@ def make_stats(rng: random.Random, seed: int) -> Drill:
     steps = [step(STATS_RULE, lay),
              step(f"size = product of {lstr(lay.shape)} = {want[0]}."),
              step(f"The largest offset: each mode at its last coordinate where the stride is positive; "
-                  f"{A.cosize(lay) - 1}, so cosize = {want[1]}. (L({last}) = {lay(last)} is the last coordinate's "
-                  f"offset, not necessarily the largest.)"),
+                  f"{A.cosize(lay) - 1}, so cosize = {want[1]}. With strides >= 0 the last coordinate reaches it: "
+                  f"L({last}) = {lay(last)}, and CuTe computes cosize as L(size - 1) + 1."),
              step(f"rank = {want[2]} top-level modes; depth = {want[3]}.")]
     labels = ["size", "cosize", "rank", "depth"]
     drill = Drill("layout_stats", seed, f"L = {lay}. Give size(L), cosize(L), rank(L) and depth(L), in that order.",
@@ -107,7 +107,9 @@ def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
     drill = Drill("vector", seed,
                   f"L = {spelled}, built from {what}. What does CuTe's coalesce(L) print?",
                   "a layout as CuTe prints it (underscores optional), e.g. (2,1,6):(1,6,2)", str(want),
-                  lambda ans: _exact(ans, want, what), steps, [COALESCE_RULE, steps[1]["text"]],
+                  lambda ans: _exact(ans, want, what), steps,
+                  [COALESCE_RULE, steps[1]["text"] if static else "First flatten L: list its leaf modes in order, "
+                   "shape with stride. Then ask what CuTe can know about their values at compile time."],
                   "coalesce_static" if static else "coalesce_dynamic").with_data(
         op="coalesce", args=[str(lay)], static=static)
     other = flat if static else A.coalesce(lay)

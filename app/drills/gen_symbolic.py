@@ -254,7 +254,9 @@ def _element(rng: random.Random, seed: int, ld: str) -> Drill:
                  f"{an(m).title()} {m}x{n} {major}-major matrix has leading dimension {ld} ({ld} >= {lead}): "
                  f"A = {sym}. What is the offset of {where}? Write it in terms of {ld}.",
                  f"a formula in {ld}, e.g. 3*{ld} + 5", key,
-                 lambda ans: grade_point(ans, sym, coord, binds), steps, [RULE, steps[2]["text"]],
+                 lambda ans: grade_point(ans, sym, coord, binds), steps,
+                 [RULE, steps[2]["text"] if tiled else f"The offset of (r, c) is r times A's row stride plus c "
+                  f"times its column stride; the stride is {text.split(':')[1]}."],
                  variant=f"element/{'tile' if tiled else 'rc'}").with_data(layout=text, coord=[r, c], ld=ld, lead=lead),
                lambda ans, bb: grade_point(ans, sym, coord, bb), binds, ld, lead)
 

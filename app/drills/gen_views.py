@@ -124,7 +124,7 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
     variant = pick(rng, ["layout", "layout", "spot", "formula"])
     intro = (f"A {m}x{n} matrix is stored {desc}: A = {mat}. View it as a {gm}x{gn} grid of {tm}x{tn} tiles, "
              f"indexed ((i,j),(ti,tj)) with mode 0 the element inside the tile and mode 1 the tile.")
-    hints = [rule, steps[1]["text"]]
+    hints = [rule, f"A(r, c) = {d_r}*r + {d_c}*c; put r = {tm}*ti + i and c = {tn}*tj + j into it."]
     grids = [offsets_grid(mat, "A"), offsets_grid(want, "The tiled view (rows: within-tile, columns: tile)")]
     if variant == "spot":
         picks = [((rng.randrange(tm), rng.randrange(tn)), (rng.randrange(gm), rng.randrange(gn))) for _ in range(2)]
