@@ -85,3 +85,30 @@ def test_a_partition_walk_divides_the_tensor_once_not_once_per_thread(monkeypatc
     assert walk.num_threads == 1024 and walk.thread == 1023
     assert [len(p.grid.marks) for p in walk.parts] == ([8, 4, 4] if kind == "mma" else [8, 8])
     assert len(calls) <= 12, len(calls)
+
+
+@pytest.mark.parametrize("path,body,detail", [
+    ("/api/banks", {"layout": "(4,8):(1@1,1@0)", "element_bytes": 4}, "layout: (4,8):(1@1,1@0) has basis (E) strides"),
+    ("/api/banks", {"layout": "(32,32):(32,1)", "access": {"kind": "thread_layout", "layout": "<2:1, 2:1>"}},
+     "access.layout: '<2:1, 2:1>' is not a layout"),
+    ("/api/banks", {"layout": "(32,32):(32,1)", "access": {"kind": "thread_layout", "layout": "Sw<3,3,3>"}},
+     "access.layout: 'Sw<3,3,3>' is not a layout"),
+    ("/api/sectors", {"tv": "(4,8):(1@1,1@0)"}, "TV layout: (4,8):(1@1,1@0) has basis (E) strides"),
+    ("/api/tiled", {"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "Sw<3,4,3> o (8,8):(8,1)"},
+     "thread layout: Sw<3,4,3> o 0 o (8,8):(8,1) is swizzled"),
+    ("/api/partition", {"atom": "SM80_16x8x16_F32F16F16F32_TN", "atom_layout": "(2,2):(1@0,1@1)"},
+     "atom layout: (2,2):(1@0,1@1) has basis (E) strides"),
+])
+def test_layouts_of_the_wrong_kind_are_refused_by_name(client, path, body, detail):
+    """Coordinate layouts where offsets are needed, swizzled or bare swizzle / tiler text where a plain layout is:
+    these reached the engine and came back as 'cannot evaluate this input (TypeError / AttributeError ...)'."""
+    r = client.post(path, json=body)
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(detail), r.json()["detail"]
+
+
+def test_a_coordinate_layout_on_the_banks_page_is_named(client):
+    r = client.get("/banks", params={"layout": "(4,8):(1@1,1@0)", "access": "column:0"})
+    assert r.status_code == 200 and "has basis (E) strides" in r.text and "cannot evaluate" not in r.text
+    r = client.get("/banks", params={"layout": "(32,32):(32,1)", "access": "thread_layout:Sw<3,3,3>"})
+    assert r.status_code == 200 and "access: thread layout: &#39;Sw&lt;3,3,3&gt;&#39; is not a layout" in r.text

@@ -55,7 +55,12 @@ def parse_access(text: str, vector: int = 1, num: int = 4) -> dict[str, Any]:
             return {"kind": kind, "offsets": [int(x) for x in arg.replace(" ", "").split(",") if x], "vector": vector}
     except ValueError:
         raise LayoutError(f"access: {text!r} is not kind:integer(s), e.g. column:0 or ldmatrix:0,8") from None
-    return {"kind": kind, "layout": arg or "32:1", "vector": vector}
+    return {"kind": kind, "layout": _thread_layout(arg or "32:1", "access: thread layout"), "vector": vector}
+
+
+def _thread_layout(text: str, what: str) -> str:
+    """A thread layout (thread t reads the vector at its 1-D coordinate thr(t)): plain, integer strides."""
+    return str(parse_layout(text, what, plain=True, offsets=True))
 
 
 def access_dict(kind: str, index: Any, vector: int, num: int, layout: str | None) -> dict[str, Any]:
@@ -74,7 +79,7 @@ def access_dict(kind: str, index: Any, vector: int, num: int, layout: str | None
         if not items:
             raise LayoutError("access.index: offsets needs one element offset or [row, column] per thread")
         return {"kind": kind, "offsets": items, "vector": vector}
-    return {"kind": kind, "layout": layout or "32:1", "vector": vector}
+    return {"kind": kind, "layout": _thread_layout(layout or "32:1", "access.layout"), "vector": vector}
 
 
 @dataclass
@@ -117,7 +122,7 @@ class BanksView:
 
 def _split(layout_text: str, swizzle: str | None) -> tuple[Any, Any]:
     """(plain layout, swizzle or None), from a layout that may carry its own ``Sw<...> o``."""
-    lay = parse_layout(layout_text)
+    lay = parse_layout(layout_text, offsets=True)
     swz = None
     if swizzle and swizzle.strip() and swizzle.strip().lower() != "none":
         with guard("swizzle"):

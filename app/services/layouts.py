@@ -24,10 +24,11 @@ def pow2_text(n: int) -> str:
     return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
 
 
-def parse_layout(text: str, what: str = "layout") -> Any:
+def parse_layout(text: str, what: str = "layout", plain: bool = False, offsets: bool = False) -> Any:
     """Parse CuTe notation (a Layout or a swizzled ComposedLayout) and apply the depth cap.
 
-    Raises LayoutError (-> 422) on malformed text or a shape nested deeper than MAX_DEPTH."""
+    Raises LayoutError (-> 422) on malformed text or a shape nested deeper than MAX_DEPTH; with ``plain``, on a
+    swizzled layout; with ``offsets``, on basis strides (1@0: the layout maps to coordinates, not offsets)."""
     text = (text or "").strip()
     if not text:
         raise LayoutError(f"{what}: empty input; type a layout such as (4,8):(8,1)")
@@ -45,6 +46,12 @@ def parse_layout(text: str, what: str = "layout") -> Any:
         raise LayoutError(f"{what}: {text!r} is not a layout (a swizzle or tiler alone has no grid)")
     if A.depth(layout) > MAX_DEPTH:
         raise LayoutError(f"{what}: depth {A.depth(layout)} exceeds the cap of {MAX_DEPTH}")
+    if plain and is_composed(layout):
+        raise LayoutError(f"{what}: {layout} is swizzled; this takes a plain shape:stride layout")
+    inner = layout.layout_b if is_composed(layout) else layout
+    if offsets and not all(isinstance(d, int) for d in it.flatten(inner.stride)):
+        raise LayoutError(f"{what}: {layout} has basis (E) strides such as 1@0 (it maps to coordinates); this "
+                          "needs integer offsets")
     return layout
 
 

@@ -68,8 +68,8 @@ def tiled_copy_view(atom: str, thr_text: str, val_text: str, element_bits: int) 
 
     Post-condition: cell (m, n) of the ``tiler`` tile is held by thread ``threads[m][n]`` as its value
     ``values[m][n]``, i.e. ``tv_layout(t, v) == m + rows * n``."""
-    thr = parse_layout(thr_text, "thread layout")
-    val = parse_layout(val_text, "value layout")
+    thr = parse_layout(thr_text, "thread layout", plain=True, offsets=True)
+    val = parse_layout(val_text, "value layout", plain=True, offsets=True)
     _threads(A.size(thr), "thread layout")
     _cells(A.size(thr) * A.size(val), 1, "tiled copy")
     with guard("make_tiled_copy"):
@@ -89,7 +89,7 @@ def tiled_copy_view(atom: str, thr_text: str, val_text: str, element_bits: int) 
 def tiled_mma_view(atom: str, layout_text: str, operand: str) -> TiledView:
     """``make_tiled_mma(atom{}, atom_layout)``: each thread's ``partition_<operand>`` of the whole M x K / N x K /
     M x N tile (column-major), so cell (m, n) names the thread holding it and its index in that thread's fragment."""
-    lay = parse_layout(layout_text, "atom layout")
+    lay = parse_layout(layout_text, "atom layout", plain=True, offsets=True)
     op = operand.upper()
     if op not in ("A", "B", "C"):
         raise LayoutError(f"operand of a tiled MMA is A, B or C, not {operand!r}")

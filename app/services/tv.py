@@ -149,7 +149,7 @@ class SectorView:
 @bounded(4 << 20, "sector views")
 def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> SectorView:
     """32-byte sectors per instruction of warp 0 of a TV partition ((thread, value) -> element offset)."""
-    tv = parse_layout(tv_text, "TV layout")
+    tv = parse_layout(tv_text, "TV layout", offsets=True)
     if A.size(tv) > MAX_SIZE:
         raise LayoutError(f"TV layout: size {pow2_text(A.size(tv))} exceeds the cap of {pow2_text(MAX_SIZE)}")
     with guard("sectors"):

@@ -206,7 +206,7 @@ def _tile_mnk(text: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
 def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
     """MMA atom A / B / C with one thread in all three -> make_tiled_mma warps -> partition_A/B/C of an M x N x K
     tile (default: the tiled MMA's own tile), following ``thread``."""
-    lay = parse_layout(layout, "atom layout")
+    lay = parse_layout(layout, "atom layout", plain=True, offsets=True)
     if A.size(lay) > 64:
         raise LayoutError(f"atom layout: {A.size(lay)} atoms exceeds the cap of 64")
     with guard("make_tiled_mma"):
