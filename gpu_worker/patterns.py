@@ -93,7 +93,10 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
         raise PatternError(f"layout {text!r} has shape {r_}x{c_}, expected {rows}x{cols}")
     if r_ * c_ > MAX_ELEMENTS:
         raise PatternError(f"tile of {r_}x{c_} elements is over the cap of {MAX_ELEMENTS} elements")
-    table = [[int(layout((r, c))) for c in range(c_)] for r in range(r_)]
+    try:
+        table = [[int(layout((r, c))) for c in range(c_)] for r in range(r_)]
+    except TypeError:  # basis strides (1@0): the layout maps to coordinates
+        raise PatternError(f"layout {text!r} maps coordinates to coordinates, not to offsets") from None
     low = min(min(row) for row in table)
     if low < 0:
         raise PatternError(f"layout {text!r} maps a coordinate to a negative offset ({low})")
@@ -247,11 +250,16 @@ def _thread_layout(A, access: dict, rows: int, cols: int, table: list[list[int]]
         t_layout = A.parse(text)
     except ValueError as exc:
         raise PatternError(f"thread layout {text!r}: {exc}") from None
+    if not (callable(t_layout) and hasattr(t_layout, "shape")):
+        raise PatternError(f"thread layout {text!r} is not a layout such as (32,1):(1,0)")
     if A.size(t_layout) != 32:
         raise PatternError(f"thread layout {text!r} must have size 32 (one entry per lane), has {A.size(t_layout)}")
     crd, offs = [], []
     for t in range(32):
-        i = int(t_layout(t))
+        try:
+            i = int(t_layout(t))
+        except TypeError:  # basis strides (1@0)
+            raise PatternError(f"thread layout {text!r} maps lanes to coordinates, not to 1-D indices") from None
         if not 0 <= i < rows * cols:
             raise PatternError(f"thread layout maps lane {t} to index {i}, outside the {rows}x{cols} tile")
         r, c = i % rows, i // rows

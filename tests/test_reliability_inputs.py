@@ -1,6 +1,9 @@
-"""Inputs of any size on the pages: an operand or a tiler of up to 2^40 cells is an ordinary input (ops are
-symbolic), so no page may enumerate what it will not draw. Each case here once walked 2^32-2^40 offsets (tens of
-seconds, then a MemoryError or the kernel's OOM killer)."""
+"""Inputs of any size and of the wrong kind.
+
+An operand or a tiler of up to 2^40 cells is an ordinary input (ops are symbolic), so no page may enumerate what it
+will not draw: the size cases here once walked 2^32-2^40 offsets (tens of seconds, then a MemoryError or the kernel's
+OOM killer). A coordinate layout, a swizzle or a tiler where a plain layout goes is refused by the field's name: those
+cases once reached the engine and answered 500 or 'cannot evaluate this input (TypeError ...)'."""
 
 from __future__ import annotations
 
@@ -112,3 +115,20 @@ def test_a_coordinate_layout_on_the_banks_page_is_named(client):
     assert r.status_code == 200 and "has basis (E) strides" in r.text and "cannot evaluate" not in r.text
     r = client.get("/banks", params={"layout": "(32,32):(32,1)", "access": "thread_layout:Sw<3,3,3>"})
     assert r.status_code == 200 and "access: thread layout: &#39;Sw&lt;3,3,3&gt;&#39; is not a layout" in r.text
+
+
+@pytest.mark.parametrize("params,detail", [
+    ({"variant": "custom", "layout": "(4,8):(1@1,1@0)"}, "maps coordinates to coordinates"),
+    ({"variant": "naive", "access": {"kind": "thread_layout", "layout": "<2:1, 2:1>"}}, "is not a layout"),
+    ({"variant": "naive", "access": {"kind": "thread_layout", "layout": "(4,8):(1@1,1@0)"}}, "maps lanes to"),
+])
+def test_lab_job_layouts_of_the_wrong_kind_are_422(client, params, detail):
+    """The smem benchmark's parameter check evaluated these and raised TypeError: a 500 from both the JSON route
+    and the lab form."""
+    r = client.post("/api/bench/jobs", json={"kind": "smem", "params": params})
+    assert r.status_code == 422 and detail in r.json()["detail"], r.text
+    form = {"kind": "smem", "variant": params["variant"], "layout": params.get("layout", ""),
+            "access": params.get("access", {}).get("kind", "column"),
+            "thread_layout": params.get("access", {}).get("layout", "")}
+    page = client.post("/lab/jobs", data=form)
+    assert page.status_code == 422 and detail in page.text
