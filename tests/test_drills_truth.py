@@ -186,3 +186,14 @@ def test_cosize_step_says_what_cute_computes() -> None:
         last = A.size(lay) - 1
         assert A.cosize(lay) == lay(last) + 1 == max(lay(i) for i in range(A.size(lay))) + 1
         assert any(f"L({last}) = {lay(last)}" in s["text"] and "not necessarily" not in s["text"] for s in d.steps)
+
+
+def test_spoken_choices_are_read_and_contradictions_are_not() -> None:
+    d = next(generate("majorness", s) for s in range(50) if generate("majorness", s).expected == "row")
+    for said in ("it's row-major", "Answer: row", "row-major (LayoutRight)", "row (mode 1 has stride 1)"):
+        assert d.grade(said).correct, said
+    for said in ("row-major (LayoutLeft)", "row-major (neither)"):
+        g = d.grade(said)
+        assert not g.correct and not g.readable, said
+    e = next(generate("defined", s) for s in range(50) if generate("defined", s).expected == "defined")
+    assert e.grade("It's defined").correct

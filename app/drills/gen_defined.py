@@ -21,7 +21,8 @@ from app.drills.common import explain, pick, read_layout, static_spelling, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parsing import AnswerError, clean, parse_choice
 
-CHOICES = {"defined": ["yes", "defined", "it is defined", "ok", "fine", "valid"],
+CHOICES = {"defined": ["yes", "defined", "it is defined", "it's defined", "is defined", "yes it is", "ok", "fine",
+                       "valid"],
            "shape": ["shape divisibility", "shape condition", "shape divisibility condition", "no shape", "shape fails",
                      "the shape condition fails", "no, shape"],
            "stride": ["stride divisibility", "stride condition", "stride divisibility condition", "no stride",
@@ -103,7 +104,7 @@ def _same_print(got: Any, want: Any) -> bool:
 COMPLEMENT_RULE = ("complement(A, M) sorts A's modes by stride and fills the gaps between them; that only works when "
                    "the modes do not overlap (A is injective: no two coordinates share an offset). CuTe refuses an "
                    "overlapping A (\"Non-injective Layout detected in complement\").")
-OVERLAP = {"defined": ["yes", "defined", "it is defined", "ok", "valid", "injective"],
+OVERLAP = {"defined": ["yes", "defined", "it is defined", "it's defined", "is defined", "ok", "valid", "injective"],
            "overlap": ["overlap", "overlapping", "overlapping modes", "no", "not injective", "non-injective",
                        "refused", "not defined", "no, overlap", "no, the modes overlap", "the modes overlap"]}
 

@@ -289,12 +289,30 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     def norm(s: str) -> str:
         return "".join(ch for ch in s.lower() if ch not in " \t\n-_.!{}()<>:")
 
-    want = norm(check_length(text))
-    for key, synonyms in choices.items():
-        forms = {norm(key), *(norm(x) for x in synonyms)}
-        if want in forms or want.removesuffix("major") in forms:
-            return key
-    raise AnswerError("expected one of: " + ", ".join(choices))
+    def match(s: str) -> str | None:
+        want = norm(s)
+        for filler in _FILLERS:
+            want = want.removeprefix(filler)
+        for key, synonyms in choices.items():
+            forms = {norm(key), *(norm(x) for x in synonyms)}
+            if want in forms or want.removesuffix("major") in forms:
+                return key
+        return None
+
+    text = check_length(text)
+    got = match(text)
+    if got is None and "(" in text:  # "row-major (the columns are adjacent)": the choice, then a reason
+        head, _, aside = text.partition("(")
+        got, other = match(head), match(aside.rstrip(" .)"))
+        if got is not None and other not in (None, got):
+            raise AnswerError(f"two different answers: {got} and {other}")
+    if got is None:
+        raise AnswerError("expected one of: " + ", ".join(choices))
+    return got
+
+
+#: Leading words of a spoken answer, dropped before matching a choice ("it's row-major", "L is neither").
+_FILLERS = ("answer", "itis", "it's", "its", "lis", "thisis", "thelayoutis", "layoutis")
 
 
 def parse_swizzle(text: str) -> tuple[int, int, int]:
