@@ -110,7 +110,8 @@
     } else {
       const box = (fig.closest(".with-card") || fig.parentElement).getBoundingClientRect();
       const card = fig.closest(".with-card") && fig.closest(".with-card").querySelector(".hover");
-      availW = Math.min(window.innerWidth, box.right) - wrap.getBoundingClientRect().left - (card ? card.offsetWidth + 16 : 0) - 4;
+      const beside = card && card.getBoundingClientRect().left >= wrap.getBoundingClientRect().right - 1;  // not below
+      availW = Math.min(window.innerWidth, box.right) - wrap.getBoundingClientRect().left - (beside ? card.offsetWidth + 16 : 0) - 4;
       availH = window.innerHeight * 0.78 - 4;
     }
     return Math.max(ZOOMS[0], Math.min(1, availW / w, availH / h));

@@ -201,3 +201,13 @@ def test_doctor_candidates_from_the_keyboard(page, live_server):
     page.keyboard.press(" ")
     wait_js(page, "document.querySelector('#s-detail h3')?.textContent.startsWith('#2:')")
     assert not page.console_errors
+
+
+def test_fit_on_a_phone_uses_the_width_under_which_the_card_sits(page, live_server):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/?layout=Sw<3,4,3> o 0 o (128,64):(64,1)")
+    page.click("#fig-grid-explorer button[data-zoom=fit]")
+    grid = page.locator("#grid-explorer").bounding_box()
+    room = page.evaluate("document.querySelector('#fig-grid-explorer').parentElement.clientWidth")
+    assert 0.9 * room <= grid["width"] <= room  # the hover card is below the grid here, not beside it
+    assert page.evaluate(OVERFLOW_JS)["over"] <= 0
