@@ -21,6 +21,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _server import Server, machine, write_result  # noqa: E402
 
+#: A first (uncached) answer slower than this is flagged in the table's summary.
+FLAG_MS = 300
 DEEP = "(" * 1900 + "1" + ")" * 1900
 BIG_BODY = b'{"layout": "' + b"(8,8):(8,1)" * 760_000 + b'"}'  # 8.4 MB
 
@@ -70,6 +72,45 @@ def routes(drill_id: str | None) -> list[tuple[str, str, str, Any]]:
           "accesses": [{"kind": "column", "index": 0}, {"kind": "row", "index": 0}]}),
         ("api/solve/smem (256,256):(1,2^25) fp32", "POST", "/api/solve/smem",
          {"element_bytes": 4, "tile": "(256,256):(1,33554432)", "accesses": [{"kind": "column", "index": 0}]}),
+        # a 128x128 tile is an ordinary input on every page and API
+        ("explorer 128x128", "GET", "/?layout=(128,128):(128,1)", None),
+        ("explorer 128x128 swizzled", "GET", "/?layout=Sw<3,4,3> o (128,128):(128,1)", None),
+        ("api/layout 128x128", "POST", "/api/layout", {"layout": "(128,128):(1,128)"}),
+        ("workbench logical_divide 128x128 by 8x8", "GET",
+         "/algebra?op=logical_divide&a=(128,128):(128,1)&b=<8:1,8:1>", None),
+        ("workbench zipped_product 2x2 x 128x128", "GET",
+         "/algebra?op=zipped_product&a=(2,2):(1,2)&b=(128,128):(1,128)", None),
+        ("workbench local_tile 128x128", "GET", "/algebra?op=local_tile&a=(128,128):(128,1)&b=<32:1,32:1>&c=(1,2)",
+         None),
+        ("api/algebra right_inverse 128x128 swizzled", "POST", "/api/algebra",
+         {"op": "right_inverse", "args": ["Sw<3,4,3> o (128,128):(128,1)"]}),
+        ("api/sectors 128x128 swizzled", "POST", "/api/sectors",
+         {"tv": "Sw<3,4,3> o (128,128):(128,1)", "element_bytes": 4}),
+        ("api/banks 128x128 fp16 thread_layout", "POST", "/api/banks",
+         {"layout": "(128,128):(128,1)", "element_bytes": 2,
+          "access": {"kind": "thread_layout", "layout": "(32,1):(1,0)", "vector": 8}}),
+        ("api/solve/smem 128x128 fp16 ldmatrix", "POST", "/api/solve/smem",
+         {"element_bytes": 2, "tile": "(128,128):(128,1)", "accesses": [{"kind": "ldmatrix", "index": [0, 0]}]}),
+        ("api/solve/linear 128x128", "POST", "/api/solve/linear", {"layout": "(128,128):(128,1)"}),
+        ("api/partition copy 128x128 swizzled dst", "POST", "/api/partition",
+         {"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "src": "(128,128):(128,1)",
+          "dst": "Sw<3,4,3> o (128,128):(128,1)"}),
+        # the adversarial inputs of the robustness sweep (each once a 500, an OOM or seconds of CPU)
+        ("workbench flat_divide 8x8 by a 2^32 tiler", "GET",
+         "/algebra?op=flat_divide&a=(8,8):(1,8)&b=(65536,65536):(65536,1)", None),
+        ("workbench local_tile of a 2^40 A, 2^40 tile", "GET",
+         "/algebra?op=local_tile&a=(1048576,1048576):(1048576,1)&b=<1048576:1,1048576:1>&c=(0,0)", None),
+        ("workbench local_partition of a 2^40 A", "GET",
+         "/algebra?op=local_partition&a=(1048576,1048576):(1048576,1)&b=(2,2):(2,1)&c=1", None),
+        ("api/partition tiled MMA, 1024 threads", "POST", "/api/partition",
+         {"atom": "SM80_16x8x16_F32F16F16F32_TN", "thread": 1023, "atom_layout": "(4,8,1)"}),
+        ("tv copy walk, 1024 threads", "GET", "/tv?cw_thr=(128,8):(8,1)&cw_src=(128,64):(64,1)&cw_dst=(128,64):(64,1)"
+         "&cw_t=1023", None),
+        ("api/algebra local_tile of a coordinate layout", "POST", "/api/algebra",
+         {"op": "local_tile", "args": ["(4,8):(1@1,1@0)", "<2:1, 4:1>", "(1,1)"]}),
+        ("api/algebra 300-mode tiler", "POST", "/api/algebra",
+         {"op": "logical_divide", "args": ["(8,8):(8,1)", "<" + ", ".join(["2:1"] * 300) + ">"]}),
+        ("api/layout 300 modes", "POST", "/api/layout", {"layout": "(" + ",".join(["2"] * 300) + ")"}),
     ]
     if drill_id:
         out.append(("drill answer: '1' + 3,998 spaces + '!'", "POST", f"/api/drills/{drill_id}/answer",
@@ -153,6 +194,8 @@ def main() -> None:
     for r in rows:
         print(f"{r['route'][:52]:52} {r['run']:>3} {r['status']:>6} {r['wall_ms']:>9} {r['server_cpu_ms']:>8} "
               f"{r['bytes']:>10}")
+    slow = sorted({r["route"] for r in rows if r["wall_ms"] > FLAG_MS and r["run"] == 0})
+    print(f"first answers over {FLAG_MS} ms wall: {', '.join(slow) or 'none'}")
     worst = max(rows, key=lambda r: r["server_cpu_ms"])
     print(f"worst: {worst['route']} ({worst['server_cpu_ms']} ms server CPU); server RSS at the end {rss:.0f} MB")
     print(f"{starve['heavy_requests']} heavy requests at once: all done in {starve['all_done_s']} s; /healthz p50 "
@@ -161,6 +204,7 @@ def main() -> None:
         "command": "python bench/worst_routes.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": machine(), "server": " ".join(server.args[1:]), "target_cpu_ms": 1000,
         "worst_cpu_ms": worst["server_cpu_ms"], "worst_route": worst["route"], "rss_mb_end": round(rss, 1),
+        "flag_ms": FLAG_MS, "slow_first_answers": slow,
         "healthz_under_load": starve, "rows": rows})
     print(f"wrote {path}")
 

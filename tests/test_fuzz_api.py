@@ -80,30 +80,41 @@ def test_pages_never_5xx(client, text, q, field):
     assert r.status_code == 200, (q, text, r.status_code)
 
 
-def _fuzz_operation(operation, failures: list) -> None:
-    @settings(max_examples=EXAMPLES, deadline=None,
+def _refused_by_design(method: str, path: str, response) -> bool:
+    """A 5xx the contract names: 503 (with Retry-After) when the lab's queue is full."""
+    return (method, path, response.status_code) == ("POST", "/api/bench/jobs", 503) and "queue is full" in \
+        response.text and "retry-after" in response.headers
+
+
+def _fuzz_operation(operation, failures: list, examples: int) -> None:
+    @settings(max_examples=examples, deadline=None,
               suppress_health_check=list(HealthCheck), database=None)
     @given(case=operation.as_strategy())
     def check(case):
         response = case.call()
-        if response.status_code >= 500:
-            failures.append((operation.path, response.status_code, response.text[:200]))
+        if response.status_code >= 500 and not _refused_by_design(operation.method.upper(), operation.path, response):
+            failures.append((operation.method, operation.path, response.status_code, response.text[:200]))
 
     check()
 
 
+#: Schema operations that only read a fixed list or a status (no input to speak of): a few examples each.
+FIXED = {"/healthz", "/api/algebra/ops", "/api/atoms", "/api/drills/kinds", "/api/bench/device", "/api/bench/kinds",
+         "/api/drills/progress"}
+
+
 def test_schemathesis_openapi_no_5xx(app):
+    """Every operation of /openapi.json: schema-shaped bodies, path parameters and query strings."""
     schemathesis = pytest.importorskip("schemathesis")
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     failures: list = []
-    checked = 0
+    checked = set()
     for result in schema.get_all_operations():
         operation = result.ok()
-        if operation.path.startswith(("/api/layout", "/api/algebra", "/api/banks", "/api/atoms", "/api/sectors",
-                                      "/api/tiled", "/api/tma", "/api/gmma")):
-            _fuzz_operation(operation, failures)
-            checked += 1
-    assert checked >= 8
+        _fuzz_operation(operation, failures, min(EXAMPLES, 5) if operation.path in FIXED else EXAMPLES)
+        checked.add((operation.method.upper(), operation.path))
+    assert checked >= {("POST", "/api/solve/smem"), ("POST", "/api/drills/{drill_id}/answer"),
+                       ("POST", "/api/partition"), ("POST", "/api/bench/jobs"), ("GET", "/api/solve/linear/atom")}
     assert not failures, failures[:5]
 
 
@@ -151,3 +162,86 @@ def test_any_json_body_never_5xx(client, route, body):
 def test_sectors_never_5xx(client, tv, eb, vec):
     r = client.post("/api/sectors", json={"tv": tv, "element_bytes": eb, "vector": vec})
     assert r.status_code in (200, 422), (tv, r.status_code, r.text[:300])
+
+
+# --------------------------------------------------------------------------- pages and htmx fragments
+
+#: Every route outside /openapi.json (the HTML pages, their htmx fragments and forms): its query parameters (GET) or
+#: form fields (POST). test_every_route_is_fuzzed keeps this in step with app.routes.
+PAGES: dict[tuple[str, str], list[str]] = {
+    ("GET", "/"): ["layout", "colour"],
+    ("GET", "/algebra"): ["op", "a", "b", "c", "shown"],
+    ("GET", "/banks"): ["layout", "element_bytes", "swizzle", "access", "vector", "num", "compare"],
+    ("GET", "/tv"): [],  # filled from app.routes.pages_tv.DEFAULTS
+    ("GET", "/doctor"): ["preset", "tile", "element_bytes", "accesses"],
+    ("GET", "/drills"): ["kind", "seed", "hint"],
+    ("GET", "/drills/progress"): [],
+    ("GET", "/drills/whiteboard"): [],
+    ("GET", "/drills/whiteboard/{sid}"): ["last"],
+    ("POST", "/drills/answer"): ["id", "answer"],
+    ("POST", "/drills/reveal"): ["id"],
+    ("POST", "/drills/profile"): ["name"],
+    ("POST", "/drills/whiteboard"): [],
+    ("POST", "/drills/whiteboard/{sid}/answer"): ["id", "answer"],
+    ("GET", "/lab"): ["gemm"],
+    ("POST", "/lab/jobs"): ["kind", "variant", "element_bytes", "rows", "cols", "pad", "swizzle", "layout", "access",
+                            "index", "num", "thread_layout", "n", "tile", "dtype", "rung", "m", "k", "template"],
+    ("GET", "/lab/jobs/{job_id}"): [],
+    ("POST", "/lab/jobs/{job_id}/cancel"): [],
+    ("GET", "/lab/history"): [],
+}
+#: htmx fragment targets the pages answer (HX-Target); "" is the whole page.
+TARGETS = ["", "result", "sectors", "tiled", "hopper", "copywalk", "mmawalk", "workbench"]
+NOT_FUZZED = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/static"}
+
+odd_text = st.sampled_from(["", " ", "²", "４", "-1", "0", "NaN", "inf", "1.5", "true", str(1 << 63), "9" * 400,
+                            "(1048576,1048576):(1048576,1)", "Sw<3,3,3>", "(4,8):(1@1,1@0)", "<2:1, 4:1>", "none",
+                            "column:0", "thread_layout:(32,1):(1,0)", "ldmatrix:0,8", "[[0,0]]", '[{"kind":"row"}]',
+                            "SM80_16x8x16_F32F16F16F32_TN", "SM80_CP_ASYNC_CACHEALWAYS_16B", "composition", "gemm",
+                            "smem", "transpose", "(" * 40 + ")" * 40, "\u202e", "<script>", "%00"])
+field_values = st.one_of(layouts, ints.map(str), odd_text, st.text(max_size=30))
+
+
+def _routes(routes) -> list:
+    """Every route object of the app, through included routers."""
+    out = []
+    for r in routes:
+        inner = getattr(r, "original_router", None)
+        if inner is not None:
+            out += _routes(inner.routes)
+        elif hasattr(r, "path"):
+            out.append(r)
+    return out
+
+
+def test_every_route_is_fuzzed(app):
+    """Each route of app.routes is fuzzed: through /openapi.json (schemathesis) or PAGES here."""
+    in_schema = {(m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ops}
+    routes = {(m, r.path) for r in _routes(app.router.routes) if r.path not in NOT_FUZZED
+              for m in (getattr(r, "methods", None) or set()) - {"HEAD"}}
+    assert len(routes) >= 50 and set(PAGES) <= routes
+    assert not routes - in_schema - set(PAGES), sorted(routes - in_schema - set(PAGES))
+
+
+@FAST
+@given(route=st.sampled_from(sorted(PAGES)), data=st.data(), target=st.sampled_from(TARGETS),
+       path_arg=st.one_of(st.sampled_from(["1", "x", "algebra_op-1", "..", "%2e", "0" * 80]), st.text(max_size=20)))
+def test_every_page_and_fragment_never_5xx(client, route, data, target, path_arg):
+    """Any subset of a page's parameters set to anything, as a whole page or as any htmx fragment: never a 5xx
+    (a refused form or query answers 4xx; an htmx fragment shows its error in the page)."""
+    from app.routes.pages_tv import DEFAULTS
+
+    method, path = route
+    names = PAGES[route] or (list(DEFAULTS) if path == "/tv" else [])
+    chosen = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=4)) if names else []
+    params = {k: data.draw(field_values, label=k) for k in chosen}
+    url = path.replace("{sid}", path_arg.replace("/", "")).replace("{job_id}", path_arg.replace("/", ""))
+    headers = {"HX-Request": "true", "HX-Target": target} if target else {}
+    if method == "GET":
+        r = client.get(url, params=params, headers=headers)
+    else:
+        r = client.post(url, data=params, headers=headers)
+    queue_full = path == "/lab/jobs" and r.status_code == 503 and "queue is full" in r.text
+    assert r.status_code < 500 or queue_full, (method, url, params, target, r.status_code, r.text[:300])
+    if r.status_code >= 400 and r.headers.get("content-type", "").startswith("application/json"):
+        assert isinstance(r.json().get("detail"), str) and r.json()["detail"]

@@ -132,3 +132,15 @@ def test_lab_job_layouts_of_the_wrong_kind_are_422(client, params, detail):
             "thread_layout": params.get("access", {}).get("layout", "")}
     page = client.post("/lab/jobs", data=form)
     assert page.status_code == 422 and detail in page.text
+
+
+@pytest.mark.parametrize("shape", [8, 1, (1,), (8,), (2, (3, 4)), ((2, 1), (1, 3), 5), (16, 16),
+                                   ((2, 2), 2, (1, (3, 2)))])
+def test_hover_coordinates_are_the_natural_coordinates(shape):
+    """The grids' hover coordinates come from products of the modes' lists (one idx2crd per cell was a quarter of a
+    second for a 128x128 column mode): the same text as idx2crd gives."""
+    from algebra import inttuple as it
+    from app.services.layouts import coord_texts
+
+    n = it.product(shape)
+    assert coord_texts(shape) == [it.to_str(it.idx2crd(k, shape)) for k in range(n)]

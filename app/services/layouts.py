@@ -131,11 +131,19 @@ def _split_modes(view: LayoutView, plain: Any) -> tuple[Any, list[Any]]:
     return plain[0], _modes(plain)[1:]
 
 
+def coord_texts(shape: Any) -> list[str]:
+    """The natural coordinate of each 1-D index of ``shape`` as text: ``coord_texts(s)[k] ==
+    it.to_str(it.idx2crd(k, s))``, built as products of the modes' lists (mode 0 fastest) instead of one idx2crd per
+    index (a 128x128 column mode took a quarter of a second)."""
+    if not it.is_tuple(shape):
+        return [str(k) for k in range(shape)]
+    parts = [coord_texts(s) for s in reversed(shape)]
+    return ["(" + ",".join(reversed(p)) + ")" for p in itertools.product(*parts)]
+
+
 def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
     """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
-    n = A.size(mode)
-    crd = [str(k) for k in range(n)] if not it.is_tuple(mode.shape) else \
-        [it.to_str(it.idx2crd(k, mode.shape, 1)) for k in range(n)]
+    crd = coord_texts(mode.shape)
     off = A.offsets(mode)
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
