@@ -61,6 +61,26 @@ def _validation_detail(exc: RequestValidationError) -> str:
     return clip("; ".join(parts) or "invalid request")
 
 
+_PAGE_ERROR = """{% extends "base.html" %}{% block title %}Bad request{% endblock %}{% block content %}
+<h1>Bad request</h1><p class="msg error" role="alert">{{ detail }}</p>
+<p><a href="{{ back }}">Open {{ back }} with its defaults</a></p>{% endblock %}"""
+
+
+def _page_error(request: Request, detail: str):
+    """A page route's refused query or form (422): the whole page with the reason (base.html), or for htmx only the
+    message, so a browser shows text, not JSON."""
+    from fastapi.responses import HTMLResponse
+    from markupsafe import escape
+
+    from app.templating import is_htmx, templates
+
+    if is_htmx(request):
+        return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=422)
+    back = "/" + request.url.path.strip("/").split("/")[0]
+    html = templates.env.from_string(_PAGE_ERROR).render(request=request, detail=detail, back=back)
+    return HTMLResponse(html, status_code=422)
+
+
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NOT_FIELDS = {"body", "query", "int", "str", "float", "bool", "none", "list", "dict"}
 
@@ -99,6 +119,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):
+        if not request.url.path.startswith("/api/"):  # a page, fragment or form: a readable page, not JSON
+            return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
 
     @app.get("/healthz", tags=["meta"])

@@ -6,6 +6,7 @@ Two layers: schemathesis over /openapi.json (schema-shaped bodies), and hypothes
 from __future__ import annotations
 
 import os
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -235,7 +236,8 @@ def test_every_page_and_fragment_never_5xx(client, route, data, target, path_arg
     names = PAGES[route] or (list(DEFAULTS) if path == "/tv" else [])
     chosen = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=4)) if names else []
     params = {k: data.draw(field_values, label=k) for k in chosen}
-    url = path.replace("{sid}", path_arg.replace("/", "")).replace("{job_id}", path_arg.replace("/", ""))
+    arg = quote(path_arg, safe="")
+    url = path.replace("{sid}", arg).replace("{job_id}", arg)
     headers = {"HX-Request": "true", "HX-Target": target} if target else {}
     if method == "GET":
         r = client.get(url, params=params, headers=headers)

@@ -181,3 +181,19 @@ def test_superscript_digits_are_not_numbers(client, field, target, value):
         assert 'role="alert"' in r.text and "²" in r.text
     api = client.post("/api/partition", json={"atom": "SM80_16x8x16_F32F16F16F32_TN", "tile": "²,8,16"})
     assert api.status_code == 422 and "is not M,N,K" in api.json()["detail"]
+
+
+@pytest.mark.parametrize("url,field", [("/drills?seed=abc", "seed"), ("/drills?hint=9", "hint"),
+                                       ("/drills/whiteboard/x?last=-1", "last")])
+def test_a_refused_page_query_answers_a_readable_page(client, url, field):
+    """FastAPI's validation of a page's query (or form) answered JSON to the browser: now the page with the reason,
+    or for htmx only the message; the JSON routes keep their {"detail"}."""
+    r = client.get(url)
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert '<p class="msg error" role="alert">' + field + ":" in r.text and "<nav>" in r.text
+    frag = client.get(url, headers={"HX-Request": "true"})
+    assert frag.status_code == 422 and frag.text.startswith('<p class="msg error" role="alert">' + field)
+    form = client.post("/drills/answer", data={"answer": "1"})
+    assert form.status_code == 422 and "id: Field required" in form.text
+    api = client.get("/api/drills/next?seed=abc")
+    assert api.status_code == 422 and api.json()["detail"].startswith("seed:")
