@@ -227,7 +227,9 @@ def _fix(rng: random.Random, seed: int) -> Drill:
                   f"{'two halves share a 4-byte word, so the word is offset / 2' if per_word == 2 else ''}"
                   f"{'an 8-byte access is served in two phases of 16 lanes' if phases == 2 else ''}".rstrip("; "),
                   layout),
-             step(f"The 32 lanes hit {len(set(r.banks))} distinct banks: {r.ways}-way, {r.wavefronts} wavefront(s)."),
+             step(f"The 32 lanes' accesses start in {len(set(r.banks))} distinct bank(s)"
+                  f"{' (each 8-byte access covers that bank and the next)' if ebytes == 8 else ''}: {r.ways}-way, "
+                  f"{r.wavefronts} wavefront(s)."),
              step("A swizzle Sw<B,M,S> XORs the B bits at M+S.. (bits of the row) into the B bits at M.. (bits that "
                   "pick the bank), so the rows of one column spread over different banks. M skips the offset bits "
                   "that stay inside one bank slot (1 for halves); B is as many bits as there are lanes per phase "
