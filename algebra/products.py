@@ -385,8 +385,9 @@ def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = tuple(None for _ in range(r0)) if r0 > 1 else None
     if is_tuple(coord):
-        if len(coord) > r1:
-            raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} has more modes than the tile grid")
+        if len(coord) > r1 or not is_tuple(s[1]):
+            raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
+                              f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
         c1 = tuple(coord) + tuple(None for _ in range(r1 - len(coord))) if r1 > 1 else coord[0]
     else:
         c1 = coord

@@ -165,3 +165,13 @@ def test_tiler_notation_round_trip():
     assert t == (P("2:1"), P("4:2"))
     assert A.to_str(t) == "<2:1, 4:2>"
     assert A.parse(A.to_str((P("2:1"), None, 4))) == (P("2:1"), None, 4)
+
+
+def test_local_tile_and_partition_as_cute_tensors() -> None:
+    """CuTe's answers on a tensor at address 0 (tests/oracle/data/corpus_e*.json): the tile's layout and its offset."""
+    L = A.parse("(16,32):(1,16)")
+    assert [str(x) for x in A.local_tile(L, (4, 8), (1, 2))] == ["(4,8):(1,16)", "260"]
+    assert [str(x) for x in A.local_tile(L, (4,), (1, 2))] == ["((4)):((1))", "36"]
+    assert [str(x) for x in A.local_partition(L, A.parse("(2,4):(4,1)"), 5)] == ["(8,8):(2,64)", "17"]
+    with pytest.raises(A.LayoutError, match="rank of the tile grid"):
+        A.local_tile(A.parse("1:1"), A.parse("1:1"), (0,))  # a tuple coordinate into an int grid: CuTe refuses

@@ -108,7 +108,17 @@ def ccall(case: dict) -> str:
     return f"{op}(" + ", ".join(cvalue(a) for a in args) + ")"
 
 
+TENSOR_OPS = ("local_tile", "local_partition")
+
+
 def emit_case(i: int, case: dict) -> list[str]:
+    if case["op"] in TENSOR_OPS:  # on a tensor over address 0: its layout, then its first element's offset
+        rest = ", ".join(cvalue(a) for a in case["args"][1:])
+        return [f"void c{i}() {{",
+                f"  auto t = make_tensor(make_gmem_ptr((int*)nullptr), {cvalue(case['args'][0])});",
+                f"  auto r = {case['op']}(t, {rest});",
+                f'  printf("@{i} "); print(r.layout()); printf(" @ %d\\n", int(r.data().get() - (int*)nullptr));',
+                "}"]
     return [f"void c{i}() {{",
             f"  auto r = {ccall(case)};",
             f'  printf("@{i} "); print(r); printf("\\n");',
@@ -119,6 +129,7 @@ def emit(cases: list[tuple[int, dict]]) -> tuple[str, dict[int, int]]:
     """The translation unit, and a map line number -> case index."""
     lines = ["#include <cute/layout.hpp>", "#include <cute/swizzle_layout.hpp>", "#include <cute/layout_composed.hpp>",
              "#include <cute/numeric/numeric_types.hpp>",
+             "#include <cute/tensor.hpp>",
              "#include <cstdio>", "using namespace cute;"]
     owner: dict[int, int] = {}
     for i, case in cases:

@@ -96,6 +96,19 @@ def gen_plain(rng: random.Random, op: str) -> dict:
         if rng.random() < 0.6:
             return {"op": op, "args": [L, cc.lay(shape, cc.rand_stride(rng, shape))]}
         return {"op": op, "args": [L, edge_layout(rng)]}
+    if op == "local_tile":
+        modes = shape if isinstance(shape, tuple) else (shape,)
+        tiler = [rng.choice(cc.divisors(cc.prod(m))) for m in modes[: rng.choice(range(1, len(modes) + 1))]]
+        reps = [cc.prod(m) // t for m, t in zip(modes, tiler, strict=False)] + [cc.prod(m) for m in modes[len(tiler):]]
+        k = rng.random()
+        coord: Any = rng.randrange(cc.prod(tuple(reps))) if k < 0.3 else \
+            cc.tstr(tuple(rng.randrange(x) for x in reps[: rng.choice(range(1, len(reps) + 1))]))
+        return {"op": op, "args": [L, tiler if rng.random() < 0.8 else cc.fitted_layout(rng, cc.prod(shape)), coord]}
+    if op == "local_partition":
+        modes = shape if isinstance(shape, tuple) else (shape,)
+        thr = tuple(rng.choice(cc.divisors(cc.prod(m))) for m in modes[: rng.choice(range(1, len(modes) + 1))])
+        tl = cc.lay(thr, cc.rand_stride(rng, thr, rng.choice(["compact", "perm"])))
+        return {"op": op, "args": [L, tl, rng.randrange(cc.prod(thr))]}
     if op in ("upcast", "downcast"):
         return {"op": op, "args": [L, rng.choice([1, 2, 2, 4, 4, 8, 16])]}
     if op == "recast_layout":
@@ -129,7 +142,8 @@ BITS = [1, 2, 4, 8, 8, 16, 16, 32, 32, 64, 128]
 PLAIN_OPS = ["right_inverse", "left_inverse", "nullspace", "filter_zeros", "coalesce", "filter", "complement",
              "composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "tile_unzip",
              "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
-             "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout"]
+             "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout", "local_tile",
+             "local_partition"]
 SWIZZLE_OPS = ["right_inverse", "left_inverse", "max_common_vector", "max_common_layout", "composition_sw",
                "upcast", "downcast", "recast_layout", "flat_product", "tile_unzip", "nullspace", "filter_zeros",
                "swizzled_tiler", "swizzled_tiler", "swizzle_swizzle", "complement_sw"]

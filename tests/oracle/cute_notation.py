@@ -150,6 +150,8 @@ def run_ours(case: dict) -> str:
         return NOT_A_FUNCTION if "CuTe would print" in str(e) else "refused"
     except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
         return f"error: {type(e).__name__}: {e}"
+    if type(res) is tuple and len(res) == 2:  # local_tile / local_partition: (layout, offset of the first element)
+        return f"{res[0]} @ {res[1]}"
     return str(res)
 
 
@@ -176,7 +178,7 @@ def confirm_not_a_function(case: dict) -> str:
     msg = refusal_message(case)
     m = _INNER.search(msg)
     if m is None:
-        return f"no counterexample in the message: {msg[:200]}"
+        return _confirm_product(case, msg)
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
     (a_s, a_d) = split_layout(a)
@@ -187,6 +189,30 @@ def confirm_not_a_function(case: dict) -> str:
         y = offset_at(b_s, b_d, i)
     r_val = function(r)[1](i)
     if not (int(j) == i and y == x and 0 <= x < prod(a_s) and offset_at(a_s, a_d, x) == want and r_val == got != want):
+        return f"the counterexample does not hold: {m.group(0)[-160:]}"
+    w = _WHOLE.search(msg)
+    printed = w.group(1) if w else r
+    if printed != case["cute"]:
+        return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    return ""
+
+
+_PRODUCT = re.compile(r"logical_product\((\S+), (.+?)\) is not a layout: .*?CuTe would print (.+?) here; at \((\d+), "
+                      r"(\d+)\) that gives (-?\d+), but .* = (-?\d+) \(A\* = (\S+)\)", re.S)
+
+
+def _confirm_product(case: dict, msg: str) -> str:
+    """The counterexample of a product with a swizzled tiler: R(a, j) != A(a) + A*(B(j))."""
+    m = _PRODUCT.search(msg)
+    if m is None:
+        return f"no counterexample in the message: {msg[:200]}"
+    a, b, r, i, j, got, want, comp = m.groups()
+    i, j, got, want = int(i), int(j), int(got), int(want)
+    (a_s, a_d), (c_s, c_d) = split_layout(a), split_layout(comp)
+    n0 = prod(a_s)
+    b_f = function(b)[1]
+    expect = offset_at(a_s, a_d, i) + offset_at(c_s, c_d, b_f(j))
+    if not (function(r)[1](i + j * n0) == got != want == expect):
         return f"the counterexample does not hold: {m.group(0)[-160:]}"
     w = _WHOLE.search(msg)
     printed = w.group(1) if w else r
