@@ -32,7 +32,7 @@ def parse_descriptor(text: Any) -> int:
     else:
         s = str(text or "").strip().lower().replace("_", "").replace("'", "").removesuffix("ull").removesuffix("ul")
         try:
-            v = int(s, 16) if s.startswith("0x") else int(s, 10) if s.isdigit() else int(s, 16)
+            v = int(s, 0) if s.startswith(("0x", "0b", "0o")) else int(s, 10) if s.isdecimal() else int(s, 16)
         except ValueError:
             raise LayoutError(f"descriptor: {str(text)[:40]!r} is not a hex or decimal 64-bit value") from None
     if not 0 <= v < 1 << 64:
@@ -153,6 +153,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
     the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
     comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
+    from algebra.inttuple import flatten
     from algebra.layout import Layout
     from algebra.notation import parse
     from algebra.solver_explain import hardware_swizzle
@@ -168,6 +169,8 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     inner = getattr(t, "layout_b", t)
     if not isinstance(inner, Layout) or getattr(t, "offset", 0):
         raise LayoutError("tile: give a layout or Sw<B,M,S> o layout (no offset)")
+    if not all(isinstance(d, int) for d in flatten(inner.stride)):
+        raise LayoutError("tile: strides must be integers (a basis-stride layout maps to coordinates, not offsets)")
     span = hardware_swizzle((sw.bits, sw.base, sw.shift) if sw is not None else None, element_bytes)
     if span is None:
         raise LayoutError(f"tile: {sw} is not a wgmma swizzle for {element_bytes}-byte elements (32/64/128B are "
@@ -232,6 +235,11 @@ def parse_tma_call(text: str) -> dict[str, Any]:
     return args
 
 
+#: 16-byte chunks drawn per box row: a box over TMA's 256-element limit is refused by its rule, and its drawing (one
+#: entry per chunk, a box of 10^12 elements: 10 s and out of memory) stops here.
+MAX_DRAWN_CHUNKS = 256
+
+
 def tma(args: dict[str, Any]) -> dict[str, Any]:
     """Every rule of ``cuTensorMapEncodeTiled`` (``algebra.hopper.encode_tiled``) with its verdict, and the box as
     it lands in shared memory: per box row (at most 64) the physical 16-byte chunk of each logical chunk after the
@@ -247,6 +255,10 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
         v = args.get(k)
         if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v) or len(v) > 5:
             raise LayoutError(f"{k}: a list of at most 5 integers")
+        big = next((str(x) for x in v if abs(x) >= 1 << 64), None)
+        if big is not None:  # the driver takes cuuint64_t / cuuint32_t
+            shown = big if len(big) <= 24 else f"{big[:20]}... ({len(big)} digits)"
+            raise LayoutError(f"{k}[{[str(x) for x in v].index(big)}]: {shown} does not fit in 64 bits")
     r = hopper.encode_tiled(**{k: v for k, v in args.items() if v is not None}, strict=False)
     out = r.to_dict()
     esize = hopper.TMA_DTYPES[r.dtype]
@@ -261,11 +273,12 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     grid = []
     for row in range(min(rows, 64)):
         line = []
-        for c in range(chunks):
+        for c in range(min(chunks, MAX_DRAWN_CHUNKS)):  # a legal box row has at most 256 x 8 B = 128 chunks
             addr = row * inner + 16 * c
             phys = addr ^ (((addr >> 7) & ((1 << bbits) - 1)) << 4) if bbits else addr
             line.append(phys // 16 - (row * inner) // 16)
         grid.append(line)
     out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
+                  "shown_chunks": min(chunks, MAX_DRAWN_CHUNKS),
                   "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}
     return out

@@ -144,3 +144,40 @@ def test_hover_coordinates_are_the_natural_coordinates(shape):
 
     n = it.product(shape)
     assert coord_texts(shape) == [it.to_str(it.idx2crd(k, shape)) for k in range(n)]
+
+
+TMA_CALL = ("cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr, {4096, 4096}, {8192}, {%s}, {1, 1}, "
+            "CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, "
+            "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)")
+
+
+def test_a_huge_tma_box_is_judged_not_drawn_whole(client):
+    """boxDim = {10^12, 1}: the rules refuse it, and the drawing of the box row (one entry per 16-byte chunk) took
+    10 s and ran out of memory; it now stops at MAX_DRAWN_CHUNKS."""
+    from algebra.solver_desc import MAX_DRAWN_CHUNKS
+
+    r = client.post("/api/solve/tma", json={"call": TMA_CALL % "1000000000000, 1"})
+    assert r.status_code == 200 and r.json()["valid"] is False
+    assert any(c["rule"].startswith("box") and not c["ok"] for c in r.json()["checks"])
+    box = r.json()["box"]
+    assert box["chunks"] == 125_000_000_000 and box["shown_chunks"] == MAX_DRAWN_CHUNKS
+    assert len(box["chunk_of"][0]) == MAX_DRAWN_CHUNKS
+    ok = client.post("/api/solve/tma", json={"call": TMA_CALL % "64, 64"}).json()["box"]
+    assert ok["shown_chunks"] == ok["chunks"] == 8 and len(ok["chunk_of"]) == 64
+
+
+def test_tma_values_over_64_bits_are_refused(client):
+    r = client.post("/api/solve/tma", json={"call": TMA_CALL % f"{10 ** 400}, 1"})
+    assert r.status_code == 422 and r.json()["detail"] == "box_dim[0]: 10000000000000000000... (401 digits) does not " \
+        "fit in 64 bits"
+    r = client.post("/api/solve/tma", json={"dtype": "FLOAT16", "global_dim": [1 << 64, 4], "global_strides": [8],
+                                            "box_dim": [8, 8]})
+    assert r.status_code == 422 and r.json()["detail"] == "global_dim[0]: 18446744073709551616 does not fit in 64 bits"
+
+
+def test_descriptor_doctor_reads_prefixes_as_cpp_does_and_refuses_basis_strides(client):
+    """``0b101`` was read as the hex digits b101; a basis-stride tile came back as 'cannot evaluate this input'."""
+    assert client.post("/api/solve/descriptor", json={"descriptor": "0b101"}).json()["value"] == "0x0000000000000005"
+    assert client.post("/api/solve/descriptor", json={"descriptor": "0x4000004000010000"}).status_code == 200
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1@0,1@1)"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("tile: strides must be integers")
