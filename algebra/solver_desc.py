@@ -223,7 +223,8 @@ def parse_tma_call(text: str) -> dict[str, Any]:
                                                                         "L2_PROMOTION", "FLOAT_OOB_FILL")}
     if not enums["DATA_TYPE"]:
         raise LayoutError("call: no CU_TENSOR_MAP_DATA_TYPE_... argument found")
-    lists = [[int(x, 0) for x in re.findall(r"0x[0-9a-fA-F]+|\d+", m)] for m in re.findall(r"\{([^{}]*)\}", text)]
+    lists = [[int(x, 0) for x in re.findall(r"-?0x[0-9a-fA-F]+|-?\d+", m)]  # a minus sign is kept (was dropped)
+             for m in re.findall(r"\{([^{}]*)\}", text)]
     if len(lists) < 3:
         raise LayoutError("call: write globalDim, globalStrides, boxDim (and elementStrides) as {..} lists")
     args = {"dtype": enums["DATA_TYPE"].group(1), "global_dim": lists[0], "global_strides": lists[1],

@@ -181,3 +181,10 @@ def test_descriptor_doctor_reads_prefixes_as_cpp_does_and_refuses_basis_strides(
     assert client.post("/api/solve/descriptor", json={"descriptor": "0x4000004000010000"}).status_code == 200
     r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1@0,1@1)"})
     assert r.status_code == 422 and r.json()["detail"].startswith("tile: strides must be integers")
+
+
+def test_a_pasted_tma_call_keeps_its_minus_signs(client):
+    """{-1, -1} was read as {1, 1} (the pattern matched digits only): a refused call judged valid-looking."""
+    r = client.post("/api/solve/tma", json={"call": TMA_CALL.replace("{4096, 4096}", "{-1, 4096}") % "64, 64"})
+    assert r.status_code == 200 and r.json()["global_dim"] == [-1, 4096] and r.json()["valid"] is False
+    assert any(c["text"].startswith("globalDim[0] = -1 must be in") for c in r.json()["checks"])
