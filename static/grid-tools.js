@@ -15,7 +15,9 @@
   // One <rect> + <text> per cell, the boundary lines of nested modes, the row / column labels. Fills are read from
   // the page's own CSS once per distinct cell class (computed style works in tiles that are not laid out).
   function gridToSvg(grid) {
-    const W = 44, H = 22, pad = 28;
+    let longest = 0;  // cells as wide as the longest label at 11 px monospace (about 6.7 px a character)
+    cellsWhere(grid, (c) => { longest = Math.max(longest, c.textContent.length); return false; });
+    const W = Math.max(44, Math.ceil(6.7 * longest) + 8), H = 22, pad = 28;
     const nrows = Number(grid.dataset.rows), ncols = Number(grid.dataset.cols);
     const colLabels = Array.from(grid.querySelectorAll(".gh > .gt > span"));
     const rowLabels = Array.from(grid.querySelectorAll(".gl > span"));

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.test_grid_web_browser import wait_js
+from tests.browser.test_web_browser import cell
 
 pytestmark = pytest.mark.browser
 
@@ -211,3 +212,19 @@ def test_fit_on_a_phone_uses_the_width_under_which_the_card_sits(page, live_serv
     room = page.evaluate("document.querySelector('#fig-grid-explorer').parentElement.clientWidth")
     assert 0.9 * room <= grid["width"] <= room  # the hover card is below the grid here, not beside it
     assert page.evaluate(OVERFLOW_JS)["over"] <= 0
+
+
+def test_thread_value_labels_are_never_clipped(page, live_server):
+    """wgmma 64x256x16's C: labels up to T127V127 fit their cells, on screen and in the exported SVG."""
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")
+    page.evaluate("() => { const w = document.querySelector('#fig-grid-tv .gridwrap'); "
+                  "w.scrollTo(w.scrollWidth, w.scrollHeight); }")
+    corner = cell("grid-tv", 63, 255)
+    wait_js(page, f"document.querySelector('{corner}')?.textContent === 'T127V127'")
+    seen, clipped = page.evaluate("""() => { const cs = [...document.querySelectorAll('#grid-tv .gr > span')]
+        .filter((c) => c.clientWidth > 0);
+        return [cs.length, cs.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent).slice(0, 5)]; }""")
+    assert seen > 1000 and not clipped, clipped
+    svg = page.evaluate("window.layoutlabSvg('grid-tv')")
+    width = float(svg.split('<rect x="')[1].split('width="')[1].split('"')[0])  # the first cell's rectangle
+    assert width >= 6.7 * len("T127V127")
