@@ -197,3 +197,15 @@ def test_spoken_choices_are_read_and_contradictions_are_not() -> None:
         assert not g.correct and not g.readable, said
     e = next(generate("defined", s) for s in range(50) if generate("defined", s).expected == "defined")
     assert e.grade("It's defined").correct
+
+
+def test_a_designed_b_of_the_wrong_size_is_refused_before_composing() -> None:
+    """A o B has B's size: a B (or tiler) of another size is wrong whatever it is, and is not composed (a 40-mode B
+    of size 2^40 would make the algebra's never-wrong check walk it)."""
+    huge = "(" + ",".join(["2"] * 40) + "):(" + ",".join(["1"] * 40) + ")"
+    for seed in range(20):
+        d = generate("design_view", seed)
+        for ans in (huge, "<" + ", ".join([huge, huge]) + ">"):
+            g = d.grade(ans)
+            assert g.readable and not g.correct and "as many elements as B" in g.reason, g.reason
+        assert d.grade(d.expected).correct

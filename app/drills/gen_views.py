@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from math import prod
 from typing import Any
 
 import algebra as A
@@ -177,6 +178,10 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
 #: Matrix sizes of the design drill: every view below divides at least one of them.
 DESIGN_SIZES = [(m, n) for m in (4, 6, 8, 12, 16) for n in (4, 6, 8, 12, 16)]
 
+class WrongSize(Exception):
+    """A typed B whose composition cannot have the view's size (raised before composing)."""
+
+
 VIEWS = {
     "cols2": ("every other column (columns 0, 2, 4, ...)", 1, 2),
     "rows2": ("the even rows (rows 0, 2, 4, ...)", 2, 1),
@@ -219,11 +224,19 @@ def make_design(rng: random.Random, seed: int) -> Drill:
         arg = read_layout(ans, tiler=True)
         if isinstance(arg, tuple) and len(arg) > A.rank(mat):
             raise AnswerError(f"a tiler for A has at most {A.rank(mat)} modes")
+        if isinstance(arg, tuple):
+            size = prod(A.size(t) for t in arg) * prod(A.size(mat[k]) for k in range(len(arg), A.rank(mat)))
+        else:
+            size = A.size(arg)
+        if size != vm * vn:  # A o B has B's size: say so before composing (a huge B would be slow to check)
+            raise WrongSize(f"A o B has as many elements as B, {size}; the view has {vm}x{vn} = {vm * vn}")
         return A.composition(mat, arg)
 
     def grade(ans: str) -> Grade:
         try:
             got = compose(ans)
+        except WrongSize as err:
+            return Grade.wrong(str(err))
         except A.LayoutError as err:
             return Grade.wrong(f"A o B is refused by the algebra: {str(err)[:200]}")
         sizes = tuple(A.size(got[k]) for k in range(A.rank(got))) if A.rank(got) > 1 else (A.size(got),)
