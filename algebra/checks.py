@@ -173,6 +173,11 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         f"but A(B({i})) = A({x}) = {ax}")
 
 
+def checking() -> bool:
+    """False inside ``cute_would_print``: the checks that CuTe does not make are off."""
+    return not _UNCHECKED.get()
+
+
 def cute_would_print(fn: Any, *args: Any) -> Any:
     """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
     (weak) conditions refuse; None when CuTe refuses too. Runs uncached, off the fast paths."""

@@ -231,8 +231,10 @@ def merge_swizzles(a: Swizzle, b: Swizzle) -> Swizzle:
     if a.shift != b.shift:
         raise LayoutError(f"composition {a} o {b}: CuTe merges only swizzles of the same shift "
                           "(\"Can only merge swizzles of the same shift.\")")
+    from algebra.checks import checking
+
     res = make_swizzle(a.yyy_mask ^ b.yyy_mask, a.zzz_mask ^ b.zzz_mask)
-    for x in range(1 << min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b)))):
+    for x in range(1 << min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b))) if checking() else 0):
         if res(x) != a(b(x)):
             raise LayoutError(f"composition {a} o {b} is not a swizzle: their bits overlap. CuTe would print {res} "
                               f"here; at x = {x} that gives {res(x)}, but {a}({b}({x})) = {a(b(x))}")
@@ -247,9 +249,11 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     if not is_int(y) or not is_int(z):
         raise LayoutError(f"composition {a} o {sw}: the layout's values at the swizzle masks are not integers")
     new = make_swizzle(y, z)
+    from algebra.checks import checking
+
     res = make_composed(new, 0, a)
     n = it.product(a.shape)
-    for i in range(min(n, 1 << 16)):
+    for i in range(min(n, 1 << 16) if checking() else 0):
         j = sw(i)
         if j < n and res(i) != a(j):
             raise LayoutError(

@@ -72,6 +72,9 @@ def toolchain() -> list[str] | None:
 def ctype(t: Any, kind: str = "Shape") -> str:
     if isinstance(t, tuple):
         return f"{kind}<" + ",".join(ctype(x, kind) for x in t) + ">"
+    if isinstance(t, str):  # a scaled-basis stride k@i
+        k, i = t.split("@")
+        return f"ScaledBasis<Int<{k}>,{i}>"
     return f"Int<{t}>"
 
 

@@ -6,6 +6,7 @@ reaches rarely or never.
   and Layout cotargets; composition with tuple tilers mixing ints, ``_`` and nested lists;
 - products of layouts with zero strides; ``flat_product``, ``tile_unzip``, ``nullspace``, ``filter_zeros``,
   ``max_common_layout``, ``upcast`` / ``downcast`` / ``recast_layout``;
+- coordinate layouts (scaled-basis strides ``k@i``) through composition, the divides, coalesce and filter;
 - swizzled layouts through the ops the plain swizzle generator leaves out: the inverses, ``max_common_vector`` /
   ``max_common_layout`` (either side swizzled), ``composition(Layout, Swizzle)``, the recasts.
 
@@ -60,6 +61,41 @@ def nested_profile(rng: random.Random, shape: Any) -> Any:
     if not isinstance(shape, tuple):
         return "1" if rng.random() < 0.2 else cc.rand_profile(rng, shape)
     return cc.rand_profile(rng, shape)
+
+
+BASIS_OPS = ["composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "coalesce", "filter"]
+
+
+def identity_layout(rng: random.Random) -> str:
+    """A coordinate layout: mode k strides over coordinate k (``make_identity_layout``), sometimes split."""
+    old = cc.SCALE["leaves"]
+    cc.SCALE["leaves"] = [2, 2, 3, 4, 4, 6, 8, 8, 16]
+    try:
+        shape = cc.rand_shape(rng, 256, max_rank=rng.choice([1, 2, 2, 3]), max_depth=2)
+    finally:
+        cc.SCALE["leaves"] = old
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    strides = []
+    for k, m in enumerate(modes):
+        leaves, cur = cc.flat(m), 1
+        basis = []
+        for x in leaves:
+            basis.append(f"{cur}@{k}")
+            cur *= x
+        strides.append(cc.unflat(basis, m) if isinstance(m, tuple) else basis[0])
+    stride = tuple(strides) if isinstance(shape, tuple) else strides[0]
+    return cc.lay(shape, stride)
+
+
+def gen_basis(rng: random.Random) -> dict:
+    L = identity_layout(rng)
+    shape, _ = cc.split_layout(L)
+    op = rng.choice(BASIS_OPS)
+    if op in ("coalesce", "filter"):
+        return {"op": op, "args": [L]}
+    if op == "composition" and rng.random() < 0.5:
+        return {"op": op, "args": [L, cc.fitted_layout(rng, cc.prod(shape))]}
+    return {"op": op, "args": [L, tuple_tiler(rng, L) if rng.random() < 0.6 else cc.rand_tiler(rng, L)]}
 
 
 def gen_plain(rng: random.Random, op: str) -> dict:
@@ -201,8 +237,11 @@ def gen_cases(seed: int, n: int, swizzled: float = 0.3) -> list[dict]:
     rng = random.Random(seed)
     out, seen = [], set()
     while len(out) < n:
-        if rng.random() < swizzled:
+        k = rng.random()
+        if k < swizzled:
             case = gen_swizzled(rng, rng.choice(SWIZZLE_OPS))
+        elif k < swizzled + 0.08:
+            case = gen_basis(rng)
         else:
             case = gen_plain(rng, rng.choice(PLAIN_OPS))
         k = cc.key(case)

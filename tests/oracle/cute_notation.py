@@ -13,7 +13,7 @@ from typing import Any
 
 def parse_tuple(text: str) -> Any:
     """``"(4,(2,_8))"`` -> ``(4, (2, 8))``; a bare number -> int; ``"(4)"`` -> ``(4,)``."""
-    toks = re.findall(r"-?\d+|[(),]", text.replace("_", "").replace(" ", ""))
+    toks = re.findall(r"-?\d+@\d+|-?\d+|[(),]", text.replace("_", "").replace(" ", ""))
     pos = 0
 
     def go() -> Any:
@@ -21,7 +21,7 @@ def parse_tuple(text: str) -> Any:
         tok = toks[pos]
         pos += 1
         if tok != "(":
-            return int(tok)
+            return tok if "@" in tok else int(tok)  # a scaled-basis stride k@i stays text
         out = []
         while True:
             out.append(go())
@@ -230,6 +230,8 @@ def to_py(a: Any) -> Any:
         return tuple(to_py(x) for x in a)
     if a.startswith("Sw<"):
         return A.parse(a)
+    if "@" in a:
+        return A.parse(a)  # scaled-basis strides (an identity / coordinate layout)
     if ":" in a:
         shape, stride = split_layout(a)
         return A.Layout(shape, stride)
@@ -243,7 +245,7 @@ def key(case: dict) -> str:
 def fits_int32(case: dict) -> bool:
     """Inputs small enough that no result stride overflows CuTe's 32-bit static ints (it would wrap): products
     multiply sizes and cosizes, the other ops stay within the inputs' offsets."""
-    lays = [split_layout(a) for a in _layout_args(case["args"])]
+    lays = [split_layout(a) for a in _layout_args(case["args"]) if "@" not in a]
     span = [prod(s) + sum((x - 1) * abs(d) for x, d in zip(flat(s), flat(t), strict=True)) for s, t in lays]
     if case["op"].endswith("_product") or case["op"] == "tile_to_shape":
         total = 1

@@ -150,7 +150,7 @@ def test_parse_reprints_cute_output() -> None:
     shapes <= 0 (complements of negative strides) are skipped: notation with such shapes is rejected on purpose."""
     import algebra as A
 
-    texts = {r["cute"] for r in CORPUS if ":" in r["cute"]}
+    texts = {r["cute"].split(" @ ")[0] for r in CORPUS if ":" in r["cute"]}  # local_tile: "layout @ offset"
     texts |= {a for r in CORPUS for a in r["args"] if isinstance(a, str) and ":" in a}
     bad = []
     for t in sorted(texts):
