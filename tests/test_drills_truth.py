@@ -209,3 +209,22 @@ def test_a_designed_b_of_the_wrong_size_is_refused_before_composing() -> None:
             g = d.grade(ans)
             assert g.readable and not g.correct and "as many elements as B" in g.reason, g.reason
         assert d.grade(d.expected).correct
+
+
+def test_spot_questions_ask_for_different_moved_things() -> None:
+    """Swizzle questions mostly ask for values the swizzle moves (else the answer repeats the question); spot checks
+    of a tiled view ask for two different elements, not the origin."""
+    for seed in range(150):
+        d = generate("swizzle", seed)
+        if d.variant == "apply":
+            sw = A.Swizzle(*d.data["swizzle"])
+            assert sum(sw(x) != x for x in d.data["xs"]) >= 2, d.prompt
+        elif d.variant == "composed":
+            tile = A.parse(d.data["layout"].split(" o ")[-1])
+            got = [int(v) for v in d.expected.split(", ")]
+            coords = [tuple(c) for c in d.data["coords"]]
+            assert len(set(coords)) == 3 and sum(tile(c) != g for c, g in zip(coords, got, strict=True)) >= 2
+        t = generate("tiled_view", seed)
+        if t.variant == "spot":
+            picks = [(tuple(e), tuple(w)) for e, w in t.data["picks"]]
+            assert len(set(picks)) == 2 and ((0, 0), (0, 0)) not in picks, t.prompt

@@ -40,6 +40,8 @@ def make_swizzle(rng: random.Random, seed: int) -> Drill:
     variant = pick(rng, ["apply", "composed", "inverse"])
     if variant == "apply":
         xs = sorted(rng.sample(range(1 << (b + m + s + 1)), 3))
+        while sum(sw(x) != x for x in xs) < 2:  # mostly x with row bits set: else the answer repeats the question
+            xs = sorted(rng.sample(range(1 << (b + m + s + 1)), 3))
         want = [sw(x) for x in xs]
         steps = [step(RULE)] + [step(f"x = {x} = 0b{x:b}: bits {m + s}.. give {_bits(x, m + s, b)}, XORed into bits "
                                      f"{m}..: {x} XOR {_bits(x, m + s, b) << m} = {sw(x)}.") for x in xs]
@@ -56,6 +58,8 @@ def make_swizzle(rng: random.Random, seed: int) -> Drill:
     rows, cols = A.size(tile[0]), A.size(tile[1])
     if variant == "composed":
         coords = [(rng.randrange(rows), rng.randrange(cols)) for _ in range(3)]
+        while len(set(coords)) < 3 or sum(lay(c) != tile(c) for c in coords) < 2:  # distinct, mostly moved
+            coords = [(rng.randrange(rows), rng.randrange(cols)) for _ in range(3)]
         want = [lay(c) for c in coords]
         plain = [tile(c) for c in coords]
         steps = [step(RULE), step(f"L = {tile}: offset of (r, c) = {cols}*r + c; then the swizzle."),

@@ -128,7 +128,11 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
     hints = [rule, f"A(r, c) = {d_r}*r + {d_c}*c; put r = {tm}*ti + i and c = {tn}*tj + j into it."]
     grids = [offsets_grid(mat, "A"), offsets_grid(want, "The tiled view (rows: within-tile, columns: tile)")]
     if variant == "spot":
-        picks = [((rng.randrange(tm), rng.randrange(tn)), (rng.randrange(gm), rng.randrange(gn))) for _ in range(2)]
+        picks: list[Any] = []
+        while len(picks) < 2:  # two different elements, neither the origin (offset 0 whatever the layout)
+            p = ((rng.randrange(tm), rng.randrange(tn)), (rng.randrange(gm), rng.randrange(gn)))
+            if p not in picks and p != ((0, 0), (0, 0)):
+                picks.append(p)
         vals = [want(p) for p in picks]
         labels = [f"tile {lstr(t)} element {lstr(e)}" for e, t in picks]
         steps.append(step("Spot checks: " + "; ".join(f"{lab}: {v}" for lab, v in zip(labels, vals, strict=True))))
