@@ -197,8 +197,22 @@
     const grid = document.getElementById(sel.closest(".gridtools").dataset.grid);
     if (!grid) return;
     grid.dataset[sel.classList.contains("cell-label") ? "label" : "colour"] = sel.value;
+    if (sel.classList.contains("cell-label")) widenFor(grid, sel.value);
     restyle(grid);
   });
+  // cells as wide as the longest label of the chosen kind (app.css: --label-ch), "((7,15),(7,15))" included; back
+  // to the server's width with the values
+  function widenFor(grid, lab) {
+    if (grid.dataset.labelCh0 === undefined) grid.dataset.labelCh0 = grid.style.getPropertyValue("--label-ch");
+    let n = 0;
+    if (lab !== "value") {
+      const rows = Number(grid.dataset.rows), cols = Number(grid.dataset.cols);
+      for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) n = Math.max(n, String(viewOf(grid, i, j).label[lab]).length);
+    }
+    if (n) grid.style.setProperty("--label-ch", String(n));
+    else if (grid.dataset.labelCh0) grid.style.setProperty("--label-ch", grid.dataset.labelCh0);
+    else grid.style.removeProperty("--label-ch");
+  }
 
   // ---- a search box filtering a long <select> (data-filter-for = the select's id): every word must occur in the
   // option's name (case-insensitive; "16x8x16 f16" finds SM80_16x8x16_F32F16F16F32_TN); the first match is chosen

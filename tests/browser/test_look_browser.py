@@ -228,3 +228,17 @@ def test_thread_value_labels_are_never_clipped(page, live_server):
     svg = page.evaluate("window.layoutlabSvg('grid-tv')")
     width = float(svg.split('<rect x="')[1].split('width="')[1].split('"')[0])  # the first cell's rectangle
     assert width >= 6.7 * len("T127V127")
+
+
+def test_cell_menu_labels_widen_the_cells_and_back(page, live_server):
+    page.goto(f"{live_server.url}/?layout=((8,16),(8,16)):((1,64),(8,1024))")
+    width = "getComputedStyle(document.querySelector('#grid-explorer .gr > span')).width"
+    clipped = ("[...document.querySelectorAll('#grid-explorer .gr > span')].filter((c) => c.clientWidth > 0 "
+               "&& c.scrollWidth > c.clientWidth).length")
+    before = page.evaluate(width)
+    page.click("#fig-grid-explorer .gridview > summary")
+    page.select_option("#fig-grid-explorer select.cell-label", "coord")
+    assert page.text_content(cell("grid-explorer", 1, 0)) == "((1,0),(0,0))"
+    assert page.evaluate(clipped) == 0 and float(page.evaluate(width)[:-2]) > float(before[:-2])
+    page.select_option("#fig-grid-explorer select.cell-label", "value")
+    assert page.evaluate(width) == before and page.evaluate(clipped) == 0
