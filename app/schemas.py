@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from app.config import MAX_NESTING, MAX_TEXT, nesting_depth
 
@@ -22,7 +23,25 @@ def check_nesting(text: str) -> str:
 CuteText = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_nesting)]
 
 
-class LayoutIn(BaseModel):
+class RequestBody(BaseModel):
+    """Base of every JSON request body: strict types, so a JSON integer goes where an int goes (``true``, ``4.0`` and
+    ``"4"`` are refused by the field's name, not read as 1, 4 and 4)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+def exact_int(value: Any) -> Any:
+    """A JSON integer: ``Literal[1, 2, 4]`` alone takes ``true`` and ``4.0`` even in strict mode (True == 1)."""
+    if type(value) is not int:
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: Put before an int Literal: ``Annotated[Literal[1, 2, 4], ExactInt]``.
+ExactInt = BeforeValidator(exact_int)
+
+
+class LayoutIn(RequestBody):
     layout: CuteText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(4,(2,4)):(2,(1,8))"],
                         description="CuTe notation, e.g. (4,8):(8,1) or Sw<3,3,3> o (8,64):(64,1)")
 
@@ -52,7 +71,7 @@ class Step(BaseModel):
     layout: str | None = None
 
 
-class AlgebraIn(BaseModel):
+class AlgebraIn(RequestBody):
     op: str = Field(..., min_length=1, max_length=40, examples=["composition"])
     args: list[CuteText | int | Annotated[list[CuteText | int | None], Field(max_length=16)]] = Field(
         ..., min_length=1, max_length=4, examples=[["(6,2):(8,2)", "(4,3):(3,1)"]],
@@ -73,23 +92,23 @@ class AlgebraOut(BaseModel):
                                                                "whose tiler does not divide A draws more cells than A")
 
 
-class Access(BaseModel):
+class Access(RequestBody):
     kind: Literal["column", "row", "offsets", "ldmatrix", "thread_layout"] = "column"
     index: int | Annotated[list[int | Annotated[list[int], Field(max_length=8)]], Field(max_length=32)] | None = Field(
         0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread; "
                        "ldmatrix: the first row, or [row, col] of the first 8x8 matrix")
     vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets / thread_layout "
                                                      "kinds; at most 16 bytes)")
-    num: Literal[1, 2, 4] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
+    num: Annotated[Literal[1, 2, 4], ExactInt] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
     layout: CuteText | None = Field(None, max_length=MAX_TEXT,
                                     description="thread_layout: every element is a thread; thread t reads the vector "
                                                 "at 1-D coordinate layout(t) of the tile's grid of vectors")
 
 
-class BanksIn(BaseModel):
+class BanksIn(RequestBody):
     layout: CuteText = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(8,64):(64,1)"])
     swizzle: CuteText | None = Field(None, max_length=40, examples=["Sw<3,3,3>"])
-    element_bytes: Literal[1, 2, 4, 8, 16] = 2
+    element_bytes: Annotated[Literal[1, 2, 4, 8, 16], ExactInt] = 2
     access: Access = Field(default_factory=Access)
 
 

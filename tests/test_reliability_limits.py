@@ -197,3 +197,21 @@ def test_a_refused_page_query_answers_a_readable_page(client, url, field):
     assert form.status_code == 422 and "id: Field required" in form.text
     api = client.get("/api/drills/next?seed=abc")
     assert api.status_code == 422 and api.json()["detail"].startswith("seed:")
+
+
+@pytest.mark.parametrize("path,body,field", [
+    ("/api/banks", {"layout": "(32,32):(32,1)", "element_bytes": True}, "element_bytes"),
+    ("/api/banks", {"layout": "(32,32):(32,1)", "element_bytes": 4.0}, "element_bytes"),
+    ("/api/banks", {"layout": "(32,32):(32,1)", "access": {"kind": "column", "index": True}}, "access.index"),
+    ("/api/banks", {"layout": "(32,32):(32,1)", "access": {"kind": "ldmatrix", "num": 4.0}}, "access.num"),
+    ("/api/algebra", {"op": "upcast", "args": ["(8,8):(1,8)", True]}, "args.1"),
+    ("/api/sectors", {"tv": "(32,4):(1,32)", "element_bytes": True}, "element_bytes"),
+    ("/api/partition", {"atom": "SM80_16x8x16_F32F16F16F32_TN", "thread": 1.0}, "thread"),
+    ("/api/solve/descriptor/encode", {"tile": "(64,64):(64,1)", "element_bytes": 2.0}, "element_bytes"),
+    ("/api/drills/offsets-1/answer", {"answer": "1", "elapsed_ms": 3.5}, "elapsed_ms"),
+])
+def test_bools_and_floats_are_not_ints(client, path, body, field):
+    """``true`` was read as 1 and ``4.0`` as 4 (a bank map of 1-byte elements for element_bytes: true): request
+    bodies are strict."""
+    r = client.post(path, json=body)
+    assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}: Input should be a valid"), r.text

@@ -5,10 +5,10 @@ descriptor."""
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from algebra import LayoutError, atoms
-from app.schemas import AtomOut, AtomSummary
+from app.schemas import AtomOut, AtomSummary, RequestBody
 from app.services import tiled as T
 from app.services import tv as S
 from app.services import walkthrough as W
@@ -33,7 +33,7 @@ def get_atom(name: str, element_bits: int = 16) -> dict:
     return {"name": first.name, "kind": first.kind, "shape": first.shape, "operands": [v.to_json() for v in views]}
 
 
-class SectorsIn(BaseModel):
+class SectorsIn(RequestBody):
     tv: str = Field(..., min_length=1, max_length=4000, examples=["((16,2),4):((1,16),32)"],
                     description="(thread, value) -> element offset")
     element_bytes: int = Field(4, ge=1, le=16)
@@ -48,7 +48,7 @@ def post_sectors(body: SectorsIn) -> dict:
             "utilization": v.utilization, "instructions": v.instructions}
 
 
-class TiledIn(BaseModel):
+class TiledIn(RequestBody):
     atom: str = Field(..., min_length=1, max_length=80, examples=["SM80_CP_ASYNC_CACHEALWAYS_16B"])
     thr_layout: str = Field("(32,1):(1,0)", max_length=400, examples=["(16,8):(8,1)"],
                             description="copy atoms: the thread layout of make_tiled_copy")
@@ -68,7 +68,7 @@ def post_tiled(body: TiledIn) -> dict:
                                      body.atom_layout, body.operand))
 
 
-class TmaIn(BaseModel):
+class TmaIn(RequestBody):
     dtype: str = Field("FLOAT16", max_length=60, description="CUtensorMapDataType (FLOAT16, BFLOAT16, ... or fp16)")
     tensor: str = Field(..., min_length=1, max_length=400, examples=["(4096,4096):(4096,1)"],
                         description="the global tensor, a flat layout in elements (one stride-1 mode)")
@@ -92,7 +92,7 @@ def post_tma(body: TmaIn) -> dict:
     return H.tma_view(body.dtype, body.tensor, body.box, body.swizzle, atom).to_dict()
 
 
-class GmmaIn(BaseModel):
+class GmmaIn(RequestBody):
     major: str = Field("K", max_length=4, description="K or MN")
     span_bytes: int = Field(128, description="16 (INTER), 32, 64 or 128: the swizzle span of one atom row")
     element_bits: int = Field(16, description="8, 16 or 32")
@@ -113,7 +113,7 @@ def post_gmma(body: GmmaIn) -> dict:
             "byte_swizzle": list(view.atom.byte_swizzle), "descriptor": str(desc), "fields": desc.fields()}
 
 
-class PartitionIn(BaseModel):
+class PartitionIn(RequestBody):
     atom: str = Field(..., min_length=1, max_length=80, examples=["SM80_CP_ASYNC_CACHEALWAYS_16B"])
     thread: int = Field(0, ge=0, le=1 << 20, description="the thread followed (thr_copy / thr_mma = get_slice(t))")
     thr_layout: str = Field("(16,8):(8,1)", max_length=400, description="copy: make_tiled_copy's thread layout")

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
+from app.schemas import RequestBody
 
 router = APIRouter(prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
@@ -63,7 +64,7 @@ class DrillOut(BaseModel):
     hints: int = 3
 
 
-class AnswerIn(BaseModel):
+class AnswerIn(RequestBody):
     answer: str = Field(..., max_length=MAX_ANSWER_CHARS, description="the typed answer, in any equivalent form")
     elapsed_ms: int | None = Field(None, ge=0, le=7 * 86_400_000, description="time taken (else: since served)")
     session: str | None = Field(None, max_length=64, description="whiteboard session id, when answering a part")
@@ -98,11 +99,11 @@ class RevealOut(BaseModel):
     grids: list[dict[str, Any]] = []
 
 
-class HintIn(BaseModel):
+class HintIn(RequestBody):
     level: int = Field(1, ge=1, le=3)
 
 
-class ProfileIn(BaseModel):
+class ProfileIn(RequestBody):
     name: str = Field(..., min_length=1, max_length=40)
 
 

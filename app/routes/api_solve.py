@@ -3,18 +3,19 @@ layouts. Bad input answers 422 with a ``detail`` that names the field."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from app.config import MAX_TEXT
+from app.schemas import ExactInt, RequestBody
 from app.services import solver as S
 
 router = APIRouter(prefix="/api/solve", tags=["doctor"])
 
 
-class SolveIn(BaseModel):
+class SolveIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
     element_bytes: int = Field(2, description="1, 2, 4 or 8")
     tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(64,64):(64,1)"])
@@ -24,25 +25,25 @@ class SolveIn(BaseModel):
     limit: int = Field(12, ge=1, le=50, description="candidates returned")
 
 
-class DescriptorIn(BaseModel):
+class DescriptorIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
     descriptor: str | int = Field(..., examples=["0x4000004000010000"])
-    element_bytes: Literal[1, 2, 4] = 2
+    element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
     mn: int = Field(64, ge=8, le=256)
     k: int | None = Field(None, ge=1, le=256)
     tile: str | None = Field(None, max_length=MAX_TEXT)
 
 
-class EncodeIn(BaseModel):
+class EncodeIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
     tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["Sw<3,3,3> o (64,64):(64,1)"])
-    element_bytes: Literal[1, 2, 4] = 2
+    element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
     start_address: int = Field(0, ge=0, lt=1 << 18)
 
 
-class LayoutIn(BaseModel):
+class LayoutIn(RequestBody):
     layout: str = Field(..., min_length=1, max_length=MAX_TEXT)
 
 
