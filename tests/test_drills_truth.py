@@ -228,3 +228,19 @@ def test_spot_questions_ask_for_different_moved_things() -> None:
         if t.variant == "spot":
             picks = [(tuple(e), tuple(w)) for e, w in t.data["picks"]]
             assert len(set(picks)) == 2 and ((0, 0), (0, 0)) not in picks, t.prompt
+
+
+def test_formulas_are_capped_in_operations_not_just_characters() -> None:
+    """Grading evaluates a formula at every coordinate (and a dozen bindings of the symbols): a 480-character formula
+    of 160 operations is refused by name, while every key and a padded key within the cap is read."""
+    from app.drills.formula import MAX_OPERATIONS
+
+    for kind in ("index_formula", "symbolic", "tiled_view"):
+        for seed in range(40):
+            d = generate(kind, seed)
+            if not ("formula" in d.variant or d.variant.startswith("element")):
+                continue
+            var = re.findall(r"[A-Za-z]\w*", d.expected)[0]
+            assert d.grade(d.expected + f" + 0*{var}" * 8).correct, d.expected
+            g = d.grade(d.expected + "+0" * MAX_OPERATIONS)
+            assert not g.readable and f"at most {MAX_OPERATIONS}" in g.reason, g.reason

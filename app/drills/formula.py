@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from app.drills.parsing import AnswerError, check_length
 
 MAX_FORMULA_CHARS = 500
+#: Operations a formula may hold: a whiteboard answer needs a few dozen at most, and grading evaluates every one at
+#: every coordinate (for symbolic strides, at a dozen bindings too), so this bounds what one answer costs.
+MAX_OPERATIONS = 64
 LIMIT = 1 << 64
 
 _BINOPS: dict[type, Callable[[int, int], int]] = {
@@ -29,7 +32,8 @@ def normalise(text: str, variables: Sequence[str]) -> str:
     """Rewrite whiteboard notation into an expression over ``variables`` (also read by the engine's formula parser).
 
     Post-condition: ``mod``/``xor`` are ``%``/``^``, ``/`` is ``//``, typographic signs are ASCII, implicit products
-    are explicit and a leading ``offset =`` is gone; raises AnswerError for an empty or over-long text."""
+    are explicit and a leading ``offset =`` is gone; raises AnswerError for an empty or over-long text, or one with
+    more than MAX_OPERATIONS operators."""
     s = check_length(text)
     if len(s) > MAX_FORMULA_CHARS:
         raise AnswerError(f"a formula is at most {MAX_FORMULA_CHARS} characters")
@@ -50,7 +54,13 @@ def normalise(text: str, variables: Sequence[str]) -> str:
         s = re.sub(r"(\))\s*(?=\(|\d)", r"\1*", s)
     if s.count("(") > 40:
         raise AnswerError("too many parentheses in the formula")
+    ops = len(_OPERATOR.findall(s))
+    if ops > MAX_OPERATIONS:
+        raise AnswerError(f"the formula has {ops} operations; at most {MAX_OPERATIONS} are read")
     return s
+
+
+_OPERATOR = re.compile(r"\*\*|//|<<|>>|[-+*%^&|]")
 
 
 _LHS_NAMES = ("index", "offset", "idx", "bank", "f", "l", "r", "a", "t", "d")
