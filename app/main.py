@@ -47,9 +47,13 @@ ROUTERS = [
 def _validation_detail(exc: RequestValidationError) -> str:
     """The failed fields and pydantic's messages, one per field; never the rejected input itself (pydantic's
     ``input``). A union's alternatives are named by pydantic in ``loc`` (``function-after[...]``, ``int``): they are
-    dropped, and of a field's several messages the first that is not a type mismatch is kept."""
+    dropped, and of a field's several messages the first that is not a type mismatch is kept. A body that is not a
+    JSON object (no body, a form, JSON without its Content-Type, invalid JSON, an array) is named as such."""
     by_field: dict[str, str] = {}
     for err in exc.errors():
+        body = _body_problem(err)
+        if body:
+            return body
         loc = ".".join(clip(str(x), 40) for x in err.get("loc", ())
                        if isinstance(x, int) or (x not in _NOT_FIELDS and _FIELD.fullmatch(str(x))))
         msg = clip(str(err.get("msg")), 200)
@@ -79,6 +83,29 @@ def _page_error(request: Request, detail: str):
     back = "/" + request.url.path.strip("/").split("/")[0]
     html = templates.env.from_string(_PAGE_ERROR).render(request=request, detail=detail, back=back)
     return HTMLResponse(html, status_code=422)
+
+
+def _body_problem(err: dict) -> str | None:
+    """What is wrong with the body as a whole, or None when the error is about a field."""
+    if err.get("type") == "json_invalid":  # loc is ("body", character position)
+        at = err.get("loc", ())[-1]
+        return f"body: not valid JSON (at character {at}: {clip(err.get('ctx', {}).get('error', ''), 80)})"
+    if tuple(err.get("loc", ())) != ("body",) or err.get("type") not in ("model_attributes_type", "dict_type",
+                                                                          "missing"):
+        return None
+    raw = err.get("input") if err.get("type") != "missing" else b""
+    if isinstance(raw, bytes):
+        kind = "JSON without that Content-Type" if _looks_json(raw) else "a form or text body" if raw else "no body"
+    else:
+        kind = f"got a JSON {_JSON_KINDS.get(type(raw), 'value')}"
+    return f"body: expected a JSON object sent with Content-Type: application/json ({kind})"
+
+
+def _looks_json(raw: bytes) -> bool:
+    return raw.lstrip()[:1] in (b"{", b"[")
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -215,3 +215,23 @@ def test_bools_and_floats_are_not_ints(client, path, body, field):
     bodies are strict."""
     r = client.post(path, json=body)
     assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}: Input should be a valid"), r.text
+
+
+@pytest.mark.parametrize("kwargs,kind", [
+    ({"content": b'{"layout": "(4,8):(8,1)"}'}, "JSON without that Content-Type"),
+    ({"data": {"layout": "(4,8):(8,1)"}}, "a form or text body"),
+    ({"json": [1, 2]}, "got a JSON array"),
+    ({"json": "x"}, "got a JSON string"),
+    ({}, "no body"),
+])
+@pytest.mark.parametrize("path", ["/api/layout", "/api/solve/tma"])
+def test_a_body_that_is_not_a_json_object_is_named(client, path, kwargs, kind):
+    """These answered "Input should be a valid dictionary or object to extract fields from" (or "Field required")."""
+    r = client.post(path, **kwargs)
+    assert r.status_code == 422
+    assert r.json()["detail"] == f"body: expected a JSON object sent with Content-Type: application/json ({kind})"
+
+
+def test_invalid_json_names_where(client):
+    r = client.post("/api/layout", content=b'{"layout": ', headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"] == "body: not valid JSON (at character 11: Expecting value)"
