@@ -56,7 +56,7 @@ def _validation_detail(exc: RequestValidationError) -> str:
             return body
         loc = ".".join(clip(str(x), 40) for x in err.get("loc", ())
                        if isinstance(x, int) or (x not in _NOT_FIELDS and _FIELD.fullmatch(str(x))))
-        msg = clip(str(err.get("msg")), 200)
+        msg = clip(str(err.get("msg")).removeprefix("Value error, "), 200)  # a validator's own ValueError
         if loc not in by_field or (by_field[loc].startswith("Input should be") and not msg.startswith("Input should")):
             by_field[loc] = msg
         if len(by_field) >= 8:
