@@ -244,3 +244,16 @@ def test_formulas_are_capped_in_operations_not_just_characters() -> None:
             assert d.grade(d.expected + f" + 0*{var}" * 8).correct, d.expected
             g = d.grade(d.expected + "+0" * MAX_OPERATIONS)
             assert not g.readable and f"at most {MAX_OPERATIONS}" in g.reason, g.reason
+
+
+def test_coordinate_ranges_are_capped_in_total() -> None:
+    """``(0..63,0..63)`` expands to 4096 pairs; hundreds of such ranges in one answer are refused by name, not
+    expanded (a million pairs)."""
+    from app.drills.parsing import MAX_PAIRS, parse_pairs
+
+    assert len(parse_pairs("(0..63,0..63)")) == MAX_PAIRS
+    d = next(generate("tv_layout", s) for s in range(100) if generate("tv_layout", s).variant == "copy")
+    for ans in ("(0..63,0..63) " * 280, "(0..4095,0) " * 300, "(0..63,0..63) (0,0)"):
+        g = d.grade(ans)
+        assert not g.readable and f"more than {MAX_PAIRS} cells" in g.reason, g.reason
+    assert d.grade(d.expected).correct

@@ -261,9 +261,13 @@ def parse_table(text: str, rows: int, cols: int) -> list[list[int | None]]:
     return [[None if v == -999999999 else v for v in row] for row in parts]
 
 
+MAX_PAIRS = 4096
+
+
 def parse_pairs(text: str) -> list[tuple[int, int]]:
     """Read coordinate pairs such as ``(1,8) (1,9)``; a range inside a pair expands: ``(1, 8..15)`` or ``(1,8-15)``
-    is the eight pairs (1,8) ... (1,15). Post-condition: pairs in the order written, ranges expanded in order."""
+    is the eight pairs (1,8) ... (1,15). Post-condition: pairs in the order written, ranges expanded in order, at most
+    MAX_PAIRS of them in all (else AnswerError)."""
     s = re.sub(r"\s+", "", clean(text))
     s = re.sub(r"(?<=\d)(?:-|to|\.\.\.?)(?=\d)", "..", s)
     pairs: list[tuple[int, int]] = []
@@ -272,8 +276,8 @@ def parse_pairs(text: str) -> list[tuple[int, int]]:
         r0, r1, c0, c1 = m.group(1), m.group(2), m.group(3), m.group(4)
         rows = range(int(r0), int(r1 or r0) + 1)
         cols = range(int(c0), int(c1 or c0) + 1)
-        if len(rows) * len(cols) > 4096:
-            raise AnswerError("a range in the answer covers more than 4096 cells")
+        if len(pairs) + len(rows) * len(cols) > MAX_PAIRS:
+            raise AnswerError(f"the answer names more than {MAX_PAIRS} cells")
         pairs.extend((r, c) for r in rows for c in cols)
         rest = rest.replace(m.group(0), "", 1)
     if re.search(r"\d", rest):
