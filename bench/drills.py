@@ -22,7 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.drills.core import generate, kinds  # noqa: E402
 
 EVIL = ["1" + " " * 3998 + "!", "(" * 1999 + "!", "1-" * 1999 + "!", "Sw<" + " " * 3990 + "3,4,3!",
-        "index" + " " * 3990 + "(=", "9" * 4000, "(4,8):(" + "1," * 1995 + ")"]
+        "index" + " " * 3990 + "(=", "9" * 4000, "(4,8):(" + "1," * 1995 + ")",
+        "(0..63,0..63) " * 280,  # coordinate ranges: capped at 4096 pairs in all
+        "i + j" + " + 0*i" * 80,  # a long formula: capped at 64 operations
+        "(" + ",".join(["2"] * 40) + "):(" + ",".join(["1"] * 40) + ")"]  # a designed B of size 2^40
 
 
 def ms(f, *args) -> float:
