@@ -105,10 +105,10 @@ class GridView:
     def header(self) -> Markup:
         """The column-label row: the corner above the row labels, then the labels in tiles of TILE_COLS (cold
         beyond WARM_COLS, like the cells below them)."""
-        labels = self.col_labels or [str(j) for j in range(self.cols)]
+        labels = [escape(x) for x in self.col_labels] if self.col_labels else range(self.cols)  # digits: no escape
         lv = self.col_levels or [0] * self.cols
-        spans = [f'<span class="l{lv[j]}">{escape(labels[j])}</span>' if lv[j] else
-                 f"<span>{escape(labels[j])}</span>" for j in range(self.cols)]
+        spans = [f'<span class="l{v}">{x}</span>' if v else f"<span>{x}</span>"
+                 for x, v in zip(labels, lv, strict=True)]
         parts = ['<div class="gh"><span></span>']
         for t0 in range(0, self.cols, TILE_COLS):
             w = min(TILE_COLS, self.cols - t0)

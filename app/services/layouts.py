@@ -161,6 +161,10 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
         view.row_off, view.row_crd = [0], ["0"]
     tables = [_mode_table(m) for m in col_modes]
     sizes = [len(t[0]) for t in tables]
+    if len(tables) == 1 and sizes[0] == view.cols:  # one column mode (every rank <= 2 layout): no mixed radix
+        view.col_crd = [[c] for c in tables[0][0]]
+        view.col_off = [[o] for o in tables[0][1]]
+        return
     for j in range(view.cols):
         crd, off, rest = [], [], j
         for (c, o), s in zip(tables, sizes, strict=True):
