@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from drill_cute_cases import DYNAMIC, MMA_TV, STATIC, TILED_COPY
+from drill_cute_cases import DYNAMIC, MMA_TV, PARTITION, STATIC, TILED_COPY
 
 import algebra as A
 from algebra import atoms
@@ -92,6 +92,25 @@ def test_tv_layouts_are_cutes() -> None:
     used = {generate("tv_layout", s).data.get("atom") for s in range(120)} - {None}
     pinned = {n for n, _, _ in MMA_TV} | {n for n, *_ in TILED_COPY}
     assert {u for u in used if not u.startswith("SM90_64x")} <= pinned, used - pinned  # GMMA: a few N pinned
+
+
+def test_partition_keys_are_cutes() -> None:
+    """local_tile / local_partition as CuTe C++ returns them (a counting tensor over the layout), value order too:
+    the partition drill's key for the same arguments."""
+    from drill_keys import partition
+
+    class Given:
+        def __init__(self, op: str, args: list) -> None:
+            self.variant, self.data = op, {"op": op, "args": args}
+
+    for op, args, cute in PARTITION:
+        assert partition(Given(op, args)) == ", ".join(map(str, cute)), (op, args)
+    seen = set()
+    for seed in range(40):
+        d = generate("partition", seed)
+        seen.add(d.variant)
+        assert d.expected == partition(d), d.prompt
+    assert seen == {op for op, _, _ in PARTITION} == {"local_tile", "local_partition"}
 
 
 TOKEN = re.compile(r"[0-9(),:@_]+")
