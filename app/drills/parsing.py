@@ -388,20 +388,6 @@ def parse_padding(text: str) -> int | None:
     return sign * value
 
 
-def first_of(readers: Sequence[tuple[str, object]], text: str) -> tuple[str, object]:
-    """Try each (name, reader) in order; return (name, value) of the first that reads ``text``.
-
-    Post-condition: raises AnswerError joining every reader's complaint when none can read it.
-    """
-    errors = []
-    for name, reader in readers:
-        try:
-            return name, reader(text)  # type: ignore[operator]
-        except (AnswerError, ValueError) as err:
-            errors.append(f"{name}: {err}")
-    raise AnswerError("; ".join(errors))
-
-
 from app.drills.parse_layout import layout_text  # noqa: E402  (re-exported: it reads with clean() above)
 
 __all__ = ["AnswerError", "check_length", "clean", "layout_text", "parse_choice", "parse_int", "parse_int_list",
