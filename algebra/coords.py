@@ -93,9 +93,11 @@ def idx2crd(idx: Any, shape: Any) -> Any:
         return res
     strides = it.compact_col_major(shape)
     fs, fd, fc = it.flatten(shape), it.flatten(strides), it.flatten(res)
-    notes = [f"({idx} // {d}) % {s} = {c}" for s, d, c in zip(fs, fd, fc, strict=True)]
-    rec.step(f"each leaf of {show(shape)} reads (index // its stride) % its size, strides {show(strides)}: "
-             + ", ".join(notes))
+    notes = [f"({idx} // {d}) % {s} = {c}" if d and (idx // d) % s == c else
+             f"{idx} // {d} = {c} (past the end: the last mode goes on)" if d else f"{c} (a size-1 leaf)"
+             for s, d, c in zip(fs, fd, fc, strict=True)]
+    rec.step(f"each leaf of {show(shape)} reads (index // its stride) % its size, strides {show(strides)}; the last "
+             "mode is not wrapped: " + ", ".join(notes))
     rec.step(f"idx2crd({idx}, {show(shape)}) = {show(res)}", None, kind="result", value=show(res))
     return res
 

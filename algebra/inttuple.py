@@ -304,8 +304,11 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
 def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> IntTuple:
     """Map an index to the natural coordinate of ``shape``: ``(idx // stride) % shape`` at each leaf.
 
-    Default stride: compact column-major, so that ``crd2idx(idx2crd(i, s), s) == i`` for ``i < size(s)``.
+    Without a stride (CuTe's ``idx2crd(i, s)``): colexicographic, ``crd2idx(idx2crd(i, s), s) == i`` for every
+    ``i >= 0``: an index past ``size(s)`` extends the last mode (at each level), and an int shape returns the index.
     """
+    if stride is None:
+        return _idx2crd_cute(idx, shape)
     if is_tuple(idx):
         if not is_tuple(shape) or len(idx) != len(shape):
             raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)}")
@@ -321,6 +324,25 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
     if shape == 1 or stride == 0:
         return 0
     return (idx // stride) % shape
+
+
+def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
+    if is_tuple(idx):
+        if not is_tuple(shape) or len(idx) != len(shape):
+            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)}")
+        return tuple(_idx2crd_cute(i, s) for i, s in zip(idx, shape, strict=True))
+    if not is_tuple(shape):
+        return idx
+    out = []
+    last = len(shape) - 1
+    for k, s in enumerate(shape):
+        if k == last:
+            out.append(_idx2crd_cute(idx, s))
+        else:
+            n = product(s)
+            out.append(_idx2crd_cute(idx % n, s))
+            idx //= n
+    return tuple(out)
 
 
 def coordinates(shape: IntTuple) -> list:

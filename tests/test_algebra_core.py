@@ -175,3 +175,15 @@ def test_local_tile_and_partition_as_cute_tensors() -> None:
     assert [str(x) for x in A.local_partition(L, A.parse("(2,4):(4,1)"), 5)] == ["(8,8):(2,64)", "17"]
     with pytest.raises(A.LayoutError, match="rank of the tile grid"):
         A.local_tile(A.parse("1:1"), A.parse("1:1"), (0,))  # a tuple coordinate into an int grid: CuTe refuses
+
+
+def test_idx2crd_past_the_end_extends_the_last_mode_as_cute() -> None:
+    """CuTe's idx2crd(i, shape) (tests/oracle/data/corpus_e*.json): no wrap in the last mode, an int shape keeps i."""
+    assert A.idx2crd(7, (3, (2, 3))) == (1, (0, 1))
+    assert A.idx2crd(25, (3, (2, 3))) == (1, (0, 4))
+    assert A.idx2crd(100, (3, (2, 3))) == (1, (1, 16))
+    assert A.idx2crd(5, (1, (1, 3))) == (0, (0, 5))
+    assert A.idx2crd(5, ((4,),)) == ((5,),)
+    assert A.idx2crd(5, 1) == 5
+    assert A.idx2crd((1, 5), (3, (2, 3))) == (1, (1, 2))
+    assert all(A.crd2idx(A.idx2crd(i, (3, (2, 3))), (3, (2, 3))) == i for i in range(200))

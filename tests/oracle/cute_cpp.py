@@ -106,6 +106,8 @@ def ccall(case: dict) -> str:
     op, args = case["op"], case["args"]
     if op in ("upcast", "downcast"):
         return f"{op}<{args[1]}>({cvalue(args[0])})"
+    if op == "evaluate":  # a layout called on a coordinate
+        return f"{cvalue(args[0])}({cvalue(args[1])})"
     if op == "recast_layout":
         return f"recast_layout<{BIT_TYPES[args[1]]},{BIT_TYPES[args[2]]}>({cvalue(args[0])})"
     return f"{op}(" + ", ".join(cvalue(a) for a in args) + ")"

@@ -145,11 +145,30 @@ def gen_plain(rng: random.Random, op: str) -> dict:
         thr = tuple(rng.choice(cc.divisors(cc.prod(m))) for m in modes[: rng.choice(range(1, len(modes) + 1))])
         tl = cc.lay(thr, cc.rand_stride(rng, thr, rng.choice(["compact", "perm"])))
         return {"op": op, "args": [L, tl, rng.randrange(cc.prod(thr))]}
+    if op in ("idx2crd", "crd2idx", "evaluate"):
+        n = cc.prod(shape)
+        k = rng.random()
+        if k < 0.5:  # a 1-D index, now and then past the end (CuTe extends the last mode)
+            crd: Any = rng.randrange(n) if rng.random() < 0.8 else rng.randrange(n, 4 * n)
+        elif k < 0.8:  # a natural coordinate
+            crd = cc.tstr(_natural(rng, shape))
+        else:  # a coordinate per top mode, each a 1-D index into its mode
+            modes = shape if isinstance(shape, tuple) else (shape,)
+            crd = cc.tstr(tuple(rng.randrange(cc.prod(m)) for m in modes))
+        if op == "evaluate":
+            return {"op": op, "args": [L if rng.random() < 0.85 else identity_layout(rng), crd]}
+        return {"op": op, "args": [crd, cc.tstr(shape)]}
     if op in ("upcast", "downcast"):
         return {"op": op, "args": [L, rng.choice([1, 2, 2, 4, 4, 8, 16])]}
     if op == "recast_layout":
         return {"op": op, "args": [L, rng.choice(BITS), rng.choice(BITS)]}
     raise ValueError(op)
+
+
+def _natural(rng: random.Random, shape: Any) -> Any:
+    if isinstance(shape, tuple):
+        return tuple(_natural(rng, m) for m in shape)
+    return rng.randrange(shape)
 
 
 def unzip_case(rng: random.Random) -> dict:
@@ -179,7 +198,7 @@ PLAIN_OPS = ["right_inverse", "left_inverse", "nullspace", "filter_zeros", "coal
              "composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "tile_unzip",
              "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
              "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout", "local_tile",
-             "local_partition"]
+             "local_partition", "idx2crd", "crd2idx", "evaluate"]
 SWIZZLE_OPS = ["right_inverse", "left_inverse", "max_common_vector", "max_common_layout", "composition_sw",
                "upcast", "downcast", "recast_layout", "flat_product", "tile_unzip", "nullspace", "filter_zeros",
                "swizzled_tiler", "swizzled_tiler", "swizzle_swizzle", "complement_sw"]

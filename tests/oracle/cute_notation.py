@@ -144,12 +144,15 @@ def run_ours(case: dict) -> str:
 
     op = case["op"]
     args = [to_py(a) for a in case["args"]]
+    fn = getattr(A, op, None) or A.registry.get(op).fn  # evaluate lives in the op table only
     try:
-        res = getattr(A, op)(*args)
+        res = fn(*args)
     except A.LayoutError as e:
         return NOT_A_FUNCTION if "CuTe would print" in str(e) else "refused"
     except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
         return f"error: {type(e).__name__}: {e}"
+    if op in ("idx2crd", "crd2idx", "evaluate"):  # a coordinate or an index, in CuTe's notation
+        return tstr(res) if type(res) in (int, tuple) else str(res)
     if type(res) is tuple and len(res) == 2:  # local_tile / local_partition: (layout, offset of the first element)
         return f"{res[0]} @ {res[1]}"
     return str(res)
@@ -160,7 +163,7 @@ def refusal_message(case: dict) -> str:
     import algebra as A
 
     try:
-        getattr(A, case["op"])(*[to_py(a) for a in case["args"]])
+        (getattr(A, case["op"], None) or A.registry.get(case["op"]).fn)(*[to_py(a) for a in case["args"]])
     except A.LayoutError as e:
         return str(e)
     return ""
