@@ -242,3 +242,13 @@ def test_cell_menu_labels_widen_the_cells_and_back(page, live_server):
     assert page.evaluate(clipped) == 0 and float(page.evaluate(width)[:-2]) > float(before[:-2])
     page.select_option("#fig-grid-explorer select.cell-label", "value")
     assert page.evaluate(width) == before and page.evaluate(clipped) == 0
+
+
+def test_workbench_examples_take_one_row_per_group_on_a_phone(page, live_server):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/algebra?op=composition&a=(6,2):(8,2)&b=(4,3):(3,1)")
+    rows = page.eval_on_selector_all("#chips .presets", "ps => ps.map((p) => p.getBoundingClientRect().height)")
+    assert len(rows) >= 5 and max(rows) < 40, rows  # one line each (they wrapped to 3-5 lines)
+    page.locator("#chips a.chip", has_text="raked product").click()  # a chip past the edge still scrolls in and loads
+    wait_js(page, "document.querySelector('#op-result') !== null && location.search.includes('raked_product')")
+    assert page.evaluate(OVERFLOW_JS)["over"] <= 0
