@@ -178,7 +178,7 @@ class PageCacheMiddleware:
 
     Post-conditions: a hit sends the same status, headers and body the page route sent for that key; only 200
     answers without ``Set-Cookie`` and at most ``max_entry`` bytes are stored; the cache holds at most ``max_bytes``
-    of bodies and headers (least recently used out first)."""
+    of bodies, headers and query strings (least recently used out first)."""
 
     def __init__(self, app: ASGIApp, paths: tuple[str, ...], max_bytes: int = 16 << 20,
                  max_entry: int = 2 << 20) -> None:
@@ -221,4 +221,5 @@ class PageCacheMiddleware:
             body = b"".join(chunks)
             entry = ({"type": "http.response.start", "status": start["status"],
                       "headers": list(start.get("headers", ()))}, body)
-            self.cache.put(key, entry, len(body) + sum(len(n) + len(v) for n, v in entry[0]["headers"]) + 200)
+            size = len(body) + sum(len(n) + len(v) for n, v in entry[0]["headers"]) + len(key[1]) + 200  # key too
+            self.cache.put(key, entry, size)

@@ -188,3 +188,18 @@ def test_a_pasted_tma_call_keeps_its_minus_signs(client):
     r = client.post("/api/solve/tma", json={"call": TMA_CALL.replace("{4096, 4096}", "{-1, 4096}") % "64, 64"})
     assert r.status_code == 200 and r.json()["global_dim"] == [-1, 4096] and r.json()["valid"] is False
     assert any(c["text"].startswith("globalDim[0] = -1 must be in") for c in r.json()["checks"])
+
+
+def test_the_page_cache_counts_the_query_string(client):
+    """A rendered page is cached under its query string: a 50 KB query string with a 10 KB error page was counted as
+    10 KB, so the 16 MB cache could hold several times that in keys."""
+    from app.middleware import PageCacheMiddleware
+
+    client.get("/healthz")
+    node = client.app.middleware_stack
+    while not isinstance(node, PageCacheMiddleware):
+        node = node.app
+    before = node.cache.bytes
+    r = client.get("/", params={"layout": "(4,8):(8,1)", "pad": "x" * 50_000})
+    assert r.status_code == 200
+    assert node.cache.bytes - before >= 50_000 + len(r.content)
