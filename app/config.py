@@ -5,6 +5,8 @@ from __future__ import annotations
 #: Caps applied to every request (the algebra itself is symbolic and uncapped).
 MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerated
 MAX_DEPTH = 6               # nesting depth of a shape
+MAX_MODES = 64              # leaves (modes, counted leaf by leaf) of one op argument: an op explains itself mode by
+                            # mode, and 900 modes were 13,500 steps (1.3 MB, a second) for one divide
 MAX_CELLS = 65_536          # cells rendered in one grid
 MAX_TEXT = 4_000            # characters of one layout / op argument
 MAX_NESTING = 32            # parentheses / brackets nested in one typed layout, coordinate or tiler

@@ -13,7 +13,7 @@ from algebra.explain import derive
 from algebra.inttuple import flatten
 from algebra.memo import bounded
 from algebra.registry import Op
-from app.config import MAX_CELLS, MAX_DEPTH, MAX_TEXT
+from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import pow2_text
@@ -62,7 +62,18 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
         bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if a.kind == "shape" else []
         if bad:  # as the layout parser says it (idx2crd by a 0 divided by zero)
             raise LayoutError(f"{a.name}: shape entries must be positive integers, got {bad[0]}")
+        if _leaves(x) > MAX_MODES:
+            raise LayoutError(f"{a.name}: {_leaves(x)} modes (counted leaf by leaf) exceeds the cap of {MAX_MODES}")
     return [_check_caps(x, a.name) for x, a in zip(parsed, op.args, strict=False)]
+
+
+def _leaves(x: Any) -> int:
+    """The leaves of an argument: of a layout's shape, summed over a tiler's or a tuple's entries."""
+    if isinstance(x, tuple):
+        return sum(_leaves(e) for e in x)
+    if hasattr(x, "shape") and callable(x):
+        return len(flatten((x.layout_b if hasattr(x, "layout_b") else x).shape))
+    return 1
 
 
 #: Arguments (by position) that must have integer strides: the op divides or takes remainders of them, which a
