@@ -168,7 +168,7 @@ def test_tile_of_a_coordinate_layout_answers_its_coordinate_offset(client, op, a
     ("zipped_divide", ["Sw<3,3,3>", "<2:1, 4:1>"], "A"),
     ("nullspace", ["Sw<3,3,3>"], "A"),
     ("local_tile", ["Sw<3,3,3>", "<2:1, 4:1>", "(1,1)"], "A"),
-    ("logical_product", ["(2,2):(1,2)", "Sw<3,3,3>"], "B"),
+    ("logical_product", ["Sw<3,3,3>", "6:1"], "A"),
     ("upcast", ["Sw<3,3,3>", "2"], "A"),
 ])
 def test_a_bare_swizzle_where_a_layout_goes_is_named(client, op, args, field):
@@ -179,10 +179,11 @@ def test_a_bare_swizzle_where_a_layout_goes_is_named(client, op, args, field):
     assert r.json()["detail"].startswith(f"{field}: Sw<3,3,3> is a swizzle, not a layout"), r.json()["detail"]
 
 
-def test_composition_still_takes_a_bare_swizzle_first(client):
+def test_ops_that_take_a_bare_swizzle_still_do(client):
     r = run(client, "composition", "Sw<3,3,3>", "(8,64):(64,1)")
     assert r.status_code == 200
     assert r.json()["result"] == "Sw<3,3,3> o 0 o (8,64):(64,1)"
+    assert run(client, "right_inverse", "Sw<3,3,3>").json()["result"] == "Sw<3,3,3>"  # a swizzle is its own inverse
 
 
 @pytest.mark.parametrize(("op", "args", "detail"), [

@@ -54,9 +54,6 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
     with guard(op.name):
         parsed = registry.parse_args(op, list(texts))
     for k, (x, a) in enumerate(zip(parsed, op.args, strict=False)):
-        if isinstance(x, A.Swizzle) and op.name not in BARE_SWIZZLE_OPS:
-            raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
-                              f"{x} o (8,64):(64,1))")
         if k in INT_STRIDES_ONLY.get(op.name, ()) and hasattr(x, "shape") and not _int_strides(x):
             raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as 1@0")
         bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if a.kind == "shape" else []
@@ -87,9 +84,6 @@ def _int_strides(x: Any) -> bool:
     return all(isinstance(d, int) for d in flatten(lay.stride))
 
 
-#: Ops that take a bare swizzle Sw<B,M,S> as an argument (composition(Sw, L) builds a swizzled layout); every
-#: other op takes layouts and refuses one by name.
-BARE_SWIZZLE_OPS = frozenset({"composition"})
 
 
 @dataclass
@@ -134,7 +128,7 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     parsed = parse_args(op, args)
     try:
         with guard(name):
-            result, raw = derive(name, *parsed)
+            result, raw = _derive(op, parsed)
     except LayoutError as exc:
         exc.refused = True  # the op itself refused these (well-formed) arguments: a lesson, not a typo
         exc.parsed = parsed
@@ -148,6 +142,21 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     text = _value_str(result) if op.result == "value" else str(result)
     return OpResult(op=name, args=[_arg_str(p, a.kind) for p, a in zip(parsed, op.args, strict=False)],
                     result=text, steps=steps, spec=op, parsed=parsed, cpp=cpp, dsl=dsl, offset=offset)
+
+
+def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
+    """``derive(op, *parsed)``; where the engine fails on a bare swizzle Sw<B,M,S> (an op that takes layouts; some
+    take a swizzle: composition, the inverses), the refusal names the argument instead of the engine's error."""
+    try:
+        return derive(op.name, *parsed)
+    except (LayoutError, RecursionError):
+        raise
+    except Exception:
+        for x, a in zip(parsed, op.args, strict=False):
+            if isinstance(x, A.Swizzle):
+                raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
+                                  f"{x} o (8,64):(64,1))") from None
+        raise
 
 
 def _arg_text(a: Any) -> str:
