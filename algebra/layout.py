@@ -226,19 +226,34 @@ def make_layout_row_major(shape_: Any) -> Layout:
 
 
 def make_ordered_layout(shape_: Any, order: Any) -> Layout:
-    """Compact layout whose strides follow ``order`` (smaller order = smaller stride), CuTe's ``compact_order``."""
+    """Compact layout whose strides follow ``order`` (smaller order = smaller stride), CuTe's ``compact_order``.
+
+    ``order`` may be coarser than the shape (one entry for a whole mode, laid out column-major inside). Each entry
+    starts at the product of the sizes of the entries with a smaller order, so equal orders start at the same stride
+    (they overlap, as in CuTe)."""
     s = it.check_shape(shape_)
-    fs, fo = it.flatten(s), it.flatten(order)
-    if len(fs) != len(fo):
-        raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)}")
-    strides = []
-    for k, o in enumerate(fo):
+
+    def like(sh: Any, o: Any) -> Any:  # CuTe's product_like(shape, order)
+        if is_tuple(o):
+            if not is_tuple(sh) or len(sh) != len(o):
+                raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)}")
+            return tuple(like(a, b) for a, b in zip(sh, o, strict=True))
+        if not is_int(o):
+            raise LayoutError(f"order {it.to_str(order)}: entries must be integers")
+        return it.product(sh)
+
+    ref_shape, ref_order = it.flatten(like(s, order)), it.flatten(order)
+
+    def go(sh: Any, o: Any) -> Any:
+        if is_tuple(o):
+            return tuple(go(a, b) for a, b in zip(sh, o, strict=True))
         start = 1
-        for j, o2 in enumerate(fo):
-            if o2 < o or (o2 == o and j < k):
-                start *= fs[j]
-        strides.append(0 if fs[k] == 1 else start)
-    return Layout._raw(s, it.unflatten(tuple(strides), s))
+        for x, y in zip(ref_shape, ref_order, strict=True):
+            if y < o:
+                start *= x
+        return it.compact_col_major(sh, start)
+
+    return Layout._raw(s, go(s, order))
 
 
 def slice_layout(crd: Any, layout: Layout) -> Layout:

@@ -187,3 +187,15 @@ def test_idx2crd_past_the_end_extends_the_last_mode_as_cute() -> None:
     assert A.idx2crd(5, 1) == 5
     assert A.idx2crd((1, 5), (3, (2, 3))) == (1, (1, 2))
     assert all(A.crd2idx(A.idx2crd(i, (3, (2, 3))), (3, (2, 3))) == i for i in range(200))
+
+
+def test_make_ordered_layout_as_cute_compact_order() -> None:
+    """CuTe's answers (tests/oracle/data/corpus_e*.json): equal orders start at the same stride, and an order entry
+    may stand for a whole mode (column-major inside it)."""
+    assert str(A.make_ordered_layout((2, 3), (0, 0))) == "(2,3):(1,1)"
+    assert str(A.make_ordered_layout((4, (2, 3)), (1, (0, 0)))) == "(4,(2,3)):(6,(1,1))"
+    assert str(A.make_ordered_layout(((2, 3), 4), (1, 0))) == "((2,3),4):((4,8),1)"
+    assert str(A.make_ordered_layout((2, 3, 4), (5, 1, 3))) == "(2,3,4):(12,1,3)"
+    assert str(A.tile_to_shape(A.parse("(2,2):(1,2)"), (4, 6), (1, 1))) == "((2,2),(2,3)):((1,4),(2,4))"
+    with pytest.raises(LayoutError, match="does not match"):
+        A.make_ordered_layout((2, 3), (0, (1, 2)))

@@ -158,11 +158,26 @@ def gen_plain(rng: random.Random, op: str) -> dict:
         if op == "evaluate":
             return {"op": op, "args": [L if rng.random() < 0.85 else identity_layout(rng), crd]}
         return {"op": op, "args": [crd, cc.tstr(shape)]}
+    if op == "make_ordered_layout":  # orders with ties, and orders coarser than the shape
+        return {"op": op, "args": [cc.tstr(shape), cc.tstr(_order(rng, shape))]}
+    if op == "tile_to_shape":
+        blk = edge_layout(rng, 16, kind=rng.choice(["compact", "perm", "zero"]))
+        bshape, _ = cc.split_layout(blk)
+        bm = [cc.prod(m) for m in (bshape if isinstance(bshape, tuple) else (bshape,))]
+        tgt = tuple(m * rng.choice([1, 2, 3]) for m in bm)
+        tgt += tuple(rng.choice([1, 2]) for _ in range(rng.choice([0, 1])))
+        return {"op": op, "args": [blk, cc.tstr(tgt), cc.tstr(tuple(rng.choice([0, 1, 1, 2]) for _ in tgt))]}
     if op in ("upcast", "downcast"):
         return {"op": op, "args": [L, rng.choice([1, 2, 2, 4, 4, 8, 16])]}
     if op == "recast_layout":
         return {"op": op, "args": [L, rng.choice(BITS), rng.choice(BITS)]}
     raise ValueError(op)
+
+
+def _order(rng: random.Random, shape: Any, depth: int = 0) -> Any:
+    if isinstance(shape, tuple) and (depth == 0 or rng.random() < 0.5):
+        return tuple(_order(rng, m, depth + 1) for m in shape)
+    return rng.choice([0, 1, 1, 2, 3, 5])
 
 
 def _natural(rng: random.Random, shape: Any) -> Any:
@@ -198,7 +213,7 @@ PLAIN_OPS = ["right_inverse", "left_inverse", "nullspace", "filter_zeros", "coal
              "composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "tile_unzip",
              "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
              "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout", "local_tile",
-             "local_partition", "idx2crd", "crd2idx", "evaluate"]
+             "local_partition", "idx2crd", "crd2idx", "evaluate", "make_ordered_layout", "tile_to_shape"]
 SWIZZLE_OPS = ["right_inverse", "left_inverse", "max_common_vector", "max_common_layout", "composition_sw",
                "upcast", "downcast", "recast_layout", "flat_product", "tile_unzip", "nullspace", "filter_zeros",
                "swizzled_tiler", "swizzled_tiler", "swizzle_swizzle", "complement_sw"]
