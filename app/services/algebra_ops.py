@@ -53,9 +53,7 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
             raise LayoutError(f"{arg.name}: {len(t):,} characters exceeds the cap of {MAX_TEXT:,}")
     with guard(op.name):
         parsed = registry.parse_args(op, list(texts))
-    for k, (x, a) in enumerate(zip(parsed, op.args, strict=False)):
-        if k in INT_STRIDES_ONLY.get(op.name, ()) and hasattr(x, "shape") and not _int_strides(x):
-            raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as 1@0")
+    for x, a in zip(parsed, op.args, strict=False):
         bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if a.kind == "shape" else []
         if bad:  # as the layout parser says it (idx2crd by a 0 divided by zero)
             raise LayoutError(f"{a.name}: shape entries must be positive integers, got {bad[0]}")
@@ -71,12 +69,6 @@ def _leaves(x: Any) -> int:
     if hasattr(x, "shape") and callable(x):
         return len(flatten((x.layout_b if hasattr(x, "layout_b") else x).shape))
     return 1
-
-
-#: Arguments (by position) that must have integer strides: the op divides or takes remainders of them, which a
-#: coordinate stride (1@0) does not have.
-INT_STRIDES_ONLY: dict[str, tuple[int, ...]] = {"upcast": (0,), "downcast": (0,), "recast_layout": (0,),
-                                                 "local_partition": (1,)}
 
 
 def _int_strides(x: Any) -> bool:
@@ -146,7 +138,8 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
 
 def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
     """``derive(op, *parsed)``; where the engine fails on a bare swizzle Sw<B,M,S> (an op that takes layouts; some
-    take a swizzle: composition, the inverses), the refusal names the argument instead of the engine's error."""
+    take a swizzle: composition, the inverses) or on basis strides (1@0) where it needs integers, the refusal names
+    the argument instead of the engine's error."""
     try:
         return derive(op.name, *parsed)
     except (LayoutError, RecursionError):
@@ -156,6 +149,10 @@ def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
             if isinstance(x, A.Swizzle):
                 raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
                                   f"{x} o (8,64):(64,1))") from None
+        for x, a in zip(parsed, op.args, strict=False):
+            if hasattr(x, "shape") and callable(x) and not _int_strides(x):
+                raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as "
+                                  "1@0") from None
         raise
 
 
