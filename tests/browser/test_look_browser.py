@@ -252,3 +252,12 @@ def test_workbench_examples_take_one_row_per_group_on_a_phone(page, live_server)
     page.locator("#chips a.chip", has_text="raked product").click()  # a chip past the edge still scrolls in and loads
     wait_js(page, "document.querySelector('#op-result') !== null && location.search.includes('raked_product')")
     assert page.evaluate(OVERFLOW_JS)["over"] <= 0
+
+
+def test_narrow_hover_card_appears_only_with_a_cell(page, live_server):
+    page.set_viewport_size({"width": 768, "height": 900})
+    page.goto(f"{live_server.url}/?layout=(128,128):(128,1)")
+    assert not page.locator("#hover-explorer").is_visible()  # no hint card over the grid's last rows
+    page.hover(cell("grid-explorer", 1, 4))
+    assert page.locator("#hover-explorer").is_visible()
+    assert page.inner_text("#hover-explorer").startswith("L(513) = 132")
