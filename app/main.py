@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
@@ -153,6 +153,10 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     @app.get("/healthz", tags=["meta"])
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
         return {"ok": True}
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:  # pages carry an empty inline icon; a fragment opened on its own asks for this
+        return Response(status_code=204, headers={"Cache-Control": "public, max-age=86400"})
 
     for name in ROUTERS:
         try:

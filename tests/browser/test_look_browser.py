@@ -27,6 +27,7 @@ BIG = {
     "drills-progress": "/drills/progress",
     "drills-whiteboard": "/drills/whiteboard",
     "lab": "/lab",
+    "lab-history": "/lab/history",  # a fragment opened on its own: no page head, so the browser asks for /favicon.ico
 }
 # the page's own width beyond the window, and the outermost elements that stick out (for the failure message)
 OVERFLOW_JS = """() => {
