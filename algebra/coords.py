@@ -21,7 +21,7 @@ def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
     the last mode is not wrapped, so a coordinate past the end extends along it)."""
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):
-            raise LayoutError(f"coordinate {show(crd)} does not match shape {show(shape)}")
+            raise LayoutError(f"coordinate {show(crd)} does not match shape {show(shape)} (mismatched ranks)")
         return tuple(_split(rec, c, s) for c, s in zip(crd, shape, strict=True))
     if not is_int(crd):
         raise LayoutError(f"coordinate {crd!r} is not an integer")

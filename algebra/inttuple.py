@@ -280,7 +280,7 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
         stride = prefix_product(shape)
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):
-            raise LayoutError(f"coordinate {_s(crd)} does not match shape {_s(shape)}")
+            raise LayoutError(f"coordinate {_s(crd)} does not match shape {_s(shape)} (mismatched ranks)")
         total = 0
         for c, s, d in zip(crd, shape, stride, strict=True):
             total = total + crd2idx(c, s, d)
@@ -311,7 +311,7 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         return _idx2crd_cute(idx, shape)
     if is_tuple(idx):
         if not is_tuple(shape) or len(idx) != len(shape):
-            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)}")
+            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
         if stride is None:
             return tuple(idx2crd(i, s) for i, s in zip(idx, shape, strict=True))
         return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride, strict=True))
@@ -329,7 +329,7 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
 def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
     if is_tuple(idx):
         if not is_tuple(shape) or len(idx) != len(shape):
-            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)}")
+            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
         return tuple(_idx2crd_cute(i, s) for i, s in zip(idx, shape, strict=True))
     if not is_tuple(shape):
         return idx
