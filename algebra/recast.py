@@ -82,7 +82,7 @@ def downcast(layout: Layout, n: int) -> Layout:
         raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
     if hasattr(layout, "layout_b"):
         return _swizzled(layout, n, False)
-    if 1 not in it.flatten(layout.stride) and -1 not in it.flatten(layout.stride):
+    if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 
     def go(s, d):

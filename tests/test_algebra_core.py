@@ -199,3 +199,10 @@ def test_make_ordered_layout_as_cute_compact_order() -> None:
     assert str(A.tile_to_shape(A.parse("(2,2):(1,2)"), (4, 6), (1, 1))) == "((2,2),(2,3)):((1,4),(2,4))"
     with pytest.raises(LayoutError, match="does not match"):
         A.make_ordered_layout((2, 3), (0, (1, 2)))
+
+
+def test_downcast_needs_a_plus_one_stride_as_cute() -> None:
+    """CuTe's has_int1: a -1 stride alone is not "adjacent elements" (corpus_neg1.json)."""
+    with pytest.raises(LayoutError, match="stride-1"):
+        A.downcast(A.parse("(1,3):(-1,12)"), 4)
+    assert str(A.downcast(A.parse("(2,3):(1,-2)"), 2)) == "(4,3):(1,-4)"

@@ -6,6 +6,7 @@ reaches rarely or never.
   and Layout cotargets; composition with tuple tilers mixing ints, ``_`` and nested lists;
 - products of layouts with zero strides; ``flat_product``, ``tile_unzip``, ``nullspace``, ``filter_zeros``,
   ``max_common_layout``, ``upcast`` / ``downcast`` / ``recast_layout``;
+- negative strides now and then (arbitrary-stride layouts);
 - coordinate layouts (scaled-basis strides ``k@i``) through composition, the divides, coalesce and filter;
 - swizzled layouts through the ops the plain swizzle generator leaves out: the inverses, ``max_common_vector`` /
   ``max_common_layout`` (either side swizzled), ``composition(Layout, Swizzle)``, the recasts.
@@ -277,7 +278,11 @@ def gen_cases(seed: int, n: int, swizzled: float = 0.3) -> list[dict]:
         elif k < swizzled + 0.08:
             case = gen_basis(rng)
         else:
-            case = gen_plain(rng, rng.choice(PLAIN_OPS))
+            cc.SCALE["neg"] = 0.4 if rng.random() < 0.1 else 0.0  # negative strides in arbitrary-stride layouts
+            try:
+                case = gen_plain(rng, rng.choice(PLAIN_OPS))
+            finally:
+                cc.SCALE["neg"] = 0.0
         k = cc.key(case)
         if k not in seen and cc.fits_int32(case):
             seen.add(k)
