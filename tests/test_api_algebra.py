@@ -201,3 +201,17 @@ def test_arguments_the_op_cannot_take_are_refused_by_name(client, op, args, deta
     assert r.status_code == 422
     assert r.json()["detail"].startswith(detail), r.json()["detail"]
     assert "cannot evaluate" not in r.json()["detail"]
+
+
+@pytest.mark.parametrize(("op", "args", "would_be"), [
+    ("complement", ["(4,8):(-1,-4)"], "(-1,0):(1,-32)"),
+    ("logical_product", ["4:-1", "2:1"], "(4,(-1,-2)):(-1,(1,-4))"),
+])
+def test_a_result_with_a_negative_shape_is_refused(client, op, args, would_be):
+    """complement of a layout with negative strides answered (-1,0):(1,-32), a shape no layout has."""
+    r = run(client, op, *args)
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(f"{op}: not a layout: the result would be {would_be}, with the shape entry -1")
+    assert "has a negative one" in r.json()["detail"]
+    page = client.get("/algebra", params={"op": op, **dict(zip("ab", args, strict=True))})
+    assert page.status_code == 200 and "not a layout: the result would be" in page.text

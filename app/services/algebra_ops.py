@@ -121,6 +121,7 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     try:
         with guard(name):
             result, raw = _derive(op, parsed)
+        _check_shape(op, parsed, result[0] if op.result == "tile" else result)
     except LayoutError as exc:
         exc.refused = True  # the op itself refused these (well-formed) arguments: a lesson, not a typo
         exc.parsed = parsed
@@ -154,6 +155,21 @@ def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
                 raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as "
                                   "1@0") from None
         raise
+
+
+def _check_shape(op: Op, parsed: list[Any], result: Any) -> None:
+    """Never answer a layout whose shape has an entry below 1 (complement of a layout with negative strides came
+    back as (-1,0):(1,-32)): refuse, naming the op, the result it would be and the negative strides."""
+    inner = result.layout_b if hasattr(result, "layout_b") else result
+    bad = [s for s in flatten(inner.shape) if isinstance(s, int) and s < 1] if hasattr(inner, "shape") else []
+    if not bad:
+        return
+    neg = [f"{a.name} = {x}" for x, a in zip(parsed, op.args, strict=False)
+           if hasattr(x, "shape") and callable(x) and _int_strides(x)
+           and any(d < 0 for d in flatten((x.layout_b if hasattr(x, "layout_b") else x).stride))]
+    why = f"; it needs strides >= 0 and {' and '.join(neg)} has a negative one" if neg else ""
+    raise LayoutError(f"{op.name}: not a layout: the result would be {result}, with the shape entry {bad[0]} "
+                      f"(shape entries are positive){why}")
 
 
 def _arg_text(a: Any) -> str:
