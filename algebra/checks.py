@@ -215,6 +215,8 @@ def shows_cute(fn: Any) -> Any:
             from algebra.recorder import show
 
             text = ", ".join(show(a) for a in args)
+            if type(whole) is tuple:  # local_tile / local_partition: the tile and its first element's offset
+                whole = f"{whole[0]} at offset {whole[1]}"
             raise LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}") from None
 
     return wrapper

@@ -377,6 +377,7 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
 # --------------------------------------------------------------------------------------------- partitions
 
 
+@shows_cute
 def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
     """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
     offset of its first element. ``zipped_divide(L, tiler)(_, coord)``."""
@@ -398,6 +399,7 @@ def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
     return sub, off
 
 
+@shows_cute
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).

@@ -171,7 +171,7 @@ def refusal_message(case: dict) -> str:
 
 _INNER = re.compile(r"composition (\S+) o (\S+) is not a layout: .*?CuTe would print (.+?) here; at i = (\d+) that "
                     r"gives (-?\d+), but A\((?:B|Sw<[-\d,]+>)\((\d+)\)\) = A\((-?\d+)\) = (-?\d+)", re.S)
-_WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?: o \S+ o \S+)?)$", re.S)
+_WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?: o \S+ o \S+| at offset -?\d+)?)$", re.S)
 
 
 def confirm_not_a_function(case: dict) -> str:
@@ -194,7 +194,7 @@ def confirm_not_a_function(case: dict) -> str:
     if not (int(j) == i and y == x and 0 <= x < prod(a_s) and offset_at(a_s, a_d, x) == want and r_val == got != want):
         return f"the counterexample does not hold: {m.group(0)[-160:]}"
     w = _WHOLE.search(msg)
-    printed = w.group(1) if w else r
+    printed = w.group(1).replace(" at offset ", " @ ") if w else r
     if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
     return ""
