@@ -26,6 +26,7 @@ from algebra.errors import LayoutError
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
 ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
+FULL_CAP = 1 << 20  # above ENUM_CAP a sample is tried first; up to this size all of B is checked before refusing
 A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by point beyond
 
 
@@ -107,9 +108,9 @@ def _coords(shape: tuple) -> Any:
     return out
 
 
-def find_counterexample(a: Any, b: Any, r: Any) -> tuple | None:
+def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
-    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP``."""
+    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
     from algebra.layout import Layout, offsets, size
 
     size_a = size(a)
@@ -119,7 +120,7 @@ def find_counterexample(a: Any, b: Any, r: Any) -> tuple | None:
         return a_tab[x] if a_tab is not None else a(x)
 
     fs = it.flatten(b.shape)
-    picks = _coords(fs)
+    picks = None if exhaustive else _coords(fs)
     if picks is None:
         if _int_strides(b) and _int_strides(r):
             pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
@@ -158,13 +159,18 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     if min(it.flatten(r.shape)) <= 0:
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
     hit = find_counterexample(a, b, r)
+    n_b = it.product(it.flatten(b.shape))
+    if hit is None and ENUM_CAP < n_b <= FULL_CAP and why != "?":
+        hit = find_counterexample(a, b, r, exhaustive=True)  # the sample found nothing: settle it point by point
+        if hit is None:
+            return
     if hit is None:
         from algebra.layout import size
-        if it.product(it.flatten(b.shape)) <= ENUM_CAP or why == "?":
+        if n_b <= ENUM_CAP or why == "?":
             return  # every point checked (or no structure to blame): the printed layout is the function
         raise LayoutError(
             f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
-            f"confirm it is A o B (size(B) = {size(b)} is over the {ENUM_CAP}-point check)")
+            f"confirm it is A o B (size(B) = {size(b)} is over the {FULL_CAP}-point check)")
     i, x, ax, ri = hit
     if why == "?":
         why = "the result is not A o B"

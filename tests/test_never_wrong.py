@@ -142,3 +142,13 @@ def test_refusals_show_what_cute_prints_for_the_whole_op(op: str, args: tuple, c
     with pytest.raises(A.LayoutError) as again:  # the derivation refuses with the same text
         A.explain(op, *parsed)
     assert str(again.value) == msg
+
+
+def test_a_big_b_gets_a_counterexample_not_a_could_not_confirm() -> None:
+    """size(B) over the 2^16-point sample: before refusing, every point of B (up to 2^20) is checked, so a refusal
+    names a counterexample (this one was "could not confirm") and a composition that is A o B is answered."""
+    a, b = A.parse("(384,3):(1,768)"), A.parse("(128,64,128):(12,1,1)")
+    with pytest.raises(A.LayoutError) as e:
+        A.composition(a, b)
+    i, got = (int(x) for x in re.search(r"at i = (\d+) that gives (-?\d+)", str(e.value)).groups())
+    assert at(b, i) < A.size(a) and got != at(a, at(b, i))
