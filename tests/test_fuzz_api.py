@@ -206,6 +206,7 @@ PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/lab/jobs/{job_id}"): [],
     ("POST", "/lab/jobs/{job_id}/cancel"): [],
     ("GET", "/lab/history"): [],
+    ("GET", "/favicon.ico"): [],
 }
 #: htmx fragment targets the pages answer (HX-Target); "" is the whole page.
 TARGETS = ["", "result", "sectors", "tiled", "hopper", "copywalk", "mmawalk", "workbench"]
