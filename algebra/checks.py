@@ -203,26 +203,42 @@ def cute_would_print(fn: Any, *args: Any) -> Any:
 _WHOLE = re.compile(r"\. CuTe would print [a-z_]+\(.*$", re.S)
 
 
+def whole_refusal(fn: Any, args: tuple, err: LayoutError) -> LayoutError | None:
+    """``err`` (a refusal of an inner composition that is not ``A o B``) extended with what CuTe prints for the
+    whole call ``fn(*args)``: ``... CuTe would print fn(args) = R``; None when there is nothing to add (another kind
+    of refusal, CuTe refuses the call too, or the message already shows the whole answer)."""
+    msg = str(err)
+    if _UNCHECKED.get() or "CuTe would print" not in msg:
+        return None
+    whole = cute_would_print(fn, *args)
+    if whole is None or f"CuTe would print {whole} here" in msg:
+        return None
+    from algebra.recorder import show
+
+    text = ", ".join(show(a) for a in args)
+    if type(whole) is tuple:  # local_tile / local_partition: the tile and its first element's offset
+        whole = f"{whole[0]} at offset {whole[1]}"
+    return LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}")
+
+
 def shows_cute(fn: Any) -> Any:
-    """For an op built on composition (the divides, the products): a refusal because an inner composition is not
+    """For an op built on composition (composition with a tiler, local_tile, local_partition; the divides and
+    products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
     ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``."""
+    from algebra.layout import Layout
+
+    plain = fn.__name__ == "composition"
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
         try:
             return fn(*args)
         except LayoutError as err:
-            msg = str(err)
-            if _UNCHECKED.get() or "CuTe would print" not in msg:
+            if plain and type(args[0]) is Layout and type(args[1]) is Layout:
+                raise  # composition of two layouts: its message already shows what CuTe prints
+            new = whole_refusal(fn, args, err)
+            if new is None:
                 raise
-            whole = cute_would_print(fn, *args)
-            if whole is None or f"CuTe would print {whole} here" in msg:
-                raise  # CuTe refuses it later, or the message already shows the whole answer
-            from algebra.recorder import show
-
-            text = ", ".join(show(a) for a in args)
-            if type(whole) is tuple:  # local_tile / local_partition: the tile and its first element's offset
-                whole = f"{whole[0]} at offset {whole[1]}"
-            raise LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}") from None
+            raise new from None
 
     return wrapper

@@ -10,7 +10,7 @@ from functools import wraps
 from typing import Any
 
 from algebra import inttuple as it
-from algebra.checks import shows_cute
+from algebra.checks import shows_cute, whole_refusal
 from algebra.errors import LayoutError
 from algebra.fastpath import logical_divide_flat
 from algebra.inttuple import is_int, is_tuple
@@ -31,15 +31,21 @@ def through_swizzle(fn: Any) -> Any:
 
     @wraps(fn)
     def wrapper(layout: Any, *args: Any, **kwargs: Any) -> Any:
-        if hasattr(layout, "layout_b"):
-            rec = active()
-            if rec is None:
-                return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
-            rec.step(f"A = {layout}: {fn.__name__} its inner layout {layout.layout_b}; the swizzle stays outside")
-            res = layout.with_layout_b(nested(rec, fn, layout.layout_b, *args))
-            rec.step(f"put the swizzle back outside: {res}", res, kind="result")
-            return res
-        return fn(layout, *args, **kwargs)
+        try:
+            if hasattr(layout, "layout_b"):
+                rec = active()
+                if rec is None:
+                    return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
+                rec.step(f"A = {layout}: {fn.__name__} its inner layout {layout.layout_b}; the swizzle stays outside")
+                res = layout.with_layout_b(nested(rec, fn, layout.layout_b, *args))
+                rec.step(f"put the swizzle back outside: {res}", res, kind="result")
+                return res
+            return fn(layout, *args, **kwargs)
+        except LayoutError as err:  # an inner composition is not A o B: also say what CuTe prints for this call
+            new = None if kwargs else whole_refusal(wrapper, (layout, *args), err)
+            if new is None:
+                raise
+            raise new from None
 
     return wrapper
 
@@ -85,7 +91,6 @@ def _keep(layout: Any, rec: Any) -> Any:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
@@ -132,7 +137,6 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
@@ -165,7 +169,6 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
@@ -173,7 +176,6 @@ def tiled_divide(layout: Any, tiler: Any) -> Any:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
@@ -184,7 +186,6 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
@@ -252,7 +253,6 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), (repeat modes...))`` of ``logical_product``."""
@@ -260,7 +260,6 @@ def zipped_product(block: Any, tiler: Any) -> Layout:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
@@ -268,7 +267,6 @@ def tiled_product(block: Any, tiler: Any) -> Layout:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
     """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""
@@ -325,7 +323,6 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """Repeat ``block`` over ``tiler``, mode by mode: element (i, j) of block b is at ((i, b_i), (j, b_j)).
@@ -336,14 +333,12 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
 
 
 @memo
-@shows_cute
 @through_swizzle
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """Like blocked_product but the repeats interleave: each mode is ``(tiler mode, block mode)``."""
     return _rank_sensitive(block, tiler, raked=True)
 
 
-@shows_cute
 @through_swizzle
 def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout:
     """Repeat ``block`` (blocked_product) until it covers ``target_shape``; repeats run in ``order``
