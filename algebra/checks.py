@@ -131,14 +131,38 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
                 return i, x, a_of(x), y
         return None
     flat_b = Layout(tuple(fs), tuple(it.flatten(b.stride)))
+    b_of = _dot(it.flatten(b.stride)) if _int_strides(b) else flat_b
+    r_of = _offset_fn(r) if _int_strides(r) else r
+    index_of = _dot(it.flatten(it.prefix_product(fs)))
     for c in picks:
-        x = flat_b(c)
+        x = b_of(c)
         if type(x) is int and 0 <= x < size_a:
-            i = it.crd2idx(c, fs)
-            y = r(i)
+            i = index_of(c)
+            y = r_of(i)
             if a_of(x) != y:
                 return i, x, a_of(x), y
     return None
+
+
+def _dot(weights: tuple) -> Any:
+    """A flat coordinate -> its inner product with ``weights`` (a flat layout's offset, or its index)."""
+    return lambda c: sum(map(int.__mul__, c, weights))
+
+
+def _offset_fn(layout: Any) -> Any:
+    """Index ``i`` (``0 <= i < size``) -> ``layout(i)`` for a layout with int strides, through its flat modes: the
+    same value as ``layout(i)`` without re-checking the coordinate at every call."""
+    modes = list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
+    last = modes.pop()[1]
+
+    def at(i: int) -> int:
+        off = 0
+        for s, d in modes:
+            i, c = divmod(i, s)
+            off += c * d
+        return off + i * last
+
+    return at
 
 
 def _int_strides(layout: Any) -> bool:
