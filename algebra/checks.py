@@ -114,7 +114,7 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
     from algebra.layout import Layout, offsets, size
 
     size_a = size(a)
-    a_tab = offsets(a) if size_a <= A_TABLE_CAP and _int_strides(a) else None
+    a_tab = offsets(a) if size_a <= A_TABLE_CAP and int_strides(a) else None
 
     def a_of(x: int) -> Any:
         return a_tab[x] if a_tab is not None else a(x)
@@ -122,7 +122,7 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
     fs = it.flatten(b.shape)
     picks = None if exhaustive else _coords(fs)
     if picks is None:
-        if _int_strides(b) and _int_strides(r):
+        if int_strides(b) and int_strides(r):
             pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
         else:
             pairs = ((i, (b(i), r(i))) for i in range(it.product(fs)))
@@ -131,8 +131,8 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
                 return i, x, a_of(x), y
         return None
     flat_b = Layout(tuple(fs), tuple(it.flatten(b.stride)))
-    b_of = _dot(it.flatten(b.stride)) if _int_strides(b) else flat_b
-    r_of = _offset_fn(r) if _int_strides(r) else r
+    b_of = _dot(it.flatten(b.stride)) if int_strides(b) else flat_b
+    r_of = offset_fn(r) if int_strides(r) else r
     index_of = _dot(it.flatten(it.prefix_product(fs)))
     for c in picks:
         x = b_of(c)
@@ -149,7 +149,7 @@ def _dot(weights: tuple) -> Any:
     return lambda c: sum(map(int.__mul__, c, weights))
 
 
-def _offset_fn(layout: Any) -> Any:
+def offset_fn(layout: Any) -> Any:
     """Index ``i`` (``0 <= i < size``) -> ``layout(i)`` for a layout with int strides, through its flat modes: the
     same value as ``layout(i)`` without re-checking the coordinate at every call."""
     modes = list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
@@ -165,7 +165,7 @@ def _offset_fn(layout: Any) -> Any:
     return at
 
 
-def _int_strides(layout: Any) -> bool:
+def int_strides(layout: Any) -> bool:
     st = getattr(layout, "stride", None)
     return st is not None and all(type(v) is int for v in it.flatten(st))
 
@@ -178,7 +178,7 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     why = structural_failure(coalesced_a_shape, b.shape, b.stride)
     if why is None:
         return
-    if not _int_strides(b):
+    if not int_strides(b):
         return  # basis (E) strides select a mode of A: each is composed with that mode alone
     if min(it.flatten(r.shape)) <= 0:
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is

@@ -59,7 +59,8 @@ def _tiler_layout(t: Any, name: str = "B") -> Layout:
         if (rec := active()) is not None:
             rec.step(f"{name} = {t} stands for the layout {t}:1", Layout(t))
         return Layout(t)
-    raise LayoutError(f"not a tiler: {t!r}")
+    kind = "a swizzled layout" if hasattr(t, "layout_b") else type(t).__name__
+    raise LayoutError(f"not a tiler: {t} is {kind}; {name} must be a plain layout or a positive int here")
 
 
 def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
@@ -216,7 +217,7 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     with a new swizzle read off P at the bits of T that feed the swizzle. Post: ``R(a, j) == block(a)`` and
     ``R(0, j) == (A* o (Sw o T))(j)`` with ``A* = complement(block, size(block) * cosize(T))``; otherwise CuTe prints
     a layout that is not the product and this refuses (``LayoutError``: what CuTe prints, a counterexample)."""
-    from algebra.checks import checking, cute_would_print
+    from algebra.checks import checking, cute_would_print, int_strides, offset_fn
     from algebra.layout import size
     from algebra.swizzle import Swizzle, make_composed, make_swizzle
 
@@ -238,9 +239,12 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     res = make_composed(make_swizzle(new_y, new_z), 0, new)
     comp = _complement(block, it.product(block.shape) * cosize(t))
     n0 = it.product(block.shape)
+    fast = all(map(int_strides, (block, new, comp, t)))  # then each value is a flat dot product, not a checked call
+    new_of, block_of, comp_of, t_of = (offset_fn(x) if fast else x for x in (new, block, comp, t))
+    res_sw = getattr(res, "layout_a", lambda x: x)  # make_composed may drop an identity swizzle
     for i in range(min(size(new), 1 << 16) if checking() else 0):
         a, j = i % n0, i // n0
-        got, want = res(i), block(a) + comp(tiler(j))
+        got, want = res_sw(new_of(i)), block_of(a) + comp_of(sw(t_of(j)))
         if got != want:
             raise LayoutError(
                 f"logical_product({block}, {tiler}) is not a layout: the swizzle cannot move to the offsets of the "
