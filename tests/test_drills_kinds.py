@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from app.drills import gen_banks as G
 from app.drills.common import lstr
 from app.drills.core import Drill, generate, kinds
 from app.drills.formula import Formula
+from app.drills.gen_tv import percent
 
 SEEDS = range(int(os.environ.get("LAYOUTLAB_DRILL_SEEDS", "200")))
 KINDS = [k.kind for k in kinds()]
@@ -122,9 +124,10 @@ def key(d: Drill) -> str:
             return A.formula(A.parse_symbolic(x["layout"]), x["names"])
         return d.expected  # checked against the engine at bound values in test_drills_symbolic.py
     if d.kind == "sectors":
-        rep = C.partition_sectors(L(x["tv"]), 4, memory=L(x["memory"]) if x["memory"] else None,
+        rep = C.partition_sectors(L(x["tv"]), x["element_bytes"], memory=L(x["memory"]) if x["memory"] else None,
                                   vector=x["vector"]).instructions[0]
-        return f"{rep.num_sectors}, {round(100 * rep.utilization, 1):g}%"
+        assert abs(rep.utilization - rep.bytes_used / (32 * rep.num_sectors)) < 1e-12
+        return f"{rep.num_sectors}, {percent(Fraction(100 * rep.bytes_used, 32 * rep.num_sectors))}"
     return d.expected  # a kind without an independent key here: its forms and wrong answers are still checked
 
 

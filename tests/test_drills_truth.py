@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from app.drills import algebra_cases as K
 from app.drills.common import static_spelling
 from app.drills.core import generate, kinds
 from app.drills.gen_defined import classify
+from app.drills.gen_tv import percent
 
 KINDS = [k.kind for k in kinds()]
 
@@ -140,15 +142,23 @@ def test_sector_keys_from_byte_addresses() -> None:
     for seed in range(150):
         d = generate("sectors", seed)
         tv, vec = A.parse(d.data["tv"]), d.data["vector"]
-        rows, cols = map(int, re.search(r"A (\d+)x(\d+) fp32", d.prompt).groups())
+        m = re.search(r"A (\d+)x(\d+) (fp32|fp16|fp64|int8) tile \((\d+)-byte elements\)", d.prompt)
+        rows, cols, eb = int(m[1]), int(m[2]), int(m[4])
+        assert eb == {"fp32": 4, "fp16": 2, "fp64": 8, "int8": 1}[m[3]] == d.data["element_bytes"], d.prompt
+        assert A.size(tv[0]) >= 32, d.prompt  # the prompt speaks of a full warp
         addrs = set()
-        for t in range(min(32, A.size(tv[0]))):
-            for v in range(vec):
-                idx = tv((t, v))
-                addrs.add(4 * (idx if d.data["memory"] is None else (idx % rows) * cols + idx // rows))
+        for t in range(32):
+            offs = [tv((t, v)) if d.data["memory"] is None else (tv((t, v)) % rows) * cols + tv((t, v)) // rows
+                    for v in range(vec)]
+            # one vector access: the values are consecutive in memory and naturally aligned
+            assert offs == list(range(offs[0], offs[0] + vec)) and offs[0] % vec == 0, d.prompt
+            addrs.update(eb * o for o in offs)
         sectors = {a // 32 for a in addrs}
-        util = round(100 * 4 * len(addrs) / (32 * len(sectors)), 1)
-        assert d.expected == f"{len(sectors)}, {util:g}%", d.prompt
+        util = Fraction(100 * eb * len(addrs), 32 * len(sectors))
+        assert d.expected == f"{len(sectors)}, {percent(util)}", d.prompt
+        shown = Fraction(d.expected.split(", ")[1][:-1])
+        exact = (util * 1000).denominator == 1  # 6.25%, 3.125% are shown exactly; 100/3 % as 33.3%
+        assert shown == util if exact else abs(shown - util) < Fraction(1, 20), d.prompt
 
 
 def test_bank_keys_from_offsets() -> None:

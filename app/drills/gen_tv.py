@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from fractions import Fraction
 
 import algebra as A
 from algebra import coalescing as C
@@ -99,52 +100,64 @@ def _sector_answer(answer: str) -> tuple[int, float, float]:
     return int(nums[0]), util, tol
 
 
+def percent(p: Fraction) -> str:
+    """``p`` percent as typed: exactly when it has at most 3 decimals (6.25%, 3.125%), else to one decimal (33.3%),
+    so that changing the last digit always gives a wrong utilization. Post-condition: ends with "%"."""
+    for k in range(4):
+        if (p * 10 ** k).denominator == 1:
+            return f"{p.numerator / p.denominator:.{k}f}%"
+    return f"{round(float(p), 1):g}%"
+
+
 @register("sectors", "Sector efficiency", "Count the 32-byte sectors one warp instruction touches for a thread "
           "partition of a tile, and its utilization (the 50 % / 100 % example and variations).", 11)
 def make_sectors(rng: random.Random, seed: int) -> Drill:
-    rows, cols = pick(rng, [(16, 8), (32, 8), (16, 16), (32, 4), (8, 16), (8, 32), (64, 4), (64, 8)])
+    rows, cols = pick(rng, [(16, 8), (32, 8), (16, 16), (32, 4), (8, 16), (8, 32), (64, 4), (64, 8), (32, 16),
+                            (16, 32), (4, 32), (32, 32), (8, 8), (16, 4), (4, 16)])
+    etype, eb = pick(rng, [("fp32", 4), ("fp32", 4), ("fp16", 2), ("fp16", 2), ("fp64", 8), ("int8", 1)])
     data_major = pick(rng, ["column", "column", "row"])
     tile = A.Layout((rows, cols))
     memory = None if data_major == "column" else A.make_layout_row_major((rows, cols))
     style = pick(rng, ["blocked", "thread", "thread"])
     vector = 1
     if style == "blocked":
-        bh, bw = pick(rng, [(2, 2), (4, 1), (1, 4), (2, 1)])
+        bh, bw = pick(rng, [b for b in [(2, 2), (4, 1), (1, 4), (2, 1), (1, 2), (4, 2), (2, 4), (8, 1), (1, 8)]
+                            if rows % b[0] == 0 and cols % b[1] == 0 and rows * cols >= 32 * b[0] * b[1]])
         d = A.zipped_divide(tile, (A.Layout(bh), A.Layout(bw)))
         tv = A.make_layout(d[1], d[0])
-        vector = pick(rng, [1, 2]) if bh * bw >= 2 else 1
+        widest = C.widest_vector(tv, eb, memory)
+        vector = pick(rng, [n for n in (1, 2, 4, 8) if n <= widest])
         nb = (rows // bh) * (cols // bw)
         how = (f"the tile is cut into {nb} blocks of {bh}x{bw} (numbered column-major) and thread t takes block t"
                + (f"; the warp is threads 0..31, so one instruction covers blocks 0..31 of the {nb}" if nb > 32
                   else ", one block per thread"))
     else:
-        tm, tn = pick(rng, [(t, 32 // t) for t in (32, 16, 8, 4, 2) if rows % t == 0 and cols % (32 // t) == 0])
+        tm, tn = pick(rng, [(t, 32 // t) for t in (32, 16, 8, 4, 2, 1) if rows % t == 0 and cols % (32 // t) == 0])
         order = pick(rng, ["column", "row"])
         thr = A.Layout((tm, tn)) if order == "column" else A.make_layout_row_major((tm, tn))
         d = A.zipped_divide(tile, (A.Layout(tm), A.Layout(tn)))
         tv = A.make_layout(A.composition(d[0], A.right_inverse(thr)), d[1])
         how = f"local_partition with a {order}-major {tm}x{tn} thread layout {thr}"
     try:
-        rep = C.partition_sectors(tv, 4, memory=memory, vector=vector)
+        rep = C.partition_sectors(tv, eb, memory=memory, vector=vector)
     except A.LayoutError:
         vector = 1
-        rep = C.partition_sectors(tv, 4, memory=memory, vector=1)
+        rep = C.partition_sectors(tv, eb, memory=memory, vector=1)
     first = rep.instructions[0]
     util = first.utilization
     addrs = first.byte_addresses
     want_s = first.num_sectors
-    what = "one 4-byte value per thread (value 0)" if vector == 1 else f"values 0..{vector - 1} of each thread as " \
-        f"one {4 * vector}-byte vector"
+    shown = percent(Fraction(100 * first.bytes_used, 32 * want_s))
+    what = f"one {eb}-byte value per thread (value 0)" if vector == 1 else f"values 0..{vector - 1} of each thread " \
+        f"as one {eb * vector}-byte vector"
     steps = [step("One warp instruction fetches every 32-byte sector any lane touches; utilization = bytes asked / "
                   "(32 x sectors)."),
              step(f"The partition as a TV layout (thread, value) -> tile index: {tv}.", tv),
-             step(f"Lanes 0..3 read byte addresses {addrs[:4]}...; {len(addrs)} lanes x {4 * vector} bytes = "
+             step(f"Lanes 0..3 read byte addresses {addrs[:4]}...; {len(addrs)} lanes x {eb * vector} bytes = "
                   f"{first.bytes_requested} bytes."),
              step(f"They fall in sectors {first.sectors[:8]}{'...' if want_s > 8 else ''}: {want_s} sectors, "
-                  f"{first.bytes_used} of {32 * want_s} bytes used = {round(100 * util, 1):g}%."),
+                  f"{first.bytes_used} of {32 * want_s} bytes used = {shown}."),
              step("Rule: the thread layout's fast mode should run along the contiguous direction of the data.")]
-
-    shown = f"{round(100 * util, 1):g}%"
 
     def grade(ans: str) -> Grade:
         s, u, tol = _sector_answer(ans)
@@ -155,8 +168,10 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
         return Grade.wrong(f"{' and '.join(wrong)} {'are' if len(wrong) > 1 else 'is'} wrong", items=items)
 
     return Drill("sectors", seed,
-                 f"A {rows}x{cols} fp32 tile is stored {data_major}-major. 32 threads (one warp) partition it: {how}. "
+                 f"A {rows}x{cols} {etype} tile ({eb}-byte elements) is stored {data_major}-major. 32 threads (one "
+                 f"warp) partition it: {how}. "
                  f"One instruction reads {what}. How many 32-byte sectors does it touch, and what is the utilization?",
                  "two numbers: sectors, utilization (e.g. 8, 50%)", f"{want_s}, {shown}", grade, steps,
                  [steps[0]["text"], steps[2]["text"]], variant=f"{style}/{data_major}/v{vector}").with_data(
-                     tv=str(tv), memory=None if memory is None else str(memory), vector=vector)
+                     tv=str(tv), memory=None if memory is None else str(memory), vector=vector,
+                     element_bytes=eb)
