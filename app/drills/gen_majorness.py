@@ -38,21 +38,28 @@ def classify(layout: Any) -> str:
 def make_majorness(rng: random.Random, seed: int) -> Drill:
     target = pick(rng, ["row", "row", "column", "column", "neither"])
     for _ in range(200):
-        style = pick(rng, ["plain", "plain", "hier", "hier", "strided"])
+        style = pick(rng, ["plain", "padded", "padded", "hier", "hier", "strided", "strided"])
         if style == "plain":
             layout = small_layout(rng)
+        elif style == "padded":
+            m, n = rng.randint(2, 8), rng.randint(2, 8)
+            pad = pick(rng, [0, 1, 2, 3, 4, 5, 8])
+            layout = A.Layout((m, n), (n + pad, 1)) if rng.random() < 0.5 else A.Layout((m, n), (1, m + pad))
         elif style == "hier":
-            m = pick(rng, [2, 3, 4])
-            a, b = pick(rng, [(2, 2), (2, 4), (4, 2), (2, 3), (3, 2)])
+            m = pick(rng, [2, 3, 4, 5, 6, 8])
+            a, b = pick(rng, [(2, 2), (2, 4), (4, 2), (2, 3), (3, 2), (3, 3), (2, 5), (5, 2)])
             if rng.random() < 0.6:
-                order: Any = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (0, (1, 2))])
+                order: Any = pick(rng, [(1, (0, 2)), (2, (0, 1)), (0, (1, 2)), (0, (2, 1)), (2, (1, 0)), (1, (2, 0))])
                 layout = ordered_layout((m, (a, b)), order)
             else:
-                order = pick(rng, [((0, 1), 2), ((1, 2), 0), ((0, 2), 1), ((2, 1), 0), ((1, 0), 2), ((0, 1), 2)])
+                order = pick(rng, [((0, 1), 2), ((1, 2), 0), ((0, 2), 1), ((2, 1), 0), ((1, 0), 2), ((2, 0), 1)])
                 layout = ordered_layout(((a, b), m), order)
         else:
-            m, n = pick(rng, [(4, 8), (4, 4), (8, 4), (2, 8), (8, 2), (4, 6), (6, 4)])
-            layout = A.Layout((m, n), pick(rng, [(2, 2 * m), (2 * n, 2), (n, 2), (1, 1), (n + 3, 1), (1, m + 5)]))
+            m, n = rng.randint(2, 8), rng.randint(2, 8)
+            k = pick(rng, [2, 3])
+            layout = A.Layout((m, n), pick(rng, [(k, k * m), (k * n, k), (n, k), (k, m), (1, 1), (n + 3, 1),
+                                                 (1, m + 5), (n - 1, 1), (1, m - 1), (0, 1), (1, 0), (n, 1),
+                                                 (1, m), (m * n, 1), (1, m * n)]))
         if classify(layout) == target:
             break
     want = classify(layout)
