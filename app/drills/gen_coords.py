@@ -166,6 +166,32 @@ def hier_layout(rng: random.Random) -> Any:
     return ordered_layout(shape, _like(shape, order))
 
 
+def formula_layout(rng: random.Random) -> Any:
+    """A layout for an index formula: a nested rank-2 layout (one or both modes split, e.g. ((2,3),(2,2))) laid out
+    in a random order, compact, with a padded pitch (its largest stride + 1..4) or all strides scaled by 2 or 3;
+    or a small_layout. Post-condition: at most 4 flat modes and 64 elements (48 when 4)."""
+    style = pick(rng, ["one", "one", "both", "both", "small"])
+    if style == "small":
+        return small_layout(rng)
+    if style == "one":
+        return hier_layout(rng) if rng.random() < 0.4 else _spread(rng, hier_layout(rng))
+    a, b, c, d = next(x for x in iter(lambda: [pick(rng, [2, 2, 3, 4]) for _ in range(4)], None)
+                      if x[0] * x[1] * x[2] * x[3] <= 48)
+    order = list(range(4))
+    rng.shuffle(order)
+    lay = ordered_layout(((a, b), (c, d)), ((order[0], order[1]), (order[2], order[3])))
+    return lay if rng.random() < 0.4 else _spread(rng, lay)
+
+
+def _spread(rng: random.Random, lay: Any) -> Any:
+    """``lay`` with its largest stride padded by 1..4, or every stride scaled by 2 or 3."""
+    strides = flat(lay.stride)
+    top = max(strides)
+    k, pad = pick(rng, [(1, 1), (1, 2), (1, 3), (1, 4), (2, 0), (3, 0)])
+    new = iter(k * d + (pad if d == top else 0) for d in strides)
+    return A.Layout(lay.shape, _like(lay.shape, list(new)))
+
+
 def idx_steps(layout: Any, x: int) -> list[dict[str, Any]]:
     """Splitting a 1-D coordinate mode by mode (mode 0 fastest), then the offset."""
     out = []
@@ -309,7 +335,7 @@ def _int_grade(answer: str, want: int) -> Grade:
 @register("index_formula", "Index formula", "Write the index formula of a (hierarchical) layout for its natural "
           "coordinate; graded by evaluating it on every coordinate.", 3)
 def make_formula(rng: random.Random, seed: int) -> Drill:
-    layout = hier_layout(rng) if rng.random() < 0.8 else small_layout(rng)
+    layout = formula_layout(rng)
     names = natural_names(layout.shape)
     vars_ = list(flat(names))
     expected = _engine_formula(layout, names)
