@@ -155,10 +155,12 @@ def test_transpose_fixes_the_shape_but_not_the_nesting() -> None:
     assert d.grade("(1, N)").correct and d.grade("T = ((N),(M)):((1),(N))").correct
     # same function on 1-D coordinates (the identity), but not an N x M view: rejected
     assert not d.grade("(M*N):(1)").correct and not d.grade("(M,N):(N,1)").correct
-    c = next(d for d in drills("transpose/row") if d.data["layout"].startswith("(6,4)"))
+    numeric = [(d, re.fullmatch(r"\((\d+),(\d+)\):\(\w+,1\)", d.data["layout"])) for d in drills("transpose/row")]
+    c, m, n = next((d, int(g[1]), int(g[2])) for d, g in numeric if g and int(g[2]) % 2 == 0 and int(g[2]) >= 4)
     ld = c.data["ld"]
-    assert c.grade(f"((2,2),6):((1,2),{ld})").correct  # mode 0 split: the question fixes only the top-level sizes
-    assert not c.grade(f"(2,2,6):(1,2,{ld})").correct
+    # mode 0 split: the question fixes only the top-level sizes
+    assert c.grade(f"((2,{n // 2}),{m}):((1,2),{ld})").correct
+    assert not c.grade(f"(2,{n // 2},{m}):(1,2,{ld})").correct
 
 
 def test_tiled_view_fixes_two_levels() -> None:

@@ -147,14 +147,23 @@ def grade_view(answer: str, want: Any, depth: int, binds: list[dict[str, int]], 
 def matrix(rng: random.Random, ld: str, symbolic_size: bool) -> tuple[str, str, str | int, str]:
     """A matrix in words and as a symbolic layout: (layout text, words, what ld must reach, major)."""
     major = pick(rng, ["row", "row", "column"])
+    sizes = [3, 4, 5, 6, 8, 12, 16]
     if symbolic_size:
+        if rng.random() < 0.3:  # one size a symbol, the other a number
+            if major == "row":
+                n = pick(rng, sizes)
+                return (f"(M,{n}):({ld},1)", f"an M x {n} row-major matrix with leading dimension {ld} ({ld} >= {n})",
+                        n, major)
+            m = pick(rng, sizes)
+            return (f"({m},N):(1,{ld})", f"{an(m)} {m} x N column-major matrix with leading dimension {ld} ({ld} >= "
+                    f"{m})", m, major)
         if rng.random() < 0.4:
             return ("(M,N):(N,1)", "an M x N matrix stored row-major with no padding", "N", "row") if major == "row" \
                 else ("(M,N):(1,M)", "an M x N matrix stored column-major with no padding", "M", "column")
         if major == "row":
             return f"(M,N):({ld},1)", f"an M x N row-major matrix with leading dimension {ld} ({ld} >= N)", "N", major
         return f"(M,N):(1,{ld})", f"an M x N column-major matrix with leading dimension {ld} ({ld} >= M)", "M", major
-    m, n = pick(rng, [(4, 8), (8, 4), (4, 6), (6, 4), (8, 8), (3, 5), (16, 8), (8, 16)])
+    m, n = pick(rng, sizes), pick(rng, sizes)
     if major == "row":
         return (f"({m},{n}):({ld},1)", f"{an(m)} {m}x{n} tile of a larger row-major matrix with leading dimension {ld} "
                 f"(rows {ld} elements apart, {ld} >= {n})", n, major)
@@ -198,10 +207,7 @@ def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
             words = (f"{an(a * b)} {a * b}x{m} tile of a column-major matrix with leading dimension {ld}, its rows "
                      f"split as ({a},{b})")
     else:
-        major = pick(rng, ["row", "column"])
-        text = "(M,N,B):(N,1,M*N)" if major == "row" else "(M,N,B):(1,M,M*N)"
-        words = f"B matrices of M x N, each {major}-major with no padding, stored one after another"
-        lead, names, ld, coord = None, ["i", "j", "b"], "", "(i,j,b)"
+        text, words, lead, names, ld, coord = _batched(rng, ld)
     sym = A.parse_symbolic(text)
     key = A.formula(sym, names)
     binds, ex = bindings(sym, ld, lead), example(sym, ld, lead)
@@ -221,6 +227,28 @@ def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
                  grids=[_grid(bound, f"Offsets with {at(ex)} (an example)")]).with_data(
                      layout=text, names=names, ld=ld, lead=lead),
                lambda ans, bb: grade_formula(ans, sym, names, bb), binds, ld, lead)
+
+
+def _batched(rng: random.Random, ld: str) -> tuple[str, str, str | int | None, list[str], str, str]:
+    """B matrices stored one after another: (layout text, words, lead, names, ld or "", coordinate). The matrices
+    are M x N (unpadded or with a leading dimension) or a fixed m x n; the batch mode comes last or first."""
+    major = pick(rng, ["row", "column"])
+    style = pick(rng, ["plain", "ld", "tile"])
+    if style == "plain":
+        shape, stride = "M,N", "N,1" if major == "row" else "1,M"
+        batch, lead, ld, words = "M*N", None, "", f"B matrices of M x N, each {major}-major with no padding"
+    elif style == "ld":
+        shape, stride = "M,N", f"{ld},1" if major == "row" else f"1,{ld}"
+        batch, lead = (f"{ld}*M", "N") if major == "row" else (f"{ld}*N", "M")
+        words = f"B matrices of M x N, each {major}-major with leading dimension {ld} ({ld} >= {lead})"
+    else:
+        m, n = pick(rng, [2, 3, 4, 6, 8]), pick(rng, [2, 3, 4, 6, 8])
+        shape, stride = f"{m},{n}", f"{n},1" if major == "row" else f"1,{m}"
+        batch, lead, ld, words = str(m * n), None, "", f"B tiles of {m}x{n}, each {major}-major with no padding"
+    words += ", stored one after another" + (f", matrix b starting at b*{batch}" if style == "ld" else "")
+    if rng.random() < 0.5:
+        return f"({shape},B):({stride},{batch})", words, lead, ["i", "j", "b"], ld, "(i,j,b)"
+    return f"(B,{shape}):({batch},{stride})", words, lead, ["b", "i", "j"], ld, "(b,i,j)"
 
 
 def _grid(bound: Any, title: str) -> Any:
@@ -291,8 +319,10 @@ def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:
 
 def _tiled(rng: random.Random, seed: int, ld: str) -> Drill:
     major = pick(rng, ["row", "row", "column"])
-    m, n = pick(rng, [(16, 16), (8, 32), (32, 8), (8, 16), (16, 8), (16, 16)])
-    tm, tn = pick(rng, [(t, u) for t in (2, 4, 8) for u in (2, 4, 8) if m // t >= 2 and n // u >= 2])
+    m, n = pick(rng, [(16, 16), (8, 32), (32, 8), (8, 16), (16, 8), (8, 8), (32, 32), (16, 32), (32, 16),
+                      (12, 16), (16, 12), (24, 8), (8, 24)])
+    tm, tn = pick(rng, [(t, u) for t in (2, 3, 4, 8) for u in (2, 3, 4, 8)
+                        if m % t == 0 and n % u == 0 and m // t >= 2 and n // u >= 2])
     gm, gn = m // tm, n // tn
     if major == "row":
         text, lead, stride = f"({m},{n}):({ld},1)", n, f"(({ld},1),({tm}*{ld},{tn}))"
