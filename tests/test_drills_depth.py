@@ -1,7 +1,7 @@
 """The drills go as deep as the seeds and avoid toy instances: every seed topic has a kind or variant, compositions
 never use an A that coalesces to n:1, products and MMA fragments vary, bank fixes need B < 5 or M > 0, majorness is
-balanced, the sector wording matches the tile, ill-posed compositions become their own drill, and the explain items
-are multiple choices with reasons."""
+balanced, the sector wording matches the tile, the widened kinds rarely repeat a prompt, ill-posed compositions become
+their own drill, and the explain items are multiple choices with reasons."""
 
 from __future__ import annotations
 
@@ -88,6 +88,16 @@ def test_tv_layouts_use_many_mma_fragments() -> None:
     layouts = {generate("tv_layout", s).data["tv"] for s in range(600)
                if generate("tv_layout", s).variant.startswith("mma")}
     assert len(layouts) > 20, len(layouts)
+
+
+def test_widened_kinds_rarely_repeat_a_prompt() -> None:
+    """Sectors (element sizes, block shapes, vector widths), majorness (pitches, nestings), symbolic (mixed sizes,
+    batches) and index formulas (two nested modes, padded or scaled strides): at least 80 % distinct in 300 seeds."""
+    for kind in ("sectors", "majorness", "symbolic", "index_formula"):
+        distinct = len({generate(kind, s).prompt for s in range(N)})
+        assert distinct >= 0.8 * N, (kind, distinct)
+    sizes = Counter(generate("sectors", s).data["element_bytes"] for s in range(N))
+    assert set(sizes) == {1, 2, 4, 8}, sizes
 
 
 def test_sector_wording_matches_the_tile() -> None:
