@@ -9,7 +9,24 @@
   function metaFor(grid) {
     const script = document.querySelector(`script.grid-meta[data-for="${grid.id}"]`);
     if (!script) return null;
-    if (!metaCache.has(script)) metaCache.set(script, JSON.parse(script.textContent));
+    if (!metaCache.has(script)) {
+      // a big grid's column tables may come short (app/services/grid.py GridView.meta_json): "j" for
+      // colCrd[j] = [String(j)], {f: [f0, f1, ...]} for colCrd[j] = ["(f0[digit 0],f1[digit 1],...)"] (j in mixed
+      // radix, digit 0 fastest), "t" for colOff[j] = [its one row's label]
+      const meta = JSON.parse(script.textContent);
+      const cols = Number(grid.dataset.cols);
+      if (meta.colCrd === "j") meta.colCrd = Array.from({ length: cols }, (_, j) => [String(j)]);
+      else if (meta.colCrd && meta.colCrd.f) {
+        const f = meta.colCrd.f;
+        meta.colCrd = Array.from({ length: cols }, (_, j) => {
+          const parts = [];
+          for (const fk of f) { parts.push(fk[j % fk.length]); j = Math.floor(j / fk.length); }
+          return [`(${parts.join(",")})`];
+        });
+      }
+      if (meta.colOff === "t") { const t = dataFor(grid).t[0]; meta.colOff = Array.from({ length: cols }, (_, j) => [t[j]]); }
+      metaCache.set(script, meta);
+    }
     return metaCache.get(script);
   }
 
@@ -289,8 +306,9 @@
   let generation = 0;
   const warm = (tile) => { fill(tile); tile.classList.replace("cold", "lazy"); };
 
-  // ---- deferred tiles: a big grid's cold tiles arrive empty (data-i0 = first row) with the cells as JSON
-  // (app/services/grid.py GridView.data_json); fill() writes the same markup the server writes for a warm tile.
+  // ---- deferred tiles: a big grid's cold tiles arrive empty (data-i0 = first row; data-h: column labels) with the
+  // cells as JSON (app/services/grid.py GridView.data_json); fill() writes the same markup the server writes for a
+  // warm tile.
   const dataCache = new WeakMap();
   function dataFor(grid) {
     const script = document.querySelector(`script.grid-data[data-for="${grid.id}"]`);
@@ -304,14 +322,24 @@
   }
 
   function fill(tile) {
-    if (tile.dataset.i0 === undefined || tile.firstChild) return;
+    const head = tile.dataset.h !== undefined;  // a cold tile of column labels
+    if ((tile.dataset.i0 === undefined && !head) || tile.firstChild) return;
     const grid = tile.closest(".grid");
     const d = grid && dataFor(grid);
     if (!d) return;
     const i0 = Number(tile.dataset.i0), j0 = Number(tile.dataset.j);
     const rows = Number(grid.dataset.rows), cols = Number(grid.dataset.cols);
-    const i1 = Math.min(rows, i0 + 16), j1 = Math.min(cols, j0 + 16);
+    const w = Number(tile.style.getPropertyValue("--w")) || 16;  // a grid of few rows has wider tiles
+    const i1 = Math.min(rows, i0 + 16), j1 = Math.min(cols, j0 + w);
     const out = [];
+    if (head) {
+      for (let j = j0; j < j1; j++) {
+        const label = d.ch ? esc(d.ch[j]) : j;
+        out.push(d.cl[j] ? `<span class="l${d.cl[j]}">${label}</span>` : `<span>${label}</span>`);
+      }
+      tile.innerHTML = out.join("");
+      return;
+    }
     for (let i = i0; i < i1; i++) {
       out.push(d.rl[i] ? `<div class="gr t${d.rl[i]}" data-i="${i}">` : `<div class="gr" data-i="${i}">`);
       const t = d.t[i], c = d.c && d.c[i], m = d.cm;
@@ -330,7 +358,7 @@
     tile.dispatchEvent(new CustomEvent("layoutlab:filled", { bubbles: true }));  // grid-tools.js restyles it
   }
   // every tile of a grid filled (SVG export, thread isolation, find-in-page)
-  const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0]")) fill(t); };
+  const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0], .gt[data-h]")) fill(t); };
   window.layoutlabFillAll = fillAll;
   // for static/grid-tools.js (SVG export, zoom, cell menus)
   window.LayoutLab = { metaFor, cellsWhere, esc, fillAll, labelOf };

@@ -165,14 +165,18 @@ def fill_deferred(out: RenderedGrid, d: dict[str, Any]) -> None:
     """The cells a deferred tile gets from the grid's JSON (app/services/grid.py ``data_json``), as static/app.js
     ``fill`` writes them; cells already in the HTML are kept."""
     marks = {(i, j): c for i, j, c in d["m"]}
+    cl = {int(k): v for k, v in d["cl"].items()}  # only the non-zero levels travel
+    cols = len(d["t"][0]) if d["t"] else 0
+    for j in range(len(out.col_labels), cols):  # cold label tiles (data-h) arrive empty: the warm ones are a prefix
+        out.col_labels.append((d["ch"][j] if d["ch"] else str(j), {f"l{cl[j]}"} if cl.get(j) else set()))
     for i, row in enumerate(d["t"]):
         for j, t in enumerate(row):
             if (i, j) in out.cells:
                 continue
             c = t % d["cm"] if d["cm"] else d["c"][i][j] if d["c"] else None
             cls = set() if c is None else {f"p{c}" if c >= 0 else "x"}
-            if d["cl"][j]:
-                cls.add(f"l{d['cl'][j]}")
+            if cl.get(j):
+                cls.add(f"l{cl[j]}")
             if (i, j) in marks:
                 cls.add(marks[i, j])
             out.cells[i, j] = (str(t), cls)

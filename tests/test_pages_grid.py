@@ -19,7 +19,8 @@ def render(g: GridView) -> str:
 def test_every_cell_lands_at_its_row_and_column(read_grid, rows, cols):
     text = [[f"{i}.{j}" for j in range(cols)] for i in range(rows)]
     colour = [[(i * cols + j) % 33 - 1 for j in range(cols)] for i in range(rows)]
-    g = read_grid(render(GridView(id="g", rows=rows, cols=cols, text=text, colour=colour)), "g")
+    view = GridView(id="g", rows=rows, cols=cols, text=text, colour=colour)
+    g = read_grid(render(view), "g")
     assert g.text == text
     classes = g.classes
     for i in range(rows):
@@ -29,7 +30,8 @@ def test_every_cell_lands_at_its_row_and_column(read_grid, rows, cols):
     assert [t for t, _ in g.row_labels] == [str(i) for i in range(rows)]
     assert [t for t, _ in g.col_labels] == [str(j) for j in range(cols)]
     bands = -(-rows // BAND_ROWS)
-    assert len(g.tiles) == bands * -(-cols // TILE_COLS)
+    assert len(g.tiles) == bands * -(-cols // view.tile_cols)
+    assert view.tile_cols == (TILE_COLS if rows >= BAND_ROWS or not view.deferred else 256 // rows)
 
 
 def test_only_the_top_left_tiles_arrive_warm(read_grid):
@@ -74,3 +76,42 @@ def test_large_grid_renders_every_cell_and_the_cap_holds(client, read_grid):
     assert (g.rows, g.cols) == (256, 256) and g.text[255][255] == "65535"
     r = client.get("/", params={"layout": "(257,256):(256,1)"}, headers=HX)
     assert 'id="grid-explorer"' not in r.text and "65,536" in r.text
+
+
+@pytest.mark.parametrize("layout", ["65536:1", "(65536):(1)", "((256,256)):((1,256))"])
+def test_a_one_dimensional_grid_of_65536_cells_arrives_lazily(client, read_grid, layout):
+    """A 1 x 65,536 grid is sent as its first tile plus the cells as JSON (labels, hover tables short), like a
+    256 x 256 grid, and every cell, column label and boundary still reaches the page (static/app.js expands the
+    short tables; tests/browser/test_grid_web_browser.py hovers them)."""
+    import json
+    import re
+
+    r = client.get("/", params={"layout": layout})
+    assert r.status_code == 200
+    assert len(r.content) < 600_000, len(r.content)  # it was 3.3 MB (3.5 MB nested)
+    g = read_grid(r.text, "grid-explorer")
+    assert (g.rows, g.cols) == (1, 65536)
+    assert g.text[0] == [str(j) for j in range(65536)]
+    assert all(cls == ({f"p{j % 32}", "l1"} if "((" in layout and j and j % 256 == 0 else {f"p{j % 32}"})
+               for j, cls in enumerate(g.classes[0]))
+    assert [t for t, _ in g.col_labels] == [str(j) for j in range(65536)]
+    html_cells = len(re.findall(r'<div class="gr"[^>]*>', r.text))
+    assert html_cells == 1  # one warm tile; 255 empty ones filled from the JSON
+    meta = json.loads(re.search(r'class="grid-meta" data-for="grid-explorer">(.*?)</script>', r.text).group(1))
+    if "((" in layout:  # colCrd[j] == ["(j % 256,j // 256)"], sent as its two factor lists
+        assert meta["colCrd"] == {"f": [[str(k) for k in range(256)]] * 2}
+    else:  # colCrd[j] == [str(j)]
+        assert meta["colCrd"] == "j"
+    assert meta["colOff"] == "t"  # colOff[j] == [L(j)], the cell's own label
+
+
+def test_short_column_tables_are_exact():
+    from app.services.grid import _factors
+    from app.services.layouts import coord_texts
+
+    for shape in [(4, 3), ((2, 2), 3), (2, (3, 2), 2), (1, 4)]:
+        texts = coord_texts(shape)
+        f = _factors(texts)
+        assert f is not None and len(f) == len(shape)
+    assert _factors(["(0,0)", "(1,0)", "(0,1)", "(2,1)"]) is None  # not a product: sent in full
+    assert _factors(["0", "1"]) is None and _factors(["(0)", "(1)"]) is None

@@ -19,14 +19,18 @@ Markup (``i``: row, ``j``: column)::
 Cell (i, j) is child ``j - data-j`` of the ``.gr`` with ``data-i == i`` in the tile whose columns hold j.
 
 Big grids are sent compactly: a grid with cold tiles sends them empty (``<div class="gt cold" data-j data-i0>``)
-together with its cells as JSON (``data_json``: labels, colours, marks, boundary levels); static/app.js fills a tile
-with exactly the markup above when it warms. Three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
+together with its cells as JSON (``data_json``: labels, colours, marks, boundary levels, column labels), and its cold
+column-label tiles empty too (``<div class="gt cold" data-j data-h>``); static/app.js fills a tile with exactly the
+markup above when it warms. A deferred grid of fewer than BAND_ROWS rows has wider tiles (``tile_cols``), and its hover
+tables travel short where they repeat the page (``meta_json``): a 1 x 65,536 grid was 3.3 MB, now 0.44 MB.
+Three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
 elements to parse at every keystroke; now the first screenful is HTML and the rest arrives as ~1/4 of the bytes
 and is built while the page is idle.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -93,28 +97,43 @@ class GridView:
         """True when the grid has cold tiles: they are sent empty and filled from ``data_json`` by static/app.js."""
         return self.rows > WARM_ROWS or self.cols > WARM_COLS
 
+    @property
+    def tile_cols(self) -> int:
+        """Columns per tile: TILE_COLS, or for a deferred grid of fewer than BAND_ROWS rows as many more as keep a
+        tile near BAND_ROWS x TILE_COLS cells (a 1 x 65,536 grid is 256 tiles of 256, not 4,096 of 16)."""
+        if not self.deferred or self.rows >= BAND_ROWS:
+            return TILE_COLS
+        return TILE_COLS * (BAND_ROWS // max(1, self.rows))
+
     def data_json(self) -> Markup:
         """The cells as JSON for the client-side tile builder (safe inside ``<script type="application/json">``):
         ``{"t": labels by row, "c": palette index by row or null, "cm": 32 when the colour is the label mod 32
-        (then "c" is null), "m": [[i, j, class]], "rl": row levels, "cl": column levels}``."""
+        (then "c" is null), "m": [[i, j, class]], "rl" / "cl": {index: level} of the rows / columns whose boundary level
+        is not 0, "ch": the column labels, or null when column j is labelled j}``."""
         data = {"t": self.text, "c": None if self.colour_mod else self.colour, "cm": PALETTE if self.colour_mod else 0,
                 "m": [[i, j, c] for (i, j), c in self.marks.items()],
-                "rl": self.row_levels or [0] * self.rows, "cl": self.col_levels or [0] * self.cols}
+                "rl": _sparse(self.row_levels), "cl": _sparse(self.col_levels),
+                "ch": [str(x) for x in self.col_labels] if self.col_labels else None}
         return Markup(json.dumps(data, separators=(",", ":")).replace("<", "\\u003c"))
 
     def header(self) -> Markup:
-        """The column-label row: the corner above the row labels, then the labels in tiles of TILE_COLS (cold
-        beyond WARM_COLS, like the cells below them)."""
+        """The column-label row: the corner above the row labels, then the labels in tiles of ``tile_cols`` (cold
+        beyond WARM_COLS, like the cells below them; a deferred grid sends its cold ones empty, marked ``data-h``,
+        and static/app.js writes their labels from ``data_json``)."""
         labels = [escape(x) for x in self.col_labels] if self.col_labels else range(self.cols)  # digits: no escape
         lv = self.col_levels or [0] * self.cols
-        spans = [f'<span class="l{v}">{x}</span>' if v else f"<span>{x}</span>"
-                 for x, v in zip(labels, lv, strict=True)]
+        tc = self.tile_cols
         parts = ['<div class="gh"><span></span>']
-        for t0 in range(0, self.cols, TILE_COLS):
-            w = min(TILE_COLS, self.cols - t0)
+        for t0 in range(0, self.cols, tc):
+            w = min(tc, self.cols - t0)
             cold = " cold" if t0 >= WARM_COLS else ""
             width = f";--w:{w}" if w != TILE_COLS else ""
-            parts.append(f'<div class="gt{cold}" data-j="{t0}" style="--h:1{width}">{"".join(spans[t0:t0 + w])}</div>')
+            if cold and self.deferred:
+                parts.append(f'<div class="gt cold" data-j="{t0}" data-h style="--h:1{width}"></div>')
+                continue
+            spans = "".join(f'<span class="l{lv[j]}">{labels[j]}</span>' if lv[j] else f"<span>{labels[j]}</span>"
+                            for j in range(t0, t0 + w))
+            parts.append(f'<div class="gt{cold}" data-j="{t0}" style="--h:1{width}">{spans}</div>')
         parts.append("</div>")
         return Markup("".join(parts))
 
@@ -138,7 +157,7 @@ class GridView:
         return [f"{o}{_label(t)}</span>" for t, o in zip(row_text, plain, strict=True)]
 
     def body(self) -> Markup:
-        """Bands of BAND_ROWS rows, each with its row labels and its tiles of TILE_COLS columns (see the module
+        """Bands of BAND_ROWS rows, each with its row labels and its tiles of ``tile_cols`` columns (see the module
         docstring); tiles outside the first WARM_ROWS x WARM_COLS cells are cold."""
         clv = self.col_levels or [0] * self.cols
         rlv = self.row_levels or [0] * self.rows
@@ -146,6 +165,7 @@ class GridView:
         plain = [f'<span class="l{v}">' if v else "<span>" for v in clv]
         rlabels = self.row_labels or [str(i) for i in range(self.rows)]
         lazy = " lazy" if self.deferred else ""  # a big grid's warm tiles too skip layout while off screen
+        tc = self.tile_cols
         out: list[str] = []
         for b0 in range(0, self.rows, BAND_ROWS):
             h = min(BAND_ROWS, self.rows - b0)
@@ -159,8 +179,8 @@ class GridView:
             out.append("".join(f'<span class="t{rlv[i]}">{escape(rlabels[i])}</span>' if rlv[i] else
                                f"<span>{escape(rlabels[i])}</span>" for i in band))
             out.append("</div>")
-            for t0 in range(0, self.cols, TILE_COLS):
-                w = min(TILE_COLS, self.cols - t0)
+            for t0 in range(0, self.cols, tc):
+                w = min(tc, self.cols - t0)
                 cold = " cold" if b0 >= WARM_ROWS or t0 >= WARM_COLS else ""
                 style = f' style="--w:{w}"' if w != TILE_COLS else ""
                 if cold and self.deferred:  # filled by static/app.js from data_json
@@ -176,8 +196,66 @@ class GridView:
         return Markup("".join(out))
 
     def meta_json(self) -> Markup:
-        """The hover metadata as a JSON literal safe to embed in ``<script type="application/json">``."""
-        return Markup(json.dumps(self.meta, separators=(",", ":")).replace("<", "\\u003c"))
+        """The hover metadata as a JSON literal safe to embed in ``<script type="application/json">``.
+
+        A deferred grid's per-column tables are sent short where they repeat what the page has: ``"colCrd": "j"``
+        when ``colCrd[j] == [str(j)]`` for every column, ``{"f": [f0, f1, ...]}`` when every ``colCrd[j]`` is one
+        tuple ``"(a,b,...)"`` whose parts run through the lists fk mixed-radix, part 0 fastest (see ``_factors``),
+        ``"colOff": "t"`` when a one-row grid has ``colOff[j] == [text[0][j]]``; static/app.js ``metaFor`` expands
+        them (a 1-D grid of 65,536 cells: 1.2 MB -> 0.1 kB)."""
+        meta = self.meta
+        crd, off = meta.get("colCrd"), meta.get("colOff")
+        if self.deferred and isinstance(crd, list) and len(crd) == self.cols:
+            meta = dict(meta)
+            if all(len(c) == 1 and c[0] == str(j) for j, c in enumerate(crd)):
+                meta["colCrd"] = "j"
+            elif (f := _factors([c[0] for c in crd] if all(len(c) == 1 for c in crd) else [])) is not None:
+                meta["colCrd"] = {"f": f}
+            if (self.rows == 1 and isinstance(off, list) and len(off) == self.cols
+                    and all(len(o) == 1 and type(o[0]) is int and o[0] == t for o, t in zip(off, self.text[0],
+                                                                                                strict=True))):
+                meta["colOff"] = "t"
+        return Markup(json.dumps(meta, separators=(",", ":")).replace("<", "\\u003c"))
+
+
+def _parts(text: str) -> list[str] | None:
+    """The top-level parts of a tuple written ``"(a,b,...)"`` (parts may nest), or None when ``text`` is no tuple."""
+    if len(text) < 2 or text[0] != "(" or text[-1] != ")":
+        return None
+    if text.count("(") == 1:  # flat: the common case, at C speed
+        return text[1:-1].split(",")
+    parts, depth, start = [], 0, 1
+    for k, ch in enumerate(text[1:-1], start=1):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:-1])
+    return parts
+
+
+def _factors(texts: list[str]) -> list[list[str]] | None:
+    """Lists f0, f1, ... with ``texts[j] == "(" + ",".join(fk[digit k of j]) + ")"`` where the digits are j in mixed
+    radix (len(f0), len(f1), ...), digit 0 fastest; None when ``texts`` is not such a product (checked in full)."""
+    split = [_parts(t) for t in texts]
+    if len(texts) < 2 or split[0] is None or len(split[0]) < 2:
+        return None
+    n, stride, factors = len(texts), 1, []
+    for k in range(len(split[0])):
+        first = split[0][k + 1:]  # digit k rolls over where a later part first changes
+        size = next((m for m in range(1, n // stride) if (p := split[m * stride]) is None or p[k + 1:] != first),
+                    n // stride)
+        factors.append([p[k] if (p := split[m * stride]) is not None and len(p) > k else "" for m in range(size)])
+        stride *= size
+    if stride != n:
+        return None
+    rebuilt = ["(" + ",".join(reversed(p)) + ")" for p in itertools.product(*reversed(factors))]
+    return factors if rebuilt == texts else None
+
+
+def _sparse(levels: Sequence[int]) -> dict[str, int]:
+    """``{str(k): levels[k]}`` for the non-zero levels only (a 1-D grid of 65,536 columns has a handful)."""
+    return {str(k): v for k, v in enumerate(levels) if v}
 
 
 def _label(t: Any) -> str:

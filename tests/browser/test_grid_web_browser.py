@@ -133,3 +133,28 @@ def test_keyboard_moves_a_cursor_over_the_grid(page, live_server, screenshot):
     assert page.evaluate(f"document.querySelector('{target}').classList.contains('hl')")
     assert page.evaluate(IN_VIEW_JS, [target, "#fig-grid-explorer .gridwrap"])
     screenshot(page, "explorer-64x64-keyboard", full_page=False)
+
+
+def test_a_one_dimensional_grid_builds_its_far_tiles_and_hovers_them(page, live_server, screenshot):
+    """1 x 65,536 cells arrive as one warm tile of 256 plus JSON: the last tile, its column labels (with the
+    nested mode's boundary) and the hover card's coordinates are built on the page as they scroll near."""
+    page.goto(f"{live_server.url}/?layout=((256,256)):((1,256))")
+    assert page.locator("#grid-explorer .gk .gt").count() == 256
+    assert page.locator("#grid-explorer .gh .gt[data-h]").count() == 255  # labels too arrive empty
+    last = '#grid-explorer .gk .gt[data-j="65280"] > .gr[data-i="0"] > span:nth-child(256)'
+    scroll_wrap(page, "grid-explorer", "w.scrollWidth", "0")
+    wait_js(page, f"document.querySelector('{last}')?.closest('.gt').classList.contains('cold') === false")
+    assert page.locator(last).inner_text() == "65535"
+    head = '#grid-explorer .gh .gt[data-j="65280"] > span'
+    wait_js(page, f"document.querySelectorAll('{head}').length === 256")
+    assert page.inner_text(f"{head}:nth-child(256)") == "65535"
+    assert "l1" in page.get_attribute(f"{head}:nth-child(1)", "class")  # 65280 = 255 * 256: a boundary
+    page.hover(last)
+    card = page.inner_text("#hover-explorer")
+    assert "L(65535) = 65535" in card and "natural coordinate ((255,255))" in card, card
+    assert "mode 0: (255,255) → 65535" in card
+    page.hover('#grid-explorer .gk .gt[data-j="65280"] > .gr[data-i="0"] > span:nth-child(2)')
+    card = page.inner_text("#hover-explorer")
+    assert "L(65281) = 65281" in card and "natural coordinate ((1,255))" in card, card
+    screenshot(page, "explorer-1x65536-end", full_page=False)
+    assert not page.console_errors
