@@ -52,13 +52,12 @@ from algebra.ops import (
     nullspace,
     right_inverse,
 )
+from algebra.partition import local_partition, local_tile
 from algebra.products import (
     blocked_product,
     downcast,
     flat_divide,
     flat_product,
-    local_partition,
-    local_tile,
     logical_divide,
     logical_product,
     raked_product,

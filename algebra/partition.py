@@ -1,0 +1,69 @@
+"""CuTe's partitions of a layout by a tile: ``local_tile`` (one CTA's tile, CuTe's inner_partition) and
+``local_partition`` (one thread's elements, CuTe's outer_partition). Both divide first (zipped_divide), then fix
+one mode; each returns the sub-layout and the offset of its first element."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra import inttuple as it
+from algebra.checks import shows_cute
+from algebra.errors import LayoutError
+from algebra.inttuple import is_tuple
+from algebra.layout import Layout, slice_and_offset
+from algebra.products import _tiler_layout, zipped_divide
+from algebra.recorder import active, nested, show
+
+
+@shows_cute
+def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
+    """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
+    offset of its first element. ``zipped_divide(L, tiler)(_, coord)``."""
+    tiled = zipped_divide(layout, tiler)
+    s = it.wrap(tiled.shape)
+    r0, r1 = it.rank(s[0]), it.rank(s[1])
+    c0 = tuple(None for _ in range(r0)) if r0 > 1 else None
+    if is_tuple(coord):
+        if len(coord) > r1 or not is_tuple(s[1]):
+            raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
+                              f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
+        c1 = tuple(coord) + tuple(None for _ in range(r1 - len(coord))) if r1 > 1 else coord[0]
+    else:
+        c1 = coord
+    sub, off = slice_and_offset((c0, c1), tiled)
+    if (rec := active()) is not None:
+        rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off
+
+
+@shows_cute
+def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
+    """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
+    ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
+    Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
+    from algebra.layout import get_flat_coord
+
+    tile = _tiler_layout(tile)
+    nthr = it.product(tile.shape)
+    if not isinstance(index, int) or not 0 <= index < nthr:
+        raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
+                          f"{nthr} threads, so the index must be in 0..{nthr - 1}")
+    tiler = it.product_each(tile.shape)
+    crd = get_flat_coord(tile, index)
+    if is_tuple(crd) and len(crd) < len(tiler):
+        crd = crd + (None,) * (len(tiler) - len(crd))
+    rec = active()
+    if rec is not None:
+        rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
+                 f"{it.to_str(tiler)}")
+    tiled = nested(rec, zipped_divide, layout, tiler)
+    s = it.wrap(tiled.shape)
+    r1 = it.rank(s[1])
+    c1 = tuple(None for _ in range(r1)) if r1 > 1 else None
+    sub, off = slice_and_offset((crd, c1), tiled)
+    if rec is not None:
+        rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
+        rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off
