@@ -65,14 +65,9 @@ def _validation_detail(exc: RequestValidationError) -> str:
     return clip("; ".join(parts) or "invalid request")
 
 
-_PAGE_ERROR = """{% extends "base.html" %}{% block title %}Bad request{% endblock %}{% block content %}
-<h1>Bad request</h1><p class="msg error" role="alert">{{ detail }}</p>
-<p><a href="{{ back }}">Open {{ back }} with its defaults</a></p>{% endblock %}"""
-
-
 def _page_error(request: Request, detail: str):
     """A page route's refused query or form (422): the whole page with the reason (base.html), or for htmx only the
-    message, so a browser shows text, not JSON."""
+    message, so a browser shows text, not JSON (templates/error.html)."""
     from fastapi.responses import HTMLResponse
     from markupsafe import escape
 
@@ -81,7 +76,7 @@ def _page_error(request: Request, detail: str):
     if is_htmx(request):
         return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=422)
     back = "/" + request.url.path.strip("/").split("/")[0]
-    html = templates.env.from_string(_PAGE_ERROR).render(request=request, detail=detail, back=back)
+    html = templates.env.get_template("error.html").render(request=request, detail=detail, back=back)
     return HTMLResponse(html, status_code=422)
 
 
