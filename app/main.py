@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
+from app.budget import BudgetedRoute, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
 from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, PageCacheMiddleware, SecurityHeadersMiddleware
 
@@ -117,6 +118,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeadersMiddleware, docs=tuple(p for p in (app.docs_url, app.redoc_url) if p))
     app.state.embedded_worker = embedded_worker
+    app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     # CPU-bound handlers run in worker threads under one GIL: hand it over every 1 ms instead of 5 ms, so the event
     # loop (and a cheap request such as /healthz) waits for it at most a few ms while heavy requests run; and run at
     # most WORKER_THREADS of them at once (more only add GIL handovers: bench/web_load.py, ~10 % CPU per request)
@@ -132,6 +134,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(LayoutError)
     async def _layout_error(request: Request, exc: LayoutError):
+        if isinstance(exc, WorkCapError) and not request.url.path.startswith("/api/"):
+            return _page_error(request, clip(str(exc)))
         return JSONResponse({"detail": clip(str(exc))}, status_code=422)
 
     @app.exception_handler(RecursionError)
@@ -146,10 +150,12 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
 
     @app.get("/healthz", tags=["meta"])
+    @light
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
         return {"ok": True}
 
     @app.get("/favicon.ico", include_in_schema=False)
+    @light
     async def favicon() -> Response:  # pages carry an empty inline icon; a fragment opened on its own asks for this
         return Response(status_code=204, headers={"Cache-Control": "public, max-age=86400"})
 
@@ -162,6 +168,9 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
             raise
         app.include_router(module.router)
 
+    unbudgeted = unbudgeted_routes(app)
+    if unbudgeted:
+        raise RuntimeError(f"routes outside the work budget (use APIRouter(route_class=BudgetedRoute)): {unbudgeted}")
     startup = getattr(importlib.import_module("app.lifecycle"), "install", None) if _has("app.lifecycle") else None
     if startup:
         startup(app)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.budget import BudgetedRoute
 from app.schemas import AlgebraIn, AlgebraOut
 from app.services import overlay
 from app.services.algebra_ops import available_ops, run_op
 
-router = APIRouter(prefix="/api", tags=["algebra"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api", tags=["algebra"])
 
 
 @router.post("/algebra", response_model=AlgebraOut,

@@ -8,12 +8,13 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from algebra import LayoutError, atoms
+from app.budget import BudgetedRoute
 from app.schemas import AtomOut, AtomSummary, RequestBody
 from app.services import tiled as T
 from app.services import tv as S
 from app.services import walkthrough as W
 
-router = APIRouter(prefix="/api", tags=["atoms"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api", tags=["atoms"])
 
 
 @router.get("/atoms", response_model=list[AtomSummary])

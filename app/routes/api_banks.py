@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.budget import BudgetedRoute
 from app.schemas import BanksIn, BanksOut
 from app.services.banks import access_dict, analyze
 
-router = APIRouter(prefix="/api", tags=["banks"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api", tags=["banks"])
 
 
 @router.post("/banks", response_model=BanksOut,

@@ -8,11 +8,12 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
+from app.budget import BudgetedRoute
 from app.services import bench as S
 from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
 
-router = APIRouter(prefix="/api/bench", tags=["bench"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api/bench", tags=["bench"])
 
 
 def client_of(request: Request) -> str | None:

@@ -13,12 +13,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
+from app.budget import BudgetedRoute
 from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.schemas import RequestBody
 
-router = APIRouter(prefix="/api/drills", tags=["drills"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
 COOKIE_AGE = 365 * 86_400
 

@@ -7,10 +7,11 @@ import json
 from fastapi import APIRouter, Response
 
 from algebra.memo import bounded
+from app.budget import BudgetedRoute
 from app.schemas import LayoutIn, LayoutOut
 from app.services.layouts import describe_layout
 
-router = APIRouter(prefix="/api", tags=["layout"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api", tags=["layout"])
 
 
 @router.post("/layout", response_model=LayoutOut,

@@ -8,11 +8,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter
 from pydantic import ConfigDict, Field
 
+from app.budget import BudgetedRoute
 from app.config import MAX_TEXT
 from app.schemas import ExactInt, RequestBody
 from app.services import solver as S
 
-router = APIRouter(prefix="/api/solve", tags=["doctor"])
+router = APIRouter(route_class=BudgetedRoute, prefix="/api/solve", tags=["doctor"])
 
 
 class SolveIn(RequestBody):

@@ -16,11 +16,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, registry
+from app.budget import BudgetedRoute
 from app.services import overlay
 from app.services.algebra_ops import available_ops, input_grids, op_grids, run_op
 from app.templating import is_htmx, templates
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 PARAMS = ("a", "b", "c")
 HINTS = {"layout": "a layout, e.g. (4,8):(8,1)", "tiler": "a layout, an integer, or a tiler <2:1, 4:2>",

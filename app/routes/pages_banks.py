@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError
+from app.budget import BudgetedRoute
 from app.services import banks as S
 from app.templating import page_or_fragment
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
 def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:

@@ -11,13 +11,14 @@ from typing import Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.budget import BudgetedRoute
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.routes.api_drills import current_learner, set_learner_cookie
 from app.templating import is_htmx, templates
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
 def _learner(request: Request) -> tuple[str, bool]:

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError
+from app.budget import BudgetedRoute
 from app.services import presets
 from app.services.layouts import cells_by_offset, describe_layout, layout_grid
 from app.templating import page_or_fragment
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 DEFAULT = "(4,(2,4)):(2,(1,8))"
 
 

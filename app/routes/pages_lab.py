@@ -6,12 +6,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.budget import BudgetedRoute, light
 from app.routes.api_bench import address_of, client_of
 from app.services import bench as S
 from app.services.lab_clients import is_admin
 from app.templating import templates
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
 
 
@@ -68,6 +69,7 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
 
 
 @router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
+@light  # awaits the form (at most 1 MB, BodyLimitMiddleware), then one queue insert
 async def lab_submit(request: Request) -> HTMLResponse:
     form = {k: str(v) for k, v in (await request.form()).items()}
     error, job, status = None, None, 202

@@ -9,10 +9,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import atoms
+from app.budget import BudgetedRoute
 from app.services import solver as S
 from app.templating import templates
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
 @router.get("/doctor", response_class=HTMLResponse, include_in_schema=False)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 import algebra as A
 from algebra import LayoutError, atoms
+from app.budget import BudgetedRoute
 from app.services import code
 from app.services import hopper as H
 from app.services import tiled as T
@@ -18,7 +19,7 @@ from app.services import tv as S
 from app.services import walkthrough as W
 from app.templating import is_htmx, templates
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 #: every query parameter of the page and its default
 DEFAULTS: dict[str, str] = {

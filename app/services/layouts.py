@@ -13,6 +13,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.memo import BoundedCache
+from app.budget import cap_of, cell_kind, charge
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth
 from app.services import code
 from app.services.grid import GridView, boundary_levels, offset_colours
@@ -210,13 +211,16 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
         view.swizzle = str(layout.layout_a)
     view.cpp, view.dsl = code.layout_code(layout)
     view.formula = code.index_formula(layout)
-    if n > MAX_SIZE:
-        view.note = (f"size {pow2_text(n)} exceeds the enumeration cap of {pow2_text(MAX_SIZE)} cells: "
+    kind = cell_kind(layout)
+    cap = min(MAX_SIZE, cap_of(kind))  # fixed, so the view can be cached
+    if n > cap:
+        view.note = (f"size {pow2_text(n)} exceeds the enumeration cap of {pow2_text(cap)} {kind}s: "
                      "the table is not enumerated (scalar facts only)")
         return view
     if n > table_cap:
         view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
         return view
+    charge(kind, n, "layout table")
     _fill_table(view, layout)
     if n <= MAX_CELLS:
         _fill_hover(view, layout)

@@ -1,0 +1,304 @@
+"""One work budget for every request: estimated before the work, enforced behind it.
+
+Two halves, both here so that no route can forget either:
+
+- **Estimate** (``charge``). Before a service enumerates cells, searches a space or renders a picture, it charges the
+  estimate of that work, computed from the parsed input, against the request's budget of ``WORK_UNITS`` (units of
+  ``COST``: one integer cell enumerated is 1). Over the budget, ``charge`` raises ``WorkCapError`` (a LayoutError, so a
+  422) naming the cap, before any of the work starts.
+- **Hard limit** (``BudgetedRoute``). Every route of the app runs its handler under ``within_budget``: a watchdog
+  thread reads the handler thread's CPU clock and, past ``CPU_SECONDS``, raises ``WorkBudgetExceeded`` inside that
+  thread (``PyThreadState_SetAsyncExc``), which the route turns into a 422 that names the budget. So no request costs
+  much more than ``CPU_SECONDS`` of server CPU, whatever route it comes through, including routes added later:
+  ``app.main.create_app`` refuses to start with a route that is not a ``BudgetedRoute``. The watchdog also interrupts
+  the largest request when the process's resident memory passes ``RSS_BYTES``, and every request at shutdown.
+
+An interruption lands between two bytecodes of the handler, as any exception could; the watchdog holds it back while
+the thread runs inside the storage floor (``storage``, ``sqlite3``, ``psycopg``, ``redis``), so a transaction is
+never cut in half by it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import ctypes
+import functools
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi.routing import APIRoute
+
+from algebra import LayoutError
+
+#: Server CPU seconds one request's handler may use (LAYOUTLAB_CPU_BUDGET_S).
+CPU_SECONDS = float(os.environ.get("LAYOUTLAB_CPU_BUDGET_S", "0.6"))
+#: Resident memory of the whole process past which the heaviest request is interrupted (LAYOUTLAB_RSS_BUDGET_MB).
+RSS_BYTES = int(float(os.environ.get("LAYOUTLAB_RSS_BUDGET_MB", "1024")) * (1 << 20))
+#: Estimated work one request may charge, in units of COST.
+WORK_UNITS = 1 << 21
+#: Estimated cost of one piece of work, in units (one integer cell enumerated and listed is 1; measured ratios of
+#: ``bench/worst_routes.py``'s figures, rounded up).
+COST = {
+    "integer cell": 1,          # L(i) of an integer layout, listed in a table
+    "swizzled cell": 8,         # Sw o L(i): the swizzle's bit arithmetic on each offset
+    "coordinate cell": 64,      # L(i) of a layout with E() strides: a tuple per cell
+    "drawn cell": 8,            # one grid cell rendered into a page, with its hover data
+    "thread address": 16,       # one thread's byte address through the bank model
+    "search point": 64,         # one candidate of a search (a swizzle, a padding, a basis vector)
+    "rendered byte": 1,         # one byte of a rendered step, table or picture
+}
+#: The watchdog's tick (seconds).
+TICK = 0.02
+
+
+class WorkBudgetExceeded(BaseException):
+    """Raised inside a handler thread by the watchdog. A BaseException, so that ``except Exception`` in a service
+    cannot swallow it; ``within_budget`` turns it into ``WorkCapError``."""
+
+
+class WorkCapError(LayoutError):
+    """A request over its work budget (422): the message names the cap."""
+
+
+@dataclass
+class Budget:
+    """One request's budget. ``units`` is what it has charged; ``reason`` is set once the watchdog interrupted it."""
+    ident: int
+    clock: int
+    cpu_start: float
+    cpu_limit: float
+    units: int = 0
+    reason: str | None = None
+    fired_at: float = 0.0
+    charges: list[tuple[str, int]] = field(default_factory=list)
+
+    def cpu(self) -> float:
+        """CPU seconds the handler thread has used since the budget started (0.0 if its clock is gone)."""
+        try:
+            return time.clock_gettime(self.clock) - self.cpu_start
+        except OSError:
+            return 0.0
+
+
+_current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("layoutlab_budget", default=None)
+_lock = threading.Lock()
+_running: dict[int, Budget] = {}
+_watchdog: threading.Thread | None = None
+_SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store")
+
+
+def charge(kind: str, count: int, what: str) -> None:
+    """Charge ``count`` pieces of ``kind`` (a key of COST) for ``what`` to the current request's budget.
+
+    Post-condition: the request's charged units are at most WORK_UNITS, or WorkCapError was raised before the work
+    started, naming what was asked, how much and the cap. Outside a request (tests, the worker, the CLI) a charge
+    over WORK_UNITS on its own still raises: the caps mean the same everywhere."""
+    units = COST[kind] * max(0, int(count))
+    budget = _current.get()
+    used = budget.units if budget is not None else 0
+    if used + units > WORK_UNITS:
+        cap = WORK_UNITS // COST[kind]
+        raise WorkCapError(f"{what}: {count:,} {kind}s is over the work cap of {cap:,} {kind}s per request"
+                           + (f" ({used // COST[kind]:,} already used by this request)" if used else ""))
+    if budget is not None:
+        budget.units += units
+        budget.charges.append((what, units))
+
+
+def cell_kind(layout: Any) -> str:
+    """The COST key of enumerating ``layout``: "swizzled cell" for a ComposedLayout, "coordinate cell" for a layout
+    with E() (basis) strides, "integer cell" otherwise."""
+    if hasattr(layout, "layout_b"):
+        return "swizzled cell"
+    stride = layout.stride
+    stack = [stride]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, tuple):
+            stack.extend(s)
+        elif type(s) is not int:
+            return "coordinate cell"
+    return "integer cell"
+
+
+def cap_of(kind: str) -> int:
+    """How many pieces of ``kind`` one request may charge at most (a fixed figure: safe to cache decisions on)."""
+    return WORK_UNITS // COST[kind]
+
+
+def remaining(kind: str) -> int:
+    """How many pieces of ``kind`` the current request may still charge (the whole cap outside a request)."""
+    budget = _current.get()
+    return max(0, WORK_UNITS - (budget.units if budget is not None else 0)) // COST[kind]
+
+
+@contextmanager
+def within_budget(cpu_limit: float | None = None) -> Iterator[Budget]:
+    """Run the body under a fresh budget on this thread. Post-condition: the body ran to its end, or it used more
+    than ``cpu_limit`` (CPU_SECONDS) seconds of this thread's CPU and WorkCapError was raised; in either case no
+    interruption of this budget is pending on the thread afterwards."""
+    ident = threading.get_ident()
+    clock = time.pthread_getcpuclockid(ident)
+    budget = Budget(ident, clock, time.clock_gettime(clock), CPU_SECONDS if cpu_limit is None else cpu_limit)
+    token = _current.set(budget)
+    _start_watchdog()
+    try:
+        try:
+            with _lock:
+                _running[ident] = budget
+            yield budget
+        finally:
+            _release(budget)
+    except WorkBudgetExceeded:
+        raise WorkCapError(budget.reason or f"over the work budget of {budget.cpu_limit:g} s of server CPU "
+                           "per request") from None
+    finally:
+        _current.reset(token)
+
+
+def _release(budget: Budget) -> None:
+    """Deregister ``budget`` and drop an interruption the watchdog sent but the thread has not raised yet. An
+    interruption that lands while this runs is caught and the release retried, so it never escapes the budget."""
+    while True:
+        try:
+            with _lock:
+                if _running.get(budget.ident) is budget:
+                    del _running[budget.ident]
+                if budget.reason is not None:
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(budget.ident), ctypes.c_void_p(0))
+            return
+        except WorkBudgetExceeded:
+            continue
+
+
+def interrupt_all(reason: str) -> int:
+    """Interrupt every running request (at shutdown). Returns how many were interrupted."""
+    with _lock:
+        budgets = list(_running.values())
+        for b in budgets:
+            _fire(b, reason)
+    return len(budgets)
+
+
+def running() -> list[Budget]:
+    """The budgets of the requests running now (a copy)."""
+    with _lock:
+        return list(_running.values())
+
+
+def _fire(budget: Budget, reason: str) -> None:
+    """Raise WorkBudgetExceeded in the budget's thread (caller holds _lock). Re-sent every 0.2 s until it lands."""
+    now = time.monotonic()
+    if budget.reason is not None and now - budget.fired_at < 0.2:
+        return
+    budget.reason = budget.reason or reason
+    budget.fired_at = now
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(budget.ident), ctypes.py_object(WorkBudgetExceeded))
+
+
+def _in_storage(ident: int) -> bool:
+    """Whether the thread is running inside the storage floor now (an interruption waits for the next tick)."""
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name.startswith(_SHIELDED):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _rss() -> int:
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _watch() -> None:
+    while True:
+        time.sleep(TICK)
+        with _lock:
+            budgets = list(_running.values())
+        if not budgets:
+            continue
+        over_memory = RSS_BYTES > 0 and _rss() > RSS_BYTES
+        heaviest = max(budgets, key=lambda b: b.cpu()) if over_memory else None
+        for b in budgets:
+            cpu = b.cpu()
+            if cpu > b.cpu_limit:
+                reason = (f"over the work budget of {b.cpu_limit:g} s of server CPU per request "
+                          f"(LAYOUTLAB_CPU_BUDGET_S); ask for fewer cells, modes or candidates")
+            elif b is heaviest:
+                reason = (f"the server's memory passed its budget of {RSS_BYTES >> 20:,} MB "
+                          "(LAYOUTLAB_RSS_BUDGET_MB) while this request ran; ask for a smaller input")
+            else:
+                continue
+            if _in_storage(b.ident):
+                continue
+            with _lock:
+                if _running.get(b.ident) is b:
+                    _fire(b, reason)
+
+
+def _start_watchdog() -> None:
+    global _watchdog
+    if _watchdog is not None:
+        return
+    with _lock:
+        if _watchdog is None:
+            _watchdog = threading.Thread(target=_watch, name="layoutlab-budget", daemon=True)
+            _watchdog.start()
+
+
+def light(endpoint: Callable) -> Callable:
+    """Mark an ``async def`` endpoint as light: it runs on the event loop, where no interruption is safe, so it must
+    do O(1) work (a health check, a redirect) or only await I/O. Every other endpoint is a plain function."""
+    endpoint.__layoutlab_light__ = True
+    return endpoint
+
+
+def _budgeted(endpoint: Callable) -> Callable:
+    if asyncio.iscoroutinefunction(endpoint):
+        if not getattr(endpoint, "__layoutlab_light__", False):
+            raise TypeError(f"{endpoint.__module__}.{endpoint.__qualname__}: an async endpoint runs on the event "
+                            "loop, outside the work budget; make it a plain function, or mark it @light")
+        return endpoint
+
+    @functools.wraps(endpoint)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with within_budget():
+            return endpoint(*args, **kwargs)
+
+    run.__layoutlab_budgeted__ = True
+    return run
+
+
+class BudgetedRoute(APIRoute):
+    """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones)."""
+
+    def __init__(self, path: str, endpoint: Callable, **kwargs: Any) -> None:
+        super().__init__(path, _budgeted(endpoint), **kwargs)
+
+
+def api_routes(routes: list[Any]) -> Iterator[APIRoute]:
+    """Every APIRoute in ``routes``, including those of included routers (FastAPI keeps them in their router)."""
+    for r in routes:
+        inner = getattr(r, "original_router", None)
+        if inner is not None:
+            yield from api_routes(inner.routes)
+        elif isinstance(r, APIRoute):
+            yield r
+
+
+def unbudgeted_routes(app: Any) -> list[str]:
+    """``"METHOD path"`` of every API route of ``app`` that is not a BudgetedRoute (empty for a sound app)."""
+    return [f"{','.join(sorted(r.methods or ()))} {r.path}" for r in api_routes(app.routes)
+            if not isinstance(r, BudgetedRoute)]

@@ -1,0 +1,139 @@
+"""The one work budget (app.budget): every route runs under it, estimates refuse before the work, and the watchdog
+stops a handler that runs past its CPU budget, whatever the handler does."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import types
+
+import pytest
+from fastapi import APIRouter, FastAPI
+from fastapi.testclient import TestClient
+
+from app import budget
+from app.budget import BudgetedRoute, api_routes, WorkCapError, charge, unbudgeted_routes, within_budget
+from app.main import create_app
+
+
+def test_every_route_of_the_app_is_budgeted():
+    app = create_app()
+    assert unbudgeted_routes(app) == []
+    assert sum(isinstance(r, BudgetedRoute) for r in api_routes(app.routes)) >= 40
+
+
+def test_a_router_without_the_budget_stops_the_app_from_starting(monkeypatch):
+    mod = types.ModuleType("app.routes._forgot_budget")
+    mod.router = APIRouter()
+
+    @mod.router.get("/forgot")
+    def forgot() -> dict:
+        return {}
+
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    import app.main as main
+
+    monkeypatch.setattr(main, "ROUTERS", [*main.ROUTERS, mod.__name__])
+    with pytest.raises(RuntimeError, match="GET /forgot"):
+        main.create_app()
+
+
+def test_an_async_endpoint_must_be_marked_light():
+    router = APIRouter(route_class=BudgetedRoute)
+    with pytest.raises(TypeError, match="event loop"):
+        @router.get("/heavy")
+        async def heavy() -> dict:
+            return {}
+
+
+def _app_with(endpoint) -> TestClient:
+    app = FastAPI()
+    app.router.route_class = BudgetedRoute
+
+    @app.exception_handler(WorkCapError)
+    async def _cap(request, exc):
+        from fastapi.responses import JSONResponse
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    router = APIRouter(route_class=BudgetedRoute)  # through an included router, as every route of the app is
+    router.get("/work")(endpoint)
+    app.include_router(router)
+    return TestClient(app)
+
+
+def _spin_forever() -> dict:
+    x = 0
+    while True:
+        x += 1
+
+
+def _spin_and_swallow() -> dict:
+    while True:  # a service that catches Exception cannot swallow the interruption (a BaseException)
+        try:
+            sum(range(1000))
+        except Exception:  # noqa: BLE001
+            pass
+
+
+@pytest.mark.parametrize("endpoint", [_spin_forever, _spin_and_swallow])
+def test_a_handler_past_its_cpu_budget_is_stopped_with_a_4xx(endpoint, monkeypatch):
+    monkeypatch.setattr(budget, "CPU_SECONDS", 0.3)
+    client = _app_with(endpoint)
+    t0 = time.process_time()
+    r = client.get("/work")
+    spent = time.process_time() - t0
+    assert r.status_code == 422
+    assert "work budget of 0.3 s of server CPU" in r.json()["detail"]
+    assert spent < 1.0
+    assert budget.running() == []
+
+
+def test_no_interruption_leaks_into_the_next_request(monkeypatch):
+    """Handlers that end right at their budget, many times: the next request on the same threads never sees a
+    stray interruption."""
+    monkeypatch.setattr(budget, "CPU_SECONDS", 0.04)
+
+    def near_budget() -> dict:
+        t = time.thread_time()
+        while time.thread_time() - t < 0.035:
+            pass
+        return {"ok": True}
+
+    client = _app_with(near_budget)
+    codes = {client.get("/work").status_code for _ in range(30)}
+    assert codes <= {200, 422}
+    for _ in range(20):
+        assert client.get("/work").status_code in (200, 422)
+    t = time.thread_time()
+    while time.thread_time() - t < 0.3:  # this thread never ran a budget: nothing may land here
+        pass
+
+
+def test_charge_refuses_before_the_work_and_names_the_cap():
+    with within_budget():
+        charge("integer cell", 1 << 20, "layout table")
+        with pytest.raises(WorkCapError, match=r"over the work cap of 262,144 swizzled cells per request"):
+            charge("swizzled cell", 1 << 18, "swizzled table")
+    with pytest.raises(WorkCapError, match="coordinate cells"):
+        charge("coordinate cell", 1 << 20, "coordinate table")
+    charge("coordinate cell", 1 << 10, "outside a request a charge under the cap passes")
+
+
+def test_interrupt_all_stops_every_running_request(monkeypatch):
+    monkeypatch.setattr(budget, "CPU_SECONDS", 60.0)
+    results: list[int] = []
+
+    def run():
+        results.append(_app_with(_spin_forever).get("/work").status_code)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    while len(budget.running()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert budget.interrupt_all("the server is shutting down") == 3
+    for t in threads:
+        t.join(timeout=10)
+    assert results == [422, 422, 422]
