@@ -13,7 +13,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
 
 from app import budget
-from app.budget import BudgetedRoute, api_routes, WorkCapError, charge, unbudgeted_routes, within_budget
+from app.budget import BudgetedRoute, WorkCapError, api_routes, charge, unbudgeted_routes, within_budget
 from app.main import create_app
 
 
