@@ -134,25 +134,26 @@ def _flat_bits(shape: Any) -> list[int]:
     return out
 
 
-def _check_linear(f: Any, nbits: int, cols: list[int], what: str) -> None:
-    for x in range(1 << nbits):
-        want, y, j = 0, x, 0
-        while y:
-            if y & 1:
-                want ^= cols[j]
-            y >>= 1
-            j += 1
-        got = f(x)
-        if got != want:
-            raise LayoutError(f"{what} is not F2-linear: it maps {x} to {got}, but the XOR of its bit images is "
-                              f"{want} (strides whose bits overlap add with carries)")
+def _check_linear(values: list[int], cols: list[int], what: str) -> None:
+    """Post-condition: ``values[x]`` is the XOR of ``cols[j]`` over the set bits j of x, for every x < 2^len(cols)
+    (``values`` lists the map at x = 0, 1, ...); otherwise LayoutError names the first x where it is not. The XOR
+    images are built by doubling (x with its top bit set = x without it, XOR that bit's column): one list operation
+    per bit, not one evaluation per point."""
+    want = [0]
+    for c in cols:
+        want += [w ^ c for w in want]
+    if values == want:
+        return
+    x = next(i for i, (got, w) in enumerate(zip(values, want, strict=True)) if got != w)
+    raise LayoutError(f"{what} is not F2-linear: it maps {x} to {values[x]}, but the XOR of its bit images is "
+                      f"{want[x]} (strides whose bits overlap add with carries)")
 
 
 def from_cute(layout: Any) -> dict[str, Any]:
     """A layout with power-of-two shapes (a Swizzle composed on it counts) as F2 data: the forward map (in-dims
     dim0, dim1, ... -> out-dim ``offset``), and, when it is a bijection onto [0, 2^n), Triton's shared form
     (in-dim ``offset`` -> dim0, dim1, ...). LayoutError names the condition when the map is not F2-linear."""
-    from algebra.layout import Layout
+    from algebra.layout import Layout, offsets
 
     inner = getattr(layout, "layout_b", layout)
     if not isinstance(inner, Layout):
@@ -169,7 +170,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
     if n > MAX_BITS:
         raise LayoutError(f"layout: {n} coordinate bits is over the cap of {MAX_BITS}")
     cols = [int(layout(1 << j)) for j in range(n)]
-    _check_linear(lambda x: int(layout(x)), n, cols, f"{layout}")
+    _check_linear(offsets(layout), cols, f"{layout}")
     out_bits = max(cols, default=0).bit_length()
     forward = LinearLayout([(f"dim{i}", [[cols[sum(bits[:i]) + k]] for k in range(b)]) for i, b in enumerate(bits)],
                            [("offset", 1 << out_bits)])
@@ -197,6 +198,8 @@ def from_cute(layout: Any) -> dict[str, Any]:
 def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> LinearLayout:
     """A CuTe TV layout ((thread), (value)) -> column-major index in ``tile`` (e.g. (M, K)) as a distributed linear
     layout: register = value bits, lane = thread bits below log2(threads_per_warp), warp = the rest."""
+    from algebra.layout import offsets
+
     t_size, v_size = it.product(tv.shape[0]), it.product(tv.shape[1])
     tb, vb = _log2(t_size, "threads"), _log2(v_size, "values")
     outs = [_log2(s, "tile") for s in tile]
@@ -208,7 +211,7 @@ def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> Linea
     cols_t = [int(tv((1 << j, 0))) for j in range(tb)]
     cols_v = [int(tv((0, 1 << j))) for j in range(vb)]
     cols = cols_t + cols_v
-    _check_linear(lambda x: int(tv((x & (t_size - 1), x >> tb))), tb + vb, cols, f"TV layout {tv}")
+    _check_linear(offsets(tv), cols, f"TV layout {tv}")  # tv's 1-D index x is (x mod T, x div T)
     lw = _log2(threads_per_warp, "threads_per_warp")
     return LinearLayout([("register", [split(c) for c in cols_v]), ("lane", [split(c) for c in cols_t[:lw]]),
                          ("warp", [split(c) for c in cols_t[lw:]]), ("block", [])],
