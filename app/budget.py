@@ -41,15 +41,15 @@ from algebra import LayoutError
 CPU_SECONDS = float(os.environ.get("LAYOUTLAB_CPU_BUDGET_S", "0.6"))
 #: Resident memory of the whole process past which the heaviest request is interrupted (LAYOUTLAB_RSS_BUDGET_MB).
 RSS_BYTES = int(float(os.environ.get("LAYOUTLAB_RSS_BUDGET_MB", "1024")) * (1 << 20))
-#: Estimated work one request may charge, in units of COST.
-WORK_UNITS = 1 << 21
+#: Estimated work one request may charge, in units of COST (LAYOUTLAB_WORK_UNITS).
+WORK_UNITS = int(os.environ.get("LAYOUTLAB_WORK_UNITS", 1 << 21))
 #: Estimated cost of one piece of work, in units (one integer cell enumerated and listed is 1; measured ratios of
 #: ``bench/worst_routes.py``'s figures, rounded up).
 COST = {
     "integer cell": 1,          # L(i) of an integer layout, listed in a table
     "swizzled cell": 8,         # Sw o L(i): the swizzle's bit arithmetic on each offset
     "coordinate cell": 64,      # L(i) of a layout with E() strides: a tuple per cell
-    "drawn cell": 8,            # one grid cell rendered into a page, with its hover data
+    "drawn cell": 24,           # one grid cell rendered into a page (~44 bytes of HTML and JSON, hover data)
     "thread address": 16,       # one thread's byte address through the bank model
     "search point": 64,         # one candidate of a search (a swizzle, a padding, a basis vector)
     "rendered byte": 1,         # one byte of a rendered step, table or picture
@@ -65,6 +65,14 @@ class WorkBudgetExceeded(BaseException):
 
 class WorkCapError(LayoutError):
     """A request over its work budget (422): the message names the cap."""
+
+
+class ServerClosing(Exception):  # noqa: N818 - the state it reports, as CuTe's names do
+    """The server is shutting down (503): a running request was interrupted, or a new one was not started."""
+
+
+#: Set once by ``close``: from then on every budget starts interrupted, and running ones are interrupted.
+_closing: str | None = None
 
 
 @dataclass
@@ -88,7 +96,7 @@ class Budget:
 
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("layoutlab_budget", default=None)
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: close() may run in a signal handler
 _running: dict[int, Budget] = {}
 _watchdog: threading.Thread | None = None
 _SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store")
@@ -144,6 +152,8 @@ def within_budget(cpu_limit: float | None = None) -> Iterator[Budget]:
     """Run the body under a fresh budget on this thread. Post-condition: the body ran to its end, or it used more
     than ``cpu_limit`` (CPU_SECONDS) seconds of this thread's CPU and WorkCapError was raised; in either case no
     interruption of this budget is pending on the thread afterwards."""
+    if _closing is not None:
+        raise ServerClosing(_closing)
     ident = threading.get_ident()
     clock = time.pthread_getcpuclockid(ident)
     budget = Budget(ident, clock, time.clock_gettime(clock), CPU_SECONDS if cpu_limit is None else cpu_limit)
@@ -157,6 +167,8 @@ def within_budget(cpu_limit: float | None = None) -> Iterator[Budget]:
         finally:
             _release(budget)
     except WorkBudgetExceeded:
+        if _closing is not None and budget.reason == _closing:
+            raise ServerClosing(_closing) from None
         raise WorkCapError(budget.reason or f"over the work budget of {budget.cpu_limit:g} s of server CPU "
                            "per request") from None
     finally:
@@ -178,8 +190,22 @@ def _release(budget: Budget) -> None:
             continue
 
 
+def close(reason: str = "the server is shutting down") -> int:
+    """Begin shutdown: interrupt every running request and refuse new ones (ServerClosing, 503). Returns how many
+    were interrupted."""
+    global _closing
+    _closing = reason
+    return interrupt_all(reason)
+
+
+def reopen() -> None:
+    """Undo ``close`` (an app built again in the same process, as the tests do)."""
+    global _closing
+    _closing = None
+
+
 def interrupt_all(reason: str) -> int:
-    """Interrupt every running request (at shutdown). Returns how many were interrupted."""
+    """Interrupt every running request. Returns how many were interrupted."""
     with _lock:
         budgets = list(_running.values())
         for b in budgets:

@@ -137,3 +137,53 @@ def test_interrupt_all_stops_every_running_request(monkeypatch):
     for t in threads:
         t.join(timeout=10)
     assert results == [422, 422, 422]
+
+
+def test_sigterm_ends_the_server_within_seconds_with_heavy_work_in_flight(tmp_path):
+    """A real server with a generous budget (30 s) busy on a heavy explorer page exits within a few seconds of
+    SIGTERM: the request in flight is interrupted, not run to its end."""
+    import os
+    import signal
+    import socket
+    import subprocess
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, LAYOUTLAB_DATA=str(tmp_path), LAYOUTLAB_CPU_BUDGET_S="30", LAYOUTLAB_EMBEDDED_WORKER="0",
+               LAYOUTLAB_WORK_UNITS=str(1 << 30))  # estimates off: the page below then takes seconds
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--no-worker"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        answers: list[int] = []
+
+        def hit():  # 2^20 coordinate cells: tens of seconds of work with the estimates off
+            try:
+                answers.append(httpx.get(f"{url}/", params={"layout": "(1024,1024):(1@0,1@1)"}, timeout=60).status_code)
+            except httpx.HTTPError:
+                answers.append(-1)
+
+        t = threading.Thread(target=hit)
+        t.start()
+        time.sleep(1.0)  # the request is in flight, seconds from its end
+        assert not answers
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+        took = time.monotonic() - t0
+        t.join(timeout=5)
+        assert took < 5, f"the server took {took:.1f} s to exit"
+        assert answers and answers[0] in (503, -1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -38,6 +38,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from app.budget import charge
+
 PALETTE = 32
 #: Tile size: rows per band and columns per tile.
 BAND_ROWS = 16
@@ -87,6 +89,10 @@ class GridView:
     css: str = ""
     #: True when ``colour[i][j] == text[i][j] % PALETTE`` (offsets, banks): the JSON then leaves the colours out
     colour_mod: bool = False
+
+    def __post_init__(self) -> None:
+        """Every drawn grid is charged to the request's work budget (app.budget) before it is rendered."""
+        charge("drawn cell", self.rows * self.cols, f"grid {self.id}")
 
     @property
     def cells(self) -> int:
