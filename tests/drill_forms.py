@@ -102,8 +102,12 @@ def accepted(d: Any) -> list[str]:
     if d.kind == "defined":
         if e.startswith("stride, "):
             lay = e.split(", ", 1)[1]
-            return out + [f"Stride divisibility, {underscored(lay)}", f"stride; {lay}"]
-        return out + [{"defined": "yes", "shape": "shape divisibility"}[e]]
+            return out + [f"Stride divisibility, {underscored(lay)}", f"stride; {lay}",
+                          f"shape holds, stride fails: CuTe prints {lay}", f"the stride condition fails ({lay})"]
+        return out + {"defined": ["yes", "both hold", "shape: ok, stride: ok", "It's defined"],
+                      "shape": ["shape divisibility", "shape fails, stride holds", "the shape condition fails"],
+                      "shape and stride": ["both", "both fail", "stride and shape", "shape fails; stride fails",
+                                           "neither holds"]}[e]
     if d.kind == "banks" and d.variant == "formula":
         return out + [f"bank(r) = {e}", e.replace("mod", "%")]
     if d.kind == "sectors":
@@ -140,7 +144,8 @@ def rejected(d: Any) -> list[str]:
     elif d.kind == "defined" and d.variant.startswith("complement"):
         out = ["defined, 1:0"] if e == "overlap" else ["overlap", bump(e, -1)]
     elif d.kind == "defined":
-        out = [x for x in ("defined", "shape", "stride, 1:0") if not e.startswith(x.split(",")[0])]
+        out = [x for x in ("defined", "shape", "stride, 1:0", "both") if x.split(",")[0] != e.split(",")[0]
+               and not (x == "both" and e == "shape and stride")]
         if e.startswith("stride, "):
             out.append(bump(e, -1))
     elif is_layout_answer(d):

@@ -62,6 +62,25 @@ def vector(d: Any) -> str:
     return str(A.Layout(shape[0], stride[0]) if len(shape) == 1 else A.Layout(shape, stride))
 
 
+def stride_fails(a: Any, b: Any) -> bool:
+    """The stride condition of A o B for a one-mode B = n:d, by hand: a mode of the coalesced A (shape s) skipped
+    whole needs s | d; one stepped into with d < s needs d | s unless the elements still to take fit in it."""
+    shapes = A.flatten(A.coalesce(a).shape)
+    n, step = b.shape, b.stride
+    for s in (shapes if isinstance(shapes, tuple) else (shapes,))[:-1]:
+        if step >= s:
+            if step % s:
+                return True
+            step //= s
+            continue
+        if n <= -(-s // step):
+            return False
+        if s % step:
+            return True
+        n, step = n // (s // step), 1
+    return False
+
+
 def defined(d: Any) -> str:
     if d.variant.startswith("complement"):
         from app.drills.algebra_cases import check
@@ -79,7 +98,7 @@ def defined(d: Any) -> str:
     except A.LayoutError as err:
         msg = str(err).lower()
         if msg.startswith("shape divisibility"):
-            return "shape"
+            return "shape and stride" if stride_fails(a, b) else "shape"
         assert "stride divisibility" in msg, msg
         return f"stride, {d.expected.split(', ', 1)[1]}"  # what CuTe prints: from the engine's message
     if check_composition(a, b, r):

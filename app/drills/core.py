@@ -96,6 +96,30 @@ class Drill:
     table_shape: tuple[int, int] | None = None
     data: dict[str, Any] = field(default_factory=dict)
     mistakes: list[tuple[str, Callable[[str], bool], str | None]] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+
+    def with_example(self, *options: str) -> Drill:
+        """Fill ``{ex}`` in the answer format with an example answer that is not the key: of ``options`` (answers
+        about other layouts), starting at one the seed picks, the first this drill reads and grades wrong, preferring
+        one wrong in every part. Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
+        ValueError (a generator bug) when no option is a readable wrong answer."""
+        start = self.seed % len(options)
+        order = [options[(start + k) % len(options)] for k in range(len(options))]
+        fallback = None
+        for ex in order:
+            g = self.grade(ex)
+            if not g.readable or g.correct:
+                continue
+            parts = (g.items or []) + [c for row in (g.cells or []) for c in row]
+            if not any(parts):
+                fallback = ex
+                break
+            fallback = fallback or ex
+        if fallback is None:
+            raise ValueError(f"{self.kind}-{self.seed}: no example among {options} is a readable wrong answer")
+        self.answer_format = self.answer_format.replace("{ex}", fallback)
+        self.examples.append(fallback)
+        return self
 
     def with_data(self, **data: Any) -> Drill:
         """Attach the generator's inputs (CuTe notation / ints), so tests can recompute the key with the engine."""

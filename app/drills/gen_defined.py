@@ -1,12 +1,11 @@
-"""Drill kind ``defined``: "Is A o B defined? If not, which condition fails, and what would CuTe print?"
+"""Drill kind ``defined``: "Is A o B defined? Which of its two conditions fail, and what would CuTe print?"
 
 CuTe composes mode by mode of B = n:d through the coalesced A: skip d elements, then take n. Two conditions make
-that a layout: the *stride* condition (d divides the shape it steps through, or that shape divides d) and the
-*shape* condition (the n taken split into whole counts per mode). CuTe refuses a failed shape condition at compile
-time (a static_assert); where its checks cannot see a failed stride condition it compiles and prints a layout that
-is not A o B. The verdict comes from the engine (which refuses both, naming the condition) and, for the key, from
-an independent check R(i) = A(B(i)); a case the engine accepts but the check rejects is the stride case, with the
-engine's output as what CuTe prints.
+that a layout, the *stride* and the *shape* condition (app.drills.defined_conditions), and both can fail at once:
+the learner judges each, and each is graded. CuTe refuses a failed shape condition at compile time (a static_assert);
+where its checks cannot see a failed stride condition it compiles and prints a layout that is not A o B. The verdict
+is the condition-by-condition walk, and it must agree with the engine (which refuses a failed condition, naming it)
+and with an independent check R(i) = A(B(i)); the engine's output is what CuTe prints.
 """
 
 from __future__ import annotations
@@ -19,18 +18,14 @@ import algebra as A
 from app.drills import algebra_cases as K
 from app.drills.common import explain, pick, read_layout, static_spelling, step
 from app.drills.core import Drill, Grade, register
+from app.drills.defined_conditions import CONDITIONS_TEXT, Walk, read_claims, walk
 from app.drills.parsing import AnswerError, clean, parse_choice
 
-CHOICES = {"defined": ["yes", "defined", "it is defined", "it's defined", "is defined", "yes it is", "ok", "fine",
-                       "valid"],
-           "shape": ["shape divisibility", "shape condition", "shape divisibility condition", "no shape", "shape fails",
-                     "the shape condition fails", "no, shape"],
-           "stride": ["stride divisibility", "stride condition", "stride divisibility condition", "no stride",
-                      "stride fails", "the stride condition fails", "no, stride"]}
-RULE = ("A o B walks each mode n:d of B through the coalesced A: skip d elements (d must divide the shape it steps "
-        "through, or that shape must divide d: the stride condition), then take n (n must split into whole counts "
-        "per mode: the shape condition). CuTe refuses a failed shape condition at compile time; a failed stride "
-        "condition that its checks cannot see compiles and prints a layout that is not A o B.")
+RULE = ("A o B walks each mode n:d of B through the coalesced A: at each mode of A it skips d elements, then takes "
+        "what it can of n. Two conditions make that a layout, and each can fail on its own: " + CONDITIONS_TEXT + ". "
+        "CuTe refuses a failed shape condition at compile time, and a stride d that is neither a multiple of s nor "
+        "below it; a step below s that does not divide it passes its checks, so it compiles and prints a layout that "
+        "is not A o B.")
 _PRINT = re.compile(r"CuTe would print (\S+?) here")
 
 
@@ -54,46 +49,50 @@ def classify(a: Any, b: Any) -> tuple[str, Any, str]:
                          f"A(B({bad})) = A({b(bad)}) = {a(b(bad))}")
 
 
-def _draw(rng: random.Random, target: str) -> tuple[Any, Any, str, Any, str]:
-    for _ in range(400):
+def _draw(rng: random.Random, target: str) -> tuple[Any, Any, str, Any, Walk]:
+    """(A, B, verdict, what CuTe prints or "", the walk) for ``target`` in defined / shape / stride / both. The
+    engine's verdict and the condition-by-condition walk must agree; a verdict with a failed shape condition has a
+    one-mode B (the walk of one mode cannot hide a carry between modes)."""
+    for _ in range(600):
         a = K.rand_layout(rng, 2, 48)
         ca = A.coalesce(a)
         if A.rank(ca) < 2 and (not isinstance(ca.stride, int) or ca.stride in (0, 1)):
             continue
-        if 0 in A.flatten(a.stride):
+        if 0 in A.flatten(a.stride) or A.flatten(a.shape)[-1] == 1:
             continue
         n, d = pick(rng, [2, 3, 4, 6, 8]), pick(rng, [1, 2, 3, 4, 6])
         b = A.Layout(n, d) if rng.random() < 0.7 else A.Layout((n, pick(rng, [2, 3])), (d, pick(rng, [1, 4, 8])))
-        verdict, printed, why = classify(a, b)
-        if verdict == target and (verdict != "defined" or A.size(printed) <= 256):
-            return a, b, verdict, printed, why
+        w = walk(a, b)
+        if w.ambiguous or w.cute_check or w.verdict != target:
+            continue
+        engine, printed, _ = classify(a, b)
+        agrees = {"defined": engine == "defined", "stride": engine == "stride",
+                  "shape": engine == "shape" and A.rank(b) == 1 and isinstance(b.shape, int),
+                  "both": engine == "shape" and isinstance(b.shape, int)}[target]
+        if agrees and (target != "defined" or A.size(printed) <= 256):
+            return a, b, target, printed if target in ("defined", "stride") else "", w
     raise LookupError(target)
 
 
-def _read(answer: str) -> tuple[str, Any]:
-    """("defined"/"shape"/"stride", the layout typed after the condition, or None). The condition is read from its
-    keyword anywhere ("no, the stride condition fails: CuTe prints (2,2):(32,2)"); the layout is the first
-    parenthesis or number after it that reads as a whole layout."""
+def _layout_in(answer: str) -> Any:
+    """The first parenthesis or number in the answer that reads as a whole layout (None when none does)."""
     s = clean(answer).strip()
-    low = s.lower()
-    hits = [(low.find(word), key) for word, key in (("stride", "stride"), ("shape", "shape")) if word in low]
-    if hits:
-        pos, choice = min(hits)
-        rest = s[pos:]
-    else:
-        head = s
-        for sep in (",", ";", ":", "(", " - ", "="):
-            head = head.split(sep)[0]
-        choice, rest = parse_choice(head.strip().rstrip(".!") or s, CHOICES), s[len(head):]
-    layout = None
-    for k, ch in enumerate(rest):
-        if ch == "(" or (ch.isdigit() and ":" in rest[k:]):
+    tries = 0
+    for k, ch in enumerate(s):
+        if ch == "(" or (ch.isdigit() and (k == 0 or not s[k - 1].isalnum()) and ":" in s[k:]):
+            tries += 1
+            depth, end = 0, len(s)
+            for j in range(k, len(s)):  # up to a ')' that closes nothing: "(stride fails (2,2):(8,1))"
+                depth += (s[j] == "(") - (s[j] == ")")
+                if depth < 0:
+                    end = j
+                    break
             try:
-                layout = read_layout(rest[k:].strip().rstrip(".!"))
-                break
+                return read_layout(s[k:end].strip().rstrip(".!,;"))
             except AnswerError:
-                continue
-    return choice, layout
+                if tries >= 8:
+                    return None
+    return None
 
 
 def _same_print(got: Any, want: Any) -> bool:
@@ -175,48 +174,67 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
 def make_defined(rng: random.Random, seed: int) -> Drill:
     if rng.random() < 0.25:
         return _complement_drill(rng, seed)
-    target = pick(rng, ["defined", "shape", "stride", "stride"])
+    target = pick(rng, ["defined", "shape", "stride", "stride", "both"])
     try:
-        a, b, verdict, printed, why = _draw(rng, target)
+        a, b, verdict, printed, w = _draw(rng, target)
     except LookupError:
-        a, b, verdict, printed, why = _draw(rng, "defined")
-    expected = {"defined": "defined", "shape": "shape", "stride": f"stride, {printed}"}[verdict]
+        a, b, verdict, printed, w = _draw(rng, "defined")
+    fails = {"shape": bool(w.shape), "stride": bool(w.stride)}
+    expected = {"defined": "defined", "shape": "shape", "stride": f"stride, {printed}",
+                "both": "shape and stride"}[verdict]
 
     def grade(ans: str) -> Grade:
-        choice, layout = _read(ans)
-        if choice != verdict:
-            if choice == "defined":
-                return Grade.wrong("it is not defined: one of the two divisibility conditions fails")
-            if verdict == "defined":
-                return Grade.wrong(f"the {choice} condition holds here; walk each mode of B through A again")
-            return Grade.wrong(f"the {choice} condition holds here")
-        if verdict == "stride":
+        said_shape, said_stride = read_claims(ans)
+        items = [said_shape == fails["shape"], said_stride == fails["stride"]]
+        layout = _layout_in(ans)
+        notes = []
+        for name, ok, hint in (("shape", items[0], "take the counts mode by mode again"),
+                               ("stride", items[1], "check each step against the shape it steps through")):
+            notes.append(f"right about the {name} condition" if ok else f"not so for the {name} condition: {hint}")
+        if verdict == "stride" and all(items):
             if layout is None:
-                raise AnswerError("also give the layout CuTe prints, e.g. stride, (2,2):(32,2)")
+                raise AnswerError("also give the layout CuTe prints, e.g. stride, " + _other_layout(printed))
             if not _same_print(layout, printed):
-                return Grade.wrong("the condition is right, but that is not the layout CuTe prints; apply its "
-                                   "skip-then-take rule without the check", items=[True, False])
-            return Grade(True, "the stride condition fails, and that is what CuTe prints", items=[True, True])
+                return Grade.wrong("both conditions right, but that is not the layout CuTe prints; apply its "
+                                   "skip-then-take rule without the check", items=items + [False])
+            return Grade(True, "the stride condition fails, the shape condition holds, and that is what CuTe prints",
+                         items=items + [True])
+        if not all(items):
+            return Grade.wrong("; ".join(notes), items=items)
         if verdict == "defined" and layout is not None:
             same = A.size(layout) == A.size(printed) and all(layout(i) == printed(i) for i in range(A.size(printed)))
             if not same:
-                return Grade.wrong("it is defined, but the layout you give is not A o B", items=[True, False])
-        return Grade.right("right")
+                return Grade.wrong("both conditions hold, so it is defined, but the layout you give is not A o B",
+                                   items=items + [False])
+        return Grade(True, "; ".join(notes), items=items)
 
     steps = [step(RULE), step(f"A = {a} coalesces to {A.coalesce(a)}.", A.coalesce(a))]
+    steps += [step(f"The shape condition fails: {why}.") for why in w.shape]
+    steps += [step(f"The stride condition fails: {why}.") for why in w.stride]
     if verdict == "defined":
         steps.append(step(f"Both conditions hold: A o B = {printed}, and R(i) = A(B(i)) at every i.", printed))
-    elif verdict == "shape":
-        steps.append(step(f"The engine refuses it: {why}. CuTe stops at compile time (static_assert)."))
+    elif verdict == "stride":
+        steps.append(step(f"The shape condition holds and CuTe's checks do not catch the stride: it compiles and "
+                          f"prints {printed}, which is not A o B.", printed))
     else:
-        steps.append(step(f"The stride condition fails: {why}."))
-        steps.append(step(f"CuTe's checks do not catch it: it compiles and prints {printed}, which is not A o B.",
-                          printed))
+        steps.append(step(("The stride condition holds; the " if verdict == "shape" else "Both fail; the ")
+                          + "failed shape condition stops CuTe at compile time (a static_assert), so it prints "
+                          "nothing."))
     return Drill("defined", seed,
                  f"A = {static_spelling(a)}, B = {static_spelling(b)} (compile-time _N shapes and strides, as CuTe "
-                 f"prints them; with run-time ints CuTe checks neither condition). Is A o B defined? If not, which "
-                 f"condition fails (shape or stride divisibility), and where CuTe compiles it anyway, what does it "
-                 f"print?",
-                 "defined / shape / stride, then for stride the layout CuTe prints: stride, (2,2):(32,2)", expected,
+                 f"prints them; with run-time ints CuTe checks neither condition). Is A o B defined? Judge both "
+                 f"conditions, walking each mode n:d of B through the coalesced A ({CONDITIONS_TEXT}): which fail? "
+                 f"Where CuTe compiles it anyway, what does it print?",
+                 "the conditions that fail: defined (none), shape, stride, or shape and stride; where CuTe compiles "
+                 "a failed stride condition, then the layout it prints, e.g. {ex}", expected,
                  grade, steps, [RULE, steps[1]["text"]], variant="composition").with_data(
-                     op="composition", args=[str(a), str(b)])
+                     op="composition", args=[str(a), str(b)]).with_example(
+        *(f"stride, {x}" for x in EXAMPLE_LAYOUTS if x != str(printed)))
+
+
+#: Layouts the answer formats show as examples (each drill takes one that is not its key).
+EXAMPLE_LAYOUTS = ("(2,2):(32,2)", "(3,2):(8,1)", "(2,4):(1,6)", "(4,2):(3,16)")
+
+
+def _other_layout(printed: Any) -> str:
+    return next(x for x in EXAMPLE_LAYOUTS if x != str(printed))

@@ -54,11 +54,15 @@ def squeeze(text: str) -> str:
     return "".join(out)
 
 
+_HEX = re.compile(r"(?<![\w.])0[xX]([0-9a-fA-F]{1,16})(?![\w.])")
+
+
 def clean(text: str) -> str:
     """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
-    and ``_N`` become ``N``, brackets become parens, typographic signs become ASCII; the text is otherwise
-    unchanged."""
+    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28``, brackets become parens, typographic signs become
+    ASCII; the text is otherwise unchanged."""
     text = squeeze(check_length(text))
+    text = _HEX.sub(lambda m: str(int(m.group(1), 16)), text)  # 0x1c -> 28
     text = re.sub(r"(?<=[\w>]) ?\{ ?\}", "", text)  # C++ value braces: _4{}, Int<4>{}, LayoutRight{}
     text = re.sub(r"Int ?< ?(-?\d+) ?>", r"\1", text)
     text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
@@ -141,7 +145,8 @@ def _integer(tok: str) -> int | None:
 
 
 def parse_int(text: str) -> int:
-    """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``, ``"8 wavefronts."``).
+    """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``, ``"8 wavefronts."``, ``"offset 7"``,
+    ``"16 banks"``, ``"0x1c"``).
 
     Post-condition: an int, or AnswerError; linear time (a tokenizer, no backtracking pattern)."""
     s = clean(text).strip().removesuffix(".").strip()
@@ -155,7 +160,12 @@ def parse_int(text: str) -> int:
             break
     value = _integer(low)
     if value is None:
-        raise AnswerError(f"expected one integer, got {s[:40]!r}")
+        from app.drills.parse_words import labelled_int
+
+        try:
+            return labelled_int(s)  # "offset 7", "16 banks", "L(16) = 25"
+        except AnswerError:
+            raise AnswerError(f"expected one integer, got {s[:40]!r}") from None
     return value
 
 
@@ -320,72 +330,17 @@ _FILLERS = ("answer", "itis", "it's", "its", "lis", "thisis", "thelayoutis", "la
 
 
 def parse_swizzle(text: str) -> tuple[int, int, int]:
-    """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``. Post-condition: three ints
-    (a tokenizer: linear time)."""
-    s = clean(text).strip().lower()
-    for prefix in ("swizzle", "sw"):
-        if s.startswith(prefix):
-            s = s[len(prefix):]
-            break
-    nums: list[int] = []
-    names = iter("bms")
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if "0" <= ch <= "9":
-            j = i
-            while j < len(s) and "0" <= s[j] <= "9":
-                j += 1
-            if j - i > 3:
-                raise AnswerError("expected a swizzle such as Sw<3,4,3>")
-            nums.append(int(s[i:j]))
-            i = j
-            continue
-        if ch in "bms" and s[i + 1:i + 2] == "=" and ch == next(names, None):
-            i += 2
-            continue
-        if ch not in " ,<>()=":
-            raise AnswerError("expected a swizzle such as Sw<3,4,3>")
-        i += 1
-    if len(nums) != 3:
-        raise AnswerError("expected a swizzle such as Sw<3,4,3>: three numbers B, M, S")
-    return nums[0], nums[1], nums[2]
+    """Read a swizzle in any of CuTe's spellings (app.drills.parse_words.parse_swizzle)."""
+    from app.drills.parse_words import parse_swizzle as read
+
+    return read(text)
 
 
-_PAD_WORDS = ("padding", "pad")
-_PITCH_WORDS = ("leading dimension", "row stride", "stride", "lda", "ld")
-_PAD_UNITS = ("words", "word", "elements", "element", "floats", "float", "halves", "half")
+def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
+    """Read a padding answer, a unit in bytes or words turned into elements (app.drills.parse_words.parse_padding)."""
+    from app.drills.parse_words import parse_padding as read
 
-
-def parse_padding(text: str) -> int | None:
-    """Read a padding answer: ``pad 1``, ``+1``, ``padding: 4``, ``ld=33``/``row stride 33`` (returned as -33 to mark
-    "a row stride, not an increment"). Post-condition: None when the text is not a padding answer at all; linear time.
-    """
-    s = clean(text).lower().strip()
-    sign = 1
-    for word in _PAD_WORDS + ("+",):
-        if s.startswith(word):
-            s = s[len(word):].strip()
-            break
-    else:
-        for word in _PITCH_WORDS:
-            if s.startswith(word):
-                s, sign = s[len(word):].strip(), -1
-                break
-        else:
-            return None
-    for sep in ("of", "by", "=", ":"):
-        if s.startswith(sep):
-            s = s[len(sep):].strip()
-            break
-    for unit in _PAD_UNITS:
-        if s.endswith(unit):
-            s = s[:-len(unit)].strip()
-            break
-    value = _integer(s)
-    if value is None or value < 0 or s[:1] in "+-":
-        return None
-    return sign * value
+    return read(text, element_bytes)
 
 
 from app.drills.parse_layout import layout_text  # noqa: E402  (re-exported: it reads with clean() above)

@@ -1,0 +1,243 @@
+"""Answers written with words: whole-word choices (``stride``, ``both``; ``shapex`` is no word of them), labelled
+numbers (``offset 7``, ``16 banks``, ``row 7, col 0``), fractions and percentages (``8, 1/8``), paddings with a unit
+(``pad 8 bytes``, ``pad 1 word``) and swizzles in CuTe's spellings (``Sw<3,3,3>``, ``cute::Swizzle<3,3,3>{}``).
+
+Every reader is a linear scan (a tokenizer, no backtracking pattern) and raises AnswerError saying what it expected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from fractions import Fraction
+
+from app.drills.parsing import AnswerError, _integer, clean
+
+_TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z]+|[^\sa-z0-9]")
+
+
+def _isnum(tok: str) -> bool:
+    return "0" <= tok[:1] <= "9"
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words, numbers (``12``, ``12.5``) and single signs of ``text``, in order (``16-way`` ->
+    ``16``, ``-``, ``way``)."""
+    return _TOKEN.findall(clean(text).lower()) if text and text.strip() else []
+
+
+def find_words(text: str, vocabulary: Iterable[str]) -> list[tuple[int, str]]:
+    """(token position, word) of every whole word of ``vocabulary`` in ``text``; a phrase of several words matches
+    as consecutive tokens. Post-condition: ``shapex`` or ``reshape`` never matches ``shape``."""
+    toks = tokens(text)
+    phrases = sorted({tuple(tokens(v)) for v in vocabulary}, key=len, reverse=True)
+    out = []
+    for i in range(len(toks)):
+        for p in phrases:
+            if p and tuple(toks[i:i + len(p)]) == p:
+                out.append((i, " ".join(p)))
+                break
+    return out
+
+
+#: Words around a single number that do not change it: "offset 7", "16 banks", "it is 4-way", "= 12".
+NUMBER_LABELS = frozenset(
+    "the a an it its is are answer offset offsets bank banks distinct different value index result total way ways "
+    "conflict conflicts wavefront wavefronts sector sectors lanes lane hit hits there of so l n x bank-conflict "
+    "equals gives".split())
+
+
+def labelled_int(text: str) -> int:
+    """One integer among label words (NUMBER_LABELS), after the last ``=`` / ``:`` / ``->`` if any: ``offset 7``,
+    ``16 banks``, ``4-way bank conflict``, ``L(16) = 25``. Post-condition: an int, else AnswerError (a word that is
+    no label, or not exactly one number)."""
+    s = clean(text).replace("→", "->")
+    cut = max(s.rfind("="), s.rfind("->") + 1 if "->" in s else -1, s.rfind(":"))
+    if cut >= 0 and re.search(r"[0-9]", s[cut + 1:]):
+        s = s[cut + 1:]
+    nums: list[int] = []
+    toks = tokens(s)
+    for k, tok in enumerate(toks):
+        if _isnum(tok):
+            if "." in tok:
+                raise AnswerError(f"expected one integer, got {tok}")
+            neg = k > 0 and toks[k - 1] == "-" and (k == 1 or not (_isnum(toks[k - 2]) or toks[k - 2].isalpha()))
+            nums.append(-int(tok) if neg else int(tok))
+        elif tok.isalpha() and tok not in NUMBER_LABELS:
+            raise AnswerError(f"expected one integer, got the word {tok!r}")
+        elif not tok.isalpha() and tok not in "-.,()=:>":
+            raise AnswerError(f"expected one integer, got {tok!r}")
+    if len(nums) != 1:
+        raise AnswerError(f"expected one integer, got {len(nums)} numbers")
+    return nums[0]
+
+
+_ROW = ("row", "r", "rows")
+_COL = ("col", "column", "c", "cols", "columns")
+
+
+def parse_rc(text: str) -> tuple[int, int]:
+    """A (row, col) pair: ``(7,0)``, ``7, 0``, ``row 7, col 0``, ``col 0 row 7``, ``r=7 c=0``, ``(row, col) = (7, 0)``.
+    Post-condition: labels decide the order where both are given; else the order written is (row, col)."""
+    s = clean(text)
+    if "=" in s and re.search(r"[0-9]", s.rsplit("=", 1)[1]) and not re.search(r"[rc]\w* ?=", s.lower()):
+        s = s.rsplit("=", 1)[1]
+    toks = tokens(s)
+    found: dict[str, int] = {}
+    for k, tok in enumerate(toks):
+        if tok in _ROW or tok in _COL:
+            j = k + 1
+            while j < len(toks) and toks[j] in ("=", ":", "is"):
+                j += 1
+            if j < len(toks) and _isnum(toks[j]):
+                key = "row" if tok in _ROW else "col"
+                if key in found:
+                    raise AnswerError(f"two values for the {key}")
+                found[key] = int(toks[j])
+    if len(found) == 2:
+        nums = [t for t in toks if _isnum(t)]
+        if len(nums) != 2:
+            raise AnswerError("expected two numbers: the row and the column")
+        return found["row"], found["col"]
+    words = [t for t in toks if t.isalpha()]
+    if any(w not in _ROW + _COL + ("and", "is", "at") for w in words):
+        raise AnswerError("expected (row,col), e.g. (2,5) or row 2, col 5")
+    nums = [t for t in toks if _isnum(t)]
+    if len(nums) != 2 or any("." in n for n in nums):
+        raise AnswerError("expected two integers: (row,col)")
+    return int(nums[0]), int(nums[1])
+
+
+def _number(tok: str) -> Fraction:
+    if "/" in tok:
+        a, b = tok.split("/")
+        if int(b) == 0:
+            raise AnswerError("a fraction with denominator 0")
+        return Fraction(int(a), int(b))
+    return Fraction(tok)
+
+
+_UTIL_WORDS = ("utilization", "utilisation", "util", "efficiency", "used", "use", "usage")
+_SECTOR_WORDS = ("sector", "sectors")
+_FILLER = ("the", "and", "at", "of", "with", "is", "are", "bytes", "byte", "a", "it", "touches", "touched", "so")
+
+
+def parse_sector_answer(text: str) -> tuple[int, Fraction, Fraction]:
+    """``sectors, utilization``: ``8, 50%``, ``8 sectors, 0.5``, ``8, 1/8``, ``utilization 25%, 4 sectors``.
+    Post-condition: (sectors, utilization as a fraction of 1, the rounding the typed digits allow: half a unit of the
+    last digit; 0 for a fraction ``a/b``), else AnswerError."""
+    s = re.sub(r"([0-9]) ?/ ?([0-9])", r"\1/\2", clean(text).lower())
+    items = re.findall(r"[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?|%|[a-z]+|[^\sa-z0-9%]", s)
+    nums: list[tuple[int, str]] = [(k, t) for k, t in enumerate(items) if _isnum(t)]
+    if len(nums) != 2:
+        raise AnswerError("expected two numbers: sectors and utilization (e.g. 8, 50%)")
+    for t in items:
+        if t.isalpha() and t not in _UTIL_WORDS + _SECTOR_WORDS + _FILLER:
+            raise AnswerError(f"unexpected word {t!r}: give sectors and utilization (e.g. 8, 50%)")
+
+    def role(k: int) -> str:
+        after = items[k + 1] if k + 1 < len(items) else ""
+        before = next((items[j] for j in range(k - 1, -1, -1) if items[j] not in ("=", ":", "is", "of")), "")
+        if after in _SECTOR_WORDS:
+            return "sectors"
+        if after == "%" or after in _UTIL_WORDS or before in _UTIL_WORDS or "/" in items[k]:
+            return "util"
+        return ""
+
+    (k0, a), (k1, b) = nums
+    if role(k0) == "util" or role(k1) == "sectors":
+        (k0, a), (k1, b) = (k1, b), (k0, a)
+    if "." in a or "/" in a:
+        raise AnswerError("the number of sectors is an integer")
+    util = _number(b)
+    decimals = len(b.split(".")[1]) if "." in b else 0
+    tol = Fraction(0) if "/" in b else Fraction(1, 2 * 10 ** decimals)
+    percent = k1 + 1 < len(items) and items[k1 + 1] == "%"
+    if percent or (util > 1 and "/" not in b):
+        util, tol = util / 100, tol / 100
+    return int(a), util, tol
+
+
+_PAD_WORDS = ("padding", "pad")
+_PITCH_WORDS = ("leading dimension", "row stride", "stride", "lda", "ld", "pitch")
+#: Unit -> bytes (None: elements).
+_PAD_UNITS = {"bytes": 1, "byte": 1, "b": 1, "words": 4, "word": 4, "elements": None, "element": None,
+              "floats": None, "float": None, "halves": None, "half": None, "doubles": None, "double": None,
+              "elems": None, "elem": None}
+
+
+def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
+    """Read a padding answer: ``pad 1``, ``+1``, ``padding: 4``, ``pad 8 bytes``, ``pad 1 word``, ``ld=33`` /
+    ``row stride 33`` (returned as -33 to mark "a row stride, not an increment"). A unit in bytes or 4-byte words is
+    turned into elements of ``element_bytes`` (AnswerError when it is not a whole number of them, or the element size
+    is unknown). Post-condition: None when the text is not a padding answer at all; linear time."""
+    s = clean(text).lower().strip()
+    sign = 1
+    for word in _PAD_WORDS + ("+",):
+        if s.startswith(word):
+            s = s[len(word):].strip()
+            break
+    else:
+        for word in _PITCH_WORDS:
+            if s.startswith(word):
+                s, sign = s[len(word):].strip(), -1
+                break
+        else:
+            return None
+    for sep in ("of", "by", "=", ":"):
+        if s.startswith(sep):
+            s = s[len(sep):].strip()
+            break
+    unit = None
+    for name in sorted(_PAD_UNITS, key=len, reverse=True):
+        if s.endswith(name) and (len(s) == len(name) or not s[-len(name) - 1].isalpha()):
+            s, unit = s[:-len(name)].strip(), name
+            break
+    value = _integer(s)
+    if value is None or value < 0 or s[:1] in "+-":
+        return None
+    per = _PAD_UNITS.get(unit) if unit else None
+    if per is not None:
+        if element_bytes is None:
+            raise AnswerError("give the padding in elements")
+        if (value * per) % element_bytes:
+            raise AnswerError(f"{value} {unit} is not a whole number of {element_bytes}-byte elements")
+        value = value * per // element_bytes
+    return sign * value
+
+
+def parse_swizzle(text: str) -> tuple[int, int, int]:
+    """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``cute::Swizzle<B,M,S>{}``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``.
+    Post-condition: three ints (a tokenizer: linear time)."""
+    s = clean(text).strip().lower().removeprefix("cute::").strip()
+    for prefix in ("swizzle", "sw"):
+        if s.startswith(prefix):
+            s = s[len(prefix):]
+            break
+    nums: list[int] = []
+    names = iter("bms")
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if "0" <= ch <= "9":
+            j = i
+            while j < len(s) and "0" <= s[j] <= "9":
+                j += 1
+            if j - i > 3:
+                raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+            nums.append(int(s[i:j]))
+            i = j
+            continue
+        if ch in "bms" and s[i + 1:i + 2] == "=" and ch == next(names, None):
+            i += 2
+            continue
+        if ch not in " ,<>()=":
+            raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+        i += 1
+    if len(nums) != 3:
+        raise AnswerError("expected a swizzle such as Sw<3,4,3>: three numbers B, M, S")
+    return nums[0], nums[1], nums[2]
+
+
+__all__ = ["find_words", "labelled_int", "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle",
+           "tokens"]
