@@ -1,5 +1,5 @@
-// Drill pages: the whiteboard clock, Ctrl+Enter to submit, focus on the verdict after an htmx answer, and recording
-// each hint the learner opens (POST /api/drills/{id}/hint) so the learning record knows about it.
+// Drill pages: the whiteboard clock, Ctrl+Enter to submit, focus on the verdict after an htmx answer. Hints need no
+// script: the hint button is a form that POSTs /drills/hint (htmx swaps the hint list in), and that POST records it.
 (function () {
   "use strict";
 
@@ -21,27 +21,11 @@
     }
   });
 
-  function recordHints(box) {
-    const drill = box && box.dataset.drill;
-    if (!drill) return;
-    const levels = Array.from(box.querySelectorAll(".hint[data-level]")).map((h) => parseInt(h.dataset.level, 10));
-    if (!levels.length) return;
-    const level = Math.max(...levels);
-    fetch(`/api/drills/${encodeURIComponent(drill)}/hint`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      credentials: "same-origin",
-      body: JSON.stringify({ level: level }),
-    }).catch(() => {});
-  }
-
   document.addEventListener("htmx:afterSwap", (ev) => {
     const target = ev.detail.target;
     if (target && target.id === "result") {
       const v = document.getElementById("verdict");
       if (v) v.scrollIntoView({ behavior: "smooth", block: "nearest" });
     }
-    if (target && target.id === "hint-box") recordHints(target);
   });
-  document.addEventListener("DOMContentLoaded", () => recordHints(document.getElementById("hint-box")));
 })();

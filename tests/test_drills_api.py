@@ -137,8 +137,10 @@ def test_reveal_counts_as_a_miss_and_blocks_promotion(fresh: Any) -> None:
     assert (st["attempts"], st["correct"], st["box"]) == (2, 0, 0)
     res = c.post("/api/drills/offsets-5/answer", json={"answer": d.expected}).json()
     assert res["correct"] and res["expected"] == d.expected
-    st = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["offsets"]
-    assert st["box"] == 0 and st["correct"] == 1  # answered right after the reveal: not promoted
+    p2 = c.get("/api/drills/progress").json()
+    st = {k["kind"]: k for k in p2["kinds"]}["offsets"]
+    assert (st["attempts"], st["correct"], st["streak"], st["box"]) == (2, 0, 0, 0)  # the copied key: not recorded
+    assert (p2["attempts"], p2["correct"], p2["streak"]) == (2, 0, 0)
     # a reveal before any answer is a miss too
     r = c.post("/api/drills/natural_coord-3/reveal", json={})
     assert r.status_code == 200
@@ -171,8 +173,12 @@ def test_hints_opened_are_recorded(fresh: Any) -> None:
     r = c.post("/api/drills/offsets-8/hint", json={"level": 2})
     assert r.status_code == 200 and r.json()["level"] == 2
     assert store.served_info(learner_of(c), "offsets-8")[1] == 2
-    page = c.get("/drills?kind=offsets&seed=9&hint=3", headers={"HX-Request": "true"})
+    page = c.post("/drills/hint", data={"id": "offsets-9", "level": "3"}, headers={"HX-Request": "true"})
     assert page.status_code == 200 and store.served_info(learner_of(c), "offsets-9")[1] == 3
+    assert "Hint 3" in page.text and "<html" not in page.text
+    link = c.get("/drills?kind=offsets&seed=10&hint=3")  # an old permalink's hint= records and shows nothing
+    assert link.status_code == 200 and store.served_info(learner_of(c), "offsets-10") == (None, 0)
+    assert "Hint 1" not in link.text
     d = from_id("offsets-8")
     c.post("/api/drills/offsets-8/answer", json={"answer": d.expected})
     sk = {k["kind"]: k for k in c.get("/api/drills/progress").json()["kinds"]}["offsets"]
@@ -234,7 +240,8 @@ def test_bad_requests_are_4xx_with_detail(fresh: Any) -> None:
         c.get("/api/drills/next?kind=nosuchkind"),
         c.get("/api/drills/next?kind=offsets&seed=-1"),
         c.get("/api/drills/next?kind=offsets&seed=abc"),
-        c.get("/api/drills/offsets-1/hint?level=9"),
+        c.post("/api/drills/offsets-1/hint", json={"level": 9}),
+        c.get("/api/drills/offsets-1/hint?level=1"),  # hints are POST: opening one is a record
         c.get("/api/drills/whiteboard/doesnotexist"),
         c.post("/api/drills/profile", json={"name": "<script>"}),
     ]
@@ -309,9 +316,9 @@ def test_a_profile_name_cannot_be_taken_over(fresh: Any) -> None:
 
 def test_hints_escalate(fresh: Any) -> None:
     c = fresh()
-    h = [c.get(f"/api/drills/composition-1/hint?level={k}") for k in (1, 2, 3)]
+    h = [c.post("/api/drills/composition-1/hint", json={"level": k}) for k in (1, 2, 3)]
     assert h[0].status_code == 404  # not a kind
-    h = [c.get(f"/api/drills/algebra_op-1/hint?level={k}").json() for k in (1, 2, 3)]
+    h = [c.post("/api/drills/algebra_op-1/hint", json={"level": k}).json() for k in (1, 2, 3)]
     assert [x["level"] for x in h] == [1, 2, 3]
     assert h[0]["text"] != h[1]["text"] and h[2]["steps"] == from_id("algebra_op-1").steps
 
@@ -336,8 +343,15 @@ def test_pages(fresh: Any) -> None:
     assert frag.status_code == 200 and "Correct" in frag.text and "<html" not in frag.text
     full = c.post("/drills/answer", data={"id": "offsets-4", "answer": "1 2"})
     assert full.status_code == 200 and "<html" in full.text and "verdict" in full.text
-    hint = c.get("/drills?kind=offsets&seed=4&hint=2", headers={"HX-Request": "true"})
+    hint = c.post("/drills/hint", data={"id": "offsets-4", "level": "2"}, headers={"HX-Request": "true"})
     assert "Hint 2" in hint.text and "Hint 1" in hint.text
+    assert 'name="level" value="3"' in hint.text  # the next hint's button
+    back = c.post("/drills/hint", data={"id": "offsets-4", "level": "1"}, follow_redirects=False)  # no htmx
+    assert back.status_code == 303 and back.headers["location"] == "/drills?kind=offsets&seed=4"
+    again = c.get(back.headers["location"])
+    assert "Hint 2" in again.text and 'name="level" value="3"' in again.text  # the hints this learner opened
+    assert c.post("/drills/hint", data={"id": "nope-1", "level": "1"}).status_code == 404
+    assert c.post("/drills/hint", data={"id": "offsets-4", "level": "4"}).status_code == 422
     assert c.get("/drills?kind=nope&seed=1").status_code == 404
     assert c.post("/drills/answer", data={"id": "bad", "answer": "1"}).status_code == 404
     assert c.get("/drills/progress").status_code == 200

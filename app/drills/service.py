@@ -3,15 +3,19 @@
 Answers that cannot be read are graded incorrect with ``readable: false`` and a format hint (HTTP 200) and are not
 recorded as attempts, so a typo costs nothing; an empty or over-long answer is a 422 raised by the route's schema.
 The key (``expected``), the derivation and the result grids are shown only once the learner has answered the drill
-right or asked for the key (a reveal, which counts as a miss).
+right or asked for the key (a reveal, which counts as a miss); answers after that are graded but not recorded.
+
+Serving a drill writes nothing (a GET changes nothing): the time it was served travels with it as a signed token
+(:func:`served_token`, the API's ``served`` field and the answer form's hidden input), and the answer brings it back.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
-from app.drills import progress, store
+from app.drills import identity, progress, store
 from app.drills.core import Drill, Grade, Grid, check, from_id, generate, kinds, random_seed
 
 #: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for.
@@ -40,7 +44,7 @@ def drill_for_skill(skill: str) -> Drill:
 def next_drill(learner: str | None, kind: str | None = None, seed: int | None = None) -> Drill:
     """The next drill: ``kind`` (else the learner's spaced-repetition sub-skill) with ``seed`` (else a fresh one).
 
-    Post-condition: when a learner is given, the drill is marked served to them (for time taken).
+    Post-condition: nothing is stored (the served time is :func:`served_token`'s business).
     """
     if not kind and seed is None:
         drill = drill_for_skill(progress.next_skill(learner) if learner else kinds()[0].kind)
@@ -49,9 +53,24 @@ def next_drill(learner: str | None, kind: str | None = None, seed: int | None = 
         seed = random_seed() if seed is None else seed
         check(kind, seed)
         drill = generate(kind, seed)
-    if learner:
-        store.mark_served(learner, drill.id)
     return drill
+
+
+def served_token(drill_id: str, now: float | None = None) -> str:
+    """A signed ``served:<drill id>:<ms>`` token: when this drill was shown, for the answer's time taken."""
+    ms = int((time.time() if now is None else now) * 1000)
+    return identity.sign(f"served:{drill_id}:{ms}")
+
+
+def served_time(token: str | None, drill_id: str, now: float | None = None) -> float | None:
+    """The time inside a token of :func:`served_token` for this drill, or None when it is missing, forged, of
+    another drill, or in the future."""
+    inner = identity.unsign(token)
+    prefix = f"served:{drill_id}:"
+    if not inner or not inner.startswith(prefix) or not inner[len(prefix):].isdigit():
+        return None
+    at = int(inner[len(prefix):]) / 1000
+    return at if at <= (time.time() if now is None else now) + 1 else None
 
 
 def drill_json(drill: Drill) -> dict[str, Any]:
@@ -65,16 +84,20 @@ def drill_json(drill: Drill) -> dict[str, Any]:
 
 
 def grade_answer(learner: str | None, drill_id: str, answer: str, session: str | None = None,
-                 elapsed_s: float | None = None) -> tuple[Drill, Grade, bool]:
-    """Regrade from the id and record the attempt. Post-condition: an unreadable answer is not recorded; the third
-    value says whether the key may be shown (answered right now or before, or revealed)."""
+                 elapsed_s: float | None = None, served: str | None = None) -> tuple[Drill, Grade, bool]:
+    """Regrade from the id and record the attempt in one transaction (store.record_attempt). Post-conditions: an
+    unreadable answer is not recorded, nor is one to a drill already solved or revealed; ``elapsed_s`` defaults to
+    the time since the ``served`` token's moment; the third value says whether the key may be shown (answered right
+    now or before, or revealed). Raises store.SessionRefused for a whiteboard answer its session does not take."""
     drill = from_id(drill_id)
     verdict = drill.grade(answer)
     if learner and verdict.readable:
-        store.record_attempt(learner, drill.id, drill.kind, drill.seed, answer, verdict.correct,
-                             elapsed_s=elapsed_s, session=session, skill=drill.skill)
-    solved = verdict.correct or bool(learner and store.solved(learner, drill.id))
-    return drill, verdict, solved
+        if elapsed_s is None and (at := served_time(served, drill.id)) is not None:
+            elapsed_s = max(0.0, time.time() - at)
+        done = store.record_attempt(learner, drill.id, drill.kind, drill.seed, answer, verdict.correct,
+                                    elapsed_s=elapsed_s, session=session, skill=drill.skill).solved
+        return drill, verdict, done
+    return drill, verdict, verdict.correct or bool(learner and store.solved(learner, drill.id))
 
 
 def reveal(learner: str, drill_id: str) -> dict[str, Any]:
@@ -110,7 +133,8 @@ def result_json(drill: Drill, verdict: Grade, solved: bool) -> dict[str, Any]:
 
 
 def hint(learner: str | None, drill_id: str, level: int) -> dict[str, Any]:
-    """Hint ``level`` (1 rule, 2 first step, 3 derivation) of a drill; the level is remembered for the attempt."""
+    """Hint ``level`` (1 rule, 2 first step, 3 derivation) of a drill; the level is remembered for the attempt (a
+    write: only POST routes call this)."""
     drill = from_id(drill_id)
     out = drill.hint(level)
     if learner:

@@ -1,75 +1,39 @@
 """Drill progress in the app database (SQLite in WAL mode, or PostgreSQL with LAYOUTLAB_DATABASE_URL): learners,
-served drills, attempts, reveals, per-sub-skill spaced repetition.
+hints opened, attempts, reveals, per-sub-skill spaced repetition, whiteboard sessions.
 
 A learner is an opaque random id (the browser's signed cookie) with an optional unique display name that only that
-learner can hold. Every query is keyed by the learner id, so two browsers never see each other's rows. Spaced
-repetition is per sub-skill (``kind:variant``), Leitner style: a right first answer moves the sub-skill one box up
-(it comes back later); a wrong answer or a revealed key sends it to box 0 (it comes back next), and a drill that was
-missed or revealed never promotes it afterwards. The SQL is plain (``?`` placeholders) so another database adapter
-can run it.
+learner can hold. Every query is keyed by the learner id, so two browsers never see each other's rows, and nothing
+is stored for a learner until they do something worth keeping (answer, open a hint, reveal a key, name the
+profile): reading a drill, a page or the progress writes nothing. Spaced repetition is per sub-skill
+(``kind:variant``), Leitner style: a right first answer moves the sub-skill one box up (it comes back later); a wrong
+answer or a revealed key sends it to box 0 (it comes back next). Once a drill is solved (answered right or revealed)
+later answers to it are graded but not recorded, so a copied key raises neither ``correct`` nor a streak.
+
+Each write is one transaction (app.drills.store_db.atomically) that reads and decides inside it, holding the
+learner's row lock: an attempt is numbered per (learner, drill) under a unique key, so however many answers race,
+one of them is attempt 1 and only that one can promote; a whiteboard part has a unique key too, so it keeps exactly
+one answer. The SQL is plain
+(``?`` placeholders) so the PostgreSQL adapter runs it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from app.drills import store_db
+from app.drills.store_db import DB_NAME
 from storage import db
 
-DB_NAME = "drills"
+__all__ = ["DB_NAME", "BOX_DELAY", "Attempt", "NameTaken", "SessionRefused"]
+
 #: Seconds until a kind in box b is due again (box 0: at once, after one other drill).
 BOX_DELAY = [0, 120, 600, 3600, 86_400, 3 * 86_400]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS learners (
-  id TEXT PRIMARY KEY, name TEXT UNIQUE, created REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS served (
-  learner TEXT NOT NULL, drill_id TEXT NOT NULL, served_at REAL NOT NULL, hints INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (learner, drill_id));
-CREATE TABLE IF NOT EXISTS attempts (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, learner TEXT NOT NULL, drill_id TEXT NOT NULL, kind TEXT NOT NULL,
-  seed INTEGER NOT NULL, answer TEXT NOT NULL, correct INTEGER NOT NULL, elapsed_s REAL, hints INTEGER NOT NULL,
-  session TEXT, created REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS attempts_learner ON attempts (learner, kind, created);
-CREATE TABLE IF NOT EXISTS srs (
-  learner TEXT NOT NULL, kind TEXT NOT NULL, box INTEGER NOT NULL, due REAL NOT NULL, PRIMARY KEY (learner, kind));
-CREATE TABLE IF NOT EXISTS reveals (
-  learner TEXT NOT NULL, drill_id TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (learner, drill_id));
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY, learner TEXT NOT NULL, started REAL NOT NULL, finished REAL, parts TEXT NOT NULL);
-"""
-
-_lock = threading.Lock()
-_conns: dict[str, sqlite3.Connection] = {}
-
-
-def conn() -> sqlite3.Connection:
-    """The store's connection for the current data folder (schema created on first use)."""
-    path = db.cache_key(DB_NAME)
-    with _lock:
-        c = _conns.get(path)
-        if c is None:
-            c = db.connect(DB_NAME)
-            c.executescript(_SCHEMA)
-            _conns[path] = c
-        return c
-
-
-def _write(sql: str, args: tuple = ()) -> sqlite3.Cursor:
-    c = conn()
-    with _lock, c:
-        return c.execute(sql, args)
-
-
-def _read(sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-    c = conn()
-    with _lock:
-        return c.execute(sql, args).fetchall()
+_read = store_db.read
 
 
 LEARNER_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -80,13 +44,35 @@ def valid_learner(value: str | None) -> bool:
     return bool(value) and bool(LEARNER_RE.fullmatch(value or ""))
 
 
+def learner_id(value: str | None) -> tuple[str, bool]:
+    """(learner id, fresh): ``value`` when well formed, else a new random id (``fresh`` True: the caller sets the
+    cookie). Post-condition: nothing is stored; a learner's row is written with its first record."""
+    if valid_learner(value):
+        return value, False  # type: ignore[return-value]
+    return secrets.token_urlsafe(18), True
+
+
+def _touch(c: Any, learner: str, now: float) -> None:
+    """Inside a write: the learner's row exists (it is kept because of what the same transaction records)."""
+    c.execute("INSERT OR IGNORE INTO learners (id, name, created) VALUES (?, NULL, ?)", (learner, now))
+
+
+def _hold(c: Any, learner: str, now: float) -> None:
+    """Inside a write: the learner's row exists and this transaction holds its row lock until it ends, so the
+    learner's writes run one after another and each reads what the one before committed (PostgreSQL's READ
+    COMMITTED reads a fresh snapshot per statement; on SQLite BEGIN IMMEDIATE already holds the file's lock)."""
+    _touch(c, learner, now)
+    c.execute("UPDATE learners SET created = created WHERE id = ?", (learner,))
+
+
 def ensure_learner(value: str | None) -> str:
     """Return a known learner id: ``value`` if well formed (registered if new), else a fresh random id.
 
-    Post-condition: the returned id has a row in ``learners``.
+    Post-condition: the returned id has a row in ``learners`` (a row with nothing recorded and no name is pruned
+    when the store next starts; the routes never call this: they store a learner with their first record).
     """
-    lid = value if valid_learner(value) else secrets.token_urlsafe(18)
-    _write("INSERT OR IGNORE INTO learners (id, name, created) VALUES (?, NULL, ?)", (lid, time.time()))
+    lid = learner_id(value)[0]
+    store_db.atomically(lambda c: _touch(c, lid, time.time()))
     return lid
 
 
@@ -100,36 +86,57 @@ class NameTaken(ValueError):
 
 
 def claim_name(learner: str, name: str) -> str:
-    """Give the learner a display name. Post-condition: returns ``learner``, which now holds ``name``.
+    """Give the learner a display name. Post-condition: returns ``learner``, which now holds ``name`` (its row is
+    created if it had none).
 
     Raises ValueError for an empty or odd name and NameTaken when another learner holds it: a name never moves a
-    browser onto someone else's progress.
+    browser onto someone else's progress. Two browsers claiming one name at once: one gets it, the other NameTaken.
     """
     name = (name or "").strip()
     if not NAME_RE.fullmatch(name):
         raise ValueError("a profile name is 1-40 letters, digits, spaces, . ' _ or -")
-    rows = _read("SELECT id FROM learners WHERE name = ?", (name,))
-    if rows and rows[0]["id"] != learner:
-        raise NameTaken(f"the profile name {name!r} belongs to another browser; choose another name")
-    if rows:
-        return learner
+    taken = NameTaken(f"the profile name {name!r} belongs to another browser; choose another name")
+
+    def run(c: Any) -> None:
+        rows = c.execute("SELECT id FROM learners WHERE name = ?", (name,)).fetchall()
+        if rows and rows[0]["id"] != learner:
+            raise taken
+        if not rows:
+            c.execute("INSERT INTO learners (id, name, created) VALUES (?, ?, ?) "
+                      "ON CONFLICT (id) DO UPDATE SET name = excluded.name", (learner, name, time.time()))
+
     try:
-        _write("UPDATE learners SET name = ? WHERE id = ?", (name, learner))
-    except db.IntegrityError:  # taken between the check and the write
-        raise NameTaken(f"the profile name {name!r} belongs to another browser; choose another name") from None
+        store_db.atomically(run)
+    except db.IntegrityError:  # lost the name to a concurrent claim more times than the retries
+        raise taken from None
     return learner
 
 
 def mark_served(learner: str, drill_id: str, now: float | None = None) -> None:
-    """Remember when a learner first saw a drill (for time taken). Post-condition: a later call keeps the first time."""
-    _write("INSERT OR IGNORE INTO served (learner, drill_id, served_at) VALUES (?, ?, ?)",
-           (learner, drill_id, time.time() if now is None else now))
+    """Remember when a learner first saw a drill (for time taken). Post-condition: a later call keeps the first time.
+    The routes do not call this (a GET stores nothing): they carry the served time in a signed token instead."""
+    now = time.time() if now is None else now
+
+    def run(c: Any) -> None:
+        _touch(c, learner, now)
+        c.execute("INSERT OR IGNORE INTO served (learner, drill_id, served_at) VALUES (?, ?, ?)",
+                  (learner, drill_id, now))
+
+    store_db.atomically(run)
 
 
-def note_hint(learner: str, drill_id: str, level: int) -> None:
-    """Record the highest hint level a learner opened on a drill."""
-    mark_served(learner, drill_id)
-    _write("UPDATE served SET hints = MAX(hints, ?) WHERE learner = ? AND drill_id = ?", (level, learner, drill_id))
+def note_hint(learner: str, drill_id: str, level: int, now: float | None = None) -> None:
+    """Record the highest hint level a learner opened on a drill. Post-condition: the stored level is the maximum
+    of every level noted, however many notes race; the first note's time stands as the drill's served time."""
+    now = time.time() if now is None else now
+
+    def run(c: Any) -> None:
+        _touch(c, learner, now)
+        c.execute("INSERT INTO served (learner, drill_id, served_at, hints) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT (learner, drill_id) DO UPDATE SET hints = MAX(served.hints, excluded.hints)",
+                  (learner, drill_id, now, level))
+
+    store_db.atomically(run)
 
 
 def served_info(learner: str, drill_id: str) -> tuple[float | None, int]:
@@ -139,6 +146,10 @@ def served_info(learner: str, drill_id: str) -> tuple[float | None, int]:
 
 @dataclass
 class Attempt:
+    """One stored attempt; from :func:`record_attempt` also what the write did: ``recorded`` (False: the drill was
+    already solved, nothing stored), ``attempt`` (1 for the first), ``promoted``, ``solved`` (the key may now be
+    shown) and ``box`` (the sub-skill's box afterwards, when recorded)."""
+
     drill_id: str
     kind: str
     seed: int
@@ -146,53 +157,132 @@ class Attempt:
     elapsed_s: float | None
     hints: int
     created: float
+    attempt: int | None = None
+    recorded: bool = True
+    promoted: bool = False
+    solved: bool = False
+    box: int | None = None
+
+
+class SessionRefused(ValueError):
+    """A whiteboard answer the session does not take: ``status`` 404 (no such session for this learner) or 409 (the
+    session is finished, or the drill is not its current question, e.g. a part answered already)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _session_part(c: Any, learner: str, sid: str, drill_id: str) -> bool:
+    """Inside a write: raise SessionRefused unless ``drill_id`` is the session's current question; returns whether
+    it is the last one."""
+    rows = c.execute("SELECT parts, finished FROM sessions WHERE id = ? AND learner = ?", (sid, learner)).fetchall()
+    if not rows:
+        raise SessionRefused(404, f"no whiteboard session {sid!r} for this learner")
+    qs = [q["id"] if isinstance(q, dict) else q for q in json.loads(rows[0]["parts"])]
+    done = {r["drill_id"] for r in c.execute("SELECT drill_id FROM attempts WHERE session = ?", (sid,)).fetchall()}
+    cur = next((i for i, q in enumerate(qs) if q not in done), None)
+    if cur is None or rows[0]["finished"] is not None:
+        raise SessionRefused(409, "this whiteboard session is finished")
+    if qs[cur] != drill_id:
+        raise SessionRefused(409, f"question {cur + 1} of this session is {qs[cur]}, not {drill_id}")
+    return cur == len(qs) - 1
+
+
+def _solved(c: Any, learner: str, drill_id: str) -> bool:
+    return bool(c.execute("SELECT 1 FROM reveals WHERE learner = ? AND drill_id = ? UNION ALL SELECT 1 FROM attempts"
+                          " WHERE learner = ? AND drill_id = ? AND correct = 1",
+                          (learner, drill_id, learner, drill_id)).fetchall())
+
+
+def _insert_attempt(c: Any, learner: str, drill_id: str, kind: str, seed: int, answer: str, correct: bool,
+                    elapsed_s: float | None, session: str | None, now: float) -> tuple[int, int, float | None]:
+    """Inside a write: store the learner's next attempt at the drill; returns (its number, hints opened, time
+    taken). Two
+    transactions that read the same count collide on the key (learner, drill_id, attempt): one of them is retried."""
+    n = c.execute("SELECT COUNT(*) AS n FROM attempts WHERE learner = ? AND drill_id = ?",
+                  (learner, drill_id)).fetchone()["n"]
+    served = c.execute("SELECT served_at, hints FROM served WHERE learner = ? AND drill_id = ?",
+                       (learner, drill_id)).fetchall()
+    served_at, hints = (served[0]["served_at"], served[0]["hints"]) if served else (None, 0)
+    if elapsed_s is None and served_at is not None:
+        elapsed_s = max(0.0, now - served_at)
+    c.execute("INSERT INTO attempts (learner, drill_id, kind, seed, answer, correct, elapsed_s, hints, session,"
+              " created, attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              (learner, drill_id, kind, seed, answer[:2000], int(correct), elapsed_s, hints, session, now, n + 1))
+    return n + 1, hints, elapsed_s
+
+
+def _repeat(c: Any, learner: str, skill: str, correct: bool, promote: bool, now: float) -> int:
+    """Inside a write: update the sub-skill's box (wrong: box 0, due now; promote: one box up, atomically; else
+    unchanged, box 0 if new). Returns the box afterwards."""
+    if not correct:
+        c.execute("INSERT INTO srs (learner, kind, box, due) VALUES (?, ?, 0, ?) "
+                  "ON CONFLICT (learner, kind) DO UPDATE SET box = 0, due = excluded.due", (learner, skill, now))
+    elif promote:
+        c.execute("INSERT INTO srs (learner, kind, box, due) VALUES (?, ?, 1, ?) ON CONFLICT (learner, kind) "
+                  f"DO UPDATE SET box = MIN(srs.box + 1, {len(BOX_DELAY) - 1})", (learner, skill, now))
+    else:
+        c.execute("INSERT OR IGNORE INTO srs (learner, kind, box, due) VALUES (?, ?, 0, ?)", (learner, skill, now))
+    box = c.execute("SELECT box FROM srs WHERE learner = ? AND kind = ?", (learner, skill)).fetchone()["box"]
+    if promote:
+        c.execute("UPDATE srs SET due = ? WHERE learner = ? AND kind = ?", (now + BOX_DELAY[box], learner, skill))
+    return box
 
 
 def record_attempt(learner: str, drill_id: str, kind: str, seed: int, answer: str, correct: bool,
                    elapsed_s: float | None = None, session: str | None = None, now: float | None = None,
                    skill: str | None = None) -> Attempt:
-    """Store one graded attempt and update the sub-skill's repetition box (``skill``, default the kind).
+    """Store one graded attempt and update the sub-skill's repetition box (``skill``, default the kind), in one
+    transaction.
 
-    Post-conditions: ``elapsed_s`` defaults to the time since the drill was served to this learner; a right answer
-    moves the box up by one (max 5) only when it is the learner's first attempt at this drill, the key was not
-    revealed and fewer than two hints were opened; a wrong one resets the box to 0 and makes it due now.
+    Post-conditions: a drill already solved (answered right, or revealed) records nothing (``recorded`` False),
+    except as a whiteboard part; ``elapsed_s`` defaults to the time since the learner's first hint on the drill; a
+    right answer moves the box up by one (max 5) only when it is attempt 1 of this learner at this drill and fewer
+    than two hints were opened, so the sub-skill is promoted at most once per drill however many answers race; a
+    wrong one resets the box to 0 and makes it due now. With ``session``: raises SessionRefused unless the drill is
+    that session's current question, so each part keeps exactly one answer; the last one finishes the session.
     """
     now = time.time() if now is None else now
     skill = skill or kind
-    served_at, hints = served_info(learner, drill_id)
-    if elapsed_s is None and served_at is not None:
-        elapsed_s = max(0.0, now - served_at)
-    earlier = _read("SELECT COUNT(*) AS n FROM attempts WHERE learner = ? AND drill_id = ?", (learner, drill_id))
-    first_try = earlier[0]["n"] == 0 and not revealed(learner, drill_id)
-    _write("INSERT INTO attempts (learner, drill_id, kind, seed, answer, correct, elapsed_s, hints, session, created)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-           (learner, drill_id, kind, seed, answer[:2000], int(correct), elapsed_s, hints, session, now))
-    rows = _read("SELECT box, due FROM srs WHERE learner = ? AND kind = ?", (learner, skill))
-    box = rows[0]["box"] if rows else 0
-    due = now + BOX_DELAY[box]
-    if not correct:
-        box, due = 0, now
-    elif first_try and hints < 2:
-        box = min(box + 1, len(BOX_DELAY) - 1)
-        due = now + BOX_DELAY[box]
-    elif rows:
-        due = rows[0]["due"]
-    _write("INSERT INTO srs (learner, kind, box, due) VALUES (?, ?, ?, ?) "
-           "ON CONFLICT (learner, kind) DO UPDATE SET box = excluded.box, due = excluded.due",
-           (learner, skill, box, due))
-    return Attempt(drill_id, kind, seed, correct, elapsed_s, hints, now)
+
+    def run(c: Any) -> Attempt:
+        _hold(c, learner, now)
+        last = _session_part(c, learner, session, drill_id) if session else False
+        done = _solved(c, learner, drill_id)
+        if done and not session:
+            return Attempt(drill_id, kind, seed, correct, elapsed_s, 0, now, recorded=False, solved=True)
+        number, hints, elapsed = _insert_attempt(c, learner, drill_id, kind, seed, answer, correct, elapsed_s,
+                                                 session, now)
+        promote = correct and number == 1 and not done and hints < 2
+        box = _repeat(c, learner, skill, correct, promote, now)
+        if last:
+            c.execute("UPDATE sessions SET finished = ? WHERE id = ? AND finished IS NULL", (now, session))
+        return Attempt(drill_id, kind, seed, correct, elapsed, hints, now, number, True, promote, done or correct,
+                       box)
+
+    return store_db.atomically(run)
 
 
 def record_reveal(learner: str, drill_id: str, kind: str, seed: int, skill: str | None = None,
-                  now: float | None = None) -> None:
+                  now: float | None = None) -> bool:
     """The learner asked for the key: remember it (the drill can no longer promote its sub-skill) and, unless the
-    drill was already solved or revealed, count it as a miss. Post-condition: ``solved(learner, drill_id)``."""
+    drill was already solved or revealed, count it as a miss, in one transaction. Post-condition:
+    ``solved(learner, drill_id)``; returns whether this call counted the miss."""
     now = time.time() if now is None else now
-    if solved(learner, drill_id):
-        return
-    record_attempt(learner, drill_id, kind, seed, "(revealed)", False, now=now, skill=skill)
-    _write("INSERT INTO reveals (learner, drill_id, created) VALUES (?, ?, ?) ON CONFLICT (learner, drill_id) "
-           "DO NOTHING", (learner, drill_id, now))
+    skill = skill or kind
+
+    def run(c: Any) -> bool:
+        _hold(c, learner, now)
+        if _solved(c, learner, drill_id):
+            return False
+        _insert_attempt(c, learner, drill_id, kind, seed, "(revealed)", False, None, None, now)
+        _repeat(c, learner, skill, False, False, now)
+        c.execute("INSERT OR IGNORE INTO reveals (learner, drill_id, created) VALUES (?, ?, ?)",
+                  (learner, drill_id, now))
+        return True
+
+    return store_db.atomically(run)
 
 
 def revealed(learner: str, drill_id: str) -> bool:
@@ -216,8 +306,8 @@ def attempts(learner: str, kind: str | None = None, session: str | None = None) 
         sql += " AND session = ?"
         args.append(session)
     rows = _read(sql + " ORDER BY created, id", tuple(args))
-    return [Attempt(r["drill_id"], r["kind"], r["seed"], bool(r["correct"]), r["elapsed_s"], r["hints"], r["created"])
-            for r in rows]
+    return [Attempt(r["drill_id"], r["kind"], r["seed"], bool(r["correct"]), r["elapsed_s"], r["hints"], r["created"],
+                    r["attempt"]) for r in rows]
 
 
 def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:
@@ -231,30 +321,35 @@ STALE_SESSION_S = 86_400
 
 
 def create_session(learner: str, parts: list[str], now: float | None = None) -> str:
-    """Start a timed whiteboard session over ``parts`` (drill ids). Post-condition: returns its id, and every
-    session (anyone's) older than STALE_SESSION_S with no attempt recorded against it is gone."""
-    import json
-
+    """Start a timed whiteboard session over ``parts`` (drill ids, or ``{"part", "id"}`` per question).
+    Post-condition: returns its id, and every session (anyone's) older than STALE_SESSION_S with no attempt recorded
+    against it is gone. The learner's own row waits for their first answer."""
     now = time.time() if now is None else now
-    drop_stale_sessions(now)
     sid = secrets.token_urlsafe(9)
-    _write("INSERT INTO sessions (id, learner, started, finished, parts) VALUES (?, ?, ?, NULL, ?)",
-           (sid, learner, now, json.dumps(parts)))
+    cutoff = now - STALE_SESSION_S
+
+    def run(c: Any) -> None:
+        _drop_stale(c, cutoff)
+        c.execute("INSERT INTO sessions (id, learner, started, finished, parts) VALUES (?, ?, ?, NULL, ?)",
+                  (sid, learner, now, json.dumps(parts)))
+
+    store_db.atomically(run)
     return sid
+
+
+def _drop_stale(c: Any, cutoff: float) -> int:
+    return c.execute("DELETE FROM sessions WHERE started < ? AND NOT EXISTS "
+                     "(SELECT 1 FROM attempts WHERE attempts.session = sessions.id)", (cutoff,)).rowcount
 
 
 def drop_stale_sessions(now: float | None = None) -> int:
     """Delete sessions started more than STALE_SESSION_S ago that have no attempts. Returns how many went."""
     cutoff = (time.time() if now is None else now) - STALE_SESSION_S
-    cur = _write("DELETE FROM sessions WHERE started < ? AND NOT EXISTS "
-                 "(SELECT 1 FROM attempts WHERE attempts.session = sessions.id)", (cutoff,))
-    return cur.rowcount
+    return store_db.atomically(lambda c: _drop_stale(c, cutoff))
 
 
 def get_session(learner: str, sid: str) -> dict[str, Any] | None:
     """The session row as a dict (parts decoded), or None if it does not exist or belongs to someone else."""
-    import json
-
     rows = _read("SELECT * FROM sessions WHERE id = ? AND learner = ?", (sid, learner))
     if not rows:
         return None
@@ -263,13 +358,12 @@ def get_session(learner: str, sid: str) -> dict[str, Any] | None:
 
 
 def finish_session(sid: str, now: float | None = None) -> None:
-    _write("UPDATE sessions SET finished = ? WHERE id = ? AND finished IS NULL", (time.time() if now is None else now,
-                                                                                 sid))
+    """Mark a session finished (its last answer does this itself). Post-condition: the first finish time stands."""
+    now = time.time() if now is None else now
+    store_db.atomically(lambda c: c.execute("UPDATE sessions SET finished = ? WHERE id = ? AND finished IS NULL",
+                                            (now, sid)))
 
 
 def reset_connections() -> None:
-    """Close cached connections (tests use this to simulate a server restart)."""
-    with _lock:
-        for c in _conns.values():
-            c.close()
-        _conns.clear()
+    """Close the pooled connections (tests use this to simulate a server restart)."""
+    store_db.reset()

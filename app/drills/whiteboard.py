@@ -139,7 +139,8 @@ class PartSummary:
 
 def results(learner: str, sid: str) -> dict[str, Any]:
     """Score a session: one result per question (time since the previous answer or the start), the score, and per
-    part the total time and the redo verdict for parts 6 and 7. Raises DrillError if it is not this learner's."""
+    part the total time and the redo verdict for parts 6 and 7. Raises DrillError if it is not this learner's.
+    Post-condition: nothing is written."""
     sess = store.get_session(learner, sid)
     if sess is None:
         raise DrillError(f"no whiteboard session {sid!r} for this learner")
@@ -170,9 +171,7 @@ def results(learner: str, sid: str) -> dict[str, Any]:
             q.redo, q.why = redo, why
         sheet.append(PartSummary(part, mine[0].label, len(mine), sum(q.answered for q in mine),
                                  sum(q.correct for q in mine), total, redo, why))
-    finished = all(q.answered for q in qs)
-    if finished:
-        store.finish_session(sid)
+    finished = all(q.answered for q in qs)  # stored by the last answer's own transaction: reading writes nothing
     current = next((q.index for q in qs if not q.answered), None)
     return {"id": sid, "started": sess["started"], "finished": finished, "current": current, "parts": qs,
             "sheet": sheet, "score": sum(q.correct for q in qs), "total": len(qs),

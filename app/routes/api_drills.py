@@ -4,6 +4,9 @@ Errors: an unknown kind or a seed out of range in the query is a 422; an unknown
 is a 404; an empty or over-long answer is a 422 (schema). An answer that is present but cannot be read is graded:
 200 with ``correct: false``, ``readable: false`` and a format hint, and it is not recorded as an attempt. The key is
 in the answer only once the drill is solved or revealed. A profile name held by another browser is a 409.
+
+GET routes change nothing: they read the learner's cookie (a client without one is given one) but store no row;
+answers, hints, reveals, profile names and whiteboard sessions are POST, each one transaction in the store.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from app.budget import BudgetedRoute
 from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
+from app.openapi import errors
 from app.schemas import RequestBody
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
@@ -26,10 +30,8 @@ COOKIE_AGE = 365 * 86_400
 
 def current_learner(request: Request) -> tuple[str, bool]:
     """(learner id, whether the cookie must be (re)set): the id the signed cookie carries, or a fresh one when the
-    cookie is missing, malformed or not signed by this site."""
-    current = identity.unsign(request.cookies.get(COOKIE))
-    lid = store.ensure_learner(current)
-    return lid, lid != current
+    cookie is missing, malformed or not signed by this site. Post-condition: nothing is stored."""
+    return store.learner_id(identity.unsign(request.cookies.get(COOKIE)))
 
 
 def learner_cookie(request: Request, response: Response) -> str:
@@ -63,12 +65,14 @@ class DrillOut(BaseModel):
     shown: list[dict[str, Any]] = []
     table: list[int] | None = None
     hints: int = 3
+    served: str = Field("", description="signed time the drill was served: send it back with the answer")
 
 
 class AnswerIn(RequestBody):
     answer: str = Field(..., max_length=MAX_ANSWER_CHARS, description="the typed answer, in any equivalent form")
     elapsed_ms: int | None = Field(None, ge=0, le=7 * 86_400_000, description="time taken (else: since served)")
     session: str | None = Field(None, max_length=64, description="whiteboard session id, when answering a part")
+    served: str | None = Field(None, max_length=200, description="the drill's `served` token (for time taken)")
 
     @field_validator("answer")
     @classmethod
@@ -122,12 +126,15 @@ def next_drill(kind: str | None = Query(None, max_length=40), seed: int | None =
         drill = service.next_drill(learner, kind, seed)
     except DrillError as err:
         raise HTTPException(422, str(err)) from None
-    return service.drill_json(drill)
+    return {**service.drill_json(drill), "served": service.served_token(drill.id)}
 
 
-@router.post("/{drill_id}/answer", response_model=AnswerOut, response_model_exclude_none=True)
+@router.post("/{drill_id}/answer", response_model=AnswerOut, response_model_exclude_none=True,
+             responses=errors({404: "malformed drill id, or no such whiteboard session for this learner"},
+                              {409: "the whiteboard session is finished, or this drill is not its current part"}))
 def answer(drill_id: str, body: AnswerIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Grade an answer by meaning; record it (unless unreadable) with the time taken."""
+    """Grade an answer by meaning; record it (unless unreadable, or the drill is already solved or revealed) with
+    the time taken, in one transaction. A whiteboard part takes exactly one answer: any other is a 409."""
     try:
         parse_id(drill_id)
     except DrillError as err:
@@ -135,12 +142,15 @@ def answer(drill_id: str, body: AnswerIn, learner: str = Depends(learner_cookie)
     if body.session:
         check_session_part(learner, body.session, drill_id)
     elapsed = body.elapsed_ms / 1000 if body.elapsed_ms is not None else None
-    drill, verdict, solved = service.grade_answer(learner, drill_id, body.answer, session=body.session,
-                                                  elapsed_s=elapsed)
+    try:
+        drill, verdict, solved = service.grade_answer(learner, drill_id, body.answer, session=body.session,
+                                                      elapsed_s=elapsed, served=body.served)
+    except store.SessionRefused as err:
+        raise HTTPException(err.status, str(err)) from None
     return service.result_json(drill, verdict, solved)
 
 
-@router.post("/{drill_id}/reveal", response_model=RevealOut)
+@router.post("/{drill_id}/reveal", response_model=RevealOut, responses=errors({404: "malformed drill id"}))
 def reveal(drill_id: str, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """The key and the derivation. Counts as a miss for spaced repetition; the drill no longer promotes its
     sub-skill, even when answered right afterwards."""
@@ -152,7 +162,8 @@ def reveal(drill_id: str, learner: str = Depends(learner_cookie)) -> dict[str, A
 
 
 def check_session_part(learner: str, sid: str, drill_id: str) -> None:
-    """Raise 404 unless ``sid`` is this learner's session, 409 unless ``drill_id`` is its current part."""
+    """Raise 404 unless ``sid`` is this learner's session, 409 unless ``drill_id`` is its current part (a read
+    ahead of grading; the store's transaction decides again when it records)."""
     try:
         res = progress.session_results(learner, sid)
     except DrillError as err:
@@ -164,18 +175,10 @@ def check_session_part(learner: str, sid: str, drill_id: str) -> None:
         raise HTTPException(409, f"question {cur + 1} of this session is {res['parts'][cur].drill_id}, not {drill_id}")
 
 
-@router.get("/{drill_id}/hint")
-def hint(drill_id: str, level: int = Query(1, ge=1, le=3), learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Hint ``level``: 1 the rule, 2 the first step, 3 the whole derivation."""
-    try:
-        return service.hint(learner, drill_id, level)
-    except DrillError as err:
-        raise HTTPException(404, str(err)) from None
-
-
-@router.post("/{drill_id}/hint")
+@router.post("/{drill_id}/hint", responses=errors({404: "malformed drill id"}))
 def record_hint(drill_id: str, body: HintIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Record that the learner opened hint ``level`` in the page (the page calls this when a hint is shown)."""
+    """Hint ``level`` (1 the rule, 2 the first step, 3 the whole derivation), recorded for the learner's next
+    answer (two or more hints: a right answer does not promote). POST only: opening a hint is a record."""
     try:
         return service.hint(learner, drill_id, body.level)
     except DrillError as err:
@@ -190,7 +193,7 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     return out
 
 
-@router.post("/profile")
+@router.post("/profile", responses=errors({409: "the name belongs to another browser"}))
 def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
     someone else's progress."""
@@ -211,7 +214,7 @@ def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     return whiteboard_json(learner, sid)
 
 
-@router.get("/whiteboard/{sid}")
+@router.get("/whiteboard/{sid}", responses=errors({404: "no such whiteboard session for this learner"}))
 def get_whiteboard(sid: str, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """A session's questions, per-part times, score and the redo verdict for parts 6 and 7 (over ten minutes or
     wrong)."""

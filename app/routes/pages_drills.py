@@ -2,6 +2,8 @@
 page with the optional profile name, and the timed whiteboard mode with its score page.
 
 Every form also works without JavaScript: the same routes answer the whole page when the request is not htmx.
+GET pages change nothing: a drill page shows the hints its learner already opened (``hint=`` in an old permalink is
+ignored); opening the next hint is a POST (``/drills/hint``), as are answers, reveals, profiles and whiteboards.
 """
 
 from __future__ import annotations
@@ -74,7 +76,9 @@ def _shown(drill: Drill) -> list[Any]:
 @router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
 def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
                 seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3)) -> Response:
-    """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick)."""
+    """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick).
+    Post-condition: nothing is stored; ``hint`` (old permalinks) is accepted and ignored: the page shows the hints
+    this learner has opened on the drill."""
     learner = _learner(request)
     if kind is not None and kind not in {k.kind for k in kinds()}:
         ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
@@ -90,16 +94,38 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
         return resp
     check(kind, seed)
     drill = service.next_drill(learner[0], kind, seed)
-    if hint:
-        service.hint(learner[0], drill.id, hint)  # a hint opened in the page is recorded
-    ctx = {"drill": drill, "kinds": kinds(), "hints": _hints(drill, hint), "hint_level": hint, "error": None,
-           "given_views": _shown(drill), "session": None, **_sidebar(learner[0])}
-    return _render(request, "drills.html", ctx, learner, block="hints" if is_htmx(request) and hint else None)
+    opened = store.served_info(learner[0], drill.id)[1]
+    ctx = {"drill": drill, "kinds": kinds(), "hints": _hints(drill, opened), "hint_level": opened, "error": None,
+           "given_views": _shown(drill), "session": None, "served": service.served_token(drill.id),
+           **_sidebar(learner[0])}
+    return _render(request, "drills.html", ctx, learner)
+
+
+@router.post("/drills/hint", response_class=HTMLResponse, include_in_schema=False)
+def hint_page(request: Request, id: str = Form(..., max_length=60), level: int = Form(1, ge=1, le=3)) -> Response:
+    """Open hint ``level`` of a drill and record it: the ``hints`` block for htmx, else back to the drill's
+    permalink (which shows every hint opened)."""
+    learner = _learner(request)
+    try:
+        drill = from_id(id)
+    except DrillError as err:
+        return _render(request, "drills.html", {"error": str(err), "kinds": kinds(), "drill": None,
+                                                **_sidebar(learner[0])}, learner, status=404)
+    service.hint(learner[0], drill.id, level)
+    if not is_htmx(request):
+        resp = RedirectResponse(f"/drills?kind={drill.kind}&seed={drill.seed}", status_code=303)
+        if learner[1]:
+            set_learner_cookie(resp, learner[0])
+        return resp
+    opened = max(level, store.served_info(learner[0], drill.id)[1])
+    ctx = {"drill": drill, "hints": _hints(drill, opened), "hint_level": opened}
+    return _render(request, "drills.html", ctx, learner, block="hints")
 
 
 @router.post("/drills/answer", response_class=HTMLResponse, include_in_schema=False)
 def answer_page(request: Request, id: str = Form(..., max_length=60),
-                answer: str = Form("", max_length=MAX_ANSWER_CHARS)) -> Response:
+                answer: str = Form("", max_length=MAX_ANSWER_CHARS),
+                served: str | None = Form(None, max_length=200)) -> Response:
     """Grade a form answer: the ``result`` block for htmx, else the whole drill page with the verdict."""
     learner = _learner(request)
     try:
@@ -112,8 +138,9 @@ def answer_page(request: Request, id: str = Form(..., max_length=60),
                         readable=False)
         solved = store.solved(learner[0], drill.id)
     else:
-        drill, verdict, solved = service.grade_answer(learner[0], id, answer)
-    ctx = {"drill": drill, "kinds": kinds(), "hints": [], "hint_level": 0, "error": None, "session": None,
+        drill, verdict, solved = service.grade_answer(learner[0], id, answer, served=served)
+    ctx = {"drill": drill, "served": served or "", "kinds": kinds(), "hints": [], "hint_level": 0, "error": None,
+           "session": None,
            "given_views": _shown(drill), "oob": is_htmx(request), **_result_ctx(drill, verdict, answer, solved),
            **_sidebar(learner[0])}
     return _render(request, "drills.html", ctx, learner, block="result" if is_htmx(request) else None)
@@ -192,18 +219,19 @@ def whiteboard_session(request: Request, sid: str, last: int | None = Query(None
     drill = None
     if res["current"] is not None:
         drill = progress.session_drill(learner[0], sid, res["current"])
-        store.mark_served(learner[0], drill.id)
     prev = res["parts"][last] if last is not None and last < len(res["parts"]) else None
     ctx = {"res": res, "drill": drill, "sid": sid, "prev": prev, "parts": progress.WHITEBOARD,
            "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "hints": [], "hint_level": 0,
-           "given_views": _shown(drill) if drill else []}
+           "given_views": _shown(drill) if drill else [], "served": service.served_token(drill.id) if drill else ""}
     return _render(request, "drills_whiteboard.html", ctx, learner)
 
 
 @router.post("/drills/whiteboard/{sid}/answer", include_in_schema=False)
 def whiteboard_answer(request: Request, sid: str, id: str = Form(..., max_length=60),
-                      answer: str = Form("", max_length=MAX_ANSWER_CHARS)) -> Response:
-    """Record the current part's single answer (an unreadable one may be retyped) and move on."""
+                      answer: str = Form("", max_length=MAX_ANSWER_CHARS),
+                      served: str | None = Form(None, max_length=200)) -> Response:
+    """Record the current part's single answer (an unreadable one may be retyped) and move on; an answer to a part
+    already answered, however close behind the first, goes back to the session page unrecorded."""
     learner = _learner(request)
     try:
         res = progress.session_results(learner[0], sid)
@@ -213,11 +241,14 @@ def whiteboard_answer(request: Request, sid: str, id: str = Form(..., max_length
     cur = res["current"]
     if cur is None or res["parts"][cur].drill_id != id:
         return RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
-    _, verdict, _ = service.grade_answer(learner[0], id, answer or " ", session=sid)
+    try:
+        _, verdict, _ = service.grade_answer(learner[0], id, answer or " ", session=sid, served=served)
+    except store.SessionRefused:
+        return RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
     if not verdict.readable:
         drill = from_id(id)
         ctx = {"res": res, "drill": drill, "sid": sid, "prev": None, "parts": progress.WHITEBOARD,
                "limit_min": progress.PART_LIMIT_S // 60, "session": sid, "unreadable": verdict.reason,
-               "answer": answer, "given_views": _shown(drill)}
+               "answer": answer, "given_views": _shown(drill), "served": served or ""}
         return _render(request, "drills_whiteboard.html", ctx, learner, status=200)
     return RedirectResponse(f"/drills/whiteboard/{sid}?last={cur}", status_code=303)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.drills import identity, store
 from app.drills.core import from_id
 
 pytestmark = pytest.mark.browser
@@ -65,8 +66,9 @@ def learner_box(page, base: str, kind: str) -> str:
 
 
 def test_hint_wrong_reveal_not_promoted(browser, live_server, screenshot):
-    """Open a hint (recorded), answer wrong (no key shown), reveal (key shown, counted as a miss), then the right
-    answer: the drill is not promoted (its kind stays in box 0, due now)."""
+    """A link's ``hint=`` shows and records nothing; open a hint (a POST, recorded, shown again on reload), answer
+    wrong (no key shown), reveal (key shown, counted as a miss), then the copied key: graded right, recorded not at
+    all, so the drill is not promoted (its kind stays in box 0, due now) and correct / streak stay 0."""
     import json
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -78,11 +80,16 @@ def test_hint_wrong_reveal_not_promoted(browser, live_server, screenshot):
     page.on("request", lambda r: hint_posts.append(r.url) if r.method == "POST" and r.url.endswith("/hint") else None)
     seed = next(s for s in range(200) if from_id(f"natural_coord-{s}").variant == "idx")
     drill = from_id(f"natural_coord-{seed}")
-    page.goto(f"{live_server.url}/drills?kind=natural_coord&seed={seed}")
+    page.goto(f"{live_server.url}/drills?kind=natural_coord&seed={seed}&hint=3")  # a link's hint= shows nothing
+    assert page.query_selector(".hint") is None and not hint_posts
     page.click("#hint-btn")
     page.wait_for_selector(".hint.level1")
-    page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.endsWith('/hint'))")
-    assert hint_posts and hint_posts[0].endswith(f"/api/drills/{drill.id}/hint")
+    assert hint_posts == [f"{live_server.url}/drills/hint"]  # the button posts; the page's GET recorded nothing
+    lid = identity.unsign(next(c["value"] for c in ctx.cookies() if c["name"] == "layoutlab_learner"))
+    assert store.served_info(lid, drill.id)[1] == 1
+    page.reload()
+    page.wait_for_selector(".hint.level1")  # the page shows the hints this learner opened
+    assert page.query_selector(".hint.level2") is None and store.served_info(lid, drill.id)[1] == 1
 
     wrong = next(ex for _, _, ex in drill.mistakes if ex) if drill.mistakes else "(0,(0,0))"
     page.fill("#answer-input", wrong)
@@ -103,7 +110,7 @@ def test_hint_wrong_reveal_not_promoted(browser, live_server, screenshot):
     page.wait_for_selector("#verdict.right")
     progress = json.loads(page.evaluate("fetch('/api/drills/progress').then(r => r.text())"))
     st = {k["kind"]: k for k in progress["kinds"]}["natural_coord"]
-    assert st["box"] == 0 and st["attempts"] == 3 and st["correct"] == 1, st
+    assert (st["box"], st["attempts"], st["correct"], st["streak"]) == (0, 2, 0, 0), st  # the copied key: no record
     row = learner_box(page, live_server.url, "natural_coord")
     assert "now" in row  # missed: it comes back at once
     screenshot(page, "drills-not-promoted")
