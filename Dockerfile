@@ -3,7 +3,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && r
 WORKDIR /srv/layoutlab
 COPY . .
 RUN python -m venv .venv && .venv/bin/pip install --no-cache-dir -e . \
- && npm ci --no-audit --no-fund && mkdir -p static/vendor && cp node_modules/htmx.org/dist/htmx.min.js static/vendor/
+ && npm ci --no-audit --no-fund --omit=peer --ignore-scripts && mkdir -p static/vendor/swagger-ui static/vendor/redoc \
+ && cp node_modules/htmx.org/dist/htmx.min.js static/vendor/ \
+ && cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css static/vendor/swagger-ui/ \
+ && cp node_modules/redoc/bundles/redoc.standalone.js static/vendor/redoc/
 ENV LAYOUTLAB_DATA=/data
 EXPOSE 8000
 CMD [".venv/bin/layoutlab", "serve", "--host", "0.0.0.0", "--port", "8000"]

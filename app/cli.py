@@ -23,13 +23,18 @@ def main(argv: list[str] | None = None) -> int:
         import uvicorn
 
         from app.main import create_app
+        from app.proxies import ProxySettingError, uvicorn_options
 
+        try:  # X-Forwarded-* only from LAYOUTLAB_TRUSTED_PROXIES (none by default; uvicorn's own default: loopback)
+            proxies = uvicorn_options()
+        except ProxySettingError as exc:
+            parser.error(str(exc))
         if args.workers > 1:  # each process builds its own app (create_app's default: no embedded GPU worker)
             uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                        log_level="info")
+                        log_level="info", **proxies)
             return 0
         app = create_app(embedded_worker=not args.no_worker)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info", **proxies)
         return 0
     if args.cmd == "worker":
         from gpu_worker.service import run_worker

@@ -19,9 +19,16 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
+from app import openapi
 from app.budget import BudgetedRoute, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
-from app.middleware import MAX_BODY_BYTES, BodyLimitMiddleware, PageCacheMiddleware, SecurityHeadersMiddleware
+from app.middleware import (
+    MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    PageCacheMiddleware,
+    SecurityHeadersMiddleware,
+    SlashRedirectMiddleware,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -112,11 +119,13 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     """Build the app. Post-condition: every router of ROUTERS that exists is included, /healthz answers 200,
     LayoutError / validation errors become 422 with a string ``detail`` of at most about MAX_ECHO characters, a body
     over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
-    app = FastAPI(title="LayoutLab", version="0.1.0",
+    app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
+    app.add_middleware(SlashRedirectMiddleware, router=app.router)  # relative Location, never built from Host
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
-    app.add_middleware(SecurityHeadersMiddleware, docs=tuple(p for p in (app.docs_url, app.redoc_url) if p))
+    app.add_middleware(SecurityHeadersMiddleware, docs=(openapi.DOCS_URL, openapi.REDOC_URL))
+    openapi.install(app)  # /openapi.json with HTTPError for every refusal; /docs and /redoc from static/vendor
     app.state.embedded_worker = embedded_worker
     app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     # CPU-bound handlers run in worker threads under one GIL: hand it over every 1 ms instead of 5 ms, so the event

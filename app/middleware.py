@@ -30,8 +30,6 @@ MAX_BODY_BYTES = 1 << 20
 #: executed, so it is allowed). Styles may be inline: the grids size their tiles with ``style="--w:..."``.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
-#: Where FastAPI's OpenAPI viewer (``/docs``, ``/redoc``) loads its script and styles from.
-DOCS_CDN = "https://cdn.jsdelivr.net"
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -113,9 +111,10 @@ class SecurityHeadersMiddleware:
     """Add CSP (``frame-ancestors 'none'``, no inline script), ``X-Content-Type-Options: nosniff``,
     ``Referrer-Policy`` and ``X-Frame-Options`` to every HTTP response.
 
-    ``docs`` lists paths whose page is FastAPI's OpenAPI viewer: its scripts come from a CDN and one inline script
-    starts it, so those pages (small) are buffered and get ``script-src 'self' <cdn> 'sha256-<that script>'``:
-    still no inline script but the one the server itself wrote."""
+    ``docs`` lists paths whose page is an OpenAPI viewer (app.openapi): its scripts and styles are served from
+    ``/static/vendor`` and one inline script starts Swagger UI, so those pages (small) are buffered and get
+    ``script-src 'self' 'sha256-<that script>'`` and ``worker-src 'self' blob:`` (ReDoc's search worker): assets
+    from 'self' only, and no inline script but the one the server itself wrote."""
 
     def __init__(self, app: ASGIApp, docs: tuple[str, ...] = ()) -> None:
         self.app = app
@@ -163,13 +162,62 @@ _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
 async def _send_docs(send: Send, start: Message, body: bytes) -> None:
     hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode() + "'"
                       for m in _INLINE_SCRIPT.finditer(body))
-    csp = CSP.replace("script-src 'self'", f"script-src 'self' {DOCS_CDN} {hashes}".rstrip()) \
-        .replace("style-src 'self'", f"style-src 'self' {DOCS_CDN}").replace("img-src 'self'", "img-src 'self' https:")
+    # ReDoc runs its search index in a worker it builds from a blob: URL (its own bundled code, no other origin)
+    csp = CSP.replace("script-src 'self'", f"script-src 'self' {hashes}".rstrip()) + "; worker-src 'self' blob:"
     headers = [(n, v) for n, v in start.get("headers", ()) if n.lower() != b"content-length"]
     headers.append((b"content-length", str(len(body)).encode()))
     extra = [(n, csp.encode() if n == b"content-security-policy" else v) for n, v in SECURITY_HEADERS]
     await send({**start, "headers": _merge(headers, extra)})
     await send({"type": "http.response.body", "body": body})
+
+
+class SlashRedirectMiddleware:
+    """Starlette's ``redirect_slashes``, answered with a relative ``Location``: a request for ``/lab/`` where only
+    ``/lab`` is routed (or the reverse) gets 307 ``Location: /lab`` (query string kept). Starlette builds that URL
+    from the request's Host header, so a hostile Host became the redirect's target; here no redirect is ever built
+    from Host. The app must be created with ``redirect_slashes=False``.
+
+    Post-conditions: a request some route matches (fully, or in path only: a 405) passes through untouched; a
+    ``Location`` set here starts with exactly one ``/`` (never ``//host``, which a browser reads as another site)."""
+
+    def __init__(self, app: ASGIApp, router: Any) -> None:
+        self.app = app
+        self.router = router
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self._matches(scope):
+            await self.app(scope, receive, send)
+            return
+        from starlette._utils import get_route_path
+
+        route_path = get_route_path(scope)
+        if route_path not in ("", "/"):
+            path = scope["path"]
+            other = {**scope, "path": path.rstrip("/") if route_path.endswith("/") else path + "/"}
+            if other["path"].strip("/") and self._matches(other):
+                await _answer_redirect(send, relative_location(other["path"], scope.get("query_string", b"")))
+                return
+        await self.app(scope, receive, send)
+
+    def _matches(self, scope: Scope) -> bool:
+        from starlette.routing import Match
+
+        return any(route.matches(scope)[0] is not Match.NONE for route in self.router.routes)
+
+
+def relative_location(path: str, query: bytes = b"") -> str:
+    """A same-origin ``Location`` for ``path`` (percent-encoded) and ``query``: one leading ``/``, no scheme, no
+    host."""
+    from urllib.parse import quote
+
+    target = "/" + quote(path, safe="/:@!$&'()*+,;=-._~").lstrip("/")
+    return target + ("?" + quote(query.decode("latin-1"), safe="/?:@!$&'()*+,;=-._~%") if query else "")
+
+
+async def _answer_redirect(send: Send, location: str) -> None:
+    headers = [(b"location", location.encode("latin-1")), (b"content-length", b"0"), *SECURITY_HEADERS]
+    await send({"type": "http.response.start", "status": 307, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 class PageCacheMiddleware:
@@ -182,7 +230,7 @@ class PageCacheMiddleware:
 
     def __init__(self, app: ASGIApp, paths: tuple[str, ...], max_bytes: int = 16 << 20,
                  max_entry: int = 2 << 20) -> None:
-        from algebra.memo import BoundedCache
+        from algebra.core.memo import BoundedCache
 
         self.app = app
         self.paths = frozenset(paths)

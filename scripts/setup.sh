@@ -25,9 +25,23 @@ PY="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
 
-if [ ! -f node_modules/htmx.org/dist/htmx.min.js ]; then
-  npm ci --no-audit --no-fund --silent >/dev/null 2>&1 || npm install --no-audit --no-fund --silent >/dev/null
-fi
-mkdir -p static/vendor
-cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
-echo "setup: ok (.venv ready, htmx $(node -p "require('./node_modules/htmx.org/package.json').version"))"
+# the vendored front-end files (pinned in package.json): htmx, and the offline OpenAPI viewers of /docs and /redoc
+# (swagger-ui-dist, redoc's standalone bundle; its React peers are inside the bundle, so peers are omitted)
+VENDOR=(htmx.org/dist/htmx.min.js:htmx.min.js
+        swagger-ui-dist/swagger-ui-bundle.js:swagger-ui/swagger-ui-bundle.js
+        swagger-ui-dist/swagger-ui.css:swagger-ui/swagger-ui.css
+        redoc/bundles/redoc.standalone.js:redoc/redoc.standalone.js)
+NPM_FLAGS=(--no-audit --no-fund --silent --omit=peer --ignore-scripts)
+for pair in "${VENDOR[@]}"; do
+  if [ ! -f "node_modules/${pair%%:*}" ]; then
+    npm ci "${NPM_FLAGS[@]}" >/dev/null 2>&1 || npm install "${NPM_FLAGS[@]}" >/dev/null
+    break
+  fi
+done
+mkdir -p static/vendor/swagger-ui static/vendor/redoc
+for pair in "${VENDOR[@]}"; do
+  cp "node_modules/${pair%%:*}" "static/vendor/${pair#*:}"
+done
+echo "setup: ok (.venv ready, htmx $(node -p "require('./node_modules/htmx.org/package.json').version"), swagger-ui" \
+  "$(node -p "require('./node_modules/swagger-ui-dist/package.json').version"), redoc" \
+  "$(node -p "require('./node_modules/redoc/package.json').version"))"

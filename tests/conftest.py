@@ -67,7 +67,10 @@ class LiveServer:
 
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False)
+        from app.proxies import uvicorn_options
+
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False,
+                                **uvicorn_options())  # proxy headers as `layoutlab serve` takes them
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="live-server", daemon=True)
 

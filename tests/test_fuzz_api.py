@@ -87,14 +87,30 @@ def _refused_by_design(method: str, path: str, response) -> bool:
         response.text and "retry-after" in response.headers
 
 
+def _conformance_checks() -> list:
+    """The published schema is what the API answers: the status code is one the operation documents, the body
+    matches that status's schema (every refusal: ``HTTPError``, a string ``detail``), the Content-Type is the
+    documented one."""
+    from schemathesis.checks import content_type_conformance, response_schema_conformance, status_code_conformance
+
+    return [status_code_conformance, response_schema_conformance, content_type_conformance]
+
+
 def _fuzz_operation(operation, failures: list, examples: int) -> None:
+    checks = _conformance_checks()
+
     @settings(max_examples=examples, deadline=None,
               suppress_health_check=list(HealthCheck), database=None)
     @given(case=operation.as_strategy())
     def check(case):
         response = case.call()
+        where = (operation.method, operation.path, response.status_code)
         if response.status_code >= 500 and not _refused_by_design(operation.method.upper(), operation.path, response):
-            failures.append((operation.method, operation.path, response.status_code, response.text[:200]))
+            failures.append((*where, response.text[:200]))
+        try:
+            case.validate_response(response, checks=checks)
+        except (Exception, BaseExceptionGroup) as exc:  # schemathesis' Failure / FailureGroup: what did not conform
+            failures.append((*where, f"{type(exc).__name__}: {str(exc)[:400]}", response.text[:200]))
 
     check()
 
@@ -128,8 +144,10 @@ def openapi_schema(app):
 
 
 @pytest.mark.parametrize(("method", "path"), SCHEMA_OPS, ids=[f"{m} {p}" for m, p in SCHEMA_OPS])
-def test_schemathesis_openapi_no_5xx(openapi_schema, method, path):
-    """Every operation of /openapi.json (one test each): schema-shaped bodies, path parameters and query strings."""
+def test_schemathesis_openapi_conforms(openapi_schema, method, path):
+    """Every operation of /openapi.json (one test each): schema-shaped bodies, path parameters and query strings
+    never get a 5xx (but the queue-full 503), and every answer conforms to the published schema (status code,
+    body schema, Content-Type)."""
     failures: list = []
     _fuzz_operation(openapi_schema[path][method], failures, min(EXAMPLES, 5) if path in FIXED else EXAMPLES)
     assert not failures, failures[:5]

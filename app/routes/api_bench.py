@@ -9,6 +9,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from app.budget import BudgetedRoute
+from app.openapi import errors
+from app.proxies import client_address
 from app.services import bench as S
 from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
@@ -22,8 +24,9 @@ def client_of(request: Request) -> str | None:
 
 
 def address_of(request: Request) -> str | None:
-    """The remote address (the rate limit's second key)."""
-    return request.client.host if request.client else None
+    """The remote address (the rate limit's second key): the peer, or what a trusted proxy forwarded
+    (app.proxies)."""
+    return client_address(request)
 
 
 def refusal(exc: Exception) -> JSONResponse | None:
@@ -41,7 +44,8 @@ def refusal(exc: Exception) -> JSONResponse | None:
     return None
 
 
-@router.post("/jobs", status_code=202)
+@router.post("/jobs", status_code=202,
+             responses=errors({409: "no live worker can run this kind"}, 429, {503: "the queue is full"}))
 def post_job(body: JobRequest, request: Request):
     """Queue a job: 202 ``{"id", "status"}``; 422 for bad kind/params (the field and cap named); 409 when no live
     worker can run it; 429 when this client (or address) submitted too many; 503 when the queue is full."""
@@ -57,13 +61,14 @@ def list_jobs(request: Request, limit: int = 30) -> list[dict]:
     return S.history(max(1, min(limit, 200)), client_of(request))
 
 
-@router.get("/jobs/{job_id}")
+@router.get("/jobs/{job_id}", responses=errors({404: "no such job"}))
 def get_job(job_id: str, request: Request) -> dict:
     """``{"id", "status", "progress", "result", "error", ...}``; 404 when unknown."""
     return _found(S.get_job(job_id, client_of(request)), job_id)
 
 
-@router.post("/jobs/{job_id}/cancel")
+@router.post("/jobs/{job_id}/cancel",
+             responses=errors({403: "another client's job (and no lab admin token)"}, {404: "no such job"}))
 def cancel_job(job_id: str, request: Request):
     """Cancel a queued or running job of this client (or any job, with the lab admin token); 403 for another
     client's job, 404 when unknown."""
