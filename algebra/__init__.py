@@ -5,8 +5,8 @@
 module ``algebra.explain``, callable), the op table ``A.registry``.
 """
 
-from algebra.errors import LayoutError
-from algebra.inttuple import (
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import (
     ceil_div,
     compatible,
     congruent,
@@ -20,7 +20,7 @@ from algebra.inttuple import (
     weakly_compatible,
     weakly_congruent,
 )
-from algebra.layout import (
+from algebra.core.layout import (
     Layout,
     cosize,
     depth,
@@ -28,6 +28,7 @@ from algebra.layout import (
     get_hier_coord,
     is_compact,
     is_injective,
+    make_identity_layout,
     make_layout,
     make_layout_row_major,
     make_ordered_layout,
@@ -39,8 +40,8 @@ from algebra.layout import (
     slice_layout,
     stride,
 )
-from algebra.notation import parse, parse_arg, parse_layout, to_str
-from algebra.ops import (
+from algebra.core.notation import parse, parse_arg, parse_layout, to_str
+from algebra.core.ops import (
     coalesce,
     complement,
     composition,
@@ -52,39 +53,44 @@ from algebra.ops import (
     nullspace,
     right_inverse,
 )
-from algebra.partition import local_partition, local_tile
-from algebra.products import (
+from algebra.core.partition import local_partition, local_tile
+from algebra.core.products import (
     blocked_product,
-    downcast,
     flat_divide,
     flat_product,
     logical_divide,
     logical_product,
     raked_product,
-    recast_layout,
     tile_to_shape,
     tile_unzip,
     tiled_divide,
     tiled_product,
-    upcast,
     zipped_divide,
     zipped_product,
 )
-from algebra.swizzle import ComposedLayout, Swizzle
+from algebra.core.recast import downcast, recast_layout, upcast
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 # the hardware models and explanations are built on the names above (order matters)
 from algebra import atoms, banks, coalescing, hopper  # noqa: E402  (hardware models, built on the ops above)
-from algebra.arith import ArithTuple, E, ScaledBasis, coprofile, coshape, make_identity_layout  # noqa: E402
+from algebra.core.arith import ArithTuple, E, ScaledBasis, coprofile, coshape  # noqa: E402
 from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
 from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
 from algebra import explain, registry  # noqa: E402  (explain: a callable module, A.explain(op, *args))
 from algebra.explain import derive, explain_ops  # noqa: E402
 from algebra.formula import FormulaCheck, SymLayout, evaluate_formula, formula, index_formula, natural_names  # noqa: E402
 from algebra.formula import parse_symbolic  # noqa: E402
-from algebra.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl  # noqa: E402
+from algebra.codegen import op_to_cpp, op_to_dsl  # noqa: E402
+from algebra.core.emit import to_cpp, to_dsl  # noqa: E402
 from algebra.explain import format_steps  # noqa: E402
 from algebra.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout  # noqa: E402
-from algebra.refine import common_coarsening, common_refinement, flat_refinement  # noqa: E402
-from algebra.arith import as_arithmetic_tuple, basis_get, basis_value, make_basis_like  # noqa: E402
+from algebra.core.refine import common_coarsening, common_refinement, flat_refinement  # noqa: E402
+from algebra.core.arith import as_arithmetic_tuple, basis_get, basis_value, make_basis_like  # noqa: E402
+
+# the modules of the flat package that came before the subpackages, under their old names
+from algebra.core import (  # noqa: E402
+    arith, checks, coords, errors, fastpath, inttuple, inverses, layout, memo, notation, ops, partition, products,
+    recast, recorder, refine, swizzle,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from algebra.errors import LayoutError
-from algebra.layout import Layout, size
-from algebra.notation import parse_layout
-from algebra.products import recast_layout
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, size
+from algebra.core.notation import parse_layout
+from algebra.core.recast import recast_layout
 
 # --------------------------------------------------------------------------- MMA atoms
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from algebra import inttuple as it
 from algebra.atoms import CopyAtom, MMAAtom, get
-from algebra.errors import LayoutError
-from algebra.layout import Layout, make_layout, size, slice_and_offset
-from algebra.memo import bounded
-from algebra.ops import coalesce, composition, right_inverse
-from algebra.products import logical_divide, raked_product, tiled_product, zipped_divide
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, make_layout, size, slice_and_offset
+from algebra.core.memo import bounded
+from algebra.core.ops import coalesce, composition, right_inverse
+from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
 
 
 def _unfold(layout: Layout) -> Layout:
@@ -84,7 +84,7 @@ class TiledCopy:
 
 def _as_layout(x: Any) -> Layout:
     if isinstance(x, str):
-        from algebra.notation import parse
+        from algebra.core.notation import parse
 
         x = parse(x)
     if not hasattr(x, "shape"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra import banks as _b
-from algebra.errors import LayoutError
+from algebra.core.errors import LayoutError
 
 #: The most Sw<B,M,S> one search evaluates (each: one bank map of a warp over precomputed offsets).
 MAX_SWIZZLE_CANDIDATES = 512
@@ -85,7 +85,7 @@ class _Search:
     """The state one search shares across candidates: the lanes' offsets and the tile's offset set (built once)."""
 
     def __init__(self, layout: Any, element_bytes: int, access: dict[str, Any]) -> None:
-        from algebra.layout import offsets, size
+        from algebra.core.layout import offsets, size
 
         self.layout = _b._as_layout(layout)
         self.element_bytes = element_bytes
@@ -123,7 +123,7 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
     Post-condition: each returned fix has ``analysis.ways == 1``; the list is ordered by (B, M, S); it is empty when
     the access is already conflict-free (no swizzle changes anything to fix). At most MAX_CLOSURE_CHECKS swizzles
     are checked against the tile; past that the search stops (bounded work)."""
-    from algebra.swizzle import Swizzle
+    from algebra.core.swizzle import Swizzle
 
     search = _Search(layout, element_bytes, access)
     if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
@@ -149,7 +149,7 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     Post-condition: ``result.analysis.ways == 1``; the work is bounded by MAX_SWIZZLE_CANDIDATES bank maps and
     MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements. When a cap ends the search before a fix is
     found, LayoutError names the cap (a fix may exist past it: "none" would be a claim the search did not check)."""
-    from algebra.swizzle import Swizzle
+    from algebra.core.swizzle import Swizzle
 
     search = _Search(layout, element_bytes, access)
     if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
@@ -183,7 +183,7 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     warp computed from its coordinates, not by evaluating the layout). Paddings that break a vector access's
     alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
     """
-    from algebra.layout import Layout
+    from algebra.core.layout import Layout
 
     lay = _b._as_layout(layout)
     if not isinstance(lay, Layout) or len(lay) != 2 or any(isinstance(d, tuple) for d in lay.stride) \

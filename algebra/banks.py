@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from algebra import LayoutError
+from algebra.core.errors import LayoutError
 
 NUM_BANKS = 32
 BANK_BYTES = 4
@@ -170,7 +170,7 @@ Offsets = Callable[[Any], int]
 
 def _as_layout(layout: Any) -> Any:
     if isinstance(layout, str):
-        from algebra.notation import parse
+        from algebra.core.notation import parse
 
         return parse(layout)
     if not callable(layout) or not hasattr(layout, "shape"):
@@ -182,10 +182,10 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
     """None (identity), a callable on offsets (Swizzle), ``"Sw<B,M,S>"`` or a (B, M, S) triple."""
     if swizzle is None or swizzle == "":
         return lambda x: x
-    from algebra.swizzle import Swizzle
+    from algebra.core.swizzle import Swizzle
 
     if isinstance(swizzle, str):
-        from algebra.notation import parse
+        from algebra.core.notation import parse
 
         swizzle = parse(swizzle)
     elif isinstance(swizzle, tuple | list):
@@ -197,7 +197,7 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
 
 def _modes_2d(layout: Any) -> tuple[int, int]:
     """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
-    from algebra import inttuple as it
+    from algebra.core import inttuple as it
 
     shp = layout.shape
     if not it.is_tuple(shp) or len(shp) == 1:
@@ -287,7 +287,7 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
                                   f"outside the {rows}x{cols} tile")
         return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
     if kind in ("thread_layout", "tv"):
-        from algebra import inttuple as it
+        from algebra.core import inttuple as it
 
         tv = _as_layout(access["layout"])
         if kind == "thread_layout":  # every element of the thread layout is a thread
@@ -307,7 +307,7 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
 def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
     """Every entry must name an element of the tile: a ``[row, column]`` inside rows x cols, a 1-D coordinate below
     size, or (``offsets``) an element offset with its ``vec`` elements inside [0, cosize)."""
-    from algebra.layout import cosize
+    from algebra.core.layout import cosize
 
     plain = layout.layout_b if hasattr(layout, "layout_b") else layout
     for lane, e in enumerate(entries):

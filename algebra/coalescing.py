@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.layout import Layout, offsets
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
 
 SECTOR_BYTES = 32
 WARP_SIZE = 32

@@ -25,9 +25,10 @@ import types
 from typing import Any
 
 from algebra import registry
-from algebra.errors import LayoutError
-from algebra.layout import Layout
-from algebra.recorder import Recorder, recording, show
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout
+from algebra.core.notation import show
+from algebra.core.recorder import Recorder, recording
 
 __all__ = ["derive", "explain", "explain_ops", "format_steps"]
 
@@ -78,10 +79,20 @@ def derive(op_name: str, *args: Any) -> tuple[Any, list[dict[str, Any]]]:
         except LayoutError as err:
             rec.depth = 0
             rec.step(f"refused: {err}", None, kind="error")
-            err.steps = rec.steps
+            err.steps = _notated(rec.steps)
             raise
+    _notated(rec.steps)
     _close(rec, op, result)
-    return result, rec.steps
+    return result, _notated(rec.steps)
+
+
+def _notated(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``steps`` with every step's layout in CuTe notation (the recorder keeps the objects the ops passed it)."""
+    for s in steps:
+        x = s["layout"]
+        if x is not None and type(x) is not str:
+            s["layout"] = show(x)
+    return steps
 
 
 def explain(op_name: str, *args: Any) -> list[dict[str, Any]]:

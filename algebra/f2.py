@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int
 
 MAX_BITS = 64
 

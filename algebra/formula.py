@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int, is_tuple
 
 LETTERS = "ijklmnpqrs"
 MAX_TEXT = 2000
@@ -70,7 +70,7 @@ class SymLayout:
 
     def bind(self, values: dict[str, int]) -> Any:
         """The concrete Layout with the symbols replaced by ``values``."""
-        from algebra.layout import Layout
+        from algebra.core.layout import Layout
 
         sub = [evaluate(parse_formula(x), values) if isinstance(x, str) else x for x in it.flatten(self.stride)]
         shp = [evaluate(parse_formula(x), values) if isinstance(x, str) else x for x in it.flatten(self.shape)]
@@ -113,7 +113,7 @@ def _sym_leaves(t: Any) -> Any:
 
 def _as_layoutish(x: Any) -> Any:
     if isinstance(x, str):
-        from algebra.notation import parse
+        from algebra.core.notation import parse
 
         try:
             return parse(x)
@@ -169,7 +169,7 @@ def formula(layout: Any, names: Any = None) -> str:
 
 
 def _basis_formula(layout: Any, flat: tuple, ds: tuple) -> str:
-    from algebra.arith import coprofile
+    from algebra.core.arith import coprofile
 
     by_path: dict[tuple, list] = {}
     for n, d in zip(flat, ds, strict=True):

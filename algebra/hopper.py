@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from algebra.errors import LayoutError
+from algebra.core.errors import LayoutError
 
 # --------------------------------------------------------------------------- swizzle units
 
@@ -68,8 +68,8 @@ class SmemAtom:
     @property
     def layout(self) -> Any:
         """The composed layout ``Sw<B,M',3> o (shape):(stride)`` on element offsets."""
-        from algebra.layout import Layout
-        from algebra.swizzle import ComposedLayout, Swizzle
+        from algebra.core.layout import Layout
+        from algebra.core.swizzle import ComposedLayout, Swizzle
 
         return ComposedLayout(Swizzle(*self.element_swizzle), 0, Layout(self.shape, self.stride))
 
@@ -365,9 +365,10 @@ def make_gmma_desc(atom: SmemAtom, tile_mn: int, tile_k: int, start_address: int
     Post-condition: K-major: SBO = the stride between 8-row groups, LBO = the K-direction stride (1 unit when
     swizzled); MN-major: LBO / SBO = the strides between atoms along MN / 8-column groups along K (swapped for INTER).
     """
-    from algebra.layout import Layout
-    from algebra.ops import composition
-    from algebra.products import logical_divide, recast_layout, tile_to_shape
+    from algebra.core.layout import Layout
+    from algebra.core.ops import composition
+    from algebra.core.products import logical_divide, tile_to_shape
+    from algebra.core.recast import recast_layout
 
     kblock = 256 // atom.element_bits  # one wgmma K-block: 32 bytes of K
     if tile_k % atom_k(atom) or tile_mn % atom.shape[0] or tile_k % kblock:

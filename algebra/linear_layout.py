@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
 
 MAX_BITS = 20
 DISTRIBUTED = ("register", "lane", "warp", "block")
@@ -153,7 +153,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
     """A layout with power-of-two shapes (a Swizzle composed on it counts) as F2 data: the forward map (in-dims
     dim0, dim1, ... -> out-dim ``offset``), and, when it is a bijection onto [0, 2^n), Triton's shared form
     (in-dim ``offset`` -> dim0, dim1, ...). LayoutError names the condition when the map is not F2-linear."""
-    from algebra.layout import Layout, offsets
+    from algebra.core.layout import Layout, offsets
 
     inner = getattr(layout, "layout_b", layout)
     if not isinstance(inner, Layout):
@@ -198,7 +198,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
 def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> LinearLayout:
     """A CuTe TV layout ((thread), (value)) -> column-major index in ``tile`` (e.g. (M, K)) as a distributed linear
     layout: register = value bits, lane = thread bits below log2(threads_per_warp), warp = the rest."""
-    from algebra.layout import offsets
+    from algebra.core.layout import offsets
 
     t_size, v_size = it.product(tv.shape[0]), it.product(tv.shape[1])
     tb, vb = _log2(t_size, "threads"), _log2(v_size, "values")
@@ -233,8 +233,8 @@ def _disjoint(cols: list[int]) -> tuple[int, int] | None:
 
 
 def _layout_from(cols: list[int], groups: list[int]) -> Any:
-    from algebra.layout import Layout
-    from algebra.ops import coalesce
+    from algebra.core.layout import Layout
+    from algebra.core.ops import coalesce
 
     shape, stride, k = [], [], 0
     for g in groups:
@@ -252,7 +252,7 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
     from algebra import f2
-    from algebra.swizzle import ComposedLayout, Swizzle
+    from algebra.core.swizzle import ComposedLayout, Swizzle
 
     names = [n for n, _ in ll.bases]
     out_bits = ll.out_bits

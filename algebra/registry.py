@@ -34,9 +34,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algebra import codegen, coords, inverses, ops, partition, products
-from algebra import inttuple as it
-from algebra.errors import LayoutError
+from algebra.core import coords, emit, inverses, ops, partition, products, recast
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_tuple
+from algebra.core.notation import parse_arg
 
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
 
@@ -107,6 +109,29 @@ def _tensor_op(op: str, third: Callable[[list[str], tuple], str]) -> Callable:
 _TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
 
 
+def _dsl_unzip(op: str, block: Any, tiler: tuple) -> list[str]:
+    """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
+    logical_product by hand as ``tile_unzip`` does."""
+    if any(is_tuple(e) for e in tiler):
+        return [f"# the DSL's {op} takes a single layout; nested tiler modes are not regrouped here",
+                "r = cute.logical_product(a, b)"]
+    n, r = len(tiler), it.rank(block.shape)
+    ts = [f"cute.get(lp, mode=[{i}, 0])" for i in range(n)]
+    rs = [f"cute.get(lp, mode=[{i}, 1])" for i in range(n)] + [f"cute.get(lp, mode=[{i}])" for i in range(n, r)]
+
+    def group(parts: list[str]) -> str:
+        return "cute.make_layout([" + ", ".join(parts) + "])"
+
+    if op == "zipped_product" or (len(rs) == 1 and len(ts) == 1):
+        modes = [group(ts), group(rs)]
+    elif op == "tiled_product" or len(ts) == 1:
+        modes = [group(ts)] + (rs if len(rs) > 1 else [group(rs)])
+    else:
+        modes = ts + (rs if len(rs) > 1 else [group(rs)])
+    return ["# the DSL's " + op + " takes a single layout; by mode it is logical_product, regrouped",
+            "lp = cute.logical_product(a, b)", "r = " + group(modes)]
+
+
 def _default_order(shape: Any) -> Any:
     """CuTe DSL's tile_to_shape takes the order explicitly: column-major (0, 1, ...) by default."""
     return tuple(range(it.rank(shape))) if it.is_tuple(shape) else 0
@@ -131,7 +156,7 @@ _op("composition", ops.composition, "A:layout B:tiler", "R(c) = A(B(c)): B picks
      ("composition with a tiler", "(12,(4,8)):(59,(13,1))", "<3:4, 8:2>")], link="via-b")
 _op("complement", ops.complement, "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the "
     "cotarget", "Basics", [("complement", "(2,2):(1,6)", "24")],
-    cpp=lambda n, a: f"complement({n[0]}, {codegen.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
+    cpp=lambda n, a: f"complement({n[0]}, {emit.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
     dsl=lambda n, a: f"cute.complement({n[0]}, {n[1] if len(n) > 1 else f'cute.cosize({n[0]})'})")
 _op("right_inverse", inverses.right_inverse, "A:layout",
     "A(R(i)) = i on R's domain, the longest contiguous run of offsets", "Inverses",
@@ -162,7 +187,7 @@ for _name, _gloss in [("zipped_product", "logical_product with the block modes g
                       ("flat_product", "zipped_product with every mode unpacked")]:
     _op(_name, getattr(products, _name), "A:layout B:tiler", _gloss, "Products",
         [(_name.replace("_", " "), "(2,2):(1,2)", "<3:1, 2:1>")], link="offset",
-        dsl=lambda n, a, _o=_name: codegen.dsl_unzip(_o, a[0], a[1]) if it.is_tuple(a[1])
+        dsl=lambda n, a, _o=_name: _dsl_unzip(_o, a[0], a[1]) if it.is_tuple(a[1])
         else f"cute.{_o}({n[0]}, {n[1]})")
 _op("blocked_product", products.blocked_product, "A:layout B:layout", "A's blocks laid out by B, mode by mode",
     "Products", [("blocked product", "(2,2):(1,2)", "(3,4):(1,3)")], link="offset")
@@ -172,7 +197,7 @@ _op("tile_to_shape", products.tile_to_shape, "block:layout shape:shape order:pro
     "the block repeated (blocked_product) until it covers the shape, the repeats in the given mode order", "Tiling",
     [("tile_to_shape", "(2,2):(1,2)", "(8,8)"), ("tile_to_shape, repeats row-major", "(2,2):(1,2)", "(8,8)", "(1,0)")],
     dsl=lambda n, a: f"cute.tile_to_shape({n[0]}, {n[1]}, "
-                     f"{n[2] if len(n) > 2 else codegen.py_tuple(_default_order(a[1]))})")
+                     f"{n[2] if len(n) > 2 else emit.py_tuple(_default_order(a[1]))})")
 _op("local_tile", partition.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
     "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
     [("local_tile: tile (1,2) of 4x4 tiles", "(16,16):(16,1)", "<4:1, 4:1>", "(1,2)")], link="offset", result="tile",
@@ -185,13 +210,13 @@ _op("local_partition", partition.local_partition, "A:layout thread_layout:layout
     dsl=lambda n, a: f"cute.local_partition(cute.make_tensor(0, {n[0]}), {n[1]}, cutlass.Int32({n[2]}))")
 _op("tile_unzip", products.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
     "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], link="offset", dsl=None)
-_op("upcast", products.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
+_op("upcast", recast.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
     [("upcast by 2", "(8,8):(1,8)", "2")], cpp=lambda n, a: f"upcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout({a[1]}, 1, {n[0]})")
-_op("downcast", products.downcast, "A:layout n:int", "each element viewed as n smaller ones", "Recast",
+_op("downcast", recast.downcast, "A:layout n:int", "each element viewed as n smaller ones", "Recast",
     [("downcast by 2", "(4,8):(1,4)", "2")], cpp=lambda n, a: f"downcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout(1, {a[1]}, {n[0]})")
-_op("recast_layout", products.recast_layout, "A:layout old_bits:int new_bits:int",
+_op("recast_layout", recast.recast_layout, "A:layout old_bits:int new_bits:int",
     "A re-expressed in elements of new_bits instead of old_bits", "Recast",
     [("recast 16-bit to 32-bit", "(8,8):(1,8)", "16", "32")],
     cpp=lambda n, a: f"recast_layout<{_ctype(a[1])}, {_ctype(a[2])}>({n[0]})",
@@ -201,10 +226,10 @@ _op("evaluate", coords.evaluate, "A:layout coordinate:coord", "the offset A give
     cpp=lambda n, a: f"{n[0]}({n[1]})", dsl=lambda n, a: f"cute.crd2idx({n[1]}, {n[0]})")
 _op("idx2crd", coords.idx2crd, "index:coord shape:shape", "the natural coordinate of a 1-D index in a shape",
     "Coordinates", [("idx2crd", "7", "(3,(2,3))")], result="value",
-    cpp=lambda n, a: f"idx2crd({n[0]}, {codegen.cpp_shape(a[1], static=False)})")
+    cpp=lambda n, a: f"idx2crd({n[0]}, {emit.cpp_shape(a[1], static=False)})")
 _op("crd2idx", coords.crd2idx, "coordinate:coord shape:shape", "the 1-D index of a coordinate in a shape "
     "(column-major)", "Coordinates", [("crd2idx", "(1,(0,1))", "(3,(2,3))")], result="value",
-    cpp=lambda n, a: f"crd2idx({n[0]}, {codegen.cpp_shape(a[1], static=False)})")
+    cpp=lambda n, a: f"crd2idx({n[0]}, {emit.cpp_shape(a[1], static=False)})")
 
 GROUPS = tuple(dict.fromkeys(op.group for op in OPS.values()))
 
@@ -270,8 +295,6 @@ def parse_tuple(text: str, what: str, allow_keep: bool = False) -> Any:
 
 def parse_value(text: str, kind: str, what: str) -> Any:
     """One argument of kind ``kind`` from its text (see the module doc); ``LayoutError`` starting with ``what``."""
-    from algebra.notation import parse_arg
-
     text = text.strip()
     if text.startswith("[") and kind != "int":  # a JSON list: a tiler (of layouts, ints and null) or a tuple
         try:

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
@@ -116,8 +116,8 @@ def _int(v: Any, where: str, lo: int, hi: int) -> int:
 
 def make_tile(text: str, element_bytes: int) -> Tile:
     """Parse and enumerate the tile. Raises SolveError naming ``tile`` / ``element_bytes`` on bad input or caps."""
-    from algebra.layout import Layout, offsets
-    from algebra.notation import parse
+    from algebra.core.layout import Layout, offsets
+    from algebra.core.notation import parse
 
     if isinstance(element_bytes, bool) or element_bytes not in ELEMENT_BYTES:
         raise SolveError(f"element_bytes: must be one of {', '.join(map(str, ELEMENT_BYTES))}, not {element_bytes!r}")
@@ -212,8 +212,8 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
 
 
 def _thread_lanes(text: Any, w: str, rows: int, cols: int) -> list[tuple[int, int]]:
-    from algebra.layout import Layout
-    from algebra.notation import parse
+    from algebra.core.layout import Layout
+    from algebra.core.notation import parse
 
     if not isinstance(text, str) or not text.strip():
         raise SolveError(f"{w}.layout: give the thread layout in CuTe notation, e.g. (8,4):(512,1)")

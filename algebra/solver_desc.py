@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra import hopper
-from algebra.errors import LayoutError
+from algebra.core.errors import LayoutError
 
 SPAN_OF_TYPE = {0: 16, 1: 128, 2: 64, 3: 32}
 RESERVED_MASK = ((1 << 64) - 1) & ~(((1 << 14) - 1) | (((1 << 14) - 1) << 16) | (((1 << 14) - 1) << 32)
@@ -42,8 +42,8 @@ def parse_descriptor(text: Any) -> int:
 
 def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, k: int, lbo: int, sbo: int) -> Any:
     """The element layout (MN x K) a descriptor implies, the swizzle composed on (offsets relative to the start)."""
-    from algebra.layout import Layout
-    from algebra.swizzle import ComposedLayout, Swizzle
+    from algebra.core.layout import Layout
+    from algebra.core.swizzle import ComposedLayout, Swizzle
 
     if element_bytes not in (1, 2, 4):
         raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
@@ -85,7 +85,7 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
            tile: str | None = None) -> dict[str, Any]:
     """Every field, the canonical layout it implies for an MN x K operand (K defaults to one wgmma K-block of 32
     bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout)."""
-    from algebra.layout import offsets
+    from algebra.core.layout import offsets
 
     value = parse_descriptor(descriptor)
     major = str(major).upper()
@@ -131,7 +131,7 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
 
 
 def _compare_tile(tile: str, lay: Any, mn: int, k: int) -> dict[str, Any]:
-    from algebra.notation import parse
+    from algebra.core.notation import parse
 
     try:
         t = parse(tile)
@@ -153,9 +153,9 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
     the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
     comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
-    from algebra.inttuple import flatten
-    from algebra.layout import Layout
-    from algebra.notation import parse
+    from algebra.core.inttuple import flatten
+    from algebra.core.layout import Layout
+    from algebra.core.notation import parse
     from algebra.solver_explain import hardware_swizzle
 
     major = str(major).upper()
@@ -176,7 +176,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
         raise LayoutError(f"tile: {sw} is not a wgmma swizzle for {element_bytes}-byte elements (32/64/128B are "
                           f"Sw<1..3,{4 - (element_bytes.bit_length() - 1)},3>)")
     layout_type = {16: 0, 32: 3, 64: 2, 128: 1}[span]
-    from algebra import inttuple as it
+    from algebra.core import inttuple as it
 
     shp = inner.shape
     if not it.is_tuple(shp) or len(shp) != 2:

@@ -38,8 +38,8 @@ def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
     from algebra import hopper
-    from algebra.layout import Layout, offsets
-    from algebra.products import tile_to_shape
+    from algebra.core.layout import Layout, offsets
+    from algebra.core.products import tile_to_shape
 
     if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
@@ -141,8 +141,8 @@ def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
 
 def layout_of(tile: Tile, cand: Any) -> Any:
     """The fixed tile as an algebra object (Layout / ComposedLayout), or None for an XOR map."""
-    from algebra.layout import Layout
-    from algebra.swizzle import ComposedLayout, Swizzle
+    from algebra.core.layout import Layout
+    from algebra.core.swizzle import ComposedLayout, Swizzle
 
     if cand.kind == "swizzle":
         return ComposedLayout(Swizzle(*cand.swizzle), 0, tile.layout)
@@ -157,7 +157,7 @@ def layout_of(tile: Tile, cand: Any) -> Any:
 
 def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
     """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.codegen``); an XOR map as a plain function."""
-    from algebra.codegen import to_cpp, to_dsl
+    from algebra.core.emit import to_cpp, to_dsl
 
     lay = layout_of(tile, cand)
     if lay is not None:

@@ -59,7 +59,7 @@ def _cases(n: int, seed: int) -> dict[str, list]:
 
 def _run(fn, cases, repeat: int, cold: bool = False) -> float:
     """ops/s: median over ``repeat`` passes; ``cold`` clears the algebra's result caches before every pass."""
-    from algebra.memo import clear_caches
+    from algebra.core.memo import clear_caches
 
     times = []
     for _ in range(repeat):

@@ -106,7 +106,7 @@ def test_hover_metadata_only_for_drawn_grids():
 
 
 def test_layout_cache_is_bounded_by_bytes(monkeypatch):
-    from algebra.memo import BoundedCache
+    from algebra.core.memo import BoundedCache
     from app.services import layouts
 
     monkeypatch.setattr(layouts, "_cache", BoundedCache(4 << 20, "test"))

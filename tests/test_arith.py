@@ -8,7 +8,7 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.arith import (
+from algebra.core.arith import (
     ArithTuple,
     E,
     ScaledBasis,
@@ -18,8 +18,8 @@ from algebra.arith import (
     coprofile,
     coshape,
     make_basis_like,
-    make_identity_layout,
 )
+from algebra.core.layout import make_identity_layout
 
 
 def test_printing_follows_cute():

@@ -3,7 +3,7 @@
 import pytest
 
 from algebra import LayoutError, atoms
-from algebra.layout import size
+from algebra.core.layout import size
 
 
 def rc(idx, rows):

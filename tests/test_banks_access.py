@@ -4,7 +4,7 @@ import pytest
 
 from algebra import LayoutError
 from algebra.banks import bank_access, padding_fix
-from algebra.layout import Layout
+from algebra.core.layout import Layout
 
 ROW_MAJOR_32 = Layout((32, 32), (32, 1))
 
@@ -39,7 +39,7 @@ def test_fp16_8x64_column_is_8_way():
 
 
 def test_string_layouts_are_accepted():
-    pytest.importorskip("algebra.notation")
+    pytest.importorskip("algebra.core.notation")
     r = bank_access("(8,64):(64,1)", 2, {"kind": "column", "index": 0})
     assert r.ways == 8
 

@@ -4,9 +4,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algebra.banks import bank_access, swizzle_fixes
-from algebra.layout import Layout
-from algebra.notation import parse
-from algebra.swizzle import Swizzle
+from algebra.core.layout import Layout
+from algebra.core.notation import parse
+from algebra.core.swizzle import Swizzle
 
 
 def test_sw_5_0_5_fixes_the_float_column():

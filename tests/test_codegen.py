@@ -11,8 +11,9 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.arith import E, make_identity_layout
 from algebra.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl
+from algebra.core.arith import E
+from algebra.core.layout import make_identity_layout
 
 P = A.parse
 H = P("(4,(2,4)):(2,(1,8))")
@@ -143,7 +144,7 @@ def _registry_cases():
 
 def _expected(op, *args):
     from algebra import registry
-    from algebra.recorder import show
+    from algebra.core.notation import show
 
     r = registry.get(op).fn(*args)
     if op in ("local_tile", "local_partition"):

@@ -10,9 +10,9 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError, registry
-from algebra.arith import make_identity_layout
+from algebra.core.layout import make_identity_layout
+from algebra.core.notation import show
 from algebra.explain import explain, explain_ops, format_steps
-from algebra.recorder import show
 
 P = A.parse
 

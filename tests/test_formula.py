@@ -9,7 +9,7 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.arith import make_identity_layout
+from algebra.core.layout import make_identity_layout
 from algebra.formula import (
     SymLayout,
     evaluate,

@@ -4,6 +4,7 @@ import pytest
 
 from algebra import LayoutError
 from algebra.banks import bank_access
+from algebra.core.swizzle import Swizzle
 from algebra.hopper import (
     GmmaDescriptor,
     decode_gmma_descriptor,
@@ -14,7 +15,6 @@ from algebra.hopper import (
     swizzle_to_elements,
     tma_from_tensor,
 )
-from algebra.swizzle import Swizzle
 
 
 def test_byte_and_element_swizzles():

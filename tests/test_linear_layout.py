@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import algebra as A
 from algebra import LayoutError, atoms
 from algebra import linear_layout as LL
-from algebra.layout import offsets
+from algebra.core.layout import offsets
 
 
 @st.composite

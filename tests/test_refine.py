@@ -8,7 +8,7 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.refine import common_coarsening, common_refinement, flat_refinement
+from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 
 
 @pytest.mark.parametrize(("a", "b", "want"), [

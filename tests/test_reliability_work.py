@@ -13,7 +13,7 @@ import algebra as A
 from algebra import bankfix
 from algebra import banks as B
 from algebra import coalescing as C
-from algebra.memo import BoundedCache, approx_bytes, bounded
+from algebra.core.memo import BoundedCache, approx_bytes, bounded
 
 
 def _brute_swizzle_fixes(lay, eb, access, max_bits):

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from algebra import LayoutError
 from algebra.coalescing import partition_sectors, sectors, widest_vector
-from algebra.layout import Layout, make_layout
-from algebra.products import zipped_divide
+from algebra.core.layout import Layout, make_layout
+from algebra.core.products import zipped_divide
 
 TILE = Layout((16, 8))  # 16x8 fp32, column-major
 

@@ -16,8 +16,8 @@ import pytest
 
 from algebra import LayoutError, hopper
 from algebra import solver_desc as D
-from algebra.layout import Layout
-from algebra.products import tile_to_shape
+from algebra.core.layout import Layout
+from algebra.core.products import tile_to_shape
 
 #: (major, span, element bits) -> CUTLASS make_gmma_desc value
 CUTLASS = {

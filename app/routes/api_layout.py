@@ -6,7 +6,7 @@ import json
 
 from fastapi import APIRouter, Response
 
-from algebra.memo import bounded
+from algebra.core.memo import bounded
 from app.budget import BudgetedRoute
 from app.schemas import LayoutIn, LayoutOut
 from app.services.layouts import describe_layout

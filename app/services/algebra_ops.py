@@ -9,9 +9,9 @@ from typing import Any
 
 import algebra as A
 from algebra import LayoutError, registry
+from algebra.core.inttuple import flatten
+from algebra.core.memo import bounded
 from algebra.explain import derive
-from algebra.inttuple import flatten
-from algebra.memo import bounded
 from algebra.registry import Op
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code

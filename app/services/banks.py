@@ -9,7 +9,7 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, hopper
 from algebra import banks as B
-from algebra.memo import bounded
+from algebra.core.memo import bounded
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
 from app.services.grid import GridView, boundary_levels

@@ -12,7 +12,7 @@ from markupsafe import Markup
 import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
-from algebra.memo import BoundedCache
+from algebra.core.memo import BoundedCache
 from app.budget import cap_of, cell_kind, charge
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth
 from app.services import code

@@ -9,7 +9,7 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, atoms
 from algebra import inttuple as it
-from algebra.memo import bounded
+from algebra.core.memo import bounded
 from app.config import MAX_CELLS
 from app.services import code
 from app.services.guard import guard

@@ -12,7 +12,7 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, atoms, coalescing
 from algebra import inttuple as it
-from algebra.memo import bounded
+from algebra.core.memo import bounded
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard

@@ -17,7 +17,7 @@ def _expected(name: str, args: tuple[str, ...]) -> str:
     res = op.fn(*registry.parse_args(op, list(args)))
     if op.result == "tile":
         return str(res[0])
-    from algebra.inttuple import to_str
+    from algebra.core.inttuple import to_str
 
     return to_str(res) if isinstance(res, tuple) else str(res)
 

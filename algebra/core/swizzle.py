@@ -1,17 +1,20 @@
 """``Swizzle<B,M,S>`` and ``ComposedLayout`` (swizzle o offset o layout), as in CuTe's ``swizzle.hpp``.
 
 ``Sw<B,M,S>(x) = x ^ ((x & yyy_mask) >> S)`` with ``yyy_mask = ((1<<B)-1) << (M + max(0,S))``: the B bits
-starting at bit M+S are XOR-ed into the B bits starting at bit M.
+starting at bit M+S are XOR-ed into the B bits starting at bit M. ``merge_swizzles`` and ``layout_swizzle`` are
+CuTe's compositions of a swizzle with a swizzle and of a layout with a swizzle; ``algebra.core.composition``
+dispatches to them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int
-from algebra.layout import Layout, _has_none, slice_and_offset
+from algebra.core import inttuple as it
+from algebra.core.checks import checking
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int
+from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
 class Swizzle:
@@ -170,35 +173,6 @@ def make_composed(a: Any, offset: int, b: Layout) -> Any:
     return ComposedLayout(a, offset, b)
 
 
-def compose_swizzled(a: Any, b: Any) -> Any:
-    """composition() when either side is a Swizzle or ComposedLayout, as CuTe's overloads do it.
-
-    ``Swizzle o Layout -> ComposedLayout(sw, 0, L)``; ``(A o off o B) o C -> A o off o (B o C)``;
-    ``Layout o Swizzle -> Sw' o 0 o Layout`` with ``Sw'`` read off the layout's values at the swizzle's bit masks
-    (``layout_swizzle``); ``Layout o (Sw o 0 o B) -> (Layout o Sw) o B``.
-    """
-    from algebra.ops import composition
-
-    if isinstance(a, Swizzle):
-        if isinstance(b, Swizzle):
-            return merge_swizzles(a, b)
-        if isinstance(b, Layout):
-            return make_composed(a, 0, b)
-        if is_int(b):
-            return make_composed(a, 0, Layout(b))
-        raise LayoutError(f"cannot compose {a} with {b}: CuTe composes a swizzle with a layout only")
-    if isinstance(a, ComposedLayout):
-        return make_composed(a.layout_a, a.offset, composition(a.layout_b, b))
-    if isinstance(a, Layout) and isinstance(b, Swizzle):
-        return layout_swizzle(a, b)
-    if isinstance(a, Layout) and isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle):
-        if b.offset != 0:
-            raise LayoutError(f"composition {a} o {b}: CuTe requires the offset of the swizzled layout to be 0 "
-                              f"(\"Require offset == 0.\"), here {b.offset}")
-        return composition(layout_swizzle(a, b.layout_a), b.layout_b)
-    raise LayoutError(f"cannot compose {a} with {b}")
-
-
 def make_swizzle(y: int, z: int) -> Swizzle:
     """CuTe's ``make_swizzle<Y, Z>()``: the swizzle whose source bits are ``y`` and target bits ``z``.
 
@@ -231,8 +205,6 @@ def merge_swizzles(a: Swizzle, b: Swizzle) -> Swizzle:
     if a.shift != b.shift:
         raise LayoutError(f"composition {a} o {b}: CuTe merges only swizzles of the same shift "
                           "(\"Can only merge swizzles of the same shift.\")")
-    from algebra.checks import checking
-
     res = make_swizzle(a.yyy_mask ^ b.yyy_mask, a.zzz_mask ^ b.zzz_mask)
     for x in range(1 << min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b))) if checking() else 0):
         if res(x) != a(b(x)):
@@ -249,8 +221,6 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     if not is_int(y) or not is_int(z):
         raise LayoutError(f"composition {a} o {sw}: the layout's values at the swizzle masks are not integers")
     new = make_swizzle(y, z)
-    from algebra.checks import checking
-
     res = make_composed(new, 0, a)
     n = it.product(a.shape)
     for i in range(min(n, 1 << 16) if checking() else 0):

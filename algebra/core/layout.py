@@ -1,15 +1,22 @@
 """The ``Layout``: a function from coordinates to offsets given by a hierarchical shape and stride.
 
-``L(c) = sum_i c_i * d_i`` over the natural coordinate ``c`` of the shape ``s`` and the stride ``d``.
+``L(c) = sum_i c_i * d_i`` over the natural coordinate ``c`` of the shape ``s`` and the stride ``d``. Beside the
+class: its free functions (size, cosize, rank, depth, modes, slicing, coordinates, the identity layout) and
+``compose_layouts``, the composition of two layouts that ``Layout.with_shape`` and ``composition`` share. Layout
+stands on the mode arithmetic of ``algebra.core.fastpath`` and the check of ``algebra.core.checks``, neither of which
+builds a Layout.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import IntTuple, is_int, is_tuple
+from algebra.core import inttuple as it
+from algebra.core.arith import coshape, make_basis_like
+from algebra.core.checks import check_composition, structural_failure
+from algebra.core.errors import LayoutError
+from algebra.core.fastpath import _compose_modes, coalesce_x_flat, coalesce_x_pair, offsets
+from algebra.core.inttuple import IntTuple, is_int, is_tuple
 
 _new = object.__new__
 _MAXM = it.MAX_MAGNITUDE
@@ -133,11 +140,11 @@ class Layout:
         return cosize(self)
 
     def with_shape(self, *shape: Any) -> Layout:
-        """``composition(self, make_layout(shape))`` (CuTe's ``Layout::with_shape``)."""
-        from algebra.ops import composition
-
+        """``composition(self, make_layout(shape))`` (CuTe's ``Layout::with_shape``). Post: ``R(c) == self(i)``
+        for every coordinate ``c`` of ``shape`` with column-major index ``i < size(self)``; refused as
+        ``composition`` refuses."""
         s = shape[0] if len(shape) == 1 else tuple(shape)
-        return composition(self, Layout(s))
+        return compose_layouts(self, Layout(s))
 
 
 def _has_none(c: Any) -> bool:
@@ -184,8 +191,6 @@ def cosize(layout: Any) -> int:
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     if all(type(d) is int for d in fd):
         return sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
-    from algebra.arith import coshape
-
     return it.product(coshape(layout))
 
 
@@ -309,22 +314,6 @@ def get_flat_coord(layout: Layout, index: int) -> tuple:
     return tuple(it.crd2idx(c, s) for c, s in zip(hier, layout.shape, strict=True))
 
 
-def offsets(layout: Any) -> list[int]:
-    """``[L(i) for i in range(size(L))]``, computed mode by mode (fast; the caller bounds the size).
-
-    Works for Layout and ComposedLayout (the swizzle is applied to each offset).
-    """
-    if hasattr(layout, "layout_b"):
-        a, off = layout.layout_a, layout.offset
-        return [a(off + o) for o in offsets(layout.layout_b)]
-    out = [0]
-    for s, d in zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True):
-        if s == 1:
-            continue
-        out = [o + k * d for k in range(s) for o in out] if d else out * s
-    return out
-
-
 def is_injective(layout: Layout) -> bool:
     """True when distinct coordinates map to distinct offsets (checked by enumeration, capped at 2^20)."""
     n = size(layout)
@@ -339,3 +328,42 @@ def is_compact(layout: Layout) -> bool:
     if n > (1 << 20):
         raise LayoutError("compactness check is capped at 2^20 coordinates")
     return sorted(offsets(layout)) == list(range(n))
+
+
+def make_identity_layout(shape: Any) -> Layout:
+    """``shape:make_basis_like(shape)``: maps every natural coordinate to itself.
+
+    Post: ``L(c) == c`` (as an ArithTuple) for every natural coordinate c; ``coshape(L) == shape`` for a tuple
+    shape. Example: ``str(make_identity_layout((4, 8))) == "(4,8):(1@0,1@1)"``."""
+    shape = it.check_shape(shape)
+    return Layout(shape, make_basis_like(shape))
+
+
+def _as_layout(x: Any) -> Layout:
+    """``x`` itself for a Layout; the layout ``x:1`` for an int ``x`` (CuTe's tile size); refused otherwise."""
+    if isinstance(x, Layout):
+        return x
+    if is_int(x):
+        return Layout(x)
+    raise LayoutError(f"expected a layout, got {x!r}")
+
+
+# --------------------------------------------------------------------------------------------- composition
+
+
+def compose_layouts(a: Layout, b: Layout) -> Layout | None:
+    """``A o B`` for two Layouts when B's strides are integers (None for basis strides in B: ``composition`` has
+    the general case). Post: ``R(c) == A(B(c))`` for every coordinate ``c`` of B with ``B(c) < size(A)``,
+    ``compatible(B, R)``; refused (``LayoutError``) with CuTe's conditions or, where CuTe's weak conditions let a
+    non-function through, the check's condition and a counterexample (``algebra.core.checks``)."""
+    bs, bd = b.shape, b.stride
+    c = coalesce_x_flat(a.shape, a.stride)  # A coalesced, its function kept past size(A); flat int strides
+    if c is None:
+        c = coalesce_x_pair(a.shape, a.stride)  # nested or basis-stride A
+    r = _compose_modes(c[0], c[1], bs, bd)
+    if r is None:
+        return None
+    res = Layout._raw(*r)
+    if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
+        check_composition(a, c[0], b, res)
+    return res

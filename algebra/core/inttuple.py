@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra.errors import LayoutError
+from algebra.core.errors import LayoutError
 
 #: Bounds on what the algebra accepts (the ops are symbolic; these only stop absurd input).
 MAX_DEPTH = 24

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int, tdiv
-from algebra.layout import Layout
-from algebra.memo import memo
-from algebra.ops import _as_layout, coalesce, composition
-from algebra.recorder import active, nested, quiet
-from algebra.swizzle import ComposedLayout, Swizzle
+from algebra.core import inttuple as it
+from algebra.core.coalesce import coalesce
+from algebra.core.composition import composition
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int, tdiv
+from algebra.core.layout import Layout, _as_layout
+from algebra.core.memo import memo
+from algebra.core.recorder import active, nested, quiet
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 R = Layout._raw
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.layout import Layout
-from algebra.swizzle import ComposedLayout, Swizzle
+from algebra.core import inttuple as it
+from algebra.core.arith import ScaledBasis
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 MAX_TEXT = 20_000
 _TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b))")
@@ -140,8 +141,6 @@ class _Parser:
             return tuple(items)
         v = self.int_()
         if allow_basis and self.at("@"):
-            from algebra.arith import ScaledBasis
-
             self.take("@")
             path = [self.int_()]
             while self.at("@"):
@@ -272,3 +271,11 @@ def to_str(x: Any) -> str:
     if x is None:
         return "_"
     return str(x)
+
+
+def show(x: Any) -> str:
+    """CuTe notation of a Layout, ComposedLayout, Swizzle, tiler tuple, HTuple or int (an HTuple as ``(4,(2,4))``,
+    a tuple holding a Layout or ``_`` as a tiler ``<...>``); text is returned as it is."""
+    if isinstance(x, tuple) and not any(isinstance(e, Layout) or e is None for e in it.flatten(x)):
+        return it.to_str(x)
+    return to_str(x)

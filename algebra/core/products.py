@@ -9,20 +9,40 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.checks import whole_refusal
-from algebra.errors import LayoutError
-from algebra.fastpath import logical_divide_flat
-from algebra.inttuple import is_int, is_tuple
-from algebra.layout import Layout, cosize, make_layout, make_ordered_layout, slice_layout
-from algebra.memo import memo
-from algebra.ops import coalesce, complement, composition
-from algebra.recorder import active, nested, quiet, show
+from algebra.core import inttuple as it
+from algebra.core.checks import check_composition
+from algebra.core.coalesce import coalesce
+from algebra.core.complement import complement, complement_flat
+from algebra.core.composition import composition, whole_refusal
+from algebra.core.errors import LayoutError
+from algebra.core.fastpath import coalesce_x_flat, compose_flat
+from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, slice_layout
+from algebra.core.memo import memo
+from algebra.core.notation import show
+from algebra.core.recorder import active, nested, quiet
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
 
 R = Layout._raw
+
+
+def logical_divide_flat(layout: Layout, tiler: Layout) -> Layout | None:
+    """``composition(A, make_layout(B, complement(B, shape(coalesce(A)))))`` through the fast paths above."""
+    c = coalesce_x_flat(layout.shape, layout.stride, False)
+    if c is None:
+        return None
+    comp = complement_flat(tiler.shape, tiler.stride, c[0])
+    if comp is None:
+        return None
+    b_shape, b_stride = (tiler.shape, comp.shape), (tiler.stride, comp.stride)
+    r = compose_flat(layout.shape, layout.stride, b_shape, b_stride)
+    if r is None:
+        return None
+    out = R(*r)
+    check_composition(layout, coalesce_x_flat(layout.shape, layout.stride)[0], R(b_shape, b_stride), out)
+    return out
 
 
 def through_swizzle(fn: Any) -> Any:
@@ -217,9 +237,9 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     with a new swizzle read off P at the bits of T that feed the swizzle. Post: ``R(a, j) == block(a)`` and
     ``R(0, j) == (A* o (Sw o T))(j)`` with ``A* = complement(block, size(block) * cosize(T))``; otherwise CuTe prints
     a layout that is not the product and this refuses (``LayoutError``: what CuTe prints, a counterexample)."""
-    from algebra.checks import checking, cute_would_print, int_strides, offset_fn
-    from algebra.layout import size
-    from algebra.swizzle import Swizzle, make_composed, make_swizzle
+    from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
+    from algebra.core.layout import size
+    from algebra.core.swizzle import Swizzle, make_composed, make_swizzle
 
     sw, t = tiler.layout_a, tiler.layout_b
     if not isinstance(sw, Swizzle):
@@ -371,7 +391,3 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
     res = nested(rec, blocked_product, padded, tiler)
     rec.step(f"blocked_product(block, {tiler}) = {res}", res, kind="result")
     return res
-
-
-# the recasts (upcast, downcast, recast_layout) live in algebra.recast; re-exported here
-from algebra.recast import downcast, recast_layout, upcast  # noqa: E402,F401

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.checks import shows_cute
-from algebra.errors import LayoutError
-from algebra.inttuple import is_tuple
-from algebra.layout import Layout, slice_and_offset
-from algebra.products import _tiler_layout, zipped_divide
-from algebra.recorder import active, nested, show
+from algebra.core import inttuple as it
+from algebra.core.composition import shows_cute
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_tuple
+from algebra.core.layout import Layout, slice_and_offset
+from algebra.core.notation import show
+from algebra.core.products import _tiler_layout, zipped_divide
+from algebra.core.recorder import active, nested
 
 
 @shows_cute
@@ -42,7 +43,7 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
     Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
-    from algebra.layout import get_flat_coord
+    from algebra.core.layout import get_flat_coord
 
     tile = _tiler_layout(tile)
     nthr = it.product(tile.shape)

@@ -7,8 +7,10 @@ skips its cache, and the op calls ``rec.step(text, layout)`` at each decision. T
 of the code that computed the answer and cannot disagree with it.
 
 A step is a dict ``{"text", "layout", "kind", "depth"}`` (plus extras such as ``"value"`` or ``"offset"``):
-``layout`` is the CuTe notation of the intermediate result or None; ``kind`` is "step", "result" or "error";
-``depth`` is 0 for the op that was asked for and grows by one inside each nested op (``nested``).
+``layout`` is the intermediate result as the op passed it (a Layout, a tiler, CuTe notation text) or None; ``kind``
+is "step", "result" or "error"; ``depth`` is 0 for the op that was asked for and grows by one inside each nested op
+(``nested``). The recorder keeps what it is given and knows nothing of layouts: ``explain`` writes each step's
+layout in CuTe notation once the run is over (``algebra.core.notation.show``).
 """
 
 from __future__ import annotations
@@ -21,17 +23,6 @@ from typing import Any
 _ACTIVE: ContextVar[Recorder | None] = ContextVar("algebra_recorder", default=None)
 
 
-def show(x: Any) -> str:
-    """CuTe notation of a Layout, ComposedLayout, Swizzle, tiler tuple, HTuple or int."""
-    from algebra import inttuple as it
-    from algebra.layout import Layout
-    from algebra.notation import to_str
-
-    if isinstance(x, tuple) and not any(isinstance(e, Layout) or e is None for e in it.flatten(x)):
-        return it.to_str(x)
-    return to_str(x)
-
-
 class Recorder:
     """Collects the steps of one derivation; ``sub()`` indents the steps of a nested op."""
 
@@ -42,10 +33,10 @@ class Recorder:
         self.muted = 0  # > 0 inside ``quiet``: a helper result, not a step of the derivation
 
     def step(self, text: str, layout: Any = None, kind: str = "step", **extra: Any) -> None:
-        """Record one sentence and (optionally) the layout it arrives at."""
+        """Record one sentence and (optionally) the layout it arrives at (kept as given; see the module doc)."""
         if self.muted:
             return
-        entry = {"text": text, "layout": None if layout is None else show(layout), "kind": kind, "depth": self.depth}
+        entry = {"text": text, "layout": layout, "kind": kind, "depth": self.depth}
         entry.update(extra)
         self.steps.append(entry)
 

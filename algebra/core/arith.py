@@ -19,9 +19,9 @@ from __future__ import annotations
 from functools import total_ordering
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int, is_tuple
 
 MAX_PATH = 64
 
@@ -319,17 +319,6 @@ def make_basis_like(shape: Any, _prefix: tuple = ()) -> Any:
     if is_tuple(shape):
         return tuple(make_basis_like(s, _prefix + (i,)) for i, s in enumerate(shape))
     return E(*_prefix)
-
-
-def make_identity_layout(shape: Any) -> Any:
-    """``shape:make_basis_like(shape)``: maps every natural coordinate to itself.
-
-    Post: ``L(c) == c`` (as an ArithTuple) for every natural coordinate c; ``coshape(L) == shape`` for a tuple
-    shape. Example: ``str(make_identity_layout((4, 8))) == "(4,8):(1@0,1@1)"``."""
-    from algebra.layout import Layout
-
-    shape = it.check_shape(shape)
-    return Layout(shape, make_basis_like(shape))
 
 
 def coshape(layout: Any) -> Any:

@@ -6,11 +6,11 @@ Post-condition: the recast layout addresses the same bytes in units of the new e
 
 from __future__ import annotations
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple
-from algebra.layout import Layout
-from algebra.recorder import active
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.layout import Layout
+from algebra.core.recorder import active
 
 R = Layout._raw
 
@@ -20,7 +20,7 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
     layout, ``O' = O / N`` (must divide) or ``O * N``, and ``Sw' = Sw<B,M-log2 N,S>`` (when M < log2 N:
     ``Sw<max(B+M-log2 N,0),0,S>``) or ``Sw<B,M+log2 N,S>``; N must be a power of two. The composed form is kept
     even for an identity swizzle (CuTe's recast offset is an unsigned constant, not ``Int<0>``)."""
-    from algebra.swizzle import ComposedLayout, Swizzle
+    from algebra.core.swizzle import ComposedLayout, Swizzle
 
     sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
     name = "upcast" if up else "downcast"

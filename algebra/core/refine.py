@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_tuple
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_tuple
 
 
 def common_refinement(a: Any, b: Any) -> Any:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
-from algebra.inttuple import is_int, is_tuple
-from algebra.layout import Layout
-from algebra.recorder import Recorder, active, nested, show
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.layout import Layout
+from algebra.core.notation import show
+from algebra.core.recorder import Recorder, active, nested
 
 
 def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:

@@ -15,14 +15,14 @@ are decided by enumeration (exhaustive up to ``ENUM_CAP`` coordinates of B, a st
 
 from __future__ import annotations
 
-import re
 from contextvars import ContextVar
-from functools import wraps
 from itertools import product as cartesian
 from typing import Any
 
-from algebra import inttuple as it
-from algebra.errors import LayoutError
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.fastpath import offsets
+from algebra.core.recorder import recording
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
 ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
@@ -111,9 +111,7 @@ def _coords(shape: tuple) -> Any:
 def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
     ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
-    from algebra.layout import Layout, offsets, size
-
-    size_a = size(a)
+    size_a = it.product(a.shape)
     a_tab = offsets(a) if size_a <= A_TABLE_CAP and int_strides(a) else None
 
     def a_of(x: int) -> Any:
@@ -130,10 +128,9 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
             if type(x) is int and 0 <= x < size_a and a_of(x) != y:
                 return i, x, a_of(x), y
         return None
-    flat_b = Layout(tuple(fs), tuple(it.flatten(b.stride)))
-    b_of = _dot(it.flatten(b.stride)) if int_strides(b) else flat_b
-    r_of = offset_fn(r) if int_strides(r) else r
     index_of = _dot(it.flatten(it.prefix_product(fs)))
+    b_of = _dot(it.flatten(b.stride)) if int_strides(b) else (lambda c: b(index_of(c)))
+    r_of = offset_fn(r) if int_strides(r) else r
     for c in picks:
         x = b_of(c)
         if type(x) is int and 0 <= x < size_a:
@@ -189,12 +186,11 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         if hit is None:
             return
     if hit is None:
-        from algebra.layout import size
         if n_b <= ENUM_CAP or why == "?":
             return  # every point checked (or no structure to blame): the printed layout is the function
         raise LayoutError(
             f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
-            f"confirm it is A o B (size(B) = {size(b)} is over the {FULL_CAP}-point check)")
+            f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
     i, x, ax, ri = hit
     if why == "?":
         why = "the result is not A o B"
@@ -211,8 +207,6 @@ def checking() -> bool:
 def cute_would_print(fn: Any, *args: Any) -> Any:
     """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
     (weak) conditions refuse; None when CuTe refuses too. Runs uncached, off the fast paths."""
-    from algebra.recorder import recording
-
     token = _UNCHECKED.set(True)
     try:
         with recording() as rec:
@@ -222,47 +216,3 @@ def cute_would_print(fn: Any, *args: Any) -> Any:
         return None
     finally:
         _UNCHECKED.reset(token)
-
-
-_WHOLE = re.compile(r"\. CuTe would print [a-z_]+\(.*$", re.S)
-
-
-def whole_refusal(fn: Any, args: tuple, err: LayoutError) -> LayoutError | None:
-    """``err`` (a refusal of an inner composition that is not ``A o B``) extended with what CuTe prints for the
-    whole call ``fn(*args)``: ``... CuTe would print fn(args) = R``; None when there is nothing to add (another kind
-    of refusal, CuTe refuses the call too, or the message already shows the whole answer)."""
-    msg = str(err)
-    if _UNCHECKED.get() or "CuTe would print" not in msg:
-        return None
-    whole = cute_would_print(fn, *args)
-    if whole is None or f"CuTe would print {whole} here" in msg:
-        return None
-    from algebra.recorder import show
-
-    text = ", ".join(show(a) for a in args)
-    if type(whole) is tuple:  # local_tile / local_partition: the tile and its first element's offset
-        whole = f"{whole[0]} at offset {whole[1]}"
-    return LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}")
-
-
-def shows_cute(fn: Any) -> Any:
-    """For an op built on composition (composition with a tiler, local_tile, local_partition; the divides and
-    products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
-    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``."""
-    from algebra.layout import Layout
-
-    plain = fn.__name__ == "composition"
-
-    @wraps(fn)
-    def wrapper(*args: Any) -> Any:
-        try:
-            return fn(*args)
-        except LayoutError as err:
-            if plain and type(args[0]) is Layout and type(args[1]) is Layout:
-                raise  # composition of two layouts: its message already shows what CuTe prints
-            new = whole_refusal(fn, args, err)
-            if new is None:
-                raise
-            raise new from None
-
-    return wrapper

@@ -1,96 +1,93 @@
-"""Fast paths of the layout operations for the common case: flat layouts with integer strides.
+"""The mode arithmetic under the ops, on raw ``(shape, stride)`` pairs: coalesce, composition's per-mode step, and
+every offset of a layout.
 
-Each function returns the same result as the generic code in ``algebra.ops`` or ``None`` when the input is outside
-its case (nested or basis strides; for complement also negative or overlapping modes); the caller then runs the
-generic code, which also produces its refusals. Composition's per-mode step ``_compose_int`` lives here (``ops``
-re-exports it) and raises the composition refusals itself, with the same messages.
+Nothing here builds a ``Layout``, so both ``Layout`` itself (``Layout.with_shape`` is a composition) and the ops
+(``algebra.core.coalesce``, ``composition``, ``complement``) stand on this module. ``coalesce_x_flat`` and
+``compose_flat`` are the fast paths for flat layouts with integer strides: each returns the same pair as the generic
+code or ``None`` when the input is outside its case, and the caller then runs the generic code. ``_compose_int``
+raises the composition refusals itself. A recorder passed as ``rec`` gets one step per decision, the layouts in them
+as CuTe notation text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from algebra.checks import check_composition
-from algebra.errors import LayoutError
-from algebra.inttuple import signum, tdiv
-from algebra.layout import Layout
-
-R = Layout._raw
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.inttuple import signum, tdiv
 
 
-def complement_flat(shape: Any, stride: Any, cotarget: Any) -> Layout | None:
-    """``complement(shape:stride, cotarget)`` for flat int modes with non-negative strides and an int, None or
-    flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging ``s*d == next d``
-    back to front); the modes are taken by increasing stride (a tie is an overlap, left to the generic refusal).
-    No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops shape-1 modes."""
-    if type(shape) is int:
-        shape, stride = (shape,), (stride,)
-    elif type(shape) is not tuple or type(stride) is not tuple:
-        return None
-    ns: list = []
-    nd: list = []
-    for i in range(len(shape) - 1, -1, -1):
-        s = shape[i]
-        d = stride[i]
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1 or d == 0:
+def _lstr(shape: Any, stride: Any) -> str:
+    """CuTe notation of the layout ``shape:stride`` (as ``str(Layout(shape, stride))``)."""
+    return f"{it.to_str(shape)}:{it.to_str(stride)}"
+
+
+def offsets(layout: Any) -> list[int]:
+    """``[L(i) for i in range(size(L))]``, computed mode by mode (fast; the caller bounds the size).
+
+    Works for Layout and ComposedLayout (the swizzle is applied to each offset).
+    """
+    if hasattr(layout, "layout_b"):
+        a, off = layout.layout_a, layout.offset
+        return [a(off + o) for o in offsets(layout.layout_b)]
+    out = [0]
+    for s, d in zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True):
+        if s == 1:
             continue
-        if d < 0:
-            return None
-        if nd and s * d == nd[-1]:
-            ns[-1] *= s
-            nd[-1] = d
+        out = [o + k * d for k in range(s) for o in out] if d else out * s
+    return out
+
+
+# --------------------------------------------------------------------------------------------- coalesce
+
+
+def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
+    """CuTe's ``bw_coalesce`` over flat shape ``fs`` / stride ``fd`` (modes before the seed, back to front)."""
+    ns = [new_s]
+    nd = [new_d]
+    front_s, front_d = new_s, new_d
+    if rec is not None:
+        rec.step(f"start from the last mode {new_s}:{new_d} and walk towards the front")
+    for i in range(len(fs) - 1, -1, -1):
+        s = fs[i]
+        if s == 1:
+            if rec is not None:
+                rec.step(f"mode {i} ({s}:{fd[i]}) has size 1: drop it")
+            continue
+        d = fd[i]
+        if front_s == 1 and len(ns) == 1:
+            why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
+            front_s, front_d = s, d
+        elif s * d == front_d:
+            why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
+            front_s, front_d = s * front_s, d
         else:
-            ns.append(s)
-            nd.append(d)
-    if not nd:
-        return None
-    if cotarget is None:
-        cotarget = 1
-        for s, d in zip(ns, nd, strict=True):
-            cotarget += (s - 1) * d
-    elif type(cotarget) is not int or cotarget <= 0:
-        if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
-            return None
-    rs: list = []
-    rd: list = []
-    last = 1
-    while len(nd) > 1:
-        d = min(nd)
-        k = nd.index(d)
-        q = d // last
-        if q == 0:  # overlapping modes: the generic code refuses
-            return None
-        if q != 1:
-            rs.append(q)
-            rd.append(last)
-        last = d * ns.pop(k)
-        del nd[k]
-    d = nd[0]
-    q = d // last
-    if q == 0:
-        return None
-    if q != 1:
-        rs.append(q)
-        rd.append(last)
-    new_d = d * ns[0]
-    if type(cotarget) is int:
-        rest = (cotarget + new_d - 1) // new_d
-    else:  # CuTe's ceil_div(tuple, int) folds the divisor across the modes; coalesce(Shape) is the product
-        rest = 1
-        div = new_d
-        for x in cotarget:
-            rest *= (x + div - 1) // div
-            div = (div + x - 1) // x
-    if rest != 1:
-        rs.append(rest)
-        rd.append(new_d)
-    if not rs:
-        return R(1, 0)
-    if len(rs) == 1:
-        return R(rs[0], rd[0])
-    return R(tuple(rs), tuple(rd))
+            ns[0], nd[0] = front_s, front_d
+            if rec is not None:
+                rec.step(f"mode {i} ({s}:{d}) does not end where {front_s}:{front_d} begins ({s}*{d} = {s * d} is "
+                         f"not {front_d}): keep it as its own mode")
+            ns.insert(0, s)
+            nd.insert(0, d)
+            front_s, front_d = s, d
+            continue
+        ns[0], nd[0] = front_s, front_d
+        if rec is not None:
+            rec.step(why, _lstr(it.unwrap(tuple(ns)), it.unwrap(tuple(nd))) if len(ns) > 1 else _lstr(ns[0], nd[0]))
+    if len(ns) == 1:
+        if ns[0] == 1:
+            return 1, 0
+        return ns[0], nd[0]
+    return tuple(ns), tuple(nd)
+
+
+def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
+    """``coalesce_x`` of any layout as a raw pair: coalesce, keeping the stride of a trailing shape-1 mode so that
+    the function goes on past the domain (composition reads A there)."""
+    fs, fd = it.flatten(shape), it.flatten(stride)
+    return bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
+
+
 
 
 def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
@@ -149,15 +146,15 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
     """
     if rd == 0 and type(rd) is int:
         if rec is not None:
-            rec.step(f"{rs}:0 has stride 0: all {rs} coordinates read A(0), giving {rs}:0", R(rs, 0))
+            rec.step(f"{rs}:0 has stride 0: all {rs} coordinates read A(0), giving {rs}:0", _lstr(rs, 0))
         return rs, rd
     if type(ls) is not tuple:
         if rec is not None:
             rec.step(f"A is the single mode {ls}:{ld}: {rs} of its elements, {rd} apart, are {rs}:{rd * ld}",
-                     R(rs, rd * ld))
+                     _lstr(rs, rd * ld))
         return rs, rd * ld
     if rec is not None:
-        rec.step(f"{rs}:{rd} means: skip {rd}, then take {rs}, walking the modes of A = {R(ls, ld)}")
+        rec.step(f"{rs}:{rd} means: skip {rd}, then take {rs}, walking the modes of A = {_lstr(ls, ld)}")
     res_s: list = []
     res_d: list = []
     rest_s, rest_d = rs, rd
@@ -194,17 +191,18 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
             left = rest_s // new_s
             rec.step(f"mode {i} of A ({cs}:{ld[i]}): stepping by {rest_d} leaves {next_s} elements {rest_d}*{ld[i]} = "
                      f"{rest_d * ld[i]} apart; take {new_s} of them" + (f", {left} still to take" if left > 1 else ""),
-                     R(res_s[0], res_d[0]) if len(res_s) == 1 else R(tuple(res_s), tuple(res_d)))
+                     _lstr(res_s[0], res_d[0]) if len(res_s) == 1 else _lstr(tuple(res_s), tuple(res_d)))
         rest_s //= new_s
         rest_d = next_d
     if not res_s:
         if rec is not None:
             rec.step(f"the last mode of A (stride {ld[-1]}) gives all {rest_s}, {rest_d}*{ld[-1]} = {rest_d * ld[-1]} "
-                     f"apart (past size(A) if it must): {rest_s}:{rest_d * ld[-1]}", R(rest_s, rest_d * ld[-1]))
+                     f"apart (past size(A) if it must): {rest_s}:{rest_d * ld[-1]}", _lstr(rest_s, rest_d * ld[-1]))
         return rest_s, rest_d * ld[-1]
     if rest_s == 1:
         if rec is not None:
-            rec.step(f"all {rs} are taken", R(res_s[0], res_d[0]) if len(res_s) == 1 else R(tuple(res_s), tuple(res_d)))
+            rec.step(f"all {rs} are taken",
+                     _lstr(res_s[0], res_d[0]) if len(res_s) == 1 else _lstr(tuple(res_s), tuple(res_d)))
         if len(res_s) == 1:
             return res_s[0], res_d[0]
         return tuple(res_s), tuple(res_d)
@@ -212,7 +210,7 @@ def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
     res_d.append(rest_d * ld[-1])
     if rec is not None:
         rec.step(f"the last mode of A (stride {ld[-1]}) gives the remaining {rest_s}, {rest_d}*{ld[-1]} = "
-                 f"{rest_d * ld[-1]} apart: {R(tuple(res_s), tuple(res_d))}", R(tuple(res_s), tuple(res_d)))
+                 f"{rest_d * ld[-1]} apart: {_lstr(tuple(res_s), tuple(res_d))}", _lstr(tuple(res_s), tuple(res_d)))
     return tuple(res_s), tuple(res_d)
 
 
@@ -279,20 +277,3 @@ def compose_flat(a_shape: Any, a_stride: Any, b_shape: Any, b_stride: Any) -> tu
     if c is None:
         return None
     return _compose_modes(c[0], c[1], b_shape, b_stride)
-
-
-def logical_divide_flat(layout: Layout, tiler: Layout) -> Layout | None:
-    """``composition(A, make_layout(B, complement(B, shape(coalesce(A)))))`` through the fast paths above."""
-    c = coalesce_x_flat(layout.shape, layout.stride, False)
-    if c is None:
-        return None
-    comp = complement_flat(tiler.shape, tiler.stride, c[0])
-    if comp is None:
-        return None
-    b_shape, b_stride = (tiler.shape, comp.shape), (tiler.stride, comp.stride)
-    r = compose_flat(layout.shape, layout.stride, b_shape, b_stride)
-    if r is None:
-        return None
-    out = R(*r)
-    check_composition(layout, coalesce_x_flat(layout.shape, layout.stride)[0], R(b_shape, b_stride), out)
-    return out

@@ -19,8 +19,8 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache, wraps
 from typing import Any
 
-from algebra.layout import Layout
-from algebra.recorder import _ACTIVE
+from algebra.core.layout import Layout
+from algebra.core.recorder import _ACTIVE
 
 _recording = _ACTIVE.get  # the active derivation recorder, or None
 

@@ -1,0 +1,201 @@
+"""Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
+
+``complement_flat`` is the fast path for flat layouts with non-negative integer strides; ``complement`` runs the
+general code (and records its steps) for everything else, and refuses overlapping modes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.core import inttuple as it
+from algebra.core.errors import LayoutError
+from algebra.core.fastpath import bw_coalesce
+from algebra.core.inttuple import tdiv
+from algebra.core.layout import Layout, _as_layout
+from algebra.core.memo import memo
+from algebra.core.notation import show
+from algebra.core.recorder import active, nested
+from algebra.core.swizzle import ComposedLayout
+
+R = Layout._raw
+
+
+def complement_flat(shape: Any, stride: Any, cotarget: Any) -> Layout | None:
+    """``complement(shape:stride, cotarget)`` for flat int modes with non-negative strides and an int, None or
+    flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging ``s*d == next d``
+    back to front); the modes are taken by increasing stride (a tie is an overlap, left to the generic refusal).
+    No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops shape-1 modes."""
+    if type(shape) is int:
+        shape, stride = (shape,), (stride,)
+    elif type(shape) is not tuple or type(stride) is not tuple:
+        return None
+    ns: list = []
+    nd: list = []
+    for i in range(len(shape) - 1, -1, -1):
+        s = shape[i]
+        d = stride[i]
+        if type(s) is not int or type(d) is not int:
+            return None
+        if s == 1 or d == 0:
+            continue
+        if d < 0:
+            return None
+        if nd and s * d == nd[-1]:
+            ns[-1] *= s
+            nd[-1] = d
+        else:
+            ns.append(s)
+            nd.append(d)
+    if not nd:
+        return None
+    if cotarget is None:
+        cotarget = 1
+        for s, d in zip(ns, nd, strict=True):
+            cotarget += (s - 1) * d
+    elif type(cotarget) is not int or cotarget <= 0:
+        if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
+            return None
+    rs: list = []
+    rd: list = []
+    last = 1
+    while len(nd) > 1:
+        d = min(nd)
+        k = nd.index(d)
+        q = d // last
+        if q == 0:  # overlapping modes: the generic code refuses
+            return None
+        if q != 1:
+            rs.append(q)
+            rd.append(last)
+        last = d * ns.pop(k)
+        del nd[k]
+    d = nd[0]
+    q = d // last
+    if q == 0:
+        return None
+    if q != 1:
+        rs.append(q)
+        rd.append(last)
+    new_d = d * ns[0]
+    if type(cotarget) is int:
+        rest = (cotarget + new_d - 1) // new_d
+    else:  # CuTe's ceil_div(tuple, int) folds the divisor across the modes; coalesce(Shape) is the product
+        rest = 1
+        div = new_d
+        for x in cotarget:
+            rest *= (x + div - 1) // div
+            div = (div + x - 1) // x
+    if rest != 1:
+        rs.append(rest)
+        rd.append(new_d)
+    if not rs:
+        return R(1, 0)
+    if len(rs) == 1:
+        return R(rs[0], rd[0])
+    return R(tuple(rs), tuple(rd))
+
+
+def _filtered_modes(layout: Layout) -> tuple[list, list]:
+    """The modes of ``filter(layout)`` as flat lists (empty when filter gives ``1:0``)."""
+    sh, st = layout.shape, layout.stride
+    fs = sh if type(sh) is tuple else (sh,)
+    fd = st if type(st) is tuple else (st,)
+    if any(type(x) is tuple for x in fs):
+        fs, fd = it.flatten(sh), it.flatten(st)
+    ns: list = []
+    nd: list = []
+    for i in range(len(fs) - 1, -1, -1):
+        s, d = fs[i], fd[i]
+        if s == 1 or (type(d) is int and d == 0):
+            continue
+        if ns and s * d == nd[-1]:
+            ns[-1] *= s
+            nd[-1] = d
+        else:
+            ns.append(s)
+            nd.append(d)
+    ns.reverse()
+    nd.reverse()
+    return ns, nd
+
+
+@memo
+def complement(layout: Layout, cotarget: Any = None) -> Layout:
+    """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
+
+    Post: ``size(R) >= cotarget / size(filter(L))``; R is ordered (``R(i-1) < R(i)``); R and L only share 0.
+    Refuses non-injective layouts ("Non-injective Layout detected in complement").
+    """
+    rec = active()
+    if type(layout) is ComposedLayout:  # CuTe: the complement of the inner layout, up to its cosize by default
+        if rec is not None:
+            rec.step(f"A = {layout}: its complement is that of its inner layout {layout.layout_b}")
+        return nested(rec, complement, layout.layout_b, cotarget)
+    if type(layout) is not Layout:
+        layout = _as_layout(layout)
+    elif rec is None and (r := complement_flat(layout.shape, layout.stride, cotarget)) is not None:
+        return r
+    shapes, strides = _filtered_modes(layout)
+    if rec is not None:
+        fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
+        rec.step(f"filter A (drop stride-0 and size-1 modes, coalesce): {fl}", fl)
+    if cotarget is None:
+        cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1
+        if rec is not None:
+            rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
+    elif isinstance(cotarget, Layout | ComposedLayout):
+        cotarget = cotarget.shape  # CuTe: shape(cotarget)
+    elif type(cotarget) is not int or cotarget <= 0:
+        cotarget = it.check_shape(cotarget, "cotarget")
+    if not shapes:
+        res = Layout(_coalesce_shape(cotarget))
+        if rec is not None:
+            rec.step(f"A only reaches offset 0: the complement is all of [0, {show(cotarget)}), {res}", res,
+                     kind="result")
+        return res
+    if any(type(d) is not int for d in strides):
+        raise LayoutError("complement: basis (E) strides are not supported")
+    positive = min(strides) > 0
+    if rec is not None and len(shapes) > 1:
+        order = sorted(range(len(strides)), key=lambda k: strides[k])
+        rec.step("sort the modes by stride: " + ", ".join(f"{shapes[k]}:{strides[k]}" for k in order))
+    res_s: list = []
+    res_d: list = [1]
+    last = 1
+    while True:
+        min_d = min(strides)
+        k = strides.index(min_d)
+        new_s = min_d // last if positive else tdiv(min_d, last)
+        if new_s == 0:
+            raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
+        res_s.append(new_s)
+        if rec is not None:
+            fill = (f"it starts where that block ends: no gap (the mode 1:{last}, dropped when coalescing)"
+                    if new_s == 1 else f"{new_s} copies of that block, {last} apart, fill [0, {min_d}) (a gap of "
+                    f"{new_s - 1}): add {new_s}:{last}")
+            rec.step(f"mode {shapes[k]}:{min_d} starts at {min_d}; the block covered so far has size {last}, so "
+                     f"{fill}; with the mode the block reaches {min_d * shapes[k]}",
+                     R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d))))
+        if len(shapes) == 1:
+            break
+        last = min_d * shapes.pop(k)
+        res_d.append(last)
+        del strides[k]
+    new_d = strides[0] * shapes[0]
+    if type(cotarget) is int and new_d > 0:
+        rest_s = (cotarget + new_d - 1) // new_d
+    else:
+        rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
+    res = R(*bw_coalesce(tuple(res_s), tuple(res_d), rest_s, 0 if rest_s == 1 else new_d))
+    if rec is not None:
+        rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "
+                 f"block, {new_d} apart, reach the cotarget: add {rest_s}:{new_d}")
+        rec.step(f"coalesce {it.to_str(tuple(res_s) + (rest_s,))}:{it.to_str(tuple(res_d) + (new_d,))}: the "
+                 f"complement is {res}", res, kind="result")
+    return res
+
+
+def _coalesce_shape(s: Any) -> int:
+    """CuTe's ``coalesce(Shape)`` for static shapes: the product."""
+    return it.product(s)
