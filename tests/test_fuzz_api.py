@@ -215,6 +215,7 @@ PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/drills/whiteboard/{sid}"): ["last"],
     ("POST", "/drills/answer"): ["id", "answer"],
     ("POST", "/drills/reveal"): ["id"],
+    ("POST", "/drills/hint"): ["id", "level"],
     ("POST", "/drills/profile"): ["name"],
     ("POST", "/drills/whiteboard"): [],
     ("POST", "/drills/whiteboard/{sid}/answer"): ["id", "answer"],

@@ -48,12 +48,12 @@ def test_swagger_ui_lists_the_operations_offline(page, live_server, client):
     assert page.locator(".opblock").count() == len(ops)
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert any("/api/layout" in p for p in paths) and any("/api/bench/jobs" in p for p in paths)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "docs-swagger-offline.png"))
     page.locator("#operations-layout-post_layout_api_layout_post .opblock-summary").click()
     page.wait_for_selector("#operations-layout-post_layout_api_layout_post .responses-table")
     codes = page.locator("#operations-layout-post_layout_api_layout_post .response-col_status").all_inner_texts()
     assert {"200", "413", "422"} <= {c.strip().split()[0] for c in codes if c.strip()}
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "docs-swagger-offline.png"))
     assert not refused, refused
     assert not violations, violations
     assert not page.console_errors, page.console_errors
