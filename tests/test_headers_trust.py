@@ -146,8 +146,9 @@ def _burst(url: str, n: int) -> list[int]:
     X-Forwarded-For: only the address limit (4 per minute here) can stop them."""
     codes = []
     for i in range(n):
-        r = httpx.post(url + "/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip", "tag": str(i)}},
-                       headers={"X-Forwarded-For": f"203.0.113.{i + 1}"}, timeout=30)
+        body = {"kind": "compile_only", "params": {"nvcc": "skip", "tag": str(i)}}
+        r = httpx.post(url + "/api/bench/jobs", json=body, headers={"X-Forwarded-For": f"203.0.113.{i + 1}"},
+                       timeout=30)
         codes.append(r.status_code)
     return codes
 
