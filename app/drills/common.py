@@ -16,6 +16,10 @@ from app.drills.core import Grade, Grid
 from app.drills.parsing import AnswerError, layout_text, parse_nested, parse_table
 
 MAX_CHECK = 1 << 14  # coordinates enumerated when comparing two layouts by function
+#: Layouts the answer formats show as examples of CuTe notation; a drill shows the first (from a place its seed picks)
+#: that is a wrong answer to it (Drill.with_example), so an example is never the key.
+LAYOUT_EXAMPLES = ("((2,2),3):((24,2),8)", "(3,(2,4)):(8,(1,24))", "((4,2),2):((2,1),16)", "(2,(3,2)):(12,(1,6))",
+                   "(5,2):(2,20)")
 
 
 def unwrap(x: Any) -> Any:
@@ -163,6 +167,27 @@ def grade_list(got: Sequence[Any], want: Sequence[Any], labels: Sequence[str]) -
         return Grade(True, "all right", items=items)
     bad = [labels[k] for k, ok in enumerate(items) if not ok]
     return Grade.wrong(f"{len(bad)} of {len(items)} wrong: {'; '.join(bad[:6])}", items=items)
+
+
+def grade_cells(got: Sequence[tuple[int, int]], want: Sequence[tuple[int, int]], who: str, verb: str) -> Grade:
+    """Grade a set of (row, col) cells typed in any order. Post-condition: correct iff every cell of ``want`` is
+    listed exactly once and nothing else; the reason names a duplicate, or counts the missing cells and names the
+    extra ones (never the missing ones)."""
+    seen: set[tuple[int, int]] = set()
+    dups = [c for c in got if c in seen or seen.add(c)]
+    missing = len(set(want) - seen)
+    extra = sorted(seen - set(want))
+    if not dups and not missing and not extra:
+        return Grade.right()
+    parts = []
+    if dups:
+        parts.append(f"{lstr(dups[0])} is listed {sum(c == dups[0] for c in got)} times"
+                     + (f" (and {len(set(dups)) - 1} more cell(s) twice)" if len(set(dups)) > 1 else ""))
+    if missing:
+        parts.append(f"{missing} of {who}'s elements missing")
+    if extra:
+        parts.append(f"not {verb} {who}: {' '.join(lstr(e) for e in extra[:4])}")
+    return Grade.wrong("; ".join(parts))
 
 
 def layout_matches(want: Any, depth: int) -> Callable[[str], bool]:

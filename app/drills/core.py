@@ -98,10 +98,11 @@ class Drill:
     mistakes: list[tuple[str, Callable[[str], bool], str | None]] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
 
-    def with_example(self, *options: str) -> Drill:
+    def with_example(self, *options: str, shown: Callable[[str], str] | None = None) -> Drill:
         """Fill ``{ex}`` in the answer format with an example answer that is not the key: of ``options`` (answers
         about other layouts), starting at one the seed picks, the first this drill reads and grades wrong, preferring
-        one wrong in every part. Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
+        one wrong in every part, written as ``shown(example)`` when given (other spellings of it beside it).
+        Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
         ValueError (a generator bug) when no option is a readable wrong answer."""
         start = self.seed % len(options)
         order = [options[(start + k) % len(options)] for k in range(len(options))]
@@ -117,7 +118,7 @@ class Drill:
             fallback = fallback or ex
         if fallback is None:
             raise ValueError(f"{self.kind}-{self.seed}: no example among {options} is a readable wrong answer")
-        self.answer_format = self.answer_format.replace("{ex}", fallback)
+        self.answer_format = self.answer_format.replace("{ex}", shown(fallback) if shown else fallback)
         self.examples.append(fallback)
         return self
 

@@ -18,6 +18,7 @@ from typing import Any
 import algebra as A
 from app.drills import algebra_cases as K
 from app.drills.common import (
+    LAYOUT_EXAMPLES,
     explain,
     grade_layout,
     grade_list,
@@ -201,9 +202,10 @@ def make_algebra(rng: random.Random, seed: int) -> Drill:
     gloss = f" ({op}: {_gloss(op, table[op])}.)" if op in table else ""
     drill = Drill("algebra_op", seed, f"{_args_text(op, args)} (compile-time _N values, as CuTe simplifies them). "
                   f"What is {call}?{gloss} (Graded by {fixed}.)",
-                  "a layout in CuTe notation, e.g. ((2,2),3):((24,2),8)", str(want), grader, steps,
+                  "a layout in CuTe notation, e.g. {ex}", str(want), grader, steps,
                   [RULES[op], steps[1]["text"] if derivation else f"Start from {K.arg_show(args[0])}."],
-                  variant=op, grids=_grid(want)).with_data(op=op, args=[K.arg_text(a) for a in args])
+                  variant=op, grids=_grid(want)).with_data(op=op, args=[K.arg_text(a) for a in args]).with_example(
+        *LAYOUT_EXAMPLES)
     _mistakes(drill, op, args, want, depth)
     return drill
 
@@ -244,9 +246,17 @@ def _divide_tile(rng: random.Random, seed: int) -> Drill:
              *[step(f"D({i},{k}) = {v}") for i, v in enumerate(want)]]
     labels = [f"element {i}" for i in range(len(want))]
     other = [d((k, i)) for i in range(A.size(d[0]))] if k < A.size(d[0]) and A.size(d[1]) == A.size(d[0]) else None
+    inside = {a(i) for i in range(A.size(a))}
+    exact = A.size(d) == A.size(a) and all(d(i) in inside for i in range(A.size(d)))
+    convention = ("" if exact else
+                  f" B does not tile A exactly: complement(B, {A.size(a)}) rounds the number of tiles up, so D has "
+                  f"{A.size(d)} elements for A's {A.size(a)} and some tiles reach past A; D is still defined there, "
+                  f"with A's 1-D coordinates past {A.size(a) - 1} continuing along its last mode, and those offsets "
+                  f"are the answer.")
     drill = Drill("algebra_op", seed,
                   f"A = {a}, B = {b}. D = logical_divide(A, B) cuts A into tiles. List the offsets of tile {k} "
-                  f"(D(i, {k}) for i = 0, 1, ...), in order.", f"{len(want)} integers", ", ".join(map(str, want)),
+                  f"(D(i, {k}) for i = 0, 1, ...), in order.{convention}", f"{len(want)} integers",
+                  ", ".join(map(str, want)),
                   lambda ans: grade_list(parse_int_list(ans, len(want)), want, labels), steps,
                   [rule, f"First find D = logical_divide(A, B). {derivation[0]['text'] if derivation else ''}".strip()],
                   variant="divide_tile", grids=[offsets_grid(d, "D: rows = inside a tile, columns = tiles",

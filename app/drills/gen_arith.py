@@ -13,7 +13,7 @@ from typing import Any
 import algebra as A
 from app.drills.common import flat, lstr, pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import parse_nested
+from app.drills.parse_words import parse_coord
 
 RULE = ("With basis strides the inner product adds tuples: k@i is k in position i and 0 elsewhere (E<i>{} * k). "
         "Split the coordinate by the shape as usual (mode 0 fastest), multiply each entry by its basis stride, add.")
@@ -31,7 +31,7 @@ def _value(x: Any) -> Any:
 
 def _grade(want: Any) -> Any:
     def grade(ans: str) -> Grade:
-        got = parse_nested(ans)
+        got = parse_coord(ans)
         if got == want:
             return Grade.right()
         if isinstance(got, tuple) and flat(got) == flat(want) and all(isinstance(v, int) for v in got):
@@ -85,7 +85,7 @@ def make_arith(rng: random.Random, seed: int) -> Drill:
                                        f"times its basis stride."),
                  step(f"Adding the scaled basis vectors gives {lstr(want)}.")]
         prompt = f"L = {lay}. What does L map the coordinate {lstr(coord)} to (a tuple)?"
-    drill = Drill("arith", seed, prompt, "a tuple such as (1,3)", lstr(want), _grade(want), steps,
+    drill = Drill("arith", seed, prompt, "a tuple such as {ex}", lstr(want), _grade(want), steps,
                   [RULE, steps[1]["text"]], variant).with_data(
         layout=str(lay), coord=x, shape=lay.shape,
         basis=None if variant == "identity" else [list(b) for b in basis])
@@ -99,5 +99,5 @@ def make_arith(rng: random.Random, seed: int) -> Drill:
     elif isinstance(want, tuple) and len(want) == 2 and not isinstance(want[0], tuple) and want[0] != want[1]:
         swapped = (want[1], want[0])
         drill.mistake("swapped modes: the entries are in basis order (E<0> first), not the order you read the "
-                      "strides", lambda ans: parse_nested(ans) == swapped, lstr(swapped))
-    return drill
+                      "strides", lambda ans: parse_coord(ans) == swapped, lstr(swapped))
+    return drill.with_example("(1,3)", "(2,5)", "(3,1)", "(0,6)", "(5,2)")

@@ -10,6 +10,7 @@ from typing import Any
 
 import algebra as A
 from algebra import banks as B
+from app.drills import sheet
 from app.drills.common import lstr, pick, read_layout, row_major, step
 from app.drills.core import Drill, Grade, Grid, register
 from app.drills.formula import Formula
@@ -90,9 +91,11 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
     text = str(layout)
 
     def grade(ans: str) -> Grade:
-        pad = parse_padding(ans)
-        if pad is None and ":" in ans:
+        pad = parse_padding(ans, ebytes)
+        if pad is None and ":" in ans.replace("::", ""):
             lay = read_layout(ans)
+            if isinstance(lay, A.ComposedLayout):
+                return _swizzled_tile(lay)
             if not isinstance(lay, A.Layout) or lay.shape != (rows, cols) or lay.stride[1] != 1 or \
                     lay.stride[0] < cols:
                 return Grade.wrong(f"a padded tile keeps shape ({rows},{cols}) and stride (pitch,1) with pitch >= "
@@ -115,6 +118,37 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
             sw = A.Swizzle(*bms)
         except A.LayoutError as err:
             return Grade.wrong(str(err))
+        return _swizzle(sw)
+
+    def _swizzled_tile(lay: Any) -> Grade:
+        """The full swizzled tile ``Sw<B,M,S> o 0 o T``: on the question's tile T it is the bare swizzle; on a
+        padded tile of the same shape it is judged by the bank model as it stands."""
+        tile_ = lay.layout_b
+        if not isinstance(lay.layout_a, A.Swizzle) or not isinstance(tile_, A.Layout):
+            return Grade.wrong(f"{lay} is not a swizzle applied to a tile")
+        if lay.offset != 0:
+            return Grade.wrong(f"the offset {lay.offset} moves the tile off its allocation; a swizzled tile is "
+                               f"Sw<B,M,S> o 0 o the tile")
+        if A.size(tile_) != rows * cols or not isinstance(tile_.shape, tuple) or tile_.shape != (rows, cols):
+            return Grade.wrong(f"the tile under the swizzle must keep shape ({rows},{cols}); {tile_} does not")
+        if all(tile_(i) == layout(i) for i in range(rows * cols)):
+            return _swizzle(lay.layout_a)
+        if tile_.stride[1] != 1 or tile_.stride[0] < cols:
+            return Grade.wrong(f"under the swizzle, a tile of shape ({rows},{cols}) with stride (pitch,1), pitch >= "
+                               f"{cols}; {tile_} is not one")
+        offsets = {tile_(i) for i in range(rows * cols)}
+        if {lay.layout_a(o) for o in offsets} != offsets:
+            return Grade.wrong(f"{lay.layout_a} moves offsets outside the padded tile {tile_}")
+        try:
+            r = B.bank_access(tile_, ebytes, access, swizzle=lay.layout_a)
+        except A.LayoutError as err:
+            return Grade.wrong(f"with {lay} the access is not legal: {err}")
+        if r.ways == 1:
+            return Grade.right(f"{lay} is conflict-free ({r.wavefronts} wavefront(s))")
+        return Grade.wrong(f"with {lay} the access is still {r.ways}-way")
+
+    def _swizzle(sw: Any) -> Grade:
+        bms = (sw.bits, sw.base, sw.shift)
         offsets = tile_offsets(text)
         if bms not in closed_swizzles(text) and {sw(o) for o in offsets} != offsets:
             return Grade.wrong(f"{sw} moves offsets outside the tile (its bits reach past the tile's "
@@ -141,11 +175,12 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
         return _swizzled(rng, seed)
     if variant == "fix":
         return _fix(rng, seed)
-    layout, cols, pitch, pad = tile(rng)
+    from_sheet = sheet.take(rng)  # the sheet's part 7: (32,32):(32,1), padded to 33 for the formula, column 5
+    layout, cols, pitch, pad = (A.Layout((32, 32), (32, 1)), 32, 32, 0) if from_sheet else tile(rng)
     if variant == "formula" and pad == 0:
-        pad, pitch = 1, cols + 1
+        pad, pitch = (1, cols + 1) if not from_sheet else (sheet.PITCH7 - 32, sheet.PITCH7)
         layout = A.Layout((32, cols), (pitch, 1))
-    col = rng.randrange(cols)
+    col = sheet.COL7 if from_sheet else rng.randrange(cols)
     r = _column(layout, col)
     desc = f"A float (4-byte) tile of 32 rows is stored as {layout} (row pitch {pitch} words). " \
            f"Lane i of a warp reads row i, column {col}."
@@ -196,12 +231,17 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
             return Grade.wrong(f"wrong for {len(bad)} of 32 rows, e.g. r = {i}: bank {w}, not {g}")
 
         return Drill("banks", seed, desc + " Write the bank of row r as a formula in r.",
-                     "a formula in r, e.g. (40*r + 3) mod 32", expected, grade,
+                     "a formula in r, e.g. {ex}", expected, grade,
                      [step(RULE), first, *rows4, step(f"In general: bank(r) = {expected}; {pitch} mod 32 = "
                                                       f"{pitch % 32}, so each row moves {pitch % 32} bank(s)."),
-                      verdict], [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col)
+                      verdict], [RULE, first["text"]], variant, grids).with_data(layout=str(layout), col=col
+                                                                                 ).with_example(*FORMULA_EXAMPLES)
     raise AssertionError(variant)  # pragma: no cover - every variant returns above
 
+
+#: Example answers the formats show (each drill takes one that is wrong for it).
+FORMULA_EXAMPLES = ("(40*r + 3) mod 32", "(36*r + 1) mod 32", "(34*r + 7) mod 32", "(48*r + 2) mod 32")
+PAD_EXAMPLES = ("pad 2", "pad 3", "pad 6", "pad 16")
 
 #: Element types for the fix drills: (bytes, name, row lengths in elements). Halves need M = 1 (two per 4-byte
 #: word), doubles B = 4 (16 threads per phase), floats the classic Sw<5,0,S>.
@@ -211,9 +251,13 @@ ELEMENTS = [(2, "half-precision (2-byte)", [64, 128]), (4, "float (4-byte)", [32
 
 def _fix(rng: random.Random, seed: int) -> Drill:
     """Choose a swizzle (or a padding) that makes a column read conflict-free, for halves, floats or doubles."""
-    ebytes, ename, widths = pick(rng, ELEMENTS)
-    cols = pick(rng, widths)
-    layout, col = row_major((32, cols)), rng.randrange(cols)
+    if sheet.take(rng):  # the sheet's part 7.3 / 7.4: a float tile of pitch 32 or 128 words, column 5
+        (ebytes, ename, _), cols, col = ELEMENTS[1], pick(rng, sheet.COLS7), sheet.COL7
+    else:
+        ebytes, ename, widths = pick(rng, ELEMENTS)
+        cols = pick(rng, widths)
+        col = rng.randrange(cols)
+    layout = row_major((32, cols))
     access = {"kind": "column", "index": col}
     r = _column(layout, col, ebytes)
     fixes = sorted(swizzle_fixes(layout, ebytes, access), key=lambda f: f.swizzle)
@@ -246,16 +290,19 @@ def _fix(rng: random.Random, seed: int) -> Drill:
                  f"A {ename} tile of 32 rows is stored row-major as {layout}. Lane i of a warp reads row i, column "
                  f"{col} ({ebytes} bytes). The access is {r.ways}-way. Choose a swizzle Sw<B,M,S> on the element "
                  "offset (or a padding) that makes it conflict-free.",
-                 "Sw<B,M,S>, or a padding such as pad 1", expected, _fix_grader(layout, ebytes, access, 32, cols),
+                 "Sw<B,M,S> (or the swizzled tile Sw<B,M,S> o 0 o the layout), or a padding such as {ex} "
+                 "(elements; bytes and 4-byte words are read)", expected,
+                 _fix_grader(layout, ebytes, access, 32, cols),
                  steps, [RULE, "Which offset bits choose the bank for this element size? XOR row bits into them."],
                  "fix", [bank_grid(r, "Lanes and their banks", 32)]).with_data(
-                     layout=str(layout), col=col, ebytes=ebytes, access=access)
+                     layout=str(layout), col=col, ebytes=ebytes, access=access).with_example(*PAD_EXAMPLES)
 
 
 def _swizzled(rng: random.Random, seed: int) -> Drill:
     """Banks of a column read through a given swizzle: the arithmetic of Sw<B,M,S> by hand."""
-    cols = pick(rng, [32, 64, 128])
-    layout, col = row_major((32, cols)), rng.randrange(cols)
+    from_sheet = sheet.take(rng)  # the sheet's part 7.3: rows 0..3 of column 5 through the swizzle
+    cols = 32 if from_sheet else pick(rng, [32, 64, 128])
+    layout, col = row_major((32, cols)), sheet.COL7 if from_sheet else rng.randrange(cols)
     access = {"kind": "column", "index": col}
     shift = cols.bit_length() - 1
     fixes = swizzle_fixes(layout, 4, access)
@@ -263,7 +310,7 @@ def _swizzled(rng: random.Random, seed: int) -> Drill:
     sw = A.Swizzle(*fix.swizzle)
     b, m, s = fix.swizzle
     r = B.bank_access(layout, 4, access, swizzle=sw)
-    lanes = sorted(rng.sample(range(1, 32), 3)) if rng.random() < 0.5 else [0, 1, 2, 3]
+    lanes = sorted(rng.sample(range(1, 32), 3)) if rng.random() < 0.5 and not from_sheet else [0, 1, 2, 3]
     want = [r.banks[t] for t in lanes]
     rule = (f"{sw}(o) = o XOR (((o >> {m + s}) & {(1 << b) - 1}) << {m}): the {b} bits of o starting at bit {m + s} "
             f"are XORed into the {b} bits starting at bit {m}; then bank = swizzled offset mod 32.")
@@ -317,10 +364,11 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
         steps.append(step(f"Padding by {pfix.padding} halves also works, but breaks the power-of-two pitch that "
                           "128-bit loads, TMA and wgmma rely on; the swizzle keeps it.", pfix.layout))
     return Drill("banks", seed, desc + f" It is {r.ways}-way. Choose Sw<B,M,S> on the element offset (or a padding) "
-                 "that makes the phase conflict-free.", "Sw<B,M,S>, or a padding such as pad 8", expected,
+                 "that makes the phase conflict-free.", "Sw<B,M,S> (or the swizzled tile Sw<B,M,S> o 0 o the "
+                 "layout), or a padding such as {ex} (elements; bytes and 4-byte words are read)", expected,
                  _fix_grader(layout, 2, access, 8, cols), steps,
                  [RULE, "Keep the 8 halves of a 16-byte chunk together (M = 3) and XOR row bits into the chunk bits."],
-                 variant, grids).with_data(layout=str(layout), ebytes=2, access=access)
+                 variant, grids).with_data(layout=str(layout), ebytes=2, access=access).with_example(*PAD_EXAMPLES)
 
 
 def _int(answer: str, want: int, what: str) -> Grade:

@@ -106,12 +106,12 @@ def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
                                              "nothing about the values is known at compile time."), want)]
     drill = Drill("vector", seed,
                   f"L = {spelled}, built from {what}. What does CuTe's coalesce(L) print?",
-                  "a layout as CuTe prints it (underscores optional), e.g. (2,1,6):(1,6,2)", str(want),
+                  "a layout as CuTe prints it (underscores optional), e.g. {ex}", str(want),
                   lambda ans: _exact(ans, want, what), steps,
                   [COALESCE_RULE, steps[1]["text"] if static else "First flatten L: list its leaf modes in order, "
                    "shape with stride. Then ask what CuTe can know about their values at compile time."],
                   "coalesce_static" if static else "coalesce_dynamic").with_data(
-        op="coalesce", args=[str(lay)], static=static)
+        op="coalesce", args=[str(lay)], static=static).with_example(*COALESCE_EXAMPLES)
     other = flat if static else A.coalesce(lay)
     if str(other) != str(want):
         label = ("run-time semantics: with _N shapes CuTe does merge" if static else
@@ -121,6 +121,9 @@ def _coalesce_drill(rng: random.Random, seed: int) -> Drill:
     return drill
 
 
+
+#: Example answers of the coalesce format (each drill takes one that is wrong for it).
+COALESCE_EXAMPLES = ("(2,1,6):(1,6,2)", "(3,1,4):(4,0,1)", "(2,12):(1,4)", "(4,1,2):(2,8,1)")
 
 VECTOR_RULE = ("max_common_vector(src, dst) = how many elements that are consecutive in dst's memory are also "
                "consecutive in src's (coalesce(src o right_inverse(dst)) starts with that many at stride 1): the "
@@ -150,7 +153,8 @@ def _vector_drill(rng: random.Random, seed: int) -> Drill:
     labels = ["max_common_vector", "the copy width in bits"]
     drill = Drill("vector", seed,
                   f"src = {src} and dst = {dst} ({bits}-bit elements). What is max_common_vector(src, dst), and how "
-                  f"many bits can one copy instruction move per thread?", "two integers: elements, bits",
+                  f"many bits can one copy instruction move per thread (one instruction moves at most 128 bits, "
+                  f"16 bytes, per thread)?", "two integers: elements, bits",
                   f"{want}, {width}",
                   lambda ans: grade_list(parse_labelled_ints(ans, ["max_common_vector", "width"],
                                                              ["elements", "element", "bits", "bit"]), [want, width],

@@ -6,15 +6,14 @@ import random
 from typing import Any
 
 import algebra as A
+from app.drills import sheet
 from app.drills.common import (
     flat,
     grade_list,
     grade_table,
     idx2crd_row_major,
     lstr,
-    names_str,
     natural,
-    natural_names,
     offsets_grid,
     ordered_layout,
     pick,
@@ -24,8 +23,8 @@ from app.drills.common import (
     table,
 )
 from app.drills.core import Drill, Grade, Grid, register
-from app.drills.formula import Formula
-from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_nested, parse_table
+from app.drills.parse_words import parse_coord
+from app.drills.parsing import AnswerError, parse_int, parse_int_list, parse_table
 
 RULE = ("A layout is a function: split the coordinate to the natural coordinate of the shape, then take the inner "
         "product with the stride, mode by mode.")
@@ -78,7 +77,12 @@ def coord_steps(layout: Any, coord: Any) -> dict[str, Any]:
 @register("offsets", "Offsets of a layout", "From shape:stride and a coordinate (1-D, 2-D or natural) to the "
           "offset; the full offset table of a small layout.", 1)
 def make_offsets(rng: random.Random, seed: int) -> Drill:
-    layout = small_layout(rng)
+    given = None
+    if sheet.take(rng):  # the sheet's parts 1-3: its layouts and the coordinates it asks
+        text, given = pick(rng, [(sheet.L1, sheet.COORDS_12), (sheet.L2, sheet.COORDS_12), (sheet.L3, sheet.COORDS_3)])
+        layout = A.parse(text)
+    else:
+        layout = small_layout(rng)
     m, n = A.size(layout[0]), A.size(layout[1])
     if rng.random() < 0.4:
         want = table(layout)
@@ -99,8 +103,8 @@ def make_offsets(rng: random.Random, seed: int) -> Drill:
             "the 1-D order filled in row by row (a row-major split of a 1-D index): cell (i, j) is L(i, j), not "
             "L(N*i + j)",
             lambda ans: parse_table(ans, m, n) == swapped, "\n".join(" ".join(map(str, r)) for r in swapped))
-    coords: list[Any] = []
-    while len(coords) < 6:
+    coords: list[Any] = list(given or [])
+    while len(coords) < 6 and not given:
         form = rng.randrange(3)
         if form == 0:
             c: Any = rng.randrange(A.size(layout))
@@ -143,7 +147,7 @@ def _index(mode: Any, natural: Any) -> int:
 
 def grade_coord(answer: str, want: Any) -> Grade:
     """A natural coordinate, or its fully flattened form (unambiguous given the shape)."""
-    got = parse_nested(answer)
+    got = parse_coord(answer)
     if got == want:
         return Grade.right()
     if flat(got) == flat(want) and (not isinstance(got, tuple) or all(isinstance(x, int) for x in got)):
@@ -216,7 +220,8 @@ def idx_steps(layout: Any, x: int) -> list[dict[str, Any]]:
 @register("natural_coord", "1-D to natural coordinates", "Split a 1-D or 2-D coordinate through a hierarchical "
           "shape, mode 0 fastest: the step where people go wrong.", 2)
 def make_natural(rng: random.Random, seed: int) -> Drill:
-    layout = hier_layout(rng)
+    from_sheet = sheet.take(rng)  # the sheet's part 4: (3,(2,3)):(3,(12,1)) at 16, (1,5) and (1,(1,2))
+    layout = A.parse(sheet.L4) if from_sheet else hier_layout(rng)
     shape = layout.shape
     variant = pick(rng, ["idx", "flat", "offset", "mapping", "three"])
     rule = "A 1-D coordinate splits mode by mode with mode 0 fastest: c0 = x mod s0, the rest is x div s0, and so on."
@@ -227,7 +232,7 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
         expected = " ".join(lstr(c) for c in want_list)
 
         def grade_map(ans: str) -> Grade:
-            got = parse_nested(ans)
+            got = parse_coord(ans)
             items = list(got) if isinstance(got, tuple) else [got]
             if len(items) != len(want_list):
                 raise AnswerError(f"expected {len(want_list)} coordinates, got {len(items)}")
@@ -237,25 +242,26 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
         return Drill("natural_coord", seed,
                      f"L = {layout}. Mode {which} is the multi-mode {lstr(inner)}; a 1-D coordinate n into it runs "
                      f"0..{A.size(inner) - 1}. Give the natural coordinate of each n, in order.",
-                     "one coordinate per n, e.g. (0,0) (1,0) ...", expected, grade_map, steps,
+                     "one coordinate per n, in order of n, each nested like the multi-mode", expected, grade_map,
+                     steps,
                      [rule, f"n = 1 -> {lstr(want_list[1])}: the left-most sub-mode moves first."],
                      variant=variant).with_data(shape=shape, mode=which).mistake(
             ROW_MAJOR, lambda ans: _same_items(ans, [idx2crd_row_major(k, inner) for k in range(A.size(inner))]),
             " ".join(lstr(idx2crd_row_major(k, inner)) for k in range(A.size(inner))))
-    x = rng.randrange(1, A.size(layout))
+    x = sheet.X4 if from_sheet else rng.randrange(1, A.size(layout))
     if variant == "flat":
         m0, n0 = A.size(shape[0]), A.size(shape[1])
-        c: Any = (rng.randrange(m0), rng.randrange(1, n0))
+        c: Any = sheet.FLAT4 if from_sheet else (rng.randrange(m0), rng.randrange(1, n0))
         want = natural(c, shape)
         prompt = (f"The shape is {lstr(shape)}. Convert the 2-D coordinate {lstr(c)} (one 1-D coordinate per "
                   f"top-level mode) into the natural coordinate.")
         steps = [step(rule), step(f"Each top-level mode splits its own coordinate: {lstr(c)} -> {lstr(want)}."),
                  step(f"With stride {lstr(layout.stride)}: {contributions(layout, want)}.", layout)]
         wrong = _row_major_coord(c, shape)
-        return Drill("natural_coord", seed, prompt, "a nested coordinate such as (1,(1,2))", lstr(want),
+        return Drill("natural_coord", seed, prompt, "a nested coordinate such as {ex}", lstr(want),
                      lambda ans: grade_coord(ans, want), steps, [rule, steps[1]["text"].split(":")[0] + "."],
                      variant=variant).with_data(shape=shape, coord=c).mistake(
-            ROW_MAJOR, lambda ans: grade_coord(ans, wrong).correct, lstr(wrong))
+            ROW_MAJOR, lambda ans: grade_coord(ans, wrong).correct, lstr(wrong)).with_example(*COORD_EXAMPLES)
     nat = A.idx2crd(x, shape)
     if variant == "three":
         return _three(layout, x, seed, rule)
@@ -274,18 +280,22 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
     steps = idx_steps(layout, x)
     return Drill("natural_coord", seed,
                  f"The shape is {lstr(shape)} (size {A.size(layout)}). Convert the 1-D coordinate {x} into the natural "
-                 f"coordinate.", "a nested coordinate such as (1,(1,2))", lstr(nat),
+                 f"coordinate.", "a nested coordinate such as {ex}", lstr(nat),
                  lambda ans: grade_coord(ans, nat), steps, [rule, steps[0]["text"]], variant="idx").with_data(
                      shape=shape, x=x).mistake(
         ROW_MAJOR, lambda ans: grade_coord(ans, idx2crd_row_major(x, shape)).correct,
-        lstr(idx2crd_row_major(x, shape)))
+        lstr(idx2crd_row_major(x, shape))).with_example(*COORD_EXAMPLES)
 
+
+#: Example coordinates the formats show (each drill takes one that is wrong for it), and example triples.
+COORD_EXAMPLES = ("(2,(0,1))", "((1,1),0)", "(0,(2,1))", "((0,2),1)")
+THREE_EXAMPLES = ("(2,3) (2,(1,1)) 25", "(0,4) (0,(0,2)) 9", "(1,2) ((1,0),1) 6", "(3,1) (3,(1,0)) 14")
 
 ROW_MAJOR = "a row-major split of a 1-D index (CuTe splits with mode 0 fastest)"
 
 
 def _same_items(answer: str, want: list[Any]) -> bool:
-    got = parse_nested(answer)
+    got = parse_coord(answer)
     items = list(got) if isinstance(got, tuple) else [got]
     return items == want
 
@@ -299,7 +309,7 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
     want = [top, nat, off]
 
     def grade(ans: str) -> Grade:
-        got = parse_nested(ans)
+        got = parse_coord(ans)
         if not isinstance(got, tuple) or len(got) != 3:
             raise AnswerError("expected three things: the 2-D coordinate, the natural coordinate and the offset")
         items = list(got)
@@ -311,7 +321,7 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
     nat_rm = idx2crd_row_major(x, shape)
 
     def row_major(ans: str) -> bool:
-        got = parse_nested(ans)
+        got = parse_coord(ans)
         return isinstance(got, tuple) and len(got) == 3 and (got[0] == top_rm or flat(got[1]) == flat(nat_rm))
 
     steps = idx_steps(layout, x) + [
@@ -322,9 +332,10 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
     return Drill("natural_coord", seed,
                  f"L = {layout} (size {A.size(layout)}). For the 1-D coordinate {x}, give its 2-D coordinate (one "
                  f"entry per top-level mode), its natural coordinate, and its offset.",
-                 "three answers, e.g. (1,5) (1,(1,2)) 16", f"{lstr(top)} {lstr(nat)} {off}", grade, steps,
+                 "three answers: the 2-D coordinate, the natural one and the offset, e.g. {ex}",
+                 f"{lstr(top)} {lstr(nat)} {off}", grade, steps,
                  [rule, steps[0]["text"]], variant="three").with_data(layout=str(layout), x=x).mistake(
-        ROW_MAJOR, row_major, f"{lstr(top_rm)} {lstr(nat_rm)} {layout(nat_rm)}")
+        ROW_MAJOR, row_major, f"{lstr(top_rm)} {lstr(nat_rm)} {layout(nat_rm)}").with_example(*THREE_EXAMPLES)
 
 
 def _int_grade(answer: str, want: int) -> Grade:
@@ -332,69 +343,4 @@ def _int_grade(answer: str, want: int) -> Grade:
     return Grade.right() if got == want else Grade.wrong(f"{got} is not right")
 
 
-@register("index_formula", "Index formula", "Write the index formula of a (hierarchical) layout for its natural "
-          "coordinate; graded by evaluating it on every coordinate.", 3)
-def make_formula(rng: random.Random, seed: int) -> Drill:
-    layout = formula_layout(rng)
-    names = natural_names(layout.shape)
-    vars_ = list(flat(names))
-    expected = _engine_formula(layout, names)
-    coords = [A.idx2crd(x, layout.shape) for x in range(A.size(layout))]
-    cases = [({v: c for v, c in zip(vars_, flat(nat), strict=True)}, layout(nat)) for nat in coords]
-
-    def grade(ans: str) -> Grade:
-        f = Formula(ans, vars_)
-        bad = [(vals, want, f(vals)) for vals, want in cases if f(vals) != want]
-        if not bad:
-            return Grade.right(f"agrees with L at all {len(cases)} coordinates")
-        vals, want, got = bad[0]
-        at = ", ".join(f"{k}={v}" for k, v in vals.items())
-        return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. at {at} your formula gives "
-                           f"{got}, which is not L's offset there")
-
-    first = f"The stride of {vars_[0]} is {flat(layout.stride)[0]}, so the formula starts {vars_[0]}*" \
-            f"{flat(layout.stride)[0]}."
-    steps = [step(RULE, layout)] + [step(f"{v} runs over 0..{s - 1} with stride {d}: term {v}*{d}.")
-                                    for v, s, d in zip(vars_, flat(layout.shape), flat(layout.stride), strict=True)]
-    steps.append(step(f"index{names_str(names)} = {expected}"))
-    sample = coords[-1]
-    steps.append(step(f"Check at {lstr(sample)}: {contributions(layout, sample)}.", layout))
-    drill = Drill("index_formula", seed,
-                 f"L = {layout}. Write the index formula for the natural coordinate {names_str(names)}.",
-                 f"a formula in {', '.join(vars_)}, e.g. {vars_[0]}*2 + {vars_[1]}*8 (3i, mod, / and () are read)",
-                 expected, grade, steps, [RULE, first], variant="formula",
-                 grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")]).with_data(
-                     layout=str(layout), names=vars_)
-    strides = flat(layout.stride)
-    for a in range(len(vars_)):
-        for b in range(a + 1, len(vars_)):
-            if strides[a] == strides[b]:
-                continue
-            swapped = list(strides)
-            swapped[a], swapped[b] = swapped[b], swapped[a]
-            alt = " + ".join(f"{v}*{d}" for v, d in zip(vars_, swapped, strict=True))
-            drill.mistake(f"swapped modes: the strides of {vars_[a]} and {vars_[b]} are exchanged",
-                          _formula_is(alt, vars_, cases), alt)
-    return drill
-
-
-def _formula_is(alt: str, vars_: list[str], cases: list[tuple[dict[str, int], int]]) -> Any:
-    """A mistake test: the answer agrees with the formula ``alt`` at every coordinate of ``cases``."""
-    ref = Formula(alt, vars_)
-
-    def matches(ans: str) -> bool:
-        f = Formula(ans, vars_)
-        return all(f(v) == ref(v) for v, _ in cases)
-
-    return matches
-
-
-def _engine_formula(layout: Any, names: Any) -> str:
-    """The engine's index formula text of ``layout`` over the given coordinate names."""
-    fn = getattr(A, "formula", None)
-    if fn is None:
-        from algebra.formula import formula as fn
-    return fn(layout, names)
-
-
-__all__ = ["make_offsets", "make_natural", "make_formula", "small_layout", "hier_layout", "Grid"]
+__all__ = ["make_offsets", "make_natural", "small_layout", "hier_layout", "formula_layout", "contributions", "Grid"]

@@ -73,12 +73,21 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
              step(f"So L is {want if want == 'neither' else want + '-major'}: {why}.")]
     return Drill("majorness", seed,
                  f"L = {layout}, read as a {len(t)}x{len(t[0])} matrix (2-D coordinates). Is it row-major, "
-                 f"column-major or neither? (A padded pitch counts, e.g. (4,8):(9,1) is row-major.)",
+                 f"column-major or neither? (A padded pitch counts, e.g. {_example(layout)}.)",
                  "row, column or neither (LayoutRight / LayoutLeft are read)", want,
                  lambda ans: _choice_grade(ans, want), steps,
                  ["Look at which coordinate has stride 1 as a 1-D walk, and whether the other mode jumps whole rows "
                   "or columns.", steps[1]["text"]],
                  variant=style, grids=[offsets_grid(layout, "The offset table")]).with_data(layout=str(layout))
+
+
+#: Padded layouts the prompt names as examples of the rule (a drill names one that is not its own layout).
+PADDED_EXAMPLES = (("(4,8):(9,1)", "row-major"), ("(3,5):(1,4)", "column-major"), ("(5,3):(4,1)", "row-major"))
+
+
+def _example(layout: Any) -> str:
+    text, major = next(e for e in PADDED_EXAMPLES if e[0] != str(layout))
+    return f"{text} is {major}"
 
 
 def _choice_grade(answer: str, want: str) -> Grade:

@@ -13,7 +13,8 @@ from typing import Any
 import algebra as A
 from app.drills.common import grade_list, lstr, pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import parse_int_list, parse_nested
+from app.drills.parse_words import parse_rc
+from app.drills.parsing import parse_int_list
 
 RULE = ("Sw<B,M,S>(x) = x XOR ((x & ((2^B - 1) << (M+S))) >> S): the B bits of x starting at bit M+S are XORed into "
         "the B bits starting at bit M; the other bits pass through. Applying it twice gives x back.")
@@ -81,7 +82,7 @@ def make_swizzle(rng: random.Random, seed: int) -> Drill:
              step(f"Check: {lay}{lstr(where)} = {y}.")]
 
     def grade(ans: str) -> Grade:
-        got = parse_nested(ans)
+        got = parse_rc(ans)
         if got == where:
             return Grade.right()
         return Grade.wrong(f"{lstr(got)} is not it: at {lstr(got)} the tile holds another offset")
@@ -91,5 +92,5 @@ def make_swizzle(rng: random.Random, seed: int) -> Drill:
                   lstr(where), grade, steps, [RULE, steps[1]["text"]], variant).with_data(layout=str(lay), offset=y)
     if naive != where:
         drill.mistake("the swizzle forgotten: that is where L alone puts the offset",
-                      lambda ans: parse_nested(ans) == naive, lstr(naive))
+                      lambda ans: parse_rc(ans) == naive, lstr(naive))
     return drill

@@ -221,12 +221,26 @@ def _formula(rng: random.Random, seed: int, ld: str) -> Drill:
     given = f"L = {sym} is {words}." if shown else f"Take {words}."
     return _ld(Drill("symbolic", seed,
                  f"{given} Write the offset of the natural coordinate {coord} as a formula in {', '.join(names)} and "
-                 f"{sizes}.", f"a formula such as i*{sym.symbols()[0]} + j (3i, mod, / and () are read)", key,
+                 f"{sizes}.", "a formula such as {ex} (3i, mod, / and () are read)", key,
                  lambda ans: grade_formula(ans, sym, names, binds), steps,
                  [RULE, steps[2]["text"]], variant=f"formula/{family}",
                  grids=[_grid(bound, f"Offsets with {at(ex)} (an example)")]).with_data(
                      layout=text, names=names, ld=ld, lead=lead),
-               lambda ans, bb: grade_formula(ans, sym, names, bb), binds, ld, lead)
+               lambda ans, bb: grade_formula(ans, sym, names, bb), binds, ld, lead).with_example(
+        *formula_examples(names, sym.symbols()))
+
+
+def formula_examples(names: list[str], symbols: list[str]) -> list[str]:
+    """Example formulas over the drill's names, from layouts unlike the question's: a stride symbol (a leading
+    dimension, else a size; never the batch count B) scales one name, and numbers the others."""
+    x = next((s for s in symbols if s.startswith("ld")), next((s for s in symbols if s in ("N", "M")), ""))
+    i, j, *rest = names
+    if not x:  # only the batch count: numbers only
+        tail = "".join(f" + {k}*{30 + 10 * n}" for n, k in enumerate(rest))
+        return [f"2*{i} + 5*{j}{tail}", f"{i} + 7*{j}{tail}", f"3*{i} + {j}{tail}", f"9*{i} + 2*{j}{tail}"]
+    tail = "".join(f" + {k}*{5 + 2 * n}*{x}" for n, k in enumerate(rest))
+    return [f"2*{i} + {j}*{x}{tail}", f"{i}*({x} + 1) + 3*{j}{tail}", f"{j} + 3*{i}*{x}{tail}",
+            f"5*{i} + 2*{j}*{x}{tail}"]
 
 
 def _batched(rng: random.Random, ld: str) -> tuple[str, str, str | int | None, list[str], str, str]:
@@ -281,12 +295,13 @@ def _element(rng: random.Random, seed: int, ld: str) -> Drill:
     return _ld(Drill("symbolic", seed,
                  f"{an(m).title()} {m}x{n} {major}-major matrix has leading dimension {ld} ({ld} >= {lead}): "
                  f"A = {sym}. What is the offset of {where}? Write it in terms of {ld}.",
-                 f"a formula in {ld}, e.g. 3*{ld} + 5", key,
+                 f"a formula in {ld}, e.g. {{ex}}", key,
                  lambda ans: grade_point(ans, sym, coord, binds), steps,
                  [RULE, steps[2]["text"] if tiled else f"The offset of (r, c) is r times A's row stride plus c "
                   f"times its column stride; the stride is {text.split(':')[1]}."],
                  variant=f"element/{'tile' if tiled else 'rc'}").with_data(layout=text, coord=[r, c], ld=ld, lead=lead),
-               lambda ans, bb: grade_point(ans, sym, coord, bb), binds, ld, lead)
+               lambda ans, bb: grade_point(ans, sym, coord, bb), binds, ld, lead).with_example(
+        f"3*{ld} + 5", f"7*{ld} + 2", f"{ld} + 11", f"5*{ld} + 9")
 
 
 def _transpose(rng: random.Random, seed: int, ld: str) -> Drill:

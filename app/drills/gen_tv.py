@@ -4,15 +4,15 @@ sector efficiency of a thread partition."""
 from __future__ import annotations
 
 import random
-import re
 from fractions import Fraction
 
 import algebra as A
 from algebra import coalescing as C
 from app.drills import tv_atoms as T
-from app.drills.common import lstr, natural, pick, step
+from app.drills.common import grade_cells, lstr, natural, pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import AnswerError, clean, parse_int_list, parse_pairs
+from app.drills.parse_words import parse_sector_answer
+from app.drills.parsing import parse_pairs
 
 MMA = "SM80_16x8x16_F32F16F16F32_TN"
 TV_RULE = ("A TV layout maps (thread, value) to the column-major index of an element in the tile: split the thread "
@@ -56,48 +56,24 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                  *[step(f"Value {v}: index {tv((t, v))} -> (row, col) = {lstr(w)}.") for v, w in enumerate(want)]]
 
         def grade_copy(ans: str) -> Grade:
-            got = parse_pairs(ans)
-            if sorted(set(got)) == sorted(want) and len(got) == len(want):
-                return Grade.right()
-            missing = sorted(set(want) - set(got))
-            extra = sorted(set(got) - set(want))
-            return Grade.wrong(f"{len(missing)} owned element(s) missing" + (
-                f"; not owned by thread {t}: {' '.join(lstr(e) for e in extra[:4])}" if extra else ""))
+            return grade_cells(parse_pairs(ans), want, f"thread {t}", "owned by")
 
         return Drill("tv_layout", seed,
                      f"make_tiled_copy with threads {thr} and values {A.Layout((1, vals))} ({bits}-bit elements) "
                      f"gives the tile {lstr((rows, cols))} and the TV layout {tv} (values are column-major indices "
                      f"in the tile). Which elements (row, col) does thread {t} own?",
-                     "(row,col) pairs in any order; a range such as (1, 8..15) is read",
+                     "(row,col) pairs in any order; a range such as {ex} is read",
                      " ".join(lstr(w) for w in want), grade_copy, steps, [TV_RULE, steps[1]["text"]], variant,
                      [owner_grid(tv, rows, cols, "Tile owners (thread.value)", set(want))]).with_data(
-                         tv=str(tv), tiler=[rows, cols], thread=t)
+                         tv=str(tv), tiler=[rows, cols], thread=t).with_example(
+                             "(1, 8..15)", "(2, 0..7)", "(3, 16..23)", "(0, 4..7)")
     raise AssertionError(variant)  # pragma: no cover
 
 
-def _pair(answer: str, want: tuple[int, int]) -> Grade:
-    got = tuple(parse_int_list(answer, 2))
-    if got == want:
-        return Grade.right()
-    bad = [n for n, g, w in zip(("the row", "the column"), got, want, strict=True) if g != w]
-    return Grade.wrong(f"{lstr(got)} is not it: {' and '.join(bad)} {'are' if len(bad) > 1 else 'is'} wrong")
-
-
-def _sector_answer(answer: str) -> tuple[int, float, float]:
-    """Read "sectors, utilization": ``8, 50%``, ``8 sectors 0.5``. Post-condition: (sectors, utilization as a
-    fraction, the rounding the typed digits allow: half a unit of the last digit, as a fraction)."""
-    s = clean(answer)
-    nums = re.findall(r"\d+(?:\.\d+)?", s)
-    if len(nums) != 2:
-        raise AnswerError("expected two numbers: sectors and utilization (e.g. 8, 50%)")
-    if "." in nums[0]:
-        raise AnswerError("the number of sectors is an integer")
-    util = float(nums[1])
-    decimals = len(nums[1].split(".")[1]) if "." in nums[1] else 0
-    tol = 0.5 * 10 ** -decimals
-    if "%" in s or util > 1:
-        util, tol = util / 100, tol / 100
-    return int(nums[0]), util, tol
+def _sector_answer(answer: str) -> tuple[int, Fraction, Fraction]:
+    """Read "sectors, utilization": ``8, 50%``, ``8 sectors 0.5``, ``8, 1/8``. Post-condition: (sectors, utilization
+    as a fraction, the rounding the typed digits allow) -- app.drills.parse_words.parse_sector_answer."""
+    return parse_sector_answer(answer)
 
 
 def percent(p: Fraction) -> str:
@@ -144,7 +120,6 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
         vector = 1
         rep = C.partition_sectors(tv, eb, memory=memory, vector=1)
     first = rep.instructions[0]
-    util = first.utilization
     addrs = first.byte_addresses
     want_s = first.num_sectors
     shown = percent(Fraction(100 * first.bytes_used, 32 * want_s))
@@ -161,7 +136,8 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
 
     def grade(ans: str) -> Grade:
         s, u, tol = _sector_answer(ans)
-        items = [s == want_s, abs(u - util) <= tol + 1e-12]
+        exact = Fraction(first.bytes_used, 32 * want_s)
+        items = [s == want_s, abs(u - exact) <= tol]
         if all(items):
             return Grade(True, "both right", items=items)
         wrong = [w for w, ok in zip(("the number of sectors", "the utilization"), items, strict=True) if not ok]
@@ -171,7 +147,12 @@ def make_sectors(rng: random.Random, seed: int) -> Drill:
                  f"A {rows}x{cols} {etype} tile ({eb}-byte elements) is stored {data_major}-major. 32 threads (one "
                  f"warp) partition it: {how}. "
                  f"One instruction reads {what}. How many 32-byte sectors does it touch, and what is the utilization?",
-                 "two numbers: sectors, utilization (e.g. 8, 50%)", f"{want_s}, {shown}", grade, steps,
+                 "two numbers: sectors, utilization (e.g. {ex}; a fraction such as 1/8 is read)",
+                 f"{want_s}, {shown}", grade, steps,
                  [steps[0]["text"], steps[2]["text"]], variant=f"{style}/{data_major}/v{vector}").with_data(
                      tv=str(tv), memory=None if memory is None else str(memory), vector=vector,
-                     element_bytes=eb)
+                     element_bytes=eb).with_example(*SECTOR_EXAMPLES)
+
+
+#: Example answers the sector format shows (each drill takes one that is wrong for it).
+SECTOR_EXAMPLES = ("8, 50%", "12, 25%", "6, 75%", "20, 40%", "3, 62.5%")

@@ -7,6 +7,7 @@ from math import prod
 from typing import Any
 
 import algebra as A
+from app.drills import sheet
 from app.drills.common import (
     grade_layout,
     grade_list,
@@ -49,7 +50,7 @@ def grid_coords(rows: int, cols: int) -> list[tuple[int, int]]:
 @register("transpose_view", "Transposed view", "Write the shape:stride of the transposed view of existing memory; "
           "no data moves. Any layout with the right function is accepted.", 5)
 def make_transpose(rng: random.Random, seed: int) -> Drill:
-    mat, desc = matrix(rng, TRANSPOSE_SIZES)
+    mat, desc = (A.parse(sheet.L5), "row-major") if sheet.take(rng) else matrix(rng, TRANSPOSE_SIZES)
     m, n = A.size(mat[0]), A.size(mat[1])
     b = A.Layout((n, m), (m, 1))
     want = A.composition(mat, b)
@@ -106,10 +107,15 @@ def strides_or_layout(answer: str, shape: Any) -> str:
 @register("tiled_view", "Tiled view", "View a matrix as a grid of tiles, ((tile),(which tile)):((?,?),(?,?)); the "
           "strides of zipped_divide, the offset formula and spot checks.", 6)
 def make_tiled(rng: random.Random, seed: int) -> Drill:
-    mat, desc = matrix(rng, [(8, 8), (8, 8), (8, 16), (16, 8), (16, 16), (4, 8), (12, 8)])
+    from_sheet = sheet.take(rng)  # the sheet's part 6: (8,8):(8,1) as 2x2 tiles of 4x4
+    mat, desc = (A.parse(sheet.L6), "row-major") if from_sheet else \
+        matrix(rng, [(8, 8), (8, 8), (8, 16), (16, 8), (16, 16), (4, 8), (12, 8)])
     m, n = A.size(mat[0]), A.size(mat[1])
-    tm = pick(rng, [t for t in (2, 4, 8) if m % t == 0 and t < m])
-    tn = pick(rng, [t for t in (2, 4, 8) if n % t == 0 and t < n])
+    if from_sheet:
+        tm, tn = sheet.TILE6
+    else:
+        tm = pick(rng, [t for t in (2, 4, 8) if m % t == 0 and t < m])
+        tn = pick(rng, [t for t in (2, 4, 8) if n % t == 0 and t < n])
     gm, gn = m // tm, n // tn
     want = A.zipped_divide(mat, (A.Layout(tm), A.Layout(tn)))
     shape = ((tm, tn), (gm, gn))
@@ -128,7 +134,7 @@ def make_tiled(rng: random.Random, seed: int) -> Drill:
     hints = [rule, f"A(r, c) = {d_r}*r + {d_c}*c; put r = {tm}*ti + i and c = {tn}*tj + j into it."]
     grids = [offsets_grid(mat, "A"), offsets_grid(want, "The tiled view (rows: within-tile, columns: tile)")]
     if variant == "spot":
-        picks: list[Any] = []
+        picks: list[Any] = list(sheet.SPOTS6) if from_sheet else []
         while len(picks) < 2:  # two different elements, neither the origin (offset 0 whatever the layout)
             p = ((rng.randrange(tm), rng.randrange(tn)), (rng.randrange(gm), rng.randrange(gn)))
             if p not in picks and p != ((0, 0), (0, 0)):
@@ -264,14 +270,16 @@ def make_design(rng: random.Random, seed: int) -> Drill:
     drill = Drill("design_view", seed,
                  f"A = {mat} is a {m}x{n} matrix stored {desc}. Give B such that A o B is the {vm}x{vn} view of "
                  f"{what}: view element (i, j) = {_src_text(key, rs, cs)} of A.",
-                  "a layout B in CuTe notation, or a tiler such as <4:2, 8:1> or (_4:_2,_8:_1)", str(b), grade,
+                  "a layout B in CuTe notation, or a tiler such as {ex}", str(b), grade,
                   steps, [rule, steps[1]["text"]], variant=key,
                   grids=[offsets_grid(mat, "A"), offsets_grid(view, "The view A o B")]).with_data(
                       matrix=str(mat), view=key)
     if not grade(str(view)).correct:
         drill.mistake("the view instead of B: A o B is the view; B is the map from view coordinates to A's 1-D "
                       "coordinates", is_view)
-    return drill
+    return drill.with_example("<4:2, 8:1>", "<3:2, 4:1>", "<2:4, 6:1>", "<8:1, 2:3>",
+                              shown=lambda t: f"{t} or " + "(" + ",".join(
+                                  "_" + p.strip().replace(":", ":_") for p in t[1:-1].split(",")) + ")")
 
 
 def _src_text(key: str, rs: int, cs: int) -> str:

@@ -63,7 +63,8 @@ def _cpp_layout(s: str) -> str | None:
 def layout_text(text: str) -> str:
     """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` dropped,
     CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
-    CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``. A row-major shape from ``LayoutRight`` comes back as
+    CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``; ``cute::`` dropped, ``composition(Swizzle<..>{}, L)``
+    read as ``Sw<..> o L``. A row-major shape from ``LayoutRight`` comes back as
     ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
     s = clean(text).replace("\n", " ").strip()
     low = s[:12].lower()
@@ -71,7 +72,16 @@ def layout_text(text: str) -> str:
         if low.startswith(word) and s[len(word):].lstrip()[:1] in (":", "="):
             s = s[len(word):].lstrip().lstrip(":=").strip()
             break
-    s = "".join(s.split())
+    s = "".join(s.split()).replace("cute::", "")
+    for head in ("composition(", "make_composed_layout("):  # composition(Swizzle<3,3,3>{}, L) is Sw<3,3,3> o L
+        if s.startswith(head) and _closing(s, len(head) - 1) == len(s) - 1:
+            parts = _split_top(s[len(head):-1])
+            if len(parts) == 2 and parts[0].lower().startswith(("sw<", "swizzle<")):
+                inner = _cpp_layout(parts[1].removesuffix("()")) or parts[1]
+                if inner.startswith("R("):
+                    raise AnswerError("write the swizzled tile with its stride, e.g. Sw<3,3,3> o (8,64):(64,1)")
+                s = f"{parts[0]}o{inner}"
+            break
     if s.startswith("Layout<"):
         s = s.removesuffix("()")
     cpp = _cpp_layout(s)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 from app.drills.parsing import AnswerError, _integer, clean
 
@@ -70,6 +71,36 @@ def labelled_int(text: str) -> int:
     if len(nums) != 1:
         raise AnswerError(f"expected one integer, got {len(nums)} numbers")
     return nums[0]
+
+
+#: Words around a coordinate (or a few) that do not change it: "natural (1,(1,2))", "2-D (1,5), offset 16".
+COORD_LABELS = frozenset(
+    "the a it its is answer natural coordinate coordinates coord coords offset index flat top level and then gives "
+    "maps to tuple value result 1d 2d".split())
+_DIM = re.compile(r"(?<![0-9A-Za-z])[12] ?- ?[dD](?![A-Za-z0-9])")
+
+
+def parse_coord(text: str) -> Any:
+    """A nested coordinate (or several) among label words (COORD_LABELS), after the last ``=`` or ``->``:
+    ``natural (1,(1,2))``, ``(i,(j,k)) = (1,(1,2))``, ``16 -> (1,(1,2))``, ``2-D (1,5), natural (1,(1,2)), offset
+    16``. Post-condition: what ``parse_nested`` reads once the labels are gone; AnswerError for any other word."""
+    from app.drills.parsing import parse_nested
+
+    s = clean(text).replace("→", "->")
+    for sep in ("->", "="):
+        if sep in s and re.search(r"[0-9]", s.rsplit(sep, 1)[1]):
+            s = s.rsplit(sep, 1)[1]
+    s = _DIM.sub(" ", s)
+    out = []
+    for m in re.finditer(r"[A-Za-z]+|[^A-Za-z]+", s):
+        word = m.group(0)
+        if word[0].isalpha():
+            if word.lower() not in COORD_LABELS:
+                raise AnswerError(f"unexpected word {word!r}: give the coordinate, e.g. (1,(1,2))")
+            out.append(" ")
+        else:
+            out.append(word.replace(":", " "))
+    return parse_nested("".join(out))
 
 
 _ROW = ("row", "r", "rows")
@@ -239,5 +270,5 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["find_words", "labelled_int", "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle",
-           "tokens"]
+__all__ = ["COORD_LABELS", "find_words", "labelled_int", "parse_coord", "parse_padding", "parse_rc",
+           "parse_sector_answer", "parse_swizzle", "tokens"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import algebra as A
 from algebra import atoms
-from app.drills.common import grade_layout, layout_matches, lstr, natural, pick, step
+from app.drills.common import grade_cells, grade_layout, layout_matches, lstr, natural, pick, step
 from app.drills.core import Drill, Grade, Grid
 from app.drills.parsing import parse_pairs
 
@@ -57,10 +57,10 @@ def owner_grid(tv: Any, rows: int, cols: int, title: str, highlight: set[tuple[i
 
 
 def _pair_grade(want: tuple[int, int]) -> Any:
-    from app.drills.parsing import parse_int_list
+    from app.drills.parse_words import parse_rc
 
     def grade(ans: str) -> Grade:
-        got = tuple(parse_int_list(ans, 2))
+        got = parse_rc(ans)
         if got == want:
             return Grade.right()
         bad = [n for n, g, w in zip(("the row", "the column"), got, want, strict=True) if g != w]
@@ -81,7 +81,10 @@ def mma_drill(rng: random.Random, seed: int, variant: str) -> Drill:
     group = {32: "a warp", 128: "a warpgroup (4 warps)"}.get(nthr, f"{nthr} threads")
     words = f"{TILE[op][0]} x {TILE[op][1]}"
     intro = (f"{name}: the {op} operand's TV layout is {tv} ({group}, {nval} values each), mapping ({who}, value) "
-             f"to the column-major index in the {rows}x{cols} tile ({words}).")
+             f"to the column-major index in the {rows}x{cols} tile ({words})."
+             + (" Here a thread is the index 0..7 inside one quad-pair, not the lane: CuTe's SM70 thread layout "
+                "(4,2):(1,16) makes threads 0-3 lanes 0-3 and threads 4-7 lanes 16-19 of quad-pair 0."
+                if name.startswith("SM70") else ""))
     grids = [owner_grid(tv, rows, cols, f"The {op} fragment: owner of each element")] if rows * cols <= 1024 else []
     if variant == "mma_pos":
         t, v = rng.randrange(nthr), rng.randrange(nval)
@@ -148,13 +151,7 @@ def ldmatrix_drill(rng: random.Random, seed: int) -> Drill:
                   + " ".join(lstr(e) for e in want) + ".")]
 
     def grade(ans: str) -> Grade:
-        got = parse_pairs(ans)
-        if sorted(set(got)) == want and len(got) == len(want):
-            return Grade.right()
-        missing = len(set(want) - set(got))
-        extra = sorted(set(got) - set(want))
-        return Grade.wrong(f"{missing} of lane {t}'s elements missing" + (
-            f"; lane {t} does not receive {' '.join(lstr(e) for e in extra[:4])}" if extra else ""))
+        return grade_cells(parse_pairs(ans), want, f"lane {t}", "received by")
 
     col_major = sorted({(e[1], e[0]) for e in want})
     drill = Drill("tv_layout", seed,
@@ -195,10 +192,11 @@ def tiled_copy_drill(rng: random.Random, seed: int) -> Drill:
     drill = Drill("tv_layout", seed,
                   f"make_tiled_copy(Copy_Atom<{op}, {bits}-bit>, thr = {thr}, val = {val}) tiles a {rows}x{cols} "
                   f"tile. Write its TV layout: (thread, value) -> column-major index in the tile, with mode sizes "
-                  f"({A.size(thr)},{A.size(val)}).", "a layout in CuTe notation, e.g. ((8,16),8):((128,1),16)",
+                  f"({A.size(thr)},{A.size(val)}).", "a layout in CuTe notation, e.g. {ex}",
                   str(want), lambda ans: grade_layout(ans, want, 1, what="TV layout"), steps,
                   [rule, steps[1]["text"]], "tiled_copy_tv").with_data(
         atom=op, element_bits=bits, thr=str(thr), val=str(val), tiler=[rows, cols])
     drill.mistake("the view instead of its inverse: raked_product(thr, val) maps tile coordinates to (thread, "
                   "value); the TV layout is its right inverse", layout_matches(raked, 0), str(raked))
-    return drill
+    return drill.with_example("((8,16),8):((128,1),16)", "((4,32),4):((128,1),32)", "((16,8),2):((16,1),8)",
+                              "((2,64),8):((512,1),64)")
