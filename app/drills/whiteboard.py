@@ -97,9 +97,37 @@ def start(learner: str, rng: random.Random | None = None, now: float | None = No
     """Create a session of the whole sheet with fresh seeds. Post-condition: returns the session id; its questions
     are stored in order as ``{"part", "id"}``."""
     rng = rng or random.Random()
-    questions = [{"part": p, "id": pick_drill(rng, kind, test)}
-                 for p, (_, qs) in enumerate(SHEET) for kind, test in qs]
+    slots = [(p, kind, test) for p, (_, qs) in enumerate(SHEET) for kind, test in qs]
+    questions = [{"part": p, "id": did} for (p, _, _), did in zip(slots, pick_sheet(rng, slots), strict=True)]
     return store.create_session(learner, questions, now=now)  # type: ignore[arg-type]
+
+
+def pick_sheet(rng: random.Random, slots: list[tuple[int, str, Test]]) -> list[str]:
+    """One distinct drill id per slot ``(part, kind, test)``. Each kind's fresh seeds are generated once for all its
+    slots: a drill fills the first open slot of its kind whose test it passes, so a drill that is not one slot's
+    variant serves another (at most SEARCH drills per slot; a slot still open takes a fresh drill of its kind)."""
+    ids: list[str | None] = [None] * len(slots)
+    for kind in dict.fromkeys(k for _, k, _ in slots):
+        mine = [i for i, (_, k, _) in enumerate(slots) if k == kind]
+        for _ in range(SEARCH * len(mine)):
+            open_slots = [i for i in mine if ids[i] is None]
+            if not open_slots:
+                break
+            d = generate(kind, rng.randrange(0, 2**31 - 1))
+            if d.id in ids:
+                continue
+            for i in open_slots:
+                try:
+                    if slots[i][2](d):
+                        ids[i] = d.id
+                        break
+                except (KeyError, ValueError, A.LayoutError):
+                    continue
+        for i in mine:
+            while ids[i] is None:  # the kind at worst, never a drill twice (a part takes one answer per drill)
+                d = generate(kind, rng.randrange(0, 2**31 - 1))
+                ids[i] = None if d.id in ids else d.id
+    return ids  # type: ignore[return-value]
 
 
 def _questions(sess: dict[str, Any]) -> list[tuple[int, str]]:
