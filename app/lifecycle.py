@@ -3,7 +3,8 @@
 ``install(app)`` starts ``gpu_worker.service.run_worker`` in a daemon thread at start-up when the app was created with
 ``embedded_worker=True`` and either NVML finds a GPU and no external worker is configured (LAYOUTLAB_REDIS_URL unset
 and no other live worker on this host), or LAYOUTLAB_EMBEDDED_WORKER=1 forces it. LAYOUTLAB_EMBEDDED_WORKER=0 never
-starts it. The worker stops at shutdown.
+starts it. The worker stops at shutdown. In Redis mode the lifespan also runs the history archiver
+(gpu_worker.archiver), stopped with it.
 """
 
 from __future__ import annotations
@@ -58,10 +59,14 @@ def install(app) -> None:
             thread = threading.Thread(target=run_worker, args=(stop,), name="layoutlab-worker", daemon=True)
             thread.start()
             log.info("embedded GPU worker started: %s", why)
+        from gpu_worker import archiver
+
+        archiving = archiver.start(stop)  # Redis mode: finished jobs reach the history here, never in a listing
         async with inner(a) as state:
             yield state
         stop.set()
-        if thread:
-            thread.join(timeout=10)
+        for t in (thread, archiving):
+            if t:
+                t.join(timeout=10)
 
     app.router.lifespan_context = lifespan

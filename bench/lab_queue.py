@@ -52,7 +52,7 @@ def _fill(store, n: int) -> None:
     for _ in range(n):
         job = store.create("compile_only", {"nvcc": "skip"})
         got = store.lease("filler", 30, 3, block_ms=None)
-        store.finish(got["id"], "filler", status="done", result={"ok": True}, finished=time.time())
+        store.finish(got["id"], got["lease_token"], status="done", result={"ok": True}, finished=time.time())
         assert got["id"] == job["id"]
 
 
@@ -77,7 +77,7 @@ def measure(mode: str, sizes: list[int], polls: int) -> list[dict]:
             try:
                 store = job_store.get_store()
                 _fill(store, n)
-                while job_store.sync_history(1000):  # the history catches up once, as the app does on its pages
+                while job_store.sync_history(1000):  # the history catches up once, as the app's archiver does
                     pass
                 kw = {"block_ms": None} if mode == "redis" else {}
                 empty = _ms(lambda: store.lease("w", 30, 3, **kw), polls)  # noqa: B023
@@ -85,7 +85,7 @@ def measure(mode: str, sizes: list[int], polls: int) -> list[dict]:
                 def one() -> None:
                     store.create("compile_only", {})  # noqa: B023
                     job = store.lease("w", 30, 3, **kw)  # noqa: B023
-                    store.finish(job["id"], "w", status="done", finished=time.time())  # noqa: B023
+                    store.finish(job["id"], job["lease_token"], status="done", finished=time.time())  # noqa: B023
 
                 cycle = _ms(one, max(20, polls // 10))
                 listing = _ms(lambda: job_store.history(30), polls)

@@ -8,7 +8,10 @@ one hash of worker records.
 The stream's own semantics are the queue: XREADGROUP delivers a new entry to one worker; the entry stays in the
 group's pending list until XACK. A worker's lease is the entry's idle time: its heartbeat renews it (XCLAIM ... JUSTID
 resets the idle time), and when a worker dies, XAUTOCLAIM with min-idle-time = the lease hands the entry to the next
-worker that asks. Scripts keep each step atomic (take, renew, finish, cancel).
+worker that asks. Scripts keep each step atomic (take, renew, progress, finish, cancel). Each take gives the
+attempt a fresh ``lease_token``; renew, progress and finish act only while that token owns the running job, so a
+stale attempt changes nothing. A listing only reads: archiving into the history table is :meth:`RedisStore.archive`,
+run by the app's archiver (gpu_worker.archiver).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import redis
 
-from gpu_worker.store import new_job
+from gpu_worker.store import FINAL, new_job, new_token
 
 P = "layoutlab:"
 GROUP = "workers"
@@ -31,7 +34,7 @@ redis.call('HSET', KEYS[1], 'entry', cjson.encode(eid), unpack(ARGV, 3))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return eid
 """
-# KEYS: job, queue, finished. ARGV: entry id, worker (JSON), now, lease_until, max_attempts, group, job id
+# KEYS: job, queue, finished. ARGV: entry id, worker (JSON), now, lease_until, max_attempts, group, job id, token
 _TAKE = """
 local function drop() redis.call('XACK', KEYS[2], ARGV[6], ARGV[1]); redis.call('XDEL', KEYS[2], ARGV[1]) end
 local function fail(err)
@@ -52,25 +55,36 @@ if attempts >= tonumber(ARGV[5]) then
   return 0
 end
 redis.call('HSET', KEYS[1], 'status', '"running"', 'worker', ARGV[2], 'started', ARGV[3], 'lease_until', ARGV[4],
-           'entry', cjson.encode(ARGV[1]))
+           'entry', cjson.encode(ARGV[1]), 'lease_token', cjson.encode(ARGV[8]))
 redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 return 1
 """
-# KEYS: queue, job. ARGV: group, consumer, worker (JSON), lease_until
-_RENEW = """
-if redis.call('HGET', KEYS[2], 'worker') ~= ARGV[3] or redis.call('HGET', KEYS[2], 'status') ~= '"running"' then
-  return 0 end
-local eid = cjson.decode(redis.call('HGET', KEYS[2], 'entry'))
-local p = redis.call('XPENDING', KEYS[1], ARGV[1], eid, eid, 1)
-if #p == 0 or p[1][2] ~= ARGV[2] then return 0 end
-redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, eid, 'JUSTID')
-redis.call('HSET', KEYS[2], 'lease_until', ARGV[4])
+# an attempt's guard: its token (JSON) owns the job hash KEYS[1] and the job runs
+_OWNED = """
+local function owned(key, token)
+  return redis.call('HGET', key, 'lease_token') == token and redis.call('HGET', key, 'status') == '"running"'
+end
+"""
+# KEYS: job, queue. ARGV: group, token (JSON), lease_until
+_RENEW = _OWNED + """
+if not owned(KEYS[1], ARGV[2]) then return 0 end
+local eid = cjson.decode(redis.call('HGET', KEYS[1], 'entry'))
+local worker = cjson.decode(redis.call('HGET', KEYS[1], 'worker'))
+local p = redis.call('XPENDING', KEYS[2], ARGV[1], eid, eid, 1)
+if #p == 0 or p[1][2] ~= worker then return 0 end
+redis.call('XCLAIM', KEYS[2], ARGV[1], worker, 0, eid, 'JUSTID')
+redis.call('HSET', KEYS[1], 'lease_until', ARGV[3])
 return 1
 """
-# KEYS: job, queue, finished. ARGV: group, worker (JSON), now, job id, field/value pairs...
-_FINISH = """
-if redis.call('HGET', KEYS[1], 'worker') ~= ARGV[2] or redis.call('HGET', KEYS[1], 'status') ~= '"running"' then
-  return 0 end
+# KEYS: job. ARGV: token (JSON), progress (JSON)
+_PROGRESS = _OWNED + """
+if not owned(KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'progress', ARGV[2])
+return 1
+"""
+# KEYS: job, queue, finished. ARGV: group, token (JSON), now, job id, field/value pairs...
+_FINISH = _OWNED + """
+if not owned(KEYS[1], ARGV[2]) then return 0 end
 local eid = cjson.decode(redis.call('HGET', KEYS[1], 'entry'))
 redis.call('HSET', KEYS[1], 'lease_until', 'null', unpack(ARGV, 5))
 redis.call('XACK', KEYS[2], ARGV[1], eid); redis.call('XDEL', KEYS[2], eid)
@@ -101,8 +115,8 @@ class RedisStore:
         self.r = redis.Redis.from_url(url, decode_responses=True)
         self.queue, self.finished, self.expiry = P + "queue", P + "finished", P + "expiry"
         self._scripts = {name: self.r.register_script(src) for name, src in
-                         (("create", _CREATE), ("take", _TAKE), ("renew", _RENEW), ("finish", _FINISH),
-                          ("cancel", _CANCEL))}
+                         (("create", _CREATE), ("take", _TAKE), ("renew", _RENEW), ("progress", _PROGRESS),
+                          ("finish", _FINISH), ("cancel", _CANCEL))}
         self._ensure_group()
 
     def _ensure_group(self) -> None:
@@ -170,20 +184,29 @@ class RedisStore:
             now = time.time()
             if self._scripts["take"](keys=[self._key(job_id), self.queue, self.finished],
                                      args=[eid, json.dumps(worker_id), now, now + lease_s, max_attempts, GROUP,
-                                           job_id]):
+                                           job_id, new_token()]):
                 return self.get(job_id)
         return None
 
-    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool:
-        """Reset the entry's idle time (XCLAIM ... JUSTID) if ``worker_id`` still holds it."""
-        return bool(self._scripts["renew"](keys=[self.queue, self._key(job_id)],
-                                           args=[GROUP, worker_id, json.dumps(worker_id), time.time() + lease_s]))
+    def renew(self, job_id: str, token: str, lease_s: float) -> bool:
+        """Reset the entry's idle time (XCLAIM ... JUSTID) if the attempt ``token`` still owns the job and its worker
+        still holds the entry. Post-condition: True and the lease extended, or False and nothing changed."""
+        return bool(self._scripts["renew"](keys=[self._key(job_id), self.queue],
+                                           args=[GROUP, json.dumps(token), time.time() + lease_s]))
 
-    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool:
-        """Record the outcome and acknowledge the entry, if ``worker_id`` still holds the job."""
+    def progress(self, job_id: str, token: str, progress: dict) -> bool:
+        """Record the progress of the attempt ``token``; False (nothing written) when it no longer owns the job."""
+        return bool(self._scripts["progress"](keys=[self._key(job_id)], args=[json.dumps(token), json.dumps(progress)]))
+
+    def finish(self, job_id: str, token: str, **fields: Any) -> bool:
+        """Write the outcome of the attempt ``token`` and acknowledge the entry, in one script. Post-condition: True
+        and the job is final, or False and nothing changed (final already, or another attempt owns it)."""
+        final = {k: v for k, v in fields.items() if k not in ("id", "lease_token", "entry")}
+        if final.get("status") not in FINAL:
+            raise ValueError(f"finish needs status done or failed, got {final.get('status')!r}")
         return bool(self._scripts["finish"](keys=[self._key(job_id), self.queue, self.finished],
-                                            args=[GROUP, json.dumps(worker_id), time.time(), job_id,
-                                                  *self._encode(fields)]))
+                                            args=[GROUP, json.dumps(token), time.time(), job_id,
+                                                  *self._encode(final)]))
 
     def cancel(self, job_id: str) -> dict | None:
         """As gpu_worker.store.SqlStore.cancel; the stream entry of a job failed at once is acknowledged and
@@ -199,27 +222,25 @@ class RedisStore:
         return int(self.r.xlen(self.queue))
 
     def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]:
-        """One page of jobs, newest first: ``limit`` hashes read, never the whole set."""
+        """One page of jobs, newest first. Post-condition: reads only (one ZREVRANGE and ``limit`` hashes, never the
+        whole set); an id whose hash is gone is skipped (:meth:`archive` removes such ids)."""
         ids = self.r.zrevrange(P + "jobs", offset, offset + limit - 1)
         pipe = self.r.pipeline(transaction=False)
         for i in ids:
             pipe.hgetall(self._key(i))
-        jobs = [self._decode(raw) for raw in pipe.execute()]
-        gone = [i for i, j in zip(ids, jobs, strict=True) if j is None]
-        if gone:
-            self.r.zrem(P + "jobs", *gone)
-        return [j for j in jobs if j]
+        return [j for j in (self._decode(raw) for raw in pipe.execute()) if j]
 
     def archive(self, dst: Any, limit: int, retention_s: float) -> int:
         """Copy up to ``limit`` finished jobs into ``dst`` (the history table), schedule them to leave Redis after
-        ``retention_s``, and delete the jobs whose time has come. Returns how many were copied."""
+        ``retention_s``, and delete the jobs whose time has come. Returns how many were copied. Post-condition: a
+        job leaves ``finished`` only after its copy is in ``dst`` (one transaction for the batch)."""
         ids = self.r.zrange(self.finished, 0, limit - 1)
         now = time.time()
-        for job_id in ids:
-            job = self.get(job_id)
-            if job:
-                dst.upsert(job)
         if ids:
+            pipe = self.r.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hgetall(self._key(job_id))
+            dst.upsert_many([j for j in (self._decode(raw) for raw in pipe.execute()) if j])
             pipe = self.r.pipeline()
             pipe.zrem(self.finished, *ids)
             pipe.zadd(self.expiry, {i: now + retention_s for i in ids})

@@ -1,9 +1,11 @@
 """The worker service: submit, cancel and execute jobs through the store's lease queue (gpu_worker.store).
 
 ``run_worker()`` is what ``layoutlab worker`` runs (and what the app's embedded worker runs in a thread). It leases
-one job at a time; a heartbeat thread records the worker (device, kinds, busy) every HEARTBEAT_S seconds and renews
-the running job's lease for LEASE_S seconds. A worker that dies stops renewing: once its lease runs out, the next
-worker that asks (a restarted one, or any other) gets the job again, up to MAX_ATTEMPTS attempts in all.
+one job at a time; a heartbeat thread records the worker (device, kinds, busy) every HEARTBEAT_S seconds and touches
+no job. Each attempt has its own lease heartbeat (gpu_worker.lease.AttemptLease), renewing the lease for LEASE_S
+seconds with the attempt's token, stopped and joined before the attempt writes its outcome. A worker that dies stops
+renewing: once its lease runs out, the next worker that asks (a restarted one, or any other) gets the job again, up
+to MAX_ATTEMPTS attempts in all. A job ends "cancelled by user" only when a user asked for it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import uuid
 
 from gpu_worker import registry, telemetry
 from gpu_worker.build import BuildError, find_toolkit
+from gpu_worker.lease import AttemptLease
 from gpu_worker.registry import JobCancelled, JobContext
 from gpu_worker.run import RunCancelled
 from gpu_worker.store import Store, get_store
@@ -79,39 +82,48 @@ def cancel(job_id: str, store: Store | None = None) -> dict | None:
 
 
 def execute_job(job: dict, worker_id: str = "local", device: dict | None = None, store: Store | None = None,
-                lost: threading.Event | None = None) -> dict | None:
-    """Run one leased job. Post-condition: the job ends done (with result) or failed (with error), unless the lease
-    was lost meanwhile (``lost`` set: another attempt owns the job and this one's outcome is dropped). Returns the
-    stored record."""
+                heartbeat_s: float | None = None) -> dict | None:
+    """Run one attempt of a job that ``store.lease`` returned (it carries the attempt's ``lease_token``), under its
+    own lease heartbeat (every ``heartbeat_s``, default HEARTBEAT_S). Post-condition: the heartbeat is stopped and
+    joined, then the attempt's outcome is written once, keyed on its token: done (with result), or failed (with
+    error; "cancelled by user" only when the job's cancel_requested is set). When the attempt lost its lease (another
+    attempt owns the job), it stops early and writes nothing. Returns the stored record."""
     store = store or get_store()
-    job_id = job["id"]
-    lost = lost or threading.Event()
+    job_id, token = job["id"], job.get("lease_token")
     last_check = [0.0, False]
+    lease = AttemptLease(store, job, LEASE_S, HEARTBEAT_S if heartbeat_s is None else heartbeat_s)
 
-    def cancelled() -> bool:
+    def cancel_requested(fresh: bool = False) -> bool:
         now = time.monotonic()
-        if now - last_check[0] > 0.5:
+        if fresh or now - last_check[0] > 0.5:
             last_check[0] = now
             cur = store.get(job_id)
             last_check[1] = bool(cur and cur.get("cancel_requested"))
-        return last_check[1] or lost.is_set()
+        return last_check[1]
 
-    ctx = JobContext(job_id, worker_id, report=lambda p: store.update(job_id, progress=p), cancelled=cancelled,
+    def stop_now() -> bool:
+        return lease.lost.is_set() or cancel_requested()
+
+    ctx = JobContext(job_id, worker_id, report=lambda p: store.progress(job_id, token, p), cancelled=stop_now,
                      device=device or {})
-    try:
-        model = registry.validate(job["kind"], job["params"])
-        result = registry.get(job["kind"]).runner(model, ctx)
-        outcome = {"status": "done", "result": result, "error": None,
-                   "progress": {"stage": "done", "done": None, "total": None}}
-    except (JobCancelled, RunCancelled):
-        outcome = {"status": "failed", "error": "cancelled by user"}
-    except (BuildError, registry.ParamsError) as exc:
-        outcome = {"status": "failed", "error": str(exc)}
-    except Exception as exc:
-        log.warning("job %s failed: %s", job_id, traceback.format_exc())
-        outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
-    if not store.finish(job_id, worker_id, finished=time.time(), **outcome):
+    with lease:
+        try:
+            model = registry.validate(job["kind"], job["params"])
+            result = registry.get(job["kind"]).runner(model, ctx)
+            outcome = {"status": "done", "result": result, "error": None,
+                       "progress": {"stage": "done", "done": None, "total": None}}
+        except (JobCancelled, RunCancelled) as exc:
+            stopped = "cancelled by user" if cancel_requested(fresh=True) else f"stopped: {exc}"
+            outcome = {"status": "failed", "error": stopped}
+        except (BuildError, registry.ParamsError) as exc:
+            outcome = {"status": "failed", "error": str(exc)}
+        except Exception as exc:
+            log.warning("job %s failed: %s", job_id, traceback.format_exc())
+            outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+    if lease.lost.is_set():
         log.warning("job %s: lease lost; outcome of this attempt dropped", job_id)
+    elif not store.finish(job_id, token, finished=time.time(), **outcome):
+        log.warning("job %s: another attempt owns the job; outcome of this attempt dropped", job_id)
     return store.get(job_id)
 
 
@@ -122,7 +134,7 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     store = get_store()
     worker_id = worker_id or f"w-{uuid.uuid4().hex[:10]}"
     toolkit = find_toolkit().to_dict()
-    state: dict = {"busy": None, "lost": threading.Event()}
+    state: dict = {"busy": None}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
@@ -137,9 +149,6 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     def heartbeats() -> None:
         while not stop.wait(HEARTBEAT_S):
             try:
-                busy = state["busy"]
-                if busy and not store.renew(busy, worker_id, LEASE_S):
-                    state["lost"].set()
                 beat()
             except Exception:
                 log.warning("heartbeat failed: %s", traceback.format_exc())
@@ -158,10 +167,9 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
             if job is None:
                 stop.wait(poll_s)
                 continue
-            state["lost"] = threading.Event()
             state["busy"] = job["id"]
             try:
-                execute_job(job, worker_id, device, store, state["lost"])
+                execute_job(job, worker_id, device, store)
             finally:
                 state["busy"] = None
     finally:

@@ -2,13 +2,17 @@
 default, Redis Streams (gpu_worker.redis_store) when LAYOUTLAB_REDIS_URL is set.
 
 A job is a dict: id, kind, params, status (queued / running / done / failed), progress, result, error, worker,
-attempts, cancel_requested, client (who submitted it), lease_until, created, started, finished. A worker is a dict:
+attempts, cancel_requested, client (who submitted it), lease_until, created, started, finished, lease_token (the
+current attempt's id, never shown by the API). A worker is a dict:
 id, host, pid, device, kinds, busy, last_seen. Every value is JSON (never pickle).
 
 The queue's semantics, the same in both stores: :meth:`lease` hands a worker the oldest job that is queued or whose
-lease ran out (its worker died), counting the attempt; the worker renews the lease (:meth:`renew`) while it runs, and
-:meth:`finish` records the outcome only while it still holds the lease. A job whose lease ran out after
-``max_attempts`` attempts fails with the reason. Delivery is at least once; no poll reads more than the live jobs.
+lease ran out (its worker died), counting the attempt and giving it a fresh ``lease_token``. Every later write of
+that attempt is keyed on its token: :meth:`renew` extends the lease, :meth:`progress` records progress, and
+:meth:`finish` writes the outcome, in one statement, only while the token still owns the running job. So an attempt's
+outcome is written once, by the attempt that owns the lease, and a stale attempt (its lease taken over, or its job
+finished) can change nothing. A job whose lease ran out after ``max_attempts`` attempts fails with the reason.
+Delivery is at least once; no poll reads more than the live jobs.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ STATUSES = ("queued", "running", "done", "failed")
 FINAL = ("done", "failed")
 JSON_FIELDS = ("params", "progress", "result", "device", "kinds")
 COLUMNS = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts", "cancel_requested",
-           "client", "lease_until", "created", "started", "finished")
+           "client", "lease_until", "created", "started", "finished", "lease_token")
 #: Seconds a finished job stays in Redis after its copy reached the history table.
 RETENTION_S = float(os.environ.get("LAYOUTLAB_JOB_RETENTION_S", str(7 * 86_400)))
 
@@ -37,8 +41,9 @@ class Store(Protocol):
     def get(self, job_id: str) -> dict | None: ...
     def update(self, job_id: str, **fields: Any) -> None: ...
     def lease(self, worker_id: str, lease_s: float, max_attempts: int) -> dict | None: ...
-    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool: ...
-    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool: ...
+    def renew(self, job_id: str, token: str, lease_s: float) -> bool: ...
+    def progress(self, job_id: str, token: str, progress: dict) -> bool: ...
+    def finish(self, job_id: str, token: str, **fields: Any) -> bool: ...
     def cancel(self, job_id: str) -> dict | None: ...
     def queue_depth(self) -> int: ...
     def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]: ...
@@ -51,7 +56,12 @@ def new_job(kind: str, params: dict, client: str | None = None) -> dict:
     """A fresh queued job record."""
     return {"id": uuid.uuid4().hex[:16], "kind": kind, "params": params, "status": "queued", "progress": None,
             "result": None, "error": None, "worker": None, "attempts": 0, "cancel_requested": 0, "client": client,
-            "lease_until": None, "created": time.time(), "started": None, "finished": None}
+            "lease_until": None, "created": time.time(), "started": None, "finished": None, "lease_token": None}
+
+
+def new_token() -> str:
+    """A fresh attempt id (lease token)."""
+    return uuid.uuid4().hex
 
 
 def gave_up(worker: str | None, attempts: int, max_attempts: int) -> str:
@@ -69,13 +79,15 @@ def _locked(fn):
 
 
 LIVE = "status IN ('queued', 'running')"
+#: A write of one attempt ({set}: its assignments): it changes the job only while the attempt's token owns it running.
+OWNED = "UPDATE bench_jobs SET {set} WHERE id = ? AND lease_token = ? AND status = 'running'"
 #: The jobs a lease may take (its one parameter: now): queued, or running with the lease run out.
 PICK = f"{LIVE} AND cancel_requested = 0 AND (status = 'queued' OR lease_until < ?)"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS bench_jobs (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, progress TEXT, result TEXT, error TEXT,
   worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested INTEGER DEFAULT 0, client TEXT, lease_until REAL,
-  created REAL, started REAL, finished REAL);
+  created REAL, started REAL, finished REAL, lease_token TEXT);
 CREATE INDEX IF NOT EXISTS bench_jobs_created ON bench_jobs (created);
 CREATE INDEX IF NOT EXISTS bench_jobs_live ON bench_jobs (created) WHERE {LIVE};
 CREATE TABLE IF NOT EXISTS bench_workers (
@@ -100,12 +112,17 @@ class SqlStore:
             have = {r[1] for r in self.conn.execute("PRAGMA table_info(bench_jobs)").fetchall()}
             rate = {r[1] for r in self.conn.execute("PRAGMA table_info(lab_rate)").fetchall()}
             with self.conn:  # files from before the lease queue: add its columns first
-                for col, kind in (("client", "TEXT"), ("lease_until", "REAL")):
+                for col, kind in (("client", "TEXT"), ("lease_until", "REAL"), ("lease_token", "TEXT")):
                     if have and col not in have:
                         self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN {col} {kind}")
                 if rate and "expires" not in rate:  # counters are ephemeral: start afresh
                     self.conn.execute("DROP TABLE lab_rate")
         self.conn.executescript(_SCHEMA)
+        if getattr(self.conn, "backend", "sqlite") == "postgres" and not self.conn.execute(
+                "SELECT 1 FROM information_schema.columns WHERE table_name = 'bench_jobs' AND column_name = "
+                "'lease_token' AND table_schema = current_schema()").fetchone():
+            with self.conn:  # a database from before attempt tokens
+                self.conn.execute("ALTER TABLE bench_jobs ADD COLUMN IF NOT EXISTS lease_token TEXT")
 
     @staticmethod
     def _row(row) -> dict:
@@ -131,15 +148,20 @@ class SqlStore:
         row = self.conn.execute("SELECT * FROM bench_jobs WHERE id = ?", (job_id,)).fetchone()
         return self._row(row) if row else None
 
-    @_locked
     def upsert(self, job: dict) -> None:
-        """Insert or overwrite a whole job record (a finished job copied from Redis into the history).
-        Post-condition: ``get(job["id"])`` equals ``job`` on every column of the table."""
+        """Insert or overwrite a whole job record. Post-condition: ``get(job["id"])`` equals ``job`` on every column
+        of the table."""
+        self.upsert_many([job])
+
+    @_locked
+    def upsert_many(self, jobs: list[dict]) -> None:
+        """:meth:`upsert` for each job (finished jobs copied from Redis into the history), in one transaction."""
         sets = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:])
+        sql = (f"INSERT INTO bench_jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+               f" ON CONFLICT (id) DO UPDATE SET {sets}")
         with self.conn:
-            self.conn.execute(f"INSERT INTO bench_jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-                              f" ON CONFLICT (id) DO UPDATE SET {sets}",
-                              [self._value(c, job.get(c)) for c in COLUMNS])
+            for job in jobs:
+                self.conn.execute(sql, [self._value(c, job.get(c)) for c in COLUMNS])
 
     @_locked
     def final_ids(self, ids: list[str]) -> set[str]:
@@ -165,7 +187,8 @@ class SqlStore:
     def lease(self, worker_id: str, lease_s: float, max_attempts: int) -> dict | None:
         """Take the oldest job that is queued, or running with its lease run out, for ``lease_s`` seconds; counts the
         attempt. Jobs whose lease ran out after ``max_attempts`` attempts (or that were cancelled) fail first.
-        Post-condition: the returned job is running for ``worker_id``; None when nothing is waiting."""
+        Post-condition: the returned job is running for ``worker_id`` under a fresh ``lease_token`` (every earlier
+        attempt's token is void); None when nothing is waiting."""
         now = time.time()
         with self.conn:
             stale = self.conn.execute(f"SELECT id, worker, attempts, cancel_requested FROM bench_jobs WHERE {LIVE} AND "
@@ -178,28 +201,38 @@ class SqlStore:
                                   " WHERE id = ? AND status = 'running' AND lease_until < ?",
                                   (error, now, r["id"], now))
             rows = self.conn.execute(
-                f"UPDATE bench_jobs SET status = 'running', worker = ?, started = ?, lease_until = ?, "
+                f"UPDATE bench_jobs SET status = 'running', worker = ?, started = ?, lease_until = ?, lease_token = ?, "
                 f"attempts = attempts + 1 WHERE id = (SELECT id FROM bench_jobs WHERE {PICK} ORDER BY created LIMIT 1)"
-                f" AND {PICK} RETURNING *", (worker_id, now, now + lease_s, now, now)).fetchall()
+                f" AND {PICK} RETURNING *", (worker_id, now, now + lease_s, new_token(), now, now)).fetchall()
         return self._row(rows[0]) if rows else None
 
     @_locked
-    def renew(self, job_id: str, worker_id: str, lease_s: float) -> bool:
-        """Extend ``worker_id``'s lease on the job to now + ``lease_s``; False when it no longer holds it."""
+    def renew(self, job_id: str, token: str, lease_s: float) -> bool:
+        """Extend the lease of the attempt ``token`` to now + ``lease_s``. Post-condition: True and the lease extended,
+        or False and nothing changed (the job is final, or another attempt owns it)."""
         with self.conn:
-            cur = self.conn.execute("UPDATE bench_jobs SET lease_until = ? WHERE id = ? AND worker = ? AND "
-                                    "status = 'running'", (time.time() + lease_s, job_id, worker_id))
+            cur = self.conn.execute(OWNED.replace("{set}", "lease_until = ?"), (time.time() + lease_s, job_id, token))
         return cur.rowcount == 1
 
     @_locked
-    def finish(self, job_id: str, worker_id: str, **fields: Any) -> bool:
-        """Record the outcome (status done/failed, result, error, ...) if ``worker_id`` still holds the job.
-        Post-condition: True and the job is final, or False and nothing changed (another attempt owns it)."""
-        cols = ", ".join(f"{k} = ?" for k in fields if k in COLUMNS)
+    def progress(self, job_id: str, token: str, progress: dict) -> bool:
+        """Record the progress of the attempt ``token``; False (nothing written) when it no longer owns the job."""
         with self.conn:
-            cur = self.conn.execute(f"UPDATE bench_jobs SET {cols}, lease_until = NULL WHERE id = ? AND worker = ? "
-                                    "AND status = 'running'", (*[self._value(k, v) for k, v in fields.items()
-                                                                 if k in COLUMNS], job_id, worker_id))
+            cur = self.conn.execute(OWNED.replace("{set}", "progress = ?"), (json.dumps(progress), job_id, token))
+        return cur.rowcount == 1
+
+    @_locked
+    def finish(self, job_id: str, token: str, **fields: Any) -> bool:
+        """Write the outcome (status done/failed, result, error, ...) of the attempt ``token``, in one statement.
+        Post-condition: True and the job is final with these fields, or False and nothing changed (the job was final
+        already, or another attempt owns it); so a job's outcome is written at most once."""
+        final = {k: v for k, v in fields.items() if k in COLUMNS and k not in ("id", "lease_token")}
+        if final.get("status") not in FINAL:
+            raise ValueError(f"finish needs status done or failed, got {final.get('status')!r}")
+        sets = ", ".join(f"{k} = ?" for k in final)
+        with self.conn:
+            cur = self.conn.execute(OWNED.replace("{set}", f"{sets}, lease_until = NULL"),
+                                    (*[self._value(k, v) for k, v in final.items()], job_id, token))
         return cur.rowcount == 1
 
     @_locked
@@ -304,7 +337,8 @@ def get_store() -> Store:
 def sync_history(limit: int = 500) -> int:
     """Redis mode: copy up to ``limit`` newly finished jobs into the history table, schedule them to expire from
     Redis after RETENTION_S, and delete those whose time has come. SQL mode: nothing to do (the job table is the
-    history). Returns how many were copied. Post-condition: no job leaves Redis before its copy is in the history."""
+    history). Returns how many were copied. Post-condition: no job leaves Redis before its copy is in the history.
+    Called by the app's archiver (gpu_worker.archiver), never by a listing."""
     src = get_store()
     if not hasattr(src, "archive"):
         return 0
@@ -312,13 +346,13 @@ def sync_history(limit: int = 500) -> int:
 
 
 def history(limit: int = 50) -> list[dict]:
-    """The newest ``limit`` jobs, newest first. Redis mode: after :func:`sync_history`, the newest page in Redis
-    merged with the history table, so finished jobs stay listed after Redis forgets them (Redis's copy wins)."""
+    """The newest ``limit`` jobs, newest first. Redis mode: the newest page in Redis merged with the history table,
+    so finished jobs stay listed after Redis forgets them (Redis's copy wins). Post-condition: reads only (at most
+    ``limit`` jobs from each store); nothing is written to either."""
     src = get_store()
     jobs = src.list_jobs(limit)
     if src is history_store():
         return jobs
-    sync_history(max(limit, 200))
     merged = {j["id"]: j for j in history_store().list_jobs(limit)}
     merged.update({j["id"]: j for j in jobs})
     return sorted(merged.values(), key=lambda j: float(j.get("created") or 0), reverse=True)[:limit]

@@ -133,7 +133,8 @@ def test_job_of_a_dead_worker_is_retried_then_failed(client, start_worker):
     worker = start_worker()  # started only now, so that it cannot take the job before the ghost does
     done = wait_done(client, job["id"])  # its lease runs out: the live worker takes it
     assert done["status"] == "done" and done["attempts"] == 2 and done["worker"] == worker
-    assert not store.finish(job["id"], "ghost", status="failed", error="late")  # the dead attempt's outcome is dropped
+    # the dead attempt's outcome is dropped
+    assert not store.finish(job["id"], ghost["lease_token"], status="failed", error="late")
     assert store.get(job["id"])["status"] == "done"
 
 

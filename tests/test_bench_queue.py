@@ -1,5 +1,6 @@
-"""The lease queue in both modes (the SQL table, and Redis Streams on a real redis-server): a `layoutlab worker`
-process killed with SIGKILL in the middle of a job, restarted, finishes the job; leases are renewed while a job runs
+"""The lease queue in every mode (the SQL table on SQLite and on a real PostgreSQL server, and Redis Streams on a real
+redis-server): a `layoutlab worker` process (or a `layoutlab serve` with its embedded worker) killed with SIGKILL in
+the middle of a job, restarted, finishes the job; leases are renewed while a job runs
 and taken over once they run out; a job fails only after MAX_ATTEMPTS; a poll reads only the live jobs; finished jobs
 leave Redis after the retention period, their results kept in the history table."""
 
@@ -17,7 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(params=["sql", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=["sql", pytest.param("postgres", marks=pytest.mark.postgres),
+                        pytest.param("redis", marks=pytest.mark.redis)])
 def mode(request, tmp_path, monkeypatch):
     """The environment of one queue mode; the test process and its worker processes share it."""
     env = {"LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.2", "LAYOUTLAB_LEASE_S": "1.5",
@@ -26,13 +28,23 @@ def mode(request, tmp_path, monkeypatch):
     monkeypatch.delenv("LAYOUTLAB_REDIS_URL", raising=False)
     if request.param == "redis":
         env["LAYOUTLAB_REDIS_URL"] = request.getfixturevalue("redis_url")
+    if request.param == "postgres":
+        env["LAYOUTLAB_DATABASE_URL"] = request.getfixturevalue("pg_database")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     return {**os.environ, **env, "PYTHONPATH": str(ROOT)}
 
 
-def _start_worker(env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=env,
+def _start_worker(env: dict, embedded: bool = False) -> subprocess.Popen:
+    """`layoutlab worker`, or (``embedded``) `layoutlab serve` with its in-process worker forced on."""
+    if embedded:
+        from tests.conftest import free_port
+
+        cmd = ["serve", "--port", str(free_port())]
+        env = {**env, "LAYOUTLAB_EMBEDDED_WORKER": "1"}
+    else:
+        cmd = ["worker"]
+    return subprocess.Popen([sys.executable, "-m", "app.cli", *cmd], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -46,12 +58,15 @@ def _wait(pred, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_killed_worker_restarted_finishes_the_job(mode):
+@pytest.mark.parametrize("embedded", [False, True], ids=["worker", "embedded"])
+def test_killed_worker_restarted_finishes_the_job(mode, embedded):
     from gpu_worker import service
     from gpu_worker.store import get_store
 
+    if embedded and mode.get("LAYOUTLAB_REDIS_URL"):
+        pytest.skip("Redis mode runs its workers as `layoutlab worker`, never embedded")
     store = get_store()
-    first = _start_worker(mode)
+    first = _start_worker(mode, embedded)
     second = None
     try:
         w1 = _wait(lambda: next((w for w in service.live_workers() if w["pid"] == first.pid), None), 30, "worker 1")
@@ -67,7 +82,7 @@ def test_killed_worker_restarted_finishes_the_job(mode):
         from app.services.bench import get_job
 
         assert "waiting for a worker" in get_job(job["id"])["progress"]["stage"]
-        second = _start_worker(mode)
+        second = _start_worker(mode, embedded)
         done = _wait(lambda: (j := store.get(job["id"]))["status"] in ("done", "failed") and j, 40, "the job to end")
         assert done["status"] == "done", done
         assert done["attempts"] == 2 and done["worker"] != w1["id"]
@@ -98,14 +113,15 @@ def test_lease_is_renewed_while_held_and_taken_over_when_not(mode):
     assert held["id"] == job["id"] and held["status"] == "running" and held["client"] == "c1"
     for _ in range(6):  # 1.5 s of renewals: one and a half leases' worth
         time.sleep(0.25)
-        assert store.renew(job["id"], "a", 1.0)
+        assert store.renew(job["id"], held["lease_token"], 1.0)
         assert store.lease("b", 1.0, 3) is None
     time.sleep(1.1)
     taken = store.lease("b", 1.0, 3)
     assert taken["id"] == job["id"] and taken["worker"] == "b" and taken["attempts"] == 2
-    assert not store.renew(job["id"], "a", 0.4)  # a lost it
-    assert not store.finish(job["id"], "a", status="done", result={"by": "a"})
-    assert store.finish(job["id"], "b", status="done", result={"by": "b"}, finished=time.time())
+    assert taken["lease_token"] != held["lease_token"]
+    assert not store.renew(job["id"], held["lease_token"], 0.4)  # a lost it
+    assert not store.finish(job["id"], held["lease_token"], status="done", result={"by": "a"})
+    assert store.finish(job["id"], taken["lease_token"], status="done", result={"by": "b"}, finished=time.time())
     assert store.get(job["id"])["result"] == {"by": "b"} and store.get(job["id"])["lease_until"] is None
 
 
@@ -159,7 +175,8 @@ def test_redis_listing_is_paged_and_finished_jobs_expire_into_the_history(redis_
     assert [j["id"] for j in page] == ids[::-1][5:10]
     assert live.r.info("commandstats")["cmdstat_hgetall"]["calls"] == 5  # one page read, not every job
     job = live.lease("w", 5, 3)
-    assert job["id"] == ids[0] and live.finish(job["id"], "w", status="done", result={"ok": 1}, finished=time.time())
+    assert job["id"] == ids[0] and live.finish(job["id"], job["lease_token"], status="done", result={"ok": 1},
+                                               finished=time.time())
     assert job_store.history_store().get(job["id"]) is None
     assert live.archive(job_store.history_store(), 100, retention_s=0.0) == 1
     assert live.archive(job_store.history_store(), 100, retention_s=0.0) == 0  # copied once; now gone from Redis

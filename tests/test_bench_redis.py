@@ -22,7 +22,8 @@ pytestmark = [pytest.mark.redis,
 def redis_env(redis_url, tmp_path, monkeypatch):
     """The environment of a worker process in Redis mode on the fresh server of ``redis_url``; set here too."""
     env = {"LAYOUTLAB_REDIS_URL": redis_url, "LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_HEARTBEAT_S": "0.3",
-           "LAYOUTLAB_WORKER_STALE_S": "2", "LAYOUTLAB_LEASE_S": "2"}
+           "LAYOUTLAB_WORKER_STALE_S": "2", "LAYOUTLAB_LEASE_S": "2",
+           "LAYOUTLAB_ARCHIVE_S": "0.1"}
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     return {**os.environ, **env, "PYTHONPATH": str(ROOT)}
@@ -88,7 +89,7 @@ def test_finished_jobs_are_copied_into_the_sqlite_history(redis_env):
     import redis
 
     from app.services import bench as S
-    from gpu_worker import service
+    from gpu_worker import archiver, service
     from gpu_worker import store as job_store
     from gpu_worker.redis_store import RedisStore
 
@@ -108,13 +109,22 @@ def test_finished_jobs_are_copied_into_the_sqlite_history(redis_env):
             time.sleep(0.05)
         assert [live.get(i)["status"] for i in ids] == ["done"] * 3
         sqlite = job_store.history_store()
-        assert all(sqlite.get(i) is None for i in ids)  # nothing is copied before the app looks
         listed = {j["id"]: j for j in S.history(10)}
         assert set(ids) <= set(listed)
+        assert all(sqlite.get(i) is None for i in ids)  # a listing copies nothing: it only reads
+        stop_archiver = threading.Event()
+        archiving = archiver.start(stop_archiver)  # the app's periodic task does, every LAYOUTLAB_ARCHIVE_S
+        try:
+            deadline = time.time() + 10
+            while any(sqlite.get(i) is None for i in ids) and time.time() < deadline:
+                time.sleep(0.05)
+        finally:
+            stop_archiver.set()
+            archiving.join(10)
         for i in ids:
             saved = sqlite.get(i)
             assert saved["status"] == "done" and saved["result"] == live.get(i)["result"]
-        assert job_store.sync_history() == 0  # already copied: nothing to do
+        assert archiver.archive_once() == 0  # already copied: nothing to do
     finally:
         stop.set()
         worker.join(10)

@@ -84,8 +84,8 @@ def test_lease_queue_on_postgres_hands_each_job_to_one_worker(pg):
         own = SqlStore()  # one connection per worker, as separate processes would have
         while (job := own.lease(f"w{n}", 30, 3)) is not None:
             taken.append(job["id"])
-            assert own.renew(job["id"], f"w{n}", 30)
-            assert own.finish(job["id"], f"w{n}", status="done", result={"by": n}, finished=time.time())
+            assert own.renew(job["id"], job["lease_token"], 30)
+            assert own.finish(job["id"], job["lease_token"], status="done", result={"by": n}, finished=time.time())
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
     for t in threads:
