@@ -27,7 +27,7 @@ def test_whiteboard_is_the_full_sheet_in_order_with_score(fresh: Any) -> None:
     s = c.post("/api/drills/whiteboard").json()
     sid, qs = s["session"], s["parts"]
     assert [p["part"] for p in s["sheet"]] == list(range(7)) and s["part_limit_s"] == 600
-    assert all(3 <= p["questions"] <= 5 for p in s["sheet"]) and len(qs) == sum(p["questions"] for p in s["sheet"])
+    assert all(3 <= p["questions"] <= 7 for p in s["sheet"]) and len(qs) == sum(p["questions"] for p in s["sheet"])
     for p, (label, tests) in enumerate(progress.SHEET):  # every slot got the variant the sheet asks for
         mine = [q for q in qs if q["part"] == p]
         for q, (kind, test) in zip(mine, tests, strict=True):
@@ -55,7 +55,7 @@ def test_whiteboard_ten_minute_rule_per_part() -> None:
     qs = store.get_session(learner, sid)["parts"]
     t = t0
     for q in qs:
-        t += 60 * {5: 3, 6: 1.5}.get(q["part"], 1)  # part 6: 4 x 3 min = 12 min; part 7: 5 x 1.5 = 7.5 min
+        t += 60 * {5: 3, 6: 1.25}.get(q["part"], 1)  # part 6: 4 x 3 min = 12 min; part 7: 7 x 1.25 = 8.75 min
         d = from_id(q["id"])
         store.record_attempt(learner, q["id"], d.kind, d.seed, d.expected, True, session=sid, now=t)
     res = progress.session_results(learner, sid)

@@ -68,11 +68,12 @@ def closed_swizzles(layout_text: str, max_bits: int = 5) -> tuple[tuple[int, int
 
 @functools.lru_cache(maxsize=1024)
 def _fixes(layout_text: str, ebytes: int, access: tuple[tuple[str, Any], ...]) -> tuple[B.Fix, ...]:
+    lanes = B.lane_offsets(A.parse(layout_text), ebytes, dict(access))  # the layout evaluated once, not per swizzle
     lay = A.parse(layout_text)
     out = []
     for bms in closed_swizzles(layout_text):
         try:
-            r = B.bank_access(lay, ebytes, dict(access), swizzle=A.Swizzle(*bms))
+            r = B.lane_bank_map(lanes, ebytes, A.Swizzle(*bms))
         except A.LayoutError:  # the swizzle splits a vector access
             continue
         if r.ways == 1:

@@ -1,5 +1,5 @@
-"""Whiteboard sessions: the seed's full seven-part sheet, 3-5 questions per part, answered once each against the
-clock.
+"""Whiteboard sessions: the seed's full seven-part sheet, 3-7 questions per part (every question of the sheet,
+part 7's choice of a swizzle for a 32- and a 128-word pitch too), answered once each against the clock.
 
 Each part lists its questions as (kind, test): a fresh seed is searched until the generated drill passes the test
 (the variant the sheet asks for: a column-major layout in part 1, the three coordinates in part 4, the padded formula
@@ -48,6 +48,12 @@ def _explain(key: str) -> Test:
     return lambda d: d.variant == key
 
 
+def _choose_swizzle(pitch: int) -> Test:
+    """Part 7.3 / 7.4: choose the swizzle that makes a column read of a float tile with this row pitch (words)
+    conflict-free."""
+    return lambda d: d.variant == "fix" and d.data["ebytes"] == 4 and d.data["layout"] == f"(32,{pitch}):({pitch},1)"
+
+
 #: The sheet: (label, [(kind, test), ...]) per part, in the seed's order.
 SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
     ("Column-major offsets", [("index_formula", lambda d: _major(d) == "column"),
@@ -56,7 +62,7 @@ SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
                            ("explain", _explain("majorness"))]),
     ("A hierarchical layout", [("index_formula", lambda d: A.depth(A.parse(d.data["layout"])) > 1),
                                ("offsets", _is("coords", nested=True)), ("natural_coord", _is("mapping")),
-                               ("majorness", lambda d: d.variant == "hier")]),
+                               ("offsets", _is("table", nested=True)), ("majorness", lambda d: d.variant == "hier")]),
     ("One element, three coordinates", [("natural_coord", _is("three")), ("natural_coord", _is("idx")),
                                         ("natural_coord", _is("offset"))]),
     ("A transposed view", [("transpose_view", lambda d: d.variant == "row"),
@@ -66,7 +72,9 @@ SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
     ("Banks, padding and swizzling", [("banks", lambda d: d.variant == "distinct"),
                                       ("banks", lambda d: d.variant == "ways"),
                                       ("banks", lambda d: d.variant == "formula"),
+                                      ("banks", _choose_swizzle(32)),
                                       ("banks", lambda d: d.variant == "swizzled"),
+                                      ("banks", _choose_swizzle(128)),
                                       ("explain", _explain("swizzle"))]),
 ]
 #: (kind, label) per part, for the pages' overview.
