@@ -126,3 +126,38 @@ def test_an_attempt_lease_needs_a_leased_job(store):
 
     with pytest.raises(ValueError, match="lease_token"):
         AttemptLease(store, store.create("compile_only", {}), 30, 1)
+
+
+def _old_table(conn) -> None:
+    """A job table from before attempt tokens (no lease_token column), holding one queued job."""
+    conn.execute("CREATE TABLE bench_jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, "
+                 "progress TEXT, result TEXT, error TEXT, worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested "
+                 "INTEGER DEFAULT 0, client TEXT, lease_until REAL, created REAL, started REAL, finished REAL)")
+    conn.execute("INSERT INTO bench_jobs (id, kind, params, status, created) VALUES ('old', 'compile_only', '{}', "
+                 "'queued', 1.0)")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_table_from_before_tokens_gains_the_column(backend, request, tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    if backend == "postgres":
+        import psycopg
+
+        url = request.getfixturevalue("pg_database")
+        monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", url)
+        with psycopg.connect(url, autocommit=True) as c:
+            _old_table(c)
+    else:
+        with sqlite3.connect(tmp_path / "bench.sqlite3") as c:
+            _old_table(c)
+    from gpu_worker.store import SqlStore
+
+    store = SqlStore()
+    job = store.lease("w", 30, 3)
+    assert job["id"] == "old" and job["lease_token"]
+    assert store.finish("old", job["lease_token"], status="done", result={}, finished=time.time())
+    SqlStore()  # opening it again changes nothing
+    assert store.get("old")["status"] == "done"
