@@ -136,6 +136,15 @@ def cell_kind(layout: Any) -> str:
     return "integer cell"
 
 
+def offsets(layout: Any, what: str) -> list:
+    """``A.offsets(layout)`` (L(i) for every i < size(L)), charged first: the one way the app enumerates a layout's
+    cells, so every enumeration is estimated before it starts (tests/test_work_budget.py keeps it the only way)."""
+    import algebra as A
+
+    charge(cell_kind(layout), A.size(layout), what)
+    return A.offsets(layout)
+
+
 def cap_of(kind: str) -> int:
     """How many pieces of ``kind`` one request may charge at most (a fixed figure: safe to cache decisions on)."""
     return WORK_UNITS // COST[kind]

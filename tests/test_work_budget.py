@@ -187,3 +187,37 @@ def test_sigterm_ends_the_server_within_seconds_with_heavy_work_in_flight(tmp_pa
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_app_enumerates_layouts_only_through_the_budget():
+    """``app.budget.offsets`` charges before it enumerates; a service calling ``A.offsets`` directly would skip the
+    estimate. (The watchdog still stops it; this keeps the 4xx that names the cap.)"""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "app"
+    direct = []
+    for path in root.rglob("*.py"):
+        if path.name == "budget.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "offsets"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("A", "algebra")):
+                direct.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert direct == []
+
+
+def test_many_modes_on_the_explorer_are_refused_by_estimate_not_by_the_watchdog(monkeypatch):
+    """64 column modes over 2^15 columns: the hover data would be ~16 MB; the estimate names the cap at once."""
+    monkeypatch.setattr(budget, "CPU_SECONDS", 30.0)
+    from app.services.layouts import describe_layout
+
+    shape = ",".join(["2"] * 16 + ["1"] * 48)
+    text = f"({shape}):({','.join(['1'] * 64)})"
+    t0 = time.process_time()
+    with within_budget(), pytest.raises(WorkCapError, match="hover cards of the column modes"):
+        describe_layout(text)
+    assert time.process_time() - t0 < 0.5
+    view = describe_layout("(4,2,3,2):(1,4,8,24)")  # mixed radix over three column modes, mode 0 fastest
+    assert view.col_crd[:3] == [["0", "0", "0"], ["1", "0", "0"], ["0", "1", "0"]]
+    assert all(view.row_off[1] + sum(view.col_off[j]) == view.offsets[1][j] for j in range(view.cols))

@@ -13,6 +13,7 @@ from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
 from algebra.explain import derive
 from algebra.registry import Op
+from app.budget import offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
@@ -233,7 +234,7 @@ def op_grids(res: OpResult) -> list[tuple[str, Any, str]]:
         with guard(res.op):
             tile = A.parse(res.result)
             if A.size(tile) <= MAX_CELLS and A.size(res.parsed[0]) <= MAX_CELLS:  # A's grid is drawn: outline it
-                picked_a = {res.offset + o for o in A.offsets(tile)}
+                picked_a = {res.offset + o for o in offsets(tile, "tile highlight")}
     if res.op == "evaluate" and res.result.lstrip("-").isdecimal():
         picked_a = {int(res.result)}
     if res.op == "local_partition":

@@ -13,7 +13,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.memo import BoundedCache
-from app.budget import cap_of, cell_kind, charge
+from app.budget import cap_of, cell_kind, charge, offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth
 from app.services import code
 from app.services.grid import GridView, boundary_levels, offset_colours
@@ -112,7 +112,7 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
-    flat = A.offsets(layout)  # L(k) in 1-D (column-major) order, swizzle included
+    flat = offsets(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
     if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
         coshape = A.coshape(plain)
         view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
@@ -145,8 +145,12 @@ def coord_texts(shape: Any) -> list[str]:
 def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
     """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
     crd = coord_texts(mode.shape)
-    off = A.offsets(mode)
+    off = offsets(mode, "hover coordinates")
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
+
+
+#: Bytes of page each column-mode entry of the hover data costs (its coordinate and offset, as JSON).
+HOVER_BYTES = 8
 
 
 def _fill_hover(view: LayoutView, layout: Any) -> None:
@@ -166,14 +170,10 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
         view.col_crd = [[c] for c in tables[0][0]]
         view.col_off = [[o] for o in tables[0][1]]
         return
-    for j in range(view.cols):
-        crd, off, rest = [], [], j
-        for (c, o), s in zip(tables, sizes, strict=True):
-            rest, k = divmod(rest, s)
-            crd.append(c[k])
-            off.append(o[k])
-        view.col_crd.append(crd)
-        view.col_off.append(off)
+    charge("rendered byte", HOVER_BYTES * view.cols * len(tables), "hover cards of the column modes")
+    # column j is mixed radix over the column modes, mode 0 fastest: itertools.product varies its last list fastest
+    view.col_crd = [list(reversed(p)) for p in itertools.product(*[c for c, _ in reversed(tables)])]
+    view.col_off = [list(reversed(p)) for p in itertools.product(*[o for _, o in reversed(tables)])]
 
 
 #: Views cached by their text, least recently used out first, at most LAYOUT_CACHE_BYTES in all (estimated by
@@ -220,7 +220,6 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     if n > table_cap:
         view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
         return view
-    charge(kind, n, "layout table")
     _fill_table(view, layout)
     if n <= MAX_CELLS:
         _fill_hover(view, layout)

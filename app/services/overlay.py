@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import algebra as A
+from app.budget import offsets
 from app.config import MAX_CELLS
 from app.services.grid import PALETTE, GridView
 from app.services.guard import guard
@@ -28,7 +29,7 @@ def _tile_of_offset(zipped: Any) -> dict[int, int] | None:
         return None
     inner = A.size(zipped[0])
     out: dict[int, int] = {}
-    for idx, o in enumerate(A.offsets(zipped)):
+    for idx, o in enumerate(offsets(zipped, "tile overlay")):
         out.setdefault(o, idx // inner)
     return out
 

@@ -10,6 +10,7 @@ import algebra as A
 from algebra import LayoutError, atoms
 from algebra import inttuple as it
 from algebra.core.memo import bounded
+from app.budget import offsets
 from app.config import MAX_CELLS
 from app.services import code
 from app.services.guard import guard
@@ -109,7 +110,7 @@ def tiled_mma_view(atom: str, layout_text: str, operand: str) -> TiledView:
     with guard("make_tiled_mma"):
         for t in range(tm.num_threads):
             frag, off = part(tile, t)
-            for v, o in enumerate(A.offsets(frag)):
+            for v, o in enumerate(offsets(frag, "fragment")):
                 r, c = (off + o) % rows, (off + o) // rows
                 if threads[r][c] < 0:
                     threads[r][c], values[r][c] = t, v

@@ -13,6 +13,7 @@ import algebra as A
 from algebra import LayoutError, atoms, coalescing
 from algebra import inttuple as it
 from algebra.core.memo import bounded
+from app.budget import offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
@@ -77,7 +78,7 @@ def _tile_of(tv: Any, rows: int, cols: int, row_major: bool) -> tuple[Table, Tab
     threads = [[-1] * cols for _ in range(rows)]
     values = [[-1] * cols for _ in range(rows)]
     count = [[0] * cols for _ in range(rows)]
-    for i, idx in enumerate(A.offsets(tv)):
+    for i, idx in enumerate(offsets(tv, "TV layout")):
         r, c = (idx // cols, idx % cols) if row_major else (idx % rows, idx // rows)
         if not (0 <= r < rows and 0 <= c < cols):
             raise LayoutError(f"TV layout {tv} maps ({i % nthr},{i // nthr}) to {idx}, outside the {rows}x{cols} tile")

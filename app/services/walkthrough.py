@@ -15,6 +15,7 @@ from typing import Any
 
 import algebra as A
 from algebra import LayoutError, atoms
+from app.budget import offsets
 from app.config import MAX_CELLS
 from app.services import tiled as T
 from app.services import tv as TV
@@ -91,7 +92,7 @@ def _owners(layout: Any, nthreads: int, part: Any) -> tuple[int, int, list[list[
     if rows * cols > MAX_CELLS:
         raise LayoutError(f"a {rows}x{cols} tensor exceeds the render cap of {MAX_CELLS:,} cells")
     where: dict[int, tuple[int, int]] = {}
-    for k, o in enumerate(A.offsets(layout)):
+    for k, o in enumerate(offsets(layout, "copy table")):
         where.setdefault(o, (k % rows, k // rows))
     threads = [[-1] * cols for _ in range(rows)]
     values = [[-1] * cols for _ in range(rows)]
@@ -99,7 +100,7 @@ def _owners(layout: Any, nthreads: int, part: Any) -> tuple[int, int, list[list[
     for t in range(nthreads):
         frag, off = part(plain, t)
         cells = []
-        for v, o in enumerate(A.offsets(frag)):
+        for v, o in enumerate(offsets(frag, "fragment")):
             cell = where.get(outer(off + o))
             if cell is None:
                 raise LayoutError(f"thread {t}'s element {v} (offset {outer(off + o)}) is outside the tensor "
@@ -158,7 +159,7 @@ def _physical(lay: Any, cols: int, threads: list[list[int]], values: list[list[i
     prow = -(-A.cosize(lay) // cols)
     pt = [[-1] * cols for _ in range(prow)]
     pv = [[-1] * cols for _ in range(prow)]
-    offs = A.offsets(lay)
+    offs = offsets(lay, "destination by address")
     for k, p in enumerate(offs):
         i, j = k % rows, k // rows
         pt[p // cols][p % cols], pv[p // cols][p % cols] = threads[i][j], values[i][j]
