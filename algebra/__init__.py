@@ -72,10 +72,13 @@ from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
 # the hardware models and explanations are built on the names above (order matters)
-from algebra import atoms, banks, coalescing, hopper  # noqa: E402  (hardware models, built on the ops above)
+from algebra import atoms, banks  # noqa: E402  (thin: the hardware models under their old module names)
+from algebra.hw import atoms_tiled, bankfix, coalescing, hopper  # noqa: E402
 from algebra.core.arith import ArithTuple, E, ScaledBasis, coprofile, coshape  # noqa: E402
-from algebra.banks import analyze, analyze_ldmatrix, bank_access, padding_fix, swizzle_fixes  # noqa: E402
-from algebra.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
+from algebra.hw.bank_access import bank_access  # noqa: E402
+from algebra.hw.bankfix import padding_fix, swizzle_fixes  # noqa: E402
+from algebra.hw.banks import analyze, analyze_ldmatrix  # noqa: E402
+from algebra.hw.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
 from algebra import explain, registry  # noqa: E402  (explain: a callable module, A.explain(op, *args))
 from algebra.explain import derive, explain_ops  # noqa: E402
 from algebra.formula import FormulaCheck, SymLayout, evaluate_formula, formula, index_formula, natural_names  # noqa: E402

@@ -15,7 +15,7 @@ from drill_keys import NEW_KINDS, tv_extra
 
 import algebra as A
 from algebra import banks as B
-from algebra import coalescing as C
+from algebra.hw import coalescing as C
 from app.drills import gen_banks as G
 from app.drills.common import lstr
 from app.drills.core import Drill, generate, kinds

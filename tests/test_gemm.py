@@ -80,7 +80,7 @@ def test_predicted_ldmatrix_wavefronts():
 
 
 def test_layouts_parse_and_tile_the_gmma_atom():
-    from algebra.hopper import smem_atom
+    from algebra.hw.hopper import smem_atom
 
     atom = algebra.parse(str(smem_atom("K", 128, 16)))  # Sw<3,3,3> o (8,64):(64,1) in bf16 elements
     for r in gemm.RUNGS.values():

@@ -5,7 +5,7 @@ import pytest
 from algebra import LayoutError
 from algebra.banks import bank_access
 from algebra.core.swizzle import Swizzle
-from algebra.hopper import (
+from algebra.hw.hopper import (
     GmmaDescriptor,
     decode_gmma_descriptor,
     encode_tiled,
@@ -134,7 +134,7 @@ def test_gmma_descriptor_fields():
     ("MN", 128, 1024, 2048, 1), ("MN", 64, 512, 2048, 2),
 ])
 def test_make_gmma_desc_from_the_tiled_atom(major, span, lbo, sbo, code):
-    from algebra.hopper import make_gmma_desc
+    from algebra.hw.hopper import make_gmma_desc
 
     d = make_gmma_desc(smem_atom(major, span, 16), 128, 64, start_address=0x800)
     assert (d.leading_byte_offset, d.stride_byte_offset, d.layout_type) == (lbo, sbo, code)
@@ -142,7 +142,7 @@ def test_make_gmma_desc_from_the_tiled_atom(major, span, lbo, sbo, code):
 
 
 def test_make_gmma_desc_refuses_a_partial_tile():
-    from algebra.hopper import make_gmma_desc
+    from algebra.hw.hopper import make_gmma_desc
 
     with pytest.raises(LayoutError, match="multiple"):
         make_gmma_desc(smem_atom("K", 128, 16), 100, 64)

@@ -71,7 +71,7 @@ def test_a_small_tile_is_still_outlined(client):
 def test_a_partition_walk_divides_the_tensor_once_not_once_per_thread(monkeypatch, kind):
     """The walkthrough slices every thread's fragment out of one thread-fragment layout: with 1024 threads, building
     that layout per thread (three divides and a composition each) took over a second."""
-    from algebra import atoms_tiled
+    from algebra.hw import atoms_tiled
     from app.services import walkthrough as W
 
     calls = []

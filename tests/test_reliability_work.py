@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import algebra as A
-from algebra import bankfix
 from algebra import banks as B
-from algebra import coalescing as C
 from algebra.core.memo import BoundedCache, approx_bytes, bounded
+from algebra.hw import bankfix
+from algebra.hw import coalescing as C
 
 
 def _brute_swizzle_fixes(lay, eb, access, max_bits):

@@ -5,9 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from algebra import LayoutError
-from algebra.coalescing import partition_sectors, sectors, widest_vector
 from algebra.core.layout import Layout, make_layout
 from algebra.core.products import zipped_divide
+from algebra.hw.coalescing import partition_sectors, sectors, widest_vector
 
 TILE = Layout((16, 8))  # 16x8 fp32, column-major
 

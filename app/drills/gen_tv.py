@@ -7,7 +7,7 @@ import random
 from fractions import Fraction
 
 import algebra as A
-from algebra import coalescing as C
+from algebra.hw import coalescing as C
 from app.drills import tv_atoms as T
 from app.drills.common import grade_cells, lstr, natural, pick, step
 from app.drills.core import Drill, Grade, register
@@ -42,7 +42,7 @@ def make_tv(rng: random.Random, seed: int) -> Drill:
                          A.Layout((32, 8), (8, 1))])
         make_tiled_copy = getattr(atoms, "make_tiled_copy", None)
         if make_tiled_copy is None:  # the tiled forms live beside the atoms
-            from algebra.atoms_tiled import make_tiled_copy
+            from algebra.hw.atoms_tiled import make_tiled_copy
         tc = make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", thr_layout=thr, val_layout=A.Layout((1, vals)),
                                    element_bits=bits)
         rows, cols = tc.tiler

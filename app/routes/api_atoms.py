@@ -83,7 +83,7 @@ class TmaIn(RequestBody):
 def post_tma(body: TmaIn) -> dict:
     """The ``cuTensorMapEncodeTiled`` arguments for copying the tensor in boxes into the GMMA smem atom's layout,
     every documented rule with its verdict, and ``valid``."""
-    from algebra import hopper as hop
+    from algebra.hw import hopper as hop
     from app.services import hopper as H
 
     if body.swizzle not in H.TMA_SWIZZLES:

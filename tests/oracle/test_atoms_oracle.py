@@ -15,7 +15,7 @@ from cute_cpp import toolchain  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
-from algebra.hopper import smem_atom  # noqa: E402
+from algebra.hw.hopper import smem_atom  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 

@@ -10,9 +10,10 @@ Why the candidate set is small. A bank is picked by the byte-address bits 2..6, 
   same way: the banks are permuted, the cost is the same).
 
 So M ranges over at most ``hi - lo + B`` values, and S over the offset bits where the lanes differ: tens to a few
-hundred candidates, each costing one 32-lane bank map over precomputed offsets (:func:`algebra.banks.lane_bank_map`)
-and, only for a conflict-free one, one pass over the tile's offsets to check that the swizzle maps the tile onto
-itself. Both counts are capped (MAX_SWIZZLE_CANDIDATES, MAX_CLOSURE_CHECKS) and the tile size too (MAX_TILE).
+hundred candidates, each costing one 32-lane bank map over precomputed offsets
+(:func:`algebra.hw.bank_access.lane_bank_map`) and, only for a conflict-free one, one pass over the tile's offsets to
+check that the swizzle maps the tile onto itself. Both counts are capped (MAX_SWIZZLE_CANDIDATES,
+MAX_CLOSURE_CHECKS) and the tile size too (MAX_TILE).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from algebra import banks as _b
 from algebra.core.errors import LayoutError
+from algebra.hw import bank_access as _b
+from algebra.hw.banks import BANK_BYTES, NUM_BANKS, BankAnalysis
 
 #: The most Sw<B,M,S> one search evaluates (each: one bank map of a warp over precomputed offsets).
 MAX_SWIZZLE_CANDIDATES = 512
@@ -39,7 +41,7 @@ class Fix:
     padding: int
     swizzle: tuple[int, int, int] | None
     layout: Any
-    analysis: _b.BankAnalysis
+    analysis: BankAnalysis
 
     def __str__(self) -> str:
         if self.swizzle is not None:
@@ -98,7 +100,7 @@ class _Search:
         self.bits = max(max(self.offsets, default=1), 1).bit_length()
         self.closure_checks = 0
 
-    def conflict_free(self, bms: tuple[int, int, int]) -> _b.BankAnalysis | None:
+    def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
         b, m, s = bms
         ymask, zshift = ((1 << b) - 1) << (m + s), s
         try:
@@ -192,7 +194,7 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     if 1 not in lay.stride:
         raise LayoutError(f"padding needs one stride-1 mode; {lay} has strides {lay.stride}")
     lead = 1 - lay.stride.index(1) if lay.stride.count(1) == 1 else 0
-    limit = max_padding if max_padding is not None else max(1, _b.NUM_BANKS * _b.BANK_BYTES // element_bytes)
+    limit = max_padding if max_padding is not None else max(1, NUM_BANKS * BANK_BYTES // element_bytes)
     kind, per_thread, labels, items = _b._pattern(lay, access, element_bytes)
     rows = lay.shape[0]
     coords = [[(v % rows, v // rows) if tag == "c" and isinstance(v, int) else

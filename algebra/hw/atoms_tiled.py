@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.atoms import CopyAtom, MMAAtom, get
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, make_layout, size, slice_and_offset
 from algebra.core.memo import bounded
 from algebra.core.ops import coalesce, composition, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
+from algebra.hw.atoms import CopyAtom, MMAAtom, get
 
 
 def _unfold(layout: Layout) -> Layout:

@@ -1,0 +1,259 @@
+"""MMA and copy atoms as TV layouts, named and laid out as in CuTe's ``mma_traits_sm*.hpp`` / ``copy_traits_sm*.hpp``.
+
+An MMA atom's ``A``, ``B``, ``C`` map (thread, value) to the column-major index of the M x K, N x K and M x N tile.
+A copy atom's ``src``/``dst``/``ref`` map (thread, value) to a *bit* index, as CuTe writes them; ``src_layout(b)``
+etc. recast them to elements of b bits (CuTe's ``Copy_Atom<Op, T>``: ``recast_layout<uint1_t, T>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, size
+from algebra.core.notation import parse_layout
+from algebra.core.recast import recast_layout
+
+# --------------------------------------------------------------------------- MMA atoms
+
+
+@dataclass(frozen=True)
+class MMAAtom:
+    """One MMA instruction. Post-conditions: ``size(A[1]) * size(thr_id) == M * K`` (``== K`` per thread row for
+    wgmma SS, whose A is read from shared memory by all 128 threads: stride 0 on the thread mode) and likewise for B
+    and C; every (thread, value) of C hits a distinct index of the M x N tile."""
+
+    name: str
+    shape_mnk: tuple[int, int, int]
+    thr_id: Layout
+    A: Layout
+    B: Layout
+    C: Layout
+    types: tuple[str, str, str, str]  # D, A, B, C value types
+    ptx: str
+
+    @property
+    def num_threads(self) -> int:
+        return size(self.thr_id)
+
+    def operand(self, which: str) -> Layout:
+        """``"A"``, ``"B"``, ``"C"`` (``"D"`` is C)."""
+        key = which.upper()
+        if key not in ("A", "B", "C", "D"):
+            raise LayoutError(f"operand must be A, B, C or D, not {which!r}")
+        return self.C if key == "D" else getattr(self, key)
+
+    def operand_shape(self, which: str) -> tuple[int, int]:
+        """(rows, cols) of the tile the operand's TV layout indexes column-major: M x K, N x K or M x N."""
+        m, n, k = self.shape_mnk
+        return {"A": (m, k), "B": (n, k), "C": (m, n), "D": (m, n)}[which.upper()]
+
+
+SM80_16x8_Row = "((4,8),(2,2)):((32,1),(16,8))"
+SM80_8x8_Row = "((4,8),2):((16,1),8)"
+SM80_8x4 = "((4,8),1):((8,1),0)"
+SM70_QuadPair = "(4,2):(1,16)"
+SM70_8x4_Row = "(8,4):(1,8)"
+SM70_8x4_Col = "((4,2),4):((8,4),1)"
+SM70_8x8_16b = "(8,8):(1,8)"
+SM70_8x8_32b = "((2,2,2),(2,2,2)):((1,16,4),(8,2,32))"
+_T_NAMES = {"F16": "half_t", "F32": "float", "BF16": "bfloat16_t", "TF32": "tfloat32_t", "F64": "double",
+            "S8": "int8_t", "S32": "int32_t"}
+
+# name -> (M, N, K, thr_id, A, B, C, ptx shape)
+_SM80 = {
+    "16x8x8_F16": (16, 8, 8, "32:1", SM80_16x8_Row, SM80_8x8_Row, SM80_16x8_Row),
+    "16x8x16_F16": (16, 8, 16, "32:1", "((4,8),(2,2,2)):((32,1),(16,8,128))", "((4,8),(2,2)):((16,1),(8,64))",
+                    SM80_16x8_Row),
+    "16x8x4_TF32": (16, 8, 4, "32:1", "((4,8),2):((16,1),8)", SM80_8x4, SM80_16x8_Row),
+    "16x8x8_TF32": (16, 8, 8, "32:1", "((4,8),(2,2)):((16,1),(8,64))", "((4,8),2):((8,1),32)", SM80_16x8_Row),
+    "8x8x4_F64": (8, 8, 4, "32:1", SM80_8x4, SM80_8x4, SM80_8x8_Row),
+    "16x8x32_S8": (16, 8, 32, "32:1", "((4,8),(4,2,2)):((64,1),(16,8,256))", "((4,8),(4,2)):((32,1),(8,128))",
+                   SM80_16x8_Row),
+}
+_SM80_TYPES = {
+    "16x8x8_F16": ["F16F16F16F16", "F32F16F16F32", "F32BF16BF16F32"],
+    "16x8x16_F16": ["F16F16F16F16", "F32F16F16F32", "F32BF16BF16F32"],
+    "16x8x4_TF32": ["F32TF32TF32F32"],
+    "16x8x8_TF32": ["F32TF32TF32F32"],
+    "8x8x4_F64": ["F64F64F64F64"],
+    "16x8x32_S8": ["S32S8S8S32"],
+}
+_SM90_N = tuple(range(8, 257, 8))
+_SM90_TYPES = ("F16F16F16", "F32F16F16", "F32BF16BF16")
+
+
+def _split_types(t: str) -> tuple[str, ...]:
+    out, i = [], 0
+    keys = sorted(_T_NAMES, key=len, reverse=True)
+    while i < len(t):
+        k = next((k for k in keys if t.startswith(k, i)), None)
+        if k is None:
+            raise LayoutError(f"cannot read value types {t!r}")
+        out.append(k)
+        i += len(k)
+    return tuple(out)
+
+
+SM90_ALayout_64x16 = "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"  # register A of the RS form, 16-bit A
+
+
+@cache
+def _mma_table() -> dict[str, tuple]:
+    t: dict[str, tuple] = {}
+    for key, spec in _SM80.items():
+        m, n, k, thr, a, b, c = spec
+        for types in _SM80_TYPES[key]:
+            t[f"SM80_{m}x{n}x{k}_{types}_TN"] = (m, n, k, thr, a, b, c, types,
+                                                 f"mma.sync.aligned.m{m}n{n}k{k}.row.col")
+    for acc in ("F16F16F16F16", "F32F16F16F32"):
+        c = SM70_8x8_16b if acc.startswith("F16") else SM70_8x8_32b
+        for tn in ("TN", "NT", "NN", "TT"):
+            a = SM70_8x4_Row if tn[0] == "T" else SM70_8x4_Col
+            b = SM70_8x4_Row if tn[1] == "N" else SM70_8x4_Col
+            lay = {"T": "row", "N": "col"}
+            t[f"SM70_8x8x4_{acc}_{tn}"] = (8, 8, 4, SM70_QuadPair, a, b, c, acc,
+                                           f"mma.sync.aligned.m8n8k4.{lay[tn[0]]}.{'col' if tn[1] == 'N' else 'row'}")
+    for n in _SM90_N:
+        c = f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))"
+        b = f"(128,({n},16)):(0,(1,{n}))"
+        for types in _SM90_TYPES:
+            ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k16"
+            t[f"SM90_64x{n}x16_{types}_SS"] = (64, n, 16, "128:1", "(128,(64,16)):(0,(1,64))", b, c, types, ptx)
+            t[f"SM90_64x{n}x16_{types}_RS"] = (64, n, 16, "128:1", SM90_ALayout_64x16, b, c, types, ptx)
+    return t
+
+
+def mma_names() -> list[str]:
+    """Every MMA atom name this module knows (CuTe's struct names)."""
+    return sorted(_mma_table())
+
+
+@cache
+def _mma(name: str) -> MMAAtom:
+    m, n, k, thr, a, b, c, types, ptx = _mma_table()[name]
+    vt = _split_types(types)
+    if len(vt) == 3:  # SM90 names list D, A, B (C is D)
+        vt = (vt[0], vt[1], vt[2], vt[0])
+    return MMAAtom(name, (m, n, k), parse_layout(thr), parse_layout(a), parse_layout(b), parse_layout(c),
+                   tuple(_T_NAMES[x] for x in vt), ptx)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- copy atoms
+
+
+@dataclass(frozen=True)
+class CopyAtom:
+    """One copy instruction. ``src``/``dst``/``ref``: (thread, value) -> bit index, as CuTe's Copy_Traits.
+
+    Post-condition: ``size(src) == size(dst)`` (bits moved per instruction, all threads together).
+    """
+
+    name: str
+    thr_id: Layout
+    src: Layout
+    dst: Layout
+    ref: Layout
+    ptx: str
+
+    @property
+    def num_threads(self) -> int:
+        return size(self.thr_id)
+
+    def _recast(self, lay: Layout, element_bits: int, what: str) -> Layout:
+        per_thread_bits = size(lay) // self.num_threads
+        if element_bits <= 0 or per_thread_bits % element_bits:
+            raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
+                              f"{element_bits}-bit elements")
+        return recast_layout(lay, 1, element_bits)
+
+    def src_layout(self, element_bits: int) -> Layout:
+        """(thread, value) -> element index of the source, for elements of ``element_bits``."""
+        return self._recast(self.src, element_bits, "source")
+
+    def dst_layout(self, element_bits: int) -> Layout:
+        return self._recast(self.dst, element_bits, "destination")
+
+    def ref_layout(self, element_bits: int) -> Layout:
+        return self._recast(self.ref, element_bits, "reference")
+
+    def num_values(self, element_bits: int) -> int:
+        """Values each thread moves per instruction (CuTe's ``NumValSrc``)."""
+        return size(self.src_layout(element_bits)[1])
+
+
+_LDSM = {  # (src, dst) of SM75 ldmatrix in bits
+    "SM75_U32x1_LDSM_N": ("((8,4),128):((128,0),1)", "(32,32):(32,1)", "ldmatrix.sync.aligned.m8n8.x1.shared.b16"),
+    "SM75_U32x2_LDSM_N": ("((16,2),128):((128,0),1)", "(32,(32,2)):(32,(1,1024))",
+                          "ldmatrix.sync.aligned.m8n8.x2.shared.b16"),
+    "SM75_U32x4_LDSM_N": ("(32,128):(128,1)", "(32,(32,4)):(32,(1,1024))", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+    "SM75_U16x2_LDSM_T": ("((8,4),128):((128,0),1)", "((4,8),(16,2)):((256,16),(1,128))",
+                          "ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16"),
+    "SM75_U16x4_LDSM_T": ("((16,2),128):((128,0),1)", "((4,8),(16,2,2)):((256,16),(1,128,1024))",
+                          "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"),
+    "SM75_U16x8_LDSM_T": ("(32,128):(128,1)", "((4,8),(16,2,4)):((256,16),(1,128,1024))",
+                          "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+}
+_STSM = {"SM90_U32x1_STSM_N": "SM75_U32x1_LDSM_N", "SM90_U32x2_STSM_N": "SM75_U32x2_LDSM_N",
+         "SM90_U32x4_STSM_N": "SM75_U32x4_LDSM_N", "SM90_U16x2_STSM_T": "SM75_U16x2_LDSM_T",
+         "SM90_U16x4_STSM_T": "SM75_U16x4_LDSM_T", "SM90_U16x8_STSM_T": "SM75_U16x8_LDSM_T"}
+_BITS = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
+
+
+@cache
+def _copy_table() -> dict[str, tuple[str, str, str, str, str]]:
+    t: dict[str, tuple[str, str, str, str, str]] = {}
+    for name, (src, dst, ptx) in _LDSM.items():
+        t[name] = ("32:1", src, dst, dst, ptx)
+    for name, ld in _STSM.items():
+        src, dst, ptx = _LDSM[ld]
+        t[name] = ("32:1", dst, src, dst, ptx.replace("ldmatrix", "stmatrix"))
+    for bits in (32, 64, 128):
+        lay = f"(1,{bits}):(0,1)"
+        ptx = f"cp.async.ca.shared.global [{bits // 8}]"
+        t[f"SM80_CP_ASYNC_CACHEALWAYS_{bits // 8}B"] = ("1:0", lay, lay, lay, ptx)
+    t["SM80_CP_ASYNC_CACHEGLOBAL_16B"] = ("1:0", "(1,128):(0,1)", "(1,128):(0,1)", "(1,128):(0,1)",
+                                          "cp.async.cg.shared.global [16]")
+    for bits in _BITS:
+        lay = f"(1,{bits}):(0,1)"
+        t[f"UniversalCopy_{bits}b"] = ("1:0", lay, lay, lay, f"ld/st of {bits} bits")
+    return t
+
+
+_ALIASES = {f"SM80_CP_ASYNC_CACHEALWAYS<{v}>": f"SM80_CP_ASYNC_CACHEALWAYS_{b // 8}B" for b, v in _BITS.items()
+            if b >= 32}
+_ALIASES.update({f"UniversalCopy<{v}>": f"UniversalCopy_{b}b" for b, v in _BITS.items()})
+_ALIASES["SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"] = "SM80_CP_ASYNC_CACHEGLOBAL_16B"
+
+
+def copy_names() -> list[str]:
+    """Every copy atom name this module knows."""
+    return sorted(_copy_table())
+
+
+@cache
+def _copy(name: str) -> CopyAtom:
+    thr, src, dst, ref, ptx = _copy_table()[name]
+    return CopyAtom(name, parse_layout(thr), parse_layout(src), parse_layout(dst), parse_layout(ref), ptx)
+
+
+def names() -> list[str]:
+    """All atom names: MMA atoms, then copy atoms."""
+    return mma_names() + copy_names()
+
+
+def get(name: str) -> MMAAtom | CopyAtom:
+    """The atom called ``name`` (CuTe's names; ``cute::`` prefixes and template spellings such as
+    ``SM80_CP_ASYNC_CACHEALWAYS<uint128_t>`` are accepted)."""
+    key = name.strip().removeprefix("cute::").replace(" ", "")
+    key = _ALIASES.get(key, key)
+    if key in _mma_table():
+        return _mma(key)
+    if key in _copy_table():
+        return _copy(key)
+    raise LayoutError(f"unknown atom {name!r}; atoms.names() lists the {len(names())} known atoms")
+
+
+# tiled copy / tiled MMA: algebra.hw.atoms_tiled (``algebra.atoms`` names both)
+__all__ = ["CopyAtom", "MMAAtom", "copy_names", "get", "mma_names", "names"]

@@ -1,0 +1,249 @@
+"""Access patterns from layouts: which element offsets each lane of a warp access reads through a tile's layout
+(``lane_offsets``), and the bank map that follows (``bank_access``, ``lane_bank_map``: the wavefront model of
+``algebra.hw.banks`` on those offsets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from algebra.core.errors import LayoutError
+from algebra.hw.banks import LDMATRIX_ROW_BYTES, WARP_SIZE, BankAnalysis, analyze, analyze_ldmatrix
+
+Offsets = Callable[[Any], int]
+
+
+def _as_layout(layout: Any) -> Any:
+    if isinstance(layout, str):
+        from algebra.core.notation import parse
+
+        return parse(layout)
+    if not callable(layout) or not hasattr(layout, "shape"):
+        raise LayoutError(f"expected a Layout, ComposedLayout or CuTe notation string, not {layout!r}")
+    return layout
+
+
+def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
+    """None (identity), a callable on offsets (Swizzle), ``"Sw<B,M,S>"`` or a (B, M, S) triple."""
+    if swizzle is None or swizzle == "":
+        return lambda x: x
+    from algebra.core.swizzle import Swizzle
+
+    if isinstance(swizzle, str):
+        from algebra.core.notation import parse
+
+        swizzle = parse(swizzle)
+    elif isinstance(swizzle, tuple | list):
+        swizzle = Swizzle(*swizzle)
+    if not callable(swizzle):
+        raise LayoutError(f"swizzle must be Sw<B,M,S>, a (B, M, S) triple or a Swizzle, not {swizzle!r}")
+    return swizzle
+
+
+def _modes_2d(layout: Any) -> tuple[int, int]:
+    """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
+    from algebra.core import inttuple as it
+
+    shp = layout.shape
+    if not it.is_tuple(shp) or len(shp) == 1:
+        return 1, it.product(shp)
+    return it.product(shp[0]), it.product(shp[1:])
+
+
+def _vector_items(layout: Any, rows: int, cols: int, crd: int, vec: int) -> list[tuple[str, int]]:
+    """The ``vec`` elements a thread at 1-D coordinate ``crd`` of the tile's grid of vectors reads: vectors run along
+    the tile's contiguous mode (mode 1 when ``layout(rows) - layout(0) == 1`` or the tile is one row, else mode 0),
+    so the tile is viewed as ``rows x cols/vec`` (or ``rows/vec x cols``) vectors, indexed column-major.
+    Post-condition: ``vec == 1`` gives ``[("c", crd)]`` (the thread reads 1-D coordinate ``crd``)."""
+    if vec == 1:
+        return [("c", crd)]
+    along_cols = rows == 1 or (cols > 1 and layout(rows) - layout(0) == 1)
+    if along_cols:
+        if cols % vec:
+            raise LayoutError(f"vector {vec} does not divide the tile's {cols} columns")
+        i, j = crd % rows, (crd // rows) * vec
+        return [("c", i + rows * (j + k)) for k in range(vec)]
+    if rows % vec:
+        raise LayoutError(f"vector {vec} does not divide the tile's {rows} rows")
+    vrows = rows // vec
+    i, j = (crd % vrows) * vec, crd // vrows
+    return [("c", i + k + rows * j) for k in range(vec)]
+
+
+def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[str, int, list[Any], list[list[Any]]]:
+    """(kind, elements per access, a label per thread, per thread the items it touches).
+
+    An item is ``("c", coordinate)`` (through the layout) or ``("o", offset)`` (an element offset in the layout's
+    codomain, only the swizzle applies).
+    """
+    kind = str(access.get("kind", "")).lower()
+    vec = int(access.get("vector", 1))
+    if vec < 1:
+        raise LayoutError(f"vector must be >= 1, not {vec}")
+    rows, cols = _modes_2d(layout)
+    warp = int(access.get("warp", 0))
+    if kind == "column":
+        j, start = int(access.get("index", 0)), int(access.get("start", 0))
+        if not 0 <= j < cols:
+            raise LayoutError(f"column {j} out of range: the tile has {cols} columns")
+        n = int(access.get("count", min(rows - start, WARP_SIZE)))
+        labels = [(start + t, j) for t in range(n)]
+        return kind, 1, labels, [[("c", i + rows * jj)] for i, jj in labels]
+    if kind == "row":
+        i, start = int(access.get("index", 0)), int(access.get("start", 0))
+        if not 0 <= i < rows:
+            raise LayoutError(f"row {i} out of range: the tile has {rows} rows")
+        n = int(access.get("count", min((cols - start) // vec, WARP_SIZE)))
+        labels = [(i, start + t * vec) for t in range(n)]
+        return kind, vec, labels, [[("c", i + rows * (j + k)) for k in range(vec)] for _, j in labels]
+    if kind in ("offsets", "coords", "coordinates"):
+        entries = list(access.get("offsets", access.get("coords", access.get("coordinates", []))))
+        if len(entries) > WARP_SIZE:
+            raise LayoutError(f"{len(entries)} entries given: at most one per lane of a warp ({WARP_SIZE})")
+        _check_in_tile(layout, entries, rows, cols, vec, offsets=kind == "offsets")
+        items = []
+        for e in entries:
+            if isinstance(e, list | tuple):
+                c = tuple(e)
+                if vec != 1:
+                    raise LayoutError("vector accesses from coordinates: give the first element as an offset")
+                items.append([("c", c)])
+            else:
+                tag = "c" if kind != "offsets" else "o"
+                items.append([(tag, int(e) + k) for k in range(vec)] if tag == "o" else [(tag, int(e))])
+        return "lds", vec, [tuple(e) if isinstance(e, list) else e for e in entries], items
+    if kind in ("ldmatrix", "stmatrix"):
+        per_row = LDMATRIX_ROW_BYTES // element_bytes
+        if LDMATRIX_ROW_BYTES % element_bytes:
+            raise LayoutError(f"{kind} rows are 16 bytes: element_bytes {element_bytes} must divide 16")
+        num = int(access.get("num", 4))
+        if "offsets" in access or "coords" in access:
+            ent = list(access.get("offsets", access.get("coords", [])))
+            tag = "o" if "offsets" in access else "c"
+            if tag == "c" and any(isinstance(e, list | tuple) for e in ent):
+                raise LayoutError(f"{kind} row coordinates must be 1-D; give offsets for arbitrary rows")
+            return kind, per_row, ent, [[(tag, int(e) + k) if tag == "o" else ("c", int(e) + rows * k)
+                                         for k in range(per_row)] for e in ent]
+        r0, c0 = int(access.get("row", 0)), int(access.get("col", 0))
+        labels = [(r0 + 8 * (m % 2) + r, c0 + (m // 2) * per_row) for m in range(num) for r in range(8)]
+        for i, j in labels:
+            if i >= rows or j + per_row > cols:
+                raise LayoutError(f"{kind}.x{num} at ({r0},{c0}) needs row {i}, columns {j}..{j + per_row - 1}: "
+                                  f"outside the {rows}x{cols} tile")
+        return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
+    if kind in ("thread_layout", "tv"):
+        from algebra.core import inttuple as it
+
+        tv = _as_layout(access["layout"])
+        if kind == "thread_layout":  # every element of the thread layout is a thread
+            nthr = it.product(tv.shape)
+            lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
+            items = [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes]
+            return "lds", vec, list(lanes), _in_tile_items(items, rows * cols)
+        values = [int(v) for v in access.get("values", [0])]
+        nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else it.product(tv.shape)
+        lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
+        items = [[("c", tv((t, v))) for v in values] for t in lanes]
+        return "lds", len(values), list(lanes), _in_tile_items(items, rows * cols)
+    raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
+                      "thread_layout or tv")
+
+
+def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
+    """Every entry must name an element of the tile: a ``[row, column]`` inside rows x cols, a 1-D coordinate below
+    size, or (``offsets``) an element offset with its ``vec`` elements inside [0, cosize)."""
+    from algebra.core.layout import cosize
+
+    plain = layout.layout_b if hasattr(layout, "layout_b") else layout
+    for lane, e in enumerate(entries):
+        if isinstance(e, list | tuple):
+            if len(e) == 2 and all(isinstance(x, int) for x in e) and not (0 <= e[0] < rows and 0 <= e[1] < cols):
+                raise LayoutError(f"lane {lane}: coordinate ({_short(e[0])},{_short(e[1])}) is outside the "
+                                  f"{rows}x{cols} tile")
+            continue
+        limit = cosize(plain) if offsets else rows * cols
+        if not 0 <= int(e) or int(e) + (vec if offsets else 1) > limit:
+            what = f"offset {_short(e)}" + (f" (+{vec} elements)" if offsets and vec > 1 else "")
+            raise LayoutError(f"lane {lane}: {what} is outside the tile: "
+                              f"{'offsets' if offsets else 'coordinates'} must lie in [0, {limit})")
+
+
+def _in_tile_items(items: list[list[tuple[str, Any]]], size: int) -> list[list[tuple[str, Any]]]:
+    """``items`` unchanged when every 1-D coordinate lies in [0, size) (the tile), else LayoutError naming the lane."""
+    for lane, its in enumerate(items):
+        for tag, v in its:
+            if tag == "c" and isinstance(v, int) and not 0 <= v < size:
+                raise LayoutError(f"lane {lane}: 1-D coordinate {_short(v)} is outside the tile of {size} elements")
+    return items
+
+
+def _short(x: Any) -> str:
+    t = str(x)
+    return t if len(t) <= 24 else f"{t[:10]}...({len(t)} digits)"
+
+
+def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle: Any = None,
+                base: int = 0) -> BankAnalysis:
+    """Bank map of a warp reading a tile stored by ``layout`` (plus an optional element-offset ``swizzle``).
+
+    Byte address of an item = ``base + element_bytes * swizzle(layout(coordinate))``. ``access`` kinds:
+    ``{"kind": "column", "index": j}`` (lane i reads (i, j)); ``{"kind": "row", "index": i, "vector": v}``
+    (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets in
+    the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords":
+    [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
+    "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
+    ``{"kind": "thread_layout", "layout": thr, "vector": v}`` (each element of thr is a thread: thread t reads the
+    vector at 1-D coordinate thr(t) of the tile's grid of v-element vectors, see _vector_items);
+    ``{"kind": "tv", "layout": tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest).
+    Post-condition: each thread's items are contiguous in memory (one access of ``vector * element_bytes`` bytes),
+    else LayoutError.
+    """
+    lay = _as_layout(layout)
+    swz = _as_swizzle(swizzle)
+    return lane_bank_map(lane_offsets(lay, element_bytes, access), element_bytes, swz, base)
+
+
+@dataclass(frozen=True)
+class LaneOffsets:
+    """What one warp access reads before any extra swizzle: per lane, the element offsets of its items in order
+    (``raw[lane]``), with the access kind, elements per access and a label per lane. The bank map under any swizzle
+    follows from these without evaluating the layout again (:func:`lane_bank_map`)."""
+
+    kind: str
+    per_thread: int
+    labels: list[Any]
+    raw: list[list[int]]
+
+
+def lane_offsets(layout: Any, element_bytes: int, access: dict[str, Any]) -> LaneOffsets:
+    """The element offsets each lane of ``access`` reads through ``layout`` (its own swizzle included)."""
+    lay = _as_layout(layout)
+    if element_bytes not in (1, 2, 4, 8, 16):
+        raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
+    kind, per_thread, labels, items = _pattern(lay, access, element_bytes)
+    outer = (lambda o: lay.layout_a(lay.offset + o)) if hasattr(lay, "layout_a") else (lambda o: o)
+    raw = [[lay(v) if tag == "c" else outer(v) for tag, v in its] for its in items]
+    return LaneOffsets(kind, per_thread, labels, raw)
+
+
+def lane_bank_map(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], int] | None = None,
+                  base: int = 0) -> BankAnalysis:
+    """The bank map of ``lanes`` with ``swizzle`` (a callable on element offsets, or None) applied to every offset.
+
+    Post-condition: as :func:`bank_access`; LayoutError when a lane's elements are not contiguous after the swizzle."""
+    offsets = []
+    for lane, raw in enumerate(lanes.raw):
+        offs = raw if swizzle is None else [swizzle(o) for o in raw]
+        if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
+            raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
+                              "they are not one vector access")
+        offsets.append(offs[0])
+    addrs = [base + element_bytes * o for o in offsets]
+    if lanes.kind in ("ldmatrix", "stmatrix"):
+        r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=lanes.kind)
+    else:
+        r = analyze(addrs, access_bytes=lanes.per_thread * element_bytes)
+    return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
+                        lanes.labels, offsets)
