@@ -27,7 +27,7 @@ from app.middleware import (
     BodyLimitMiddleware,
     PageCacheMiddleware,
     SecurityHeadersMiddleware,
-    SlashRedirectMiddleware,
+    SlashRedirect,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +121,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
     app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
-    app.add_middleware(SlashRedirectMiddleware, router=app.router)  # relative Location, never built from Host
+    app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeadersMiddleware, docs=(openapi.DOCS_URL, openapi.REDOC_URL))

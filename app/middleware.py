@@ -171,38 +171,32 @@ async def _send_docs(send: Send, start: Message, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class SlashRedirectMiddleware:
+class SlashRedirect:
     """Starlette's ``redirect_slashes``, answered with a relative ``Location``: a request for ``/lab/`` where only
     ``/lab`` is routed (or the reverse) gets 307 ``Location: /lab`` (query string kept). Starlette builds that URL
     from the request's Host header, so a hostile Host became the redirect's target; here no redirect is ever built
-    from Host. The app must be created with ``redirect_slashes=False``.
+    from Host. Install it as the router's not-found handler of an app created with ``redirect_slashes=False``
+    (``router.default = SlashRedirect(router, router.default)``): it runs only for a request no route matches.
 
-    Post-conditions: a request some route matches (fully, or in path only: a 405) passes through untouched; a
-    ``Location`` set here starts with exactly one ``/`` (never ``//host``, which a browser reads as another site)."""
+    Post-conditions: a ``Location`` set here starts with exactly one ``/`` (never ``//host``, which a browser reads
+    as another site); a request whose other spelling no route matches gets the router's own not-found answer."""
 
-    def __init__(self, app: ASGIApp, router: Any) -> None:
-        self.app = app
+    def __init__(self, router: Any, not_found: ASGIApp) -> None:
         self.router = router
+        self.not_found = not_found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._matches(scope):
-            await self.app(scope, receive, send)
-            return
         from starlette._utils import get_route_path
-
-        route_path = get_route_path(scope)
-        if route_path not in ("", "/"):
-            path = scope["path"]
-            other = {**scope, "path": path.rstrip("/") if route_path.endswith("/") else path + "/"}
-            if other["path"].strip("/") and self._matches(other):
-                await _answer_redirect(send, relative_location(other["path"], scope.get("query_string", b"")))
-                return
-        await self.app(scope, receive, send)
-
-    def _matches(self, scope: Scope) -> bool:
         from starlette.routing import Match
 
-        return any(route.matches(scope)[0] is not Match.NONE for route in self.router.routes)
+        route_path = get_route_path(scope)
+        if scope["type"] == "http" and route_path not in ("", "/"):
+            path = scope["path"]
+            other = {**scope, "path": path.rstrip("/") if route_path.endswith("/") else path + "/"}
+            if other["path"].strip("/") and any(r.matches(other)[0] is not Match.NONE for r in self.router.routes):
+                await _answer_redirect(send, relative_location(other["path"], scope.get("query_string", b"")))
+                return
+        await self.not_found(scope, receive, send)
 
 
 def relative_location(path: str, query: bytes = b"") -> str:
