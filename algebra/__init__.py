@@ -73,6 +73,7 @@ from algebra.core.swizzle import ComposedLayout, Swizzle
 
 # the hardware models and explanations are built on the names above (order matters)
 from algebra import atoms, banks  # noqa: E402  (thin: the hardware models under their old module names)
+from algebra.doctor import f2  # noqa: E402
 from algebra.hw import atoms_tiled, bankfix, coalescing, hopper  # noqa: E402
 from algebra.core.arith import ArithTuple, E, ScaledBasis, coprofile, coshape  # noqa: E402
 from algebra.hw.bank_access import bank_access  # noqa: E402
@@ -86,7 +87,7 @@ from algebra.formula import parse_symbolic  # noqa: E402
 from algebra.codegen import op_to_cpp, op_to_dsl  # noqa: E402
 from algebra.core.emit import to_cpp, to_dsl  # noqa: E402
 from algebra.explain import format_steps  # noqa: E402
-from algebra.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout  # noqa: E402
+from algebra.doctor.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout  # noqa: E402
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement  # noqa: E402
 from algebra.core.arith import as_arithmetic_tuple, basis_get, basis_value, make_basis_like  # noqa: E402
 

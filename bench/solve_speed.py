@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from algebra.solver import solve  # noqa: E402
+from algebra.doctor.solver import solve  # noqa: E402
 
 RNG = random.Random(15)
 CASES = {

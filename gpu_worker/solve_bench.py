@@ -32,9 +32,9 @@ def _noop(*_a: Any, **_k: Any) -> None:
 
 def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
     """The algebra.solver Candidate for a layout choice (see the module docstring)."""
-    from algebra import solver
-    from algebra.solver_access import SolveError
-    from algebra.solver_xor import make_place
+    from algebra.doctor import solver
+    from algebra.doctor.solver_access import SolveError
+    from algebra.doctor.solver_xor import make_place
 
     if choice == "best":
         if best is None:
@@ -66,8 +66,8 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
     """Per layout, per LSU access: the 32 lane byte offsets, the kernel's mode and the model's wavefronts.
 
     Post-condition: ``predicted`` is ``algebra.banks.analyze`` of ``addresses`` (via the solver's describe)."""
-    from algebra import solver
-    from algebra.solver_explain import describe, hardware
+    from algebra.doctor import solver
+    from algebra.doctor.solver_explain import describe, hardware
 
     tile = solver.make_tile(tile_text, element_bytes)
     accs = solver.parse_accesses(accesses, tile)

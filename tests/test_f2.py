@@ -8,7 +8,7 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.f2 import (
+from algebra.doctor.f2 import (
     F2,
     F2Layout,
     apply,

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import algebra as A
 from algebra import LayoutError, atoms
-from algebra import linear_layout as LL
 from algebra.core.layout import offsets
+from algebra.doctor import linear_layout as LL
 
 
 @st.composite

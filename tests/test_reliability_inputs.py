@@ -154,7 +154,7 @@ TMA_CALL = ("cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, pt
 def test_a_huge_tma_box_is_judged_not_drawn_whole(client):
     """boxDim = {10^12, 1}: the rules refuse it, and the drawing of the box row (one entry per 16-byte chunk) took
     10 s and ran out of memory; it now stops at MAX_DRAWN_CHUNKS."""
-    from algebra.solver_desc import MAX_DRAWN_CHUNKS
+    from algebra.doctor.solver_desc import MAX_DRAWN_CHUNKS
 
     r = client.post("/api/solve/tma", json={"call": TMA_CALL % "1000000000000, 1"})
     assert r.status_code == 200 and r.json()["valid"] is False

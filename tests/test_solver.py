@@ -10,8 +10,8 @@ import pytest
 
 import algebra as A
 from algebra import banks
-from algebra.solver import solve
-from algebra.solver_access import LANES_PER_PHASE, SolveError, make_tile, parse_accesses, phase_cost
+from algebra.doctor.solver import solve
+from algebra.doctor.solver_access import LANES_PER_PHASE, SolveError, make_tile, parse_accesses, phase_cost
 
 CP_ASYNC_64 = [[t // 8, (t % 8) * 8] for t in range(32)]
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from algebra import LayoutError, hopper
-from algebra import solver_desc as D
 from algebra.core.layout import Layout
 from algebra.core.products import tile_to_shape
+from algebra.doctor import solver_desc as D
 
 #: (major, span, element bits) -> CUTLASS make_gmma_desc value
 CUTLASS = {

@@ -14,9 +14,9 @@ from typing import Any
 
 import algebra as A
 from algebra import LayoutError, atoms
-from algebra import linear_layout as LL
-from algebra import solver_desc as D
-from algebra.solver import solve
+from algebra.doctor import linear_layout as LL
+from algebra.doctor import solver_desc as D
+from algebra.doctor.solver import solve
 from app.services.guard import guard
 
 #: Worked examples the page offers (the issue's known answers first).

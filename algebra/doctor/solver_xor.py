@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from algebra.solver_access import Access, Tile
+from algebra.doctor.solver_access import Access, Tile
 
 
 def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
@@ -56,8 +56,8 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
     Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
     the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
     widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
-    from algebra.solver import Candidate
-    from algebra.solver_access import LANES_PER_PHASE, phase_cost
+    from algebra.doctor.candidate import Candidate
+    from algebra.doctor.solver_access import LANES_PER_PHASE, phase_cost
 
     targets, sources = xor_bits(tile, accesses)
     if not targets or not sources:

@@ -19,10 +19,10 @@ model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from algebra.solver_access import (
+from algebra.doctor.candidate import Candidate
+from algebra.doctor.solver_access import (
     Access,
     Place,
     SolveError,
@@ -35,44 +35,6 @@ from algebra.solver_access import (
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
 MAX_CANDIDATES = 12
-
-
-@dataclass
-class Candidate:
-    """One placement of the tile: ``kind`` naive / swizzle / padding / xor, its parameters and its cost."""
-
-    kind: str
-    place: Place
-    swizzle: tuple[int, int, int] | None = None
-    pad: int = 0
-    xor: dict[int, int] | None = None
-    phases: list[list[int] | None] = field(default_factory=list)
-    footprint_bytes: int = 0
-    fn: Any = None  # offset -> offset, when the placement is a function of the tile's own offsets (swizzles)
-
-    @property
-    def safe_vector(self) -> int:
-        """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
-        target bit (the tile as given is checked once, as the naive candidate)."""
-        if self.swizzle:
-            return 1 << self.swizzle[1]
-        if self.kind == "xor":
-            return min((m & -m for m in (self.xor or {}).values() if m), default=1 << 30)
-        return 1
-
-    @property
-    def wavefronts(self) -> list[int]:
-        return [sum(p) if p else 0 for p in self.phases]
-
-    @property
-    def total(self) -> int:
-        return sum(self.wavefronts)
-
-    @property
-    def xor_bits(self) -> int:
-        if self.swizzle:
-            return self.swizzle[0]
-        return sum(bin(m).count("1") for m in (self.xor or {}).values())
 
 
 def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
@@ -165,7 +127,7 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
             key = (k, tuple(offs))
             p = memo.get(key)
             if p is None:
-                from algebra.solver_access import LANES_PER_PHASE, phase_cost
+                from algebra.doctor.solver_access import LANES_PER_PHASE, phase_cost
 
                 ab = acc.access_bytes(eb)
                 p = memo[key] = phase_cost([o * eb for o in offs], ab, 8 if acc.kind == "ldmatrix"
@@ -236,7 +198,7 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
-        from algebra.solver_xor import xor_search
+        from algebra.doctor.solver_xor import xor_search
 
         found = xor_search(tile, accesses, memo, evaluate)
         counts["xor"] = found[1]
@@ -270,7 +232,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     """The doctor's answer (CONTRACT §5): ``{"candidates": [...best first], "naive": {...}, "ideal", "searched"}``.
 
     Raises SolveError (a LayoutError, 422) naming the field on bad input."""
-    from algebra.solver_explain import describe, hardware
+    from algebra.doctor.solver_explain import describe, hardware
 
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)

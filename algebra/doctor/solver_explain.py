@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra.solver_access import Access, Tile
+from algebra.doctor.solver_access import Access, Tile
 
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 TMA_NAMES = {32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
@@ -37,9 +37,9 @@ def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int
 
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
-    from algebra import hopper
     from algebra.core.layout import Layout, offsets
     from algebra.core.products import tile_to_shape
+    from algebra.hw import hopper
 
     if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
@@ -216,8 +216,8 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
 def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.banks.analyze`` (the reference model) from the candidate's addresses."""
-    from algebra.banks import analyze, analyze_ldmatrix
-    from algebra.solver_access import lane_offsets
+    from algebra.doctor.solver_access import lane_offsets
+    from algebra.hw.banks import analyze, analyze_ldmatrix
 
     eb = tile.element_bytes
     per_access = []

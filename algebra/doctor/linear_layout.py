@@ -176,7 +176,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
                            [("offset", 1 << out_bits)])
     result: dict[str, Any] = {"forward": forward.to_json(), "matrix": forward.matrix(), "offset": None,
                               "offset_why": None}
-    from algebra import f2
+    from algebra.doctor import f2
 
     if out_bits == n and f2.rank(cols) == n:
         inv = f2.inverse(cols)  # column k: the coordinate bits of offset 1 << k (1-D index, dim0 lowest)
@@ -251,8 +251,8 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     ``offset`` in-dim: inverted to coordinate -> offset (it must be a bijection). register/lane/warp/block: a TV
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
-    from algebra import f2
     from algebra.core.swizzle import ComposedLayout, Swizzle
+    from algebra.doctor import f2
 
     names = [n for n, _ in ll.bases]
     out_bits = ll.out_bits

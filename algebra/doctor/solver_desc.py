@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import hopper
 from algebra.core.errors import LayoutError
+from algebra.hw import hopper
 
 SPAN_OF_TYPE = {0: 16, 1: 128, 2: 64, 3: 32}
 RESERVED_MASK = ((1 << 64) - 1) & ~(((1 << 14) - 1) | (((1 << 14) - 1) << 16) | (((1 << 14) - 1) << 32)
@@ -156,7 +156,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     from algebra.core.inttuple import flatten
     from algebra.core.layout import Layout
     from algebra.core.notation import parse
-    from algebra.solver_explain import hardware_swizzle
+    from algebra.doctor.solver_explain import hardware_swizzle
 
     major = str(major).upper()
     if element_bytes not in (1, 2, 4):
