@@ -50,9 +50,8 @@ COST = {
     "swizzled cell": 8,         # Sw o L(i): the swizzle's bit arithmetic on each offset
     "coordinate cell": 64,      # L(i) of a layout with E() strides: a tuple per cell
     "drawn cell": 24,           # one grid cell rendered into a page (~44 bytes of HTML and JSON, hover data)
-    "thread address": 16,       # one thread's byte address through the bank model
-    "search point": 64,         # one candidate of a search (a swizzle, a padding, a basis vector)
-    "rendered byte": 1,         # one byte of a rendered step, table or picture
+    "linear point": 2,          # one point of an F2-linearity check (the layout's offset against the XOR image)
+    "rendered byte": 1,         # one byte of rendered hover data
 }
 #: The watchdog's tick (seconds).
 TICK = 0.02

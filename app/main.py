@@ -8,7 +8,9 @@ import importlib.util
 import logging
 import os
 import re
+import signal
 import sys
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,8 +21,8 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
-from app import openapi
-from app.budget import BudgetedRoute, WorkCapError, light, unbudgeted_routes
+from app import budget, openapi
+from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
 from app.middleware import (
     MAX_BODY_BYTES,
@@ -121,13 +123,14 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
     app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
+    budget.reopen()  # a new app serves (an earlier one in this process may have shut down)
+    app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SecurityHeadersMiddleware, docs=(openapi.DOCS_URL, openapi.REDOC_URL))
     openapi.install(app)  # /openapi.json with HTTPError for every refusal; /docs and /redoc from static/vendor
     app.state.embedded_worker = embedded_worker
-    app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     # CPU-bound handlers run in worker threads under one GIL: hand it over every 1 ms instead of 5 ms, so the event
     # loop (and a cheap request such as /healthz) waits for it at most a few ms while heavy requests run; and run at
     # most WORKER_THREADS of them at once (more only add GIL handovers: bench/web_load.py, ~10 % CPU per request)
@@ -146,6 +149,10 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
         if isinstance(exc, WorkCapError) and not request.url.path.startswith("/api/"):
             return _page_error(request, clip(str(exc)))
         return JSONResponse({"detail": clip(str(exc))}, status_code=422)
+
+    @app.exception_handler(ServerClosing)
+    async def _closing(request: Request, exc: ServerClosing):
+        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "5"})
 
     @app.exception_handler(RecursionError)
     async def _too_deep(request: Request, exc: RecursionError):
@@ -204,10 +211,30 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     @asynccontextmanager
     async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
+        budget.reopen()
+        _stop_work_on_signals()
         async with inner(a) as state:
             yield state
 
     app.router.lifespan_context = lifespan
+
+
+def _stop_work_on_signals() -> None:
+    """On SIGTERM / SIGINT, interrupt the requests in flight (app.budget.close) before the server's own handler
+    runs: it waits for open requests, and they then end within a tick instead of running to their budgets."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(sig)
+        if getattr(previous, "__layoutlab_close__", False) or not callable(previous):
+            continue
+
+        def handler(signum, frame, previous=previous):
+            budget.close()
+            previous(signum, frame)
+
+        handler.__layoutlab_close__ = True
+        signal.signal(sig, handler)
 
 
 def _has(module: str) -> bool:
