@@ -1,10 +1,48 @@
-# ruff: noqa: I001
 """CuTe's layout algebra in pure Python (standard library only), exact to NVIDIA CuTe's static semantics.
 
 ``import algebra as A``: ``A.Layout``, ``A.parse``, the ops under their CuTe names, ``A.explain(op, *args)`` (the
-module ``algebra.explain``, callable), the op table ``A.registry``.
+module ``algebra.explain``, callable), the op table ``A.registry``, the bank model ``A.analyze``, the atoms.
+
+The package is four floors, each importing only those below it (``docs/architecture.md``,
+``tests/test_import_graph.py``): ``algebra.core`` (the algebra: Layout, notation, the ops, the never-wrong check),
+``algebra.hw`` (the hardware models: banks, sectors, atoms, Hopper), ``algebra.doctor`` (the layout doctor: the
+solver, F2, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
+and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit on top and name what they hold.
 """
 
+# modules, under the names the flat package had (algebra.explain is callable: A.explain(op, *args))
+from algebra import atoms, banks, registry  # thin re-exports: CONTRACT §3, §3b and the op table
+from algebra.core import (
+    arith,
+    checks,
+    coords,
+    errors,
+    fastpath,
+    inttuple,
+    inverses,
+    layout,
+    memo,
+    notation,
+    ops,
+    partition,
+    products,
+    recast,
+    recorder,
+    refine,
+    swizzle,
+)
+from algebra.core.arith import (
+    ArithTuple,
+    E,
+    ScaledBasis,
+    as_arithmetic_tuple,
+    basis_get,
+    basis_value,
+    coprofile,
+    coshape,
+    make_basis_like,
+)
+from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import (
     ceil_div,
@@ -69,32 +107,26 @@ from algebra.core.products import (
     zipped_product,
 )
 from algebra.core.recast import downcast, recast_layout, upcast
+from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 from algebra.core.swizzle import ComposedLayout, Swizzle
-
-# the hardware models and explanations are built on the names above (order matters)
-from algebra import atoms, banks  # noqa: E402  (thin: the hardware models under their old module names)
-from algebra.doctor import f2  # noqa: E402
-from algebra.hw import atoms_tiled, bankfix, coalescing, hopper  # noqa: E402
-from algebra.core.arith import ArithTuple, E, ScaledBasis, coprofile, coshape  # noqa: E402
-from algebra.hw.bank_access import bank_access  # noqa: E402
-from algebra.hw.bankfix import padding_fix, swizzle_fixes  # noqa: E402
-from algebra.hw.banks import analyze, analyze_ldmatrix  # noqa: E402
-from algebra.hw.coalescing import partition_sectors, sectors, widest_vector  # noqa: E402
-from algebra import explain, registry  # noqa: E402  (explain: a callable module, A.explain(op, *args))
-from algebra.explain import derive, explain_ops  # noqa: E402
-from algebra.formula import FormulaCheck, SymLayout, evaluate_formula, formula, index_formula, natural_names  # noqa: E402
-from algebra.formula import parse_symbolic  # noqa: E402
-from algebra.codegen import op_to_cpp, op_to_dsl  # noqa: E402
-from algebra.core.emit import to_cpp, to_dsl  # noqa: E402
-from algebra.explain import format_steps  # noqa: E402
-from algebra.doctor.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout  # noqa: E402
-from algebra.core.refine import common_coarsening, common_refinement, flat_refinement  # noqa: E402
-from algebra.core.arith import as_arithmetic_tuple, basis_get, basis_value, make_basis_like  # noqa: E402
-
-# the modules of the flat package that came before the subpackages, under their old names
-from algebra.core import (  # noqa: E402
-    arith, checks, coords, errors, fastpath, inttuple, inverses, layout, memo, notation, ops, partition, products,
-    recast, recorder, refine, swizzle,
+from algebra.doctor import f2
+from algebra.doctor.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
+from algebra.hw import atoms_tiled, bankfix, coalescing, hopper
+from algebra.hw.bank_access import bank_access
+from algebra.hw.bankfix import padding_fix, swizzle_fixes
+from algebra.hw.banks import analyze, analyze_ldmatrix
+from algebra.hw.coalescing import partition_sectors, sectors, widest_vector
+from algebra.teach import codegen, explain
+from algebra.teach.codegen import op_to_cpp, op_to_dsl
+from algebra.teach.explain import derive, explain_ops, format_steps
+from algebra.teach.formula import (
+    FormulaCheck,
+    SymLayout,
+    evaluate_formula,
+    formula,
+    index_formula,
+    natural_names,
+    parse_symbolic,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

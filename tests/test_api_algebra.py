@@ -49,7 +49,7 @@ def test_every_listed_op_runs(client):
 
 
 def test_steps_come_from_explain(client):
-    from algebra.explain import explain
+    from algebra.teach.explain import explain
 
     j = run(client, "composition", "(6,2):(8,2)", "(4,3):(3,1)").json()
     assert j["steps"] and all(isinstance(s["text"], str) and s["text"] for s in j["steps"])

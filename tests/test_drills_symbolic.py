@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import algebra as A
-from algebra.formula import evaluate, parse_formula
+from algebra.teach.formula import evaluate, parse_formula
 from app.drills.core import Drill, generate
 
 SEEDS = range(200)

@@ -12,7 +12,7 @@ import algebra as A
 from algebra import LayoutError, registry
 from algebra.core.layout import make_identity_layout
 from algebra.core.notation import show
-from algebra.explain import explain, explain_ops, format_steps
+from algebra.teach.explain import explain, explain_ops, format_steps
 
 P = A.parse
 
@@ -292,7 +292,7 @@ def test_no_step_claims_a_coalesce_that_changes_the_function():
 
 def test_the_steps_are_the_run_that_computed_the_answer():
     """explain runs the op once, with the recorder: a refusal met on the way is the derivation's last step."""
-    from algebra.explain import derive
+    from algebra.teach.explain import derive
 
     result, steps = derive("logical_divide", P("(8,8):(8,1)"), (P("4:1"), P("2:1")))
     assert steps[-1]["layout"] == str(result) == str(A.logical_divide(P("(8,8):(8,1)"), (P("4:1"), P("2:1"))))

@@ -10,7 +10,7 @@ import pytest
 import algebra as A
 from algebra import LayoutError
 from algebra.core.layout import make_identity_layout
-from algebra.formula import (
+from algebra.teach.formula import (
     SymLayout,
     evaluate,
     evaluate_formula,
@@ -158,7 +158,7 @@ def test_sampled_grading_catches_parity_tricks(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_sympy)
-    from algebra.formula import evaluate_formula
+    from algebra.teach.formula import evaluate_formula
 
     assert evaluate_formula("i*N + j", "(4,8):(N,1)").correct
     assert not evaluate_formula("i*N + j + N%2 - 1", "(4,8):(N,1)").correct

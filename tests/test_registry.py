@@ -11,8 +11,8 @@ import pytest
 
 import algebra as A
 from algebra import registry
-from algebra.codegen import op_to_cpp, op_to_dsl
-from algebra.explain import derive, explain_ops
+from algebra.teach.codegen import op_to_cpp, op_to_dsl
+from algebra.teach.explain import derive, explain_ops
 
 EXAMPLES = [(op.name, ex.args) for op in registry.OPS.values() for ex in op.examples]
 
@@ -52,7 +52,7 @@ def test_registry_explain_and_codegen_cover_the_same_ops():
 
 
 def test_explain_is_a_module_and_a_function():
-    import algebra.explain
+    import algebra.teach.explain
 
     assert isinstance(algebra.explain, types.ModuleType)
     assert A.explain is algebra.explain

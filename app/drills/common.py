@@ -205,7 +205,7 @@ def explain(op: str, *args: Any) -> list[dict[str, Any]]:
     fn = getattr(A, "explain", None)
     if fn is None:
         try:
-            from algebra.explain import explain as fn
+            from algebra.teach.explain import explain as fn
         except ImportError:
             return []
     try:

@@ -78,7 +78,7 @@ def _engine_formula(layout: Any, names: Any) -> str:
     """The engine's index formula text of ``layout`` over the given coordinate names."""
     fn = getattr(A, "formula", None)
     if fn is None:
-        from algebra.formula import formula as fn
+        from algebra.teach.formula import formula as fn
     return fn(layout, names)
 
 

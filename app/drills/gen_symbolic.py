@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 import algebra as A
-from algebra.formula import evaluate, parse_formula
+from algebra.teach.formula import evaluate, parse_formula
 from app.drills.common import explain, flat, lstr, mode_sizes, offsets_grid, pick, same_function, step
 from app.drills.core import Drill, Grade, register
 from app.drills.formula import normalise

@@ -11,8 +11,8 @@ import algebra as A
 from algebra import LayoutError, registry
 from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
-from algebra.explain import derive
 from algebra.registry import Op
+from algebra.teach.explain import derive
 from app.budget import offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from algebra import LayoutError
-from algebra.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl
-from algebra.formula import formula
+from algebra.teach.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl
+from algebra.teach.formula import formula
 from app.services.guard import guard
 
 #: C++ / DSL element type of a copy atom's value, by bits

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra import registry
 from algebra.core.emit import _cpp_coord, _cpp_step, cpp_shape, py_tuple, to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
+from algebra.teach import registry
 
 __all__ = ["op_to_cpp", "op_to_dsl", "to_cpp", "to_dsl"]
 

@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import coprofile
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.layout import Layout
+from algebra.core.notation import parse
 
 LETTERS = "ijklmnpqrs"
 MAX_TEXT = 2000
@@ -70,8 +73,6 @@ class SymLayout:
 
     def bind(self, values: dict[str, int]) -> Any:
         """The concrete Layout with the symbols replaced by ``values``."""
-        from algebra.core.layout import Layout
-
         sub = [evaluate(parse_formula(x), values) if isinstance(x, str) else x for x in it.flatten(self.stride)]
         shp = [evaluate(parse_formula(x), values) if isinstance(x, str) else x for x in it.flatten(self.shape)]
         return Layout(it.unflatten(tuple(shp), self.shape), it.unflatten(tuple(sub), self.stride))
@@ -113,8 +114,6 @@ def _sym_leaves(t: Any) -> Any:
 
 def _as_layoutish(x: Any) -> Any:
     if isinstance(x, str):
-        from algebra.core.notation import parse
-
         try:
             return parse(x)
         except LayoutError:
@@ -169,8 +168,6 @@ def formula(layout: Any, names: Any = None) -> str:
 
 
 def _basis_formula(layout: Any, flat: tuple, ds: tuple) -> str:
-    from algebra.core.arith import coprofile
-
     by_path: dict[tuple, list] = {}
     for n, d in zip(flat, ds, strict=True):
         if not getattr(d, "is_basis", False):

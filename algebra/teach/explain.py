@@ -24,11 +24,11 @@ import sys
 import types
 from typing import Any
 
-from algebra import registry
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.notation import show
 from algebra.core.recorder import Recorder, recording
+from algebra.teach import registry
 
 __all__ = ["derive", "explain", "explain_ops", "format_steps"]
 

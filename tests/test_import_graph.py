@@ -1,0 +1,267 @@
+"""The house stands: ``algebra/``'s own imports (every import statement, those inside functions too) form no
+circle and point down the floors core -> hw -> doctor -> teach -> the top level; the top level holds at most six
+modules; no module is over 400 lines; the algebra imports only the standard library.
+
+The checker is run on the real tree and on small synthetic trees, so that each rule is seen to fail where it should.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "algebra"
+
+#: floor of each subpackage; a module may import modules on its own floor or below. The top level (``algebra``
+#: and its thin re-exports) is the highest floor. The doctor may import the hardware models.
+FLOORS = {"core": 0, "hw": 1, "doctor": 2, "teach": 3}
+TOP = 4
+MAX_TOP_MODULES = 6
+MAX_LINES = 400
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every ``.py`` file under ``root`` (a package ``__init__`` as the package)."""
+    out = {}
+    for p in sorted(root.rglob("*.py")):
+        parts = (root.name,) + p.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = p
+    return out
+
+
+def imported_names(name: str, path: Path) -> list[tuple[str, int, bool]]:
+    """Every dotted name the module imports, with its line and whether it is optional (inside a ``try`` that
+    catches ImportError), from every import statement in the file (module level, inside functions and classes
+    alike); relative imports resolved against the module's package."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    tree = ast.parse(path.read_text(), str(path))
+    optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and any(
+        isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError") for h in t.handlers)
+        for stmt in t.body for n in ast.walk(stmt)}
+    out = []
+    for node in ast.walk(tree):
+        opt = id(node) in optional
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno, opt) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.append((mod, node.lineno, opt))
+            out += [(f"{mod}.{a.name}", node.lineno, opt) for a in node.names]
+    return out
+
+
+def graph(root: Path) -> tuple[dict[str, dict[str, int]], dict[str, set[str]]]:
+    """(edges: module -> {imported module of the tree: line}, outside: module -> top-level names imported from
+    outside the tree, but for optional ones). ``from pkg import name`` counts as an import of ``pkg.name`` when that
+    is a module, else of ``pkg``; a module importing its own package's ``__init__`` (``from algebra.core import
+    inttuple``) is not an edge to it, as Python has that package half-imported by then."""
+    mods = modules(root)
+    edges: dict[str, dict[str, int]] = {m: {} for m in mods}
+    outside: dict[str, set[str]] = {m: set() for m in mods}
+    for m, path in mods.items():
+        for target, line, optional in imported_names(m, path):
+            if target.split(".")[0] != root.name:
+                if not optional:
+                    outside[m].add(target.split(".")[0])
+                continue
+            while target not in mods:
+                target = target.rsplit(".", 1)[0]
+            own_package = m.startswith(target + ".") and mods[target].name == "__init__.py" and target != root.name
+            if target != m and not own_package:
+                edges[m].setdefault(target, line)
+    return edges, outside
+
+
+def circles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One circle (``[a, b, ..., a]``) per strongly connected component of more than one module (or a module that
+    imports itself), found by Tarjan's algorithm."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in edges[v]:
+                found.append(_cycle_in(sorted(comp), edges))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _cycle_in(comp: list[str], edges: dict[str, dict[str, int]]) -> list[str]:
+    """The shortest circle through the first module of a strongly connected component (breadth first)."""
+    start, members = comp[0], set(comp)
+    back = {start: None}
+    todo = [start]
+    while todo:
+        v = todo.pop(0)
+        for w in sorted(edges[v]):
+            if w == start:
+                path = [v]
+                while back[path[-1]] is not None:
+                    path.append(back[path[-1]])
+                return path[::-1] + [start]
+            if w in members and w not in back:
+                back[w] = v
+                todo.append(w)
+    return [start, start]
+
+
+def floor(root: Path, m: str) -> int:
+    parts = m.split(".")
+    return FLOORS.get(parts[1], TOP) if len(parts) > 1 and (root / parts[1]).is_dir() else TOP
+
+
+def against_the_floors(root: Path, edges: dict[str, dict[str, int]]) -> list[str]:
+    """Every import of a module on a higher floor (or of the top level from inside a subpackage)."""
+    return [f"{m} (floor {floor(root, m)}) imports {t} (floor {floor(root, t)}) at line {line}"
+            for m in sorted(edges) for t, line in sorted(edges[m].items()) if floor(root, t) > floor(root, m)]
+
+
+def top_level_modules(root: Path) -> list[str]:
+    return sorted(p.name for p in root.glob("*.py"))
+
+
+def subpackages(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file())
+
+
+def long_modules(root: Path) -> list[str]:
+    return [f"{p.relative_to(root.parent)}: {n} lines" for p in sorted(root.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > MAX_LINES]
+
+
+# --------------------------------------------------------------------------------------------- the real tree
+
+
+def test_no_import_circle_in_algebra():
+    edges, _ = graph(ROOT)
+    assert circles(edges) == []
+
+
+def test_imports_point_down_the_floors():
+    edges, _ = graph(ROOT)
+    assert against_the_floors(ROOT, edges) == []
+
+
+def test_the_core_imports_only_the_core():
+    edges, _ = graph(ROOT)
+    up = {(m, t) for m, ts in edges.items() if m.startswith("algebra.core") for t in ts
+          if not t.startswith("algebra.core")}
+    assert up == set()
+
+
+def test_the_floors_are_there_and_documented():
+    assert set(FLOORS) <= set(subpackages(ROOT))
+    for name in FLOORS:
+        doc = ast.get_docstring(ast.parse((ROOT / name / "__init__.py").read_text()))
+        assert doc and "import" in doc, f"algebra/{name}/__init__.py needs a docstring saying what it may import"
+
+
+def test_at_most_six_modules_at_the_top_level():
+    top = top_level_modules(ROOT)
+    assert "__init__.py" in top and len(top) <= MAX_TOP_MODULES, top
+
+
+def test_no_module_over_400_lines():
+    assert long_modules(ROOT) == []
+
+
+def test_the_algebra_imports_only_the_standard_library():
+    _, outside = graph(ROOT)
+    foreign = {(m, n) for m, names in outside.items() for n in names
+               if n not in sys.stdlib_module_names and n != "__future__"}
+    assert foreign == set()
+
+
+# --------------------------------------------------------------------------------------------- the checker itself
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "algebra"
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    for d in [root, *[p for p in root.rglob("*") if p.is_dir()]]:
+        (d / "__init__.py").touch()
+    return root
+
+
+def test_a_circle_hidden_inside_a_function_is_found(tmp_path):
+    root = _tree(tmp_path, {
+        "core/layout.py": "def with_shape():\n    from algebra.core.ops import composition\n",
+        "core/ops.py": "from algebra.core.layout import with_shape\n",
+        "core/inttuple.py": "import itertools\n",
+    })
+    edges, _ = graph(root)
+    assert circles(edges) == [["algebra.core.layout", "algebra.core.ops", "algebra.core.layout"]]
+
+
+def test_relative_imports_and_longer_circles_are_found(tmp_path):
+    root = _tree(tmp_path, {
+        "core/a.py": "from . import b\n",
+        "core/b.py": "from .c import x\n",
+        "core/c.py": "from algebra.core import a\nx = 1\n",
+    })
+    edges, _ = graph(root)
+    assert circles(edges) == [["algebra.core.a", "algebra.core.b", "algebra.core.c", "algebra.core.a"]]
+
+
+def test_an_import_up_a_floor_is_found(tmp_path):
+    root = _tree(tmp_path, {
+        "core/layout.py": "def f():\n    from algebra.hw import banks\n",
+        "hw/banks.py": "from algebra.core.layout import f\n",
+        "doctor/solver.py": "from algebra.hw.banks import x\n",
+        "hw/atoms.py": "from algebra import LayoutError\n",
+    })
+    edges, _ = graph(root)
+    found = against_the_floors(root, edges)
+    assert any(s.startswith("algebra.core.layout (floor 0) imports algebra.hw.banks (floor 1)") for s in found)
+    assert any(s.startswith("algebra.hw.atoms (floor 1) imports algebra (floor 4)") for s in found)
+    assert not any(s.startswith("algebra.doctor.solver") for s in found)
+    assert circles(edges) == [["algebra.core.layout", "algebra.hw.banks", "algebra.core.layout"]]
+
+
+def test_the_size_rules_fail_where_they_should(tmp_path):
+    root = _tree(tmp_path, {f"m{i}.py": "" for i in range(MAX_TOP_MODULES)} | {"core/big.py": "x = 1\n" * 401})
+    assert len(top_level_modules(root)) == MAX_TOP_MODULES + 1
+    assert long_modules(root) == ["algebra/core/big.py: 401 lines"]
+
+
+@pytest.mark.parametrize("text", ["import numpy\n", "def f():\n    import fastapi\n"])
+def test_a_third_party_import_is_found(tmp_path, text):
+    _, outside = graph(_tree(tmp_path, {"core/x.py": text}))
+    assert outside["algebra.core.x"] - set(sys.stdlib_module_names)
+
+
+def test_an_optional_import_is_allowed(tmp_path):
+    text = "def f():\n    try:\n        import sympy\n    except ImportError:\n        sympy = None\n"
+    _, outside = graph(_tree(tmp_path, {"teach/formula.py": text}))
+    assert outside["algebra.teach.formula"] == set()
