@@ -31,6 +31,7 @@ from app.middleware import (
     SecurityHeadersMiddleware,
     SlashRedirect,
 )
+from app.origin import SameOriginMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -128,6 +129,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(SameOriginMiddleware)  # a browser's write from another site: 403 (app.origin)
     app.add_middleware(SecurityHeadersMiddleware, docs=(openapi.DOCS_URL, openapi.REDOC_URL))
     openapi.install(app)  # /openapi.json with HTTPError for every refusal; /docs and /redoc from static/vendor
     app.state.embedded_worker = embedded_worker
