@@ -85,6 +85,9 @@ def build_schema(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault("422", {"description": DESCRIPTIONS[422]})
             if "requestBody" in op:
                 responses.setdefault("413", {"description": DESCRIPTIONS[413]})
+            if method.upper() not in ("GET", "HEAD", "OPTIONS"):  # app.origin: a browser's write from another site
+                responses.setdefault("403", {"description": "a browser's write from another site (Sec-Fetch-Site "
+                                                            "or Origin), or not allowed for this client"})
             if closing and (method.upper(), path) in budgeted:
                 responses.setdefault("503", {"description": DESCRIPTIONS[503]})
             for code, answer in responses.items():
