@@ -1,8 +1,8 @@
 """Evaluating a layout and converting coordinates, step by step: ``evaluate``, ``idx2crd``, ``crd2idx``.
 
 These compute their answer by the walk they describe (split the coordinate column-major, then the inner product
-with the stride), recording each step when a derivation is being recorded (``algebra.recorder``).
-Post-conditions: ``evaluate(L, c) == L(c)``; ``idx2crd`` / ``crd2idx`` equal ``algebra.inttuple``'s.
+with the stride), recording each step when a derivation is being recorded (``algebra.core.recorder``).
+Post-conditions: ``evaluate(L, c) == L(c)``; ``idx2crd`` / ``crd2idx`` equal ``algebra.core.inttuple``'s.
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
 def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
     """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``.
 
-    Returns the result as a raw ``(shape, stride)`` pair. ``rec``: the derivation recorder (``algebra.recorder``),
+    Returns the result as a raw ``(shape, stride)`` pair. ``rec``: the derivation recorder (``algebra.core.recorder``),
     which gets one step per decision; None on the ordinary path.
     """
     if rd == 0 and type(rd) is int:

@@ -3,7 +3,7 @@
 Layouts are immutable values, so an operation's result depends only on its (hashable) arguments. ``memo`` keeps
 the most recent results of every memoized operation on small arguments in one cache of at most MEMO_ENTRIES entries
 of a few KB each; bigger arguments, arguments that cannot be hashed (lists) and every call made while a derivation is
-being recorded (``algebra.recorder``: the op must run to record its steps) bypass it.
+being recorded (``algebra.core.recorder``: the op must run to record its steps) bypass it.
 
 :class:`BoundedCache` and :func:`bounded` are the same cache for other pure functions (the web services use them):
 a count of entries alone does not bound memory when one entry can be a 2^16-cell table and the next a short string.

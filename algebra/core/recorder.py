@@ -1,10 +1,10 @@
 """The derivation recorder: the ops write their own steps while ``explain`` asks for them.
 
-``explain(op, *args)`` (``algebra.explain``) makes a ``Recorder`` active (a context variable, so concurrent requests
-never mix their steps) and runs the op itself. Each op checks ``active()`` once; when it is None (the ordinary call)
-the op runs its fast paths and records nothing; when a recorder is active the op skips its fast paths, ``memo``
-skips its cache, and the op calls ``rec.step(text, layout)`` at each decision. The derivation is therefore a trace
-of the code that computed the answer and cannot disagree with it.
+``explain(op, *args)`` (``algebra.teach.explain``) makes a ``Recorder`` active (a context variable, so concurrent
+requests never mix their steps) and runs the op itself. Each op checks ``active()`` once; when it is None (the
+ordinary call) the op runs its fast paths and records nothing; when a recorder is active the op skips its fast
+paths, ``memo`` skips its cache, and the op calls ``rec.step(text, layout)`` at each decision. The derivation is
+therefore a trace of the code that computed the answer and cannot disagree with it.
 
 A step is a dict ``{"text", "layout", "kind", "depth"}`` (plus extras such as ``"value"`` or ``"offset"``):
 ``layout`` is the intermediate result as the op passed it (a Layout, a tiler, CuTe notation text) or None; ``kind``

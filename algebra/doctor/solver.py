@@ -13,7 +13,7 @@
 A candidate that breaks a vector access (its elements are no longer contiguous and aligned) is rejected. Ranking:
 constraints met (tma / wgmma accesses), total wavefronts, vectors kept tile-wide, CuTe layouts before XOR maps,
 extra bytes, then hardware modes and fewer XOR bits first.
-Post-condition: each candidate's ``wavefronts`` are ``algebra.banks.analyze`` of its addresses (the reference
+Post-condition: each candidate's ``wavefronts`` are ``algebra.hw.banks.analyze`` of its addresses (the reference
 model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 """
 

@@ -1,7 +1,7 @@
 """The layout doctor's inputs: a shared-memory tile and the warp accesses that touch it, and their cost under a
-candidate placement of the tile's elements (the bank model of ``algebra.banks``, CONTRACT §3).
+candidate placement of the tile's elements (the bank model of ``algebra.hw.banks``, CONTRACT §3).
 
-Conventions (those of ``algebra.banks.bank_access``): the tile is viewed as rows x cols (mode 0 x the rest); the
+Conventions (those of ``algebra.hw.bank_access``): the tile is viewed as rows x cols (mode 0 x the rest); the
 1-D coordinate of element (r, c) is ``r + rows * c``; a vector access of v elements starting at (r, c) covers
 (r, c), (r, c + 1), ..., (r, c + v - 1) and must land on v consecutive, v-aligned offsets to be one instruction.
 
@@ -318,7 +318,7 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
 
 def phase_cost(addrs: list[int], access_bytes: int, per_phase: int) -> list[int]:
     """Wavefronts per phase (CONTRACT §3): distinct 4-byte words per bank, the largest count, at least 1.
-    Equal to ``algebra.banks.analyze(...).phases`` (tests check it)."""
+    Equal to ``algebra.hw.banks.analyze(...).phases`` (tests check it)."""
     wpl = max(1, access_bytes // 4)
     phases = []
     for s in range(0, len(addrs), per_phase):

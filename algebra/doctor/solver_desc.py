@@ -242,7 +242,7 @@ MAX_DRAWN_CHUNKS = 256
 
 
 def tma(args: dict[str, Any]) -> dict[str, Any]:
-    """Every rule of ``cuTensorMapEncodeTiled`` (``algebra.hopper.encode_tiled``) with its verdict, and the box as
+    """Every rule of ``cuTensorMapEncodeTiled`` (``algebra.hw.hopper.encode_tiled``) with its verdict, and the box as
     it lands in shared memory: per box row (at most 64) the physical 16-byte chunk of each logical chunk after the
     swizzle (byte address bits [4, 7) XOR bits [7, 10) for 128B, fewer for 64B / 32B)."""
     if "call" in args:

@@ -1,7 +1,7 @@
 """What the layout doctor says about a candidate: which hardware path accepts it (TMA swizzle mode, GMMA smem atom,
 base alignment), its bit diagram, its CuTe C++ / DSL code and a paragraph on why it works.
 
-Hardware rules (``algebra.hopper``): TMA and wgmma swizzle byte addresses with ``Sw<B,4,3>`` (B = 1, 2, 3: the
+Hardware rules (``algebra.hw.hopper``): TMA and wgmma swizzle byte addresses with ``Sw<B,4,3>`` (B = 1, 2, 3: the
 32/64/128-byte modes); on elements of ``e`` bytes that is ``Sw<B, 4 - log2 e, 3>``. wgmma needs the tile to be a
 GMMA atom tiled over it (``tile_to_shape``); TMA writes a dense box whose contiguous extent is a multiple of 16 bytes
 and at most the swizzle span (or a tiled atom, box by box). The smem base must be aligned to the swizzle's repeat:
@@ -156,7 +156,7 @@ def layout_of(tile: Tile, cand: Any) -> Any:
 
 
 def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
-    """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.codegen``); an XOR map as a plain function."""
+    """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.core.emit``); an XOR map as a plain function."""
     from algebra.core.emit import to_cpp, to_dsl
 
     lay = layout_of(tile, cand)
@@ -215,7 +215,7 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
 
 def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
-    ``algebra.banks.analyze`` (the reference model) from the candidate's addresses."""
+    ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
     from algebra.doctor.solver_access import lane_offsets
     from algebra.hw.banks import analyze, analyze_ldmatrix
 

@@ -1,7 +1,7 @@
 """Step-by-step derivations, recorded from the code that computes the answer.
 
 ``explain(op_name, *args)`` (also ``algebra.explain(op_name, *args)``: this module is callable) runs the op of
-``algebra.registry`` with a recorder active (``algebra.recorder``): the op skips its fast paths and its cache and
+``algebra.registry`` with a recorder active (``algebra.core.recorder``): the op skips its fast paths and its cache and
 writes a step at each decision it takes. The steps therefore describe the run that produced the answer.
 
 Each step is a dict with at least ``"text"`` (one sentence) and ``"layout"`` (CuTe notation of the intermediate

@@ -17,8 +17,8 @@ Emitters take ``(n, a)``: ``n[k]`` is argument k as C++ (or DSL) text (a bound v
 inline otherwise) and ``a[k]`` its value; they return an expression, or a list of statements that print the result.
 An op without an emitter is emitted as ``name(args...)`` / ``cute.name(args...)``.
 
-Adding an op: implement it in its module (recording its steps through ``algebra.recorder.active()``, see
-``algebra.ops.coalesce``), then add one ``_op(...)`` line below, e.g.::
+Adding an op: implement it in its module (recording its steps through ``algebra.core.recorder.active()``, see
+``algebra.core.coalesce.coalesce``), then add one ``_op(...)`` line below, e.g.::
 
     _op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0", "Inverses",
         [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
