@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import algebra as A
+from app.drills import sheet
 from app.drills.common import offsets_grid, ordered_layout, pick, step, table
 from app.drills.core import Drill, Grade, register
 from app.drills.gen_coords import small_layout
@@ -37,7 +38,8 @@ def classify(layout: Any) -> str:
           "column-major or neither (a padded pitch still counts).", 4)
 def make_majorness(rng: random.Random, seed: int) -> Drill:
     target = pick(rng, ["row", "row", "column", "column", "neither"])
-    for _ in range(200):
+    from_sheet = sheet.take(rng) and target == "neither"  # the sheet's part 3.4: (2,(2,2)):(4,(2,1))
+    for _ in range(0 if from_sheet else 200):
         style = pick(rng, ["plain", "padded", "padded", "hier", "hier", "strided", "strided"])
         if style == "plain":
             layout = small_layout(rng)
@@ -62,6 +64,8 @@ def make_majorness(rng: random.Random, seed: int) -> Drill:
                                                  (1, m), (m * n, 1), (1, m * n)]))
         if classify(layout) == target:
             break
+    if from_sheet:
+        layout, style = A.parse(sheet.L3), "hier"
     want = classify(layout)
     t = table(layout)
     why = {"row": "consecutive columns are adjacent (offset + 1) and each row starts one pitch after the previous",

@@ -169,13 +169,17 @@ def parse_int(text: str) -> int:
     return value
 
 
+_AND = re.compile(r"(?<=[0-9)]) and (?=[0-9(_+-])", re.IGNORECASE)
+
+
 def parse_int_list(text: str, expected_len: int | None = None) -> list[int]:
     """Read a flat list of integers in any of ``[0, 4, 8]``, ``0 4 8``, ``0;4;8`` or one per line, or labelled:
     ``(0,0) -> 0, (1,0) -> 4``, ``L(1,5) = 19; L(2,0) = 8``, ``bank 5, bank 6`` (the value after the last ``=``,
-    ``->`` or ``:`` of each item, words before it dropped).
+    ``->`` or ``:`` of each item, words before it dropped); ``and`` between two items separates them.
 
     Post-condition: when ``expected_len`` is given the list has exactly that length (else AnswerError).
     """
+    text = _AND.sub(", ", squeeze(check_length(text)))
     try:
         value = parse_nested(text)
     except AnswerError as err:
