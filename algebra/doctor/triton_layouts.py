@@ -1,0 +1,337 @@
+"""TTGIR layout attributes as Triton's LinearLayouts for a tensor shape, built the way Triton builds them
+(``toLinearLayout`` in ``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp``), for NVIDIA targets (32 lanes):
+
+* distributed (in-dims register, lane, warp, block -> dim0, dim1, ...): ``blocked``, ``nvidia_mma`` versions 2
+  (Ampere mma.sync) and 3 (Hopper wgmma), ``dot_op`` of an MMA (or of a blocked layout, the FMA path), ``slice``,
+  ``linear``;
+* shared (in-dims offset, block -> dims): ``swizzled_shared`` (and the older ``shared``), ``nvmma_shared``,
+  ``padded_shared`` (its linear part; the paddings are applied to the offset afterwards) and ``shared_linear``.
+
+``convert(text_or_attr, shape, element_bits)`` -> ``TritonLayout``. Bad parameters raise ``TTGIRError`` naming the
+field (``blocked.threadsPerWarp: ...``). Post-condition: the layout's out-dim sizes equal ``shape``; Triton's own
+``to_linear_layout`` gives the same bases (``tests/test_triton_oracle.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from algebra.core.errors import LayoutError
+from algebra.doctor import ttgir
+from algebra.doctor.linear_layout import LinearLayout
+from algebra.doctor.tt_ll import (
+    TLL,
+    as_dict,
+    dims,
+    empty,
+    ensure_not_larger,
+    ensure_not_smaller,
+    identity1d,
+    identity_nd,
+    matrix_order,
+    zeros1d,
+)
+from algebra.doctor.ttgir import Attr, TTGIRError
+
+DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear")
+SHARED = ("swizzled_shared", "nvmma_shared", "padded_shared", "shared_linear", "shared")
+MAX_ELEMENTS = 1 << 18
+WARP = 32
+
+
+@dataclass
+class TritonLayout:
+    """One attribute for one shape. ``ll``: distributed in-dims register/lane/warp/block, shared offset/block;
+    ``paddings``: padded_shared's [interval, padding] pairs (offset o is stored at o + sum((o // i) * p))."""
+
+    attr: Attr
+    shape: list[int]
+    ll: TLL
+    paddings: list[list[int]] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "swizzled_shared" if self.attr.name == "shared" else self.attr.name
+
+    @property
+    def shared(self) -> bool:
+        return self.attr.name in SHARED
+
+    @property
+    def text(self) -> str:
+        return ttgir.format_attr(self.attr)
+
+    def linear(self) -> LinearLayout:
+        ins = ("offset", "block") if self.shared else ("register", "lane", "warp", "block")
+        return self.ll.to_linear(ins, dims(len(self.shape)))
+
+    def bases(self) -> dict[str, list[list[int]]]:
+        return self.linear().to_json()["bases"]
+
+
+def _fail(owner: str, key: str, msg: str) -> TTGIRError:
+    return TTGIRError(f"{owner}.{key}: {msg}")
+
+
+def _get(a: Attr, key: str, default: Any = ...) -> Any:
+    if key not in a.fields:
+        if default is ...:
+            raise _fail(a.name, key, "missing")
+        return default
+    return a.fields[key]
+
+
+def _int(a: Attr, key: str, allowed: tuple[int, ...] | None = None, default: Any = ..., pow2: bool = False) -> int:
+    v = _get(a, key, default)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _fail(a.name, key, f"expected an integer, got {ttgir.value_text(v)}")
+    if allowed is not None and v not in allowed:
+        raise _fail(a.name, key, f"{v} is not one of {', '.join(map(str, allowed))}")
+    if pow2 and (v < 1 or v & (v - 1)):
+        raise _fail(a.name, key, f"{v} is not a power of two")
+    return v
+
+
+def _pow2s(a: Attr, key: str, rank: int) -> list[int]:
+    v = _get(a, key)
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise _fail(a.name, key, f"expected a list of integers, got {ttgir.value_text(v)}")
+    if len(v) != rank:
+        raise _fail(a.name, key, f"has {len(v)} entries, but the tensor has rank {rank}")
+    for x in v:
+        if x < 1 or x & (x - 1):
+            raise _fail(a.name, key, f"{x} is not a power of two")
+    return list(v)
+
+
+def _order(a: Attr, rank: int, key: str = "order") -> list[int]:
+    v = _get(a, key)
+    if not isinstance(v, list) or sorted(v) != list(range(rank)) or any(isinstance(x, bool) for x in v):
+        raise _fail(a.name, key, f"{ttgir.value_text(v)} is not a permutation of 0..{rank - 1}")
+    return list(v)
+
+
+def _bases(a: Attr, key: str, rank: int | None, default: Any = ...) -> list[list[int]]:
+    v = _get(a, key, default)
+    if not isinstance(v, list) or not all(isinstance(b, list) for b in v):
+        raise _fail(a.name, key, f"expected a list of bases (lists of integers), got {ttgir.value_text(v)}")
+    for b in v:
+        if rank is not None and len(b) != rank:
+            raise _fail(a.name, key, f"basis {ttgir.value_text(b)} has {len(b)} entries, not the tensor rank {rank}")
+        if not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 1 << 20 for x in b):
+            raise _fail(a.name, key, f"basis {ttgir.value_text(b)}: entries must be non-negative integers")
+    return [list(b) for b in v]
+
+
+# --------------------------------------------------------------------------- CTAs of a cluster
+
+
+def _cga(a: Attr, rank: int) -> TLL:
+    names = dims(rank)
+    if "CGALayout" in a.fields:
+        return TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+    if "CTAsPerCGA" in a.fields:
+        ctas, split = _pow2s(a, "CTAsPerCGA", rank), _pow2s(a, "CTASplitNum", rank)
+        out = empty()
+        for d in _order(a, rank, "CTAOrder"):
+            if ctas[d] % split[d]:
+                raise _fail(a.name, "CTASplitNum", f"{split[d]} does not divide CTAsPerCGA {ctas[d]}")
+            out = out * identity1d(split[d], "block", names[d]) * zeros1d(ctas[d] // split[d], "block", names[d])
+        return out.transpose_outs(names)
+    return TLL({"block": []}, {n: 1 for n in names})
+
+
+def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str) -> TLL:
+    """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs and put the CTAs outside."""
+    names = dims(len(shape))
+    for n in names:
+        if n not in cta.outs:
+            cta = cta * identity1d(1, next(iter(cta.bases), "register"), n)
+    cga = ensure_not_larger(cga, as_dict(names, shape)).transpose_outs(list(cta.outs))
+    cta_shape = {n: max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)}
+    in_dim = next(iter(cta.bases))
+    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape)
+    out = (cta * cga).transpose_outs(names)
+    got = [out.outs[n] for n in names]
+    if got != list(shape):
+        raise TTGIRError(f"{owner}: the layout covers {got}, which does not fit the shape {list(shape)}")
+    return out
+
+
+# --------------------------------------------------------------------------- distributed
+
+
+def _blocked(a: Attr, shape: list[int]) -> TLL:
+    rank = len(shape)
+    spt, tpw, wpc = (_pow2s(a, k, rank) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
+    order = _order(a, rank)
+    if _prod(tpw) != WARP:
+        raise _fail(a.name, "threadsPerWarp", f"the product is {_prod(tpw)}, not {WARP} (one NVIDIA warp)")
+    cta = identity_nd("register", spt, order) * identity_nd("lane", tpw, order) * identity_nd("warp", wpc, order)
+    return _combine(cta, _cga(a, rank), shape, a.name)
+
+
+def _mma_tile(tile: list[int], kwidth: int, order: list[int], rep_order: list[int], owner: str) -> TLL:
+    """Triton's nvidiaMmaTile: kWidth registers, 4 lanes (inner), 8 lanes (outer), then register repeats."""
+    names = dims(len(tile))
+    inner, outer = order[0], order[1]
+    m, n = tile[outer], tile[inner]
+    if m % 8 or n % (kwidth * 4):
+        raise TTGIRError(f"{owner}: an instruction tile of {tile} does not hold 8 x {kwidth * 4} elements")
+    ll = identity_nd("register", [1] * len(tile), rep_order)
+    return (ll * identity1d(kwidth, "register", names[inner]) * identity1d(4, "lane", names[inner])
+            * identity1d(8, "lane", names[outer]) * identity1d(m // 8, "register", names[outer])
+            * identity1d(n // (kwidth * 4), "register", names[inner]))
+
+
+def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
+    major = _int(a, "versionMajor", (2, 3))
+    _int(a, "versionMinor", default=0)
+    if rank not in (2, 3) or (major == 3 and rank != 2):
+        raise TTGIRError(f"nvidia_mma: version {major} takes a rank-{'2' if major == 3 else '2 or 3'} tensor, "
+                         f"not rank {rank}")
+    wpc = _pow2s(a, "warpsPerCTA", rank)
+    instr = _get(a, "instrShape")
+    want = rank if major == 2 else 3
+    if not isinstance(instr, list) or len(instr) != want or not all(isinstance(x, int) for x in instr):
+        raise _fail(a.name, "instrShape", f"expected {want} integers, got {ttgir.value_text(instr)}")
+    if major == 2 and instr[-2:] != [16, 8]:
+        raise _fail(a.name, "instrShape", f"{ttgir.value_text(instr)}: mma.sync (version 2) tiles are [16, 8]")
+    if major == 3 and (instr[0] != 16 or instr[1] % 8 or not 8 <= instr[1] <= 256):
+        raise _fail(a.name, "instrShape", f"{ttgir.value_text(instr)}: wgmma (version 3) is [16, N, K] with N a "
+                                          "multiple of 8 up to 256")
+    return major, wpc, (list(instr) if major == 2 else instr[:2])
+
+
+def _mma(a: Attr, shape: list[int]) -> TLL:
+    rank = len(shape)
+    major, wpc, tile = _mma_params(a, rank)
+    order = matrix_order(rank, True)
+    cta = _mma_tile(tile, 2, order, order, a.name)
+    cta = cta * identity_nd("warp", wpc, matrix_order(rank, major != 3)).transpose_outs(list(cta.outs))
+    return _combine(cta, _cga(a, rank), shape, a.name)
+
+
+def _broadcasted(shape: list[int], order: list[int], kdim: int, in_dim: str) -> TLL:
+    names = dims(len(shape))
+    out = empty()
+    for d in order:
+        out = out * (zeros1d if d == kdim else identity1d)(shape[d], in_dim, names[d])
+    return out
+
+
+def _dot(a: Attr, shape: list[int]) -> TLL:
+    rank = len(shape)
+    op = _int(a, "opIdx", (0, 1))
+    parent = _get(a, "parent")
+    if not isinstance(parent, Attr) or parent.name not in ("nvidia_mma", "blocked"):
+        raise _fail(a.name, "parent", "expected #ttg.nvidia_mma<...> or #ttg.blocked<...> (or an alias of one)")
+    kdim = rank - 1 if op == 0 else rank - 2
+    if parent.name == "blocked":
+        spt, tpw, wpc = (_pow2s(parent, k, rank) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
+        order = _order(parent, rank)
+        spt[kdim] = shape[kdim]
+        rep = [dims(rank)[d] for d in order]
+        cta = (identity_nd("register", spt, order).transpose_outs(rep)
+               * _broadcasted(tpw, order, kdim, "lane").transpose_outs(rep)
+               * _broadcasted(wpc, order, kdim, "warp").transpose_outs(rep))
+        return _combine(cta, _cga(parent, rank), shape, a.name)
+    major, wpc, _ = _mma_params(parent, rank)
+    kwidth = _int(a, "kWidth", pow2=True)
+    if major == 3 and op == 1:
+        raise _fail(a.name, "opIdx", "wgmma (version 3) reads operand B from shared memory: only opIdx = 0 has a "
+                                     "register layout")
+    tile = [1] * rank
+    tile[-2:] = [16, kwidth * 8] if op == 0 else [kwidth * 8, 8]
+    order = matrix_order(rank, op == 0)
+    cta = _mma_tile(tile, kwidth, order, order, a.name)
+    warps = _broadcasted(wpc, matrix_order(rank, major != 3), kdim, "warp").transpose_outs(list(cta.outs))
+    cga = _cga(parent, rank)
+    cga = TLL({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
+    return _combine(cta * warps, cga, shape, a.name)
+
+
+def _slice(a: Attr, shape: list[int]) -> TLL:
+    rank = len(shape)
+    d = _int(a, "dim", tuple(range(rank + 1)))
+    parent = _get(a, "parent")
+    if not isinstance(parent, Attr) or parent.name not in DISTRIBUTED:
+        raise _fail(a.name, "parent", "expected a distributed layout (#ttg.blocked<...>, an alias of one, ...)")
+    pshape = shape[:d] + [1] + shape[d:]
+    p = _distributed(parent, pshape)
+    new = dims(rank)
+    transform = empty()
+    for name in p.outs:
+        idx = int(name[3:])
+        if idx == d:
+            transform = transform * zeros1d(p.outs[name], name, new[0] if new else "dim0")
+        else:
+            transform = transform * identity1d(p.outs[name], name, new[idx - (idx > d)])
+    s = p.compose(transform)
+    s.bases["register"] = [v for v in s.bases["register"] if any(v)]
+    return s.transpose_outs(new)
+
+
+def _linear(a: Attr, shape: list[int]) -> TLL:
+    rank = len(shape)
+    names = dims(rank)
+    bases = {k: _bases(a, k, rank, []) for k in ("register", "lane", "warp", "block")}
+    if len(bases["lane"]) != 5:
+        raise _fail(a.name, "lane", f"{len(bases['lane'])} bases: an NVIDIA warp has 32 lanes (5 bases)")
+    ll = TLL.inferred(bases, names)
+    from algebra.doctor import f2
+
+    cols = ll.to_linear(("register", "lane", "warp", "block"), names).columns()
+    nbits = sum(s.bit_length() - 1 for s in ll.outs.values())
+    if f2.rank(cols) != nbits:
+        raise TTGIRError(f"linear: the bases reach {f2.rank(cols)} of the {nbits} coordinate bits of "
+                         f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")
+    order = []
+    for v in bases["register"]:
+        nz = next((i for i, x in enumerate(v) if x), None)
+        if nz is not None and nz not in order:
+            order.append(nz)
+    order += [i for i in range(rank - 1, -1, -1) if i not in order]
+    ll = ll.transpose_outs([names[i] for i in order])
+    ll = ensure_not_smaller(ll, as_dict(names, shape), "register")
+    ll = ensure_not_larger(ll, as_dict(names, shape), broadcast_registers=False)
+    return ll.transpose_outs(names)
+
+
+def _distributed(a: Attr, shape: list[int]) -> TLL:
+    make = {"blocked": _blocked, "nvidia_mma": _mma, "dot_op": _dot, "slice": _slice, "linear": _linear}[a.name]
+    return make(a, shape)
+
+
+def _prod(xs: list[int]) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def convert(layout: str | Attr, shape: Any, element_bits: int | None = None) -> TritonLayout:
+    """The attribute's LinearLayout for ``shape`` (see the module docstring)."""
+    from algebra.doctor.triton_shared import shared_layout
+
+    a = ttgir.parse(layout) if isinstance(layout, str) else layout
+    shp = check_shape(shape)
+    if a.name.startswith("amd"):
+        raise TTGIRError(f"{a.name}: AMD layouts are not read (LayoutLab models NVIDIA's shared-memory banks)")
+    if a.name in SHARED:
+        ll, pads = shared_layout(a, shp, element_bits)
+        return TritonLayout(a, shp, ll, pads)
+    return TritonLayout(a, shp, _distributed(a, shp))
+
+
+def check_shape(shape: Any) -> list[int]:
+    """A tensor shape: 1 to 3 powers of two, at most MAX_ELEMENTS elements. LayoutError names ``shape``."""
+    if not isinstance(shape, list | tuple) or not 1 <= len(shape) <= 3:
+        raise LayoutError("shape: expected a list of 1 to 3 sizes, e.g. [64, 64]")
+    for s in shape:
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
+            raise LayoutError(f"shape: {s!r} is not a power of two (Triton's tensors have power-of-two sizes)")
+    if _prod(list(shape)) > MAX_ELEMENTS:
+        raise LayoutError(f"shape: {_prod(list(shape)):,} elements is over the cap of {MAX_ELEMENTS:,}")
+    return list(shape)

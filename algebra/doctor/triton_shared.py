@@ -1,0 +1,194 @@
+"""Triton's shared-memory encodings as LinearLayouts (in-dim offset -> tensor coordinate), for NVIDIA:
+
+* ``swizzled_shared<{vec, perPhase, maxPhase, order}>``: row r's vectors of ``vec`` elements XOR-ed with
+  ``(r / perPhase) % maxPhase`` (Triton's swizzledSharedToLinearLayout); the older ``shared<{..., hasLeadingOffset}>``
+  the same, or with a leading offset the 8-row core matrices of the tensor-core layouts;
+* ``nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth}>``: the TMA / wgmma layout, 8-row core matrices of
+  ``swizzlingByteWidth`` bytes in boxes of at most 256 rows (nvmmaSharedToLinearLayout); rank 2;
+* ``padded_shared<[interval:+pad, ...] {order, shape}>`` or ``{offset = [...], block = [...]}``: the linear part,
+  with the paddings returned beside it;
+* ``shared_linear<{offset, block}, alignment = N>``: the bases as given.
+
+``shared_layout(attr, shape, element_bits) -> (TLL, paddings)``; TTGIRError names the field on bad input.
+"""
+
+from __future__ import annotations
+
+from algebra.doctor import ttgir
+from algebra.doctor.tt_ll import TLL, dims, ensure_not_smaller, identity1d
+from algebra.doctor.ttgir import Attr, TTGIRError
+
+
+def _tl():
+    from algebra.doctor import triton_layouts
+
+    return triton_layouts
+
+
+def _swizzled(a: Attr, shape: list[int]) -> TLL:
+    T = _tl()
+    rank = len(shape)
+    vec, per, maxp = (T._int(a, k, pow2=True) for k in ("vec", "perPhase", "maxPhase"))
+    order = T._order(a, rank)
+    cga = T._cga(a, rank)
+    names = dims(rank)
+    per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
+    if rank == 1:
+        return T._combine(identity1d(per_cta[0], "offset", "dim0"), cga, shape, a.name)
+    col, row = order[0], order[1]
+    ncols, nrows = per_cta[col], per_cta[row]
+    if a.name == "shared" and a.fields.get("hasLeadingOffset") is True:
+        return _leading_offset(a, shape, vec, per, maxp, order, cga)
+    bases = [[0, 1 << i] for i in range(ncols.bit_length() - 1)]
+    bases += [[1 << i, (vec * (((1 << i) // per) % maxp)) % ncols] for i in range(nrows.bit_length() - 1)]
+    ll = TLL({"offset": bases}, {names[row]: nrows, names[col]: ncols})
+    for d in order[2:]:
+        ll = ll * identity1d(per_cta[d], "offset", names[d])
+    return T._combine(ll, cga, shape, a.name)
+
+
+def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, order: list[int], cga: TLL) -> TLL:
+    T = _tl()
+    widths = {(4, 2): 32, (2, 4): 64, (1, 8): 128}
+    if (per, maxp) not in widths:
+        raise T._fail(a.name, "perPhase", "with hasLeadingOffset, (perPhase, maxPhase) is (4, 2), (2, 4) or (1, 8)")
+    bits = a.fields.get("_element_bits")
+    if bits is None:
+        raise TTGIRError("element_bits: a shared layout with hasLeadingOffset needs the element size")
+    names = dims(len(shape))
+    col, row = order[0], order[1]
+    tile_cols = 8 * widths[(per, maxp)] // bits
+    if shape[col] < tile_cols or shape[row] < 8:
+        raise TTGIRError(f"{a.name}: the shape {shape} is smaller than one 8 x {tile_cols} core tile")
+    bases = [[0, 1 << i] for i in range(tile_cols.bit_length() - 1)]
+    bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
+    ll = TLL({"offset": bases}, {names[row]: 8, names[col]: tile_cols})
+    for d in order[2:]:
+        ll = ll * identity1d(shape[d], "offset", names[d])
+    return T._combine(ll, cga, shape, a.name)
+
+
+def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
+    T = _tl()
+    width = T._int(a, "swizzlingByteWidth", (0, 32, 64, 128))
+    ebits = T._int(a, "elementBitWidth", (8, 16, 32, 64))
+    transposed = a.fields.get("transposed", False)
+    if not isinstance(transposed, bool):
+        raise T._fail(a.name, "transposed", "expected true or false")
+    if a.fields.get("fp4Padded", False) is not False:
+        raise T._fail(a.name, "fp4Padded", "packed fp4 layouts are not modelled (the bank model counts whole bytes)")
+    if element_bits is not None and element_bits != ebits:
+        raise TTGIRError(f"element_bits: {element_bits} differs from the layout's elementBitWidth = {ebits}")
+    if len(shape) != 2:
+        raise TTGIRError(f"nvmma_shared: rank-{len(shape)} tensors are not modelled (rank 2 only)")
+    cga = T._cga(a, 2)
+    names = dims(2)
+    per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
+    contig = 0 if transposed else 1
+    tma = [min(s, 256) for s in per_cta]
+    if width:
+        span = 8 * width // ebits
+        if tma[contig] < span:
+            raise TTGIRError(f"nvmma_shared.swizzlingByteWidth: {width} bytes is {span} elements of "
+                             f"{ebits} bits, more than the {per_cta[contig]} along the contiguous dimension")
+        tma[contig] = span
+    if not width:
+        ll = identity1d(tma[1], "offset", "dim1") * identity1d(tma[0], "offset", "dim0")
+        ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
+        return T._combine(ll, cga, shape, a.name)
+    rows, cols = (tma[1], tma[0]) if transposed else (tma[0], tma[1])
+    vec, per, maxp = 128 // ebits, 128 // width, width // 16
+    if rows < 8:
+        raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
+    bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
+    bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
+    ll = ensure_not_smaller(TLL({"offset": bases}, {"dim0": 8, "dim1": cols}), {"dim0": rows, "dim1": cols}, "offset")
+    if transposed:
+        ll = TLL({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
+    ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
+    return T._combine(ll, cga, shape, a.name)
+
+
+def _explicit(a: Attr, shape: list[int], owner: str) -> TLL:
+    """offset/block bases as given; their shape must be the tensor's."""
+    T = _tl()
+    rank = len(shape)
+    ll = TLL.inferred({"offset": T._bases(a, "offset", rank), "block": T._bases(a, "block", rank, [])}, dims(rank))
+    got = list(ll.outs.values())
+    if got != list(shape):
+        raise TTGIRError(f"shape: {owner}'s bases describe a {got} tensor, not {list(shape)}")
+    return ll
+
+
+def _padded(a: Attr, shape: list[int]) -> tuple[TLL, list[list[int]]]:
+    T = _tl()
+    pads = a.fields.get("paddings", [])
+    if not pads:
+        raise T._fail(a.name, "paddings", "at least one [interval:+padding] pair is needed")
+    seen = set()
+    for interval, pad in pads:
+        for what, v in (("interval", interval), ("padding", pad)):
+            if v < 1 or v & (v - 1):
+                raise T._fail(a.name, what, f"{v} is not a power of two")
+        if interval in seen:
+            raise T._fail(a.name, "interval", f"{interval} is given twice")
+        seen.add(interval)
+    if "offset" in a.fields:
+        return _explicit(a, shape, "padded_shared"), [list(p) for p in pads]
+    rank = len(shape)
+    own = T._pow2s(a, "shape", rank)
+    if own != list(shape):
+        raise TTGIRError(f"shape: the padded_shared layout is for {ttgir.value_text(own)}, not {list(shape)}")
+    order = T._order(a, rank)
+    names = dims(rank)
+    ll = TLL({"offset": []}, {n: 1 for n in names})
+    for d in order:
+        ll = ll * identity1d(shape[d], "offset", names[d])
+    return ll.transpose_outs(names), [list(p) for p in pads]
+
+
+def shared_layout(a: Attr, shape: list[int], element_bits: int | None) -> tuple[TLL, list[list[int]]]:
+    """(offset -> coordinate layout with out-dims dim0.., paddings) of a shared encoding."""
+    if a.name in ("swizzled_shared", "shared"):
+        if a.name == "shared" and element_bits is not None:
+            a = Attr(a.name, {**a.fields, "_element_bits": element_bits})
+        return _swizzled(a, shape), []
+    if a.name == "nvmma_shared":
+        return _nvmma(a, shape, element_bits), []
+    if a.name == "padded_shared":
+        return _padded(a, shape)
+    return _explicit(a, shape, "shared_linear"), []
+
+
+def padded(offset: int, paddings: list[list[int]]) -> int:
+    """Where linear offset ``offset`` is stored: plus ``padding`` elements after every ``interval``."""
+    return offset + sum((offset // i) * p for i, p in paddings)
+
+
+def pack(v: list[int], shape: list[int]) -> int:
+    """A coordinate as its row-major index (dims are powers of two, so XOR of coordinates is XOR of indices)."""
+    out = 0
+    for x, n in zip(v, shape, strict=True):
+        out = out * n + x
+    return out
+
+
+def offset_table(ll: TLL, paddings: list[list[int]], shape: list[int]) -> list[int]:
+    """``table[i]``: the element offset (block 0) of the element at row-major index i. Built by doubling over the
+    offset bases; TTGIRError when two offsets hold one element or some element has no offset."""
+    cols = [pack(v, shape) for v in ll.bases["offset"]]
+    idx = [0]
+    for c in cols:
+        idx += [x ^ c for x in idx]
+    total = 1
+    for s in shape:
+        total *= s
+    table = [-1] * total
+    for o, i in enumerate(idx):
+        if table[i] >= 0:
+            raise TTGIRError(f"the shared layout stores one element at offsets {table[i]} and {padded(o, paddings)}: "
+                             "it is not a bijection, so no element has a single offset")
+        table[i] = padded(o, paddings) if paddings else o
+    if len(idx) != total:
+        raise TTGIRError(f"the shared layout has {len(idx)} offsets for the {total} elements of {shape}")
+    return table
