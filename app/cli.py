@@ -1,4 +1,4 @@
-"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (a GPU worker process)."""
+"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (one GPU worker process per GPU)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,14 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=1,
                        help="app processes on this host (more than 1: no in-process GPU worker; run `layoutlab "
                             "worker` beside them)")
-    sub.add_parser("worker", help="run a GPU worker (SQLite queue, or Redis when LAYOUTLAB_REDIS_URL is set)")
+    serve.add_argument("--gpus", default=None, metavar="all|0,2",
+                       help="GPUs of the embedded workers, one worker process each (default: all GPUs)")
+    worker = sub.add_parser("worker", help="run one GPU worker per GPU (SQLite queue, PostgreSQL with "
+                                           "LAYOUTLAB_DATABASE_URL, Redis with LAYOUTLAB_REDIS_URL)")
+    worker.add_argument("--gpus", default=None, metavar="all|0,2",
+                        help="NVML indices or UUIDs: one worker process per GPU, pinned with CUDA_VISIBLE_DEVICES "
+                             "(default: all GPUs; a host without one runs one worker for jobs that need none). "
+                             "LAYOUTLAB_FAKE_GPUS=N gives N fake GPUs for tests (compile_only jobs only)")
     args = parser.parse_args(argv)
 
     if args.cmd == "serve":
@@ -34,12 +41,24 @@ def main(argv: list[str] | None = None) -> int:
                         log_level="info", **proxies)
             return 0
         app = create_app(embedded_worker=not args.no_worker)
+        app.state.gpus = args.gpus
+        if args.gpus is not None and not args.no_worker:
+            from gpu_worker.gpus import GpuSpecError, select, visible
+
+            try:  # a bad --gpus fails here, before the server starts
+                select(args.gpus, visible())
+            except (GpuSpecError, RuntimeError, ValueError) as exc:
+                parser.error(f"--gpus: {exc}")
         uvicorn.run(app, host=args.host, port=args.port, log_level="info", **proxies)
         return 0
     if args.cmd == "worker":
-        from gpu_worker.service import run_worker
+        from gpu_worker import multi
+        from gpu_worker.gpus import GpuSpecError
 
-        return run_worker()
+        try:
+            return multi.run(args.gpus)
+        except GpuSpecError as exc:
+            parser.error(str(exc))
     return 2
 
 

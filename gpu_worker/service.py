@@ -6,6 +6,12 @@ no job. Each attempt has its own lease heartbeat (gpu_worker.lease.AttemptLease)
 seconds with the attempt's token, stopped and joined before the attempt writes its outcome. A worker that dies stops
 renewing: once its lease runs out, the next worker that asks (a restarted one, or any other) gets the job again, up
 to MAX_ATTEMPTS attempts in all. A job ends "cancelled by user" only when a user asked for it.
+
+A worker pinned to one GPU (gpu_worker.multi) names it in its heartbeat (NVML index, UUID, name, clocks), records it
+with every outcome (the job's ``gpu`` column: its UUID; a result's ``gpu``: index, UUID, name, clocks and power at
+the start and the end), and stops leasing once its GPU faults (gpu_worker.gpus.GpuWatch), its heartbeat giving the
+reason. An attempt whose GPU faulted while it ran writes no outcome: once its lease runs out another worker takes
+the job. A worker on a fake GPU (LAYOUTLAB_FAKE_GPUS) fails any job that needs a real one.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import uuid
 
 from gpu_worker import registry, telemetry
 from gpu_worker.build import BuildError, find_toolkit
+from gpu_worker.gpus import GpuWatch
 from gpu_worker.lease import AttemptLease
 from gpu_worker.registry import JobCancelled, JobContext
 from gpu_worker.run import RunCancelled
@@ -45,6 +52,26 @@ class QueueFull(RuntimeError):
     """The queue holds QUEUE_MAX live jobs already (the API answers 503 with the message)."""
 
 
+class FakeGpu(RuntimeError):
+    """A job that needs a GPU reached a worker on a fake one (its message says so; the job fails with it)."""
+
+
+def has_real_gpu(worker: dict) -> bool:
+    """Whether the worker's record shows a usable, real GPU (not faulted, not fake)."""
+    device = worker.get("device") or {}
+    return bool(device.get("available")) and not device.get("fake")
+
+
+def gpu_record(device: dict, start: dict, end: dict) -> dict | None:
+    """What a result records of its GPU: ``{"index", "uuid", "name", "fake", <clocks and power at the end>, "start":
+    {<the same at the start>}}``; None for a worker without a GPU."""
+    if not device.get("uuid"):
+        return None
+    keys = telemetry.SNAPSHOT_KEYS
+    return {"index": device.get("index"), "uuid": device["uuid"], "name": device.get("name"),
+            "fake": bool(device.get("fake")), **{k: end.get(k) for k in keys}, "start": {k: start.get(k) for k in keys}}
+
+
 def live_workers(store: Store | None = None) -> list[dict]:
     """Workers whose last heartbeat is younger than STALE_S seconds. Records silent for 30 x STALE_S (a worker
     killed without its clean exit) are deleted on the way."""
@@ -65,9 +92,11 @@ def submit(kind: str, params: dict | None, store: Store | None = None, client: s
     model = registry.validate(kind, params)
     live = live_workers(store)
     if not live:
-        raise NoWorker("no live GPU worker: start one with `layoutlab worker` (or `layoutlab serve` on a GPU host)")
-    if entry.needs_gpu and not any((w.get("device") or {}).get("available") for w in live):
-        reasons = sorted({str((w.get("device") or {}).get("reason")) for w in live})
+        if not entry.needs_gpu:  # compile_only and the like run on any worker, a CPU-only host's too
+            raise NoWorker(f"no live worker: start one with `layoutlab worker` on any host ({kind} needs no GPU)")
+        raise NoWorker("no live worker: start one with `layoutlab worker` on a GPU host (or `layoutlab serve` there)")
+    if entry.needs_gpu and not any(has_real_gpu(w) for w in live):
+        reasons = sorted({str((w.get("device") or {}).get("reason") or "a fake GPU") for w in live})
         raise NoWorker(f"no live worker has a GPU ({len(live)} live without one: {'; '.join(reasons)})")
     depth = store.queue_depth()
     if depth >= QUEUE_MAX:
@@ -82,13 +111,16 @@ def cancel(job_id: str, store: Store | None = None) -> dict | None:
 
 
 def execute_job(job: dict, worker_id: str = "local", device: dict | None = None, store: Store | None = None,
-                heartbeat_s: float | None = None) -> dict | None:
+                heartbeat_s: float | None = None, fault=None) -> dict | None:
     """Run one attempt of a job that ``store.lease`` returned (it carries the attempt's ``lease_token``), under its
     own lease heartbeat (every ``heartbeat_s``, default HEARTBEAT_S). Post-condition: the heartbeat is stopped and
     joined, then the attempt's outcome is written once, keyed on its token: done (with result), or failed (with
-    error; "cancelled by user" only when the job's cancel_requested is set). When the attempt lost its lease (another
-    attempt owns the job), it stops early and writes nothing. Returns the stored record."""
+    error; "cancelled by user" only when the job's cancel_requested is set), with ``gpu`` = the UUID of ``device``
+    and, when done, ``result["gpu"]`` (gpu_record). When the attempt lost its lease (another attempt owns the job),
+    or ``fault()`` (the GPU's health, None while usable) answered a reason while it ran, it stops early and writes
+    no outcome. Returns the stored record."""
     store = store or get_store()
+    device, fault = device or {}, fault or (lambda: None)
     job_id, token = job["id"], job.get("lease_token")
     last_check = [0.0, False]
     lease = AttemptLease(store, job, LEASE_S, HEARTBEAT_S if heartbeat_s is None else heartbeat_s)
@@ -102,45 +134,66 @@ def execute_job(job: dict, worker_id: str = "local", device: dict | None = None,
         return last_check[1]
 
     def stop_now() -> bool:
-        return lease.lost.is_set() or cancel_requested()
+        return lease.lost.is_set() or fault() is not None or cancel_requested()
 
     ctx = JobContext(job_id, worker_id, report=lambda p: store.progress(job_id, token, p), cancelled=stop_now,
-                     device=device or {})
+                     device=device)
+    start = telemetry.snapshot() if device.get("uuid") else {}
     with lease:
         try:
             model = registry.validate(job["kind"], job["params"])
+            if device.get("fake") and registry.get(job["kind"]).needs_gpu:
+                raise FakeGpu(f"worker {worker_id} runs on a fake GPU (LAYOUTLAB_FAKE_GPUS): it takes only jobs "
+                              f"that need no GPU, not {job['kind']}")
             result = registry.get(job["kind"]).runner(model, ctx)
+            if isinstance(result, dict) and device.get("uuid"):
+                result = {**result, "gpu": gpu_record(device, start, telemetry.snapshot())}
             outcome = {"status": "done", "result": result, "error": None,
                        "progress": {"stage": "done", "done": None, "total": None}}
         except (JobCancelled, RunCancelled) as exc:
             stopped = "cancelled by user" if cancel_requested(fresh=True) else f"stopped: {exc}"
             outcome = {"status": "failed", "error": stopped}
-        except (BuildError, registry.ParamsError) as exc:
+        except (BuildError, registry.ParamsError, FakeGpu) as exc:
             outcome = {"status": "failed", "error": str(exc)}
         except Exception as exc:
             log.warning("job %s failed: %s", job_id, traceback.format_exc())
             outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+        halted = fault()
+        if halted and not lease.lost.is_set():
+            store.progress(job_id, token, {"stage": f"{halted}; the job waits for another worker", "done": None,
+                                           "total": None})
     if lease.lost.is_set():
         log.warning("job %s: lease lost; outcome of this attempt dropped", job_id)
-    elif not store.finish(job_id, token, finished=time.time(), **outcome):
+    elif halted:
+        log.warning("job %s: its GPU faulted during the attempt; no outcome written (another worker takes the job "
+                    "once its lease runs out)", job_id)
+    elif not store.finish(job_id, token, finished=time.time(), gpu=device.get("uuid"), **outcome):
         log.warning("job %s: another attempt owns the job; outcome of this attempt dropped", job_id)
     return store.get(job_id)
 
 
-def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = None, poll_s: float = 0.25) -> int:
-    """Consume jobs until ``stop`` is set (or SIGTERM/SIGINT in the main thread). One job at a time. Returns 0."""
+def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = None, poll_s: float = 0.25,
+               watch: GpuWatch | None = None) -> int:
+    """Consume jobs until ``stop`` is set (or SIGTERM/SIGINT in the main thread). One job at a time; none once
+    ``watch`` (the pinned GPU's health) reports a fault. Returns 0."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stop = stop or threading.Event()
     store = get_store()
-    worker_id = worker_id or f"w-{uuid.uuid4().hex[:10]}"
+    pin = telemetry.pinned()
+    worker_id = worker_id or (f"w-{uuid.uuid4().hex[:8]}-gpu{pin['index']}" if pin else f"w-{uuid.uuid4().hex[:10]}")
     toolkit = find_toolkit().to_dict()
-    state: dict = {"busy": None}
+    state: dict = {"busy": None, "fault": None}
+    fault = watch.check if watch else (lambda: None)
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
 
     def beat() -> dict:
         device = telemetry.device_info()
+        if watch:
+            device.update(watch.report())
+            if watch.check():
+                device.update(available=False, reason=watch.fault, fault=watch.fault)
         store.heartbeat({"id": worker_id, "host": socket.gethostname(), "pid": os.getpid(),
                          "device": {**device, "toolkit": toolkit},
                          "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})
@@ -159,6 +212,13 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     threading.Thread(target=heartbeats, name="layoutlab-heartbeat", daemon=True).start()
     try:
         while not stop.is_set():
+            if fault() is not None:
+                if state["fault"] is None:  # say why at once, not at the next beat
+                    state["fault"] = fault()
+                    log.error("worker %s stops taking jobs: %s", worker_id, state["fault"])
+                    beat()
+                stop.wait(poll_s)
+                continue
             try:
                 job = store.lease(worker_id, LEASE_S, MAX_ATTEMPTS)
             except Exception:
@@ -169,7 +229,7 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
                 continue
             state["busy"] = job["id"]
             try:
-                execute_job(job, worker_id, device, store)
+                execute_job(job, worker_id, device, store, fault=fault)
             finally:
                 state["busy"] = None
     finally:

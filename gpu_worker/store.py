@@ -3,7 +3,8 @@ default, Redis Streams (gpu_worker.redis_store) when LAYOUTLAB_REDIS_URL is set.
 
 A job is a dict: id, kind, params, status (queued / running / done / failed), progress, result, error, worker,
 attempts, cancel_requested, client (who submitted it), lease_until, created, started, finished, lease_token (the
-current attempt's id, never shown by the API). A worker is a dict:
+current attempt's id, never shown by the API), gpu (the UUID of the GPU whose worker wrote the outcome, or None).
+A worker is a dict:
 id, host, pid, device, kinds, busy, last_seen. Every value is JSON (never pickle).
 
 The queue's semantics, the same in both stores: :meth:`lease` hands a worker the oldest job that is queued or whose
@@ -29,7 +30,7 @@ STATUSES = ("queued", "running", "done", "failed")
 FINAL = ("done", "failed")
 JSON_FIELDS = ("params", "progress", "result", "device", "kinds")
 COLUMNS = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts", "cancel_requested",
-           "client", "lease_until", "created", "started", "finished", "lease_token")
+           "client", "lease_until", "created", "started", "finished", "lease_token", "gpu")
 #: Seconds a finished job stays in Redis after its copy reached the history table.
 RETENTION_S = float(os.environ.get("LAYOUTLAB_JOB_RETENTION_S", str(7 * 86_400)))
 
@@ -56,7 +57,8 @@ def new_job(kind: str, params: dict, client: str | None = None) -> dict:
     """A fresh queued job record."""
     return {"id": uuid.uuid4().hex[:16], "kind": kind, "params": params, "status": "queued", "progress": None,
             "result": None, "error": None, "worker": None, "attempts": 0, "cancel_requested": 0, "client": client,
-            "lease_until": None, "created": time.time(), "started": None, "finished": None, "lease_token": None}
+            "lease_until": None, "created": time.time(), "started": None, "finished": None, "lease_token": None,
+            "gpu": None}
 
 
 def new_token() -> str:
@@ -87,7 +89,7 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS bench_jobs (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, progress TEXT, result TEXT, error TEXT,
   worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested INTEGER DEFAULT 0, client TEXT, lease_until REAL,
-  created REAL, started REAL, finished REAL, lease_token TEXT);
+  created REAL, started REAL, finished REAL, lease_token TEXT, gpu TEXT);
 CREATE INDEX IF NOT EXISTS bench_jobs_created ON bench_jobs (created);
 CREATE INDEX IF NOT EXISTS bench_jobs_live ON bench_jobs (created) WHERE {LIVE};
 CREATE TABLE IF NOT EXISTS bench_workers (
@@ -112,17 +114,23 @@ class SqlStore:
             have = {r[1] for r in self.conn.execute("PRAGMA table_info(bench_jobs)").fetchall()}
             rate = {r[1] for r in self.conn.execute("PRAGMA table_info(lab_rate)").fetchall()}
             with self.conn:  # files from before the lease queue: add its columns first
-                for col, kind in (("client", "TEXT"), ("lease_until", "REAL"), ("lease_token", "TEXT")):
+                for col, kind in (("client", "TEXT"), ("lease_until", "REAL"), ("lease_token", "TEXT"),
+                                  ("gpu", "TEXT")):
                     if have and col not in have:
                         self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN {col} {kind}")
                 if rate and "expires" not in rate:  # counters are ephemeral: start afresh
                     self.conn.execute("DROP TABLE lab_rate")
         self.conn.executescript(_SCHEMA)
-        if getattr(self.conn, "backend", "sqlite") == "postgres" and not self.conn.execute(
-                "SELECT 1 FROM information_schema.columns WHERE table_name = 'bench_jobs' AND column_name = "
-                "'lease_token' AND table_schema = current_schema()").fetchone():
-            with self.conn:  # a database from before attempt tokens
-                self.conn.execute("ALTER TABLE bench_jobs ADD COLUMN IF NOT EXISTS lease_token TEXT")
+        if getattr(self.conn, "backend", "sqlite") == "postgres":
+            have = {r[0] for r in self.conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'bench_jobs' AND "
+                "table_schema = current_schema()").fetchall()}
+            for col in ("lease_token", "gpu"):  # a database from before attempt tokens, or before GPUs
+                if col not in have:
+                    with self.conn:
+                        self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN IF NOT EXISTS {col} TEXT")
+        with self.conn:
+            self.conn.execute("CREATE INDEX IF NOT EXISTS bench_jobs_gpu ON bench_jobs (gpu, created)")
 
     @staticmethod
     def _row(row) -> dict:
@@ -255,10 +263,11 @@ class SqlStore:
         return int(self.conn.execute(f"SELECT COUNT(*) FROM bench_jobs WHERE {LIVE}").fetchone()[0])
 
     @_locked
-    def list_jobs(self, limit: int = 50, offset: int = 0) -> list[dict]:
-        """One page of jobs, newest first."""
-        rows = self.conn.execute("SELECT * FROM bench_jobs ORDER BY created DESC LIMIT ? OFFSET ?",
-                                 (limit, offset)).fetchall()
+    def list_jobs(self, limit: int = 50, offset: int = 0, gpu: str | None = None) -> list[dict]:
+        """One page of jobs, newest first; with ``gpu``, only the jobs whose outcome that GPU (its UUID) wrote."""
+        where, args = ("WHERE gpu = ? ", (gpu,)) if gpu else ("", ())
+        rows = self.conn.execute(f"SELECT * FROM bench_jobs {where}ORDER BY created DESC LIMIT ? OFFSET ?",
+                                 (*args, limit, offset)).fetchall()
         return [self._row(r) for r in rows]
 
     @_locked
@@ -345,15 +354,16 @@ def sync_history(limit: int = 500) -> int:
     return src.archive(history_store(), limit, RETENTION_S)
 
 
-def history(limit: int = 50) -> list[dict]:
-    """The newest ``limit`` jobs, newest first. Redis mode: the newest page in Redis merged with the history table,
-    so finished jobs stay listed after Redis forgets them (Redis's copy wins). Post-condition: reads only (at most
-    ``limit`` jobs from each store); nothing is written to either."""
+def history(limit: int = 50, gpu: str | None = None) -> list[dict]:
+    """The newest ``limit`` jobs, newest first; with ``gpu`` (a GPU's UUID), only the jobs that GPU ran. Redis mode:
+    the newest page in Redis (filtered) merged with the history table, so finished jobs stay listed after Redis
+    forgets them (Redis's copy wins). Post-condition: reads only (at most ``limit`` jobs from each store); nothing is
+    written to either."""
     src = get_store()
-    jobs = src.list_jobs(limit)
     if src is history_store():
-        return jobs
-    merged = {j["id"]: j for j in history_store().list_jobs(limit)}
+        return src.list_jobs(limit, gpu=gpu)
+    jobs = [j for j in src.list_jobs(limit) if not gpu or j.get("gpu") == gpu]
+    merged = {j["id"]: j for j in history_store().list_jobs(limit, gpu=gpu)}
     merged.update({j["id"]: j for j in jobs})
     return sorted(merged.values(), key=lambda j: float(j.get("created") or 0), reverse=True)[:limit]
 

@@ -153,7 +153,8 @@ def test_device_status_hides_hosts_pids_and_paths_without_the_admin_token(app):
         public = c.get("/api/bench/device")
         d = public.json()
         assert {"available", "name", "driver", "reason", "queue_depth", "workers"} <= set(d)
-        assert d["workers"] == [{"id": "w-test", "busy": False, "available": False, "name": None}]
+        assert [{k: w[k] for k in ("id", "busy", "available", "name", "gpu_index", "job")} for w in d["workers"]] == [
+            {"id": "w-test", "busy": False, "available": False, "name": None, "gpu_index": None, "job": None}]
         assert set(d["toolkit"]) == {"available", "version"} and "local" not in d
         for secret in ("gpu-host-7", "4242", "/opt/secret", '"pid"', '"host"', "nvcc\":"):
             assert secret not in public.text, secret

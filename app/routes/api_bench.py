@@ -5,7 +5,7 @@ belongs to the client that submitted it."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.budget import BudgetedRoute
@@ -56,9 +56,12 @@ def post_job(body: JobRequest, request: Request):
 
 
 @router.get("/jobs")
-def list_jobs(request: Request, limit: int = 30) -> list[dict]:
-    """The latest jobs, newest first (at most 200); ``mine`` marks this client's."""
-    return S.history(max(1, min(limit, 200)), client_of(request))
+def list_jobs(request: Request, limit: int = 30,
+              gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
+                                      description="only the jobs this GPU (its UUID) ran")) -> list[dict]:
+    """The latest jobs, newest first (at most 200); ``mine`` marks this client's; ``gpu`` keeps the jobs of one
+    GPU (422 for a value that is no GPU UUID)."""
+    return S.history(max(1, min(limit, 200)), client_of(request), gpu=gpu)
 
 
 @router.get("/jobs/{job_id}", responses=errors({404: "no such job"}))
@@ -87,8 +90,9 @@ def _found(job: dict | None, job_id: str) -> dict:
 
 @router.get("/device")
 def device(request: Request) -> dict:
-    """``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers", "toolkit"}``; hosts, pids
-    and paths only with the lab admin token."""
+    """``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers", "toolkit"}``, each worker
+    with its GPU (``gpu_index``, ``uuid``, ``gpu``: name, clocks, power, fault) and the job it holds; hosts, pids and
+    paths only with the lab admin token."""
     return S.device_status(admin=is_admin(request.headers))
 
 

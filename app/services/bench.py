@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
 from app.services.bench_ladder import ladder_view
@@ -15,9 +17,15 @@ from gpu_worker.registry import ParamsError
 from gpu_worker.service import NoWorker, QueueFull
 
 __all__ = ["Forbidden", "NoWorker", "ParamsError", "QueueFull", "RateLimited", "cancel", "chart", "device_status",
-           "get_job", "history", "history_charts", "kinds", "ladder_view", "reference_charts", "submit", "sweeps"]
+           "get_job", "gpu_choices", "gpu_filter", "history", "history_charts", "kinds", "ladder_view",
+           "reference_charts", "submit", "sweeps"]
 PUBLIC = ("id", "kind", "status", "progress", "result", "error", "params", "worker", "attempts", "created", "started",
-          "finished")
+          "finished", "gpu")
+#: What /api/bench/device shows of each worker's GPU (from its last heartbeat).
+GPU_FIELDS = ("index", "uuid", "name", "fake", "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz", "power_w",
+              "temperature_c", "fault", "xids")
+#: A GPU UUID as the history filter takes it (NVML's GPU-<hex groups>, MIG-..., the fake GPUs' form).
+GPU_PATTERN = r"^(GPU|MIG)-[0-9A-Za-z-]{1,90}$"
 
 
 class Forbidden(PermissionError):
@@ -39,12 +47,35 @@ def kinds() -> list[dict]:
     return [{"kind": k.name, "title": k.title, "needs_gpu": k.needs_gpu} for k in registry.kinds()]
 
 
+def _held(job_id: str | None, store) -> dict | None:
+    """The job a worker holds, as the device view shows it: ``{"id", "kind", "status", "stage"}``."""
+    job = store.get(job_id) if job_id else None
+    if not job:
+        return {"id": job_id, "kind": None, "status": None, "stage": None} if job_id else None
+    return {"id": job["id"], "kind": job["kind"], "status": job["status"],
+            "stage": (job.get("progress") or {}).get("stage")}
+
+
+def worker_view(worker: dict, store) -> dict:
+    """One worker as /api/bench/device shows it: ``{"id", "busy", "job", "available", "reason", "name", "gpu_index",
+    "uuid", "gpu": {index, uuid, name, fake, clocks, power, temperature, fault, xids} or None}``. ``reason`` says
+    why a worker has no usable GPU (NVML's message, or its GPU's fault); no host, pid or path."""
+    device = worker.get("device") or {}
+    gpu = {k: device.get(k) for k in GPU_FIELDS} if device.get("uuid") else None
+    available = bool(device.get("available"))
+    return {"id": worker["id"], "busy": bool(worker.get("busy")), "job": _held(worker.get("busy"), store),
+            "available": available, "reason": None if available else device.get("reason"), "name": device.get("name"),
+            "gpu_index": gpu["index"] if gpu else None, "uuid": gpu["uuid"] if gpu else None, "gpu": gpu}
+
+
 def device_status(admin: bool = False) -> dict:
     """What a lab user needs: ``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers":
-    [{"id", "busy", "available", "name"}], "toolkit": {"available", "version"}}``. ``available`` is true when a live
-    worker reports a GPU (else this host's NVML answer); ``reason`` is NVML's message when it is false. Hosts, pids and
-    paths only for the lab admin (``admin``): then each worker's record, the toolkit's path and this host's NVML."""
+    [worker_view, ...], "toolkit": {"available", "version"}}``, one entry per live worker, each naming its GPU.
+    ``available`` is true when a live worker reports a usable GPU (else this host's NVML answer); ``reason`` is NVML's
+    message when it is false. Hosts, pids and paths only for the lab admin (``admin``): then each worker's record
+    besides, the toolkit's path and this host's NVML."""
     workers = service.live_workers()
+    store = job_store.get_store()
     gpu = next((w["device"] for w in workers if (w.get("device") or {}).get("available")), None)
     local = telemetry.device_info() if admin or not gpu else {}
     chosen = gpu or local
@@ -57,18 +88,16 @@ def device_status(admin: bool = False) -> dict:
         "name": chosen.get("name"),
         "driver": chosen.get("driver"),
         "reason": reason,
-        "queue_depth": job_store.get_store().queue_depth(),
+        "queue_depth": store.queue_depth(),
         "queue_max": service.QUEUE_MAX,
-        "workers": [{"id": w["id"], "busy": bool(w.get("busy")), "available": bool((w.get("device") or {})
-                                                                                     .get("available")),
-                     "name": (w.get("device") or {}).get("name")} for w in workers],
+        "workers": [worker_view(w, store) for w in workers],
         "toolkit": {"available": bool(toolkit.get("nvcc")), "version": toolkit.get("version")},
     }
     if admin:
         out.update(toolkit=toolkit, local=local,
-                   workers=[{"id": w["id"], "host": w.get("host"), "pid": w.get("pid"), "busy": w.get("busy"),
+                   workers=[{**view, "host": w.get("host"), "pid": w.get("pid"), "busy": w.get("busy"),
                              "last_seen": w.get("last_seen"), "kinds": w.get("kinds"), "device": w.get("device")}
-                            for w in workers])
+                            for w, view in zip(workers, out["workers"], strict=True)])
     return out
 
 
@@ -99,9 +128,38 @@ def cancel(job_id: str, client: str | None = None, admin: bool = False) -> dict 
     return public(job, client)
 
 
-def history(limit: int = 30, client: str | None = None) -> list[dict]:
-    """The latest jobs, newest first (Redis mode: merged with the history table, see gpu_worker.store)."""
-    return [public(j, client) for j in job_store.history(limit)]
+def history(limit: int = 30, client: str | None = None, gpu: str | None = None) -> list[dict]:
+    """The latest jobs, newest first (Redis mode: merged with the history table, see gpu_worker.store); with ``gpu``
+    (a GPU's UUID), only the jobs that GPU ran."""
+    return [public(j, client) for j in job_store.history(limit, gpu=gpu)]
+
+
+def gpu_filter(value: str | None, current_url: str | None = None) -> str | None:
+    """The history's GPU filter: ``value`` (the ``gpu`` query parameter; empty: every GPU), else the ``gpu`` of
+    ``current_url`` (the page's own URL, which an htmx poll of the history sends as HX-Current-URL; ignored when it is
+    no GPU UUID). Raises ParamsError for a ``value`` that is no GPU UUID."""
+    if value is None and current_url:
+        found = parse_qs(urlsplit(current_url).query).get("gpu") or [""]
+        return found[0] if re.fullmatch(GPU_PATTERN, found[0]) and len(found[0]) <= 96 else None
+    if not value:
+        return None
+    if len(value) > 96 or not re.fullmatch(GPU_PATTERN, value):
+        raise ParamsError(f"gpu: {value[:40]!r} is not a GPU UUID (GPU-..., as /api/bench/device lists them)")
+    return value
+
+
+def gpu_choices(jobs: list[dict], device: dict, selected: str | None = None) -> list[dict]:
+    """The GPUs the history can be filtered by: ``[{"uuid", "label", "selected"}]``, from the live workers and the
+    results listed (a GPU seen in either), plus ``selected`` even when neither shows it; sorted by label."""
+    seen: dict[str, str] = {}
+    gpus = [w.get("gpu") for w in device.get("workers", [])] + [(j.get("result") or {}).get("gpu") for j in jobs]
+    for g in gpus:
+        if isinstance(g, dict) and g.get("uuid") and g["uuid"] not in seen:
+            seen[g["uuid"]] = f"GPU {g.get('index')} · {g.get('name') or '?'} · {g['uuid'][:13]}"
+    if selected and selected not in seen:
+        seen[selected] = selected
+    return sorted(({"uuid": u, "label": label, "selected": u == selected} for u, label in seen.items()),
+                  key=lambda c: c["label"])
 
 
 def _label(job: dict) -> str:
