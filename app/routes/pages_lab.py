@@ -3,7 +3,7 @@ prediction, and the history chart."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.budget import BudgetedRoute, light
@@ -55,9 +55,13 @@ def form_params(form: dict) -> tuple[str, dict]:
 
 
 def _page_ctx(request: Request, **extra) -> dict:
-    jobs = S.history(60, client_of(request))
-    return {"request": request, "device": S.device_status(admin=is_admin(request.headers)), "jobs": jobs[:30],
-            "history_charts": S.history_charts(jobs), "sweeps": S.sweeps(jobs), **extra}
+    try:  # ?gpu=<uuid> (or, for the history's poll, the page's own URL) keeps the jobs of one GPU
+        gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
+    except S.ParamsError as exc:
+        raise HTTPException(422, str(exc)) from None
+    jobs, device = S.history(60, client_of(request), gpu=gpu), S.device_status(admin=is_admin(request.headers))
+    return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
+            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu, **extra}
 
 
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
