@@ -17,6 +17,7 @@ from algebra import LayoutError, atoms
 from algebra.doctor import linear_layout as LL
 from algebra.doctor import solver_desc as D
 from algebra.doctor.solver import solve
+from app.budget import cell_kind, charge
 from app.services.guard import guard
 
 #: Worked examples the page offers (the issue's known answers first).
@@ -90,6 +91,8 @@ def linear_from_layout(text: str) -> dict:
             lay = A.parse(text)
         except (LayoutError, ValueError) as exc:
             raise LayoutError(f"layout: {exc}") from None
+        charge(cell_kind(lay), A.size(lay), "linear layout")  # enumerated once, then checked point by point
+        charge("linear point", A.size(lay), "linearity check")
         out = LL.from_cute(lay)
         out["layout"] = str(lay)
         return out
@@ -121,6 +124,8 @@ def linear_from_atom(name: str, operand: str, element_bits: int = 16) -> dict:
             tile = (1 << (A.cosize(tv) - 1).bit_length(),) if tv is not None else None
         if tv is None:
             raise LayoutError(f"operand: {operand!r} is not one of A, B, C (MMA) or src, dst (copy)")
+        charge("linear point", A.size(tv), "linearity check of the TV layout")
+        charge(cell_kind(tv), A.size(tv), "TV layout")
         ll = LL.from_tv(tv, tile)
         return {"atom": name, "operand": op, "tv_layout": str(tv), "tile": list(tile), "bases": ll.to_json(),
                 "gluon": ll.gluon(), "matrix": ll.matrix(), "cute": LL.to_cute(ll)["cute"]}
