@@ -119,24 +119,41 @@
       v >= 0 ? `value ${v} of its fragment` : "", `cell (row ${i}, column ${j})`].filter(Boolean).join("<br>");
   }
 
-  // the floating card of grids without a card of their own (workbench, TV atlas): beside the hovered cell
+  // the floating card of grids without a card of their own (workbench, TV atlas): beside the hovered grid and never
+  // over a grid (the result's or any other on screen): right of the grid, left of it, below or above it, the first of
+  // those clear of every grid; where none is (a phone, a grid taller than the screen), docked in the page under it
   let floating = null;
+  function overGrid(x, y, w, h) {
+    for (const g of document.querySelectorAll(".gridwrap")) {
+      const r = g.getBoundingClientRect();
+      if (r.width && r.height && x < r.right && x + w > r.left && y < r.bottom && y + h > r.top) return true;
+    }
+    return false;
+  }
   function floatCard(cell, html) {
     if (!html) return;
     if (!floating) {
       floating = document.createElement("div");
       floating.className = "hover float-card";
       floating.setAttribute("role", "status");
-      document.body.appendChild(floating);
     }
+    floating.classList.remove("docked");
+    if (floating.parentNode !== document.body) document.body.appendChild(floating);
     floating.innerHTML = html;
     floating.hidden = false;
-    const r = cell.getBoundingClientRect();
-    const w = floating.offsetWidth, h = floating.offsetHeight;
-    const x = r.right + 8 + w > window.innerWidth ? Math.max(4, r.left - w - 8) : r.right + 8;
-    const y = Math.min(window.innerHeight - h - 4, Math.max(4, r.top));
-    floating.style.left = `${x}px`;
-    floating.style.top = `${y}px`;
+    const fig = cell.closest(".gridfig") || cell;
+    const g = fig.getBoundingClientRect(), r = cell.getBoundingClientRect();
+    const w = floating.offsetWidth, h = floating.offsetHeight, W = window.innerWidth, H = window.innerHeight;
+    const y = Math.min(H - h - 4, Math.max(4, r.top)), x = Math.min(W - w - 4, Math.max(4, r.left));
+    const spot = [[g.right + 8, y], [g.left - w - 8, y], [x, g.bottom + 8], [x, g.top - h - 8]].find(
+      ([a, b]) => a >= 0 && b >= 0 && a + w <= W && b + h <= H && !overGrid(a, b, w, h));
+    if (spot) {
+      floating.style.left = `${spot[0]}px`;
+      floating.style.top = `${spot[1]}px`;
+      return;
+    }
+    floating.classList.add("docked");
+    fig.after(floating);
   }
 
   let lit = [];
