@@ -9,10 +9,14 @@ from fastapi.responses import HTMLResponse
 from app.budget import BudgetedRoute, light
 from app.routes.api_bench import address_of, client_of
 from app.services import bench as S
+from app.services import lab_results
 from app.services.lab_clients import is_admin
-from app.templating import templates
+from app.templating import is_htmx, templates
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
+# a job's result as a table and its chart, and the history's result column (app.services.lab_results)
+templates.env.globals.update(lab_result_rows=lab_results.result_rows, lab_result_chart=lab_results.result_chart,
+                             lab_summary=lab_results.summary)
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
 
 
@@ -94,10 +98,14 @@ async def lab_submit(request: Request) -> HTMLResponse:
 
 @router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)
 def lab_job(request: Request, job_id: str) -> HTMLResponse:
+    """One job's card: the htmx fragment the page polls, or opened on its own a page of the site around it (404
+    when there is no such job)."""
     job = S.get_job(job_id, client_of(request))
-    return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job,
-                                                            "error": None if job else f"no job {job_id}"},
-                                      block_name="job_card")
+    ctx = {"request": request, "job": job, "error": None if job else f"no job {job_id}"}
+    if not is_htmx(request):
+        alone = {**ctx, "fragment": "job", "title": f"job {job_id}", "what": "one job and its result"}
+        return templates.TemplateResponse(request, "lab_alone.html", alone, status_code=200 if job else 404)
+    return templates.TemplateResponse(request, "lab.html", ctx, block_name="job_card")
 
 
 @router.post("/lab/jobs/{job_id}/cancel", response_class=HTMLResponse, include_in_schema=False)
@@ -114,4 +122,9 @@ def lab_cancel(request: Request, job_id: str) -> HTMLResponse:
 
 @router.get("/lab/history", response_class=HTMLResponse, include_in_schema=False)
 def lab_history(request: Request) -> HTMLResponse:
+    """The history: the fragment the lab page polls, or opened on its own a page of the site around it."""
+    if not is_htmx(request):
+        return templates.TemplateResponse(request, "lab_alone.html", {
+            **_page_ctx(request), "fragment": "history", "title": "history",
+            "what": "the latest jobs, their results and their charts"})
     return templates.TemplateResponse(request, "lab.html", _page_ctx(request), block_name="history")

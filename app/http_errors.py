@@ -1,0 +1,50 @@
+"""HTTP errors as the asker reads them: an unknown path (404), a method a path does not take (405) and every other
+``HTTPException`` answer JSON ``{"detail"}`` to API clients, and a page of the site to a browser.
+
+A request is a browser's when it asks for HTML (``Accept: text/html``, as a browser's address bar does) and is neither
+under ``/api/`` nor from htmx; htmx gets the message as a fragment. Everything else keeps FastAPI's JSON answer, with
+the exception's headers (``Allow``, ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import HTMLResponse, Response
+from markupsafe import escape
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 409: "Conflict",
+          413: "Request too large", 429: "Too many requests", 503: "Service unavailable"}
+
+
+def wants_html(request: Request) -> bool:
+    """True for a browser asking for a page: ``text/html`` accepted, not an API path, not an htmx request."""
+    accept = request.headers.get("accept", "")
+    return ("text/html" in accept and not request.url.path.startswith("/api/")
+            and request.headers.get("HX-Request") != "true")
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    """The answer to an HTTPException. Post-condition: the status and headers are the exception's; the body is the
+    site's error page for a browser, a one-line fragment for htmx, else JSON ``{"detail"}``."""
+    from app.templating import templates
+
+    detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "Error")
+    if request.headers.get("HX-Request") == "true" and not request.url.path.startswith("/api/"):
+        return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=exc.status_code,
+                            headers=exc.headers)
+    if not wants_html(request):
+        return await http_exception_handler(request, exc)
+    html = templates.env.get_template("http_error.html").render(
+        request=request, status=exc.status_code, title=TITLES.get(exc.status_code, f"Error {exc.status_code}"),
+        detail=detail, path=request.url.path)
+    return HTMLResponse(html, status_code=exc.status_code, headers=exc.headers)
+
+
+def install(app: FastAPI) -> None:
+    """Answer every HTTPException through :func:`http_error`."""
+    app.add_exception_handler(StarletteHTTPException, http_error)
+
+
+__all__ = ["http_error", "install", "wants_html"]
