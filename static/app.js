@@ -1,65 +1,10 @@
-// LayoutLab page behaviour: hover cards, linked highlighting, keyboard cursor, copy buttons, thread isolation, and
-// big grids' tiles (cold tiles warmed near the viewport, deferred tiles built from JSON). static/grid-tools.js adds
-// the per-grid tools (SVG export, zoom / fit / full screen, cell menus) and the form helpers.
+// LayoutLab page behaviour on top of static/grid-data.js (window.LayoutLab: the grid's cells and data): hover cards,
+// linked highlighting between grids, the keyboard cursor, copy buttons, thread isolation, and typing that never swaps
+// a stale answer. static/grid-tools.js adds the per-grid tools (SVG export, zoom / fit / full screen, cell menus).
 // Everything is delegated from `document`, so grids swapped in by htmx work without re-binding.
 (function () {
   "use strict";
-  const metaCache = new WeakMap();
-
-  function metaFor(grid) {
-    const script = document.querySelector(`script.grid-meta[data-for="${grid.id}"]`);
-    if (!script) return null;
-    if (!metaCache.has(script)) {
-      // a big grid's column tables may come short (app/services/grid.py GridView.meta_json): "j" for
-      // colCrd[j] = [String(j)], {f: [f0, f1, ...]} for colCrd[j] = ["(f0[digit 0],f1[digit 1],...)"] (j in mixed
-      // radix, digit 0 fastest), "t" for colOff[j] = [its one row's label]
-      const meta = JSON.parse(script.textContent);
-      const cols = Number(grid.dataset.cols);
-      if (meta.colCrd === "j") meta.colCrd = Array.from({ length: cols }, (_, j) => [String(j)]);
-      else if (meta.colCrd && meta.colCrd.f) {
-        const f = meta.colCrd.f;
-        meta.colCrd = Array.from({ length: cols }, (_, j) => {
-          const parts = [];
-          for (const fk of f) { parts.push(fk[j % fk.length]); j = Math.floor(j / fk.length); }
-          return [`(${parts.join(",")})`];
-        });
-      }
-      if (meta.colOff === "t") { const t = dataFor(grid).t[0]; meta.colOff = Array.from({ length: cols }, (_, j) => [t[j]]); }
-      metaCache.set(script, meta);
-    }
-    return metaCache.get(script);
-  }
-
-  // A grid (app/services/grid.py) is cut into tiles (.gt, data-j = first column) of row fragments (.gr, data-i = row);
-  // cell (i, j) is child j - data-j of its fragment. Row labels live in .gl, column labels in .gh.
-  const fragmentsOf = (grid) => grid.getElementsByClassName("gr");
-
-  function cellOf(el) {
-    return (el && el.closest && el.closest(".grid .gr > span")) || null;
-  }
-
-  function cellPos(cell) {
-    const row = cell.parentElement;
-    return { i: Number(row.dataset.i), j: Number(row.parentElement.dataset.j) + Array.prototype.indexOf.call(row.children, cell) };
-  }
-
-  // every cell satisfying pred(cell, i, j), in tile order
-  function cellsWhere(grid, pred) {
-    const out = [];
-    const frags = fragmentsOf(grid);
-    for (let f = 0; f < frags.length; f++) {
-      const row = frags[f];
-      const i = Number(row.dataset.i);
-      const j0 = Number(row.parentElement.dataset.j);
-      const cells = row.children;
-      for (let k = 0; k < cells.length; k++) if (pred(cells[k], i, j0 + k)) out.push(cells[k]);
-    }
-    return out;
-  }
-
-  // a cell's own label (the server's), also while the cell menu shows its index or coordinate (data-v)
-  const labelOf = (c) => (c.dataset.v !== undefined ? c.dataset.v : c.textContent);
-  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+  const { metaFor, cellOf, cellPos, cellsWhere, esc, fill, labelOf, warm } = window.LayoutLab;
 
   // ---- hover card: coordinates and each mode's contribution -------------------------------------------
   function describe(meta, i, j, cell) {
@@ -286,7 +231,6 @@
     setTimeout(() => { btn.textContent = old; }, 1200);
   });
 
-
   // ---- TV atlas: isolate one thread's cells ------------------------------------------------------------
   document.addEventListener("click", (ev) => {
     const btn = ev.target.closest && ev.target.closest(".threads button[data-thread]");
@@ -311,111 +255,36 @@
     });
   }
 
-  // ---- cold tiles -------------------------------------------------------------------------------------------
-  // A grid arrives with only its top-left tiles laid out; the others (.gt.cold, content-visibility:hidden) are
-  // warmed when they scroll within WARM_MARGIN of their scroll box, and all of them once the page has been quiet
-  // for IDLE_MS (a few tiles per idle slot, so typing stays responsive and find-in-page sees every cell).
-  const WARM_MARGIN = "400px";
-  const IDLE_MS = 700;
-  const observers = new WeakMap();
-  const TILES_PER_SLOT = 8;
-  let idleTimer = 0;
-  let generation = 0;
-  const warm = (tile) => { fill(tile); tile.classList.replace("cold", "lazy"); };
-
-  // ---- deferred tiles: a big grid's cold tiles arrive empty (data-i0 = first row; data-h: column labels) with the
-  // cells as JSON (app/services/grid.py GridView.data_json); fill() writes the same markup the server writes for a
-  // warm tile.
-  const dataCache = new WeakMap();
-  function dataFor(grid) {
-    const script = document.querySelector(`script.grid-data[data-for="${grid.id}"]`);
-    if (!script) return null;
-    if (!dataCache.has(script)) {
-      const d = JSON.parse(script.textContent);
-      d.marks = new Map(d.m.map(([i, j, c]) => [i * 1e6 + j, c]));
-      dataCache.set(script, d);
-    }
-    return dataCache.get(script);
-  }
-
-  function fill(tile) {
-    const head = tile.dataset.h !== undefined;  // a cold tile of column labels
-    if ((tile.dataset.i0 === undefined && !head) || tile.firstChild) return;
-    const grid = tile.closest(".grid");
-    const d = grid && dataFor(grid);
-    if (!d) return;
-    const i0 = Number(tile.dataset.i0), j0 = Number(tile.dataset.j);
-    const rows = Number(grid.dataset.rows), cols = Number(grid.dataset.cols);
-    const w = Number(tile.style.getPropertyValue("--w")) || 16;  // a grid of few rows has wider tiles
-    const i1 = Math.min(rows, i0 + 16), j1 = Math.min(cols, j0 + w);
-    const out = [];
-    if (head) {
-      for (let j = j0; j < j1; j++) {
-        const label = d.ch ? esc(d.ch[j]) : j;
-        out.push(d.cl[j] ? `<span class="l${d.cl[j]}">${label}</span>` : `<span>${label}</span>`);
+  // a tile built after a thread was isolated: dim its cells too
+  document.addEventListener("layoutlab:filled", (ev) => {
+    const grid = ev.target.closest(".grid");
+    if (!grid || grid.dataset.dim === undefined) return;
+    const meta = metaFor(grid), t = grid.dataset.dim, j0 = Number(ev.target.dataset.j);
+    for (const row of ev.target.children) {
+      const i = Number(row.dataset.i);
+      for (let k = 0; k < row.children.length; k++) {
+        row.children[k].classList.toggle("dim", !(meta && meta.threads && String(meta.threads[i][j0 + k]) === t));
       }
-      tile.innerHTML = out.join("");
-      return;
     }
-    for (let i = i0; i < i1; i++) {
-      out.push(d.rl[i] ? `<div class="gr t${d.rl[i]}" data-i="${i}">` : `<div class="gr" data-i="${i}">`);
-      const t = d.t[i], c = d.c && d.c[i], m = d.cm;
-      for (let j = j0; j < j1; j++) {
-        let cls = m ? `p${((t[j] % m) + m) % m}` : c ? (c[j] >= 0 ? `p${c[j]}` : "x") : "";
-        if (d.cl[j]) cls += (cls ? " " : "") + `l${d.cl[j]}`;
-        const mark = d.marks.size ? d.marks.get(i * 1e6 + j) : undefined;
-        if (mark) cls += (cls ? " " : "") + mark;
-        const label = typeof t[j] === "number" ? t[j] : esc(t[j]);
-        out.push(cls ? `<span class="${cls}">${label}</span>` : `<span>${label}</span>`);
-      }
-      out.push("</div>");
-    }
-    tile.innerHTML = out.join("");
-    if (grid.dataset.dim !== undefined) dimThread(grid, grid.dataset.dim);
-    tile.dispatchEvent(new CustomEvent("layoutlab:filled", { bubbles: true }));  // grid-tools.js restyles it
-  }
-  // every tile of a grid filled (SVG export, thread isolation, find-in-page)
-  const fillAll = (grid) => { for (const t of grid.querySelectorAll(".gt[data-i0], .gt[data-h]")) fill(t); };
-  window.layoutlabFillAll = fillAll;
-  // for static/grid-tools.js (SVG export, zoom, cell menus)
-  window.LayoutLab = { metaFor, cellsWhere, esc, fillAll, labelOf };
-
-  function watch(root) {
-    for (const tile of root.querySelectorAll(".gt.cold")) {
-      const wrap = tile.closest(".gridwrap");
-      if (!wrap) { warm(tile); continue; }
-      let io = observers.get(wrap);
-      if (!io) {
-        io = new IntersectionObserver((entries, obs) => {
-          for (const e of entries) if (e.isIntersecting) { warm(e.target); obs.unobserve(e.target); }
-        }, { root: wrap, rootMargin: WARM_MARGIN });
-        observers.set(wrap, io);
-      }
-      io.observe(tile);
-    }
-    generation += 1;
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(warmAll, IDLE_MS);
-  }
-
-  function warmAll() {
-    const gen = generation;
-    const schedule = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 30));
-    const step = () => {  // a few tiles per idle slot: their layout happens in the next frame
-      const cold = gen === generation ? document.querySelectorAll(".gt.cold") : [];
-      for (let k = 0; k < Math.min(TILES_PER_SLOT, cold.length); k++) warm(cold[k]);
-      if (cold.length > TILES_PER_SLOT) schedule(step);
-    };
-    schedule(step);
-  }
-
-  // htmx walks every element it removes (an event and a data record per element): empty the old grids first, they
-  // hold no htmx state, so a 16k-cell grid leaves in one native call instead of 16k walks.
-  document.addEventListener("htmx:beforeSwap", (ev) => {
-    if (!ev.detail.shouldSwap || !ev.detail.target) return;
-    for (const grid of ev.detail.target.querySelectorAll(".grid")) grid.replaceChildren();
   });
-  document.addEventListener("htmx:afterSwap", (ev) => watch(ev.detail.target || document));
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => watch(document));
-  else watch(document);
+
+  // ---- typing: a form's requests run one at a time (hx-sync="this:queue last": the one in flight is never aborted,
+  // so htmx logs no htmx:sendAbort, and only the newest waiting one is kept); an answer to a form that has changed
+  // since its request left is not swapped in, as the request for the newer input follows it. Only forms that
+  // answer every input (hx-trigger "input ...") count: a form sent on submit only keeps every answer.
+  const edits = new WeakMap();  // form -> input events so far
+  const live = (form) => /(^|[\s,])input\b/.test(form.getAttribute("hx-trigger") || "");
+  document.addEventListener("input", (ev) => {
+    const form = ev.target.form;
+    if (form && live(form)) edits.set(form, (edits.get(form) || 0) + 1);
+  }, true);
+  const sent = new WeakMap();  // xhr -> [form, edits when it was sent]
+  document.addEventListener("htmx:beforeRequest", (ev) => {
+    const form = ev.detail.elt && (ev.detail.elt.tagName === "FORM" ? ev.detail.elt : ev.detail.elt.form);
+    if (form && ev.detail.xhr && live(form)) sent.set(ev.detail.xhr, [form, edits.get(form) || 0]);
+  });
+  document.addEventListener("htmx:beforeSwap", (ev) => {
+    const s = ev.detail.xhr && sent.get(ev.detail.xhr);
+    if (s && s[1] !== (edits.get(s[0]) || 0)) ev.detail.shouldSwap = false;
+  }, true);
 })();

@@ -1,10 +1,10 @@
-"""The grid renderer (app/services/grid.py): cells in tiles, boundaries, marks, warm/cold tiles, caps."""
+"""The grid renderer (app/services/grid.py): cells in tiles, boundaries, marks, cells as HTML or as data, caps."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.services.grid import BAND_ROWS, TILE_COLS, WARM_COLS, WARM_ROWS, GridView, boundary_levels
+from app.services.grid import BAND_ROWS, TILE_COLS, WARM_CELLS, WARM_COLS, WARM_ROWS, GridView, boundary_levels
 
 HX = {"HX-Request": "true"}
 
@@ -34,11 +34,28 @@ def test_every_cell_lands_at_its_row_and_column(read_grid, rows, cols):
     assert view.tile_cols == (TILE_COLS if rows >= BAND_ROWS or not view.deferred else 256 // rows)
 
 
-def test_only_the_top_left_tiles_arrive_warm(read_grid):
-    g = read_grid(render(GridView(id="g", rows=128, cols=128, text=[[0] * 128] * 128)), "g")
-    warm = g.tiles - g.cold
-    assert warm == {(b, t) for b in range(0, WARM_ROWS, BAND_ROWS) for t in range(0, WARM_COLS, TILE_COLS)}
-    assert len(warm) * BAND_ROWS * TILE_COLS < 128 * 128 // 8  # what the browser lays out at once
+def test_a_big_grid_arrives_as_data_and_a_small_one_as_cells(read_grid):
+    """A grid over WARM_CELLS cells (or WARM_ROWS / WARM_COLS) sends every tile empty and cold with its cells as JSON
+    (static/grid-data.js builds the tiles on screen before the first paint); a small one sends its cells as HTML."""
+    import re
+
+    big = GridView(id="g", rows=128, cols=128, text=[[i * 128 + j for j in range(128)] for i in range(128)])
+    html = render(big)
+    assert big.deferred and not re.search(r'<div class="gr[" ]', html)  # no cell markup at all
+    g = read_grid(html, "g")
+    assert g.cold == g.tiles == {(b, t) for b in range(0, 128, BAND_ROWS) for t in range(0, 128, TILE_COLS)}
+    assert g.text[127][127] == "16383"  # from the JSON
+    labels = re.findall(r'<div class="gt( cold)?" data-j="(\d+)"(?: data-h)? style="--h:1">', html)
+    assert [(bool(c), int(j)) for c, j in labels] == [(j >= WARM_COLS, j) for j in range(0, 128, TILE_COLS)]
+    for rows, cols in [(16, 16), (8, 32), (32, 8)]:
+        small = GridView(id="s", rows=rows, cols=cols, text=[[0] * cols] * rows)
+        html = render(small)
+        assert not small.deferred and 'class="grid-data"' not in html
+        assert len(re.findall(r"<div class=\"gr\"", html)) == rows * -(-cols // TILE_COLS)
+        assert not read_grid(html, "s").cold
+    for rows, cols in [(16, 17), (33, 1), (1, 257)]:
+        assert GridView(id="d", rows=rows, cols=cols, text=[[0] * cols] * rows).deferred
+    assert WARM_CELLS == 256 and WARM_ROWS * WARM_COLS > WARM_CELLS
 
 
 def test_boundaries_marks_and_custom_labels(read_grid):
@@ -80,7 +97,7 @@ def test_large_grid_renders_every_cell_and_the_cap_holds(client, read_grid):
 
 @pytest.mark.parametrize("layout", ["65536:1", "(65536):(1)", "((256,256)):((1,256))"])
 def test_a_one_dimensional_grid_of_65536_cells_arrives_lazily(client, read_grid, layout):
-    """A 1 x 65,536 grid is sent as its first tile plus the cells as JSON (labels, hover tables short), like a
+    """A 1 x 65,536 grid is sent as empty tiles plus the cells as JSON (labels, hover tables short), like a
     256 x 256 grid, and every cell, column label and boundary still reaches the page (static/app.js expands the
     short tables; tests/browser/test_grid_web_browser.py hovers them)."""
     import json
@@ -95,8 +112,7 @@ def test_a_one_dimensional_grid_of_65536_cells_arrives_lazily(client, read_grid,
     assert all(cls == ({f"p{j % 32}", "l1"} if "((" in layout and j and j % 256 == 0 else {f"p{j % 32}"})
                for j, cls in enumerate(g.classes[0]))
     assert [t for t, _ in g.col_labels] == [str(j) for j in range(65536)]
-    html_cells = len(re.findall(r'<div class="gr"[^>]*>', r.text))
-    assert html_cells == 1  # one warm tile; 255 empty ones filled from the JSON
+    assert not re.search(r'<div class="gr"[^>]*>', r.text)  # 256 empty tiles, built on the page from the JSON
     meta = json.loads(re.search(r'class="grid-meta" data-for="grid-explorer">(.*?)</script>', r.text).group(1))
     if "((" in layout:  # colCrd[j] == ["(j % 256,j // 256)"], sent as its two factor lists
         assert meta["colCrd"] == {"f": [[str(k) for k in range(256)]] * 2}

@@ -2,10 +2,9 @@
 
 A grid is a ``rows x cols`` array of labelled, coloured cells with nested-mode boundaries. It is drawn with fixed-size
 spans in flex rows, not a ``<table>`` (table layout is what made a 128x128 grid slow to paint), and cut into tiles of
-BAND_ROWS x TILE_COLS cells so that the browser lays out only the tiles near the viewport: tiles beyond the first
-WARM_ROWS rows or WARM_COLS columns are sent "cold" (``content-visibility:hidden``) and warmed by static/app.js when
-they scroll near. The cell markup is produced here as one string (a 128x128 grid is 16,384 cells: a Jinja loop would
-cost several times more); the chrome around it (caption, tools, hover metadata) lives in ``templates/_grid.html``.
+BAND_ROWS x TILE_COLS cells that the browser lays out only near the viewport (``content-visibility``). The markup is
+produced here as one string (a 128x128 grid is 16,384 cells: a Jinja loop would cost several times more); the chrome
+around it (caption, tools, hover metadata) lives in ``templates/_grid.html``.
 
 Markup (``i``: row, ``j``: column)::
 
@@ -13,19 +12,20 @@ Markup (``i``: row, ``j``: column)::
       <span class="l{level}">{column label}</span>...</div>...</div>
     <div class="gk">                                                                       a band of rows
       <div class="gl"><span class="t{level}">{row label}</span>...</div>                     its row labels
-      <div class="gt [cold]" data-j="{first column}">                                        a tile
+      <div class="gt lazy" data-j="{first column}">                                         a tile
         <div class="gr [t{level}]" data-i="{i}"><span class="p{colour} [l{level}] [mark]">{label}</span>...</div>
 
 Cell (i, j) is child ``j - data-j`` of the ``.gr`` with ``data-i == i`` in the tile whose columns hold j.
 
-Big grids are sent compactly: a grid with cold tiles sends them empty (``<div class="gt cold" data-j data-i0>``)
-together with its cells as JSON (``data_json``: labels, colours, marks, boundary levels, column labels), and its cold
-column-label tiles empty too (``<div class="gt cold" data-j data-h>``); static/app.js fills a tile with exactly the
-markup above when it warms. A deferred grid of fewer than BAND_ROWS rows has wider tiles (``tile_cols``), and its hover
-tables travel short where they repeat the page (``meta_json``): a 1 x 65,536 grid was 3.3 MB, now 0.44 MB.
-Three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
-elements to parse at every keystroke; now the first screenful is HTML and the rest arrives as ~1/4 of the bytes
-and is built while the page is idle.
+A small grid (up to WARM_CELLS cells within WARM_ROWS x WARM_COLS) arrives with every cell. A bigger one (``deferred``)
+is sent as data: every tile arrives empty and cold (``<div class="gt cold" data-j data-i0>``), the column labels past
+WARM_COLS too (``<div class="gt cold" data-j data-h>``), and the cells travel as JSON (``data_json``: labels, colours,
+marks, boundary levels, column labels). static/grid-data.js writes a tile with exactly the markup above: the tiles on
+screen before the first paint, the others as they scroll near or while the page is idle. So the HTML parser, htmx and
+the first layout never see the cells off screen: three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
+elements to parse; now ~0.4 MB, and ~1.5k cells are built for the first screen. A deferred grid of fewer than
+BAND_ROWS rows has wider tiles (``tile_cols``), and its hover tables travel short where they repeat the page
+(``meta_json``): a 1 x 65,536 grid was 3.3 MB, now 0.44 MB.
 """
 
 from __future__ import annotations
@@ -44,10 +44,12 @@ PALETTE = 32
 #: Tile size: rows per band and columns per tile.
 BAND_ROWS = 16
 TILE_COLS = 16
-#: Tiles laid out at once after a swap: the first WARM_ROWS rows by the first WARM_COLS columns (more than a 1400 px
-#: screen shows beside a hover card); the others are cold until scrolled near (then built and laid out at once).
+#: A grid within WARM_ROWS x WARM_COLS (and WARM_CELLS) arrives with its cells; the column labels of a bigger one arrive
+#: for its first WARM_COLS columns (more than a 1400 px screen shows beside a hover card), the others as data.
 WARM_ROWS = 32
 WARM_COLS = 32
+#: A grid of more cells than this (or wider or taller than WARM_COLS x WARM_ROWS) is sent as data (``deferred``).
+WARM_CELLS = 256
 
 
 def boundary_levels(leaves: Sequence[int], n: int) -> list[int]:
@@ -100,8 +102,9 @@ class GridView:
 
     @property
     def deferred(self) -> bool:
-        """True when the grid has cold tiles: they are sent empty and filled from ``data_json`` by static/app.js."""
-        return self.rows > WARM_ROWS or self.cols > WARM_COLS
+        """True when the grid is sent as data: its tiles arrive empty and static/grid-data.js builds them from
+        ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS)."""
+        return self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS
 
     @property
     def tile_cols(self) -> int:
@@ -125,7 +128,7 @@ class GridView:
     def header(self) -> Markup:
         """The column-label row: the corner above the row labels, then the labels in tiles of ``tile_cols`` (cold
         beyond WARM_COLS, like the cells below them; a deferred grid sends its cold ones empty, marked ``data-h``,
-        and static/app.js writes their labels from ``data_json``)."""
+        and static/grid-data.js writes their labels from ``data_json``)."""
         labels = [escape(x) for x in self.col_labels] if self.col_labels else range(self.cols)  # digits: no escape
         lv = self.col_levels or [0] * self.cols
         tc = self.tile_cols
@@ -164,37 +167,41 @@ class GridView:
 
     def body(self) -> Markup:
         """Bands of BAND_ROWS rows, each with its row labels and its tiles of ``tile_cols`` columns (see the module
-        docstring); tiles outside the first WARM_ROWS x WARM_COLS cells are cold."""
-        clv = self.col_levels or [0] * self.cols
+        docstring). A grid that is not ``deferred`` arrives with every cell; a deferred (bigger) one arrives
+        with every tile empty and cold (``data-i0`` = its first row), and static/grid-data.js builds the tiles on
+        screen from ``data_json`` before the first paint, the others as they scroll near or while the page is idle."""
         rlv = self.row_levels or [0] * self.rows
-        csuf = [f" l{v}" if v else "" for v in clv]
-        plain = [f'<span class="l{v}">' if v else "<span>" for v in clv]
         rlabels = self.row_labels or [str(i) for i in range(self.rows)]
-        lazy = " lazy" if self.deferred else ""  # a big grid's warm tiles too skip layout while off screen
         tc = self.tile_cols
+        if not self.deferred:
+            clv = self.col_levels or [0] * self.cols
+            csuf = [f" l{v}" if v else "" for v in clv]
+            plain = [f'<span class="l{v}">' if v else "<span>" for v in clv]
         out: list[str] = []
         for b0 in range(0, self.rows, BAND_ROWS):
             h = min(BAND_ROWS, self.rows - b0)
             band = range(b0, b0 + h)
-            hot = b0 < WARM_ROWS or not self.deferred
-            cells = {i: self._row_cells(i, csuf, plain) for i in band} if hot else {}
-            opens = {i: f'<div class="gr t{rlv[i]}" data-i="{i}">' if rlv[i] else f'<div class="gr" data-i="{i}">'
-                     for i in band}
             out.append(f'<div class="gk" style="--h:{h}">' if h != BAND_ROWS else '<div class="gk">')
             out.append('<div class="gl">')
             out.append("".join(f'<span class="t{rlv[i]}">{escape(rlabels[i])}</span>' if rlv[i] else
                                f"<span>{escape(rlabels[i])}</span>" for i in band))
             out.append("</div>")
+            if self.deferred:  # built by static/grid-data.js from data_json
+                for t0 in range(0, self.cols, tc):
+                    w = min(tc, self.cols - t0)
+                    style = f' style="--w:{w}"' if w != TILE_COLS else ""
+                    out.append(f'<div class="gt cold" data-j="{t0}" data-i0="{b0}"{style}></div>')
+                out.append("</div>")
+                continue
+            cells = {i: self._row_cells(i, csuf, plain) for i in band}
+            opens = [f'<div class="gr t{rlv[i]}" data-i="{i}">' if rlv[i] else f'<div class="gr" data-i="{i}">'
+                     for i in band]
             for t0 in range(0, self.cols, tc):
                 w = min(tc, self.cols - t0)
-                cold = " cold" if b0 >= WARM_ROWS or t0 >= WARM_COLS else ""
                 style = f' style="--w:{w}"' if w != TILE_COLS else ""
-                if cold and self.deferred:  # filled by static/app.js from data_json
-                    out.append(f'<div class="gt cold" data-j="{t0}" data-i0="{b0}"{style}></div>')
-                    continue
-                out.append(f'<div class="gt{cold or lazy}" data-j="{t0}"{style}>')
+                out.append(f'<div class="gt lazy" data-j="{t0}"{style}>')  # not laid out while off screen
                 for i in band:
-                    out.append(opens[i])
+                    out.append(opens[i - b0])
                     out.append("".join(cells[i][t0:t0 + w]))
                     out.append("</div>")
                 out.append("</div>")
@@ -207,7 +214,7 @@ class GridView:
         A deferred grid's per-column tables are sent short where they repeat what the page has: ``"colCrd": "j"``
         when ``colCrd[j] == [str(j)]`` for every column, ``{"f": [f0, f1, ...]}`` when every ``colCrd[j]`` is one
         tuple ``"(a,b,...)"`` whose parts run through the lists fk mixed-radix, part 0 fastest (see ``_factors``),
-        ``"colOff": "t"`` when a one-row grid has ``colOff[j] == [text[0][j]]``; static/app.js ``metaFor`` expands
+        ``"colOff": "t"`` when a one-row grid has ``colOff[j] == [text[0][j]]``; static/grid-data.js ``metaFor`` expands
         them (a 1-D grid of 65,536 cells: 1.2 MB -> 0.1 kB)."""
         meta = self.meta
         crd, off = meta.get("colCrd"), meta.get("colOff")

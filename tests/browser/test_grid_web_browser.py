@@ -32,6 +32,13 @@ def wait_js(page, expr: str, timeout: float = 10_000) -> None:
         page.wait_for_timeout(50)
 
 
+def built(page, *grid_ids: str, timeout: float = 15_000) -> None:
+    """Wait until every tile of these grids is built: a big grid arrives as data and static/grid-data.js builds the
+    tiles on screen at once, the others as they scroll near or while the page is idle."""
+    for gid in grid_ids:
+        wait_js(page, f"document.getElementById('{gid}') && !document.querySelector('#{gid} .gt.cold')", timeout)
+
+
 def scroll_wrap(page, grid_id: str, x: str, y: str) -> None:
     wrap = f"document.querySelector('#fig-{grid_id} .gridwrap')"
     page.evaluate(f"(() => {{ const w = {wrap}; w.scrollTo({x}, {y}); }})()")

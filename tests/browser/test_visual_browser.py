@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_grid_web_browser import wait_js
+from tests.browser.test_grid_web_browser import built, wait_js
 from tests.browser.test_web_browser import cell, grid_text
 
 pytestmark = pytest.mark.browser
@@ -34,6 +34,7 @@ def test_copy_walkthrough_renders_and_follows_a_thread(page, live_server, screen
               "&cw_t=9#copywalk-h")
     for gid in ("walk-atom-src", "walk-atom-dst", "walk-tiled", "walk-src", "walk-dst"):
         assert page.locator(f"#{gid}").count() == 1
+    built(page, "walk-src", "walk-dst")  # below the screen: built while the page is idle
     src = page.locator("#walk-src .acc")
     assert src.count() == 8 and all(t.startswith("T9V") for t in src.all_text_contents())
     assert page.locator("#walk-dst .acc").all_text_contents() == src.all_text_contents()
@@ -44,12 +45,15 @@ def test_copy_walkthrough_renders_and_follows_a_thread(page, live_server, screen
     screenshot(page, "visual-copy-walkthrough", full_page=False)
     page.fill("#cw-t", "100")
     wait_js(page, "document.querySelector('#copy-walk-thread b')?.textContent === '100'")
-    assert all(t.startswith("T100V") for t in page.locator("#walk-src .acc").all_text_contents())
+    built(page, "walk-src")
+    lit = page.locator("#walk-src .acc").all_text_contents()
+    assert len(lit) == 8 and all(t.startswith("T100V") for t in lit)
     assert not page.console_errors
 
 
 def test_mma_walkthrough_highlights_one_thread_in_a_b_c(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?mw_atom=SM80_16x8x16_F32F16F16F32_TN&mw_layout=(2,2,1)&mw_tile=&mw_t=37#mmawalk-h")
+    built(page, "walk-warps", "walk-part-a", "walk-part-b", "walk-part-c")  # sent as data, built on the page
     for op, n in (("a", 8), ("b", 4), ("c", 4)):  # lane 5 of the atom: 8 A, 4 B and 4 C values
         texts = page.locator(f"#walk-atom-{op} .acc").all_text_contents()
         assert len(texts) == n and all(t.startswith("T5V") for t in texts)
