@@ -191,9 +191,10 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     def beat() -> dict:
         device = telemetry.device_info()
         if watch:
+            fault_now = watch.check()
             device.update(watch.report())
-            if watch.check():
-                device.update(available=False, reason=watch.fault, fault=watch.fault)
+            if fault_now:
+                device.update(available=False, reason=fault_now)
         store.heartbeat({"id": worker_id, "host": socket.gethostname(), "pid": os.getpid(),
                          "device": {**device, "toolkit": toolkit},
                          "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})

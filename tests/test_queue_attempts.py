@@ -129,7 +129,7 @@ def test_an_attempt_lease_needs_a_leased_job(store):
 
 
 def _old_table(conn) -> None:
-    """A job table from before attempt tokens (no lease_token column), holding one queued job."""
+    """A job table from before attempt tokens and GPUs (no lease_token or gpu column), holding one queued job."""
     conn.execute("CREATE TABLE bench_jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, params TEXT, status TEXT NOT NULL, "
                  "progress TEXT, result TEXT, error TEXT, worker TEXT, attempts INTEGER DEFAULT 0, cancel_requested "
                  "INTEGER DEFAULT 0, client TEXT, lease_until REAL, created REAL, started REAL, finished REAL)")
@@ -158,6 +158,7 @@ def test_a_table_from_before_tokens_gains_the_column(backend, request, tmp_path,
     store = SqlStore()
     job = store.lease("w", 30, 3)
     assert job["id"] == "old" and job["lease_token"]
-    assert store.finish("old", job["lease_token"], status="done", result={}, finished=time.time())
+    assert store.finish("old", job["lease_token"], status="done", result={}, finished=time.time(), gpu="GPU-1")
     SqlStore()  # opening it again changes nothing
-    assert store.get("old")["status"] == "done"
+    assert store.get("old")["status"] == "done" and store.get("old")["gpu"] == "GPU-1"  # (the gpu column too)
+    assert [j["id"] for j in store.list_jobs(gpu="GPU-1")] == ["old"] and store.list_jobs(gpu="GPU-2") == []
