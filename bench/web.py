@@ -1,357 +1,229 @@
-"""Web benchmark: API latency under a fixed request rate, and browser paint time of large explorer grids.
+"""Browser benchmark: big views opened from their permalinks, and an explorer keystroke to a painted new grid.
 
-    python bench/web.py [--seconds 30] [--rate 200] [--no-browser] [--no-api] [--pages-only]
+    python bench/web.py [--repeats 5] [--tag before] [--only explorer]
 
-API: starts uvicorn (one worker) on a free loopback port, then an open-loop client fires requests at ``--rate``
-per second (POST /api/layout, /api/algebra, /api/banks in turn, layouts up to 4,096 cells) for ``--seconds``;
-latency is measured from each request's scheduled start, so a slow server cannot hide queueing. Browser: chromium via
-Playwright; the time from the explorer's input changing to the new grid painted (two animation frames after the
-htmx swap), for 64x64 and 128x128 layouts, back to back and after a pause; the workbench composition of two
-128x128 layouts, input to paint; the banks lab's server time for an fp16 128x128 tile with the comparison; every
-page opened fresh with a large input (128x128 layouts, the largest wgmma atom), navigation start to painted. Prints
-a table and writes bench/results/web_<timestamp>.json (with the command, the date and the machine's load).
+Starts uvicorn (one worker, bench/_server.py) on a free loopback port and drives Debian's chromium through
+Playwright (``--no-sandbox --disable-gpu``, 1280 x 900):
+
+- permalink: each view opened in a fresh browser context (nothing cached), ``goto(wait_until="load")`` and then two
+  ``requestAnimationFrame``s; ``painted`` is ``performance.now()`` then, in ms from the navigation's start. One
+  warm-up open (it also fills the server's cache), then ``--repeats`` opens: their median, min and max, and the
+  page's server time, HTML bytes and element count;
+- keystroke: the explorer showing a 64x64 layout ``(64,64):(S,1)``; one key typed into its stride makes a new
+  64x64 layout the server has not drawn yet; the time from the key's ``keydown`` to two animation frames after the
+  new layout's cells are in the DOM (cell (1, 0) holds the new stride and the facts name the new layout). One
+  warm-up, then ``--repeats`` keys, each after 1.5 s of quiet;
+- fast typing: five digits typed 40 ms apart (faster than the server's answer and the swap): the time from the last
+  key to its grid painted, how many requests went out and how many swaps landed, and the console errors logged.
+
+Prints a table and writes bench/results/web_[<tag>_]<time>.json with the command, the date, the chromium version,
+the machine and its load average beside every row (the 2 cores are shared: repeat a run made under load).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import os
-import platform
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _server import RESULTS, Server, machine  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+VIEWS = {
+    "explorer (128,128):(128,1)": "/?layout=(128,128):(128,1)",
+    "explorer Sw<3,4,3> o (128,64)": "/?layout=Sw<3,4,3> o 0 o (128,64):(64,1)",
+    "workbench composition 128x128 (A, B, R)": "/algebra?op=composition&a=(128,128):(128,1)&b=(128,128):(1,128)",
+    "banks fp16 128x128 + comparison": "/banks?layout=(128,128):(128,1)&element_bytes=2&access=ldmatrix:0,8&compare=1",
+    "TV atlas SM90 64x256x16 C": "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C",
+}
+VIEW_TARGET_MS = 400
+KEY_TARGET_MS = 150
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 900}
 
-LAYOUTS = ["(4,(2,4)):(2,(1,8))", "(64,64):(64,1)", "(64,64):(1,64)", "((8,8),(8,8)):((1,64),(8,512))",
-           "Sw<3,3,3> o (32,128):(128,1)", "(16,256):(256,1)", "((4,8),(2,2)):((32,1),(16,8))"]
-OPS = [("composition", ["(6,2):(8,2)", "(4,3):(3,1)"]), ("logical_divide", ["(64,64):(64,1)", "<8:1, 8:1>"]),
-       ("blocked_product", ["(2,2):(1,2)", "(32,32):(1,32)"]), ("complement", ["(4,4):(1,64)", "4096"]),
-       ("zipped_divide", ["(32,128):(128,1)", "<(4,8):(1,4), 16:1>"])]
-BANKS = [{"layout": "(8,64):(64,1)", "swizzle": None, "element_bytes": 2, "access": {"kind": "column", "index": 0}},
-         {"layout": "(8,64):(64,1)", "swizzle": "Sw<3,3,3>", "element_bytes": 2,
-          "access": {"kind": "column", "index": 3}},
-         {"layout": "(64,64):(64,1)", "swizzle": "Sw<3,3,3>", "element_bytes": 2,
-          "access": {"kind": "ldmatrix", "index": [0, 8]}},
-         {"layout": "(32,32):(32,1)", "swizzle": None, "element_bytes": 4, "access": {"kind": "row", "index": 7}}]
-
-
-def requests() -> list[tuple[str, dict[str, Any]]]:
-    out: list[tuple[str, dict[str, Any]]] = []
-    for k in range(max(len(LAYOUTS), len(OPS), len(BANKS))):
-        out.append(("/api/layout", {"layout": LAYOUTS[k % len(LAYOUTS)]}))
-        op, args = OPS[k % len(OPS)]
-        out.append(("/api/algebra", {"op": op, "args": args}))
-        out.append(("/api/banks", BANKS[k % len(BANKS)]))
-    return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    env = dict(os.environ, LAYOUTLAB_DATA=os.environ.get("LAYOUTLAB_DATA", str(ROOT / ".data" / "bench")))
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(port),
-                             "--log-level", "warning", "--no-access-log"], cwd=ROOT, env=env)
-    import httpx
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("server did not start")
-
-
-def pct(xs: list[float], p: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else float("nan")
-
-
-async def _conn(host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    return await asyncio.open_connection(host, port)
-
-
-async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> int:
-    """One HTTP/1.1 keep-alive request on an open connection; returns the status code."""
-    writer.write(raw)
-    head = await reader.readuntil(b"\r\n\r\n")
-    status = int(head.split(b" ", 2)[1])
-    length = 0
-    for line in head.split(b"\r\n"):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":", 1)[1])
-    await reader.readexactly(length)
-    return status
-
-
-async def load(base: str, rate: float, seconds: float, connections: int = 16) -> dict[str, Any]:
-    """Open-loop load: request k is due at start + k/rate; ``connections`` keep-alive sockets take due requests in
-    order. Latency counts from the due time (queueing included). A raw HTTP/1.1 client keeps the load generator's
-    own cost to a few microseconds per request, so the numbers are the server's."""
-    host, port = base.removeprefix("http://").split(":")
-    reqs = []
-    for path, body in requests():
-        payload = json.dumps(body).encode()
-        reqs.append((path, (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                            f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload))
-    lat: dict[str, list[float]] = {}
-    errors: dict[str, int] = {}
-    conns = [await _conn(host, int(port)) for _ in range(connections)]
-    for _path, raw in reqs:  # warm-up: every request once
-        await _post(*conns[0], raw)
-    n = int(rate * seconds)
-    counter = iter(range(n))
-    start = time.perf_counter()
-
-    async def worker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        for k in counter:
-            path, raw = reqs[k % len(reqs)]
-            due = start + k / rate
-            delay = due - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            status = await _post(reader, writer, raw)
-            lat.setdefault(path, []).append((time.perf_counter() - due) * 1000)
-            if status != 200:
-                errors[path] = errors.get(path, 0) + 1
-
-    await asyncio.gather(*(worker(r, w) for r, w in conns))
-    elapsed = time.perf_counter() - start
-    for _, w in conns:
-        w.close()
-    every = [x for v in lat.values() for x in v]
-    rows = {p: {"n": len(v), "p50_ms": statistics.median(v), "p99_ms": pct(v, 99), "max_ms": max(v)}
-            for p, v in sorted(lat.items())}
-    return {"target_rate": rate, "seconds": seconds, "connections": connections, "requests": len(every),
-            "achieved_rate": len(every) / elapsed, "p50_ms": statistics.median(every), "p99_ms": pct(every, 99),
-            "errors": errors, "by_route": rows}
-
-
-PAINT_JS = """([text, pause]) => new Promise((resolve) => setTimeout(() => {
-    const input = document.querySelector('#layout-input');
-    const t0 = performance.now();
-    document.body.addEventListener('htmx:afterSettle', function done() {
-        document.body.removeEventListener('htmx:afterSettle', done);
-        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
-    });
-    input.value = text;
-    input.dispatchEvent(new Event('input', {bubbles: true}));
-}, pause))"""
-
-
-def browser_paint(base: str, repeats: int = 7, idle_pause_ms: int = 1500) -> dict[str, Any]:
-    """Median time from the explorer's input changing to two animation frames after the htmx swap (the grid is
-    painted), alternating two layouts of each size. ``burst``: updates back to back, as while typing; ``idle``: each
-    update after ``idle_pause_ms`` of quiet (the previous grid fully laid out by then, see static/app.js)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        return {"skipped": "chromium not installed"}
-    from playwright.sync_api import sync_playwright
-
-    cases = {"64x64": "(64,64):(64,1)", "128x128": "(128,128):(128,1)"}
-    alt = {"64x64": "(64,64):(1,64)", "128x128": "(128,128):(1,128)"}
-    out: dict[str, Any] = {}
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=args)
-        out["chromium"] = b.version
-        page = b.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(f"{base}/?layout=8:1")
-        page.wait_for_selector("#grid-explorer")
-        for name, text in cases.items():
-            for mode, pause in (("burst", 0), ("idle", idle_pause_ms)):
-                times = []
-                for k in range(repeats + 1):
-                    ms = page.evaluate(PAINT_JS, [text if k % 2 == 0 else alt[name], pause])
-                    if k:  # the first run warms the server cache and the page
-                        times.append(ms)
-                out[f"{name} {mode}"] = {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times}
-        b.close()
-    return out
-
-
-WORKBENCH_JS = """([b, pause]) => new Promise((resolve) => setTimeout(() => {
-    const input = document.querySelector('#b-input');
-    const t0 = performance.now();
-    const at = {};
-    for (const ev of ['htmx:beforeRequest', 'htmx:beforeSwap', 'htmx:afterSwap']) {
-        document.body.addEventListener(ev, function f() {
-            document.body.removeEventListener(ev, f); at[ev.slice(5)] = performance.now() - t0; });
-    }
-    document.body.addEventListener('htmx:afterSettle', function done() {
-        document.body.removeEventListener('htmx:afterSettle', done);
-        at.afterSettle = performance.now() - t0;
-        requestAnimationFrame(() => requestAnimationFrame(() => resolve({total: performance.now() - t0,
-            trigger: at.beforeRequest, request: at.beforeSwap - at.beforeRequest, swap: at.afterSwap - at.beforeSwap,
-            paint: performance.now() - t0 - at.afterSwap})));
-    });
-    input.value = b;
-    input.dispatchEvent(new Event('input', {bubbles: true}));
-}, pause))"""
-
-
-def workbench_paint(base: str, repeats: int = 7, pause_ms: int = 1500) -> dict[str, Any]:
-    """The workbench composition of two 128x128 layouts (A, B and the result: 3 x 16,384 cells): median time from
-    B's input changing to two animation frames after the htmx swap (the input's own trigger delay included), the
-    size of the HTML fragment, and where the time goes (medians): the input's trigger delay, the request (server and
-    transfer), the DOM swap, and layout + paint."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        return {"skipped": "chromium not installed"}
-    import httpx
-    from playwright.sync_api import sync_playwright
-
-    a, bs = "(128,128):(128,1)", ["(128,128):(1,128)", "(128,128):(128,1)"]
-    url = f"{base}/algebra?op=composition&a={a}&b={bs[0]}"
-    size = len(httpx.get(url, headers={"HX-Request": "true"}, timeout=30).content)
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"]
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=args)
-        page = b.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(url)
-        page.wait_for_selector("#grid-r")
-        runs = [page.evaluate(WORKBENCH_JS, [bs[(k + 1) % 2], pause_ms]) for k in range(repeats + 1)][1:]
-        b.close()
-    times = [r["total"] for r in runs]
-    phases = {k: statistics.median(r[k] for r in runs) for k in ("trigger", "request", "swap", "paint")}
-    return {"composition 128x128": {"median_ms": statistics.median(times), "max_ms": max(times), "runs": times,
-                                    "fragment_bytes": size, "phases_median_ms": phases}}
-
-
-def banks_server(base: str, repeats: int = 9) -> dict[str, Any]:
-    """Server time of the banks lab page for an fp16 128x128 tile with the naive / padded / swizzled comparison:
-    each request a different column (as while typing: no cached analysis), the htmx fragment, timed to the last
-    byte."""
-    import httpx
-
-    times, size = [], 0
-    with httpx.Client(timeout=60) as c:
-        for k in range(repeats + 1):
-            url = (f"{base}/banks?layout=(128,128):(128,1)&element_bytes=2&access=column:{(7 * k + 3) % 128}"
-                   "&compare=1")
-            t0 = time.perf_counter()
-            r = c.get(url, headers={"HX-Request": "true"})
-            ms = (time.perf_counter() - t0) * 1000
-            size = len(r.content)
-            if k:
-                times.append(ms)
-    return {"banks fp16 128x128 + comparison": {"median_ms": statistics.median(times), "max_ms": max(times),
-                                                "runs": times, "fragment_bytes": size}}
-
-
-PAGES = {"explorer (128,128):(128,1)": "/?layout=(128,128):(128,1)",
-         "explorer Sw<3,4,3> o (128,64)": "/?layout=Sw<3,4,3> o 0 o (128,64):(64,1)",
-         "workbench 128x128 composition": "/algebra?op=composition&a=(128,128):(128,1)&b=(128,128):(1,128)",
-         "banks fp16 (128,128) ldmatrix": "/banks?layout=(128,128):(128,1)&element_bytes=2&access=ldmatrix:0,8",
-         "tv SM90 64x256x16 C": "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C",
-         "doctor": "/doctor", "drills": "/drills?kind=offsets&seed=3", "lab": "/lab"}
-LOAD_JS = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+PAINTED_JS = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
     const n = performance.getEntriesByType('navigation')[0];
-    resolve({server: n.responseStart - n.requestStart, html_bytes: n.transferSize, dom: n.domContentLoadedEventEnd,
-             painted: performance.now()}); })))"""
+    resolve({painted: performance.now(), server: n.responseStart - n.requestStart, html_bytes: n.transferSize,
+             elements: document.getElementsByTagName('*').length}); })))"""
+
+# armed before a key is pressed: resolves with the ms from that key's keydown to two frames after the grid shows
+# `want` (the cell want.sel of #grid-explorer holds want.text and #fact-layout reads want.layout)
+ARM_JS = """(want) => { window.__painted = new Promise((resolve) => {
+    let t0 = null;
+    document.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, {capture: true});
+    const shown = () => {
+        const c = document.querySelector(want.sel);
+        const f = document.querySelector('#fact-layout');
+        return t0 !== null && c && c.textContent === want.text && f && f.textContent === want.layout; };
+    const mo = new MutationObserver(() => {
+        if (!shown()) return;
+        mo.disconnect();
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0))); });
+    mo.observe(document.getElementById('result'), {childList: true, subtree: true, characterData: true});
+}); window.__counts = {requests: 0, swaps: 0}; }"""
+COUNT_JS = """() => { if (window.__counting) return; window.__counting = true;
+    document.body.addEventListener('htmx:beforeRequest', () => { window.__counts.requests += 1; });
+    document.body.addEventListener('htmx:afterSwap', () => { window.__counts.swaps += 1; }); }"""
+CELL = '#grid-explorer .gt[data-j="0"] > .gr[data-i="{i}"] > span:nth-child({k})'  # cell (i, k - 1)
+CARET_JS = """(pos) => { const i = document.querySelector('#layout-input'); i.focus();
+    i.setSelectionRange(pos, pos); }"""
+SETTLED_JS = """(layout) => new Promise((resolve) => { const t = Date.now(); (function poll() {
+    const f = document.querySelector('#fact-layout');
+    if ((f && f.textContent === layout) || Date.now() - t > 10000) resolve(!!f); else setTimeout(poll, 20); })(); })"""
 
 
-def page_loads(base: str, repeats: int = 5, width: int = 1400) -> dict[str, Any]:
-    """Each page with a large input opened ``repeats`` times in a fresh tab after a first, cold one: the medians of
-    the server's time to first byte, DOMContentLoaded, and two animation frames after the load event (painted), in
-    ms from the navigation's start; the cold open's server time and paint beside them."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        return {"skipped": "chromium not installed"}
-    from playwright.sync_api import sync_playwright
+def loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
+
+def summary(xs: list[float]) -> dict[str, Any]:
+    return {"median_ms": statistics.median(xs), "min_ms": min(xs), "max_ms": max(xs), "runs_ms": xs}
+
+
+def permalinks(browser: Any, base: str, repeats: int, only: str | None) -> dict[str, Any]:
+    """Each view: one warm-up open, then ``repeats`` opens in fresh contexts (see the module docstring)."""
     out: dict[str, Any] = {}
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-        for name, path in PAGES.items():
-            runs = []
-            for _ in range(repeats + 1):
-                page = b.new_page(viewport={"width": width, "height": 900})
-                page.goto(base + path, wait_until="load")
-                runs.append(page.evaluate(LOAD_JS))
-                page.close()
-            first, runs = runs[0], runs[1:]  # the first: nothing cached in the server yet
-            out[name] = {key: statistics.median(r[key] for r in runs) for key in runs[0]} | {
-                "first_server": first["server"], "first_painted": first["painted"], "runs": runs}
-        b.close()
+    for name, path in VIEWS.items():
+        if only and only.lower() not in name.lower():
+            continue
+        before = loadavg()
+        runs = []
+        for _ in range(repeats + 1):
+            ctx = browser.new_context(viewport=VIEWPORT)
+            page = ctx.new_page()
+            t0 = time.perf_counter()
+            page.goto(base + path, wait_until="load")
+            r = page.evaluate(PAINTED_JS)
+            r["wall"] = (time.perf_counter() - t0) * 1000
+            runs.append(r)
+            ctx.close()
+        runs = runs[1:]
+        out[name] = {"path": path, **summary([r["painted"] for r in runs]),
+                     "wall_median_ms": statistics.median(r["wall"] for r in runs),
+                     "server_median_ms": statistics.median(r["server"] for r in runs),
+                     "html_bytes": runs[-1]["html_bytes"], "elements": runs[-1]["elements"],
+                     "loadavg_before": before, "loadavg_after": loadavg()}
     return out
+
+
+def set_layout(page: Any, text: str) -> None:
+    """Type ``text`` into the explorer as a paste would (one input event) and wait until its grid is shown."""
+    page.fill("#layout-input", text)
+    page.evaluate(SETTLED_JS, text)
+
+
+def keystroke(browser: Any, base: str, repeats: int) -> dict[str, Any]:
+    """One key typed into the explorer's stride: keydown to the new 64x64 grid painted (see the module docstring)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{base}/?layout=(64,64):(64,1)", wait_until="load")
+    before = loadavg()
+    runs = []
+    for k in range(repeats + 1):
+        s = 2 + k  # (64,64):(S,1) -> (64,64):(S7,1): a layout new to the server every time
+        set_layout(page, f"(64,64):({s},1)")
+        page.wait_for_timeout(1500)
+        page.evaluate(CARET_JS, len(f"(64,64):({s}"))
+        page.evaluate(ARM_JS, {"sel": CELL.format(i=1, k=1), "text": f"{s}7", "layout": f"(64,64):({s}7,1)"})
+        page.keyboard.press("7")
+        runs.append(page.evaluate("window.__painted"))
+    ctx.close()
+    return {**summary(runs[1:]), "console_errors": errors, "loadavg_before": before, "loadavg_after": loadavg()}
+
+
+def fast_typing(browser: Any, base: str, repeats: int) -> dict[str, Any]:
+    """Five digits typed 40 ms apart into the stride: the last key to its grid painted, requests, swaps, errors."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{base}/?layout=(64,64):(1,64)", wait_until="load")
+    before = loadavg()
+    runs, counts = [], []
+    for k in range(repeats + 1):
+        start = f"(64,64):(1,{64 + k})"
+        set_layout(page, start)
+        page.wait_for_timeout(1500)
+        page.evaluate(CARET_JS, len(start) - 1)
+        digits = "13579"
+        stride = f"{64 + k}{digits}"
+        page.evaluate(ARM_JS, {"sel": CELL.format(i=0, k=2), "text": stride, "layout": f"(64,64):(1,{stride})"})
+        page.evaluate(COUNT_JS)
+        page.keyboard.type(digits, delay=40)
+        runs.append(page.evaluate("window.__painted"))
+        counts.append(page.evaluate("window.__counts"))
+    ctx.close()
+    return {"last_key_to_painted": summary(runs[1:]), "requests": [c["requests"] for c in counts[1:]],
+            "swaps": [c["swaps"] for c in counts[1:]], "console_errors": errors,
+            "loadavg_before": before, "loadavg_after": loadavg()}
+
+
+def table(res: dict[str, Any]) -> None:
+    print(f"{'view (permalink, load + 2 frames)':<42}{'median':>8}{'min':>6}{'max':>6}{'wall':>6}{'server':>7}"
+          f"{'HTML kB':>9}{'elements':>9}  load avg")
+    for name, r in res["views"].items():
+        ok = "ok" if r["median_ms"] < VIEW_TARGET_MS else "OVER"
+        print(f"{name:<42}{r['median_ms']:>8.0f}{r['min_ms']:>6.0f}{r['max_ms']:>6.0f}{r['wall_median_ms']:>6.0f}"
+              f"{r['server_median_ms']:>7.1f}{r['html_bytes'] / 1000:>9.0f}{r['elements']:>9}  "
+              f"{r['loadavg_before'][0]:.2f} ({ok}, target < {VIEW_TARGET_MS} ms)")
+    if "keystroke" in res:
+        r = res["keystroke"]
+        ok = "ok" if r["median_ms"] < KEY_TARGET_MS else "OVER"
+        print(f"{'keystroke -> new 64x64 grid painted':<42}{r['median_ms']:>8.0f}{r['min_ms']:>6.0f}{r['max_ms']:>6.0f}"
+              f"{'':>31}  {r['loadavg_before'][0]:.2f} ({ok}, target < {KEY_TARGET_MS} ms)")
+        print(f"    console errors: {len(r['console_errors'])} {r['console_errors'][:2]}")
+    if "typing" in res:
+        r = res["typing"]
+        t = r["last_key_to_painted"]
+        print(f"{'fast typing: last of 5 keys -> painted':<42}{t['median_ms']:>8.0f}{t['min_ms']:>6.0f}"
+              f"{t['max_ms']:>6.0f}{'':>31}  {r['loadavg_before'][0]:.2f}")
+        print(f"    requests per 5 keys {r['requests']}, swaps {r['swaps']}, console errors: "
+              f"{len(r['console_errors'])} {sorted(set(r['console_errors']))[:3]}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=30)
-    ap.add_argument("--rate", type=float, default=200)
-    ap.add_argument("--no-browser", action="store_true")
-    ap.add_argument("--no-api", action="store_true")
-    ap.add_argument("--pages-only", action="store_true", help="only the page loads with large inputs")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--tag", default="", help="a word for the result file's name (e.g. before, after)")
+    ap.add_argument("--only", help="only the views whose name contains this (no keystroke runs)")
     a = ap.parse_args()
-    port = free_port()
-    proc = start_server(port)
-    base = f"http://127.0.0.1:{port}"
-    load_before = os.getloadavg()
-    api, paint, big = {}, {}, {}
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        raise SystemExit("chromium is not installed (Debian package chromium)")
+    from playwright.sync_api import sync_playwright
+
+    server = Server()
+    res: dict[str, Any] = {"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
+                           "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine(), "tag": a.tag,
+                           "viewport": VIEWPORT, "targets_ms": {"view": VIEW_TARGET_MS, "keystroke": KEY_TARGET_MS}}
     try:
-        pages = {} if a.no_browser else page_loads(base)
-        if not a.pages_only:
-            api = {} if a.no_api else asyncio.run(load(base, a.rate, a.seconds))
-            paint = {} if a.no_browser else browser_paint(base)
-            big = banks_server(base)
-            if not a.no_browser:
-                big.update(workbench_paint(base))
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=exe, args=ARGS)
+            res["chromium"] = browser.version
+            res["views"] = permalinks(browser, server.url, a.repeats, a.only)
+            if not a.only:
+                res["keystroke"] = keystroke(browser, server.url, a.repeats)
+                res["typing"] = fast_typing(browser, server.url, a.repeats)
+            browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    if api:
-        print(f"API  {api['requests']} requests in {a.seconds:.0f} s at target {a.rate:.0f}/s "
-              f"(achieved {api['achieved_rate']:.1f}/s)")
-        print(f"{'route':<16}{'n':>7}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
-        for route, r in api["by_route"].items():
-            print(f"{route:<16}{r['n']:>7}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}{r['max_ms']:>10.2f}")
-        print(f"{'all':<16}{api['requests']:>7}{api['p50_ms']:>10.2f}{api['p99_ms']:>10.2f}")
-        print(f"errors: {api['errors'] or 'none'}   target: p99 < 50 ms")
-    for name, r in paint.items():
-        if isinstance(r, dict):
-            target = 150 if name.startswith("64x64") else 400
-            print(f"paint {name:<14} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms (target < {target} ms)")
-        else:
-            print(f"paint: {name} {r}")
-    for name, r in big.items():
-        if "median_ms" in r:
-            target = 150 if name.startswith("banks") else 400
-            print(f"{name:<34} median {r['median_ms']:.0f} ms, max {r['max_ms']:.0f} ms, "
-                  f"{r['fragment_bytes']:,} bytes (target < {target} ms)")
-            if "phases_median_ms" in r:  # where the time goes: input delay, server + transfer, DOM swap, layout+paint
-                print("    " + ", ".join(f"{k} {v:.0f} ms" for k, v in r["phases_median_ms"].items()))
-    for name, r in pages.items():
-        if isinstance(r, dict):
-            print(f"page {name:<32} server {r['server']:>4.0f} ms, DOM ready {r['dom']:>4.0f} ms, painted "
-                  f"{r['painted']:>4.0f} ms; cold: server {r['first_server']:>4.0f}, "
-                  f"painted {r['first_painted']:>4.0f} ms (target < 1000 ms)")
+        server.stop()
+    res["machine_after"] = machine()
+    print(f"chromium {res['chromium']}, {os.cpu_count()} cores, {res['date']}")
+    table(res)
+    import json
+
     RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d_%H%M%S")
-    out = RESULTS / f"web_{stamp}.json"
-    machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-               "loadavg_before": load_before, "loadavg_after": os.getloadavg()}
-    out.write_text(json.dumps({"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
-                               "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine,
-                               "api": api, "paint": paint, "big_grids": big, "pages": pages}, indent=2))
+    out = RESULTS / f"web_{a.tag + '_' if a.tag else ''}{time.strftime('%Y%m%d_%H%M%S')}.json"
+    out.write_text(json.dumps(res, indent=2) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")
 
 
