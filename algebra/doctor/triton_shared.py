@@ -15,26 +15,20 @@
 from __future__ import annotations
 
 from algebra.doctor import ttgir
+from algebra.doctor.triton_attrs import _bases, _cga, _combine, _fail, _int, _order, _pow2s
 from algebra.doctor.tt_ll import TLL, dims, ensure_not_smaller, identity1d
 from algebra.doctor.ttgir import Attr, TTGIRError
 
 
-def _tl():
-    from algebra.doctor import triton_layouts
-
-    return triton_layouts
-
-
 def _swizzled(a: Attr, shape: list[int]) -> TLL:
-    T = _tl()
     rank = len(shape)
-    vec, per, maxp = (T._int(a, k, pow2=True) for k in ("vec", "perPhase", "maxPhase"))
-    order = T._order(a, rank)
-    cga = T._cga(a, rank)
+    vec, per, maxp = (_int(a, k, pow2=True) for k in ("vec", "perPhase", "maxPhase"))
+    order = _order(a, rank)
+    cga = _cga(a, rank)
     names = dims(rank)
     per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
     if rank == 1:
-        return T._combine(identity1d(per_cta[0], "offset", "dim0"), cga, shape, a.name)
+        return _combine(identity1d(per_cta[0], "offset", "dim0"), cga, shape, a.name)
     col, row = order[0], order[1]
     ncols, nrows = per_cta[col], per_cta[row]
     if a.name == "shared" and a.fields.get("hasLeadingOffset") is True:
@@ -44,14 +38,13 @@ def _swizzled(a: Attr, shape: list[int]) -> TLL:
     ll = TLL({"offset": bases}, {names[row]: nrows, names[col]: ncols})
     for d in order[2:]:
         ll = ll * identity1d(per_cta[d], "offset", names[d])
-    return T._combine(ll, cga, shape, a.name)
+    return _combine(ll, cga, shape, a.name)
 
 
 def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, order: list[int], cga: TLL) -> TLL:
-    T = _tl()
     widths = {(4, 2): 32, (2, 4): 64, (1, 8): 128}
     if (per, maxp) not in widths:
-        raise T._fail(a.name, "perPhase", "with hasLeadingOffset, (perPhase, maxPhase) is (4, 2), (2, 4) or (1, 8)")
+        raise _fail(a.name, "perPhase", "with hasLeadingOffset, (perPhase, maxPhase) is (4, 2), (2, 4) or (1, 8)")
     bits = a.fields.get("_element_bits")
     if bits is None:
         raise TTGIRError("element_bits: a shared layout with hasLeadingOffset needs the element size")
@@ -65,23 +58,22 @@ def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, or
     ll = TLL({"offset": bases}, {names[row]: 8, names[col]: tile_cols})
     for d in order[2:]:
         ll = ll * identity1d(shape[d], "offset", names[d])
-    return T._combine(ll, cga, shape, a.name)
+    return _combine(ll, cga, shape, a.name)
 
 
 def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
-    T = _tl()
-    width = T._int(a, "swizzlingByteWidth", (0, 32, 64, 128))
-    ebits = T._int(a, "elementBitWidth", (8, 16, 32, 64))
+    width = _int(a, "swizzlingByteWidth", (0, 32, 64, 128))
+    ebits = _int(a, "elementBitWidth", (8, 16, 32, 64))
     transposed = a.fields.get("transposed", False)
     if not isinstance(transposed, bool):
-        raise T._fail(a.name, "transposed", "expected true or false")
+        raise _fail(a.name, "transposed", "expected true or false")
     if a.fields.get("fp4Padded", False) is not False:
-        raise T._fail(a.name, "fp4Padded", "packed fp4 layouts are not modelled (the bank model counts whole bytes)")
+        raise _fail(a.name, "fp4Padded", "packed fp4 layouts are not modelled (the bank model counts whole bytes)")
     if element_bits is not None and element_bits != ebits:
         raise TTGIRError(f"element_bits: {element_bits} differs from the layout's elementBitWidth = {ebits}")
     if len(shape) != 2:
         raise TTGIRError(f"nvmma_shared: rank-{len(shape)} tensors are not modelled (rank 2 only)")
-    cga = T._cga(a, 2)
+    cga = _cga(a, 2)
     names = dims(2)
     per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
     contig = 0 if transposed else 1
@@ -95,7 +87,7 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     if not width:
         ll = identity1d(tma[1], "offset", "dim1") * identity1d(tma[0], "offset", "dim0")
         ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
-        return T._combine(ll, cga, shape, a.name)
+        return _combine(ll, cga, shape, a.name)
     rows, cols = (tma[1], tma[0]) if transposed else (tma[0], tma[1])
     vec, per, maxp = 128 // ebits, 128 // width, width // 16
     if rows < 8:
@@ -106,14 +98,13 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     if transposed:
         ll = TLL({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
     ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
-    return T._combine(ll, cga, shape, a.name)
+    return _combine(ll, cga, shape, a.name)
 
 
 def _explicit(a: Attr, shape: list[int], owner: str) -> TLL:
     """offset/block bases as given; their shape must be the tensor's."""
-    T = _tl()
     rank = len(shape)
-    ll = TLL.inferred({"offset": T._bases(a, "offset", rank), "block": T._bases(a, "block", rank, [])}, dims(rank))
+    ll = TLL.inferred({"offset": _bases(a, "offset", rank), "block": _bases(a, "block", rank, [])}, dims(rank))
     got = list(ll.outs.values())
     if got != list(shape):
         raise TTGIRError(f"shape: {owner}'s bases describe a {got} tensor, not {list(shape)}")
@@ -121,25 +112,24 @@ def _explicit(a: Attr, shape: list[int], owner: str) -> TLL:
 
 
 def _padded(a: Attr, shape: list[int]) -> tuple[TLL, list[list[int]]]:
-    T = _tl()
     pads = a.fields.get("paddings", [])
     if not pads:
-        raise T._fail(a.name, "paddings", "at least one [interval:+padding] pair is needed")
+        raise _fail(a.name, "paddings", "at least one [interval:+padding] pair is needed")
     seen = set()
     for interval, pad in pads:
         for what, v in (("interval", interval), ("padding", pad)):
             if v < 1 or v & (v - 1):
-                raise T._fail(a.name, what, f"{v} is not a power of two")
+                raise _fail(a.name, what, f"{v} is not a power of two")
         if interval in seen:
-            raise T._fail(a.name, "interval", f"{interval} is given twice")
+            raise _fail(a.name, "interval", f"{interval} is given twice")
         seen.add(interval)
     if "offset" in a.fields:
         return _explicit(a, shape, "padded_shared"), [list(p) for p in pads]
     rank = len(shape)
-    own = T._pow2s(a, "shape", rank)
+    own = _pow2s(a, "shape", rank)
     if own != list(shape):
         raise TTGIRError(f"shape: the padded_shared layout is for {ttgir.value_text(own)}, not {list(shape)}")
-    order = T._order(a, rank)
+    order = _order(a, rank)
     names = dims(rank)
     ll = TLL({"offset": []}, {n: 1 for n in names})
     for d in order:

@@ -1,0 +1,113 @@
+"""Reading the fields of a TTGIR layout attribute (integers, powers of two, orders, bases, each refused with the
+field's name) and combining a CTA's layout with its CGA layout: the pieces that both conversions, distributed
+(``triton_layouts``) and shared (``triton_shared``), stand on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.doctor import ttgir
+from algebra.doctor.tt_ll import (
+    TLL,
+    as_dict,
+    dims,
+    empty,
+    ensure_not_larger,
+    ensure_not_smaller,
+    identity1d,
+    zeros1d,
+)
+from algebra.doctor.ttgir import Attr, TTGIRError
+
+
+def _fail(owner: str, key: str, msg: str) -> TTGIRError:
+    return TTGIRError(f"{owner}.{key}: {msg}")
+
+
+def _get(a: Attr, key: str, default: Any = ...) -> Any:
+    if key not in a.fields:
+        if default is ...:
+            raise _fail(a.name, key, "missing")
+        return default
+    return a.fields[key]
+
+
+def _int(a: Attr, key: str, allowed: tuple[int, ...] | None = None, default: Any = ..., pow2: bool = False) -> int:
+    v = _get(a, key, default)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _fail(a.name, key, f"expected an integer, got {ttgir.value_text(v)}")
+    if allowed is not None and v not in allowed:
+        raise _fail(a.name, key, f"{v} is not one of {', '.join(map(str, allowed))}")
+    if pow2 and (v < 1 or v & (v - 1)):
+        raise _fail(a.name, key, f"{v} is not a power of two")
+    return v
+
+
+def _pow2s(a: Attr, key: str, rank: int) -> list[int]:
+    v = _get(a, key)
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise _fail(a.name, key, f"expected a list of integers, got {ttgir.value_text(v)}")
+    if len(v) != rank:
+        raise _fail(a.name, key, f"has {len(v)} entries, but the tensor has rank {rank}")
+    for x in v:
+        if x < 1 or x & (x - 1):
+            raise _fail(a.name, key, f"{x} is not a power of two")
+    return list(v)
+
+
+def _order(a: Attr, rank: int, key: str = "order") -> list[int]:
+    v = _get(a, key)
+    if not isinstance(v, list) or sorted(v) != list(range(rank)) or any(isinstance(x, bool) for x in v):
+        raise _fail(a.name, key, f"{ttgir.value_text(v)} is not a permutation of 0..{rank - 1}")
+    return list(v)
+
+
+def _bases(a: Attr, key: str, rank: int | None, default: Any = ...) -> list[list[int]]:
+    v = _get(a, key, default)
+    if not isinstance(v, list) or not all(isinstance(b, list) for b in v):
+        raise _fail(a.name, key, f"expected a list of bases (lists of integers), got {ttgir.value_text(v)}")
+    for b in v:
+        if rank is not None and len(b) != rank:
+            raise _fail(a.name, key, f"basis {ttgir.value_text(b)} has {len(b)} entries, not the tensor rank {rank}")
+        if not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 1 << 20 for x in b):
+            raise _fail(a.name, key, f"basis {ttgir.value_text(b)}: entries must be non-negative integers")
+    return [list(b) for b in v]
+
+
+# --------------------------------------------------------------------------- CTAs of a cluster
+
+
+def _cga(a: Attr, rank: int) -> TLL:
+    names = dims(rank)
+    if "CGALayout" in a.fields:
+        return TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+    if "CTAsPerCGA" in a.fields:
+        ctas, split = _pow2s(a, "CTAsPerCGA", rank), _pow2s(a, "CTASplitNum", rank)
+        out = empty()
+        for d in _order(a, rank, "CTAOrder"):
+            if ctas[d] % split[d]:
+                raise _fail(a.name, "CTASplitNum", f"{split[d]} does not divide CTAsPerCGA {ctas[d]}")
+            out = out * identity1d(split[d], "block", names[d]) * zeros1d(ctas[d] // split[d], "block", names[d])
+        return out.transpose_outs(names)
+    return TLL({"block": []}, {n: 1 for n in names})
+
+
+def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str) -> TLL:
+    """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs and put the CTAs outside."""
+    names = dims(len(shape))
+    for n in names:
+        if n not in cta.outs:
+            cta = cta * identity1d(1, next(iter(cta.bases), "register"), n)
+    cga = ensure_not_larger(cga, as_dict(names, shape)).transpose_outs(list(cta.outs))
+    cta_shape = {n: max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)}
+    in_dim = next(iter(cta.bases))
+    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape)
+    out = (cta * cga).transpose_outs(names)
+    got = [out.outs[n] for n in names]
+    if got != list(shape):
+        raise TTGIRError(f"{owner}: the layout covers {got}, which does not fit the shape {list(shape)}")
+    return out
+
+
+# --------------------------------------------------------------------------- distributed
