@@ -251,6 +251,11 @@ def test_two_pinned_workers_share_out_twenty_jobs_each_done_once(mode):
             service.submit("smem", {})
         ids = [service.submit("compile_only", {"nvcc": "skip", "hold_ms": 150, "tag": str(i)})["id"]
                for i in range(20)]
+        from app.services.bench import device_status
+
+        holding = _wait(lambda: next((w for w in device_status()["workers"] if w["job"]), None), 30, "a held job")
+        assert holding["busy"] and holding["job"]["kind"] == "compile_only" and holding["job"]["status"] == "running"
+        assert store.get(holding["job"]["id"])["worker"] == holding["id"]
         _wait(lambda: store.queue_depth() == 0, 90, "the queue to drain")
         with TestClient(create_app()) as c:
             d = c.get("/api/bench/device").json()

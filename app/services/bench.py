@@ -47,23 +47,24 @@ def kinds() -> list[dict]:
     return [{"kind": k.name, "title": k.title, "needs_gpu": k.needs_gpu} for k in registry.kinds()]
 
 
-def _held(job_id: str | None, store) -> dict | None:
-    """The job a worker holds, as the device view shows it: ``{"id", "kind", "status", "stage"}``."""
-    job = store.get(job_id) if job_id else None
-    if not job:
-        return {"id": job_id, "kind": None, "status": None, "stage": None} if job_id else None
+def _held(worker: dict, store) -> dict | None:
+    """The job ``worker`` holds, as the device view shows it: ``{"id", "kind", "status", "stage"}``; None when its
+    last heartbeat named none, or named a job that has ended since or that another worker runs now."""
+    job = store.get(worker["busy"]) if worker.get("busy") else None
+    if not job or job["status"] != "running" or job.get("worker") != worker["id"]:
+        return None
     return {"id": job["id"], "kind": job["kind"], "status": job["status"],
             "stage": (job.get("progress") or {}).get("stage")}
 
 
 def worker_view(worker: dict, store) -> dict:
-    """One worker as /api/bench/device shows it: ``{"id", "busy", "job", "available", "reason", "name", "gpu_index",
-    "uuid", "gpu": {index, uuid, name, fake, clocks, power, temperature, fault, xids} or None}``. ``reason`` says
-    why a worker has no usable GPU (NVML's message, or its GPU's fault); no host, pid or path."""
+    """One worker as /api/bench/device shows it: ``{"id", "busy" (it holds ``job``), "job", "available", "reason",
+    "name", "gpu_index", "uuid", "gpu": {index, uuid, name, fake, clocks, power, temperature, fault, xids} or None}``.
+    ``reason`` says why a worker has no usable GPU (NVML's message, or its GPU's fault); no host, pid or path."""
     device = worker.get("device") or {}
     gpu = {k: device.get(k) for k in GPU_FIELDS} if device.get("uuid") else None
-    available = bool(device.get("available"))
-    return {"id": worker["id"], "busy": bool(worker.get("busy")), "job": _held(worker.get("busy"), store),
+    available, job = bool(device.get("available")), _held(worker, store)
+    return {"id": worker["id"], "busy": job is not None, "job": job,
             "available": available, "reason": None if available else device.get("reason"), "name": device.get("name"),
             "gpu_index": gpu["index"] if gpu else None, "uuid": gpu["uuid"] if gpu else None, "gpu": gpu}
 
