@@ -133,9 +133,12 @@ def spoken(d: Drill) -> list[str]:
     if d.kind == "banks" and v == "formula":
         out += [f"bank = {e}", e.replace(" mod ", " % ")]
     if d.kind == "majorness":
-        out += {"row": ["row major", "it is row-major", "row-major (LayoutRight)", "Row"],
-                "column": ["column major", "col-major", "it's column-major", "LayoutLeft{}"],
-                "neither": ["neither", "Neither.", "it is neither"]}[e]
+        out += {"row": ["row major", "it is row-major", "row-major (LayoutRight)", "Row", "row-major order",
+                        "row major, because mode 1 has stride 1", "row-major, not column-major", "row major layout"],
+                "column": ["column major", "col-major", "it's column-major", "LayoutLeft{}", "column-major order",
+                           "column-major: mode 0 has stride 1"],
+                "neither": ["neither", "Neither.", "it is neither", "none of them", "not row or column major",
+                            "neither, the strides do not walk rows or columns"]}[e]
     if d.kind == "tiled_view" and v == "formula":
         out += [f"offset = {e}", e.replace("*", "")]
     return out
@@ -201,6 +204,13 @@ def test_readers_of_words_refuse_what_they_cannot_read() -> None:
         parse_coord("not (1,(1,2))")
     assert parse_int("0x1c") == 28 and parse_rc("col 0, row 7") == (7, 0)
     assert parse_sector_answer("8, 1/8") == (8, Fraction(1, 8), Fraction(0))
+
+
+def test_a_spoken_choice_with_another_class_in_its_reason_is_not_read() -> None:
+    d = next(generate("majorness", s) for s in range(200) if generate("majorness", s).expected == "row")
+    for text in ("row-major, column-major", "row-major: it is LayoutLeft", "row major since neither"):
+        g = d.grade(text)
+        assert not g.readable and not g.correct, text
 
 
 def test_layouts_are_read_in_cute_cpp_spellings() -> None:

@@ -5,6 +5,7 @@ usual answer."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import algebra as A
@@ -12,12 +13,14 @@ from app.drills import sheet
 from app.drills.common import offsets_grid, ordered_layout, pick, step, table
 from app.drills.core import Drill, Grade, register
 from app.drills.gen_coords import small_layout
-from app.drills.parsing import parse_choice
+from app.drills.parse_words import tokens
+from app.drills.parsing import AnswerError, clean, parse_choice
 
 MAJOR = {"row": ["row-major", "row major", "r", "rows", "LayoutRight", "right", "C order"],
          "column": ["col", "column-major", "col-major", "c", "columns", "colmajor", "LayoutLeft", "left",
                     "Fortran order", "Fortran", "F"],
-         "neither": ["none", "no", "n", "neither row nor column", "other"]}
+         "neither": ["none", "no", "n", "neither row nor column", "other", "none of them", "neither of them",
+                     "not row or column major", "not row- or column-major"]}
 
 
 def classify(layout: Any) -> str:
@@ -94,7 +97,36 @@ def _example(layout: Any) -> str:
     return f"{text} is {major}"
 
 
+_CLASS_WORDS = {"row": "row", "right": "row", "layoutright": "row", "column": "column", "col": "column",
+                "left": "column", "layoutleft": "column", "fortran": "column", "neither": "neither"}
+
+
+def read_major(answer: str) -> str:
+    """The class an answer names: a choice (``row-major``, ``LayoutLeft``, ``neither``), optionally followed by
+    ``order`` / ``layout`` and, after a comma, colon or ``because``, a reason. Post-condition: AnswerError when the
+    reason names another class (``row-major, column-major``); ``not column-major`` in a reason is no other class."""
+    try:
+        return parse_choice(answer, MAJOR)
+    except AnswerError:
+        pass
+    text = clean(answer).strip()
+    cut = min([i for i in (text.find(","), text.find(";"), text.find(":")) if i > 0] + [len(text)])
+    head, reason = text[:cut], text[cut:]
+    for word in (" because ", " since ", " as "):
+        if word in head.lower():
+            k = head.lower().index(word)
+            head, reason = head[:k], head[k:] + reason
+    head = re.sub(r"(?i)[ -](order|layout)\.?$", "", head.strip())
+    got = parse_choice(head, MAJOR)
+    toks = tokens(reason)
+    for k, tok in enumerate(toks):
+        other = _CLASS_WORDS.get(tok)
+        if other and other != got and not (k and toks[k - 1] in ("not", "nor", "no", "or")):
+            raise AnswerError(f"two different answers: {got} and {other}")
+    return got
+
+
 def _choice_grade(answer: str, want: str) -> Grade:
-    got = parse_choice(answer, MAJOR)
+    got = read_major(answer)
     return Grade.right() if got == want else Grade.wrong(f"not {got}: look again at which mode has stride 1 and "
                                                           "whether the other mode's stride is a full pitch")
