@@ -208,7 +208,7 @@ def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict
 
 @router.post("/whiteboard")
 def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Start a timed whiteboard session (the seed's seven parts, 3-5 questions each); answer its questions in order
+    """Start a timed whiteboard session (the seed's seven parts, 3-7 questions each); answer its questions in order
     with ``session`` set."""
     sid = progress.start_whiteboard(learner)
     return whiteboard_json(learner, sid)
