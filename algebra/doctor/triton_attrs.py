@@ -93,8 +93,10 @@ def _cga(a: Attr, rank: int) -> TLL:
     return TLL({"block": []}, {n: 1 for n in names})
 
 
-def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str) -> TLL:
-    """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs and put the CTAs outside."""
+def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: bool = False) -> TLL:
+    """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs (repeating it over registers; past the
+    shape, registers are dropped, or with ``keep_registers`` kept as zero bases -- Triton 3.9 keeps them for MMA
+    layouts and their dot operands, drops them for blocked ones) and put the CTAs outside."""
     names = dims(len(shape))
     for n in names:
         if n not in cta.outs:
@@ -102,7 +104,7 @@ def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str) -> TLL:
     cga = ensure_not_larger(cga, as_dict(names, shape)).transpose_outs(list(cta.outs))
     cta_shape = {n: max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)}
     in_dim = next(iter(cta.bases))
-    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape)
+    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape, broadcast_registers=keep_registers)
     out = (cta * cga).transpose_outs(names)
     got = [out.outs[n] for n in names]
     if got != list(shape):

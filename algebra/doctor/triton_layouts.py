@@ -119,7 +119,7 @@ def _mma(a: Attr, shape: list[int]) -> TLL:
     order = matrix_order(rank, True)
     cta = _mma_tile(tile, 2, order, order, a.name)
     cta = cta * identity_nd("warp", wpc, matrix_order(rank, major != 3)).transpose_outs(list(cta.outs))
-    return _combine(cta, _cga(a, rank), shape, a.name)
+    return _combine(cta, _cga(a, rank), shape, a.name, keep_registers=True)
 
 
 def _broadcasted(shape: list[int], order: list[int], kdim: int, in_dim: str) -> TLL:
@@ -158,7 +158,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     warps = _broadcasted(wpc, matrix_order(rank, major != 3), kdim, "warp").transpose_outs(list(cta.outs))
     cga = _cga(parent, rank)
     cga = TLL({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
-    return _combine(cta * warps, cga, shape, a.name)
+    return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
 
 
 def _slice(a: Attr, shape: list[int]) -> TLL:

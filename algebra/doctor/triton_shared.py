@@ -85,7 +85,8 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
                              f"{ebits} bits, more than the {per_cta[contig]} along the contiguous dimension")
         tma[contig] = span
     if not width:
-        ll = identity1d(tma[1], "offset", "dim1") * identity1d(tma[0], "offset", "dim0")
+        ll = (identity1d(tma[0], "offset", "dim0") * identity1d(tma[1], "offset", "dim1") if transposed
+              else identity1d(tma[1], "offset", "dim1") * identity1d(tma[0], "offset", "dim0"))
         ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
         return _combine(ll, cga, shape, a.name)
     rows, cols = (tma[1], tma[0]) if transposed else (tma[0], tma[1])

@@ -181,7 +181,8 @@ class _Reader:
 
 def parse(text: Any) -> Attr:
     """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line). Post: an
-    ``Attr`` whose nested aliases are resolved; TTGIRError otherwise."""
+    ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of attributes that are not
+    layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
     if not isinstance(text, str) or not text.strip():
         raise TTGIRError("expected TTGIR text such as #ttg.blocked<{sizePerThread = [1, 8], ...}>")
     if len(text) > MAX_TEXT:
@@ -193,6 +194,9 @@ def parse(text: Any) -> Attr:
             continue
         m = re.match(r"#([A-Za-z_][\w$-]*)\s*=\s*(#.*)$", line)
         body = m.group(2) if m else line
+        head = re.match(r"#(\w+)\.(\w+)", body)
+        if m and head and head.group(2) not in NAMES:
+            continue  # a dump's other aliases (#smem = #ttg.shared_memory, ...): not layouts
         r = _Reader(body, aliases)
         a = r.attr(f"#{m.group(1)}" if m else "layout")
         if r.peek()[0] != "end":

@@ -1,0 +1,105 @@
+"""Triton itself as the oracle (``pip install triton``; CPU is enough): its own layout conversion, its own printed
+TTGIR and Gluon's ``bank_conflicts``, all through Gluon's frontend with no GPU.
+
+- ``linear(layout, shape)``: ``GluonOpBuilder.to_linear_layout`` (the compiled conversion, callable outside a kernel)
+  as ``{"register"|"offset": [...], "lane", "warp", "block"}``;
+- ``printed(layout, shape)``: the TTGIR text Triton prints for the layout (alias definitions included), from the IR
+  of a Gluon kernel that holds a tensor (or a shared buffer) of that layout;
+- ``bank_conflicts(dist, shared, shape, bits)``: ``ttgl.bank_conflicts`` evaluated at compile time inside a
+  ``@gluon.jit`` function (``static_print``), the excess wavefronts per wavefront of the st.shared / ld.shared
+  instructions Triton would issue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+
+import triton
+import triton.experimental.gluon.language as ttgl
+from triton._C.libtriton import gluon_ir, ir
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import make_backend
+from triton.experimental import gluon
+from triton.experimental.gluon._runtime import GluonASTSource
+
+VERSION = triton.__version__
+TARGET = GPUTarget("cuda", 90, 32)
+_BACKEND = make_backend(TARGET)
+_DTYPES = {8: ttgl.int8, 16: ttgl.float16, 32: ttgl.float32, 64: ttgl.float64}
+
+
+def _builder():
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    return ctx, gluon_ir.GluonOpBuilder(ctx)
+
+
+def linear(layout, shape) -> dict:
+    """Triton's LinearLayout of ``layout`` (a Gluon layout object) for ``shape``."""
+    ctx, b = _builder()
+    ll = b.to_linear_layout(layout._to_ir(b), list(shape))
+    if hasattr(ll, "offset_bases"):
+        return {"offset": [list(x) for x in ll.offset_bases], "block": [list(x) for x in ll.block_bases]}
+    return {"register": [list(x) for x in ll.reg_bases], "lane": [list(x) for x in ll.lane_bases],
+            "warp": [list(x) for x in ll.warp_bases], "block": [list(x) for x in ll.block_bases]}
+
+
+@gluon.jit
+def _hold(L: ttgl.constexpr, DT: ttgl.constexpr, SHAPE: ttgl.constexpr, SHARED: ttgl.constexpr):
+    if SHARED:
+        ttgl.allocate_shared_memory(DT, SHAPE, L)
+    else:
+        ttgl.full(SHAPE, 0, DT, L)
+
+
+@gluon.jit
+def _conflicts(L: ttgl.constexpr, S: ttgl.constexpr, DT: ttgl.constexpr, SHAPE: ttgl.constexpr):
+    ttgl.static_print(ttgl.bank_conflicts(ttgl.distributed_type(DT.value, SHAPE, L),
+                                          ttgl.shared_memory_descriptor_type(DT, SHAPE, S, SHAPE)))
+
+
+def _run(fn, constexprs: dict, num_warps: int):
+    options = _BACKEND.parse_options({"num_warps": num_warps})
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    _BACKEND.load_dialects(ctx)
+    names = list(constexprs)
+    src = GluonASTSource(fn=fn, signature={n: "constexpr" for n in names},
+                         constexprs={(i,): constexprs[n] for i, n in enumerate(names)})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        module = src.make_ir(TARGET, options, _BACKEND.get_codegen_implementation(options),
+                             _BACKEND.get_module_map(), ctx)
+    return module, out.getvalue()
+
+
+def num_warps(layout) -> int:
+    """The warps a distributed Gluon layout spans (the kernel's num_warps)."""
+    if hasattr(layout, "warp_bases"):
+        return 1 << len(layout.warp_bases)
+    if hasattr(layout, "parent"):
+        return num_warps(layout.parent)
+    return math.prod(layout.warps_per_cta) if hasattr(layout, "warps_per_cta") else 4
+
+
+def printed(layout, shape, bits: int = 16, warps: int | None = None) -> str:
+    """Triton's printed TTGIR for ``layout``: its alias definitions, then the attribute as the tensor type names it."""
+    shared = "Shared" in type(layout).__name__
+    module, _ = _run(_hold, {"L": layout, "DT": _DTYPES[bits], "SHAPE": ttgl.constexpr(list(shape)),
+                             "SHARED": ttgl.constexpr(shared)}, warps or (4 if shared else num_warps(layout)))
+    text = module.str_nodebug()
+    aliases = [line for line in text.splitlines() if re.match(r"#\w+ = #ttg\.", line)]
+    dims = "x".join(str(s) for s in shape)
+    m = re.search(rf"(?:tensor|memdesc)<{dims}x\w+, (#[\w.]+(?:<.*?}}>)?)(?:, #smem|>)", text)
+    assert m, text
+    return "\n".join(aliases + [m.group(1)])
+
+
+def bank_conflicts(dist, shared, shape, bits: int = 16) -> int:
+    """Gluon's ``bank_conflicts(distributed, shared)`` for a tensor of ``shape`` with ``bits``-bit elements."""
+    _, out = _run(_conflicts, {"L": dist, "S": shared, "DT": _DTYPES[bits], "SHAPE": ttgl.constexpr(list(shape))},
+                  num_warps(dist))
+    return int(out.strip().splitlines()[-1])
