@@ -5,7 +5,7 @@
 Starts uvicorn in a subprocess (bench/_server.py) and sends distinct inputs over keep-alive connections, in turn:
 POST /api/layout with a small enumerated layout, POST /api/layout with an oversize (not enumerated) one, POST
 /api/algebra composition, GET the explorer page, POST /api/banks. Records the server's RSS at checkpoints; the caches
-are bounded in bytes (algebra.memo), so RSS must level off instead of growing with the count. Prints a table and
+are bounded in bytes (algebra.core.memo), so RSS must level off instead of growing with the count. Prints a table and
 writes bench/results/memory_<time>.json.
 """
 

@@ -31,7 +31,7 @@ def _noop(*_a: Any, **_k: Any) -> None:
 
 
 def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
-    """The algebra.solver Candidate for a layout choice (see the module docstring)."""
+    """The algebra.doctor.solver Candidate for a layout choice (see the module docstring)."""
     from algebra.doctor import solver
     from algebra.doctor.solver_access import SolveError
     from algebra.doctor.solver_xor import make_place

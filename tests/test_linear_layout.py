@@ -1,4 +1,4 @@
-"""Triton linear layouts beside CuTe layouts (algebra.linear_layout): round trips CuTe -> LinearLayout -> CuTe and
+"""Triton linear layouts beside CuTe layouts (algebra.doctor.linear_layout): round trips CuTe -> LinearLayout -> CuTe and
 LinearLayout -> CuTe -> LinearLayout as properties (hypothesis), the MMA / copy atoms' TV layouts exported and read
 back, and the refusals that say why no CuTe layout exists."""
 

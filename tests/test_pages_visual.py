@@ -1,7 +1,7 @@
 """The visualizer's fixes and walkthroughs through the API and the pages: the banks lab's thread_layout access and
 per-thread widths, the sector form's errors, the explorer's error slot while typing, silent results that now say
 why, the banks lab's defaults, the GPU lab's messages, and the copy / MMA walkthroughs (checked against
-``algebra.atoms_tiled`` directly)."""
+``algebra.hw.atoms_tiled`` directly)."""
 
 from __future__ import annotations
 

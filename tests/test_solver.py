@@ -1,4 +1,4 @@
-"""The layout doctor's solver (algebra.solver): the issue's known answers, the fast cost against the reference bank
+"""The layout doctor's solver (algebra.doctor.solver): the issue's known answers, the fast cost against the reference bank
 model, and the best candidate against a brute force over every Sw<B,M,S> and padding scored by
 ``algebra.banks.bank_access`` (an independent path: layouts, swizzles and accesses built by the banks module)."""
 

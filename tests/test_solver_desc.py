@@ -1,4 +1,4 @@
-"""The descriptor doctor (algebra.solver_desc): wgmma descriptors decoded and encoded against CUTLASS's
+"""The descriptor doctor (algebra.doctor.solver_desc): wgmma descriptors decoded and encoded against CUTLASS's
 ``make_gmma_desc``, and the TMA argument checks.
 
 The expected values were printed by a host-only program built with nvcc against CUTLASS 4.2's headers

@@ -2,7 +2,7 @@
 vector E<i>), so a layout maps a coordinate to a tuple instead of an int; ``make_identity_layout(shape)`` uses
 ``1@0, 1@1, ...`` and maps every coordinate to itself (the coordinate tensors CuTe uses for predication).
 
-Keys are the engine's (``algebra.arith``); an answer is a tuple, read nested or flat.
+Keys are the engine's (``algebra.core.arith``); an answer is a tuple, read nested or flat.
 """
 
 from __future__ import annotations

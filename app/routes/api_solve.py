@@ -22,7 +22,7 @@ class SolveIn(RequestBody):
     tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(64,64):(64,1)"])
     accesses: list[dict[str, Any]] = Field(..., min_length=1, max_length=8,
                                            description="offsets / row / column / thread_layout / ldmatrix / tma / "
-                                                       "wgmma accesses (see algebra.solver_access)")
+                                                       "wgmma accesses (see algebra.doctor.solver_access)")
     limit: int = Field(12, ge=1, le=50, description="candidates returned")
 
 

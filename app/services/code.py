@@ -1,5 +1,5 @@
-"""CuTe C++ / CuTe DSL snippets and the index formula of a layout or an op (``algebra.codegen``,
-``algebra.formula``), for the pages' "copy as" buttons."""
+"""CuTe C++ / CuTe DSL snippets and the index formula of a layout or an op (``algebra.teach.codegen``,
+``algebra.teach.formula``), for the pages' "copy as" buttons."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
 
 
 #: Views cached by their text, least recently used out first, at most LAYOUT_CACHE_BYTES in all (estimated by
-#: ``algebra.memo.approx_bytes``: a view of size 2^16 holds a ~3 MB table, an unenumerated one a few KB of code and
+#: ``algebra.core.memo.approx_bytes``: a view of size 2^16 holds a ~3 MB table, an unenumerated one a few KB of code and
 #: text, so neither a count of entries nor of cells bounds the memory).
 LAYOUT_CACHE_BYTES = 32 << 20
 _cache = BoundedCache(LAYOUT_CACHE_BYTES, "layout views")

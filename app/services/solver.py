@@ -1,7 +1,7 @@
 """The layout doctor's service layer: one function per ``/api/solve/*`` route, shared with the ``/doctor`` page.
 
 Every function turns anything unexpected into a LayoutError (422) through ``guard``; the algebra modules do the work
-(``algebra.solver``, ``algebra.solver_desc``, ``algebra.linear_layout``)."""
+(``algebra.doctor.solver``, ``algebra.doctor.solver_desc``, ``algebra.doctor.linear_layout``)."""
 
 from __future__ import annotations
 
@@ -67,13 +67,13 @@ def solve_smem(element_bytes: Any, tile: Any, accesses: Any, limit: int = 12) ->
 
 
 def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None) -> dict:
-    """Decode a wgmma descriptor (``algebra.solver_desc.decode``)."""
+    """Decode a wgmma descriptor (``algebra.doctor.solver_desc.decode``)."""
     with guard("descriptor"):
         return D.decode(value, element_bytes, major, mn, k, tile or None)
 
 
 def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int) -> dict:
-    """Encode a smem tile as a wgmma descriptor (``algebra.solver_desc.encode``)."""
+    """Encode a smem tile as a wgmma descriptor (``algebra.doctor.solver_desc.encode``)."""
     with guard("descriptor"):
         return D.encode(tile, element_bytes, major, start_address)
 

@@ -1,7 +1,7 @@
 """The TV atlas service: MMA / copy atoms as thread-value grids, and a thread partition's sector efficiency.
 
 Used by ``/api/atoms/...`` and the ``/tv`` page. The atoms themselves (names, TV layouts) come from
-``algebra.atoms``; sector counts from ``algebra.coalescing``."""
+``algebra.atoms``; sector counts from ``algebra.hw.coalescing``."""
 
 from __future__ import annotations
 

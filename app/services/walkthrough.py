@@ -1,6 +1,6 @@
 """The TV atlas's walkthroughs: a copy (atom -> ``make_tiled_copy`` -> ``partition_S`` / ``partition_D``) and an MMA
 (atom A / B / C -> ``make_tiled_mma`` warps -> ``partition_A/B/C`` of a tile), each following one thread through
-every level. Grids come from ``app.services.tv`` / ``tiled``; the partitions from ``algebra.atoms_tiled``.
+every level. Grids come from ``app.services.tv`` / ``tiled``; the partitions from ``algebra.hw.atoms_tiled``.
 
 Post-conditions: in every partition grid, the cells outlined ("acc") are exactly the elements of the chosen thread's
 fragment (``offset + frag(k)`` through the tensor's layout and swizzle), and each cell names the thread that holds it

@@ -1,5 +1,5 @@
 """CuTe C++ as the oracle for the atoms: a host-only program prints every atom's TV layouts, a tiled copy, tiled MMA
-partitions and the GMMA smem atoms, and each line is compared with ``algebra.atoms`` / ``algebra.hopper``."""
+partitions and the GMMA smem atoms, and each line is compared with ``algebra.atoms`` / ``algebra.hw.hopper``."""
 
 from __future__ import annotations
 
