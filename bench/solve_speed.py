@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Layout doctor speed: ``algebra.doctor.solver.solve`` on tiles up to 256 x 256 (the issue's target: < 200 ms), each case
-timed several times; a table on stdout and bench/results/solve_speed.json.
+"""Layout doctor speed: ``algebra.doctor.solver.solve`` on tiles up to 256 x 256 (the issue's target: < 200 ms),
+each case timed several times; a table on stdout and bench/results/solve_speed.json.
 
 Usage:  python3 bench/solve_speed.py [--repeat N] [--out DIR]
 """

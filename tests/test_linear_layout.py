@@ -1,5 +1,5 @@
-"""Triton linear layouts beside CuTe layouts (algebra.doctor.linear_layout): round trips CuTe -> LinearLayout -> CuTe and
-LinearLayout -> CuTe -> LinearLayout as properties (hypothesis), the MMA / copy atoms' TV layouts exported and read
+"""Triton linear layouts beside CuTe layouts (algebra.doctor.linear_layout): round trips CuTe -> LinearLayout -> CuTe
+and LinearLayout -> CuTe -> LinearLayout as properties (hypothesis), the MMA / copy atoms' TV layouts exported and read
 back, and the refusals that say why no CuTe layout exists."""
 
 from __future__ import annotations

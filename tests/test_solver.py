@@ -1,5 +1,5 @@
-"""The layout doctor's solver (algebra.doctor.solver): the issue's known answers, the fast cost against the reference bank
-model, and the best candidate against a brute force over every Sw<B,M,S> and padding scored by
+"""The layout doctor's solver (algebra.doctor.solver): the issue's known answers, the fast cost against the reference
+bank model, and the best candidate against a brute force over every Sw<B,M,S> and padding scored by
 ``algebra.banks.bank_access`` (an independent path: layouts, swizzles and accesses built by the banks module)."""
 
 from __future__ import annotations

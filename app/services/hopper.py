@@ -1,5 +1,6 @@
 """The TV atlas's Hopper panel: GMMA shared-memory layout atoms drawn as grids, the TMA descriptor builder
-(``cuTensorMapEncodeTiled`` arguments and the rule that fails) and the wgmma descriptor fields (``algebra.hw.hopper``)."""
+(``cuTensorMapEncodeTiled`` arguments and the rule that fails) and the wgmma descriptor fields
+(``algebra.hw.hopper``)."""
 
 from __future__ import annotations
 
