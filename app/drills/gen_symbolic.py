@@ -3,9 +3,9 @@ row-major M x N matrix with leading dimension ld, or the stride of a transposed 
 
 The layouts are the engine's symbolic layouts (``algebra.parse_symbolic``) and formula keys come from
 ``algebra.teach.formula``. Answers are graded by meaning: at twelve admissible values of the symbols (a leading
-dimension at least one row or column long, sizes from 1 up, odd and even, small and large) the typed formula or layout must agree
-with the engine at every coordinate. Where sympy is installed, the engine also proves a formula over a concrete shape
-for every value of the symbols, and the verdict says so; without sympy the sampled check alone decides.
+dimension at least one row or column long, sizes from 1 up, odd and even, small and large) the typed formula or layout
+must agree with the engine at every coordinate. Where sympy is installed, the engine also proves a formula over a
+concrete shape for every value of the symbols, and the verdict says so; without sympy the sampled check alone decides.
 """
 
 from __future__ import annotations
