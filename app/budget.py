@@ -14,8 +14,8 @@ Two halves, both here so that no route can forget either:
   the largest request when the process's resident memory passes ``RSS_BYTES``, and every request at shutdown.
 
 An interruption lands between two bytecodes of the handler, as any exception could; the watchdog holds it back while
-the thread runs inside the storage floor (``storage``, ``sqlite3``, ``psycopg``, ``redis``), so a transaction is
-never cut in half by it.
+the thread runs inside the storage floor (``storage``, ``sqlite3``, ``psycopg``, ``redis``, the drills' and the
+queue's stores), so a transaction is never cut in half by it.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("layout
 _lock = threading.RLock()  # re-entrant: close() may run in a signal handler
 _running: dict[int, Budget] = {}
 _watchdog: threading.Thread | None = None
-_SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store")
+_SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store", "app.drills.store")
 
 
 def charge(kind: str, count: int, what: str) -> None:
