@@ -45,6 +45,7 @@ ROUTERS = [
     "app.routes.api_drills",
     "app.routes.api_bench",
     "app.routes.api_solve",
+    "app.routes.api_triton",
     "app.routes.pages_explorer",
     "app.routes.pages_algebra",
     "app.routes.pages_banks",

@@ -1,0 +1,152 @@
+"""``POST /api/triton/layout`` and ``POST /api/triton/conflicts`` (CONTRACT §6) through the app: the contract's
+fields, answers computed here independently of the algebra (offsets of swizzled_shared from its definition,
+wavefronts from the bank map of the addresses each lane stores), #ttg.linear round trips, and 422s that name the
+field."""
+
+from __future__ import annotations
+
+import pytest
+
+BLOCKED = ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+           "order = [1, 0]}>")
+SW = "#ttg.swizzled_shared<{{vec = {v}, perPhase = {p}, maxPhase = {m}, order = [1, 0]}}>"
+MMA3 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>"
+
+
+def swizzled_offset(r: int, c: int, cols: int, vec: int, per: int, maxp: int) -> int:
+    """Triton's swizzled_shared by its definition: row r's vector index XOR (r / perPhase) % maxPhase."""
+    return r * cols + (((c // vec) ^ ((r // per) % maxp)) * vec) % cols + c % vec
+
+
+@pytest.mark.parametrize(("v", "p", "m", "shape"), [(8, 1, 8, [64, 64]), (4, 2, 4, [32, 64]), (1, 1, 1, [16, 32]),
+                                                   (2, 4, 8, [128, 16]), (8, 2, 4, [128, 128])])
+def test_swizzled_shared_offsets_follow_the_definition(client, v, p, m, shape):
+    r = client.post("/api/triton/layout", json={"layout": SW.format(v=v, p=p, m=m), "shape": shape})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    rows, cols = shape
+    assert out["kind"] == "swizzled_shared" and set(out["bases"]) == {"offset", "block"}
+    assert out["offsets"] == [[swizzled_offset(i, j, cols, v, p, m) for j in range(cols)] for i in range(rows)]
+
+
+def test_swizzle_shows_as_cute_and_its_bits(client):
+    out = client.post("/api/triton/layout", json={"layout": SW.format(v=8, p=1, m=8), "shape": [64, 64]}).json()
+    assert out["cute"] == "Sw<3,3,3> o 0 o (64,64):(64,1)"
+    assert out["swizzle"]["name"] == "Sw<3,3,3>" and out["swizzle"]["yyy_mask"] == 0b111 << 6
+
+
+def test_blocked_bases_and_tv_layout(client):
+    out = client.post("/api/triton/layout", json={"layout": BLOCKED, "shape": [64, 64]}).json()
+    assert out["kind"] == "blocked" and "offsets" not in out
+    assert out["bases"] == {"register": [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0]],
+                            "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], "warp": [[4, 0], [8, 0]], "block": []}
+    assert out["cute"] == "((8,16),(8,4)):((512,1),(64,16))"  # (thread, value) -> column-major index
+    assert (out["registers"], out["lanes"], out["warps"]) == (32, 32, 4)
+
+
+def test_linear_round_trips(client):
+    """The bases of any layout, written as #ttg.linear, read back to the same bases."""
+    for layout, shape in ((BLOCKED, [64, 64]), (MMA3, [64, 128]), (BLOCKED, [16, 256])):
+        b = client.post("/api/triton/layout", json={"layout": layout, "shape": shape}).json()["bases"]
+        text = (f"#ttg.linear<{{register = {b['register']}, lane = {b['lane']}, warp = {b['warp']}, "
+                f"block = {b['block']}}}>")
+        again = client.post("/api/triton/layout", json={"layout": text, "shape": shape}).json()
+        assert again["kind"] == "linear" and again["bases"] == b
+
+
+def test_padded_shared_offsets(client):
+    out = client.post("/api/triton/layout", json={
+        "layout": "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [16, 64]}>", "shape": [16, 64]}).json()
+    assert out["offsets"] == [[r * 64 + c + ((r * 64 + c) // 32) * 4 for c in range(64)] for r in range(16)]
+    assert out["cute"] == "(16,(32,2)):(72,(1,36))" and out["paddings"] == [[32, 4]]
+
+
+def _bank_wavefronts(addresses: list[int], access: int) -> int:
+    """CONTRACT §3 computed here: phases of 32/16/8 lanes, distinct 4-byte words per bank."""
+    per = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[access]
+    total = 0
+    for s in range(0, len(addresses), per):
+        words = {a // 4 + k for a in addresses[s:s + per] for k in range(max(1, access // 4))}
+        banks: dict[int, int] = {}
+        for w in words:
+            banks[w % 32] = banks.get(w % 32, 0) + 1
+        total += max(banks.values())
+    return total
+
+
+@pytest.mark.parametrize(("v", "p", "m"), [(1, 1, 1), (8, 1, 8), (4, 1, 4), (8, 2, 4), (2, 1, 8)])
+def test_blocked_store_wavefronts_equal_the_bank_model(client, v, p, m):
+    """Blocked [1,8] x [4,8] x [4,1] on 64 x 64 fp16: warp 0's lane t holds row t // 8 + 16 * rep (rep = registers
+    3, 4) and columns 8 * (t % 8) .. + 7 (registers 0-2); they go out as 16-byte vectors unless the swizzle moves
+    vectors of fewer than 8 elements."""
+    shape, cols = [64, 64], 64
+    body = {"distributed": BLOCKED, "shared": SW.format(v=v, p=p, m=m), "shape": shape, "element_bits": 16}
+    out = client.post("/api/triton/conflicts", json=body).json()
+    vec = min(8, v) if m > 1 else 8
+    total = 0
+    for rep in range(4):  # registers 3, 4: rows + 16, + 32
+        for k in range(8 // vec):  # a swizzle finer than 8 elements splits each lane's 8 into 8 / vec stores
+            addrs = [2 * swizzled_offset(16 * rep + t // 8, 8 * (t % 8) + vec * k, cols, v, p, m) for t in range(32)]
+            total += _bank_wavefronts(addrs, 2 * vec)
+    assert out["instructions"][0]["vector_bytes"] == 2 * vec
+    assert out["wavefronts"] == total == sum(i["wavefronts"] for i in out["instructions"])
+    assert out["ideal"] == sum(i["ideal"] for i in out["instructions"])
+    for key in ("kind", "vector_bytes", "wavefronts", "ideal"):
+        assert key in out["instructions"][0]
+    assert out["fix"]["wavefronts"] == out["fix"]["ideal"] == 16 and out["fix"]["ttgir"].startswith("#ttg.")
+
+
+def test_mma_accumulator_store_uses_stmatrix(client):
+    body = {"distributed": MMA3, "shared": SW.format(v=1, p=1, m=1), "shape": [64, 64], "element_bits": 16}
+    out = client.post("/api/triton/conflicts", json=body).json()
+    assert {i["kind"] for i in out["instructions"]} == {"stmatrix.x4"}
+    assert (out["wavefronts"], out["ideal"]) == (128, 16)  # 8 rows of 128 bytes on the same 4 banks
+    fix = out["fix"]
+    assert fix["wavefronts"] == 16 and fix["ttgir"] == ("#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = "
+                                                        "false, elementBitWidth = 16}>")
+    assert fix["cute"] == "Sw<3,3,3> o 0 o (64,64):(64,1)" and fix["wgmma"] is True
+    load = client.post("/api/triton/conflicts", json={**body, "op": "load"}).json()
+    assert {i["kind"] for i in load["instructions"]} == {"ldmatrix.x4"}
+
+
+def test_another_warp(client):
+    body = {"distributed": BLOCKED, "shared": SW.format(v=1, p=1, m=1), "shape": [64, 64], "warp": 3}
+    out = client.post("/api/triton/conflicts", json=body).json()
+    assert out["warp"] == 3 and out["warps"] == 4
+    r = client.post("/api/triton/conflicts", json={**body, "warp": 4})
+    assert r.status_code == 422 and r.json()["detail"].startswith("warp:")
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"layout": "#ttg.blocked<{sizePerThread = [1, 3], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                "order = [1, 0]}>", "shape": [64, 64]}, "layout: blocked.sizePerThread"),
+    ({"layout": "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 4], warpsPerCTA = [4, 1], "
+                "order = [1, 0]}>", "shape": [64, 64]}, "layout: blocked.threadsPerWarp"),
+    ({"layout": "#ttg.blocked<{sizePerThread = [1, 8]", "shape": [64, 64]}, "layout: "),
+    ({"layout": "#ttg.swizzled_shared<{vec = 8, perPhase = 1, order = [1, 0]}>", "shape": [64, 64]},
+     "layout: swizzled_shared.maxPhase"),
+    ({"layout": "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "shape": [64, 64]}, "layout: "),
+    ({"layout": SW.format(v=8, p=1, m=8), "shape": [64, 48]}, "shape:"),
+    ({"layout": SW.format(v=8, p=1, m=8), "shape": [64, 64], "element_bits": 12}, "element_bits"),
+    ({"layout": "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+      "shape": [64, 32]}, "layout: nvmma_shared.swizzlingByteWidth"),
+    ({"layout": "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+      "shape": [64, 64], "element_bits": 8}, "element_bits:"),
+    ({"layout": BLOCKED, "shape": [64, 64], "extra": 1}, "extra"),
+])
+def test_bad_layouts_are_422_naming_the_field(client, body, field):
+    r = client.post("/api/triton/layout", json=body)
+    assert r.status_code == 422, r.text
+    assert field in r.json()["detail"]
+
+
+@pytest.mark.parametrize(("patch", "field"), [
+    ({"shared": BLOCKED}, "shared:"), ({"distributed": SW.format(v=8, p=1, m=8)}, "distributed:"),
+    ({"op": "copy"}, "op"), ({"shape": [1024, 1024]}, "shape:"), ({"distributed": "#ttg.blocked<{}>"},
+                                                                  "distributed: blocked.sizePerThread"),
+])
+def test_bad_conflicts_are_422_naming_the_field(client, patch, field):
+    body = {"distributed": BLOCKED, "shared": SW.format(v=8, p=1, m=8), "shape": [64, 64], **patch}
+    r = client.post("/api/triton/conflicts", json=body)
+    assert r.status_code == 422, r.text
+    assert field in r.json()["detail"]
