@@ -140,7 +140,9 @@
     if (root.classList && root.classList.contains("grid")) grids.push(root);
     const vw = window.innerWidth, vh = window.innerHeight, todo = [];
     for (const grid of grids) {
-      if (!grid.querySelector(".gt.cold")) continue;
+      // a grid inside a part of the page that is not rendered (content-visibility off screen, a closed <details>):
+      // asking where its tiles are would lay that part out, only to learn that they are off screen
+      if (!grid.querySelector(".gt.cold") || !grid.checkVisibility({ contentVisibilityAuto: true })) continue;
       const box = (grid.closest(".gridwrap") || grid).getBoundingClientRect();
       const top = Math.max(0, box.top), bottom = Math.min(vh, box.bottom);
       const left = Math.max(0, box.left), right = Math.min(vw, box.right);
