@@ -1,0 +1,140 @@
+"""``algebra.doctor`` on Triton's layouts without Triton installed: the TTGIR reader (aliases, dumps, older spellings,
+errors naming the field), printing back, the conversions' known answers, the CuTe text equal to the offsets at every
+element, ldmatrix / stmatrix fits, and the doctor's fix never worse than the layout as given."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import algebra as A
+from algebra.doctor import triton_conflicts as C
+from algebra.doctor import triton_fix as F
+from algebra.doctor import ttgir
+from algebra.doctor.triton_cute import cute_of
+from algebra.doctor.triton_layouts import convert
+from algebra.doctor.triton_shared import offset_table
+
+DUMP = """#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#smem = #ttg.shared_memory
+#ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>"""
+
+
+def test_reads_a_dump_with_aliases_and_prints_it_back():
+    a = ttgir.parse(DUMP)
+    assert a.name == "dot_op" and a.fields["parent"].name == "nvidia_mma" and a.fields["kWidth"] == 2
+    text = ttgir.format_attr(a)
+    assert text.startswith("#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2")
+    assert ttgir.parse(text) == a
+
+
+@pytest.mark.parametrize("text", [
+    "#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0], shape = [64, 64]}>",
+    "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0]]}, alignment = 16>",
+    "#ttg.linear<{register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>",
+    "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], "
+    "CGALayout = [[0, 1]]}>",
+])
+def test_round_trip_of_printed_forms(text):
+    assert ttgir.format_attr(ttgir.parse(text)) == text
+
+
+def test_older_dialect_prefix_and_cta_fields():
+    old = ("#triton_gpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+           "order = [1, 0], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [1, 0]}>")
+    new = ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], "
+           "CGALayout = [[0, 1]]}>")  # CGALayout counts in CTA tiles
+    assert convert(old, [64, 128]).bases() == convert(new, [64, 128]).bases()
+    assert convert(new, [64, 128]).bases()["block"] == [[0, 64]]
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]}>", "blocked.order"),
+    ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4], order = [1, 0]}>",
+     "blocked.warpsPerCTA"),
+    ("#ttg.blocked<{sizePerThread = [1, 8] threadsPerWarp = [4, 8]}>", "blocked.sizePerThread: expected ','"),
+    ("#ttg.nvidia_mma<{versionMajor = 1, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>",
+     "nvidia_mma.versionMajor"),
+    ("#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 12, 16]}>",
+     "nvidia_mma.instrShape"),
+    ("#ttg.slice<{dim = 5, parent = #blocked}>", "#blocked is not defined"),
+    ("#ttg.linear<{register = [], lane = [[0, 1]], warp = [], block = []}>", "linear.lane"),
+    ("#ttg.padded_shared<[32:+3] {order = [1, 0], shape = [64, 64]}>", "padded_shared.padding"),
+    ("#ttg.nvmma_shared<{swizzlingByteWidth = 96, transposed = false, elementBitWidth = 16}>",
+     "nvmma_shared.swizzlingByteWidth"),
+    ("#ttg.amd_mfma<{versionMajor = 3}>", "AMD"),
+    ("#gpu.blocked<{}>", "dialect"),
+    ("#ttg.tensor_memory<{}>", "not a layout attribute"),
+    ("", "expected TTGIR text"),
+])
+def test_bad_text_names_the_field(text, field):
+    with pytest.raises(A.LayoutError) as err:
+        convert(text, [64, 64], 16)
+    assert field in str(err.value)
+
+
+def test_slice_of_a_3d_blocked_layout():
+    text = ("#b = #ttg.blocked<{sizePerThread = [1, 1, 2], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], "
+            "order = [2, 1, 0]}>\n#ttg.slice<{dim = 0, parent = #b}>")
+    t = convert(text, [16, 32])
+    assert t.bases() == {"register": [[0, 1], [0, 16]], "lane": [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]],
+                         "warp": [[4, 0], [8, 0]], "block": []}
+
+
+def test_cute_text_equals_the_offsets_of_random_shared_layouts():
+    rng = random.Random(3)
+    for _ in range(40):
+        shape = [1 << rng.randint(3, 6), 1 << rng.randint(3, 6)]
+        v, p, m = (1 << rng.randint(0, 3) for _ in range(3))
+        order = rng.choice(([1, 0], [0, 1]))
+        t = convert(f"#ttg.swizzled_shared<{{vec = {v}, perPhase = {p}, maxPhase = {m}, order = {order}}}>", shape)
+        c = cute_of(t)
+        if c["cute"] is None:
+            assert c["why"]
+            continue
+        lay, table = A.parse(c["cute"]), offset_table(t.ll, [], shape)
+        assert all(lay((r, k)) == table[r * shape[1] + k] for r in range(shape[0]) for k in range(shape[1]))
+
+
+def test_a_padded_layout_under_a_swizzle_has_no_cute_and_says_why():
+    t = convert("#ttg.padded_shared<[8:+1] {offset = [[0, 1], [0, 2], [1, 2], [2, 0]], block = []}>", [4, 4])
+    c = cute_of(t)
+    assert c["cute"] is None and "swizzle" in c["why"]
+
+
+def test_mma_v2_dot_operand_load_uses_ldmatrix_and_transposed_b_uses_trans():
+    a = convert(DUMP.replace("opIdx = 1", "opIdx = 0"), [64, 32])
+    row = convert("#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>", [64, 32], 16)
+    p = C.plan(a, row, 16, "load")
+    assert p["kind"] == "ldmatrix.x4" and p["wavefronts"] == p["ideal"]
+    b = convert(DUMP, [32, 64])
+    p = C.plan(b, convert("#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>", [32, 64],
+                          16), 16, "load")
+    assert p["kind"].startswith("ldmatrix.") and p["kind"].endswith(".trans")
+
+
+def test_the_fix_is_never_worse_than_the_layout_as_given():
+    rng = random.Random(5)
+    for _ in range(12):
+        spt = [1, rng.choice((1, 2, 4, 8))]
+        tpw = rng.choice(([4, 8], [8, 4], [32, 1], [1, 32], [2, 16]))
+        dist = convert(f"#ttg.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, warpsPerCTA = [2, 2], "
+                       f"order = {rng.choice(([1, 0], [0, 1]))}}}>", [64, 64])
+        sh = convert(f"#ttg.swizzled_shared<{{vec = {rng.choice((1, 2, 8))}, perPhase = 1, "
+                     f"maxPhase = {rng.choice((1, 4))}, order = [1, 0]}}>", [64, 64], 16)
+        before = C.plan(dist, sh, 16)["wavefronts"]
+        f = F.fix(dist, sh, 16)
+        after = C.plan(dist, convert(f["ttgir"], [64, 64], 16), 16)["wavefronts"]
+        assert after == f["wavefronts"] <= before and f["wavefronts"] >= f["ideal"]
+
+
+def test_plan_fast_equals_plan_by_analyze():
+    dist = convert("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+                   "order = [0, 1]}>", [128, 64])
+    for text in ("#ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
+                 "#ttg.padded_shared<[64:+2] {order = [1, 0], shape = [128, 64]}>"):
+        sh = convert(text, [128, 64], 16)
+        slow, fast = C.plan(dist, sh, 16), C.plan(dist, sh, 16, fast=True)
+        assert slow["wavefronts"] == fast["wavefronts"] == sum(i["wavefronts"] for i in slow["instructions"])
