@@ -100,6 +100,7 @@ class Access(RequestBody):
     vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets / thread_layout "
                                                      "kinds; at most 16 bytes)")
     num: Annotated[Literal[1, 2, 4], ExactInt] = Field(4, description="ldmatrix .x1 / .x2 / .x4")
+    trans: bool = Field(False, description="ldmatrix .trans: the same rows are read (same banks), columns delivered")
     layout: CuteText | None = Field(None, max_length=MAX_TEXT,
                                     description="thread_layout: every element is a thread; thread t reads the vector "
                                                 "at 1-D coordinate layout(t) of the tile's grid of vectors")

@@ -127,11 +127,14 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
             return kind, per_row, ent, [[(tag, int(e) + k) if tag == "o" else ("c", int(e) + rows * k)
                                          for k in range(per_row)] for e in ent]
         r0, c0 = int(access.get("row", 0)), int(access.get("col", 0))
-        labels = [(r0 + 8 * (m % 2) + r, c0 + (m // 2) * per_row) for m in range(num) for r in range(8)]
+        arrange = ldmatrix_arrangement(num, rows, access.get("arrange"))
+        labels = ldmatrix_rows(num, r0, c0, per_row, arrange)
         for i, j in labels:
             if i >= rows or j + per_row > cols:
-                raise LayoutError(f"{kind}.x{num} at ({r0},{c0}) needs row {i}, columns {j}..{j + per_row - 1}: "
-                                  f"outside the {rows}x{cols} tile")
+                other = "row" if arrange == "grid" else "grid"
+                raise LayoutError(f"{kind}.x{num} at ({r0},{c0}) ({arrange} arrangement) needs row {i}, columns "
+                                  f"{j}..{j + per_row - 1}: outside the {rows}x{cols} tile; start it elsewhere, pick "
+                                  f"fewer matrices or the {other} arrangement")
         return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
     if kind in ("thread_layout", "tv"):
         from algebra.core import inttuple as it
@@ -149,6 +152,30 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         return "lds", len(values), list(lanes), _in_tile_items(items, rows * cols)
     raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
                       "thread_layout or tv")
+
+
+LDMATRIX_ARRANGEMENTS = ("grid", "row")
+
+
+def ldmatrix_arrangement(num: int, rows: int, arrange: Any = None) -> str:
+    """Where ldmatrix's matrices sit: ``"grid"`` (matrix m at rows +8 (m % 2), columns +(m // 2) of a 16-byte row:
+    the 16 x 16 fragment of an MMA operand) or ``"row"`` (the matrices side by side along 8 rows). Default: ``grid``
+    when the tile has 16 rows or more (or for .x1, where both are one matrix), else ``row``, so .x2 / .x4 fit a tile
+    of 8 rows. LayoutError for another name."""
+    if arrange is None or arrange == "":
+        return "grid" if num == 1 or rows >= 16 else "row"
+    if arrange not in LDMATRIX_ARRANGEMENTS:
+        raise LayoutError(f"ldmatrix arrangement: {str(arrange)[:20]!r} is not one of "
+                          f"{', '.join(LDMATRIX_ARRANGEMENTS)}")
+    return str(arrange)
+
+
+def ldmatrix_rows(num: int, r0: int, c0: int, per_row: int, arrange: str) -> list[tuple[int, int]]:
+    """(row, first column) of the 16-byte row that lane t addresses, t = 8 m + i: row i of matrix m.
+    Post-condition: ``num * 8`` entries; matrix 0 starts at (r0, c0)."""
+    if arrange == "row":
+        return [(r0 + r, c0 + m * per_row) for m in range(num) for r in range(8)]
+    return [(r0 + 8 * (m % 2) + r, c0 + (m // 2) * per_row) for m in range(num) for r in range(8)]
 
 
 def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
@@ -193,7 +220,9 @@ def bank_access(layout: Any, element_bytes: int, access: dict[str, Any], swizzle
     (lane t reads v elements from (i, t*v)); ``{"kind": "offsets", "offsets": [...]}`` (element offsets in
     the layout's codomain, before any swizzle; or coordinates given as lists); ``{"kind": "coords", "coords":
     [...]}``; ``{"kind": "ldmatrix", "num": 1|2|4,
-    "row": r0, "col": c0}`` (matrix m covers rows r0+8(m%2).., columns c0+(m//2)*16/element_bytes..);
+    "row": r0, "col": c0, "arrange": "grid"|"row"}`` (grid: matrix m covers rows r0+8(m%2).., columns
+    c0+(m//2)*16/element_bytes..; row: columns c0+m*16/element_bytes.. of rows r0..r0+7; see ldmatrix_arrangement;
+    ``trans`` changes which registers receive the elements, not the rows read, so not the bank map);
     ``{"kind": "thread_layout", "layout": thr, "vector": v}`` (each element of thr is a thread: thread t reads the
     vector at 1-D coordinate thr(t) of the tile's grid of v-element vectors, see _vector_items);
     ``{"kind": "tv", "layout": tv, "values": [v...]}``. Rank > 2 tiles are viewed as mode 0 x (the rest).

@@ -11,13 +11,17 @@ Why the candidate set is small. A bank is picked by the byte-address bits 2..6, 
 
 So M ranges over at most ``hi - lo + B`` values, and S over the offset bits where the lanes differ: tens to a few
 hundred candidates, each costing one 32-lane bank map over precomputed offsets
-(:func:`algebra.hw.bank_access.lane_bank_map`) and, only for a conflict-free one, one pass over the tile's offsets to
-check that the swizzle maps the tile onto itself. Both counts are capped (MAX_SWIZZLE_CANDIDATES,
-MAX_CLOSURE_CHECKS) and the tile size too (MAX_TILE).
+(:func:`algebra.hw.bank_access.lane_bank_map`) and, only for a conflict-free one, a check that the swizzle maps the
+tile onto itself (free on a compact tile whose size is a multiple of the swizzle's 2^(M+B) block, else one pass over
+the tile's offsets). B runs up to what the tile's offset bits allow (S >= B and M + S + B <= bits, so B <= bits / 2).
+Both counts are capped (MAX_SWIZZLE_CANDIDATES, MAX_CLOSURE_CHECKS) and the tile size too (MAX_TILE); a caller that
+meters work passes ``on_work(lanes, elements)``, called before each piece of work with the bank-map lanes and tile
+elements it is about to spend (it may raise to stop the search).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,22 +87,36 @@ def swizzle_candidates(lanes: _b.LaneOffsets, element_bytes: int, offset_bits: i
     return out
 
 
-class _Search:
-    """The state one search shares across candidates: the lanes' offsets and the tile's offset set (built once)."""
+Work = Callable[[int, int], None]
 
-    def __init__(self, layout: Any, element_bytes: int, access: dict[str, Any]) -> None:
-        from algebra.core.layout import offsets, size
+
+class _Search:
+    """The state one search shares across candidates: the lanes' offsets and the tile's offset set (built once).
+
+    ``offsets`` (the tile's offsets in 1-D order) may be given by a caller that enumerated them already."""
+
+    def __init__(self, layout: Any, element_bytes: int, access: dict[str, Any], offsets: list[int] | None = None,
+                 on_work: Work | None = None) -> None:
+        from algebra.core.layout import offsets as all_offsets
+        from algebra.core.layout import size
 
         self.layout = _b._as_layout(layout)
         self.element_bytes = element_bytes
+        self.on_work = on_work
         n = size(self.layout)
         if n > MAX_TILE:
             raise LayoutError(f"swizzle search: the tile has {n:,} elements, over the cap of {MAX_TILE:,}")
         self.lanes = _b.lane_offsets(self.layout, element_bytes, access)
-        self.offsets = offsets(self.layout)
+        self.offsets = all_offsets(self.layout) if offsets is None else offsets
         self.tile = frozenset(self.offsets)
         self.bits = max(max(self.offsets, default=1), 1).bit_length()
+        self.compact = len(self.tile) == len(self.offsets) and min(self.offsets, default=0) == 0 \
+            and max(self.offsets, default=0) == len(self.offsets) - 1
         self.closure_checks = 0
+
+    def spend(self, lanes: int, elements: int) -> None:
+        if self.on_work is not None:
+            self.on_work(lanes, elements)
 
     def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
         b, m, s = bms
@@ -110,10 +128,20 @@ class _Search:
         return r if r.ways == 1 else None
 
     def closed(self, bms: tuple[int, int, int]) -> bool:
-        """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices)."""
+        """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices).
+
+        Sw<B,M,S> only flips bits [M, M+B), so it keeps each aligned block of 2^(M+B) offsets: a compact tile (offsets
+        exactly 0 .. n-1) needs a check of its last partial block only, free when n is a multiple of the block."""
         self.closure_checks += 1
         b, m, s = bms
         ymask = ((1 << b) - 1) << (m + s)
+        if self.compact:
+            n = len(self.offsets)
+            start = n - n % (1 << (m + b))
+            if start < n:
+                self.spend(0, n - start)
+            return all((o ^ ((o & ymask) >> s)) < n for o in range(start, n))
+        self.spend(0, len(self.offsets))
         tile = self.tile
         return all((o ^ ((o & ymask) >> s)) in tile for o in self.offsets if o & ymask)
 
@@ -143,23 +171,37 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
     return fixes
 
 
-def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 3) -> Fix | None:
+def widest_swizzle_bits(offset_bits: int) -> int:
+    """The largest B of a Sw<B,M,S> inside ``offset_bits`` bits: S >= B and M + S + B <= offset_bits give 2B <= bits."""
+    return max(1, offset_bits // 2)
+
+
+def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int | None = None,
+                     offsets: list[int] | None = None, on_work: Work | None = None) -> Fix | None:
     """The preferred swizzle fix: the widest hardware swizzle mode (128B, 64B, 32B: :func:`hardware_swizzles`) that
     makes ``access`` conflict-free and maps the tile onto itself, else the first such Sw<B,M,S> in (B, M, S) order
-    among :func:`swizzle_candidates`; None when there is none (or the access has no conflict to remove).
+    among :func:`swizzle_candidates`, B up to ``max_bits`` (default: every B the tile's offset bits allow,
+    :func:`widest_swizzle_bits`); None when there is none (or the access has no conflict to remove).
 
     Post-condition: ``result.analysis.ways == 1``; the work is bounded by MAX_SWIZZLE_CANDIDATES bank maps and
-    MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements. When a cap ends the search before a fix is
-    found, LayoutError names the cap (a fix may exist past it: "none" would be a claim the search did not check)."""
+    MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements, each announced to ``on_work`` first. When a
+    cap ends the search before a fix is found, LayoutError names the cap (a fix may exist past it: "none" would be a
+    claim the search did not check)."""
     from algebra.core.swizzle import Swizzle
 
-    search = _Search(layout, element_bytes, access)
-    if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
+    search = _Search(layout, element_bytes, access, offsets, on_work)
+    search.spend(len(search.lanes.raw), 0)
+    ways = _b.lane_bank_map(search.lanes, element_bytes).ways
+    if ways == 1:
         return None
+    bmax = widest_swizzle_bits(search.bits) if max_bits is None else max_bits
+    # Sw<B,..> moves the words of one bank by an XOR that takes at most 2^B values: `ways` words need 2^B >= ways
+    bmin = (ways - 1).bit_length()
     seen = set()
-    order = [c for c in hardware_swizzles(element_bytes, max_bits) if sum(c) <= search.bits]
-    candidates = swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits)
-    order += candidates
+    order = [c for c in hardware_swizzles(element_bytes, bmax) if sum(c) <= search.bits and c[0] >= bmin]
+    candidates = swizzle_candidates(search.lanes, element_bytes, search.bits, bmax)
+    order += [c for c in candidates if c not in order and c[0] >= bmin]
+    search.spend(len(search.lanes.raw) * len(order), 0)
     for bms in order:
         if bms in seen:
             continue
@@ -177,14 +219,15 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     return None
 
 
-def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_padding: int | None = None) -> Fix | None:
+def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_padding: int | None = None,
+                on_work: Work | None = None) -> Fix | None:
     """The smallest padding p >= 0 (elements added to the leading stride of a rank-2 layout whose other mode has
     stride 1) that makes ``access`` conflict-free, or None when no p <= ``max_padding`` does.
 
     ``max_padding`` defaults to one bank line (128 bytes) of elements (at most 128 tries, each one bank map of the
     warp computed from its coordinates, not by evaluating the layout). Paddings that break a vector access's
     alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
-    """
+    ``on_work(lanes, 0)`` hears the bank-map lanes of every try before the first one."""
     from algebra.core.layout import Layout
 
     lay = _b._as_layout(layout)
@@ -200,6 +243,8 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     coords = [[(v % rows, v // rows) if tag == "c" and isinstance(v, int) else
                (tuple(v) if tag == "c" else v) for tag, v in its] for its in items]
     tags = [[tag for tag, _ in its] for its in items]
+    if on_work is not None:
+        on_work(len(items) * (limit + 1), 0)
     for p in range(limit + 1):
         stride = list(lay.stride)
         stride[lead] += p

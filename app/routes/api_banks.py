@@ -17,5 +17,5 @@ def post_banks(body: BanksIn) -> dict:
     """Byte address of lane t = element_bytes * swizzle(layout(coordinate of t)); bank = (address // 4) % 32;
     ``ways`` is the worst phase's wavefront count and ``wavefronts`` the sum over phases."""
     acc = body.access
-    access = access_dict(acc.kind, acc.index, acc.vector, acc.num, acc.layout)
+    access = access_dict(acc.kind, acc.index, acc.vector, acc.num, acc.layout, acc.trans)
     return analyze(body.layout, body.swizzle, body.element_bytes, access).to_json()

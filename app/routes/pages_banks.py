@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from algebra import LayoutError
-from app.budget import BudgetedRoute
+from algebra import LayoutError, parse, size
+from app.budget import COST, BudgetedRoute, remaining
 from app.services import banks as S
 from app.templating import page_or_fragment
 
@@ -23,13 +23,35 @@ def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:
     return v if v in allowed else default
 
 
+def _flag(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "on", "yes")
+
+
+def _compare_grids(panels: list[dict]) -> list[dict]:
+    """Each comparison panel with its grid, drawn while the request's work budget still holds one (else a note)."""
+    out = []
+    for k, c in enumerate(panels):
+        g, why = None, "not drawn: over the render cap of cells"
+        if c["view"] is not None:
+            cells = size(parse(c["view"].layout))
+            if 2 * cells * COST["drawn cell"] <= remaining("integer cell"):
+                g = S.bank_grid(c["view"], f"grid-cmp-{k}")
+            else:
+                why = (f"not drawn: its {cells:,} cells are past what this request's work budget has left after the "
+                       "grids above (the counts are exact; compare off, or a smaller tile, draws it)")
+        out.append(dict(c, g=g, grid_why=why))
+    return out
+
+
 @router.get("/banks", response_class=HTMLResponse, include_in_schema=False)
 def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_bytes: str = Query("2"),
                swizzle: str = Query(""), access: str = Query("column:0"), vector: str = Query("1"),
-               num: str = Query("4"), compare: str = Query("1")) -> HTMLResponse:
+               num: str = Query("4"), trans: str = Query("0"), compare: str = Query("1")) -> HTMLResponse:
+    """``num`` (1, 2, 4) and ``trans`` (0 / 1) are ldmatrix's .xN and .trans; the other kinds ignore them."""
     e = _int(element_bytes, 2, (1, 2, 4, 8, 16))
     vec = _int(vector, 1, (1, 2, 4, 8, 16))
     n = _int(num, 4, (1, 2, 4))
+    tr = _flag(trans)
     layout, swizzle, access = layout.strip(), swizzle.strip(), access.strip()
     if swizzle.lower() == "none":
         swizzle = ""
@@ -39,22 +61,25 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
         params["vector"] = vec
     if n != 4:
         params["num"] = n
+    if tr:
+        params["trans"] = 1
     if compare != "1":
         params["compare"] = "0"
     ctx: dict = {"request": request, "layout": layout, "e": e, "swizzle": swizzle, "access": access, "vector": vec,
-                 "num": n, "kind": kind, "compare_on": compare == "1", "types": S.ELEMENT_TYPES,
-                 "kinds": S.KINDS, "sw_presets": S.swizzle_presets(e), "view": None, "g": None, "xor": [],
-                 "cmp": [], "error": None, "code": None, "grid_note": None,
-                 "widths": S.vector_widths(e), "permalink": "/banks?" + urlencode(params)}
+                 "num": n, "trans": tr, "kind": kind, "compare_on": compare == "1", "types": S.ELEMENT_TYPES,
+                 "kinds": S.KINDS, "sw_presets": S.swizzle_presets(e), "all_presets": S.all_swizzle_presets(),
+                 "view": None, "g": None, "xor": [], "cmp": [], "error": None, "code": None, "grid_note": None,
+                 "ldm": None, "widths": S.vector_widths(e), "permalink": "/banks?" + urlencode(params),
+                 "preset_query": {k: v for k, v in params.items() if k != "swizzle"}}
     try:
-        acc = S.parse_access(access, vec, n)
+        acc = S.parse_access(access, vec, n, tr)
         view = S.analyze(layout, swizzle or None, e, acc)
         g = S.bank_grid(view, "grid-banks", hover="hover-banks")
         ctx.update(view=view, g=g, xor=S.xor_rows(view), code=S.tile_code(view),
-                   grid_note=None if g else S.no_grid_reason(view))
+                   grid_note=None if g else S.no_grid_reason(view),
+                   ldm=S.ldmatrix_story(acc, S.tile_rows(view), e))
         if ctx["compare_on"]:
-            ctx["cmp"] = [dict(c, g=S.bank_grid(c["view"], f"grid-cmp-{k}") if c["view"] else None)
-                          for k, c in enumerate(S.compare(layout, swizzle or None, e, acc))]
+            ctx["cmp"] = _compare_grids(S.compare(layout, swizzle or None, e, acc))
     except LayoutError as exc:
         ctx["error"] = str(exc)
     return page_or_fragment(request, "banks.html", ctx, "banks-error")

@@ -7,79 +7,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import algebra as A
-from algebra import LayoutError, hopper
+from algebra import LayoutError
 from algebra import banks as B
 from algebra.core.memo import bounded
+from algebra.hw.bankfix import widest_swizzle_bits
+from app.budget import charge, offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
+from app.services.banks_access import (  # noqa: F401 - the lab's access forms, named here for its routes
+    ELEMENT_TYPES,
+    KINDS,
+    access_dict,
+    all_swizzle_presets,
+    check_vector,
+    ldmatrix_story,
+    parse_access,
+    swizzle_presets,
+    vector_widths,
+)
 from app.services.grid import GridView, boundary_levels
 from app.services.guard import guard
 from app.services.layouts import describe_layout, is_composed, parse_layout, pow2_text
-
-KINDS = ("column", "row", "offsets", "ldmatrix", "thread_layout")
-ELEMENT_TYPES = [(1, "1 B (int8, fp8)"), (2, "2 B (fp16, bf16)"), (4, "4 B (fp32)"), (8, "8 B (fp64)"),
-                 (16, "16 B (a 128-bit vector)")]
-
-
-def swizzle_presets(element_bytes: int) -> list[tuple[str, str]]:
-    """(label, Sw<B,M,S> on element offsets) for the 32B / 64B / 128B swizzle modes of this element size."""
-    out = []
-    for span, (name, bits, _code) in sorted(hopper.SWIZZLE_KINDS.items()):
-        if bits == 0:
-            continue
-        try:
-            b, m, s = hopper.swizzle_to_elements((bits, 4, 3), element_bytes * 8)
-        except LayoutError:
-            continue
-        out.append((f"{name} ({span}-byte rows)", f"Sw<{b},{m},{s}>"))
-    return out
-
-
-def parse_access(text: str, vector: int = 1, num: int = 4) -> dict[str, Any]:
-    """The page's ``access=kind:arg`` form -> the access dict of ``algebra.banks.bank_access``.
-
-    ``column:3``, ``row:0``, ``ldmatrix:0,8`` (first row, first column), ``offsets:0,64,128``,
-    ``thread_layout:(8,4):(4,1)`` (thread t reads the 1-D coordinate thr(t))."""
-    check_vector(vector, 1)  # the element size is checked with it in analyze
-    kind, _, arg = (text or "column:0").strip().partition(":")
-    kind, arg = kind.strip().lower(), arg.strip()
-    if kind not in KINDS:
-        raise LayoutError(f"access: unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    try:
-        if kind in ("column", "row"):
-            return {"kind": kind, "index": int(arg or 0), "vector": vector}
-        if kind == "ldmatrix":
-            r0, _, c0 = arg.partition(",")
-            return {"kind": kind, "num": num, "row": int(r0 or 0), "col": int(c0 or 0)}
-        if kind == "offsets":
-            return {"kind": kind, "offsets": [int(x) for x in arg.replace(" ", "").split(",") if x], "vector": vector}
-    except ValueError:
-        raise LayoutError(f"access: {text!r} is not kind:integer(s), e.g. column:0 or ldmatrix:0,8") from None
-    return {"kind": kind, "layout": _thread_layout(arg or "32:1", "access: thread layout"), "vector": vector}
-
-
-def _thread_layout(text: str, what: str) -> str:
-    """A thread layout (thread t reads the vector at its 1-D coordinate thr(t)): plain, integer strides."""
-    return str(parse_layout(text, what, plain=True, offsets=True))
-
-
-def access_dict(kind: str, index: Any, vector: int, num: int, layout: str | None) -> dict[str, Any]:
-    """The JSON API's access object -> the access dict of ``algebra.banks.bank_access``."""
-    if kind in ("column", "row"):
-        if not isinstance(index, int):
-            raise LayoutError(f"access.index: {kind} takes one integer")
-        return {"kind": kind, "index": index, "vector": vector}
-    if kind == "ldmatrix":
-        r0, c0 = (index, 0) if isinstance(index, int) or index is None else (list(index) + [0, 0])[:2]
-        if not all(isinstance(x, int) for x in (r0 or 0, c0)):
-            raise LayoutError("access.index: ldmatrix takes a first row or [row, column]")
-        return {"kind": kind, "num": num, "row": r0 or 0, "col": c0}
-    if kind == "offsets":
-        items = [index] if isinstance(index, int) else list(index or [])
-        if not items:
-            raise LayoutError("access.index: offsets needs one element offset or [row, column] per thread")
-        return {"kind": kind, "offsets": items, "vector": vector}
-    return {"kind": kind, "layout": _thread_layout(layout or "32:1", "access.layout"), "vector": vector}
 
 
 @dataclass
@@ -210,6 +158,12 @@ def no_grid_reason(view: BanksView) -> str:
             "are exact, but the tile itself is not drawn (use a smaller tile to see it)")
 
 
+def tile_rows(view: BanksView) -> int:
+    """Rows of the tile's rank-2 view (mode 0 x the rest; a rank-1 tile is one row), as the bank model reads it."""
+    shape = A.parse(view.layout).shape
+    return A.product(shape[0]) if isinstance(shape, tuple) and len(shape) > 1 else 1
+
+
 def tile_code(view: BanksView) -> dict[str, str]:
     """CuTe C++ / DSL for the tile's layout, with its swizzle composed on (element offsets)."""
     lay = A.parse(view.layout if view.swizzle is None else f"{view.swizzle} o {view.layout}")
@@ -255,50 +209,112 @@ def _preset_fix(lay: Any, element_bytes: int, access: dict[str, Any]) -> str | N
     return None
 
 
-def check_vector(vector: int, element_bytes: int) -> None:
-    """Refuse a per-thread width over one 128-bit access (LayoutError naming the widest legal width)."""
-    if vector < 1 or vector & (vector - 1) or vector * element_bytes > 16:
-        widest = max(1, 16 // element_bytes)
-        raise LayoutError(f"per thread: {vector} elements of {element_bytes} bytes is {vector * element_bytes * 8} "
-                          f"bits; a shared-memory access is 8 to 128 bits, so with {element_bytes}-byte elements "
-                          f"pick 1 to {widest} elements (a power of two)")
+def unpadded(lay: Any) -> tuple[Any, int]:
+    """(the dense tile, its padding p) for a flat rank-2 ``(R,C):(C+p,1)`` or ``(R,C):(1,R+p)`` with p > 0;
+    ``(lay, 0)`` for any other layout. Post-condition: the dense tile has the same shape and its rows (columns) abut."""
+    if not isinstance(lay, A.Layout) or not isinstance(lay.shape, tuple) or len(lay.shape) != 2:
+        return lay, 0
+    (r, c), (d0, d1) = lay.shape, lay.stride
+    if not all(type(x) is int for x in (r, c, d0, d1)):
+        return lay, 0
+    if d1 == 1 and r > 1 and d0 > c:
+        return A.Layout((r, c), (c, 1)), d0 - c
+    if d0 == 1 and c > 1 and d1 > r:
+        return A.Layout((r, c), (1, r)), d1 - r
+    return lay, 0
 
 
-def vector_widths(element_bytes: int) -> list[int]:
-    """The per-thread widths (elements) of a legal access: powers of two up to 16 bytes."""
-    return [v for v in (1, 2, 4, 8, 16) if v * element_bytes <= 16]
+def _per_line(p: int, lay: Any) -> str:
+    line = "row" if lay.stride[1] == 1 else "column"
+    return f"+{p} element{'' if p == 1 else 's'} per {line}"
+
+
+def _metered(lanes: int, elements: int) -> None:
+    """The search's own estimate of its next piece of work, charged to the request (app.budget) before it runs."""
+    if lanes:
+        charge("bank lane", lanes, "swizzle / padding search: bank maps")
+    if elements:
+        charge("swizzled cell", elements, "swizzle search: does the swizzle map the tile onto itself")
+
+
+def _search_swizzle(lay: Any, element_bytes: int, access: dict[str, Any]) -> tuple[str | None, str]:
+    """(Sw<B,M,S>, "") that makes ``access`` conflict-free on ``lay`` (a hardware mode first, then every B the tile
+    allows), or (None, why): none exists among what was searched, or the bound that stopped the search."""
+    sw = _preset_fix(lay, element_bytes, access)
+    if sw is not None:
+        return sw, ""
+    n = A.size(lay)
+    if n > MAX_CELLS:
+        return None, (f"the hardware modes (SW32 / SW64 / SW128) leave a conflict, and the full Sw<B,M,S> search "
+                      f"enumerates tiles of up to {MAX_CELLS:,} elements; this tile has {n:,}")
+    try:
+        with guard("swizzle search"):
+            offs = offsets(lay, "swizzle search: the tile's offsets")
+            best = B.best_swizzle_fix(lay, element_bytes, access, offsets=offs, on_work=_metered)
+    except LayoutError as exc:  # a cap or the work budget ended the search: say so, not "none exists"
+        return None, f"the search stopped at a bound before finding a fix: {exc}"
+    if best is not None:
+        return str(A.Swizzle(*best.swizzle)), ""
+    bits = max(max(offs, default=1), 1).bit_length()
+    return None, (f"no Sw<B,M,S> removes the conflict: every B from 1 to {widest_swizzle_bits(bits)} (what the "
+                  f"tile's {bits} offset bits allow, S >= B), with each M that moves a bank bit and each S at which "
+                  "the lanes' offsets differ, was tried")
+
+
+def _panel(title: str, lay: Any, swizzle: str | None, element_bytes: int, access: dict[str, Any],
+           note: str = "") -> dict[str, Any]:
+    return {"title": title, "layout": str(lay), "swizzle": swizzle, "note": note, "why": "",
+            "view": analyze(str(lay), swizzle, element_bytes, access)}
+
+
+def _absent(title: str, why: str) -> dict[str, Any]:
+    return {"title": title, "view": None, "why": why, "note": ""}
 
 
 def compare(layout_text: str, swizzle: str | None, element_bytes: int, access: dict[str, Any]) -> list[dict]:
-    """Naive (no swizzle), padded (the smallest padding that is conflict-free) and swizzled (the given swizzle, or
-    the first conflict-free one) versions of the same access, each with its analysis or the reason it is absent."""
+    """The same access on the tile as given and on its fixes, each with its analysis or the reason it is absent.
+
+    A dense tile: naive, padded (the smallest conflict-free padding) and swizzled (the given swizzle, else the first
+    conflict-free Sw<B,M,S>: hardware modes, then every B the tile allows). An already padded tile
+    ``(R,C):(C+q,1)``: the tile as given, then the unpadded ``(R,C):(C,1)`` and the fixes of that unpadded tile, so
+    no padding is counted from the padded pitch and no swizzle is stacked on it unannounced. Post-condition: no
+    panel is titled with a padding of 0; a fix that is not needed (the access is conflict-free) says so."""
     lay, swz = _split(layout_text, swizzle)
+    base, pad_given = unpadded(lay)
     out: list[dict[str, Any]] = []
-    base = analyze(str(lay), None, element_bytes, access)
-    out.append({"title": "naive", "layout": str(lay), "swizzle": None, "view": base, "why": ""})
+    if pad_given:
+        given = f"as given: padded ({_per_line(pad_given, lay)})"
+        if swz is not None:
+            given = f"as given: {swz} on the padded pitch ({_per_line(pad_given, lay)})"
+        out.append(_panel(given, lay, None if swz is None else str(swz), element_bytes, access,
+                          f"the fixes below start from the unpadded {base}"))
+        out.append(_panel("unpadded", base, None, element_bytes, access))
+    else:
+        out.append(_panel("naive", lay, None, element_bytes, access))
+    clean = out[-1]["view"].ways == 1
     try:
         with guard("padding"):
-            fix = B.padding_fix(lay, element_bytes, access)
+            fix = B.padding_fix(base, element_bytes, access, on_work=_metered)
         if fix is None:
-            out.append({"title": "padded", "view": None, "why": "no padding up to one bank line removes the conflict"})
+            out.append(_absent("padded", "no padding up to one bank line (128 bytes) removes the conflict"))
+        elif fix.padding == 0:
+            out.append(_absent("padded", f"not needed: the access is already conflict-free on {base}"))
         else:
-            unit = "element" if fix.padding == 1 else "elements"
-            out.append({"title": f"padded (+{fix.padding} {unit} per row)", "layout": str(fix.layout),
-                        "swizzle": None, "view": analyze(str(fix.layout), None, element_bytes, access), "why": ""})
+            note = ""
+            if pad_given:
+                note = ("the padding as given is this smallest one" if fix.padding == pad_given else
+                        f"the smallest padding that works; the tile as given pads by {pad_given}")
+            out.append(_panel(f"padded ({_per_line(fix.padding, base)})", fix.layout, None, element_bytes, access,
+                              note))
     except LayoutError as exc:
-        out.append({"title": "padded", "view": None, "why": str(exc)})
-    sw_text = str(swz) if swz is not None else _preset_fix(lay, element_bytes, access)
-    why = "no Sw<B,M,S> with B <= 3 removes the conflict"
-    if sw_text is None and A.size(lay) <= MAX_CELLS:
-        try:
-            with guard("swizzle search"):  # bounded: B.MAX_SWIZZLE_CANDIDATES bank maps, B.MAX_CLOSURE_CHECKS passes
-                best = B.best_swizzle_fix(lay, element_bytes, access, max_bits=3)
-        except LayoutError as exc:  # a cap ended the search: say so, not "none exists"
-            best, why = None, str(exc)
-        sw_text = str(A.Swizzle(*best.swizzle)) if best else None
-    if sw_text is None:
-        out.append({"title": "swizzled", "view": None, "why": why})
+        out.append(_absent("padded", str(exc)))
+    on = f" on the unpadded {base}" if pad_given else ""
+    if swz is not None:
+        out.append(_panel(f"swizzled ({swz}{on})", base, str(swz), element_bytes, access))
+    elif clean:
+        out.append(_absent("swizzled", f"not needed: the access is already conflict-free on {base}"))
     else:
-        out.append({"title": f"swizzled ({sw_text})", "layout": str(lay), "swizzle": sw_text,
-                    "view": analyze(str(lay), sw_text, element_bytes, access), "why": ""})
+        sw_text, why = _search_swizzle(base, element_bytes, access)
+        out.append(_absent("swizzled", why) if sw_text is None else
+                   _panel(f"swizzled ({sw_text}{on})", base, sw_text, element_bytes, access))
     return out
