@@ -11,6 +11,7 @@ from algebra import LayoutError
 from app.budget import BudgetedRoute
 from app.services import presets
 from app.services.layouts import cells_by_offset, describe_layout, layout_grid
+from app.services.triton_pages import explorer_panel
 from app.templating import page_or_fragment
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -19,10 +20,14 @@ DEFAULT = "(4,(2,4)):(2,(1,8))"
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def explorer(request: Request, layout: str = Query(DEFAULT),
-             colour: str = Query("offset")) -> HTMLResponse:
+             colour: str = Query("offset"), ttgir: str = Query("", max_length=8000),
+             shape: str = Query("64,64", max_length=40), bits: str = Query("16", max_length=4)) -> HTMLResponse:
     text, colour = layout.strip(), ("none" if colour == "none" else "offset")
+    tt = explorer_panel(ttgir, shape, bits) if ttgir.strip() else None
+    if tt and tt["cute"]:
+        text = tt["cute"]  # a shared layout's offset grid is its CuTe form's
     ctx: dict = {"request": request, "text": text, "colour": colour, "presets": presets.EXPLORER,
-                 "view": None, "g": None, "strip": None, "error": None}
+                 "view": None, "g": None, "strip": None, "error": None, "tt": tt}
     try:
         view = describe_layout(text)
         ctx.update(view=view, g=layout_grid(view, "grid-explorer", hover="hover-explorer", colour=colour),

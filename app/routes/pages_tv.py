@@ -15,6 +15,7 @@ from app.budget import BudgetedRoute
 from app.services import code
 from app.services import hopper as H
 from app.services import tiled as T
+from app.services import triton_pages as TT
 from app.services import tv as S
 from app.services import walkthrough as W
 from app.templating import is_htmx, templates
@@ -32,6 +33,7 @@ DEFAULTS: dict[str, str] = {
     "cw_atom": W.COPY_WALKS[0][1], "cw_thr": W.COPY_WALKS[0][2], "cw_val": W.COPY_WALKS[0][3],
     "cw_bits": str(W.COPY_WALKS[0][4]), "cw_src": W.COPY_WALKS[0][5], "cw_dst": W.COPY_WALKS[0][6], "cw_t": "0",
     "mw_atom": W.MMA_WALKS[0][1], "mw_layout": W.MMA_WALKS[0][2], "mw_tile": W.MMA_WALKS[0][3], "mw_t": "0",
+    "tt_layout": "", "tt_shape": "64,64", "tt_bits": "16", "tt_shared": "",
 }
 
 
@@ -136,14 +138,19 @@ def mmawalk_ctx(q: dict[str, str]) -> dict:
             "mma_atoms": atoms.mma_names()}
 
 
+def triton_ctx(q: dict[str, str]) -> dict:
+    return TT.tv_panel(q["tt_layout"], q["tt_shape"], q["tt_bits"], q["tt_shared"])
+
+
 PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
           "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
-          "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx)}
+          "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx),
+          "triton": ("tv_triton.html", "triton", triton_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
 def tv_page(request: Request) -> HTMLResponse:
-    q = {k: request.query_params.get(k, v)[:4000] for k, v in DEFAULTS.items()}
+    q = {k: request.query_params.get(k, v)[:8000 if k.startswith("tt_") else 4000] for k, v in DEFAULTS.items()}
     state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
     base: dict = {"request": request, "menu": S.atom_menu(), "permalink": "/tv?" + urlencode(state) if state else "/tv"}
     panel = PANELS.get(request.headers.get("HX-Target") or "") if is_htmx(request) else None
@@ -151,5 +158,5 @@ def tv_page(request: Request) -> HTMLResponse:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)
