@@ -124,9 +124,9 @@
   //    of their grid's box; one layout is read for all of them, then they are written (no read-after-write);
   // 2. scrolled to: a tile coming on screen (within SEEN_MARGIN, inside the visible part of its box) is built in the
   //    observer's callback;
-  // 3. near: QUIET_MS after the first paint, tiles within WARM_MARGIN of the screen or of their box's visible part,
-  //    then, once the page has been quiet for IDLE_MS, every other tile, are built in idle time, a few milliseconds
-  //    per slot, so the first paint, typing and scrolling stay quick.
+  // 3. near: QUIET_MS after the first paint, in a box within WARM_MARGIN of the screen, the tiles within WARM_MARGIN
+  //    of the box's visible part, then, once the page has been quiet for IDLE_MS, every other tile, are built in idle
+  //    time, a few milliseconds per slot, so the first paint, typing and scrolling stay quick.
   const SEEN_MARGIN = "32px";
   const WARM_MARGIN = "400px";
   const QUIET_MS = 250;
@@ -179,7 +179,7 @@
       io = new IntersectionObserver((entries, obs) => {
         const hits = entries.filter((e) => e.isIntersecting).map((e) => e.target);
         for (const t of hits) obs.unobserve(t);
-        act(hits.filter((t) => t.classList.contains("cold")));
+        act(hits.filter((t) => !t.classList.contains("gt") || t.classList.contains("cold")));
       }, { root, rootMargin: margin });
       map.set(key, io);
     }
@@ -192,23 +192,24 @@
       if (!tile.closest(".gridwrap")) warm(tile);
       else observer(seen, document, null, SEEN_MARGIN, (tiles) => tiles.forEach(warm)).observe(tile);
     }
-    // once the first screenful is painted and the page is quiet: tiles near the screen, and near the visible part
-    // of their box, are built in idle time; after IDLE_MS every other tile
+    // once the first screenful is painted and the page is quiet: the tiles near the screen in idle time (3. above),
+    // after IDLE_MS every other tile
     const gen = ++generation;
     clearTimeout(nearTimer);
     clearTimeout(idleTimer);
     afterPaint(() => {
       if (gen !== generation) return;
       nearTimer = setTimeout(() => {
-        for (const tile of document.querySelectorAll(".gt.cold")) {
-          const wrap = tile.closest(".gridwrap");
-          if (!wrap) continue;
-          observer(near, document, null, WARM_MARGIN, (tiles) => enqueue(tiles, true)).observe(tile);
-          observer(near, wrap, wrap, WARM_MARGIN, (tiles) => enqueue(tiles, true)).observe(tile);
-        }
+        const io = observer(near, document, null, WARM_MARGIN, (wraps) => wraps.forEach(nearBox));
+        for (const wrap of document.querySelectorAll(".gridwrap")) if (wrap.querySelector(".gt.cold")) io.observe(wrap);
       }, QUIET_MS);
       idleTimer = setTimeout(() => enqueue(Array.from(document.querySelectorAll(".gt.cold")), false), IDLE_MS);
     });
+  }
+  // a box within WARM_MARGIN of the screen: its cold tiles within WARM_MARGIN of its visible part wait for idle time
+  function nearBox(wrap) {
+    const io = observer(near, wrap, wrap, WARM_MARGIN, (tiles) => enqueue(tiles, true));
+    for (const tile of wrap.querySelectorAll(".gt.cold")) io.observe(tile);
   }
   // fn once the page has loaded and the next frame is painted
   function afterPaint(fn) {

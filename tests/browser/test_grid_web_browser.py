@@ -165,3 +165,75 @@ def test_a_one_dimensional_grid_builds_its_far_tiles_and_hovers_them(page, live_
     assert "L(65281) = 65281" in card and "natural coordinate ((1,255))" in card, card
     screenshot(page, "explorer-1x65536-end", full_page=False)
     assert not page.console_errors
+
+
+ON_SCREEN_JS = """(id) => {
+  const g = document.getElementById(id), w = g.closest('.gridwrap').getBoundingClientRect();
+  const top = Math.max(0, w.top), bottom = Math.min(innerHeight, w.bottom);
+  const left = Math.max(0, w.left), right = Math.min(innerWidth, w.right);
+  const out = {seen: 0, seenCold: 0, built: 0, total: 0};
+  for (const t of g.querySelectorAll('.gk > .gt')) {
+    const r = t.getBoundingClientRect();
+    const seen = r.bottom > top && r.top < bottom && r.right > left && r.left < right;
+    out.total += 1; out.built += t.classList.contains('cold') ? 0 : 1;
+    if (seen) { out.seen += 1; out.seenCold += t.classList.contains('cold') ? 1 : 0; }
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_first_screenful_is_built_before_the_first_paint(page, live_server, width):
+    """A big grid arrives as data: at the load event every tile on screen holds its cells, and no more than the
+    screen's worth of tiles was built (the rest waits for scrolling or idle time)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.add_init_script("addEventListener('load', () => { window.__atLoad = [...document.querySelectorAll("
+                         "'#grid-explorer .gk > .gt:not(.cold)')].length; });")
+    page.goto(f"{live_server.url}/?layout=(128,128):(128,1)", wait_until="load")
+    got = page.evaluate(ON_SCREEN_JS, "grid-explorer")
+    assert got["seen"] >= 1 and got["seenCold"] == 0, got
+    assert 1 <= page.evaluate("window.__atLoad") <= got["seen"] + 2 and got["total"] == 64, got
+    assert page.locator(cell("grid-explorer", 0, 0)).text_content() == "0"
+    assert not page.console_errors
+
+
+def test_grids_below_the_screen_wait(page, live_server):
+    """The TV atlas's walkthrough grids are far below the first screen: none of their tiles is built at load."""
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C", wait_until="load")
+    built_far = "document.querySelectorAll('#walk-src .gk > .gt:not(.cold), #walk-warps .gk > .gt:not(.cold)').length"
+    assert page.evaluate(built_far) == 0
+    assert page.evaluate(ON_SCREEN_JS, "grid-tv")["seenCold"] == 0
+    page.locator("#walk-warps").scroll_into_view_if_needed()
+    built(page, "walk-warps")
+    assert page.locator("#walk-warps .gr > span").count() == 32 * 16
+
+
+TYPING_JS = """() => { window.__t = {inFlight: 0, most: 0, sent: 0, swapped: []};
+  document.body.addEventListener('htmx:beforeRequest', () => { const t = window.__t; t.sent += 1;
+    t.inFlight += 1; t.most = Math.max(t.most, t.inFlight); });
+  document.body.addEventListener('htmx:afterRequest', () => { window.__t.inFlight -= 1; });
+  document.body.addEventListener('htmx:afterSettle', (e) => { if (e.detail.target.id === 'result')
+    window.__t.swapped.push(document.querySelector('#fact-layout')?.textContent); }); }"""
+
+
+def test_fast_typing_keeps_one_request_in_flight_and_swaps_no_stale_answer(page, live_server):
+    """Keys faster than the server: one request at a time (hx-sync queue last), an answer to an input already changed
+    is not swapped, the last layout typed is the one shown, htmx logs no abort error and nothing goes to localStorage
+    (htmx's page snapshot per swap)."""
+    page.goto(f"{live_server.url}/?layout=(64,64):(1,64)")
+    page.evaluate(TYPING_JS)
+    box = page.locator("#layout-input")
+    box.click()
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.type("123456789", delay=5)  # (64,64):(1,64123456789)
+    wait_js(page, "document.querySelector('#fact-layout')?.textContent === '(64,64):(1,64123456789)'")
+    page.wait_for_timeout(300)
+    t = page.evaluate("window.__t")
+    assert t["most"] == 1 and t["sent"] >= 2, t
+    assert t["swapped"][-1] == "(64,64):(1,64123456789)" and len(t["swapped"]) < t["sent"], t  # stale ones dropped
+    assert page.locator(cell("grid-explorer", 0, 1)).text_content() == "64123456789"
+    assert page.evaluate("localStorage.getItem('htmx-history-cache')") is None
+    assert not page.console_errors, page.console_errors
+    from urllib.parse import parse_qs, urlparse
+
+    assert parse_qs(urlparse(page.url).query)["layout"] == ["(64,64):(1,64123456789)"]
