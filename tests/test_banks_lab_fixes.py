@@ -64,8 +64,8 @@ def test_search_finds_a_fix_whenever_one_exists(rows, cols, eb, kind):
     lanes = B.lane_offsets(lay, eb, access)
     exists = False
     if B.lane_bank_map(lanes, eb).ways > 1:
-        for b, m, s in ((b, m, s) for b in range(1, bits + 1) for m in range(bits) for s in range(b, bits)):
-            if m + s + b > bits:
+        for b, m, s in itertools.product(range(1, bits + 1), range(bits), range(1, bits)):
+            if s < b or m + s + b > bits:
                 continue
             sw = A.Swizzle(b, m, s)
             if {sw(o) for o in offs} == offs and B.lane_bank_map(lanes, eb, sw).ways == 1:

@@ -228,6 +228,38 @@ def rank_key(c: Candidate, hw: dict) -> tuple:
             {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
 
+def fold_paddings(cands: list[Candidate], hws: dict) -> tuple[list[Candidate], dict[int, list[Candidate]]]:
+    """Distinct outcomes: of the paddings with one result (wavefronts per access, vectors kept, constraints met),
+    only the first in ``cands`` (ranked: the fewest extra bytes, so the smallest padding) stays; the others are
+    folded under it. Post-condition: the kept list is ``cands`` in order minus the folded paddings; ``folded[id(c)]``
+    lists what each kept candidate stands for (empty for all but paddings)."""
+    kept: list[Candidate] = []
+    folded: dict[int, list[Candidate]] = {}
+    first: dict[tuple, Candidate] = {}
+    for c in cands:
+        if c.kind == "padding":
+            hw = hws[id(c)]
+            key = (tuple(c.wavefronts), hw["vector_kept"], hw["constraints_met"])
+            if key in first:
+                folded[id(first[key])].append(c)
+                continue
+            first[key] = c
+        kept.append(c)
+        folded[id(c)] = []
+    return kept, folded
+
+
+def folded_note(tile: Tile, c: Candidate, same: list[Candidate]) -> dict[str, Any] | None:
+    """``{"count", "pads", "text"}`` for the paddings folded under ``c`` (same wavefronts, more bytes), or None."""
+    if not same:
+        return None
+    pads = sorted(x.pad for x in same)
+    shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
+    return {"count": len(pads), "pads": pads,
+            "text": f"{len(pads)} larger padding{'s' if len(pads) > 1 else ''} ({shown} elements) give the same "
+                    f"wavefronts with more bytes; +{c.pad} is the smallest"}
+
+
 def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDATES) -> dict[str, Any]:
     """The doctor's answer (CONTRACT §5): ``{"candidates": [...best first], "naive": {...}, "ideal", "searched"}``.
 
@@ -239,7 +271,8 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     naive, cands, counts = search(t, accs)
     hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
     cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
-    top = cands[:limit]
+    kept, folded = fold_paddings(cands, hws)
+    top = kept[:limit]
     notes = [f"{a.name}: {len(a.lanes)} lanes of {a.access_bytes(t.element_bytes)}-byte accesses. The bank model "
              "(CONTRACT 3) splits the active lanes into phases; measured on an H200 (bench/results/solve_smem_*), "
              f"the hardware still takes one pass per {'quarter' if a.access_bytes(t.element_bytes) == 16 else 'half'}"
@@ -250,5 +283,6 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
             "ideal": sum(a.ideal(t.element_bytes) for a in accs),
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
             "naive": describe(t, accs, naive, dict(hardware(t, accs, naive), vector_kept=True), naive),
-            "candidates": [describe(t, accs, c, hws[id(c)], naive) for c in top],
+            "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=folded_note(t, c, folded[id(c)]))
+                           for c in top],
             "searched": counts}

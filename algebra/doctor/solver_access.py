@@ -11,7 +11,11 @@ Access kinds (``kind``):
   is an element offset of the tile as given (the coordinate stored there).
 * ``row``: lane t reads ``vector`` elements from (index, start + t * vector); at most ``count`` (32) lanes, one row.
 * ``column``: lane t reads (start + t, index); at most ``count`` (32) lanes.
-* ``thread_layout``: lane t reads ``vector`` elements from 1-D coordinate ``layout(t)`` (32 lanes).
+* ``thread_layout``: lane t reads ``vector`` elements from 1-D coordinate ``layout(t)`` (32 lanes): the tile's
+  column-major coordinate ``row + rows * col``, CuTe's coordinate of the tile, not its offset. With
+  ``"of": "offset"`` lane t reads at element offset ``layout(t)`` of the tile as given instead (so ``(4,8):(64,8)``
+  on a row-major 64-column tile is lane (i, j) at row i, column 8j). A coordinate-read layout whose lanes break
+  their vectors is refused with the convention spelled out and, where one exists, its coordinate-read equivalent.
 * ``ldmatrix``: ``.x{num}`` (1, 2, 4), first matrix at ``index`` = [row, col] (or ``row``/``col``); matrix m covers
   rows r0 + 8 (m % 2) + i and the 16 bytes from column c0 + (m // 2) * 16 / element_bytes; ``trans`` moves
   registers only, the rows read are the same.
@@ -198,7 +202,7 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
         lanes = [(start + t, c) for t in range(min(rows - start, count))]
     elif kind == "thread_layout":
-        lanes = _thread_lanes(spec.get("layout"), w, rows, cols)
+        lanes = _thread_lanes(spec, w, tile, vec)
     elif kind == "ldmatrix":
         return _ldmatrix(spec, w, name, tile)
     else:
@@ -211,10 +215,21 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
     return Access(name, "lds", op, lanes, vec, spec=dict(spec))
 
 
-def _thread_lanes(text: Any, w: str, rows: int, cols: int) -> list[tuple[int, int]]:
+THREAD_LAYOUT_OF = ("coordinate", "offset")
+_RULE = "a thread layout maps lane t to the tile's column-major 1-D coordinate row + {rows}*col, not to an offset"
+
+
+def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, int]]:
+    """The (row, col) of each lane's first element: ``layout(t)`` read as the tile's column-major 1-D coordinate
+    (``of`` = coordinate, the default) or as an element offset of the tile as given (``of`` = offset). A
+    coordinate read whose vectors are not consecutive, aligned offsets is refused with the convention named."""
     from algebra.core.layout import Layout
     from algebra.core.notation import parse
 
+    text, of = spec.get("layout"), spec.get("of", "coordinate")
+    if of not in THREAD_LAYOUT_OF:
+        raise SolveError(f"{w}.of: {str(of)[:20]!r} is not one of coordinate (the tile's column-major 1-D "
+                         "coordinate, CuTe's) or offset (an element offset of the tile as given)")
     if not isinstance(text, str) or not text.strip():
         raise SolveError(f"{w}.layout: give the thread layout in CuTe notation, e.g. (8,4):(512,1)")
     try:
@@ -223,13 +238,48 @@ def _thread_lanes(text: Any, w: str, rows: int, cols: int) -> list[tuple[int, in
         raise SolveError(f"{w}.layout: {exc}") from None
     if not isinstance(tl, Layout) or it.product(tl.shape) != WARP:
         raise SolveError(f"{w}.layout: must be a layout of size 32 (one entry per lane)")
-    out = []
-    for t in range(WARP):
-        x = tl(t)
+    rows, cols = tile.rows, tile.cols
+    xs = [tl(t) for t in range(WARP)]
+    if of == "offset":
+        where = {o: i for i, o in enumerate(tile.table)}
+        for t, x in enumerate(xs):
+            if x not in where:
+                raise SolveError(f"{w}.layout: lane {t} maps to offset {x}, which holds no element of {tile.text}")
+        return [(where[x] % rows, where[x] // rows) for x in xs]
+    for t, x in enumerate(xs):
         if not isinstance(x, int) or not 0 <= x < rows * cols:
-            raise SolveError(f"{w}.layout: lane {t} maps to {x}, outside the {rows}x{cols} tile")
-        out.append((x % rows, x // rows))
+            raise SolveError(f"{w}.layout: {_RULE.format(rows=rows)}; lane {t} -> {x}, outside the {rows}x{cols} "
+                             f"tile.{_convention(tl, tile)}")
+    out = [(x % rows, x // rows) for x in xs]
+    for t, (r, c) in enumerate(out):
+        if not _whole_vector(tile, r, c, vec):
+            raise SolveError(f"{w}.layout: {_RULE.format(rows=rows)}; lane {t} -> {xs[t]} = ({r}, {c}), whose {vec} "
+                             f"elements are not {vec} consecutive offsets from a multiple of {vec} (offset "
+                             f"{tile.offset(r, c)} first).{_convention(tl, tile)}")
     return out
+
+
+def _whole_vector(tile: Tile, r: int, c: int, vec: int) -> bool:
+    """True when (r, c) .. (r, c + vec - 1) are ``vec`` consecutive offsets of the tile, the first a multiple of vec."""
+    if c + vec > tile.cols:
+        return False
+    o = tile.offset(r, c)
+    return o % vec == 0 and all(tile.offset(r, c + k) == o + k for k in range(1, vec))
+
+
+def _convention(tl: Any, tile: Tile) -> str:
+    """The way out of the convention: the coordinate-read layout that reads what ``tl`` would read as element offsets
+    of the tile, when one exists (each stride an offset of the tile and the map linear), and the ``of`` field."""
+    from algebra.core.layout import Layout
+
+    text = ""
+    where = {o: i for i, o in enumerate(tile.table)}
+    flat = it.flatten(tl.stride)
+    if all(isinstance(d, int) and d in where for d in flat) and tile.table[0] == 0:
+        equiv = Layout(tl.shape, it.unflatten(tuple(where[d] for d in flat), tl.stride))
+        if all(where.get(tl(t)) == equiv(t) for t in range(WARP)):
+            text = f" As offsets of the tile as stored, {tl} is {equiv} in coordinates;"
+    return text + " to give offsets, set \"of\": \"offset\"."
 
 
 def _ldmatrix(spec: dict, w: str, name: str, tile: Tile) -> Access:

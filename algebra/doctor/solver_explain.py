@@ -172,6 +172,24 @@ def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
             "dsl": f"def smem_offset(o):  # o = the offset of {tile.text}\n    return o ^ {terms or '0'}"}
 
 
+def _chunk_sentence(accesses: list[Access], eb: int, m: int) -> str:
+    """What M keeps whole, said against the widest access of this request (a scalar read is not told about
+    vectors it does not use)."""
+    chunk = eb << m
+    widest = max((a.access_bytes(eb) for a in accesses if not a.constraint), default=eb)
+    if widest == eb:
+        what = f"every access here is a {eb}-byte scalar"
+    else:
+        kinds = {"ldmatrix rows" if a.kind == "ldmatrix" else "vectors" for a in accesses
+                 if not a.constraint and a.access_bytes(eb) == widest}
+        what = f"the widest accesses here are {widest} bytes ({' and '.join(sorted(kinds, reverse=True))})"
+    kept = (f"M = 0 keeps no low bit fixed: the swizzle moves single {eb}-byte elements" if m == 0 else
+            f"M = {m} keeps the low {m} bits fixed: a chunk of 2^{m} = {1 << m} elements ({chunk} bytes) moves as a "
+            "whole")
+    tail = "so no access is split" if widest <= chunk else "wider than that, so only the lanes given stay contiguous"
+    return f"{kept}; {what}, {tail}."
+
+
 def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
     """One paragraph: what conflicts in the tile as given and how this candidate spreads it."""
     eb = tile.element_bytes
@@ -202,9 +220,7 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
     src = [labels[m + s + t] or f"bit {m + s + t}" for t in range(b)]
     vec_bytes = eb << m
     text = (f"Sw<{b},{m},{s}> XORs offset bits {m + s}..{m + s + b - 1} ({', '.join(src)}) into bits "
-            f"{m}..{m + b - 1}. M = {m} keeps the low {m} bits fixed: a chunk of 2^{m} = {1 << m} elements "
-            f"({vec_bytes} bytes) moves as a whole, so vectors of up to {vec_bytes} bytes stay contiguous"
-            + (" (16-byte vectors of this type need M >= " + str(_log2(16 // eb)) + ")" if eb < 16 else "") + ". "
+            f"{m}..{m + b - 1}. " + _chunk_sentence(accesses, eb, m) + " "
             f"B = {b} permutes 2^{b} = {1 << b} such chunks, so 2^{b} lines that would hit the same banks "
             f"land on {1 << b} different ones ({(1 << b) * vec_bytes} bytes"
             + (", one full 128-byte row of banks" if (1 << b) * vec_bytes == 128 else "") + "). "

@@ -54,6 +54,21 @@ def post_smem(body: SolveIn) -> dict:
     return S.solve_smem(body.element_bytes, body.tile, body.accesses, body.limit)
 
 
+class AccessIn(RequestBody):
+    model_config = ConfigDict(extra="forbid")
+    element_bytes: int = Field(2, description="1, 2, 4, 8 or 16")
+    tile: str = Field(..., min_length=1, max_length=MAX_TEXT, examples=["(64,64):(64,1)"])
+    access: dict[str, Any] = Field(..., description="one access, as in /api/solve/smem's accesses")
+    index: int = Field(0, ge=0, lt=8, description="its place in the list (error messages name accesses[index])")
+
+
+@router.post("/access", responses={422: {"description": "bad input; detail names the field"}})
+def post_access(body: AccessIn) -> dict:
+    """One access of the doctor on the tile as given, lane by lane: (row, col), element offset, byte address and
+    bank of each lane's first element, and the wavefronts per phase (the page's live preview)."""
+    return S.preview_access(body.element_bytes, body.tile, body.access, body.index)
+
+
 @router.post("/smem/measured")
 def post_smem_measured(body: SolveIn) -> dict:
     """The committed GPU measurement (bench/results/solve_smem_*.json) of this exact request, if there is one."""

@@ -66,6 +66,38 @@ def solve_smem(element_bytes: Any, tile: Any, accesses: Any, limit: int = 12) ->
     return out
 
 
+def preview_access(element_bytes: Any, tile: Any, access: Any, index: int = 0) -> dict[str, Any]:
+    """One doctor access on the tile as given (``POST /api/solve/access``): ``{"name", "kind", "lanes": [{"lane",
+    "row", "col", "offset", "byte", "bank"}], "access_bytes", "phases", "wavefronts", "ideal", "constraint"}``.
+
+    Post-condition: ``bank == (byte // 4) % 32`` and ``byte == element_bytes * offset`` for every lane; the phases
+    are ``algebra.hw.banks``' (the solver's ``naive`` per access). A tma / wgmma access has no lanes."""
+    from algebra.doctor.solver_access import lane_offsets, make_access, make_tile
+    from algebra.hw.banks import analyze, analyze_ldmatrix
+
+    with guard("access"):
+        try:
+            charge("integer cell", A.size(A.parse(str(tile))), "the tile's offsets")
+        except (LayoutError, ValueError, TypeError):
+            pass  # make_tile names what is wrong with the tile
+        t = make_tile(tile, element_bytes)
+        acc = make_access(access, index, t)
+        head = {"name": acc.name, "kind": acc.kind, "constraint": acc.constraint}
+        if acc.constraint:
+            return dict(head, lanes=[], access_bytes=0, phases=[], wavefronts=0, ideal=0)
+        offs = lane_offsets(acc, t.offset)
+        if offs is None:
+            raise LayoutError(f"accesses[{index}]: a lane's {acc.vector} elements are not consecutive, aligned offsets "
+                              "in the tile as given, so they are not one vector access")
+        eb = t.element_bytes
+        addrs = [o * eb for o in offs]
+        r = analyze_ldmatrix(addrs, acc.num) if acc.kind == "ldmatrix" else analyze(addrs, acc.access_bytes(eb))
+        lanes = [{"lane": k, "row": rc[0], "col": rc[1], "offset": o, "byte": a, "bank": b}
+                 for k, (rc, o, a, b) in enumerate(zip(acc.lanes, offs, addrs, r.banks, strict=True))]
+        return dict(head, lanes=lanes, access_bytes=acc.access_bytes(eb), phases=list(r.phases),
+                    wavefronts=r.wavefronts, ideal=acc.ideal(eb))
+
+
 def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None) -> dict:
     """Decode a wgmma descriptor (``algebra.doctor.solver_desc.decode``)."""
     with guard("descriptor"):
