@@ -6,18 +6,25 @@ behind the ``oracle`` marker: ``pytest -m oracle tests/test_triton_oracle.py``."
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-pytest.importorskip("triton")
-ttgl = pytest.importorskip("triton.experimental.gluon.language")
-
-import triton_oracle as O  # noqa: E402  (tests/ is on sys.path)
-
-from algebra.doctor import triton_conflicts as C  # noqa: E402
-from algebra.doctor import triton_layouts as T  # noqa: E402
+from algebra.doctor import triton_conflicts as C
+from algebra.doctor import triton_layouts as T
 
 pytestmark = pytest.mark.oracle
+ttgl: Any = None  # Gluon's layout classes and the oracle helpers, imported only when these tests run (the default
+O: Any = None     # suite deselects them and never imports triton)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _triton() -> None:
+    global ttgl, O
+    ttgl = pytest.importorskip("triton.experimental.gluon.language")
+    import triton_oracle  # tests/ is on sys.path
+
+    O = triton_oracle
 CASES = 150
 
 
