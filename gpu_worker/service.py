@@ -11,13 +11,16 @@ A worker pinned to one GPU (gpu_worker.multi) names it in its heartbeat (NVML in
 with every outcome (the job's ``gpu`` column: its UUID; a result's ``gpu``: index, UUID, name, clocks and power at
 the start and the end), and stops leasing once its GPU faults (gpu_worker.gpus.GpuWatch), its heartbeat giving the
 reason. An attempt whose GPU faulted while it ran writes no outcome: once its lease runs out another worker takes
-the job. A worker on a fake GPU (LAYOUTLAB_FAKE_GPUS) fails any job that needs a real one.
+the job. A worker on a fake GPU (LAYOUTLAB_FAKE_GPUS) fails any job that needs a real one. Fair share: a pinned
+worker that has just finished a job, while another worker of the queue is idle, waits a poll interval (or up to half
+as long again) before it leases the next, so that the idle one takes it and short jobs spread over the GPUs.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import random
 import signal
 import socket
 import threading
@@ -188,17 +191,37 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
 
-    def beat() -> dict:
-        device = telemetry.device_info()
-        if watch:
-            fault_now = watch.check()
-            device.update(watch.report())
-            if fault_now:
-                device.update(available=False, reason=fault_now)
-        store.heartbeat({"id": worker_id, "host": socket.gethostname(), "pid": os.getpid(),
-                         "device": {**device, "toolkit": toolkit},
-                         "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})
-        return device
+    beat_lock = threading.Lock()
+
+    def beat(device: dict | None = None) -> dict:
+        """Write the worker's record: the GPU read now (or ``device``, the last reading) and the job it holds."""
+        with beat_lock:
+            if device is None:
+                device = telemetry.device_info()
+                if watch:
+                    fault_now = watch.check()
+                    device.update(watch.report())
+                    if fault_now:
+                        device.update(available=False, reason=fault_now)
+                state["device"] = device
+            store.heartbeat({"id": worker_id, "host": socket.gethostname(), "pid": os.getpid(),
+                             "device": {**device, "toolkit": toolkit},
+                             "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})
+            return device
+
+    def hold(job_id: str | None) -> None:
+        """Record at once which job this worker holds (no GPU reading: the last heartbeat's stays)."""
+        state["busy"] = job_id
+        try:
+            beat(state["device"])
+        except Exception:
+            log.warning("heartbeat failed: %s", traceback.format_exc())
+
+    def others_idle() -> bool:
+        """Whether another live worker of this queue holds no job and has no faulted GPU (its last heartbeat)."""
+        now = time.time()
+        return any(w["id"] != worker_id and not w.get("busy") and not (w.get("device") or {}).get("fault")
+                   and now - float(w.get("last_seen") or 0) < STALE_S for w in store.workers())
 
     def heartbeats() -> None:
         while not stop.wait(HEARTBEAT_S):
@@ -228,11 +251,16 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
             if job is None:
                 stop.wait(poll_s)
                 continue
-            state["busy"] = job["id"]
+            hold(job["id"])
             try:
                 execute_job(job, worker_id, device, store, fault=fault)
             finally:
-                state["busy"] = None
+                hold(None)
+            try:
+                if pin and others_idle():
+                    stop.wait(poll_s * random.uniform(1.0, 1.5))
+            except Exception:
+                log.warning("reading the workers failed: %s", traceback.format_exc())
     finally:
         store.remove_worker(worker_id)
         log.info("worker %s stopped", worker_id)

@@ -249,13 +249,13 @@ def test_two_pinned_workers_share_out_twenty_jobs_each_done_once(mode):
         assert second.returncode == 2 and "GPU 1" in second.stderr and "already has a worker" in second.stderr
         with pytest.raises(service.NoWorker, match="fake"):
             service.submit("smem", {})
-        ids = [service.submit("compile_only", {"nvcc": "skip", "hold_ms": 150, "tag": str(i)})["id"]
-               for i in range(20)]
+        ids = [service.submit("compile_only", {"nvcc": "skip", "tag": str(i)})["id"] for i in range(20)]
+        long = service.submit("compile_only", {"nvcc": "skip", "hold_ms": 1500, "tag": "long"})  # (a job to see held)
         from app.services.bench import device_status
 
         holding = _wait(lambda: next((w for w in device_status()["workers"] if w["job"]), None), 30, "a held job")
         assert holding["busy"] and holding["job"]["kind"] == "compile_only" and holding["job"]["status"] == "running"
-        assert store.get(holding["job"]["id"])["worker"] == holding["id"]
+        assert holding["job"]["id"] in {*ids, long["id"]} and store.get(holding["job"]["id"])["worker"] == holding["id"]
         _wait(lambda: store.queue_depth() == 0, 90, "the queue to drain")
         with TestClient(create_app()) as c:
             d = c.get("/api/bench/device").json()
@@ -273,6 +273,7 @@ def test_two_pinned_workers_share_out_twenty_jobs_each_done_once(mode):
             assert polled.status_code == 200
     finally:
         _stop(sup)
+    assert store.get(long["id"])["status"] == "done"
     jobs = [store.get(i) for i in ids]
     assert all(j["status"] == "done" and j["attempts"] == 1 for j in jobs), [(j["status"], j["error"]) for j in jobs]
     for j in jobs:
@@ -282,10 +283,11 @@ def test_two_pinned_workers_share_out_twenty_jobs_each_done_once(mode):
     assert all(per_gpu[g.uuid] for g in FAKE[:2]), {u: len(v) for u, v in per_gpu.items()}  # spread over both
     for spans in per_gpu.values():  # one job at a time on a GPU
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
-    assert sorted(j["id"] for j in on0) == sorted(j["id"] for j in jobs if j["gpu"] == FAKE[0].uuid)
+    assert sorted(j["id"] for j in on0) == sorted(j["id"] for j in [*jobs, store.get(long["id"])]
+                                                  if j["gpu"] == FAKE[0].uuid)
     if hasattr(store, "conn"):  # the database's own record of outcome writes: one per job
         logged = [r[0] for r in store.conn.execute("SELECT id FROM outcome_log").fetchall()]
-        assert sorted(logged) == sorted(ids)
+        assert sorted(logged) == sorted([*ids, long["id"]])
     assert all(_gone(w["pid"]) for w in workers)
 
 
