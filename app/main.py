@@ -52,6 +52,7 @@ ROUTERS = [
     "app.routes.pages_tv",
     "app.routes.pages_drills",
     "app.routes.pages_lab",
+    "app.routes.pages_rungs",
     "app.routes.pages_solve",
 ]
 

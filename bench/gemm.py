@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.gemm_ncu import NCU_RUNGS, ncu_sections_summary, parse_ncu_csv, run_ncu  # noqa: E402, F401
+from gpu_worker.gemm_layouts import define_flags  # noqa: E402  (standard library and algebra only)
 from gpu_worker.ptxas import parse_ptxas  # noqa: E402  (standard library only)
 
 KERNELS = ROOT / "gpu_worker" / "kernels" / "gemm"
@@ -82,7 +83,8 @@ def find_nvcc() -> str | None:
 
 def build(rung: int, out: Path, nvcc: str, defines: list[str], name: str) -> dict:
     src = KERNELS / (RUNG_SOURCES[rung] if rung else PEAKS[name])
-    cmd = [nvcc, *NVCC_FLAGS, *defines, "-o", str(out / name), str(src)]
+    declared = define_flags(rung) if rung else []  # the rung's declared constants (gpu_worker/gemm_decl.py)
+    cmd = [nvcc, *NVCC_FLAGS, *declared, *defines, "-o", str(out / name), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = proc.stdout + proc.stderr
     if proc.returncode != 0:

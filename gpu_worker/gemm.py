@@ -29,6 +29,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpu_worker import build
+from gpu_worker.gemm_decl import DECLS
+from gpu_worker.gemm_layouts import define_flags, predict
 from gpu_worker.ptxas import parse_ptxas
 from gpu_worker.registry import JobContext, register
 from gpu_worker.run import run_binary
@@ -68,70 +70,63 @@ class RungInfo:
         return {"layout": self.base_layout, "swizzle": self.swizzle, "element_bytes": self.element_bytes}
 
 
-_SW128 = "Sw<3,3,3> o (128,64):(64,1)"
 _GMMA_ATOM = ("GMMA::Layout_K_SW128_Atom<bf16>: Sw<3,4,3> o smem_ptr[16b] o (8,64):(64,1), the swizzle acting on "
               "byte addresses; the same map as Sw<3,3,3> on bf16 element offsets")
-RUNGS: dict[int, RungInfo] = {r.id: r for r in (
-    RungInfo(1, "rung1_simt.cu", "SIMT fp32 FMA",
-             "shared-memory tiles, 8x8 outputs per thread, bf16 widened to fp32 and stored M-major for float4 reads",
-             (128, 128, 16), 256, 1, "(128,16):(1,128)", "(128,16):(1,128)", None, 4, "lds.128 along rows",
-             "8.0"),
-    RungInfo(2, "rung2_mma_unpadded.cu", "mma.sync + ldmatrix, unpadded",
-             "m16n8k16 tensor-core MMA fed by ldmatrix.x4 from row-major 128-byte rows: the 8 row addresses of each "
-             "8x8 matrix fall in the same 4 banks (8-way conflict)",
-             (128, 256, 64), 256, 2, "(128,64):(64,1)", "(128,64):(64,1)", None, 2, "ldmatrix.x4", "8.0"),
-    RungInfo(3, "rung3_mma_padded.cu", "mma.sync + ldmatrix, padded rows",
-             "16 bytes of padding per row moves each row 4 banks along: conflict-free, at 12.5% more shared memory",
-             (128, 256, 64), 256, 2, "(128,64):(72,1)", "(128,64):(72,1)", None, 2, "ldmatrix.x4", "8.0"),
-    RungInfo(4, "rung4_mma_swizzled.cu", "mma.sync + ldmatrix, XOR swizzle",
-             "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16). The "
-             "next k tile still passes through registers (ld.global, then st.shared): per TFLOP/s that costs the L1's "
-             "LSU data pipe about 1.6x what cp.async costs, which is what holds rungs 2-4 back",
-             (128, 256, 64), 256, 2, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
-    RungInfo(5, "rung5_cp_async.cu", "+ cp.async multi-stage pipeline",
-             "global -> shared copies bypass registers; 4 stages of 48 KB, one barrier per k tile, and ldmatrix "
-             "fragments double-buffered so slice k+1 loads while slice k multiplies",
-             (128, 256, 64), 256, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "ldmatrix.x4", "8.0"),
-    RungInfo(6, "rung6_wgmma_tma.cu", "Hopper wgmma + TMA",
-             "wgmma.mma_async m64n128k16 reads both operands from 128B-swizzled shared memory written by TMA; "
-             "an mbarrier per stage counts the bytes",
-             (128, 128, 64), 256, 3, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
-             "9.0a", _GMMA_ATOM),
-    RungInfo(7, "rung7_ws_persistent.cu", "+ warp specialization, persistent, cluster multicast",
-             "a producer warpgroup (setmaxnreg.dec) drives TMA; two consumer warpgroups (setmaxnreg.inc) run "
-             "m64n256k16; persistent CTAs in 2-CTA clusters share B by TMA multicast; TMA-store epilogue",
-             (256, 256, 64), 384, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
-             "9.0a", _GMMA_ATOM),
-    RungInfo(8, "rung8_stream_k.cu", "+ stream-K tail",
-             "rung 7's kernel on a schedule against wave quantization: whole waves of tiles data-parallel, the k "
-             "iterations of the remaining tiles split evenly over every cluster; partial tiles meet in an fp32 "
-             "workspace, ordered by release/acquire flags. Also builds for fp16",
-             (256, 256, 64), 384, 4, _SW128, "(128,64):(64,1)", "Sw<3,3,3>", 2, "wgmma descriptor (K-major, 128B)",
-             "9.0a", _GMMA_ATOM),
-)}
+#: The lab's words for each rung (title, idea, the read it predicts); the rest comes from its declaration.
+_TEXT: dict[int, tuple[str, str, str]] = {
+    1: ("SIMT fp32 FMA",
+        "shared-memory tiles, 8x8 outputs per thread, bf16 widened to fp32 and stored M-major for float4 reads",
+        "lds.128 along rows"),
+    2: ("mma.sync + ldmatrix, unpadded",
+        "m16n8k16 tensor-core MMA fed by ldmatrix.x4 from row-major 128-byte rows: the 8 row addresses of each "
+        "8x8 matrix fall in the same 4 banks (8-way conflict)", "ldmatrix.x4"),
+    3: ("mma.sync + ldmatrix, padded rows",
+        "16 bytes of padding per row moves each row 4 banks along: conflict-free, at 12.5% more shared memory",
+        "ldmatrix.x4"),
+    4: ("mma.sync + ldmatrix, XOR swizzle",
+        "16-byte chunk index XOR (row mod 8): conflict-free with no padding (CuTe's Swizzle<3,3,3> for bf16). The "
+        "next k tile still passes through registers (ld.global, then st.shared): per TFLOP/s that costs the L1's "
+        "LSU data pipe about 1.6x what cp.async costs, which is what holds rungs 2-4 back", "ldmatrix.x4"),
+    5: ("+ cp.async multi-stage pipeline",
+        "global -> shared copies bypass registers; 4 stages of 48 KB, one barrier per k tile, and ldmatrix "
+        "fragments double-buffered so slice k+1 loads while slice k multiplies", "ldmatrix.x4"),
+    6: ("Hopper wgmma + TMA",
+        "wgmma.mma_async m64n128k16 reads both operands from 128B-swizzled shared memory written by TMA; "
+        "an mbarrier per stage counts the bytes", "wgmma descriptor (K-major, 128B)"),
+    7: ("+ warp specialization, persistent, cluster multicast",
+        "a producer warpgroup (setmaxnreg.dec) drives TMA; two consumer warpgroups (setmaxnreg.inc) run "
+        "m64n256k16; persistent CTAs in 2-CTA clusters share B by TMA multicast; TMA-store epilogue",
+        "wgmma descriptor (K-major, 128B)"),
+    8: ("+ stream-K tail",
+        "rung 7's kernel on a schedule against wave quantization: whole waves of tiles data-parallel, the k "
+        "iterations of the remaining tiles split evenly over every cluster; partial tiles meet in an fp32 "
+        "workspace, ordered by release/acquire flags. Also builds for fp16", "wgmma descriptor (K-major, 128B)"),
+}
+
+
+def _info(rung: int) -> RungInfo:
+    d = DECLS[rung]
+    a = d.operand("A")
+    title, idea, access = _TEXT[rung]
+    return RungInfo(rung, d.source, title, idea, d.granularity, d.threads, d.stages, a.layout, a.base,
+                    a.swizzle_text, a.element_bytes, access, d.min_cc, _GMMA_ATOM if d.wgmma else None)
+
+
+#: The rung table: each entry built from the rung's declaration (gpu_worker.gemm_decl), the lab's words beside it.
+RUNGS: dict[int, RungInfo] = {r: _info(r) for r in sorted(DECLS)}
 #: Rungs that also build for fp16 inputs (-DGEMM_FP16).
 FP16_RUNGS = (8,)
 
 
 def predicted_wavefronts(rung: int) -> dict:
-    """The bank model (algebra.banks) on the rung's operand reads. For bf16 layouts: one ldmatrix.x4 of a 16x16
-    fragment (lanes 0-15 rows 0-15 at k 0, lanes 16-31 the same rows at k 8), the pattern mma.sync rungs issue and
-    the 8-row x 16-byte pattern a K-major wgmma descriptor walks. For rung 1: one lds.128 of 16 column groups.
-    Post-condition: ``wavefronts`` >= the ideal (4 for ldmatrix.x4 and for 32 lanes x 16 bytes)."""
-    import algebra
-    from algebra.banks import analyze, analyze_ldmatrix
-
-    info = RUNGS[rung]
-    layout = algebra.parse(info.smem_layout)
-    if info.element_bytes == 4:
-        addrs = [4 * layout((4 * (lane % 16), 0)) for lane in range(32)]
-        r = analyze(addrs, access_bytes=16)
-        access = "lds.128: lane l reads 4 floats at row 4 (l % 16) of one k"
-    else:
-        rows = [info.element_bytes * layout((lane % 16, (lane // 16) * 8)) for lane in range(32)]
-        r = analyze_ldmatrix(rows, num=4)
-        access = "ldmatrix.x4 of a 16x16 bf16 fragment"
-    return {"access": access, "wavefronts": r.wavefronts, "ways": r.ways, "ideal_wavefronts": 4}
+    """The bank model (algebra.banks) on the rung's A-operand reads as declared (gpu_worker.gemm_decl): for the
+    mma.sync rungs every ldmatrix.x4 of a CTA's k tile, for the wgmma rungs the 8-row x 16-byte core matrices the
+    descriptor walks (four at a time), for rung 1 every lds.128. Post-condition: ``wavefronts`` (per instruction)
+    >= ``ideal_wavefronts`` (4 for ldmatrix.x4 and for 32 lanes x 16 bytes)."""
+    a = DECLS[rung].operand("A")
+    read = next(x for x in a.accesses if x.counter == "ld" or x.instruction == "HGMMA")
+    p = predict(rung, "A", read.name)
+    return {"access": read.name, "wavefronts": p.wavefronts, "ways": p.ways, "ideal_wavefronts": p.ideal}
 
 
 class GemmParams(BaseModel):
@@ -175,13 +170,14 @@ class GemmBuild:
 
 def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict[str, int] | None = None,
                timeout_s: float = build.COMPILE_TIMEOUT_S) -> GemmBuild:
-    """Compile ``kernels/gemm/<rung source>`` for sm_90a into the shared build cache. Post-condition: a second call
-    with the same sources, constants and nvcc reuses the binary; nvcc's errors come back as BuildError."""
+    """Compile ``kernels/gemm/<rung source>`` for sm_90a into the shared build cache, with the rung's declared
+    constants (``gemm_layouts.define_flags``) and ``defines`` on top. Post-condition: a second call with the same
+    sources, constants and nvcc reuses the binary; nvcc's errors come back as BuildError."""
     info = RUNGS[rung]
     toolkit = toolkit or build.find_toolkit()
     if not toolkit.nvcc:
         raise build.BuildError(toolkit.reason or "nvcc not found")
-    flags = [*NVCC_FLAGS, *toolkit.extra_flags, *build.define_flags(defines or {})]
+    flags = [*NVCC_FLAGS, *toolkit.extra_flags, *define_flags(rung), *build.define_flags(defines or {})]
     h = hashlib.sha256()
     for f in [KERNEL_DIR / info.source, *sorted(KERNEL_DIR.glob("*.cuh"))]:
         h.update(f.name.encode() + f.read_bytes())

@@ -247,4 +247,6 @@
   });
 
   solve();
+  // A permalink that names a descriptor or a TMA call (the GEMM ladder's rung pages) shows its verdict at once.
+  for (const id of ["desc-form", "tma-form"]) if ($(id).dataset.run) $(id).requestSubmit();
 })();

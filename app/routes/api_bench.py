@@ -12,6 +12,7 @@ from app.budget import BudgetedRoute
 from app.openapi import errors
 from app.proxies import client_address
 from app.services import bench as S
+from app.services import ladder_layouts
 from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
 
@@ -100,3 +101,11 @@ def device(request: Request) -> dict:
 def kinds() -> list[dict]:
     """Registered job kinds."""
     return S.kinds()
+
+
+@router.get("/gemm/rungs")
+def gemm_rungs() -> list[dict]:
+    """The GEMM ladder's layouts, per rung (CONTRACT §6; no GPU needed): ``{"rung", "name", "tile", "stages",
+    "smem": [{"operand", "layout", "swizzle", "bytes", "accesses": [{"name", "predicted_wavefronts", "ideal"}]}],
+    "tma", "wgmma_desc", "atoms", "links"}``, from the rungs' declarations and the bank model."""
+    return ladder_layouts.rungs_api()

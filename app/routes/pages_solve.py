@@ -18,9 +18,11 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 @router.get("/doctor", response_class=HTMLResponse, include_in_schema=False)
 def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatrix"), tile: str = Query(""),
-                element_bytes: str = Query(""), accesses: str = Query("")) -> HTMLResponse:
+                element_bytes: str = Query(""), accesses: str = Query(""), descriptor: str = Query(""),
+                desc_mn: str = Query(""), desc_tile: str = Query(""), tma_call: str = Query("")) -> HTMLResponse:
     """``accesses`` (a JSON list, as the solver takes it) restores a permalink; text that is not JSON is shown as
-    typed and the solver's 422 names the problem."""
+    typed and the solver's 422 names the problem. ``descriptor`` (with ``desc_mn``, ``desc_tile``) and ``tma_call``
+    fill the descriptor doctor and the TMA check, which the page then runs (the GEMM ladder's rung pages link so)."""
     chosen = S.PRESETS.get(preset) or next(iter(S.PRESETS.values()))
     start = dict(chosen)
     start["accesses_text"] = json.dumps(chosen["accesses"])
@@ -30,7 +32,9 @@ def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatr
         start["tile"] = tile.strip()[:400]
     if element_bytes in ("1", "2", "4", "8"):
         start["element_bytes"] = int(element_bytes)
+    desc = {"descriptor": descriptor.strip()[:64], "mn": desc_mn if desc_mn.isdecimal() and len(desc_mn) < 4 else "",
+            "tile": desc_tile.strip()[:400], "tma_call": tma_call.strip()[:2000]}
     mma = [n for n in atoms.mma_names() if n.startswith(("SM80_16x8x16", "SM80_16x8x8", "SM70_8x8x4_F32F16F16F32"))]
-    ctx = {"request": request, "presets": S.PRESETS, "start": start,
+    ctx = {"request": request, "presets": S.PRESETS, "start": start, "desc": desc,
            "atom_names": mma + atoms.copy_names()}
     return templates.TemplateResponse(request, "doctor.html", ctx)

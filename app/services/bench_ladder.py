@@ -29,14 +29,15 @@ LDMATRIX_X4 = {"kind": "ldmatrix", "num": 4, "row": 0, "col": 0}
 
 def gemm_files() -> list[dict]:
     """The ladder result files: ``[{"name", "rungs", "date"}]``, most complete (then newest) first; files holding no
-    rung of the ladder (experiment records, ncu summaries) are left out."""
+    timed rung of the ladder (experiment records, ncu summaries, the layouts records) are left out."""
     out = []
     for f in RESULTS_DIR.glob("gemm_*.json"):
         try:
             doc = json.loads(f.read_text())
         except (OSError, ValueError):
             continue
-        rungs = {e.get("rung") for e in doc.get("rungs", []) if isinstance(e, dict) and not e.get("defines")}
+        rungs = {e.get("rung") for e in doc.get("rungs", [])
+                 if isinstance(e, dict) and not e.get("defines") and isinstance(e.get("results"), list)}
         if not rungs - {None}:
             continue
         out.append({"name": f.name, "rungs": len(rungs - {None}), "date": str(doc.get("date") or "")})
@@ -124,7 +125,10 @@ def ladder_view(source: str | None = None) -> dict:
                                    if ok and (clk := res.get("in_kernel_clock")) else "")})
         ref = {"value": cublas.get(size), "label": "cuBLAS"} if cublas.get(size) else None
         charts.append(bar_chart(f"{size.replace('x', ' x ')} bf16: TFLOP/s per rung", "TFLOP/s", bars, ref))
+    from app.services.ladder_layouts import ladder_rows
+
     return {"files": files, "source": chosen, "charts": charts, "rungs": rung_views(lad["rungs"]),
+            "layouts": ladder_rows(),
             "waterfalls": ladder_waterfalls(lad), "lsu": lsu_limit(), "energy": energy_rows(),
             "peaks": lad.get("peaks"),
             "variants": lad.get("variants") or [], "variant_sizes": lad["sizes"],

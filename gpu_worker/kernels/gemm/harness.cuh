@@ -299,6 +299,12 @@ auto rung_describe(int M, int N, int K, int c, int) -> decltype(R::describe(M, N
 template <class R>
 std::string rung_describe(int, int, int, int, long) { return ""; }
 
+// A rung that declares its layouts (decl.cuh) probes what it computed from them (R::probe() -> "\"key\": value, ").
+template <class R>
+auto rung_probe(int) -> decltype(R::probe()) { return R::probe(); }
+template <class R>
+std::string rung_probe(long) { return ""; }
+
 // ------------------------------------------------------------------------------------------- main
 template <class R>
 int gemm_main(int argc, char** argv) {
@@ -315,7 +321,9 @@ int gemm_main(int argc, char** argv) {
       const std::string d = rung_describe<R>(args.sizes[si], args.sizes[si + 1], args.sizes[si + 2], args.clusters, 0);
       if (!d.empty()) plans += (plans.empty() ? "" : ", ") + d;
     }
-    printf("{%s\"plans\": [%s], \"ok\": true}\n", g_json_head.c_str(), plans.c_str());
+    std::string probe = rung_probe<R>(0);
+    if (!probe.empty()) probe = "\"probe\": {" + probe.substr(0, probe.size() - 2) + "}, ";
+    printf("{%s%s\"plans\": [%s], \"ok\": true}\n", g_json_head.c_str(), probe.c_str(), plans.c_str());
     return 0;
   }
   signal(SIGALRM, gemm_watchdog);

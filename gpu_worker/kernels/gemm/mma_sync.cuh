@@ -1,33 +1,42 @@
 // Pieces shared by the mma.sync rungs (2-5): shared-memory layouts for a (rows x 64) bf16 K-major tile, the warp's
 // ldmatrix + mma.sync step over one 64-wide k tile, and the epilogue from mma accumulators to global bf16.
 #pragma once
+#include "decl.cuh"
 #include "harness.cuh"
 #include "plan.cuh"
 #include "ptx.cuh"
 
-// Each layout maps (row, col) of a K-major tile with 64 bf16 columns (128 B per row) to an element offset.
-// All three keep 16-byte chunks contiguous, so 16-byte stores and ldmatrix row addresses stay aligned.
-struct SmemRowMajor {  // (rows,64):(64,1) -- ldmatrix's 8 rows are 128 B apart: all in the same 4 banks, 8-way
-  static constexpr int kRowElems = 64;
-  static constexpr const char* kName = "(%d,64):(64,1)";
-  __device__ static int off(int r, int c) { return r * 64 + c; }
+// A K-major tile with 64 bf16 columns (128 B per row) and PITCH elements between rows, composed with the swizzle
+// Sw<B,M,S> on element offsets: CuTe's Sw<B,M,S> o (rows,64):(PITCH,1). off(r, c) is the element offset of (r, c).
+// Swizzles that move whole 16-byte chunks (M >= 3) keep chunks contiguous, so 16-byte stores and ldmatrix row
+// addresses stay aligned. The rungs take PITCH and B, M, S from their declaration (decl.cuh).
+template <int PITCH, int B, int M, int S>
+struct SmemTile {
+  static constexpr int kRowElems = PITCH;
+  static_assert(PITCH >= 64 && PITCH % 8 == 0 && (B == 0 || M >= 3), "16-byte chunks must stay whole");
+  __host__ __device__ static constexpr int off(int r, int c) {
+    if constexpr (B != 0 && (1 << (M + S)) == PITCH) return swizzle_row_major<B, M, S, PITCH>(r, c);  // same map
+    else return swizzle_apply<B, M, S>(r * PITCH + c);
+  }
 };
-struct SmemPadded {  // (rows,64):(72,1) -- 16 bytes of padding per row shift each row by 4 banks: conflict-free
-  static constexpr int kRowElems = 72;
-  static constexpr const char* kName = "(%d,64):(72,1)";
-  __device__ static int off(int r, int c) { return r * 72 + c; }
-};
-struct SmemSwizzled {  // Sw<3,3,3> o (rows,64):(64,1) -- 16-byte chunk index XOR (row mod 8): conflict-free, no padding
-  static constexpr int kRowElems = 64;
-  static constexpr const char* kName = "Sw<3,3,3> o (%d,64):(64,1)";
-  __device__ static int off(int r, int c) { return r * 64 + (c ^ ((r & 7) << 3)); }
-};
+using SmemRowMajor = SmemTile<64, 0, 0, 0>;  // (rows,64):(64,1): ldmatrix's 8 rows 128 B apart, all in 4 banks
+using SmemPadded = SmemTile<72, 0, 0, 0>;    // (rows,64):(72,1): each row shifted 4 banks, conflict-free
+using SmemSwizzled = SmemTile<64, 3, 3, 3>;  // Sw<3,3,3> o (rows,64):(64,1): chunk ^= row mod 8, conflict-free
 
 template <class L>
+struct LayoutName;
+template <int PITCH, int B, int M, int S>
+struct LayoutName<SmemTile<PITCH, B, M, S>> {
+  static const char* of(int rows) {
+    static char buf[64];
+    if (B) snprintf(buf, sizeof buf, "Sw<%d,%d,%d> o (%d,64):(%d,1)", B, M, S, rows, PITCH);
+    else snprintf(buf, sizeof buf, "(%d,64):(%d,1)", rows, PITCH);
+    return buf;
+  }
+};
+template <class L>
 const char* layout_name(int rows) {
-  static char buf[64];
-  snprintf(buf, sizeof buf, L::kName, rows);
-  return buf;
+  return LayoutName<L>::of(rows);
 }
 
 // Warp tile WTM x WTN at (wm0, wn0) of the block tile; acc[MI][NJ][4] in the m16n8 accumulator order.
@@ -109,8 +118,8 @@ struct WarpMma {
 #ifndef MMA_MIN_BLOCKS  // 1: no register cap; 2: capped at 128 registers (spills)
 #define MMA_MIN_BLOCKS 1
 #endif
-#ifndef MMA_BN
-#define MMA_BN 256
+#ifndef MMA_BN  // an experiment's override of the declared BN
+#define MMA_BN GEMM_BN
 #endif
 template <class L, int BM, int BN, int WARPS_M, int WARPS_N>
 __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
@@ -161,12 +170,27 @@ __global__ void __launch_bounds__(WARPS_M * WARPS_N * 32, MMA_MIN_BLOCKS)
   W::store(C, N, m0 + wm0, n0 + wn0, acc);
 }
 
-// The Rung description for rungs 2-4 (L picks the layout).
-template <int ID, class L>
-struct MmaSyncRung : SimpleLaunch<MmaSyncRung<ID, L>> {
-  static constexpr int id = ID, BM = 128, BN = MMA_BN, BK = 64, threads = 256, stages = 2, min_cc = 80;
-  static constexpr auto kernel = gemm_mma_regprefetch<L, BM, BN, 2, 4>;
+// The probe of rungs 2-5: the element offset of every (row, column) of A and of B, each from its own base, as the
+// kernel's L::off computes it, and where B starts in a stage.
+template <class L>
+std::string probe_mma_tiles(int bm, int bn) {
+  return probe_table("A", bm, 64, L::off) + probe_table("B", bn, 64, L::off) +
+         probe_int("b_base_elems", bm * L::kRowElems);
+}
+
+// The Rung description for rungs 2-4: the tile, warps and layout from the declaration (decl.cuh).
+using DeclaredTile = SmemTile<GEMM_SMEM_PITCH, GEMM_SW_B, GEMM_SW_M, GEMM_SW_S>;
+template <int ID>
+struct MmaSyncRung : SimpleLaunch<MmaSyncRung<ID>> {
+  static_assert(GEMM_RUNG == ID, "built with another rung's constants");
+  using L = DeclaredTile;
+  static constexpr int id = ID, BM = GEMM_BM, BN = MMA_BN, BK = GEMM_BK, threads = GEMM_THREADS;
+  static constexpr int stages = GEMM_STAGES, min_cc = 80;
+  static_assert(ID != GEMM_RUNG || (BK == 64 && stages == 2 && threads == GEMM_WARPS_M * GEMM_WARPS_N * 32),
+                "the kernel's shape");
+  static constexpr auto kernel = gemm_mma_regprefetch<L, BM, BN, GEMM_WARPS_M, GEMM_WARPS_N>;
   static int smem_bytes() { return 2 * (BM + BN) * L::kRowElems * 2; }
   static const char* smem_layout() { return layout_name<L>(BM); }
   static std::string note() { return "block tile 128x" + std::to_string(BN) + ", 2 shared-memory buffers"; }
+  static std::string probe() { return probe_mma_tiles<L>(BM, BN); }
 };

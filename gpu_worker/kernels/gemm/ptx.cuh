@@ -190,6 +190,15 @@ GEMM_DEV uint64_t desc_k_sw128(uint32_t saddr) {
   return d;
 }
 
+// The same descriptor with its fields as template arguments (the rungs pass their declared GEMM_DESC_*): LBO and SBO
+// in bytes, LAYOUT the 2-bit layout type (0 interleave, 1 128B, 2 64B, 3 32B swizzle). Host-callable for the probe.
+template <int LBO, int SBO, int LAYOUT>
+__host__ __device__ __forceinline__ constexpr uint64_t desc_k(uint32_t saddr) {
+  static_assert(LBO % 16 == 0 && SBO % 16 == 0 && LAYOUT >= 0 && LAYOUT < 4, "descriptor fields");
+  return static_cast<uint64_t>((saddr & 0x3FFFF) >> 4) | static_cast<uint64_t>(LBO >> 4) << 16 |
+         static_cast<uint64_t>(SBO >> 4) << 32 | static_cast<uint64_t>(LAYOUT) << 62;
+}
+
 // D[64x256] (+)= A[64x16] * B[256x16]^T, both operands K-major in shared memory; scale_d = 0 overwrites D.
 GEMM_DEV void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db, int scale_d) {
   asm volatile(

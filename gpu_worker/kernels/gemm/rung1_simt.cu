@@ -1,16 +1,27 @@
 // Rung 1: SIMT baseline. Shared-memory tiled fp32 FMA, 128x128 block tile, 8x8 outputs per thread.
 // The bf16 tile is widened to fp32 and stored transposed (M-major) so each thread reads float4 vectors.
+#include "decl.cuh"
 #include "harness.cuh"
 #include "plan.cuh"
 
 namespace {
-constexpr int BM = 128, BN = 128, BK = 16, THREADS = 256;
+static_assert(GEMM_RUNG == 1, "rung 1 built with another rung's constants");
+constexpr int BM = GEMM_BM, BN = GEMM_BN, BK = GEMM_BK, THREADS = GEMM_THREADS;
+// Each operand tile in fp32, (row, k) -> k * PITCH + row: M-major, CuTe (BM,BK):(1,PITCH).
+using SmemTileF = float[BK][GEMM_SMEM_PITCH];
+static_assert(GEMM_SMEM_PITCH >= BM && BM == BN && THREADS == 256 && BK == 16, "the loops below assume these");
+// Thread t's 8x8 outputs: rows 4 ty.. of A's two 64-row halves, columns 4 tx.. of B's. Quarter q (8 lanes) of warp w
+// takes ty = w + 8 (q % 2) and tx = lane % 8 + 8 [q is 1 or 2]: the two quarters of a half-warp read different
+// float4s in the same banks (A: 128 B apart, B: 8 vectors apart), so no quarter repeats another's addresses and each
+// ld.shared.v4 costs its four quarter-warp wavefronts, as the bank model counts (gpu_worker/gemm_decl.py).
+__host__ __device__ constexpr int rung1_ty(int t) { return t / 32 + 8 * ((t % 32) / 8 % 2); }
+__host__ __device__ constexpr int rung1_tx(int t) { return t % 8 + 8 * ((t % 32) / 8 == 1 || (t % 32) / 8 == 2); }
 
 __global__ void __launch_bounds__(THREADS) gemm_rung1(const bf16* __restrict__ A, const bf16* __restrict__ B,
                                                       bf16* __restrict__ C, int M, int N, int K) {
-  __shared__ __align__(16) float As[BK][BM];
-  __shared__ __align__(16) float Bs[BK][BN];
-  const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+  __shared__ __align__(16) SmemTileF As;
+  __shared__ __align__(16) SmemTileF Bs;
+  const int t = threadIdx.x, tx = rung1_tx(t), ty = rung1_ty(t);
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int lrow = t / 2, lk = (t % 2) * 8;  // each thread loads 8 consecutive k of one row of A and of B
   const bf16* pa = A + size_t(m0 + lrow) * K + lk;
@@ -63,9 +74,20 @@ __global__ void __launch_bounds__(THREADS) gemm_rung1(const bf16* __restrict__ A
 struct Rung {
   static constexpr int id = 1, BM = ::BM, BN = ::BN, BK = ::BK, threads = THREADS, stages = 1, min_cc = 80;
   static constexpr const char* name = "SIMT fp32 FMA, shared-memory tiles";
-  static int smem_bytes() { return 2 * BK * BM * 4; }
-  // Each operand tile as fp32 in shared memory, (row, k) -> k * 128 + row: M-major, read as float4 along rows.
-  static const char* smem_layout() { return "(128,16):(1,128)"; }
+  static int smem_bytes() { return 2 * int(sizeof(SmemTileF)); }
+  // Each operand tile as fp32 in shared memory, (row, k) -> k * PITCH + row: M-major, read as float4 along rows.
+  static const char* smem_layout() {
+    static char buf[64];
+    snprintf(buf, sizeof buf, "(%d,%d):(1,%d)", BM, BK, GEMM_SMEM_PITCH);
+    return buf;
+  }
+  // The element offset of (row, k) in the tile type the kernel allocates, for both operands.
+  static std::string probe() {
+    static SmemTileF t;
+    auto off = [](int r, int k) { return int(&t[k][r] - &t[0][0]); };
+    return probe_table("A", BM, BK, off) + probe_table("B", BN, BK, off) +
+           probe_table("threads", THREADS, 2, [](int t, int c) { return c ? rung1_tx(t) : rung1_ty(t); });
+  }
   static std::string note() { return ""; }
   static void setup() {}
   using Plan = SimplePlan;

@@ -3,7 +3,7 @@
 // (see mma_sync.cuh).
 #include "mma_sync.cuh"
 
-struct Rung : MmaSyncRung<2, SmemRowMajor> {
+struct Rung : MmaSyncRung<2> {
   static constexpr const char* name =
       "mma.sync m16n8k16 + ldmatrix, row-major unpadded shared memory (bank-conflicted)";
 };

@@ -3,7 +3,7 @@
 // (see mma_sync.cuh).
 #include "mma_sync.cuh"
 
-struct Rung : MmaSyncRung<3, SmemPadded> {
+struct Rung : MmaSyncRung<3> {
   static constexpr const char* name = "mma.sync m16n8k16 + ldmatrix, rows padded by 16 bytes";
 };
 

@@ -3,7 +3,7 @@
 // (see mma_sync.cuh).
 #include "mma_sync.cuh"
 
-struct Rung : MmaSyncRung<4, SmemSwizzled> {
+struct Rung : MmaSyncRung<4> {
   static constexpr const char* name = "mma.sync m16n8k16 + ldmatrix, XOR-swizzled shared memory (Sw<3,3,3>)";
 };
 

@@ -4,17 +4,20 @@
 // the last k16 slice so that the next tile's first fragments load while that slice multiplies.
 #include "mma_sync.cuh"
 
-#ifndef R5_STAGES
-#define R5_STAGES 4
+#ifndef R5_STAGES  // an experiment's override of the declared stages
+#define R5_STAGES GEMM_STAGES
 #endif
 
 namespace {
-constexpr int BM = 128, BN = 256, BK = 64, KS = BK / 16, STAGES = R5_STAGES, WARPS_M = 2, WARPS_N = 4;
+static_assert(GEMM_RUNG == 5, "rung 5 built with another rung's constants");
+constexpr int BM = GEMM_BM, BN = GEMM_BN, BK = GEMM_BK, KS = BK / 16, STAGES = R5_STAGES;
+constexpr int WARPS_M = GEMM_WARPS_M, WARPS_N = GEMM_WARPS_N;
 constexpr int THREADS = WARPS_M * WARPS_N * 32;
 constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
 constexpr int STAGE_ELEMS = (BM + BN) * BK, SMEM_BYTES = STAGES * STAGE_ELEMS * 2;
 static_assert(STAGES >= 3, "the barrier before the last slice needs a stage between reader and writer");
-using L = SmemSwizzled;
+static_assert(BK == 64 && THREADS == GEMM_THREADS, "the copy loops assume 64-wide k tiles");
+using L = DeclaredTile;
 using W = WarpMma<L, WTM, WTN>;
 
 __global__ void __launch_bounds__(THREADS, 1)
@@ -76,6 +79,7 @@ struct Rung : SimpleLaunch<Rung> {
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return layout_name<L>(BM); }
   static std::string note() { return std::to_string(STAGES) + " stages, double-buffered fragments"; }
+  static std::string probe() { return probe_mma_tiles<L>(BM, BN); }
 };
 
 int main(int argc, char** argv) { return gemm_main<Rung>(argc, argv); }

@@ -2,19 +2,31 @@
 // wgmma.mma_async m64n128k16 straight from shared memory. Tiles arrive by TMA in the 128B-swizzled K-major layout
 // the wgmma descriptors describe, into a ring of STAGES buffers, each with an mbarrier that counts the bytes.
 // No specialization: thread 0 issues the copies, and a block barrier each k tile says when a stage may be refilled.
+#include "decl.cuh"
 #include "harness.cuh"
 #include "ptx.cuh"
 #include "tma.cuh"
 
-#ifndef R6_STAGES
-#define R6_STAGES 3
+#ifndef R6_STAGES  // an experiment's override of the declared stages
+#define R6_STAGES GEMM_STAGES
 #endif
 #ifndef R6_MIN_BLOCKS
 #define R6_MIN_BLOCKS 2
 #endif
 
 namespace {
-constexpr int BM = 128, BN = 128, BK = 64, STAGES = R6_STAGES, THREADS = 256;
+static_assert(GEMM_RUNG == 6, "rung 6 built with another rung's constants");
+constexpr int BM = GEMM_BM, BN = GEMM_BN, BK = GEMM_BK, STAGES = R6_STAGES, THREADS = GEMM_THREADS;
+static_assert(GEMM_WGMMA_M == 64 && GEMM_WGMMA_N == BN && GEMM_WGMMA_K == 16 && THREADS == 2 * 128 && BM == 128,
+              "two warpgroups of wgmma m64n128k16");
+static_assert(BK * 2 == GEMM_TMA_A_SWIZZLE, "a row of the k tile is one swizzle span (128 B)");
+// The boxes TMA writes (innermost first) and the descriptor the tensor cores read, as declared.
+constexpr TmaBox kBoxA{GEMM_TMA_A_COLS, GEMM_TMA_A_ROWS, GEMM_TMA_A_SWIZZLE};
+constexpr TmaBox kBoxB{GEMM_TMA_B_COLS, GEMM_TMA_B_ROWS, GEMM_TMA_B_SWIZZLE};
+static_assert(kBoxA.cols == BK && kBoxA.rows == BM && kBoxB.cols == BK && kBoxB.rows == BN, "one box per operand");
+__host__ __device__ constexpr uint64_t gemm_desc(uint32_t saddr) {
+  return desc_k<GEMM_DESC_LBO, GEMM_DESC_SBO, GEMM_DESC_LAYOUT>(saddr);
+}
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the ring to 1024 B
 
@@ -48,11 +60,11 @@ __global__ void __launch_bounds__(THREADS, R6_MIN_BLOCKS)
   for (int kt = 0; kt < KT; ++kt) {
     const int s = kt % STAGES;
     mbar_wait(smem_u32(&full[s]), (kt / STAGES) & 1);  // the stage's bytes have landed
-    const uint32_t a = ring + s * STAGE_BYTES + wg * 64 * 128, b = ring + s * STAGE_BYTES + A_BYTES;
+    const uint32_t a = ring + s * STAGE_BYTES + wg * GEMM_WGMMA_M * BK * 2, b = ring + s * STAGE_BYTES + A_BYTES;
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks)  // k16 step = 32 bytes along the swizzled 128-byte row
-      wgmma_m64n128k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), 1);
+      wgmma_m64n128k16(acc, gemm_desc(a + ks * GEMM_DESC_K_STEP), gemm_desc(b + ks * GEMM_DESC_K_STEP), 1);
     wgmma_commit();
     wgmma_wait<1>();  // this warp's k tile kt-1 has retired
     __syncthreads();  // ... and every warp's: its stage may be refilled
@@ -78,12 +90,20 @@ struct Rung {
   // In elements of bf16: the 128B swizzle on 16-byte chunks, CuTe's GMMA K_SW128 atom tiled down the rows.
   static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
   static std::string note() { return ""; }
+  // What the kernel passes to cuTensorMapEncodeTiled and to wgmma: the boxes, and the descriptors of a stage's first
+  // k16 step and the next (start addresses 0 and the k step), of the second warpgroup's A and of B.
+  static std::string probe() {
+    return probe_box("box_A", kBoxA) + probe_box("box_B", kBoxB) + probe_int("desc", gemm_desc(0)) +
+           probe_int("desc_k_step", gemm_desc(GEMM_DESC_K_STEP)) + probe_int("a_wg1_bytes", GEMM_WGMMA_M * BK * 2) +
+           probe_int("b_base_bytes", A_BYTES) + probe_int("stage_bytes", STAGE_BYTES) +
+           probe_int("wgmma_n", GEMM_WGMMA_N);
+  }
   static void setup() {
     GEMM_CHECK(cudaFuncSetAttribute(gemm_rung6, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
   }
   using Plan = TmaPlan;
   static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) {
-    return {make_tma_2d(A, M, K, BM, BK), make_tma_2d(B, N, K, BN, BK), {}, C, M, N, K};
+    return {make_tma_2d(A, M, K, kBoxA), make_tma_2d(B, N, K, kBoxB), {}, C, M, N, K};
   }
   static void launch(const Plan& p, cudaStream_t st) {
     gemm_rung6<<<dim3(p.N / BN, p.M / BM), THREADS, SMEM_BYTES, st>>>(p.a, p.b, p.C, p.M, p.N, p.K);

@@ -9,18 +9,19 @@
 // One CTA per SM loops over tiles in a grouped order; the ring runs on across tiles, so the next tile's loads
 // overlap this tile's epilogue. The epilogue writes bf16 into a 128B-swizzled shared buffer (64x64 per piece,
 // double-buffered per warpgroup) and one thread stores it with TMA while the warpgroup moves on.
+#include "decl.cuh"
 #include "harness.cuh"
 #include "ptx.cuh"
 #include "tma.cuh"
 
-#ifndef R7_STAGES
-#define R7_STAGES 4
+#ifndef R7_STAGES  // an experiment's override of the declared stages
+#define R7_STAGES GEMM_STAGES
 #endif
 #ifndef R7_GROUP_M
 #define R7_GROUP_M 16
 #endif
-#ifndef R7_CLUSTER
-#define R7_CLUSTER 2
+#ifndef R7_CLUSTER  // an experiment's override of the declared cluster size
+#define R7_CLUSTER GEMM_CLUSTER
 #endif
 #ifndef R7_RELAXED  // 1: the remote stage release uses relaxed ordering (no fence)
 #define R7_RELAXED 0
@@ -30,11 +31,31 @@
 #endif
 
 namespace {
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = R7_STAGES, THREADS = 384, GROUP_M = R7_GROUP_M;
-constexpr int CLUSTER = R7_CLUSTER;
+static_assert(GEMM_RUNG == 7, "rung 7 built with another rung's constants");
+constexpr int BM = GEMM_BM, BN = GEMM_BN, BK = GEMM_BK, STAGES = R7_STAGES, THREADS = GEMM_THREADS;
+constexpr int GROUP_M = R7_GROUP_M, CLUSTER = R7_CLUSTER;
+static_assert(GEMM_WGMMA_M == 64 && GEMM_WGMMA_N == BN && GEMM_WGMMA_K == 16 && BM == 2 * GEMM_WGMMA_M &&
+              THREADS == 3 * 128, "a producer and two consumer warpgroups of wgmma m64n256k16");
+static_assert(BK * 2 == GEMM_TMA_A_SWIZZLE && GEMM_EPI_COLS * 2 == GEMM_TMA_C_SWIZZLE, "rows of one swizzle span");
+// The boxes (innermost first) and the descriptor, as declared; B's box is the part one CTA multicasts.
+constexpr TmaBox kBoxA{GEMM_TMA_A_COLS, GEMM_TMA_A_ROWS, GEMM_TMA_A_SWIZZLE};
+constexpr TmaBox kBoxB{GEMM_TMA_B_COLS, CLUSTER == GEMM_CLUSTER ? GEMM_TMA_B_ROWS : BN / CLUSTER, GEMM_TMA_B_SWIZZLE};
+constexpr TmaBox kBoxC{GEMM_TMA_C_COLS, GEMM_TMA_C_ROWS, GEMM_TMA_C_SWIZZLE};
+static_assert(kBoxA.rows == BM && kBoxB.rows * CLUSTER == BN && kBoxC.rows == GEMM_EPI_ROWS &&
+              kBoxC.cols == GEMM_EPI_COLS, "boxes and tiles agree");
+__host__ __device__ constexpr uint64_t gemm_desc(uint32_t saddr) {
+  return desc_k<GEMM_DESC_LBO, GEMM_DESC_SBO, GEMM_DESC_LAYOUT>(saddr);
+}
+// Byte offset of (row, column) in a GEMM_EPI_ROWS x GEMM_EPI_COLS epilogue buffer of 2-byte elements: the declared
+// C layout Sw<B,M,S> o (rows,cols):(cols,1) in elements, which is Sw<B,M+1,S> on bytes.
+__host__ __device__ constexpr int epi_byte(int r, int c) {
+  return swizzle_row_major<GEMM_EPI_SW_B, GEMM_EPI_SW_M + 1, GEMM_EPI_SW_S, 2 * GEMM_EPI_COLS>(r, 2 * c);
+}
+__host__ __device__ constexpr int epi_off(int r, int c) { return epi_byte(r, c) / 2; }
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int B_PART_ROWS = BN / CLUSTER, B_PART_BYTES = B_BYTES / CLUSTER;
-constexpr int EPI_BYTES = R7_TMA_STORE ? 2 * 2 * 64 * 64 * 2 : 0;  // 2 warpgroups x 2 buffers x 64x64 bf16
+constexpr int B_PART_ROWS = kBoxB.rows, B_PART_BYTES = B_BYTES / CLUSTER;
+constexpr int EPI_BUF_BYTES = GEMM_EPI_ROWS * GEMM_EPI_COLS * 2;
+constexpr int EPI_BYTES = R7_TMA_STORE ? 2 * 2 * EPI_BUF_BYTES : 0;  // 2 warpgroups x 2 buffers x 64x64 bf16
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + EPI_BYTES + 1024;
 constexpr int CONSUMER_WARPS = 8;
 static_assert(CLUSTER == 1 || CLUSTER == 2, "cluster of 1 or 2 CTAs");
@@ -119,11 +140,12 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
       for (int kt = 0; kt < KT; ++kt, ++it) {
         const int s = it % STAGES;
         mbar_wait(smem_u32(&full[s]), (it / STAGES) & 1);
-        const uint32_t a = ring + s * STAGE_BYTES + cw * 64 * 128, b = ring + s * STAGE_BYTES + A_BYTES;
+        const uint32_t a = ring + s * STAGE_BYTES + cw * GEMM_WGMMA_M * BK * 2, b = ring + s * STAGE_BYTES + A_BYTES;
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < BK / 16; ++ks)  // the first wgmma of a tile overwrites the accumulators
-          wgmma_m64n256k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), (kt | ks) != 0);
+          wgmma_m64n256k16(acc, gemm_desc(a + ks * GEMM_DESC_K_STEP), gemm_desc(b + ks * GEMM_DESC_K_STEP),
+                           (kt | ks) != 0);
         wgmma_commit();
         wgmma_wait<1>();  // the previous k tile's wgmma has retired: release its stage everywhere it was written
         if (kt > 0 && lane == 0) release(smem_u32(&empty[(it - 1) % STAGES]));
@@ -135,7 +157,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
       if constexpr (R7_TMA_STORE) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
-          const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
+          const uint32_t buf = epi + (cw * 2 + (q & 1)) * EPI_BUF_BYTES;
           if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
           named_bar_sync(1 + cw, 128);
 #pragma unroll
@@ -143,13 +165,13 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const int r = r0 + 8 * h, i = 4 * (8 * q + jj) + 2 * h;
-              const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+              const uint32_t addr = buf + epi_byte(r, 8 * jj) + (lane % 4) * 4;  // chunk jj, word lane % 4
               asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(pack_bf16x2(acc[i], acc[i + 1])));
             }
           fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
           named_bar_sync(1 + cw, 128);
           if (wt == 0) {
-            tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
+            tma_store_2d(&tmC, buf, nt * BN + GEMM_EPI_COLS * q, mt * BM + cw * GEMM_EPI_ROWS);
             tma_store_commit();
           }
         }
@@ -177,6 +199,13 @@ struct Rung {
       "warp-specialized persistent wgmma m64n256k16 + TMA multicast (2-CTA cluster), setmaxnreg, TMA-store epilogue";
   static int smem_bytes() { return SMEM_BYTES; }
   static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
+  static std::string probe() {
+    return probe_box("box_A", kBoxA) + probe_box("box_B", kBoxB) + probe_box("box_C", kBoxC) +
+           probe_int("desc", gemm_desc(0)) + probe_int("desc_k_step", gemm_desc(GEMM_DESC_K_STEP)) +
+           probe_int("a_wg1_bytes", GEMM_WGMMA_M * BK * 2) +
+           probe_int("b_base_bytes", A_BYTES) + probe_int("stage_bytes", STAGE_BYTES) +
+           probe_int("wgmma_n", GEMM_WGMMA_N) + probe_table("C", GEMM_EPI_ROWS, GEMM_EPI_COLS, epi_off);
+  }
   static std::string note() {
     return "persistent grid " + std::to_string(grid) + " CTAs, cluster " + std::to_string(CLUSTER) + ", group_m " +
            std::to_string(GROUP_M) + (R7_TMA_STORE ? ", TMA-store epilogue" : ", direct-store epilogue");
@@ -195,8 +224,7 @@ struct Rung {
   }
   using Plan = TmaPlan;
   static Plan prepare(const bf16* A, const bf16* B, bf16* C, int M, int N, int K) {
-    return {make_tma_2d(A, M, K, ::BM, BK), make_tma_2d(B, N, K, B_PART_ROWS, BK), make_tma_2d(C, M, N, 64, 64), C,
-            M, N, K};
+    return {make_tma_2d(A, M, K, kBoxA), make_tma_2d(B, N, K, kBoxB), make_tma_2d(C, M, N, kBoxC), C, M, N, K};
   }
   static void launch(const Plan& p, cudaStream_t st) {
     const int tiles = (p.M / BM) * (p.N / BN) * CLUSTER;

@@ -11,12 +11,13 @@
 // semantics; the holder waits for the flag (acquire), adds the partials into its accumulators, resets the flag for
 // the next launch and stores the tile. All clusters are resident at once (grid = cudaOccupancyMaxActiveClusters),
 // so the waits always end.
+#include "decl.cuh"
 #include "harness.cuh"
 #include "ptx.cuh"
 #include "tma.cuh"
 
-#ifndef R8_STAGES
-#define R8_STAGES 4
+#ifndef R8_STAGES  // an experiment's override of the declared stages
+#define R8_STAGES GEMM_STAGES
 #endif
 #ifndef R8_GROUP_M
 #define R8_GROUP_M 16
@@ -27,8 +28,8 @@
 #ifndef R8_SK_WAVES
 #define R8_SK_WAVES 8
 #endif
-#ifndef R8_CLUSTER  // CTAs per cluster along M, sharing B by multicast: 2 or 4
-#define R8_CLUSTER 2
+#ifndef R8_CLUSTER  // CTAs per cluster along M, sharing B by multicast: 2 or 4 (an override of the declared 2)
+#define R8_CLUSTER GEMM_CLUSTER
 #endif
 #ifndef R8_WAIT_LOOP  // 1: mbarrier waits as one PTX loop (mbar_wait_loop); 2: that loop with a suspend-time hint
 #define R8_WAIT_LOOP 0  //    (mbar_wait_sleep)
@@ -46,13 +47,33 @@
 #endif
 
 namespace {
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = R8_STAGES, THREADS = 384, GROUP_M = R8_GROUP_M;
-constexpr int CLUSTER = R8_CLUSTER;
+static_assert(GEMM_RUNG == 8, "rung 8 built with another rung's constants");
+constexpr int BM = GEMM_BM, BN = GEMM_BN, BK = GEMM_BK, STAGES = R8_STAGES, THREADS = GEMM_THREADS;
+constexpr int GROUP_M = R8_GROUP_M, CLUSTER = R8_CLUSTER;
+static_assert(GEMM_WGMMA_M == 64 && GEMM_WGMMA_N == BN && GEMM_WGMMA_K == 16 && BM == 2 * GEMM_WGMMA_M &&
+              THREADS == 3 * 128, "a producer and two consumer warpgroups of wgmma m64n256k16");
+static_assert(BK * 2 == GEMM_TMA_A_SWIZZLE && GEMM_EPI_COLS * 2 == GEMM_TMA_C_SWIZZLE, "rows of one swizzle span");
+// The boxes (innermost first) and the descriptor, as declared; B's box is the part one CTA multicasts.
+constexpr TmaBox kBoxA{GEMM_TMA_A_COLS, GEMM_TMA_A_ROWS, GEMM_TMA_A_SWIZZLE};
+constexpr TmaBox kBoxB{GEMM_TMA_B_COLS, CLUSTER == GEMM_CLUSTER ? GEMM_TMA_B_ROWS : BN / CLUSTER, GEMM_TMA_B_SWIZZLE};
+constexpr TmaBox kBoxC{GEMM_TMA_C_COLS, GEMM_TMA_C_ROWS, GEMM_TMA_C_SWIZZLE};
+static_assert(kBoxA.rows == BM && kBoxB.rows * CLUSTER == BN && kBoxC.rows == GEMM_EPI_ROWS &&
+              kBoxC.cols == GEMM_EPI_COLS, "boxes and tiles agree");
+__host__ __device__ constexpr uint64_t gemm_desc(uint32_t saddr) {
+  return desc_k<GEMM_DESC_LBO, GEMM_DESC_SBO, GEMM_DESC_LAYOUT>(saddr);
+}
+// Byte offset of (row, column) in a GEMM_EPI_ROWS x GEMM_EPI_COLS epilogue buffer of 2-byte elements: the declared
+// C layout Sw<B,M,S> o (rows,cols):(cols,1) in elements, which is Sw<B,M+1,S> on bytes.
+__host__ __device__ constexpr int epi_byte(int r, int c) {
+  return swizzle_row_major<GEMM_EPI_SW_B, GEMM_EPI_SW_M + 1, GEMM_EPI_SW_S, 2 * GEMM_EPI_COLS>(r, 2 * c);
+}
+__host__ __device__ constexpr int epi_off(int r, int c) { return epi_byte(r, c) / 2; }
 static_assert(CLUSTER == 2 || CLUSTER == 4, "clusters of 2 or 4 CTAs");
 static_assert(GROUP_M % CLUSTER == 0, "a raster group holds whole clusters");
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int B_PART_ROWS = BN / CLUSTER, B_PART_BYTES = B_BYTES / CLUSTER;
-constexpr int EPI_BYTES = 2 * 2 * 64 * 64 * 2;  // 2 warpgroups x 2 buffers x 64x64 elements
+constexpr int B_PART_ROWS = kBoxB.rows, B_PART_BYTES = B_BYTES / CLUSTER;
+constexpr int EPI_BUF_BYTES = GEMM_EPI_ROWS * GEMM_EPI_COLS * 2;
+constexpr int EPI_BYTES = 2 * 2 * EPI_BUF_BYTES;  // 2 warpgroups x 2 buffers x 64x64 elements
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + EPI_BYTES + 1024;
 constexpr int CONSUMER_WARPS = 8, PARTIAL_FLOAT4 = 128 * 32;  // one warpgroup's 64x256 fp32 partial, in float4s
 static_assert(SMEM_BYTES <= 227 * 1024, "stages + epilogue buffers exceed the 227 KB a block may use");
@@ -192,7 +213,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
       const int r0 = warp * 16 + lane / 4;
 #pragma unroll
       for (int q = 0; q < 4; ++q) {  // 64-column pieces through a 128B-swizzled 64x64 buffer
-        const uint32_t buf = epi + (cw * 2 + (q & 1)) * 8192;
+        const uint32_t buf = epi + (cw * 2 + (q & 1)) * EPI_BUF_BYTES;
         if (wt == 0) tma_store_wait_read<1>();  // the store that last used this buffer has read it
         named_bar_sync(1 + cw, 128);
 #pragma unroll
@@ -200,13 +221,13 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
 #pragma unroll
           for (int hh = 0; hh < 2; ++hh) {
             const int r = r0 + 8 * hh;
-            const uint32_t addr = buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4;
+            const uint32_t addr = buf + epi_byte(r, 8 * jj) + (lane % 4) * 4;  // chunk jj, word lane % 4
             asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(packed[2 * (8 * q + jj) + hh]));
           }
         fence_proxy_async_smem();  // generic-proxy writes -> visible to the TMA engine
         named_bar_sync(1 + cw, 128);
         if (wt == 0) {
-          tma_store_2d(&tmC, buf, nt * BN + 64 * q, mt * BM + cw * 64);
+          tma_store_2d(&tmC, buf, nt * BN + GEMM_EPI_COLS * q, mt * BM + cw * GEMM_EPI_ROWS);
           tma_store_commit();
         }
       }
@@ -218,11 +239,12 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
       for (int kt = kb; kt < ke; ++kt, ++it) {
         const int s = it % STAGES;
         wait_phase(smem_u32(&full[s]), (it / STAGES) & 1);
-        const uint32_t a = ring + s * STAGE_BYTES + cw * 64 * 128, b = ring + s * STAGE_BYTES + A_BYTES;
+        const uint32_t a = ring + s * STAGE_BYTES + cw * GEMM_WGMMA_M * BK * 2, b = ring + s * STAGE_BYTES + A_BYTES;
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < BK / 16; ++ks)  // the first wgmma of a piece overwrites the accumulators
-          wgmma_m64n256k16(acc, desc_k_sw128(a + ks * 32), desc_k_sw128(b + ks * 32), kt != kb || ks != 0);
+          wgmma_m64n256k16(acc, gemm_desc(a + ks * GEMM_DESC_K_STEP), gemm_desc(b + ks * GEMM_DESC_K_STEP),
+                           kt != kb || ks != 0);
         wgmma_commit();
         if (R8_EPI_OVERLAP && kt == kb && pend_mt >= 0) {  // the last tile's stores, under this k tile's wgmmas
           store_tile(pend_mt, pend_nt);
@@ -343,6 +365,13 @@ struct Rung {
   static const char* smem_layout() { return "Sw<3,3,3> o (128,64):(64,1)"; }
   static int max_clusters;
   static std::string describe(int M, int N, int K, int clusters) { return describe_schedule(M, N, K, clusters); }
+  static std::string probe() {
+    return probe_box("box_A", kBoxA) + probe_box("box_B", kBoxB) + probe_box("box_C", kBoxC) +
+           probe_int("desc", gemm_desc(0)) + probe_int("desc_k_step", gemm_desc(GEMM_DESC_K_STEP)) +
+           probe_int("a_wg1_bytes", GEMM_WGMMA_M * BK * 2) +
+           probe_int("b_base_bytes", A_BYTES) + probe_int("stage_bytes", STAGE_BYTES) +
+           probe_int("wgmma_n", GEMM_WGMMA_N) + probe_table("C", GEMM_EPI_ROWS, GEMM_EPI_COLS, epi_off);
+  }
   static std::string note() {
     const int mode = stream_k_mode();
     return "persistent grid of " + std::to_string(max_clusters) + " " + std::to_string(CLUSTER) +
@@ -362,7 +391,7 @@ struct Rung {
     if (max_clusters < 1) gemm_fatal("rung 8 cannot be resident (%d bytes of shared memory)", SMEM_BYTES);
   }
   static Plan prepare(const elem_t* A, const elem_t* B, elem_t* C, int M, int N, int K) {
-    Plan p{make_tma_2d(A, M, K, ::BM, BK), make_tma_2d(B, N, K, B_PART_ROWS, BK), make_tma_2d(C, M, N, 64, 64),
+    Plan p{make_tma_2d(A, M, K, kBoxA), make_tma_2d(B, N, K, kBoxB), make_tma_2d(C, M, N, kBoxC),
            make_schedule(M, N, K, max_clusters), nullptr, nullptr, M, N, K};
     const int sk_tiles = p.sch.tiles() - p.sch.dp_tiles;
     if (sk_tiles > 0) {

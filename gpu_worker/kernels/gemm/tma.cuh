@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "harness.cuh"
 
 using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
@@ -37,6 +39,26 @@ static CUtensorMap make_tma_2d(const void* base, int rows, int cols, int box_row
   if (r != CUDA_SUCCESS)
     gemm_fatal("cuTensorMapEncodeTiled failed (%d) for %dx%d box %dx%d", int(r), rows, cols, box_rows, box_cols);
   return map;
+}
+
+// A declared box: box_dim innermost first (columns, rows, as cuTensorMapEncodeTiled takes it) and the swizzle span
+// in bytes (0 none, 32, 64, 128).
+struct TmaBox {
+  int cols, rows, swizzle_bytes;
+};
+constexpr CUtensorMapSwizzle tma_swizzle(int bytes) {
+  return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+         : bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                       : CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+static CUtensorMap make_tma_2d(const void* base, int rows, int cols, TmaBox box) {
+  return make_tma_2d(base, rows, cols, box.rows, box.cols, tma_swizzle(box.swizzle_bytes));
+}
+// `"name": {"box_dim": [cols, rows], "swizzle_bytes": S}, ` for the probe.
+inline std::string probe_box(const char* name, TmaBox b) {
+  return std::string("\"") + name + "\": {\"box_dim\": [" + std::to_string(b.cols) + ", " + std::to_string(b.rows) +
+         "], \"swizzle_bytes\": " + std::to_string(b.swizzle_bytes) + "}, ";
 }
 
 struct TmaPlan {

@@ -1,0 +1,24 @@
+"""The GEMM ladder's rung pages ``/lab/rungs/{rung}``: one rung's layouts (from its declaration), the bank model's
+verdict on each access beside Nsight Compute's counters from the committed H200 record, and where to look at each
+layout (explorer, banks lab, TV atlas, layout doctor)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from app.budget import BudgetedRoute
+from app.services import ladder_layouts as L
+from app.templating import templates
+
+router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
+
+
+@router.get("/lab/rungs/{rung}", response_class=HTMLResponse, include_in_schema=False)
+def rung_page(request: Request, rung: int) -> HTMLResponse:
+    """One rung; 404 for a rung the ladder does not have (a non-integer is the framework's 422)."""
+    try:
+        ctx = L.rung_page(rung)
+    except L.UnknownRung as exc:
+        raise HTTPException(404, str(exc)) from None
+    return templates.TemplateResponse(request, "lab_rung.html", {"request": request, **ctx})
