@@ -272,16 +272,18 @@
   // so htmx logs no htmx:sendAbort, and only the newest waiting one is kept); an answer to a form that has changed
   // since its request left is not swapped in, as the request for the newer input follows it. Only forms that
   // answer every input (hx-trigger "input ...") count: a form sent on submit only keeps every answer.
-  const edits = new WeakMap();  // form -> input events so far
+  // Counted by form id, so a form the answer re-draws (the workbench's, on a change of op) keeps its count.
+  const edits = new Map();  // form id (or the form) -> input events so far
   const live = (form) => /(^|[\s,])input\b/.test(form.getAttribute("hx-trigger") || "");
+  const keyOf = (form) => form.id || form;
   document.addEventListener("input", (ev) => {
     const form = ev.target.form;
-    if (form && live(form)) edits.set(form, (edits.get(form) || 0) + 1);
+    if (form && live(form)) edits.set(keyOf(form), (edits.get(keyOf(form)) || 0) + 1);
   }, true);
-  const sent = new WeakMap();  // xhr -> [form, edits when it was sent]
+  const sent = new WeakMap();  // xhr -> [form key, edits when it was sent]
   document.addEventListener("htmx:beforeRequest", (ev) => {
     const form = ev.detail.elt && (ev.detail.elt.tagName === "FORM" ? ev.detail.elt : ev.detail.elt.form);
-    if (form && ev.detail.xhr && live(form)) sent.set(ev.detail.xhr, [form, edits.get(form) || 0]);
+    if (form && ev.detail.xhr && live(form)) sent.set(ev.detail.xhr, [keyOf(form), edits.get(keyOf(form)) || 0]);
   });
   document.addEventListener("htmx:beforeSwap", (ev) => {
     const s = ev.detail.xhr && sent.get(ev.detail.xhr);
