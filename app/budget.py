@@ -15,7 +15,8 @@ Two halves, both here so that no route can forget either:
 
 An interruption lands between two bytecodes of the handler, as any exception could; the watchdog holds it back while
 the thread runs inside the storage floor (``storage``, ``sqlite3``, ``psycopg``, ``redis``, the drills' and the
-queue's stores), so a transaction is never cut in half by it.
+queue's stores), an import, a lock or queue, logging, or a context manager's enter or exit, so a transaction, a
+module's registration or a lock is never cut in half by it.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("layout
 _lock = threading.RLock()  # re-entrant: close() may run in a signal handler
 _running: dict[int, Budget] = {}
 _watchdog: threading.Thread | None = None
-_SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store", "app.drills.store")
+_SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store", "app.drills.store",
+             "importlib", "threading", "queue", "logging", "contextlib", "concurrent", "weakref", "anyio")
 
 
 def charge(kind: str, count: int, what: str) -> None:
@@ -238,12 +240,14 @@ def _fire(budget: Budget, reason: str) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(budget.ident), ctypes.py_object(WorkBudgetExceeded))
 
 
-def _in_storage(ident: int) -> bool:
-    """Whether the thread is running inside the storage floor now (an interruption waits for the next tick)."""
+def _shielded(ident: int) -> bool:
+    """Whether the handler thread is somewhere an interruption must not land now: inside the storage floor, an
+    import, a lock or queue of ``threading`` / ``queue``, logging, a finalizer, or a context manager's enter or exit
+    (frames from the innermost one out to the budgeted endpoint). The interruption then waits for the next tick."""
     frame = sys._current_frames().get(ident)
-    while frame is not None:
+    while frame is not None and frame.f_code is not _RUN_CODE:
         name = frame.f_globals.get("__name__", "")
-        if name.startswith(_SHIELDED):
+        if name.startswith(_SHIELDED) or frame.f_code.co_name == "__del__":  # a finalizer the collector runs here
             return True
         frame = frame.f_back
     return False
@@ -276,7 +280,7 @@ def _watch() -> None:
                           "(LAYOUTLAB_RSS_BUDGET_MB) while this request ran; ask for a smaller input")
             else:
                 continue
-            if _in_storage(b.ident):
+            if _shielded(b.ident):
                 continue
             with _lock:
                 if _running.get(b.ident) is b:
@@ -314,6 +318,9 @@ def _budgeted(endpoint: Callable) -> Callable:
 
     run.__layoutlab_budgeted__ = True
     return run
+
+
+_RUN_CODE = _budgeted(lambda: None).__code__  # the frame of every budgeted endpoint's wrapper (where the walk stops)
 
 
 class BudgetedRoute(APIRoute):

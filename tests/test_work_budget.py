@@ -221,3 +221,32 @@ def test_many_modes_on_the_explorer_are_refused_by_estimate_not_by_the_watchdog(
     view = describe_layout("(4,2,3,2):(1,4,8,24)")  # mixed radix over three column modes, mode 0 fastest
     assert view.col_crd[:3] == [["0", "0", "0"], ["1", "0", "0"], ["0", "1", "0"]]
     assert all(view.row_off[1] + sum(view.col_off[j]) == view.offsets[1][j] for j in range(view.cols))
+
+
+def test_interruptions_anywhere_leave_the_app_whole(monkeypatch):
+    """Handlers cut at arbitrary points (budgets of a few ms, over pages, drills, the whiteboard and the doctor):
+    afterwards, with the usual budget, every route answers as in a fresh process (no half-loaded registry, no lost
+    connection, no stuck lock)."""
+    app = create_app()
+    client = TestClient(app)
+    urls = ["/api/drills/whiteboard", "/drills?kind=banks&seed={i}", "/api/drills/offsets-{i}/answer",
+            "/banks?layout=(64,64):(64,1)&element_bytes=2&swizzle=Sw<3,3,{k}>", "/?layout=(64,{j}):({j},1)",
+            "/algebra?op=logical_divide&a=(64,{j}):({j},1)&b=(8,8):(1,8)", "/doctor", "/api/drills/kinds"]
+
+    def sweep(n: int) -> list[int]:
+        codes = []
+        for i in range(n):
+            for u in urls:
+                path = u.format(i=i, k=i % 5, j=32 + i)
+                post = "whiteboard" in path or "answer" in path
+                r = client.post(path, json={"answer": "3"}) if post else client.get(path)
+                codes.append(r.status_code)
+        return codes
+
+    for cpu in (0.002, 0.01):
+        monkeypatch.setattr(budget, "CPU_SECONDS", cpu)
+        assert set(sweep(4)) <= {200, 422}
+    monkeypatch.setattr(budget, "CPU_SECONDS", 5.0)
+    assert set(sweep(2)) == {200}
+    kinds = client.get("/api/drills/kinds").json()
+    assert len(kinds) >= 19

@@ -271,7 +271,6 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     import importlib
     import pkgutil
 
@@ -279,3 +278,4 @@ def _load() -> None:
 
     for mod in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("gen_")):
         importlib.import_module(f"app.drills.{mod}")
+    _loaded = True  # only once every module is in: an import cut short (an error, an interruption) is tried again
