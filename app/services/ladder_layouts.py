@@ -30,7 +30,10 @@ class UnknownRung(LookupError):
 # ------------------------------------------------------------------------------------------------ links
 def drawn_tile(op: SmemOperand, access: Access) -> str:
     """The operand's rows that the access's first instance touches (a multiple of 8, from row 0), same strides: the
-    banks lab draws this sub-tile, whose offsets are the operand's own."""
+    banks lab draws this sub-tile, whose offsets are the operand's own. A column-major tile is drawn whole: cutting
+    its rows would not shorten its offsets."""
+    if op.stride[0] < op.stride[1]:
+        return op.base
     rows = max(r for r, _ in access.instances()[0]) + 1
     rows = min(op.shape[0], -(-rows // 8) * 8)
     return f"({rows},{op.shape[1]}):({op.stride[0]},{op.stride[1]})"
