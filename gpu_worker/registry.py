@@ -100,13 +100,13 @@ def _load_builtins() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for name in BUILTIN_MODULES:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+    _loaded = True  # only once every module is in: an import cut short is tried again
 
 
 def get(kind: str) -> Kind:
