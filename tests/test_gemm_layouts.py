@@ -170,3 +170,31 @@ def test_the_kernel_computes_the_declared_layouts(rung):
     if rung >= 7:
         c = d.operand("C")
         assert probe["C"]["offsets"] == _table(c.layout, *c.shape)
+
+
+# ------------------------------------------------------------------------------------------------ the oracle's nvcc
+def test_the_cute_oracle_finds_cuda_through_an_nvcc_binary_or_a_wrapper(tmp_path, monkeypatch):
+    """tests/oracle/cute_cpp.py runs at collection (``pytest -m gpu`` imports it): an nvcc that is a binary (the
+    device image's) must not be decoded as text; a wrapper script that names the real nvcc leads to its CUDA."""
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("cute_cpp_probe", Path(__file__).parent / "oracle" / "cute_cpp.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    real = tmp_path / "cuda-x"
+    (real / "include").mkdir(parents=True)
+    (real / "include" / "cuda_runtime_api.h").write_text("")
+    wrapper_dir, binary_dir = tmp_path / "wrap", tmp_path / "bin"
+    wrapper_dir.mkdir()
+    binary_dir.mkdir()
+    (wrapper_dir / "nvcc").write_text(f"#!/bin/sh\nexec {real}/bin/nvcc \"$@\"\n")
+    (binary_dir / "nvcc").write_bytes(b"\x7fELF\x02\x01\x01\xff\xfe\xfd" + bytes(range(256)) * 4)
+    for f in (wrapper_dir / "nvcc", binary_dir / "nvcc"):
+        f.chmod(0o755)
+    monkeypatch.setenv("CUDA_HOME", "")
+    monkeypatch.setenv("PATH", f"{wrapper_dir}{os.pathsep}{os.environ['PATH']}")
+    assert mod.cuda_include()[0] == str(real / "include")
+    monkeypatch.setenv("PATH", f"{binary_dir}{os.pathsep}{os.environ['PATH']}")
+    mod.cuda_include()  # reads the binary's head as bytes: no UnicodeDecodeError

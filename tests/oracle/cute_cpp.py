@@ -46,10 +46,15 @@ def cuda_include() -> list[str]:
     nvcc = shutil.which("nvcc")
     if nvcc:
         cands.insert(0, str(Path(os.path.realpath(nvcc)).parent.parent))
-        out = subprocess.run(["sh", "-c", f"cat {nvcc}"], capture_output=True, text=True).stdout
-        m = re.search(r"(/\S+)/bin/nvcc", out)
-        if m:
-            cands.insert(0, m.group(1))
+        # nvcc may be a wrapper script naming the real one (read it), or the binary itself (already covered above)
+        try:
+            head = Path(nvcc).read_bytes()[:4096]
+        except OSError:
+            head = b""
+        if not head.startswith(b"\x7fELF"):
+            m = re.search(r"(/\S+)/bin/nvcc", head.decode("utf-8", "replace"))
+            if m:
+                cands.insert(0, m.group(1))
     for c in cands:
         if c and (Path(c) / "include" / "cuda_runtime_api.h").is_file():
             inc = Path(c) / "include"
