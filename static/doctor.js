@@ -56,7 +56,9 @@
   }
   function row(c, k) {
     const tr = el("tr", {class: k < 0 ? "naive" : (k === selected ? "sel" : null), "data-k": k},
-      el("td", {}, k < 0 ? "as given" : k + 1), el("td", {class: "mono"}, c.layout), el("td", {}, wfCell(c)),
+      el("td", {}, k < 0 ? "as given" : k + 1),
+      el("td", {class: "mono"}, c.layout, c.folded ? el("small", {class: "folded", title: c.folded.text}, ` +${c.folded.count} larger, same result`) : null),
+      el("td", {}, wfCell(c)),
       el("td", {class: c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`), el("td", {}, c.extra_bytes),
       el("td", {}, c.vector_kept ? "yes" : "no"), el("td", {class: "mono"}, c.tma || "—"),
       el("td", {class: "mono"}, c.wgmma || "—"), el("td", {}, `${c.base_alignment} B`));
@@ -91,7 +93,7 @@
     if (!c) { $("s-detail").replaceChildren(el("p", {}, "No candidate keeps every vector access whole.")); return; }
     $("s-detail").replaceChildren(
       el("h3", {}, `#${selected + 1}: ${c.layout}`),
-      el("p", {class: "why"}, c.why), bitDiagram(c.bits),
+      el("p", {class: "why"}, c.why), c.folded ? el("p", {class: "muted", id: "s-folded"}, c.folded.text) : null, bitDiagram(c.bits),
       el("p", {}, c.tma ? `TMA: CU_TENSOR_MAP_${c.tma}` : "TMA: no swizzle mode writes this layout", " · ",
          c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
       ...(c.notes || []).map((n) => el("p", {class: "muted"}, n)),
@@ -124,6 +126,7 @@
     const p = presets[key];
     $("s-eb").value = String(p.element_bytes); $("s-tile").value = p.tile;
     $("s-acc").value = JSON.stringify(p.accesses);
+    $("s-acc").dispatchEvent(new Event("input", {bubbles: true}));  // the access builder follows
     solve();
   });
 

@@ -43,6 +43,7 @@ def test_preset_and_bad_input(page, live_server):
     page.goto(permalink)  # the permalink restores the request
     page.wait_for_function("() => document.querySelector('#s-cands tbody tr:nth-child(2) td:nth-child(2)')?.textContent"
                            ".startsWith('Sw<5,0,5>')")
+    page.click("#b-raw summary")  # the raw JSON is the advanced field under the access builder
     page.fill("#s-acc", '[{"kind": "ldmatrix", "num": 3}]')
     page.click("#s-go")
     page.wait_for_selector("#s-error:not([hidden])")
