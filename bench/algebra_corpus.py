@@ -4,7 +4,9 @@
 The cases are those of the corpus ops (composition, complement, coalesce, the divides, the products) with plain
 layouts and int tilers that pycute answers (it has no swizzles, no basis strides and no blocked / raked products);
 every check of ``algebra`` is on, and a refusal counts as an answer (it is caught, as a caller would). The inputs
-are built before the clock starts for both libraries. Three figures per op group, each the best of ``repeat``:
+are built before the clock starts for both libraries. Three figures per op group, each the best of ``repeat``
+rounds (the three interleaved in each round), in CPU time of this thread (so other work on a shared
+machine does not count):
 
 - ``cold``: the algebra's caches cleared, one pass over the cases;
 - ``x3``: the caches cleared once, then three passes (the second and third find the results memoized);
@@ -90,21 +92,22 @@ def measure(algebra: Any, pycute: Any, records: list[dict], repeat: int) -> dict
         for _, _, g, _, args in js:
             g(*args)
 
-    def best(fn: Any, js: list, passes: int) -> float:
-        times = []
-        for _ in range(repeat):
-            clear_caches()
-            t0 = time.perf_counter()
-            for _ in range(passes):
-                fn(js)
-            times.append(time.perf_counter() - t0)
-        return min(times)
+    def timed(fn: Any, js: list, passes: int) -> float:
+        clear_caches()
+        t0 = time.thread_time()
+        for _ in range(passes):
+            fn(js)
+        return time.thread_time() - t0
 
     out: dict = {}
     groups = sorted({j[0] for j in jobs}) + ["all"]
     for g in groups:
         js = [j for j in jobs if g in ("all", j[0])]
-        cold, x3, p = best(ours, js, 1), best(ours, js, 3), best(theirs, js, 1)
+        cold = x3 = p = float("inf")
+        for _ in range(repeat):  # interleaved, so that a burst of other work on the machine hits all three alike
+            cold = min(cold, timed(ours, js, 1))
+            x3 = min(x3, timed(ours, js, 3))
+            p = min(p, timed(theirs, js, 1))
         out[g] = {"cases": len(js), "refused": ours(js), "cold_s": round(cold, 5), "x3_s": round(x3, 5),
                   "pycute_s": round(p, 5), "ratio_cold": round(p / cold, 2), "ratio_x3": round(3 * p / x3, 2)}
     return out

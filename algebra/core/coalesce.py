@@ -14,13 +14,14 @@ from algebra.core.fastpath import bw_coalesce, coalesce_x_pair
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo
+from algebra.core.quick import q_coalesce
 from algebra.core.recorder import Recorder, active, nested
 from algebra.core.swizzle import ComposedLayout
 
 R = Layout._raw
 
 
-@memo
+@memo(fast=q_coalesce)
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
     """Combine modes that can be combined.
 

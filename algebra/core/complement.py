@@ -1,6 +1,6 @@
 """Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
 
-``complement_flat`` is the fast path for flat layouts with non-negative integer strides; ``complement`` runs the
+``fastpath.complement_pair`` is the fast path for int layouts with non-negative strides; ``complement`` runs the
 general code (and records its steps) for everything else, and refuses overlapping modes.
 """
 
@@ -10,11 +10,12 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import bw_coalesce
+from algebra.core.fastpath import bw_coalesce, complement_pair
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
 from algebra.core.notation import show
+from algebra.core.quick import q_complement
 from algebra.core.recorder import active, nested
 from algebra.core.swizzle import ComposedLayout
 
@@ -22,78 +23,9 @@ R = Layout._raw
 
 
 def complement_flat(shape: Any, stride: Any, cotarget: Any) -> Layout | None:
-    """``complement(shape:stride, cotarget)`` for flat int modes with non-negative strides and an int, None or
-    flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging ``s*d == next d``
-    back to front); the modes are taken by increasing stride (a tie is an overlap, left to the generic refusal).
-    No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops shape-1 modes."""
-    if type(shape) is int:
-        shape, stride = (shape,), (stride,)
-    elif type(shape) is not tuple or type(stride) is not tuple:
-        return None
-    ns: list = []
-    nd: list = []
-    for i in range(len(shape) - 1, -1, -1):
-        s = shape[i]
-        d = stride[i]
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1 or d == 0:
-            continue
-        if d < 0:
-            return None
-        if nd and s * d == nd[-1]:
-            ns[-1] *= s
-            nd[-1] = d
-        else:
-            ns.append(s)
-            nd.append(d)
-    if not nd:
-        return None
-    if cotarget is None:
-        cotarget = 1
-        for s, d in zip(ns, nd, strict=True):
-            cotarget += (s - 1) * d
-    elif type(cotarget) is not int or cotarget <= 0:
-        if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
-            return None
-    rs: list = []
-    rd: list = []
-    last = 1
-    while len(nd) > 1:
-        d = min(nd)
-        k = nd.index(d)
-        q = d // last
-        if q == 0:  # overlapping modes: the generic code refuses
-            return None
-        if q != 1:
-            rs.append(q)
-            rd.append(last)
-        last = d * ns.pop(k)
-        del nd[k]
-    d = nd[0]
-    q = d // last
-    if q == 0:
-        return None
-    if q != 1:
-        rs.append(q)
-        rd.append(last)
-    new_d = d * ns[0]
-    if type(cotarget) is int:
-        rest = (cotarget + new_d - 1) // new_d
-    else:  # CuTe's ceil_div(tuple, int) folds the divisor across the modes; coalesce(Shape) is the product
-        rest = 1
-        div = new_d
-        for x in cotarget:
-            rest *= (x + div - 1) // div
-            div = (div + x - 1) // x
-    if rest != 1:
-        rs.append(rest)
-        rd.append(new_d)
-    if not rs:
-        return R(1, 0)
-    if len(rs) == 1:
-        return R(rs[0], rd[0])
-    return R(tuple(rs), tuple(rd))
+    """``complement(shape:stride, cotarget)`` as a Layout where ``fastpath.complement_pair`` decides it."""
+    r = complement_pair(shape, stride, cotarget)
+    return None if r is None else R(*r)
 
 
 def _filtered_modes(layout: Layout) -> tuple[list, list]:
@@ -120,7 +52,7 @@ def _filtered_modes(layout: Layout) -> tuple[list, list]:
     return ns, nd
 
 
-@memo
+@memo(fast=q_complement)
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
 

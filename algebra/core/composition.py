@@ -21,6 +21,7 @@ from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, compose_layouts, make_layout
 from algebra.core.memo import memo
 from algebra.core.notation import show
+from algebra.core.quick import q_composition
 from algebra.core.recorder import Recorder, active, nested
 from algebra.core.swizzle import ComposedLayout, Swizzle, layout_swizzle, make_composed, merge_swizzles
 
@@ -102,7 +103,7 @@ def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any, rec: Recorder | None = No
     return _compose_int(ls, ld, rs, rd.value, rec)
 
 
-@memo
+@memo(fast=q_composition)
 @shows_cute
 def composition(a: Any, b: Any) -> Any:
     """``R = A o B``: ``R(c) == A(B(c))`` for every coordinate ``c`` of B; ``compatible(B, R)``.

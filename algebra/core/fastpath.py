@@ -3,7 +3,8 @@ every offset of a layout.
 
 Nothing here builds a ``Layout``, so both ``Layout`` itself (``Layout.with_shape`` is a composition) and the ops
 (``algebra.core.coalesce``, ``composition``, ``complement``) stand on this module. ``coalesce_x_flat`` and
-``compose_flat`` are the fast paths for flat layouts with integer strides: each returns the same pair as the generic
+``compose_flat`` are the fast paths for flat layouts with integer strides, ``complement_pair`` for int layouts with
+non-negative strides: each returns the same pair as the generic
 code or ``None`` when the input is outside its case, and the caller then runs the generic code. ``_compose_int``
 raises the composition refusals itself. A recorder passed as ``rec`` gets one step per decision, the layouts in them
 as CuTe notation text.
@@ -135,6 +136,86 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
     return tuple(ns), tuple(nd)
 
 
+# --------------------------------------------------------------------------------------------- complement
+
+
+def complement_pair(shape: Any, stride: Any, cotarget: Any) -> tuple | None:
+    """``complement(shape:stride, cotarget)`` as a raw pair, for flat int modes with non-negative strides and an
+    int, None or flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging
+    ``s*d == next d`` back to front); the modes are taken by increasing stride (a tie is an overlap, left to the
+    generic refusal). No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops
+    shape-1 modes."""
+    if type(shape) is int:
+        shape, stride = (shape,), (stride,)
+    elif type(shape) is not tuple or type(stride) is not tuple:
+        return None
+    ns: list = []
+    nd: list = []
+    for i in range(len(shape) - 1, -1, -1):
+        s = shape[i]
+        d = stride[i]
+        if type(s) is not int or type(d) is not int:
+            return None
+        if s == 1 or d == 0:
+            continue
+        if d < 0:
+            return None
+        if nd and s * d == nd[-1]:
+            ns[-1] *= s
+            nd[-1] = d
+        else:
+            ns.append(s)
+            nd.append(d)
+    if cotarget is None:
+        cotarget = 1
+        for s, d in zip(ns, nd, strict=True):
+            cotarget += (s - 1) * d
+    elif type(cotarget) is not int or cotarget <= 0:
+        if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
+            return None
+    if not nd:  # only offset 0 is reached: the complement is all of [0, cotarget), Layout(size(cotarget))
+        n = cotarget if type(cotarget) is int else it.product(cotarget)
+        return (n, 1) if n != 1 else (1, 0)
+    rs: list = []
+    rd: list = []
+    last = 1
+    while len(nd) > 1:
+        d = min(nd)
+        k = nd.index(d)
+        q = d // last
+        if q == 0:  # overlapping modes: the generic code refuses
+            return None
+        if q != 1:
+            rs.append(q)
+            rd.append(last)
+        last = d * ns.pop(k)
+        del nd[k]
+    d = nd[0]
+    q = d // last
+    if q == 0:
+        return None
+    if q != 1:
+        rs.append(q)
+        rd.append(last)
+    new_d = d * ns[0]
+    if type(cotarget) is int:
+        rest = (cotarget + new_d - 1) // new_d
+    else:  # CuTe's ceil_div(tuple, int) folds the divisor across the modes; coalesce(Shape) is the product
+        rest = 1
+        div = new_d
+        for x in cotarget:
+            rest *= (x + div - 1) // div
+            div = (div + x - 1) // x
+    if rest != 1:
+        rs.append(rest)
+        rd.append(new_d)
+    if not rs:
+        return 1, 0
+    if len(rs) == 1:
+        return rs[0], rd[0]
+    return tuple(rs), tuple(rd)
+
+
 # --------------------------------------------------------------------------------------------- composition
 
 
@@ -256,18 +337,20 @@ def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
 
 
 def _compose_modes(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
-    if type(bs) is tuple:
-        out_s: list = []
-        out_d: list = []
-        for s, d in zip(bs, bd, strict=True):
-            p = _compose_modes(ls, ld, s, d) if type(s) is tuple else (
-                _compose_int(ls, ld, s, d) if type(d) is int else None)
-            if p is None:
-                return None
-            out_s.append(p[0])
-            out_d.append(p[1])
-        return tuple(out_s), tuple(out_d)
-    return _compose_int(ls, ld, bs, bd) if type(bd) is int else None
+    """Every mode of B (int strides, any nesting) composed with the coalesced A ``ls:ld``, B's profile kept."""
+    if type(bs) is not tuple:
+        return _compose_int(ls, ld, bs, bd) if type(bd) is int else None
+    pairs = []
+    for s, d in zip(bs, bd, strict=True):
+        p = _compose_modes(ls, ld, s, d) if type(s) is tuple else (
+            _compose_int(ls, ld, s, d) if type(d) is int else None)
+        if p is None:
+            return None
+        pairs.append(p)
+    if not pairs:
+        return (), ()
+    shapes, strides = zip(*pairs, strict=True)
+    return shapes, strides
 
 
 def compose_flat(a_shape: Any, a_stride: Any, b_shape: Any, b_stride: Any) -> tuple | None:

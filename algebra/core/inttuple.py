@@ -56,16 +56,16 @@ def flatten(t: IntTuple) -> tuple:
     else:
         return t
     out: list = []
-    stack = [iter(t)]
-    while stack:
-        for x in stack[-1]:
-            if is_tuple(x):
-                stack.append(iter(x))
-                break
-            out.append(x)
-        else:
-            stack.pop()
+    _flatten_into(t, out)
     return tuple(out)
+
+
+def _flatten_into(t: tuple, out: list) -> None:
+    for x in t:
+        if type(x) is tuple:
+            _flatten_into(x, out)
+        else:
+            out.append(x)
 
 
 def rank(t: IntTuple) -> int:

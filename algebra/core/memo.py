@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache, wraps
 from typing import Any
 
+from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.recorder import _ACTIVE
 
@@ -165,32 +166,42 @@ def bounded(max_bytes: int, name: str = "") -> Callable[[Callable], Callable]:
 
 
 #: Op results kept per op (least recently used out first) in functools' C cache. Only calls on small arguments are
-#: cached (``_small``: layouts of at most 8 top-level modes of at most 8 leaves each, ints below 2^62), so an entry
-#: holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them (tens of MB in all, at worst);
-#: bigger calls just run. The test looks at the top two levels of a shape only: it costs less than the op it guards.
+#: cached (``_small``: layouts of at most 64 leaves at any depth, tuples of at most 8 such arguments, ints below
+#: 2^62), so an entry holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them (tens of MB in all,
+#: at worst); bigger calls just run. The test runs on a cache miss only, and stops counting at 64 leaves.
 MEMO_ENTRIES = 512
 _WIDE = 8
+_LEAVES = _WIDE * _WIDE
+
+
+def _leaves_left(t: tuple, budget: int) -> int:
+    """``budget`` less the number of leaves of ``t`` (negative once it runs out: the count stops there)."""
+    for e in t:
+        if type(e) is tuple:
+            budget = _leaves_left(e, budget)
+            if budget < 0:
+                return budget
+        else:
+            budget -= 1
+    return budget
 
 
 def _small(x: Any) -> bool:
     tp = type(x)
     if tp is Layout:
         sh = x.shape
-        if type(sh) is int:
-            return True
-        if len(sh) > _WIDE:
-            return False
-        for e in sh:
-            if type(e) is not int and (type(e) is not tuple or len(e) > _WIDE or
-                                       any(type(f) is not int for f in e)):
-                return False
-        return True
+        return type(sh) is int or _leaves_left(sh, _LEAVES) >= 0
     if tp is int:
         return -_BIG < x < _BIG
     if x is None:
         return True
     if tp is tuple:
-        return len(x) <= _WIDE and all(_small(e) for e in x)
+        if len(x) > _WIDE:
+            return False
+        for e in x:
+            if not _small(e):
+                return False
+        return True
     inner = getattr(x, "layout_b", None)
     if inner is not None:
         return _small(inner)
@@ -203,39 +214,83 @@ _BIG = 1 << 62
 _OPS: list[Any] = []  # every op's C cache
 
 
-def memo(fn: Callable) -> Callable:
-    """Memoize ``fn`` in its own C cache of MEMO_ENTRIES small calls. Post: ``memo(f)(*a) == f(*a)``; refusals
-    are raised again, not cached; calls made while recording a derivation always run."""
-    cached = lru_cache(maxsize=MEMO_ENTRIES)(fn)
+def _small_args(args: tuple) -> bool:
+    """``_small`` of every argument, the common cases (a flat layout, a small int) inline."""
+    for x in args:
+        tp = type(x)
+        if tp is Layout:
+            sh = x.shape
+            if type(sh) is tuple and _leaves_left(sh, _LEAVES) < 0:
+                return False
+        elif tp is int:
+            if not -_BIG < x < _BIG:
+                return False
+        elif not _small(x):
+            return False
+    return True
+
+
+class _Refusal:
+    """A refusal kept in the cache: the exception's type and arguments, raised anew at every call."""
+
+    __slots__ = ("kind", "args")
+
+    def __init__(self, err: LayoutError) -> None:
+        self.kind = type(err)
+        self.args = err.args
+
+
+class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of a call too big to keep
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callable:
+    """Memoize ``fn`` in its own C cache of MEMO_ENTRIES small calls. Post: ``memo(f)(*a) == f(*a)``, and raises
+    what ``f(*a)`` raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type
+    and message, on each call); calls made while recording a derivation always run ``fn`` itself.
+
+    ``fast``: the op's fast path (``algebra.core.quick``), tried on each miss before ``fn``; it returns exactly
+    ``fn``'s answer, or None where it does not decide (then ``fn`` runs). Only the arguments of a miss are sized
+    (``_small``): a call on big arguments runs and is not kept."""
+    if fn is None:
+        return lambda f: memo(f, fast=fast)
+
+    def general(args: tuple) -> Any:
+        if not _small_args(args):
+            raise _Uncached(fn(*args))  # a LayoutError passes through, not kept
+        try:
+            return fn(*args)
+        except LayoutError as err:
+            return _Refusal(err)
+
+    def run(*args: Any) -> Any:
+        value = None if fast is None else fast(*args)
+        if value is None:
+            return general(args)
+        if not _small_args(args):
+            raise _Uncached(value)
+        return value
+
+    cached = lru_cache(maxsize=MEMO_ENTRIES)(run)
     _OPS.append(cached)
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
         if _recording() is not None:
             return fn(*args)
-        for x in args:  # the common cases inline: a flat layout, a small int
-            tp = type(x)
-            if tp is Layout:
-                sh = x.shape
-                if type(sh) is tuple:
-                    if len(sh) > _WIDE:
-                        return fn(*args)
-                    for e in sh:
-                        if type(e) is not int:
-                            if not _small(x):
-                                return fn(*args)
-                            break
-            elif tp is int:
-                if not -_BIG < x < _BIG:
-                    return fn(*args)
-            elif not _small(x):
-                return fn(*args)
         try:
-            return cached(*args)
+            value = cached(*args)
+        except _Uncached as big:
+            return big.value
         except TypeError as exc:
             if "unhashable" not in str(exc):
                 raise
-            return fn(*args)
+            value = None if fast is None else fast(*args)
+            return fn(*args) if value is None else value
+        if type(value) is _Refusal:
+            raise value.kind(*value.args)
+        return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
     return wrapper

@@ -10,6 +10,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core import quick as q
 from algebra.core.checks import check_composition
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement, complement_flat
@@ -111,7 +112,7 @@ def _keep(layout: Any, rec: Any) -> Any:
 # --------------------------------------------------------------------------------------------- divide
 
 
-@memo
+@memo(fast=q.q_logical_divide)
 @through_swizzle
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
@@ -157,7 +158,7 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
     return R(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
 
 
-@memo
+@memo(fast=q.q_zipped_divide)
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
@@ -189,14 +190,14 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
     return slice_layout((c0, c1), layout)
 
 
-@memo
+@memo(fast=q.q_tiled_divide)
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
     return _unpacked(zipped_divide(layout, tiler), False, "the rest modes")
 
 
-@memo
+@memo(fast=q.q_flat_divide)
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
@@ -206,7 +207,7 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 # --------------------------------------------------------------------------------------------- product
 
 
-@memo
+@memo(fast=q.q_logical_product)
 @through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
@@ -276,21 +277,21 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     return res
 
 
-@memo
+@memo(fast=q.q_zipped_product)
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), (repeat modes...))`` of ``logical_product``."""
     return _regroup(logical_product(block, tiler), tiler, "block", "repeat")
 
 
-@memo
+@memo(fast=q.q_tiled_product)
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
     return _unpacked(zipped_product(block, tiler), False, "the repeat modes")
 
 
-@memo
+@memo(fast=q.q_flat_product)
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
     """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""

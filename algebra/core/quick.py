@@ -1,0 +1,342 @@
+"""The ops' fast paths on plain layouts: CuTe's answers computed on raw ``(shape, stride)`` pairs.
+
+*Plain* means a ``Layout`` whose strides are non-negative ints (any nesting), and tilers made of plain layouts,
+positive ints, None and tuples of those. ``memo`` (``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache
+miss before the op's general code. Post-condition of each ``q_<op>``: it returns exactly the Layout that ``<op>``
+returns for the same arguments, or None. None where the arguments are not plain (swizzles, basis or negative
+strides, ints for layouts) and wherever the op refuses, so that every refusal, with its message, comes from the
+general code. The never-wrong check runs here as there: composition's structural proof (``checks``), then, where
+the proof does not decide, ``check_composition``'s enumeration.
+
+Nothing here records a derivation: with a recorder active, ``memo`` runs the general code, which records each step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.core import inttuple as it
+from algebra.core.checks import check_composition, structural_failure
+from algebra.core.errors import LayoutError
+from algebra.core.fastpath import _compose_modes, coalesce_x_flat, complement_pair
+from algebra.core.layout import Layout
+
+R = Layout._raw
+_flatten = it.flatten
+
+
+def plain(d: Any) -> bool:
+    """Every leaf of the stride ``d`` is an int >= 0."""
+    if type(d) is int:
+        return d >= 0
+    if type(d) is not tuple:
+        return False
+    for x in d:
+        if type(x) is int:
+            if x < 0:
+                return False
+        elif type(x) is not tuple or not plain(x):
+            return False
+    return True
+
+
+def flat_plain(s: Any, d: Any) -> tuple | None:
+    """The flat modes ``(shapes, strides)`` of ``s:d`` (two tuples) when every stride is an int >= 0, else None."""
+    if type(s) is int:
+        return ((s,), (d,)) if type(d) is int and d >= 0 else None
+    if type(d) is not tuple:
+        return None
+    for x in d:
+        if type(x) is not int or x < 0:
+            break
+    else:
+        return s, d
+    fs: list = []
+    fd: list = []
+    return (tuple(fs), tuple(fd)) if _flat_into(s, d, fs, fd) else None
+
+
+def _flat_into(s: tuple, d: Any, fs: list, fd: list) -> bool:
+    if type(d) is not tuple:
+        return False
+    for x, y in zip(s, d, strict=True):
+        if type(x) is tuple:
+            if not _flat_into(x, y, fs, fd):
+                return False
+        elif type(y) is int and y >= 0:
+            fs.append(x)
+            fd.append(y)
+        else:
+            return False
+    return True
+
+
+def _rank(s: Any) -> int:
+    return len(s) if type(s) is tuple else 1
+
+
+def _mode(s: Any, d: Any, i: int) -> tuple:
+    """Mode ``i`` of ``s:d`` (a rank-1 layout is its own mode 0)."""
+    return (s[i], d[i]) if type(s) is tuple else (s, d)
+
+
+def _tiler(t: Any, one: int = 0) -> tuple | None:
+    """A plain Layout tiler or an int ``n`` as ``(shape, stride, flat shapes, flat strides)``; None for anything
+    else. The int is ``Layout(n)`` (``1:0`` for n = 1, as the divides and products take it), or ``n:1`` with
+    ``one = 1`` (as composition takes it)."""
+    tp = type(t)
+    if tp is Layout:
+        f = flat_plain(t.shape, t.stride)
+        return None if f is None else (t.shape, t.stride, f[0], f[1])
+    if tp is int and t > 0:
+        d = 1 if t > 1 else one
+        return t, d, (t,), (d,)
+    return None
+
+
+# --------------------------------------------------------------------------------------------- composition
+
+
+def compose(a_s: Any, a_d: Any, fa: tuple, b_s: Any, b_d: Any) -> tuple | None:
+    """``composition(a_s:a_d, b_s:b_d)`` as a raw pair for plain A (flat modes ``fa``) and B: coalesce A keeping
+    its function past size(A), compose each mode of B (CuTe's conditions), then the check that the answer is
+    ``A o B``: the structural proof, and where it does not decide, ``check_composition``."""
+    c = coalesce_x_flat(fa[0], fa[1])
+    try:
+        r = _compose_modes(c[0], c[1], b_s, b_d)
+    except LayoutError:
+        return None
+    if r is None:
+        return None
+    if type(c[0]) is tuple and structural_failure(c[0], b_s, b_d) is not None:
+        try:
+            check_composition(R(a_s, a_d), c[0], R(b_s, b_d), R(*r))
+        except LayoutError:
+            return None
+    return r
+
+
+def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
+    if b is None:
+        return s, d
+    if type(b) is tuple:
+        n = _rank(s)
+        if not b or len(b) > n:
+            return None
+        pairs = []
+        for i in range(len(b)):
+            r = _compose_raw(*_mode(s, d, i), b[i])
+            if r is None:
+                return None
+            pairs.append(r)
+        shapes, strides = zip(*pairs, strict=True)
+        return shapes, strides
+    t = _tiler(b, 1)
+    if t is None:
+        return None
+    fa = flat_plain(s, d)
+    return None if fa is None else compose(s, d, fa, t[0], t[1])
+
+
+def q_composition(a: Any, b: Any) -> Layout | None:
+    if type(a) is not Layout:
+        return None
+    r = _compose_raw(a.shape, a.stride, b)
+    return None if r is None else R(*r)
+
+
+# --------------------------------------------------------------------------------------------- coalesce, complement
+
+
+def _coalesce_raw(s: Any, d: Any, profile: Any) -> tuple | None:
+    if type(profile) is not tuple:
+        c = coalesce_x_flat(s, d, False)
+        return c if c is not None else coalesce_x_flat(_flatten(s), _flatten(d), False)
+    n = _rank(s)
+    if len(profile) > n:
+        return None
+    pairs = []
+    for i in range(n):
+        m = _mode(s, d, i)
+        if i < len(profile):
+            m = _coalesce_raw(*m, profile[i])
+            if m is None:
+                return None
+        pairs.append(m)
+    if not pairs:
+        return None
+    shapes, strides = zip(*pairs, strict=True)
+    return shapes, strides
+
+
+def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
+    if type(layout) is not Layout or not _int_leaves(layout.stride):
+        return None
+    r = _coalesce_raw(layout.shape, layout.stride, profile)
+    return None if r is None else R(*r)
+
+
+def _int_leaves(d: Any) -> bool:
+    """Every leaf of the stride ``d`` is an int."""
+    if type(d) is int:
+        return True
+    if type(d) is not tuple:
+        return False
+    for x in d:
+        if type(x) is not int and (type(x) is not tuple or not _int_leaves(x)):
+            return False
+    return True
+
+
+def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
+    """``complement``: ``complement_pair`` of the flat modes (the general code filters the flat modes too)."""
+    if type(layout) is not Layout or not _int_leaves(layout.stride):
+        return None
+    s, d = layout.shape, layout.stride
+    r = complement_pair(_flatten(s), _flatten(d), cotarget) if type(s) is tuple else complement_pair(s, d, cotarget)
+    return None if r is None else R(*r)
+
+
+# --------------------------------------------------------------------------------------------- divides
+
+
+def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
+    """``logical_divide(s:d, tiler)``: ``A o (B, complement(B, shape(coalesce(A))))``, mode by mode for a tuple."""
+    if tiler is None:
+        return s, d
+    if type(tiler) is tuple:
+        return _by_mode(s, d, tiler, _divide)
+    t = _tiler(tiler)
+    fa = flat_plain(s, d)
+    if t is None or fa is None:
+        return None
+    comp = complement_pair(t[2], t[3], coalesce_x_flat(fa[0], fa[1], False)[0])
+    if comp is None:
+        return None
+    return compose(s, d, fa, (t[0], comp[0]), (t[1], comp[1]))
+
+
+def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
+    """``f`` on each of the first ``len(tiler)`` modes with its tiler mode; the other modes kept."""
+    n = _rank(s)
+    if len(tiler) > n:
+        return None
+    pairs = []
+    for i in range(n):
+        m = _mode(s, d, i)
+        if i < len(tiler):
+            m = f(*m, tiler[i])
+            if m is None:
+                return None
+        pairs.append(m)
+    if not pairs:
+        return None
+    shapes, strides = zip(*pairs, strict=True)
+    return shapes, strides
+
+
+def _zip2_by(t: Any, guide: Any) -> Any:
+    """``products._zip2_by`` (the tile modes, then the rest modes); None where that refuses."""
+    if type(guide) is tuple:
+        if type(t) is not tuple or len(t) < len(guide):
+            return None
+        firsts, seconds = [], []
+        for i in range(len(guide)):
+            p = _zip2_by(t[i], guide[i])
+            if p is None:
+                return None
+            firsts.append(p[0])
+            seconds.append(p[1])
+        return tuple(firsts), tuple(seconds) + t[len(guide):]
+    if type(t) is not tuple or len(t) != 2:
+        return None
+    return t
+
+
+def _zipped(r: tuple | None, tiler: Any) -> tuple | None:
+    if r is None:
+        return None
+    s, d = _zip2_by(r[0], tiler), _zip2_by(r[1], tiler)
+    return None if s is None or d is None else (s, d)
+
+
+def _unpack(r: tuple | None, first: bool) -> Layout | None:
+    """``products._unpack(r, first, True)``: the second mode's modes (and the first's, with ``first``) become modes
+    of the result."""
+    if r is None:
+        return None
+    (s0, s1), (d0, d1) = r
+    head_s, head_d = (s0, d0) if first and _rank(s0) > 1 else ((s0,), (d0,))
+    tail_s, tail_d = (s1, d1) if _rank(s1) > 1 else ((s1,), (d1,))
+    return R(head_s + tail_s, head_d + tail_d)
+
+
+def _divided(layout: Any, tiler: Any) -> tuple | None:
+    return _divide(layout.shape, layout.stride, tiler) if type(layout) is Layout else None
+
+
+def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
+    r = _divided(layout, tiler)
+    return None if r is None else R(*r)
+
+
+def q_zipped_divide(layout: Any, tiler: Any) -> Layout | None:
+    r = _zipped(_divided(layout, tiler), tiler)
+    return None if r is None else R(*r)
+
+
+def q_tiled_divide(layout: Any, tiler: Any) -> Layout | None:
+    return _unpack(_zipped(_divided(layout, tiler), tiler), False)
+
+
+def q_flat_divide(layout: Any, tiler: Any) -> Layout | None:
+    return _unpack(_zipped(_divided(layout, tiler), tiler), True)
+
+
+# --------------------------------------------------------------------------------------------- products
+
+
+def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
+    """``logical_product(s:d, tiler)``: ``(A, complement(A, size(A) * cosize(B)) o B)``, by mode for a tuple."""
+    if tiler is None:
+        return s, d
+    if type(tiler) is tuple:
+        return _by_mode(s, d, tiler, _product)
+    t = _tiler(tiler)
+    fa = flat_plain(s, d)
+    if t is None or fa is None:
+        return None
+    cotarget = 1
+    for x in fa[0]:
+        cotarget *= x
+    cos_b = 1
+    for x, y in zip(t[2], t[3], strict=True):
+        cos_b += (x - 1) * y
+    comp = complement_pair(fa[0], fa[1], cotarget * cos_b)
+    if comp is None:
+        return None
+    cs, cd = comp
+    rest = compose(cs, cd, (cs, cd) if type(cs) is tuple else ((cs,), (cd,)), t[0], t[1])
+    return None if rest is None else ((s, rest[0]), (d, rest[1]))
+
+
+def _multiplied(block: Any, tiler: Any) -> tuple | None:
+    return _product(block.shape, block.stride, tiler) if type(block) is Layout else None
+
+
+def q_logical_product(block: Any, tiler: Any) -> Layout | None:
+    r = _multiplied(block, tiler)
+    return None if r is None else R(*r)
+
+
+def q_zipped_product(block: Any, tiler: Any) -> Layout | None:
+    r = _zipped(_multiplied(block, tiler), tiler)
+    return None if r is None else R(*r)
+
+
+def q_tiled_product(block: Any, tiler: Any) -> Layout | None:
+    return _unpack(_zipped(_multiplied(block, tiler), tiler), False)
+
+
+def q_flat_product(block: Any, tiler: Any) -> Layout | None:
+    return _unpack(_zipped(_multiplied(block, tiler), tiler), True)
