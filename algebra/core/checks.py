@@ -10,7 +10,9 @@ sum carries into the next mode of A, which the printed layout cannot do.
 ``check_composition(A, B, R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
 ``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
 CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
-are decided by enumeration (exhaustive up to ``ENUM_CAP`` coordinates of B, a structured sample beyond).
+are decided by enumeration: of exactly the coordinates of B that land inside A where B's strides are non-negative
+(``relevant_counterexample``, built mode by mode, so a B of 2^18 points of which two land inside A costs two), else
+of all of B up to ``ENUM_CAP`` coordinates, a structured sample beyond.
 """
 
 from __future__ import annotations
@@ -141,6 +143,60 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
     return None
 
 
+_UNDECIDED = object()
+
+
+def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
+    """The sub-layouts of R at the leaves of B's shape (R = A o B keeps B's profile), appended to ``out``."""
+    if type(b_shape) is not tuple:
+        out.append((b_shape, r_shape, r_stride))
+        return True
+    if type(r_shape) is not tuple or len(r_shape) != len(b_shape):
+        return False
+    return all(_parts_like(x, y, z, out) for x, y, z in zip(b_shape, r_shape, r_stride, strict=True))
+
+
+def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
+    """``(i, B(i), A(B(i)), R(i))`` for the smallest ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``,
+    or None when there is none: every such ``i`` is checked, and only those. B's strides are ints >= 0, so a
+    coordinate whose part in one mode of B is already past size(A) is past it whatever the other modes add: the
+    points are built mode by mode, dropping those. R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
+    ``_UNDECIDED`` when that does not apply (other strides, R not of B's profile) or the points pass ENUM_CAP."""
+    fd = it.flatten(b.stride)
+    if type(r) is not type(b) or not int_strides(r) or any(type(d) is not int or d < 0 for d in fd):
+        return _UNDECIDED
+    parts: list = []
+    if not _parts_like(b.shape, r.shape, r.stride, parts):
+        return _UNDECIDED
+    size_a = it.product(a.shape)
+    pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
+    w = 1
+    for (s, rs, rd), d in zip(parts, fd, strict=True):
+        if s == 1:
+            continue
+        if it.product(rs) != s:
+            return _UNDECIDED
+        m = s if d == 0 else min(s, (size_a - 1) // d + 1)
+        if m <= 0:
+            return None  # not even B(0) = 0 is inside A
+        rk = offset_fn_of(rs, rd)
+        tab = [rk(c) for c in range(m)]
+        if d == 0:
+            pts = [(x, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)]
+        else:
+            pts = [(x + c * d, i + c * w, v + tab[c]) for x, i, v in pts
+                   for c in range(min(m, (size_a - 1 - x) // d + 1))]
+        if len(pts) > ENUM_CAP:
+            return _UNDECIDED
+        w *= s
+    a_of = offset_fn(a) if int_strides(a) else a
+    best = None
+    for x, i, v in pts:
+        if (best is None or i < best[0]) and (ax := a_of(x)) != v:
+            best = (i, x, ax, v)
+    return best
+
+
 def _dot(weights: tuple) -> Any:
     """A flat coordinate -> its inner product with ``weights`` (a flat layout's offset, or its index)."""
     return lambda c: sum(map(int.__mul__, c, weights))
@@ -149,7 +205,12 @@ def _dot(weights: tuple) -> Any:
 def offset_fn(layout: Any) -> Any:
     """Index ``i`` (``0 <= i < size``) -> ``layout(i)`` for a layout with int strides, through its flat modes: the
     same value as ``layout(i)`` without re-checking the coordinate at every call."""
-    modes = list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
+    return offset_fn_of(layout.shape, layout.stride)
+
+
+def offset_fn_of(shape: Any, stride: Any) -> Any:
+    """``offset_fn`` of the layout ``shape:stride`` (int strides)."""
+    modes = list(zip(it.flatten(shape), it.flatten(stride), strict=True))
     last = modes.pop()[1]
 
     def at(i: int) -> int:
@@ -179,6 +240,11 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         return  # basis (E) strides select a mode of A: each is composed with that mode alone
     if min(it.flatten(r.shape)) <= 0:
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
+    hit = relevant_counterexample(a, b, r)
+    if hit is None:
+        return  # every i with B(i) inside A was checked
+    if hit is not _UNDECIDED:
+        _refuse(a, b, r, why, hit)
     hit = find_counterexample(a, b, r)
     n_b = it.product(it.flatten(b.shape))
     if hit is None and ENUM_CAP < n_b <= FULL_CAP and why != "?":
@@ -191,6 +257,10 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         raise LayoutError(
             f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
             f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
+    _refuse(a, b, r, why, hit)
+
+
+def _refuse(a: Any, b: Any, r: Any, why: str, hit: tuple) -> None:
     i, x, ax, ri = hit
     if why == "?":
         why = "the result is not A o B"
