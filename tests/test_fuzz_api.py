@@ -206,7 +206,7 @@ def test_sectors_never_5xx(client, tv, eb, vec):
 PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/"): ["layout", "colour"],
     ("GET", "/algebra"): ["op", "a", "b", "c", "shown"],
-    ("GET", "/banks"): ["layout", "element_bytes", "swizzle", "access", "vector", "num", "compare"],
+    ("GET", "/banks"): ["layout", "element_bytes", "swizzle", "access", "vector", "num", "trans", "compare"],
     ("GET", "/tv"): [],  # filled from app.routes.pages_tv.DEFAULTS
     ("GET", "/doctor"): ["preset", "tile", "element_bytes", "accesses"],
     ("GET", "/drills"): ["kind", "seed", "hint"],
