@@ -15,4 +15,15 @@ EXPLORER: list[tuple[str, str]] = [
     ("64x64 row-major", "(64,64):(64,1)"),
 ]
 
-# the workbench's examples live with their ops in algebra.registry (Op.examples)
+#: The banks lab's access suggestions (value of ``access=``, label). ldmatrix's .xN and .trans are the form's own
+#: controls (``num=``, ``trans=``); on a tile of 8 rows its matrices sit side by side, so .x4 fits the default 8x64.
+BANKS_ACCESSES: list[tuple[str, str]] = [
+    ("column:0", "column 0"),
+    ("row:0", "row 0"),
+    ("ldmatrix:0,0", "ldmatrix at (0,0): .xN and .trans beside"),
+    ("offsets:0,64,128,192", "explicit offsets"),
+    ("thread_layout:(8,4):(4,1)", "thread layout"),
+]
+
+# the workbench's examples live with their ops in algebra.registry (Op.examples); the banks lab's swizzle presets
+# follow the element size (app.services.banks_access.swizzle_presets)
