@@ -225,6 +225,7 @@ PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/lab/jobs/{job_id}"): [],
     ("POST", "/lab/jobs/{job_id}/cancel"): [],
     ("GET", "/lab/history"): [],
+    ("GET", "/lab/rungs/{rung}"): [],
     ("GET", "/favicon.ico"): [],
 }
 #: htmx fragment targets the pages answer (HX-Target); "" is the whole page.
@@ -274,7 +275,7 @@ def test_every_page_and_fragment_never_5xx(client, route, data, target, path_arg
     chosen = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=4)) if names else []
     params = {k: data.draw(field_values, label=k) for k in chosen}
     arg = quote(path_arg, safe="")
-    url = path.replace("{sid}", arg).replace("{job_id}", arg)
+    url = path.replace("{sid}", arg).replace("{job_id}", arg).replace("{rung}", arg)
     headers = {"HX-Request": "true", "HX-Target": target} if target else {}
     if method == "GET":
         r = client.get(url, params=params, headers=headers)
