@@ -139,12 +139,13 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
 # --------------------------------------------------------------------------------------------- complement
 
 
-def complement_pair(shape: Any, stride: Any, cotarget: Any) -> tuple | None:
+def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None = None) -> tuple | None:
     """``complement(shape:stride, cotarget)`` as a raw pair, for flat int modes with non-negative strides and an
     int, None or flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging
     ``s*d == next d`` back to front); the modes are taken by increasing stride (a tie is an overlap, left to the
     generic refusal). No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops
-    shape-1 modes."""
+    shape-1 modes. ``whole``: the ``(shape, stride)`` being complemented, as the caller wrote it; with it, overlapping
+    modes raise the general code's refusal instead of returning None."""
     if type(shape) is int:
         shape, stride = (shape,), (stride,)
     elif type(shape) is not tuple or type(stride) is not tuple:
@@ -183,8 +184,8 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any) -> tuple | None:
         d = min(nd)
         k = nd.index(d)
         q = d // last
-        if q == 0:  # overlapping modes: the generic code refuses
-            return None
+        if q == 0:  # overlapping modes
+            return _overlap(whole)
         if q != 1:
             rs.append(q)
             rd.append(last)
@@ -193,7 +194,7 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any) -> tuple | None:
     d = nd[0]
     q = d // last
     if q == 0:
-        return None
+        return _overlap(whole)
     if q != 1:
         rs.append(q)
         rd.append(last)
@@ -214,6 +215,13 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any) -> tuple | None:
     if len(rs) == 1:
         return rs[0], rd[0]
     return tuple(rs), tuple(rd)
+
+
+def _overlap(whole: tuple | None) -> None:
+    """None (the generic code refuses), or that refusal when the layout is known."""
+    if whole is None:
+        return None
+    raise LayoutError(f"Non-injective Layout detected in complement: {_lstr(*whole)} has overlapping modes")
 
 
 # --------------------------------------------------------------------------------------------- composition

@@ -265,7 +265,12 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
             return _Refusal(err)
 
     def run(*args: Any) -> Any:
-        value = None if fast is None else fast(*args)
+        try:
+            value = None if fast is None else fast(*args)
+        except LayoutError as err:  # the fast path refuses as the general code does
+            if not _small_args(args):
+                raise
+            return _Refusal(err)
         if value is None:
             return general(args)
         if not _small_args(args):

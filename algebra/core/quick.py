@@ -3,10 +3,12 @@
 *Plain* means a ``Layout`` whose strides are non-negative ints (any nesting), and tilers made of plain layouts,
 positive ints, None and tuples of those. ``memo`` (``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache
 miss before the op's general code. Post-condition of each ``q_<op>``: it returns exactly the Layout that ``<op>``
-returns for the same arguments, or None. None where the arguments are not plain (swizzles, basis or negative
-strides, ints for layouts) and wherever the op refuses, so that every refusal, with its message, comes from the
-general code. The never-wrong check runs here as there: composition's structural proof (``checks``), then, where
-the proof does not decide, ``check_composition``'s enumeration.
+returns for the same arguments, raises the same ``LayoutError`` (CuTe's own conditions: divisibility, overlapping
+modes, mismatched ranks, at the same point of the same computation), or returns None. None where the arguments are
+not plain (swizzles, basis or negative strides, ints for layouts) and where the never-wrong check refuses, so that
+those refusals, with the whole call that CuTe would print, come from the general code. The never-wrong check runs
+here as there: composition's structural proof (``checks``), then, where it does not decide, the enumeration of
+``check_composition``.
 
 Nothing here records a derivation: with a recorder active, ``memo`` runs the general code, which records each step.
 """
@@ -18,7 +20,7 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.checks import check_composition, structural_failure
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import _compose_modes, coalesce_x_flat, complement_pair
+from algebra.core.fastpath import _compose_int, _compose_modes, coalesce_x_flat, complement_pair
 from algebra.core.layout import Layout
 
 R = Layout._raw
@@ -102,10 +104,8 @@ def compose(a_s: Any, a_d: Any, fa: tuple, b_s: Any, b_d: Any) -> tuple | None:
     its function past size(A), compose each mode of B (CuTe's conditions), then the check that the answer is
     ``A o B``: the structural proof, and where it does not decide, ``check_composition``."""
     c = coalesce_x_flat(fa[0], fa[1])
-    try:
-        r = _compose_modes(c[0], c[1], b_s, b_d)
-    except LayoutError:
-        return None
+    # CuTe's own conditions refuse here, as in the general code
+    r = _compose_int(c[0], c[1], b_s, b_d) if type(b_s) is int else _compose_modes(c[0], c[1], b_s, b_d)
     if r is None:
         return None
     if type(c[0]) is tuple and structural_failure(c[0], b_s, b_d) is not None:
@@ -193,7 +193,8 @@ def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
     if type(layout) is not Layout or not _int_leaves(layout.stride):
         return None
     s, d = layout.shape, layout.stride
-    r = complement_pair(_flatten(s), _flatten(d), cotarget) if type(s) is tuple else complement_pair(s, d, cotarget)
+    f = (_flatten(s), _flatten(d)) if type(s) is tuple else (s, d)
+    r = complement_pair(*f, cotarget, (s, d) if plain(d) else None)
     return None if r is None else R(*r)
 
 
@@ -210,7 +211,7 @@ def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
     fa = flat_plain(s, d)
     if t is None or fa is None:
         return None
-    comp = complement_pair(t[2], t[3], coalesce_x_flat(fa[0], fa[1], False)[0])
+    comp = complement_pair(t[2], t[3], coalesce_x_flat(fa[0], fa[1], False)[0], (t[0], t[1]))
     if comp is None:
         return None
     return compose(s, d, fa, (t[0], comp[0]), (t[1], comp[1]))
@@ -236,28 +237,23 @@ def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
 
 
 def _zip2_by(t: Any, guide: Any) -> Any:
-    """``products._zip2_by`` (the tile modes, then the rest modes); None where that refuses."""
+    """``products._zip2_by`` (the tile modes, then the rest modes), refusing as it does."""
     if type(guide) is tuple:
         if type(t) is not tuple or len(t) < len(guide):
-            return None
+            raise LayoutError("zip2_by: mismatched ranks")
         firsts, seconds = [], []
         for i in range(len(guide)):
             p = _zip2_by(t[i], guide[i])
-            if p is None:
-                return None
             firsts.append(p[0])
             seconds.append(p[1])
         return tuple(firsts), tuple(seconds) + t[len(guide):]
     if type(t) is not tuple or len(t) != 2:
-        return None
+        raise LayoutError("zip2_by: expected a rank-2 mode")
     return t
 
 
 def _zipped(r: tuple | None, tiler: Any) -> tuple | None:
-    if r is None:
-        return None
-    s, d = _zip2_by(r[0], tiler), _zip2_by(r[1], tiler)
-    return None if s is None or d is None else (s, d)
+    return None if r is None else (_zip2_by(r[0], tiler), _zip2_by(r[1], tiler))
 
 
 def _unpack(r: tuple | None, first: bool) -> Layout | None:
@@ -312,7 +308,7 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
     cos_b = 1
     for x, y in zip(t[2], t[3], strict=True):
         cos_b += (x - 1) * y
-    comp = complement_pair(fa[0], fa[1], cotarget * cos_b)
+    comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
     if comp is None:
         return None
     cs, cd = comp
