@@ -76,6 +76,7 @@ class LayoutView:
     offsets: list[list[int]] | None = None
     coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
     note: str | None = None
+    drawn: bool = True  # False when the grid's hover data is over the work cap (note says so)
     row_crd: list[str] = field(default_factory=list)
     col_crd: list[list[str]] = field(default_factory=list)
     row_off: list[int] = field(default_factory=list)
@@ -170,7 +171,13 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
         view.col_crd = [[c] for c in tables[0][0]]
         view.col_off = [[o] for o in tables[0][1]]
         return
-    charge("rendered byte", HOVER_BYTES * view.cols * len(tables), "hover cards of the column modes")
+    entries, cap = view.cols * len(tables), cap_of("rendered byte")
+    if HOVER_BYTES * entries > cap:  # a fixed bound, so the view stays cacheable
+        view.drawn = False
+        view.note = (f"the hover data of {entries:,} column-mode entries ({view.cols:,} columns x {len(tables)} "
+                     f"column modes) is over the work cap of {cap:,} rendered bytes: the grid is not drawn")
+        return
+    charge("rendered byte", HOVER_BYTES * entries, "hover cards of the column modes")
     # column j is mixed radix over the column modes, mode 0 fastest: itertools.product varies its last list fastest
     view.col_crd = [list(reversed(p)) for p in itertools.product(*[c for c, _ in reversed(tables)])]
     view.col_off = [list(reversed(p)) for p in itertools.product(*[o for _, o in reversed(tables)])]
@@ -236,7 +243,7 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
 
 def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour: str = "offset") -> GridView | None:
     """The explorer grid of ``view`` (None when there is no table or it is over the render cap)."""
-    if view.offsets is None or view.rows * view.cols > MAX_CELLS:
+    if view.offsets is None or not view.drawn or view.rows * view.cols > MAX_CELLS:
         return None
     wide = any(v >= 10_000 or v <= -1000 for row in view.offsets for v in (row[0], row[-1]))
     meta: dict[str, Any] = {"rank": view.rank, "rows": view.rows, "rowCrd": view.row_crd, "rowOff": view.row_off,
