@@ -22,10 +22,10 @@ is sent as data: every tile arrives empty and cold (``<div class="gt cold" data-
 WARM_COLS too (``<div class="gt cold" data-j data-h>``), and the cells travel as JSON (``data_json``: labels, colours,
 marks, boundary levels, column labels). static/grid-data.js writes a tile with exactly the markup above: the tiles on
 screen before the first paint, the others as they scroll near or while the page is idle. So the HTML parser, htmx and
-the first layout never see the cells off screen: three 128x128 grids (the workbench) were 1.5 MB of HTML and ~49k
-elements to parse; now ~0.4 MB, and ~1.5k cells are built for the first screen. A deferred grid of fewer than
-BAND_ROWS rows has wider tiles (``tile_cols``), and its hover tables travel short where they repeat the page
-(``meta_json``): a 1 x 65,536 grid was 3.3 MB, now 0.44 MB.
+the first layout never see the cells off screen: the workbench's three 128x128 grids were 1.5 MB of HTML and ~49k
+elements to parse; its page is now 0.31 MB with 1.6k elements in all at the first paint (bench/web.py). A deferred
+grid of fewer than BAND_ROWS rows has wider tiles (``tile_cols``), and its hover tables travel short where they repeat
+the page (``meta_json``): a 1 x 65,536 grid was 3.3 MB, now 0.44 MB.
 """
 
 from __future__ import annotations
