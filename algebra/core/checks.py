@@ -238,7 +238,7 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         return
     if not int_strides(b):
         return  # basis (E) strides select a mode of A: each is composed with that mode alone
-    if min(it.flatten(r.shape)) <= 0:
+    if min(it.flatten(r.shape)) <= 0 or min(it.flatten(a.shape)) <= 0:
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
     hit = relevant_counterexample(a, b, r)
     if hit is None:
@@ -267,6 +267,43 @@ def _refuse(a: Any, b: Any, r: Any, why: str, hit: tuple) -> None:
     raise LayoutError(
         f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} that gives {ri}, "
         f"but A(B({i})) = A({x}) = {ax}")
+
+
+def _first_non_positive(shape: Any, path: str) -> tuple | None:
+    if type(shape) is not tuple:
+        return (path, shape) if type(shape) is int and shape <= 0 else None
+    for i, x in enumerate(shape):
+        hit = _first_non_positive(x, f"{path}.{i}" if path else str(i))
+        if hit is not None:
+            return hit
+    return None
+
+
+def has_non_positive_shape(value: Any) -> bool:
+    """A Layout (or the inner layout of a ComposedLayout) with a shape entry <= 0."""
+    sh = getattr(getattr(value, "layout_b", value), "shape", None)
+    if type(sh) is int:
+        return sh <= 0
+    return type(sh) is tuple and _first_non_positive(sh, "") is not None
+
+
+def not_a_layout(call: str, result: Any) -> LayoutError | None:
+    """The refusal of ``result``, the answer CuTe computes for ``call`` (its text, e.g. ``"complement((3):(-1), 2)"``),
+    when a shape entry of it is <= 0, else None. CuTe's integer arithmetic goes on through negative strides and
+    prints such layouts (``complement((3):(-1), 2)`` is ``(-1,0):(1,-3)``): no coordinate indexes a shape <= 0, so
+    they are not functions a learner can use, and ``parse(str(R))`` rejects them. The message names the condition,
+    the mode and what CuTe prints, as the other refusals of this module do."""
+    inner = getattr(result, "layout_b", result)
+    sh = getattr(inner, "shape", None)
+    hit = None if sh is None else _first_non_positive(sh, "")
+    if hit is None:
+        return None
+    path, s = hit
+    where = f"mode {path} of the result" if path else "the result"
+    return LayoutError(
+        f"{call} is not a layout: positive shape condition: a layout's shapes are positive, but CuTe's integer "
+        f"arithmetic on the negative strides gives {where} the shape {s} (no coordinate indexes it, and the layout "
+        f"does not parse back). CuTe would print {call} = {result}")
 
 
 def checking() -> bool:

@@ -118,7 +118,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     if type(cotarget) is int and new_d > 0:
         rest_s = (cotarget + new_d - 1) // new_d
     else:
-        rest_s = _coalesce_shape(it.ceil_div(cotarget, new_d))
+        rest_s = _coalesce_shape(_copies(layout, cotarget, new_d))
     res = R(*bw_coalesce(tuple(res_s), tuple(res_d), rest_s, 0 if rest_s == 1 else new_d))
     if rec is not None:
         rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "
@@ -126,6 +126,29 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         rec.step(f"coalesce {it.to_str(tuple(res_s) + (rest_s,))}:{it.to_str(tuple(res_d) + (new_d,))}: the "
                  f"complement is {res}", res, kind="result")
     return res
+
+
+def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
+    """CuTe's ``ceil_div(cotarget, new_d)``: how many copies of the block [0, new_d) reach the cotarget, the divisor
+    folded across the cotarget's modes (C++ integer arithmetic). Refused where that divides by zero, naming the mode
+    of the cotarget (a negative stride makes ``new_d`` negative, and the fold can reach 0)."""
+    try:
+        return it.ceil_div(cotarget, new_d)
+    except LayoutError:
+        pass
+    rest = new_d
+    modes = it.wrap(cotarget)
+    for k, x in enumerate(modes):
+        try:
+            it.ceil_div(x, rest)
+            rest = it.ceil_div(rest, x)
+        except LayoutError:
+            raise LayoutError(
+                f"complement({layout}, {show(cotarget)}): division by zero: the modes of A cover a block of extent "
+                f"{new_d} (its stride is negative), and ceil_div({show(cotarget)}, {new_d}), which divides the "
+                f"cotarget mode by mode by what is left of {new_d}, is left with {rest} to divide mode {k} "
+                f"({show(x)}) by. CuTe divides by zero there too (its program stops with SIGFPE)") from None
+    raise LayoutError(f"complement({layout}, {show(cotarget)}): division by zero in ceil_div")
 
 
 def _coalesce_shape(s: Any) -> int:

@@ -16,11 +16,14 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
+from algebra.core.checks import has_non_positive_shape, not_a_layout
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
+from algebra.core.notation import show
 from algebra.core.recorder import _ACTIVE
 
 _recording = _ACTIVE.get  # the active derivation recorder, or None
@@ -245,10 +248,35 @@ class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of 
         self.value = value
 
 
+class _NotALayout:
+    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), kept in the cache: inside another
+    op it is the value CuTe computes on with; asked for by itself it is refused (``checks.not_a_layout``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+#: True while an op's general code runs: the ops it calls are steps of it, and hand it what CuTe computes, also a
+#: layout with a shape <= 0; only the op that was asked for refuses such a result.
+_NESTED: ContextVar[bool] = ContextVar("algebra_memo_nested", default=False)
+_nested = _NESTED.get
+
+
+def _refuse_not_a_layout(name: str, args: tuple, value: Any) -> Any:
+    err = not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value)
+    if err is None:  # pragma: no cover - _NotALayout holds only such results
+        return value
+    raise err
+
+
 def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callable:
     """Memoize ``fn`` in its own C cache of MEMO_ENTRIES small calls. Post: ``memo(f)(*a) == f(*a)``, and raises
     what ``f(*a)`` raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type
-    and message, on each call); calls made while recording a derivation always run ``fn`` itself.
+    and message, on each call); calls made while recording a derivation always run ``fn`` itself. A result with a
+    shape <= 0 is refused (``checks.not_a_layout``: the condition, the mode, what CuTe prints) unless the call is a
+    step of another op's general code, which computes on with it as CuTe does.
 
     ``fast``: the op's fast path (``algebra.core.quick``), tried on each miss before ``fn``; it returns exactly
     ``fn``'s answer, or None where it does not decide (then ``fn`` runs). Only the arguments of a miss are sized
@@ -257,12 +285,21 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
         return lambda f: memo(f, fast=fast)
 
     def general(args: tuple) -> Any:
-        if not _small_args(args):
-            raise _Uncached(fn(*args))  # a LayoutError passes through, not kept
+        small = _small_args(args)
+        token = _NESTED.set(True)
         try:
-            return fn(*args)
+            value = fn(*args)
         except LayoutError as err:
+            if not small:
+                raise  # not kept
             return _Refusal(err)
+        finally:
+            _NESTED.reset(token)
+        if has_non_positive_shape(value):
+            value = _NotALayout(value)
+        if not small:
+            raise _Uncached(value)
+        return value
 
     def run(*args: Any) -> Any:
         try:
@@ -287,14 +324,19 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
         try:
             value = cached(*args)
         except _Uncached as big:
-            return big.value
+            value = big.value
         except TypeError as exc:
             if "unhashable" not in str(exc):
                 raise
-            value = None if fast is None else fast(*args)
-            return fn(*args) if value is None else value
-        if type(value) is _Refusal:
+            try:
+                value = run(*args)
+            except _Uncached as big:
+                value = big.value
+        tp = type(value)
+        if tp is _Refusal:
             raise value.kind(*value.args)
+        if tp is _NotALayout:
+            return value.value if _nested() else _refuse_not_a_layout(fn.__name__, args, value.value)
         return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]

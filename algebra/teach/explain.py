@@ -24,6 +24,7 @@ import sys
 import types
 from typing import Any
 
+from algebra.core.checks import not_a_layout
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.notation import show
@@ -76,6 +77,9 @@ def derive(op_name: str, *args: Any) -> tuple[Any, list[dict[str, Any]]]:
         rec.args = args
         try:
             result = op.fn(*args)
+            refusal = not_a_layout(f"{op.name}({', '.join(show(a) for a in args)})", result)
+            if refusal is not None:  # a shape <= 0: refused as the op refuses it outside a derivation
+                raise refusal
         except LayoutError as err:
             rec.depth = 0
             rec.step(f"refused: {err}", None, kind="error")

@@ -177,10 +177,13 @@ _WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?: o \S+ o \S+| at o
 def confirm_not_a_function(case: dict) -> str:
     """"" when our refusal of a case CuTe answers is justified, else why not. Justified: the message's counterexample
     holds under this module's evaluator (an inner ``A o B`` where CuTe's layout R has ``R(i) != A(B(i))`` with
-    ``0 <= B(i) < size(A)``), and the layout the message says CuTe prints for the op is CuTe's answer."""
+    ``0 <= B(i) < size(A)``), or CuTe's answer has a shape <= 0 (not a layout: the positive shape condition), and
+    the layout the message says CuTe prints for the op is CuTe's answer."""
     msg = refusal_message(case)
     m = _INNER.search(msg)
     if m is None:
+        if _NOT_POSITIVE.search(msg):
+            return _confirm_not_positive(case, msg)
         return _confirm_product(case, msg)
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
@@ -197,6 +200,22 @@ def confirm_not_a_function(case: dict) -> str:
     printed = w.group(1).replace(" at offset ", " @ ") if w else r
     if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    return ""
+
+
+_NOT_POSITIVE = re.compile(r" is not a layout: positive shape condition: .* the shape (-?\d+) ")
+
+
+def _confirm_not_positive(case: dict, msg: str) -> str:
+    """A refusal of CuTe's answer because a shape of it is <= 0: the message's shape is in CuTe's printed layout
+    (read by this module), and the layout the message says CuTe prints is CuTe's answer."""
+    w = _WHOLE.search(msg)
+    if w is None or w.group(1) != case["cute"]:
+        return f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}"
+    shape, _ = split_layout(case["cute"].split(" o ")[-1])
+    bad = int(_NOT_POSITIVE.search(msg).group(1))
+    if bad > 0 or bad not in flat(shape) or min(flat(shape)) > 0:
+        return f"CuTe's answer {case['cute']} has no shape {bad} <= 0"
     return ""
 
 

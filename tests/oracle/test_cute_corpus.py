@@ -83,9 +83,12 @@ def test_op_matches_cute(op: str) -> None:
 def cute_is_not_composition(rec: dict) -> bool:
     """Independent evidence for a refusal of a case CuTe prints: for composition and logical_divide, CuTe's
     printed layout differs from A(B(i)) (B* = (B, complement(B, size(A))) for the divide) at some i with
-    B(i) < size(A), evaluated with the oracle's own evaluator. Other ops refuse through the same composition."""
+    B(i) < size(A), evaluated with the oracle's own evaluator. Other ops refuse through the same composition. A
+    printed layout with a shape <= 0 is no function at all (``confirm_not_a_function`` has checked that shape)."""
     import algebra as A
 
+    if min(cc.flat(cc.split_layout(rec["cute"].split(" o ")[-1].split(" @ ")[0])[0])) <= 0:
+        return True
     if rec["op"] not in ("composition", "logical_divide") or any(
             not isinstance(x, str) or ":" not in x or x.startswith("Sw<") for x in rec["args"]):
         return True
