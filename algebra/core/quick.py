@@ -1,8 +1,9 @@
 """The ops' fast paths on plain layouts: CuTe's answers computed on raw ``(shape, stride)`` pairs.
 
 *Plain* means a ``Layout`` whose strides are non-negative ints (any nesting), and tilers made of plain layouts,
-positive ints, None and tuples of those. ``memo`` (``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache
-miss before the op's general code. Post-condition of each ``q_<op>``: it returns exactly the Layout that ``<op>``
+positive ints, None and tuples of those (composition takes int strides of any sign: its arithmetic is the general
+code's; the complements inside the divides and products are not, for negative strides). ``memo``
+(``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache miss before the op's general code. Post-condition of each ``q_<op>``: it returns exactly the Layout that ``<op>``
 returns for the same arguments, raises the same ``LayoutError`` (CuTe's own conditions: divisibility, overlapping
 modes, mismatched ranks, at the same point of the same computation), or returns None. None where the arguments are
 not plain (swizzles, basis or negative strides, ints for layouts) and where the never-wrong check refuses, so that
@@ -25,6 +26,7 @@ from algebra.core.layout import Layout
 
 R = Layout._raw
 _flatten = it.flatten
+ANY = -it.MAX_MAGNITUDE  # the least stride a Layout holds
 
 
 def plain(d: Any) -> bool:
@@ -42,30 +44,48 @@ def plain(d: Any) -> bool:
     return True
 
 
-def flat_plain(s: Any, d: Any) -> tuple | None:
-    """The flat modes ``(shapes, strides)`` of ``s:d`` (two tuples) when every stride is an int >= 0, else None."""
+def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
+    """The flat modes ``(shapes, strides)`` of ``s:d`` (two tuples) when every stride is an int >= ``low`` (0:
+    plain; ``ANY``: every int), else None."""
     if type(s) is int:
-        return ((s,), (d,)) if type(d) is int and d >= 0 else None
+        return ((s,), (d,)) if type(d) is int and d >= low else None
     if type(d) is not tuple:
         return None
     for x in d:
-        if type(x) is not int or x < 0:
+        if type(x) is not int or x < low:
             break
     else:
         return s, d
     fs: list = []
     fd: list = []
-    return (tuple(fs), tuple(fd)) if _flat_into(s, d, fs, fd) else None
+    for x, y in zip(s, d, strict=True):  # depth 2 inline, deeper modes recursively
+        if type(x) is int:
+            if type(y) is not int or y < low:
+                return None
+            fs.append(x)
+            fd.append(y)
+        elif type(y) is not tuple:
+            return None
+        else:
+            for u, v in zip(x, y, strict=True):
+                if type(u) is int:
+                    if type(v) is not int or v < low:
+                        return None
+                    fs.append(u)
+                    fd.append(v)
+                elif not _flat_into(u, v, fs, fd, low):
+                    return None
+    return tuple(fs), tuple(fd)
 
 
-def _flat_into(s: tuple, d: Any, fs: list, fd: list) -> bool:
+def _flat_into(s: tuple, d: Any, fs: list, fd: list, low: int) -> bool:
     if type(d) is not tuple:
         return False
     for x, y in zip(s, d, strict=True):
         if type(x) is tuple:
-            if not _flat_into(x, y, fs, fd):
+            if not _flat_into(x, y, fs, fd, low):
                 return False
-        elif type(y) is int and y >= 0:
+        elif type(y) is int and y >= low:
             fs.append(x)
             fd.append(y)
         else:
@@ -82,13 +102,13 @@ def _mode(s: Any, d: Any, i: int) -> tuple:
     return (s[i], d[i]) if type(s) is tuple else (s, d)
 
 
-def _tiler(t: Any, one: int = 0) -> tuple | None:
+def _tiler(t: Any, one: int = 0, low: int = 0) -> tuple | None:
     """A plain Layout tiler or an int ``n`` as ``(shape, stride, flat shapes, flat strides)``; None for anything
     else. The int is ``Layout(n)`` (``1:0`` for n = 1, as the divides and products take it), or ``n:1`` with
     ``one = 1`` (as composition takes it)."""
     tp = type(t)
     if tp is Layout:
-        f = flat_plain(t.shape, t.stride)
+        f = flat_plain(t.shape, t.stride, low)
         return None if f is None else (t.shape, t.stride, f[0], f[1])
     if tp is int and t > 0:
         d = 1 if t > 1 else one
@@ -99,11 +119,11 @@ def _tiler(t: Any, one: int = 0) -> tuple | None:
 # --------------------------------------------------------------------------------------------- composition
 
 
-def compose(a_s: Any, a_d: Any, fa: tuple, b_s: Any, b_d: Any) -> tuple | None:
-    """``composition(a_s:a_d, b_s:b_d)`` as a raw pair for plain A (flat modes ``fa``) and B: coalesce A keeping
-    its function past size(A), compose each mode of B (CuTe's conditions), then the check that the answer is
-    ``A o B``: the structural proof, and where it does not decide, ``check_composition``."""
-    c = coalesce_x_flat(fa[0], fa[1])
+def compose(a_s: Any, a_d: Any, fa: tuple | None, b_s: Any, b_d: Any) -> tuple | None:
+    """``composition(a_s:a_d, b_s:b_d)`` as a raw pair for plain A (flat modes ``fa``; None: A is one int mode)
+    and B: coalesce A keeping its function past size(A), compose each mode of B (CuTe's conditions), then the check
+    that the answer is ``A o B``: the structural proof, and where it does not decide, ``check_composition``."""
+    c = (2 if a_s == 1 else a_s, a_d) if fa is None else coalesce_x_flat(fa[0], fa[1])
     # CuTe's own conditions refuse here, as in the general code
     r = _compose_int(c[0], c[1], b_s, b_d) if type(b_s) is int else _compose_modes(c[0], c[1], b_s, b_d)
     if r is None:
@@ -117,6 +137,8 @@ def compose(a_s: Any, a_d: Any, fa: tuple, b_s: Any, b_d: Any) -> tuple | None:
 
 
 def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
+    """``composition(s:d, b)`` for int strides of any sign (composition's arithmetic takes them as the general
+    code does; only the check's proof needs non-negative ones, and enumerates otherwise)."""
     if b is None:
         return s, d
     if type(b) is tuple:
@@ -131,10 +153,12 @@ def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
             pairs.append(r)
         shapes, strides = zip(*pairs, strict=True)
         return shapes, strides
-    t = _tiler(b, 1)
+    t = _tiler(b, 1, ANY)
     if t is None:
         return None
-    fa = flat_plain(s, d)
+    if type(s) is int:
+        return compose(s, d, None, t[0], t[1]) if type(d) is int else None
+    fa = flat_plain(s, d, ANY)
     return None if fa is None else compose(s, d, fa, t[0], t[1])
 
 
@@ -312,7 +336,7 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
     if comp is None:
         return None
     cs, cd = comp
-    rest = compose(cs, cd, (cs, cd) if type(cs) is tuple else ((cs,), (cd,)), t[0], t[1])
+    rest = compose(cs, cd, (cs, cd) if type(cs) is tuple else None, t[0], t[1])
     return None if rest is None else ((s, rest[0]), (d, rest[1]))
 
 
