@@ -3,13 +3,13 @@
 *Plain* means a ``Layout`` whose strides are non-negative ints (any nesting), and tilers made of plain layouts,
 positive ints, None and tuples of those (composition takes int strides of any sign: its arithmetic is the general
 code's; the complements inside the divides and products are not, for negative strides). ``memo``
-(``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache miss before the op's general code. Post-condition of each ``q_<op>``: it returns exactly the Layout that ``<op>``
-returns for the same arguments, raises the same ``LayoutError`` (CuTe's own conditions: divisibility, overlapping
-modes, mismatched ranks, at the same point of the same computation), or returns None. None where the arguments are
-not plain (swizzles, basis or negative strides, ints for layouts) and where the never-wrong check refuses, so that
-those refusals, with the whole call that CuTe would print, come from the general code. The never-wrong check runs
-here as there: composition's structural proof (``checks``), then, where it does not decide, the enumeration of
-``check_composition``.
+(``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache miss before the op's general code. Post-condition of
+each ``q_<op>``: it returns exactly the Layout that ``<op>`` returns for the same arguments, raises the same
+``LayoutError`` (CuTe's own conditions: divisibility, overlapping modes, mismatched ranks, at the same point of the
+same computation), or returns None. None where the arguments are not plain (swizzles, basis or negative strides,
+ints for layouts) and where the never-wrong check refuses, so that those refusals, with the whole call that CuTe
+would print, come from the general code. The never-wrong check runs here as there: composition's structural proof
+(``checks``), then, where it does not decide, the enumeration of ``check_composition``.
 
 Nothing here records a derivation: with a recorder active, ``memo`` runs the general code, which records each step.
 """
