@@ -69,18 +69,19 @@ def _cases(n: int, seed: int) -> dict[str, list]:
 
 
 def _run(fn, cases, repeat: int, cold: bool = False) -> float:
-    """ops/s: median over ``repeat`` passes; ``cold`` clears the algebra's result caches before every pass."""
+    """ops/s: the best of ``repeat`` passes in CPU time of this thread (other work on a shared machine does not
+    count); ``cold`` clears the algebra's result caches before every pass."""
     from algebra.core.memo import clear_caches
 
     times = []
     for _ in range(repeat):
         if cold:
             clear_caches()
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         for c in cases:
             fn(*c)
-        times.append(time.perf_counter() - t0)
-    return len(cases) / statistics.median(times)
+        times.append(time.thread_time() - t0)
+    return len(cases) / min(times)
 
 
 def measure(args: argparse.Namespace, P: object) -> dict:

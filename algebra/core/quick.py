@@ -153,20 +153,50 @@ def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
             pairs.append(r)
         shapes, strides = zip(*pairs, strict=True)
         return shapes, strides
-    t = _tiler(b, 1, ANY)
-    if t is None:
+    tb = type(b)
+    if tb is Layout:
+        bs, bd = b.shape, b.stride
+        if type(bs) is int and type(bd) is not int:
+            return None  # a basis stride (_compose_modes returns None for those inside tuples)
+    elif tb is int and b > 0:
+        bs, bd = b, 1
+    else:
         return None
     if type(s) is int:
-        return compose(s, d, None, t[0], t[1]) if type(d) is int else None
+        return compose(s, d, None, bs, bd) if type(d) is int else None
     fa = flat_plain(s, d, ANY)
-    return None if fa is None else compose(s, d, fa, t[0], t[1])
+    return None if fa is None else compose(s, d, fa, bs, bd)
 
 
 def q_composition(a: Any, b: Any) -> Layout | None:
     if type(a) is not Layout:
         return None
-    r = _compose_raw(a.shape, a.stride, b)
-    return None if r is None else R(*r)
+    if type(b) is not Layout:
+        r = _compose_raw(a.shape, a.stride, b)
+        return None if r is None else R(*r)
+    s, d = a.shape, a.stride  # two layouts: ``compose`` inline, the most frequent call of all
+    c = coalesce_x_flat(s, d)
+    if c is None:
+        fa = flat_plain(s, d, ANY)
+        if fa is None:
+            return None
+        c = coalesce_x_flat(fa[0], fa[1])
+    bs, bd = b.shape, b.stride
+    if type(bs) is int:
+        if type(bd) is not int:
+            return None
+        r = _compose_int(c[0], c[1], bs, bd)
+    else:
+        r = _compose_modes(c[0], c[1], bs, bd)
+        if r is None:
+            return None
+    res = R(r[0], r[1])
+    if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
+        try:
+            check_composition(a, c[0], b, res)
+        except LayoutError:
+            return None
+    return res
 
 
 # --------------------------------------------------------------------------------------------- coalesce, complement
@@ -214,12 +244,13 @@ def _int_leaves(d: Any) -> bool:
 
 def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
     """``complement``: ``complement_pair`` of the flat modes (the general code filters the flat modes too)."""
-    if type(layout) is not Layout or not _int_leaves(layout.stride):
+    if type(layout) is not Layout:
         return None
-    s, d = layout.shape, layout.stride
-    f = (_flatten(s), _flatten(d)) if type(s) is tuple else (s, d)
-    r = complement_pair(*f, cotarget, (s, d) if plain(d) else None)
-    return None if r is None else R(*r)
+    s, d = layout.shape, layout.stride  # complement_pair takes flat int strides >= 0 only, else None
+    r = complement_pair(s, d, cotarget, (s, d))
+    if r is None and type(s) is tuple:
+        r = complement_pair(_flatten(s), _flatten(d), cotarget, (s, d))
+    return None if r is None else R(r[0], r[1])
 
 
 # --------------------------------------------------------------------------------------------- divides
