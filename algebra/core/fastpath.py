@@ -345,11 +345,12 @@ def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
 
 
 def _compose_modes(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
-    """Every mode of B (int strides, any nesting) composed with the coalesced A ``ls:ld``, B's profile kept."""
+    """Every mode of B (int strides, any nesting) composed with the coalesced A ``ls:ld``, B's profile kept. (B's
+    shape and stride are congruent, so the zips skip ``strict``: its end-of-input check costs ~0.15 us a zip.)"""
     if type(bs) is not tuple:
         return _compose_int(ls, ld, bs, bd) if type(bd) is int else None
     pairs = []
-    for s, d in zip(bs, bd, strict=True):
+    for s, d in zip(bs, bd, strict=False):
         p = _compose_modes(ls, ld, s, d) if type(s) is tuple else (
             _compose_int(ls, ld, s, d) if type(d) is int else None)
         if p is None:
@@ -357,7 +358,7 @@ def _compose_modes(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
         pairs.append(p)
     if not pairs:
         return (), ()
-    shapes, strides = zip(*pairs, strict=True)
+    shapes, strides = zip(*pairs, strict=False)
     return shapes, strides
 
 

@@ -58,7 +58,7 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
         return s, d
     fs: list = []
     fd: list = []
-    for x, y in zip(s, d, strict=True):  # depth 2 inline, deeper modes recursively
+    for x, y in zip(s, d, strict=False):  # congruent (a Layout); depth 2 inline, deeper recursively
         if type(x) is int:
             if type(y) is not int or y < low:
                 return None
@@ -67,7 +67,7 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
         elif type(y) is not tuple:
             return None
         else:
-            for u, v in zip(x, y, strict=True):
+            for u, v in zip(x, y, strict=False):
                 if type(u) is int:
                     if type(v) is not int or v < low:
                         return None
@@ -81,7 +81,7 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
 def _flat_into(s: tuple, d: Any, fs: list, fd: list, low: int) -> bool:
     if type(d) is not tuple:
         return False
-    for x, y in zip(s, d, strict=True):
+    for x, y in zip(s, d, strict=False):
         if type(x) is tuple:
             if not _flat_into(x, y, fs, fd, low):
                 return False
@@ -151,7 +151,7 @@ def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
             if r is None:
                 return None
             pairs.append(r)
-        shapes, strides = zip(*pairs, strict=True)
+        shapes, strides = zip(*pairs, strict=False)
         return shapes, strides
     tb = type(b)
     if tb is Layout:
@@ -219,7 +219,7 @@ def _coalesce_raw(s: Any, d: Any, profile: Any) -> tuple | None:
         pairs.append(m)
     if not pairs:
         return None
-    shapes, strides = zip(*pairs, strict=True)
+    shapes, strides = zip(*pairs, strict=False)
     return shapes, strides
 
 
@@ -287,7 +287,7 @@ def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
         pairs.append(m)
     if not pairs:
         return None
-    shapes, strides = zip(*pairs, strict=True)
+    shapes, strides = zip(*pairs, strict=False)
     return shapes, strides
 
 
@@ -361,7 +361,7 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
     for x in fa[0]:
         cotarget *= x
     cos_b = 1
-    for x, y in zip(t[2], t[3], strict=True):
+    for x, y in zip(t[2], t[3], strict=False):
         cos_b += (x - 1) * y
     comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
     if comp is None:
