@@ -186,7 +186,7 @@ def size(x: Any) -> int:
 def cosize(layout: Any) -> int:
     """CuTe's ``cosize``: ``size(coshape(L)) == sum((s_i - 1) * |d_i|) + 1`` over the flat modes (the extent of the
     codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape."""
-    if hasattr(layout, "layout_b"):
+    if type(layout) is not Layout and hasattr(layout, "layout_b"):
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     if all(type(d) is int for d in fd):

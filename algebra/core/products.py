@@ -53,7 +53,7 @@ def through_swizzle(fn: Any) -> Any:
     @wraps(fn)
     def wrapper(layout: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            if hasattr(layout, "layout_b"):
+            if type(layout) is not Layout and hasattr(layout, "layout_b"):
                 rec = active()
                 if rec is None:
                     return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
@@ -174,7 +174,7 @@ def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
 
 
 def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
-    if hasattr(layout, "layout_b"):  # a swizzled product (B swizzled): slicing keeps the swizzle, as in CuTe
+    if type(layout) is not Layout and hasattr(layout, "layout_b"):  # a swizzled product: slicing keeps the swizzle
         res = layout.with_layout_b(_unpack(layout.layout_b, first, True))
     else:
         res = _unpack(layout, first, True)
@@ -216,7 +216,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
         return _keep(block, rec)
     if is_tuple(tiler):
         return _by_mode(block, tiler, logical_product, "logical_product")
-    if hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
+    if type(tiler) is not Layout and hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
         return _swizzled_tiler_product(block, tiler)
     t = _tiler_layout(tiler)
     size_a, cos_b = it.product(block.shape), cosize(t)

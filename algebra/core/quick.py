@@ -1,8 +1,9 @@
 """The ops' fast paths on plain layouts: CuTe's answers computed on raw ``(shape, stride)`` pairs.
 
 *Plain* means a ``Layout`` whose strides are non-negative ints (any nesting), and tilers made of plain layouts,
-positive ints, None and tuples of those (composition takes int strides of any sign: its arithmetic is the general
-code's; the complements inside the divides and products are not, for negative strides). ``memo``
+positive ints, None and tuples of those. What is complemented must be plain (the tiler of a divide, the block of a
+product: negative strides take the general code's C++ arithmetic); what only composes may have int strides of either
+sign (composition's arithmetic is the general code's). ``memo``
 (``algebra.core.memo``) tries ``q_<op>(*args)`` on every cache miss before the op's general code. Post-condition of
 each ``q_<op>``: it returns exactly the Layout that ``<op>`` returns for the same arguments, raises the same
 ``LayoutError`` (CuTe's own conditions: divisibility, overlapping modes, mismatched ranks, at the same point of the
@@ -262,8 +263,8 @@ def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
         return s, d
     if type(tiler) is tuple:
         return _by_mode(s, d, tiler, _divide)
-    t = _tiler(tiler)
-    fa = flat_plain(s, d)
+    t = _tiler(tiler)  # complemented: plain; A only composes (and gives its coalesced shape): any sign
+    fa = flat_plain(s, d, ANY)
     if t is None or fa is None:
         return None
     comp = complement_pair(t[2], t[3], coalesce_x_flat(fa[0], fa[1], False)[0], (t[0], t[1]))
@@ -353,16 +354,16 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
         return s, d
     if type(tiler) is tuple:
         return _by_mode(s, d, tiler, _product)
-    t = _tiler(tiler)
+    t = _tiler(tiler, 0, ANY)  # B only composes: any sign; A is complemented: plain
     fa = flat_plain(s, d)
     if t is None or fa is None:
         return None
     cotarget = 1
     for x in fa[0]:
         cotarget *= x
-    cos_b = 1
+    cos_b = 1  # CuTe's cosize: sum((s - 1) * |d|) + 1
     for x, y in zip(t[2], t[3], strict=False):
-        cos_b += (x - 1) * y
+        cos_b += (x - 1) * (y if y >= 0 else -y)
     comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
     if comp is None:
         return None
