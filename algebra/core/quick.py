@@ -225,22 +225,11 @@ def _coalesce_raw(s: Any, d: Any, profile: Any) -> tuple | None:
 
 
 def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
-    if type(layout) is not Layout or not _int_leaves(layout.stride):
+    """``coalesce``; ``coalesce_x_flat`` checks that the strides it merges are ints (None otherwise)."""
+    if type(layout) is not Layout:
         return None
     r = _coalesce_raw(layout.shape, layout.stride, profile)
-    return None if r is None else R(*r)
-
-
-def _int_leaves(d: Any) -> bool:
-    """Every leaf of the stride ``d`` is an int."""
-    if type(d) is int:
-        return True
-    if type(d) is not tuple:
-        return False
-    for x in d:
-        if type(x) is not int and (type(x) is not tuple or not _int_leaves(x)):
-            return False
-    return True
+    return None if r is None else R(r[0], r[1])
 
 
 def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
