@@ -84,7 +84,24 @@ def live_workers(store: Store | None = None) -> list[dict]:
     for w in workers:
         if now - float(w.get("last_seen") or 0) > 30 * STALE_S:
             store.remove_worker(w["id"])
-    return [w for w in workers if now - float(w.get("last_seen") or 0) < STALE_S]
+    live = [w for w in workers if now - float(w.get("last_seen") or 0) < STALE_S]
+    return _one_per_gpu(live)
+
+
+def _one_per_gpu(workers: list[dict]) -> list[dict]:
+    """Of several records for one GPU of one host (a worker killed and restarted on it: the dead one's record is
+    silent but not stale yet), only the one heard from last; records without a GPU UUID are all kept."""
+    latest: dict[tuple, dict] = {}
+    out = []
+    for w in workers:
+        uuid = (w.get("device") or {}).get("uuid")
+        if not uuid:
+            out.append(w)
+            continue
+        key = (w.get("host"), uuid)
+        if key not in latest or float(w.get("last_seen") or 0) > float(latest[key].get("last_seen") or 0):
+            latest[key] = w
+    return out + [w for w in workers if w in latest.values()]
 
 
 def submit(kind: str, params: dict | None, store: Store | None = None, client: str | None = None) -> dict:

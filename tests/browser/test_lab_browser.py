@@ -92,6 +92,8 @@ def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server,
     acc = page.eval_on_selector_all("#rung2-smem .acc", "els => els.map(e => e.textContent.trim())")
     assert len(acc) == 16 * 16  # the 16x16 fragment of one ldmatrix.x4, each cell labelled with its bank
     assert sorted(set(acc), key=int) == [str(b) for b in range(8)]  # unpadded 128-byte rows: 8 banks for 32 words
+    page.locator("#rung4-smem").scroll_into_view_if_needed()  # a grid below the screen is built as it comes near
+    page.wait_for_function("document.querySelectorAll('#rung4-smem .acc').length >= 256")
     acc4 = page.eval_on_selector_all("#rung4-smem .acc", "els => els.map(e => e.textContent.trim())")
     assert len(set(acc4)) == 32  # the swizzle spreads the same fragment over all 32 banks
     assert page.locator("#rung-2 .error").count() == 0
