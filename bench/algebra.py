@@ -133,12 +133,15 @@ def measure(args: argparse.Namespace, P: object) -> dict:
 
 
 def _before(rev: str, argv: list[str]) -> dict:
-    """``measure`` on the algebra/ of git revision ``rev``, in a child process (same arguments, same CPU set)."""
+    """``measure`` on the algebra/ of git revision ``rev`` (or of the folder ``rev`` that holds an ``algebra/``
+    package, where there is no git history), in a child process (same arguments, same CPU set)."""
     with tempfile.TemporaryDirectory() as tmp:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "algebra"], check=True, capture_output=True)
-        subprocess.run(["tar", "-x", "-C", tmp], input=tar.stdout, check=True)
+        root = rev if (Path(rev) / "algebra" / "__init__.py").is_file() else tmp
+        if root == tmp:
+            tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "algebra"], check=True, capture_output=True)
+            subprocess.run(["tar", "-x", "-C", tmp], input=tar.stdout, check=True)
         out = Path(tmp) / "before.json"
-        env = dict(os.environ, BENCH_ALGEBRA_ROOT=tmp)
+        env = dict(os.environ, BENCH_ALGEBRA_ROOT=str(Path(root).resolve()))
         subprocess.run([sys.executable, __file__, *argv, "--measure-only", str(out)], check=True, env=env)
         return json.loads(out.read_text())
 
@@ -167,7 +170,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corpus", type=int, default=0, help="corpus cases to time (0: every case pycute takes)")
-    ap.add_argument("--before", metavar="REV", help="also measure the algebra/ of this git revision")
+    ap.add_argument("--before", metavar="REV", help="also measure the algebra/ of this git revision (or folder)")
     ap.add_argument("--measure-only", metavar="PATH", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "algebra.json"))
     args = ap.parse_args()
