@@ -120,11 +120,13 @@ def _tiler(t: Any, one: int = 0, low: int = 0) -> tuple | None:
 # --------------------------------------------------------------------------------------------- composition
 
 
-def compose(a_s: Any, a_d: Any, fa: tuple | None, b_s: Any, b_d: Any) -> tuple | None:
+def compose(a_s: Any, a_d: Any, fa: tuple | None, b_s: Any, b_d: Any, c: tuple | None = None) -> tuple | None:
     """``composition(a_s:a_d, b_s:b_d)`` as a raw pair for plain A (flat modes ``fa``; None: A is one int mode)
-    and B: coalesce A keeping its function past size(A), compose each mode of B (CuTe's conditions), then the check
-    that the answer is ``A o B``: the structural proof, and where it does not decide, ``check_composition``."""
-    c = (2 if a_s == 1 else a_s, a_d) if fa is None else coalesce_x_flat(fa[0], fa[1])
+    and B: coalesce A keeping its function past size(A) (``c`` where the caller has it), compose each mode of B
+    (CuTe's conditions), then the check that the answer is ``A o B``: the structural proof, and where it does not
+    decide, ``check_composition``."""
+    if c is None:
+        c = (2 if a_s == 1 else a_s, a_d) if fa is None else coalesce_x_flat(fa[0], fa[1])
     # CuTe's own conditions refuse here, as in the general code
     r = _compose_int(c[0], c[1], b_s, b_d) if type(b_s) is int else _compose_modes(c[0], c[1], b_s, b_d)
     if r is None:
@@ -174,7 +176,7 @@ def q_composition(a: Any, b: Any) -> Layout | None:
         return None
     if type(b) is not Layout:
         r = _compose_raw(a.shape, a.stride, b)
-        return None if r is None else R(*r)
+        return None if r is None else R(r[0], r[1])
     s, d = a.shape, a.stride  # two layouts: ``compose`` inline, the most frequent call of all
     c = coalesce_x_flat(s, d)
     if c is None:
@@ -256,10 +258,12 @@ def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
     fa = flat_plain(s, d, ANY)
     if t is None or fa is None:
         return None
-    comp = complement_pair(t[2], t[3], coalesce_x_flat(fa[0], fa[1], False)[0], (t[0], t[1]))
+    cx = coalesce_x_flat(fa[0], fa[1])  # coalesce keeping the stride of a last shape-1 mode; else plain coalesce
+    cshape = cx[0] if fa[0][-1] != 1 else coalesce_x_flat(fa[0], fa[1], False)[0]
+    comp = complement_pair(t[2], t[3], cshape, (t[0], t[1]))
     if comp is None:
         return None
-    return compose(s, d, fa, (t[0], comp[0]), (t[1], comp[1]))
+    return compose(s, d, fa, (t[0], comp[0]), (t[1], comp[1]), cx)
 
 
 def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
@@ -318,12 +322,12 @@ def _divided(layout: Any, tiler: Any) -> tuple | None:
 
 def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
     r = _divided(layout, tiler)
-    return None if r is None else R(*r)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_zipped_divide(layout: Any, tiler: Any) -> Layout | None:
     r = _zipped(_divided(layout, tiler), tiler)
-    return None if r is None else R(*r)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_tiled_divide(layout: Any, tiler: Any) -> Layout | None:
@@ -367,12 +371,12 @@ def _multiplied(block: Any, tiler: Any) -> tuple | None:
 
 def q_logical_product(block: Any, tiler: Any) -> Layout | None:
     r = _multiplied(block, tiler)
-    return None if r is None else R(*r)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_zipped_product(block: Any, tiler: Any) -> Layout | None:
     r = _zipped(_multiplied(block, tiler), tiler)
-    return None if r is None else R(*r)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_tiled_product(block: Any, tiler: Any) -> Layout | None:
