@@ -199,11 +199,15 @@ def _small(x: Any) -> bool:
         return -_BIG < x < _BIG
     if x is None:
         return True
-    if tp is tuple:
+    if tp is tuple:  # a tiler or a profile: its ints and Nones inline
         if len(x) > _WIDE:
             return False
         for e in x:
-            if not _small(e):
+            te = type(e)
+            if te is int:
+                if not -_BIG < e < _BIG:
+                    return False
+            elif e is not None and not _small(e):
                 return False
         return True
     inner = getattr(x, "layout_b", None)
