@@ -10,9 +10,10 @@ sum carries into the next mode of A, which the printed layout cannot do.
 ``check_composition(A, B, R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
 ``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
 CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
-are decided by enumeration: of exactly the coordinates of B that land inside A where B's strides are non-negative
-(``relevant_counterexample``, built mode by mode, so a B of 2^18 points of which two land inside A costs two), else
-of all of B up to ``ENUM_CAP`` coordinates, a structured sample beyond.
+are decided by enumeration: of exactly the coordinates of B that land inside A (``relevant_counterexample``, built
+mode by mode with the bounds the other modes can still add, so a B of 2^18 points of which two land inside A costs
+two), else (basis strides, more than ``ENUM_CAP`` such points) of all of B up to ``ENUM_CAP`` coordinates, a
+structured sample beyond.
 """
 
 from __future__ import annotations
@@ -158,36 +159,51 @@ def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
 
 def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     """``(i, B(i), A(B(i)), R(i))`` for the smallest ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``,
-    or None when there is none: every such ``i`` is checked, and only those. B's strides are ints >= 0, so a
-    coordinate whose part in one mode of B is already past size(A) is past it whatever the other modes add: the
-    points are built mode by mode, dropping those. R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
-    ``_UNDECIDED`` when that does not apply (other strides, R not of B's profile) or the points pass ENUM_CAP."""
+    or None when there is none: every such ``i`` is checked, and only those. The points are built mode by mode of
+    B, dropping a partial sum that the modes still to come cannot bring back into [0, size(A)) (with non-negative
+    strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
+    ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP."""
     fd = it.flatten(b.stride)
-    if type(r) is not type(b) or not int_strides(r) or any(type(d) is not int or d < 0 for d in fd):
+    if type(r) is not type(b) or not int_strides(r) or any(type(d) is not int for d in fd):
         return _UNDECIDED
     parts: list = []
     if not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
     size_a = it.product(a.shape)
+    ext = [(s - 1) * d for (s, _, _), d in zip(parts, fd, strict=True)]  # each mode's reach, negative or not
+    lo_rest, hi_rest = [0] * (len(ext) + 1), [0] * (len(ext) + 1)  # what the modes after k can still add
+    for k in range(len(ext) - 1, -1, -1):
+        lo_rest[k] = lo_rest[k + 1] + min(ext[k], 0)
+        hi_rest[k] = hi_rest[k + 1] + max(ext[k], 0)
     pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
-    w = 1
-    for (s, rs, rd), d in zip(parts, fd, strict=True):
+    w, lo_done, hi_done = 1, 0, 0  # index weight of the next mode; the least and the most B(c) so far
+    signed = lo_rest[0] < 0  # some stride of B is negative
+    for k, ((s, rs, rd), d) in enumerate(zip(parts, fd, strict=True)):
         if s == 1:
             continue
         if it.product(rs) != s:
             return _UNDECIDED
-        m = s if d == 0 else min(s, (size_a - 1) // d + 1)
+        lo, hi = lo_rest[k + 1], hi_rest[k + 1]
+        if d > 0:
+            m = min(s, (size_a - 1 - lo - lo_done) // d + 1)
+        else:
+            m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
         rk = offset_fn_of(rs, rd)
         tab = [rk(c) for c in range(m)]
-        if d == 0:
+        if signed:
+            pts = [(y, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)
+                   if (y := x + c * d) + hi >= 0 and y + lo < size_a]
+        elif d == 0:
             pts = [(x, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)]
         else:
             pts = [(x + c * d, i + c * w, v + tab[c]) for x, i, v in pts
                    for c in range(min(m, (size_a - 1 - x) // d + 1))]
         if len(pts) > ENUM_CAP:
             return _UNDECIDED
+        lo_done += min(ext[k], 0)
+        hi_done += max(ext[k], 0)
         w *= s
     a_of = offset_fn(a) if int_strides(a) else a
     best = None
