@@ -169,8 +169,8 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None 
             nd.append(d)
     if cotarget is None:
         cotarget = 1
-        for s, d in zip(ns, nd, strict=True):
-            cotarget += (s - 1) * d
+        for i in range(len(ns)):
+            cotarget += (ns[i] - 1) * nd[i]
     elif type(cotarget) is not int or cotarget <= 0:
         if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
             return None
@@ -346,20 +346,21 @@ def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
 
 def _compose_modes(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
     """Every mode of B (int strides, any nesting) composed with the coalesced A ``ls:ld``, B's profile kept. (B's
-    shape and stride are congruent, so the zips skip ``strict``: its end-of-input check costs ~0.15 us a zip.)"""
+    shape and stride are congruent; indexing them is cheaper than a zip, ~0.1 us less a loop, more with strict.)"""
     if type(bs) is not tuple:
         return _compose_int(ls, ld, bs, bd) if type(bd) is int else None
-    pairs = []
-    for s, d in zip(bs, bd, strict=False):
+    out_s: list = []
+    out_d: list = []
+    for i in range(len(bs)):
+        s = bs[i]
+        d = bd[i]
         p = _compose_modes(ls, ld, s, d) if type(s) is tuple else (
             _compose_int(ls, ld, s, d) if type(d) is int else None)
         if p is None:
             return None
-        pairs.append(p)
-    if not pairs:
-        return (), ()
-    shapes, strides = zip(*pairs, strict=False)
-    return shapes, strides
+        out_s.append(p[0])
+        out_d.append(p[1])
+    return tuple(out_s), tuple(out_d)
 
 
 def compose_flat(a_shape: Any, a_stride: Any, b_shape: Any, b_stride: Any) -> tuple | None:

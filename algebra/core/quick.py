@@ -59,7 +59,9 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
         return s, d
     fs: list = []
     fd: list = []
-    for x, y in zip(s, d, strict=False):  # congruent (a Layout); depth 2 inline, deeper recursively
+    for i in range(len(s)):  # congruent (a Layout): indexed, cheaper than a zip; depth 2 inline, deeper recursively
+        x = s[i]
+        y = d[i]
         if type(x) is int:
             if type(y) is not int or y < low:
                 return None
@@ -68,7 +70,9 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
         elif type(y) is not tuple:
             return None
         else:
-            for u, v in zip(x, y, strict=False):
+            for j in range(len(x)):
+                u = x[j]
+                v = y[j]
                 if type(u) is int:
                     if type(v) is not int or v < low:
                         return None
@@ -82,7 +86,9 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
 def _flat_into(s: tuple, d: Any, fs: list, fd: list, low: int) -> bool:
     if type(d) is not tuple:
         return False
-    for x, y in zip(s, d, strict=False):
+    for i in range(len(s)):
+        x = s[i]
+        y = d[i]
         if type(x) is tuple:
             if not _flat_into(x, y, fs, fd, low):
                 return False
@@ -148,14 +154,14 @@ def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
         n = _rank(s)
         if not b or len(b) > n:
             return None
-        pairs = []
+        shapes, strides = [], []
         for i in range(len(b)):
             r = _compose_raw(*_mode(s, d, i), b[i])
             if r is None:
                 return None
-            pairs.append(r)
-        shapes, strides = zip(*pairs, strict=False)
-        return shapes, strides
+            shapes.append(r[0])
+            strides.append(r[1])
+        return tuple(shapes), tuple(strides)
     tb = type(b)
     if tb is Layout:
         bs, bd = b.shape, b.stride
@@ -212,18 +218,16 @@ def _coalesce_raw(s: Any, d: Any, profile: Any) -> tuple | None:
     n = _rank(s)
     if len(profile) > n:
         return None
-    pairs = []
+    shapes, strides = [], []
     for i in range(n):
         m = _mode(s, d, i)
         if i < len(profile):
             m = _coalesce_raw(*m, profile[i])
             if m is None:
                 return None
-        pairs.append(m)
-    if not pairs:
-        return None
-    shapes, strides = zip(*pairs, strict=False)
-    return shapes, strides
+        shapes.append(m[0])
+        strides.append(m[1])
+    return (tuple(shapes), tuple(strides)) if shapes else None
 
 
 def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
@@ -271,18 +275,18 @@ def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
     n = _rank(s)
     if len(tiler) > n:
         return None
-    pairs = []
+    shapes, strides = [], []
+    nested = type(s) is tuple
     for i in range(n):
-        m = _mode(s, d, i)
+        ms, md = (s[i], d[i]) if nested else (s, d)
         if i < len(tiler):
-            m = f(*m, tiler[i])
+            m = f(ms, md, tiler[i])
             if m is None:
                 return None
-        pairs.append(m)
-    if not pairs:
-        return None
-    shapes, strides = zip(*pairs, strict=False)
-    return shapes, strides
+            ms, md = m
+        shapes.append(ms)
+        strides.append(md)
+    return (tuple(shapes), tuple(strides)) if shapes else None
 
 
 def _zip2_by(t: Any, guide: Any) -> Any:
@@ -355,8 +359,10 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
     for x in fa[0]:
         cotarget *= x
     cos_b = 1  # CuTe's cosize: sum((s - 1) * |d|) + 1
-    for x, y in zip(t[2], t[3], strict=False):
-        cos_b += (x - 1) * (y if y >= 0 else -y)
+    ts, td = t[2], t[3]
+    for i in range(len(ts)):
+        y = td[i]
+        cos_b += (ts[i] - 1) * (y if y >= 0 else -y)
     comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
     if comp is None:
         return None
