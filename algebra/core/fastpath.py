@@ -172,8 +172,11 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None 
         for i in range(len(ns)):
             cotarget += (ns[i] - 1) * nd[i]
     elif type(cotarget) is not int or cotarget <= 0:
-        if type(cotarget) is not tuple or not cotarget or not all(type(x) is int and x > 0 for x in cotarget):
+        if type(cotarget) is not tuple or not cotarget:
             return None
+        for x in cotarget:  # a flat shape of positive ints (a loop: cheaper than all() over a generator)
+            if type(x) is not int or x <= 0:
+                return None
     if not nd:  # only offset 0 is reached: the complement is all of [0, cotarget), Layout(size(cotarget))
         n = cotarget if type(cotarget) is int else it.product(cotarget)
         return (n, 1) if n != 1 else (1, 0)
