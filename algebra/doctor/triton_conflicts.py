@@ -50,16 +50,6 @@ class Mapping:
         return padded(lin, self.paddings) if self.paddings else lin
 
 
-def _apply(cols: list[int], x: int) -> int:
-    out, j = 0, 0
-    while x:
-        if x & 1:
-            out ^= cols[j]
-        x >>= 1
-        j += 1
-    return out
-
-
 def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapping:
     """Columns of the register/lane/warp -> linear offset map. LayoutError names the field when the pair does not
     describe one tensor of one CTA."""
@@ -84,7 +74,7 @@ def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapp
         raise LayoutError(f"distributed: {len(b.get('lane', []))} lane bits; an NVIDIA warp has 32 lanes")
 
     def go(vs: list[list[int]]) -> list[int]:
-        return [_apply(inverse, pack(v, shape)) for v in vs]
+        return [f2.apply(inverse, pack(v, shape)) for v in vs]
     reg = [c for c, v in zip(go(b["register"]), b["register"], strict=True) if any(v)]
     return Mapping(reg, go(b["lane"]), go(b.get("warp", [])), inverse, shared.paddings, max(1, element_bits // 8),
                    1 << len(b.get("warp", [])))
@@ -165,7 +155,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     if not isinstance(warp, int) or isinstance(warp, bool) or not 0 <= warp < m.warps:
         raise LayoutError(f"warp: {warp!r} is outside the layout's {m.warps} warp(s) (0..{m.warps - 1})")
     eb = m.element_bytes
-    wbase = _apply(m.warp, warp)
+    wbase = f2.apply(m.warp, warp)
     fit = _matrix_fit(m) if matrix else None
     starts_ok = False
     if fit is not None:
