@@ -101,7 +101,8 @@ _lock = threading.RLock()  # re-entrant: close() may run in a signal handler
 _running: dict[int, Budget] = {}
 _watchdog: threading.Thread | None = None
 _SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store", "app.drills.store",
-             "importlib", "threading", "queue", "logging", "contextlib", "concurrent", "weakref", "anyio")
+             "importlib", "threading", "queue", "logging", "contextlib", "concurrent", "weakref", "anyio",
+             "ast")  # CPython's AST builder, cut mid-tree, answers SystemError ("recursion depth mismatch")
 
 
 def charge(kind: str, count: int, what: str) -> None:
@@ -242,8 +243,9 @@ def _fire(budget: Budget, reason: str) -> None:
 
 def _shielded(ident: int) -> bool:
     """Whether the handler thread is somewhere an interruption must not land now: inside the storage floor, an
-    import, a lock or queue of ``threading`` / ``queue``, logging, a finalizer, or a context manager's enter or exit
-    (frames from the innermost one out to the budgeted endpoint). The interruption then waits for the next tick."""
+    import, a lock or queue of ``threading`` / ``queue``, logging, ``ast.parse``, a finalizer, or a context manager's
+    enter or exit (frames from the innermost one out to the budgeted endpoint). The interruption then waits for the
+    next tick."""
     frame = sys._current_frames().get(ident)
     while frame is not None and frame.f_code is not _RUN_CODE:
         name = frame.f_globals.get("__name__", "")

@@ -26,6 +26,8 @@ import time
 import uuid
 from typing import Any, Protocol
 
+from gpu_worker.quota import QUOTA_SCHEMA, Quota
+
 STATUSES = ("queued", "running", "done", "failed")
 FINAL = ("done", "failed")
 JSON_FIELDS = ("params", "progress", "result", "device", "kinds")
@@ -94,13 +96,10 @@ CREATE INDEX IF NOT EXISTS bench_jobs_created ON bench_jobs (created);
 CREATE INDEX IF NOT EXISTS bench_jobs_live ON bench_jobs (created) WHERE {LIVE};
 CREATE TABLE IF NOT EXISTS bench_workers (
   id TEXT PRIMARY KEY, host TEXT, pid INTEGER, device TEXT, kinds TEXT, busy TEXT, last_seen REAL);
-CREATE TABLE IF NOT EXISTS lab_rate (key TEXT NOT NULL, win INTEGER NOT NULL, n INTEGER NOT NULL,
-  expires REAL NOT NULL, PRIMARY KEY (key, win));
-CREATE INDEX IF NOT EXISTS lab_rate_expires ON lab_rate (expires)
 """
 
 
-class SqlStore:
+class SqlStore(Quota):
     """Jobs, queue and workers in one SQL table set through storage.db (SQLite in WAL mode, or PostgreSQL): one
     connection per process behind a lock. The queue is the ``bench_jobs_live`` partial index: a poll reads only
     queued and running jobs."""
@@ -112,15 +111,13 @@ class SqlStore:
         self.conn = connect(name)
         if getattr(self.conn, "backend", "sqlite") == "sqlite":
             have = {r[1] for r in self.conn.execute("PRAGMA table_info(bench_jobs)").fetchall()}
-            rate = {r[1] for r in self.conn.execute("PRAGMA table_info(lab_rate)").fetchall()}
             with self.conn:  # files from before the lease queue: add its columns first
                 for col, kind in (("client", "TEXT"), ("lease_until", "REAL"), ("lease_token", "TEXT"),
                                   ("gpu", "TEXT")):
                     if have and col not in have:
                         self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN {col} {kind}")
-                if rate and "expires" not in rate:  # counters are ephemeral: start afresh
-                    self.conn.execute("DROP TABLE lab_rate")
         self.conn.executescript(_SCHEMA)
+        self.conn.executescript(QUOTA_SCHEMA)
         if getattr(self.conn, "backend", "sqlite") == "postgres":
             have = {r[0] for r in self.conn.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = 'bench_jobs' AND "
@@ -269,26 +266,6 @@ class SqlStore:
         rows = self.conn.execute(f"SELECT * FROM bench_jobs {where}ORDER BY created DESC LIMIT ? OFFSET ?",
                                  (*args, limit, offset)).fetchall()
         return [self._row(r) for r in rows]
-
-    @_locked
-    def hit(self, key: str, window_s: int, now: float | None = None) -> int:
-        """Count one event for ``key`` in the current ``window_s``-second window (fixed windows, shared by every
-        app server on this database); returns the count including this one. Post-condition: no window that ended
-        is kept once a new one opens (the table holds only current windows, whatever the number of keys)."""
-        now = time.time() if now is None else now
-        win = int(now // window_s)
-        with self.conn:
-            n = self.conn.execute("INSERT INTO lab_rate (key, win, n, expires) VALUES (?, ?, 1, ?) ON CONFLICT "
-                                  "(key, win) DO UPDATE SET n = lab_rate.n + 1 RETURNING n",
-                                  (key, win, (win + 1) * window_s)).fetchall()[0][0]
-            if n == 1:
-                self.conn.execute("DELETE FROM lab_rate WHERE expires <= ?", (now,))
-        return int(n)
-
-    @_locked
-    def rate_rows(self) -> int:
-        """Rows in the rate-limit table (windows still open, or ended since the last new window)."""
-        return int(self.conn.execute("SELECT COUNT(*) FROM lab_rate").fetchone()[0])
 
     @_locked
     def heartbeat(self, worker: dict) -> None:

@@ -117,11 +117,26 @@ def test_rate_counters_do_not_pile_up(app):
     from gpu_worker.store import history_store
 
     store = history_store()
-    for i in range(200):  # 200 clients, one submission each, in one window
-        assert store.hit(f"client:{i}", 60, now=1000.0) == 1
+    for i in range(200):  # 200 clients, one submission each
+        assert store.admit([(f"client:{i}", 10, 60)], now=1000.0) is None
     assert store.rate_rows() == 200
-    assert store.hit("client:late", 60, now=1090.0) == 1  # a new window opens: the ended one is dropped
+    assert store.admit([("client:late", 10, 60)], now=1007.0) is None  # their buckets are full again: dropped
     assert store.rate_rows() == 1
+
+
+def test_a_burst_that_crosses_a_minute_is_still_one_burst(app):
+    """The limit holds whenever a burst begins: 4 per 60 s admits 4 at 59.5 s and refuses the 5th at 60.5 s (a fixed
+    window reset there), then admits one every 15 s; both rules of one submission count it or neither does."""
+    from gpu_worker.store import history_store
+
+    store = history_store()
+    rules = [("client:c", 10, 60), ("addr:a", 4, 60)]
+    assert [store.admit(rules, now=59.5) for _ in range(4)] == [None] * 4
+    assert store.admit(rules, now=60.5) == ("addr:a", pytest.approx(14.0))
+    assert store.admit([("client:c", 10, 60)], now=60.5) is None  # the refusal did not count for the client
+    burst = [store.admit([("client:c", 10, 60)], now=60.5) for _ in range(6)]
+    assert burst == [None] * 5 + [("client:c", pytest.approx(5.0))]  # 10 in all; the next at 65.5 s
+    assert store.admit(rules, now=74.6) is None and store.admit(rules, now=74.7) is not None
 
 
 def test_queue_depth_cap_answers_503(app, monkeypatch):

@@ -98,8 +98,9 @@ def test_lease_queue_on_postgres_hands_each_job_to_one_worker(pg):
     assert store.lease("ghost", 0.05, 1)["attempts"] == 1
     time.sleep(0.1)
     assert store.lease("next", 0.05, 1) is None and "gave up" in store.get(job["id"])["error"]
-    assert [store.hit("k", 60, now=120.0) for _ in range(3)] == [1, 2, 3]
-    assert store.hit("k", 60, now=185.0) == 1  # a new window
+    assert [store.admit([("k", 3, 60)], now=120.0) for _ in range(3)] == [None] * 3
+    assert store.admit([("k", 3, 60)], now=121.0) == ("k", pytest.approx(19.0))  # one every 20 s after the burst
+    assert store.admit([("k", 3, 60)], now=140.0) is None
 
 
 def test_a_dropped_connection_is_replaced(pg):

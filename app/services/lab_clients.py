@@ -7,16 +7,16 @@ lab response to a client without a valid one. Scripts may send the same signed v
 header instead. The lab admin presents LAYOUTLAB_ADMIN_TOKEN as ``Authorization: Bearer <token>`` or
 ``X-Admin-Token``.
 
-Rate limits are fixed windows counted in the app's database (gpu_worker.store.SqlStore.hit), so every app server on
-one database shares them: per client and per remote address (a client that drops its cookie is still one address).
+Rate limits are GCRA buckets kept in the app's database (gpu_worker.store.SqlStore.admit), so every app server on one
+database shares them: per client and per remote address (a client that drops its cookie is still one address).
 """
 
 from __future__ import annotations
 
 import hmac
+import math
 import os
 import secrets
-import time
 from http.cookies import SimpleCookie
 
 from app.drills import identity
@@ -79,19 +79,19 @@ class RateLimited(RuntimeError):
 
 
 def check_rate(client: str | None, address: str | None) -> None:
-    """Count one submission for the client and its address; raise RateLimited when either is over its limit."""
+    """Count one submission for the client and its address together; raise RateLimited (counting nothing) when
+    either is over its limit. A limit of N per W seconds admits a burst of N, then one every W / N seconds."""
     from gpu_worker.store import history_store
 
-    store = history_store()
-    now = time.time()
-    for key, (limit, window) in ((f"client:{client}", client_rate()), (f"addr:{address}", address_rate())):
-        if key.endswith(":None"):
-            continue
-        n = store.hit(key, window, now)
-        if n > limit:
-            who = "this client" if key.startswith("client:") else "this address"
-            raise RateLimited(f"too many submissions from {who}: {limit} per {window} s; try again later",
-                              max(1, int(window - now % window)))
+    rates = {f"client:{client}": client_rate(), f"addr:{address}": address_rate()}
+    rules = [(key, *rate) for key, rate in rates.items() if not key.endswith(":None")]
+    refused = history_store().admit(rules) if rules else None
+    if refused is not None:
+        key, wait = refused
+        limit, window = rates[key]
+        who = "this client" if key.startswith("client:") else "this address"
+        raise RateLimited(f"too many submissions from {who}: {limit} per {window} s (a burst of {limit}, then one "
+                          f"every {window / limit:g} s); try again later", max(1, math.ceil(wait)))
 
 
 class LabClientMiddleware:
