@@ -64,6 +64,10 @@ class LayoutOut(BaseModel):
     compact: bool | None = Field(None, description="injective and cosize == size (null: not enumerated)")
     table: Table | None = Field(None, description="null when size exceeds the enumeration cap (see note)")
     note: str | None = None
+    offset_range: list[int] | None = Field(None, description="[lowest, highest] offset (integer strides only); "
+                                           "cosize is its width, as in CuTe's coshape with |strides|")
+    last_plus_one: int | None = Field(None, description="L(size - 1) + 1: pycute's cosize, which differs from "
+                                      "CuTe's when a stride is negative")
 
 
 class Step(BaseModel):

@@ -110,3 +110,9 @@ def test_cosize_is_cutes():
 def test_the_layout_api_shows_cutes_cosize(client):
     r = client.post("/api/layout", json={"layout": "(4,8):(-1,4)"})
     assert r.status_code == 200 and r.json()["cosize"] == 32
+    assert r.json()["offset_range"] == [-3, 28] and r.json()["last_plus_one"] == 26  # both named, side by side
+    page = client.get("/", params={"layout": "(4,8):(-1,4)"}).text
+    assert 'id="cosize-note"' in page and "from -3 to\n28" in page and "gives 26" in page
+    plain = client.post("/api/layout", json={"layout": "(4,8):(1,4)"}).json()
+    assert plain["offset_range"] == [0, 31] and plain["last_plus_one"] == 32
+    assert 'id="cosize-note"' not in client.get("/", params={"layout": "(4,8):(1,4)"}).text

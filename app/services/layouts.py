@@ -87,13 +87,18 @@ class LayoutView:
     cpp: str = ""
     dsl: str = ""
     formula: str = ""
+    #: (lowest, highest) offset, from the strides alone; None for coordinate layouts
+    offset_range: tuple[int, int] | None = None
+    #: L(size - 1) + 1, pycute's cosize: it differs from CuTe's (the width of offset_range) when a stride is negative
+    last_plus_one: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         cells = self.coords if self.coords is not None else self.offsets
         table = None if cells is None else {"rows": self.rows, "cols": self.cols, "offsets": cells}
         return {"layout": self.layout, "size": self.size, "cosize": self.cosize, "rank": self.rank,
                 "depth": self.depth, "injective": self.injective, "compact": self.compact, "table": table,
-                "note": self.note}
+                "note": self.note, "offset_range": list(self.offset_range) if self.offset_range else None,
+                "last_plus_one": self.last_plus_one}
 
 
 def _modes(layout: Any) -> list[Any]:
@@ -205,6 +210,17 @@ def describe_layout(text: str, for_grid: bool = False) -> LayoutView:
     return view
 
 
+def _fill_range(view: LayoutView, layout: Any) -> None:
+    """``offset_range`` and ``last_plus_one`` of a layout with integer strides (O(rank), nothing enumerated)."""
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    if not all(type(d) is int and type(s) is int for s, d in zip(fs, fd, strict=True)):
+        return
+    lo = sum((s - 1) * d for s, d in zip(fs, fd, strict=True) if d < 0)
+    hi = sum((s - 1) * d for s, d in zip(fs, fd, strict=True) if d > 0)
+    view.offset_range = (lo, hi)
+    view.last_plus_one = sum((s - 1) * d for s, d in zip(fs, fd, strict=True)) + 1
+
+
 def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     """Facts and (under the caps) the offset table of the layout written ``text``.
 
@@ -216,6 +232,8 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
                       depth=A.depth(layout))
     if is_composed(layout):
         view.swizzle = str(layout.layout_a)
+    else:
+        _fill_range(view, layout)
     view.cpp, view.dsl = code.layout_code(layout)
     view.formula = code.index_formula(layout)
     kind = cell_kind(layout)
