@@ -37,6 +37,7 @@ from typing import Any
 from fastapi.routing import APIRoute
 
 from algebra import LayoutError
+from algebra.core.memo import BoundedCache
 
 #: Server CPU seconds one request's handler may use (LAYOUTLAB_CPU_BUDGET_S).
 CPU_SECONDS = float(os.environ.get("LAYOUTLAB_CPU_BUDGET_S", "0.6"))
@@ -103,6 +104,10 @@ _watchdog: threading.Thread | None = None
 _SHIELDED = ("storage", "sqlite3", "psycopg", "redis", "gpu_worker.store", "gpu_worker.redis_store", "app.drills.store",
              "importlib", "threading", "queue", "logging", "contextlib", "concurrent", "weakref", "anyio",
              "ast")  # CPython's AST builder, cut mid-tree, answers SystemError ("recursion depth mismatch")
+
+#: Functions of modules that are otherwise interruptible (a memoized op runs inside algebra.core.memo's wrapper): a
+#: cache's entry and its byte count change together.
+_SHIELDED_CODE = frozenset(f.__code__ for f in (BoundedCache.get, BoundedCache.put, BoundedCache.clear))
 
 
 def charge(kind: str, count: int, what: str) -> None:
@@ -243,13 +248,14 @@ def _fire(budget: Budget, reason: str) -> None:
 
 def _shielded(ident: int) -> bool:
     """Whether the handler thread is somewhere an interruption must not land now: inside the storage floor, an
-    import, a lock or queue of ``threading`` / ``queue``, logging, ``ast.parse``, a finalizer, or a context manager's
-    enter or exit (frames from the innermost one out to the budgeted endpoint). The interruption then waits for the
-    next tick."""
+    import, a lock or queue of ``threading`` / ``queue``, logging, ``ast.parse``, a bounded cache's get or put, a
+    finalizer, or a context manager's enter or exit (frames from the innermost one out to the budgeted endpoint). The
+    interruption then waits for the next tick."""
     frame = sys._current_frames().get(ident)
     while frame is not None and frame.f_code is not _RUN_CODE:
         name = frame.f_globals.get("__name__", "")
-        if name.startswith(_SHIELDED) or frame.f_code.co_name == "__del__":  # a finalizer the collector runs here
+        code = frame.f_code
+        if name.startswith(_SHIELDED) or code in _SHIELDED_CODE or code.co_name == "__del__":  # or a finalizer
             return True
         frame = frame.f_back
     return False

@@ -253,3 +253,43 @@ def test_interruptions_anywhere_leave_the_app_whole(monkeypatch):
     assert set(sweep(2)) == {200}
     kinds = client.get("/api/drills/kinds").json()
     assert len(kinds) >= 19
+
+
+def test_an_interruption_waits_while_a_cache_updates_but_not_in_a_memoized_op(monkeypatch):
+    """A thread inside BoundedCache.put (its entry and byte count change together) or inside the ast module is
+    shielded; a thread running an op under the memo's wrapper is not (the memo module as a whole is not shielded)."""
+    import ast
+
+    from algebra.core import memo
+
+    inside, release = threading.Event(), []
+
+    def stall(*_args, **_kwargs):  # waits in this module's frame, not in threading's (itself shielded)
+        inside.set()
+        deadline = time.monotonic() + 10
+        while not release and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return 1
+
+    def run(fn):
+        def endpoint():  # stands for the budgeted endpoint: the frames below it (threading's) are not looked at
+            fn()
+
+        monkeypatch.setattr(budget, "_RUN_CODE", endpoint.__code__)
+        inside.clear()
+        release.clear()
+        t = threading.Thread(target=endpoint)
+        t.start()
+        assert inside.wait(10)
+        try:
+            return budget._shielded(t.ident)
+        finally:
+            release.append(True)
+            t.join(10)
+
+    monkeypatch.setattr(memo, "approx_bytes", stall)
+    assert run(lambda: memo.BoundedCache(1 << 20).put("k", "v")) is True
+    assert run(lambda: memo.memo(lambda x: stall())(7)) is False
+    assert run(lambda: stall()) is False
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: (stall(), ast.Expression(body=ast.Constant(1)))[1])
+    assert run(lambda: ast.literal_eval("1")) is True  # inside the ast module (here its literal_eval)
