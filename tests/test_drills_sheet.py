@@ -96,11 +96,12 @@ def test_prompts_state_their_conventions() -> None:
 
 
 def test_explain_gives_no_length_cue() -> None:
-    """The right option is the longest in a minority of drills, and not always at the same length rank."""
+    """No length rank gives the right option away: it is the longest, the second, the third and the shortest option
+    in 10-40 % of drills each (always skipping the shortest or taking the longest wins no more than chance allows)."""
     ranks = Counter()
     for seed in random.Random(10).sample(range(10**6, 10**9), 300):
         d = generate("explain", seed)
         options = d.data["options"]
         right = options["abcd".index(d.expected)]
         ranks[sorted(map(len, options), reverse=True).index(len(right))] += 1
-    assert ranks[0] < 0.35 * 300 and len([r for r, n in ranks.items() if n >= 30]) >= 3, ranks
+    assert all(0.1 * 300 <= ranks[r] <= 0.4 * 300 for r in range(4)), ranks

@@ -35,7 +35,8 @@ ITEMS = [
            "Both keep the shape (M,N); writing (N,M) would describe a different, transposed matrix."),
           ("Row-major layouts touch more memory (a larger cosize) than column-major ones.",
            "Both are compact: cosize = M*N for either."),
-          ("Column-major needs a hierarchical shape such as (M,(N,1)), while row-major stays flat.",
+          ("Column-major needs a hierarchical shape such as (M,(N,1)) to put its stride-1 mode first, while a "
+           "row-major layout always stays flat and rank 2.",
            "Both are flat rank-2 layouts; nesting is unrelated to majorness."))),
     Item("transpose", "A transposed view costs what in this formalism, and why does a GEMM still care which operand "
          "is transposed?",
@@ -51,7 +52,7 @@ ITEMS = [
            "The arithmetic is free, but the memory access pattern is not: stride-1 versus large-stride loads "
            "differ in sectors per request and in vectorization."),
           ("It costs one composition per element at run time, which is why GEMM kernels precompute their "
-           "transposed operands in a separate pass.",
+           "transposed operands in a separate pass, before the main loop ever starts.",
            "The composition happens at compile time with static shapes; the run-time cost is in the access "
            "pattern, not the index arithmetic."))),
     Item("tiling", "Why does having the layout algebra derive tiled views matter more for a tensor-core GEMM than for "
@@ -106,7 +107,8 @@ ITEMS = [
           ("The larger of the two shapes: the result must hold every element of both A and B, so R takes whichever "
            "of them has more elements.",
            "No size comparison is involved: R(c) = A(B(c)) is defined on B's coordinates."),
-          ("Composition cannot transpose; you need a copy.",
+          ("Composition cannot transpose: the result always keeps A's row-major order, so a transposed view of "
+           "the matrix needs its data copied into a new buffer first.",
            "Composing with a layout that swaps the roles of rows and columns gives the transposed view for free."))),
     Item("divide", "How is logical_divide(A, B) built, and what do the two modes of the result mean?",
          "A o (B, complement(B, size(A))): mode 0 is the elements B selects (one tile), mode 1 says which tile.",
@@ -117,7 +119,8 @@ ITEMS = [
           ("complement(A, B): the offsets B leaves out of A, laid out so that mode 0 lists the uncovered elements "
            "and mode 1 repeats them once per tile of B.",
            "The complement is of B (in size(A)), and it is only the second mode's arrangement."),
-          ("A with its modes sorted by stride, then cut in two.",
+          ("A with its modes sorted by stride and then cut in two at the size of B: mode 0 keeps the smallest "
+           "strides (one tile), mode 1 keeps the rest.",
            "The division follows B's pattern, which need not be contiguous or sorted."))),
     Item("partition", "For a warp reading a column-major fp32 tile, which way should the thread layout's fast mode "
          "run, and why?",
