@@ -232,6 +232,27 @@ def test_a_copied_key_after_a_reveal_raises_nothing(app: Any) -> None:
     assert again["correct"] and c.get("/api/drills/progress").json()["correct"] == 1  # a solved drill: once
 
 
+def test_a_whiteboard_part_answered_with_its_revealed_key_is_a_miss(app: Any) -> None:
+    """The part takes its one answer, graded, but the copied key counts for neither the session's score nor the
+    learner's correct answers and streak."""
+    c = TestClient(app, raise_server_exceptions=False)
+    warm = from_id("offsets-77")
+    assert c.post("/api/drills/offsets-77/answer", json={"answer": warm.expected}).json()["correct"]
+    s = c.post("/api/drills/whiteboard").json()
+    part = s["parts"][0]["id"]
+    key = c.post(f"/api/drills/{part}/reveal", json={}).json()["expected"]
+    res = c.post(f"/api/drills/{part}/answer", json={"answer": key, "session": s["session"]})
+    assert res.status_code == 200 and res.json()["correct"]  # graded by meaning ...
+    board = c.get(f"/api/drills/whiteboard/{s['session']}").json()
+    assert board["score"] == 0 and board["parts"][0]["answered"] and not board["parts"][0]["correct"]  # ... a miss
+    p = c.get("/api/drills/progress").json()
+    assert (p["correct"], p["streak"]) == (1, 0)
+    nxt = s["parts"][1]["id"]  # a part answered right without a reveal still counts
+    assert c.post(f"/api/drills/{nxt}/answer", json={"answer": from_id(nxt).expected,
+                                                       "session": s["session"]}).json()["correct"]
+    assert c.get(f"/api/drills/whiteboard/{s['session']}").json()["score"] == 1
+
+
 def test_time_taken_comes_from_the_signed_served_token(app: Any) -> None:
     c = TestClient(app, raise_server_exceptions=False)
     d = c.get("/api/drills/next?kind=offsets&seed=31").json()

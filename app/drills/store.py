@@ -237,11 +237,13 @@ def record_attempt(learner: str, drill_id: str, kind: str, seed: int, answer: st
     transaction.
 
     Post-conditions: a drill already solved (answered right, or revealed) records nothing (``recorded`` False),
-    except as a whiteboard part; ``elapsed_s`` defaults to the time since the learner's first hint on the drill; a
-    right answer moves the box up by one (max 5) only when it is attempt 1 of this learner at this drill and fewer
-    than two hints were opened, so the sub-skill is promoted at most once per drill however many answers race; a
-    wrong one resets the box to 0 and makes it due now. With ``session``: raises SessionRefused unless the drill is
-    that session's current question, so each part keeps exactly one answer; the last one finishes the session.
+    except as a whiteboard part, where an answer after a reveal is recorded as a miss whatever its grade (the key
+    was copied: it raises neither the part's score nor ``correct`` and ``streak``); ``elapsed_s`` defaults to the
+    time since the learner's first hint on the drill; a right answer moves the box up by one (max 5) only when it is
+    attempt 1 of this learner at this drill and fewer than two hints were opened, so the sub-skill is promoted at
+    most once per drill however many answers race; a wrong one resets the box to 0 and makes it due now. With
+    ``session``: raises SessionRefused unless the drill is that session's current question, so each part keeps
+    exactly one answer; the last one finishes the session.
     """
     now = time.time() if now is None else now
     skill = skill or kind
@@ -252,13 +254,16 @@ def record_attempt(learner: str, drill_id: str, kind: str, seed: int, answer: st
         done = _solved(c, learner, drill_id)
         if done and not session:
             return Attempt(drill_id, kind, seed, correct, elapsed_s, 0, now, recorded=False, solved=True)
-        number, hints, elapsed = _insert_attempt(c, learner, drill_id, kind, seed, answer, correct, elapsed_s,
+        copied = done and bool(c.execute("SELECT 1 FROM reveals WHERE learner = ? AND drill_id = ?",
+                                         (learner, drill_id)).fetchall())
+        right = correct and not copied  # a whiteboard part answered after its key was shown: the copy is a miss
+        number, hints, elapsed = _insert_attempt(c, learner, drill_id, kind, seed, answer, right, elapsed_s,
                                                  session, now)
-        promote = correct and number == 1 and not done and hints < 2
-        box = _repeat(c, learner, skill, correct, promote, now)
+        promote = right and number == 1 and not done and hints < 2
+        box = _repeat(c, learner, skill, right, promote, now)
         if last:
             c.execute("UPDATE sessions SET finished = ? WHERE id = ? AND finished IS NULL", (now, session))
-        return Attempt(drill_id, kind, seed, correct, elapsed, hints, now, number, True, promote, done or correct,
+        return Attempt(drill_id, kind, seed, right, elapsed, hints, now, number, True, promote, done or right,
                        box)
 
     return store_db.atomically(run)
