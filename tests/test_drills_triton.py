@@ -111,3 +111,23 @@ def test_the_transposed_pair_is_named():
             assert not g.correct and g.mistake
             return
     raise AssertionError("no holds drill with row != col in 100 seeds")
+
+
+def test_holds_reads_the_row_and_column_in_words():
+    """``row 7, col 0``, ``r=7 c=0`` and ``7, 0`` are the pair (7, 0); the swapped or bumped pair stays wrong, two
+    pairs are unreadable."""
+    checked = 0
+    for seed in range(3000, 3200):
+        d = generate("triton_layout", seed)
+        if d.variant != "holds":
+            continue
+        row, col = (int(v) for v in d.expected.strip("()").split(", "))
+        for ans in (f"row {row}, col {col}", f"r={row} c={col}", f"{row}, {col}", f"col {col}, row {row}"):
+            assert d.grade(ans).correct, (d.id, ans)
+        assert not d.grade(f"row {row + 1}, col {col}").correct
+        assert not d.grade(f"row {row}, column {col + 1}").correct
+        if row != col:
+            assert d.grade(f"row {col}, col {row}").mistake
+        assert not d.grade(f"({row}, {col}) ({row}, {col})").readable
+        checked += 1
+    assert checked >= 50

@@ -12,7 +12,8 @@ from algebra.doctor import triton_conflicts as TC
 from algebra.doctor import triton_layouts as TL
 from app.drills.common import pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import AnswerError, parse_int, parse_pairs
+from app.drills.parse_words import parse_rc
+from app.drills.parsing import parse_int
 
 RULE = ("A Triton layout is linear over bits: each bit of the register, lane and warp index adds (XOR) one basis "
         "vector (row, col); the element is the XOR of the bases of the set bits.")
@@ -66,14 +67,12 @@ def _holds(rng: random.Random, seed: int) -> Drill:
     steps.append(step(f"XOR of those bases: ({row}, {col})."))
 
     def grade(ans: str) -> Grade:
-        pairs = parse_pairs(ans)
-        if len(pairs) != 1:
-            raise AnswerError("give one (row, col)")
-        if pairs[0] == want:
+        got = parse_rc(ans)  # (25, 11), 25, 11, row 25, col 11, r=25 c=11
+        if got == want:
             return Grade.right()
-        if pairs[0] == (col, row):
+        if got == (col, row):
             return Grade.wrong("that is (col, row): dim0 is the row")
-        return Grade.wrong(f"({pairs[0][0]}, {pairs[0][1]}) is another element")
+        return Grade.wrong(f"({got[0]}, {got[1]}) is another element")
 
     prompt = (f"A tensor<{shape[0]}x{shape[1]}xf16> has the layout\n{text}\nWhich element (row, col) does lane "
               f"{lane} of warp {warp} hold in register {reg}?")
@@ -81,7 +80,7 @@ def _holds(rng: random.Random, seed: int) -> Drill:
               [RULE, steps[0]["text"]], variant="holds")
     d.with_data(layout=text, shape=shape, register=reg, lane=lane, warp=warp)
     if row != col:
-        d.mistake("(col, row): dim0 is the row, dim1 the column", lambda a: parse_pairs(a) == [(col, row)],
+        d.mistake("(col, row): dim0 is the row, dim1 the column", lambda a: parse_rc(a) == (col, row),
                   f"({col}, {row})")
     return d
 
