@@ -116,3 +116,18 @@ def test_the_layout_api_shows_cutes_cosize(client):
     plain = client.post("/api/layout", json={"layout": "(4,8):(1,4)"}).json()
     assert plain["offset_range"] == [0, 31] and plain["last_plus_one"] == 32
     assert 'id="cosize-note"' not in client.get("/", params={"layout": "(4,8):(1,4)"}).text
+
+
+def test_the_cells_by_offset_strip_spans_the_offset_range(client):
+    """With a negative stride the strip runs from the lowest offset to the highest: every cell is in it once, and no
+    box past the highest offset is shown as a hole."""
+    from app.services.layouts import cells_by_offset, describe_layout
+
+    for text, lo, hi in (("(4,8):(-1,4)", -3, 28), ("(3,4):(-1,-4)", -14, 0), ("(4,8):(1,4)", 0, 31)):
+        strip = cells_by_offset(describe_layout(text, for_grid=True))
+        assert [v for v, _, _ in strip] == list(range(lo, hi + 1)), text
+        lay = P(text)
+        hit = {lay(i) for i in range(A.size(lay))}
+        assert all((n > 0) == (v in hit) for v, _, n in strip) and sum(n for _, _, n in strip) == A.size(lay)
+    page = client.get("/", params={"layout": "(4,8):(-1,4)"}).text
+    assert 'title="offset -3: 1 cell">-3<br>3,0' in page and 'title="offset 29"' not in page

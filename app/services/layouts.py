@@ -279,14 +279,17 @@ def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour
 
 
 def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:
-    """For each offset 0..cosize-1 (up to ``limit``): (offset, "(i,j)" of the first cell holding it or "", count)."""
+    """For each offset 0..cosize-1 (up to ``limit``): (offset, "(i,j)" of the first cell holding it or "", count).
+    Where a negative stride reaches below 0 the strip runs from the lowest offset to the highest (a range as wide as
+    CuTe's cosize), so every cell is listed and no box past the highest offset is shown as a hole."""
     if view.offsets is None or view.coords is not None or view.cosize > limit or view.size > MAX_CELLS:
         return None  # (a coordinate layout has no 1-D offsets to list)
     cols = view.cols
     flat = list(itertools.chain.from_iterable(view.offsets))  # row by row
     count = Counter(flat)
     first = dict(zip(reversed(flat), range(len(flat) - 1, -1, -1), strict=True))  # the first cell of each offset
-    span = range(max(view.cosize, 0))
+    lo = min(flat, default=0)
+    span = range(lo, max(flat) + 1) if lo < 0 else range(max(view.cosize, 0))
     where = ["" if (k := first.get(v)) is None else f"{k // cols},{k % cols}" for v in span]
     return list(zip(span, where, map(count.__getitem__, span), strict=True))  # a Counter answers 0 when missing
 
