@@ -131,3 +131,15 @@ def test_the_cells_by_offset_strip_spans_the_offset_range(client):
         assert all((n > 0) == (v in hit) for v, _, n in strip) and sum(n for _, _, n in strip) == A.size(lay)
     page = client.get("/", params={"layout": "(4,8):(-1,4)"}).text
     assert 'title="offset -3: 1 cell">-3<br>3,0' in page and 'title="offset 29"' not in page
+
+
+def test_complement_of_a_negative_stride_says_why_cute_refuses():
+    """CuTe's complement rejects (2,3):(-3,1) with its non-injective static_assert (1 / -6 is 0 in its fold), though
+    the layout is injective: the refusal keeps CuTe's words and names the negative stride and the division."""
+    with pytest.raises(A.LayoutError) as err:
+        A.complement(P("(2,3):(-3,1)"), 12)
+    msg = str(err.value)
+    assert msg.startswith("Non-injective Layout detected in complement") and "negative stride" in msg
+    assert "1 / -6 is 0" in msg
+    with pytest.raises(A.LayoutError, match="has overlapping modes$"):
+        A.complement(P("(2,3):(3,3)"), 12)

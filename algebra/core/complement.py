@@ -100,7 +100,12 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         k = strides.index(min_d)
         new_s = min_d // last if positive else tdiv(min_d, last)
         if new_s == 0:
-            raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
+            if positive:
+                raise LayoutError(f"Non-injective Layout detected in complement: {layout} has overlapping modes")
+            raise LayoutError(f"Non-injective Layout detected in complement: {layout} has a negative stride, and "
+                              f"CuTe's fold (smallest stride first) reaches the mode of stride {min_d} where the "
+                              f"block before it ends at {last}: {min_d} / {last} is 0, which CuTe rejects with this "
+                              "message (its static_assert) even where no two modes overlap")
         res_s.append(new_s)
         if rec is not None:
             fill = (f"it starts where that block ends: no gap (the mode 1:{last}, dropped when coalescing)"
