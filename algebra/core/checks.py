@@ -154,7 +154,10 @@ def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
         return True
     if type(r_shape) is not tuple or len(r_shape) != len(b_shape):
         return False
-    return all(_parts_like(x, y, z, out) for x, y, z in zip(b_shape, r_shape, r_stride, strict=True))
+    for i in range(len(b_shape)):
+        if not _parts_like(b_shape[i], r_shape[i], r_stride[i], out):
+            return False
+    return True
 
 
 def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
@@ -164,25 +167,34 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
     ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP."""
     fd = it.flatten(b.stride)
-    if type(r) is not type(b) or not int_strides(r) or any(type(d) is not int for d in fd):
+    if type(r) is not type(b) or not int_strides(r):
         return _UNDECIDED
+    for d in fd:
+        if type(d) is not int:
+            return _UNDECIDED
     parts: list = []
     if not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
     size_a = it.product(a.shape)
-    ext = [(s - 1) * d for (s, _, _), d in zip(parts, fd, strict=True)]  # each mode's reach, negative or not
-    lo_rest, hi_rest = [0] * (len(ext) + 1), [0] * (len(ext) + 1)  # what the modes after k can still add
-    for k in range(len(ext) - 1, -1, -1):
-        lo_rest[k] = lo_rest[k + 1] + min(ext[k], 0)
-        hi_rest[k] = hi_rest[k + 1] + max(ext[k], 0)
+    n = len(parts)
+    ext = [(parts[k][0] - 1) * fd[k] for k in range(n)]  # each mode's reach, negative or not
+    lo_rest, hi_rest = [0] * (n + 1), [0] * (n + 1)  # what the modes after k can still add
+    for k in range(n - 1, -1, -1):
+        e = ext[k]
+        lo_rest[k] = lo_rest[k + 1] + (e if e < 0 else 0)
+        hi_rest[k] = hi_rest[k + 1] + (e if e > 0 else 0)
     pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
     w, lo_done, hi_done = 1, 0, 0  # index weight of the next mode; the least and the most B(c) so far
+    mult = 1  # coordinates each point stands for: those of the stride-0 modes of B on which R is constant, whose
+    # first coordinate (0) has the least index and the same B(c) and R(c) as the others
     signed = lo_rest[0] < 0  # some stride of B is negative
-    for k, ((s, rs, rd), d) in enumerate(zip(parts, fd, strict=True)):
+    for k in range(n):
+        s, rs, rd = parts[k]
         if s == 1:
             continue
         if it.product(rs) != s:
             return _UNDECIDED
+        d = fd[k]
         lo, hi = lo_rest[k + 1], hi_rest[k + 1]
         if d > 0:
             m = min(s, (size_a - 1 - lo - lo_done) // d + 1)
@@ -190,9 +202,19 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
             m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
-        rk = offset_fn_of(rs, rd)
-        tab = [rk(c) for c in range(m)]
-        if signed:
+        if type(rs) is int:
+            tab = [c * rd for c in range(m)]
+        else:
+            rk = offset_fn_of(rs, rd)
+            tab = [rk(c) for c in range(m)]
+        if d == 0 and tab.count(tab[0]) == m:
+            t0 = tab[0]
+            if signed:
+                pts = [(x, i, v + t0) for x, i, v in pts if x + hi >= 0 and x + lo < size_a]
+            elif t0:
+                pts = [(x, i, v + t0) for x, i, v in pts]
+            mult *= m
+        elif signed:
             pts = [(y, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)
                    if (y := x + c * d) + hi >= 0 and y + lo < size_a]
         elif d == 0:
@@ -200,12 +222,20 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
         else:
             pts = [(x + c * d, i + c * w, v + tab[c]) for x, i, v in pts
                    for c in range(min(m, (size_a - 1 - x) // d + 1))]
-        if len(pts) > ENUM_CAP:
+        if len(pts) * mult > ENUM_CAP:
             return _UNDECIDED
-        lo_done += min(ext[k], 0)
-        hi_done += max(ext[k], 0)
+        e = ext[k]
+        if e < 0:
+            lo_done += e
+        else:
+            hi_done += e
         w *= s
-    a_of = offset_fn(a) if int_strides(a) else a
+    if not int_strides(a):
+        a_of = a
+    elif 0 < size_a <= 4 * len(pts):  # every point is inside A: its table, when not much longer than the points
+        a_of = offsets(a).__getitem__
+    else:
+        a_of = offset_fn(a)
     best = None
     for x, i, v in pts:
         if (best is None or i < best[0]) and (ax := a_of(x)) != v:
@@ -241,7 +271,12 @@ def offset_fn_of(shape: Any, stride: Any) -> Any:
 
 def int_strides(layout: Any) -> bool:
     st = getattr(layout, "stride", None)
-    return st is not None and all(type(v) is int for v in it.flatten(st))
+    if st is None:
+        return False
+    for v in it.flatten(st):
+        if type(v) is not int:
+            return False
+    return True
 
 
 def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:

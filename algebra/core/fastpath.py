@@ -3,9 +3,9 @@ every offset of a layout.
 
 Nothing here builds a ``Layout``, so both ``Layout`` itself (``Layout.with_shape`` is a composition) and the ops
 (``algebra.core.coalesce``, ``composition``, ``complement``) stand on this module. ``coalesce_x_flat`` and
-``compose_flat`` are the fast paths for flat layouts with integer strides, ``complement_pair`` for int layouts with
-non-negative strides: each returns the same pair as the generic
-code or ``None`` when the input is outside its case, and the caller then runs the generic code. ``_compose_int``
+``compose_flat`` are the fast paths for flat layouts with integer strides (``complement_pair``, for int layouts with
+non-negative strides, is ``algebra.core.complement_modes``'): each returns the same pair as the generic code or
+``None`` when the input is outside its case, and the caller then runs the generic code. ``_compose_int``
 raises the composition refusals itself. A recorder passed as ``rec`` gets one step per decision, the layouts in them
 as CuTe notation text.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.complement_modes import complement_pair as complement_pair  # its home before (importers kept)
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import signum, tdiv
 
@@ -89,8 +90,6 @@ def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
     return bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
 
 
-
-
 def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
     """``coalesce_x`` (``x``) or ``coalesce`` of a flat layout with int strides as a raw ``(shape, stride)`` pair
     (``None`` otherwise): ``_bw_coalesce`` with the last mode as the seed (for ``coalesce_x`` a shape-1 last mode
@@ -108,20 +107,40 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
     front_d = stride[n]
     if type(front_s) is not int or type(front_d) is not int:
         return None
-    if front_s == 1 and x:
-        front_s = 2
+    top = n - 1
+    if front_s == 1:
+        if x:
+            front_s = 2
+        else:  # plain coalesce: the last mode of shape > 1 is the seed
+            while top >= 0:
+                s = shape[top]
+                d = stride[top]
+                if type(s) is not int or type(d) is not int:
+                    return None
+                top -= 1
+                if s != 1:
+                    front_s, front_d = s, d
+                    break
+    if top == 0:  # one mode before the seed (a rank-2 layout), without the lists (front_s is not 1 here)
+        s = shape[0]
+        d = stride[0]
+        if type(s) is not int or type(d) is not int:
+            return None
+        if s == 1:
+            return front_s, front_d
+        if s * d == front_d:
+            return s * front_s, d
+        return (s, front_s), (d, front_d)
     ns: list = []
     nd: list = []
-    for i in range(n - 1, -1, -1):
+    for i in range(top, -1, -1):
         s = shape[i]
         d = stride[i]
         if type(s) is not int or type(d) is not int:
             return None
         if s == 1:
             continue
-        if front_s == 1 and not ns:
-            front_s, front_d = s, d
-        elif s * d == front_d:
+        if s * d == front_d:
             front_s, front_d = s * front_s, d
         else:
             ns.append(front_s)
@@ -134,97 +153,6 @@ def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
     ns.reverse()
     nd.reverse()
     return tuple(ns), tuple(nd)
-
-
-# --------------------------------------------------------------------------------------------- complement
-
-
-def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None = None) -> tuple | None:
-    """``complement(shape:stride, cotarget)`` as a raw pair, for flat int modes with non-negative strides and an
-    int, None or flat positive-int tuple cotarget. Filter keeps modes of shape > 1 and stride > 0 (merging
-    ``s*d == next d`` back to front); the modes are taken by increasing stride (a tie is an overlap, left to the
-    generic refusal). No two result modes can merge (``q*last <= d < d*s``), so coalescing the result only drops
-    shape-1 modes. ``whole``: the ``(shape, stride)`` being complemented, as the caller wrote it; with it, overlapping
-    modes raise the general code's refusal instead of returning None."""
-    if type(shape) is int:
-        shape, stride = (shape,), (stride,)
-    elif type(shape) is not tuple or type(stride) is not tuple:
-        return None
-    ns: list = []
-    nd: list = []
-    for i in range(len(shape) - 1, -1, -1):
-        s = shape[i]
-        d = stride[i]
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1 or d == 0:
-            continue
-        if d < 0:
-            return None
-        if nd and s * d == nd[-1]:
-            ns[-1] *= s
-            nd[-1] = d
-        else:
-            ns.append(s)
-            nd.append(d)
-    if cotarget is None:
-        cotarget = 1
-        for i in range(len(ns)):
-            cotarget += (ns[i] - 1) * nd[i]
-    elif type(cotarget) is not int or cotarget <= 0:
-        if type(cotarget) is not tuple or not cotarget:
-            return None
-        for x in cotarget:  # a flat shape of positive ints (a loop: cheaper than all() over a generator)
-            if type(x) is not int or x <= 0:
-                return None
-    if not nd:  # only offset 0 is reached: the complement is all of [0, cotarget), Layout(size(cotarget))
-        n = cotarget if type(cotarget) is int else it.product(cotarget)
-        return (n, 1) if n != 1 else (1, 0)
-    rs: list = []
-    rd: list = []
-    last = 1
-    while len(nd) > 1:
-        d = min(nd)
-        k = nd.index(d)
-        q = d // last
-        if q == 0:  # overlapping modes
-            return _overlap(whole)
-        if q != 1:
-            rs.append(q)
-            rd.append(last)
-        last = d * ns.pop(k)
-        del nd[k]
-    d = nd[0]
-    q = d // last
-    if q == 0:
-        return _overlap(whole)
-    if q != 1:
-        rs.append(q)
-        rd.append(last)
-    new_d = d * ns[0]
-    if type(cotarget) is int:
-        rest = (cotarget + new_d - 1) // new_d
-    else:  # CuTe's ceil_div(tuple, int) folds the divisor across the modes; coalesce(Shape) is the product
-        rest = 1
-        div = new_d
-        for x in cotarget:
-            rest *= (x + div - 1) // div
-            div = (div + x - 1) // x
-    if rest != 1:
-        rs.append(rest)
-        rd.append(new_d)
-    if not rs:
-        return 1, 0
-    if len(rs) == 1:
-        return rs[0], rd[0]
-    return tuple(rs), tuple(rd)
-
-
-def _overlap(whole: tuple | None) -> None:
-    """None (the generic code refuses), or that refusal when the layout is known."""
-    if whole is None:
-        return None
-    raise LayoutError(f"Non-injective Layout detected in complement: {_lstr(*whole)} has overlapping modes")
 
 
 # --------------------------------------------------------------------------------------------- composition

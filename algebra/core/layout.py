@@ -20,6 +20,7 @@ from algebra.core.inttuple import IntTuple, is_int, is_tuple
 
 _new = object.__new__
 _MAXM = it.MAX_MAGNITUDE
+_UNCOUNTED = 1 << 62  # ``Layout._leaves`` of a Layout built by ``_raw``: above every count, until ``leaves`` counts
 
 
 class Layout:
@@ -27,10 +28,11 @@ class Layout:
 
     ``Layout(shape)`` uses the compact column-major stride (CuTe's ``LayoutLeft``: shape-1 modes get stride 0).
     Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; hashable (treat it as immutable:
-    no function of the package ever mutates a Layout).
+    no function of the package ever mutates a Layout); ``_leaves`` is the number of leaves of the shape, counted
+    while validating (for a Layout built by ``_raw``: a bound above every count, until ``leaves`` counts them).
     """
 
-    __slots__ = ("shape", "stride", "_hash")
+    __slots__ = ("shape", "stride", "_hash", "_leaves")
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
@@ -45,11 +47,13 @@ class Layout:
                     self.shape = shape
                     self.stride = stride
                     self._hash = None
+                    self._leaves = len(shape)
                     return
         elif type(shape) is int and type(stride) is int and 0 < shape <= _MAXM and -_MAXM <= stride <= _MAXM:
             self.shape = shape
             self.stride = stride
             self._hash = None
+            self._leaves = 1
             return
         shape = it.check_shape(shape)
         if stride is None:
@@ -62,6 +66,7 @@ class Layout:
         self.shape = shape
         self.stride = stride
         self._hash = None
+        self._leaves = len(it.flatten(shape))
 
     @staticmethod
     def _raw(shape: IntTuple, stride: IntTuple) -> Layout:
@@ -70,7 +75,15 @@ class Layout:
         obj.shape = shape
         obj.stride = stride
         obj._hash = None
+        obj._leaves = _UNCOUNTED
         return obj
+
+    def leaves(self) -> int:
+        """The number of leaves of the shape (``len(flatten(shape))``), counted once."""
+        n = self._leaves
+        if n == _UNCOUNTED:
+            n = self._leaves = len(it.flatten(self.shape))
+        return n
 
     # ----------------------------------------------------------------------------------------- evaluation
     def __call__(self, *crd: Any) -> Any:

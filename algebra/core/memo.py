@@ -171,30 +171,18 @@ def bounded(max_bytes: int, name: str = "") -> Callable[[Callable], Callable]:
 #: Op results kept per op (least recently used out first) in functools' C cache. Only calls on small arguments are
 #: cached (``_small``: layouts of at most 64 leaves at any depth, tuples of at most 8 such arguments, ints below
 #: 2^62), so an entry holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them; bigger calls just
-#: run. The test runs on a cache miss only, and stops counting at 64 leaves. Measured: the whole oracle corpus
-#: (28k cases) leaves 7.6k entries at 512 per op holding 3.1 MB (tracemalloc), so 2048 per op stays in tens of MB.
+#: run. The test runs on a cache miss only, and reads a Layout's leaves as counted when it was validated (once for a
+#: raw one). Measured: the whole oracle corpus (28k cases) leaves 7.6k entries at 512 per op holding 3.1 MB
+#: (tracemalloc), so 2048 per op stays in tens of MB.
 MEMO_ENTRIES = 2048
 _WIDE = 8
 _LEAVES = _WIDE * _WIDE
 
 
-def _leaves_left(t: tuple, budget: int) -> int:
-    """``budget`` less the number of leaves of ``t`` (negative once it runs out: the count stops there)."""
-    for e in t:
-        if type(e) is tuple:
-            budget = _leaves_left(e, budget)
-            if budget < 0:
-                return budget
-        else:
-            budget -= 1
-    return budget
-
-
 def _small(x: Any) -> bool:
     tp = type(x)
-    if tp is Layout:
-        sh = x.shape
-        return type(sh) is int or _leaves_left(sh, _LEAVES) >= 0
+    if tp is Layout:  # its leaves, counted when it was validated (``Layout._leaves``; a raw one: counted now)
+        return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
         return -_BIG < x < _BIG
     if x is None:
@@ -206,6 +194,9 @@ def _small(x: Any) -> bool:
             te = type(e)
             if te is int:
                 if not -_BIG < e < _BIG:
+                    return False
+            elif te is Layout:
+                if e._leaves > _LEAVES and e.leaves() > _LEAVES:
                     return False
             elif e is not None and not _small(e):
                 return False
@@ -227,8 +218,7 @@ def _small_args(args: tuple) -> bool:
     for x in args:
         tp = type(x)
         if tp is Layout:
-            sh = x.shape
-            if type(sh) is tuple and _leaves_left(sh, _LEAVES) < 0:
+            if x._leaves > _LEAVES and x.leaves() > _LEAVES:
                 return False
         elif tp is int:
             if not -_BIG < x < _BIG:
@@ -315,8 +305,16 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
             return _Refusal(err)
         if value is None:
             return general(args)
-        if not _small_args(args):
-            raise _Uncached(value)
+        for x in args:  # ``_small_args`` inline (a frame less on every miss)
+            tp = type(x)
+            if tp is Layout:
+                if x._leaves > 64 and x.leaves() > _LEAVES:  # 64: _LEAVES (a constant here, not a global)
+                    raise _Uncached(value)
+            elif tp is int:
+                if not -_BIG < x < _BIG:
+                    raise _Uncached(value)
+            elif x is not None and not _small(x):
+                raise _Uncached(value)
         return value
 
     cached = lru_cache(maxsize=MEMO_ENTRIES)(run)
@@ -338,6 +336,8 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
             except _Uncached as big:
                 value = big.value
         tp = type(value)
+        if tp is Layout:
+            return value
         if tp is _Refusal:
             raise value.kind(*value.args)
         if tp is _NotALayout:

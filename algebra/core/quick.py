@@ -20,84 +20,16 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.checks import check_composition, structural_failure
+from algebra.core.checks import check_composition
+from algebra.core.complement_modes import complement_pair
+from algebra.core.compose_proof import compose_proved, scaled
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import _compose_int, _compose_modes, coalesce_x_flat, complement_pair
+from algebra.core.fastpath import coalesce_x_flat
 from algebra.core.layout import Layout
+from algebra.core.plainmodes import ANY, compose, flat_plain
 
 R = Layout._raw
 _flatten = it.flatten
-ANY = -it.MAX_MAGNITUDE  # the least stride a Layout holds
-
-
-def plain(d: Any) -> bool:
-    """Every leaf of the stride ``d`` is an int >= 0."""
-    if type(d) is int:
-        return d >= 0
-    if type(d) is not tuple:
-        return False
-    for x in d:
-        if type(x) is int:
-            if x < 0:
-                return False
-        elif type(x) is not tuple or not plain(x):
-            return False
-    return True
-
-
-def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
-    """The flat modes ``(shapes, strides)`` of ``s:d`` (two tuples) when every stride is an int >= ``low`` (0:
-    plain; ``ANY``: every int), else None."""
-    if type(s) is int:
-        return ((s,), (d,)) if type(d) is int and d >= low else None
-    if type(d) is not tuple:
-        return None
-    for x in d:
-        if type(x) is not int or x < low:
-            break
-    else:
-        return s, d
-    fs: list = []
-    fd: list = []
-    for i in range(len(s)):  # congruent (a Layout): indexed, cheaper than a zip; depth 2 inline, deeper recursively
-        x = s[i]
-        y = d[i]
-        if type(x) is int:
-            if type(y) is not int or y < low:
-                return None
-            fs.append(x)
-            fd.append(y)
-        elif type(y) is not tuple:
-            return None
-        else:
-            for j in range(len(x)):
-                u = x[j]
-                v = y[j]
-                if type(u) is int:
-                    if type(v) is not int or v < low:
-                        return None
-                    fs.append(u)
-                    fd.append(v)
-                elif not _flat_into(u, v, fs, fd, low):
-                    return None
-    return tuple(fs), tuple(fd)
-
-
-def _flat_into(s: tuple, d: Any, fs: list, fd: list, low: int) -> bool:
-    if type(d) is not tuple:
-        return False
-    for i in range(len(s)):
-        x = s[i]
-        y = d[i]
-        if type(x) is tuple:
-            if not _flat_into(x, y, fs, fd, low):
-                return False
-        elif type(y) is int and y >= low:
-            fs.append(x)
-            fd.append(y)
-        else:
-            return False
-    return True
 
 
 def _rank(s: Any) -> int:
@@ -109,40 +41,7 @@ def _mode(s: Any, d: Any, i: int) -> tuple:
     return (s[i], d[i]) if type(s) is tuple else (s, d)
 
 
-def _tiler(t: Any, one: int = 0, low: int = 0) -> tuple | None:
-    """A plain Layout tiler or an int ``n`` as ``(shape, stride, flat shapes, flat strides)``; None for anything
-    else. The int is ``Layout(n)`` (``1:0`` for n = 1, as the divides and products take it), or ``n:1`` with
-    ``one = 1`` (as composition takes it)."""
-    tp = type(t)
-    if tp is Layout:
-        f = flat_plain(t.shape, t.stride, low)
-        return None if f is None else (t.shape, t.stride, f[0], f[1])
-    if tp is int and t > 0:
-        d = 1 if t > 1 else one
-        return t, d, (t,), (d,)
-    return None
-
-
 # --------------------------------------------------------------------------------------------- composition
-
-
-def compose(a_s: Any, a_d: Any, fa: tuple | None, b_s: Any, b_d: Any, c: tuple | None = None) -> tuple | None:
-    """``composition(a_s:a_d, b_s:b_d)`` as a raw pair for plain A (flat modes ``fa``; None: A is one int mode)
-    and B: coalesce A keeping its function past size(A) (``c`` where the caller has it), compose each mode of B
-    (CuTe's conditions), then the check that the answer is ``A o B``: the structural proof, and where it does not
-    decide, ``check_composition``."""
-    if c is None:
-        c = (2 if a_s == 1 else a_s, a_d) if fa is None else coalesce_x_flat(fa[0], fa[1])
-    # CuTe's own conditions refuse here, as in the general code
-    r = _compose_int(c[0], c[1], b_s, b_d) if type(b_s) is int else _compose_modes(c[0], c[1], b_s, b_d)
-    if r is None:
-        return None
-    if type(c[0]) is tuple and structural_failure(c[0], b_s, b_d) is not None:
-        try:
-            check_composition(R(a_s, a_d), c[0], R(b_s, b_d), R(*r))
-        except LayoutError:
-            return None
-    return r
 
 
 def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
@@ -190,17 +89,11 @@ def q_composition(a: Any, b: Any) -> Layout | None:
         if fa is None:
             return None
         c = coalesce_x_flat(fa[0], fa[1])
-    bs, bd = b.shape, b.stride
-    if type(bs) is int:
-        if type(bd) is not int:
-            return None
-        r = _compose_int(c[0], c[1], bs, bd)
-    else:
-        r = _compose_modes(c[0], c[1], bs, bd)
-        if r is None:
-            return None
+    r = compose_proved(c[0], c[1], b.shape, b.stride)
+    if r is None:
+        return None
     res = R(r[0], r[1])
-    if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
+    if not r[2]:
         try:
             check_composition(a, c[0], b, res)
         except LayoutError:
@@ -234,7 +127,16 @@ def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
     """``coalesce``; ``coalesce_x_flat`` checks that the strides it merges are ints (None otherwise)."""
     if type(layout) is not Layout:
         return None
-    r = _coalesce_raw(layout.shape, layout.stride, profile)
+    s, d = layout.shape, layout.stride
+    if type(profile) is tuple:
+        r = _coalesce_raw(s, d, profile)
+        return None if r is None else R(r[0], r[1])
+    if type(s) is tuple:
+        for x in s:
+            if type(x) is tuple:  # nested: its flat modes
+                s, d = _flatten(s), _flatten(d)
+                break
+    r = coalesce_x_flat(s, d, False)
     return None if r is None else R(r[0], r[1])
 
 
@@ -243,9 +145,12 @@ def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
     if type(layout) is not Layout:
         return None
     s, d = layout.shape, layout.stride  # complement_pair takes flat int strides >= 0 only, else None
+    if type(s) is tuple:
+        for x in s:
+            if type(x) is tuple:  # nested: its flat modes (complement_pair would stop at the first tuple)
+                r = complement_pair(_flatten(s), _flatten(d), cotarget, (s, d))
+                return None if r is None else R(r[0], r[1])
     r = complement_pair(s, d, cotarget, (s, d))
-    if r is None and type(s) is tuple:
-        r = complement_pair(_flatten(s), _flatten(d), cotarget, (s, d))
     return None if r is None else R(r[0], r[1])
 
 
@@ -256,68 +161,115 @@ def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
     """``logical_divide(s:d, tiler)``: ``A o (B, complement(B, shape(coalesce(A))))``, mode by mode for a tuple."""
     if tiler is None:
         return s, d
-    if type(tiler) is tuple:
+    tp = type(tiler)
+    if tp is tuple:
         return _by_mode(s, d, tiler, _divide)
-    t = _tiler(tiler)  # complemented: plain; A only composes (and gives its coalesced shape): any sign
-    fa = flat_plain(s, d, ANY)
-    if t is None or fa is None:
+    if tp is Layout:  # complemented: plain (an int mode as it is: complement_pair takes it)
+        ts, td = fs, fd = tiler.shape, tiler.stride
+        if type(ts) is int:
+            if type(td) is not int or td < 0:
+                return None
+        else:
+            f = flat_plain(ts, td)
+            if f is None:
+                return None
+            fs, fd = f
+    elif tp is int and tiler > 0:
+        ts = fs = tiler
+        td = fd = 1 if tiler > 1 else 0
+    else:
         return None
-    cx = coalesce_x_flat(fa[0], fa[1])  # coalesce keeping the stride of a last shape-1 mode; else plain coalesce
-    cshape = cx[0] if fa[0][-1] != 1 else coalesce_x_flat(fa[0], fa[1], False)[0]
-    comp = complement_pair(t[2], t[3], cshape, (t[0], t[1]))
+    if type(s) is int:  # A only composes (and gives its coalesced shape): any sign
+        if type(d) is not int or d < ANY:
+            return None
+        cx = (2, d) if s == 1 else (s, d)
+        cshape = s
+    else:
+        cx = coalesce_x_flat(s, d)  # coalesce keeping the stride of a last shape-1 mode; else plain coalesce
+        if cx is not None and min(d) >= ANY:  # flat int modes
+            cshape = cx[0] if s[-1] != 1 else coalesce_x_flat(s, d, False)[0]
+        else:
+            fa = flat_plain(s, d, ANY)
+            if fa is None:
+                return None
+            cx = coalesce_x_flat(fa[0], fa[1])
+            cshape = cx[0] if fa[0][-1] != 1 else coalesce_x_flat(fa[0], fa[1], False)[0]
+    comp = complement_pair(fs, fd, cshape, (ts, td))
     if comp is None:
         return None
-    return compose(s, d, fa, (t[0], comp[0]), (t[1], comp[1]), cx)
+    if type(cx[0]) is not tuple:  # A is one mode: B's strides times A's, nothing to prove (``compose_proved``)
+        ld = cx[1]
+        cs, cd = comp
+        return (ts, cs), (td * ld if type(ts) is int else scaled(ts, td, ld), cd * ld if type(cs) is int else
+                          scaled(cs, cd, ld))
+    return compose(s, d, None, (ts, comp[0]), (td, comp[1]), cx)
 
 
 def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
-    """``f`` on each of the first ``len(tiler)`` modes with its tiler mode; the other modes kept."""
-    n = _rank(s)
-    if len(tiler) > n:
+    """``f`` on each of the first ``len(tiler)`` modes with its tiler mode (a None mode is kept, as ``f`` keeps
+    it); the other modes kept. A rank-1 ``s:d`` is its own mode 0, and comes back as a rank-1 tuple."""
+    n = len(tiler)
+    if type(s) is not tuple:
+        if n > 1:
+            return None
+        if n and tiler[0] is not None:
+            m = f(s, d, tiler[0])
+            return None if m is None else ((m[0],), (m[1],))
+        return (s,), (d,)
+    if n > len(s) or not s:
         return None
-    shapes, strides = [], []
-    nested = type(s) is tuple
+    shapes = list(s)
+    strides = list(d)
     for i in range(n):
-        ms, md = (s[i], d[i]) if nested else (s, d)
-        if i < len(tiler):
-            m = f(ms, md, tiler[i])
+        t = tiler[i]
+        if t is not None:
+            m = f(s[i], d[i], t)
             if m is None:
                 return None
-            ms, md = m
-        shapes.append(ms)
-        strides.append(md)
-    return (tuple(shapes), tuple(strides)) if shapes else None
+            shapes[i] = m[0]
+            strides[i] = m[1]
+    return tuple(shapes), tuple(strides)
 
 
-def _zip2_by(t: Any, guide: Any) -> Any:
-    """``products._zip2_by`` (the tile modes, then the rest modes), refusing as it does."""
-    if type(guide) is tuple:
-        if type(t) is not tuple or len(t) < len(guide):
-            raise LayoutError("zip2_by: mismatched ranks")
-        firsts, seconds = [], []
-        for i in range(len(guide)):
-            p = _zip2_by(t[i], guide[i])
-            firsts.append(p[0])
-            seconds.append(p[1])
-        return tuple(firsts), tuple(seconds) + t[len(guide):]
-    if type(t) is not tuple or len(t) != 2:
-        raise LayoutError("zip2_by: expected a rank-2 mode")
-    return t
+def _zip2(s: Any, d: Any, guide: Any) -> tuple:
+    """``products._zip2_by`` of the shape ``s`` and of the stride ``d`` (the tile modes, then the rest modes),
+    refusing as it does, in one walk (``d`` is congruent to ``s``: it fails where ``s`` does, and ``s`` is walked
+    first, so the refusal is the same)."""
+    if type(guide) is not tuple:
+        if type(s) is not tuple or len(s) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        return s, d
+    n = len(guide)
+    if type(s) is not tuple or len(s) < n:
+        raise LayoutError("zip2_by: mismatched ranks")
+    s0, s1, d0, d1 = [], [], [], []
+    for i in range(n):
+        g = guide[i]
+        p = s[i]
+        q = d[i]
+        if type(g) is tuple:
+            p, q = _zip2(p, q, g)
+        elif type(p) is not tuple or len(p) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        s0.append(p[0])
+        s1.append(p[1])
+        d0.append(q[0])
+        d1.append(q[1])
+    return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
 
 
-def _zipped(r: tuple | None, tiler: Any) -> tuple | None:
-    return None if r is None else (_zip2_by(r[0], tiler), _zip2_by(r[1], tiler))
-
-
-def _unpack(r: tuple | None, first: bool) -> Layout | None:
-    """``products._unpack(r, first, True)``: the second mode's modes (and the first's, with ``first``) become modes
-    of the result."""
+def _unpack(r: tuple | None, tiler: Any, first: bool) -> Layout | None:
+    """``products._unpack`` of ``r`` zipped by ``tiler``, ``(first, True)``: the second mode's modes (and the
+    first's, with ``first``) become modes of the result."""
     if r is None:
         return None
-    (s0, s1), (d0, d1) = r
-    head_s, head_d = (s0, d0) if first and _rank(s0) > 1 else ((s0,), (d0,))
-    tail_s, tail_d = (s1, d1) if _rank(s1) > 1 else ((s1,), (d1,))
-    return R(head_s + tail_s, head_d + tail_d)
+    (s0, s1), (d0, d1) = _zip2(r[0], r[1], tiler)
+    if not first or type(s0) is not tuple or len(s0) < 2:
+        s0 = (s0,)
+        d0 = (d0,)
+    if type(s1) is tuple and len(s1) > 1:
+        return R(s0 + s1, d0 + d1)
+    return R(s0 + (s1,), d0 + (d1,))
 
 
 def _divided(layout: Any, tiler: Any) -> tuple | None:
@@ -325,21 +277,25 @@ def _divided(layout: Any, tiler: Any) -> tuple | None:
 
 
 def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
-    r = _divided(layout, tiler)
+    if type(layout) is not Layout:
+        return None
+    r = _divide(layout.shape, layout.stride, tiler)
     return None if r is None else R(r[0], r[1])
 
 
 def q_zipped_divide(layout: Any, tiler: Any) -> Layout | None:
-    r = _zipped(_divided(layout, tiler), tiler)
-    return None if r is None else R(r[0], r[1])
+    if type(layout) is not Layout:
+        return None
+    r = _divide(layout.shape, layout.stride, tiler)
+    return None if r is None else R(*_zip2(r[0], r[1], tiler))
 
 
 def q_tiled_divide(layout: Any, tiler: Any) -> Layout | None:
-    return _unpack(_zipped(_divided(layout, tiler), tiler), False)
+    return _unpack(_divided(layout, tiler), tiler, False)
 
 
 def q_flat_divide(layout: Any, tiler: Any) -> Layout | None:
-    return _unpack(_zipped(_divided(layout, tiler), tiler), True)
+    return _unpack(_divided(layout, tiler), tiler, True)
 
 
 # --------------------------------------------------------------------------------------------- products
@@ -349,25 +305,47 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
     """``logical_product(s:d, tiler)``: ``(A, complement(A, size(A) * cosize(B)) o B)``, by mode for a tuple."""
     if tiler is None:
         return s, d
-    if type(tiler) is tuple:
+    tp = type(tiler)
+    if tp is tuple:
         return _by_mode(s, d, tiler, _product)
-    t = _tiler(tiler, 0, ANY)  # B only composes: any sign; A is complemented: plain
-    fa = flat_plain(s, d)
-    if t is None or fa is None:
+    if tp is Layout:  # B only composes: any sign
+        ts, td = tiler.shape, tiler.stride
+        if type(ts) is int:
+            if type(td) is not int or td < ANY:
+                return None
+            cos_b = 1 + (ts - 1) * (td if td >= 0 else -td)  # CuTe's cosize: sum((s - 1) * |d|) + 1
+        else:
+            f = flat_plain(ts, td, ANY)
+            if f is None:
+                return None
+            cos_b = 1
+            fs, fd = f
+            for i in range(len(fs)):
+                y = fd[i]
+                cos_b += (fs[i] - 1) * (y if y >= 0 else -y)
+    elif tp is int and tiler > 0:
+        ts = cos_b = tiler
+        td = 1 if tiler > 1 else 0
+    else:
         return None
-    cotarget = 1
-    for x in fa[0]:
-        cotarget *= x
-    cos_b = 1  # CuTe's cosize: sum((s - 1) * |d|) + 1
-    ts, td = t[2], t[3]
-    for i in range(len(ts)):
-        y = td[i]
-        cos_b += (ts[i] - 1) * (y if y >= 0 else -y)
-    comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
+    if type(s) is int:  # A is complemented: plain (an int mode as it is: complement_pair takes it)
+        if type(d) is not int or d < 0:
+            return None
+        comp = complement_pair(s, d, s * cos_b, (s, d))
+    else:
+        fa = flat_plain(s, d)
+        if fa is None:
+            return None
+        cotarget = 1
+        for x in fa[0]:
+            cotarget *= x
+        comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
     if comp is None:
         return None
-    cs, cd = comp
-    rest = compose(cs, cd, (cs, cd) if type(cs) is tuple else None, t[0], t[1])
+    cs, cd = comp  # a complement has no mode of shape 1 and none that merge: it is its own coalesce_x but for 1:0
+    if type(cs) is not tuple:  # one mode: B's strides times its stride, nothing to prove (``compose_proved``)
+        return (s, ts), (d, td * cd if type(ts) is int else scaled(ts, td, cd))
+    rest = compose(cs, cd, None, ts, td, comp)
     return None if rest is None else ((s, rest[0]), (d, rest[1]))
 
 
@@ -376,18 +354,22 @@ def _multiplied(block: Any, tiler: Any) -> tuple | None:
 
 
 def q_logical_product(block: Any, tiler: Any) -> Layout | None:
-    r = _multiplied(block, tiler)
+    if type(block) is not Layout:
+        return None
+    r = _product(block.shape, block.stride, tiler)
     return None if r is None else R(r[0], r[1])
 
 
 def q_zipped_product(block: Any, tiler: Any) -> Layout | None:
-    r = _zipped(_multiplied(block, tiler), tiler)
-    return None if r is None else R(r[0], r[1])
+    if type(block) is not Layout:
+        return None
+    r = _product(block.shape, block.stride, tiler)
+    return None if r is None else R(*_zip2(r[0], r[1], tiler))
 
 
 def q_tiled_product(block: Any, tiler: Any) -> Layout | None:
-    return _unpack(_zipped(_multiplied(block, tiler), tiler), False)
+    return _unpack(_multiplied(block, tiler), tiler, False)
 
 
 def q_flat_product(block: Any, tiler: Any) -> Layout | None:
-    return _unpack(_zipped(_multiplied(block, tiler), tiler), True)
+    return _unpack(_multiplied(block, tiler), tiler, True)
