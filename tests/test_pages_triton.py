@@ -14,7 +14,7 @@ BLOCKED = ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warps
            "order = [1, 0]}>")
 SWIZZLED = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
 PLAIN = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
-MIXED = "#ttg.padded_shared<[8:+1] {offset = [[0, 1], [0, 2], [1, 2], [2, 0]], block = []}>"
+MIXED = "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 3], [2, 0]], block = []}, alignment = 16>"
 
 
 def test_explorer_draws_a_shared_layout_as_its_offset_grid(client):

@@ -98,10 +98,11 @@ def test_cute_text_equals_the_offsets_of_random_shared_layouts():
         assert all(lay((r, k)) == table[r * shape[1] + k] for r in range(shape[0]) for k in range(shape[1]))
 
 
-def test_a_padded_layout_under_a_swizzle_has_no_cute_and_says_why():
-    t = convert("#ttg.padded_shared<[8:+1] {offset = [[0, 1], [0, 2], [1, 2], [2, 0]], block = []}>", [4, 4])
-    c = cute_of(t)
-    assert c["cute"] is None and "swizzle" in c["why"]
+def test_a_padded_layout_under_a_swizzle_is_refused_as_triton_refuses_it():
+    """Triton's verifier: each padded_shared basis moves in one dimension by a power of two."""
+    for bases in ("[[0, 1], [0, 2], [1, 2], [2, 0]]", "[[0, 1], [0, 3], [1, 0], [2, 0]]"):
+        with pytest.raises(ttgir.TTGIRError, match=r"padded_shared\.offset: basis"):
+            convert(f"#ttg.padded_shared<[8:+1] {{offset = {bases}, block = []}}>", [4, 4])
 
 
 def test_mma_v2_dot_operand_load_uses_ldmatrix_and_transposed_b_uses_trans():

@@ -96,7 +96,8 @@ def _cga(a: Attr, rank: int) -> TLL:
 def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: bool = False) -> TLL:
     """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs (repeating it over registers; past the
     shape, registers are dropped, or with ``keep_registers`` kept as zero bases -- Triton 3.9 keeps them for MMA
-    layouts and their dot operands, drops them for blocked ones) and put the CTAs outside."""
+    layouts and for every dot operand, an FMA one of a blocked parent too; drops them for blocked ones) and put the
+    CTAs outside."""
     names = dims(len(shape))
     for n in names:
         if n not in cta.outs:

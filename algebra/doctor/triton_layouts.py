@@ -3,7 +3,8 @@
 
 * distributed (in-dims register, lane, warp, block -> dim0, dim1, ...): ``blocked``, ``nvidia_mma`` versions 2
   (Ampere mma.sync) and 3 (Hopper wgmma), ``dot_op`` of an MMA (or of a blocked layout, the FMA path), ``slice``,
-  ``linear``;
+  ``linear`` and ``generic_linear`` (Triton 3.9 prints a linear layout whose warp bases XOR several dimensions as
+  ``generic_linear``; its register, lane and block bases move in one dimension each);
 * shared (in-dims offset, block -> dims): ``swizzled_shared`` (and the older ``shared``), ``nvmma_shared``,
   ``padded_shared`` (its linear part; the paddings are applied to the offset afterwards) and ``shared_linear``.
 
@@ -35,7 +36,7 @@ from algebra.doctor.tt_ll import (
 )
 from algebra.doctor.ttgir import Attr, TTGIRError
 
-DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear")
+DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear")
 SHARED = ("swizzled_shared", "nvmma_shared", "padded_shared", "shared_linear", "shared")
 MAX_ELEMENTS = 1 << 18
 WARP = 32
@@ -145,7 +146,8 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
         cta = (identity_nd("register", spt, order).transpose_outs(rep)
                * _broadcasted(tpw, order, kdim, "lane").transpose_outs(rep)
                * _broadcasted(wpc, order, kdim, "warp").transpose_outs(rep))
-        return _combine(cta, _cga(parent, rank), shape, a.name)
+        # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
+        return _combine(cta, _cga(parent, rank), shape, a.name, keep_registers=True)
     major, wpc, _ = _mma_params(parent, rank)
     kwidth = _int(a, "kWidth", pow2=True)
     if major == 3 and op == 1:
@@ -186,6 +188,12 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     names = dims(rank)
     bases = {k: _bases(a, k, rank, []) for k in ("register", "lane", "warp", "block")}
+    if a.name == "generic_linear":
+        for k in ("register", "lane", "block"):
+            for v in bases[k]:
+                if sum(1 for x in v if x) > 1:
+                    raise _fail(a.name, k, f"basis {ttgir.value_text(v)} moves in {sum(1 for x in v if x)} "
+                                           "dimensions; only warp bases may be swizzled")
     if len(bases["lane"]) != 5:
         raise _fail(a.name, "lane", f"{len(bases['lane'])} bases: an NVIDIA warp has 32 lanes (5 bases)")
     ll = TLL.inferred(bases, names)
@@ -194,7 +202,7 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     cols = ll.to_linear(("register", "lane", "warp", "block"), names).columns()
     nbits = sum(s.bit_length() - 1 for s in ll.outs.values())
     if f2.rank(cols) != nbits:
-        raise TTGIRError(f"linear: the bases reach {f2.rank(cols)} of the {nbits} coordinate bits of "
+        raise TTGIRError(f"{a.name}: the bases reach {f2.rank(cols)} of the {nbits} coordinate bits of "
                          f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")
     order = []
     for v in bases["register"]:
@@ -209,7 +217,8 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
 
 
 def _distributed(a: Attr, shape: list[int]) -> TLL:
-    make = {"blocked": _blocked, "nvidia_mma": _mma, "dot_op": _dot, "slice": _slice, "linear": _linear}[a.name]
+    make = {"blocked": _blocked, "nvidia_mma": _mma, "dot_op": _dot, "slice": _slice, "linear": _linear,
+            "generic_linear": _linear}[a.name]
     return make(a, shape)
 
 
@@ -230,8 +239,25 @@ def convert(layout: str | Attr, shape: Any, element_bits: int | None = None) -> 
         raise TTGIRError(f"{a.name}: AMD layouts are not read (LayoutLab models NVIDIA's shared-memory banks)")
     if a.name in SHARED:
         ll, pads = shared_layout(a, shp, element_bits)
-        return TritonLayout(a, shp, ll, pads)
-    return TritonLayout(a, shp, _distributed(a, shp))
+        return TritonLayout(a, shp, _fits(a, ll), pads)
+    return TritonLayout(a, shp, _fits(a, _distributed(a, shp)))
+
+
+_SETS = {"register": "sizePerThread, kWidth or the register bases", "lane": "threadsPerWarp or the lane bases",
+         "warp": "warpsPerCTA or the warp bases", "block": "the CTAs (CGALayout, CTAsPerCGA)",
+         "offset": "the shape"}
+
+
+def _fits(a: Attr, ll: TLL) -> TLL:
+    """``ll`` when its input bits fit a LinearLayout (MAX_BITS); TTGIRError naming what set the most of them."""
+    from algebra.doctor.linear_layout import MAX_BITS
+
+    n = {k: len(v) for k, v in ll.bases.items()}
+    if sum(n.values()) > MAX_BITS:
+        big = max(n, key=lambda k: n[k])
+        raise TTGIRError(f"{a.name}: {', '.join(f'{v} {k}' for k, v in n.items())} bits is over the cap of "
+                         f"{MAX_BITS} input bits (2^{n[big]} {big}s: {_SETS.get(big, big)})")
+    return ll
 
 
 def check_shape(shape: Any) -> list[int]:

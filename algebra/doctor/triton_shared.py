@@ -5,8 +5,8 @@
   the same, or with a leading offset the 8-row core matrices of the tensor-core layouts;
 * ``nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth}>``: the TMA / wgmma layout, 8-row core matrices of
   ``swizzlingByteWidth`` bytes in boxes of at most 256 rows (nvmmaSharedToLinearLayout); rank 2;
-* ``padded_shared<[interval:+pad, ...] {order, shape}>`` or ``{offset = [...], block = [...]}``: the linear part,
-  with the paddings returned beside it;
+* ``padded_shared<[interval:+pad, ...] {order, shape}>`` or ``{offset = [...], block = [...]}``: the linear part
+  (each basis one power of two in one dimension, as Triton verifies), with the paddings returned beside it;
 * ``shared_linear<{offset, block}, alignment = N>``: the bases as given.
 
 ``shared_layout(attr, shape, element_bits) -> (TLL, paddings)``; TTGIRError names the field on bad input.
@@ -71,6 +71,9 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
         raise _fail(a.name, "fp4Padded", "packed fp4 layouts are not modelled (the bank model counts whole bytes)")
     if element_bits is not None and element_bits != ebits:
         raise TTGIRError(f"element_bits: {element_bits} differs from the layout's elementBitWidth = {ebits}")
+    rank = _int(a, "rank", default=len(shape))
+    if rank != len(shape):
+        raise _fail(a.name, "rank", f"the layout is for rank-{rank} tensors, but the tensor has rank {len(shape)}")
     if len(shape) != 2:
         raise TTGIRError(f"nvmma_shared: rank-{len(shape)} tensors are not modelled (rank 2 only)")
     cga = _cga(a, 2)
@@ -125,7 +128,13 @@ def _padded(a: Attr, shape: list[int]) -> tuple[TLL, list[list[int]]]:
             raise _fail(a.name, "interval", f"{interval} is given twice")
         seen.add(interval)
     if "offset" in a.fields:
-        return _explicit(a, shape, "padded_shared"), [list(p) for p in pads]
+        ll = _explicit(a, shape, "padded_shared")
+        for k in ("offset", "block"):
+            for v in ll.bases.get(k, []):
+                if sum(1 for x in v if x) > 1 or any(x & (x - 1) for x in v):
+                    raise _fail(a.name, k, f"basis {ttgir.value_text(v)}: Triton's padded_shared bases each move "
+                                           "in one dimension by a power of two (no swizzle under the paddings)")
+        return ll, [list(p) for p in pads]
     rank = len(shape)
     own = _pow2s(a, "shape", rank)
     if own != list(shape):

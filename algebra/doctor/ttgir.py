@@ -2,9 +2,10 @@
 
 ``parse(text)`` reads one attribute, e.g. ``#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8],
 warpsPerCTA = [4, 1], order = [1, 0]}>``, into an ``Attr(name, fields)``: ``name`` is the attribute's mnemonic
-(``blocked``, ``nvidia_mma``, ``dot_op``, ``slice``, ``linear``, ``swizzled_shared``, ``nvmma_shared``,
-``padded_shared``, ``shared_linear``, or the older ``shared``), ``fields`` its ``key = value`` pairs (ints, bools,
-nested lists, nested ``Attr`` for ``parent``). The text may hold alias definitions first, as a TTGIR dump does::
+(``blocked``, ``nvidia_mma``, ``dot_op``, ``slice``, ``linear``, ``generic_linear``, ``swizzled_shared``,
+``nvmma_shared``, ``padded_shared``, ``shared_linear``, or the older ``shared``), ``fields`` its ``key = value`` pairs
+(ints, bools, nested lists, nested ``Attr`` for ``parent``). The text may hold alias definitions first, as a TTGIR
+dump does::
 
     #mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
     #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
@@ -26,8 +27,8 @@ from algebra.core.errors import LayoutError
 
 MAX_TEXT = 8000
 DIALECTS = ("ttg", "triton_gpu")
-NAMES = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "swizzled_shared", "nvmma_shared", "padded_shared",
-         "shared_linear", "shared", "amd_mfma", "amd_wmma")
+NAMES = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear", "swizzled_shared", "nvmma_shared",
+         "padded_shared", "shared_linear", "shared", "amd_mfma", "amd_wmma")
 _TOKEN = re.compile(r"\s*(?:(#[A-Za-z_][\w.$-]*)|([A-Za-z_][\w.]*)|(-?\d+)|([<>{}\[\],=:+]))")
 _KINDS = ("alias", "ident", "int", "punct")
 
@@ -217,6 +218,7 @@ _ORDER = {
     "dot_op": ("opIdx", "parent", "kWidth"),
     "slice": ("dim", "parent"),
     "linear": ("register", "lane", "warp", "block"),
+    "generic_linear": ("register", "lane", "warp", "block"),
     "swizzled_shared": ("vec", "perPhase", "maxPhase", "order"),
     "nvmma_shared": ("swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded"),
     "padded_shared": ("order", "shape", "offset", "block"),
