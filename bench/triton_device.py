@@ -36,8 +36,6 @@ from algebra.doctor import triton_conflicts as TC  # noqa: E402
 from algebra.doctor.triton_layouts import convert  # noqa: E402
 
 GRID = 256
-WARPS = 4
-BITS = 16
 METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
            "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
@@ -51,9 +49,12 @@ B18_84 = ("blocked", [1, 8], [8, 4], [4, 1], [1, 0])
 B81_84 = ("blocked", [8, 1], [8, 4], [1, 4], [0, 1])
 B81_48 = ("blocked", [8, 1], [4, 8], [1, 4], [0, 1])
 MMA3 = ("mma", [3, 0], [4, 1], [16, 64, 16])
+MMA2 = ("mma", [2, 0], [2, 2], [16, 8])
 ROW = [1, 0]
 COL = [0, 1]
-#: (name, shape, distributed, shared): ("swizzled", vec, perPhase, maxPhase, order) or ("nvmma", bytes, transposed)
+#: (name, shape, distributed, shared[, element bits]): shared is ("swizzled", vec, perPhase, maxPhase, order),
+#: ("nvmma", bytes, transposed) or ("padded", [[interval, padding], ...], order); 16-bit elements unless given;
+#: the kernel's warps are the distributed layout's
 CASES = [
     ("b18_48-sw818-64x64", [64, 64], B18_48, ("swizzled", 8, 1, 8, ROW)),
     ("b18_48-sw818-128x64", [128, 64], B18_48, ("swizzled", 8, 1, 8, ROW)),
@@ -65,14 +66,42 @@ CASES = [
     ("b81_48-colmajor-64x64", [64, 64], B81_48, ("swizzled", 1, 1, 1, COL)),
     ("b18_84-nvmma128-64x64", [64, 64], B18_84, ("nvmma", 128, False)),
     ("mma3-nvmma128-64x64", [64, 64], MMA3, ("nvmma", 128, False)),
+    # registers relabelled into wider vectors (a register at offset 65 beside one at 1 is one at 64)
+    ("b28_48-sw112col-64x4", [64, 4], ("blocked", [2, 8], [4, 8], [4, 2], COL), ("swizzled", 1, 1, 2, COL)),
+    ("b88_48-sw142-32x16", [32, 16], ("blocked", [8, 8], [4, 8], [1, 2], ROW), ("swizzled", 1, 4, 2, ROW)),
+    ("b41_84-sw244col-32x32-f32", [32, 32], ("blocked", [4, 1], [8, 4], [1, 1], COL), ("swizzled", 2, 4, 4, COL),
+     32),
+    # stmatrix of 8- and 32-bit elements (a lane's 32-bit word and lanes 0-1 along a 16-byte row)
+    ("b81_84-sw848col-4x512-i8", [4, 512], ("blocked", [8, 1], [8, 4], [2, 2], ROW), ("swizzled", 8, 4, 8, COL), 8),
+    ("b11_84-sw418-64x64-f32", [64, 64], ("blocked", [1, 1], [8, 4], [4, 1], ROW), ("swizzled", 4, 1, 8, ROW), 32),
+    # stmatrix.trans: the row register is the one whose rows share the fewest banks (register 4 here, not 0)
+    ("b21_48col-sw824-64x64", [64, 64], ("blocked", [2, 1], [4, 8], [1, 4], COL), ("swizzled", 8, 2, 4, ROW)),
+    ("mma2-sw818-64x64", [64, 64], MMA2, ("swizzled", 8, 1, 8, ROW)),
+    ("b116_84-sw1618-64x128-i8", [64, 128], ("blocked", [1, 16], [8, 4], [4, 1], ROW), ("swizzled", 16, 1, 8, ROW),
+     8),
+    # padded_shared: st.shared only
+    ("b18_48-pad64p8-64x64", [64, 64], B18_48, ("padded", [[64, 8]], ROW)),
+    ("mma2-pad64p16col-16x16", [16, 16], ("mma", [2, 0], [4, 2], [16, 8]), ("padded", [[64, 16]], COL)),
 ]
+DTYPES = {8: ("i8", "int8"), 16: ("fp16", "float16"), 32: ("fp32", "float32")}
+
+
+def bits_of(case: tuple) -> int:
+    return case[4] if len(case) > 4 else 16
+
+
+def warps_of(dist: tuple) -> int:
+    n = 1
+    for x in (dist[3] if dist[0] == "blocked" else dist[2]):
+        n *= x
+    return n
 
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def gluon_layouts(dist: tuple, shared: tuple):
+def gluon_layouts(dist: tuple, shared: tuple, shape: list[int], bits: int):
     import triton.experimental.gluon.language as ttgl
     if dist[0] == "blocked":
         d = ttgl.BlockedLayout(*dist[1:])
@@ -80,14 +109,19 @@ def gluon_layouts(dist: tuple, shared: tuple):
         d = ttgl.NVMMADistributedLayout(*dist[1:])
     if shared[0] == "swizzled":
         s = ttgl.SwizzledSharedLayout(*shared[1:])
+    elif shared[0] == "padded":
+        s = ttgl.PaddedSharedLayout.with_identity_for(shared[1], shape, shared[2])
     else:
-        s = ttgl.NVMMASharedLayout(shared[1], BITS, 2, shared[2])
+        s = ttgl.NVMMASharedLayout(shared[1], bits, 2, shared[2])
     return d, s
 
 
 def kernel():
     from triton.experimental import gluon
     from triton.experimental.gluon import language as ttgl
+
+    if not hasattr(ttgl, "thread_barrier"):  # Triton 3.9 names it barrier
+        ttgl.thread_barrier = ttgl.barrier
 
     @gluon.jit
     def store_tile(src, dst, R: ttgl.constexpr, C: ttgl.constexpr, L: ttgl.constexpr, S: ttgl.constexpr):
@@ -103,14 +137,15 @@ def kernel():
     return store_tile
 
 
-def compile_cpu(fn, shape, d, s):
+def compile_cpu(fn, shape, d, s, bits, warps):
     """The kernel compiled for sm_90 with no GPU (``--compile-only``)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
-    sig = {"src": "*fp16", "dst": "*fp16", "R": "constexpr", "C": "constexpr", "L": "constexpr", "S": "constexpr"}
+    ty = "*" + DTYPES[bits][0]
+    sig = {"src": ty, "dst": ty, "R": "constexpr", "C": "constexpr", "L": "constexpr", "S": "constexpr"}
     src = GluonASTSource(fn, sig, {(2,): shape[0], (3,): shape[1], (4,): d, (5,): s})
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": WARPS})
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
 
 
 def store_attrs(ttgir: str) -> tuple[str, str]:
@@ -142,14 +177,14 @@ def ptx_stores(ptx: str) -> dict[str, int]:
     return out
 
 
-def model(dist_text: str, shared_text: str, shape: list[int]) -> dict:
+def model(dist_text: str, shared_text: str, shape: list[int], bits: int, warps: int) -> dict:
     """The model's count for one CTA (every warp), and its instruction."""
-    d, s = convert(dist_text, shape), convert(shared_text, shape, BITS)
+    d, s = convert(dist_text, shape), convert(shared_text, shape, bits)
     wf = count = ideal = 0
-    plans = [TC.plan(d, s, BITS, "store", warp=w) for w in range(WARPS)]
+    plans = [TC.plan(d, s, bits, "store", warp=w) for w in range(warps)]
     for p in plans:
         wf, count, ideal = wf + p["wavefronts"], count + p["count"], ideal + p["ideal"]
-    st = [TC.plan(d, s, BITS, "store", warp=w, matrix=False) for w in range(WARPS)]
+    st = [TC.plan(d, s, bits, "store", warp=w, matrix=False) for w in range(warps)]
     return {"instruction": plans[0]["kind"], "why": plans[0]["why"], "instructions_per_cta": count,
             "wavefronts_per_cta": wf, "ideal_per_cta": ideal, "wavefronts_per_instruction": round(wf / count, 4),
             "ideal_per_instruction": round(ideal / count, 4),
@@ -164,46 +199,57 @@ def prepare(on_gpu: bool) -> list[dict]:
     import triton_oracle  # tests/: Gluon's bank_conflicts inside a @gluon.jit function
     fn = kernel()
     rows = []
-    for i, (name, shape, dist, shared) in enumerate(CASES):
-        d, s = gluon_layouts(dist, shared)
-        row: dict = {"case": name, "shape": shape, "element_bits": BITS, "num_warps": WARPS, "grid": GRID + i}
+    for i, case in enumerate(CASES):
+        name, shape, dist, shared = case[:4]
+        bits, warps = bits_of(case), warps_of(dist)
+        d, s = gluon_layouts(dist, shared, shape, bits)
+        row: dict = {"case": name, "shape": shape, "element_bits": bits, "num_warps": warps, "grid": GRID + i}
         if on_gpu:
             import torch
-            n = (GRID + i) * shape[0] * shape[1]
-            x = torch.randn(n, dtype=torch.float16, device="cuda")
-            y = torch.full((n,), float("nan"), dtype=torch.float16, device="cuda")
-            k = fn[(GRID + i,)](x, y, shape[0], shape[1], d, s, num_warps=WARPS)
+            x, y = tensors(torch, (GRID + i) * shape[0] * shape[1], bits)
+            k = fn[(GRID + i,)](x, y, shape[0], shape[1], d, s, num_warps=warps)
             torch.cuda.synchronize()
             row["correct"] = bool(torch.equal(x, y))
         else:
-            k = compile_cpu(fn, shape, d, s)
+            k = compile_cpu(fn, shape, d, s, bits, warps)
         row["dist_ttgir"], row["shared_ttgir"] = store_attrs(k.asm["ttgir"])
         row["ptx_stores"] = ptx_stores(k.asm["ptx"])
         try:
             row["sass_stores"] = sass_stores(k.asm["sass"])
         except Exception as e:  # noqa: BLE001  (cuobjdump missing: the PTX still names the instruction)
             row["sass_stores"] = {"error": str(e)[:200]}
-        row["model"] = model(row["dist_ttgir"], row["shared_ttgir"], shape)
-        row["gluon_bank_conflicts"] = triton_oracle.bank_conflicts(d, s, shape, BITS)
+        row["model"] = model(row["dist_ttgir"], row["shared_ttgir"], shape, bits, warps)
+        # Gluon's bank_conflicts has no answer for padded_shared (its layout is not linear)
+        g = None if shared[0] == "padded" else triton_oracle.bank_conflicts(d, s, shape, bits)
         st = row["model"]["st_shared_only"]
-        row["gluon_wavefronts_per_instruction"] = round(
-            (row["gluon_bank_conflicts"] + 1) * st["ideal_per_cta"] / st["instructions_per_cta"], 4)
+        row["gluon_bank_conflicts"] = g
+        row["gluon_wavefronts_per_instruction"] = None if g is None else round(
+            (g + 1) * st["ideal_per_cta"] / st["instructions_per_cta"], 4)
         row["triton"] = triton.__version__
         rows.append(row)
         log(f"PROGRESS {name}: {row['model']['instruction']} {row['ptx_stores']} {row['sass_stores']}")
     return rows
 
 
+def tensors(torch, n: int, bits: int):
+    """A random source of n elements and a destination filled with something else."""
+    dtype = getattr(torch, DTYPES[bits][1])
+    if bits == 8:
+        x = torch.randint(-128, 128, (n,), dtype=dtype, device="cuda")
+        return x, torch.full((n,), 0, dtype=dtype, device="cuda") ^ ~x
+    return torch.randn(n, dtype=dtype, device="cuda"), torch.full((n,), float("nan"), dtype=dtype, device="cuda")
+
+
 def launch_only() -> None:
     """One launch of each case (what ncu profiles)."""
     import torch
     fn = kernel()
-    for i, (_, shape, dist, shared) in enumerate(CASES):
-        d, s = gluon_layouts(dist, shared)
-        n = (GRID + i) * shape[0] * shape[1]
-        x = torch.randn(n, dtype=torch.float16, device="cuda")
-        y = torch.empty_like(x)
-        fn[(GRID + i,)](x, y, shape[0], shape[1], d, s, num_warps=WARPS)
+    for i, case in enumerate(CASES):
+        name, shape, dist, shared = case[:4]
+        bits = bits_of(case)
+        d, s = gluon_layouts(dist, shared, shape, bits)
+        x, y = tensors(torch, (GRID + i) * shape[0] * shape[1], bits)
+        fn[(GRID + i,)](x, y, shape[0], shape[1], d, s, num_warps=warps_of(dist))
     torch.cuda.synchronize()
 
 
@@ -299,8 +345,8 @@ def table(report: dict) -> str:
         ms = r.get("measured", {})
         sass = ",".join(k for k in r.get("sass_stores", {}) if k != "error") or r["model"]["instruction"]
         lines.append(f"{r['case']:24} {sass[:18]:18} {r['model']['wavefronts_per_instruction']:>6} "
-                     f"{ms.get('wavefronts_per_instruction')!s:>7} {r['gluon_wavefronts_per_instruction']:>6} "
-                     f"{r['gluon_bank_conflicts']:>4} {ms.get('agrees')}")
+                     f"{ms.get('wavefronts_per_instruction')!s:>7} {r['gluon_wavefronts_per_instruction']!s:>6} "
+                     f"{r['gluon_bank_conflicts']!s:>4} {ms.get('agrees')}")
     return "\n".join(lines)
 
 

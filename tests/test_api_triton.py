@@ -150,3 +150,25 @@ def test_bad_conflicts_are_422_naming_the_field(client, patch, field):
     r = client.post("/api/triton/conflicts", json=body)
     assert r.status_code == 422, r.text
     assert field in r.json()["detail"]
+
+
+def test_offsets_nest_as_the_shape(client):
+    """Rank 1: a flat list (offsets[c]); rank 3: offsets[i][j][k]."""
+    one = client.post("/api/triton/layout", json={"layout": SW.format(v=1, p=1, m=1).replace("[1, 0]", "[0]"),
+                                                  "shape": [16]}).json()
+    assert one["offsets"] == list(range(16))
+    three = client.post("/api/triton/layout", json={
+        "layout": "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [2, 1, 0]}>",
+        "shape": [2, 4, 8]}).json()
+    assert three["offsets"] == [[[i * 32 + j * 8 + k for k in range(8)] for j in range(4)] for i in range(2)]
+
+
+@pytest.mark.parametrize("shape", [[128, 128], [256, 256], [128, 512]])
+def test_conflicts_of_a_large_tensor_with_one_warp_are_answered(client, shape):
+    """The fix's search is priced by the instructions it looks at, not the elements times the candidates."""
+    one_warp = BLOCKED.replace("warpsPerCTA = [4, 1]", "warpsPerCTA = [1, 1]")
+    for bits in (8, 16, 32):
+        body = {"distributed": one_warp, "shared": SW.format(v=8, p=1, m=8), "shape": shape, "element_bits": bits}
+        r = client.post("/api/triton/conflicts", json=body)
+        assert r.status_code == 200, r.text
+        assert r.json()["fix"]["wavefronts"] <= r.json()["wavefronts"]

@@ -7,7 +7,9 @@ TTGIR and Gluon's ``bank_conflicts``, all through Gluon's frontend with no GPU.
   of a Gluon kernel that holds a tensor (or a shared buffer) of that layout;
 - ``bank_conflicts(dist, shared, shape, bits)``: ``ttgl.bank_conflicts`` evaluated at compile time inside a
   ``@gluon.jit`` function (``static_print``), the excess wavefronts per wavefront of the st.shared / ld.shared
-  instructions Triton would issue.
+  instructions Triton would issue;
+- ``compiled_store(dist, shared, shape, bits)``: the st.shared / stmatrix instructions of a Gluon kernel that stores
+  the tensor into the buffer, compiled by Triton for sm_90 on the CPU (PTX), in a child process.
 """
 
 from __future__ import annotations
@@ -103,3 +105,78 @@ def bank_conflicts(dist, shared, shape, bits: int = 16) -> int:
     _, out = _run(_conflicts, {"L": dist, "S": shared, "DT": _DTYPES[bits], "SHAPE": ttgl.constexpr(list(shape))},
                   num_warps(dist))
     return int(out.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- the compiled store (PTX, sm_90, CPU)
+
+_PTX_TYPES = {8: "*i8", 16: "*fp16", 32: "*fp32"}
+
+
+def _store_kernel():
+    if not hasattr(ttgl, "thread_barrier"):  # Triton 3.9 names it barrier
+        ttgl.thread_barrier = ttgl.barrier
+
+    @gluon.jit
+    def store_tile(src, dst, R: ttgl.constexpr, C: ttgl.constexpr, L: ttgl.constexpr, S: ttgl.constexpr):
+        rows = ttgl.arange(0, R, layout=ttgl.SliceLayout(1, L))
+        cols = ttgl.arange(0, C, layout=ttgl.SliceLayout(0, L))
+        offs = rows[:, None] * C + cols[None, :]
+        smem = ttgl.allocate_shared_memory(src.dtype.element_ty, [R, C], S)
+        smem.store(ttgl.load(src + offs))
+        ttgl.thread_barrier()
+        ttgl.store(dst + offs, smem.load(L))
+
+    return store_tile
+
+
+def _forked(fn):
+    """``fn()`` in a child process (an LLVM assertion of Triton's aborts the process): its JSON answer, or None."""
+    import json
+    import os
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(r)
+        try:
+            out = json.dumps(fn())
+        except BaseException:  # noqa: BLE001
+            out = "null"
+        with os.fdopen(w, "w") as f:
+            f.write(out)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(data) if data else None
+
+
+def compiled_store(dist, shared, shape, bits: int) -> dict | None:
+    """The shared-memory stores of a Gluon kernel that loads a tensor of ``dist`` and stores it into ``shared``,
+    compiled by Triton for sm_90 with no GPU: ``{"kind": "st" | "stmatrix", "bytes" (st), "num", "trans" (stmatrix),
+    "count" (per thread), "pairs" (stmatrix.trans: the XOR of the register indices packed into one 32-bit word)}``,
+    None where Triton refuses the kernel or mixes instruction kinds (LLVM merged part of them)."""
+    def work():
+        src = GluonASTSource(fn=_store_kernel(), signature={"src": _PTX_TYPES[bits], "dst": _PTX_TYPES[bits],
+                                                            "R": "constexpr", "C": "constexpr", "L": "constexpr",
+                                                            "S": "constexpr"},
+                             constexprs={(2,): shape[0], (3,): shape[1], (4,): dist, (5,): shared})
+        ptx = triton.compile(src, target=TARGET, options={"num_warps": num_warps(dist)}).asm["ptx"]
+        ops = re.findall(r"\b(st\.shared(?:\.[\w:]+)*|stmatrix(?:\.[\w:]+)*)\s", ptx)
+        order = [x.strip() for g in re.findall(r"ld\.global(?:\.v\d)?\.b16 \{ ([^}]*) \}", ptx) for x in g.split(",")]
+        idx = {name: i for i, name in enumerate(order)}
+        pairs = sorted({idx[a] ^ idx[b] for a, b in re.findall(r"mov\.b32\s+%r\d+, \{(%rs\d+), (%rs\d+)\}", ptx)
+                        if a in idx and b in idx})
+        return [ops, pairs]
+    got = _forked(work)
+    if not got or len(set(got[0])) != 1:
+        return None
+    op, n = got[0][0], len(got[0])
+    m = re.match(r"st\.shared(?:\.v(\d))?\.b(\d+)$", op)
+    if m:
+        return {"kind": "st", "bytes": int(m.group(1) or 1) * int(m.group(2)) // 8, "count": n}
+    m = re.match(r"stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16$", op)
+    if m:
+        return {"kind": "stmatrix", "num": int(m.group(1)), "trans": bool(m.group(2)), "count": n, "pairs": got[1]}
+    return None

@@ -7,13 +7,18 @@ Without paddings the map is linear over F2, so it is a list of offset columns.
 
 Instructions (per warp, register bits that broadcast -- map to no new element -- dropped):
 
-* ``ldmatrix`` / ``stmatrix`` (16-bit elements) where the map fits an 8x8 matrix: register bit 0 -> offset 1 and
-  lanes 0, 1 -> offsets 2, 4 (each lane holds 2 elements of one 16-byte row; lanes 2-4 pick the 8 rows), or, for
-  ``.trans``, lanes 2-4 -> offsets 1, 2, 4 (register bit 0 and lanes 0, 1 pick the rows); up to two further register
-  bits pick matrices (x2, x4); every row 16-byte aligned. One phase per matrix: 8 rows of 16 bytes.
+* ``ldmatrix`` / ``stmatrix`` where the map fits 8x8 matrices of 16-byte rows, as Triton's lowerLdStMatrix divides
+  it: the registers of each lane's 32-bit word (offsets 1, 2, ... below 4 bytes, any register order) and lanes 0, 1
+  -> the rest of a 16-byte row, lanes 2-4 pick the 8 rows (8-, 16- or 32-bit elements); or, for ``.trans`` (16-bit),
+  lanes 2-4 -> offsets 1, 2, 4 (register 0 and lanes 0, 1 pick the rows, as Triton 3.6 does; 3.9 picks the register
+  whose rows share the fewest banks); the next one or two registers pick matrices (x2, x4); every row 16-byte
+  aligned. One phase per matrix: 8 rows of 16 bytes.
 * otherwise ``ld.shared`` / ``st.shared`` of v elements per lane, v the widest power of two whose elements are
-  consecutive and aligned in both layouts (some register bits map to offsets 1, 2, ..., v/2 and no other bit touches
-  the low log2(v) offset bits), at most 16 bytes.
+  consecutive and aligned in both layouts (the registers span the offsets 1, 2, ..., v/2 -- the compiler relabels
+  registers, so a register at offset 65 beside one at offset 1 is one at 64 -- and no lane or warp bit touches the
+  low log2(v) offset bits), at most 16 bytes. Into a padded_shared buffer: st.shared only, v at most the shortest
+  padding interval, and every warp's vectors consecutive and v-aligned after the paddings (where a padding breaks
+  that alignment, Triton 3.9 emits misaligned vectors; the model counts the aligned ones).
 
 The remaining register bits enumerate the instructions: every repeat of the CTA tile over the tensor is there, since
 the layout for the shape already holds them as register bits. ``ideal`` of an instruction is its number of phases.
@@ -27,7 +32,7 @@ from typing import Any
 from algebra.core.errors import LayoutError
 from algebra.doctor import f2
 from algebra.doctor.triton_layouts import TritonLayout
-from algebra.doctor.triton_shared import pack, padded
+from algebra.doctor.triton_shared import pack
 from algebra.hw.banks import analyze
 
 LANES = 5
@@ -47,7 +52,11 @@ class Mapping:
     warps: int
 
     def offset(self, lin: int) -> int:
-        return padded(lin, self.paddings) if self.paddings else lin
+        """Where linear offset ``lin`` is stored: ``padded(lin, paddings)`` (intervals, paddings powers of two)."""
+        out = lin
+        for i, p in self.paddings:
+            out += (lin >> (i.bit_length() - 1)) << (p.bit_length() - 1)
+        return out
 
 
 def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapping:
@@ -88,46 +97,69 @@ def _span(cols: list[int]) -> list[int]:
 
 
 def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | None:
-    """(variant, register bits used, row columns, matrix-selector columns) when the map fits ldmatrix/stmatrix."""
-    if m.element_bytes != 2 or not m.reg:
-        return None
-    lane = m.lane
+    """(variant, register bits used, row columns, matrix-selector columns) when the map fits ldmatrix / stmatrix as
+    Triton's lowerLdStMatrix divides it. Not transposed (8-, 16- or 32-bit elements): the registers of one 32-bit
+    word (offsets 1, 2, ... below 4 bytes, in any register order) and lanes 0, 1 run along a 16-byte row, lanes 2-4
+    pick the 8 rows. Transposed (16-bit): lanes 2-4 run along the row, register 0 and lanes 0, 1 pick the rows
+    (Triton 3.6, measured on the H200; Triton 3.9 picks the register whose rows share the fewest banks instead).
+    The next one or two registers pick the matrices (x2, x4). Post: None unless every row, matrix and repeat starts
+    on 16 bytes."""
+    eb = m.element_bytes
+    if eb > 4 or m.paddings:
+        return None  # Triton lowers a store into a padded_shared buffer with st.shared only
+    lane, word = m.lane, 4 // eb
     variants = []
-    if m.reg[0] == 1 and lane[0] == 2 and lane[1] == 4:
-        variants.append(("", lane[2:5]))
-    if lane[2:5] == [1, 2, 4]:
-        variants.append((".trans", [m.reg[0], lane[0], lane[1]]))
-    for variant, rows in variants:
-        if any(c & 7 for c in rows + m.reg[1:] + m.warp):
+    packed = [m.reg.index(1 << k) for k in range(word.bit_length() - 1) if (1 << k) in m.reg]
+    if len(packed) == word.bit_length() - 1 and lane[0] == word and lane[1] == 2 * word:
+        variants.append(("", packed, lane[2:5]))
+    if eb == 2 and m.reg and lane[2:5] == [1, 2, 4]:
+        variants.append((".trans", [0], [m.reg[0], lane[0], lane[1]]))
+    for variant, used, rows in variants:
+        others = [i for i in range(len(m.reg)) if i not in used]
+        if any(c & (16 // eb - 1) for c in rows + [m.reg[i] for i in others] + m.warp):
             continue  # a row, a matrix or a repeat would start inside a 16-byte row
-        sel = m.reg[1:3]
-        return variant, [0] + list(range(1, 1 + len(sel))), rows, sel
+        sel = others[:2]
+        return variant, used + sel, rows, [m.reg[i] for i in sel]
     return None
 
 
-def _vector(m: Mapping, element_bits: int) -> tuple[int, list[int]]:
-    """(v, the register bits that hold the vector, in offset order)."""
-    best: tuple[int, list[int]] = (1, [])
-    cap = max(1, 128 // max(element_bits, 1))
-    k = 0
-    while (1 << (k + 1)) <= cap:
-        want = [1 << i for i in range(k + 1)]
-        if not all(w in m.reg for w in want):
-            break
-        used = [m.reg.index(w) for w in want]
-        rest = [c for i, c in enumerate(m.reg) if i not in used] + m.lane + m.warp
-        if any(c & ((1 << (k + 1)) - 1) for c in rest):
-            break
-        k += 1
-        best = (1 << k, used)
-    return best
+def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int, list[int]]:
+    """(v, the register columns that enumerate the instructions): v the widest power of two, at most 16 bytes (and
+    ``cap`` elements), such that the registers span the offsets 1, 2, ..., v/2 and no lane or warp column touches
+    the low log2(v) offset bits. The compiled code relabels registers (an F2 change of basis of the register index:
+    it pairs register 0 with register 1 whether register 1 sits at offset 64 or 65; seen in Triton 3.9's PTX and
+    measured with Triton 3.6 on the H200), so the registers need only span those offsets. With paddings, at most
+    the shortest padding interval. Post: the columns returned span the registers' offsets beyond the vector, low
+    log2(v) bits cleared, and are independent."""
+    top = max(1, 128 // max(element_bits, 1)) if cap is None else cap
+    top = min([top] + [i for i, _ in m.paddings])
+    lanes = 0
+    for c in m.lane + m.warp:
+        lanes |= c
+    have = f2.rank(m.reg)
+    v = 1
+    while 2 * v <= top and not lanes & (2 * v - 1) and f2.rank([*m.reg, v]) == have:
+        v *= 2
+    rest: list[int] = []
+    for c in m.reg:
+        c &= ~(v - 1)
+        if c and f2.rank([*rest, c]) > len(rest):
+            rest.append(c)
+    return v, rest
 
 
-def _contiguous(m: Mapping, starts: list[int], v: int) -> bool:
-    """Every vector of v elements from a linear start stays consecutive and v-aligned after the paddings."""
+def _contiguous(m: Mapping, cols: list[int], v: int) -> bool:
+    """Every vector of v elements from a start in the span of ``cols`` stays consecutive and v-aligned after the
+    paddings. Columns that share no bit take a shortcut: the paddings add over the bits of an offset, so every start
+    is aligned when every column is (v is at most the shortest interval, so no interval ends inside a vector)."""
     if not m.paddings:
         return True
-    for s in starts:
+    union = 0
+    for c in cols:
+        union |= c
+    if sum(bin(c).count("1") for c in cols) == bin(union).count("1") and v <= min(i for i, _ in m.paddings):
+        return not union & (v - 1) and all(m.offset(c) % v == 0 for c in cols)
+    for s in _span(cols):
         o = m.offset(s)
         if o % v or any(m.offset(s + j) != o + j for j in range(1, v)):
             return False
@@ -140,13 +172,15 @@ def _name(op: str, nbytes: int) -> str:
 
 
 def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = "store", warp: int = 0,
-         fast: bool = False, matrix: bool = True) -> dict[str, Any]:
+         fast: bool = False, matrix: bool = True, memo: bool = True) -> dict[str, Any]:
     """The instructions of warp ``warp`` and their wavefronts: ``{"instructions": [{"kind", "vector_bytes",
     "wavefronts", "ideal", "phases", "index"}], "wavefronts", "ideal", "warp", "warps", "vector", "kind", "count",
     "why"}`` (``index``: the instruction's number, its register bits beyond the vector or matrix).
-    Post: each instruction's wavefronts and phases are ``analyze`` of its byte addresses (``fast`` skips the
-    per-instruction list and memoises costs of address sets that differ by whole 128-byte lines); ``matrix=False``
-    never picks ldmatrix / stmatrix (Gluon's ``bank_conflicts`` counts ld.shared / st.shared only)."""
+    Post: each instruction's wavefronts and phases are ``analyze`` of its byte addresses (instructions whose starts
+    differ by whole 128-byte lines cost the same, so each such start is priced once; ``fast`` also skips the
+    per-instruction list and counts the repeats of each start instead of enumerating them; ``memo=False`` prices
+    every instruction from its addresses, the reference the shortcuts are tested against); ``matrix=False`` never
+    picks ldmatrix / stmatrix (Gluon's ``bank_conflicts`` counts ld.shared / st.shared only)."""
     if op not in ("store", "load"):
         raise LayoutError(f"op: {op!r} is not store or load")
     if element_bits not in (8, 16, 32, 64):
@@ -157,54 +191,56 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     eb = m.element_bytes
     wbase = f2.apply(m.warp, warp)
     fit = _matrix_fit(m) if matrix else None
-    starts_ok = False
     if fit is not None:
         variant, used, rows, sel = fit
         rest = [c for i, c in enumerate(m.reg) if i not in used]
-        row_starts = [wbase ^ x for x in _span(rest + sel + rows)]
-        starts_ok = _contiguous(m, row_starts, 8)
-    if fit is not None and starts_ok:
         num = 1 << len(sel)
         kind = ("stmatrix" if op == "store" else "ldmatrix") + f".x{num}" + variant
         lane_sets = [[s ^ r for s in _span(sel) for r in _span(rows)]]  # matrix-major: 8 rows of each matrix
         vbytes, how, akind = 16, "matrix", ("stmatrix" if op == "store" else "ldmatrix")
-        why = (f"{kind}: each lane holds 2 elements of a 16-byte row of an 8x8 matrix "
-               f"({'lanes 2-4 run along the row' if variant else 'register 0 and lanes 0-1 run along the row'})")
-        v = 8
+        why = (f"{kind}: 8 rows of 16 bytes per matrix ("
+               + ("lanes 2-4 run along a row, register 0 and lanes 0-1 pick the rows" if variant else
+                  "each lane's 32-bit word and lanes 0-1 run along a row, lanes 2-4 pick the rows") + ")")
+        v = 16 // eb
     else:
-        v, used = _vector(m, element_bits)
-        rest = [c for i, c in enumerate(m.reg) if i not in used]
-        while v > 1 and not _contiguous(m, [wbase ^ x for x in _span(rest + m.lane)], v):
-            v //= 2
-            used = used[:-1]
-            rest = [c for i, c in enumerate(m.reg) if i not in used]
+        v, rest = _vector(m, element_bits)
+        while v > 1 and not _contiguous(m, rest + m.lane + m.warp, v):  # one width for every warp
+            v, rest = _vector(m, element_bits, v // 2)
         vbytes = v * eb
         kind, how, akind = _name(op, vbytes), "vector", ("sts" if op == "store" else "lds")
         lane_sets = [_span(m.lane)]
         why = (f"{kind}: {v} element{'s' if v > 1 else ''} per lane, the widest run that is consecutive in "
-               "registers and in shared memory" + ("" if fit is None else
-                                                   " (an 8x8 matrix fits, but a padding breaks its 16-byte rows)"))
+               "registers and in shared memory" + (" and stays aligned after the paddings" if m.paddings else ""))
     if (1 << len(rest)) > MAX_INSTRUCTIONS:
         raise LayoutError(f"shape: {1 << len(rest):,} instructions per warp is over the cap of {MAX_INSTRUCTIONS:,}")
     line = max(1, 128 // eb)
-    memo: dict[tuple[int, ...], tuple[int, list[int]]] = {}
+    cache: dict[int, tuple[int, list[int]]] = {}
+    bases, mult = _span(rest), 1
+    if fast and memo and not m.paddings:  # an instruction's cost depends on its start modulo a 128-byte line
+        low: list[int] = []
+        for c in rest:
+            if c % line and f2.rank([*low, c % line]) > len(low):
+                low.append(c % line)
+        bases, mult = _span(low), 1 << (len(rest) - len(low))
+    lane_bits = 0
+    for x in lane_sets[0]:
+        lane_bits |= x
     out, total, ideal = [], 0, 0
-    for i, base in enumerate(_span(rest)):
+    for i, base in enumerate(bases):
         b = base ^ wbase
-        if m.paddings:
-            addrs = [m.offset(b ^ x) * eb for x in lane_sets[0]]
-            key = None
-        else:
-            key = (b % line,)
-            addrs = [(b ^ x) * eb for x in lane_sets[0]]
-        got = memo.get(key) if key is not None and fast else None
+        # with paddings, offset(b ^ x) = offset(b) + offset(x) when b and x share no bit (the paddings add over the
+        # bits of an offset), so the cost depends on offset(b) modulo a line; otherwise every lane is looked up
+        key = b % line if not m.paddings else (m.offset(b) % line if not b & lane_bits else None)
+        key = key if memo else None
+        got = cache.get(key) if key is not None else None
         if got is None:
+            addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lane_sets[0]]
             r = analyze(addrs, access_bytes=vbytes, kind=akind) if how == "vector" else analyze(addrs, kind=akind)
             got = (r.wavefronts, list(r.phases))
             if key is not None:
-                memo[key] = got
-        total += got[0]
-        ideal += len(got[1])
+                cache[key] = got
+        total += got[0] * mult
+        ideal += len(got[1]) * mult
         if not fast:
             out.append({"kind": kind, "vector_bytes": vbytes, "wavefronts": got[0], "ideal": len(got[1]),
                         "phases": got[1], "index": i})

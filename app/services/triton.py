@@ -71,8 +71,9 @@ def read(text: str, shape: Any, element_bits: int | None, field: str) -> TritonL
 
 
 def _nest(flat: list[int], shape: list[int]) -> list:
+    """``flat`` (row-major) as nested lists of ``shape``: ``out[i][j]...`` is element (i, j, ...); rank 1 is flat."""
     if len(shape) == 1:
-        return [flat] if len(flat) == shape[0] else flat
+        return flat
     step = len(flat) // shape[0]
     rows = [flat[i * step:(i + 1) * step] for i in range(shape[0])]
     return rows if len(shape) == 2 else [_nest(r, shape[1:]) for r in rows]
@@ -120,9 +121,16 @@ def conflicts_view(distributed: str, shared: str, shape: Any, element_bits: int 
     d = read(distributed, shp, element_bits, "distributed")
     s = read(shared, shp, element_bits, "shared")
     warps = 1 << len(d.ll.bases.get("warp", []))
-    charge("linear point", n // warps * (2 + len(F.candidates(shp, element_bits))), "conflicts and their fix")
+    # the plan: 32 lanes of each instruction, at most one instruction per element of the warp
+    charge("integer cell", 32 * min(n // warps, C.MAX_INSTRUCTIONS), "conflicts")
     with guard("conflicts"):
         p = C.plan(d, s, element_bits, op, warp)
+    # the fix prices each candidate's distinct instruction starts modulo a 128-byte line (32 lanes each) and looks
+    # up every instruction's start once
+    line = 128 // max(1, element_bits // 8)
+    charge("integer cell", len(F.candidates(shp, element_bits)) * (32 * min(p["count"], line) + p["count"] + 512),
+           "the fix's search")
+    with guard("conflicts"):
         fix = F.fix(d, s, element_bits, op, warp)
     return {"distributed": d.text, "shared": s.text, "shape": shp, "element_bits": element_bits, "op": op,
             "warp": p["warp"], "warps": p["warps"], "instruction": p["kind"], "count": p["count"], "why": p["why"],

@@ -70,7 +70,7 @@ def explorer_panel(text: str, shape_text: str, bits_text: str) -> dict[str, Any]
         if v["cute"] and len(v["shape"]) <= 2:
             out["cute"] = v["cute"]
         elif v.get("offsets") is not None and len(v["shape"]) <= 2 and rows * cols <= MAX_CELLS:
-            offs = v["offsets"]
+            offs = v["offsets"] if len(v["shape"]) == 2 else [v["offsets"]]  # rank 1: one row
             out["grid"] = GridView(id="grid-triton", rows=rows, cols=cols, text=offs, colour=offset_colours(offs),
                                    colour_mod=True, caption=f"{v['kind']} · element offsets")
     return out
