@@ -89,12 +89,13 @@ def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server,
     assert "8-way" in page.inner_text("#rung-2 > summary") and "1-way" in page.inner_text("#rung-4 > summary")
     grid = page.locator("#rung2-smem")
     assert (grid.get_attribute("data-rows"), grid.get_attribute("data-cols")) == ("16", "64")
-    page.wait_for_function("document.querySelectorAll('#rung2-smem .acc').length >= 256")  # built as it comes near
+    # built as it comes near
+    page.wait_for_function("() => document.querySelectorAll('#rung2-smem .acc').length >= 256")
     acc = page.eval_on_selector_all("#rung2-smem .acc", "els => els.map(e => e.textContent.trim())")
     assert len(acc) == 16 * 16  # the 16x16 fragment of one ldmatrix.x4, each cell labelled with its bank
     assert sorted(set(acc), key=int) == [str(b) for b in range(8)]  # unpadded 128-byte rows: 8 banks for 32 words
     page.locator("#rung4-smem").scroll_into_view_if_needed()  # a grid below the screen is built as it comes near
-    page.wait_for_function("document.querySelectorAll('#rung4-smem .acc').length >= 256")
+    page.wait_for_function("() => document.querySelectorAll('#rung4-smem .acc').length >= 256")
     acc4 = page.eval_on_selector_all("#rung4-smem .acc", "els => els.map(e => e.textContent.trim())")
     assert len(set(acc4)) == 32  # the swizzle spreads the same fragment over all 32 banks
     assert page.locator("#rung-2 .error").count() == 0
