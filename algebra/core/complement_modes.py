@@ -37,8 +37,7 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None 
         shape, stride = (shape,), (stride,)
     elif type(shape) is not tuple or type(stride) is not tuple:
         return None
-    ns: list = []
-    nd: list = []
+    modes: list = []  # filter's modes, (stride, shape), back to front
     for i in range(len(shape) - 1, -1, -1):
         s = shape[i]
         d = stride[i]
@@ -48,74 +47,68 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None 
             continue
         if d < 0:
             return None
-        if nd and s * d == nd[-1]:
-            ns[-1] *= s
-            nd[-1] = d
+        if modes and s * d == modes[-1][0]:
+            modes[-1] = (d, s * modes[-1][1])
         else:
-            ns.append(s)
-            nd.append(d)
+            modes.append((d, s))
     if cotarget is None:
         cotarget = 1
-        for i in range(len(ns)):
-            cotarget += (ns[i] - 1) * nd[i]
+        for d, s in modes:
+            cotarget += (s - 1) * d
     elif type(cotarget) is not int or cotarget <= 0:
         if type(cotarget) is not tuple or not cotarget:
             return None
         for x in cotarget:  # a flat shape of positive ints (a loop: cheaper than all() over a generator)
             if type(x) is not int or x <= 0:
                 return None
-    m = len(nd)
+    return _fold(modes, cotarget, whole)
+
+
+def complement_plain(shape: tuple, stride: tuple, cotarget: Any, whole: tuple) -> tuple | None:
+    """``complement_pair`` of flat modes known plain (``plainmodes.flat_plain``'s: tuples of ints, strides >= 0)
+    and a known cotarget (an int > 0 or a tuple of them), without checking them again."""
+    modes: list = []  # filter's modes, (stride, shape), back to front
+    for i in range(len(shape) - 1, -1, -1):
+        s = shape[i]
+        d = stride[i]
+        if s == 1 or d == 0:
+            continue
+        if modes and s * d == modes[-1][0]:
+            modes[-1] = (d, s * modes[-1][1])
+        else:
+            modes.append((d, s))
+    return _fold(modes, cotarget, whole)
+
+
+def _fold(modes: list, cotarget: Any, whole: tuple | None) -> tuple | None:
+    """The complement of the filtered modes ``(stride, shape)`` up to the (checked) cotarget."""
+    m = len(modes)
     if m == 0:  # only offset 0 is reached: the complement is all of [0, cotarget), Layout(size(cotarget))
         n = cotarget if type(cotarget) is int else it.product(cotarget)
         return (n, 1) if n != 1 else (1, 0)
     if m == 1:  # one mode s:d: the gap below d (d:1), then the copies of [0, d*s) that reach the cotarget
-        d = nd[0]
-        new_d = d * ns[0]
+        d, s = modes[0]
+        new_d = d * s
         rest = (cotarget + new_d - 1) // new_d if type(cotarget) is int else _copies(cotarget, new_d)
         if d == 1:
             return (rest, new_d) if rest != 1 else (1, 0)
         return ((d, rest), (1, new_d)) if rest != 1 else (d, 1)
     rs: list = []
     rd: list = []
-    if m == 2:  # the two modes by increasing stride (a tie: the first, as min() takes it)
-        d, d2 = nd
-        s, s2 = ns
-        if d2 < d:
-            d, d2, s, s2 = d2, d, s2, s
-        if d != 1:
-            rs.append(d)
-            rd.append(1)
-        last = d * s
-        q = d2 // last
+    last = 1
+    modes.sort()  # by increasing stride (a tie overlaps, whichever comes first)
+    for d, s in modes:
+        q = d // last
         if q == 0:  # overlapping modes
             return _overlap(whole)
-        d = d2
-        ns = [s2]
-    else:
-        last = 1
-        while len(nd) > 1:
-            d = min(nd)
-            k = nd.index(d)
-            q = d // last
-            if q == 0:  # overlapping modes
-                return _overlap(whole)
-            if q != 1:
-                rs.append(q)
-                rd.append(last)
-            last = d * ns.pop(k)
-            del nd[k]
-        d = nd[0]
-        q = d // last
-        if q == 0:
-            return _overlap(whole)
-    if q != 1:
-        rs.append(q)
-        rd.append(last)
-    new_d = d * ns[0]
-    rest = (cotarget + new_d - 1) // new_d if type(cotarget) is int else _copies(cotarget, new_d)
+        if q != 1:
+            rs.append(q)
+            rd.append(last)
+        last = d * s
+    rest = (cotarget + last - 1) // last if type(cotarget) is int else _copies(cotarget, last)
     if rest != 1:
         rs.append(rest)
-        rd.append(new_d)
+        rd.append(last)
     if not rs:
         return 1, 0
     if len(rs) == 1:

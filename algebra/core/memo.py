@@ -181,25 +181,25 @@ _LEAVES = _WIDE * _WIDE
 
 def _small(x: Any) -> bool:
     tp = type(x)
+    if tp is tuple:  # a tiler or a profile (the usual argument here): its ints, Nones and Layouts inline
+        if len(x) > _WIDE:
+            return False
+        for e in x:
+            te = type(e)
+            if te is Layout:
+                if e._leaves > 64 and e.leaves() > _LEAVES:  # 64: _LEAVES (a constant here, not a global)
+                    return False
+            elif te is int:
+                if not -_BIG < e < _BIG:
+                    return False
+            elif e is not None and not _small(e):
+                return False
+        return True
     if tp is Layout:  # its leaves, counted when it was validated (``Layout._leaves``; a raw one: counted now)
         return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
         return -_BIG < x < _BIG
     if x is None:
-        return True
-    if tp is tuple:  # a tiler or a profile: its ints and Nones inline
-        if len(x) > _WIDE:
-            return False
-        for e in x:
-            te = type(e)
-            if te is int:
-                if not -_BIG < e < _BIG:
-                    return False
-            elif te is Layout:
-                if e._leaves > _LEAVES and e.leaves() > _LEAVES:
-                    return False
-            elif e is not None and not _small(e):
-                return False
         return True
     inner = getattr(x, "layout_b", None)
     if inner is not None:

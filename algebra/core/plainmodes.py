@@ -1,5 +1,6 @@
 """The plain layouts' raw ``(shape, stride)`` pairs, for the fast paths (``algebra.core.quick``): their flat modes
-(``flat_plain``), and composition of raw pairs with CuTe's conditions and the never-wrong check (``compose``).
+(``flat_plain``, ``flat_modes``), and composition of raw pairs with CuTe's conditions and the never-wrong check
+(``compose``).
 
 *Plain*: every stride an int >= 0 (what the fast paths complement); ``low = ANY`` admits every int stride (what
 only composes). Nothing here builds a Layout but to hand one to ``checks.check_composition``.
@@ -78,6 +79,37 @@ def flat_plain(s: Any, d: Any, low: int = 0) -> tuple | None:
                 elif not _flat_into(u, v, fs, fd, low):
                     return None
     return tuple(fs), tuple(fd)
+
+
+def flat_modes(s: tuple, d: tuple) -> tuple:
+    """``(flatten(s), flatten(d))`` for the congruent shape and stride of a Layout, in one walk (a flat mode's
+    leaves at once)."""
+    fs: list = []
+    fd: list = []
+    for i in range(len(s)):
+        x = s[i]
+        if type(x) is not tuple:
+            fs.append(x)
+            fd.append(d[i])
+            continue
+        for u in x:
+            if type(u) is tuple:  # deeper
+                fs.extend(it.flatten(x))
+                fd.extend(it.flatten(d[i]))
+                break
+        else:
+            fs.extend(x)
+            fd.extend(d[i])
+    return tuple(fs), tuple(fd)
+
+
+def nested(s: Any) -> bool:
+    """``s`` is a tuple with a tuple in it."""
+    if type(s) is tuple:
+        for x in s:
+            if type(x) is tuple:
+                return True
+    return False
 
 
 def _flat_into(s: tuple, d: Any, fs: list, fd: list, low: int) -> bool:

@@ -21,24 +21,15 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.checks import check_composition
-from algebra.core.complement_modes import complement_pair
+from algebra.core.complement_modes import complement_pair, complement_plain
 from algebra.core.compose_proof import compose_proved, scaled
 from algebra.core.errors import LayoutError
 from algebra.core.fastpath import coalesce_x_flat
 from algebra.core.layout import Layout
-from algebra.core.plainmodes import ANY, compose, flat_plain
+from algebra.core.plainmodes import ANY, compose, flat_modes, flat_plain
 
 R = Layout._raw
 _flatten = it.flatten
-
-
-def _rank(s: Any) -> int:
-    return len(s) if type(s) is tuple else 1
-
-
-def _mode(s: Any, d: Any, i: int) -> tuple:
-    """Mode ``i`` of ``s:d`` (a rank-1 layout is its own mode 0)."""
-    return (s[i], d[i]) if type(s) is tuple else (s, d)
 
 
 # --------------------------------------------------------------------------------------------- composition
@@ -50,12 +41,17 @@ def _compose_raw(s: Any, d: Any, b: Any) -> tuple | None:
     if b is None:
         return s, d
     if type(b) is tuple:
-        n = _rank(s)
-        if not b or len(b) > n:
+        n = len(b)
+        if type(s) is not tuple:  # a rank-1 layout is its own mode 0
+            if n != 1:
+                return None
+            r = _compose_raw(s, d, b[0])
+            return None if r is None else ((r[0],), (r[1],))
+        if not n or n > len(s):
             return None
         shapes, strides = [], []
-        for i in range(len(b)):
-            r = _compose_raw(*_mode(s, d, i), b[i])
+        for i in range(n):
+            r = _compose_raw(s[i], d[i], b[i])
             if r is None:
                 return None
             shapes.append(r[0])
@@ -84,11 +80,13 @@ def q_composition(a: Any, b: Any) -> Layout | None:
         return None if r is None else R(r[0], r[1])
     s, d = a.shape, a.stride  # two layouts: ``compose`` inline, the most frequent call of all
     c = coalesce_x_flat(s, d)
-    if c is None:
-        fa = flat_plain(s, d, ANY)
-        if fa is None:
+    if c is None:  # nested (or not int strides): A's flat modes, int strides of any sign (flat_plain(s, d, ANY))
+        if type(s) is not tuple:
             return None
-        c = coalesce_x_flat(fa[0], fa[1])
+        s, d = flat_modes(s, d)
+        c = coalesce_x_flat(s, d)
+        if c is None or min(d) < ANY:
+            return None
     r = compose_proved(c[0], c[1], b.shape, b.stride)
     if r is None:
         return None
@@ -108,19 +106,23 @@ def _coalesce_raw(s: Any, d: Any, profile: Any) -> tuple | None:
     if type(profile) is not tuple:
         c = coalesce_x_flat(s, d, False)
         return c if c is not None else coalesce_x_flat(_flatten(s), _flatten(d), False)
-    n = _rank(s)
-    if len(profile) > n:
+    k = len(profile)
+    if type(s) is not tuple:  # a rank-1 layout is its own mode 0
+        if k > 1:
+            return None
+        m = _coalesce_raw(s, d, profile[0]) if k else (s, d)
+        return None if m is None else ((m[0],), (m[1],))
+    if k > len(s) or not s:
         return None
-    shapes, strides = [], []
-    for i in range(n):
-        m = _mode(s, d, i)
-        if i < len(profile):
-            m = _coalesce_raw(*m, profile[i])
-            if m is None:
-                return None
-        shapes.append(m[0])
-        strides.append(m[1])
-    return (tuple(shapes), tuple(strides)) if shapes else None
+    shapes = list(s)
+    strides = list(d)
+    for i in range(k):
+        m = _coalesce_raw(s[i], d[i], profile[i])
+        if m is None:
+            return None
+        shapes[i] = m[0]
+        strides[i] = m[1]
+    return tuple(shapes), tuple(strides)
 
 
 def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
@@ -134,7 +136,7 @@ def q_coalesce(layout: Any, profile: Any = None) -> Layout | None:
     if type(s) is tuple:
         for x in s:
             if type(x) is tuple:  # nested: its flat modes
-                s, d = _flatten(s), _flatten(d)
+                s, d = flat_modes(s, d)
                 break
     r = coalesce_x_flat(s, d, False)
     return None if r is None else R(r[0], r[1])
@@ -148,7 +150,8 @@ def q_complement(layout: Any, cotarget: Any = None) -> Layout | None:
     if type(s) is tuple:
         for x in s:
             if type(x) is tuple:  # nested: its flat modes (complement_pair would stop at the first tuple)
-                r = complement_pair(_flatten(s), _flatten(d), cotarget, (s, d))
+                fs, fd = flat_modes(s, d)
+                r = complement_pair(fs, fd, cotarget, (s, d))
                 return None if r is None else R(r[0], r[1])
     r = complement_pair(s, d, cotarget, (s, d))
     return None if r is None else R(r[0], r[1])
@@ -188,18 +191,23 @@ def _divide(s: Any, d: Any, tiler: Any) -> tuple | None:
         cx = coalesce_x_flat(s, d)  # coalesce keeping the stride of a last shape-1 mode; else plain coalesce
         if cx is not None and min(d) >= ANY:  # flat int modes
             cshape = cx[0] if s[-1] != 1 else coalesce_x_flat(s, d, False)[0]
-        else:
-            fa = flat_plain(s, d, ANY)
-            if fa is None:
+        else:  # nested (or not int strides): A's flat modes, int strides of any sign (flat_plain(s, d, ANY))
+            a_s, a_d = flat_modes(s, d)
+            cx = coalesce_x_flat(a_s, a_d)
+            if cx is None or min(a_d) < ANY:
                 return None
-            cx = coalesce_x_flat(fa[0], fa[1])
-            cshape = cx[0] if fa[0][-1] != 1 else coalesce_x_flat(fa[0], fa[1], False)[0]
-    comp = complement_pair(fs, fd, cshape, (ts, td))
+            cshape = cx[0] if a_s[-1] != 1 else coalesce_x_flat(a_s, a_d, False)[0]
+    if type(fs) is tuple and type(cshape) is int and cshape > 0:  # flat_plain's modes: checked already
+        comp = complement_plain(fs, fd, cshape, (ts, td))
+    else:
+        comp = complement_pair(fs, fd, cshape, (ts, td))
     if comp is None:
         return None
     if type(cx[0]) is not tuple:  # A is one mode: B's strides times A's, nothing to prove (``compose_proved``)
         ld = cx[1]
         cs, cd = comp
+        if ld == 1:  # int strides, times 1
+            return (ts, cs), (td, cd)
         return (ts, cs), (td * ld if type(ts) is int else scaled(ts, td, ld), cd * ld if type(cs) is int else
                           scaled(cs, cd, ld))
     return compose(s, d, None, (ts, comp[0]), (td, comp[1]), cx)
@@ -339,12 +347,14 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
         cotarget = 1
         for x in fa[0]:
             cotarget *= x
-        comp = complement_pair(fa[0], fa[1], cotarget * cos_b, (s, d))
+        cotarget *= cos_b
+        comp = complement_plain(fa[0], fa[1], cotarget, (s, d)) if cotarget > 0 else \
+            complement_pair(fa[0], fa[1], cotarget, (s, d))
     if comp is None:
         return None
     cs, cd = comp  # a complement has no mode of shape 1 and none that merge: it is its own coalesce_x but for 1:0
     if type(cs) is not tuple:  # one mode: B's strides times its stride, nothing to prove (``compose_proved``)
-        return (s, ts), (d, td * cd if type(ts) is int else scaled(ts, td, cd))
+        return (s, ts), (d, td * cd if type(ts) is int else td if cd == 1 else scaled(ts, td, cd))
     rest = compose(cs, cd, None, ts, td, comp)
     return None if rest is None else ((s, rest[0]), (d, rest[1]))
 
