@@ -1,6 +1,6 @@
 """The plain layouts' raw ``(shape, stride)`` pairs, for the fast paths (``algebra.core.quick``): their flat modes
-(``flat_plain``, ``flat_modes``), and composition of raw pairs with CuTe's conditions and the never-wrong check
-(``compose``).
+(``flat_plain``, ``flat_modes``), composition of raw pairs with CuTe's conditions and the never-wrong check
+(``compose``), and the zipped and unpacked forms of a divide's or a product's raw pair (``zip2``, ``unpack``).
 
 *Plain*: every stride an int >= 0 (what the fast paths complement); ``low = ANY`` admits every int stride (what
 only composes). Nothing here builds a Layout but to hand one to ``checks.check_composition``.
@@ -146,3 +146,60 @@ def compose(a_s: Any, a_d: Any, fa: tuple | None, b_s: Any, b_d: Any, c: tuple |
         except LayoutError:
             return None
     return r
+
+
+def zip2(s: Any, d: Any, guide: Any) -> tuple:
+    """``products._zip2_by`` of the shape ``s`` and of the stride ``d`` (the tile modes, then the rest modes),
+    refusing as it does, in one walk (``d`` is congruent to ``s``: it fails where ``s`` does, and ``s`` is walked
+    first, so the refusal is the same)."""
+    if type(guide) is not tuple:
+        if type(s) is not tuple or len(s) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        return s, d
+    n = len(guide)
+    if type(s) is not tuple or len(s) < n:
+        raise LayoutError("zip2_by: mismatched ranks")
+    if n == 2:  # the usual rank-2 tiler: no lists
+        p = s[0]
+        q = d[0]
+        g = guide[0]
+        if type(g) is tuple:
+            p, q = zip2(p, q, g)
+        elif type(p) is not tuple or len(p) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        u = s[1]
+        v = d[1]
+        g = guide[1]
+        if type(g) is tuple:
+            u, v = zip2(u, v, g)
+        elif type(u) is not tuple or len(u) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        return ((p[0], u[0]), (p[1], u[1]) + s[2:]), ((q[0], v[0]), (q[1], v[1]) + d[2:])
+    s0, s1, d0, d1 = [], [], [], []
+    for i in range(n):
+        g = guide[i]
+        p = s[i]
+        q = d[i]
+        if type(g) is tuple:
+            p, q = zip2(p, q, g)
+        elif type(p) is not tuple or len(p) != 2:
+            raise LayoutError("zip2_by: expected a rank-2 mode")
+        s0.append(p[0])
+        s1.append(p[1])
+        d0.append(q[0])
+        d1.append(q[1])
+    return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
+
+
+def unpack(r: tuple | None, first: bool) -> Layout | None:
+    """``products._unpack`` of the zipped raw pair ``r`` (``zip2``'s), ``(first, True)``: the second mode's modes
+    (and the first's, with ``first``) become modes of the result; None for None."""
+    if r is None:
+        return None
+    (s0, s1), (d0, d1) = r
+    if not first or type(s0) is not tuple or len(s0) < 2:
+        s0 = (s0,)
+        d0 = (d0,)
+    if type(s1) is tuple and len(s1) > 1:
+        return R(s0 + s1, d0 + d1)
+    return R(s0 + (s1,), d0 + (d1,))

@@ -26,7 +26,7 @@ from algebra.core.compose_proof import compose_proved, scaled
 from algebra.core.errors import LayoutError
 from algebra.core.fastpath import coalesce_x_flat
 from algebra.core.layout import Layout
-from algebra.core.plainmodes import ANY, compose, flat_modes, flat_plain
+from algebra.core.plainmodes import ANY, compose, flat_modes, flat_plain, unpack, zip2
 
 R = Layout._raw
 _flatten = it.flatten
@@ -239,49 +239,54 @@ def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
     return tuple(shapes), tuple(strides)
 
 
-def _zip2(s: Any, d: Any, guide: Any) -> tuple:
-    """``products._zip2_by`` of the shape ``s`` and of the stride ``d`` (the tile modes, then the rest modes),
-    refusing as it does, in one walk (``d`` is congruent to ``s``: it fails where ``s`` does, and ``s`` is walked
-    first, so the refusal is the same)."""
-    if type(guide) is not tuple:
-        if type(s) is not tuple or len(s) != 2:
-            raise LayoutError("zip2_by: expected a rank-2 mode")
-        return s, d
-    n = len(guide)
-    if type(s) is not tuple or len(s) < n:
-        raise LayoutError("zip2_by: mismatched ranks")
+def _by_mode_zip(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
+    """``zip2(*_by_mode(s, d, tiler, f), tiler)`` in one walk. The refusals come in the same order: every mode's
+    ``f`` first (a zip refusal found on the way waits for them), then the zip's."""
+    n = len(tiler)
+    if type(s) is not tuple or n > len(s) or not s:
+        r = _by_mode(s, d, tiler, f)
+        return None if r is None else zip2(r[0], r[1], tiler)
     s0, s1, d0, d1 = [], [], [], []
+    err = None
     for i in range(n):
-        g = guide[i]
-        p = s[i]
-        q = d[i]
-        if type(g) is tuple:
-            p, q = _zip2(p, q, g)
+        t = tiler[i]
+        if t is None:
+            p = s[i]
+            q = d[i]
+        else:
+            m = f(s[i], d[i], t)
+            if m is None:
+                return None
+            p = m[0]
+            q = m[1]
+        if err is not None:
+            continue
+        if type(t) is tuple:
+            try:
+                p, q = zip2(p, q, t)
+            except LayoutError as e:
+                err = e
+                continue
         elif type(p) is not tuple or len(p) != 2:
-            raise LayoutError("zip2_by: expected a rank-2 mode")
+            err = LayoutError("zip2_by: expected a rank-2 mode")
+            continue
         s0.append(p[0])
         s1.append(p[1])
         d0.append(q[0])
         d1.append(q[1])
+    if err is not None:
+        raise err
     return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
 
 
-def _unpack(r: tuple | None, tiler: Any, first: bool) -> Layout | None:
-    """``products._unpack`` of ``r`` zipped by ``tiler``, ``(first, True)``: the second mode's modes (and the
-    first's, with ``first``) become modes of the result."""
-    if r is None:
-        return None
-    (s0, s1), (d0, d1) = _zip2(r[0], r[1], tiler)
-    if not first or type(s0) is not tuple or len(s0) < 2:
-        s0 = (s0,)
-        d0 = (d0,)
-    if type(s1) is tuple and len(s1) > 1:
-        return R(s0 + s1, d0 + d1)
-    return R(s0 + (s1,), d0 + (d1,))
-
-
 def _divided(layout: Any, tiler: Any) -> tuple | None:
-    return _divide(layout.shape, layout.stride, tiler) if type(layout) is Layout else None
+    """``logical_divide`` of a Layout zipped by the tiler, as a raw pair (``zip2``), or None."""
+    if type(layout) is not Layout:
+        return None
+    if type(tiler) is tuple:
+        return _by_mode_zip(layout.shape, layout.stride, tiler, _divide)
+    r = _divide(layout.shape, layout.stride, tiler)
+    return None if r is None else zip2(r[0], r[1], tiler)
 
 
 def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
@@ -292,18 +297,16 @@ def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
 
 
 def q_zipped_divide(layout: Any, tiler: Any) -> Layout | None:
-    if type(layout) is not Layout:
-        return None
-    r = _divide(layout.shape, layout.stride, tiler)
-    return None if r is None else R(*_zip2(r[0], r[1], tiler))
+    r = _divided(layout, tiler)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_tiled_divide(layout: Any, tiler: Any) -> Layout | None:
-    return _unpack(_divided(layout, tiler), tiler, False)
+    return unpack(_divided(layout, tiler), False)
 
 
 def q_flat_divide(layout: Any, tiler: Any) -> Layout | None:
-    return _unpack(_divided(layout, tiler), tiler, True)
+    return unpack(_divided(layout, tiler), True)
 
 
 # --------------------------------------------------------------------------------------------- products
@@ -360,7 +363,13 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
 
 
 def _multiplied(block: Any, tiler: Any) -> tuple | None:
-    return _product(block.shape, block.stride, tiler) if type(block) is Layout else None
+    """``logical_product`` of a Layout zipped by the tiler, as a raw pair (``zip2``), or None."""
+    if type(block) is not Layout:
+        return None
+    if type(tiler) is tuple:
+        return _by_mode_zip(block.shape, block.stride, tiler, _product)
+    r = _product(block.shape, block.stride, tiler)
+    return None if r is None else zip2(r[0], r[1], tiler)
 
 
 def q_logical_product(block: Any, tiler: Any) -> Layout | None:
@@ -371,15 +380,13 @@ def q_logical_product(block: Any, tiler: Any) -> Layout | None:
 
 
 def q_zipped_product(block: Any, tiler: Any) -> Layout | None:
-    if type(block) is not Layout:
-        return None
-    r = _product(block.shape, block.stride, tiler)
-    return None if r is None else R(*_zip2(r[0], r[1], tiler))
+    r = _multiplied(block, tiler)
+    return None if r is None else R(r[0], r[1])
 
 
 def q_tiled_product(block: Any, tiler: Any) -> Layout | None:
-    return _unpack(_multiplied(block, tiler), tiler, False)
+    return unpack(_multiplied(block, tiler), False)
 
 
 def q_flat_product(block: Any, tiler: Any) -> Layout | None:
-    return _unpack(_multiplied(block, tiler), tiler, True)
+    return unpack(_multiplied(block, tiler), True)
