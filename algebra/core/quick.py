@@ -241,7 +241,8 @@ def _by_mode(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
 
 def _by_mode_zip(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
     """``zip2(*_by_mode(s, d, tiler, f), tiler)`` in one walk. The refusals come in the same order: every mode's
-    ``f`` first (a zip refusal found on the way waits for them), then the zip's."""
+    ``f`` first (a zip refusal found on the way waits for them, kept as its message: an exception held in a local
+    of a frame its traceback holds would be a cycle for the garbage collector), then the zip's."""
     n = len(tiler)
     if type(s) is not tuple or n > len(s) or not s:
         r = _by_mode(s, d, tiler, f)
@@ -265,17 +266,17 @@ def _by_mode_zip(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
             try:
                 p, q = zip2(p, q, t)
             except LayoutError as e:
-                err = e
+                err = e.args
                 continue
         elif type(p) is not tuple or len(p) != 2:
-            err = LayoutError("zip2_by: expected a rank-2 mode")
+            err = ("zip2_by: expected a rank-2 mode",)
             continue
         s0.append(p[0])
         s1.append(p[1])
         d0.append(q[0])
         d1.append(q[1])
     if err is not None:
-        raise err
+        raise LayoutError(*err)
     return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
 
 
