@@ -34,6 +34,15 @@ def complement_pair(shape: Any, stride: Any, cotarget: Any, whole: tuple | None 
             if stride == 1:
                 return (rest, new_d) if rest != 1 else (1, 0)
             return ((stride, rest), (1, new_d)) if rest != 1 else (stride, 1)
+        if type(cotarget) is tuple and cotarget and shape != 1 and stride > 0:  # or a shape: a divide's coalesced A
+            for x in cotarget:
+                if type(x) is not int or x <= 0:
+                    return None
+            new_d = stride * shape
+            rest = _copies(cotarget, new_d)
+            if stride == 1:
+                return (rest, new_d) if rest != 1 else (1, 0)
+            return ((stride, rest), (1, new_d)) if rest != 1 else (stride, 1)
         shape, stride = (shape,), (stride,)
     elif type(shape) is not tuple or type(stride) is not tuple:
         return None

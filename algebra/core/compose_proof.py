@@ -49,6 +49,13 @@ def compose_proved(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
 def scaled(bs: tuple, bd: Any, ld: int) -> tuple | None:
     """The strides ``bd`` (of the shape ``bs``, a tuple) times ``ld``: B's strides composed with the one mode
     ``_:ld`` of A (``_compose_int`` on each mode); None where one is not an int (a basis stride)."""
+    for x in bd:
+        if type(x) is not int:
+            break
+    else:  # flat int strides (and so, congruent, a flat shape)
+        if len(bd) == 2:
+            return bd[0] * ld, bd[1] * ld
+        return tuple([x * ld for x in bd])
     out: list = []
     for i in range(len(bs)):
         s = bs[i]
@@ -76,7 +83,7 @@ def _modes(ls: tuple, ld: tuple, bs: tuple, bd: Any, n: int, used: list) -> tupl
             if p is None:
                 return None
         elif type(d) is int:
-            p = _leaf(ls, ld, s, d, n, used)
+            p = (s, d) if d == 0 else _leaf(ls, ld, s, d, n, used)  # stride 0: s:0, nothing to prove
         else:
             return None
         out_s.append(p[0])
