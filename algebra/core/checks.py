@@ -160,13 +160,15 @@ def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
     return True
 
 
-def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
+def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> Any:
     """``(i, B(i), A(B(i)), R(i))`` for the smallest ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``,
     or None when there is none: every such ``i`` is checked, and only those. The points are built mode by mode of
     B, dropping a partial sum that the modes still to come cannot bring back into [0, size(A)) (with non-negative
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
-    ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP."""
-    fd = it.flatten(b.stride)
+    ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP.
+    ``fd``: B's flat strides, where the caller has them."""
+    if fd is None:
+        fd = it.flatten(b.stride)
     if type(r) is not type(b) or not int_strides(r):
         return _UNDECIDED
     for d in fd:
@@ -287,11 +289,13 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     why = structural_failure(coalesced_a_shape, b.shape, b.stride)
     if why is None:
         return
-    if not int_strides(b):
-        return  # basis (E) strides select a mode of A: each is composed with that mode alone
+    fd = it.flatten(b.stride)
+    for d in fd:
+        if type(d) is not int:
+            return  # basis (E) strides select a mode of A: each is composed with that mode alone
     if min(it.flatten(r.shape)) <= 0 or min(it.flatten(a.shape)) <= 0:
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
-    hit = relevant_counterexample(a, b, r)
+    hit = relevant_counterexample(a, b, r, fd)
     if hit is None:
         return  # every i with B(i) inside A was checked
     if hit is not _UNDECIDED:
