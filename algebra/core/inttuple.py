@@ -351,8 +351,8 @@ def coordinates(shape: IntTuple) -> list:
 
 
 def _s(t: IntTuple) -> str:
-    if is_tuple(t):
-        return "(" + ",".join(_s(x) for x in t) + ")"
+    if type(t) is tuple:  # the int leaves inline (one list, no generator frame)
+        return "(" + ",".join([str(x) if type(x) is int else _s(x) for x in t]) + ")"
     return str(t)
 
 

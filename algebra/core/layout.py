@@ -177,8 +177,8 @@ def _check_coord(c: Any) -> None:
 
 
 def _stride_str(d: Any) -> str:
-    if is_tuple(d):
-        return "(" + ",".join(_stride_str(x) for x in d) + ")"
+    if type(d) is tuple:  # the int leaves inline (one list, no generator frame)
+        return "(" + ",".join([str(x) if type(x) is int else _stride_str(x) for x in d]) + ")"
     return str(d)
 
 
