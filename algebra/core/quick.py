@@ -280,14 +280,19 @@ def _by_mode_zip(s: Any, d: Any, tiler: tuple, f: Any) -> tuple | None:
     return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
 
 
-def _divided(layout: Any, tiler: Any) -> tuple | None:
-    """``logical_divide`` of a Layout zipped by the tiler, as a raw pair (``zip2``), or None."""
+def _zipped(layout: Any, tiler: Any, op: Any) -> tuple | None:
+    """``op`` (``_divide`` or ``_product``) of a Layout zipped by the tiler, as a raw pair (``zip2``), or None."""
     if type(layout) is not Layout:
         return None
     if type(tiler) is tuple:
-        return _by_mode_zip(layout.shape, layout.stride, tiler, _divide)
-    r = _divide(layout.shape, layout.stride, tiler)
+        return _by_mode_zip(layout.shape, layout.stride, tiler, op)
+    r = op(layout.shape, layout.stride, tiler)
     return None if r is None else zip2(r[0], r[1], tiler)
+
+
+def _divided(layout: Any, tiler: Any) -> tuple | None:
+    """``logical_divide`` of a Layout zipped by the tiler, as a raw pair, or None."""
+    return _zipped(layout, tiler, _divide)
 
 
 def q_logical_divide(layout: Any, tiler: Any) -> Layout | None:
@@ -364,13 +369,8 @@ def _product(s: Any, d: Any, tiler: Any) -> tuple | None:
 
 
 def _multiplied(block: Any, tiler: Any) -> tuple | None:
-    """``logical_product`` of a Layout zipped by the tiler, as a raw pair (``zip2``), or None."""
-    if type(block) is not Layout:
-        return None
-    if type(tiler) is tuple:
-        return _by_mode_zip(block.shape, block.stride, tiler, _product)
-    r = _product(block.shape, block.stride, tiler)
-    return None if r is None else zip2(r[0], r[1], tiler)
+    """``logical_product`` of a Layout zipped by the tiler, as a raw pair, or None."""
+    return _zipped(block, tiler, _product)
 
 
 def q_logical_product(block: Any, tiler: Any) -> Layout | None:
