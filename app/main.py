@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
 from app import budget, http_errors, openapi
@@ -32,6 +33,7 @@ from app.middleware import (
     SlashRedirect,
 )
 from app.origin import SameOriginMiddleware
+from storage import volume
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -171,10 +173,26 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
             return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
 
+    async def _storage_error(request: Request, exc: Exception):
+        """A write the data volume had no room for (storage.volume: SQLite's SQLITE_FULL, ENOSPC / EDQUOT,
+        PostgreSQL's disk_full): 503 with Retry-After naming the cause; the transaction was rolled back. Any other
+        storage error is the server's own (500)."""
+        if not volume.disk_full(exc):
+            raise exc
+        volume.note_full()
+        refused = StarletteHTTPException(503, volume.refusal_detail(request.method not in ("GET", "HEAD")),
+                                         headers={"Retry-After": str(volume.RETRY_AFTER_S)})
+        return await http_errors.http_error(request, refused)
+
+    for storage_error in _storage_errors():
+        app.add_exception_handler(storage_error, _storage_error)
+
     @app.get("/healthz", tags=["meta"])
     @light
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
-        return {"ok": True}
+        """``{"ok": true, "data_volume": {"full", "free_bytes", "detail"}}``: the app answers; ``full`` says writes
+        are refused (503) because the data volume has no space left, while reads go on."""
+        return {"ok": True, "data_volume": volume.state()}
 
     @app.get("/favicon.ico", include_in_schema=False)
     @light
@@ -241,6 +259,25 @@ def _stop_work_on_signals() -> None:
 
         handler.__layoutlab_close__ = True
         signal.signal(sig, handler)
+
+
+def _storage_errors() -> tuple[type[Exception], ...]:
+    """The exception types a full data volume raises through (storage.volume.disk_full decides)."""
+    import sqlite3
+
+    errs: list[type[Exception]] = [sqlite3.Error, OSError]
+    if database_url_set():
+        try:
+            import psycopg
+
+            errs.append(psycopg.Error)
+        except ImportError:
+            pass
+    return tuple(errs)
+
+
+def database_url_set() -> bool:
+    return bool(os.environ.get("LAYOUTLAB_DATABASE_URL"))
 
 
 def _has(module: str) -> bool:

@@ -3,11 +3,11 @@ prediction, and the history chart."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from app.budget import BudgetedRoute, light
-from app.routes.api_bench import address_of, client_of
+from app.budget import BudgetedRoute
+from app.routes.api_bench import address_of, client_of, refusal
 from app.services import bench as S
 from app.services import lab_results
 from app.services.lab_clients import is_admin
@@ -17,6 +17,8 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 # a job's result as a table and its chart, and the history's result column (app.services.lab_results)
 templates.env.globals.update(lab_result_rows=lab_results.result_rows, lab_result_chart=lab_results.result_chart,
                              lab_summary=lab_results.summary)
+#: Fields a lab form may carry (the form has about 25).
+MAX_FORM_FIELDS = 64
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
 
 
@@ -76,24 +78,30 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
                                                                       ladder=S.ladder_view(gemm)))
 
 
+async def form_fields(request: Request) -> dict[str, str]:
+    """The submitted form's fields (the body is at most 1 MB, BodyLimitMiddleware): awaiting the body is the only
+    work done on the event loop; validating and checking the job run in the budgeted handler."""
+    form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
 @router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
-@light  # awaits the form (at most 1 MB, BodyLimitMiddleware), then one queue insert
-async def lab_submit(request: Request) -> HTMLResponse:
-    form = {k: str(v) for k, v in (await request.form()).items()}
-    error, job, status = None, None, 202
+def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) -> HTMLResponse:
+    """Queue a job from the lab form: the job card (202), or the card with the reason (409, 422, 429, 503). The
+    form's fields become the same ``(kind, params)`` that ``POST /api/bench/jobs`` takes, and both go through
+    ``S.submit``: one validation, one set of caps, one rate limit (a refused submission counts)."""
+    error, job, status, headers = None, None, 202, {}
     try:
         kind, params = form_params(form)
         job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
-    except S.NoWorker as exc:
-        error, status = str(exc), 409
-    except S.RateLimited as exc:
-        error, status = str(exc), 429
-    except S.QueueFull as exc:
-        error, status = str(exc), 503
-    except (S.ParamsError, ValueError) as exc:
+    except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
+        answer = refusal(exc)
+        error, status, headers = str(exc), answer.status_code, {"Retry-After": answer.headers["retry-after"]} \
+            if "retry-after" in answer.headers else {}
+    except ValueError as exc:  # a field that is no number
         error, status = str(exc), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
-                                      block_name="job_card", status_code=status)
+                                      block_name="job_card", status_code=status, headers=headers)
 
 
 @router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)

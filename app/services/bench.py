@@ -103,10 +103,20 @@ def device_status(admin: bool = False) -> dict:
 
 
 def submit(kind: str, params: dict | None, client: str | None = None, address: str | None = None) -> dict:
-    """Validate, rate-limit and queue for ``client``; raises ParamsError (422), NoWorker (409), RateLimited (429) or
-    QueueFull (503). Post-condition: returns {"id", "status"}; only well-formed submissions count against limits."""
-    registry.validate(kind, params)
+    """Check, rate-limit, validate and queue for ``client``: the one way in for the JSON route and the lab form.
+    Raises ParamsError (422), NoWorker (409), RateLimited (429) or QueueFull (503).
+
+    Post-condition: returns {"id", "status"}. A submission of a known kind counts against the client's and the
+    address's limits before its parameters are validated, so refused ones (422, 409, 503) count too and a client
+    over its limit is answered 429 without any validation work; an unknown kind or a body that is not a job (refused
+    before anything is computed) counts nothing. Validation (``gpu_worker.registry.validate``, the kind's model with
+    its caps: for a layout its text length, its mode count and its cell count, checked before any cell is
+    enumerated) runs under the request's work budget."""
+    registry.get(kind)
+    if params is not None and not isinstance(params, dict):
+        raise ParamsError(f"params: expected a JSON object, got {type(params).__name__}")
     check_rate(client, address)
+    registry.validate(kind, params)
     job = service.submit(kind, params, client=client)
     return {"id": job["id"], "status": job["status"]}
 
