@@ -355,6 +355,16 @@ def light(endpoint: Callable) -> Callable:
     return endpoint
 
 
+def cpu_scale(scale: float) -> Callable[[Callable], Callable]:
+    """Give an endpoint ``scale`` times the per-request CPU budget (CPU_SECONDS, read when each request starts). For
+    work whose amount no input changes (a whiteboard start's fixed search), never for work an input sizes."""
+    def mark(endpoint: Callable) -> Callable:
+        endpoint.__layoutlab_cpu_scale__ = float(scale)
+        return endpoint
+
+    return mark
+
+
 def _budgeted(endpoint: Callable) -> Callable:
     if asyncio.iscoroutinefunction(endpoint):
         if not getattr(endpoint, "__layoutlab_light__", False):
@@ -362,9 +372,11 @@ def _budgeted(endpoint: Callable) -> Callable:
                             "loop, outside the work budget; make it a plain function, or mark it @light")
         return endpoint
 
+    scale = getattr(endpoint, "__layoutlab_cpu_scale__", None)
+
     @functools.wraps(endpoint)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with within_budget():
+        with within_budget(None if scale is None else CPU_SECONDS * scale):
             return endpoint(*args, **kwargs)
 
     run.__layoutlab_budgeted__ = True

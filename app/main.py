@@ -25,6 +25,7 @@ from algebra import LayoutError
 from app import budget, http_errors, openapi
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
+from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -125,7 +126,8 @@ _NOT_FIELDS = {"body", "query", "int", "str", "float", "bool", "none", "list", "
 def create_app(embedded_worker: bool = False) -> FastAPI:
     """Build the app. Post-condition: every router of ROUTERS that exists is included, /healthz answers 200,
     LayoutError / validation errors become 422 with a string ``detail`` of at most about MAX_ECHO characters, a body
-    over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
+    over MAX_BODY_BYTES answers 413, every response carries the security headers (app.middleware), and a request whose
+    Host is not allowed (LAYOUTLAB_ALLOWED_HOSTS, app.hosts) is answered 400 before anything else runs."""
     app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
     budget.reopen()  # a new app serves (an earlier one in this process may have shut down)
@@ -214,6 +216,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     startup = getattr(importlib.import_module("app.lifecycle"), "install", None) if _has("app.lifecycle") else None
     if startup:
         startup(app)
+    app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts())  # outermost: a foreign Host (DNS rebinding)
     return app
 
 
@@ -236,11 +239,33 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         budget.reopen()
+        _warm_in_background()
         _stop_work_on_signals()
         async with inner(a) as state:
             yield state
 
     app.router.lifespan_context = lifespan
+
+
+_warmed = threading.Event()
+
+
+def _warm_in_background() -> None:
+    """Once per process, in a daemon thread: import the drill generators and warm the whiteboard's caches, so the
+    first requests after a start do not pay for them inside their CPU budget (LAYOUTLAB_WARM=0 skips it)."""
+    if _warmed.is_set() or os.environ.get("LAYOUTLAB_WARM") == "0":
+        return
+    _warmed.set()
+
+    def warm() -> None:
+        try:
+            from app.drills import whiteboard
+
+            whiteboard.warm()
+        except Exception:  # a warm-up never stops the app: the first request then does the work itself
+            log.exception("warm-up failed")
+
+    threading.Thread(target=warm, name="layoutlab-warm", daemon=True).start()
 
 
 def _stop_work_on_signals() -> None:

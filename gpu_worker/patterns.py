@@ -165,6 +165,8 @@ def plan_smem(spec: dict) -> dict:
     text = layout_text(spec.get("variant", "naive"), int(spec.get("rows", 32)), int(spec.get("cols", 32)),
                        int(spec.get("pad", 0)), spec.get("swizzle"), spec.get("layout"))
     rows_cols = (None, None) if spec.get("variant") == "custom" else (int(spec["rows"]), int(spec["cols"]))
+    # every layout of the job within its caps before any of them is enumerated
+    t_layout = parse_layout(A, access.get("layout") or "", "thread layout") if kind == "thread_layout" else None
     canon, rows, cols, table = tile_offsets(text, *rows_cols)
     footprint = (max(max(r) for r in table) + 1) * eb
     if kind == "ldmatrix":
@@ -190,7 +192,7 @@ def plan_smem(spec: dict) -> dict:
         elif kind == "offsets":
             crd, offs = _explicit(access, rows, cols, table, footprint // eb)
         else:
-            crd, offs = _thread_layout(A, access, rows, cols, table)
+            crd, offs = _thread_layout(A, t_layout, access, rows, cols, table)
         addresses.append([o * eb for o in offs])
         coords.append(crd)
 
@@ -267,9 +269,8 @@ def _explicit(access: dict, rows: int, cols: int, table: list[list[int]], limit:
     return crd, offs
 
 
-def _thread_layout(A, access: dict, rows: int, cols: int, table: list[list[int]]):
+def _thread_layout(A, t_layout: Any, access: dict, rows: int, cols: int, table: list[list[int]]):
     text = access.get("layout") or ""
-    t_layout = parse_layout(A, text, "thread layout")
     if not (callable(t_layout) and hasattr(t_layout, "shape")):
         raise PatternError(f"thread layout {text!r} is not a layout such as (32,1):(1,0)")
     if A.size(t_layout) != 32:

@@ -18,6 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
+# TestClient sends ``Host: testserver``: the tests' apps answer for it, besides the default names (app.hosts); the
+# default itself stays as it is served (tests/test_front_door.py checks it).
+os.environ.setdefault("LAYOUTLAB_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1,::1")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 

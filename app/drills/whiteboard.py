@@ -101,6 +101,14 @@ def pick_drill(rng: random.Random, kind: str, test: Test) -> str:
     return first
 
 
+def warm() -> None:
+    """Do once, ahead of the first session, what a first start does cold: import every drill generator and fill the
+    tile-only caches of the sheet's kinds (one sheet picked and thrown away). The app runs it in a background thread
+    at start-up (app.main)."""
+    rng = random.Random()
+    pick_sheet(rng, [(p, kind, test) for p, (_, qs) in enumerate(SHEET) for kind, test in qs])
+
+
 def start(learner: str, rng: random.Random | None = None, now: float | None = None) -> str:
     """Create a session of the whole sheet with fresh seeds. Post-condition: returns the session id; its questions
     are stored in order as ``{"part", "id"}``."""

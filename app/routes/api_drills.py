@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
-from app.budget import BudgetedRoute
+from app.budget import BudgetedRoute, cpu_scale
 from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
@@ -26,6 +26,9 @@ from app.schemas import RequestBody
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
 COOKIE_AGE = 365 * 86_400
+#: A whiteboard start searches fresh seeds for the sheet's 28 questions: a fixed amount of work that no input
+#: changes (bounded by app.drills.whiteboard.SEARCH), given this many times the per-request CPU budget.
+WHITEBOARD_CPU_SCALE = 3.0
 
 
 def current_learner(request: Request) -> tuple[str, bool]:
@@ -206,11 +209,16 @@ def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict
     return {"name": body.name.strip(), "switched": False}
 
 
-@router.post("/whiteboard")
+@router.post("/whiteboard", responses=errors({429: "this learner holds too many unfinished sessions"}))
+@cpu_scale(WHITEBOARD_CPU_SCALE)
 def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Start a timed whiteboard session (the seed's seven parts, 3-7 questions each); answer its questions in order
-    with ``session`` set."""
-    sid = progress.start_whiteboard(learner)
+    with ``session`` set. A learner holds at most ``MAX_OPEN_SESSIONS`` unfinished sessions (429 past it; the oldest
+    unanswered ones make room first)."""
+    try:
+        sid = progress.start_whiteboard(learner)
+    except store.SessionRefused as err:
+        raise HTTPException(err.status, str(err)) from None
     return whiteboard_json(learner, sid)
 
 

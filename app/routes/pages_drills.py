@@ -13,11 +13,11 @@ from typing import Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.budget import BudgetedRoute
+from app.budget import BudgetedRoute, cpu_scale
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
-from app.routes.api_drills import current_learner, set_learner_cookie
+from app.routes.api_drills import WHITEBOARD_CPU_SCALE, current_learner, set_learner_cookie
 from app.templating import is_htmx, templates
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -198,9 +198,15 @@ def whiteboard_intro(request: Request) -> Response:
 
 
 @router.post("/drills/whiteboard", include_in_schema=False)
+@cpu_scale(WHITEBOARD_CPU_SCALE)
 def whiteboard_start(request: Request) -> Response:
     learner = _learner(request)
-    sid = progress.start_whiteboard(learner[0])
+    try:
+        sid = progress.start_whiteboard(learner[0])
+    except store.SessionRefused as err:
+        ctx = {"error": str(err), "res": None, "drill": None, "parts": progress.WHITEBOARD, "sheet": progress.SHEET,
+               "limit_min": progress.PART_LIMIT_S // 60}
+        return _render(request, "drills_whiteboard.html", ctx, learner, status=err.status)
     resp = RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])
