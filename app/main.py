@@ -29,7 +29,9 @@ from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
+    OptionsMiddleware,
     PageCacheMiddleware,
+    SecureCookieMiddleware,
     SecurityHeadersMiddleware,
     SlashRedirect,
 )
@@ -133,6 +135,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     budget.reopen()  # a new app serves (an earlier one in this process may have shut down)
     app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
+    app.add_middleware(OptionsMiddleware, router=app.router)  # OPTIONS: 204 with Allow
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SameOriginMiddleware)  # a browser's write from another site: 403 (app.origin)
@@ -216,6 +219,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     startup = getattr(importlib.import_module("app.lifecycle"), "install", None) if _has("app.lifecycle") else None
     if startup:
         startup(app)
+    app.add_middleware(SecureCookieMiddleware)  # around every cookie the app sets: Secure over HTTPS
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts())  # outermost: a foreign Host (DNS rebinding)
     return app
 

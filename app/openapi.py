@@ -41,13 +41,16 @@ class HTTPError(BaseModel):
 
 #: Default descriptions of the statuses this app answers.
 DESCRIPTIONS = {
+    400: "a request body that is not UTF-8 text (the JSON or form cannot be decoded), or a Host this server does "
+         "not answer for (LAYOUTLAB_ALLOWED_HOSTS)",
     403: "not allowed for this client",
     404: "no such resource",
     409: "in conflict with the resource's state",
     413: "request body over the cap of 1 MB",
     422: "a refused parameter or body, an input CuTe refuses, or a request over the work budget; detail says why",
     429: "too many requests from this client or address; see Retry-After",
-    503: "temporarily unavailable (the server is shutting down, or the lab's queue is full); see Retry-After",
+    503: "temporarily unavailable (the server is shutting down, the lab's queue is full, or the data volume is full "
+         "and a write cannot be stored); see Retry-After",
 }
 
 
@@ -68,7 +71,7 @@ _FASTAPI_VALIDATION = ("HTTPValidationError", "ValidationError")
 def build_schema(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document of ``app``. Post-conditions: every 4xx/5xx response's JSON schema is ``HTTPError``;
     FastAPI's ``HTTPValidationError`` / ``ValidationError`` are gone; operations with input or under the work budget
-    list 422, and operations with a body list 413."""
+    list 422, and operations with a body list 413 and 400 (a body that is not UTF-8)."""
     schema = get_openapi(title=app.title, version=app.version, openapi_version=app.openapi_version,
                          description=app.description, routes=app.routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -85,6 +88,7 @@ def build_schema(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault("422", {"description": DESCRIPTIONS[422]})
             if "requestBody" in op:
                 responses.setdefault("413", {"description": DESCRIPTIONS[413]})
+                responses.setdefault("400", {"description": DESCRIPTIONS[400]})
             if method.upper() not in ("GET", "HEAD", "OPTIONS"):  # app.origin: a browser's write from another site
                 responses.setdefault("403", {"description": "a browser's write from another site (Sec-Fetch-Site "
                                                             "or Origin), or not allowed for this client"})

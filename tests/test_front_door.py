@@ -429,3 +429,80 @@ def test_the_site_secret_is_never_half_written(tmp_path, monkeypatch):
         assert identity.secret() == key and (data / "drills_secret").read_bytes() == key
         assert identity.unsign(cookie) == "learner-1"
         assert [p.name for p in data.iterdir() if "drills_secret" in p.name] == ["drills_secret"]
+
+
+# ---------------------------------------------------------------------------------------------- the small ones
+def test_a_coordinate_layout_just_under_the_cap_is_answered_whole(client):
+    """The table and its hover data are charged once: 32,761 coordinate cells (the documented cap is 32,768) answer
+    200 with every cell, whatever the shape; one over the cap answers the facts with a note naming it."""
+    for text, rows in [("(181,181):(1@0,1@1)", 181), ("(32761,1):(1@0,1@1)", 32761), ("(32768,1):(1@0,1@1)", 32768),
+                       ("(4,1):(1@0,1@1)", 4), ("(4,(2,3)):(1@1,(1@0,2@0))", 4)]:
+        r = client.post("/api/layout", json={"layout": text})
+        assert r.status_code == 200, (text, r.text[:200])
+        table = r.json()["table"]
+        assert table["rows"] == rows and len(table["offsets"]) == rows and r.json()["injective"] is not None
+    assert client.post("/api/layout", json={"layout": "(4,1):(1@0,1@1)"}).json()["table"]["offsets"] == \
+        [["(0,0)"], ["(1,0)"], ["(2,0)"], ["(3,0)"]]
+    over = client.post("/api/layout", json={"layout": "(32769,1):(1@0,1@1)"}).json()
+    assert over["table"] is None and "2^15 coordinate cells" in over["note"]
+
+
+def test_a_descriptor_is_capped_in_length(client):
+    r = client.post("/api/solve/descriptor", json={"descriptor": "0x" + "4" * 300_000})
+    assert r.status_code == 422 and "at most 64 characters" in r.json()["detail"]
+    assert client.post("/api/solve/descriptor", json={"descriptor": "0x4000004000010000"}).status_code == 200
+
+
+def test_options_answers_allow_and_a_body_that_is_not_utf8_is_a_documented_400(client):
+    for path, allow in [("/api/layout", "OPTIONS, POST"), ("/", "GET, HEAD, OPTIONS"),
+                        ("/api/drills/x-1/answer", "OPTIONS, POST"), ("/static/app.css", "GET, HEAD, OPTIONS")]:
+        r = client.options(path)
+        assert r.status_code == 204 and r.headers["allow"] == allow, (path, r.status_code, r.headers)
+    assert client.options("/no-such-page").status_code == 404
+    wrong = client.delete("/api/layout")
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
+    r = client.post("/api/layout", content=b'{"layout": "\xff"}', headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "UTF-8" in r.json()["detail"]
+    documented = client.get("/openapi.json").json()["paths"]["/api/layout"]["post"]["responses"]
+    assert "400" in documented and "UTF-8" in documented["400"]["description"]
+
+
+def test_cookies_are_secure_over_https_only(client):
+    """Over HTTPS (a TLS server, or a trusted proxy's X-Forwarded-Proto: see the live test below) every cookie the app
+    sets is Secure; a client's own X-Forwarded-Proto over plain HTTP changes nothing."""
+    with TestClient(client.app, base_url="https://testserver") as tls:
+        for path in ("/api/drills/next", "/api/bench/device"):
+            cookies = tls.get(path).headers.get_list("set-cookie")
+            assert cookies and all(c.endswith("; Secure") for c in cookies), cookies
+    with TestClient(client.app) as plain:
+        cookies = plain.get("/api/drills/next", headers={"X-Forwarded-Proto": "https"}).headers.get_list("set-cookie")
+        assert cookies and not any("Secure" in c for c in cookies)
+
+
+def test_a_trusted_proxy_s_https_makes_cookies_secure(tmp_path):
+    with _serve(tmp_path, LAYOUTLAB_TRUSTED_PROXIES="127.0.0.1") as (_, url):
+        secure = httpx.get(url + "/api/drills/next", headers={"X-Forwarded-Proto": "https"}).headers
+        plain = httpx.get(url + "/api/drills/next").headers
+    assert secure.get_list("set-cookie")[0].endswith("; Secure")
+    assert "Secure" not in plain.get_list("set-cookie")[0]
+
+
+def test_whiteboard_sessions_per_learner_are_capped(tmp_path, monkeypatch):
+    """Past the cap the oldest unanswered sessions make room (a learner is never stuck); when every open session has
+    an answer, a new one is refused 429 naming the cap. The rows per learner stay bounded."""
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    from app.drills import store
+    from app.main import create_app
+
+    monkeypatch.setattr(store, "MAX_OPEN_SESSIONS", 2)
+    with TestClient(create_app()) as c:
+        sids = [c.post("/api/drills/whiteboard").json()["session"] for _ in range(3)]
+        assert c.get(f"/api/drills/whiteboard/{sids[0]}").status_code == 404  # made room
+        for sid in sids[1:]:
+            board = c.get(f"/api/drills/whiteboard/{sid}").json()
+            r = c.post(f"/api/drills/{board['parts'][0]['id']}/answer", json={"answer": "1", "session": sid})
+            assert r.status_code == 200
+        refused = c.post("/api/drills/whiteboard")
+        assert refused.status_code == 429 and "cap is 2" in refused.json()["detail"]
+        page = c.post("/drills/whiteboard", follow_redirects=False)
+        assert page.status_code == 429 and "cap is 2" in page.text

@@ -26,9 +26,16 @@ class SolveIn(RequestBody):
     limit: int = Field(12, ge=1, le=50, description="candidates returned")
 
 
+#: The longest descriptor text: 64 bits are 18 characters in hex (0x...), 20 in decimal; room for separators.
+MAX_DESCRIPTOR_CHARS = 64
+
+
 class DescriptorIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
-    descriptor: str | int = Field(..., examples=["0x4000004000010000"])
+    descriptor: Annotated[str, Field(max_length=MAX_DESCRIPTOR_CHARS)] | int = Field(
+        ..., examples=["0x4000004000010000"],
+        description=f"a 64-bit descriptor: an integer, or its text (hex or decimal, at most {MAX_DESCRIPTOR_CHARS} "
+                    "characters)")
     element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
     mn: int = Field(64, ge=8, le=256)

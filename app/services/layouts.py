@@ -119,15 +119,32 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
     flat = offsets(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-    if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
+    if any(type(c) is not int for c in flat):  # coordinates (basis strides): text, coloured by their index in coshape
         coshape = A.coshape(plain)
-        view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
-        flat = [it.crd2idx(tuple(c), coshape) for c in flat]
+        crds = [_in_coshape(c, coshape) for c in flat]  # 0@0, 3@0 (one basis), (1,2) (several): one form
+        view.coords = [[it.to_str(c) for c in crds[i::rows]] for i in range(rows)]
+        flat = [it.crd2idx(c, coshape) for c in crds]
     view.offsets = [flat[i::rows] for i in range(rows)]
     view.rows, view.cols = rows, cols
     row_mode, col_modes = _split_modes(view, plain)
     view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
     view.col_leaves = it.flatten(tuple(m.shape for m in col_modes))
+
+
+def _in_coshape(value: Any, coshape: Any) -> Any:
+    """The coordinate of the codomain a basis-strided layout maps to, shaped as ``coshape`` (zeros where the value
+    has no component): ``3@0`` in coshape ``(4,1)`` is ``(3,0)``, and a plain int (a layout whose strides all fell
+    on size-1 modes) is ``0`` in every mode."""
+    crd = value.as_tuple() if hasattr(value, "as_tuple") else value
+
+    def shaped(c: Any, shape: Any) -> Any:
+        if not isinstance(shape, tuple):
+            return c
+        if not isinstance(c, tuple):
+            c = (c,) if c else ()
+        return tuple(shaped(c[k], shape[k]) if k < len(c) else shaped(0, shape[k]) for k in range(len(shape)))
+
+    return shaped(crd, coshape)
 
 
 def _split_modes(view: LayoutView, plain: Any) -> tuple[Any, list[Any]]:
@@ -151,7 +168,7 @@ def coord_texts(shape: Any) -> list[str]:
 def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
     """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
     crd = coord_texts(mode.shape)
-    off = offsets(mode, "hover coordinates")
+    off = offsets(mode, "hover coordinates", prepaid=True)  # within the table's charge: rows + cols <= cells + 1
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
 
