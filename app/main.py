@@ -243,7 +243,7 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         budget.reopen()
-        _warm_in_background()
+        _warm_in_background(a)
         _stop_work_on_signals()
         async with inner(a) as state:
             yield state
@@ -254,15 +254,17 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
 _warmed = threading.Event()
 
 
-def _warm_in_background() -> None:
-    """Once per process, in a daemon thread: import the drill generators and warm the whiteboard's caches, so the
-    first requests after a start do not pay for them inside their CPU budget (LAYOUTLAB_WARM=0 skips it)."""
+def _warm_in_background(app: FastAPI) -> None:
+    """Once per process, in a daemon thread: build the OpenAPI document (served from the event loop), import the drill
+    generators and warm the whiteboard's caches, so the first requests after a start do not pay for them inside their
+    CPU budget, or on the loop (LAYOUTLAB_WARM=0 skips it)."""
     if _warmed.is_set() or os.environ.get("LAYOUTLAB_WARM") == "0":
         return
     _warmed.set()
 
     def warm() -> None:
         try:
+            app.openapi()
             from app.drills import whiteboard
 
             whiteboard.warm()

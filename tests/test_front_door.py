@@ -393,7 +393,8 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
                 assert r.status_code == 503, (name, r.status_code, r.text[:300])
                 assert int(r.headers["Retry-After"]) > 0 and volume.MESSAGE in r.text, name
             for path in ("/api/drills/progress", "/api/drills/kinds", "/api/bench/jobs", "/?layout=(4,8):(8,1)",
-                         "/drills/progress", "/lab"):
+                         "/drills/progress", "/lab", "/drills?kind=offsets&seed=3", "/api/drills/next",
+                         "/api/bench/device"):
                 assert c.get(path).status_code == 200, path
             health = c.get("/healthz").json()
             assert health["data_volume"]["full"] and volume.MESSAGE in health["data_volume"]["detail"]
