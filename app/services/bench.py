@@ -116,8 +116,7 @@ def submit(kind: str, params: dict | None, client: str | None = None, address: s
     if params is not None and not isinstance(params, dict):
         raise ParamsError(f"params: expected a JSON object, got {type(params).__name__}")
     check_rate(client, address)
-    registry.validate(kind, params)
-    job = service.submit(kind, params, client=client)
+    job = service.submit(kind, params, client=client)  # registry.validate, then the workers and the queue's depth
     return {"id": job["id"], "status": job["status"]}
 
 
