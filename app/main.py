@@ -297,7 +297,7 @@ def _storage_errors() -> tuple[type[Exception], ...]:
     import sqlite3
 
     errs: list[type[Exception]] = [sqlite3.Error, OSError]
-    if database_url_set():
+    if os.environ.get("LAYOUTLAB_DATABASE_URL"):
         try:
             import psycopg
 
@@ -305,10 +305,6 @@ def _storage_errors() -> tuple[type[Exception], ...]:
         except ImportError:
             pass
     return tuple(errs)
-
-
-def database_url_set() -> bool:
-    return bool(os.environ.get("LAYOUTLAB_DATABASE_URL"))
 
 
 def _has(module: str) -> bool:

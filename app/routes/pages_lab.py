@@ -79,8 +79,9 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
 
 
 async def form_fields(request: Request) -> dict[str, str]:
-    """The submitted form's fields (the body is at most 1 MB, BodyLimitMiddleware): awaiting the body is the only
-    work done on the event loop; validating and checking the job run in the budgeted handler."""
+    """The submitted form's fields. On the event loop only the body is awaited and decoded, as FastAPI decodes every
+    route's body: at most 1 MB (BodyLimitMiddleware) and MAX_FORM_FIELDS fields (400 past it), linear in its size.
+    Reading the fields as a job, validating and queueing it run in the budgeted handler."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
@@ -95,9 +96,10 @@ def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) ->
         kind, params = form_params(form)
         job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
-        answer = refusal(exc)
-        error, status, headers = str(exc), answer.status_code, {"Retry-After": answer.headers["retry-after"]} \
-            if "retry-after" in answer.headers else {}
+        answer = refusal(exc)  # the JSON route's status and Retry-After
+        error, status = str(exc), answer.status_code
+        if "retry-after" in answer.headers:
+            headers["Retry-After"] = answer.headers["retry-after"]
     except ValueError as exc:  # a field that is no number
         error, status = str(exc), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},

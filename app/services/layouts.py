@@ -118,6 +118,27 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
+    components = None if is_composed(layout) else _coordinate_components(plain)
+    if components is not None:  # coordinates (basis strides), one integer layout per entry of the coordinate
+        coshape, leaves = components
+        charge("coordinate cell", A.size(plain), "layout table")
+        columns = [offsets(leaf, "layout table", prepaid=True) for leaf in leaves]  # within the charge above
+        template = _template(coshape)
+        texts = [template.format(*c) for c in zip(*columns, strict=True)]
+        # the index of each coordinate in coshape (colex): one more integer layout, its strides the entries' weights
+        weights = it.flatten(it.prefix_product(coshape))
+        index = [sum(w * d for w, d in zip(weights, ds, strict=True))
+                 for ds in zip(*(it.flatten(leaf.stride) for leaf in leaves), strict=True)]
+        shape = plain.shape
+        flat = offsets(A.Layout(shape, it.unflatten(tuple(index), shape) if isinstance(shape, tuple) else index[0]),
+                       "layout table", prepaid=True)
+        view.coords = _rows(texts, rows)
+        view.offsets = _rows(flat, rows)
+        view.rows, view.cols = rows, cols
+        row_mode, col_modes = _split_modes(view, plain)
+        view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
+        view.col_leaves = it.flatten(tuple(m.shape for m in col_modes))
+        return
     flat = offsets(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
     if any(type(c) is not int for c in flat):  # coordinates (basis strides): text, coloured by their index in coshape
         coshape = A.coshape(plain)
@@ -129,6 +150,59 @@ def _fill_table(view: LayoutView, layout: Any) -> None:
     row_mode, col_modes = _split_modes(view, plain)
     view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
     view.col_leaves = it.flatten(tuple(m.shape for m in col_modes))
+
+
+def _coordinate_components(layout: Any, coshape: Any = None) -> tuple[Any, list[Any]] | None:
+    """For a layout whose stride leaves are scaled bases ``v@m...`` (or 0) that each name one entry of its coshape:
+    (coshape, one integer layout per entry of the flattened coshape, ``layout``'s shape with stride ``v`` where the
+    basis names that entry, else 0). Then entry k of the coordinate L(i) is ``leaves[k](i)``: the table is enumerated
+    with integer arithmetic, not one arithmetic tuple per cell. None for any other layout (integer strides, mixed or
+    negative strides, a basis naming a whole nested mode): the general path handles those. ``coshape``: the
+    coordinates' shape (default: the layout's own; a mode of a layout takes its layout's)."""
+    strides = it.flatten(layout.stride)
+    if all(type(d) is int for d in strides):
+        return None
+    coshape = A.coshape(layout) if coshape is None else coshape
+    if not isinstance(coshape, tuple):
+        return None
+    positions: dict[tuple, int] = {}
+
+    def walk(shape: Any, path: tuple) -> None:
+        for k, sub in enumerate(shape):
+            if isinstance(sub, tuple):
+                walk(sub, (*path, k))
+            else:
+                positions[(*path, k)] = len(positions)
+
+    walk(coshape, ())
+    per_leaf = [[0] * len(strides) for _ in positions]
+    for j, d in enumerate(strides):
+        if type(d) is int:
+            if d != 0:
+                return None
+            continue
+        path, value = getattr(d, "mode_path", None), getattr(d, "value", None)
+        if path is None or type(value) is not int or value < 0 or tuple(path) not in positions:
+            return None
+        per_leaf[positions[tuple(path)]][j] = value
+    shape = layout.shape
+    return coshape, [A.Layout(shape, it.unflatten(tuple(row), shape)) if isinstance(shape, tuple)
+                     else A.Layout(shape, row[0]) for row in per_leaf]
+
+
+def _rows(cells: list, rows: int) -> list[list]:
+    """The column-major list ``cells`` as ``rows`` lists: ``out[i][j] == cells[i + rows * j]``."""
+    cols = len(cells) // rows if rows else 0
+    if cols < rows:  # few columns: one zip over the columns
+        return [list(r) for r in zip(*(cells[j * rows:(j + 1) * rows] for j in range(cols)), strict=True)]
+    return [cells[i::rows] for i in range(rows)]
+
+
+def _template(coshape: Any) -> str:
+    """``str.format`` template printing a flat list of entries as a coordinate of ``coshape``: ``"({},({},{}))"``."""
+    if not isinstance(coshape, tuple):
+        return "{}"
+    return "(" + ",".join(_template(s) for s in coshape) + ")"
 
 
 def _in_coshape(value: Any, coshape: Any) -> Any:
@@ -165,9 +239,15 @@ def coord_texts(shape: Any) -> list[str]:
     return ["(" + ",".join(reversed(p)) + ")" for p in itertools.product(*parts)]
 
 
-def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
-    """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
+def _mode_table(mode: Any, coshape: Any = None) -> tuple[list[str], list[int]]:
+    """(natural coordinate as text, offset) of each 1-D coordinate of one mode. A mode of a coordinate layout whose
+    coshape is ``coshape``: its contributions as coordinates of that coshape, computed with integer arithmetic."""
     crd = coord_texts(mode.shape)
+    components = _coordinate_components(mode, coshape) if coshape is not None else None
+    if components is not None:
+        columns = [offsets(leaf, "hover coordinates", prepaid=True) for leaf in components[1]]
+        template = _template(coshape)
+        return crd, [template.format(*c) for c in zip(*columns, strict=True)]
     off = offsets(mode, "hover coordinates", prepaid=True)  # within the table's charge: rows + cols <= cells + 1
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
@@ -183,11 +263,12 @@ def _fill_hover(view: LayoutView, layout: Any) -> None:
     natural coordinate of column j in column mode k (column-major over the column modes)."""
     plain = layout.layout_b if is_composed(layout) else layout
     row_mode, col_modes = _split_modes(view, plain)
+    coshape = A.coshape(plain) if view.coords is not None else None
     if row_mode is not None:
-        view.row_crd, view.row_off = _mode_table(row_mode)
+        view.row_crd, view.row_off = _mode_table(row_mode, coshape)
     else:
         view.row_off, view.row_crd = [0], ["0"]
-    tables = [_mode_table(m) for m in col_modes]
+    tables = [_mode_table(m, coshape) for m in col_modes]
     sizes = [len(t[0]) for t in tables]
     if len(tables) == 1 and sizes[0] == view.cols:  # one column mode (every rank <= 2 layout): no mixed radix
         view.col_crd = [[c] for c in tables[0][0]]
