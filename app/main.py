@@ -243,12 +243,33 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         budget.reopen()
+        _open_stores()
         _warm_in_background(a)
         _stop_work_on_signals()
         async with inner(a) as state:
             yield state
 
     app.router.lifespan_context = lifespan
+
+
+def _open_stores() -> None:
+    """Create the data folder's SQLite files, their tables and the site's secret at start-up, while there is room:
+    on a volume that fills up later, reads still find them and only writes are refused (storage.volume). A database
+    server (LAYOUTLAB_DATABASE_URL) or Redis is reached on first use, as before. A failure here never stops the app:
+    the first request that needs the store tries again."""
+    if os.environ.get("LAYOUTLAB_DATABASE_URL"):
+        return
+    try:
+        from app.drills import identity, store_db
+
+        identity.secret()
+        store_db.read("SELECT 1")
+        if not os.environ.get("LAYOUTLAB_REDIS_URL"):
+            from gpu_worker.store import history_store
+
+            history_store()
+    except Exception as exc:  # noqa: BLE001 - reported; the stores open on first use instead
+        log.warning("could not open the data folder's stores at start-up: %s", exc)
 
 
 _warmed = threading.Event()
