@@ -107,8 +107,9 @@ class Grid:
     @property
     def deferred(self) -> bool:
         """True when the grid is sent as data: its tiles arrive empty and static/grid-data.js builds them from
-        ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS)."""
-        return self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS
+        ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS); never when
+        ``inline``."""
+        return not self.inline and self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS
 
     @property
     def tile_cols(self) -> int:
@@ -139,7 +140,7 @@ class Grid:
         parts = ['<div class="gh"><span></span>']
         for t0 in range(0, self.cols, tc):
             w = min(tc, self.cols - t0)
-            cold = " cold" if t0 >= WARM_COLS else ""
+            cold = " cold" if t0 >= WARM_COLS and not self.inline else ""
             width = f";--w:{w}" if w != TILE_COLS else ""
             if cold and self.deferred:
                 parts.append(f'<div class="gt cold" data-j="{t0}" data-h style="--h:1{width}"></div>')
@@ -262,6 +263,42 @@ class Grid:
             if g.deferred else "",
             "</figure>"]
         return "".join(parts)
+
+    def svg_body(self, palette: list[str]) -> tuple[str, int, int]:
+        """(the SVG elements, width, height) of this grid, as static/grid-tools.js's ``gridToSvg`` exports a page's
+        grid: one ``<g class="cell">`` per cell (a ``<rect>`` and a ``<text>``, with the cell's ``cell_attrs``),
+        the nested-mode lines, the row and column labels, the caption under it. ``palette``: the 32 cell colours."""
+        longest = max((len(str(t)) for row in self.text for t in row), default=1)
+        w, h, pad = max(44, -(-67 * longest // 10) + 8), 22, 28
+        width, height = pad + self.cols * w + 2, pad + self.rows * h + 2 + 40
+        out = []
+        labels = [str(x) for x in self.col_labels] if self.col_labels else [str(j) for j in range(self.cols)]
+        rlabels = self.row_labels or [str(i) for i in range(self.rows)]
+        out += [f'<text x="{pad + j * w + w / 2:g}" y="{pad - 8}" text-anchor="middle" fill="#666">{escape(t)}</text>'
+                for j, t in enumerate(labels)]
+        out += [f'<text x="{pad - 6}" y="{pad + i * h + h / 2 + 4:g}" text-anchor="end" fill="#666">{escape(t)}</text>'
+                for i, t in enumerate(rlabels)]
+        clv = self.col_levels or [0] * self.cols
+        for i in range(self.rows):
+            for j in range(self.cols):
+                x, y = pad + j * w, pad + i * h
+                c = self.colour[i][j] if self.colour is not None else -1
+                fill = palette[c % len(palette)] if c >= 0 else "#fff"
+                attrs = self.cell_attrs[i][j] if self.cell_attrs is not None else ""
+                line = (f'<line x1="{x}" y1="{y}" x2="{x}" y2="{y + h}" stroke="#222" stroke-width="{clv[j]}"/>'
+                        if clv[j] else "")
+                out.append(f'<g class="cell"{attrs}><rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}" '
+                           f'stroke="#999" stroke-width="0.5"/><text x="{x + w / 2:g}" y="{y + h / 2 + 4:g}" '
+                           f'text-anchor="middle">{_label(self.text[i][j])}</text>{line}</g>')
+        for i, lv in enumerate(self.row_levels or []):
+            if lv:
+                y = pad + i * h
+                out.append(f'<line x1="{pad}" y1="{y}" x2="{pad + self.cols * w}" y2="{y}" stroke="#222" '
+                           f'stroke-width="{lv}"/>')
+        if self.caption:
+            out.append(f'<text x="{pad}" y="{pad + self.rows * h + 18}" fill="#333" class="caption">'
+                       f"{escape(self.caption)}</text>")
+        return "".join(out), width, height
 
     def meta_json(self) -> str:
         """The hover metadata as a JSON literal safe to embed in ``<script type="application/json">``.

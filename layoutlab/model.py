@@ -298,3 +298,48 @@ def tv_cells(threads: Table, values: Table, by_warp: bool = False) -> tuple[list
     colour = [[(t // 32 if by_warp else t) % 32 if t >= 0 else -1 for t in tr] for tr in threads]
     meta = {"threads": threads, "values": values, "colour_name": "by warp" if by_warp else "by thread"}
     return text, colour, meta
+
+
+def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table, Table, Table]:
+    """(threads, values, holders) of operand ``op`` ("A", "B", "C") of a tiled MMA over its whole M x K / N x K /
+    M x N tile (column-major): cell (m, n) names the lowest thread whose ``partition_<op>`` holds it and its index in
+    that thread's fragment; ``holders`` counts the threads holding it."""
+    m, n, k = (tm.tile_size_mnk(i) for i in range(3))
+    rows, cols = {"A": (m, k), "B": (n, k), "C": (m, n)}[op]
+    threads = [[-1] * cols for _ in range(rows)]
+    values = [[-1] * cols for _ in range(rows)]
+    holders = [[0] * cols for _ in range(rows)]
+    tile = A.Layout((rows, cols))
+    part = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
+    for t in range(tm.num_threads):
+        frag, off = part(tile, t)
+        for v, o in enumerate(enum(frag, "fragment")):
+            r, c = (off + o) % rows, (off + o) // rows
+            if threads[r][c] < 0:
+                threads[r][c], values[r][c] = t, v
+            holders[r][c] += 1
+    return threads, values, holders
+
+
+def triton_tv_tile(t: Any, rows: int, cols: int) -> tuple[Table, Table, int]:
+    """(threads, values, extra holders) of a distributed Triton layout (``algebra.doctor.triton_layouts.
+    TritonLayout``) over a rank-1 or rank-2 tensor of ``rows x cols``: cell (r, c) holds thread ``lane + 32 * warp``'s
+    register ``values[r][c]`` (the first holder, when several threads hold one element)."""
+    b = t.ll.bases
+    nreg, nlane = len(b["register"]), len(b["lane"])
+    packed = [(r, c) for r, c in ([v0[0], v0[-1]] if len(v0) == 2 else [0, v0[0]] for v0 in
+                                  b["register"] + b["lane"] + b["warp"])]
+    threads = [[-1] * cols for _ in range(rows)]
+    values = [[-1] * cols for _ in range(rows)]
+    holders = 0
+    pts = [(0, 0)]
+    for r, c in packed:
+        pts += [(x ^ r, y ^ c) for x, y in pts]
+    for i, (r, c) in enumerate(pts):
+        reg, rest = i & ((1 << nreg) - 1), i >> nreg
+        thread = (rest & ((1 << nlane) - 1)) + 32 * (rest >> nlane)
+        if threads[r][c] < 0:
+            threads[r][c], values[r][c] = thread, reg
+        else:
+            holders += 1
+    return threads, values, holders
