@@ -14,8 +14,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return face(argv)
     parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
-                                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/--latex "
-                                            "FILE) and `layoutlab op <op> <args...>` (see `layoutlab show -h`)")
+                                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/"
+                                            "--latex FILE) and `layoutlab op <op> <args...>` (`layoutlab show -h`)")
     sub = parser.add_subparsers(dest="cmd", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")

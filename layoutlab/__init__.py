@@ -2,7 +2,7 @@
 
 ```python
 import layoutlab
-layoutlab.show("(4,8):(8,1)")          # Jupyter: the explorer's interactive grid; a terminal: cute::print_layout's table
+layoutlab.show("(4,8):(8,1)")          # Jupyter: the explorer's interactive grid; a terminal: print_layout's table
 layoutlab.html(x) -> str               # self-contained HTML (inline style and script, no network)
 layoutlab.svg(x) -> str                # the same grid as an SVG document
 layoutlab.latex(x) -> str              # TikZ as CuTe's print_latex writes it (pdflatex compiles it)
