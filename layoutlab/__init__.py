@@ -182,6 +182,7 @@ def register(ip: Any = None) -> bool:
         fmts["text/html"].for_type(cls, _format_html)
         fmts["text/plain"].for_type(cls, _format_text)
     fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)
+    fmts["text/plain"].for_type_by_name("pycute.layout", "Layout", _format_text)
     return True
 
 

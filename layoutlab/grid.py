@@ -109,12 +109,16 @@ class Grid:
         """True when the grid is sent as data: its tiles arrive empty and static/grid-data.js builds them from
         ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS); never when
         ``inline``."""
-        return not self.inline and self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS
+        return not self.inline and (self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS)
 
     @property
     def tile_cols(self) -> int:
         """Columns per tile: TILE_COLS, or for a deferred grid of fewer than BAND_ROWS rows as many more as keep a
-        tile near BAND_ROWS x TILE_COLS cells (a 1 x 65,536 grid is 256 tiles of 256, not 4,096 of 16)."""
+        tile near BAND_ROWS x TILE_COLS cells (a 1 x 65,536 grid is 256 tiles of 256, not 4,096 of 16). An ``inline``
+        grid has one tile per band, as wide as the grid, so its cells come in row-major order (as print_layout
+        reads them)."""
+        if self.inline:
+            return max(1, self.cols)
         if not self.deferred or self.rows >= BAND_ROWS:
             return TILE_COLS
         return TILE_COLS * (BAND_ROWS // max(1, self.rows))
