@@ -107,8 +107,8 @@ class Grid:
     @property
     def deferred(self) -> bool:
         """True when the grid is sent as data: its tiles arrive empty and static/grid-data.js builds them from
-        ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS); never when
-        ``inline``."""
+        ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS); never
+        when ``inline``."""
         return not self.inline and (self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS)
 
     @property

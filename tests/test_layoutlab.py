@@ -179,9 +179,7 @@ def test_colour_options():
         layoutlab.html("4:1", element_bytes=0)
 
 
-PRINT_LAYOUT_4x8 = """(4,8):(8,1)
-       0    1    2    3    4    5    6    7 
-    +----+----+----+----+----+----+----+----+
+PRINT_LAYOUT_4x8 = "(4,8):(8,1)\n" + "       0    1    2    3    4    5    6    7 \n" + """    +----+----+----+----+----+----+----+----+
  0  |  0 |  1 |  2 |  3 |  4 |  5 |  6 |  7 |
     +----+----+----+----+----+----+----+----+
  1  |  8 |  9 | 10 | 11 | 12 | 13 | 14 | 15 |
@@ -205,7 +203,8 @@ def test_latex_holds_every_offset_and_compiles(tmp_path):
         nodes = re.findall(r"\\node\[fill=[^\]]+\] at \((\d+),(\d+)\) \{(-?\d+)\};", tex)
         layout = A.parse(text)
         assert sorted(int(o) for *_, o in nodes) == sorted(A.offsets(layout))
-        assert tex.startswith("% Layout:") and "\\begin{tikzpicture}" in tex and tex.rstrip().endswith("\\end{document}")
+        assert tex.startswith("% Layout:") and "\\begin{tikzpicture}" in tex
+        assert tex.rstrip().endswith("\\end{document}")
     tv = layoutlab.latex(atoms.get("SM80_16x8x16_F32F16F16F32_TN"))
     assert tv.count("\\shortstack{T") == 16 * 16 + 8 * 16 + 16 * 8 and "\\shortstack{T0 \\\\ V0}" in tv
     if shutil.which("pdflatex") is None:
