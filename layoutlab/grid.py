@@ -109,7 +109,8 @@ class Grid:
         """True when the grid is sent as data: its tiles arrive empty and static/grid-data.js builds them from
         ``data_json`` (more than WARM_CELLS cells, or more rows or columns than WARM_ROWS / WARM_COLS); never
         when ``inline``."""
-        return not self.inline and (self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS)
+        big = self.rows > WARM_ROWS or self.cols > WARM_COLS or self.rows * self.cols > WARM_CELLS
+        return big and not self.inline
 
     @property
     def tile_cols(self) -> int:
