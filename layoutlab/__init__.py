@@ -122,11 +122,6 @@ def text(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) ->
     return Picture(x, None, 4, tile, shape, element_bits).text()
 
 
-def _in_kernel() -> bool:
-    ip = _ipython()
-    return ip is not None and getattr(ip, "kernel", None) is not None
-
-
 def _ipython() -> Any:
     mod = sys.modules.get("IPython")
     if mod is None:
@@ -139,9 +134,10 @@ def _ipython() -> Any:
 
 def show(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = None, shape: Any = None,
          element_bits: int = 16) -> None:
-    """Draw ``x``: in Jupyter the interactive grid (a refusal displays its reason, never a traceback), elsewhere
-    the table as ``cute::print_layout`` prints it (a refusal raises LayoutError)."""
-    if _in_kernel():
+    """Draw ``x``: in IPython / Jupyter the interactive grid (a terminal IPython shows the table; a refusal displays
+    its reason, never a traceback), elsewhere the table as ``cute::print_layout`` prints it (a refusal raises
+    LayoutError)."""
+    if _ipython() is not None:
         from IPython.display import display
 
         try:
@@ -183,7 +179,17 @@ def register(ip: Any = None) -> bool:
         fmts["text/plain"].for_type(cls, _format_text)
     fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)
     fmts["text/plain"].for_type_by_name("pycute.layout", "Layout", _format_text)
+    if hasattr(ip, "set_custom_exc") and not getattr(ip, "_layoutlab_exc", False):
+        ip.set_custom_exc((LayoutError,), _one_line)  # a refusal reads as its one line, not a traceback
+        ip._layoutlab_exc = True
     return True
+
+
+def _one_line(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> list[str]:
+    """IPython's report of a LayoutError raised in a cell: ``LayoutError: <reason>``, without the frames."""
+    stb = [f"{etype.__name__}: {value}"]
+    shell._showtraceback(etype, value, stb)
+    return stb
 
 
 register()

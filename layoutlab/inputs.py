@@ -76,7 +76,10 @@ def layout_of(x: Any) -> Any:
     if isinstance(x, (A.Layout, ComposedLayout)):
         return x
     if isinstance(x, str):
-        return model.parse_layout(x)
+        text = x.strip()
+        if text.startswith("S<"):  # the CuTe DSL prints a swizzle as S<B,M,S>, CuTe C++ as Sw<B,M,S>
+            text = "Sw" + text[1:]
+        return model.parse_layout(text)
     # numpy: strides in bytes; torch: stride() in elements (checked before the generic .shape/.stride)
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)

@@ -66,6 +66,10 @@ def test_one_cell_element_per_element_holding_its_offset(text):
         assert [int(c["text"]) for c in cells] == want
 
 
+def test_the_dsl_swizzle_spelling_draws_as_cute_cs():
+    assert layoutlab.text("S<3,4,3> o 0 o (8,64):(64,1)") == layoutlab.text("Sw<3,4,3> o _0 o (_8,_64):(_64,_1)")
+
+
 def test_a_128x128_grid_is_ordinary_and_over_the_cap_says_so():
     assert len(Cells(layoutlab.html("(128,128):(1,128)")).cells) == 128 * 128
     big = layoutlab.html("(1024,1024):(1024,1)")
@@ -245,3 +249,20 @@ def test_the_palette_and_scripts_are_the_pages_own():
     assert all(f".p{k}{{background:{c}}}" in css for k, c in enumerate(web.palette()))
     script = web.script()
     assert all((root / n).read_text().replace("</script", "<\\/script") in script for n in web.SCRIPTS)
+
+
+def test_ipython_formatters_and_one_line_refusals():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    assert layoutlab.register(ip)
+    for obj in (A.parse("(4,8):(8,1)"), A.parse("Sw<3,4,3> o _0 o (8,64):(64,1)"),
+                atoms.get("SM80_16x8x16_F32F16F16F32_TN")):
+        data, _ = ip.display_formatter.format(obj)
+        assert len(Cells(data["text/html"]).cells) >= A.size(obj if hasattr(obj, "shape") else obj.C)
+        assert "+---" in data["text/plain"]
+    ip.user_ns["layoutlab"] = layoutlab
+    res = ip.run_cell("layoutlab.html('(4,8:(8,1)')")
+    assert isinstance(res.error_in_exec, LayoutError)
+    res = ip.run_cell("layoutlab.show('(4,8:(8,1)')")  # show displays the reason instead of raising
+    assert res.error_in_exec is None
