@@ -52,7 +52,7 @@ def grid_of(p: Panel, grid_id: str, colour: str | None = None, element_bytes: in
                  for orow, trow, vrow in zip(index, p.threads, p.values, strict=True)]
         meta["hover"] = f"{grid_id}-card"
         return Grid(id=grid_id, rows=p.rows, cols=p.cols, text=text, colour=palette, css="tv", meta=meta,
-                    caption=p.title or p.notation, cell_attrs=attrs, inline=True)
+                    caption=f"{p.title} · {p.notation}" if p.title else p.notation, cell_attrs=attrs, inline=True)
     view = p.view
     cells = view.coords or view.offsets
     name = "data-coord" if view.coords else "data-offset"
@@ -87,9 +87,10 @@ def html(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) -> 
             facts = (f'<div class="muted">size {v.size} · cosize {v.cosize} · rank {v.rank} · depth {v.depth}'
                      + (" · " + ("injective" if v.injective else "not injective") if v.injective is not None else "")
                      + "</div>")
+        hint = ("hover a cell: its thread (lane, warp) and value" if p.is_tv else
+                "hover a cell: its coordinates and each mode's share")
         out.append(f'<div class="with-card">{g.figure(tools=True)}<div class="hover" id="{gid}-card" '
-                   f'role="status"><span class="muted">hover a cell: its coordinates and each mode\'s share</span>'
-                   f"</div></div>{facts}")
+                   f'role="status"><span class="muted">{hint}</span></div></div>{facts}')
     out.append(f"<script>{web.script()}</script></div>")
     return "".join(out)
 
