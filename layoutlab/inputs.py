@@ -193,9 +193,12 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
     if isinstance(x, TiledCopy):
         rows, cols = (1, x.tiler[0]) if len(x.tiler) == 1 else (x.tiler[0], it.product(tuple(x.tiler[1:])))
         if hasattr(x, "get_layoutS_TV") and hasattr(x, "get_layoutD_TV"):  # CuTe's print_latex(TiledCopy): S, D
-            return [_tv_panel(f"tiled copy {x.atom.name} · {side} · {' x '.join(map(str, x.tiler))}", str(tv), tv,
-                              rows, cols)
-                    for side, tv in (("S", x.get_layoutS_TV()), ("D", x.get_layoutD_TV()))]
+            try:
+                return [_tv_panel(f"tiled copy {x.atom.name} · {side} · {' x '.join(map(str, x.tiler))}", str(tv),
+                                  tv, rows, cols)
+                        for side, tv in (("S", x.get_layoutS_TV()), ("D", x.get_layoutD_TV()))]
+            except LayoutError:  # not (thread, value) -> index in the tiler: the TV layout alone below
+                pass
         return [_tv_panel(f"tiled copy {x.atom.name} · {' x '.join(map(str, x.tiler))}", str(x.tv_layout),
                           x.tv_layout, rows, cols)]
     if isinstance(x, TiledMMA):
