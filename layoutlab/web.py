@@ -63,7 +63,8 @@ def css() -> str:
                 out.append(f"{sel}{{{''.join(inner)}}}")
         elif sel == ":root" or _GRID_RULE.search(sel):
             out.append(f"{_scoped(sel)}{{{body.strip()}}}")
-    out.append(f"{SCOPE}{{font:13px/1.45 system-ui,sans-serif;color:#1d1f23;box-sizing:border-box}}"
+    out.append(f"{SCOPE}{{font:13px/1.45 system-ui,sans-serif;color:#1d1f23;background:#fff;padding:4px;"
+               f"box-sizing:border-box}}"
                f"{SCOPE} *{{box-sizing:border-box}}{SCOPE} button{{font:12px system-ui,sans-serif;padding:.1rem .45rem;"
                f"border:1px solid #aab;border-radius:5px;background:#f3f4f7;color:#1d1f23;cursor:pointer}}"
                f"{SCOPE} .llab-note{{margin:.3rem 0;padding:.4rem .6rem;border-radius:6px;background:#fffbea;"

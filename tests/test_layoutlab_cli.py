@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,10 +18,31 @@ from tests.test_layoutlab import Cells, PRINT_LAYOUT_4x8
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run(*args: str) -> SimpleNamespace:
+    """``layoutlab <args>`` in this process (app.cli.main, the console script's entry): exit code and output."""
+    from app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's --help
+            code = exc.code
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def console(*args: str) -> subprocess.CompletedProcess:
+    """The installed ``layoutlab`` console script itself."""
     exe = shutil.which("layoutlab", path=str(Path(sys.executable).parent))
     cmd = [exe, *args] if exe else [sys.executable, "-m", "app.cli", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_the_console_script_shows_and_refuses_without_the_web_app():
+    r = console("show", "(4,8):(8,1)")
+    assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8
+    r = console("show", "(4,8:(8,1)")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("layoutlab: layout:")
 
 
 def test_show_prints_print_layouts_table_and_writes_the_pictures(tmp_path):
