@@ -179,6 +179,7 @@ def register(ip: Any = None) -> bool:
         fmts["text/plain"].for_type(cls, _format_text)
     fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)
     fmts["text/plain"].for_type_by_name("pycute.layout", "Layout", _format_text)
+    fmts["text/html"].for_type_by_name("pycute.swizzle", "ComposedLayout", _format_html)
     if hasattr(ip, "set_custom_exc") and not getattr(ip, "_layoutlab_exc", False):
         ip.set_custom_exc((LayoutError,), _one_line)  # a refusal reads as its one line, not a traceback
         ip._layoutlab_exc = True

@@ -18,6 +18,7 @@ Every refusal is a ``LayoutError`` (a ``ValueError``) with a one-line reason.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -71,15 +72,18 @@ def _flat1(t: Any) -> Any:
     return t[0] if isinstance(t, tuple) and len(t) == 1 else t
 
 
+def _spelled(text: str) -> str:
+    """Other printers' swizzle spellings as CuTe's: the DSL's ``S<B,M,S>`` and pycute's ``SW_B_M_S``."""
+    text = re.sub(r"SW_(\d+)_(\d+)_(\d+)", r"Sw<\1,\2,\3>", text.strip())
+    return "Sw" + text[1:] if text.startswith("S<") else text
+
+
 def layout_of(x: Any) -> Any:
     """``x`` as our Layout / ComposedLayout, or None when ``x`` is no single layout (an atom, a TV picture)."""
     if isinstance(x, (A.Layout, ComposedLayout)):
         return x
     if isinstance(x, str):
-        text = x.strip()
-        if text.startswith("S<"):  # the CuTe DSL prints a swizzle as S<B,M,S>, CuTe C++ as Sw<B,M,S>
-            text = "Sw" + text[1:]
-        return model.parse_layout(text)
+        return model.parse_layout(_spelled(x))
     # numpy: strides in bytes; torch: stride() in elements (checked before the generic .shape/.stride)
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)
@@ -97,11 +101,13 @@ def layout_of(x: Any) -> Any:
         if not shape:
             return A.Layout(1, 0)
         return A.Layout(_flat1(shape), _flat1(strides))
+    if hasattr(x, "layoutA") and hasattr(x, "layoutB") and hasattr(x, "offset"):  # pycute's ComposedLayout
+        return model.parse_layout(_spelled(str(x)))
     if hasattr(x, "shape") and stride is not None and not callable(stride):  # pycute, CuTe DSL, anything CuTe-like
         try:
             return A.Layout(_ints(x.shape, "shape"), _ints(stride, "stride"))
         except (LayoutError, TypeError, ValueError):
-            text = str(x)
+            text = _spelled(str(x))
             try:
                 return model.parse_layout(text)
             except LayoutError:

@@ -107,6 +107,10 @@ def test_same_grid_from_every_input_kind():
     except ImportError:
         return
     assert grid(Layout((4, (2, 4)), (2, (1, 8)))) == grid("(4,(2,4)):(2,(1,8))")
+    from pycute import ComposedLayout, Swizzle
+
+    swizzled = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
+    assert grid(swizzled) == grid("Sw<3,4,3> o _0 o (8,64):(64,1)")
 
 
 def cute_tv_labels(tv: A.Layout, rows: int, cols: int) -> dict[tuple[int, int], str]:
