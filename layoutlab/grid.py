@@ -100,6 +100,9 @@ class Grid:
     cell_attrs: list[list[str]] | None = None
     inline: bool = False
 
+    def __post_init__(self) -> None:
+        """Nothing here; a subclass hooks in (the pages' GridView charges the request's work budget)."""
+
     @property
     def cells(self) -> int:
         return self.rows * self.cols
