@@ -21,6 +21,9 @@ from layoutlab.grid import Grid, escape
 from layoutlab.inputs import Panel
 
 COLOURS = ("offset", "bank", "thread")
+#: Cells of one TikZ picture. pdflatex's default main memory (5,000,000 words) holds about 12,000 plain nodes or 4,000
+#: T/V nodes in one picture (CuTe's print_latex of a 128x32x32 tiled MMA runs it out of memory): 64 x 64 keeps clear.
+LATEX_CELLS = 64 * 64
 _ids = itertools.count()
 
 
@@ -167,17 +170,28 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
     side by side. With ``colour`` "bank" or "offset", cells take the pages' 32 colours by bank / offset."""
     from algebra import LayoutError
 
+    for p in ps:
+        if p.note is not None:
+            raise LayoutError(f"{p.notation}: {p.note}")
+    cells = sum(p.rows * p.cols for p in ps)
+    if cells > LATEX_CELLS:
+        raise LayoutError(f"latex: {cells:,} cells is over the cap of {LATEX_CELLS:,} for one TikZ picture (pdflatex "
+                          "runs out of memory on bigger ones); draw it with svg or html")
+    wide = sum(p.cols + 2 for p in ps) >= 0.62 * max(p.rows + 2 for p in ps)  # article's text block is ~1:1.6
+    fit = "{\\linewidth}{!}" if wide else "{!}{\\textheight}"
     pal = web.palette()
     lines = [f"% Layout: {p.notation}" for p in ps]
-    lines += ["\\documentclass{standalone}", "\\usepackage{tikz}", ""]
+    lines += ["% standalone crops the page to the picture; without it (a minimal TeX), an article page holds it scaled",
+              "\\IfFileExists{standalone.cls}{\\documentclass{standalone}\\newcommand\\llabshow{\\usebox\\llabbox}}",
+              f"{{\\documentclass{{article}}\\usepackage{{graphicx}}\\pagestyle{{empty}}"
+              f"\\newcommand\\llabshow{{\\noindent\\resizebox{fit}{{\\usebox\\llabbox}}}}}}",
+              "\\usepackage{tikz}", "\\newsavebox\\llabbox", ""]
     lines += [f"\\definecolor{{llab{k}}}{{HTML}}{{{c[1:].upper()}}}" for k, c in enumerate(pal)]
-    lines += ["", "\\begin{document}",
+    lines += ["", "\\begin{document}", "\\begin{lrbox}{\\llabbox}",
               "\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm, outer sep=0pt}]",
               ""]
     shift = 0
     for p in ps:
-        if p.note is not None:
-            raise LayoutError(f"{p.notation}: {p.note}")
         lines.append(f"\\begin{{scope}}[shift={{(0,{shift})}}]")
         lines.append(f"\\node[anchor=west] at (-2,-1) {{\\texttt{{{_tex(p.title or p.notation)}}}}};")
         index = p.index if p.is_tv else p.view.offsets
@@ -200,7 +214,7 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
         lines.append("\\end{scope}")
         lines.append("")
         shift += p.cols + 2
-    lines += ["\\end{tikzpicture}", "\\end{document}", ""]
+    lines += ["\\end{tikzpicture}", "\\end{lrbox}", "\\llabshow", "\\end{document}", ""]
     return "\n".join(lines)
 
 
@@ -214,6 +228,11 @@ def _fill(colour: str, offset: int, thread: int, element_bytes: int, default: st
     return default
 
 
+_TEX = {"<": "\\ensuremath{<}", ">": "\\ensuremath{>}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}",
+        "\\": "\\textbackslash{}", "\u00b7": "--"}
+
+
 def _tex(s: Any) -> str:
-    return "".join("\\" + c if c in "#$%&_{}" else "\\textless{}" if c == "<" else "\\textgreater{}" if c == ">"
-                   else "\\textasciitilde{}" if c == "~" else "\\textasciicircum{}" if c == "^" else c for c in str(s))
+    """Text for a TikZ node in any pdflatex (OT1 encoding, ASCII): TeX's specials escaped, other characters
+    outside ASCII written as ``?``."""
+    return "".join("\\" + c if c in "#$%&_{}" else _TEX.get(c, c if c.isascii() else "?") for c in str(s))

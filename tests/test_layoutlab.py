@@ -77,6 +77,9 @@ def test_a_128x128_grid_is_ordinary_and_over_the_cap_says_so():
     assert "render cap" in layoutlab.text("(1024,1024):(1024,1)")
     with pytest.raises(LayoutError, match="render cap"):
         layoutlab.latex("(1024,1024):(1024,1)")
+    with pytest.raises(LayoutError, match="cap of 4,096"):  # pdflatex's memory, under the render cap
+        layoutlab.latex("(128,128):(128,1)")
+    assert layoutlab.latex("(64,64):(64,1)").count("\\node[fill=") == 64 * 64
 
 
 def test_same_grid_from_every_input_kind():
