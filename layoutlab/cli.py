@@ -131,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print("layoutlab: input nested too deeply", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `layoutlab op ... | head`: the reader left; nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
