@@ -144,15 +144,12 @@ def cell_kind(layout: Any) -> str:
     return "integer cell"
 
 
-def offsets(layout: Any, what: str, prepaid: bool = False) -> list:
+def offsets(layout: Any, what: str) -> list:
     """``A.offsets(layout)`` (L(i) for every i < size(L)), charged first: the one way the app enumerates a layout's
-    cells, so every enumeration is estimated before it starts (tests/test_work_budget.py keeps it the only way).
-    ``prepaid``: the caller's earlier charge covers this enumeration (the modes of a table already charged whole:
-    rows + columns <= cells + 1), so it is not charged twice."""
+    cells, so every enumeration is estimated before it starts (tests/test_work_budget.py keeps it the only way)."""
     import algebra as A
 
-    if not prepaid:
-        charge(cell_kind(layout), A.size(layout), what)
+    charge(cell_kind(layout), A.size(layout), what)
     return A.offsets(layout)
 
 
