@@ -196,9 +196,17 @@ def test_a_half_sent_body_ends_after_the_read_timeout(served):
     assert status == 0 or 400 <= status < 500, data[:300]
 
 
-def test_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
+def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
     server = Served(tmp_path)
     try:
+        (worker,) = children(server.proc.pid)
+        os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not (children(server.proc.pid) and children(server.proc.pid) != [worker]
+                   and server.get("/healthz")[0] == 200):
+            assert time.monotonic() < deadline, server.log.read_text()[-2000:]
+            time.sleep(0.1)
+
         s = server.connect()
         s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 1000\r\n\r\n{\"layout\":")
@@ -213,19 +221,5 @@ def test_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
         assert children(server.proc.pid) == []
         for c in [s, *idle]:
             c.close()
-    finally:
-        server.stop()
-
-
-def test_a_worker_process_that_dies_is_restarted(tmp_path):
-    server = Served(tmp_path)
-    try:
-        (worker,) = children(server.proc.pid)
-        os.kill(worker, signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while not (children(server.proc.pid) and children(server.proc.pid) != [worker]
-                   and server.get("/healthz")[0] == 200):
-            assert time.monotonic() < deadline, server.log.read_text()[-2000:]
-            time.sleep(0.1)
     finally:
         server.stop()
