@@ -21,7 +21,7 @@ gunicorn's settings (:data:`SETTINGS`):
 The one addition to gunicorn is :class:`HeadDeadlineProtocol`: gunicorn's ASGI worker arms its keep-alive timer
 while it waits for the second and later requests of a connection, never for the first, so a connection that sends
 half a request head (or nothing) would be held open for ever; the subclass arms the same timer for the first request
-too. ``tests/test_front_door.py`` checks each limit against a real server.
+too. ``tests/test_serve_limits.py`` checks each limit against a real server.
 
 ``X-Forwarded-For`` / ``X-Forwarded-Proto``: only from LAYOUTLAB_TRUSTED_PROXIES (app.proxies), through uvicorn's
 ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set to the same list.

@@ -1,12 +1,12 @@
 """The front door under hostile clients: `layoutlab serve` (gunicorn's ASGI worker, app/serve.py) beside plain uvicorn.
 
-    python bench/front_door.py [--server front-door|uvicorn|both] [--sigterm-wait 30]
+    python bench/serve_limits.py [--server front-door|uvicorn|both] [--sigterm-wait 30]
 
 For each server, over raw sockets: an 80 MB header (the server's CPU seconds, its answer, how much it read), 2,000
 and 10,000 headers, a 100 kB request line, 8 unfinished 100 MB headers (RSS before and after), 1,000 idle connections
 (half of them with a partial request head: how many are still open after 10 s), a body that stops after 10 of its
 1,000 bytes (when the server answers or closes), and SIGTERM with such a body held open (seconds until the server
-has exited; ``--sigterm-wait`` caps the wait). Prints a table and writes bench/results/front_door_<time>.json.
+has exited; ``--sigterm-wait`` caps the wait). Prints a table and writes bench/results/serve_limits_<time>.json.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def main() -> None:
         print(f"{name}:")
         for k, v in rows[name].items():
             print(f"  {k:34} {v}")
-    path = write_result("front_door", {"command": "python bench/front_door.py " + " ".join(sys.argv[1:]),
+    path = write_result("serve_limits", {"command": "python bench/serve_limits.py " + " ".join(sys.argv[1:]),
                                        "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine(),
                                        "rows": rows})
     print(f"wrote {path}")
