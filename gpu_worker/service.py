@@ -157,7 +157,7 @@ def execute_job(job: dict, worker_id: str = "local", device: dict | None = None,
             except Exception as exc:  # the backend is down: the job runs on, as last known
                 if not is_outage(exc):
                     raise
-                log.warning("job %s: reading its cancel flag failed: %s", job_id, describe(exc))
+                log.debug("job %s: reading its cancel flag failed: %s", job_id, describe(exc))
                 return last_check[1]
             last_check[1] = bool(cur and cur.get("cancel_requested"))
         return last_check[1]
