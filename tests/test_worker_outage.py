@@ -230,3 +230,25 @@ def test_an_idle_worker_rides_out_a_redis_restart_that_lost_its_data(tmp_path, m
         worker.send_signal(signal.SIGTERM)
         worker.wait(20)
         server.stop()
+
+
+def test_the_embedded_worker_thread_is_started_again_after_an_unexpected_error(monkeypatch):
+    """`layoutlab serve`'s unpinned worker thread (gpu_worker.service.supervised): a worker that ends by an error that
+    is no outage (a bug) is started again; a stop ends the loop."""
+    import threading
+
+    from gpu_worker import service
+
+    runs: list[int] = []
+    stop = threading.Event()
+
+    def failing_twice(stop_: threading.Event) -> int:
+        runs.append(1)
+        if len(runs) < 3:
+            raise RuntimeError("an unexpected error")
+        stop_.set()
+        return 0
+
+    monkeypatch.setattr(service, "run_worker", failing_twice)
+    service.supervised(stop, restart_s=0.01)
+    assert len(runs) == 3 and stop.is_set()
