@@ -121,11 +121,23 @@ def app_factory(*, embedded_worker: bool, gpus: str | None, trusted: list[str]):
     return build
 
 
+def _raise_open_files(most: int = 65_536) -> None:
+    """Raise this process's soft limit on open files to its hard limit (at most ``most``; the app processes inherit
+    it), so that a thousand idle connections, each closed after the keep-alive, do not exhaust the default 1,024."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = most if hard == resource.RLIM_INFINITY else min(hard, most)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
 def serve(host: str, port: int, *, workers: int = 1, embedded_worker: bool = True, gpus: str | None = None,
           trusted: list[str] | None = None) -> int:
     """Run the front door until SIGTERM / SIGINT; returns 0 (gunicorn exits the process with its own status on a
     failed start)."""
     trusted = trusted or []
+    _raise_open_files()
     factory = app_factory(embedded_worker=embedded_worker and workers <= 1, gpus=gpus, trusted=trusted)
     FrontDoor(factory, options(host, port, workers, trusted)).run()
     return 0
