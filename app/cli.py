@@ -43,8 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         from app.serve import serve  # gunicorn's master and ASGI workers, with the limits of app.serve.SETTINGS
 
         # more than 1 app process: no embedded GPU worker (run `layoutlab worker` beside them)
-        return serve(args.host, args.port, workers=args.workers, embedded_worker=not args.no_worker, gpus=args.gpus,
-                     trusted=trusted)
+        try:
+            return serve(args.host, args.port, workers=args.workers, embedded_worker=not args.no_worker,
+                         gpus=args.gpus, trusted=trusted)
+        except ValueError as exc:  # a timeout setting that is not a number (app.serve.ENV)
+            parser.error(str(exc))
     if args.cmd == "worker":
         from gpu_worker import multi
         from gpu_worker.gpus import GpuSpecError

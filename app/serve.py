@@ -92,11 +92,16 @@ class FrontDoor(BaseApplication):
 
 def options(host: str, port: int, workers: int, trusted: list[str]) -> dict[str, Any]:
     """gunicorn's settings for ``layoutlab serve``: :data:`SETTINGS`, the overrides of :data:`ENV`, the address, the
-    worker processes and the trusted proxies (none: gunicorn trusts no peer for ``X-Forwarded-Proto`` either)."""
+    worker processes and the trusted proxies (none: gunicorn trusts no peer for ``X-Forwarded-Proto`` either). Raises
+    ValueError naming a variable of :data:`ENV` that is not a number."""
     out = dict(SETTINGS)
     for key, var in ENV.items():
-        if os.environ.get(var):
-            out[key] = int(float(os.environ[var]))
+        raw = os.environ.get(var)
+        if raw:
+            try:
+                out[key] = max(1, round(float(raw)))  # whole seconds, at least 1 (0 would turn the bound off)
+            except ValueError:
+                raise ValueError(f"{var} must be a number of seconds, got {raw[:40]!r}") from None
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     out.update(bind=[bind], workers=max(1, workers), forwarded_allow_ips=",".join(trusted) or "",
                proc_name="layoutlab")
@@ -135,9 +140,10 @@ def _raise_open_files(most: int = 65_536) -> None:
 def serve(host: str, port: int, *, workers: int = 1, embedded_worker: bool = True, gpus: str | None = None,
           trusted: list[str] | None = None) -> int:
     """Run the front door until SIGTERM / SIGINT; returns 0 (gunicorn exits the process with its own status on a
-    failed start)."""
+    failed start). Raises ValueError (a bad setting of :data:`ENV`) before anything starts."""
     trusted = trusted or []
+    settings = options(host, port, workers, trusted)
     _raise_open_files()
     factory = app_factory(embedded_worker=embedded_worker and workers <= 1, gpus=gpus, trusted=trusted)
-    FrontDoor(factory, options(host, port, workers, trusted)).run()
+    FrontDoor(factory, settings).run()
     return 0
