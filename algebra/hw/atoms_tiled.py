@@ -167,7 +167,7 @@ class TiledCopy:
         def where(e: int) -> tuple[int, ...]:
             return (e % rows, e // rows) if len(self.tiler) > 1 else (e,)
 
-        threads = sorted({t for e in dup for t, _ in claims[e][1:]})
+        threads = sorted({t for e in dup for t, _ in claims[e]})
         return {"duplicates": len(dup), "uncovered": len(holes), "outside": outside, "tile": tuple(self.tiler),
                 "duplicate_elements": [{"element": where(e), "claims": claims[e]} for e in dup[:limit]],
                 "uncovered_elements": [where(e) for e in holes[:limit]], "duplicate_threads": threads[:limit],

@@ -51,6 +51,10 @@ class TiledView:
     cpp: str = ""
     dsl: str = ""
     note: str = ""
+    #: a tiled copy's duplicates / holes in words, and the cells to mark (``TiledCopy.coverage_detail``)
+    problem: str = ""
+    bad: list[tuple[int, int]] | None = None
+    coverage: dict[str, Any] | None = None
 
 
 def _threads(n: int, what: str) -> None:
@@ -80,10 +84,24 @@ def tiled_copy_view(atom: str, thr_text: str, val_text: str, element_bits: int) 
     _cells(rows, cols, "tiled copy")
     with guard("make_tiled_copy"):
         threads, values, _ = _tile_of(tc.tv_layout, rows, cols, row_major=False)
+        detail = tc.coverage_detail(limit=MAX_CELLS)
+    from app.services.kernel_path import coverage_words
+
+    problem, bad = coverage_words(tc, "make_tiled_copy")
     cpp, dsl = code.tiled_copy_code(tc.atom.name, element_bits, thr, val)
     return TiledView(kind="copy", name=tc.atom.name, operand="tile", tv_layout=str(tc.tv_layout), rows=rows,
                      cols=cols, threads=threads, values=values, num_threads=tc.num_threads,
-                     num_values=A.size(tc.tv_layout[1]), tile=" x ".join(map(str, tiler)), cpp=cpp, dsl=dsl)
+                     num_values=A.size(tc.tv_layout[1]), tile=" x ".join(map(str, tiler)), cpp=cpp, dsl=dsl,
+                     problem=problem, bad=sorted(bad), coverage=coverage_json(detail))
+
+
+def coverage_json(d: dict[str, Any], limit: int = 256) -> dict[str, Any]:
+    """``TiledCopy.coverage_detail`` for JSON: counts, and up to ``limit`` duplicate / uncovered elements."""
+    return {"duplicates": d["duplicates"], "uncovered": d["uncovered"], "outside": d["outside"],
+            "duplicate_elements": [{"element": list(e["element"]), "claims": [list(c) for c in e["claims"]]}
+                                   for e in d["duplicate_elements"][:limit]],
+            "uncovered_elements": [list(e) for e in d["uncovered_elements"][:limit]],
+            "duplicate_threads": d["duplicate_threads"][:limit]}
 
 
 @bounded(8 << 20, "tiled mma views")
