@@ -24,7 +24,7 @@ from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout
 
-MAX_THREADS = 512
+MAX_THREADS = 1024
 
 #: (label, MMA atom, atom layout, permutation, copy A, copy B, copy C, CTA tile M,N,K)
 PRESETS: list[tuple[str, str, str, str, str, str, str, str]] = [
@@ -147,10 +147,10 @@ def check_thread(t: Any, n: int) -> int:
     return v
 
 
-def check_cta(cta: tuple[int, int, int], tile: tuple[int, int, int]) -> None:
+def check_cta(cta: tuple[int, int, int], tile: tuple[int, int, int], what: str = "CTA tile") -> None:
     for name, x, d in zip("MNK", cta, tile, strict=True):
         if x % d:
-            raise LayoutError(f"CTA tile: {name} = {x} is not a multiple of the tiled MMA's {name} = {d} (the tiler "
+            raise LayoutError(f"{what}: {name} = {x} is not a multiple of the tiled MMA's {name} = {d} (the tiler "
                               "does not divide)")
 
 
@@ -413,3 +413,45 @@ def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[Grid
     g.caption = f"partition_{op}: {op} {rows}x{cols}"
     g.marks = {c: "acc" for c in mine}
     return g, frag_t, off_t
+
+
+# ------------------------------------------------------------------------------------------- the API's additions
+
+
+def mma_vocab(atom: str, layout: str, perm: str, tile: str, thread: Any) -> dict[str, Any]:
+    """``/api/partition``'s MMA answer: one thread's partition_A/B/C of an M x N x K tile (default: the tiled MMA's
+    own), its partition_fragment_A/B/C (the registers' layouts), partition_shape_A/B/C and the tiled MMA's
+    get_layout{A,B,C}_TV. Each part lists the [row, column] cells the thread holds (column-major tensors)."""
+    tm, _ = build_mma(atom, layout, perm)
+    own = tuple(tm.tile_size_mnk(i) for i in range(3))
+    mnk = parse_mnk(tile, "tile") or own
+    check_cta(mnk, own, "tile")  # type: ignore[arg-type]
+    t = check_thread(thread, tm.num_threads)
+    m, n, k = mnk
+    shapes = {"A": (m, k), "B": (n, k), "C": (m, n)}
+    parts, frags, pshapes = [], {}, {}
+    with guard("partition"):
+        tvs = {op: str(tm.get_layout_TV(op)) for op in "ABC"}
+        for op in "ABC":
+            rows, cols = shapes[op]
+            if rows * cols > MAX_CELLS:
+                raise LayoutError(f"a {rows}x{cols} operand exceeds the cap of {MAX_CELLS:,} cells")
+            frag, off = getattr(tm, f"partition_{op}")(A.Layout((rows, cols)), t)
+            cells = sorted([(off + o) % rows, (off + o) // rows] for o in offsets(frag, "fragment"))
+            parts.append({"call": f"thr_mma.partition_{op}(g{op})", "fragment": str(frag), "offset": off,
+                          "rows": rows, "cols": cols, "cells": cells})
+            frags[op] = str(getattr(tm, f"partition_fragment_{op}")(A.Layout((rows, cols)), t))
+            pshapes[op] = A.inttuple.to_str(getattr(tm, f"partition_shape_{op}")((rows, cols)))
+    return {"kind": "mma", "atom": tm.atom.name, "thread": t, "num_threads": tm.num_threads, "parts": parts,
+            "notes": [], "tile_mnk": list(mnk), "tiled_mma_tile": list(own), "fragments": frags,
+            "partition_shapes": pshapes, "layout_TV": tvs, "thr_layout_vmnk": str(tm.thr_layout_vmnk)}
+
+
+def operand_copy(copy_atom: str, bits: int, atom: str, layout: str, perm: str, operand: str) -> Any:
+    """``make_tiled_copy_{operand}(Copy_Atom<copy_atom, T>{}, make_tiled_mma(atom, layout, perm))``."""
+    op = operand.strip().upper()
+    if op not in ("A", "B", "C"):
+        raise LayoutError(f"operand of make_tiled_copy_A/B/C is A, B or C, not {operand!r}")
+    tm, _ = build_mma(atom, layout, perm)
+    with guard(f"make_tiled_copy_{op}"):
+        return getattr(atoms, f"make_tiled_copy_{op}")(copy_atom.strip(), tm, element_bits=bits)
