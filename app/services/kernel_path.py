@@ -229,6 +229,10 @@ def mma_cpp(tm: Any, lay: Any) -> str:
             f"                          Tile<{perm}>{{}});")
 
 
+def _p(expr: str) -> str:
+    return f'print({expr}); print("\\n");'
+
+
 def mma_dsl(tm: Any) -> str:
     m, n, k = tm.atom.shape_mnk
     lay = tuple(A.size(tm.thr_layout_vmnk[i]) for i in (1, 2, 3))
@@ -281,7 +285,7 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
                            f"compute one {m}x{n}x{k} product; A is {tm.atom.A}, B {tm.atom.B}, C {tm.atom.C}",
                            [g], [("ThrID", str(tm.atom.thr_id))],
                            cpp=f"using Atom = MMA_Atom<{mma_cpp(tm, lay).split('(', 1)[1].split('{', 1)[0]}>;\n"
-                               "print(Atom{});",
+                               + _p("Atom::LayoutC_TV{}"),
                            dsl=mma_dsl(tm).split("=", 1)[1].split(",\n")[0].strip().removeprefix(
                                "cute.make_tiled_mma(")))
     # 2 · the tiled MMA
@@ -294,8 +298,7 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
         f"{tile[0]}x{tile[1]}x{tile[2]} tile; thread {t} outlined", [g2],
         [("thr_layout_vmnk", str(tm.thr_layout_vmnk)), ("get_layoutA_TV()", str(tvs["A"])),
          ("get_layoutB_TV()", str(tvs["B"])), ("get_layoutC_TV()", str(tvs["C"]))],
-        cpp=mma_cpp(tm, lay) + "\nprint(mma.get_layoutA_TV());\nprint(mma.get_layoutB_TV());\n"
-                          "print(mma.get_layoutC_TV());",
+        cpp="\n".join([mma_cpp(tm, lay)] + [_p(f"mma.get_layout{op}_TV()") for op in "ABC"]),
         dsl=mma_dsl(tm) + "\nprint(mma.tv_layout_A, mma.tv_layout_B, mma.tv_layout_C)"))
     # 3 · the tiled copies
     step3 = Step("3 · the tiled copies: make_tiled_copy_A / _B / _C", "each copies exactly the values its operand's "
@@ -327,7 +330,7 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
         elif words:
             step3.problem += words + " "
         cpp3.append(f"auto {var} = make_tiled_copy_{op}({copy_cpp(tc.atom.name, tname)}, mma);\n"
-                    f"print({var}.get_layoutS_TV()); print({var}.get_layoutD_TV());")
+                    f"{_p(var + '.get_layoutS_TV()')}\n{_p(var + '.get_layoutD_TV()')}")
         dsl3.append(f"{var} = cute.make_tiled_copy_{op}({copy_dsl(tc.atom.name, tname)}, mma)")
     step3.cpp, step3.dsl = (mma_cpp(tm, lay) + "\n" + "\n".join(cpp3)) if cpp3 else "", \
         (mma_dsl(tm) + "\n" + "\n".join(dsl3)) if dsl3 else ""
@@ -348,8 +351,9 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
         r, c = shapes[op]
         cpp4 += [f"auto s{op} = make_tensor(make_smem_ptr(({CPP_TYPE_OF[tpl[op]]}*)nullptr), "
                  f"Layout<Shape<Int<{r}>, Int<{c}>>>{{}});",
-                 f"auto tCr{op} = thr_mma.partition_fragment_{op}(s{op});  print(tCr{op}.layout());"]
-    cpp4.append(f"print(partition_shape_C(mma, Shape<Int<{M}>, Int<{N}>>{{}}));")
+                 f"auto tCr{op} = thr_mma.partition_fragment_{op}(s{op});",
+                 _p(f"tCr{op}.layout()"),
+                 _p(f"partition_shape_{op}(mma, Shape<Int<{r}>, Int<{c}>>{{}})")]
     dsl4 = [mma_dsl(tm), f"thr_mma = mma.get_slice({t})"] + [
         f"tCr{op} = thr_mma.make_fragment_{op}(thr_mma.partition_{op}(s{op}))" for op in "ABC"]
     path.steps.append(Step("4 · the registers of one thread", f"thread {t}'s fragments over the {M}x{N}x{K} CTA "
@@ -366,7 +370,8 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
         step5.facts.append((f"partition_{op}", f"{frag} at offset {off}"))
         cpp5 += [f"auto g{op} = make_tensor(make_gmem_ptr(({CPP_TYPE_OF[tpl[op]]}*)nullptr), "
                  f"Layout<Shape<Int<{r}>, Int<{c}>>>{{}});",
-                 f"auto tC{op.lower()}{op} = thr_mma.partition_{op}(g{op});  print(tC{op.lower()}{op}.layout());"]
+                 f"auto tC{op.lower()}{op} = thr_mma.partition_{op}(g{op});",
+                 _p(f"tC{op.lower()}{op}.layout()")]
     step5.cpp = "\n".join(cpp5)
     step5.dsl = "\n".join([mma_dsl(tm), f"thr_mma = mma.get_slice({t})"] +
                           [f"tC{op.lower()}{op} = thr_mma.partition_{op}(g{op})" for op in "ABC"])

@@ -1,0 +1,99 @@
+"""CuTe's kernel vocabulary against CuTe C++ host programs: fresh random cases (tests/oracle/cute_vocab.py: tiled
+MMAs on SM70 / SM80 / SM90 atoms with atom layouts and permutations, their get_layout*_TV, partition_shape_*,
+partition_*, partition_fragment_*, make_tiled_copy_A/B/C with ldmatrix / cp.async / universal copies, make_tiled_copy
+in both forms, local_tile with a projection), and the TV atlas's kernel-path code: every step's C++ compiles with
+nvcc (host only) exactly as the page shows it and prints what the page says.
+
+    LAYOUTLAB_ORACLE_SEED=5 LAYOUTLAB_ORACLE_N=60 python -m pytest -m oracle tests/oracle/test_vocab_oracle.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cute_vocab  # noqa: E402
+from cute_cpp import cuda_include, cute_include, toolchain  # noqa: E402
+
+pytestmark = [pytest.mark.oracle]
+
+
+def test_fresh_cases_equal_cute_cpp():
+    if toolchain() is None:
+        pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    n = int(os.environ.get("LAYOUTLAB_ORACLE_N", "30"))
+    cases = cute_vocab.gen_cases(seed, n)
+    cute = cute_vocab.run_cpp(cases)
+    bad = cute_vocab.compare(cases, cute)
+    assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
+
+
+def _nvcc() -> list[str] | None:
+    nvcc, inc, cuda = shutil.which("nvcc"), cute_include(), cuda_include()
+    if nvcc is None or inc is None or not cuda:
+        return None
+    return [nvcc, "-std=c++17", "-O0", "-w", f"-I{inc}"] + [f"-I{c}" for c in cuda]
+
+
+def _expected(step: object, k: int) -> list[str]:
+    """What the page says each print of step ``k`` writes, in order."""
+    facts = dict(step.facts)  # type: ignore[attr-defined]
+    if k == 1:
+        return []  # the atom's LayoutC_TV: checked against the page's text below
+    if k == 2:
+        return [facts[f"get_layout{op}_TV()"] for op in "ABC"]
+    if k == 3:
+        return [facts[f"{op}: get_layout{sd}_TV()"] for op in "ABC" if f"{op}: tiler" in facts for sd in "SD"]
+    if k == 4:
+        return [facts[f"partition_{w}_{op}"] for op in "ABC" for w in ("fragment", "shape")]
+    return [facts[f"partition_{op}"].split(" at offset")[0] for op in "ABC"]
+
+
+@pytest.mark.nvcc
+def test_kernel_path_code_compiles_as_shown_and_prints_the_page():
+    cmd = _nvcc()
+    if cmd is None:
+        pytest.skip("no nvcc, CuTe headers or CUDA headers")
+    from app.services import kernel_path as KP
+
+    paths = [KP.kernel_path(p[1], p[2], p[3], p[4], p[5], p[6], p[7], str(t))
+             for p, t in zip(KP.PRESETS, (5, 17, 3, 0), strict=True)]
+    lines = list(cute_vocab.HEADERS) + ["int main() {"]
+    for i, path in enumerate(paths):
+        for k, step in enumerate(path.steps, 1):
+            if step.cpp:
+                lines += [f'  printf("@{i}.{k}\\n");', "  {"] + ["    " + x for x in step.cpp.splitlines()] + ["  }"]
+    lines += ["  return 0;", "}"]
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernel-path-{os.getpid()}"
+    tmp.mkdir(exist_ok=True)
+    src, exe = tmp / "path.cpp", tmp / "path"
+    src.write_text("\n".join(lines) + "\n")
+    r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=1500)
+    assert r.returncode == 0, r.stderr[-4000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
+    printed: dict[str, list[str]] = {}
+    cur = None
+    for line in out.splitlines():
+        if line.startswith("@"):
+            cur = line[1:]
+            printed[cur] = []
+        elif cur is not None and line.strip():
+            printed[cur].append(line.replace("_", ""))
+    for i, path in enumerate(paths):
+        for k, step in enumerate(path.steps, 1):
+            if not step.cpp:
+                continue
+            got = printed[f"{i}.{k}"]
+            if k == 1:
+                assert got[0] in step.text, (i, got)
+                continue
+            assert got == _expected(step, k), (i, k, step.title)
