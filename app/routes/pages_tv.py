@@ -16,6 +16,7 @@ from app.services import code
 from app.services import hopper as H
 from app.services import kernel_path as KP
 from app.services import tiled as T
+from app.services import tma_cluster as TC
 from app.services import triton_pages as TT
 from app.services import tv as S
 from app.services import walkthrough as W
@@ -38,6 +39,8 @@ DEFAULTS: dict[str, str] = {
     "kp_atom": KP.PRESETS[0][1], "kp_layout": KP.PRESETS[0][2], "kp_perm": KP.PRESETS[0][3],
     "kp_a": KP.PRESETS[0][4], "kp_b": KP.PRESETS[0][5], "kp_c": KP.PRESETS[0][6], "kp_cta": KP.PRESETS[0][7],
     "kp_t": "0",
+    "tm_g": TC.PRESETS[0][1], "tm_s": TC.PRESETS[0][2], "tm_tile": TC.PRESETS[0][3],
+    "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5],
 }
 
 
@@ -159,6 +162,18 @@ def kernel_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
+def tma_ctx(q: dict[str, str]) -> dict:
+    """The TMA section: make_tma_atom with a cluster, tma_partition per CTA, the cuTensorMapEncodeTiled checks."""
+    tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
+          "cluster": _int(q["tm_cluster"], 1, (1, 2, 4, 8, 16)), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
+    ctx: dict = {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
+    try:
+        ctx["tmv"] = TC.tma_cluster_view(tm["g"], tm["s"], tm["tile"], tm["cluster"], tm["dtype"])
+    except LayoutError as exc:
+        ctx["tm_error"] = str(exc)
+    return ctx
+
+
 def triton_ctx(q: dict[str, str]) -> dict:
     return TT.tv_panel(q["tt_layout"], q["tt_shape"], q["tt_bits"], q["tt_shared"])
 
@@ -166,7 +181,8 @@ def triton_ctx(q: dict[str, str]) -> dict:
 PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
           "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
           "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx),
-          "triton": ("tv_triton.html", "triton", triton_ctx), "kernel": ("tv_kernel.html", "kernel", kernel_ctx)}
+          "triton": ("tv_triton.html", "triton", triton_ctx), "kernel": ("tv_kernel.html", "kernel", kernel_ctx),
+          "tmac": ("tv_tma.html", "tmac", tma_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
@@ -179,5 +195,6 @@ def tv_page(request: Request) -> HTMLResponse:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q),
+           **tma_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)
