@@ -165,3 +165,47 @@ def test_tv_page_names_the_duplicates(client):
     assert "T0V1" in r.text or "T1V0" in r.text
     for k in range(1, 6):
         assert f'id="kp-step-{k}"' in r.text
+
+
+SW128 = "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"
+
+
+def test_tma_atom_box_cluster_and_partition():
+    from algebra.hw import tma
+
+    g = A.Layout((4096, 4096), (4096, 1))
+    one = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64))
+    assert one.dims == (1, 0) and one.box == (64, 128) and one.instructions == 1
+    assert str(one.tma_tensor()) == "ArithTuple(0,0) o (4096,4096):(1@1,1@0)"
+    assert A.parse(str(one.tma_tensor())) == one.tma_tensor()
+    two = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", g, A.parse(SW128), (128, 64), 2)
+    assert two.full_box == (64, 128) and two.box == (64, 64) and two.chunk == 4096
+    owners = [two.owner(i) for i in range(128 * 64)]
+    assert owners.count((0, 0)) == owners.count((0, 1)) == 4096
+    assert all(two.owner(m + 128 * k)[1] == m // 64 for m in (0, 63, 64, 127) for k in (0, 63))
+    p = [two.partition(r, (1, 2)) for r in range(2)]
+    assert p[0]["source"](0) == (128, 128) and p[1]["source"](0) == (128, 192)
+    assert p[1]["smem_offset"] == 4096 and two.encode().valid
+    k128 = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse("Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"),
+                             (128, 128))
+    assert k128.box == (64, 128) and k128.instructions == 2
+    for call, needle in ((lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.Layout((128, 64)), (128, 64)),
+                          "contiguous in global memory"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64), 2), "MULTICAST"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (64, 64)), "shape"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", A.Layout((4096, 100), (100, 1)),
+                                                    A.parse(SW128), (128, 64)), "does not divide")):
+        with pytest.raises(A.LayoutError, match=needle):
+            call()
+
+
+def test_api_tma_partition(client):
+    r = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64",
+                                                "cluster_size": 4})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["box"] == [64, 32] and len(j["partitions"]) == 4 and j["encode"]["valid"]
+    assert {c for row in j["owners"] for c in row} == {"C0", "C1", "C2", "C3"}
+    bad = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64",
+                                                  "cluster_size": 3})
+    assert bad.status_code == 422 and "cluster_size" in bad.json()["detail"]
