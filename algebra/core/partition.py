@@ -40,6 +40,8 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
+    if type(layout).__name__ == "CoordTensor":  # a coordinate tensor: the tile's coordinates, origin moved
+        return _local_tile_coords(layout, tiler, coord)
     tiled = zipped_divide(layout, tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
@@ -56,6 +58,17 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
                  f"offset {off}", sub, kind="result", offset=off)
     return sub, off
+
+
+def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
+    """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
+    the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
+    from algebra.core.arith import ArithTuple
+    from algebra.core.coord_tensor import CoordTensor
+
+    sub, off = local_tile(tensor.layout, tiler, coord)
+    moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
+    return CoordTensor(moved.as_tuple(), sub)
 
 
 @shows_cute

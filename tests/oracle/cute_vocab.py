@@ -91,8 +91,10 @@ def _mma_case(rng: random.Random, layouts: list[str]) -> dict:
     perm: list[Any] = [None, None, None]
     if rng.random() < 0.4 and not name.startswith("SM90"):
         m, n, k = (tm.tile_size_mnk(i) for i in range(3))
-        choice = rng.choice(["sizeN", "permM", "sizeK"])
-        if choice == "sizeN":
+        choice = rng.choice(["sizeN", "permM", "sizeK", "permN"])
+        if choice == "permN" and n % 4 == 0:
+            perm[1] = f"({n // 4},2,2):(2,1,{n // 2})"  # a bijection of 0..n-1
+        elif choice == "sizeN":
             perm[1] = 2 * n
         elif choice == "sizeK":
             perm[2] = 2 * k
@@ -166,6 +168,8 @@ def _tile_case(rng: random.Random) -> dict:
         shape, proj, coord = (m, n), [1, 1, None], [rng.randrange(m // bm), rng.randrange(n // bn), None]
     row = rng.random() < 0.5
     lay = A.make_layout_row_major(shape) if row else A.Layout(shape)
+    if rng.random() < 0.3:  # a coordinate tensor: make_identity_tensor(shape)
+        return {"kind": "tile", "identity": list(shape), "tiler": [bm, bn, bk], "coord": coord, "proj": proj}
     return {"kind": "tile", "layout": str(lay), "tiler": [bm, bn, bk], "coord": coord, "proj": proj}
 
 
@@ -234,10 +238,15 @@ def _cpp_case(i: int, case: dict) -> list[str]:
                  _show(f"{i}.tv", "typename decltype(tc)::TiledLayout_TV{}"),
                  _show(f"{i}.S", "tc.get_layoutS_TV()"), _show(f"{i}.D", "tc.get_layoutD_TV()")]
     else:
-        lay = A.parse(case["layout"])
         tiler = "make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["tiler"]) + ")"
         coord = "make_coord(" + ",".join("_" if c is None else f"{c}" for c in case["coord"]) + ")"
         proj = "Step<" + ",".join("X" if p is None else "_1" for p in case["proj"]) + ">{}"
+        if "identity" in case:
+            shape = "make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["identity"]) + ")"
+            body += [f"  auto c = make_identity_tensor({shape});",
+                     _show(f"{i}.coords", f"local_tile(c, {tiler}, {coord}, {proj})"), "}"]
+            return body
+        lay = A.parse(case["layout"])
         body += ["  static int buf[1];",
                  f"  auto g = make_tensor(make_gmem_ptr(buf), {_cpp_layout(lay)});",
                  f"  auto r = local_tile(g, {tiler}, {coord}, {proj});",
@@ -312,6 +321,9 @@ def ours(i: int, case: dict) -> dict[str, str]:
                                        element_bits=case["bits"])
         got[f"{i}.tiler"], got[f"{i}.tv"] = _tstr(tuple(tc.tiler)), str(tc.tv_layout)
         got[f"{i}.S"], got[f"{i}.D"] = str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())
+    elif "identity" in case:
+        x = A.make_coord_tensor(tuple(0 for _ in case["identity"]), tuple(case["identity"]))
+        got[f"{i}.coords"] = str(A.local_tile(x, tuple(case["tiler"]), tuple(case["coord"]), tuple(case["proj"])))
     else:
         sub, off = A.local_tile(A.parse(case["layout"]), tuple(case["tiler"]), tuple(case["coord"]),
                                 tuple(case["proj"]))
