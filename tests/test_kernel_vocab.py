@@ -214,7 +214,8 @@ def test_api_tma_partition(client):
 def test_local_tile_of_a_coordinate_tensor():
     """CuTe C++ prints these for local_tile(make_identity_tensor(shape), tiler, coord, proj)."""
     x = A.make_coord_tensor((0, 0), (32, 64))
-    assert str(A.local_tile(x, (16, 32, 16), (1, 0, None), (None, 1, 1))) == "ArithTuple(0,0) o (32,16,4):(1@0,1@1,16@1)"
+    got = A.local_tile(x, (16, 32, 16), (1, 0, None), (None, 1, 1))
+    assert str(got) == "ArithTuple(0,0) o (32,16,4):(1@0,1@1,16@1)"
     assert str(A.local_tile(x, (16, 16, 8), (2, 1, None), (None, 1, 1))) == "ArithTuple(16,0) o (16,8,8):(1@0,1@1,8@1)"
     t = A.local_tile(A.parse("ArithTuple(0,0) o (128,64):(_1@0,_1@1)"), (32, 16), (1, 2))
     assert t(0) == (32, 32) and t(31 + 32 * 15) == (63, 47)
