@@ -97,3 +97,41 @@ def test_kernel_path_code_compiles_as_shown_and_prints_the_page():
                 assert got[0] in step.text, (i, got)
                 continue
             assert got == _expected(step, k), (i, k, step.title)
+
+
+@pytest.mark.nvcc
+def test_tma_box_equals_construct_tma_gbasis():
+    """The box of one TMA instruction and its dimensions' global modes, against CuTe's construct_tma_gbasis (the part
+    of make_tma_atom that runs without the CUDA driver)."""
+    cmd = _nvcc()
+    if cmd is None:
+        pytest.skip("no nvcc, CuTe headers or CUDA headers")
+    import algebra as A
+    from algebra.hw import tma
+    from app.services import tma_cluster as TC
+
+    cases = [(g, s, tuple(int(x) for x in t.split(",")), c, d) for _, g, s, t, c, d in TC.PRESETS]
+    cases += [("(1024,512):(512,1)", "(32,64):(64,1)", (32, 64), 1, "FLOAT16"),
+              ("(512,1024):(1,512)", "((8,8),(16,2)):((1,8),(64,1024))", (64, 32), 2, "FLOAT16")]
+    lines = list(cute_vocab.HEADERS[:2]) + ["#include <cute/atom/copy_traits_sm90_tma.hpp>", "using namespace cute;",
+                                            "int main() {", "  static half_t buf[1];"]
+    want = []
+    for i, (g, s, t, c, d) in enumerate(cases):
+        sm = A.parse(s)
+        plain = sm.layout_b if hasattr(sm, "layout_b") else sm
+        atom = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), sm, t, c, d)
+        want.append(str(A.Layout(atom.full_box, tuple(A.E(j) for j in atom.dims[:len(atom.full_box)]))))
+        tile = "make_shape(" + ", ".join(f"Int<{x}>{{}}" for x in t) + ")"
+        lines += [f"  {{ auto g = make_tensor(make_gmem_ptr(buf), {cute_vocab.cvalue(g)});",
+                  f"    auto v = make_identity_layout(shape(g)).compose({tile});",
+                  f"    auto s = {cute_vocab.cvalue(str(plain))};",
+                  f'    printf("@{i} "); print(detail::construct_tma_gbasis<half_t>(g, s, v)); printf("\\n"); }}']
+    lines += ["  return 0;", "}"]
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"tma-gbasis-{os.getpid()}"
+    tmp.mkdir(exist_ok=True)
+    (tmp / "t.cpp").write_text("\n".join(lines) + "\n")
+    r = subprocess.run(cmd + [str(tmp / "t.cpp"), "-o", str(tmp / "t")], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-4000:]
+    out = subprocess.run([str(tmp / "t")], capture_output=True, text=True, timeout=60, check=True).stdout
+    got = {int(m.split(" ", 1)[0][1:]): m.split(" ", 1)[1].replace("_", "") for m in out.splitlines() if m[:1] == "@"}
+    assert [got[i] for i in range(len(cases))] == want
