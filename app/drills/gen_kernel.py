@@ -94,21 +94,49 @@ def make_mma_registers(rng: random.Random, seed: int) -> Drill:
 
 # ------------------------------------------------------------------------------------------- coverage
 
-#: tiled copies: (atom, element bits, thread layout, value layout) or (atom, bits, layout_tv, tiler)
-COPIES = [
-    ("UniversalCopy_32b", 16, "(4,8):(8,1)", "(1,2):(2,1)"),
-    ("UniversalCopy_32b", 16, "(4,8):(8,0)", "(1,2):(2,1)"),
-    ("UniversalCopy_32b", 16, "(8,4):(1,0)", "(2,1):(1,2)"),
-    ("UniversalCopy_64b", 16, "(8,4):(4,1)", "(1,4):(4,1)"),
-    ("UniversalCopy_64b", 16, "(4,4):(0,4)", "(1,4)"),
-    ("UniversalCopy_32b", 32, "(8,4):(4,1)", "(1,1)"),
-    ("UniversalCopy_32b", 32, "((8,4),(1,1)):((4,1),(0,0))", "16,4"),
-    ("UniversalCopy_32b", 32, "((8,4),2):((1,8),0)", "8,8"),
-    ("UniversalCopy_32b", 32, "(32,2):(2,1)", "8,8"),
-    ("UniversalCopy_32b", 32, "(16,2):(1,32)", "8,8"),
-    ("UniversalCopy_32b", 32, "(16,4):(4,1)", "8,16"),
-    ("UniversalCopy_64b", 16, "((4,8),(4,2)):((4,16),(1,128))", "16,16"),
-]
+#: copy atoms and element sizes the coverage drill draws from: (atom, bits, values per thread per instruction)
+COPY_ATOMS = [("UniversalCopy_32b", 16, 2), ("UniversalCopy_32b", 32, 1), ("UniversalCopy_64b", 16, 4),
+              ("UniversalCopy_64b", 32, 2)]
+
+
+def _random_copy(rng: random.Random) -> tuple[atoms.TiledCopy, str, str]:
+    """A small tiled copy: from thread / value layouts (sometimes with a stride-0 or a doubled thread stride), or
+    from a TV layout and a tiler (sometimes a tiler larger than the TV layout covers, or a thread stride halved).
+    Returns (tiled copy, how it was built, variant)."""
+    while True:
+        atom, bits, nval = pick(rng, COPY_ATOMS)
+        tm, tn = pick(rng, [(2, 4), (4, 2), (4, 4), (2, 8), (8, 2), (4, 8), (8, 4)])
+        thr_stride = pick(rng, [(tn, 1), (1, tm), (tn, 0), (0, tm), (2 * tn, 1), (1, 2 * tm)])
+        thr = A.Layout((tm, tn), thr_stride)
+        vm = pick(rng, [1, nval]) if nval > 1 else 1
+        val = A.Layout((vm, nval // vm * pick(rng, [1, 1, 2])))
+        if rng.random() < 0.5:
+            val = A.make_layout_row_major(val.shape)
+        try:
+            tc = atoms.make_tiled_copy(atom, thr, val, element_bits=bits)
+            if rng.random() < 0.4:
+                tv, tiler = tc.tv_layout, list(tc.tiler)
+                if rng.random() < 0.5:
+                    tiler[1] *= 2
+                elif A.size(tv[0]) > 1:
+                    lay0 = tv[0]
+                    flat_s, flat_d = A.flatten(lay0.shape), A.flatten(lay0.stride)
+                    if flat_d[-1] % 2 == 0 and flat_d[-1] > 0:
+                        flat_d = flat_d[:-1] + (flat_d[-1] // 2,)
+                    tv = A.make_layout(A.Layout(flat_s, flat_d), tv[1])
+                tc = atoms.make_tiled_copy(atom, layout_tv=tv, tiler=tuple(tiler), element_bits=bits)
+                how = (f"make_tiled_copy(Copy_Atom<{atom}, {bits}-bit>{{}}, layout_tv = {tv}, tiler = "
+                       f"{lstr(tuple(tiler))})")
+                variant = "layout_tv"
+            else:
+                how = f"make_tiled_copy(Copy_Atom<{atom}, {bits}-bit>{{}}, thr = {thr}, val = {val})"
+                variant = "thr_val"
+        except A.LayoutError:
+            continue
+        if len(tc.tiler) == 2 and tc.tiler[0] * tc.tiler[1] <= 512:
+            return tc, how, variant
+
+
 WORDS = {"covers": ("covers", "cover", "yes", "exact", "exactly", "ok", "complete", "covered", "fine", "full"),
          "duplicate": ("duplicate", "dup", "twice", "duplicated", "repeated", "double", "claimedtwice", "overlap"),
          "hole": ("hole", "uncovered", "missing", "gap", "empty", "nobody", "unclaimed", "notcovered")}
@@ -142,16 +170,8 @@ def _read_cover(ans: str) -> tuple[str, tuple[int, int] | None]:
 @register("copy_coverage", "Does this tiled copy cover its tile", "Check a tiled copy's TV layout against its tile: "
           "find an element two threads copy (a duplicate) or one nobody copies (a hole).", 17)
 def make_copy_coverage(rng: random.Random, seed: int) -> Drill:
-    atom, bits, a, b = pick(rng, COPIES)
-    if b.startswith("("):  # a value layout; else a tiler M,N
-        tc = atoms.make_tiled_copy(atom, A.parse(a), A.parse(b), element_bits=bits)
-        how = f"make_tiled_copy(Copy_Atom<{atom}, {bits}-bit>{{}}, thr = {a}, val = {b})"
-        variant = "thr_val"
-    else:
-        tiler = tuple(int(x) for x in b.split(","))
-        tc = atoms.make_tiled_copy(atom, layout_tv=A.parse(a), tiler=tiler, element_bits=bits)
-        how = f"make_tiled_copy(Copy_Atom<{atom}, {bits}-bit>{{}}, layout_tv = {a}, tiler = {lstr(tiler)})"
-        variant = "layout_tv"
+    tc, how, variant = _random_copy(rng)
+    atom, bits = tc.atom.name, tc.element_bits
     d = tc.coverage_detail(limit=1 << 12)
     rows = tc.tiler[0]
     dups = {tuple(e["element"]) for e in d["duplicate_elements"]}
