@@ -447,8 +447,11 @@ def mma_vocab(atom: str, layout: str, perm: str, tile: str, thread: Any) -> dict
                           "rows": rows, "cols": cols, "cells": cells})
             frags[op] = str(getattr(tm, f"partition_fragment_{op}")(A.Layout((rows, cols)), t))
             pshapes[op] = A.inttuple.to_str(getattr(tm, f"partition_shape_{op}")((rows, cols)))
+    notes = [] if mnk == own else [
+        f"the {m}x{n}x{k} tile holds {m // own[0]} x {n // own[1]} x {k // own[2]} copies of the tiled MMA's "
+        f"{own[0]}x{own[1]}x{own[2]}: each thread's fragment repeats over them"]
     return {"kind": "mma", "atom": tm.atom.name, "thread": t, "num_threads": tm.num_threads, "parts": parts,
-            "notes": [], "tile_mnk": list(mnk), "tiled_mma_tile": list(own), "fragments": frags,
+            "notes": notes, "tile_mnk": list(mnk), "tiled_mma_tile": list(own), "fragments": frags,
             "partition_shapes": pshapes, "layout_TV": tvs, "thr_layout_vmnk": str(tm.thr_layout_vmnk)}
 
 
