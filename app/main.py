@@ -315,17 +315,17 @@ def _stop_work_on_signals() -> None:
 
 
 def _storage_errors() -> tuple[type[Exception], ...]:
-    """The exception types a full data volume raises through (storage.volume.disk_full decides)."""
+    """The exception types a full data volume raises through (storage.volume.disk_full decides). PostgreSQL's
+    ``DiskFull`` is named itself: it is an OperationalError, which app.outage answers as an unreachable backend."""
     import sqlite3
 
     errs: list[type[Exception]] = [sqlite3.Error, OSError]
-    if os.environ.get("LAYOUTLAB_DATABASE_URL"):
-        try:
-            import psycopg
+    try:
+        from psycopg.errors import DiskFull
 
-            errs.append(psycopg.Error)
-        except ImportError:
-            pass
+        errs.append(DiskFull)
+    except ImportError:
+        pass
     return tuple(errs)
 
 

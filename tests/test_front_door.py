@@ -310,6 +310,15 @@ def test_the_app_answers_a_full_database_with_503(tmp_path, monkeypatch):
         health = c.get("/healthz").json()
         assert health["ok"] and health["data_volume"]["full"] and volume.MESSAGE in health["data_volume"]["detail"]
 
+        psycopg = pytest.importorskip("psycopg")
+
+        def pg_full(*_a, **_k):  # PostgreSQL's disk_full is an OperationalError: not "unreachable", full
+            raise psycopg.errors.DiskFull("could not extend file \"base/16384/16385\": No space left on device")
+
+        monkeypatch.setattr(store, "claim_name", pg_full)
+        r = c.post("/api/drills/profile", json={"name": "ada"})
+        assert r.status_code == 503 and volume.MESSAGE in r.json()["detail"] and r.headers["Retry-After"]
+
         def locked(*_a, **_k):
             raise sqlite3.OperationalError("database is locked")
 
