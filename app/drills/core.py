@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.drills import sheet
 from app.drills.parsing import AnswerError, check_length
 
 MAX_SEED = 2**31 - 1
@@ -78,7 +79,8 @@ class Drill:
     worked derivation, each step a dict with ``"text"`` and ``"layout"`` (CuTe notation or None). ``shown`` grids
     are part of the question; ``grids`` are revealed with the key; ``table_shape`` is set when the answer is a
     rows x cols table. ``data`` is the structured question (``given`` in the API: CuTe notation and ints; op drills
-    carry ``op`` and ``args``). ``mistakes`` holds (name of a usual mistake, a test that an answer makes it, an
+    carry ``op`` and ``args``). ``sheet`` is True when the drill carries the interview sheet's own numbers
+    (``app.drills.sheet``). ``mistakes`` holds (name of a usual mistake, a test that an answer makes it, an
     example answer that makes it or None).
     """
 
@@ -97,17 +99,21 @@ class Drill:
     data: dict[str, Any] = field(default_factory=dict)
     mistakes: list[tuple[str, Callable[[str], bool], str | None]] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    sheet: bool = False
 
     def with_example(self, *options: str, shown: Callable[[str], str] | None = None) -> Drill:
         """Fill ``{ex}`` in the answer format with an example answer that is not the key: of ``options`` (answers
         about other layouts), starting at one the seed picks, the first this drill reads and grades wrong, preferring
-        one wrong in every part, written as ``shown(example)`` when given (other spellings of it beside it).
+        one wrong in every part and not writing the key inside it, written as ``shown(example)`` when given (other spellings of it beside it).
         Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
         ValueError (a generator bug) when no option is a readable wrong answer."""
         start = self.seed % len(options)
         order = [options[(start + k) % len(options)] for k in range(len(options))]
         fallback = None
+        key = re.sub(r"\s", "", self.expected)
         for ex in order:
+            if key and key in re.sub(r"\s", "", shown(ex) if shown else ex):
+                continue  # an example that writes the key inside it (``i*2 + j*8`` for ``i*2 + j``) gives it away
             g = self.grade(ex)
             if not g.readable or g.correct:
                 continue
@@ -162,6 +168,9 @@ class Drill:
         except (ArithmeticError, RecursionError, ValueError, TypeError, IndexError) as err:
             return Grade(False, f"could not read the answer ({type(err).__name__}). Expected: "
                          f"{self.answer_format}.", readable=False)
+        if not verdict.correct and key_written(self.expected, verdict.reason) \
+                and not key_written(self.expected, answer):
+            verdict.reason = "not right"  # a reason that would write the key (it is shown once solved or revealed)
         if not verdict.correct and verdict.readable:
             for label, matches, _ in self.mistakes:
                 try:
@@ -244,12 +253,40 @@ def check(kind: str, seed: int) -> None:
         raise DrillError(f"seed must lie in 0..{MAX_SEED}, not {seed}")
 
 
+#: Draws per (kind, seed) before a drill whose key stands in its own prompt, format or first hints is kept anyway.
+KEY_SHOWN_DRAWS = 12
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"\s", "", text or "")
+
+
+def key_written(key: str, text: str) -> bool:
+    """True when ``text`` writes the answer key ``key`` (spaces ignored) and the key is more than a word or one
+    number: a layout, a tuple, a list (a choice such as ``row`` is named in its own format by design)."""
+    k = _bare(key)
+    if not re.search(r"[(),:<]", k):
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(k)}(?![\w.])", _bare(text)) is not None
+
+
+def shows_key(drill: Drill) -> bool:
+    """True when the drill's prompt, answer format or hints 1-2 write its key (see ``key_written``)."""
+    return any(key_written(drill.expected, t) for t in (drill.prompt, drill.answer_format, *drill.hints[:2]))
+
+
 def generate(kind: str, seed: int) -> Drill:
-    """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys."""
+    """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys; the
+    key is not written in the prompt, the format or hints 1-2 (a draw that would show it is drawn again, from the
+    same random source)."""
     check(kind, seed)
     rng = random.Random(f"{kind}:{seed}")
-    drill = KINDS[kind].make(rng, seed)
-    drill.kind, drill.seed = kind, seed
+    for _ in range(KEY_SHOWN_DRAWS):
+        sheet.begin()
+        drill = KINDS[kind].make(rng, seed)
+        if not shows_key(drill):
+            break
+    drill.kind, drill.seed, drill.sheet = kind, seed, sheet.took()
     return drill
 
 

@@ -11,7 +11,7 @@ answers, hints, reveals, profile names and whiteboard sessions are POST, each on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, field_validator
@@ -66,6 +66,7 @@ class DrillOut(BaseModel):
     table: list[int] | None = None
     hints: int = 3
     served: str = Field("", description="signed time the drill was served: send it back with the answer")
+    sheet: bool = Field(False, description="the drill carries the interview sheet's own numbers")
 
 
 class AnswerIn(RequestBody):
@@ -120,10 +121,13 @@ def list_kinds() -> list[dict[str, str]]:
 
 @router.get("/next", response_model=DrillOut)
 def next_drill(kind: str | None = Query(None, max_length=40), seed: int | None = Query(None, ge=0, le=MAX_SEED),
+               numbers: Literal["fresh", "sheet"] = Query("fresh", description="fresh numbers, or the interview "
+                                                          "sheet's own (a kind the sheet asks)"),
                learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """A drill of ``kind`` (default: the learner's spaced-repetition pick) with ``seed`` (default: fresh)."""
+    """A drill of ``kind`` (default: the learner's spaced-repetition pick) with ``seed`` (default: fresh);
+    ``numbers=sheet`` gives one with the interview sheet's own numbers (422 for a kind the sheet never asks)."""
     try:
-        drill = service.next_drill(learner, kind, seed)
+        drill = service.next_drill(learner, kind, seed, numbers)
     except DrillError as err:
         raise HTTPException(422, str(err)) from None
     return {**service.drill_json(drill), "served": service.served_token(drill.id)}
@@ -206,11 +210,16 @@ def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict
     return {"name": body.name.strip(), "switched": False}
 
 
+class WhiteboardIn(RequestBody):
+    numbers: Literal["fresh", "sheet"] = "fresh"
+
+
 @router.post("/whiteboard")
-def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+def start_whiteboard(body: WhiteboardIn | None = None, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Start a timed whiteboard session (the seed's seven parts, 3-7 questions each); answer its questions in order
-    with ``session`` set."""
-    sid = progress.start_whiteboard(learner)
+    with ``session`` set. ``{"numbers": "sheet"}`` asks every question with the interview sheet's own numbers; once
+    every question is answered, each part carries the answer beside its key (``expected``) and worked ``steps``."""
+    sid = progress.start_whiteboard(learner, numbers=body.numbers if body else "fresh")
     return whiteboard_json(learner, sid)
 
 
@@ -227,7 +236,9 @@ def whiteboard_json(learner: str, sid: str) -> dict[str, Any]:
     except DrillError as err:
         raise HTTPException(404, str(err)) from None
     parts = [{"index": p.index, "part": p.part, "label": p.label, "id": p.drill_id, "answered": p.answered,
-              "correct": p.correct, "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why} for p in res["parts"]]
+              "correct": p.correct, "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why,
+              **({"answer": p.answer, "expected": p.expected, "steps": p.steps} if res["finished"] else {})}
+             for p in res["parts"]]
     sheet = [{"part": s.part, "label": s.label, "questions": s.questions, "answered": s.answered,
               "correct": s.correct, "elapsed_s": s.elapsed_s, "redo": s.redo, "why": s.why} for s in res["sheet"]]
     return {"session": sid, "finished": res["finished"], "current": res["current"], "score": res["score"],

@@ -75,7 +75,8 @@ def _shown(drill: Drill) -> list[Any]:
 
 @router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
 def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
-                seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3)) -> Response:
+                seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3),
+                numbers: str = Query("fresh", max_length=10)) -> Response:
     """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick).
     Post-condition: nothing is stored; ``hint`` (old permalinks) is accepted and ignored: the page shows the hints
     this learner has opened on the drill."""
@@ -83,6 +84,13 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
     if kind is not None and kind not in {k.kind for k in kinds()}:
         ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
         return _render(request, "drills.html", ctx, learner, status=404)
+    if numbers == "sheet" and seed is None:  # the interview sheet's own numbers: a seed that has them
+        try:
+            found = service.sheet_drill(kind)
+        except DrillError as err:
+            ctx = {"error": str(err), "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
+            return _render(request, "drills.html", ctx, learner, status=422)
+        kind, seed = found.kind, found.seed
     if kind is None or seed is None:
         if kind is None:  # the sub-skill spaced repetition asks for
             due = service.drill_for_skill(progress.next_skill(learner[0]))
@@ -198,9 +206,9 @@ def whiteboard_intro(request: Request) -> Response:
 
 
 @router.post("/drills/whiteboard", include_in_schema=False)
-def whiteboard_start(request: Request) -> Response:
+def whiteboard_start(request: Request, numbers: str = Form("fresh", max_length=10)) -> Response:
     learner = _learner(request)
-    sid = progress.start_whiteboard(learner[0])
+    sid = progress.start_whiteboard(learner[0], numbers="sheet" if numbers == "sheet" else "fresh")
     resp = RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])
