@@ -32,6 +32,8 @@ from app.middleware import (
     SlashRedirect,
 )
 from app.origin import SameOriginMiddleware
+from storage.config import data_dir
+from storage.version import code_version
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -44,6 +46,8 @@ ROUTERS = [
     "app.routes.api_atoms",
     "app.routes.api_drills",
     "app.routes.api_bench",
+    "app.routes.api_class",
+    "app.routes.pages_class",
     "app.routes.api_solve",
     "app.routes.api_triton",
     "app.routes.pages_explorer",
@@ -171,10 +175,13 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
             return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
 
+    data_folder, version = str(data_dir()), code_version()  # read once here: healthz runs on the event loop
+
     @app.get("/healthz", tags=["meta"])
     @light
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
-        return {"ok": True}
+        # the data folder (two checkouts on one host must not share one by accident) and this code's version
+        return {"ok": True, "data_dir": data_folder, "code_version": version}
 
     @app.get("/favicon.ico", include_in_schema=False)
     @light

@@ -122,7 +122,7 @@ def accepted(d: Any) -> list[str]:
         return out
     if re.fullmatch(r"[()\d,]+", e) and d.kind in ("natural_coord", "arith", "swizzle", "tv_layout"):
         flat = " ".join(re.findall(r"\d+", e))
-        return out + ([f"({flat.replace(' ', ',')})"] if d.kind in ("natural_coord", "arith") and "((" not in e
+        return out + ([f"({flat.replace(' ', ',')})"] if d.kind == "arith" and "((" not in e
                       else []) + [e.replace(",", ", ")]
     return out
 
@@ -164,6 +164,8 @@ def rejected(d: Any) -> list[str]:
         out = [bump(e, -1)]
     elif d.kind in ("index_formula", "symbolic"):
         out = [e + " + 1"]
+    if d.kind == "natural_coord" and re.fullmatch(r"[()\d,]+", e) and "(" in e[1:]:
+        out.append("(" + ",".join(re.findall(r"\d+", e)) + ")")  # flattened: the nesting is the skill drilled
     out += [ex for _, _, ex in d.mistakes if ex is not None]
     return out
 

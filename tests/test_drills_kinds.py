@@ -60,6 +60,12 @@ def key(d: Drill) -> str:
         return d.expected  # checked by test_majorness_matches_reference_layouts
     if d.kind == "index_formula":
         return d.expected  # checked by evaluation in test_formula_key_evaluates_to_the_layout
+    if d.kind == "transpose_view" and d.variant == "prove":
+        mat = L(x["matrix"])
+        i, j = x["coord"]
+        view = A.Layout((A.size(mat[1]), A.size(mat[0])), (mat.stride[1], mat.stride[0]))  # the modes swapped
+        assert view((j, i)) == mat((i, j))
+        return f"{mat((i, j))}, {view((j, i))}"
     if d.kind == "transpose_view":
         mat = L(x["matrix"])
         m, n = A.size(mat[0]), A.size(mat[1])

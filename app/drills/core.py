@@ -104,7 +104,8 @@ class Drill:
     def with_example(self, *options: str, shown: Callable[[str], str] | None = None) -> Drill:
         """Fill ``{ex}`` in the answer format with an example answer that is not the key: of ``options`` (answers
         about other layouts), starting at one the seed picks, the first this drill reads and grades wrong, preferring
-        one wrong in every part and not writing the key inside it, written as ``shown(example)`` when given (other spellings of it beside it).
+        one wrong in every part and not writing the key inside it, written as ``shown(example)`` when given (other
+        spellings of it beside it).
         Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
         ValueError (a generator bug) when no option is a readable wrong answer."""
         start = self.seed % len(options)

@@ -60,8 +60,8 @@ _BIN = re.compile(r"(?<![\w.])0[bB]([01](?:[01_']{0,70}[01])?)(?![\w.])")
 
 def clean(text: str) -> str:
     """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
-    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary ``0b1111`` (a bit mask) ``15``, brackets become parens, typographic signs become
-    ASCII; the text is otherwise unchanged."""
+    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary ``0b1111`` (a bit mask) ``15``,
+    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
     text = squeeze(check_length(text))
     text = _HEX.sub(lambda m: str(int(m.group(1), 16)), text)  # 0x1c -> 28
     text = _BIN.sub(lambda m: str(int(re.sub(r"[_']", "", m.group(1)), 2)), text)  # 0b1111 (a bit mask) -> 15

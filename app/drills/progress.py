@@ -1,6 +1,6 @@
 """Progress views over the store: per-kind accuracy and streaks, the next kind to practise, whiteboard sessions.
 
-Whiteboard sessions (the seed's seven-part sheet, 3-7 questions per part) live in ``app.drills.whiteboard``; the
+Whiteboard sessions (the seed's seven-part sheet, 3-8 questions per part) live in ``app.drills.whiteboard``; the
 names here are kept for the routes.
 """
 

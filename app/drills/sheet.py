@@ -57,5 +57,5 @@ def pick_formula(rng: random.Random) -> str:
     return L1 if rng.random() < 0.5 else L3
 
 
-__all__ = ["COL7", "COLS7", "COORDS_12", "COORDS_3", "FLAT4", "L1", "L2", "L3", "L4", "L5", "L6", "PITCH7", "PROVE5", "SHARE",
-           "SPOTS6", "TILE6", "X4", "begin", "pick_formula", "take", "took"]
+__all__ = ["COL7", "COLS7", "COORDS_12", "COORDS_3", "FLAT4", "L1", "L2", "L3", "L4", "L5", "L6", "PITCH7", "PROVE5",
+           "SHARE", "SPOTS6", "TILE6", "X4", "begin", "pick_formula", "take", "took"]

@@ -1,4 +1,4 @@
-"""Whiteboard sessions: the seed's full seven-part sheet, 3-7 questions per part (every question of the sheet,
+"""Whiteboard sessions: the seed's full seven-part sheet, 3-8 questions per part (every question of the sheet,
 part 7's choice of a swizzle for a 32- and a 128-word pitch too), answered once each against the clock.
 
 Each part lists its questions as (kind, test): a fresh seed is searched until the generated drill passes the test

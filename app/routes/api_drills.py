@@ -216,7 +216,7 @@ class WhiteboardIn(RequestBody):
 
 @router.post("/whiteboard")
 def start_whiteboard(body: WhiteboardIn | None = None, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Start a timed whiteboard session (the seed's seven parts, 3-7 questions each); answer its questions in order
+    """Start a timed whiteboard session (the seed's seven parts, 3-8 questions each); answer its questions in order
     with ``session`` set. ``{"numbers": "sheet"}`` asks every question with the interview sheet's own numbers; once
     every question is answered, each part carries the answer beside its key (``expected``) and worked ``steps``."""
     sid = progress.start_whiteboard(learner, numbers=body.numbers if body else "fresh")

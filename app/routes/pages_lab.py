@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 from app.budget import BudgetedRoute, light
 from app.routes.api_bench import address_of, client_of
 from app.services import bench as S
-from app.services import lab_results
+from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
 
@@ -63,15 +63,19 @@ def _page_ctx(request: Request, **extra) -> dict:
         gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
     except S.ParamsError as exc:
         raise HTTPException(422, str(exc)) from None
-    jobs, device = S.history(60, client_of(request), gpu=gpu), S.device_status(admin=is_admin(request.headers))
+    mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
+    jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
+    device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
-            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu, **extra}
+            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu,
+            "mine_only": mine, **extra}
 
 
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
 def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
     """The lab: form, live job, history charts, the committed measurements and the GEMM ladder (``?gemm=<file>``
     picks the ladder's results file)."""
+    lab_class.note(client_of(request), lab_class.learner_of(request.cookies))  # the submitter's name: this browser's
     return templates.TemplateResponse(request, "lab.html", _page_ctx(request, reference=S.reference_charts(),
                                                                       ladder=S.ladder_view(gemm)))
 
