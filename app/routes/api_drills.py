@@ -22,6 +22,7 @@ from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.openapi import errors
 from app.schemas import RequestBody
+from app.services import lab_class
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
@@ -111,6 +112,7 @@ class HintIn(RequestBody):
 
 class ProfileIn(RequestBody):
     name: str = Field(..., min_length=1, max_length=40)
+    class_code: str | None = Field(None, max_length=100, description="a class code to join (LAYOUTLAB_CLASS_CODES)")
 
 
 @router.get("/kinds", response_model=list[KindOut])
@@ -200,14 +202,21 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
 @router.post("/profile", responses=errors({409: "the name belongs to another browser"}))
 def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
-    someone else's progress."""
+    someone else's progress. ``class_code`` joins a class (app.services.lab_class): this browser's GPU-lab jobs then
+    share the class's quota; 403 for a code that is no class here, 404 when the server has none."""
+    klass = None
+    if body.class_code is not None:
+        try:
+            klass = lab_class.join(body.class_code, None, learner)
+        except lab_class.ClassError as err:
+            raise HTTPException(err.status, str(err)) from None
     try:
         store.claim_name(learner, body.name)
     except store.NameTaken as err:
         raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
-    return {"name": body.name.strip(), "switched": False}
+    return {"name": body.name.strip(), "switched": False, "class": klass}
 
 
 class WhiteboardIn(RequestBody):

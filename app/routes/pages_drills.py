@@ -18,6 +18,7 @@ from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.routes.api_drills import current_learner, set_learner_cookie
+from app.services import lab_class, lab_clients
 from app.templating import is_htmx, templates
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -181,15 +182,21 @@ def progress_page(request: Request) -> Response:
 
 
 @router.post("/drills/profile", include_in_schema=False)
-def profile_page(request: Request, name: str = Form("", max_length=40)) -> Response:
-    """Name the profile (or switch to an existing one) and go back to the progress page."""
+def profile_page(request: Request, name: str = Form("", max_length=40),
+                 class_code: str = Form("", max_length=100)) -> Response:
+    """Name the profile (or switch to an existing one), join a class with its code (the GPU lab's submissions of
+    this browser then share the class's quota), and go back to the progress page."""
     learner = _learner(request)
     try:
-        store.claim_name(learner[0], name)
-    except ValueError as err:  # NameTaken included: the page says the name belongs to another browser
+        if class_code.strip():
+            lab_class.join(class_code, lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0])
+        if name.strip() or not class_code.strip():
+            store.claim_name(learner[0], name)
+    except (ValueError, lab_class.ClassError) as err:  # NameTaken: the page says the name is another browser's
         ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
-        return _render(request, "drills_progress.html", ctx, learner,
-                       status=409 if isinstance(err, store.NameTaken) else 422)
+        status = err.status if isinstance(err, lab_class.ClassError) else \
+            409 if isinstance(err, store.NameTaken) else 422
+        return _render(request, "drills_progress.html", ctx, learner, status=status)
     resp = RedirectResponse("/drills/progress", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])
