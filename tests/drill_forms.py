@@ -21,6 +21,8 @@ LAYOUT_ANSWERS = {("algebra_op", None), ("transpose_view", None), ("design_view"
 def is_layout_answer(d: Any) -> bool:
     if d.kind == "algebra_op":
         return d.variant != "divide_tile"
+    if d.kind == "transpose_view" and d.variant == "prove":
+        return False  # two offsets, not a layout
     return (d.kind, None) in LAYOUT_ANSWERS or (d.kind, d.variant) in LAYOUT_ANSWERS
 
 

@@ -259,16 +259,19 @@ KEY_SHOWN_DRAWS = 12
 
 
 def _bare(text: str) -> str:
-    return re.sub(r"\s", "", text or "")
+    """``text`` without the spaces around signs (``(4, 8) : (8, 1)`` -> ``(4,8):(8,1)``); words stay apart."""
+    return re.sub(r"\s*([(),:;<>\[\]%*+=/-])\s*", r"\1", (text or "").strip())
 
 
 def key_written(key: str, text: str) -> bool:
     """True when ``text`` writes the answer key ``key`` (spaces ignored) and the key is more than a word or one
     number: a layout, a tuple, a list (a choice such as ``row`` is named in its own format by design)."""
     k = _bare(key)
-    if not re.search(r"[(),:<]", k):
+    if not re.search(r"[(),:<*+]", k):
         return False
-    return re.search(rf"(?<![\w.]){re.escape(k)}(?![\w.])", _bare(text)) is not None
+    head = r"(?<![\w*/^])(?<!\d\.)" if re.match(r"\w", k) else ""  # a number or name must not continue another one
+    tail = r"(?![\w*/^]|\.\d)" if re.search(r"\w$", k) else ""
+    return re.search(head + re.escape(k) + tail, _bare(text)) is not None
 
 
 def shows_key(drill: Drill) -> bool:

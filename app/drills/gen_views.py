@@ -240,11 +240,12 @@ VIEWS = {
 @register("design_view", "Design a composition", "Find B (a layout or a tiler <..>) so that A o B is a described "
           "view: every other column, even rows, a transpose.", 9)
 def make_design(rng: random.Random, seed: int) -> Drill:
+    from_sheet = sheet.take(rng)  # the sheet's part 5: the transposed view of (4,8):(8,1), as a composition
     while True:
-        mat, desc = matrix(rng, DESIGN_SIZES)
+        mat, desc = (A.parse(sheet.L5), "row-major") if from_sheet else matrix(rng, DESIGN_SIZES)
         m, n = A.size(mat[0]), A.size(mat[1])
-        key = pick(rng, [k for k, (_, r, c) in VIEWS.items() if (r == 0 or (m % r == 0 and n % c == 0 and
-                                                                           n // c >= 2))])
+        key = "transpose" if from_sheet else pick(rng, [k for k, (_, r, c) in VIEWS.items() if (
+            r == 0 or (m % r == 0 and n % c == 0 and n // c >= 2))])
         if not (key == "transpose" and str(A.Layout((n, m), (m, 1))) == str(mat)):
             break  # a square row-major A would be its own transposing B: the prompt would show the key
     what, rs, cs = VIEWS[key]

@@ -216,7 +216,7 @@ def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict
         raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
-    return {"name": body.name.strip(), "switched": False, "class": klass}
+    return {"name": body.name.strip(), "switched": False, **({"class": klass} if klass else {})}
 
 
 class WhiteboardIn(RequestBody):
