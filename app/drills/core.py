@@ -279,6 +279,13 @@ def shows_key(drill: Drill) -> bool:
     return any(key_written(drill.expected, t) for t in (drill.prompt, drill.answer_format, *drill.hints[:2]))
 
 
+def may_take_sheet(kind: str, seed: int) -> bool:
+    """A quick test before ``generate``: False when the drill of (kind, seed) surely does not carry the interview
+    sheet's numbers (its first draw says no); True when it may (``generate(kind, seed).sheet`` tells)."""
+    check(kind, seed)
+    return sheet.probe(KINDS[kind].make, random.Random(f"{kind}:{seed}"), seed)
+
+
 def generate(kind: str, seed: int) -> Drill:
     """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys; the
     key is not written in the prompt, the format or hints 1-2 (a draw that would show it is drawn again, from the

@@ -16,7 +16,18 @@ import time
 from typing import Any
 
 from app.drills import identity, progress, store
-from app.drills.core import Drill, DrillError, Grade, Grid, check, from_id, generate, kinds, random_seed
+from app.drills.core import (
+    Drill,
+    DrillError,
+    Grade,
+    Grid,
+    check,
+    from_id,
+    generate,
+    kinds,
+    may_take_sheet,
+    random_seed,
+)
 
 #: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for.
 SKILL_SEARCH = 48
@@ -64,7 +75,10 @@ def sheet_drill(kind: str | None, rng: random.Random | None = None) -> Drill:
         raise DrillError(f"kind {kind!r} has no drills with the interview sheet's numbers; these kinds do: "
                          f"{', '.join(names)}")
     for _ in range(SHEET_SEARCH):
-        d = generate(kind, rng.randrange(0, 2**31))
+        seed = rng.randrange(0, 2**31)
+        if not may_take_sheet(kind, seed):
+            continue
+        d = generate(kind, seed)
         if d.sheet:
             return d
     raise DrillError(f"no drill of kind {kind!r} with the sheet's numbers in {SHEET_SEARCH} seeds")  # pragma: no cover

@@ -34,12 +34,40 @@ COLS7, COL7, PITCH7 = (32, 128), 5, 33
 _TOOK: ContextVar[bool] = ContextVar("sheet_took", default=False)
 
 
+#: Set while ``probe`` runs a generator: ``take`` then stops it with its answer.
+_PROBING: ContextVar[bool] = ContextVar("sheet_probing", default=False)
+
+
+class Probed(BaseException):
+    """Raised by ``take`` while probing: ``took`` is its answer (the generator goes no further; a BaseException, so
+    no ``except Exception`` in a generator swallows it)."""
+
+    def __init__(self, took: bool) -> None:
+        super().__init__(took)
+        self.took = took
+
+
 def take(rng: random.Random) -> bool:
     """Whether this seed takes the sheet's numbers (one draw from ``rng``); a yes is noted for ``took``."""
     yes = rng.random() < SHARE
+    if _PROBING.get():
+        raise Probed(yes)
     if yes:
         _TOOK.set(True)
     return yes
+
+
+def probe(make: Any, rng: random.Random, seed: int) -> bool:
+    """Whether the generator ``make`` takes the sheet's numbers for this random source, found by running it only up
+    to its first ``take`` (a fraction of a whole generation). False when it finishes without one."""
+    token = _PROBING.set(True)
+    try:
+        make(rng, seed)
+    except Probed as p:
+        return p.took
+    finally:
+        _PROBING.reset(token)
+    return False
 
 
 def begin() -> None:
@@ -58,4 +86,4 @@ def pick_formula(rng: random.Random) -> str:
 
 
 __all__ = ["COL7", "COLS7", "COORDS_12", "COORDS_3", "FLAT4", "L1", "L2", "L3", "L4", "L5", "L6", "PITCH7", "PROVE5",
-           "SHARE", "SPOTS6", "TILE6", "X4", "begin", "pick_formula", "take", "took"]
+           "SHARE", "SPOTS6", "TILE6", "X4", "Probed", "begin", "pick_formula", "probe", "take", "took"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import algebra as A
 from app.drills import store
-from app.drills.core import Drill, DrillError, drill_id, generate, parse_id
+from app.drills.core import Drill, DrillError, drill_id, generate, may_take_sheet, parse_id
 
 Test = Callable[[Drill], bool]
 
@@ -113,7 +113,14 @@ def pick_drill(rng: random.Random, kind: str, test: Test) -> str:
 
 def _with_sheet_numbers(kind: str, test: Test) -> Test:
     """``test``, and the drill carries the sheet's own numbers (``explain`` has no numbers)."""
-    return test if kind == "explain" else (lambda d: d.sheet and test(d))
+    if kind == "explain":
+        return test
+
+    def sheet_test(d: Drill) -> bool:
+        return d.sheet and test(d)
+
+    sheet_test.sheet_only = True  # type: ignore[attr-defined]  # pick_sheet probes seeds before generating them
+    return sheet_test
 
 
 def start(learner: str, rng: random.Random | None = None, now: float | None = None, numbers: str = "fresh") -> str:
@@ -134,11 +141,15 @@ def pick_sheet(rng: random.Random, slots: list[tuple[int, str, Test]]) -> list[s
     ids: list[str | None] = [None] * len(slots)
     for kind in dict.fromkeys(k for _, k, _ in slots):
         mine = [i for i, (_, k, _) in enumerate(slots) if k == kind]
+        probing = all(getattr(slots[i][2], "sheet_only", False) for i in mine)
         for _ in range(SEARCH * len(mine)):
             open_slots = [i for i in mine if ids[i] is None]
             if not open_slots:
                 break
-            d = generate(kind, rng.randrange(0, 2**31 - 1))
+            seed = rng.randrange(0, 2**31 - 1)
+            if probing and not may_take_sheet(kind, seed):
+                continue  # its first draw says no: not generated at all
+            d = generate(kind, seed)
             if d.id in ids:
                 continue
             for i in open_slots:
