@@ -14,7 +14,7 @@ from drill_forms import rejected
 
 import algebra as A
 from app.drills import sheet
-from app.drills.core import generate, key_written, kinds
+from app.drills.core import generate, key_written, kinds, shows_key
 from app.drills.gen_explain import ITEMS, combinations, length_rank
 
 SEEDS = range(int(os.environ.get("LAYOUTLAB_DRILL_SEEDS", "200")))
@@ -35,6 +35,7 @@ def test_no_key_before_it_is_solved_or_revealed(kind: str) -> None:
         where = f"{d.id} ({d.variant}): key {d.expected!r}"
         for text in (d.prompt, d.answer_format, d.hints[0], d.hints[1], *(g.title for g in d.shown)):
             assert not key_written(d.expected, text), f"{where} in {text!r}"
+        assert not shows_key(d), f"{where} in its given data or shown grids"
         for answer in PROBES + rejected(d)[:3]:
             g = d.grade(answer)
             if not g.correct and not key_written(d.expected, answer):

@@ -7,6 +7,7 @@ so ``generate(kind, seed)`` returns the same question, answer key and grader on 
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
@@ -275,8 +276,12 @@ def key_written(key: str, text: str) -> bool:
 
 
 def shows_key(drill: Drill) -> bool:
-    """True when the drill's prompt, answer format or hints 1-2 write its key (see ``key_written``)."""
-    return any(key_written(drill.expected, t) for t in (drill.prompt, drill.answer_format, *drill.hints[:2]))
+    """True when what is shown before the key (the prompt, the answer format, hints 1-2, the grids shown with the
+    question and the structured ``given`` data, lists read as tuples) writes the key (see ``key_written``)."""
+    given = json.dumps(drill.data, default=str).replace("[", "(").replace("]", ")")
+    shown = json.dumps([g.to_dict() for g in drill.shown], default=str).replace("[", "(").replace("]", ")")
+    return any(key_written(drill.expected, t) for t in (drill.prompt, drill.answer_format, *drill.hints[:2], given,
+                                                        shown))
 
 
 def may_take_sheet(kind: str, seed: int) -> bool:
