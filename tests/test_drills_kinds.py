@@ -154,7 +154,8 @@ def test_key_is_the_truth_every_form_accepted_wrong_forms_rejected(kind: str) ->
                 g = d.grade(example)
                 assert g.mistake, f"{where}: {example!r} is not named as a mistake ({label})"
         assert d.steps and all("text" in s and "layout" in s for s in d.steps), where
-        assert len(d.hints) >= 2 and d.hint(3)["steps"] == d.steps
+        assert len(d.hints) >= 2 and d.hint(3)["steps"] == d.hint_steps()
+        assert all(s in d.steps for s in d.hint_steps() if "show the answer" not in s["text"])
         assert isinstance(d.data, dict) and d.data, where
         if "op" in d.data:
             assert isinstance(d.data["args"], list), where

@@ -36,6 +36,8 @@ def test_no_key_before_it_is_solved_or_revealed(kind: str) -> None:
         for text in (d.prompt, d.answer_format, d.hints[0], d.hints[1], *(g.title for g in d.shown)):
             assert not key_written(d.expected, text), f"{where} in {text!r}"
         assert not shows_key(d), f"{where} in its given data or shown grids"
+        h3 = d.hint(3)
+        assert not any(key_written(d.expected, f"{st['text']} {st['layout']}") for st in h3["steps"]), where
         for answer in PROBES + rejected(d)[:3]:
             g = d.grade(answer)
             if not g.correct and not key_written(d.expected, answer):

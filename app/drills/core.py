@@ -188,14 +188,28 @@ class Drill:
         return verdict
 
     def hint(self, level: int) -> dict[str, Any]:
-        """Escalating hints: 1 the rule, 2 the first step, 3 the whole derivation.
+        """Escalating hints: 1 the rule, 2 the first step, 3 the derivation up to the answer (``hint_steps``).
 
         Post-condition: ``level`` is clamped to 1..3; the dict has ``level``, ``text`` and (level 3) ``steps``.
         """
         level = max(1, min(3, int(level)))
         if level < 3:
             return {"level": level, "text": self.hints[level - 1], "steps": []}
-        return {"level": 3, "text": "The full derivation:", "steps": self.steps}
+        return {"level": 3, "text": "The derivation, up to the answer:", "steps": self.hint_steps()}
+
+    def hint_steps(self) -> list[dict[str, Any]]:
+        """The worked steps as hint 3 shows them: a step that writes the key is left for the learner (the key is
+        shown only once solved or revealed; ``reveal`` gives every step)."""
+        out: list[dict[str, Any]] = []
+        left = {"text": "... and from here the steps give the answer: work them out, or show the answer (it counts "
+                        "as a miss).", "layout": None}
+        for st in self.steps:
+            if key_written(self.expected, st.get("text") or "") or key_written(self.expected, str(st.get("layout"))):
+                if left not in out:
+                    out.append(left)
+            else:
+                out.append(st)
+        return out
 
 
 @dataclass(frozen=True)
