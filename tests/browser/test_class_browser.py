@@ -141,3 +141,26 @@ def test_the_doctor_marks_fixes_that_break_a_constraint(page, live_server, scree
     assert page.locator("#s-cands tbody tr.sel").get_attribute("data-constraints") == "met"
     assert page.locator("#s-cands tbody tr[data-constraints='broken']").count() >= 2
     assert page.console_errors == []
+
+
+def test_a_history_row_follows_its_job_card(page, live_server, screenshot):
+    """When a job's card turns final, its history row says so in the same moment, not at the history's next poll;
+    the card never says a stage equal to its status ("failed · failed")."""
+    from gpu_worker.store import get_store
+
+    page.goto(f"{live_server.url}/lab")
+    client = _client_of(page.context)
+    store = get_store()
+    job = store.create("compile_only", {"nvcc": "skip"}, client=client)
+    store.update(job["id"], status="running", progress={"stage": "building", "done": None, "total": None},
+                 started=time.time(), lease_until=time.time() + 600)
+    page.goto(f"{live_server.url}/lab")
+    page.click(f"#history tr[data-job='{job['id']}'] a")
+    page.wait_for_selector(f"#job article[data-job='{job['id']}'][data-status='running']")
+    assert page.inner_text(f"#history tr[data-job='{job['id']}'] td.status") == "running"
+    store.update(job["id"], status="failed", error="nvcc exited with status 1", progress={"stage": "failed"},
+                 finished=time.time())
+    page.wait_for_selector(f"#job article[data-job='{job['id']}'][data-status='failed']")
+    row = page.locator(f"#history tr[data-job='{job['id']}']")
+    assert row.locator("td.status").inner_text() == "failed" and row.locator("td.stage").inner_text() == ""
+    assert "failed · failed" not in page.inner_text("#job header")
