@@ -164,3 +164,19 @@ def test_the_data_folder_and_code_version_are_named(app, tmp_path):
                            "device": {"available": False, "reason": "no GPU", "code_version": "0123456789ab"}})
     page = c.get("/lab").text
     assert 'id="mixed-versions"' in page and "0123456789ab" in page and str(tmp_path) in page
+
+
+def test_guessing_a_class_code_or_the_instructor_token_is_limited(app):
+    c = TestClient(app)
+    codes = [c.post("/api/class/join", json={"code": f"guess-{k}"}).status_code for k in range(11)]
+    assert codes[:10] == [403] * 10 and codes[10] == 429
+    r = c.post("/api/class/join", json={"code": "cute-101"})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    pages = [c.post("/lab/class/instructor", data={"token": f"t{k}"}).status_code for k in range(11)]
+    assert pages[:10] == [403] * 10 and pages[10] == 429
+    from app.services import lab_class
+
+    cookie = lab_class.instructor_cookie(TOKEN)
+    assert TOKEN not in cookie  # the cookie holds a fingerprint, never the token
+    assert lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: cookie})
+    assert not lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: lab_class.instructor_cookie("other")})

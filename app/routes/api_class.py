@@ -10,7 +10,7 @@ from pydantic import Field
 
 from app.budget import BudgetedRoute
 from app.openapi import errors
-from app.routes.api_bench import client_of
+from app.routes.api_bench import address_of, client_of
 from app.schemas import RequestBody
 from app.services import bench as S
 from app.services import lab_class
@@ -23,17 +23,20 @@ class JoinIn(RequestBody):
 
 
 def _refuse(err: lab_class.ClassError) -> HTTPException:
-    return HTTPException(err.status, str(err))
+    return HTTPException(err.status, str(err),
+                         headers={"Retry-After": str(err.retry_after)} if err.retry_after else None)
 
 
 @router.post("/join", responses=errors({403: "not a class code of this server"},
-                                       {404: "this server has no classes (LAYOUTLAB_CLASS_CODES unset)"}))
+                                       {404: "this server has no classes (LAYOUTLAB_CLASS_CODES unset)"},
+                                       {429: "too many attempts to join from this address"}))
 def join(body: JoinIn, request: Request) -> dict[str, Any]:
     """Join the class ``code``: this lab client (and the drills profile of this browser, when it has one) then
     counts its submissions against the class's quota instead of its address's; the per-client limit still
     applies. 403 for a code that is no class here, 404 when the server has no classes."""
     try:
-        code = lab_class.join(body.code, client_of(request), lab_class.learner_of(request.cookies))
+        code = lab_class.join(body.code, client_of(request), lab_class.learner_of(request.cookies),
+                              address_of(request))
     except lab_class.ClassError as err:
         raise _refuse(err) from None
     limit, window = lab_class.class_rate()

@@ -21,6 +21,7 @@ from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.openapi import errors
+from app.proxies import client_address
 from app.schemas import RequestBody
 from app.services import lab_class
 
@@ -200,14 +201,14 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
 
 
 @router.post("/profile", responses=errors({409: "the name belongs to another browser"}))
-def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
     someone else's progress. ``class_code`` joins a class (app.services.lab_class): this browser's GPU-lab jobs then
     share the class's quota; 403 for a code that is no class here, 404 when the server has none."""
     klass = None
     if body.class_code is not None:
         try:
-            klass = lab_class.join(body.class_code, None, learner)
+            klass = lab_class.join(body.class_code, None, learner, client_address(request))
         except lab_class.ClassError as err:
             raise HTTPException(err.status, str(err)) from None
     try:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.budget import BudgetedRoute
-from app.routes.api_bench import client_of
+from app.routes.api_bench import address_of, client_of
 from app.services import bench as S
 from app.services import lab_class
 from app.templating import templates
@@ -44,7 +44,7 @@ def class_page(request: Request, code: str | None = Query(None, max_length=100))
 def class_join(request: Request, code: str = Form("", max_length=100)) -> Response:
     """Join a class with its code (the lab's form; the drills' profile form has the same field)."""
     try:
-        lab_class.join(code, client_of(request), lab_class.learner_of(request.cookies))
+        lab_class.join(code, client_of(request), lab_class.learner_of(request.cookies), address_of(request))
     except lab_class.ClassError as err:
         return _page(request, None, str(err), err.status)
     return RedirectResponse("/lab/class", status_code=303)
@@ -53,6 +53,10 @@ def class_join(request: Request, code: str = Form("", max_length=100)) -> Respon
 @router.post("/lab/class/instructor", include_in_schema=False)
 def instructor_sign_in(request: Request, token: str = Form("", max_length=200)) -> Response:
     """The instructor gives LAYOUTLAB_INSTRUCTOR_TOKEN once; a signed cookie keeps the class view open."""
+    try:
+        lab_class.check_attempt_rate(address_of(request), "instructor")
+    except lab_class.ClassError as err:
+        return _page(request, None, str(err), err.status)
     if not lab_class.instructor_token_ok(token.strip()):
         return _page(request, None, "not the instructor token (LAYOUTLAB_INSTRUCTOR_TOKEN)", 403)
     resp = RedirectResponse("/lab/class", status_code=303)

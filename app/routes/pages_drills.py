@@ -17,6 +17,7 @@ from app.budget import BudgetedRoute
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
+from app.proxies import client_address
 from app.routes.api_drills import current_learner, set_learner_cookie
 from app.services import lab_class, lab_clients
 from app.templating import is_htmx, templates
@@ -189,7 +190,8 @@ def profile_page(request: Request, name: str = Form("", max_length=40),
     learner = _learner(request)
     try:
         if class_code.strip():
-            lab_class.join(class_code, lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0])
+            lab_class.join(class_code, lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0],
+                           client_address(request))
         if name.strip() or not class_code.strip():
             store.claim_name(learner[0], name)
     except (ValueError, lab_class.ClassError) as err:  # NameTaken: the page says the name is another browser's

@@ -19,7 +19,9 @@ agrees. Nothing here runs on the event loop: the routes that call it are plain `
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import math
 import os
 import threading
 import time
@@ -49,9 +51,10 @@ _ready_lock = threading.Lock()
 class ClassError(ValueError):
     """A class request refused: ``status`` is the HTTP status (401, 403, 404, 422) and ``str(err)`` says why."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 #: The drills' learner cookie (app.routes.api_drills.COOKIE): the browser's profile.
@@ -108,12 +111,14 @@ def note(client: str | None, learner: str | None) -> None:
                            "lab_people.learner), seen = excluded.seen", (client, learner, time.time()))
 
 
-def join(code: str, client: str | None = None, learner: str | None = None) -> str:
+def join(code: str, client: str | None = None, learner: str | None = None, address: str | None = None) -> str:
     """Put the lab client and/or the learner in the class ``code``. Post-condition: returns the class code; its
     submissions from now on count against the class's bucket. ClassError 404 when this server has no classes,
-    403 for a code that is none of them, 422 when neither a client nor a learner is given."""
+    429 after too many attempts from ``address`` (JOIN_RATE), 403 for a code that is none of them, 422 when neither
+    a client nor a learner is given."""
     if not codes():
         raise ClassError(404, "this server has no classes: LAYOUTLAB_CLASS_CODES is not set")
+    check_attempt_rate(address)
     found = match(code)
     if found is None:
         raise ClassError(403, "not a class code of this server")
@@ -272,12 +277,41 @@ def is_instructor(headers: Any, cookies: dict[str, str]) -> bool:
         if instructor_token_ok(given):
             return True
     inner = identity.unsign(cookies.get(INSTRUCTOR_COOKIE))
-    return bool(inner and inner.startswith(INSTRUCTOR_PURPOSE) and instructor_token_ok(inner[len(INSTRUCTOR_PURPOSE):]))
+    if not inner or not inner.startswith(INSTRUCTOR_PURPOSE):
+        return False
+    given = inner[len(INSTRUCTOR_PURPOSE):]
+    return any(hmac.compare_digest(given, _fingerprint(t)) for t in _instructor_tokens())
+
+
+def _instructor_tokens() -> list[str]:
+    return [t for t in (os.environ.get("LAYOUTLAB_INSTRUCTOR_TOKEN"), os.environ.get("LAYOUTLAB_ADMIN_TOKEN")) if t]
+
+
+def _fingerprint(token: str) -> str:
+    """A one-way mark of a token (the cookie never carries the token itself)."""
+    return hashlib.sha256(b"layoutlab-instructor:" + token.encode()).hexdigest()[:32]
 
 
 def instructor_cookie(token: str) -> str:
-    """The signed cookie value that keeps an instructor signed in on the class page (it holds the token, signed)."""
-    return identity.sign(INSTRUCTOR_PURPOSE + token)
+    """The signed cookie value that keeps an instructor signed in on the class page: a fingerprint of the token,
+    valid while that token is still configured (a new token signs everyone out)."""
+    return identity.sign(INSTRUCTOR_PURPOSE + _fingerprint(token))
+
+
+#: Attempts to join a class per address: a class code cannot be guessed by trying many.
+JOIN_RATE = (10, 60)
+
+
+def check_attempt_rate(address: str | None, what: str = "join") -> None:
+    """Count one attempt to join a class (or, ``what="instructor"``, to give the instructor token) for ``address``;
+    ClassError 429 (with ``retry_after``) when it made JOIN_RATE's worth already."""
+    if not address:
+        return
+    refused = job_store.history_store().admit([(f"{what}:{address}", *JOIN_RATE)])
+    if refused is not None:
+        wait = max(1, math.ceil(refused[1]))
+        raise ClassError(429, f"too many attempts from this address: {JOIN_RATE[0]} per {JOIN_RATE[1]} s; try again "
+                              f"in {wait} s", retry_after=wait)
 
 
 def class_view(code: str, instructor: bool, client: str | None = None, learner: str | None = None,
@@ -301,5 +335,6 @@ def class_view(code: str, instructor: bool, client: str | None = None, learner: 
     return out
 
 
-__all__ = ["ClassError", "class_of", "class_rate", "class_view", "codes", "instructor_cookie", "is_instructor",
-           "join", "jobs_of", "leaderboard", "learner_of", "match", "members", "names", "note", "scores"]
+__all__ = ["ClassError", "check_attempt_rate", "class_of", "class_rate", "class_view", "codes", "instructor_cookie",
+           "is_instructor", "join", "jobs_of", "leaderboard", "learner_of", "match", "members", "names", "note",
+           "scores"]
