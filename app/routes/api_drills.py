@@ -200,7 +200,10 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     return out
 
 
-@router.post("/profile", responses=errors({409: "the name belongs to another browser"}))
+@router.post("/profile", responses=errors({403: "class_code is not a class code of this server"},
+                                          {404: "class_code given, but this server has no classes"},
+                                          {409: "the name belongs to another browser"},
+                                          {429: "too many attempts to join a class from this address"}))
 def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
     someone else's progress. ``class_code`` joins a class (app.services.lab_class): this browser's GPU-lab jobs then
@@ -210,7 +213,8 @@ def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learne
         try:
             klass = lab_class.join(body.class_code, None, learner, client_address(request))
         except lab_class.ClassError as err:
-            raise HTTPException(err.status, str(err)) from None
+            raise HTTPException(err.status, str(err), headers={"Retry-After": str(err.retry_after)}
+                                if err.retry_after else None) from None
     try:
         store.claim_name(learner, body.name)
     except store.NameTaken as err:
