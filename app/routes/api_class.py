@@ -47,8 +47,8 @@ def join(body: JoinIn, request: Request) -> dict[str, Any]:
 def mine(request: Request) -> dict[str, Any]:
     """This client's class (``null`` when none) and its display name (the drills' profile name)."""
     client, learner = client_of(request), lab_class.learner_of(request.cookies)
-    return {"class": lab_class.class_of(client, learner), "name": (lab_class.names([client]) if client else {}).get(
-        client or ""), "instructor": lab_class.is_instructor(request.headers, request.cookies)}
+    return {"class": lab_class.class_of(client, learner), "name": lab_class.display_name(client, learner),
+            "instructor": lab_class.is_instructor(request.headers, request.cookies)}
 
 
 @router.get("/{code}/jobs", responses=errors({401: "no instructor token"}, {403: "a wrong instructor token"},

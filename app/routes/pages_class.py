@@ -29,7 +29,7 @@ def _page(request: Request, code: str | None, error: str | None = None, status: 
             error, status = str(err), err.status
     ctx = {"request": request, "instructor": instructor, "mine": mine, "view": view, "error": error,
            "codes": lab_class.codes() if instructor else [], "code": code,
-           "name": lab_class.names([client]).get(client or "") if client else None}
+           "name": lab_class.display_name(client, learner)}
     return templates.TemplateResponse(request, "lab_class.html", ctx, status_code=status)
 
 

@@ -75,7 +75,6 @@ def _page_ctx(request: Request, **extra) -> dict:
 def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
     """The lab: form, live job, history charts, the committed measurements and the GEMM ladder (``?gemm=<file>``
     picks the ladder's results file)."""
-    lab_class.note(client_of(request), lab_class.learner_of(request.cookies))  # the submitter's name: this browser's
     return templates.TemplateResponse(request, "lab.html", _page_ctx(request, reference=S.reference_charts(),
                                                                       ladder=S.ladder_view(gemm)))
 
@@ -87,7 +86,8 @@ async def lab_submit(request: Request) -> HTMLResponse:
     error, job, status = None, None, 202
     try:
         kind, params = form_params(form)
-        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
+        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request),
+                                 lab_class.learner_of(request.cookies))["id"], client_of(request))
     except S.NoWorker as exc:
         error, status = str(exc), 409
     except S.RateLimited as exc:

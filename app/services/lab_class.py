@@ -67,6 +67,14 @@ def learner_of(cookies: dict[str, str]) -> str | None:
     return None if fresh else lid
 
 
+def display_name(client: str | None, learner: str | None) -> str | None:
+    """The name this browser's jobs show: its learner's profile name, else the one its lab client was last seen
+    with."""
+    if learner:
+        return drill_store.learner_name(learner)
+    return names([client]).get(client or "") if client else None
+
+
 def codes() -> list[str]:
     """The class codes of this deployment (LAYOUTLAB_CLASS_CODES, comma-separated; blanks dropped)."""
     return [c.strip() for c in (os.environ.get("LAYOUTLAB_CLASS_CODES") or "").split(",") if c.strip()]
@@ -335,6 +343,6 @@ def class_view(code: str, instructor: bool, client: str | None = None, learner: 
     return out
 
 
-__all__ = ["ClassError", "check_attempt_rate", "class_of", "class_rate", "class_view", "codes", "instructor_cookie",
-           "is_instructor", "join", "jobs_of", "leaderboard", "learner_of", "match", "members", "names", "note",
-           "scores"]
+__all__ = ["ClassError", "check_attempt_rate", "class_of", "class_rate", "class_view", "codes", "display_name",
+           "instructor_cookie", "is_instructor", "join", "jobs_of", "leaderboard", "learner_of", "match", "members",
+           "names", "note", "scores"]
