@@ -180,3 +180,11 @@ def test_guessing_a_class_code_or_the_instructor_token_is_limited(app):
     assert TOKEN not in cookie  # the cookie holds a fingerprint, never the token
     assert lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: cookie})
     assert not lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: lab_class.instructor_cookie("other")})
+
+
+def test_a_name_given_after_the_jobs_still_names_them(app):
+    c = TestClient(app)
+    job = _submit(c).json()["id"]  # no drills profile yet: no name
+    assert c.get(f"/api/bench/jobs/{job}").json()["submitter"] is None
+    assert c.post("/api/drills/profile", json={"name": "Late Lin"}).status_code == 200
+    assert TestClient(app).get(f"/api/bench/jobs/{job}").json()["submitter"] == "Late Lin"

@@ -23,7 +23,7 @@ from app.drills.parsing import MAX_ANSWER_CHARS
 from app.openapi import errors
 from app.proxies import client_address
 from app.schemas import RequestBody
-from app.services import lab_class
+from app.services import lab_class, lab_clients
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
@@ -221,6 +221,7 @@ def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learne
         raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
+    lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner)  # its jobs show the name
     return {"name": body.name.strip(), "switched": False, **({"class": klass} if klass else {})}
 
 

@@ -194,6 +194,7 @@ def profile_page(request: Request, name: str = Form("", max_length=40),
                            client_address(request))
         if name.strip() or not class_code.strip():
             store.claim_name(learner[0], name)
+            lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0])
     except (ValueError, lab_class.ClassError) as err:  # NameTaken: the page says the name is another browser's
         ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
         status = err.status if isinstance(err, lab_class.ClassError) else \
