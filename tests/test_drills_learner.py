@@ -14,7 +14,7 @@ from drill_forms import rejected
 
 import algebra as A
 from app.drills import sheet
-from app.drills.core import generate, key_written, kinds, shows_key
+from app.drills.core import from_id, generate, key_written, kinds, shows_key
 from app.drills.gen_explain import ITEMS, combinations, length_rank
 
 SEEDS = range(int(os.environ.get("LAYOUTLAB_DRILL_SEEDS", "200")))
@@ -204,3 +204,24 @@ def test_the_docs_count_the_kinds() -> None:
     words = {19: "nineteen", 20: "twenty", 21: "twenty-one", 22: "twenty-two", 23: "twenty-three"}
     text = (Path(__file__).resolve().parent.parent / "docs" / "features.md").read_text()
     assert f"{words.get(len(KINDS), len(KINDS))} drill kinds" in text
+
+
+def test_the_sheets_numbers_are_a_choice_through_the_api_and_the_page(client) -> None:
+    r = client.get("/api/drills/next", params={"kind": "transpose_view", "numbers": "sheet"}).json()
+    assert r["sheet"] is True and "(4,8):(8,1)" in r["prompt"]
+    assert client.get("/api/drills/next", params={"numbers": "sheet"}).json()["sheet"] is True
+    fresh = client.get("/api/drills/next", params={"kind": "banks", "seed": 1}).json()
+    assert fresh["sheet"] == generate("banks", 1).sheet
+    bad = client.get("/api/drills/next", params={"kind": "explain", "numbers": "sheet"})
+    assert bad.status_code == 422 and "sheet" in bad.json()["detail"]
+    assert client.get("/api/drills/next", params={"numbers": "mine"}).status_code == 422
+    page = client.get("/drills", params={"kind": "banks", "numbers": "sheet"}, follow_redirects=False)
+    assert page.status_code == 303
+    kind, seed = re.search(r"kind=(\w+)&seed=(\d+)", page.headers["location"]).groups()
+    assert kind == "banks" and generate(kind, int(seed)).sheet
+    assert 'id="sheet-tag"' in client.get(page.headers["location"]).text
+    s = client.post("/api/drills/whiteboard", json={"numbers": "sheet"}).json()
+    ids = [p["id"] for p in s["parts"]]
+    assert all(from_id(i).sheet for i in ids if not i.startswith("explain"))
+    assert "expected" not in s["parts"][0]  # the keys come with the review, once every question is answered
+    assert client.post("/api/drills/whiteboard", json={"numbers": "odd"}).status_code == 422

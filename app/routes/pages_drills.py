@@ -92,7 +92,10 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
         except DrillError as err:
             ctx = {"error": str(err), "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
             return _render(request, "drills.html", ctx, learner, status=422)
-        kind, seed = found.kind, found.seed
+        resp = RedirectResponse(f"/drills?kind={found.kind}&seed={found.seed}", status_code=303)  # its permalink
+        if learner[1]:
+            set_learner_cookie(resp, learner[0])
+        return resp
     if kind is None or seed is None:
         if kind is None:  # the sub-skill spaced repetition asks for
             due = service.drill_for_skill(progress.next_skill(learner[0]))
