@@ -165,6 +165,14 @@ def test_no_import_circle_in_algebra():
     assert circles(edges) == []
 
 
+@pytest.mark.parametrize("package", ["gpu_worker", "storage"])
+def test_no_import_circle_in_the_lab_and_its_storage(package):
+    """gpu_worker's store and redis_store (both take the job record from gpu_worker.jobs) and its GEMM declarations
+    and their model (gemm_decl reads gemm_layouts' types, never the other way) stand without a circle."""
+    edges, _ = graph(ROOT.parent / package)
+    assert circles(edges) == []
+
+
 def test_imports_point_down_the_floors():
     edges, _ = graph(ROOT)
     assert against_the_floors(ROOT, edges) == []
