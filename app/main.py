@@ -37,6 +37,8 @@ from app.middleware import (
 )
 from app.origin import SameOriginMiddleware
 from storage import volume
+from storage.config import data_dir
+from storage.version import code_version
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -49,6 +51,8 @@ ROUTERS = [
     "app.routes.api_atoms",
     "app.routes.api_drills",
     "app.routes.api_bench",
+    "app.routes.api_class",
+    "app.routes.pages_class",
     "app.routes.api_solve",
     "app.routes.api_triton",
     "app.routes.pages_explorer",
@@ -193,12 +197,15 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     for storage_error in _storage_errors():
         app.add_exception_handler(storage_error, _storage_error)
 
+    data_folder, version = str(data_dir()), code_version()  # read once here: healthz runs on the event loop
+
     @app.get("/healthz", tags=["meta"])
     @light
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
-        """``{"ok": true, "data_volume": {"full", "free_bytes", "detail"}}``: the app answers; ``full`` says writes
-        are refused (503) because the data volume has no space left, while reads go on."""
-        return {"ok": True, "data_volume": volume.state()}
+        """``{"ok": true, "data_volume": {"full", "free_bytes", "detail"}, "data_dir", "code_version"}``: the app
+        answers; ``full`` says writes are refused (503) because the data volume has no space left, while reads go on;
+        the data folder (two checkouts on one host must not share one by accident) and this code's version."""
+        return {"ok": True, "data_volume": volume.state(), "data_dir": data_folder, "code_version": version}
 
     @app.get("/favicon.ico", include_in_schema=False)
     @light

@@ -18,7 +18,19 @@
     if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
     return data;
   }
-  const show = (node, ...kids) => { node.replaceChildren(...kids); node.hidden = false; };
+  // replaceChildren writes null as the text "null": every child list goes through fill, which drops the absent ones
+  const fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+  const show = (node, ...kids) => { fill(node, ...kids); node.hidden = false; };
+  // a code block with its Copy button (app.js copies data-copy on click, as on every other page)
+  const codeBlock = (title, text, id) => [el("h3", {}, title, " ", el("button", {type: "button", class: "copy-btn", "data-copy": text, id: id, title: `Copy the ${title} code`}, "Copy")),
+    el("pre", {class: "code"}, text)];
+  // the hardware constraints (TMA boxes, wgmma operands) a candidate breaks, from its notes
+  // (the notes of a broken constraint start with its access's name: "TMA box: TMA cannot write this layout")
+  const broken = (c) => {
+    if (c.constraints_met !== false) return [];
+    const names = (c.per_access || []).filter((p) => p.kind === "tma" || p.kind === "wgmma").map((p) => `${p.name}: `);
+    return (c.notes || []).filter((n) => names.some((x) => n.startsWith(x)));
+  };
   const errorBox = (msg) => el("div", {class: "msg error", role: "alert"}, msg);
   const hue = (k) => `hsl(${(k * 47) % 360} 70% 88%)`;
 
@@ -43,7 +55,8 @@
       show($("s-error"), e.message);
       return;
     }
-    selected = 0;
+    // the best fix that keeps every constraint (TMA boxes, wgmma operands) is the one selected
+    selected = Math.max(0, current.candidates.findIndex((c) => c.constraints_met !== false));
     const req = request();
     history.replaceState(null, "", `/doctor?${new URLSearchParams({element_bytes: req.element_bytes, tile: req.tile, accesses: JSON.stringify(req.accesses)})}`);
     render();
@@ -55,11 +68,16 @@
     }).reduce((acc, x, i) => (i ? acc.concat([" + ", x]) : [x]), []);
   }
   function row(c, k) {
-    const tr = el("tr", {class: k < 0 ? "naive" : (k === selected ? "sel" : null), "data-k": k},
+    const bad = c.constraints_met === false;
+    const cls = [k < 0 ? "naive" : (k === selected ? "sel" : ""), bad ? "broken" : ""].join(" ").trim() || null;
+    const why = bad ? (broken(c).join("; ") || "breaks a TMA / wgmma constraint of the accesses") : null;
+    const tr = el("tr", {class: cls, "data-k": k, "data-constraints": bad ? "broken" : "met", title: why},
       el("td", {}, k < 0 ? "as given" : k + 1),
       el("td", {class: "mono"}, c.layout, c.folded ? el("small", {class: "folded", title: c.folded.text}, ` +${c.folded.count} larger, same result`) : null),
       el("td", {}, wfCell(c)),
-      el("td", {class: c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`), el("td", {}, c.extra_bytes),
+      el("td", {class: bad ? "over" : c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`),
+      el("td", {class: bad ? "constraint over" : "constraint ideal"}, bad ? el("span", {title: why}, "✗ breaks ", why.replace(/: .*?(;|$)/g, "$1").replace(/;/g, ",")) : "✓ kept"),
+      el("td", {}, c.extra_bytes),
       el("td", {}, c.vector_kept ? "yes" : "no"), el("td", {class: "mono"}, c.tma || "—"),
       el("td", {class: "mono"}, c.wgmma || "—"), el("td", {}, `${c.base_alignment} B`));
     if (k >= 0) {  // a candidate row is picked by click, or by Tab + Enter / Space; arrow keys step through the rows
@@ -86,13 +104,14 @@
           ["searched", `${r.searched.swizzles} swizzles, ${r.searched.paddings} paddings, ${r.searched.xor} XOR maps`],
           ["rejected (break vectors)", r.searched.rejected_vector], ["answered in", `${r.elapsed_ms} ms`]]
         .map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v))));
-    $("s-notes").replaceChildren(...(r.notes || []).map((n) => el("div", {class: "msg note"}, n)));
-    $("s-cands").tBodies[0].replaceChildren(row(r.naive, -1), ...r.candidates.map((c, k) => row(c, k)));
+    fill($("s-notes"), ...(r.notes || []).map((n) => el("div", {class: "msg note"}, n)));
+    fill($("s-cands").tBodies[0], row(r.naive, -1), ...r.candidates.map((c, k) => row(c, k)));
     $("s-result").hidden = false;
     const c = r.candidates[selected];
-    if (!c) { $("s-detail").replaceChildren(el("p", {}, "No candidate keeps every vector access whole.")); return; }
-    $("s-detail").replaceChildren(
+    if (!c) { fill($("s-detail"), el("p", {}, "No candidate keeps every vector access whole.")); return; }
+    fill($("s-detail"),
       el("h3", {}, `#${selected + 1}: ${c.layout}`),
+      c.constraints_met === false ? el("p", {class: "msg error", id: "s-broken"}, "This fix breaks a hardware constraint of the accesses: ", broken(c).join("; ") || "TMA or wgmma cannot use it", ".") : null,
       el("p", {class: "why"}, c.why), c.folded ? el("p", {class: "muted", id: "s-folded"}, c.folded.text) : null, bitDiagram(c.bits),
       el("p", {}, c.tma ? `TMA: CU_TENSOR_MAP_${c.tma}` : "TMA: no swizzle mode writes this layout", " · ",
          c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
@@ -102,8 +121,7 @@
         ...c.per_access.map((p, i) => el("tr", {}, el("td", {}, p.name),
           el("td", {class: "phases"}, r.naive.per_access[i].phases.join(" + ") || "—"),
           el("td", {class: "phases"}, p.phases.join(" + ") || "—"), el("td", {}, p.ideal)))),
-      el("h3", {}, "CuTe C++"), el("pre", {class: "code"}, c.code.cpp),
-      el("h3", {}, "CuTe DSL"), el("pre", {class: "code"}, c.code.dsl));
+      ...codeBlock("CuTe C++", c.code.cpp, "copy-cpp"), ...codeBlock("CuTe DSL", c.code.dsl, "copy-dsl"));
   }
   function bitDiagram(b) {
     const src = new Map(b.xor.map(([s, d]) => [s, d])), dst = new Map(b.xor.map(([s, d]) => [d, s]));

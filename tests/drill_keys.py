@@ -154,7 +154,7 @@ def partition(d: Any) -> str:
 
 
 def explain(d: Any) -> str:
-    return "abcd"[d.data["options"].index(ITEM[d.variant].right)]
+    return "abcd"[next(k for k, t in enumerate(d.data["options"]) if t in ITEM[d.variant].right)]
 
 
 def tv_extra(d: Any) -> str:

@@ -149,7 +149,8 @@ def served_info(learner: str, drill_id: str) -> tuple[float | None, int]:
 class Attempt:
     """One stored attempt; from :func:`record_attempt` also what the write did: ``recorded`` (False: the drill was
     already solved, nothing stored), ``attempt`` (1 for the first), ``promoted``, ``solved`` (the key may now be
-    shown) and ``box`` (the sub-skill's box afterwards, when recorded)."""
+    shown) and ``box`` (the sub-skill's box afterwards, when recorded); from :func:`attempts` also the ``answer``
+    as typed."""
 
     drill_id: str
     kind: str
@@ -163,6 +164,7 @@ class Attempt:
     promoted: bool = False
     solved: bool = False
     box: int | None = None
+    answer: str = ""
 
 
 class SessionRefused(ValueError):
@@ -314,7 +316,7 @@ def attempts(learner: str, kind: str | None = None, session: str | None = None) 
         args.append(session)
     rows = _read(sql + " ORDER BY created, id", tuple(args))
     return [Attempt(r["drill_id"], r["kind"], r["seed"], bool(r["correct"]), r["elapsed_s"], r["hints"], r["created"],
-                    r["attempt"]) for r in rows]
+                    r["attempt"], answer=r["answer"]) for r in rows]
 
 
 def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 from app.budget import BudgetedRoute
 from app.routes.api_bench import address_of, client_of, refusal
 from app.services import bench as S
-from app.services import lab_results
+from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
 
@@ -65,9 +65,12 @@ def _page_ctx(request: Request, **extra) -> dict:
         gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
     except S.ParamsError as exc:
         raise HTTPException(422, str(exc)) from None
-    jobs, device = S.history(60, client_of(request), gpu=gpu), S.device_status(admin=is_admin(request.headers))
+    mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
+    jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
+    device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
-            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu, **extra}
+            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu,
+            "mine_only": mine, **extra}
 
 
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
@@ -94,7 +97,8 @@ def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) ->
     error, job, status, headers = None, None, 202, {}
     try:
         kind, params = form_params(form)
-        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
+        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request),
+                                 lab_class.learner_of(request.cookies))["id"], client_of(request))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
         answer = refusal(exc)  # the JSON route's status and Retry-After
         error, status = str(exc), answer.status_code
