@@ -34,9 +34,9 @@ TYPES: dict[str, tuple[str, int, int]] = {
     # CuTe's to_UMMAFormat<float_e2m1_t> is MXF4Format::E2M1 = 1 (the kind::mxf4 code); kind::f8f6f4 reads 1 as E5M2,
     # and CUTLASS's builders pass the unpacked smem type, whose code is 5
     "float_e2m1_t": ("float_e2m1_t", 4, 1),
-    "float_e2m3_unpacksmem_t": ("detail::float_e2m3_unpacksmem_t", 8, 3),
-    "float_e3m2_unpacksmem_t": ("detail::float_e3m2_unpacksmem_t", 8, 4),
-    "float_e2m1_unpacksmem_t": ("detail::float_e2m1_unpacksmem_t", 8, 5),
+    "float_e2m3_unpacksmem_t": ("cute::detail::float_e2m3_unpacksmem_t", 8, 3),
+    "float_e3m2_unpacksmem_t": ("cute::detail::float_e3m2_unpacksmem_t", 8, 4),
+    "float_e2m1_unpacksmem_t": ("cute::detail::float_e2m1_unpacksmem_t", 8, 5),
     "float": ("float", 32, 1), "int32_t": ("int32_t", 32, 2),
 }
 SHORT: dict[str, str] = {

@@ -98,16 +98,17 @@ def preview_access(element_bytes: Any, tile: Any, access: Any, index: int = 0) -
                     wavefronts=r.wavefronts, ideal=acc.ideal(eb))
 
 
-def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None) -> dict:
-    """Decode a wgmma descriptor (``algebra.doctor.solver_desc.decode``)."""
+def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None,
+               arch: str = "sm90") -> dict:
+    """Decode a wgmma (sm90) or UMMA (sm100) descriptor (``algebra.doctor.solver_desc.decode``)."""
     with guard("descriptor"):
-        return D.decode(value, element_bytes, major, mn, k, tile or None)
+        return D.decode(value, element_bytes, major, mn, k, tile or None, arch=arch)
 
 
-def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int) -> dict:
-    """Encode a smem tile as a wgmma descriptor (``algebra.doctor.solver_desc.encode``)."""
+def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int, arch: str = "sm90") -> dict:
+    """Encode a smem tile as a wgmma or UMMA descriptor (``algebra.doctor.solver_desc.encode``)."""
     with guard("descriptor"):
-        return D.encode(tile, element_bytes, major, start_address)
+        return D.encode(tile, element_bytes, major, start_address, arch=arch)
 
 
 def tma(args: dict[str, Any]) -> dict:
