@@ -31,13 +31,14 @@ def parse_desc_answer(ans: str) -> tuple[str, int, int]:
         text = text[:m.start()] + " " + text[m.end():]
     words = re.sub(r"[,;=:()]", " ", text).replace("layout_type", " ").replace("layout type", " ")
     words = re.sub(r"\s+", " ", words).strip()
+    m = re.search(r"(?:swizzle_?|sw)?(\d+)b?(_base32b|_32b| base32b)?\b", words)
+    if m and not re.fullmatch(r"\d+", words.strip()) or (m and m.group(1) not in ("0", "1", "2", "4", "6")):
+        n = int(m.group(1))
+        return (f"SWIZZLE_{n}B" + ("_BASE32B" if m.group(2) else "")), nums["lbo"], nums["sbo"]
     found = None
     for name, spellings in sorted(_TYPE_WORDS.items(), key=lambda kv: -len(kv[0])):
-        for sp in sorted(spellings, key=len, reverse=True):
-            if re.search(rf"(?<![\w]){re.escape(sp)}(?![\w])", words):
-                found = name
-                break
-        if found:
+        if any(re.search(rf"(?<![\w]){re.escape(sp)}(?![\w])", words) for sp in spellings):
+            found = name
             break
     if found is None:
         raise AnswerError("no layout type found (SWIZZLE_NONE, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B or "
@@ -54,12 +55,13 @@ def make_umma_desc(rng: random.Random, seed: int) -> Drill:
                       "Layout_MN_SW128_32B_Atom"])
     bits = pick(rng, [16, 8, 32])
     atom = sm100.umma_smem_atom(name, bits)
-    fm, fk = pick(rng, [(2, 1), (4, 1), (8, 2), (16, 1), (4, 4)])
+    fm, fk = pick(rng, [(2, 2), (4, 2), (8, 2), (16, 4), (4, 4)])
     mn, k = atom.shape[0] * fm, atom.shape[1] * fk
     if atom.major == "K":  # one swizzle atom of K, at least the 32 bytes of one MMA
         k = max(atom.shape[1], 256 // bits)
     lay = sm100.tile_atom(atom, mn, k)
-    value = sm100.umma_desc(lay, bits, atom.major)
+    start = 1024 * rng.randrange(200)  # a tile in shared memory, aligned to the swizzle's repeat
+    value = sm100.umma_desc(lay, bits, atom.major, start)
     d = sm100.decode_umma_desc(value)
     want = (d["layout_type_name"], d["leading_byte_offset"], d["stride_byte_offset"])
     expected = f"{want[0]}, LBO={want[1]}, SBO={want[2]}"
@@ -79,8 +81,7 @@ def make_umma_desc(rng: random.Random, seed: int) -> Drill:
                  f"A Blackwell tcgen05.mma reads a {atom.major}-major operand of {bits}-bit elements through the UMMA "
                  f"shared-memory descriptor {d['value']}. What are its layout type, LBO and SBO (in bytes)?",
                  "layout type, LBO=<bytes>, SBO=<bytes>, e.g. {ex}", expected, grade, steps,
-                 ["Layout type: bits 61-63 (0 none, 1 128B_BASE32B, 2 128B, 4 64B, 6 32B).",
-                  "LBO and SBO are stored >> 4: multiply the 14-bit fields by 16."],
+                 ["LBO and SBO are stored >> 4: multiply the 14-bit fields by 16.", steps[0]["text"]],
                  atom.major).with_data(descriptor=d["value"], element_bits=bits, major=atom.major).with_example(
                      "SWIZZLE_64B, LBO=32, SBO=2048", "SWIZZLE_NONE, LBO=256, SBO=512")
 
@@ -127,5 +128,6 @@ def make_tmem_lanes(rng: random.Random, seed: int) -> Drill:
                  f"Warp {warp} of a CTA executes {name} ({ptx}).{where} Which TMEM lanes (data paths) does it read? "
                  "Give the first and the last.",
                  "first-last, e.g. {ex}", f"{first}-{last}", grade, steps,
-                 ["Tensor memory has 128 lanes in four 32-lane quarters; warp w owns quarter w % 4."],
-                 shape).with_data(atom=name, warp=warp).with_example("0-31", "96-127", "32-47")
+                 ["Tensor memory has 128 lanes in four 32-lane quarters; warp w owns quarter w % 4.",
+                  steps[0]["text"]],
+                 shape).with_data(atom=name, warp=warp, lane_offset=half).with_example("0-31", "96-127", "32-47")
