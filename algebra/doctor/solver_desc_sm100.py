@@ -145,4 +145,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     k = min(ktot, 32 // element_bytes) if str(major).upper() == "K" else min(ktot, 8 if ktot >= 8 else ktot)
     out = decode(value, element_bytes, major, min(mn, 256), k, tile=str(t))
     out["encoded_from"] = tile
+    if not out["valid"]:
+        bad = next(c for c in out["checks"] if not c["ok"])
+        raise LayoutError(f"tile: not a canonical UMMA {major}-major layout: {bad['text']}")
     return out

@@ -146,10 +146,11 @@ class UmmaAtom:
 
 
 def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_group: int = 1,
-         a_source: str = "smem", ab_type: Any = None, c_type: str = "f32") -> UmmaAtom:
+         a_source: str = "smem", ab_type: Any = None, c_type: str | None = "f32") -> UmmaAtom:
     """The ``tcgen05.mma`` atom of ``kind`` (tf32, f16 / bf16, i8 / s8, f8f6f4) for an M x N x K MMA over
     ``cta_group`` CTAs, A from shared (``"smem"``, SS) or tensor memory (``"tmem"``, TS). ``ab_type``: one type for A
-    and B, or an (A, B) pair; ``c_type`` the accumulator (f32, f16, s32). Refuses what the hardware lacks, naming the
+    and B, or an (A, B) pair; ``c_type`` the accumulator (f32, f16, s32; kind i8 accumulates in s32 only, so f32 or
+    None there means s32). Refuses what the hardware lacks, naming the
     rule. Post-condition: ``size(C) == M * N`` and C is a bijection onto the M x N tile."""
     kkey = _KIND_ALIASES.get(str(kind).strip().lower().removeprefix("kind::"))
     if kkey is None:
@@ -158,7 +159,9 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
     if ab_type is None:
         ab_type = "bfloat16_t" if str(kind).lower() == "bf16" else "uint8_t" if str(kind).lower() == "u8" else default
     a_t, b_t = (ab_type if isinstance(ab_type, tuple | list) and len(ab_type) == 2 else (ab_type, ab_type))
-    a_t, b_t, c_t = cute_type(a_t), cute_type(b_t), cute_type(c_type)
+    if kkey == "i8" and (c_type is None or cute_type(c_type) == "float"):
+        c_type = "int32_t"
+    a_t, b_t, c_t = cute_type(a_t), cute_type(b_t), cute_type(c_type or "float")
     for what, t in (("A", a_t), ("B", b_t)):
         if t not in ab_ok:
             raise LayoutError(f"kind::{ptx_kind} takes A and B of {', '.join(ab_ok)}; {what} is {t}")

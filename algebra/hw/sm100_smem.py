@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import congruent, flatten
+from algebra.core.inttuple import congruent, flatten, product
 from algebra.core.layout import Layout
 from algebra.hw.hopper import SmemAtom, smem_atom, swizzle_to_bytes, swizzle_to_elements
 
@@ -100,6 +100,17 @@ def _canonical(layout: Any, element_bits: int, major: str) -> dict[str, Any]:
         raise LayoutError(f"UMMA descriptors describe rank-2 (MN, K) layouts; {inner} has rank {len(inner)}")
     if not all(isinstance(d, int) for d in flatten(inner.stride)):
         raise LayoutError("layout: strides must be integers (offsets in shared memory)")
+    if major == "K" and lt == 1:
+        raise LayoutError("SWIZZLE_128B_BASE32B is invalid for Major-K (CuTe: make_umma_desc<Major::K>)")
+    t = 128 // element_bits  # elements in one 16-byte row of a core matrix
+    for j in range(1, t):  # the 16-byte rows run along the major mode (the recast to 16-byte units hides it otherwise)
+        at = (0, j) if major == "K" else (j, 0)
+        ext = inner.shape[1] if major == "K" else inner.shape[0]
+        if j < product(ext) and inner(at) != j:
+            raise LayoutError(f"not a canonical UMMA_{major} layout: a {major}-major operand is stored in 16-byte rows "
+                              f"along {major} ({t} elements at stride 1), but element {at} of {inner} sits at offset "
+                              f"{inner(at)}" + (" (is it the other major?)" if inner((j, 0) if major == 'K' else
+                                                                                  (0, j)) == j else ""))
     try:
         u128 = recast_layout(inner, element_bits, 128)
     except LayoutError as exc:

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 import algebra as A
 from algebra import LayoutError, atoms
 from app.budget import BudgetedRoute
+from app.services import blackwell as BW
 from app.services import code
 from app.services import hopper as H
 from app.services import tiled as T
@@ -34,6 +35,8 @@ DEFAULTS: dict[str, str] = {
     "cw_bits": str(W.COPY_WALKS[0][4]), "cw_src": W.COPY_WALKS[0][5], "cw_dst": W.COPY_WALKS[0][6], "cw_t": "0",
     "mw_atom": W.MMA_WALKS[0][1], "mw_layout": W.MMA_WALKS[0][2], "mw_tile": W.MMA_WALKS[0][3], "mw_t": "0",
     "tt_layout": "", "tt_shape": "64,64", "tt_bits": "16", "tt_shared": "",
+    "bw_kind": "f16", "bw_m": "128", "bw_n": "256", "bw_cta": "1", "bw_src": "smem", "bw_am": "K", "bw_bm": "K",
+    "bw_ab": "", "bw_c": "f32", "bw_ld": "SM100_TMEM_LOAD_32dp32b4x", "bw_warp": "0",
 }
 
 
@@ -138,6 +141,25 @@ def mmawalk_ctx(q: dict[str, str]) -> dict:
             "mma_atoms": atoms.mma_names()}
 
 
+def blackwell_ctx(q: dict[str, str]) -> dict:
+    """The Blackwell panel: a UMMA atom and its accumulator in TMEM, a TMEM copy atom for one warp."""
+    bw = {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}
+    ctx: dict = {"bw": bw, "bw_kinds": BW.KINDS, "bw_tmem_atoms": BW.TMEM_ATOMS, "umma": None, "bw_error": None,
+                 "tmem": None, "ld_error": None}
+    try:
+        m, n = (int(bw[x]) if bw[x].isdecimal() and len(bw[x]) < 5 else -1 for x in ("m", "n"))
+        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], 2 if bw["cta"] == "2" else 1, bw["src"],
+                                   bw["ab"], bw["c"] or "f32")
+    except LayoutError as exc:
+        ctx["bw_error"] = str(exc)
+    try:
+        warp = int(bw["warp"]) if bw["warp"].isdecimal() and len(bw["warp"]) < 4 else -1
+        ctx["tmem"] = BW.tmem_view(bw["ld"], warp)
+    except LayoutError as exc:
+        ctx["ld_error"] = str(exc)
+    return ctx
+
+
 def triton_ctx(q: dict[str, str]) -> dict:
     return TT.tv_panel(q["tt_layout"], q["tt_shape"], q["tt_bits"], q["tt_shared"])
 
@@ -145,7 +167,7 @@ def triton_ctx(q: dict[str, str]) -> dict:
 PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
           "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
           "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx),
-          "triton": ("tv_triton.html", "triton", triton_ctx)}
+          "triton": ("tv_triton.html", "triton", triton_ctx), "blackwell": ("tv_blackwell.html", None, blackwell_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
@@ -158,5 +180,5 @@ def tv_page(request: Request) -> HTMLResponse:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q), **blackwell_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)
