@@ -48,18 +48,17 @@ def _occupancy_svg(m: int, n: int, cta_group: int) -> str:
     grid = sm100_tmem.accumulator_map(m, n, cta_group)
     occ = sm100_tmem.occupancy(m, n, cta_group)
     cols = occ["alloc"]
-    width, height, gap = cols + 60, 2 * 128 + 30, 20
+    width, height, gap = max(cols, 120) + 80, 2 * 128 + 30, 20
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="tmem-svg" role="img" width="{cta_group * (width + gap)}" '
              f'height="{height}" aria-label="tensor memory occupancy of a {m}x{n} accumulator over {cta_group} '
              'CTA(s)">']
     for c in range(cta_group):
-        x0 = c * (width + gap) + 50
-        parts.append(f'<text x="{x0}" y="12" font-size="11">CTA {c}: {occ["columns"]} of {cols} allocated columns'
-                     '</text>')
+        x0 = c * (width + gap) + 76
+        parts.append(f'<text x="{x0}" y="12" font-size="11">CTA {c}: {occ["columns"]} / {cols} columns</text>')
         for q in range(4):
             parts.append(f'<rect x="{x0}" y="{20 + 64 * q}" width="{cols}" height="64" fill="{QUARTER_COLOURS[q]}" '
                          'stroke="#999" stroke-dasharray="3,2"/>')
-            parts.append(f'<text x="{x0 - 48}" y="{20 + 64 * q + 36}" font-size="10">lanes {32 * q}-{32 * q + 31}'
+            parts.append(f'<text x="{x0 - 74}" y="{20 + 64 * q + 36}" font-size="10">lanes {32 * q}-{32 * q + 31}'
                          '</text>')
         for i, row in enumerate(grid):
             if row[0][0] != c:
