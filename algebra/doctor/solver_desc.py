@@ -82,19 +82,13 @@ def _grid(lay: Any, mn: int, k: int, element_bytes: int, core: tuple[int, int]) 
 
 
 def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
-           tile: str | None = None, arch: str = "sm90") -> dict[str, Any]:
+           tile: str | None = None) -> dict[str, Any]:
     """Every field, the canonical layout it implies for an MN x K operand (K defaults to one wgmma K-block of 32
     bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout).
-    ``arch``: "sm90" (Hopper's wgmma descriptor), "sm100" (Blackwell's UMMA descriptor,
-    ``algebra.doctor.solver_desc_sm100``) or "auto" (Blackwell when the version bits 46-47 hold 1)."""
+    Blackwell's UMMA descriptor: ``algebra.doctor.solver_desc_sm100`` (``decode_any`` reads either)."""
     from algebra.core.layout import offsets
-    from algebra.doctor import solver_desc_sm100 as B
 
     value = parse_descriptor(descriptor)
-    if arch not in ("sm90", "sm100", "auto"):
-        raise LayoutError(f"arch: sm90, sm100 or auto, not {arch!r}")
-    if arch == "sm100" or (arch == "auto" and B.detect(value) == "sm100"):
-        return B.decode(value, element_bytes, major, mn, k, tile)
     major = str(major).upper()
     if element_bytes not in (1, 2, 4):
         raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
@@ -112,7 +106,7 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
           "reserved bits are zero" if not value & RESERVED_MASK else
           f"reserved bits set: 0x{value & RESERVED_MASK:016x} (bits 14-15, 30-31, 46-48, 52-61 must be 0)"
           + ("; bits 46-47 = 1 is Blackwell's version mark: decode it as an SM100 UMMA descriptor"
-             if B.detect(value) == "sm100" else ""))
+             if (value >> 46) & 3 == 1 else ""))
     repeat = 8 * span
     if d.layout_type:
         want = (d.start_address >> 7) & 7 if d.start_address % repeat else 0
@@ -159,17 +153,11 @@ def _compare_tile(tile: str, lay: Any, mn: int, k: int) -> dict[str, Any]:
 
 
 def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0,
-           k: int | None = None, arch: str = "sm90") -> dict[str, Any]:
+           k: int | None = None) -> dict[str, Any]:
     """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
     the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
     comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical).
-    ``arch="sm100"``: Blackwell's UMMA descriptor, as CuTe's ``make_umma_desc`` builds it."""
-    if arch == "sm100":
-        from algebra.doctor import solver_desc_sm100
-
-        return solver_desc_sm100.encode(tile, element_bytes, major, start_address)
-    if arch != "sm90":
-        raise LayoutError(f"arch: sm90 or sm100, not {arch!r}")
+    Blackwell's ``make_umma_desc``: ``algebra.doctor.solver_desc_sm100.encode``."""
     from algebra.core.inttuple import flatten
     from algebra.core.layout import Layout
     from algebra.core.notation import parse

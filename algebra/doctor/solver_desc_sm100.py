@@ -126,6 +126,33 @@ def decode(value: int, element_bytes: int = 2, major: str = "K", mn: int = 64, k
             "repeat_bytes": 8 * span if lt else 16, "explain": explain(major, lt, element_bytes, lbo, sbo)}
 
 
+def decode_any(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
+               tile: str | None = None, arch: str = "sm90") -> dict[str, Any]:
+    """The descriptor doctor for either encoding: ``arch`` "sm90" (Hopper's wgmma descriptor,
+    ``solver_desc.decode``), "sm100" (Blackwell's UMMA descriptor) or "auto" (Blackwell when bits 46-47 hold 1).
+    The answer's ``arch`` and ``encoding`` say which it was read as."""
+    from algebra.doctor import solver_desc
+
+    if arch not in ("sm90", "sm100", "auto"):
+        raise LayoutError(f"arch: sm90, sm100 or auto, not {arch!r}")
+    value = solver_desc.parse_descriptor(descriptor)
+    if arch == "sm100" or (arch == "auto" and detect(value) == "sm100"):
+        return decode(value, element_bytes, major, mn, k, tile)
+    return solver_desc.decode(value, element_bytes, major, mn, k, tile)
+
+
+def encode_any(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0,
+               arch: str = "sm90") -> dict[str, Any]:
+    """The descriptor of a smem tile for ``arch`` "sm90" (``make_gmma_desc``) or "sm100" (``make_umma_desc``)."""
+    from algebra.doctor import solver_desc
+
+    if arch == "sm100":
+        return encode(tile, element_bytes, major, start_address)
+    if arch != "sm90":
+        raise LayoutError(f"arch: sm90 or sm100, not {arch!r}")
+    return solver_desc.encode(tile, element_bytes, major, start_address)
+
+
 def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0) -> dict[str, Any]:
     """The UMMA descriptor of a smem tile (MN x K; CuTe's print or element units), as ``make_umma_desc`` builds it,
     decoded again on the tile's first MMA K-block (LayoutError naming the canonical-form rule when it is none)."""
