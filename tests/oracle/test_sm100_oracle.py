@@ -106,6 +106,10 @@ def program(cfgs: list[dict], smem: list[dict], skip: frozenset = frozenset()) -
         for op in ("SrcLayout", "DstLayout", "RefLayout", "ThrID", "ValID"):
             lines.append(f'  show("{name}.{op}", typename Copy_Traits<{name}>::{op}{{}});')
     where: dict[int, str] = {}
+    if smem:
+        for name in SMEM_ATOMS:
+            for t, bits in TYPE_BITS.items():
+                lines.append(f'  show("atom.{name}.{bits}", UMMA::{name}<{t}>{{}});')
     for i, s in enumerate(smem):
         a = s["atom"]
         tile = f"tile_to_shape(UMMA::{a.name}<{s['type']}>{{}}, Shape<Int<{s['mn']}>,Int<{s['k']}>>{{}})"
@@ -212,11 +216,10 @@ def test_umma_smem_descriptors(oracle):
 
 
 def test_smem_atoms_print(oracle):
-    """The atoms as CuTe prints them (tile (1, 1) of each case list is the atom itself)."""
-    out = oracle["out"]
-    for i, s in enumerate(oracle["smem"]):
-        if (s["mn"], s["k"]) == s["atom"].shape and f"s{i}" not in oracle["refused"]:
-            assert s["atom"].cute_print() == out[f"s{i}.layout"]
+    """The canonical atoms as CuTe prints them (the byte swizzle, smem_ptr[Nb], the element layout)."""
+    for name in SMEM_ATOMS:
+        for bits in TYPE_BITS.values():
+            assert sm100.umma_smem_atom(name, bits).cute_print() == oracle["out"][f"atom.{name}.{bits}"], (name, bits)
 
 
 def test_refusals_are_clear():
