@@ -88,7 +88,7 @@ def _canonical(layout: Any, element_bits: int, major: str) -> dict[str, Any]:
     from algebra.core.products import logical_divide
     from algebra.core.recast import recast_layout
 
-    major = str(major).upper()
+    major = str(major).upper().replace(" ", "").removeprefix("CUTE::").removeprefix("UMMA::").removeprefix("MAJOR::")
     if major not in ("K", "MN"):
         raise LayoutError(f"major must be 'K' or 'MN', not {major!r}")
     if element_bits not in (4, 6, 8, 16, 32, 64):
@@ -175,6 +175,11 @@ def decode_umma_desc(d: int) -> dict[str, Any]:
     """Every field of a 64-bit UMMA smem descriptor: ``start_address``, ``leading_byte_offset`` and
     ``stride_byte_offset`` in bytes (the field times 16), ``version``, ``base_offset``, ``lbo_mode``, ``layout_type``
     (the code), with ``layout_type_name``, the raw field values under ``encoded`` and any set reserved bits."""
+    if isinstance(d, str):
+        try:
+            d = int(d.strip().lower().removesuffix("ull").removesuffix("ul"), 0)
+        except ValueError:
+            raise LayoutError(f"descriptor {d[:40]!r} is not a hex or decimal 64-bit value") from None
     if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d < 1 << 64:
         raise LayoutError(f"descriptor must be a 64-bit unsigned integer, not {d!r}")
     enc = {name: (d >> lo) & ((1 << w) - 1) for name, lo, w, _ in FIELDS}
