@@ -177,7 +177,7 @@
   function fields(list) {
     return el("table", {class: "cands"}, el("tr", {}, ...["field", "bits", "value", "encoded"].map((h) => el("th", {}, h))),
       ...list.map((f) => el("tr", {}, el("td", {}, f.name), el("td", {class: "mono"}, f.bits),
-        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : f.name === "base_offset" || f.name === "layout_type" ? f.value : `${f.value} B`),
+        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : ["base_offset", "layout_type", "version", "lbo_mode"].includes(f.name) ? f.value : `${f.value} B`),
         el("td", {class: "mono"}, f.encoded))));
   }
   const checks = (cs) => el("ul", {class: "checks"}, ...cs.map((c) => el("li", {class: c.ok ? "good" : "bad"}, `${c.ok ? "✓" : "✗"} ${c.text}`)));

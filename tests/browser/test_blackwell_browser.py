@@ -33,3 +33,22 @@ def test_blackwell_section(page, live_server, screenshot):
     page.fill("#bw-m", "96")
     page.wait_for_function("() => document.querySelector('#blackwell')?.textContent.includes('M must be 64 or 128')")
     assert not page.console_errors
+
+
+def test_doctor_reads_a_blackwell_descriptor(page, live_server, screenshot):
+    page.goto(f"{live_server.url}/doctor#desc")
+    page.fill("#d-val", "0x4000404000010000")  # make_umma_desc of Layout_K_SW128_Atom<half_t> tiled to 128 x 64
+    page.fill("#d-mn", "128")
+    page.fill("#d-tile", "Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_16),(_64,_1)):((_64,_512),(_1,_0))")
+    page.click("#desc-form button[type=submit]")
+    page.wait_for_selector("#d-arch")
+    assert "Blackwell" in page.inner_text("#d-arch")
+    assert "SBO = 1024 B" in page.inner_text("#d-explain")
+    assert "✗" not in page.inner_text("#d-result")
+    page.locator("#d-explain").scroll_into_view_if_needed()
+    screenshot(page, "doctor-blackwell-descriptor", full_page=False)
+    page.select_option("#e-arch", "sm100")
+    page.fill("#e-tile", "(64,64):(1,64)")
+    page.click("#enc-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#d-result')?.textContent.includes('canonical')")
+    assert page.console_errors == [] or all("422" in e for e in page.console_errors)
