@@ -34,10 +34,12 @@ def test_instr_desc_fields():
     f = {x["name"]: x for x in a.decode()}
     assert f["m_dim"]["meaning"] == "M = 128" and f["n_dim"]["meaning"] == "N = 64"
     assert f["c_format"]["meaning"] == "F32" and f["a_format"]["meaning"] == "E4M3"
-    # CuTe's float_e2m1_t is the MXF4 code 1; the unpacked smem type (short name e2m1) is kind::f8f6f4's 5
-    assert f["b_format"]["value"] == 1
-    assert {x["name"]: x for x in atoms.umma("f8f6f4", 128, 64, ab_type="e2m1").decode()}["b_format"]["meaning"] \
-        == "E2M1"
+    # CuTe's float_e2m1_t (short e2m1) writes the MXF4 code 1, which kind::f8f6f4 reads as E5M2: the decode says so;
+    # the unpacked smem type is kind::f8f6f4's 5
+    assert f["b_format"]["value"] == 1 and "reads 1 as E5M2" in f["b_format"]["meaning"]
+    assert atoms.umma("f8f6f4", 128, 64, ab_type="e2m1").instr_desc == a.instr_desc + (1 << 7)  # A e2m1 (1) vs e4m3 (0)
+    g = {x["name"]: x for x in atoms.umma("f8f6f4", 128, 64, ab_type="float_e2m1_unpacksmem_t").decode()}
+    assert g["b_format"]["meaning"] == "E2M1" and g["b_format"]["value"] == 5
     i8 = atoms.umma("i8", 64, 8, ab_type=("s8", "u8"), c_type="s32")
     assert i8.name == "SM100_MMA_S8_SS" and i8.shape_mnk == (64, 8, 32)
     assert (i8.instr_desc >> 7) & 7 == 1 and (i8.instr_desc >> 10) & 7 == 0 and (i8.instr_desc >> 4) & 3 == 2

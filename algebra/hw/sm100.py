@@ -42,8 +42,8 @@ TYPES: dict[str, tuple[str, int, int]] = {
 SHORT: dict[str, str] = {
     "f16": "half_t", "fp16": "half_t", "half": "half_t", "bf16": "bfloat16_t", "tf32": "tfloat32_t",
     "s8": "int8_t", "i8": "int8_t", "int8": "int8_t", "u8": "uint8_t", "uint8": "uint8_t",
-    "e4m3": "float_e4m3_t", "e5m2": "float_e5m2_t", "e2m3": "float_e2m3_unpacksmem_t",
-    "e3m2": "float_e3m2_unpacksmem_t", "e2m1": "float_e2m1_unpacksmem_t",
+    "e4m3": "float_e4m3_t", "e5m2": "float_e5m2_t", "e2m3": "float_e2m3_t", "e3m2": "float_e3m2_t",
+    "e2m1": "float_e2m1_t",
     "f32": "float", "fp32": "float", "s32": "int32_t", "i32": "int32_t", "int32": "int32_t",
 }
 C_FORMATS = {"half_t": 0, "float": 1, "int32_t": 2}
@@ -137,8 +137,15 @@ class UmmaAtom:
         return f"{self.name}<{a}, {b}, {d}, {m}, {n}, {am}, {bm}>"
 
     def decode(self) -> list[dict[str, Any]]:
-        """The instruction descriptor, field by field."""
-        return decode_instr_desc(self.instr_desc, self.kind)
+        """The instruction descriptor, field by field (with a note where CuTe's float_e2m1_t puts the kind::mxf4
+        code 1 into a kind::f8f6f4 descriptor, which the hardware reads as E5M2)."""
+        out = decode_instr_desc(self.instr_desc, self.kind)
+        for f, t in (("a_format", self.types[1]), ("b_format", self.types[2])):
+            if t == "float_e2m1_t":
+                row = next(r for r in out if r["name"] == f)
+                row["meaning"] += (" (CuTe's float_e2m1_t writes MXF4Format::E2M1 = 1; kind::f8f6f4 reads 1 as E5M2, "
+                                   "its E2M1 is 5: float_e2m1_unpacksmem_t)")
+        return out
 
     def tmem(self) -> dict[str, Any]:
         """Where the accumulator lies in tensor memory (per CTA: lanes, columns, allocation)."""
