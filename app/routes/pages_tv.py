@@ -51,7 +51,8 @@ def atom_ctx(q: dict[str, str]) -> dict:
                  "code": None}
     try:
         if not operand:
-            operand = "C" if not atom.upper().startswith(("SM75", "SM90_U", "SM80_CP", "UNIVERSAL")) else "dst"
+            copy_prefixes = ("SM75", "SM90_U", "SM80_CP", "UNIVERSAL", "SM100_TMEM")
+            operand = "C" if not atom.upper().startswith(copy_prefixes) else "dst"
         view = S.tv_view(atom, operand, bits)
         cpp, dsl = code.layout_code(A.parse(view.tv_layout))
         ctx.update(view=view, g=S.tv_grid(view, "grid-tv"), operand=view.operand, code={"cpp": cpp, "dsl": dsl})
