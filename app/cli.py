@@ -1,4 +1,5 @@
-"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (one GPU worker process per GPU)."""
+"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (one GPU worker process per GPU); ``show`` and
+``op`` go to layoutlab/cli.py (the library face, which imports no web app)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("show", "op"):  # the library face's commands: layoutlab/cli.py, no web app imported
+        from layoutlab.cli import main as face
+
+        return face(argv)
+    parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
+                                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/"
+                                            "--latex FILE) and `layoutlab op <op> <args...>` (`layoutlab show -h`)")
     sub = parser.add_subparsers(dest="cmd", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")

@@ -16,6 +16,7 @@ from app.services import code
 from app.services.guard import guard
 from app.services.layouts import parse_layout
 from app.services.tv import _tile_of
+from layoutlab.model import tiled_mma_tile
 
 MAX_THREADS = 1024
 
@@ -102,19 +103,8 @@ def tiled_mma_view(atom: str, layout_text: str, operand: str) -> TiledView:
     _threads(tm.num_threads, "tiled MMA")
     rows, cols = {"A": (m, k), "B": (n, k), "C": (m, n)}[op]
     _cells(rows, cols, "tiled MMA")
-    threads = [[-1] * cols for _ in range(rows)]
-    values = [[-1] * cols for _ in range(rows)]
-    tile = A.Layout((rows, cols))
-    holders = [[0] * cols for _ in range(rows)]
-    part = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
     with guard("make_tiled_mma"):
-        for t in range(tm.num_threads):
-            frag, off = part(tile, t)
-            for v, o in enumerate(offsets(frag, "fragment")):
-                r, c = (off + o) % rows, (off + o) // rows
-                if threads[r][c] < 0:
-                    threads[r][c], values[r][c] = t, v
-                holders[r][c] += 1
+        threads, values, holders = tiled_mma_tile(tm, op, offsets)
     shared = max(max(row) for row in holders)
     note = (f"each element of {op} is held by {shared} threads (the atoms along "
             f"{'N' if op == 'A' else 'M'} read the same {op}); the lowest thread is shown") if shared > 1 else ""
