@@ -114,7 +114,8 @@
       c.constraints_met === false ? el("p", {class: "msg error", id: "s-broken"}, "This fix breaks a hardware constraint of the accesses: ", broken(c).join("; ") || "TMA or wgmma cannot use it", ".") : null,
       el("p", {class: "why"}, c.why), c.folded ? el("p", {class: "muted", id: "s-folded"}, c.folded.text) : null, bitDiagram(c.bits),
       el("p", {}, c.tma ? `TMA: CU_TENSOR_MAP_${c.tma}` : "TMA: no swizzle mode writes this layout", " · ",
-         c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
+         c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ",
+         c.umma ? `tcgen05 (SM100): ${c.umma}` : "tcgen05 (SM100): no UMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
       ...(c.notes || []).map((n) => el("p", {class: "muted"}, n)),
       el("h3", {}, "Per access (bank model: wavefronts per phase)"),
       el("table", {class: "cands"}, el("tr", {}, el("th", {}, "access"), el("th", {}, "as given"), el("th", {}, "this fix"), el("th", {}, "ideal")),
@@ -194,7 +195,7 @@
   function fields(list) {
     return el("table", {class: "cands"}, el("tr", {}, ...["field", "bits", "value", "encoded"].map((h) => el("th", {}, h))),
       ...list.map((f) => el("tr", {}, el("td", {}, f.name), el("td", {class: "mono"}, f.bits),
-        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : f.name === "base_offset" || f.name === "layout_type" ? f.value : `${f.value} B`),
+        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : ["base_offset", "layout_type", "version", "lbo_mode"].includes(f.name) ? f.value : `${f.value} B`),
         el("td", {class: "mono"}, f.encoded))));
   }
   const checks = (cs) => el("ul", {class: "checks"}, ...cs.map((c) => el("li", {class: c.ok ? "good" : "bad"}, `${c.ok ? "✓" : "✗"} ${c.text}`)));
@@ -206,9 +207,28 @@
     return el("div", {}, el("p", {class: "muted"}, `Byte offset of each element (rows: MN, columns: K); colour: its 8 x 16-byte core matrix${g.rows > 64 ? "; first 64 rows" : ""}.`),
       el("table", {class: "coremap", id: "d-coremap"}, rows));
   }
+  function explainLboSbo(d) {
+    // LBO and SBO on the picture: each names the two elements whose byte offsets it separates (their cells are outlined)
+    if (!d.explain) return el("span");
+    return el("ul", {class: "checks", id: "d-explain"}, ...d.explain.map((x) => el("li", {}, x.text)));
+  }
+  function markExplain(node, d) {
+    if (!d.explain) return node;
+    const table = node.querySelector("#d-coremap");
+    for (const x of d.explain) {
+      for (const p of [x.from, x.to]) {
+        if (!p || !table || p[0] >= table.rows.length) continue;
+        const cell = table.rows[p[0]].cells[p[1]];
+        if (cell) { cell.style.outline = "2px solid #222"; cell.title += ` | ${x.field} ${p === x.from ? "from" : "to"}`; }
+      }
+    }
+    return node;
+  }
   function descView(d) {
-    return el("div", {class: "detail"}, el("h3", {}, `${d.value}: ${d.swizzle}, ${d.major}-major`),
-      fields(d.fields), el("p", {}, "Canonical layout (elements): ", el("code", {id: "d-layout"}, d.layout)), checks(d.checks), coreMap(d.grid));
+    const enc = d.encoding ? el("p", {class: "muted", id: "d-arch"}, `Read as: ${d.encoding} (${d.arch})`) : el("span");
+    return markExplain(el("div", {class: "detail"}, el("h3", {}, `${d.value}: ${d.swizzle}, ${d.major}-major`), enc,
+      fields(d.fields), el("p", {}, "Canonical layout (elements): ", el("code", {id: "d-layout"}, d.layout)), checks(d.checks),
+      explainLboSbo(d), coreMap(d.grid)), d);
   }
   async function run(node, fn) {
     try { node.replaceChildren(await fn()); } catch (e) { node.replaceChildren(errorBox(e.message)); }
@@ -216,12 +236,12 @@
   $("desc-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     run($("d-result"), async () => descView(await post("/api/solve/descriptor", {descriptor: $("d-val").value,
-      element_bytes: Number($("d-eb").value), major: $("d-major").value, mn: Number($("d-mn").value), tile: $("d-tile").value || null})));
+      element_bytes: Number($("d-eb").value), major: $("d-major").value, mn: Number($("d-mn").value), tile: $("d-tile").value || null, arch: $("d-arch-sel").value})));
   });
   $("enc-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     run($("d-result"), async () => descView(await post("/api/solve/descriptor/encode", {tile: $("e-tile").value,
-      element_bytes: Number($("e-eb").value), major: $("e-major").value})));
+      element_bytes: Number($("e-eb").value), major: $("e-major").value, arch: $("e-arch").value})));
   });
   $("tma-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
