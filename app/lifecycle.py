@@ -14,9 +14,11 @@ runs the history archiver (gpu_worker.archiver), stopped with it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
+import time
 from contextlib import asynccontextmanager
 
 log = logging.getLogger("layoutlab")
@@ -60,6 +62,33 @@ def _any_gpu() -> bool:
         return False
 
 
+def _wait_s() -> float:
+    try:
+        return max(0.0, float(os.environ.get("LAYOUTLAB_WORKER_WAIT_S", "30")))
+    except ValueError:
+        return 30.0
+
+
+async def until_registered(count: int, timeout_s: float) -> bool:
+    """Wait, at most ``timeout_s`` seconds (LAYOUTLAB_WORKER_WAIT_S, default 30), until ``count`` live workers have
+    written a heartbeat, so that once the app answers (``/healthz`` 200) a job submitted at once finds its embedded
+    worker instead of a 409. Post-condition: True when they did; False (logged) when the time ran out, and the app
+    starts anyway (a worker still starting registers later; one that cannot start says why in the log)."""
+    from gpu_worker.service import live_workers
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if len(await asyncio.to_thread(live_workers)) >= count:
+                return True
+        except Exception as exc:  # the store not answering yet (an outage): the worker rides it out, we wait
+            log.debug("waiting for the embedded workers: %s", exc)
+        if time.monotonic() >= deadline:
+            log.warning("embedded GPU worker(s) not registered after %.0f s; starting without them", timeout_s)
+            return False
+        await asyncio.sleep(0.1)
+
+
 def install(app) -> None:
     """Add the lab client middleware, and wrap the app's lifespan so that the embedded worker starts and stops with
     it."""
@@ -86,6 +115,7 @@ def install(app) -> None:
         if thread:
             thread.start()
             log.info("embedded GPU worker(s) started: %s", why)
+            await until_registered(len(gpus) or 1, _wait_s())
         from gpu_worker import archiver
 
         archiving = archiver.start(stop)  # Redis mode: finished jobs reach the history here, never in a listing
