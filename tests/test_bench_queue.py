@@ -197,3 +197,43 @@ def test_redis_listing_is_paged_and_finished_jobs_expire_into_the_history(redis_
     kept = job_store.find_job(job["id"])
     assert kept["status"] == "done" and kept["result"] == {"ok": 1}
     assert live.queue_depth() == 29
+
+
+def test_a_job_submitted_as_healthz_first_answers_finds_the_embedded_worker(tmp_path):
+    """`layoutlab serve` answers only once its embedded worker has written a heartbeat (app.lifecycle): a client that
+    waits for /healthz and submits at once gets 202, never 'no live worker' (409)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    env = {**os.environ, "LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_EMBEDDED_WORKER": "1", "LAYOUTLAB_FAKE_GPUS": "1",
+           "PYTHONPATH": str(ROOT)}  # one worker process pinned to a (fake) GPU, as on a GPU host
+    env.pop("LAYOUTLAB_REDIS_URL", None)
+    env.pop("LAYOUTLAB_DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--gpus", "all"], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        def healthy():
+            try:
+                with urllib.request.urlopen(url + "/healthz", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return False
+
+        _wait(healthy, 60, "/healthz")
+        body = json.dumps({"kind": "compile_only", "params": {"nvcc": "skip"}}).encode()
+        req = urllib.request.Request(url + "/api/bench/jobs", method="POST", data=body,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                status, body = r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            status, body = e.code, e.read().decode()
+        assert status == 202, (status, body)
+    finally:
+        proc.terminate()
+        proc.wait(20)
