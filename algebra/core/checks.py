@@ -24,7 +24,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import offsets
+from algebra.core.modes import coalesce_x_pair, offsets
 from algebra.core.recorder import recording
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
@@ -313,6 +313,30 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
             f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
             f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
     _refuse(a, b, r, why, hit)
+
+
+def post_composition(args: tuple, r: Any) -> None:
+    """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
+    (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
+    side is checked where it is built (``algebra.core.swizzle``)."""
+    a, b = args
+    if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
+        check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
+
+
+#: The never-wrong layer: op name -> its post-condition ``post(args, result)``, which returns when the result is
+#: the function the op names and raises ``LayoutError`` otherwise (the condition, the modes, a counterexample and
+#: what CuTe prints). ``verify`` applies it to every result of the op (``algebra.core.memo``, ``Layout.with_shape``).
+POST: dict[str, Any] = {"composition": post_composition}
+
+
+def verify(op: str, args: tuple, result: Any) -> Any:
+    """``result`` when it passes the post-condition of ``op`` (``POST``), else the refusal (``LayoutError``).
+    Inside ``cute_would_print`` nothing is checked: CuTe's own conditions only."""
+    post = POST.get(op)
+    if post is not None and not _UNCHECKED.get():
+        post(args, result)
+    return result
 
 
 def _refuse(a: Any, b: Any, r: Any, why: str, hit: tuple) -> None:

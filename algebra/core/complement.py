@@ -1,7 +1,6 @@
 """Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
 
-``fastpath.complement_pair`` is the fast path for int layouts with non-negative strides; ``complement`` runs the
-general code (and records its steps) for everything else, and refuses overlapping modes.
+One implementation for every layout (it records its steps when ``explain`` asks); it refuses overlapping modes.
 """
 
 from __future__ import annotations
@@ -10,22 +9,15 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import bw_coalesce, complement_pair
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
+from algebra.core.modes import bw_coalesce
 from algebra.core.notation import show
-from algebra.core.quick import q_complement
 from algebra.core.recorder import active, nested
 from algebra.core.swizzle import ComposedLayout
 
 R = Layout._raw
-
-
-def complement_flat(shape: Any, stride: Any, cotarget: Any) -> Layout | None:
-    """``complement(shape:stride, cotarget)`` as a Layout where ``fastpath.complement_pair`` decides it."""
-    r = complement_pair(shape, stride, cotarget)
-    return None if r is None else R(*r)
 
 
 def _filtered_modes(layout: Layout) -> tuple[list, list]:
@@ -52,7 +44,7 @@ def _filtered_modes(layout: Layout) -> tuple[list, list]:
     return ns, nd
 
 
-@memo(fast=q_complement)
+@memo
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
 
@@ -66,8 +58,6 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return nested(rec, complement, layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
-    elif rec is None and (r := complement_flat(layout.shape, layout.stride, cotarget)) is not None:
-        return r
     shapes, strides = _filtered_modes(layout)
     if rec is not None:
         fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
