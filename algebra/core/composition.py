@@ -121,7 +121,7 @@ A(B(2)) = A(8) = 18
         if rec is not None:
             rec.step(f"side by side: R = {res}", res, kind="result")
         return res
-    if is_int(b):
+    if type(b) is int:
         if b <= 0:
             raise LayoutError(f"composition: tile size must be positive, got {b}")
         if rec is not None:
@@ -157,17 +157,27 @@ def _has_basis(d: Any) -> bool:
     """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
     if type(d) is int:
         return False
+    for x in d:  # flat int strides, the usual case: no leaf to sort
+        if type(x) is not int:
+            break
+    else:
+        return False
+    kinds = _leaf_kinds(d, set())
+    if "basis" not in kinds:
+        return False
+    if "other" in kinds:
+        raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
+    return True
+
+
+def _leaf_kinds(d: Any, out: set) -> set:
+    """The kinds of the stride leaves: ``basis`` (``v@m``), ``zero`` (int 0), ``other``."""
     if type(d) is tuple:
         for x in d:
-            if type(x) is not int:
-                break
-        else:
-            return False
-    flat = it.flatten(d)
-    basis = [x for x in flat if type(x) is not int]
-    if basis and any(type(x) is int and x != 0 for x in flat):
-        raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
-    return bool(basis)
+            _leaf_kinds(x, out)
+    else:
+        out.add("basis" if hasattr(d, "is_basis") else "zero" if type(d) is int and d == 0 else "other")
+    return out
 
 
 def compose_swizzled(a: Any, b: Any) -> Any:

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
-from algebra.core.checks import has_non_positive_shape, not_a_layout, verify
+from algebra.core.checks import POST_OUTERMOST, has_non_positive_shape, not_a_layout, verify
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.notation import show
@@ -244,13 +244,15 @@ class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of 
 
 
 class _NotALayout:
-    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), kept in the cache: inside another
-    op it is the value CuTe computes on with; asked for by itself it is refused (``checks.not_a_layout``)."""
+    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), or one that fails the op's own
+    post-condition (``checks.POST_OUTERMOST``: ``err``), kept in the cache: inside another op it is the value CuTe
+    computes on with; asked for by itself it is refused (``checks.not_a_layout``, or ``err``)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "err")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, err: LayoutError | None = None) -> None:
         self.value = value
+        self.err = err
 
 
 #: True while an op's general code runs: the ops it calls are steps of it, and hand it what CuTe computes, also a
@@ -277,6 +279,7 @@ def memo(fn: Callable) -> Callable:
     arguments of a miss are sized (``_small``): a call on big arguments runs and is not kept. ``f.__wrapped__`` is
     the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
     name = fn.__name__
+    outer = name in POST_OUTERMOST  # the op has a post-condition of its own, not checked inside another op
 
     @wraps(fn)
     def checked(*args: Any) -> Any:
@@ -295,6 +298,11 @@ def memo(fn: Callable) -> Callable:
             _NESTED.reset(token)
         if has_non_positive_shape(value):
             value = _NotALayout(value)
+        elif outer:
+            try:
+                verify(name, args, value, outermost=True)
+            except LayoutError as err:
+                value = _NotALayout(value, err)
         if not small:
             raise _Uncached(value)
         return value
@@ -305,7 +313,13 @@ def memo(fn: Callable) -> Callable:
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
         if _recording() is not None:
-            return checked(*args)
+            nested = _nested()
+            token = _NESTED.set(True)
+            try:
+                value = checked(*args)
+            finally:
+                _NESTED.reset(token)
+            return value if nested else verify(name, args, value, outermost=True)
         try:
             value = cached(*args)
         except _Uncached as big:
@@ -323,7 +337,11 @@ def memo(fn: Callable) -> Callable:
         if tp is _Refusal:
             raise value.kind(*value.args)
         if tp is _NotALayout:
-            return value.value if _nested() else _refuse_not_a_layout(name, args, value.value)
+            if _nested():
+                return value.value
+            if value.err is not None:
+                raise type(value.err)(*value.err.args)
+            return _refuse_not_a_layout(name, args, value.value)
         return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]

@@ -27,9 +27,22 @@ def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
     if type(shape) is tuple:
         for x in shape:
             if type(x) is tuple:
-                return it.flatten(shape), it.flatten(stride)
+                fs: list = []
+                fd: list = []
+                _flatten_into(shape, stride, fs, fd)
+                return tuple(fs), tuple(fd)
         return shape, stride
     return (shape,), (stride,)
+
+
+def _flatten_into(s: Any, d: Any, fs: list, fd: list) -> None:
+    """The leaves of the congruent ``s`` and ``d``, appended in order (``flat_pair``'s walk of a nested layout)."""
+    if type(s) is tuple:
+        for i in range(len(s)):
+            _flatten_into(s[i], d[i], fs, fd)
+    else:
+        fs.append(s)
+        fd.append(d)
 
 
 def offsets(layout: Any) -> list[int]:
@@ -82,7 +95,8 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
         if front_s == 1 and len(ns) == 1:
             why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
             front_s, front_d = s, d
-        elif s * d == front_d:
+        elif s * d == front_d and (type(d) is int or (s - 1) * d + front_d == (2 * s - 1) * d):
+            # (an F2 stride merges only where the sum is also linear at (s-1, 1): carry-less products of s-1 and s)
             why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
             front_s, front_d = s * front_s, d
         else:
@@ -108,7 +122,7 @@ def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
     """``coalesce_x``: coalesce, keeping the stride of a trailing shape-1 mode so that the function goes on past
     the domain (composition reads A there). Post: ``R(i) == L(i)`` for every ``i``, also ``i >= size(L)``.
 
-    >>> coalesce_x_pair((4, 1), (1, 9))
+    >>> coalesce_x_pair((4, 1), (1, 4))
     (8, 1)
     >>> coalesce_x_pair((2, 1), (1, 3))
     ((2, 2), (1, 3))
@@ -275,6 +289,14 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         return out
     if type(bd) is int:
         return compose_int(ls, ld, bs, bd, rec)
+    if getattr(bd, "is_f2", False):  # B's offsets are bit vectors: A must be linear over F2 on them
+        pow2 = type(ld) is int and ld > 0 and ld & (ld - 1) == 0
+        if type(ls) is not tuple and (pow2 or getattr(ld, "is_f2", False)):
+            if rec is not None:
+                rec.step(f"{bs}:{bd} has an F2 stride and A is the one mode {ls}:{ld}: {bs}:{bd * ld}")
+            return bs, bd * ld
+        raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride composes only with an A of one mode "
+                          f"whose stride is an F2 element or a power of two, not {_lstr(ls, ld)}")
     for k in bd.mode_path:  # a basis stride v@k: compose with mode k of A, coalesced
         if type(ls) is not tuple or k >= len(ls):
             raise LayoutError(f"basis stride {bd} selects a mode the left layout does not have")
