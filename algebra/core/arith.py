@@ -429,8 +429,13 @@ def is_f2(x: Any) -> bool:
 
 def has_f2(stride: Any) -> bool:
     """True when some leaf of ``stride`` is an F2 element."""
+    if type(stride) is int:
+        return False
     if type(stride) is tuple:
-        return any(has_f2(x) for x in stride)
+        for x in stride:
+            if type(x) is not int and has_f2(x):
+                return True
+        return False
     return getattr(stride, "is_f2", False)
 
 

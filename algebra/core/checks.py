@@ -23,6 +23,7 @@ from itertools import product as cartesian
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import has_f2
 from algebra.core.errors import LayoutError
 from algebra.core.modes import coalesce_x_pair, flat_pair, offsets
 from algebra.core.recorder import recording
@@ -306,13 +307,26 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     _refuse(a, b, r, why, hit)
 
 
+def _ints(stride: Any) -> bool:
+    """Every leaf of the stride is an int (the usual stride: no other kind of leaf to look for)."""
+    if type(stride) is int:
+        return True
+    if type(stride) is not tuple:
+        return False
+    for x in stride:
+        if type(x) is not int and not _ints(x):
+            return False
+    return True
+
+
 def post_composition(args: tuple, r: Any) -> None:
     """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
     (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
     side is checked where it is built (``algebra.core.swizzle``)."""
     a, b = args
     if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
-        if _f2(a.stride) or _f2(b.stride):  # carry-less strides: no structural proof, every point of B is checked
+        if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
+            # carry-less strides: no structural proof, every point of B is checked
             n_b = it.product(b.shape)
             hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
             if hit is not None:
@@ -320,12 +334,6 @@ def post_composition(args: tuple, r: Any) -> None:
                         "carry-less product does not", hit)
             return
         check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
-
-
-def _f2(stride: Any) -> bool:
-    if type(stride) is tuple:
-        return any(_f2(x) for x in stride)
-    return getattr(stride, "is_f2", False)
 
 
 POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
@@ -423,10 +431,9 @@ R(12) = 6, but L(6) = 1
 def post_complement(args: tuple, r: Any) -> None:
     """CuTe's complement (``cute/layout.hpp``, above ``complement``), for an int cotarget (or none: the cosize),
     applied to the complement asked for (a divide or product computes on with CuTe's complement, whose last mode goes
-    on past its size): ``size(R) >= cotarget / size(filter(L))``;
-    R is ordered (``R(i-1) < R(i)``); ``R(i) != L(j)`` for ``i >= 1``. Where CuTe prints a smaller layout (a layout
-    whose strides do not nest, e.g. ``(8,24):(9,97)``) it is refused, naming an offset below the cotarget that no
-    ``L(j) + R(i)`` reaches.
+    on past its size): ``size(R) >= cotarget / size(filter(L))`` and R is ordered (``R(i-1) < R(i)``), both read
+    off the modes. Where CuTe prints a smaller layout (a layout whose strides do not nest, e.g. ``(8,24):(9,97)``)
+    it is refused, naming an offset below the cotarget that no ``L(j) + R(i)`` reaches.
 
     >>> from algebra.core.notation import parse
     >>> post_complement((parse("(8,24):(9,97)"), 2298), parse("9:1"))
@@ -453,7 +460,7 @@ is L(j) + R(i) for no i, j
     elif type(cot) is not int:
         return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
     n = it.product(r.shape)
-    text = show_call("complement", args)
+    text = show_call("complement", args) if n < cot // fsize else "complement"
     if n < cot // fsize:
         hole = ""
         tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
@@ -465,18 +472,15 @@ is L(j) + R(i) for no i, j
         raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
                           f"size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would print {r} here, of "
                           f"size {n}{hole}")
-    tabs = _tables(layout, r)
-    if tabs is None:
-        return
-    image = set(tabs[0])
-    rt = tabs[1]
-    for i in range(1, len(rt)):
-        if rt[i] <= rt[i - 1]:
-            raise LayoutError(f"{text} is not a layout: complement order condition: R(i-1) < R(i), but CuTe would "
-                              f"print {r} here, with R({i - 1}) = {rt[i - 1]} and R({i}) = {rt[i]}")
-        if rt[i] in image:
-            raise LayoutError(f"{text} is not a layout: complement disjointness condition: R(i) != A(j) for "
-                              f"i >= 1, but CuTe would print {r} here, with R({i}) = {rt[i]}, an offset of A")
+    rs, rd = flat_pair(r.shape, r.stride)
+    top = 0  # R is ordered when each mode of size > 1 steps past the largest offset of those before it (O(modes))
+    for k in range(len(rs)):
+        if rs[k] > 1:
+            if rd[k] <= top:
+                raise LayoutError(f"{show_call('complement', args)} is not a layout: complement order condition: "
+                                  f"R(i-1) < R(i), but CuTe would print {r} here, whose mode {k} ({rs[k]}:{rd[k]}) "
+                                  "steps inside the modes before it")
+            top += (rs[k] - 1) * rd[k]
 
 
 def post_layout_add(args: tuple, r: Any) -> None:
@@ -487,7 +491,7 @@ def post_layout_add(args: tuple, r: Any) -> None:
     if tabs is None:  # basis strides, or over the cap: point by point, up to 2^16 points
         pts = ((i, a(i) + b(i), r(i)) for i in range(min(it.product(a.shape), 1 << 16)))
     else:
-        xor = _f2(a.stride) or _f2(b.stride)
+        xor = has_f2(a.stride) or has_f2(b.stride)
         pts = ((i, x ^ y if xor else x + y, z) for i, (x, y, z) in enumerate(zip(*tabs, strict=True)))
     for i, want, got in pts:
         if got != want:
@@ -542,7 +546,16 @@ def has_non_positive_shape(value: Any) -> bool:
     sh = getattr(getattr(value, "layout_b", value), "shape", None)
     if type(sh) is int:
         return sh <= 0
-    return type(sh) is tuple and _first_non_positive(sh, "") is not None
+    if type(sh) is not tuple:
+        return False
+    todo = [sh]  # the leaves, without a frame per tuple
+    while todo:
+        for x in todo.pop():
+            if type(x) is tuple:
+                todo.append(x)
+            elif x <= 0:
+                return True
+    return False
 
 
 def not_a_layout(call: str, result: Any) -> LayoutError | None:
