@@ -2,7 +2,9 @@ FROM python:3.12-slim-bookworm
 RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
 WORKDIR /srv/layoutlab
 COPY . .
-RUN python -m venv .venv && .venv/bin/pip install --no-cache-dir -e . \
+# the queue's and the database's clients; a GPU worker's image adds "gpu" (CUDA wheels: nvcc and the runtime)
+ARG EXTRAS=redis,postgres
+RUN python -m venv .venv && .venv/bin/pip install --no-cache-dir -e ".[${EXTRAS}]" \
  && npm ci --no-audit --no-fund --omit=peer --ignore-scripts && mkdir -p static/vendor/swagger-ui static/vendor/redoc \
  && cp node_modules/htmx.org/dist/htmx.min.js static/vendor/ \
  && cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css static/vendor/swagger-ui/ \

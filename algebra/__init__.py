@@ -43,6 +43,7 @@ from algebra.core.arith import (
     coshape,
     make_basis_like,
 )
+from algebra.core.coord_tensor import CoordTensor, make_coord_tensor
 from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import (
@@ -114,7 +115,7 @@ from algebra.core.refine import common_coarsening, common_refinement, flat_refin
 from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 from algebra.doctor import f2
 from algebra.doctor.f2 import F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
-from algebra.hw import atoms_tiled, bankfix, coalescing, hopper
+from algebra.hw import atoms_tiled, bankfix, coalescing, hopper, tma
 from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes
 from algebra.hw.banks import analyze, analyze_ldmatrix

@@ -1,4 +1,5 @@
-"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (one GPU worker process per GPU)."""
+"""The ``layoutlab`` command: ``serve`` (the web app) and ``worker`` (one GPU worker process per GPU); ``show`` and
+``op`` go to layoutlab/cli.py (the library face, which imports no web app)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("show", "op"):  # the library face's commands: layoutlab/cli.py, no web app imported
+        from layoutlab.cli import main as face
+
+        return face(argv)
+    parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
+                                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/"
+                                            "--latex FILE) and `layoutlab op <op> <args...>` (`layoutlab show -h`)")
     sub = parser.add_subparsers(dest="cmd", required=True)
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")
@@ -27,30 +35,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.cmd == "serve":
-        import uvicorn
+        from app.proxies import ProxySettingError, trusted_proxies
 
-        from app.main import create_app
-        from app.proxies import ProxySettingError, uvicorn_options
-
-        try:  # X-Forwarded-* only from LAYOUTLAB_TRUSTED_PROXIES (none by default; uvicorn's own default: loopback)
-            proxies = uvicorn_options()
+        try:  # X-Forwarded-* only from LAYOUTLAB_TRUSTED_PROXIES (none by default)
+            trusted = trusted_proxies()
         except ProxySettingError as exc:
             parser.error(str(exc))
-        if args.workers > 1:  # each process builds its own app (create_app's default: no embedded GPU worker)
-            uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                        log_level="info", **proxies)
-            return 0
-        app = create_app(embedded_worker=not args.no_worker)
-        app.state.gpus = args.gpus
-        if args.gpus is not None and not args.no_worker:
+        if args.gpus is not None and not args.no_worker and args.workers <= 1:
             from gpu_worker.gpus import GpuSpecError, select, visible
 
             try:  # a bad --gpus fails here, before the server starts
                 select(args.gpus, visible())
             except (GpuSpecError, RuntimeError, ValueError) as exc:
                 parser.error(f"--gpus: {exc}")
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info", **proxies)
-        return 0
+        from app.serve import serve  # gunicorn's master and ASGI workers, with the limits of app.serve.SETTINGS
+
+        # more than 1 app process: no embedded GPU worker (run `layoutlab worker` beside them)
+        try:
+            return serve(args.host, args.port, workers=args.workers, embedded_worker=not args.no_worker,
+                         gpus=args.gpus, trusted=trusted)
+        except ValueError as exc:  # a timeout setting that is not a number (app.serve.ENV)
+            parser.error(str(exc))
     if args.cmd == "worker":
         from gpu_worker import multi
         from gpu_worker.gpus import GpuSpecError

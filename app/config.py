@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-#: Caps applied to every request (the algebra itself is symbolic and uncapped).
-MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerated
-MAX_DEPTH = 6               # nesting depth of a shape
+#: Caps applied to every request (the algebra itself is symbolic and uncapped); those a notebook and the CLI share live
+#: in layoutlab.caps: MAX_SIZE, MAX_DEPTH, MAX_CELLS (cells rendered in one grid), MAX_TEXT, MAX_NESTING.
+from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth  # noqa: E402, F401
+
 MAX_MODES = 64              # leaves (modes, counted leaf by leaf) of one op argument: an op explains itself mode by
                             # mode, and 900 modes were 13,500 steps (1.3 MB, a second) for one divide
-MAX_CELLS = 65_536          # cells rendered in one grid
-MAX_TEXT = 4_000            # characters of one layout / op argument
-MAX_NESTING = 32            # parentheses / brackets nested in one typed layout, coordinate or tiler
 MAX_ECHO = 400              # characters of an error message (never echo more of the input than this)
-
-
-_OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
-
-
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``( [ { <`` in ``text`` (one linear scan; unbalanced text is the parser's business)."""
-    depth = best = 0
-    for ch in text:
-        if ch in _OPEN:
-            depth += 1
-            best = max(best, depth)
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-    return best
 
 
 def clip(text: object, limit: int = MAX_ECHO) -> str:

@@ -6,8 +6,10 @@ default all), pinned to it (gpu_worker.multi), leaving out the GPUs that already
 happens when NVML finds a GPU and no external worker is configured (LAYOUTLAB_REDIS_URL unset), or when
 LAYOUTLAB_EMBEDDED_WORKER=1 forces it; fake GPUs (LAYOUTLAB_FAKE_GPUS) count only when ``--gpus`` names GPUs or the
 worker is forced. Forced on a host with no GPU, one unpinned worker runs in a daemon thread. LAYOUTLAB_EMBEDDED_WORKER=0
-never starts any. The workers stop at shutdown. In Redis mode the lifespan also runs the history archiver
-(gpu_worker.archiver), stopped with it.
+never starts any. A worker that dies is started again (gpu_worker.multi.Supervisor for the processes,
+gpu_worker.service.supervised for the thread), and under ``layoutlab serve`` gunicorn's master restarts the app
+process itself, and with it its workers (app.serve). The workers stop at shutdown. In Redis mode the lifespan also
+runs the history archiver (gpu_worker.archiver), stopped with it.
 """
 
 from __future__ import annotations
@@ -72,10 +74,10 @@ def install(app) -> None:
         thread = None
         mode, gpus, why = plan_workers(a)
         a.state.embedded_worker_status = why
-        if mode == "thread":
-            from gpu_worker.service import run_worker
+        if mode == "thread":  # restarted after an unexpected error, as the Supervisor restarts a worker process
+            from gpu_worker.service import supervised
 
-            thread = threading.Thread(target=run_worker, args=(stop,), name="layoutlab-worker", daemon=True)
+            thread = threading.Thread(target=supervised, args=(stop,), name="layoutlab-worker", daemon=True)
         elif mode == "gpus":
             from gpu_worker.multi import Supervisor
 

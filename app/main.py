@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from algebra import LayoutError
-from app import budget, http_errors, openapi
+from app import budget, http_errors, openapi, outage
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
 from app.middleware import (
@@ -149,6 +149,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     app.mount("/static", StaticFiles(directory=static), name="static")
 
     http_errors.install(app)  # unknown paths and other HTTP errors: a page for a browser, JSON for the API
+    outage.install(app)  # Redis or PostgreSQL unreachable: 503 with Retry-After, never 500
 
     @app.exception_handler(LayoutError)
     async def _layout_error(request: Request, exc: LayoutError):

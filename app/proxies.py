@@ -4,8 +4,9 @@
 LAYOUTLAB_TRUSTED_PROXIES (comma-separated addresses or CIDR networks, e.g. ``127.0.0.1,10.0.0.0/8``; ``*`` trusts
 every peer, for a port that only the proxy can reach). None is trusted by default, so a client cannot pick its own
 address with a header: uvicorn's own default trusts 127.0.0.1, and rotating the header from loopback escaped the
-lab's per-address rate limit. ``layoutlab serve`` hands these settings to uvicorn (``uvicorn_options``), whose
-ProxyHeadersMiddleware then rewrites the client address for trusted peers only.
+lab's per-address rate limit. ``layoutlab serve`` (app.serve) wraps the app in uvicorn's ProxyHeadersMiddleware for
+these peers only, which rewrites the client address and scheme, and gives gunicorn's ``forwarded_allow_ips`` the same
+list; ``uvicorn_options`` gives the same settings to a plain uvicorn (the tests' in-process server).
 """
 
 from __future__ import annotations

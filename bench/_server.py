@@ -1,4 +1,5 @@
-"""Shared by the web reliability benchmarks: start the app under uvicorn in a subprocess, read its CPU time and RSS
+"""Shared by the web reliability benchmarks: start the app in a subprocess (``layoutlab serve``: gunicorn's master and
+ASGI workers, app.serve; or plain uvicorn, for a comparison), read its CPU time and RSS
 from /proc, and describe the machine (load average, cores) for the result files."""
 
 from __future__ import annotations
@@ -43,19 +44,25 @@ def free_port() -> int:
 
 
 class Server:
-    """uvicorn serving ``app.main:create_app`` (httptools and uvloop when installed) on a free loopback port."""
+    """The app on a free loopback port: ``layoutlab serve --no-worker`` (``server="front-door"``, what production
+    runs), or uvicorn serving ``app.main:create_app`` with httptools and uvloop when installed
+    (``server="uvicorn"``)."""
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, server: str = "front-door") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         data = os.environ.get("LAYOUTLAB_DATA", str(ROOT / ".data" / "bench"))
         Path(data).mkdir(parents=True, exist_ok=True)
-        args = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(self.port),
-                "--log-level", "warning", "--no-access-log", "--workers", str(workers)]
-        if importlib.util.find_spec("httptools"):
-            args += ["--http", "httptools"]
-        if importlib.util.find_spec("uvloop"):
-            args += ["--loop", "uvloop"]
+        if server == "front-door":
+            args = [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--workers", str(workers),
+                    "--no-worker"]
+        else:
+            args = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--port", str(self.port),
+                    "--log-level", "warning", "--no-access-log", "--workers", str(workers)]
+            if importlib.util.find_spec("httptools"):
+                args += ["--http", "httptools"]
+            if importlib.util.find_spec("uvloop"):
+                args += ["--loop", "uvloop"]
         self.args = args
         self.proc = subprocess.Popen(args, cwd=ROOT, env=dict(os.environ, LAYOUTLAB_DATA=data))
         self._wait()
@@ -74,7 +81,7 @@ class Server:
         raise SystemExit("server did not start")
 
     def pids(self) -> list[int]:
-        """The server process and its children (uvicorn's workers)."""
+        """The server process and its children (gunicorn's or uvicorn's workers)."""
         out = [self.proc.pid]
         try:
             kids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.gemm_ncu import NCU_RUNGS, ncu_sections_summary, parse_ncu_csv, run_ncu  # noqa: E402, F401
-from gpu_worker.gemm_layouts import define_flags  # noqa: E402  (standard library and algebra only)
+from gpu_worker.gemm_decl import define_flags  # noqa: E402  (standard library and algebra only)
 from gpu_worker.ptxas import parse_ptxas  # noqa: E402  (standard library only)
 
 KERNELS = ROOT / "gpu_worker" / "kernels" / "gemm"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ladder's layouts on the GPU: every rung built with its declared constants (gpu_worker/gemm_decl.py) and checked
 against cuBLAS; Nsight Compute's shared-memory counters for one launch per rung beside the bank model's prediction
-for the same launch (gpu_worker.gemm_layouts.predicted_counters); rung 8 timed against cuBLAS at 4096^3 and 8192^3
+for the same launch (gpu_worker.gemm_decl.predicted_counters); rung 8 timed against cuBLAS at 4096^3 and 8192^3
 (interleaved, L2 flushed, NVML's clocks per case), several repeats. One JSON file; a table printed last.
 
 Standard library and ``algebra`` (runs under the device image's python3):
@@ -36,8 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.gemm import build, find_cublas, find_nvcc, nvidia_smi, run_binary, sass_summary  # noqa: E402
-from gpu_worker.gemm_decl import DECLS  # noqa: E402  (standard library and algebra only)
-from gpu_worker.gemm_layouts import predict, predicted_counters  # noqa: E402
+from gpu_worker.gemm_decl import DECLS, predict, predicted_counters  # noqa: E402  (standard library and algebra only)
 
 PROFILE_SIZE = (1024, 1024, 1024)
 CLASSES = ("ld", "st", "ldgsts", "gmma")  # Nsight's instruction classes the model predicts (see measured_counters)

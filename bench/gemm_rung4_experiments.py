@@ -75,7 +75,7 @@ def build(name: str, nvcc: str, bin_dir: Path) -> dict:
     src, defines, _ = VARIANTS[name]
     path = (KERNELS if src.startswith("rung") else EXP) / src
     sys.path.insert(0, str(ROOT))
-    from gpu_worker.gemm_layouts import define_flags  # standard library and algebra only
+    from gpu_worker.gemm_decl import define_flags  # standard library and algebra only
     from gpu_worker.ptxas import parse_ptxas  # standard library only
 
     # a committed rung with its own declared constants; the experiments start from rung 4's

@@ -1,8 +1,9 @@
 """Page throughput: the explorer and workbench pages for ordinary layouts (<= 64x64) under load.
 
-    python bench/web_load.py [--rate 400] [--seconds 10] [--workers 1] [--no-wrk]
+    python bench/web_load.py [--rate 400] [--seconds 10] [--workers 1] [--no-wrk] [--server front-door|uvicorn]
 
-Starts uvicorn in a subprocess (bench/_server.py). For each scenario, two measurements:
+Starts ``layoutlab serve`` (gunicorn's ASGI worker, app.serve) or plain uvicorn in a subprocess (bench/_server.py).
+For each scenario, two measurements:
 
 - open loop at ``--rate`` requests per second (an asyncio client on raw keep-alive connections): latency counts from
   each request's scheduled start, so a slow server cannot hide its queue; the target is p99 < 50 ms at 400 req/s;
@@ -143,9 +144,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--no-wrk", action="store_true")
+    ap.add_argument("--server", choices=("front-door", "uvicorn"), default="front-door")
     args = ap.parse_args()
     n = int(args.rate * args.seconds) + 10
-    server = Server(workers=args.workers)
+    server = Server(workers=args.workers, server=args.server)
     rows = []
     try:
         for name, make in SCENARIOS.items():

@@ -49,8 +49,11 @@ def run(stop: threading.Event, every_s: float) -> None:
     while not stop.wait(every_s):
         try:
             archive_once()
-        except Exception:
-            log.warning("archiving finished jobs failed: %s", traceback.format_exc())
+        except Exception as exc:
+            from storage.outage import describe, is_outage
+
+            why = describe(exc) if is_outage(exc) else traceback.format_exc()
+            log.warning("archiving finished jobs failed: %s", why)
 
 
 def start(stop: threading.Event) -> threading.Thread | None:

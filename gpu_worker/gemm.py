@@ -29,8 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpu_worker import build
-from gpu_worker.gemm_decl import DECLS
-from gpu_worker.gemm_layouts import define_flags, predict
+from gpu_worker.gemm_decl import DECLS, define_flags, predict
 from gpu_worker.ptxas import parse_ptxas
 from gpu_worker.registry import JobContext, register
 from gpu_worker.run import run_binary
@@ -171,7 +170,7 @@ class GemmBuild:
 def build_rung(rung: int, *, toolkit: build.Toolkit | None = None, defines: dict[str, int] | None = None,
                timeout_s: float = build.COMPILE_TIMEOUT_S) -> GemmBuild:
     """Compile ``kernels/gemm/<rung source>`` for sm_90a into the shared build cache, with the rung's declared
-    constants (``gemm_layouts.define_flags``) and ``defines`` on top. Post-condition: a second call with the same
+    constants (``gemm_decl.define_flags``) and ``defines`` on top. Post-condition: a second call with the same
     sources, constants and nvcc reuses the binary; nvcc's errors come back as BuildError."""
     info = RUNGS[rung]
     toolkit = toolkit or build.find_toolkit()

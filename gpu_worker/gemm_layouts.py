@@ -3,8 +3,9 @@ their swizzle, the accesses that touch them, TMA boxes, the wgmma descriptor, MM
 prediction for each access, and the compile-time constants the build passes to nvcc.
 
 The declarations themselves are :data:`gpu_worker.gemm_decl.DECLS` (one per rung, beside the rung table of
-``gpu_worker.gemm``). Standard library and ``algebra`` only: ``bench/`` scripts import it on machines without the
-web app's dependencies.
+``gpu_worker.gemm``), with the functions that read them (``predict``, ``predicted_counters``, ``defines``): this
+module holds the types and the bank model of one instance, and imports nothing of the rungs. Standard library and
+``algebra`` only: ``bench/`` scripts import it on machines without the web app's dependencies.
 
 An access is a list of *instances*: the warp-wide instructions of one CTA in one repetition (a k tile of the main
 loop, or a tile of the epilogue), each instance the element coordinates (row, column) of the operand that lane l
@@ -228,87 +229,3 @@ class Prediction:
     @property
     def is_ideal(self) -> bool:
         return self.wavefronts == self.ideal
-
-
-@functools.cache
-def predict(rung: int, operand: str, name: str) -> Prediction:
-    """The bank model on every instance of one access of a declared rung."""
-    from gpu_worker.gemm_decl import DECLS
-
-    op = DECLS[rung].operand(operand)
-    access = next(a for a in op.accesses if a.name == name)
-    instances = access.instances()
-    runs = [_wavefronts(op, access, c) for c in instances]
-    n = len(runs)
-    wf = sum(r[0] for r in runs) / n
-    ideal = sum(r[1] for r in runs) / n
-    return Prediction(n, _tidy(wf), _tidy(ideal), max(r[2] for r in runs), instance_analysis(op, access, instances[0]))
-
-
-def _tidy(x: float) -> float | int:
-    return int(x) if x == int(x) else round(x, 4)
-
-
-def predicted_counters(rung: int, m: int, n: int, k: int) -> dict[str, dict]:
-    """What Nsight Compute should count for one launch at M x N x K, per counter ("ld", "st", "ldgsts", "gmma"):
-    ``{"instructions", "wavefronts", "conflicts", "wavefronts_per_instruction"}`` (the last None without
-    instructions). Post-condition: wavefronts == the sum over the counter's accesses of count x predicted."""
-    from gpu_worker.gemm_decl import DECLS
-
-    d = DECLS[rung]
-    out = {c: {"instructions": 0, "wavefronts": 0.0, "conflicts": 0.0} for c in COUNTERS if c}
-    for op in d.smem:
-        for a in op.accesses:
-            if a.counter is None:
-                continue
-            p = predict(rung, op.operand, a.name)
-            count = p.instances * a.repeat(m, n, k)
-            row = out[a.counter]
-            row["instructions"] += count * a.instructions_per_instance
-            row["wavefronts"] += count * p.wavefronts
-            row["conflicts"] += count * p.conflicts
-    for row in out.values():
-        row["wavefronts"], row["conflicts"] = _tidy(row["wavefronts"]), _tidy(row["conflicts"])
-        row["wavefronts_per_instruction"] = (round(row["wavefronts"] / row["instructions"], 4)
-                                             if row["instructions"] else None)
-    return out
-
-
-# ------------------------------------------------------------------------------------------------ the build
-def defines(rung: int) -> dict[str, int]:
-    """The compile-time constants of a rung, as ``-DNAME=value`` takes them: what the kernel's tile, layouts, TMA
-    boxes and descriptor are built from (kernels/gemm/decl.cuh reads them). Post-condition: ``GEMM_RUNG`` is the
-    rung and every value is an int."""
-    from gpu_worker.gemm_decl import DECLS
-
-    d = DECLS[rung]
-    bm, bn, bk = d.tile
-    out = {"GEMM_RUNG": d.rung, "GEMM_BM": bm, "GEMM_BN": bn, "GEMM_BK": bk, "GEMM_STAGES": d.stages,
-           "GEMM_THREADS": d.threads, "GEMM_CLUSTER": d.cluster}
-    a = d.operand("A")
-    if d.warps:
-        out.update(GEMM_WARPS_M=d.warps[0], GEMM_WARPS_N=d.warps[1])
-    if not d.tma:
-        b, m, s = a.swizzle or (0, 0, 0)
-        out.update(GEMM_SMEM_PITCH=a.pitch, GEMM_SW_B=b, GEMM_SW_M=m, GEMM_SW_S=s)
-    for box in d.tma:
-        key = f"GEMM_TMA_{box.operand}"
-        out.update({f"{key}_COLS": box.box_dim[0], f"{key}_ROWS": box.box_dim[1],
-                    f"{key}_SWIZZLE": int(box.swizzle.removeprefix("SWIZZLE_").removesuffix("B"))})
-    if d.wgmma:
-        w = d.wgmma
-        out.update(GEMM_WGMMA_M=w.m, GEMM_WGMMA_N=w.n, GEMM_WGMMA_K=w.k, GEMM_DESC_LAYOUT=w.layout_type,
-                   GEMM_DESC_LBO=w.leading_byte_offset, GEMM_DESC_SBO=w.stride_byte_offset,
-                   GEMM_DESC_K_STEP=w.k_step_bytes)
-    if any(op.operand == "C" for op in d.smem):
-        c = d.operand("C")
-        b, m, s = c.swizzle or (0, 0, 0)
-        out.update(GEMM_EPI_ROWS=c.shape[0], GEMM_EPI_COLS=c.shape[1], GEMM_EPI_SW_B=b, GEMM_EPI_SW_M=m,
-                   GEMM_EPI_SW_S=s)
-    out.update(d.defines)
-    return out
-
-
-def define_flags(rung: int) -> list[str]:
-    """``-DNAME=value`` for :func:`defines`, sorted by name."""
-    return [f"-D{k}={v}" for k, v in sorted(defines(rung).items())]

@@ -58,8 +58,11 @@ class AttemptLease:
         while not self._stop.wait(self.heartbeat_s):
             try:
                 held = self.store.renew(self.job_id, self.token, self.lease_s)
-            except Exception:
-                log.warning("renewing job %s failed: %s", self.job_id, traceback.format_exc())
+            except Exception as exc:
+                from storage.outage import describe, is_outage
+
+                why = describe(exc) if is_outage(exc) else traceback.format_exc()
+                log.warning("renewing job %s failed: %s", self.job_id, why)
                 continue
             if not held:
                 log.warning("job %s: this attempt's lease was taken over; it stops", self.job_id)

@@ -22,7 +22,7 @@ from typing import Any
 
 import redis
 
-from gpu_worker.store import FINAL, new_job, new_token
+from gpu_worker.jobs import FINAL, new_job, new_token
 
 P = "layoutlab:"
 GROUP = "workers"
@@ -112,7 +112,10 @@ class RedisStore:
     """Jobs, queue and workers in Redis (see the module docstring); shared by every host that points at it."""
 
     def __init__(self, url: str) -> None:
-        self.r = redis.Redis.from_url(url, decode_responses=True)
+        # a Redis that stops answering (not only one that refuses) fails a call within socket_timeout instead of
+        # hanging it: longer than the 1 s XREADGROUP block of a lease; the caller retries (storage.outage)
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=5, socket_timeout=15,
+                                      health_check_interval=15)
         self.queue, self.finished, self.expiry = P + "queue", P + "finished", P + "expiry"
         self._scripts = {name: self.r.register_script(src) for name, src in
                          (("create", _CREATE), ("take", _TAKE), ("renew", _RENEW), ("progress", _PROGRESS),

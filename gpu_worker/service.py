@@ -35,6 +35,7 @@ from gpu_worker.lease import AttemptLease
 from gpu_worker.registry import JobCancelled, JobContext
 from gpu_worker.run import RunCancelled
 from gpu_worker.store import Store, get_store
+from storage.outage import Backoff, describe, is_outage
 
 log = logging.getLogger("layoutlab.worker")
 HEARTBEAT_S = float(os.environ.get("LAYOUTLAB_HEARTBEAT_S", "2"))
@@ -131,14 +132,16 @@ def cancel(job_id: str, store: Store | None = None) -> dict | None:
 
 
 def execute_job(job: dict, worker_id: str = "local", device: dict | None = None, store: Store | None = None,
-                heartbeat_s: float | None = None, fault=None) -> dict | None:
+                heartbeat_s: float | None = None, fault=None, stop: threading.Event | None = None) -> dict | None:
     """Run one attempt of a job that ``store.lease`` returned (it carries the attempt's ``lease_token``), under its
     own lease heartbeat (every ``heartbeat_s``, default HEARTBEAT_S). Post-condition: the heartbeat is stopped and
     joined, then the attempt's outcome is written once, keyed on its token: done (with result), or failed (with
     error; "cancelled by user" only when the job's cancel_requested is set), with ``gpu`` = the UUID of ``device``
     and, when done, ``result["gpu"]`` (gpu_record). When the attempt lost its lease (another attempt owns the job),
     or ``fault()`` (the GPU's health, None while usable) answered a reason while it ran, it stops early and writes
-    no outcome. Returns the stored record."""
+    no outcome. An outage of the backend while it runs (storage.outage) skips progress and keeps the last known cancel
+    flag, and the outcome is written once the backend is back (:func:`write_outcome`; ``stop``: the worker's own).
+    Returns the stored record."""
     store = store or get_store()
     device, fault = device or {}, fault or (lambda: None)
     job_id, token = job["id"], job.get("lease_token")
@@ -149,15 +152,29 @@ def execute_job(job: dict, worker_id: str = "local", device: dict | None = None,
         now = time.monotonic()
         if fresh or now - last_check[0] > 0.5:
             last_check[0] = now
-            cur = store.get(job_id)
+            try:
+                cur = store.get(job_id)
+            except Exception as exc:  # the backend is down: the job runs on, as last known
+                if not is_outage(exc):
+                    raise
+                log.debug("job %s: reading its cancel flag failed: %s", job_id, describe(exc))
+                return last_check[1]
             last_check[1] = bool(cur and cur.get("cancel_requested"))
         return last_check[1]
+
+    def report(progress: dict) -> bool:
+        try:
+            return store.progress(job_id, token, progress)
+        except Exception as exc:  # progress is advisory: an outage skips it
+            if not is_outage(exc):
+                raise
+            log.warning("job %s: progress not recorded: %s", job_id, describe(exc))
+            return True
 
     def stop_now() -> bool:
         return lease.lost.is_set() or fault() is not None or cancel_requested()
 
-    ctx = JobContext(job_id, worker_id, report=lambda p: store.progress(job_id, token, p), cancelled=stop_now,
-                     device=device)
+    ctx = JobContext(job_id, worker_id, report=report, cancelled=stop_now, device=device)
     start = telemetry.snapshot() if device.get("uuid") else {}
     with lease:
         try:
@@ -180,33 +197,133 @@ def execute_job(job: dict, worker_id: str = "local", device: dict | None = None,
             outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
         halted = fault()
         if halted and not lease.lost.is_set():
-            store.progress(job_id, token, {"stage": f"{halted}; the job waits for another worker", "done": None,
-                                           "total": None})
+            report({"stage": f"{halted}; the job waits for another worker", "done": None, "total": None})
     if lease.lost.is_set():
         log.warning("job %s: lease lost; outcome of this attempt dropped", job_id)
     elif halted:
         log.warning("job %s: its GPU faulted during the attempt; no outcome written (another worker takes the job "
                     "once its lease runs out)", job_id)
-    elif not store.finish(job_id, token, finished=time.time(), gpu=device.get("uuid"), **outcome):
+    elif not write_outcome(store, job_id, token, stop, finished=time.time(), gpu=device.get("uuid"), **outcome):
         log.warning("job %s: another attempt owns the job; outcome of this attempt dropped", job_id)
-    return store.get(job_id)
+    return _read(store, job_id, job)
+
+
+#: Seconds a worker that was asked to stop still retries writing an outcome while the backend is down.
+FINISH_GRACE_S = float(os.environ.get("LAYOUTLAB_FINISH_GRACE_S", "10"))
+
+
+def write_outcome(store: Store, job_id: str, token: str, stop: threading.Event | None = None, **outcome) -> bool:
+    """``store.finish`` for the attempt ``token``, retried with back-off while the backend is down: the outcome of a
+    job that ran is not lost to an outage. Before each retry the attempt's lease is renewed, so that no other worker
+    takes the job while this one waits; a renew that answers False (another attempt owns it) ends the wait.
+    Post-condition: the store's answer (True: written; False: another attempt owns the job); or, when ``stop`` is
+    set and the backend stays down FINISH_GRACE_S seconds more, False with the loss logged (the job runs again once
+    its lease runs out: delivery is at least once)."""
+    stop = stop or threading.Event()
+    backoff, given_up_at = Backoff(most=2.0), None
+    retried = False
+    while True:
+        try:
+            if retried and not store.renew(job_id, token, LEASE_S):
+                return False
+            done = store.finish(job_id, token, **outcome)
+            if retried:
+                log.info("job %s: outcome written after %d retries", job_id, backoff.failures)
+            return done
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            retried = True
+            if stop.is_set():
+                given_up_at = given_up_at or time.monotonic() + FINISH_GRACE_S
+                if time.monotonic() > given_up_at:
+                    log.error("job %s: outcome not written, %s; the worker stops, and the job runs again once its "
+                              "lease runs out", job_id, describe(exc))
+                    return False
+            if backoff.failures % 10 == 0:
+                log.warning("job %s: writing its outcome failed (%s); retrying", job_id, describe(exc))
+            time.sleep(backoff.next())
+
+
+def _read(store: Store, job_id: str, fallback: dict) -> dict | None:
+    """The stored job, or ``fallback`` while the backend is down."""
+    try:
+        return store.get(job_id)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return fallback
+
+
+class _Outage:
+    """A backend outage as one worker sees it: said once when it begins and once when it ends, waited out with
+    back-off (storage.outage.Backoff) until the backend answers or the worker is stopped."""
+
+    def __init__(self, worker_id: str, stop: threading.Event) -> None:
+        self.worker_id, self.stop = worker_id, stop
+        self.since: float | None = None
+        self.backoff = Backoff()
+
+    def down(self, exc: BaseException) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            log.error("worker %s: %s; it waits and reconnects (retrying with back-off)", self.worker_id, describe(exc))
+
+    def up(self) -> None:
+        if self.since is not None:
+            log.info("worker %s: the backend answers again after %.1f s", self.worker_id,
+                     time.monotonic() - self.since)
+            self.since = None
+        self.backoff.reset()
+
+    def wait(self) -> bool:
+        """Wait the next back-off delay; True when the worker was stopped meanwhile."""
+        return self.backoff.wait(self.stop)
+
+    def call(self, fn, *args):
+        """``fn(*args)``, retried while it fails with an outage; None once the worker is stopped."""
+        while True:
+            try:
+                out = fn(*args)
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                self.down(exc)
+                if self.wait():
+                    return None
+                continue
+            self.up()
+            return out
 
 
 def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = None, poll_s: float = 0.25,
                watch: GpuWatch | None = None) -> int:
     """Consume jobs until ``stop`` is set (or SIGTERM/SIGINT in the main thread). One job at a time; none once
-    ``watch`` (the pinned GPU's health) reports a fault. Returns 0."""
+    ``watch`` (the pinned GPU's health) reports a fault. Returns 0, after logging why it stopped.
+
+    The worker rides out its backend: while Redis or PostgreSQL cannot be reached (at start-up too), it says so once,
+    retries with back-off (storage.outage) and reconnects, and a job's outcome is written once the backend is back
+    (:func:`write_outcome`). Only a stop ends it."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stop = stop or threading.Event()
-    store = get_store()
+    why = ["stop requested"]
     pin = telemetry.pinned()
     worker_id = worker_id or (f"w-{uuid.uuid4().hex[:8]}-gpu{pin['index']}" if pin else f"w-{uuid.uuid4().hex[:10]}")
-    toolkit = find_toolkit().to_dict()
-    state: dict = {"busy": None, "fault": None}
-    fault = watch.check if watch else (lambda: None)
     if threading.current_thread() is threading.main_thread():
+        def on_signal(signum, _frame) -> None:
+            why[0] = f"{signal.Signals(signum).name} received"
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
+            signal.signal(sig, on_signal)
+    outage = _Outage(worker_id, stop)
+    store = outage.call(get_store)
+    if store is None:
+        log.info("worker %s stopped before its job store answered: %s", worker_id, why[0])
+        return 0
+    toolkit = find_toolkit().to_dict()
+    state: dict = {"busy": None, "fault": None, "device": {}}
+    fault = watch.check if watch else (lambda: None)
 
     beat_lock = threading.Lock()
 
@@ -226,13 +343,20 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
                              "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})
             return device
 
+    def quiet(what: str, fn, *args) -> None:
+        """``fn(*args)``; a failure is logged (an outage in one line: the loop says when the backend is down)."""
+        try:
+            fn(*args)
+        except Exception as exc:
+            if is_outage(exc):
+                log.debug("%s failed: %s", what, describe(exc))
+            else:
+                log.warning("%s failed: %s", what, traceback.format_exc())
+
     def hold(job_id: str | None) -> None:
         """Record at once which job this worker holds (no GPU reading: the last heartbeat's stays)."""
         state["busy"] = job_id
-        try:
-            beat(state["device"])
-        except Exception:
-            log.warning("heartbeat failed: %s", traceback.format_exc())
+        quiet("heartbeat", beat, state["device"])
 
     def others_idle() -> bool:
         """Whether another live worker of this queue holds no job and has no faulted GPU (its last heartbeat)."""
@@ -242,12 +366,12 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
 
     def heartbeats() -> None:
         while not stop.wait(HEARTBEAT_S):
-            try:
-                beat()
-            except Exception:
-                log.warning("heartbeat failed: %s", traceback.format_exc())
+            quiet("heartbeat", beat)
 
-    device = beat()
+    device = outage.call(beat)
+    if device is None:
+        log.info("worker %s stopped before its first heartbeat: %s", worker_id, why[0])
+        return 0
     log.info("worker %s up; GPU: %s; nvcc: %s", worker_id, device.get("name") or device.get("reason"),
              toolkit.get("version"))
     threading.Thread(target=heartbeats, name="layoutlab-heartbeat", daemon=True).start()
@@ -257,20 +381,25 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
                 if state["fault"] is None:  # say why at once, not at the next beat
                     state["fault"] = fault()
                     log.error("worker %s stops taking jobs: %s", worker_id, state["fault"])
-                    beat()
+                    quiet("heartbeat", beat)
                 stop.wait(poll_s)
                 continue
             try:
                 job = store.lease(worker_id, LEASE_S, MAX_ATTEMPTS)
-            except Exception:
-                log.warning("lease failed: %s", traceback.format_exc())
-                job = None
+            except Exception as exc:
+                if is_outage(exc):
+                    outage.down(exc)
+                else:
+                    log.warning("lease failed: %s", traceback.format_exc())
+                outage.wait()
+                continue
+            outage.up()
             if job is None:
                 stop.wait(poll_s)
                 continue
             hold(job["id"])
             try:
-                execute_job(job, worker_id, device, store, fault=fault)
+                execute_job(job, worker_id, device, store, fault=fault, stop=stop)
             finally:
                 hold(None)
             try:
@@ -279,6 +408,22 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
             except Exception:
                 log.warning("reading the workers failed: %s", traceback.format_exc())
     finally:
-        store.remove_worker(worker_id)
-        log.info("worker %s stopped", worker_id)
+        quiet("removing the worker's record", store.remove_worker, worker_id)
+        log.info("worker %s stopped: %s", worker_id, why[0])
     return 0
+
+
+def supervised(stop: threading.Event, restart_s: float = 2.0) -> None:
+    """:func:`run_worker` in this thread until ``stop`` is set, started again (after ``restart_s`` seconds, doubling
+    up to a minute) when it ends by an unexpected error: what ``layoutlab serve``'s embedded worker runs on a host
+    without a GPU."""
+    delay = restart_s
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            run_worker(stop)
+        except Exception:
+            log.error("the embedded worker failed; restarting in %.0f s: %s", delay, traceback.format_exc())
+        if stop.wait(delay):
+            return
+        delay = restart_s if time.monotonic() - started > 60 else min(2 * delay, 60.0)

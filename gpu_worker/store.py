@@ -1,11 +1,8 @@
 """Jobs, their queue, and workers: a SQL table (SQLite under data_dir(), or PostgreSQL with LAYOUTLAB_DATABASE_URL) by
 default, Redis Streams (gpu_worker.redis_store) when LAYOUTLAB_REDIS_URL is set.
 
-A job is a dict: id, kind, params, status (queued / running / done / failed), progress, result, error, worker,
-attempts, cancel_requested, client (who submitted it), lease_until, created, started, finished, lease_token (the
-current attempt's id, never shown by the API), gpu (the UUID of the GPU whose worker wrote the outcome, or None).
-A worker is a dict:
-id, host, pid, device, kinds, busy, last_seen. Every value is JSON (never pickle).
+A job is the dict of gpu_worker.jobs (one module for both stores: gpu_worker.redis_store imports it, never this one).
+A worker is a dict: id, host, pid, device, kinds, busy, last_seen. Every value is JSON (never pickle).
 
 The queue's semantics, the same in both stores: :meth:`lease` hands a worker the oldest job that is queued or whose
 lease ran out (its worker died), counting the attempt and giving it a fresh ``lease_token``. Every later write of
@@ -23,13 +20,14 @@ import json
 import os
 import threading
 import time
-import uuid
 from typing import Any, Protocol
 
+from gpu_worker.jobs import FINAL, STATUSES, gave_up, new_job, new_token
 from gpu_worker.quota import QUOTA_SCHEMA, Quota
 
-STATUSES = ("queued", "running", "done", "failed")
-FINAL = ("done", "failed")
+__all__ = ["FINAL", "STATUSES", "SqlStore", "Store", "find_job", "gave_up", "get_store", "history", "history_store",
+           "new_job", "new_token", "sync_history"]
+
 JSON_FIELDS = ("params", "progress", "result", "device", "kinds")
 COLUMNS = ("id", "kind", "params", "status", "progress", "result", "error", "worker", "attempts", "cancel_requested",
            "client", "lease_until", "created", "started", "finished", "lease_token", "gpu")
@@ -53,24 +51,6 @@ class Store(Protocol):
     def heartbeat(self, worker: dict) -> None: ...
     def workers(self) -> list[dict]: ...
     def remove_worker(self, worker_id: str) -> None: ...
-
-
-def new_job(kind: str, params: dict, client: str | None = None) -> dict:
-    """A fresh queued job record."""
-    return {"id": uuid.uuid4().hex[:16], "kind": kind, "params": params, "status": "queued", "progress": None,
-            "result": None, "error": None, "worker": None, "attempts": 0, "cancel_requested": 0, "client": client,
-            "lease_until": None, "created": time.time(), "started": None, "finished": None, "lease_token": None,
-            "gpu": None}
-
-
-def new_token() -> str:
-    """A fresh attempt id (lease token)."""
-    return uuid.uuid4().hex
-
-
-def gave_up(worker: str | None, attempts: int, max_attempts: int) -> str:
-    """The error of a job whose last lease ran out."""
-    return (f"worker {worker} stopped (its lease ran out) during attempt {attempts} of {max_attempts}; gave up")
 
 
 def _locked(fn):

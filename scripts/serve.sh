@@ -25,7 +25,7 @@ fi
 ./scripts/setup.sh "${LAYOUTLAB_EXTRAS:-test}"
 status=0
 .venv/bin/layoutlab serve --host "$HOST" --port "$PORT" || status=$?
-if [ "$status" -ne 0 ] && port_busy "$HOST"; then  # taken while setting up (uvicorn: errno 98)
+if [ "$status" -ne 0 ] && port_busy "$HOST"; then  # taken while setting up (gunicorn: "Connection in use")
   busy_hint
 fi
 exit "$status"

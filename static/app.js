@@ -147,9 +147,10 @@
     lit.push(cell);
     if (!meta) return;
     const { i, j } = cellPos(cell);
-    if (meta.hover && meta.colCrd) {
+    if (meta.hover && (meta.colCrd || meta.threads)) {  // a card of its own (explorer, banks lab, a notebook output)
       const card = document.getElementById(meta.hover);
-      if (card) card.innerHTML = meta.kind === "banks" ? describeBank(meta, i, j, cell) : describe(meta, i, j, cell);
+      if (card) card.innerHTML = meta.kind === "banks" ? describeBank(meta, i, j, cell)
+        : meta.colCrd ? describe(meta, i, j, cell) : describeTV(meta, i, j, cell);
     } else {
       floatCard(cell, meta.colCrd ? describe(meta, i, j, cell) : meta.threads ? describeTV(meta, i, j, cell) : "");
     }

@@ -22,6 +22,8 @@ from typing import Any
 
 from storage.config import data_dir
 
+#: Seconds a PostgreSQL connection attempt may take (an unreachable server fails the call instead of hanging it).
+CONNECT_TIMEOUT_S = 5
 #: Exceptions a unique-key violation raises, on either backend.
 IntegrityError: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
 
@@ -165,7 +167,8 @@ class PgConnection:
         IntegrityError = (sqlite3.IntegrityError, psycopg.IntegrityError)
         self._psycopg = psycopg
         self.url = url
-        self._conn = psycopg.connect(url, autocommit=True, row_factory=_row_factory)
+        self._conn = psycopg.connect(url, autocommit=True, row_factory=_row_factory,
+                                     connect_timeout=CONNECT_TIMEOUT_S)
         self._tx: list[Any] = []
         self._lock = threading.RLock()
 
@@ -174,7 +177,8 @@ class PgConnection:
         (a restart, a network cut) is replaced before the next statement outside a transaction."""
         with self._lock:
             if not self._tx and (self._conn.closed or self._conn.broken):
-                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
+                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory,
+                                                  connect_timeout=CONNECT_TIMEOUT_S)
             return self._conn.execute(translate(sql), tuple(args))  # always params: "%%" means "%"
 
     def executescript(self, script: str) -> None:
@@ -195,7 +199,8 @@ class PgConnection:
         self._lock.acquire()
         try:
             if not self._tx and (self._conn.closed or self._conn.broken):
-                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory)
+                self._conn = self._psycopg.connect(self.url, autocommit=True, row_factory=_row_factory,
+                                                  connect_timeout=CONNECT_TIMEOUT_S)
             tx = self._conn.transaction()
             tx.__enter__()
         except BaseException:

@@ -143,7 +143,7 @@ def test_the_committed_record_equals_the_model_and_keeps_rung_8s_speed():
     doc = L.record()
     assert doc and doc["nvidia_smi_before"]["name"] == "NVIDIA H200" and doc["nvidia_smi_before"]["driver_version"]
     assert doc["all_measured_equal_predicted"] and doc["all_checks_passed"]
-    from gpu_worker.gemm_layouts import predicted_counters
+    from gpu_worker.gemm_decl import predicted_counters
 
     m, n, k = (int(x) for x in doc["profile_size"].split("x"))
     for row in doc["rungs"]:

@@ -48,6 +48,15 @@ def _start_worker(env: dict, embedded: bool = False) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _tree(pid: int) -> set[int]:
+    """``pid`` and its children."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        kids = []
+    return {pid, *map(int, kids)}
+
+
 def _wait(pred, timeout: float, what: str):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -69,12 +78,16 @@ def test_killed_worker_restarted_finishes_the_job(mode, embedded):
     first = _start_worker(mode, embedded)
     second = None
     try:
-        w1 = _wait(lambda: next((w for w in service.live_workers() if w["pid"] == first.pid), None), 30, "worker 1")
+        # embedded: the worker runs in the app process, a child of `layoutlab serve`'s master (app.serve)
+        w1 = _wait(lambda: next((w for w in service.live_workers() if w["pid"] in _tree(first.pid)), None), 30,
+                   "worker 1")
         job = service.submit("compile_only", {"nvcc": "skip", "hold_ms": 4000, "tag": "crash"})
         running = _wait(lambda: (j := store.get(job["id"]))["status"] == "running" and j, 20, "the job to start")
         assert running["worker"] == w1["id"] and running["attempts"] == 1
         time.sleep(0.5)
-        first.send_signal(signal.SIGKILL)
+        first.send_signal(signal.SIGKILL)  # the whole server dies at once: the master, and the process of the worker
+        if w1["pid"] != first.pid:
+            os.kill(w1["pid"], signal.SIGKILL)
         first.wait(10)
         time.sleep(2.5)  # the lease (1.5 s) runs out with no worker alive: the job waits, it does not fail
         waiting = store.get(job["id"])

@@ -158,9 +158,10 @@ def test_near_misses_are_graded_by_meaning(kind: str) -> None:
                 assert verdict.readable and verdict.correct == means_key(d, g), (where, d.expected, text,
                                                                                   verdict.reason)
                 judged += 1
-        elif kind not in ("majorness", "explain") and not d.variant.endswith("fix"):
+        elif kind not in ("majorness", "explain", "copy_coverage") and not d.variant.endswith("fix"):
+            # copy_coverage accepts any duplicate or hole: a neighbour of the key is often another one
             for text in bumps(d.expected):  # a number one off is never the answer
                 verdict = d.grade(text)
                 assert verdict.readable and not verdict.correct, (where, d.expected, text)
                 judged += 1
-    assert judged or kind in ("majorness", "explain")
+    assert judged or kind in ("majorness", "explain", "copy_coverage")

@@ -16,8 +16,7 @@ from algebra.doctor import solver_desc
 from algebra.hw import hopper
 from gpu_worker import gemm
 from gpu_worker.build import find_toolkit
-from gpu_worker.gemm_decl import DECLS, r1_thread
-from gpu_worker.gemm_layouts import define_flags, defines, predict, predicted_counters
+from gpu_worker.gemm_decl import DECLS, define_flags, defines, predict, predicted_counters, r1_thread
 
 needs_nvcc = pytest.mark.skipif(find_toolkit().nvcc is None and shutil.which("nvcc") is None, reason="no nvcc")
 RUNGS = sorted(DECLS)

@@ -328,7 +328,7 @@ def test_a_gpu_that_faults_stops_its_worker_which_says_why(sql_env, tmp_path):
         _stop(sup)
 
 
-def test_serve_starts_pinned_workers_that_die_with_it(sql_env):
+def test_serve_starts_pinned_workers_that_die_with_it_and_come_back_with_it(sql_env):
     from gpu_worker import service
     from tests.conftest import free_port
 
@@ -342,7 +342,15 @@ def test_serve_starts_pinned_workers_that_die_with_it(sql_env):
         _stop(plain)
         serve = _cli(env, "serve", "--port", str(free_port()), "--gpus", "0,1")
         workers = _wait(_pinned_workers(2), 40, "the embedded workers")
-        assert all(_ppid(w["pid"]) == serve.pid for w in workers)
+        app_pid = _ppid(workers[0]["pid"])  # the app process: a child of gunicorn's master (app.serve)
+        assert _ppid(app_pid) == serve.pid and all(_ppid(w["pid"]) == app_pid for w in workers)
+        # the app process dies: its workers die with it, the master starts a new one, and it new workers
+        os.kill(app_pid, 9)
+        _wait(lambda: all(_gone(w["pid"]) for w in workers), 10, "the workers to die with the app process")
+        old = {w["pid"] for w in workers}
+        workers = _wait(lambda: (ws := _pinned_workers(2)()) and not old & {w["pid"] for w in ws} and ws, 60,
+                        "the workers of the restarted app process")
+        assert all(_ppid(_ppid(w["pid"])) == serve.pid for w in workers)
         serve.send_signal(9)
         serve.wait(10)
         _wait(lambda: all(_gone(w["pid"]) for w in workers), 10, "the workers to die with the server")

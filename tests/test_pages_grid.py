@@ -131,3 +131,13 @@ def test_short_column_tables_are_exact():
         assert f is not None and len(f) == len(shape)
     assert _factors(["(0,0)", "(1,0)", "(0,1)", "(2,1)"]) is None  # not a product: sent in full
     assert _factors(["0", "1"]) is None and _factors(["(0)", "(1)"]) is None
+
+
+def test_a_pages_grid_is_charged_to_the_work_budget(monkeypatch):
+    """GridView (the shared layoutlab.grid.Grid, drawn by a page) charges its cells before it is rendered."""
+    import app.services.grid as pages_grid
+
+    charged = []
+    monkeypatch.setattr(pages_grid, "charge", lambda *a: charged.append(a))
+    GridView(id="g", rows=3, cols=5, text=[[0] * 5] * 3)
+    assert charged == [("drawn cell", 15, "grid g")]

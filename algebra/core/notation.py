@@ -6,6 +6,7 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides);
 - swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
   (``o``, ``_o_`` or ``∘`` between the parts);
+- coordinate tensors ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)`` and ``(2,3) o (4,4):(1@0,1@1)`` (a CoordTensor);
 - tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers;
 - CuTe's printed and C++ spellings: ``_4``, ``Int<4>{}``, ``C<4>{}``, ``E<1>{}`` (the basis ``1@1``),
   ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
@@ -220,8 +221,40 @@ class _Parser:
         return self.layout()
 
 
+_COORD_HEAD = re.compile(r"\s*(ArithTuple)?\s*\(")
+_COORD_O = re.compile(r"\s*(?:o\b|∘|_o_)")
+
+
+def _coord_tensor(text: str) -> Any:
+    """``ArithTuple(2,3) o (4,4):(1@0,1@1)`` or ``(2,3) o ...`` -> CoordTensor; None when ``text`` is not one."""
+    m = _COORD_HEAD.match(text)
+    if not m:
+        return None
+    depth, end = 0, -1
+    for j in range(m.end() - 1, min(len(text), MAX_TEXT)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            end = j
+            break
+    mo = _COORD_O.match(text, end + 1) if end >= 0 else None
+    if mo is None:
+        if m.group(1):
+            raise LayoutError(f"{text[:200]!r}: ArithTuple(...) must be followed by ' o ' and a layout")
+        return None
+    from algebra.core.coord_tensor import CoordTensor
+
+    head = _Parser(text[m.end() - 1:end + 1])
+    origin = head.htuple()
+    head.done()
+    return CoordTensor(origin, parse_layout(text[mo.end():]))
+
+
 def parse(text: str) -> Any:
-    """Parse CuTe notation into a Layout, Swizzle, ComposedLayout or tiler tuple (see the module doc)."""
+    """Parse CuTe notation into a Layout, Swizzle, ComposedLayout, tiler tuple or coordinate tensor (see the
+    module doc and ``algebra.core.coord_tensor``)."""
+    if isinstance(text, str) and ("ArithTuple" in text or " o " in text.replace("∘", " o ").replace("_o_", " o ")) and (
+            ct := _coord_tensor(text)) is not None:
+        return ct
     p = _Parser(text)
     out = p.any()
     p.done()
@@ -267,7 +300,7 @@ def parse_tiler_entry(x: Any) -> Any:
 
 def to_str(x: Any) -> str:
     """CuTe notation of a Layout, Swizzle, ComposedLayout, tiler tuple, HTuple or int."""
-    if isinstance(x, Layout | Swizzle | ComposedLayout):
+    if isinstance(x, Layout | Swizzle | ComposedLayout) or type(x).__name__ == "CoordTensor":
         return str(x)
     if isinstance(x, tuple):
         return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"

@@ -16,10 +16,32 @@ from algebra.core.products import _tiler_layout, zipped_divide
 from algebra.core.recorder import active, nested
 
 
+def dice(proj: Any, x: Any) -> Any:
+    """CuTe's ``dice(proj, x)``: the entries of ``x`` where ``proj`` keeps the mode (an int, CuTe's ``_1``), without
+    those where it is ``None`` (CuTe's ``X``); nested projections dice nested tuples."""
+    if not is_tuple(proj):
+        return x if proj is not None else ()
+    if not is_tuple(x) or len(x) != len(proj):
+        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not")
+    out: list[Any] = []
+    for p, e in zip(proj, x, strict=True):
+        if is_tuple(p):
+            out.append(dice(p, e))
+        elif p is not None:
+            out.append(e)
+    return tuple(out)
+
+
 @shows_cute
-def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
+def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
     """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
-    offset of its first element. ``zipped_divide(L, tiler)(_, coord)``."""
+    offset of its first element. ``zipped_divide(L, tiler)(_, coord)``. With ``proj`` (CuTe's ``Step``: ``(1,
+    None, 1)`` is ``Step<_1,X,_1>``) the tiler and the coordinate are first diced to the kept modes, so one
+    (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
+    if proj is not None:
+        return local_tile(layout, dice(proj, tiler), dice(proj, coord))
+    if type(layout).__name__ == "CoordTensor":  # a coordinate tensor: the tile's coordinates, origin moved
+        return _local_tile_coords(layout, tiler, coord)
     tiled = zipped_divide(layout, tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
@@ -36,6 +58,17 @@ def local_tile(layout: Layout, tiler: Any, coord: Any) -> tuple[Layout, int]:
         rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
                  f"offset {off}", sub, kind="result", offset=off)
     return sub, off
+
+
+def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
+    """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
+    the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
+    from algebra.core.arith import ArithTuple
+    from algebra.core.coord_tensor import CoordTensor
+
+    sub, off = local_tile(tensor.layout, tiler, coord)
+    moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
+    return CoordTensor(moved.as_tuple(), sub)
 
 
 @shows_cute

@@ -44,6 +44,18 @@ class MMAAtom:
             raise LayoutError(f"operand must be A, B, C or D, not {which!r}")
         return self.C if key == "D" else getattr(self, key)
 
+    def smem_operand(self, which: str) -> bool:
+        """True for an operand the instruction reads from shared memory through a descriptor (wgmma's A and B of
+        the SS form, B of the RS form): its fragment is a tensor of descriptors, not registers."""
+        key = which.upper()
+        return self.name.startswith("SM90_") and (key == "B" or (key == "A" and self.name.endswith("_SS")))
+
+    def value_bits(self, which: str) -> int:
+        """Bits of one value of operand ``which`` (``types`` holds D, A, B, C)."""
+        t = self.types[{"D": 0, "A": 1, "B": 2, "C": 3}[which.upper()]]
+        return {"half_t": 16, "bfloat16_t": 16, "float": 32, "tfloat32_t": 32, "double": 64, "int8_t": 8,
+                "int32_t": 32}[t]
+
     def operand_shape(self, which: str) -> tuple[int, int]:
         """(rows, cols) of the tile the operand's TV layout indexes column-major: M x K, N x K or M x N."""
         m, n, k = self.shape_mnk

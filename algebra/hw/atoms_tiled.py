@@ -12,11 +12,20 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.layout import Layout, make_layout, size, slice_and_offset
+from algebra.core.layout import (
+    Layout,
+    get_flat_coord,
+    make_layout,
+    size,
+    slice_and_offset,
+    slice_layout,
+)
 from algebra.core.memo import bounded
-from algebra.core.ops import coalesce, composition, right_inverse
+from algebra.core.ops import coalesce, complement, composition, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
+from algebra.core.recast import upcast
 from algebra.hw.atoms import CopyAtom, MMAAtom, get
+from algebra.hw.atoms_cover import copy_coverage, make_fragment_like
 
 
 def _unfold(layout: Layout) -> Layout:
@@ -47,13 +56,8 @@ class TiledCopy:
         return size(self.tv_layout[0])
 
     def _tile2thrfrg(self, tensor: Layout, ref2trg: Layout) -> Layout:
-        nthr = size(self.atom.thr_id)
-        nval = size(self.atom.ref_layout(self.element_bits)[1])
-        atom_tv = zipped_divide(self.tv_layout, (nthr, nval))  # ((atom_tid, atom_val), (rest_tid, rest_val))
-        trg_tv = make_layout(composition(atom_tv[0], ref2trg), atom_tv[1])
-        thrval2mn = coalesce(_zip2(trg_tv), (1, (1, 1)))  # ((tid), (val)) -> (m, n)
         tiles = zipped_divide(tensor, tuple(Layout(t) for t in self.tiler))
-        return _unfold(composition(tiles, (thrval2mn, None)))  # ((thr, val), rest_m, rest_n, ...)
+        return self._tile2thrfrg_unfolded(tiles, ref2trg)  # ((thr, val), rest_m, rest_n, ...)
 
     @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
     def tidfrg_S(self, tensor: Any) -> Layout:
@@ -81,6 +85,42 @@ class TiledCopy:
     def partition_D(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         return self._partition(self.tidfrg_D(tensor), thr_idx)
 
+    # ------------------------------------------------------------------ CuTe's get_layoutS_TV / get_layoutD_TV
+    def _layout_TV(self, ref2trg: Layout) -> Layout:
+        ref = Layout((tuple(self.tiler), 1))  # ((M, N), 1): the tile itself, one rest
+        return self._tile2thrfrg_unfolded(ref, ref2trg)[0]  # ((thr, val), 1) -> (thr, val)
+
+    def _tile2thrfrg_unfolded(self, tensor: Layout, ref2trg: Layout) -> Layout:
+        """CuTe's ``tile2thrfrg`` of a ((tile), (rest)) tensor: (thr, val, rest...)."""
+        nthr = size(self.atom.thr_id)
+        nval = size(self.atom.ref_layout(self.element_bits)[1])
+        atom_tv = zipped_divide(self.tv_layout, (nthr, nval))  # ((atom_tid, atom_val), (rest_tid, rest_val))
+        trg_tv = make_layout(composition(atom_tv[0], ref2trg), atom_tv[1])
+        thrval2mn = coalesce(_zip2(trg_tv), (1, (1, 1)))  # ((tid), (val)) -> (m, n)
+        return _unfold(composition(tensor, (thrval2mn, None)))
+
+    def get_layoutS_TV(self) -> Layout:
+        """(thr_idx, val_idx) -> column-major index of the tiler tile, as the source sees it (CuTe's
+        ``TiledCopy::get_layoutS_TV``)."""
+        ref = self.atom.ref_layout(self.element_bits)
+        return self._layout_TV(composition(right_inverse(ref), self.atom.src_layout(self.element_bits)))
+
+    def get_layoutD_TV(self) -> Layout:
+        ref = self.atom.ref_layout(self.element_bits)
+        return self._layout_TV(composition(right_inverse(ref), self.atom.dst_layout(self.element_bits)))
+
+    # ------------------------------------------------------------------ does the tiled copy cover its tile?
+    def coverage_detail(self, limit: int = 64) -> dict[str, Any]:
+        """Who claims each element of the tile (``algebra.hw.atoms_cover.copy_coverage``): ``duplicates``,
+        ``uncovered``, ``outside`` (claims past the tile: neither) and up to ``limit`` examples of each."""
+        return copy_coverage(self.tv_layout, tuple(self.tiler), limit)
+
+    def coverage(self) -> dict[str, int]:
+        """``{"duplicates": n, "uncovered": n}``: the tile's elements claimed by more than one (thread, value), and
+        those claimed by none. Claims outside the tile (a stride-0 thread layout's) count as neither."""
+        d = self.coverage_detail(limit=0)
+        return {"duplicates": d["duplicates"], "uncovered": d["uncovered"]}
+
 
 def _as_layout(x: Any) -> Layout:
     if isinstance(x, str):
@@ -92,16 +132,53 @@ def _as_layout(x: Any) -> Layout:
     return x
 
 
-def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any, val_layout: Any = None,
-                    element_bits: int = 16) -> TiledCopy:
-    """CuTe's ``make_tiled_copy(Copy_Atom<Op, T>{}, thr_layout, val_layout)`` with T of ``element_bits``.
+def _copy_atom(copy_atom: str | CopyAtom) -> CopyAtom:
+    atom = get(copy_atom) if isinstance(copy_atom, str) else copy_atom
+    if not isinstance(atom, CopyAtom):
+        raise LayoutError(f"{atom.name} is an MMA atom, not a copy atom")
+    return atom
+
+
+def make_tiled_copy_impl(copy_atom: str | CopyAtom, layout_tv: Any, tiler: Any, element_bits: int = 16,
+                         what: str = "TiledCopy") -> TiledCopy:
+    """CuTe's ``make_tiled_copy_impl(Copy_Atom<Op, T>{}, layout_tv, tiler)``: a TV layout ((thread, value) ->
+    column-major index of the ``tiler`` tile) taken as it is. Refuses what CuTe's static asserts refuse: fewer
+    threads or values than (a multiple of) the atom's."""
+    atom = _copy_atom(copy_atom)
+    tv = _as_layout(layout_tv)
+    if isinstance(tiler, int) and not isinstance(tiler, bool):
+        tiler = (tiler,)
+    if not isinstance(tiler, list | tuple) or not tiler or not all(
+            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in tiler):
+        raise LayoutError(f"tiler must be a tuple of positive integers (M, N), not {tiler!r}")
+    if not it.is_tuple(tv.shape) or len(tv) != 2:
+        raise LayoutError(f"layout_tv must have two modes (thread, value), not {tv}")
+    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
+    if size(tv[0]) % nthr:
+        raise LayoutError(f"{what} uses too few threads for {atom.name}: {size(tv[0])} % {nthr} != 0 (the atom "
+                          f"does not fit)")
+    if size(tv[1]) % nval:
+        raise LayoutError(f"{what} uses too few values for {atom.name}: {size(tv[1])} % {nval} != 0 "
+                          f"({nval} values of {element_bits} bits per thread per instruction: the atom does not fit)")
+    return TiledCopy(atom, element_bits, tv, tuple(tiler))
+
+
+def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layout: Any = None,
+                    element_bits: int = 16, *, layout_tv: Any = None, tiler: Any = None) -> TiledCopy:
+    """CuTe's ``make_tiled_copy(Copy_Atom<Op, T>{}, thr_layout, val_layout)`` with T of ``element_bits``, or the
+    CuTe DSL's form ``make_tiled_copy(atom, layout_tv, tiler_mn)`` (``layout_tv=``, ``tiler=``; C++'s
+    ``make_tiled_copy_impl``).
 
     Post-conditions: ``tiler == product_each(shape(raked_product(thr, val)))``; the TV layout has
     ``size(thr)`` threads and ``size(val)`` values; refuses when the tiling has fewer threads or values than the atom.
     """
-    atom = get(copy_atom) if isinstance(copy_atom, str) else copy_atom
-    if not isinstance(atom, CopyAtom):
-        raise LayoutError(f"{atom.name} is an MMA atom, not a copy atom")
+    if layout_tv is not None or tiler is not None:
+        if layout_tv is None or tiler is None or thr_layout is not None or val_layout is not None:
+            raise LayoutError("make_tiled_copy takes either thr_layout (and val_layout) or layout_tv and tiler")
+        return make_tiled_copy_impl(copy_atom, layout_tv, tiler, element_bits)
+    if thr_layout is None:
+        raise LayoutError("make_tiled_copy needs a thread layout (or layout_tv and tiler)")
+    atom = _copy_atom(copy_atom)
     thr = _as_layout(thr_layout)
     val = _as_layout(val_layout) if val_layout is not None else Layout(1)
     layout_mn = raked_product(thr, val)
@@ -151,14 +228,100 @@ class TiledMMA:
     def thrfrg_C(self, tensor: Any) -> Layout:
         return self._thrfrg(_as_layout(tensor), "C")
 
+    def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
+        """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
+        hierarchical V, such as SM70's quad-pair ``(4,2):(1,16)``, is flattened to its index)."""
+        if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.num_threads:
+            raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA has {self.num_threads} threads "
+                              f"(0..{self.num_threads - 1})")
+        return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
+
     def _partition(self, tensor: Any, which: str, thr_idx: int) -> tuple[Layout, int]:
-        if not 0 <= thr_idx < self.num_threads:
-            raise LayoutError(f"thread {thr_idx} out of range: the tiled MMA has {self.num_threads} threads")
-        v, m, n, k = it.idx2crd(thr_idx, self.thr_layout_vmnk.shape)
+        v, m, n, k = self._thr_vmnk(thr_idx)
         a, b = {"A": (m, k), "B": (n, k), "C": (m, n)}[which]
         frg = self._thrfrg(_as_layout(tensor), which)
         sub, off = slice_and_offset(((v, (a, b)), None), frg)  # ((FrgV, (RestM, RestN)))
         return _unfold(sub[0] if len(sub) == 1 else sub), off  # (FrgV, RestM, RestN)
+
+    # ------------------------------------------------------------------ CuTe's TiledMMA::get_layout*_TV
+    def _thridx_2_thrid(self) -> Layout:
+        """thr_idx -> (ThrV, ThrM, ThrN, ThrK): ``composition((size(vmnk), 1):(1, 0),
+        right_inverse(make_layout(vmnk, complement(vmnk))))``."""
+        vmnk = self.thr_layout_vmnk
+        return composition(Layout((size(vmnk), 1), (1, 0)), right_inverse(make_layout(vmnk, complement(vmnk))))
+
+    def get_layoutC_TV(self) -> Layout:
+        """(thr_idx, val) -> column-major index of the tile_M x tile_N tile (CuTe's ``get_layoutC_TV``)."""
+        ref = Layout((self.tile_size_mnk(0), self.tile_size_mnk(1)))
+        return composition(self._thrfrg(ref, "C"), (self._thridx_2_thrid(), None))
+
+    def get_layoutA_TV(self) -> Layout:
+        """(thr_idx, val) -> column-major index of the tile_M x tile_K tile; threads along N read the same A."""
+        vmnk = self.thr_layout_vmnk
+        ref = Layout((self.tile_size_mnk(0), self.tile_size_mnk(2)))
+        atile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), (1, 0)), None))
+        return composition(composition(self._thrfrg(ref, "A"), (atile, None)), (self._thridx_2_thrid(), None))
+
+    def get_layoutB_TV(self) -> Layout:
+        """(thr_idx, val) -> column-major index of the tile_N x tile_K tile; threads along M read the same B."""
+        vmnk = self.thr_layout_vmnk
+        ref = Layout((self.tile_size_mnk(1), self.tile_size_mnk(2)))
+        btile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), (0, 1)), None))
+        return composition(composition(self._thrfrg(ref, "B"), (btile, None)), (self._thridx_2_thrid(), None))
+
+    def get_layout_TV(self, which: str) -> Layout:
+        key = which.upper()
+        if key not in ("A", "B", "C"):
+            raise LayoutError(f"operand must be A, B or C, not {which!r}")
+        return {"A": self.get_layoutA_TV, "B": self.get_layoutB_TV, "C": self.get_layoutC_TV}[key]()
+
+    def tile_shape(self, which: str) -> tuple[int, int]:
+        """The (rows, cols) of the operand's tile: (M, K), (N, K) or (M, N) of ``tile_size_mnk``."""
+        i, j = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which.upper()]
+        return self.tile_size_mnk(i), self.tile_size_mnk(j)
+
+    # ------------------------------------------------------------------ partition_shape / partition_fragment
+    def _partition_shape(self, shape: Any, which: str) -> Any:
+        dims = tuple(shape) if isinstance(shape, list | tuple) else (shape,)
+        if len(dims) < 2 or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in it.flatten(
+                dims)):
+            raise LayoutError(f"partition_shape_{which}: expected a shape of rank >= 2 of positive integers, not "
+                              f"{shape!r}")
+        frg = self._thrfrg(Layout(dims), which)  # ((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))
+        sub = slice_layout((0, None), frg)
+        return _unfold(sub[0] if len(sub) == 1 else sub).shape  # (FrgV, RestM, RestK, ...)
+
+    def partition_shape_A(self, shape_mk: Any) -> Any:
+        """CuTe's ``partition_shape_A(mma, (M, K))``: (MMA, MMA_M, MMA_K) of one thread's A."""
+        return self._partition_shape(shape_mk, "A")
+
+    def partition_shape_B(self, shape_nk: Any) -> Any:
+        return self._partition_shape(shape_nk, "B")
+
+    def partition_shape_C(self, shape_mn: Any) -> Any:
+        return self._partition_shape(shape_mn, "C")
+
+    def partition_fragment_A(self, tensor: Any, thr_idx: int) -> Layout:
+        """The layout of the registers thread ``thr_idx`` holds for its slice of A (CuTe's
+        ``thr_mma.partition_fragment_A(tensor)``): ``make_fragment_like(partition_A(tensor))``, or for wgmma's SS
+        form, whose A stays in shared memory, the partition itself (a tensor of descriptors over it)."""
+        return self._fragment(tensor, "A", thr_idx)
+
+    def partition_fragment_B(self, tensor: Any, thr_idx: int) -> Layout:
+        return self._fragment(tensor, "B", thr_idx)
+
+    def partition_fragment_C(self, tensor: Any, thr_idx: int) -> Layout:
+        """The accumulators: a compact column-major layout of ``partition_C``'s shape (CuTe's make_fragment_C)."""
+        return self._fragment(tensor, "C", thr_idx)
+
+    def _fragment(self, tensor: Any, which: str, thr_idx: int) -> Layout:
+        part, _ = self._partition(tensor, which, thr_idx)
+        if which == "C":
+            return Layout(part.shape)
+        if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0
+            per = 128 // self.atom.value_bits(which)
+            return make_layout(Layout(1, 0), *(upcast(part[i], per) for i in range(1, len(part))))
+        return make_fragment_like(part)
 
     def partition_A(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """Thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K tensor, and its origin offset."""
@@ -192,3 +355,26 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
         raise LayoutError("permutation needs one entry (a layout, a size or None) per M, N, K")
     perm = tuple(Layout(p) if isinstance(p, int) else (_as_layout(p) if p is not None else None) for p in perm)
     return TiledMMA(atom, vmnk, perm)  # type: ignore[arg-type]
+
+
+def _tiled_copy_operand(which: str, copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int) -> TiledCopy:
+    if not isinstance(tiled_mma, TiledMMA):
+        raise LayoutError(f"make_tiled_copy_{which} needs a TiledMMA (atoms.make_tiled_mma), not {tiled_mma!r}")
+    return make_tiled_copy_impl(copy_atom, tiled_mma.get_layout_TV(which), tiled_mma.tile_shape(which),
+                                element_bits, what=f"make_tiled_copy_{which} ({tiled_mma.atom.name})")
+
+
+def make_tiled_copy_A(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 16) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_A(Copy_Atom<Op, T>{}, mma)``: the TV layout ``mma.get_layoutA_TV()`` over the
+    tile_M x tile_K tile, so each thread copies exactly the A values its MMA reads."""
+    return _tiled_copy_operand("A", copy_atom, tiled_mma, element_bits)
+
+
+def make_tiled_copy_B(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 16) -> TiledCopy:
+    """``make_tiled_copy_B``: ``get_layoutB_TV()`` over tile_N x tile_K."""
+    return _tiled_copy_operand("B", copy_atom, tiled_mma, element_bits)
+
+
+def make_tiled_copy_C(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 32) -> TiledCopy:
+    """``make_tiled_copy_C``: ``get_layoutC_TV()`` over tile_M x tile_N (the epilogue's copy of the accumulators)."""
+    return _tiled_copy_operand("C", copy_atom, tiled_mma, element_bits)

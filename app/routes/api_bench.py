@@ -17,6 +17,8 @@ from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/bench", tags=["bench"])
+#: Every route here reads the job store: while its Redis or PostgreSQL is unreachable, 503 (app.outage).
+DOWN = {503: "the job queue's backend (Redis or PostgreSQL) is unreachable; see Retry-After"}
 
 
 def client_of(request: Request) -> str | None:
@@ -46,17 +48,19 @@ def refusal(exc: Exception) -> JSONResponse | None:
 
 
 @router.post("/jobs", status_code=202,
-             responses=errors({409: "no live worker can run this kind"}, 429, {503: "the queue is full"}))
+             responses=errors({409: "no live worker can run this kind"}, 429,
+                              {503: "the queue is full, or its backend is unreachable; see Retry-After"}))
 def post_job(body: JobRequest, request: Request):
     """Queue a job: 202 ``{"id", "status"}``; 422 for bad kind/params (the field and cap named); 409 when no live
-    worker can run it; 429 when this client (or address) submitted too many; 503 when the queue is full."""
+    worker can run it; 429 when this client (or address) submitted too many; 503 when the queue is full or its
+    backend is unreachable."""
     try:
         return S.submit(body.kind, body.params, client_of(request), address_of(request))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
         return refusal(exc)
 
 
-@router.get("/jobs")
+@router.get("/jobs", responses=errors(DOWN))
 def list_jobs(request: Request, limit: int = 30,
               gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
                                       description="only the jobs this GPU (its UUID) ran")) -> list[dict]:
@@ -65,14 +69,14 @@ def list_jobs(request: Request, limit: int = 30,
     return S.history(max(1, min(limit, 200)), client_of(request), gpu=gpu)
 
 
-@router.get("/jobs/{job_id}", responses=errors({404: "no such job"}))
+@router.get("/jobs/{job_id}", responses=errors({404: "no such job"}, DOWN))
 def get_job(job_id: str, request: Request) -> dict:
     """``{"id", "status", "progress", "result", "error", ...}``; 404 when unknown."""
     return _found(S.get_job(job_id, client_of(request)), job_id)
 
 
 @router.post("/jobs/{job_id}/cancel",
-             responses=errors({403: "another client's job (and no lab admin token)"}, {404: "no such job"}))
+             responses=errors({403: "another client's job (and no lab admin token)"}, {404: "no such job"}, DOWN))
 def cancel_job(job_id: str, request: Request):
     """Cancel a queued or running job of this client (or any job, with the lab admin token); 403 for another
     client's job, 404 when unknown."""
@@ -89,7 +93,7 @@ def _found(job: dict | None, job_id: str) -> dict:
     return job
 
 
-@router.get("/device")
+@router.get("/device", responses=errors(DOWN))
 def device(request: Request) -> dict:
     """``{"available", "name", "driver", "reason", "queue_depth", "queue_max", "workers", "toolkit"}``, each worker
     with its GPU (``gpu_index``, ``uuid``, ``gpu``: name, clocks, power, fault) and the job it holds; hosts, pids and

@@ -14,7 +14,9 @@ from algebra import LayoutError, atoms
 from app.budget import BudgetedRoute
 from app.services import code
 from app.services import hopper as H
+from app.services import kernel_path as KP
 from app.services import tiled as T
+from app.services import tma_cluster as TC
 from app.services import triton_pages as TT
 from app.services import tv as S
 from app.services import walkthrough as W
@@ -34,6 +36,11 @@ DEFAULTS: dict[str, str] = {
     "cw_bits": str(W.COPY_WALKS[0][4]), "cw_src": W.COPY_WALKS[0][5], "cw_dst": W.COPY_WALKS[0][6], "cw_t": "0",
     "mw_atom": W.MMA_WALKS[0][1], "mw_layout": W.MMA_WALKS[0][2], "mw_tile": W.MMA_WALKS[0][3], "mw_t": "0",
     "tt_layout": "", "tt_shape": "64,64", "tt_bits": "16", "tt_shared": "",
+    "kp_atom": KP.PRESETS[0][1], "kp_layout": KP.PRESETS[0][2], "kp_perm": KP.PRESETS[0][3],
+    "kp_a": KP.PRESETS[0][4], "kp_b": KP.PRESETS[0][5], "kp_c": KP.PRESETS[0][6], "kp_cta": KP.PRESETS[0][7],
+    "kp_t": "0",
+    "tm_g": TC.PRESETS[0][1], "tm_s": TC.PRESETS[0][2], "tm_tile": TC.PRESETS[0][3],
+    "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5],
 }
 
 
@@ -81,6 +88,8 @@ def tiled_ctx(q: dict[str, str]) -> dict:
     try:
         v = T.tiled_view(kind, ctx["tatom"], ctx["tthr"], ctx["tval"], ctx["tbits"], ctx["tlayout"], ctx["top"])
         ctx.update(tview=v, tg=S.tv_grid(v, "grid-tiled", by_warp=v.num_threads > 32))
+        for cell in v.bad or ():
+            ctx["tg"].marks[cell] = "bad"
     except LayoutError as exc:
         ctx["t_error"] = str(exc)
     return ctx
@@ -138,6 +147,33 @@ def mmawalk_ctx(q: dict[str, str]) -> dict:
             "mma_atoms": atoms.mma_names()}
 
 
+def kernel_ctx(q: dict[str, str]) -> dict:
+    """The kernel path section: atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions."""
+    kp = {k: q[f"kp_{k}"].strip() for k in ("atom", "layout", "perm", "cta", "t")}
+    kp.update({f"kp_{k}": q[f"kp_{k}"].strip() for k in "abc"})
+    ctx: dict = {"kp": kp, "kpath": None, "kp_error": None, "kp_presets": KP.PRESETS,
+                 "kp_mma_atoms": [n for n in atoms.mma_names() if not n.startswith("SM90_")],
+                 "kp_copy_atoms": atoms.copy_names()}
+    try:
+        ctx["kpath"] = KP.kernel_path(kp["atom"], kp["layout"], kp["perm"], kp["kp_a"], kp["kp_b"], kp["kp_c"],
+                                      kp["cta"], kp["t"])
+    except LayoutError as exc:
+        ctx["kp_error"] = str(exc)
+    return ctx
+
+
+def tma_ctx(q: dict[str, str]) -> dict:
+    """The TMA section: make_tma_atom with a cluster, tma_partition per CTA, the cuTensorMapEncodeTiled checks."""
+    tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
+          "cluster": _int(q["tm_cluster"], 1, (1, 2, 4, 8, 16)), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
+    ctx: dict = {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
+    try:
+        ctx["tmv"] = TC.tma_cluster_view(tm["g"], tm["s"], tm["tile"], tm["cluster"], tm["dtype"])
+    except LayoutError as exc:
+        ctx["tm_error"] = str(exc)
+    return ctx
+
+
 def triton_ctx(q: dict[str, str]) -> dict:
     return TT.tv_panel(q["tt_layout"], q["tt_shape"], q["tt_bits"], q["tt_shared"])
 
@@ -145,7 +181,8 @@ def triton_ctx(q: dict[str, str]) -> dict:
 PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sectors", sectors_ctx),
           "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
           "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx),
-          "triton": ("tv_triton.html", "triton", triton_ctx)}
+          "triton": ("tv_triton.html", "triton", triton_ctx), "kernel": ("tv_kernel.html", "kernel", kernel_ctx),
+          "tmac": ("tv_tma.html", "tmac", tma_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
@@ -158,5 +195,6 @@ def tv_page(request: Request) -> HTMLResponse:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q),
+           **tma_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)

@@ -12,8 +12,8 @@ from urllib.parse import quote, urlencode
 import algebra as A
 from algebra import atoms
 from app.services.bench_charts import RESULTS_DIR
-from gpu_worker.gemm_decl import DECLS
-from gpu_worker.gemm_layouts import Access, RungDecl, SmemOperand, predict
+from gpu_worker.gemm_decl import DECLS, predict
+from gpu_worker.gemm_layouts import Access, RungDecl, SmemOperand
 
 RECORD_GLOB = "gemm_layouts_*.json"
 #: The atlas's operand for an MMA atom: the A fragment that ldmatrix feeds (SM80), the accumulator of wgmma (SM90).

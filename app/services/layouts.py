@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
@@ -14,15 +13,19 @@ from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.memo import BoundedCache
 from app.budget import cap_of, cell_kind, charge, offsets
-from app.config import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_SIZE, MAX_TEXT, nesting_depth
+from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
-from app.services.grid import GridView, boundary_levels, offset_colours
+from app.services.grid import GridView
 from app.services.guard import guard
-
-
-def pow2_text(n: int) -> str:
-    """``2^k`` for exact powers of two, otherwise the number with thousands separators."""
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
+from layoutlab import model
+from layoutlab.model import (  # noqa: F401 - the names the pages and tests know them by
+    HOVER_BYTES,
+    LayoutView,
+    coord_texts,
+    is_composed,
+    pow2_text,
+    table_shape,
+)
 
 
 def parse_layout(text: str, what: str = "layout", plain: bool = False, offsets: bool = False) -> Any:
@@ -30,23 +33,8 @@ def parse_layout(text: str, what: str = "layout", plain: bool = False, offsets: 
 
     Raises LayoutError (-> 422) on malformed text or a shape nested deeper than MAX_DEPTH; with ``plain``, on a
     swizzled layout; with ``offsets``, on basis strides (1@0: the layout maps to coordinates, not offsets)."""
-    text = (text or "").strip()
-    if not text:
-        raise LayoutError(f"{what}: empty input; type a layout such as (4,8):(8,1)")
-    if len(text) > MAX_TEXT:
-        raise LayoutError(f"{what}: {len(text):,} characters exceeds the cap of {MAX_TEXT:,}")
-    if nesting_depth(text) > MAX_NESTING:
-        raise LayoutError(f"{what}: nested {nesting_depth(text)} deep, over the nesting cap of {MAX_NESTING}")
-    try:
-        with guard(what):
-            layout = A.parse(text)
-    except LayoutError as exc:
-        msg = str(exc)
-        raise LayoutError(msg if msg.startswith(what) else f"{what}: {msg}") from None
-    if not hasattr(layout, "shape") or not callable(layout):
-        raise LayoutError(f"{what}: {text!r} is not a layout (a swizzle or tiler alone has no grid)")
-    if A.depth(layout) > MAX_DEPTH:
-        raise LayoutError(f"{what}: depth {A.depth(layout)} exceeds the cap of {MAX_DEPTH}")
+    with guard(what):
+        layout = model.parse_layout(text, what)
     if plain and is_composed(layout):
         raise LayoutError(f"{what}: {layout} is swizzled; this takes a plain shape:stride layout")
     inner = layout.layout_b if is_composed(layout) else layout
@@ -56,136 +44,14 @@ def parse_layout(text: str, what: str = "layout", plain: bool = False, offsets: 
     return layout
 
 
-def is_composed(layout: Any) -> bool:
-    return hasattr(layout, "layout_b")
-
-
-@dataclass
-class LayoutView:
-    """Everything the explorer and ``/api/layout`` show for one layout."""
-
-    layout: str
-    size: int
-    cosize: int
-    rank: int
-    depth: int
-    injective: bool | None = None
-    compact: bool | None = None
-    rows: int = 0
-    cols: int = 0
-    offsets: list[list[int]] | None = None
-    coords: list[list[str]] | None = None  # a coordinate layout (basis strides): L(i, j) as "(x,y)" text
-    note: str | None = None
-    drawn: bool = True  # False when the grid's hover data is over the work cap (note says so)
-    row_crd: list[str] = field(default_factory=list)
-    col_crd: list[list[str]] = field(default_factory=list)
-    row_off: list[int] = field(default_factory=list)
-    col_off: list[list[int]] = field(default_factory=list)
-    row_leaves: tuple[int, ...] = ()
-    col_leaves: tuple[int, ...] = ()
-    swizzle: str | None = None
-    cpp: str = ""
-    dsl: str = ""
-    formula: str = ""
-    #: (lowest, highest) offset, from the strides alone; None for coordinate layouts
-    offset_range: tuple[int, int] | None = None
-    #: L(size - 1) + 1, pycute's cosize: it differs from CuTe's (the width of offset_range) when a stride is negative
-    last_plus_one: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        cells = self.coords if self.coords is not None else self.offsets
-        table = None if cells is None else {"rows": self.rows, "cols": self.cols, "offsets": cells}
-        return {"layout": self.layout, "size": self.size, "cosize": self.cosize, "rank": self.rank,
-                "depth": self.depth, "injective": self.injective, "compact": self.compact, "table": table,
-                "note": self.note, "offset_range": list(self.offset_range) if self.offset_range else None,
-                "last_plus_one": self.last_plus_one}
-
-
-def _modes(layout: Any) -> list[Any]:
-    """Top-level modes of a plain layout (a rank-1 layout is its own single mode)."""
-    return [layout[k] for k in range(A.rank(layout))] if it.is_tuple(layout.shape) else [layout]
-
-
-def table_shape(layout: Any) -> tuple[int, int]:
-    """(rows, cols) of the rank-2 view: rank <= 1 is one row; otherwise mode 0 by the product of modes 1.."""
-    shape = layout.shape
-    if not it.is_tuple(shape) or len(shape) <= 1:
-        return 1, it.product(shape)
-    return it.product(shape[0]), it.product(shape[1:])
-
-
 def _fill_table(view: LayoutView, layout: Any) -> None:
-    """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
-    plain = layout.layout_b if is_composed(layout) else layout
-    rows, cols = table_shape(plain)
-    flat = offsets(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-    if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
-        coshape = A.coshape(plain)
-        view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
-        flat = [it.crd2idx(tuple(c), coshape) for c in flat]
-    view.offsets = [flat[i::rows] for i in range(rows)]
-    view.rows, view.cols = rows, cols
-    row_mode, col_modes = _split_modes(view, plain)
-    view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
-    view.col_leaves = it.flatten(tuple(m.shape for m in col_modes))
-
-
-def _split_modes(view: LayoutView, plain: Any) -> tuple[Any, list[Any]]:
-    """(the row mode or None for rank <= 1, the column modes) of the rank-2 view."""
-    shape = plain.shape
-    if view.rank <= 1:
-        return None, [plain[0]] if it.is_tuple(shape) and len(shape) == 1 else [plain]
-    return plain[0], _modes(plain)[1:]
-
-
-def coord_texts(shape: Any) -> list[str]:
-    """The natural coordinate of each 1-D index of ``shape`` as text: ``coord_texts(s)[k] ==
-    it.to_str(it.idx2crd(k, s))``, built as products of the modes' lists (mode 0 fastest) instead of one idx2crd per
-    index (a 128x128 column mode took a quarter of a second)."""
-    if not it.is_tuple(shape):
-        return [str(k) for k in range(shape)]
-    parts = [coord_texts(s) for s in reversed(shape)]
-    return ["(" + ",".join(reversed(p)) + ")" for p in itertools.product(*parts)]
-
-
-def _mode_table(mode: Any) -> tuple[list[str], list[int]]:
-    """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
-    crd = coord_texts(mode.shape)
-    off = offsets(mode, "hover coordinates")
-    return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
-
-
-#: Bytes of page each column-mode entry of the hover data costs (its coordinate and offset, as JSON).
-HOVER_BYTES = 8
+    """``layoutlab.model.fill_table`` with the request's budgeted enumeration."""
+    model.fill_table(view, layout, offsets)
 
 
 def _fill_hover(view: LayoutView, layout: Any) -> None:
-    """Per-row / per-column coordinates and each mode's contribution, for the hover cards of a drawn grid.
-
-    Post-condition: ``row_off[i] + sum(col_off[j]) == L(i, j)`` before any swizzle; ``col_crd[j][k]`` is the
-    natural coordinate of column j in column mode k (column-major over the column modes)."""
-    plain = layout.layout_b if is_composed(layout) else layout
-    row_mode, col_modes = _split_modes(view, plain)
-    if row_mode is not None:
-        view.row_crd, view.row_off = _mode_table(row_mode)
-    else:
-        view.row_off, view.row_crd = [0], ["0"]
-    tables = [_mode_table(m) for m in col_modes]
-    sizes = [len(t[0]) for t in tables]
-    if len(tables) == 1 and sizes[0] == view.cols:  # one column mode (every rank <= 2 layout): no mixed radix
-        view.col_crd = [[c] for c in tables[0][0]]
-        view.col_off = [[o] for o in tables[0][1]]
-        return
-    entries, cap = view.cols * len(tables), cap_of("rendered byte")
-    if HOVER_BYTES * entries > cap:  # a fixed bound, so the view stays cacheable
-        view.drawn = False
-        view.note = (f"the hover data of {entries:,} column-mode entries ({view.cols:,} columns x {len(tables)} "
-                     f"column modes) is over the work cap of {cap:,} rendered bytes: the grid is not drawn")
-        return
-    charge("rendered byte", HOVER_BYTES * entries, "hover cards of the column modes")
-    # column j is mixed radix over the column modes, mode 0 fastest: itertools.product varies its last list fastest
-    view.col_crd = [list(reversed(p)) for p in itertools.product(*[c for c, _ in reversed(tables)])]
-    view.col_off = [list(reversed(p)) for p in itertools.product(*[o for _, o in reversed(tables)])]
+    """``layoutlab.model.fill_hover`` under the request's work cap on rendered bytes."""
+    model.fill_hover(view, layout, offsets, cap_of("rendered byte"), charge)
 
 
 #: Views cached by their text, least recently used out first, at most LAYOUT_CACHE_BYTES in all (estimated by
@@ -210,17 +76,6 @@ def describe_layout(text: str, for_grid: bool = False) -> LayoutView:
     return view
 
 
-def _fill_range(view: LayoutView, layout: Any) -> None:
-    """``offset_range`` and ``last_plus_one`` of a layout with integer strides (O(rank), nothing enumerated)."""
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    if not all(type(d) is int and type(s) is int for s, d in zip(fs, fd, strict=True)):
-        return
-    lo = sum((s - 1) * d for s, d in zip(fs, fd, strict=True) if d < 0)
-    hi = sum((s - 1) * d for s, d in zip(fs, fd, strict=True) if d > 0)
-    view.offset_range = (lo, hi)
-    view.last_plus_one = sum((s - 1) * d for s, d in zip(fs, fd, strict=True)) + 1
-
-
 def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     """Facts and (under the caps) the offset table of the layout written ``text``.
 
@@ -228,12 +83,7 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     size(L) > table_cap (MAX_SIZE, or MAX_CELLS for a grid); injective/compact are None when not enumerated."""
     layout = parse_layout(text)
     n = A.size(layout)
-    view = LayoutView(layout=str(layout), size=n, cosize=A.cosize(layout), rank=A.rank(layout),
-                      depth=A.depth(layout))
-    if is_composed(layout):
-        view.swizzle = str(layout.layout_a)
-    else:
-        _fill_range(view, layout)
+    view = model.facts(layout)
     view.cpp, view.dsl = code.layout_code(layout)
     view.formula = code.index_formula(layout)
     kind = cell_kind(layout)
@@ -248,34 +98,18 @@ def _describe(text: str, table_cap: int = MAX_SIZE) -> LayoutView:
     _fill_table(view, layout)
     if n <= MAX_CELLS:
         _fill_hover(view, layout)
-    flat = {v for row in view.offsets or [] for v in row}
-    view.injective = len(flat) == n
-    if view.coords is not None:  # compact: every coordinate of the codomain (its coshape) is reached once
-        view.compact = view.injective and n == view.cosize
+    model.finish(view)
+    if view.coords is not None:
         return view
-    view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == n - 1
     if n > MAX_CELLS:
         view.note = f"size {pow2_text(n)} exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
     return view
 
 
 def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour: str = "offset") -> GridView | None:
-    """The explorer grid of ``view`` (None when there is no table or it is over the render cap)."""
-    if view.offsets is None or not view.drawn or view.rows * view.cols > MAX_CELLS:
-        return None
-    wide = any(v >= 10_000 or v <= -1000 for row in view.offsets for v in (row[0], row[-1]))
-    meta: dict[str, Any] = {"rank": view.rank, "rows": view.rows, "rowCrd": view.row_crd, "rowOff": view.row_off,
-                            "colCrd": view.col_crd, "colOff": view.col_off}
-    if hover:
-        meta["hover"] = hover
-    if view.swizzle:
-        meta["swizzle"] = view.swizzle
-    return GridView(
-        id=grid_id, rows=view.rows, cols=view.cols, text=view.coords or view.offsets,
-        colour=offset_colours(view.offsets) if colour == "offset" else None,
-        row_levels=boundary_levels(view.row_leaves, view.rows), col_levels=boundary_levels(view.col_leaves, view.cols),
-        meta=meta, caption=view.layout, css="wide" if wide or view.coords else "",
-        colour_mod=colour == "offset" and view.coords is None)
+    """The explorer grid of ``view`` (None when there is no table or it is over the render cap):
+    ``layoutlab.model.layout_grid`` drawn as a page's GridView."""
+    return model.layout_grid(view, grid_id, hover, colour, cls=GridView)
 
 
 def cells_by_offset(view: LayoutView, limit: int = 2048) -> list[tuple[int, str, int]] | None:

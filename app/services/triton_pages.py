@@ -14,6 +14,7 @@ from app.config import MAX_CELLS
 from app.services import triton as S
 from app.services.grid import GridView, offset_colours
 from app.services.tv import tv_grid
+from layoutlab.model import triton_tv_tile
 
 
 @dataclass
@@ -114,20 +115,6 @@ def _tv_view(text: str, shape: list[int], bits: int, v: dict[str, Any]) -> Trito
     nreg, nlane, nwarp = (len(b[k]) for k in ("register", "lane", "warp"))
     n = 1 << (nreg + nlane + nwarp)
     charge("linear point", n, "TV grid of a Triton layout")
-    packed = [(r, c) for r, c in ([v0[0], v0[-1]] if len(v0) == 2 else [0, v0[0]] for v0 in
-                                  b["register"] + b["lane"] + b["warp"])]
-    threads = [[-1] * cols for _ in range(rows)]
-    values = [[-1] * cols for _ in range(rows)]
-    holders = 0
-    pts = [(0, 0)]
-    for r, c in packed:
-        pts += [(x ^ r, y ^ c) for x, y in pts]
-    for i, (r, c) in enumerate(pts):
-        reg, rest = i & ((1 << nreg) - 1), i >> nreg
-        thread = (rest & ((1 << nlane) - 1)) + 32 * (rest >> nlane)
-        if threads[r][c] < 0:
-            threads[r][c], values[r][c] = thread, reg
-        else:
-            holders += 1
+    threads, values, holders = triton_tv_tile(t, rows, cols)
     return TritonTV(name=v["kind"], operand="registers", tv_layout=v["cute"] or "(no CuTe TV layout)", rows=rows,
                     cols=cols, threads=threads, values=values, num_threads=32 << nwarp, sharers=holders)

@@ -18,6 +18,7 @@ from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout, pow2_text
+from layoutlab.model import Table, tv_cells, tv_tile
 
 DEFAULT_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
 MMA_OPERANDS = ("A", "B", "C")
@@ -69,23 +70,10 @@ def _get(name: str) -> Any:
         return atoms.get(name)
 
 
-Table = list[list[int]]
-
-
 def _tile_of(tv: Any, rows: int, cols: int, row_major: bool) -> tuple[Table, Table, Table]:
-    """threads/values/sharer-count per cell of a rows x cols tile indexed column-major (or row-major)."""
-    nthr = it.product(tv.shape[0])
-    threads = [[-1] * cols for _ in range(rows)]
-    values = [[-1] * cols for _ in range(rows)]
-    count = [[0] * cols for _ in range(rows)]
-    for i, idx in enumerate(offsets(tv, "TV layout")):
-        r, c = (idx // cols, idx % cols) if row_major else (idx % rows, idx // rows)
-        if not (0 <= r < rows and 0 <= c < cols):
-            raise LayoutError(f"TV layout {tv} maps ({i % nthr},{i // nthr}) to {idx}, outside the {rows}x{cols} tile")
-        if count[r][c] == 0:
-            threads[r][c], values[r][c] = i % nthr, i // nthr
-        count[r][c] += 1
-    return threads, values, count
+    """threads/values/sharer-count per cell of a rows x cols tile indexed column-major (or row-major), labelled as
+    CuTe's print_latex_tv labels them (``layoutlab.model.tv_tile``), enumerated under the request's budget."""
+    return tv_tile(tv, rows, cols, row_major, offsets)
 
 
 @lru_cache(maxsize=256)
@@ -128,10 +116,7 @@ def tv_view(name: str, operand: str = "C", element_bits: int = 16) -> TVView:
 def tv_grid(view: Any, grid_id: str, by_warp: bool = False) -> GridView:
     """Cells labelled ``T<thread>V<value>`` and coloured by thread (32 lane colours, ``thread mod 32``) or, with
     ``by_warp``, by warp (``thread // 32``: one colour per warp, so a tiled MMA's warps are told apart)."""
-    text = [[f"T{t}V{v}" if t >= 0 else "" for t, v in zip(tr, vr, strict=True)]
-            for tr, vr in zip(view.threads, view.values, strict=True)]
-    colour = [[(t // 32 if by_warp else t) % 32 if t >= 0 else -1 for t in tr] for tr in view.threads]
-    meta = {"threads": view.threads, "values": view.values, "colour_name": "by warp" if by_warp else "by thread"}
+    text, colour, meta = tv_cells(view.threads, view.values, by_warp)
     return GridView(id=grid_id, rows=view.rows, cols=view.cols, text=text, colour=colour, css="tv", meta=meta,
                     caption=f"{view.name} · {view.operand} · {view.tv_layout}")
 

@@ -1,0 +1,73 @@
+"""Coordinate tensors with an origin, as CuTe prints them: ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)``.
+
+A ``CoordTensor`` is CuTe's tensor over an ``ArithmeticTupleIterator``: ``x(i) = origin + layout(i)``, a coordinate
+tuple (``make_identity_tensor`` offset by ``local_tile``, or TMA's ``get_tma_tensor``). It prints as CuTe does,
+``ArithTuple(2,3) o (4,4):(1@0,1@1)`` (our layouts print without the ``_`` static markers); ``notation.parse``
+reads that, CuTe's printed form with ``_`` and the short ``(2,3) o (4,4):(1@0,1@1)``.
+
+Post-conditions: ``parse(str(x)) == x``; ``x(i)`` is a plain tuple of the origin's rank (or of the layout's
+codomain, if longer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from algebra.core import inttuple as it
+from algebra.core.arith import ArithTuple, ScaledBasis, coprofile
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout
+
+
+@dataclass(frozen=True)
+class CoordTensor:
+    """``origin o layout``: ``origin`` a plain (nested) tuple of ints, ``layout`` a Layout whose strides are basis
+    elements (``1@0``) or ints."""
+
+    origin: Any
+    layout: Layout
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.layout, Layout):
+            raise LayoutError(f"a coordinate tensor needs a layout, not {self.layout!r}")
+        o = self.origin.as_tuple() if isinstance(self.origin, ArithTuple | ScaledBasis) else self.origin
+        if isinstance(o, list):
+            o = tuple(o)
+        if not (it.is_int(o) or (it.is_tuple(o) and all(it.is_int(x) for x in it.flatten(o)))):
+            raise LayoutError(f"a coordinate tensor's origin is a tuple of integers, not {self.origin!r}")
+        object.__setattr__(self, "origin", o)
+        bad = [d for d in it.flatten(self.layout.stride) if not isinstance(d, ScaledBasis) and d != 0]
+        if bad:
+            raise LayoutError(f"a coordinate tensor's strides are basis elements such as 1@0 (or 0), not {bad[0]}: "
+                              f"{self.layout}")
+
+    @property
+    def shape(self) -> Any:
+        return self.layout.shape
+
+    @property
+    def stride(self) -> Any:
+        return self.layout.stride
+
+    def __call__(self, *crd: Any) -> Any:
+        """The coordinate at ``crd`` (an index or a coordinate of the layout): ``origin + layout(crd)``."""
+        c = crd[0] if len(crd) == 1 else crd
+        v = self.layout(c)
+        total = ArithTuple.of(self.origin) + (v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)
+        out = total.as_tuple()
+        width = len(self.origin) if it.is_tuple(self.origin) else 1
+        prof = coprofile(self.layout)
+        width = max(width, len(prof) if it.is_tuple(prof) else 1)
+        out = tuple(out) if it.is_tuple(out) else (out,)
+        return out + (0,) * (width - len(out))
+
+    def __str__(self) -> str:
+        return f"ArithTuple{it.to_str(self.origin) if it.is_tuple(self.origin) else f'({self.origin})'} o {self.layout}"
+
+
+def make_coord_tensor(origin: Any, shape: Any) -> CoordTensor:
+    """``make_identity_tensor(shape)`` moved to ``origin``: ``origin o shape:(1@0,1@1,...)``."""
+    from algebra.core.arith import make_basis_like
+
+    return CoordTensor(origin, Layout(shape, make_basis_like(shape)))

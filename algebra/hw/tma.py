@@ -1,0 +1,198 @@
+"""A TMA atom as CuTe's ``make_tma_atom(op, gtensor, slayout, cta_tile, cluster_size)`` builds it, and
+``tma_partition``'s per-CTA views, for flat global layouts (one mode per dimension, element strides).
+
+CuTe traces the shared-memory "vector": ``right_inverse(slayout)`` walks shared memory in address order; composed
+with the global tensor's coordinates it gives the TMA dimensions in that order (coalesced), the box (each dimension's
+extent), and how many TMA instructions one CTA tile takes. With a cluster of ``N`` CTAs multicasting, the box is cut
+from its last dimension by ``N`` (CuTe's truncation loop) and CTA ``r`` loads the ``r``-th ``1/N`` of every
+instruction's vector (``multicast_offset = r * size(vector) / N``). ``get_tma_tensor(shape(g))`` is the coordinate
+tensor ``ArithTuple(0,...) o shape:(1@d_0, 1@d_1, ...)`` (mode j's stride is the basis of its TMA dimension).
+
+Post-conditions: the boxes of the N CTAs of one instruction tile the instruction's vector exactly; every element of
+the CTA tile is loaded by exactly one (instruction, CTA); ``encode`` (``hopper.encode_tiled``) is
+cuTensorMapEncodeTiled's argument list with every documented rule checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from algebra.core import inttuple as it
+from algebra.core.arith import E
+from algebra.core.coord_tensor import CoordTensor
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, cosize, make_layout, size
+from algebra.core.ops import coalesce, composition, right_inverse
+from algebra.core.products import logical_divide
+from algebra.hw import hopper
+
+MAX_TMA_DIMS = 5
+OPS = ("SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST", "SM90_TMA_STORE")
+
+
+@dataclass(frozen=True)
+class TmaAtom:
+    """What ``make_tma_atom`` decides: the TMA dimensions (global modes in shared-memory order), the box one CTA
+    loads, the instructions per CTA tile, and which CTA of the cluster loads which part."""
+
+    op: str
+    gmem: Layout
+    smem: Any
+    cta_tile: tuple[int, ...]
+    cluster_size: int
+    dtype: str
+    dims: tuple[int, ...]           # TMA dimension d -> global mode
+    full_box: tuple[int, ...]       # one instruction's box, all CTAs together (TMA dim order)
+    box: tuple[int, ...]            # the box one CTA loads (after the multicast cut)
+    vector: int                     # elements one instruction moves into one CTA's tile (all CTAs together)
+    instructions: int               # TMA instructions per CTA tile (TMA_Iter)
+    smem_to_coord: Layout           # smem offset -> TMA coordinate (basis strides)
+
+    @property
+    def chunk(self) -> int:
+        """Elements of each instruction's vector that one CTA of the cluster loads."""
+        return self.vector // self.cluster_size
+
+    def tma_tensor(self) -> CoordTensor:
+        """``get_tma_tensor(shape(gtensor))``: global coordinates as TMA coordinates."""
+        shape = self.gmem.shape if it.is_tuple(self.gmem.shape) else (self.gmem.shape,)
+        strides = tuple(E(self.dims.index(j)) for j in range(len(shape)))
+        return CoordTensor(tuple(0 for _ in shape), Layout(tuple(shape), strides))
+
+    def owner(self, tile_index: int) -> tuple[int, int]:
+        """(instruction, CTA of the cluster) that loads element ``tile_index`` (column-major in the CTA tile)."""
+        o = _plain(self.smem)(tile_index)
+        return o // self.vector, (o % self.vector) // self.chunk
+
+    def partition(self, cta_rank: int, cta_coord: tuple[int, ...] | None = None) -> dict[str, Any]:
+        """``tma_partition(atom, cta_rank, Layout<N>{}, sA, gA)`` for the CTA tile at ``cta_coord`` (default 0):
+        the source (TMA coordinates) and destination (smem offsets) views ((TMA, TMA_Iter)) of CTA ``cta_rank``."""
+        if not 0 <= cta_rank < self.cluster_size:
+            raise LayoutError(f"CTA {cta_rank} is out of range: the cluster has {self.cluster_size} CTAs")
+        coord = tuple(cta_coord or (0,) * len(self.cta_tile))
+        if len(coord) != len(self.cta_tile):
+            raise LayoutError(f"CTA tile coordinate {coord} needs {len(self.cta_tile)} entries")
+        start = cta_rank * self.chunk
+        div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
+        mine = make_layout(composition(div[0], Layout(self.chunk)), div[1])  # this CTA's part of each vector
+        first = self.smem_to_coord(start)
+        first_t = first.as_tuple() if hasattr(first, "as_tuple") else ()
+        origin = [coord[self.dims[d]] * self.cta_tile[self.dims[d]] for d in range(len(self.dims))]
+        for d, x in enumerate(first_t if isinstance(first_t, tuple) else (first_t,)):
+            origin[d] += x
+        src = CoordTensor(tuple(origin), mine)
+        dst = Layout((self.chunk, self.instructions), (1, self.vector))
+        return {"cta": cta_rank, "source": src, "destination": dst, "smem_offset": start}
+
+    def encode(self, strict: bool = False) -> Any:
+        """cuTensorMapEncodeTiled's arguments for this atom (``hopper.encode_tiled``), every rule checked."""
+        shape = self.gmem.shape if it.is_tuple(self.gmem.shape) else (self.gmem.shape,)
+        stride = self.gmem.stride if it.is_tuple(self.gmem.stride) else (self.gmem.stride,)
+        esize = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)]
+        dims = [shape[j] for j in self.dims]
+        strides = [stride[j] * esize for j in self.dims[1:]]
+        return hopper.encode_tiled(self.dtype, dims, strides, list(self.box), swizzle=_swizzle_mode(self.smem,
+                                                                                                 esize),
+                                   strict=strict)
+
+
+def _plain(smem: Any) -> Layout:
+    return smem.layout_b if hasattr(smem, "layout_b") else smem
+
+
+def _swizzle_mode(smem: Any, esize: int) -> str:
+    if not hasattr(smem, "layout_a"):
+        return "NONE"
+    sw = smem.layout_a
+    span = (1 << (sw.bits + sw.base)) * esize
+    return {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}.get(span, f"{span}B")
+
+
+def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: int = 1,
+                  dtype: str = "FLOAT16") -> TmaAtom:
+    """CuTe's ``make_tma_atom(op, gtensor, slayout, cta_tile, cluster_size)`` for a flat global layout ``gmem``
+    (element strides), a shared-memory layout ``smem`` (may be swizzled: ``Sw<B,M,S> o L``) of the CTA tile's
+    shape, and a cluster of ``cluster_size`` CTAs (a power of 2 up to 16; > 1 needs SM90_TMA_LOAD_MULTICAST).
+
+    Refuses (LayoutError) what CuTe refuses or the hardware cannot do: a tile that is not the smem layout's shape,
+    a shared-memory vector whose first mode is not stride-1 in global memory, more than 5 TMA dimensions, a box the
+    cluster does not divide."""
+    if op not in OPS:
+        raise LayoutError(f"op must be one of {', '.join(OPS)}, not {op!r}")
+    if not isinstance(cluster_size, int) or cluster_size < 1 or cluster_size > 16 or cluster_size & (cluster_size - 1):
+        raise LayoutError(f"cluster size must be a power of 2 in 1..16, not {cluster_size!r}")
+    if cluster_size > 1 and op != "SM90_TMA_LOAD_MULTICAST":
+        raise LayoutError(f"a cluster of {cluster_size} CTAs shares a load only with SM90_TMA_LOAD_MULTICAST")
+    g = gmem
+    if not isinstance(g, Layout):
+        raise LayoutError(f"the global tensor must be a layout, not {gmem!r}")
+    shape = g.shape if it.is_tuple(g.shape) else (g.shape,)
+    stride = g.stride if it.is_tuple(g.stride) else (g.stride,)
+    if any(it.is_tuple(s) for s in shape) or any(not isinstance(d, int) for d in stride):
+        raise LayoutError(f"the global tensor must be flat with integer strides (one mode per dimension): {g}")
+    tile = tuple(cta_tile) if isinstance(cta_tile, list | tuple) else (cta_tile,)
+    if len(tile) != len(shape) or not all(isinstance(t, int) and t > 0 for t in tile):
+        raise LayoutError(f"the CTA tile {tile} needs one positive extent per global mode ({len(shape)})")
+    for j, (t, s) in enumerate(zip(tile, shape, strict=True)):
+        if s % t:
+            raise LayoutError(f"the CTA tile {tile} does not divide the global tensor {g}: mode {j} has {s}, "
+                              f"not a multiple of {t}")
+    plain = _plain(smem)
+    if not isinstance(plain, Layout):
+        raise LayoutError(f"the shared-memory layout must be a layout, not {smem!r}")
+    sshape = tuple(it.product_each(plain.shape)) if it.is_tuple(plain.shape) else (plain.shape,)
+    if sshape != tile:
+        raise LayoutError(f"the shared-memory layout {smem} has shape {sshape}, not the CTA tile {tile}")
+    if cosize(plain) != size(plain):
+        raise LayoutError(f"the shared-memory layout {plain} is not compact (cosize {cosize(plain)} != size "
+                          f"{size(plain)})")
+    inv = right_inverse(plain)  # smem offset -> tile index (column-major)
+    if size(inv) != size(plain):
+        raise LayoutError(f"the shared-memory layout {plain} is not invertible")
+    coord_of_tile = Layout(tile, tuple(E(j) for j in range(len(tile))))
+    cvec = coalesce(composition(coord_of_tile, inv))  # smem offset -> global coordinate, in smem order
+    modes = list(zip(it.flatten(cvec.shape), it.flatten(cvec.stride), strict=True)) if it.is_tuple(cvec.shape) \
+        else [(cvec.shape, cvec.stride)]
+    modes = [(sz, d) for sz, d in modes if sz > 1]
+    order: list[int] = []
+    for _, d in modes:
+        if d.mode_path[0] not in order:
+            order.append(d.mode_path[0])
+    order += [j for j in range(len(tile)) if j not in order]
+    if stride[order[0]] != 1:
+        raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
+                          f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
+    if len(order) > MAX_TMA_DIMS:
+        raise LayoutError(f"{len(order)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
+    # one instruction's vector: the longest prefix of the smem walk that is a box (each global mode entered once,
+    # at its origin, extended contiguously, and left for good)
+    vector, seen, box = 1, [], {j: 1 for j in order}
+    for sz, d in modes:
+        j = d.mode_path[0]
+        if seen and j == seen[-1] and d.value == box[j]:
+            box[j] *= sz
+        elif j not in seen and d.value == 1:
+            seen.append(j)
+            box[j] = sz
+        else:
+            break
+        vector *= sz
+    full_box = tuple(box[j] for j in order)
+    if any(b > 256 for b in full_box):
+        raise LayoutError(f"the box {full_box} has an extent over 256 (TMA's limit per dimension)")
+    cut, mult = list(full_box), cluster_size
+    for i in range(len(cut) - 1, -1, -1):  # CuTe: truncate the box by num_multicast from its last dimension
+        if mult <= 1:
+            break
+        if cut[i] % mult and mult % cut[i]:
+            raise LayoutError(f"the cluster of {cluster_size} CTAs does not divide the box {full_box}")
+        new_mult = -(-mult // cut[i])
+        cut[i] = -(-cut[i] // mult)
+        mult = new_mult
+    if mult > 1:
+        raise LayoutError(f"the box {full_box} has fewer elements than the cluster has CTAs ({cluster_size})")
+    total = size(plain)
+    return TmaAtom(op, g, smem, tile, cluster_size, dtype, tuple(order), full_box, tuple(cut), vector,
+                   total // vector, composition(Layout(tile, tuple(E(order.index(j)) for j in range(len(tile)))),
+                                                inv))

@@ -1,0 +1,149 @@
+"""The front door: ``layoutlab serve`` runs the app under gunicorn, with its native ASGI worker.
+
+Why gunicorn's ``asgi`` worker (gunicorn >= 27, docs/operations.md says more): its own HTTP/1 parser applies the
+limits configured here, where uvicorn (httptools or h11) has no header count or request-line limit and no deadline on
+a request head, and gunicorn's ``limit_request_*`` settings do not reach uvicorn's workers. Every limit is one of
+gunicorn's settings (:data:`SETTINGS`):
+
+- ``limit_request_line`` (16,384 bytes; a longer request line answers 414): the longest permalink, a layout at the
+  4,000-character cap percent-encoded, fits;
+- ``limit_request_fields`` (100 header fields) and ``limit_request_field_size`` (8,190 bytes a field): more, or a
+  longer one, answers 431 as soon as the parser has read past the limit, so a header of tens of MB costs no more than
+  the first few kB of it;
+- ``keepalive`` (5 s): how long a connection may sit between requests, and (:class:`HeadDeadlineProtocol`) how long
+  a request's head (request line and headers) may take to arrive, from the connection's start or the last response;
+- ``timeout`` (30 s): a request body that sends nothing for that long ends the request (the app sees a disconnect);
+  and a worker whose event loop stays silent that long is killed and restarted by the master;
+- ``graceful_timeout`` (10 s): after SIGTERM, requests in flight get that long; then the master kills what is left,
+  so the server ends within that bound whatever a client does (a half-sent body, an idle connection);
+- the master restarts a worker process that dies (``kill -9``, an out-of-memory kill, a silent loop).
+
+The one addition to gunicorn is :class:`HeadDeadlineProtocol`: gunicorn's ASGI worker arms its keep-alive timer
+while it waits for the second and later requests of a connection, never for the first, so a connection that sends
+half a request head (or nothing) would be held open for ever; the subclass arms the same timer for the first request
+too. ``tests/test_serve_limits.py`` checks each limit against a real server.
+
+``X-Forwarded-For`` / ``X-Forwarded-Proto``: only from LAYOUTLAB_TRUSTED_PROXIES (app.proxies), through uvicorn's
+ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set to the same list.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.asgi.protocol import ASGIProtocol
+from gunicorn.workers import gasgi
+
+#: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
+SETTINGS: dict[str, Any] = {
+    "worker_class": "app.serve.Worker",
+    "limit_request_line": 16_384,
+    "limit_request_fields": 100,
+    "limit_request_field_size": 8_190,
+    "keepalive": 5,
+    "timeout": 30,
+    "graceful_timeout": 10,
+    "control_socket_disable": True,  # no admin socket under ~/.gunicorn
+    "asgi_disconnect_grace_period": 3,
+    "accesslog": None,
+    "loglevel": "info",
+}
+#: Environment variables that override a setting (seconds): for tests and for hosts that need other bounds.
+ENV = {"keepalive": "LAYOUTLAB_KEEPALIVE_S", "timeout": "LAYOUTLAB_READ_TIMEOUT_S",
+       "graceful_timeout": "LAYOUTLAB_GRACEFUL_S"}
+
+
+class HeadDeadlineProtocol(ASGIProtocol):
+    """gunicorn's ASGI protocol, with the keep-alive timer armed from the connection's start: the first request's
+    head must arrive within ``keepalive`` seconds too, or the connection is closed (gunicorn arms it only between
+    requests). The timer is cancelled once a request's head is complete, as for every later request."""
+
+    def _start_http1(self, buffered: bytes = b"") -> None:
+        super()._start_http1(buffered)
+        if self.req_count == 0 and not self._request_ready.is_set():
+            self._arm_keepalive_timer()
+
+
+class Worker(gasgi.ASGIWorker):
+    """gunicorn's ASGI worker with :class:`HeadDeadlineProtocol` (the worker builds its connections' protocol by the
+    module's name ``ASGIProtocol``; this process's worker is the only user)."""
+
+    def init_process(self) -> None:
+        gasgi.ASGIProtocol = HeadDeadlineProtocol
+        super().init_process()
+
+
+class FrontDoor(BaseApplication):
+    """gunicorn's master process serving the ASGI app that ``factory()`` builds in each worker process."""
+
+    def __init__(self, factory, options: dict[str, Any]) -> None:
+        self.factory, self.options = factory, options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        return self.factory()
+
+
+def options(host: str, port: int, workers: int, trusted: list[str]) -> dict[str, Any]:
+    """gunicorn's settings for ``layoutlab serve``: :data:`SETTINGS`, the overrides of :data:`ENV`, the address, the
+    worker processes and the trusted proxies (none: gunicorn trusts no peer for ``X-Forwarded-Proto`` either). Raises
+    ValueError naming a variable of :data:`ENV` that is not a number."""
+    out = dict(SETTINGS)
+    for key, var in ENV.items():
+        raw = os.environ.get(var)
+        if raw:
+            try:
+                out[key] = max(1, round(float(raw)))  # whole seconds, at least 1 (0 would turn the bound off)
+            except ValueError:
+                raise ValueError(f"{var} must be a number of seconds, got {raw[:40]!r}") from None
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    out.update(bind=[bind], workers=max(1, workers), forwarded_allow_ips=",".join(trusted) or "",
+               proc_name="layoutlab")
+    return out
+
+
+def app_factory(*, embedded_worker: bool, gpus: str | None, trusted: list[str]):
+    """What each worker process runs to build its app: ``create_app`` (the embedded GPU workers when asked), behind
+    uvicorn's ProxyHeadersMiddleware for the trusted proxies."""
+
+    def build():
+        from app.main import create_app
+
+        app = create_app(embedded_worker=embedded_worker)
+        app.state.gpus = gpus
+        if not trusted:
+            return app
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        return ProxyHeadersMiddleware(app, trusted_hosts=",".join(trusted))
+
+    return build
+
+
+def _raise_open_files(most: int = 65_536) -> None:
+    """Raise this process's soft limit on open files to its hard limit (at most ``most``; the app processes inherit
+    it), so that a thousand idle connections, each closed after the keep-alive, do not exhaust the default 1,024."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = most if hard == resource.RLIM_INFINITY else min(hard, most)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+def serve(host: str, port: int, *, workers: int = 1, embedded_worker: bool = True, gpus: str | None = None,
+          trusted: list[str] | None = None) -> int:
+    """Run the front door until SIGTERM / SIGINT; returns 0 (gunicorn exits the process with its own status on a
+    failed start). Raises ValueError (a bad setting of :data:`ENV`) before anything starts."""
+    trusted = trusted or []
+    settings = options(host, port, workers, trusted)
+    _raise_open_files()
+    factory = app_factory(embedded_worker=embedded_worker and workers <= 1, gpus=gpus, trusted=trusted)
+    FrontDoor(factory, settings).run()
+    return 0

@@ -1,0 +1,25 @@
+"""The caps on enumeration and input, the same in the pages (``app.config`` re-exports them), the notebook and the
+CLI: the algebra itself is symbolic and uncapped; what is bounded is how many cells are drawn and how deep input
+nests."""
+
+from __future__ import annotations
+
+MAX_SIZE = 1 << 20          # size(layout) of a layout whose cells are enumerated
+MAX_DEPTH = 6               # nesting depth of a shape
+MAX_CELLS = 65_536          # cells rendered in one grid
+MAX_TEXT = 4_000            # characters of one layout / op argument
+MAX_NESTING = 32            # parentheses / brackets nested in one typed layout, coordinate or tiler
+
+_OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``( [ { <`` in ``text`` (one linear scan; unbalanced text is the parser's business)."""
+    depth = best = 0
+    for ch in text:
+        if ch in _OPEN:
+            depth += 1
+            best = max(best, depth)
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+    return best

@@ -1,0 +1,55 @@
+"""``layoutlab show`` against ``cute::print_layout`` compiled from CuTe's headers (marker ``oracle``): the same table,
+character for character but for the header line, where CuTe writes its static integers as ``_4``.
+
+Skips without a C++ compiler, the ``nvidia-cutlass`` headers or the CUDA headers (tests/oracle/cute_cpp.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import algebra as A
+import layoutlab
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cute_cpp  # noqa: E402
+
+pytestmark = [pytest.mark.oracle, pytest.mark.timeout(900)]
+
+LAYOUTS = ["(4,8):(8,1)", "(4,8):(1,4)", "(2,(2,2)):(4,(1,2))", "((2,2),(2,4)):((1,4),(2,8))", "(8,8):(1,100)",
+           "(3,5):(5,1)", "((4,2),(2,3)):((2,24),(1,8))", "(16,4):(0,1)", "Sw<2,0,2> o _0 o (4,8):(8,1)",
+           "Sw<3,3,3> o _0 o (8,64):(64,1)"]
+
+
+def cpp(text: str) -> str:
+    """The layout as CuTe C++ (static integers)."""
+    return cute_cpp.cvalue(text)
+
+
+def test_show_prints_what_print_layout_prints(tmp_path):
+    cmd = cute_cpp.toolchain()
+    if cmd is None:
+        pytest.skip("no C++ compiler with CuTe and CUDA headers")
+    body = "\n".join(f'  printf("@@{k}\\n"); print_layout({cpp(t)});' for k, t in enumerate(LAYOUTS))
+    src = tmp_path / "print_layout.cpp"
+    src.write_text("#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n"
+                   f"int main() {{\n{body}\n  return 0;\n}}\n")
+    exe = tmp_path / "print_layout.bin"
+    built = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
+    tables = out.split("@@")[1:]
+    assert len(tables) == len(LAYOUTS)
+    for text, table in zip(LAYOUTS, tables, strict=True):
+        theirs = table.split("\n", 1)[1]
+        ours = subprocess.run([sys.executable, "-m", "app.cli", "show", text], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+        assert ours.returncode == 0, ours.stderr
+        t_head, t_rest = theirs.split("\n", 1)
+        o_head, o_rest = ours.stdout.split("\n", 1)
+        assert o_rest == t_rest, f"{text}\nCuTe:\n{theirs}\nours:\n{ours.stdout}"
+        assert A.parse(t_head) == A.parse(o_head) or "Sw<" in text, (t_head, o_head)
+        assert layoutlab.text(text) == ours.stdout

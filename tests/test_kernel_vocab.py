@@ -1,0 +1,221 @@
+"""CuTe's kernel vocabulary (CONTRACT §7): tiled MMA TV layouts, partition shapes and fragments, the tiled copies that
+feed an MMA, make_tiled_copy from a TV layout, coverage, local_tile with a projection and coordinate tensors. The
+expected values are CuTe C++'s (tests/oracle/data/vocab_s7.json, printed by tests/oracle/cute_vocab.py; the live
+comparison is tests/oracle/test_vocab_oracle.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import algebra as A
+from algebra import atoms
+
+ORACLE = Path(__file__).resolve().parent / "oracle"
+sys.path.insert(0, str(ORACLE))
+
+import cute_vocab  # noqa: E402
+
+RECORDS = json.loads((ORACLE / "data" / "vocab_s7.json").read_text())
+
+
+@pytest.mark.parametrize("i", range(len(RECORDS)))
+def test_equal_to_cute_cpp(i):
+    rec = RECORDS[i]
+    ours = cute_vocab.ours(i, rec["case"])
+    assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
+    for key, val in ours.items():
+        assert rec["cute"][key] == val, (key, rec["case"])
+
+
+def test_the_corpus_covers_the_vocabulary():
+    kinds = {r["case"]["kind"] for r in RECORDS}
+    atoms_seen = {r["case"]["atom"][:4] for r in RECORDS if r["case"]["kind"] == "mma"}
+    assert kinds == {"mma", "copy", "copy_tv", "tile"} and {"SM70", "SM80", "SM90"} <= atoms_seen
+    assert any(p is not None for r in RECORDS if r["case"]["kind"] == "mma" for p in r["case"]["perm"])
+    copies = {c for r in RECORDS if r["case"]["kind"] == "mma" for c in r["case"]["copies"].values()}
+    assert any("LDSM" in c for c in copies) and any("CP_ASYNC" in c for c in copies)
+
+
+# CuTe C++ printed these (host program, CUTLASS 4.2 headers)
+SM80 = "SM80_16x8x16_F32F16F16F32_TN"
+
+
+def test_sm80_2x2_layouts_and_shapes():
+    mma = atoms.make_tiled_mma(SM80, atom_layout=A.Layout((2, 2, 1)))
+    assert str(mma.get_layoutC_TV()) == "((4,8,2,2),((2,2),(1,1))):((64,1,16,256),((32,8),(0,0)))"
+    assert str(mma.get_layoutA_TV()) == "((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,256),(0,0)))"
+    assert str(mma.get_layoutB_TV()) == "((4,8,2,2),((2,2),(1,1))):((32,1,0,8),((16,128),(0,0)))"
+    assert mma.partition_shape_A((64, 32)) == ((2, 2, 2), 2, 2)
+    assert mma.partition_shape_C((64, 64)) == ((2, 2), 2, 4)
+    frag = mma.partition_fragment_C(A.Layout((64, 64)), 37)
+    assert str(frag) == "((2,2),2,4):((1,2),4,8)"
+    cp = atoms.make_tiled_copy_A("SM75_U32x4_LDSM_N", mma, element_bits=16)
+    assert cp.tiler == (32, 16) and cp.tv_layout == mma.get_layoutA_TV()
+
+
+def test_sm70_partitions_no_longer_fail():
+    mma = atoms.make_tiled_mma("SM70_8x8x4_F32F16F16F32_TN", atom_layout=A.Layout((2, 2, 1)))
+    for t in (0, 5, 17, 31):
+        frag, _ = mma.partition_A(A.Layout((32, 8)), t)
+        assert A.size(frag) == A.size(mma.partition_fragment_A(A.Layout((32, 8)), t))
+        frag, _ = mma.partition_C(A.Layout((32, 32)), t)
+        assert A.size(frag) == 32
+
+
+def test_make_tiled_copy_forms_agree():
+    thr, val = A.Layout((16, 8), (8, 1)), A.Layout((1, 8))
+    a = atoms.make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", thr, val, element_bits=16)
+    b = atoms.make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", layout_tv=a.tv_layout, tiler=a.tiler,
+                              element_bits=16)
+    assert a == b and a.coverage() == {"duplicates": 0, "uncovered": 0}
+    assert str(a.get_layoutS_TV()) == "((8,16),(8,1)):((128,1),(16,0))"
+
+
+def test_coverage_finds_duplicates_and_holes():
+    tc = atoms.make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", A.parse("(16,8):(8,0)"), A.parse("(1,8):(8,1)"), 16)
+    cov = tc.coverage()
+    assert set(cov) == {"duplicates", "uncovered"} and cov["duplicates"] > 0 and cov["uncovered"] > 0
+    d = tc.coverage_detail()
+    tv = tc.tv_layout
+    for e in d["duplicate_elements"]:
+        r, c = e["element"]
+        assert len(e["claims"]) > 1 and all(tv((t, v)) == r + 16 * c for t, v in e["claims"])
+    held = {tv((t, v)) for t in range(128) for v in range(8)}
+    assert all(r + 16 * c not in held for r, c in d["uncovered_elements"])
+    assert cov["uncovered"] == 16 * 64 - len(held & set(range(16 * 64)))
+    # claims past the tile are neither
+    out = atoms.make_tiled_copy("UniversalCopy_32b", layout_tv=A.parse("(8,2):(1,8)"), tiler=(8,), element_bits=32)
+    assert out.coverage() == {"duplicates": 0, "uncovered": 0} and out.coverage_detail()["outside"] == 8
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: atoms.make_tiled_copy_B("SM75_U32x4_LDSM_N", atoms.make_tiled_mma(SM80, A.Layout((2, 2, 1))), 16),
+     "too few values"),
+    (lambda: atoms.make_tiled_copy("SM75_U32x4_LDSM_N", layout_tv=A.parse("(16,8):(8,1)"), tiler=(16, 8)),
+     "too few threads"),
+    (lambda: atoms.make_tiled_mma(SM80, A.Layout((2, 2, 1))).partition_fragment_C(A.Layout((64, 64)), 128),
+     "out of range"),
+    (lambda: atoms.make_tiled_copy("SM75_U32x4_LDSM_N", layout_tv=A.parse("(32,8):(8,1)"), tiler="x"), "tiler"),
+])
+def test_refusals_name_the_condition(call, needle):
+    with pytest.raises(A.LayoutError, match=needle):
+        call()
+
+
+def test_local_tile_with_a_projection():
+    g = A.Layout((128, 64))
+    assert A.local_tile(g, (32, 16, 8), (1, 2, None), (1, None, 1)) == A.local_tile(g, (32, 8), (1, None))
+    assert A.local_tile(g, (32, 16, 8), (1, 2, None), (1, 1, None)) == A.local_tile(g, (32, 16), (1, 2))
+    with pytest.raises(A.LayoutError, match="projection"):
+        A.local_tile(g, (32, 16), (1, 2, 0), (1, None, 1))
+
+
+@pytest.mark.parametrize("text", ["ArithTuple(2,3) o (4,4):(_1@0,_1@1)", "ArithTuple(2,3) o (4,4):(1@0,1@1)",
+                                  "(2,3) o (4,4):(1@0,1@1)", "ArithTuple(_0,_0) o (_64,_32):(_1@0,_1@1)",
+                                  "ArithTuple(1,(2,3)) o (2,(2,2)):(1@0,(1@0@1,1@1@1))"])
+def test_coordinate_tensors_round_trip_and_evaluate(text):
+    x = A.parse(text)
+    assert A.parse(str(x)) == x and str(x).startswith("ArithTuple(")
+    lay = x.layout
+    for i in range(A.size(lay)):
+        v = lay(i)
+        vec = v.as_tuple() if hasattr(v, "as_tuple") else ()
+        want = A.arith.ArithTuple.of(x.origin) + vec
+        assert A.arith.ArithTuple.of(x(i)) == want
+
+
+def test_coordinate_tensor_values():
+    x = A.parse("ArithTuple(2,3) o (4,4):(_1@0,_1@1)")
+    assert x(0) == (2, 3) and x(5) == (3, 4) and x(15) == (5, 6) and x((1, 2)) == (3, 5)
+    for bad in ("ArithTuple(2,3)", "(2,3) o 4:1"):
+        with pytest.raises(A.LayoutError):
+            A.parse(bad)
+
+
+def test_api_tiled_and_partition(client):
+    r = client.post("/api/tiled", json={"atom": "SM75_U32x4_LDSM_N", "mma": SM80, "atom_layout": "(2,2,1)",
+                                        "operand": "A"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["tiler"] == [32, 16] and j["tv_layout"] == "((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,256),(0,0)))"
+    bad = client.post("/api/tiled", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(16,8):(8,0)",
+                                          "val_layout": "(1,8):(8,1)"}).json()
+    assert bad["coverage"]["duplicates"] > 0 and "claimed more than once" in bad["problem"]
+    p = client.post("/api/partition", json={"atom": SM80, "atom_layout": "(2,2,1)", "thread": 37,
+                                            "tile": "64,64,32"}).json()
+    assert p["fragments"]["C"] == "((2,2),2,4):((1,2),4,8)" and p["partition_shapes"]["A"] == "((2,2,2),2,2)"
+    for body, needle in (({"atom": SM80, "atom_layout": "(2,2,1)", "thread": 128}, "out of range"),
+                         ({"atom": SM80, "atom_layout": "(2,2,1)", "tile": "64,30,16"}, "does not divide")):
+        r = client.post("/api/partition", json=body)
+        assert r.status_code == 422 and needle in r.json()["detail"]
+    r = client.post("/api/tiled", json={"atom": "SM75_U32x4_LDSM_N", "mma": SM80, "atom_layout": "(2,2,1)",
+                                        "operand": "B"})
+    assert r.status_code == 422 and "does not fit" in r.json()["detail"]
+
+
+def test_tv_page_names_the_duplicates(client):
+    r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
+                                  "tval": "(1,8):(8,1)"})
+    assert r.status_code == 200
+    assert 'id="tiled-coverage"' in r.text and "claimed more than once" in r.text and "holes" in r.text
+    assert "T0V1" in r.text or "T1V0" in r.text
+    for k in range(1, 6):
+        assert f'id="kp-step-{k}"' in r.text
+
+
+SW128 = "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"
+
+
+def test_tma_atom_box_cluster_and_partition():
+    from algebra.hw import tma
+
+    g = A.Layout((4096, 4096), (4096, 1))
+    one = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64))
+    assert one.dims == (1, 0) and one.box == (64, 128) and one.instructions == 1
+    assert str(one.tma_tensor()) == "ArithTuple(0,0) o (4096,4096):(1@1,1@0)"
+    assert A.parse(str(one.tma_tensor())) == one.tma_tensor()
+    two = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", g, A.parse(SW128), (128, 64), 2)
+    assert two.full_box == (64, 128) and two.box == (64, 64) and two.chunk == 4096
+    owners = [two.owner(i) for i in range(128 * 64)]
+    assert owners.count((0, 0)) == owners.count((0, 1)) == 4096
+    assert all(two.owner(m + 128 * k)[1] == m // 64 for m in (0, 63, 64, 127) for k in (0, 63))
+    p = [two.partition(r, (1, 2)) for r in range(2)]
+    assert p[0]["source"](0) == (128, 128) and p[1]["source"](0) == (128, 192)
+    assert p[1]["smem_offset"] == 4096 and two.encode().valid
+    k128 = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse("Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"),
+                             (128, 128))
+    assert k128.box == (64, 128) and k128.instructions == 2
+    for call, needle in ((lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.Layout((128, 64)), (128, 64)),
+                          "contiguous in global memory"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64), 2), "MULTICAST"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (64, 64)), "shape"),
+                         (lambda: tma.make_tma_atom("SM90_TMA_LOAD", A.Layout((4096, 100), (100, 1)),
+                                                    A.parse(SW128), (128, 64)), "does not divide")):
+        with pytest.raises(A.LayoutError, match=needle):
+            call()
+
+
+def test_api_tma_partition(client):
+    r = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64",
+                                                "cluster_size": 4})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["box"] == [64, 32] and len(j["partitions"]) == 4 and j["encode"]["valid"]
+    assert {c for row in j["owners"] for c in row} == {"C0", "C1", "C2", "C3"}
+    bad = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64",
+                                                  "cluster_size": 3})
+    assert bad.status_code == 422 and "cluster_size" in bad.json()["detail"]
+
+
+def test_local_tile_of_a_coordinate_tensor():
+    """CuTe C++ prints these for local_tile(make_identity_tensor(shape), tiler, coord, proj)."""
+    x = A.make_coord_tensor((0, 0), (32, 64))
+    got = A.local_tile(x, (16, 32, 16), (1, 0, None), (None, 1, 1))
+    assert str(got) == "ArithTuple(0,0) o (32,16,4):(1@0,1@1,16@1)"
+    assert str(A.local_tile(x, (16, 16, 8), (2, 1, None), (None, 1, 1))) == "ArithTuple(16,0) o (16,8,8):(1@0,1@1,8@1)"
+    t = A.local_tile(A.parse("ArithTuple(0,0) o (128,64):(_1@0,_1@1)"), (32, 16), (1, 2))
+    assert t(0) == (32, 32) and t(31 + 32 * 15) == (63, 47)

@@ -1,0 +1,276 @@
+"""The library face (``layoutlab``): every input kind draws one cell element per layout element, labelled with the
+offsets ``algebra`` computes; TV pictures labelled as CuTe's print_latex_tv labels them; the text table as
+cute::print_layout prints it; LaTeX holding every offset; refusals as one-line LayoutErrors."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import algebra as A
+import layoutlab
+from algebra import LayoutError, atoms
+
+
+class Cells(HTMLParser):
+    """The cell elements of an output: every element with ``data-offset``, its attributes and text."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.cells: list[dict] = []
+        self._open: dict | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if "data-offset" in a:
+            self._open = {"tag": tag, **a, "text": ""}
+            self.cells.append(self._open)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open["tag"]:
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open["text"] += data
+
+
+def offsets_by_row(layout: A.Layout) -> list[int]:
+    """L(i, j) row by row over the rank-2 view (rank 1: one row; modes 1.. folded into columns)."""
+    shape = layout.layout_b.shape if hasattr(layout, "layout_b") else layout.shape
+    rows = A.size(shape[0]) if isinstance(shape, tuple) and len(shape) > 1 else 1
+    flat = A.offsets(layout)
+    cols = len(flat) // rows
+    return [flat[i + rows * j] for i in range(rows) for j in range(cols)]
+
+
+LAYOUTS = ["(4,8):(8,1)", "(4,(2,4)):(2,(1,8))", "8:2", "(2,3,4):(12,4,1)", "Sw<3,4,3> o _0 o (8,64):(64,1)",
+           "((_2,_2),(_2,_4)):((_1,_8),(_2,_16))", "(4,4):(-1,4)"]
+
+
+@pytest.mark.parametrize("text", LAYOUTS)
+def test_one_cell_element_per_element_holding_its_offset(text):
+    layout = A.parse(text)
+    want = offsets_by_row(layout)
+    for out in (layoutlab.html(text), layoutlab.svg(text)):
+        cells = Cells(out).cells
+        assert len(cells) == A.size(layout)
+        assert [int(c["data-offset"]) for c in cells] == want
+        assert [int(c["text"]) for c in cells] == want
+
+
+def test_the_dsl_swizzle_spelling_draws_as_cute_cs():
+    assert layoutlab.text("S<3,4,3> o 0 o (8,64):(64,1)") == layoutlab.text("Sw<3,4,3> o _0 o (_8,_64):(_64,_1)")
+
+
+def test_a_128x128_grid_is_ordinary_and_over_the_cap_says_so():
+    assert len(Cells(layoutlab.html("(128,128):(1,128)")).cells) == 128 * 128
+    big = layoutlab.html("(1024,1024):(1024,1)")
+    assert "render cap" in big and "(1024,1024):(1024,1)" in big and not Cells(big).cells
+    assert "render cap" in layoutlab.text("(1024,1024):(1024,1)")
+    with pytest.raises(LayoutError, match="render cap"):
+        layoutlab.latex("(1024,1024):(1024,1)")
+    with pytest.raises(LayoutError, match="cap of 4,096"):  # pdflatex's memory, under the render cap
+        layoutlab.latex("(128,128):(128,1)")
+    assert layoutlab.latex("(64,64):(64,1)").count("\\node[fill=") == 64 * 64
+
+
+def test_same_grid_from_every_input_kind():
+    import numpy as np
+
+    class PyCuteLike:  # pycute's Layout: .shape and .stride in CuTe's sense
+        shape, stride = (4, (2, 4)), (2, (1, 8))
+
+    class TorchLike:  # torch: .shape, .stride() in elements, .element_size()
+        def __init__(self, shape, stride):
+            self.shape, self._s = shape, stride
+
+        def stride(self):
+            return self._s
+
+        def element_size(self):
+            return 4
+
+    def grid(x):
+        return [(c["data-offset"], c["text"]) for c in Cells(layoutlab.html(x)).cells]
+
+    assert grid(PyCuteLike()) == grid("(4,(2,4)):(2,(1,8))") == grid(A.parse("(4,(2,4)):(2,(1,8))"))
+    assert grid(np.zeros((4, 8), dtype=np.float16)) == grid("(4,8):(8,1)") == grid(TorchLike((4, 8), (8, 1)))
+    assert grid(np.zeros((8, 4), dtype=np.float64).T) == grid("(4,8):(1,4)") == grid(TorchLike((4, 8), (1, 4)))
+    assert layoutlab.text(np.zeros((4, 8))) == layoutlab.text("(4,8):(8,1)")
+    try:
+        from pycute import Layout
+    except ImportError:
+        return
+    assert grid(Layout((4, (2, 4)), (2, (1, 8)))) == grid("(4,(2,4)):(2,(1,8))")
+    from pycute import ComposedLayout, Swizzle
+
+    swizzled = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
+    assert grid(swizzled) == grid("Sw<3,4,3> o _0 o (8,64):(64,1)")
+
+
+def cute_tv_labels(tv: A.Layout, rows: int, cols: int) -> dict[tuple[int, int], str]:
+    """CuTe's print_latex_tv: threads outer, values inner, the first (t, v) landing on a cell labels it."""
+    nthr = A.size(tv.shape[0])
+    out: dict[tuple[int, int], str] = {}
+    for t in range(nthr):
+        for v in range(A.size(tv) // nthr):
+            idx = tv(t + nthr * v)
+            out.setdefault((idx % rows, idx // rows), f"T{t}V{v}")
+    return out
+
+
+def test_tv_pictures_label_threads_and_values_as_cute():
+    mma = atoms.get("SM80_16x8x16_F32F16F16F32_TN")
+    cells = Cells(layoutlab.html(mma)).cells
+    assert len(cells) == 16 * 16 + 8 * 16 + 16 * 8  # A (M x K), B (N x K), C (M x N)
+    k = 0
+    for op, (rows, cols) in (("A", (16, 16)), ("B", (8, 16)), ("C", (16, 8))):
+        want = cute_tv_labels(mma.operand(op), rows, cols)
+        for i in range(rows):
+            for j in range(cols):
+                c = cells[k]
+                k += 1
+                assert c["text"] == want[(i, j)] == f"T{c['data-thread']}V{c['data-value']}"
+                assert int(c["data-offset"]) == i + rows * j
+    tv = "((4,8),(2,2)):((32,1),(16,8))"
+    got = {(int(c["data-offset"]) % 16, int(c["data-offset"]) // 16): c["text"]
+           for c in Cells(layoutlab.html(tv, tile=(16, 8))).cells}
+    assert got == cute_tv_labels(A.parse(tv), 16, 8)
+    assert "T0V0" in layoutlab.text(tv, tile=(16, 8))
+
+
+def test_tiled_copy_and_mma_and_copy_atoms_draw():
+    tc = atoms.make_tiled_copy("SM80_CP_ASYNC_CACHEALWAYS_16B", thr_layout=A.Layout((4, 8), (8, 1)),
+                               val_layout=A.Layout((1, 8)), element_bits=16)
+    cells = Cells(layoutlab.html(tc)).cells
+    assert len(cells) in (4 * 64, 2 * 4 * 64)  # its TV layout, or S and D where the tiled copy offers both
+    assert {c["text"] for c in cells} >= {"T0V0", "T31V7"}
+    tm = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.Layout((2, 2, 1)))
+    assert len(Cells(layoutlab.html(tm)).cells) == 32 * 16 + 16 * 16 + 32 * 16
+    assert Cells(layoutlab.html(atoms.get("SM75_U32x4_LDSM_N"))).cells
+
+
+def test_triton_layouts_draw_with_their_shape():
+    blocked = ("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], "
+               "order = [1, 0]}>")
+    cells = Cells(layoutlab.html(blocked, shape=(8, 16))).cells
+    assert len(cells) == 128 and cells[0]["text"] == "T0V0" and cells[4]["text"] == "T1V0"
+    assert len(Cells(layoutlab.html((blocked, [8, 16]))).cells) == 128
+    with pytest.raises(LayoutError, match="shape"):
+        layoutlab.html(blocked)
+
+
+def test_html_is_self_contained_and_ids_are_unique():
+    a, b = layoutlab.html("(4,8):(8,1)"), layoutlab.html("(4,8):(8,1)")
+    assert "<style>" in a and "<script>" in a and "window.LayoutLab" in a
+    assert not re.search(r"(src|href)=|url\(|https?://", re.sub(r"<script>.*?</script>", "", a, flags=re.S))
+    ids = re.findall(r' id="([^"]+)"', a + b)
+    assert len(ids) == len(set(ids))
+    assert '"hover":' in a  # the hover card's metadata travels with the grid
+
+
+def test_colour_options():
+    def classes(x, **kw):
+        return re.findall(r'<span class="(p\d+)[^"]*" data-offset', layoutlab.html(x, **kw))
+
+    assert classes("(2,16):(16,1)") == [f"p{o % 32}" for o in [*range(16), *range(16, 32)]]
+    bank = classes("(2,16):(16,1)", colour="bank", element_bytes=2)
+    assert bank == [f"p{(o * 2 // 4) % 32}" for o in [*range(16), *range(16, 32)]]
+    assert set(classes("(2,16):(16,1)", colour="thread")[:16]) == {"p0"}
+    with pytest.raises(LayoutError, match="colour"):
+        layoutlab.html("4:1", colour="red")
+    with pytest.raises(LayoutError, match="element_bytes"):
+        layoutlab.html("4:1", element_bytes=0)
+
+
+PRINT_LAYOUT_4x8 = ("(4,8):(8,1)\n"
+                    "       0    1    2    3    4    5    6    7 \n") + """    +----+----+----+----+----+----+----+----+
+ 0  |  0 |  1 |  2 |  3 |  4 |  5 |  6 |  7 |
+    +----+----+----+----+----+----+----+----+
+ 1  |  8 |  9 | 10 | 11 | 12 | 13 | 14 | 15 |
+    +----+----+----+----+----+----+----+----+
+ 2  | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 |
+    +----+----+----+----+----+----+----+----+
+ 3  | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 |
+    +----+----+----+----+----+----+----+----+
+"""
+
+
+def test_text_is_print_layouts_table():
+    """cute::print_layout (cute/util/print_tensor.hpp) for make_layout(make_shape(4,8), make_stride(8,1)), as
+    CuTe prints it (tests/oracle/test_print_layout_oracle.py compares with the compiled function)."""
+    assert layoutlab.text("(4,8):(8,1)") == PRINT_LAYOUT_4x8
+
+
+def test_latex_holds_every_offset_and_compiles(tmp_path):
+    for text in ("(4,(2,4)):(2,(1,8))", "Sw<1,0,1> o (4,4):(4,1)"):
+        tex = layoutlab.latex(text)
+        nodes = re.findall(r"\\node\[fill=[^\]]+\] at \((\d+),(\d+)\) \{(-?\d+)\};", tex)
+        layout = A.parse(text)
+        assert sorted(int(o) for *_, o in nodes) == sorted(A.offsets(layout))
+        assert tex.startswith("% Layout:") and "\\begin{tikzpicture}" in tex
+        assert tex.rstrip().endswith("\\end{document}")
+    tv = layoutlab.latex(atoms.get("SM80_16x8x16_F32F16F16F32_TN"))
+    assert tv.count("\\shortstack{T") == 16 * 16 + 8 * 16 + 16 * 8 and "\\shortstack{T0 \\\\ V0}" in tv
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    for k, tex in enumerate((layoutlab.latex("(4,(2,4)):(2,(1,8))"), tv)):
+        (tmp_path / f"t{k}.tex").write_text(tex)
+        r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"t{k}.tex"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout[-2000:]
+        assert (tmp_path / f"t{k}.pdf").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(("x", "why"), [("(4,8:(8,1)", "layout"), ("", "empty"), (object(), "no .shape"),
+                                         (3.5, "no .shape"), ("Sw<3,4,3>", "not a layout")])
+def test_bad_input_is_one_line_layout_error(x, why):
+    for fn in (layoutlab.html, layoutlab.svg, layoutlab.latex, layoutlab.text):
+        with pytest.raises(LayoutError, match=why) as err:
+            fn(x)
+        assert "\n" not in str(err.value) and isinstance(err.value, ValueError)
+
+
+def test_importing_layoutlab_imports_no_web_app_nor_array_packages():
+    code = ("import sys, layoutlab, layoutlab.cli, layoutlab.render, layoutlab.inputs; layoutlab.html('4:1'); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'app', 'fastapi', 'jinja2', 'markupsafe', "
+            "'numpy', 'torch', 'pycute', 'triton', 'starlette'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_palette_and_scripts_are_the_pages_own():
+    from layoutlab import web
+
+    root = Path(__file__).resolve().parent.parent / "static"
+    css = (root / "app.css").read_text()
+    assert all(f".p{k}{{background:{c}}}" in css for k, c in enumerate(web.palette()))
+    script = web.script()
+    assert all((root / n).read_text().replace("</script", "<\\/script") in script for n in web.SCRIPTS)
+
+
+def test_ipython_formatters_and_one_line_refusals():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    assert layoutlab.register(ip)
+    for obj in (A.parse("(4,8):(8,1)"), A.parse("Sw<3,4,3> o _0 o (8,64):(64,1)"),
+                atoms.get("SM80_16x8x16_F32F16F16F32_TN")):
+        data, _ = ip.display_formatter.format(obj)
+        assert len(Cells(data["text/html"]).cells) >= A.size(obj if hasattr(obj, "shape") else obj.C)
+        assert "+---" in data["text/plain"]
+    ip.user_ns["layoutlab"] = layoutlab
+    res = ip.run_cell("layoutlab.html('(4,8:(8,1)')")
+    assert isinstance(res.error_in_exec, LayoutError)
+    res = ip.run_cell("layoutlab.show('(4,8:(8,1)')")  # show displays the reason instead of raising
+    assert res.error_in_exec is None

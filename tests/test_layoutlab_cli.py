@@ -1,0 +1,103 @@
+"""``layoutlab show`` and ``layoutlab op`` through the installed console script: output, files, exit codes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import algebra as A
+from tests.test_layoutlab import Cells, PRINT_LAYOUT_4x8
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> SimpleNamespace:
+    """``layoutlab <args>`` in this process (app.cli.main, the console script's entry): exit code and output."""
+    from app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's --help
+            code = exc.code
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def console(*args: str) -> subprocess.CompletedProcess:
+    """The installed ``layoutlab`` console script itself."""
+    exe = shutil.which("layoutlab", path=str(Path(sys.executable).parent))
+    cmd = [exe, *args] if exe else [sys.executable, "-m", "app.cli", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_the_console_script_shows_and_refuses_without_the_web_app():
+    r = console("show", "(4,8):(8,1)")
+    assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8
+    r = console("show", "(4,8:(8,1)")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("layoutlab: layout:")
+
+
+def test_show_prints_print_layouts_table_and_writes_the_pictures(tmp_path):
+    svg, html, tex = tmp_path / "a.svg", tmp_path / "a.html", tmp_path / "a.tex"
+    r = run("show", "(4,8):(8,1)", "--svg", str(svg), "--html", str(html), "--latex", str(tex))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == PRINT_LAYOUT_4x8
+    assert len(Cells(svg.read_text()).cells) == len(Cells(html.read_text()).cells) == 32
+    assert html.read_text().startswith("<!doctype html>") and "\\node[fill=" in tex.read_text()
+
+
+def test_colour_and_element_bytes(tmp_path):
+    out = tmp_path / "b.html"
+    r = run("show", "(8,64):(64,1)", "--color", "bank", "--element-bytes", "2", "--html", str(out))
+    assert r.returncode == 0, r.stderr
+    cells = Cells(out.read_text()).cells
+    assert len(cells) == 512
+    assert 'class="p1" data-offset="2"' in out.read_text()  # offset 2 of 2-byte elements: byte 4, bank 1
+
+
+def test_swizzled_dsl_text_atoms_and_tv():
+    r = run("show", "Sw<1,0,1> o _0 o (2,4):(4,1)")
+    assert r.returncode == 0 and "| 0 | 1 | 3 | 2 |" in r.stdout
+    r = run("show", "SM80_16x8x16_F32F16F16F32_TN")
+    assert r.returncode == 0 and "T0V0" in r.stdout and "T31V3" in r.stdout
+    r = run("show", "((4,8),(2,2)):((32,1),(16,8))", "--tile", "16,8")
+    assert r.returncode == 0 and "T0V0" in r.stdout
+
+
+def test_op_prints_the_result_and_the_derivation():
+    r = run("op", "composition", "(6,2):(8,2)", "(4,3):(3,1)")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.endswith("= " + str(A.composition(A.parse("(6,2):(8,2)"), A.parse("(4,3):(3,1)"))))
+    assert "  1. " in r.stdout and len(r.stdout.splitlines()) > 4
+
+
+@pytest.mark.parametrize("args", [("show", "(4,8:(8,1)"), ("show", "(4,8):(8,1)", "--color", "red"),
+                                  ("show", "(1024,1024):(1024,1)"), ("op", "nope", "4:1"),
+                                  ("op", "composition", "4:1"), ("show", "#ttg.blocked<{}>"),
+                                  ("show", "(4,8):(8,1)", "--svg", "/nonexistent/dir/a.svg"), ("show",)])
+def test_bad_input_exits_2_with_one_line(args):
+    r = run(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("layoutlab: ") and "Traceback" not in r.stderr
+
+
+def test_over_the_cap_still_shows_the_notation():
+    r = run("show", "(1024,1024):(1024,1)")
+    assert r.returncode == 2 and "(1024,1024):(1024,1)" in r.stdout and "render cap" in r.stdout
+
+
+def test_serve_and_worker_remain():
+    r = run("--help")
+    assert r.returncode == 0 and "serve" in r.stdout and "worker" in r.stdout and "layoutlab show" in r.stdout
+    r = run("show", "--help")
+    assert r.returncode == 0 and "--element-bytes" in r.stdout

@@ -1,0 +1,74 @@
+"""The tour notebook, executed with a real Jupyter kernel: every output is drawn (no error, no traceback), holds one
+cell element per layout element with algebra's offsets, TV labels as CuTe's, and a pycute-like object and a numpy
+array draw the grid the same layout draws as text."""
+
+from __future__ import annotations
+
+import algebra as A
+from algebra import atoms
+from tests.notebook_tour import cell, executed, html_of
+from tests.test_layoutlab import Cells, cute_tv_labels, offsets_by_row
+
+
+def test_every_cell_runs_without_an_error_or_traceback():
+    nb = executed()
+    for c in nb.cells:
+        if c.cell_type != "code":
+            continue
+        for o in c.outputs:
+            assert o.output_type != "error", (c.source, o.get("evalue"))
+            text = o.get("text", "") + o.get("data", {}).get("text/plain", "") + o.get("data", {}).get("text/html", "")
+            assert "Traceback" not in text, c.source
+
+
+def test_a_bare_layout_draws_itself_with_algebras_offsets():
+    nb = executed()
+    c = cell(nb, 'A.parse("(4,8):(8,1)")')
+    assert c.outputs[0].output_type == "execute_result" and "text/html" in c.outputs[0].data
+    cells = Cells(html_of(c)).cells
+    want = offsets_by_row(A.parse("(4,8):(8,1)"))
+    assert [int(x["data-offset"]) for x in cells] == [int(x["text"]) for x in cells] == want
+    assert "+----+" in c.outputs[0].data["text/plain"]  # the text fallback: print_layout's table
+    for needle, text in [("((_2,_2),(_2,_4))", "((2,2),(2,4)):((1,4),(2,8))"),
+                         ("Sw<3,4,3>", "Sw<3,4,3> o 0 o (8,64):(64,1)")]:
+        cells = Cells(html_of(cell(nb, needle))).cells
+        assert [int(x["data-offset"]) for x in cells] == offsets_by_row(A.parse(text))
+
+
+def test_tv_pictures_label_as_cute():
+    nb = executed()
+    mma = atoms.get("SM80_16x8x16_F32F16F16F32_TN")
+    cells = Cells(html_of(cell(nb, 'atoms.get("SM80_16x8x16'))).cells
+    k = 0
+    for op, (rows, cols) in (("A", (16, 16)), ("B", (8, 16)), ("C", (16, 8))):
+        want = cute_tv_labels(mma.operand(op), rows, cols)
+        got = [x["text"] for x in cells[k:k + rows * cols]]
+        assert got == [want[(i, j)] for i in range(rows) for j in range(cols)]
+        k += rows * cols
+    assert k == len(cells)
+    tv = Cells(html_of(cell(nb, "tile=(16, 8)"))).cells
+    want = cute_tv_labels(A.parse("((4,8),(2,2)):((32,1),(16,8))"), 16, 8)
+    assert [x["text"] for x in tv] == [want[(i, j)] for i in range(16) for j in range(8)]
+
+
+def test_pycute_and_numpy_draw_the_grid_of_the_same_text():
+    nb = executed()
+
+    def grid(needle):
+        return [(x["data-offset"], x["text"]) for x in Cells(html_of(cell(nb, needle))).cells]
+
+    text = grid('A.parse("(4,8):(8,1)")')
+    assert len(text) == 32
+    assert grid("PyCuteLayout((4, 8), (8, 1))") == text
+    assert grid("np.zeros((4, 8)") == text
+
+
+def test_big_and_bad_input_say_why():
+    nb = executed()
+    big = html_of(cell(nb, "(1024,1024)"))
+    assert "(1024,1024):(1024,1)" in big and "render cap" in big and not Cells(big).cells
+    bad = cell(nb, '"(4,8:(8,1)"')
+    assert "expected" in html_of(bad) and "llab-error" in html_of(bad)
+    blocked = Cells(html_of(cell(nb, "#ttg.blocked"))).cells
+    assert len(blocked) == 128 and blocked[0]["text"] == "T0V0"
+    assert "+----+" in "".join(o.get("text", "") for o in cell(nb, "layoutlab.text(").outputs)

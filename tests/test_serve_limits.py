@@ -1,0 +1,230 @@
+"""The front door, on a real `layoutlab serve` (gunicorn's master and ASGI worker, app/serve.py) over raw sockets:
+oversized and too many headers, a long request line, a request head or body that never finishes, SIGTERM while a
+client holds a half-sent body, and a worker process that dies. Short timeouts come from the environment
+(LAYOUTLAB_KEEPALIVE_S, LAYOUTLAB_READ_TIMEOUT_S, LAYOUTLAB_GRACEFUL_S), the limits are the production ones."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+KEEPALIVE_S, READ_TIMEOUT_S, GRACEFUL_S = 1, 2, 2
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(k) for k in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+class Served:
+    """`layoutlab serve --no-worker` on a free port, in its own process group."""
+
+    def __init__(self, tmp: Path, *args: str, **env: str) -> None:
+        self.port = free_port()
+        self.log = tmp / f"serve-{self.port}.log"
+        env = {**os.environ, "LAYOUTLAB_DATA": str(tmp), "PYTHONPATH": str(ROOT), "LAYOUTLAB_EMBEDDED_WORKER": "0",
+               "LAYOUTLAB_KEEPALIVE_S": str(KEEPALIVE_S), "LAYOUTLAB_READ_TIMEOUT_S": str(READ_TIMEOUT_S),
+               "LAYOUTLAB_GRACEFUL_S": str(GRACEFUL_S), **env}
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(self.port),
+                                          *(args or ["--no-worker"])],
+                                         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        deadline = time.monotonic() + 60
+        while self.get("/healthz")[0] != 200:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"layoutlab serve did not start: {self.log.read_text()[-2000:]}")
+            time.sleep(0.1)
+
+    def connect(self, timeout: float = 10) -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        return s
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            with self.connect(5) as s:
+                s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+                return status_of(read_all(s))
+        except OSError:
+            return 0, b""
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid, *children(self.proc.pid)]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+
+def read_all(s: socket.socket) -> bytes:
+    data = b""
+    try:
+        while chunk := s.recv(65536):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data
+
+
+def status_of(data: bytes) -> tuple[int, bytes]:
+    if not data.startswith(b"HTTP/1.1 "):
+        return 0, data
+    return int(data.split(b" ", 2)[1]), data
+
+
+def send_until_refused(s: socket.socket, head: bytes, chunk: bytes, total: int) -> int:
+    """Send ``head`` then ``chunk`` until ``total`` bytes or until the server stops reading; the bytes sent."""
+    sent = 0
+    try:
+        s.sendall(head)
+        while sent < total:
+            s.sendall(chunk)
+            sent += len(chunk)
+    except (BrokenPipeError, ConnectionResetError, TimeoutError):
+        pass
+    return sent
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Served(tmp_path_factory.mktemp("front-door"))
+    yield server
+    server.stop()
+
+
+def test_a_header_of_tens_of_mb_is_refused_at_once(served):
+    with served.connect() as s:
+        s.settimeout(5)
+        sent = send_until_refused(s, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ", b"a" * 65536, 80 << 20)
+        status, data = status_of(read_all(s))
+    assert status == 431, data[:200]
+    assert sent < 80 << 20  # the server stopped reading long before the header's end
+    assert served.get("/healthz")[0] == 200
+
+
+@pytest.mark.parametrize("count", [2_000, 10_000])
+def test_thousands_of_headers_are_refused(served, count):
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(b"a%d:b\r\n" % i for i in range(count))
+    with served.connect() as s:
+        send_until_refused(s, head + b"\r\n", b"", 0)
+        status, data = status_of(read_all(s))
+    assert status == 431, data[:200]
+
+
+def test_a_hundred_headers_pass(served):
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    with served.connect() as s:
+        s.sendall(head + b"".join(b"x-h%d: v\r\n" % i for i in range(90)) + b"\r\n")
+        assert status_of(read_all(s))[0] == 200
+
+
+def test_a_long_request_line_is_refused_but_a_permalink_at_the_cap_is_not(served):
+    with served.connect() as s:
+        s.sendall(b"GET /?layout=" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert status_of(read_all(s))[0] == 414
+    layout = "(4,8):(8,1)" + " " * 3989  # 4,000 characters, each space 3 bytes percent-encoded
+    status, data = served.get("/?layout=" + quote(layout, safe=""))
+    assert status in (200, 422), data[:300]  # the app's own answer (a cap named), not the front door's
+
+
+def test_unfinished_headers_do_not_grow_the_server(served):
+    before = rss_mb(served.pids())
+    socks = []
+    try:
+        for _ in range(8):
+            s = served.connect(5)
+            send_until_refused(s, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ", b"a" * 65536, 100 << 20)
+            socks.append(s)
+        grown = rss_mb(served.pids()) - before
+    finally:
+        for s in socks:
+            s.close()
+    assert grown < 64, f"RSS grew {grown:.0f} MB for 8 unfinished 100 MB headers"
+
+
+def test_idle_and_partial_requests_are_closed_after_the_keepalive(served):
+    socks = []
+    for i in range(200):
+        s = served.connect(10)
+        if i % 2:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Part")
+        socks.append(s)
+    assert served.get("/healthz")[0] == 200  # answered meanwhile
+    deadline = time.monotonic() + KEEPALIVE_S + 8
+    for s in socks:
+        s.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            assert s.recv(100) == b""  # closed by the server, nothing answered
+        finally:
+            s.close()
+
+
+@pytest.mark.parametrize("path, kind, body", [
+    ("/api/layout", "application/json", b'{"layout":'),
+    ("/lab/jobs", "application/x-www-form-urlencoded", b"kind=smem&rows="),
+    ("/api/bench/jobs", "application/json", b'{"kind": "smem", '),
+])
+def test_a_half_sent_body_ends_after_the_read_timeout(served, path, kind, body):
+    with served.connect(READ_TIMEOUT_S + 10) as s:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {kind}\r\nOrigin: "
+                  f"http://127.0.0.1:{served.port}\r\nContent-Length: 1000\r\n\r\n".encode() + body)
+        start = time.monotonic()
+        status, data = status_of(read_all(s))
+    assert time.monotonic() - start < READ_TIMEOUT_S + 8
+    assert status == 0 or 400 <= status < 500, data[:300]  # an answer names it, or the connection closes; no 5xx
+
+
+def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
+    server = Served(tmp_path)
+    try:
+        (worker,) = children(server.proc.pid)
+        os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not (children(server.proc.pid) and children(server.proc.pid) != [worker]
+                   and server.get("/healthz")[0] == 200):
+            assert time.monotonic() < deadline, server.log.read_text()[-2000:]
+            time.sleep(0.1)
+
+        s = server.connect()
+        s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 1000\r\n\r\n{\"layout\":")
+        idle = [server.connect() for _ in range(20)]
+        for c in idle[::2]:
+            c.sendall(b"GET / HTTP/1.1\r\n")
+        time.sleep(0.3)
+        start = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(GRACEFUL_S + 10)
+        assert time.monotonic() - start < GRACEFUL_S + 5
+        assert children(server.proc.pid) == []
+        for c in [s, *idle]:
+            c.close()
+    finally:
+        server.stop()
