@@ -123,6 +123,8 @@ def test_f2_layouts_of_swizzled_tiles_satisfy_the_post_conditions():
         assert seen == set(range(cot)) and A.size(comp_f) * n == cot
         div = A.logical_divide(f, A.Layout(n // 2))
         assert all(div(i) == f(i) for i in range(n))
+        twice = A.composition(f, f)  # an F2 tile read through an F2 tile: bit by bit
+        assert all(twice(i) == f(_bits(f(i))) for i in range(n) if _bits(f(i)) < n)
 
 
 def test_layout_add_and_the_greatest_common_domain():

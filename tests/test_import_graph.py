@@ -21,7 +21,7 @@ FLOORS = {"core": 0, "hw": 1, "doctor": 2, "teach": 3}
 TOP = 4
 MAX_TOP_MODULES = 6
 CORE_LINES = 5250  # algebra/core/ (5.4k before the fast paths went); only comes down
-ALGEBRA_LINES = 12000  # all of algebra/ (11.7k before; tma, atoms_cover since)
+ALGEBRA_LINES = 12050  # all of algebra/ (11.7k before; tma, atoms_cover since)
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -167,10 +167,11 @@ def test_no_import_circle_in_algebra():
     assert circles(edges) == []
 
 
-@pytest.mark.parametrize("package", ["gpu_worker", "storage"])
+@pytest.mark.parametrize("package", ["gpu_worker", "storage", "app"])
 def test_no_import_circle_in_the_lab_and_its_storage(package):
     """gpu_worker's store and redis_store (both take the job record from gpu_worker.jobs) and its GEMM declarations
-    and their model (gemm_decl reads gemm_layouts' types, never the other way) stand without a circle."""
+    and their model (gemm_decl reads gemm_layouts' types, never the other way) stand without a circle; so do the
+    drills' answer readers (``parsing``, ``parse_words`` and ``parse_layout`` stand on ``parse_base``)."""
     edges, _ = graph(ROOT.parent / package)
     assert circles(edges) == []
 

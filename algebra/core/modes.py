@@ -258,6 +258,27 @@ def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
     return tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],)
 
 
+def _value(ls: Any, ld: Any, x: int) -> Any:
+    """The layout ``ls:ld`` (flat) at the 1-D coordinate ``x``, its last mode going on past its size."""
+    if type(ls) is not tuple:
+        return x * ld
+    total: Any = 0
+    for i in range(len(ls) - 1):
+        x, c = divmod(x, ls[i])
+        total = total + c * ld[i]
+    return total + x * ld[-1]
+
+
+def _as_f2(v: Any, bs: int, bd: Any) -> Any:
+    """An int offset of A read by an F2 mode of B, as an F2 element (refused when it is negative or not an int)."""
+    from algebra.core.arith import F2
+
+    if type(v) is not int or v < 0:
+        raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {v}, which is not an F2 "
+                          "element")
+    return F2(v)
+
+
 def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:
     """Every mode of B = ``bs:bd`` composed with the coalesced A = ``ls:ld``; B's profile kept (CuTe's
     ``composition_impl`` over B's modes). A stride ``v@k`` of B reads mode k of A (CuTe's basis strides).
@@ -289,14 +310,18 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         return out
     if type(bd) is int:
         return compose_int(ls, ld, bs, bd, rec)
-    if getattr(bd, "is_f2", False):  # B's offsets are bit vectors: A must be linear over F2 on them
-        pow2 = type(ld) is int and ld > 0 and ld & (ld - 1) == 0
-        if type(ls) is not tuple and (pow2 or getattr(ld, "is_f2", False)):
-            if rec is not None:
-                rec.step(f"{bs}:{bd} has an F2 stride and A is the one mode {ls}:{ld}: {bs}:{bd * ld}")
-            return bs, bd * ld
-        raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride composes only with an A of one mode "
-                          f"whose stride is an F2 element or a power of two, not {_lstr(ls, ld)}")
+    if getattr(bd, "is_f2", False):  # B's offsets are bit vectors: each bit t of the mode reads A at d << t
+        if bs & (bs - 1):
+            raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride needs a power-of-two shape")
+        k = bs.bit_length() - 1
+        cols = [_value(ls, ld, bd.value << t) for t in range(k)]
+        cols = [c if hasattr(c, "is_f2") else _as_f2(c, bs, bd) for c in cols]
+        if rec is not None:
+            rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
+                     f"{', '.join(map(str, cols))}")
+        if not cols:
+            return 1, 0
+        return bw_coalesce((2,) * (k - 1), tuple(cols[:-1]), 2, cols[-1])
     for k in bd.mode_path:  # a basis stride v@k: compose with mode k of A, coalesced
         if type(ls) is not tuple or k >= len(ls):
             raise LayoutError(f"basis stride {bd} selects a mode the left layout does not have")
