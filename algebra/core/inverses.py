@@ -188,8 +188,9 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
                 extra.append(1 << t)
         mask = (1 << len(cols)) - 1
         xs = [sol & mask for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
-    res = R(1, 0) if not xs else coalesce(R((2,) * len(xs), tuple(F2(x) for x in xs)))
-    if (rec := active()) is not None:
+    rec = active()
+    res = R(1, 0) if not xs else quiet(rec, coalesce, R((2,) * len(xs), tuple(F2(x) for x in xs)))
+    if rec is not None:
         rec.step(f"A has F2 strides: its bit columns are {', '.join(map(str, cols))}; solving them at each unit "
                  f"offset gives the {'right' if right else 'left'} inverse {res}", res, kind="result")
     return res

@@ -198,12 +198,20 @@ def size(x: Any) -> int:
 
 def cosize(layout: Any) -> int:
     """CuTe's ``cosize``: ``size(coshape(L)) == sum((s_i - 1) * |d_i|) + 1`` over the flat modes (the extent of the
-    codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape."""
+    codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape. F2 strides: the
+    largest offset + 1 (an F2 offset read as its bits)."""
     if type(layout) is not Layout and hasattr(layout, "layout_b"):
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     if all(type(d) is int for d in fd):
         return sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+    if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
+        if it.product(fs) <= 1 << 20:
+            return max(offsets(layout)) + 1
+        top = 0
+        for d in fd:
+            top |= getattr(d, "value", d) if type(d) is not int or d >= 0 else 0
+        return 1 << (2 * top).bit_length()
     return it.product(coshape(layout))
 
 

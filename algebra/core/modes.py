@@ -62,6 +62,8 @@ def offsets(layout: Any) -> list[int]:
         if s == 1:
             continue
         out = [o + k * d for k in range(s) for o in out] if d else out * s
+    if len(out) > 1 and getattr(out[1], "is_f2", False) or getattr(out[-1], "is_f2", False):
+        out = [getattr(o, "value", o) for o in out]  # F2 offsets are their bits
     return out
 
 
