@@ -334,17 +334,28 @@ def _room(d: int, spans: list) -> int | None:
     return None
 
 
-def _starts(spans: list) -> set[int]:
-    """Every 1-D stride where a sub-mode of a leaf can start: ``start * j`` for each divisor ``j`` of the leaf."""
-    out = set()
-    for start, end in spans:
-        n = end // start
-        j = 1
-        while j * j <= n:
-            if n % j == 0:
-                out.update((start * j, start * (n // j)))
-            j += 1
+def _divisors(n: int) -> list[int]:
+    """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
+    huge shape costs milliseconds, never a hang)."""
+    factors: dict[int, int] = {}
+    p = 2
+    while p * p <= n and p < 1 << 16:
+        while n % p == 0:
+            factors[p] = factors.get(p, 0) + 1
+            n //= p
+        p += 1
+    if n > 1:
+        factors[n] = factors.get(n, 0) + 1
+    out = [1]
+    for q, e in factors.items():
+        out = [d * q**k for d in out for k in range(e + 1)]
     return out
+
+
+def _starts(spans: list, size: int) -> set[int]:
+    """The 1-D strides below ``size``'s divisors where a sub-mode of a leaf can start (``start * j``, ``j`` a
+    divisor of the leaf's size)."""
+    return {v for v in _divisors(size) if any(v % start == 0 and end % v == 0 for start, end in spans)}
 
 
 def greatest_common_domain(a: Any, b: Any) -> Layout:
@@ -362,7 +373,8 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     """
     sa, sb = _leaf_spans(a), _leaf_spans(b)
     limit = min(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
-    common = sorted(_starts(sa) & _starts(sb))
+    g = math.gcd(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
+    common = sorted(_starts(sa, g) & _starts(sb, g))
     shapes: list[int] = []
     strides: list[int] = []
     d = 1
