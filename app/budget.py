@@ -305,11 +305,64 @@ def _start_watchdog() -> None:
             _watchdog.start()
 
 
+#: Packages whose code computes (parses, validates, enumerates, renders results): never called on the event loop.
+WORK_PACKAGES = ("algebra", "app.services", "app.drills")
+
+
+def work_references(fn: Callable) -> list[str]:
+    """The names ``fn``'s code (nested functions and comprehensions included) reads that resolve, through its
+    globals and closure, to a module, class or function of WORK_PACKAGES: ``["S (app.services.bench)", ...]``.
+    A direct reference only (what the referenced code calls in turn is tests/test_async_routes.py's to follow)."""
+    import types
+
+    scope = dict(getattr(fn, "__globals__", {}))
+    for cell_name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False):
+        try:
+            scope[cell_name] = cell.cell_contents
+        except ValueError:
+            continue
+    found: list[str] = []
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in (*code.co_names, *code.co_freevars):
+            obj = scope.get(name)
+            home = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+            if isinstance(home, str) and any(home == p or home.startswith(p + ".") for p in WORK_PACKAGES):
+                found.append(f"{name} ({home})")
+        for name in code.co_names:  # `import algebra` / `from app.services import x` inside the body
+            if name in WORK_PACKAGES or name.startswith(tuple(p + "." for p in WORK_PACKAGES)):
+                found.append(f"import {name}")
+    return sorted(set(found))
+
+
 def light(endpoint: Callable) -> Callable:
     """Mark an ``async def`` endpoint as light: it runs on the event loop, where no interruption is safe, so it must
-    do O(1) work (a health check, a redirect) or only await I/O. Every other endpoint is a plain function."""
+    do O(1) work (a health check, a redirect) or only await I/O. Every other endpoint is a plain function.
+
+    Checked here, when the endpoint is defined: an endpoint that is not ``async``, or whose code refers to the
+    algebra, the services or the drills (WORK_PACKAGES), raises TypeError naming what it refers to."""
+    if not asyncio.iscoroutinefunction(endpoint):
+        raise TypeError(f"{endpoint.__module__}.{endpoint.__qualname__}: @light is for async endpoints; a plain "
+                        "function already runs under the work budget")
+    refs = work_references(endpoint)
+    if refs:
+        raise TypeError(f"{endpoint.__module__}.{endpoint.__qualname__}: a @light endpoint runs on the event loop, "
+                        f"outside the work budget, and may only await I/O; it refers to {', '.join(refs)}: make it a "
+                        "plain function")
     endpoint.__layoutlab_light__ = True
     return endpoint
+
+
+def cpu_scale(scale: float) -> Callable[[Callable], Callable]:
+    """Give an endpoint ``scale`` times the per-request CPU budget (CPU_SECONDS, read when each request starts). For
+    work whose amount no input changes (a whiteboard start's fixed search), never for work an input sizes."""
+    def mark(endpoint: Callable) -> Callable:
+        endpoint.__layoutlab_cpu_scale__ = float(scale)
+        return endpoint
+
+    return mark
 
 
 def _budgeted(endpoint: Callable) -> Callable:
@@ -319,9 +372,11 @@ def _budgeted(endpoint: Callable) -> Callable:
                             "loop, outside the work budget; make it a plain function, or mark it @light")
         return endpoint
 
+    scale = getattr(endpoint, "__layoutlab_cpu_scale__", None)
+
     @functools.wraps(endpoint)
     def run(*args: Any, **kwargs: Any) -> Any:
-        with within_budget():
+        with within_budget(None if scale is None else CPU_SECONDS * scale):
             return endpoint(*args, **kwargs)
 
     run.__layoutlab_budgeted__ = True

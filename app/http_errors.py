@@ -18,6 +18,11 @@ TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 40
           413: "Request too large", 429: "Too many requests", 503: "Service unavailable"}
 
 
+#: What FastAPI answers (400) for a body it cannot decode (bytes that are not UTF-8), and what the app says instead.
+FASTAPI_BODY_ERROR = "There was an error parsing the body"
+BODY_NOT_UTF8 = "body: not UTF-8 text (send the JSON or form encoded as UTF-8)"
+
+
 def wants_html(request: Request) -> bool:
     """True for a browser asking for a page: ``text/html`` accepted, not an API path, not an htmx request."""
     accept = request.headers.get("accept", "")
@@ -31,6 +36,9 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     from app.templating import templates
 
     detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "Error")
+    if exc.status_code == 400 and detail == FASTAPI_BODY_ERROR:  # FastAPI's words for a body it cannot decode
+        exc = StarletteHTTPException(400, BODY_NOT_UTF8, headers=exc.headers)
+        detail = BODY_NOT_UTF8
     if request.headers.get("HX-Request") == "true" and not request.url.path.startswith("/api/"):
         return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=exc.status_code,
                             headers=exc.headers)

@@ -19,19 +19,26 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
 from app import budget, http_errors, openapi, outage
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
+from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
+    OptionsMiddleware,
     PageCacheMiddleware,
+    SecureCookieMiddleware,
     SecurityHeadersMiddleware,
     SlashRedirect,
 )
 from app.origin import SameOriginMiddleware
+from storage import volume
+from storage.config import data_dir
+from storage.version import code_version
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("layoutlab")
@@ -44,6 +51,8 @@ ROUTERS = [
     "app.routes.api_atoms",
     "app.routes.api_drills",
     "app.routes.api_bench",
+    "app.routes.api_class",
+    "app.routes.pages_class",
     "app.routes.api_solve",
     "app.routes.api_triton",
     "app.routes.pages_explorer",
@@ -123,12 +132,14 @@ _NOT_FIELDS = {"body", "query", "int", "str", "float", "bool", "none", "list", "
 def create_app(embedded_worker: bool = False) -> FastAPI:
     """Build the app. Post-condition: every router of ROUTERS that exists is included, /healthz answers 200,
     LayoutError / validation errors become 422 with a string ``detail`` of at most about MAX_ECHO characters, a body
-    over MAX_BODY_BYTES answers 413, and every response carries the security headers (app.middleware)."""
+    over MAX_BODY_BYTES answers 413, every response carries the security headers (app.middleware), and a request whose
+    Host is not allowed (LAYOUTLAB_ALLOWED_HOSTS, app.hosts) is answered 400 before anything else runs."""
     app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
     budget.reopen()  # a new app serves (an earlier one in this process may have shut down)
     app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
+    app.add_middleware(OptionsMiddleware, router=app.router)  # OPTIONS: 204 with Allow
     app.add_middleware(PageCacheMiddleware, paths=CACHED_PAGES)
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(SameOriginMiddleware)  # a browser's write from another site: 403 (app.origin)
@@ -172,10 +183,29 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
             return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
 
+    async def _storage_error(request: Request, exc: Exception):
+        """A write the data volume had no room for (storage.volume: SQLite's SQLITE_FULL, ENOSPC / EDQUOT,
+        PostgreSQL's disk_full): 503 with Retry-After naming the cause; the transaction was rolled back. Any other
+        storage error is the server's own (500)."""
+        if not volume.disk_full(exc):
+            raise exc
+        volume.note_full()
+        refused = StarletteHTTPException(503, volume.refusal_detail(request.method not in ("GET", "HEAD")),
+                                         headers={"Retry-After": str(volume.RETRY_AFTER_S)})
+        return await http_errors.http_error(request, refused)
+
+    for storage_error in _storage_errors():
+        app.add_exception_handler(storage_error, _storage_error)
+
+    data_folder, version = str(data_dir()), code_version()  # read once here: healthz runs on the event loop
+
     @app.get("/healthz", tags=["meta"])
     @light
     async def healthz() -> dict:  # on the event loop: no worker thread to wait for while heavy requests run
-        return {"ok": True}
+        """``{"ok": true, "data_volume": {"full", "free_bytes", "detail"}, "data_dir", "code_version"}``: the app
+        answers; ``full`` says writes are refused (503) because the data volume has no space left, while reads go on;
+        the data folder (two checkouts on one host must not share one by accident) and this code's version."""
+        return {"ok": True, "data_volume": volume.state(), "data_dir": data_folder, "code_version": version}
 
     @app.get("/favicon.ico", include_in_schema=False)
     @light
@@ -197,6 +227,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     startup = getattr(importlib.import_module("app.lifecycle"), "install", None) if _has("app.lifecycle") else None
     if startup:
         startup(app)
+    app.add_middleware(SecureCookieMiddleware)  # around every cookie the app sets: Secure over HTTPS
+    app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts())  # outermost: a foreign Host (DNS rebinding)
     return app
 
 
@@ -219,11 +251,56 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
     async def lifespan(a):
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         budget.reopen()
+        _open_stores()
+        _warm_in_background(a)
         _stop_work_on_signals()
         async with inner(a) as state:
             yield state
 
     app.router.lifespan_context = lifespan
+
+
+def _open_stores() -> None:
+    """Create the data folder's SQLite files, their tables and the site's secret at start-up, while there is room:
+    on a volume that fills up later, reads still find them and only writes are refused (storage.volume). A database
+    server (LAYOUTLAB_DATABASE_URL) or Redis is reached on first use, as before. A failure here never stops the app:
+    the first request that needs the store tries again."""
+    if os.environ.get("LAYOUTLAB_DATABASE_URL"):
+        return
+    try:
+        from app.drills import identity, store_db
+
+        identity.secret()
+        store_db.read("SELECT 1")
+        if not os.environ.get("LAYOUTLAB_REDIS_URL"):
+            from gpu_worker.store import history_store
+
+            history_store()
+    except Exception as exc:  # noqa: BLE001 - reported; the stores open on first use instead
+        log.warning("could not open the data folder's stores at start-up: %s", exc)
+
+
+_warmed = threading.Event()
+
+
+def _warm_in_background(app: FastAPI) -> None:
+    """Once per process, in a daemon thread: build the OpenAPI document (served from the event loop), import the drill
+    generators and warm the whiteboard's caches, so the first requests after a start do not pay for them inside their
+    CPU budget, or on the loop (LAYOUTLAB_WARM=0 skips it)."""
+    if _warmed.is_set() or os.environ.get("LAYOUTLAB_WARM") == "0":
+        return
+    _warmed.set()
+
+    def warm() -> None:
+        try:
+            app.openapi()
+            from app.drills import whiteboard
+
+            whiteboard.warm()
+        except Exception:  # a warm-up never stops the app: the first request then does the work itself
+            log.exception("warm-up failed")
+
+    threading.Thread(target=warm, name="layoutlab-warm", daemon=True).start()
 
 
 def _stop_work_on_signals() -> None:
@@ -242,6 +319,21 @@ def _stop_work_on_signals() -> None:
 
         handler.__layoutlab_close__ = True
         signal.signal(sig, handler)
+
+
+def _storage_errors() -> tuple[type[Exception], ...]:
+    """The exception types a full data volume raises through (storage.volume.disk_full decides). PostgreSQL's
+    ``DiskFull`` is named itself: it is an OperationalError, which app.outage answers as an unreachable backend."""
+    import sqlite3
+
+    errs: list[type[Exception]] = [sqlite3.Error, OSError]
+    try:
+        from psycopg.errors import DiskFull
+
+        errs.append(DiskFull)
+    except ImportError:
+        pass
+    return tuple(errs)
 
 
 def _has(module: str) -> bool:

@@ -265,3 +265,77 @@ class PageCacheMiddleware:
                       "headers": list(start.get("headers", ()))}, body)
             size = len(body) + sum(len(n) + len(v) for n, v in entry[0]["headers"]) + len(key[1]) + 200  # key too
             self.cache.put(key, entry, size)
+
+
+class OptionsMiddleware:
+    """Answer ``OPTIONS`` for a routed path with 204 and ``Allow`` (the methods its routes take, with HEAD beside GET
+    and OPTIONS itself); a path no route matches passes through (404). The app takes no cross-origin requests, so
+    there is no CORS preflight to answer: only what RFC 9110 asks of OPTIONS."""
+
+    def __init__(self, app: ASGIApp, router: Any) -> None:
+        self.app = app
+        self.router = router
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        allowed = allowed_methods(self.router, scope)
+        if not allowed:
+            await self.app(scope, receive, send)
+            return
+        headers = [(b"allow", ", ".join(allowed).encode()), (b"content-length", b"0")]
+        await send({"type": "http.response.start", "status": 204, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def allowed_methods(router: Any, scope: Scope) -> list[str]:
+    """The methods the routes matching ``scope``'s path take (a mount: GET and HEAD), plus HEAD where GET is and
+    OPTIONS; empty when no route matches the path."""
+    from starlette.routing import Match, Mount
+
+    methods: set[str] = set()
+    todo = list(router.routes)
+    while todo:
+        route = todo.pop()
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            todo += inner.routes
+            continue
+        probe = {**scope, "method": "GET"}
+        match, _ = route.matches(probe)
+        if match is Match.NONE:
+            continue
+        if isinstance(route, Mount):
+            methods |= {"GET", "HEAD"}
+        else:
+            methods |= set(getattr(route, "methods", None) or ())
+    if not methods:
+        return []
+    if "GET" in methods:
+        methods.add("HEAD")
+    methods.add("OPTIONS")
+    return sorted(methods)
+
+
+class SecureCookieMiddleware:
+    """Mark every cookie ``Secure`` when the request came over HTTPS: directly, or through a proxy the server trusts
+    (LAYOUTLAB_TRUSTED_PROXIES: the server then sets the scope's scheme from X-Forwarded-Proto, app.proxies); a
+    client's own X-Forwarded-Proto from an untrusted peer changes nothing. Over plain HTTP cookies stay as set (a
+    Secure cookie would never come back)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("scheme") != "https":
+            await self.app(scope, receive, send)
+            return
+
+        async def secure(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [(n, v + b"; Secure" if n.lower() == b"set-cookie" and b"secure" not in v.lower()
+                                       else v) for n, v in message.get("headers", ())]
+            await send(message)
+
+        await self.app(scope, receive, secure)

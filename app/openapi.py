@@ -14,12 +14,13 @@ The viewers' scripts and styles come from npm packages copied into ``static/vend
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 DOCS_URL = "/docs"
@@ -29,6 +30,12 @@ VENDOR = "/static/vendor"
 SWAGGER_JS = f"{VENDOR}/swagger-ui/swagger-ui-bundle.js"
 SWAGGER_CSS = f"{VENDOR}/swagger-ui/swagger-ui.css"
 REDOC_JS = f"{VENDOR}/redoc/redoc.standalone.js"
+#: ReDoc's bundle shows a logo from its CDN (blocked by the CSP's img-src 'self'); /redoc loads the bundle from
+#: REDOC_JS_SERVED, the vendored file with that address turned into REDOC_LOGO, a mark served from static/.
+REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+REDOC_LOGO = "/static/redoc-logo.svg"
+REDOC_JS_SERVED = "/redoc/redoc.standalone.js"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 #: Swagger UI's options: no online validator (its badge is an image from another site).
 SWAGGER_PARAMETERS = {"validatorUrl": None}
 
@@ -41,13 +48,16 @@ class HTTPError(BaseModel):
 
 #: Default descriptions of the statuses this app answers.
 DESCRIPTIONS = {
+    400: "a request body that is not UTF-8 text (the JSON or form cannot be decoded), or a Host this server does "
+         "not answer for (LAYOUTLAB_ALLOWED_HOSTS)",
     403: "not allowed for this client",
     404: "no such resource",
     409: "in conflict with the resource's state",
     413: "request body over the cap of 1 MB",
     422: "a refused parameter or body, an input CuTe refuses, or a request over the work budget; detail says why",
     429: "too many requests from this client or address; see Retry-After",
-    503: "temporarily unavailable (the server is shutting down, or the lab's queue is full); see Retry-After",
+    503: "temporarily unavailable (the server is shutting down, the lab's queue is full, or the data volume is full "
+         "and a write cannot be stored); see Retry-After",
 }
 
 
@@ -68,7 +78,7 @@ _FASTAPI_VALIDATION = ("HTTPValidationError", "ValidationError")
 def build_schema(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document of ``app``. Post-conditions: every 4xx/5xx response's JSON schema is ``HTTPError``;
     FastAPI's ``HTTPValidationError`` / ``ValidationError`` are gone; operations with input or under the work budget
-    list 422, and operations with a body list 413."""
+    list 422, and operations with a body list 413 and 400 (a body that is not UTF-8)."""
     schema = get_openapi(title=app.title, version=app.version, openapi_version=app.openapi_version,
                          description=app.description, routes=app.routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -85,6 +95,7 @@ def build_schema(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault("422", {"description": DESCRIPTIONS[422]})
             if "requestBody" in op:
                 responses.setdefault("413", {"description": DESCRIPTIONS[413]})
+                responses.setdefault("400", {"description": DESCRIPTIONS[400]})
             if method.upper() not in ("GET", "HEAD", "OPTIONS"):  # app.origin: a browser's write from another site
                 responses.setdefault("403", {"description": "a browser's write from another site (Sec-Fetch-Site "
                                                             "or Origin), or not allowed for this client"})
@@ -137,12 +148,22 @@ def install(app: FastAPI) -> None:
                                    swagger_favicon_url="/favicon.ico", oauth2_redirect_url=None,
                                    swagger_ui_parameters=SWAGGER_PARAMETERS)
 
+    bundle = STATIC_DIR / REDOC_JS.removeprefix("/static/")
+    redoc_js = bundle.read_bytes().replace(REDOC_CDN_LOGO.encode(), REDOC_LOGO.encode()) if bundle.is_file() else None
+
     async def redoc(request: Request) -> HTMLResponse:
         return get_redoc_html(openapi_url=_root(request) + app.openapi_url, title=f"{app.title} - ReDoc",
-                              redoc_js_url=REDOC_JS, redoc_favicon_url="/favicon.ico", with_google_fonts=False)
+                              redoc_js_url=_root(request) + (REDOC_JS_SERVED if redoc_js else REDOC_JS),
+                              redoc_favicon_url="/favicon.ico", with_google_fonts=False)
+
+    async def redoc_bundle(request: Request) -> Response:  # read once above: nothing but the answer here
+        return Response(redoc_js, media_type="text/javascript",
+                        headers={"Cache-Control": "public, max-age=3600"})
 
     app.add_route(DOCS_URL, swagger_ui, include_in_schema=False)
     app.add_route(REDOC_URL, redoc, include_in_schema=False)
+    if redoc_js:
+        app.add_route(REDOC_JS_SERVED, redoc_bundle, include_in_schema=False)
 
 
 def _root(request: Request) -> str:

@@ -26,6 +26,8 @@ from typing import Any
 
 MAX_ELEMENTS = 1 << 16          # rows * cols of a tile (every cell is evaluated)
 MAX_SMEM_BYTES = 200 * 1024     # footprint of one tile (Hopper allows 227 KB per block)
+MAX_LAYOUT_CHARS = 4000         # CuTe notation of a tile or thread layout
+MAX_MODES = 64                  # flat modes (leaves of the shape) of a tile or thread layout
 SWIZZLE_RE = re.compile(r"^\s*Sw<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\s*$")
 ACCESS_KINDS = ("column", "row", "ldmatrix", "offsets", "thread_layout")
 VARIANTS = ("naive", "padded", "swizzle", "custom")
@@ -77,14 +79,33 @@ def _algebra():
     return algebra, banks
 
 
-def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) -> tuple[str, int, int, list[list[int]]]:
-    """Evaluate a rank-2 layout on every coordinate. Post-condition: returns (canonical text, R, C, table) with
-    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0."""
-    A, _ = _algebra()
+def parse_layout(A, text: str, what: str = "layout") -> Any:
+    """``A.parse(text)`` within the caps every layout of a job meets, checked in this order, each before any work
+    that it bounds: at most MAX_LAYOUT_CHARS characters (before parsing), at most MAX_MODES flat modes (before any
+    cell is evaluated). Raises PatternError naming the cap."""
+    text = text or ""
+    if len(text) > MAX_LAYOUT_CHARS:
+        raise PatternError(f"{what}: {len(text):,} characters is over the cap of {MAX_LAYOUT_CHARS:,} characters")
     try:
         layout = A.parse(text)
-    except ValueError as exc:
-        raise PatternError(f"layout {text!r}: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise PatternError(f"{what} {text[:80]!r}: {str(exc)[:300]}") from None
+    inner = getattr(layout, "layout_b", layout)
+    shape = getattr(inner, "shape", None)
+    if shape is not None and not callable(shape):
+        modes = len(A.flatten(shape)) if isinstance(shape, tuple) else 1
+        if modes > MAX_MODES:
+            raise PatternError(f"{what} {text[:40]!r}...: {modes:,} modes is over the cap of {MAX_MODES} modes "
+                               "(coalesce it, or drop its size-1 modes)")
+    return layout
+
+
+def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) -> tuple[str, int, int, list[list[int]]]:
+    """Evaluate a rank-2 layout on every coordinate. Post-condition: returns (canonical text, R, C, table) with
+    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0. Before any cell is evaluated: the caps of
+    ``parse_layout`` (text length, modes) and the cell count (R * C <= MAX_ELEMENTS, computed from the shape)."""
+    A, _ = _algebra()
+    layout = parse_layout(A, text)
     shape = _shape_of(layout)
     if not isinstance(shape, tuple) or len(shape) != 2:
         raise PatternError(f"layout {text!r} must have rank 2 (rows, cols); its shape is {shape}")
@@ -93,11 +114,13 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
         raise PatternError(f"layout {text!r} has shape {r_}x{c_}, expected {rows}x{cols}")
     if r_ * c_ > MAX_ELEMENTS:
         raise PatternError(f"tile of {r_}x{c_} elements is over the cap of {MAX_ELEMENTS} elements")
+    # L((r, c)) == L(r + c * R): CuTe's 1-D coordinate of (r, c) in a rank-2 shape; every offset mode by mode
     try:
-        table = [[int(layout((r, c))) for c in range(c_)] for r in range(r_)]
+        flat = [int(o) for o in A.offsets(layout)]
     except TypeError:  # basis strides (1@0): the layout maps to coordinates
         raise PatternError(f"layout {text!r} maps coordinates to coordinates, not to offsets") from None
-    low = min(min(row) for row in table)
+    table = [flat[r::r_] for r in range(r_)]
+    low = min(flat)
     if low < 0:
         raise PatternError(f"layout {text!r} maps a coordinate to a negative offset ({low})")
     return str(layout), r_, c_, table
@@ -142,6 +165,8 @@ def plan_smem(spec: dict) -> dict:
     text = layout_text(spec.get("variant", "naive"), int(spec.get("rows", 32)), int(spec.get("cols", 32)),
                        int(spec.get("pad", 0)), spec.get("swizzle"), spec.get("layout"))
     rows_cols = (None, None) if spec.get("variant") == "custom" else (int(spec["rows"]), int(spec["cols"]))
+    # every layout of the job within its caps before any of them is enumerated
+    t_layout = parse_layout(A, access.get("layout") or "", "thread layout") if kind == "thread_layout" else None
     canon, rows, cols, table = tile_offsets(text, *rows_cols)
     footprint = (max(max(r) for r in table) + 1) * eb
     if kind == "ldmatrix":
@@ -167,7 +192,7 @@ def plan_smem(spec: dict) -> dict:
         elif kind == "offsets":
             crd, offs = _explicit(access, rows, cols, table, footprint // eb)
         else:
-            crd, offs = _thread_layout(A, access, rows, cols, table)
+            crd, offs = _thread_layout(A, t_layout, access, rows, cols, table)
         addresses.append([o * eb for o in offs])
         coords.append(crd)
 
@@ -244,12 +269,8 @@ def _explicit(access: dict, rows: int, cols: int, table: list[list[int]], limit:
     return crd, offs
 
 
-def _thread_layout(A, access: dict, rows: int, cols: int, table: list[list[int]]):
+def _thread_layout(A, t_layout: Any, access: dict, rows: int, cols: int, table: list[list[int]]):
     text = access.get("layout") or ""
-    try:
-        t_layout = A.parse(text)
-    except ValueError as exc:
-        raise PatternError(f"thread layout {text!r}: {exc}") from None
     if not (callable(t_layout) and hasattr(t_layout, "shape")):
         raise PatternError(f"thread layout {text!r} is not a layout such as (32,1):(1,0)")
     if A.size(t_layout) != 32:

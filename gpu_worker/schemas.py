@@ -40,7 +40,8 @@ class AccessSpec(_Strict):
     num: LdmNum = Field(4, description="ldmatrix .x1/.x2/.x4")
     trans: bool = Field(False, description="ldmatrix .trans")
     offsets: list[int | tuple[int, int]] | None = Field(None, description="32 entries: element offset or [r, c]")
-    layout: str | None = Field(None, max_length=4000, description="thread layout (CuTe notation), size 32")
+    layout: str | None = Field(None, max_length=patterns.MAX_LAYOUT_CHARS,
+                               description="thread layout (CuTe notation), size 32")
 
 
 class SmemParams(_Strict):
@@ -52,7 +53,8 @@ class SmemParams(_Strict):
     variant: Literal["naive", "padded", "swizzle", "custom"] = "naive"
     pad: int = Field(0, ge=0, le=64, description="padding in elements per row (variant padded)")
     swizzle: str | None = Field(None, max_length=32, description="Sw<B,M,S> (variant swizzle)")
-    layout: str | None = Field(None, max_length=4000, description="tile layout in CuTe notation (variant custom)")
+    layout: str | None = Field(None, max_length=patterns.MAX_LAYOUT_CHARS,
+                                 description="tile layout in CuTe notation (variant custom)")
     access: AccessSpec = Field(default_factory=AccessSpec)
     nacc: Nacc = 16
     iterations: int = Field(1024, ge=1, le=65536)

@@ -35,7 +35,9 @@ from gpu_worker.lease import AttemptLease
 from gpu_worker.registry import JobCancelled, JobContext
 from gpu_worker.run import RunCancelled
 from gpu_worker.store import Store, get_store
+from storage.config import data_dir
 from storage.outage import Backoff, describe, is_outage
+from storage.version import code_version
 
 log = logging.getLogger("layoutlab.worker")
 HEARTBEAT_S = float(os.environ.get("LAYOUTLAB_HEARTBEAT_S", "2"))
@@ -339,7 +341,7 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
                         device.update(available=False, reason=fault_now)
                 state["device"] = device
             store.heartbeat({"id": worker_id, "host": socket.gethostname(), "pid": os.getpid(),
-                             "device": {**device, "toolkit": toolkit},
+                             "device": {**device, "toolkit": toolkit, "code_version": code_version()},
                              "kinds": [k.name for k in registry.kinds()], "busy": state["busy"]})
             return device
 
@@ -372,8 +374,8 @@ def run_worker(stop: threading.Event | None = None, *, worker_id: str | None = N
     if device is None:
         log.info("worker %s stopped before its first heartbeat: %s", worker_id, why[0])
         return 0
-    log.info("worker %s up; GPU: %s; nvcc: %s", worker_id, device.get("name") or device.get("reason"),
-             toolkit.get("version"))
+    log.info("worker %s up; GPU: %s; nvcc: %s; code version %s; data folder %s", worker_id,
+             device.get("name") or device.get("reason"), toolkit.get("version"), code_version(), data_dir())
     threading.Thread(target=heartbeats, name="layoutlab-heartbeat", daemon=True).start()
     try:
         while not stop.is_set():

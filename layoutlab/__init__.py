@@ -172,9 +172,10 @@ def register(ip: Any = None) -> bool:
     from algebra.core.swizzle import ComposedLayout
     from algebra.hw.atoms import CopyAtom, MMAAtom
     from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
+    from algebra.hw.sm100 import UmmaAtom
 
     fmts = ip.display_formatter.formatters
-    for cls in (Layout, ComposedLayout, MMAAtom, CopyAtom, TiledCopy, TiledMMA):
+    for cls in (Layout, ComposedLayout, MMAAtom, UmmaAtom, CopyAtom, TiledCopy, TiledMMA):
         fmts["text/html"].for_type(cls, _format_html)
         fmts["text/plain"].for_type(cls, _format_text)
     fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)

@@ -29,6 +29,7 @@ from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
 from algebra.hw.atoms import CopyAtom, MMAAtom
 from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
+from algebra.hw.sm100 import UmmaAtom
 from layoutlab import model
 from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE
 
@@ -185,7 +186,7 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
         if shape is None:
             raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
         return _triton(x.strip(), shape, element_bits)
-    if isinstance(x, MMAAtom):
+    if isinstance(x, MMAAtom | UmmaAtom):  # UmmaAtom: a tcgen05.mma atom (one thread per CTA)
         return [_tv_panel(f"{x.name} · {op}", str(x.operand(op)), x.operand(op), *x.operand_shape(op))
                 for op in ("A", "B", "C")]
     if isinstance(x, CopyAtom):

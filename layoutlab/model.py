@@ -17,6 +17,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import inttuple as it
 from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_NESTING, MAX_TEXT, nesting_depth
+from layoutlab.coordinates import coordinate_components, in_coshape, template, with_strides
 from layoutlab.grid import Grid, boundary_levels, offset_colours
 
 Enum = Callable[[Any, str], list]
@@ -118,12 +119,26 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
     """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
     plain = layout.layout_b if is_composed(layout) else layout
     rows, cols = table_shape(plain)
-    flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-    if flat and type(flat[0]) is not int:  # coordinates (basis strides): text, coloured by their index in coshape
-        coshape = A.coshape(plain)
-        view.coords = [[str(c) for c in flat[i::rows]] for i in range(rows)]
-        flat = [it.crd2idx(tuple(c), coshape) for c in flat]
-    view.offsets = [flat[i::rows] for i in range(rows)]
+    components = None if is_composed(layout) else coordinate_components(plain)
+    if components is not None:  # coordinates (basis strides): integer arithmetic, one layout per entry
+        coshape, leaves = components
+        columns = [enum(leaf, "layout table") for leaf in leaves]
+        form = template(coshape)
+        texts = [form.format(*c) for c in zip(*columns, strict=True)]
+        # the index of each coordinate in coshape (colex): one more integer layout, its strides the entries' weights
+        weights = it.flatten(it.prefix_product(coshape))
+        index = [sum(w * d for w, d in zip(weights, ds, strict=True))
+                 for ds in zip(*(it.flatten(leaf.stride) for leaf in leaves), strict=True)]
+        flat = enum(with_strides(plain.shape, index), "layout table")
+        view.coords = _rows(texts, rows)
+    else:
+        flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
+        if any(type(c) is not int for c in flat):  # coordinates the integer path does not take (mixed strides)
+            coshape = A.coshape(plain)
+            crds = [in_coshape(c, coshape) for c in flat]  # 0@0, 3@0 (one basis), (1,2) (several): one form
+            view.coords = _rows([it.to_str(c) for c in crds], rows)
+            flat = [it.crd2idx(c, coshape) for c in crds]
+    view.offsets = _rows(flat, rows)
     view.rows, view.cols = rows, cols
     row_mode, col_modes = split_modes(view, plain)
     view.row_leaves = it.flatten(row_mode.shape) if row_mode is not None else ()
@@ -148,11 +163,25 @@ def coord_texts(shape: Any) -> list[str]:
     return ["(" + ",".join(reversed(p)) + ")" for p in itertools.product(*parts)]
 
 
-def _mode_table(mode: Any, enum: Enum) -> tuple[list[str], list[int]]:
-    """(natural coordinate as text, offset) of each 1-D coordinate of one mode."""
+def _mode_table(mode: Any, enum: Enum, coshape: Any = None) -> tuple[list[str], list[int]]:
+    """(natural coordinate as text, offset) of each 1-D coordinate of one mode. A mode of a coordinate layout whose
+    coshape is ``coshape``: its contributions as coordinates of that coshape, computed with integer arithmetic."""
     crd = coord_texts(mode.shape)
+    components = coordinate_components(mode, coshape) if coshape is not None else None
+    if components is not None:
+        columns = [enum(leaf, "hover coordinates") for leaf in components[1]]
+        form = template(coshape)
+        return crd, [form.format(*c) for c in zip(*columns, strict=True)]
     off = enum(mode, "hover coordinates")
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
+
+
+def _rows(cells: list, rows: int) -> list[list]:
+    """The column-major list ``cells`` as ``rows`` lists: ``out[i][j] == cells[i + rows * j]``."""
+    cols = len(cells) // rows if rows else 0
+    if cols < rows:  # few columns: one zip over the columns
+        return [list(r) for r in zip(*(cells[j * rows:(j + 1) * rows] for j in range(cols)), strict=True)]
+    return [cells[i::rows] for i in range(rows)]
 
 
 #: Bytes of page each column-mode entry of the hover data costs (its coordinate and offset, as JSON).
@@ -168,11 +197,12 @@ def fill_hover(view: LayoutView, layout: Any, enum: Enum = plain_offsets, byte_c
     rendered bytes of hover data the view is marked not drawn, with a note naming the cap."""
     plain = layout.layout_b if is_composed(layout) else layout
     row_mode, col_modes = split_modes(view, plain)
+    coshape = A.coshape(plain) if view.coords is not None else None
     if row_mode is not None:
-        view.row_crd, view.row_off = _mode_table(row_mode, enum)
+        view.row_crd, view.row_off = _mode_table(row_mode, enum, coshape)
     else:
         view.row_off, view.row_crd = [0], ["0"]
-    tables = [_mode_table(m, enum) for m in col_modes]
+    tables = [_mode_table(m, enum, coshape) for m in col_modes]
     sizes = [len(t[0]) for t in tables]
     if len(tables) == 1 and sizes[0] == view.cols:  # one column mode (every rank <= 2 layout): no mixed radix
         view.col_crd = [[c] for c in tables[0][0]]

@@ -18,7 +18,19 @@
     if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
     return data;
   }
-  const show = (node, ...kids) => { node.replaceChildren(...kids); node.hidden = false; };
+  // replaceChildren writes null as the text "null": every child list goes through fill, which drops the absent ones
+  const fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+  const show = (node, ...kids) => { fill(node, ...kids); node.hidden = false; };
+  // a code block with its Copy button (app.js copies data-copy on click, as on every other page)
+  const codeBlock = (title, text, id) => [el("h3", {}, title, " ", el("button", {type: "button", class: "copy-btn", "data-copy": text, id: id, title: `Copy the ${title} code`}, "Copy")),
+    el("pre", {class: "code"}, text)];
+  // the hardware constraints (TMA boxes, wgmma operands) a candidate breaks, from its notes
+  // (the notes of a broken constraint start with its access's name: "TMA box: TMA cannot write this layout")
+  const broken = (c) => {
+    if (c.constraints_met !== false) return [];
+    const names = (c.per_access || []).filter((p) => p.kind === "tma" || p.kind === "wgmma").map((p) => `${p.name}: `);
+    return (c.notes || []).filter((n) => names.some((x) => n.startsWith(x)));
+  };
   const errorBox = (msg) => el("div", {class: "msg error", role: "alert"}, msg);
   const hue = (k) => `hsl(${(k * 47) % 360} 70% 88%)`;
 
@@ -43,7 +55,8 @@
       show($("s-error"), e.message);
       return;
     }
-    selected = 0;
+    // the best fix that keeps every constraint (TMA boxes, wgmma operands) is the one selected
+    selected = Math.max(0, current.candidates.findIndex((c) => c.constraints_met !== false));
     const req = request();
     history.replaceState(null, "", `/doctor?${new URLSearchParams({element_bytes: req.element_bytes, tile: req.tile, accesses: JSON.stringify(req.accesses)})}`);
     render();
@@ -55,11 +68,16 @@
     }).reduce((acc, x, i) => (i ? acc.concat([" + ", x]) : [x]), []);
   }
   function row(c, k) {
-    const tr = el("tr", {class: k < 0 ? "naive" : (k === selected ? "sel" : null), "data-k": k},
+    const bad = c.constraints_met === false;
+    const cls = [k < 0 ? "naive" : (k === selected ? "sel" : ""), bad ? "broken" : ""].join(" ").trim() || null;
+    const why = bad ? (broken(c).join("; ") || "breaks a TMA / wgmma constraint of the accesses") : null;
+    const tr = el("tr", {class: cls, "data-k": k, "data-constraints": bad ? "broken" : "met", title: why},
       el("td", {}, k < 0 ? "as given" : k + 1),
       el("td", {class: "mono"}, c.layout, c.folded ? el("small", {class: "folded", title: c.folded.text}, ` +${c.folded.count} larger, same result`) : null),
       el("td", {}, wfCell(c)),
-      el("td", {class: c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`), el("td", {}, c.extra_bytes),
+      el("td", {class: bad ? "over" : c.total > c.ideal ? "over" : "ideal"}, `${c.total} / ${c.ideal}`),
+      el("td", {class: bad ? "constraint over" : "constraint ideal"}, bad ? el("span", {title: why}, "✗ breaks ", why.replace(/: .*?(;|$)/g, "$1").replace(/;/g, ",")) : "✓ kept"),
+      el("td", {}, c.extra_bytes),
       el("td", {}, c.vector_kept ? "yes" : "no"), el("td", {class: "mono"}, c.tma || "—"),
       el("td", {class: "mono"}, c.wgmma || "—"), el("td", {}, `${c.base_alignment} B`));
     if (k >= 0) {  // a candidate row is picked by click, or by Tab + Enter / Space; arrow keys step through the rows
@@ -86,24 +104,25 @@
           ["searched", `${r.searched.swizzles} swizzles, ${r.searched.paddings} paddings, ${r.searched.xor} XOR maps`],
           ["rejected (break vectors)", r.searched.rejected_vector], ["answered in", `${r.elapsed_ms} ms`]]
         .map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v))));
-    $("s-notes").replaceChildren(...(r.notes || []).map((n) => el("div", {class: "msg note"}, n)));
-    $("s-cands").tBodies[0].replaceChildren(row(r.naive, -1), ...r.candidates.map((c, k) => row(c, k)));
+    fill($("s-notes"), ...(r.notes || []).map((n) => el("div", {class: "msg note"}, n)));
+    fill($("s-cands").tBodies[0], row(r.naive, -1), ...r.candidates.map((c, k) => row(c, k)));
     $("s-result").hidden = false;
     const c = r.candidates[selected];
-    if (!c) { $("s-detail").replaceChildren(el("p", {}, "No candidate keeps every vector access whole.")); return; }
-    $("s-detail").replaceChildren(
+    if (!c) { fill($("s-detail"), el("p", {}, "No candidate keeps every vector access whole.")); return; }
+    fill($("s-detail"),
       el("h3", {}, `#${selected + 1}: ${c.layout}`),
+      c.constraints_met === false ? el("p", {class: "msg error", id: "s-broken"}, "This fix breaks a hardware constraint of the accesses: ", broken(c).join("; ") || "TMA or wgmma cannot use it", ".") : null,
       el("p", {class: "why"}, c.why), c.folded ? el("p", {class: "muted", id: "s-folded"}, c.folded.text) : null, bitDiagram(c.bits),
       el("p", {}, c.tma ? `TMA: CU_TENSOR_MAP_${c.tma}` : "TMA: no swizzle mode writes this layout", " · ",
-         c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
+         c.wgmma ? `wgmma: ${c.wgmma}` : "wgmma: no GMMA atom", " · ",
+         c.umma ? `tcgen05 (SM100): ${c.umma}` : "tcgen05 (SM100): no UMMA atom", " · ", `smem base aligned to ${c.base_alignment} B`),
       ...(c.notes || []).map((n) => el("p", {class: "muted"}, n)),
       el("h3", {}, "Per access (bank model: wavefronts per phase)"),
       el("table", {class: "cands"}, el("tr", {}, el("th", {}, "access"), el("th", {}, "as given"), el("th", {}, "this fix"), el("th", {}, "ideal")),
         ...c.per_access.map((p, i) => el("tr", {}, el("td", {}, p.name),
           el("td", {class: "phases"}, r.naive.per_access[i].phases.join(" + ") || "—"),
           el("td", {class: "phases"}, p.phases.join(" + ") || "—"), el("td", {}, p.ideal)))),
-      el("h3", {}, "CuTe C++"), el("pre", {class: "code"}, c.code.cpp),
-      el("h3", {}, "CuTe DSL"), el("pre", {class: "code"}, c.code.dsl));
+      ...codeBlock("CuTe C++", c.code.cpp, "copy-cpp"), ...codeBlock("CuTe DSL", c.code.dsl, "copy-dsl"));
   }
   function bitDiagram(b) {
     const src = new Map(b.xor.map(([s, d]) => [s, d])), dst = new Map(b.xor.map(([s, d]) => [d, s]));
@@ -176,7 +195,7 @@
   function fields(list) {
     return el("table", {class: "cands"}, el("tr", {}, ...["field", "bits", "value", "encoded"].map((h) => el("th", {}, h))),
       ...list.map((f) => el("tr", {}, el("td", {}, f.name), el("td", {class: "mono"}, f.bits),
-        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : f.name === "base_offset" || f.name === "layout_type" ? f.value : `${f.value} B`),
+        el("td", {class: "mono"}, f.meaning ? `${f.value} (${f.meaning})` : ["base_offset", "layout_type", "version", "lbo_mode"].includes(f.name) ? f.value : `${f.value} B`),
         el("td", {class: "mono"}, f.encoded))));
   }
   const checks = (cs) => el("ul", {class: "checks"}, ...cs.map((c) => el("li", {class: c.ok ? "good" : "bad"}, `${c.ok ? "✓" : "✗"} ${c.text}`)));
@@ -188,9 +207,28 @@
     return el("div", {}, el("p", {class: "muted"}, `Byte offset of each element (rows: MN, columns: K); colour: its 8 x 16-byte core matrix${g.rows > 64 ? "; first 64 rows" : ""}.`),
       el("table", {class: "coremap", id: "d-coremap"}, rows));
   }
+  function explainLboSbo(d) {
+    // LBO and SBO on the picture: each names the two elements whose byte offsets it separates (their cells are outlined)
+    if (!d.explain) return el("span");
+    return el("ul", {class: "checks", id: "d-explain"}, ...d.explain.map((x) => el("li", {}, x.text)));
+  }
+  function markExplain(node, d) {
+    if (!d.explain) return node;
+    const table = node.querySelector("#d-coremap");
+    for (const x of d.explain) {
+      for (const p of [x.from, x.to]) {
+        if (!p || !table || p[0] >= table.rows.length) continue;
+        const cell = table.rows[p[0]].cells[p[1]];
+        if (cell) { cell.style.outline = "2px solid #222"; cell.title += ` | ${x.field} ${p === x.from ? "from" : "to"}`; }
+      }
+    }
+    return node;
+  }
   function descView(d) {
-    return el("div", {class: "detail"}, el("h3", {}, `${d.value}: ${d.swizzle}, ${d.major}-major`),
-      fields(d.fields), el("p", {}, "Canonical layout (elements): ", el("code", {id: "d-layout"}, d.layout)), checks(d.checks), coreMap(d.grid));
+    const enc = d.encoding ? el("p", {class: "muted", id: "d-arch"}, `Read as: ${d.encoding} (${d.arch})`) : el("span");
+    return markExplain(el("div", {class: "detail"}, el("h3", {}, `${d.value}: ${d.swizzle}, ${d.major}-major`), enc,
+      fields(d.fields), el("p", {}, "Canonical layout (elements): ", el("code", {id: "d-layout"}, d.layout)), checks(d.checks),
+      explainLboSbo(d), coreMap(d.grid)), d);
   }
   async function run(node, fn) {
     try { node.replaceChildren(await fn()); } catch (e) { node.replaceChildren(errorBox(e.message)); }
@@ -198,12 +236,12 @@
   $("desc-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     run($("d-result"), async () => descView(await post("/api/solve/descriptor", {descriptor: $("d-val").value,
-      element_bytes: Number($("d-eb").value), major: $("d-major").value, mn: Number($("d-mn").value), tile: $("d-tile").value || null})));
+      element_bytes: Number($("d-eb").value), major: $("d-major").value, mn: Number($("d-mn").value), tile: $("d-tile").value || null, arch: $("d-arch-sel").value})));
   });
   $("enc-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     run($("d-result"), async () => descView(await post("/api/solve/descriptor/encode", {tile: $("e-tile").value,
-      element_bytes: Number($("e-eb").value), major: $("e-major").value})));
+      element_bytes: Number($("e-eb").value), major: $("e-major").value, arch: $("e-arch").value})));
   });
   $("tma-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

@@ -35,6 +35,25 @@
     if (e.target && e.target.hasAttribute && e.target.hasAttribute("data-autosubmit") && e.target.form) e.target.form.submit();
   });
   document.addEventListener("DOMContentLoaded", sync);
+  // The history row of a job follows its card: when a card is swapped in (a poll, a submission, a cancel), the row
+  // with the same job id takes the card's status and stage at once instead of at the history's next poll.
+  function syncRow(card) {
+    if (!card || !card.dataset || !card.dataset.job) return;
+    var row = document.querySelector('#history tr[data-job="' + card.dataset.job + '"]');
+    if (!row) return;
+    var status = row.querySelector(".status"), stage = row.querySelector(".stage");
+    if (status && status.textContent !== card.dataset.status) status.textContent = card.dataset.status;
+    var cardStage = card.querySelector(".stage");
+    if (stage) stage.textContent = cardStage ? cardStage.textContent : "";
+  }
+  function final(card) { return ["queued", "running"].indexOf(card.dataset.status) < 0; }
+  document.addEventListener("htmx:afterSettle", function (e) {
+    // after a history poll only a finished card speaks (a live card's next poll is at most a second away)
+    var fromHistory = e.detail.elt && e.detail.elt.id === "history";
+    document.querySelectorAll("#job article.job-card").forEach(function (card) {
+      if (!fromHistory || final(card)) syncRow(card);
+    });
+  });
   document.addEventListener("htmx:beforeSwap", function (e) {
     var status = e.detail.xhr.status;
     if ([409, 422, 429, 503].indexOf(status) >= 0 && e.detail.target && e.detail.target.id === "job") {

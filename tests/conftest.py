@@ -18,6 +18,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
+# TestClient sends ``Host: testserver``: the tests' apps answer for it, besides the default names (app.hosts); the
+# default itself stays as it is served (tests/test_front_door.py checks it).
+os.environ.setdefault("LAYOUTLAB_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1,::1")
+# no start-up warm-up thread (app.main): it would run drill generators beside tests that patch or count them
+os.environ.setdefault("LAYOUTLAB_WARM", "0")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 

@@ -21,6 +21,8 @@ LAYOUT_ANSWERS = {("algebra_op", None), ("transpose_view", None), ("design_view"
 def is_layout_answer(d: Any) -> bool:
     if d.kind == "algebra_op":
         return d.variant != "divide_tile"
+    if d.kind == "transpose_view" and d.variant == "prove":
+        return False  # two offsets, not a layout
     return (d.kind, None) in LAYOUT_ANSWERS or (d.kind, d.variant) in LAYOUT_ANSWERS
 
 
@@ -122,7 +124,7 @@ def accepted(d: Any) -> list[str]:
         return out
     if re.fullmatch(r"[()\d,]+", e) and d.kind in ("natural_coord", "arith", "swizzle", "tv_layout"):
         flat = " ".join(re.findall(r"\d+", e))
-        return out + ([f"({flat.replace(' ', ',')})"] if d.kind in ("natural_coord", "arith") and "((" not in e
+        return out + ([f"({flat.replace(' ', ',')})"] if d.kind == "arith" and "((" not in e
                       else []) + [e.replace(",", ", ")]
     return out
 
@@ -164,6 +166,8 @@ def rejected(d: Any) -> list[str]:
         out = [bump(e, -1)]
     elif d.kind in ("index_formula", "symbolic"):
         out = [e + " + 1"]
+    if d.kind == "natural_coord" and re.fullmatch(r"[()\d,]+", e) and "(" in e[1:]:
+        out.append("(" + ",".join(re.findall(r"\d+", e)) + ")")  # flattened: the nesting is the skill drilled
     out += [ex for _, _, ex in d.mistakes if ex is not None]
     return out
 

@@ -154,7 +154,7 @@ def partition(d: Any) -> str:
 
 
 def explain(d: Any) -> str:
-    return "abcd"[d.data["options"].index(ITEM[d.variant].right)]
+    return "abcd"[next(k for k, t in enumerate(d.data["options"]) if t in ITEM[d.variant].right)]
 
 
 def tv_extra(d: Any) -> str:
@@ -170,5 +170,20 @@ def tv_extra(d: Any) -> str:
     return d.expected
 
 
-NEW_KINDS = {"layout_stats": stats, "vector": vector, "defined": defined, "swizzle": swizzle, "arith": arith,
+def umma_desc(d: Any) -> str:
+    """The UMMA descriptor's fields read off the bits (PTX ISA: layout type [61,64), LBO [16,30), SBO [32,46), >> 4)."""
+    v = int(d.data["descriptor"], 16)
+    names = {0: "SWIZZLE_NONE", 1: "SWIZZLE_128B_BASE32B", 2: "SWIZZLE_128B", 4: "SWIZZLE_64B", 6: "SWIZZLE_32B"}
+    return f"{names[v >> 61]}, LBO={((v >> 16) & 0x3FFF) * 16}, SBO={((v >> 32) & 0x3FFF) * 16}"
+
+
+def tmem_lanes(d: Any) -> str:
+    """Warp w reaches lanes 32 (w % 4) + [0, 32) (32dp) or 16 of them from the named half (16dp)."""
+    lanes = 32 if "_32dp" in d.data["atom"] else 16
+    first = 32 * (d.data["warp"] % 4) + d.data["lane_offset"]
+    return f"{first}-{first + lanes - 1}"
+
+
+NEW_KINDS = {"umma_desc": umma_desc, "tmem_lanes": tmem_lanes,
+             "layout_stats": stats, "vector": vector, "defined": defined, "swizzle": swizzle, "arith": arith,
              "partition": partition, "explain": explain}

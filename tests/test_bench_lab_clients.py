@@ -97,11 +97,26 @@ def test_a_burst_from_one_client_meets_429(app, monkeypatch):
         assert codes == [202] * 5 + [429] * 3
         r = _submit(c)
         assert "5 per 60 s" in r.json()["detail"] and 1 <= int(r.headers["Retry-After"]) <= 60
-        assert _submit(c, defines={"NACC": 1}).status_code == 422  # a refused body is not counted, and says why
+        assert _submit(c, defines={"NACC": 1}).status_code == 429  # over the limit: refused before any validation
         with _client(app) as other:  # another client still gets in
             assert _submit(other).status_code == 202
         form = c.post("/lab/jobs", data={"kind": "compile_only"})
         assert form.status_code == 429 and "too many submissions" in form.text
+        assert 1 <= int(form.headers["Retry-After"]) <= 60
+
+
+def test_refused_submissions_count_against_the_limit(app, monkeypatch):
+    """A submission refused for its parameters (422, through the JSON route or the lab form) costs validation work,
+    so it counts like an accepted one: a client that keeps sending bad layouts meets 429 without further work. A
+    body that names no known kind is refused before anything is computed and counts nothing."""
+    monkeypatch.setenv("LAYOUTLAB_LAB_RATE", "4/60")
+    with _client(app) as c:
+        bad = [_submit(c, defines={"NACC": 1}), c.post("/lab/jobs", data={"kind": "smem", "rows": "5000"})]
+        assert [r.status_code for r in bad] == [422, 422] and "NACC" in bad[0].json()["detail"]
+        unknown = c.post("/api/bench/jobs", json={"kind": "no-such-kind", "params": {}})
+        assert unknown.status_code == 422 and "unknown kind" in unknown.json()["detail"]
+        assert [_submit(c, tag=str(i)).status_code for i in range(3)] == [202, 202, 429]  # 2 refused + 2 accepted
+        assert c.post("/lab/jobs", data={"kind": "smem", "rows": "5000"}).status_code == 429
 
 
 def test_clients_without_cookies_share_their_address_limit(app, monkeypatch):

@@ -40,6 +40,8 @@ def test_transposed_view_fixes_the_top_level_shape() -> None:
     rejected = accepted = 0
     for seed in SEEDS:
         d = generate("transpose_view", seed)
+        if d.variant == "prove":
+            continue
         want = L(d.expected)
         flat = A.coalesce(want)
         if top_sizes(flat) != top_sizes(want) and same_function(flat, want):
@@ -161,7 +163,9 @@ def test_natural_coordinate_in_three_forms() -> None:
             continue
         top, nat, off = re.fullmatch(r"(\(.*?\)) (\(.*\)) (\d+)", d.expected).groups()
         flat_nat = "(" + ",".join(re.findall(r"\d+", nat)) + ")"
-        assert d.grade(f"{top} {flat_nat} {off}").correct, d.prompt
+        if flat_nat != nat:  # the flattened natural coordinate is read and graded wrong: the nesting is drilled
+            g = d.grade(f"{top} {flat_nat} {off}")
+            assert g.readable and not g.correct and "nesting" in g.reason, d.prompt
         assert not d.grade(f"{nat} {top} {off}").correct, d.prompt  # the forms swapped
         n += 1
     assert n >= 20

@@ -320,7 +320,9 @@ def test_hints_escalate(fresh: Any) -> None:
     assert h[0].status_code == 404  # not a kind
     h = [c.post("/api/drills/algebra_op-1/hint", json={"level": k}).json() for k in (1, 2, 3)]
     assert [x["level"] for x in h] == [1, 2, 3]
-    assert h[0]["text"] != h[1]["text"] and h[2]["steps"] == from_id("algebra_op-1").steps
+    d = from_id("algebra_op-1")
+    assert h[0]["text"] != h[1]["text"] and h[2]["steps"] == d.hint_steps() and h[2]["steps"] != d.steps
+    assert d.expected not in str(h)  # the derivation stops short of the key: reveal gives it
 
 
 def test_spaced_repetition_brings_missed_kinds_back_first(fresh: Any) -> None:

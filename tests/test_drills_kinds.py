@@ -60,6 +60,12 @@ def key(d: Drill) -> str:
         return d.expected  # checked by test_majorness_matches_reference_layouts
     if d.kind == "index_formula":
         return d.expected  # checked by evaluation in test_formula_key_evaluates_to_the_layout
+    if d.kind == "transpose_view" and d.variant == "prove":
+        mat = L(x["matrix"])
+        i, j = x["coord"]
+        view = A.Layout((A.size(mat[1]), A.size(mat[0])), (mat.stride[1], mat.stride[0]))  # the modes swapped
+        assert view((j, i)) == mat((i, j))
+        return f"{mat((i, j))}, {view((j, i))}"
     if d.kind == "transpose_view":
         mat = L(x["matrix"])
         m, n = A.size(mat[0]), A.size(mat[1])
@@ -148,7 +154,8 @@ def test_key_is_the_truth_every_form_accepted_wrong_forms_rejected(kind: str) ->
                 g = d.grade(example)
                 assert g.mistake, f"{where}: {example!r} is not named as a mistake ({label})"
         assert d.steps and all("text" in s and "layout" in s for s in d.steps), where
-        assert len(d.hints) >= 2 and d.hint(3)["steps"] == d.steps
+        assert len(d.hints) >= 2 and d.hint(3)["steps"] == d.hint_steps()
+        assert all(s in d.steps for s in d.hint_steps() if "show the answer" not in s["text"])
         assert isinstance(d.data, dict) and d.data, where
         if "op" in d.data:
             assert isinstance(d.data["args"], list), where

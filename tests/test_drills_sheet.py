@@ -60,13 +60,13 @@ def test_every_question_of_the_sheet_is_in_the_session_with_its_own_numbers_amon
     """Each slot of the whiteboard sheet, its choice of a swizzle for a 32- and a 128-word pitch too, is met by some
     drill carrying the sheet's own numbers."""
     kinds = Counter(kind for _, qs in SHEET for kind, _ in qs)
-    assert kinds["banks"] == 6 and len(SHEET[6][1]) == 7 and len(SHEET[2][1]) == 5
+    assert kinds["banks"] == 7 and len(SHEET[6][1]) == 8 and len(SHEET[2][1]) == 5 and len(SHEET[4][1]) == 4
     fix = [t for k, t in SHEET[6][1] if k == "banks"]
     for label, qs in SHEET:
         for kind, test in qs:
             d = _find(kind, lambda d, t=test: t(d) and _sheet_numbers(d))
             assert d is not None, (label, kind)
-    pitches = {_find("banks", lambda d, t=t: t(d)).data["layout"] for t in (fix[3], fix[5])}
+    pitches = {_find("banks", lambda d, t=t: t(d)).data["layout"] for t in (fix[4], fix[6])}
     assert pitches == {"(32,32):(32,1)", "(32,128):(128,1)"}, pitches
 
 

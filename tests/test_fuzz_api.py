@@ -209,17 +209,20 @@ PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/banks"): ["layout", "element_bytes", "swizzle", "access", "vector", "num", "trans", "compare"],
     ("GET", "/tv"): [],  # filled from app.routes.pages_tv.DEFAULTS
     ("GET", "/doctor"): ["preset", "tile", "element_bytes", "accesses"],
-    ("GET", "/drills"): ["kind", "seed", "hint"],
+    ("GET", "/drills"): ["kind", "seed", "hint", "numbers"],
     ("GET", "/drills/progress"): [],
     ("GET", "/drills/whiteboard"): [],
     ("GET", "/drills/whiteboard/{sid}"): ["last"],
     ("POST", "/drills/answer"): ["id", "answer"],
     ("POST", "/drills/reveal"): ["id"],
     ("POST", "/drills/hint"): ["id", "level"],
-    ("POST", "/drills/profile"): ["name"],
-    ("POST", "/drills/whiteboard"): [],
+    ("POST", "/drills/profile"): ["name", "class_code"],
+    ("POST", "/drills/whiteboard"): ["numbers"],
     ("POST", "/drills/whiteboard/{sid}/answer"): ["id", "answer"],
-    ("GET", "/lab"): ["gemm"],
+    ("GET", "/lab"): ["gemm", "mine", "gpu"],
+    ("GET", "/lab/class"): ["code"],
+    ("POST", "/lab/class/join"): ["code"],
+    ("POST", "/lab/class/instructor"): ["token"],
     ("POST", "/lab/jobs"): ["kind", "variant", "element_bytes", "rows", "cols", "pad", "swizzle", "layout", "access",
                             "index", "num", "thread_layout", "n", "tile", "dtype", "rung", "m", "k", "template"],
     ("GET", "/lab/jobs/{job_id}"): [],
@@ -230,7 +233,7 @@ PAGES: dict[tuple[str, str], list[str]] = {
 }
 #: htmx fragment targets the pages answer (HX-Target); "" is the whole page.
 TARGETS = ["", "result", "sectors", "tiled", "hopper", "copywalk", "mmawalk", "workbench"]
-NOT_FUZZED = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/static"}
+NOT_FUZZED = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/redoc/redoc.standalone.js", "/static"}
 
 odd_text = st.sampled_from(["", " ", "²", "４", "-1", "0", "NaN", "inf", "1.5", "true", str(1 << 63), "9" * 400,
                             "(1048576,1048576):(1048576,1)", "Sw<3,3,3>", "(4,8):(1@1,1@0)", "<2:1, 4:1>", "none",

@@ -44,6 +44,30 @@ def _assert_relative(r, host: str = "evil.example") -> str:
     return loc
 
 
+@pytest.fixture(scope="module")
+def app(layoutlab_data):
+    """The app as served behind a proxy that passes any Host through (``LAYOUTLAB_ALLOWED_HOSTS=*``): its redirects
+    must still never be built from Host. (With the default setting a foreign Host is refused first: see
+    tests/test_front_door.py.)"""
+    from app.main import create_app
+
+    old = os.environ.get("LAYOUTLAB_ALLOWED_HOSTS")
+    os.environ["LAYOUTLAB_ALLOWED_HOSTS"] = "*"
+    try:
+        return create_app()
+    finally:
+        if old is None:
+            os.environ.pop("LAYOUTLAB_ALLOWED_HOSTS", None)
+        else:
+            os.environ["LAYOUTLAB_ALLOWED_HOSTS"] = old
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
 def test_every_slash_redirect_is_relative_whatever_the_host(client, app):
     """Each route, asked for with a trailing slash added and a hostile Host: 307 to the route's own path, relative
     (Starlette built ``http://evil.example/lab`` from Host)."""

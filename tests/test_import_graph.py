@@ -21,7 +21,7 @@ FLOORS = {"core": 0, "hw": 1, "doctor": 2, "teach": 3}
 TOP = 4
 MAX_TOP_MODULES = 6
 CORE_LINES = 5300  # algebra/core/ (5.4k before the fast paths went); only comes down
-ALGEBRA_LINES = 12050  # all of algebra/ (11.7k before; tma, atoms_cover since)
+ALGEBRA_LINES = 13000  # all of algebra/ (11.7k before; tma, atoms_cover, sm100 since)
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from app.openapi import REDOC_JS, SWAGGER_CSS, SWAGGER_JS, build_schema
+from app.openapi import REDOC_CDN_LOGO, REDOC_JS_SERVED, REDOC_LOGO, SWAGGER_CSS, SWAGGER_JS, build_schema
 
 BIG = b"[" + b"1," * (600 << 10) + b"1]"  # 1.2 MB of JSON
 
@@ -93,7 +93,8 @@ def test_docs_pages_reference_same_origin_assets_only(client, page):
     assert "http://" not in html and "https://" not in html and "//cdn" not in html, html
     refs = re.findall(r'(?:src|href|spec-url)="([^"]+)"', html) + re.findall(r"url: '([^']+)'", html)
     assert refs and all(ref.startswith("/") and not ref.startswith("//") for ref in refs), refs
-    assert set(refs) >= ({SWAGGER_JS, SWAGGER_CSS, "/openapi.json"} if page == "/docs" else {REDOC_JS, "/openapi.json"})
+    assert set(refs) >= ({SWAGGER_JS, SWAGGER_CSS, "/openapi.json"} if page == "/docs" else
+                         {REDOC_JS_SERVED, "/openapi.json"})
     for ref in refs:
         asset = client.get(ref)
         assert asset.status_code in (200, 204), (ref, asset.status_code)
@@ -107,3 +108,13 @@ def test_docs_pages_reference_same_origin_assets_only(client, page):
     assert script_src[0] == "'self'" and all(s.startswith("'sha256-") for s in script_src[1:]), script_src
     inline = re.findall(r"<script>(.*?)</script>", html, re.S)
     assert len(script_src) - 1 == len(inline)  # exactly the server's own inline script (Swagger UI's start)
+
+
+def test_redoc_shows_its_logo_from_this_site(client):
+    """ReDoc's bundle asks its CDN for a logo, which the CSP blocks: /redoc serves the bundle with that address
+    turned into a mark of this site."""
+    bundle = client.get(REDOC_JS_SERVED)
+    assert bundle.status_code == 200 and REDOC_CDN_LOGO.encode() not in bundle.content
+    assert REDOC_LOGO.encode() in bundle.content
+    logo = client.get(REDOC_LOGO)
+    assert logo.status_code == 200 and logo.headers["content-type"].startswith("image/svg")

@@ -32,7 +32,7 @@ def test_chunked_body_is_cut_off_while_streaming(live_server):
     port = int(live_server.url.rsplit(":", 1)[1])
     chunk = b" " * (128 << 10)
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Transfer-Encoding: chunked\r\n\r\n")
         sent = 0
         for _ in range(64):

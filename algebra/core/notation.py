@@ -7,6 +7,8 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
   (``o``, ``_o_`` or ``∘`` between the parts);
 - coordinate tensors ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)`` and ``(2,3) o (4,4):(1@0,1@1)`` (a CoordTensor);
+- CuTe's print of a shared-memory layout, ``Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)``: the swizzle acts on
+  byte addresses there, so it is read as the same permutation of element offsets (``Sw<3,3,3>`` for 16-bit elements);
 - tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers;
 - CuTe's printed and C++ spellings: ``_4``, ``Int<4>{}``, ``C<4>{}``, ``E<1>{}`` (the basis ``1@1``),
   ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
@@ -29,6 +31,9 @@ MAX_TEXT = 20_000
 _TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b)")
 
 
+#: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout
+_SMEM_PTR_LEAD = re.compile(r"^\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)")
+_SMEM_PTR_MID = re.compile(r"(?:o|∘)\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?=o\b|∘)")
 _INT_TYPE = re.compile(r"\b(?:Int|C)<\s*(-?\d+)\s*>(?:\s*\{\s*\})?")
 _BASIS_TYPE = re.compile(r"\bE<\s*(\d+(?:\s*,\s*\d+)*)\s*>(?:\s*\{\s*\})?")
 _TYPE_OPEN = re.compile(r"(?:cute::)?(Layout|Shape|Stride|tuple)\s*<")
@@ -83,7 +88,15 @@ class _Parser:
             raise LayoutError(f"expected text, got {type(text).__name__}")
         if len(text) > MAX_TEXT:
             raise LayoutError(f"notation longer than {MAX_TEXT} characters")
-        self.text = _normalize(text.replace("_o_", " o "))
+        text = text.replace("_o_", " o ")
+        self.ptr_bits = 0
+        m = _SMEM_PTR_LEAD.search(text) or _SMEM_PTR_MID.search(text)
+        if m:
+            self.ptr_bits = int(m.group(1))
+            if self.ptr_bits <= 0 or self.ptr_bits & (self.ptr_bits - 1):
+                raise LayoutError(f"smem_ptr[{m.group(1)}b]: the element size must be a power of two bits")
+            text = text[:m.start()] + " " + text[m.end():]
+        self.text = _normalize(text)
         self.toks: list[tuple[str, str, int]] = []
         pos = 0
         s = self.text
@@ -189,6 +202,11 @@ class _Parser:
             if nxt and nxt[0] == "int" and after and after[0] == "o":
                 offset = self.int_()
                 self.take(kind="o")
+            if self.ptr_bits:  # a byte-address swizzle, as the same permutation of element offsets
+                shift = self.ptr_bits.bit_length() - 1 - 3
+                if sw.base - shift < 0:
+                    raise LayoutError(f"{sw} on byte addresses moves bits inside one {self.ptr_bits}-bit element")
+                sw = Swizzle(sw.bits, sw.base - shift, sw.shift)
             return ComposedLayout(sw, offset, self.layout())
         if t[1] == "<":
             return self.tiler()

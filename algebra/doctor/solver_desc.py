@@ -84,7 +84,8 @@ def _grid(lay: Any, mn: int, k: int, element_bytes: int, core: tuple[int, int]) 
 def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
            tile: str | None = None) -> dict[str, Any]:
     """Every field, the canonical layout it implies for an MN x K operand (K defaults to one wgmma K-block of 32
-    bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout)."""
+    bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout).
+    Blackwell's UMMA descriptor: ``algebra.doctor.solver_desc_sm100`` (``decode_any`` reads either)."""
     from algebra.core.layout import offsets
 
     value = parse_descriptor(descriptor)
@@ -103,7 +104,9 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
 
     check("reserved_bits", not value & RESERVED_MASK,
           "reserved bits are zero" if not value & RESERVED_MASK else
-          f"reserved bits set: 0x{value & RESERVED_MASK:016x} (bits 14-15, 30-31, 46-48, 52-61 must be 0)")
+          f"reserved bits set: 0x{value & RESERVED_MASK:016x} (bits 14-15, 30-31, 46-48, 52-61 must be 0)"
+          + ("; bits 46-47 = 1 is Blackwell's version mark: decode it as an SM100 UMMA descriptor"
+             if (value >> 46) & 3 == 1 else ""))
     repeat = 8 * span
     if d.layout_type:
         want = (d.start_address >> 7) & 7 if d.start_address % repeat else 0
@@ -124,7 +127,8 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
         match = _compare_tile(tile, lay, mn, k)
         check("tile", match["ok"], match["text"])
     core = (8, 16 // element_bytes) if major == "K" else (16 // element_bytes, 8)
-    return {"value": f"0x{value:016x}", "fields": d.fields(), "span_bytes": span, "swizzle": hopper.LAYOUT_TYPE_NAMES[
+    return {"arch": "sm90", "encoding": "Hopper wgmma shared-memory descriptor", "value": f"0x{value:016x}",
+            "fields": d.fields(), "span_bytes": span, "swizzle": hopper.LAYOUT_TYPE_NAMES[
         d.layout_type], "major": major, "element_bytes": element_bytes, "mn": mn, "k": k, "layout": str(lay),
             "checks": checks, "valid": all(c["ok"] for c in checks), "grid": _grid(lay, mn, k, element_bytes, core),
             "repeat_bytes": repeat if d.layout_type else 16}
@@ -152,7 +156,8 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
            k: int | None = None) -> dict[str, Any]:
     """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
     the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
-    comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
+    comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical).
+    Blackwell's ``make_umma_desc``: ``algebra.doctor.solver_desc_sm100.encode``."""
     from algebra.core.inttuple import flatten
     from algebra.core.layout import Layout
     from algebra.core.notation import parse

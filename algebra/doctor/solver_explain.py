@@ -62,6 +62,29 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
     return None
 
 
+UMMA_TYPES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
+
+
+def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) -> str | None:
+    """The SM100 UMMA smem atom (and descriptor layout type) that tiles to the candidate: the GMMA atoms are UMMA's
+    too; ``Sw<2,5,2>`` on bytes is ``Layout_MN_SW128_32B_Atom`` (SWIZZLE_128B_BASE32B, MN-major only)."""
+    from algebra.core.layout import offsets
+    from algebra.hw import sm100_smem
+
+    if wgmma is not None:
+        span = hardware_swizzle(sw, tile.element_bytes) or 16
+        return wgmma.replace("GMMA::", "UMMA::") + f" ({UMMA_TYPES[span]})"
+    if sw is None or tile.element_bytes > 4 or (sw[0], sw[1] + _log2(tile.element_bytes), sw[2]) != (2, 5, 2):
+        return None
+    atom = sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)
+    if tile.rows % atom.shape[0] or tile.cols % atom.shape[1]:
+        return None
+    tiled = sm100_smem.tile_atom(atom, tile.rows, tile.cols).layout_b
+    if offsets(tiled) != tile.table:
+        return None
+    return f"UMMA::Layout_MN_SW128_32B_Atom<{CPP_TYPES[tile.element_bytes]}> (SWIZZLE_128B_BASE32B)"
+
+
 def _dense_box(tile: Tile) -> int | None:
     """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
     if not tile.compact or tile.lead is None:
@@ -73,9 +96,10 @@ def _dense_box(tile: Tile) -> int | None:
 
 
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
-    """``{"tma", "wgmma", "base_alignment", "constraints_met", "notes"}`` for a candidate."""
+    """``{"tma", "wgmma", "umma", "base_alignment", "constraints_met", "notes"}`` for a candidate (``umma``: the
+    SM100 smem atom and UMMA descriptor layout type that read it, 128B_BASE32B included)."""
     eb = tile.element_bytes
-    tma = wgmma = None
+    tma = wgmma = umma = None
     notes: list[str] = []
     if cand.kind in ("naive", "swizzle"):
         span = hardware_swizzle(cand.swizzle, eb)
@@ -86,6 +110,8 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
                 tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
             elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
                 tma = TMA_NAMES[span]
+        if eb <= 4:
+            umma = _umma_match(tile, cand.swizzle, wgmma)
     elif cand.kind == "padding":
         notes.append("a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
                      "the canonical (8 x 16-byte core matrix) layouts")
@@ -104,7 +130,7 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
         if a.kind == "wgmma" and (wgmma is None or (a.major == "MN") != ("_MN_" in wgmma)):
             met = False
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
-    return {"tma": tma, "wgmma": wgmma, "base_alignment": align, "constraints_met": met, "notes": notes}
+    return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": met, "notes": notes}
 
 
 # --------------------------------------------------------------------------- bits, code, why
@@ -257,7 +283,8 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "ideal": sum(a.ideal(eb) for a in accesses), "footprint_bytes": cand.footprint_bytes,
             "extra_bytes": cand.footprint_bytes - tile.footprint_bytes, "vector_kept": hw["vector_kept"],
             "tma": hw["tma"] if hw["tma"] != "SWIZZLE_NONE" or cand.kind == "naive" else None, "wgmma": hw["wgmma"],
-            "atom": hw["wgmma"], "base_alignment": hw["base_alignment"], "constraints_met": hw["constraints_met"],
+            "umma": hw.get("umma"), "atom": hw["wgmma"], "base_alignment": hw["base_alignment"],
+            "constraints_met": hw["constraints_met"],
             "notes": hw["notes"], "bits": bit_diagram(tile, cand), "code": code(tile, cand, hw["wgmma"]),
             "why": why(tile, accesses, cand, naive) + ("" if hw["vector_kept"] else
                    " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "

@@ -14,6 +14,7 @@ from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, size
 from algebra.core.notation import parse_layout
 from algebra.core.recast import recast_layout
+from algebra.hw.sm100_tmem import tmem_copy_table
 
 # --------------------------------------------------------------------------- MMA atoms
 
@@ -230,6 +231,7 @@ def _copy_table() -> dict[str, tuple[str, str, str, str, str]]:
     for bits in _BITS:
         lay = f"(1,{bits}):(0,1)"
         t[f"UniversalCopy_{bits}b"] = ("1:0", lay, lay, lay, f"ld/st of {bits} bits")
+    t.update(tmem_copy_table())  # SM100 tcgen05.ld / tcgen05.st (algebra.hw.sm100_tmem)
     return t
 
 
@@ -259,6 +261,7 @@ def get(name: str) -> MMAAtom | CopyAtom:
     """The atom called ``name`` (CuTe's names; ``cute::`` prefixes and template spellings such as
     ``SM80_CP_ASYNC_CACHEALWAYS<uint128_t>`` are accepted)."""
     key = name.strip().removeprefix("cute::").replace(" ", "")
+    key = key.removeprefix("SM100::TMEM::LOAD::").removeprefix("SM100::TMEM::STORE::")
     key = _ALIASES.get(key, key)
     if key in _mma_table():
         return _mma(key)

@@ -7,12 +7,14 @@ so ``generate(kind, seed)`` returns the same question, answer key and grader on 
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.drills import sheet
 from app.drills.parsing import AnswerError, check_length
 
 MAX_SEED = 2**31 - 1
@@ -78,7 +80,8 @@ class Drill:
     worked derivation, each step a dict with ``"text"`` and ``"layout"`` (CuTe notation or None). ``shown`` grids
     are part of the question; ``grids`` are revealed with the key; ``table_shape`` is set when the answer is a
     rows x cols table. ``data`` is the structured question (``given`` in the API: CuTe notation and ints; op drills
-    carry ``op`` and ``args``). ``mistakes`` holds (name of a usual mistake, a test that an answer makes it, an
+    carry ``op`` and ``args``). ``sheet`` is True when the drill carries the interview sheet's own numbers
+    (``app.drills.sheet``). ``mistakes`` holds (name of a usual mistake, a test that an answer makes it, an
     example answer that makes it or None).
     """
 
@@ -97,17 +100,22 @@ class Drill:
     data: dict[str, Any] = field(default_factory=dict)
     mistakes: list[tuple[str, Callable[[str], bool], str | None]] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    sheet: bool = False
 
     def with_example(self, *options: str, shown: Callable[[str], str] | None = None) -> Drill:
         """Fill ``{ex}`` in the answer format with an example answer that is not the key: of ``options`` (answers
         about other layouts), starting at one the seed picks, the first this drill reads and grades wrong, preferring
-        one wrong in every part, written as ``shown(example)`` when given (other spellings of it beside it).
+        one wrong in every part and not writing the key inside it, written as ``shown(example)`` when given (other
+        spellings of it beside it).
         Post-condition: ``answer_format`` holds no ``{ex}``; ``examples`` lists the example;
         ValueError (a generator bug) when no option is a readable wrong answer."""
         start = self.seed % len(options)
         order = [options[(start + k) % len(options)] for k in range(len(options))]
         fallback = None
+        key = re.sub(r"\s", "", self.expected)
         for ex in order:
+            if key and key in re.sub(r"\s", "", shown(ex) if shown else ex):
+                continue  # an example that writes the key inside it (``i*2 + j*8`` for ``i*2 + j``) gives it away
             g = self.grade(ex)
             if not g.readable or g.correct:
                 continue
@@ -162,6 +170,9 @@ class Drill:
         except (ArithmeticError, RecursionError, ValueError, TypeError, IndexError) as err:
             return Grade(False, f"could not read the answer ({type(err).__name__}). Expected: "
                          f"{self.answer_format}.", readable=False)
+        if not verdict.correct and key_written(self.expected, verdict.reason) \
+                and not key_written(self.expected, answer):
+            verdict.reason = "not right"  # a reason that would write the key (it is shown once solved or revealed)
         if not verdict.correct and verdict.readable:
             for label, matches, _ in self.mistakes:
                 try:
@@ -177,14 +188,28 @@ class Drill:
         return verdict
 
     def hint(self, level: int) -> dict[str, Any]:
-        """Escalating hints: 1 the rule, 2 the first step, 3 the whole derivation.
+        """Escalating hints: 1 the rule, 2 the first step, 3 the derivation up to the answer (``hint_steps``).
 
         Post-condition: ``level`` is clamped to 1..3; the dict has ``level``, ``text`` and (level 3) ``steps``.
         """
         level = max(1, min(3, int(level)))
         if level < 3:
             return {"level": level, "text": self.hints[level - 1], "steps": []}
-        return {"level": 3, "text": "The full derivation:", "steps": self.steps}
+        return {"level": 3, "text": "The derivation, up to the answer:", "steps": self.hint_steps()}
+
+    def hint_steps(self) -> list[dict[str, Any]]:
+        """The worked steps as hint 3 shows them: a step that writes the key is left for the learner (the key is
+        shown only once solved or revealed; ``reveal`` gives every step)."""
+        out: list[dict[str, Any]] = []
+        left = {"text": "... and from here the steps give the answer: work them out, or show the answer (it counts "
+                        "as a miss).", "layout": None}
+        for st in self.steps:
+            if key_written(self.expected, st.get("text") or "") or key_written(self.expected, str(st.get("layout"))):
+                if left not in out:
+                    out.append(left)
+            else:
+                out.append(st)
+        return out
 
 
 @dataclass(frozen=True)
@@ -244,12 +269,54 @@ def check(kind: str, seed: int) -> None:
         raise DrillError(f"seed must lie in 0..{MAX_SEED}, not {seed}")
 
 
+#: Draws per (kind, seed) before a drill whose key stands in its own prompt, format or first hints is kept anyway.
+KEY_SHOWN_DRAWS = 12
+
+
+def _bare(text: str) -> str:
+    """``text`` without the spaces around signs (``(4, 8) : (8, 1)`` -> ``(4,8):(8,1)``); words stay apart."""
+    return re.sub(r"\s*([(),:;<>\[\]%*+=/-])\s*", r"\1", (text or "").strip())
+
+
+def key_written(key: str, text: str) -> bool:
+    """True when ``text`` writes the answer key ``key`` (spaces ignored) and the key is more than a word or one
+    number: a layout, a tuple, a list (a choice such as ``row`` is named in its own format by design)."""
+    k = _bare(key)
+    if not re.search(r"[(),:<*+]", k):
+        return False
+    head = r"(?<![\w*/^])(?<!\d\.)" if re.match(r"\w", k) else ""  # a number or name must not continue another one
+    tail = r"(?![\w*/^]|\.\d)" if re.search(r"\w$", k) else ""
+    return re.search(head + re.escape(k) + tail, _bare(text)) is not None
+
+
+def shows_key(drill: Drill) -> bool:
+    """True when what is shown before the key (the prompt, the answer format, hints 1-2, the grids shown with the
+    question and the structured ``given`` data, lists read as tuples) writes the key (see ``key_written``)."""
+    given = json.dumps(drill.data, default=str).replace("[", "(").replace("]", ")")
+    shown = json.dumps([g.to_dict() for g in drill.shown], default=str).replace("[", "(").replace("]", ")")
+    return any(key_written(drill.expected, t) for t in (drill.prompt, drill.answer_format, *drill.hints[:2], given,
+                                                        shown))
+
+
+def may_take_sheet(kind: str, seed: int) -> bool:
+    """A quick test before ``generate``: False when the drill of (kind, seed) surely does not carry the interview
+    sheet's numbers (its first draw says no); True when it may (``generate(kind, seed).sheet`` tells)."""
+    check(kind, seed)
+    return sheet.probe(KINDS[kind].make, random.Random(f"{kind}:{seed}"), seed)
+
+
 def generate(kind: str, seed: int) -> Drill:
-    """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys."""
+    """The drill of (kind, seed). Post-condition: deterministic; equal arguments give equal prompts and keys; the
+    key is not written in the prompt, the format or hints 1-2 (a draw that would show it is drawn again, from the
+    same random source)."""
     check(kind, seed)
     rng = random.Random(f"{kind}:{seed}")
-    drill = KINDS[kind].make(rng, seed)
-    drill.kind, drill.seed = kind, seed
+    for _ in range(KEY_SHOWN_DRAWS):
+        sheet.begin()
+        drill = KINDS[kind].make(rng, seed)
+        if not shows_key(drill):
+            break
+    drill.kind, drill.seed, drill.sheet = kind, seed, sheet.took()
     return drill
 
 

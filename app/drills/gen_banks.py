@@ -176,9 +176,9 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
         return _swizzled(rng, seed)
     if variant == "fix":
         return _fix(rng, seed)
-    from_sheet = sheet.take(rng)  # the sheet's part 7: (32,32):(32,1), padded to 33 for the formula, column 5
+    from_sheet = sheet.take(rng)  # the sheet's part 7: (32,32):(32,1), padded to 33 for 7.2 and the formula, column 5
     layout, cols, pitch, pad = (A.Layout((32, 32), (32, 1)), 32, 32, 0) if from_sheet else tile(rng)
-    if variant == "formula" and pad == 0:
+    if (variant == "formula" and pad == 0) or (variant == "banks" and from_sheet):  # the sheet's 7.2: pitch 33
         pad, pitch = (1, cols + 1) if not from_sheet else (sheet.PITCH7 - 32, sheet.PITCH7)
         layout = A.Layout((32, cols), (pitch, 1))
     col = sheet.COL7 if from_sheet else rng.randrange(cols)
@@ -192,7 +192,7 @@ def make_banks(rng: random.Random, seed: int) -> Drill:
                    f"words: {r.ways}-way, {r.wavefronts} wavefront(s).")
     grids = [bank_grid(r, "Lanes and their banks", 32)]
     if variant == "banks":
-        lanes = sorted(rng.sample(range(32), 4))
+        lanes = [0, 1, 2, 3] if from_sheet else sorted(rng.sample(range(32), 4))  # 7.2: rows 0..3
         want = [r.banks[t] for t in lanes]
         labels = [f"row {t}" for t in lanes]
         return Drill("banks", seed, desc + " Give the banks of rows " + ", ".join(map(str, lanes)) + ".",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import algebra as A
@@ -146,12 +147,14 @@ def _index(mode: Any, natural: Any) -> int:
 
 
 def grade_coord(answer: str, want: Any) -> Grade:
-    """A natural coordinate, or its fully flattened form (unambiguous given the shape)."""
+    """A natural coordinate, nested like the shape: a flattened form with the right numbers is wrong (the nesting is
+    the skill), and says so."""
     got = parse_coord(answer)
     if got == want:
         return Grade.right()
-    if flat(got) == flat(want) and (not isinstance(got, tuple) or all(isinstance(x, int) for x in got)):
-        return Grade.right(f"right; the natural form keeps the nesting: {lstr(want)}")
+    if flat(got) == flat(want):
+        return Grade.wrong(f"{lstr(got)} has the right numbers but not the nesting: the natural coordinate nests "
+                           f"like the shape, one entry per mode and a tuple for each multi-mode")
     if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want):
         bad = [str(k) for k in range(len(want)) if got[k] != want[k]]
         return Grade.wrong(f"{lstr(got)} is not the coordinate: mode{'s' if len(bad) > 1 else ''} "
@@ -232,10 +235,7 @@ def make_natural(rng: random.Random, seed: int) -> Drill:
         expected = " ".join(lstr(c) for c in want_list)
 
         def grade_map(ans: str) -> Grade:
-            got = parse_coord(ans)
-            items = list(got) if isinstance(got, tuple) else [got]
-            if len(items) != len(want_list):
-                raise AnswerError(f"expected {len(want_list)} coordinates, got {len(items)}")
+            items = parse_coord_map(ans, len(want_list))
             return grade_list(items, want_list, [f"n = {k}" for k in range(len(want_list))])
 
         steps = [step(rule)] + [step(f"n = {k} -> {lstr(c)}") for k, c in enumerate(want_list)]
@@ -294,10 +294,46 @@ THREE_EXAMPLES = ("(2,3) (2,(1,1)) 25", "(0,4) (0,(0,2)) 9", "(1,2) ((1,0),1) 6"
 ROW_MAJOR = "a row-major split of a 1-D index (CuTe splits with mode 0 fastest)"
 
 
+#: A label in front of one coordinate of a list: ``0 ->``, ``0:``, ``n=0:``, ``n = 0 ->``, ``0 =>``, ``0 →``.
+_MAP_LABEL = re.compile(r"(?:\b[nNxXkKiI]\s*=\s*)?\b(\d+)\s*(?:->|=>|→|:)")
+
+
+def parse_coord_map(answer: str, n: int) -> list[Any]:
+    """The coordinates of n = 0..n-1, in order: either listed bare (``(0,0) (1,0) ...``) or each labelled with its
+    n (``0 -> (0,0), 1 -> (1,0)``, ``n=0: (0,0), n=1: (1,0)``; labelled entries may come in any order).
+    Post-condition: a list of ``n`` coordinates, else AnswerError naming what is missing or doubled."""
+    labels = list(_MAP_LABEL.finditer(answer))
+    if not labels:
+        got = parse_coord(answer)
+        items = list(got) if isinstance(got, tuple) and not (n == 1 and all(isinstance(v, int) for v in got)) \
+            else [got]
+        if len(items) != n:
+            raise AnswerError(f"expected {n} coordinates, one for each n = 0..{n - 1} in order, and read "
+                              f"{len(items)}")
+        return items
+    if answer[:labels[0].start()].strip(" ,;\n"):
+        raise AnswerError("text before the first label n -> ...; label every coordinate or none")
+    found: dict[int, Any] = {}
+    for k, m in enumerate(labels):
+        end = labels[k + 1].start() if k + 1 < len(labels) else len(answer)
+        body = answer[m.end():end].strip().strip(",;").strip()
+        if not body:
+            raise AnswerError(f"no coordinate after the label {m.group(1)}")
+        idx = int(m.group(1))
+        if idx in found:
+            raise AnswerError(f"n = {idx} is given twice")
+        found[idx] = parse_coord(body)
+    missing = [k for k in range(n) if k not in found]
+    extra = sorted(k for k in found if k >= n)
+    if extra:
+        raise AnswerError(f"n runs 0..{n - 1}; there is no n = {extra[0]}")
+    if missing:
+        raise AnswerError(f"no coordinate for n = {', '.join(map(str, missing[:4]))}")
+    return [found[k] for k in range(n)]
+
+
 def _same_items(answer: str, want: list[Any]) -> bool:
-    got = parse_coord(answer)
-    items = list(got) if isinstance(got, tuple) else [got]
-    return items == want
+    return parse_coord_map(answer, len(want)) == want
 
 
 def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
@@ -312,10 +348,11 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
         got = parse_coord(ans)
         if not isinstance(got, tuple) or len(got) != 3:
             raise AnswerError("expected three things: the 2-D coordinate, the natural coordinate and the offset")
-        items = list(got)
-        if isinstance(items[1], tuple) and all(isinstance(v, int) for v in items[1]) and flat(items[1]) == flat(nat):
-            items[1] = nat  # fully flattened: unambiguous given the shape
-        return grade_list(items, want, ["the 2-D coordinate", "the natural coordinate", "the offset"])
+        g = grade_list(list(got), want, ["the 2-D coordinate", "the natural coordinate", "the offset"])
+        if not g.correct and got[1] != nat and flat(got[1]) == flat(nat):
+            g.reason = (f"{g.reason}; the natural coordinate has the right numbers but not the nesting: it nests like "
+                        f"the shape")
+        return g
 
     top_rm = idx2crd_row_major(x, tuple(A.size(s) for s in shape))
     nat_rm = idx2crd_row_major(x, shape)

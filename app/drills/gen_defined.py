@@ -146,7 +146,7 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
             return Grade.right("right: CuTe refuses an overlapping A")
         rest = s[len(head):].lstrip(" ,;:=-")
         if not rest:
-            raise AnswerError("also give complement(A, M), e.g. defined, (2,3):(1,8)")
+            raise AnswerError("also give complement(A, M): defined, then the complement in CuTe notation")
         got = read_layout(rest)
         want = r
         if A.size(got) != A.size(want) or any(got(i) != want(i) for i in range(A.size(want))):

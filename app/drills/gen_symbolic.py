@@ -121,7 +121,7 @@ def grade_view(answer: str, want: Any, depth: int, binds: list[dict[str, int]], 
     try:
         got = A.parse_symbolic(text)
     except A.LayoutError as err:
-        raise AnswerError(f"not a layout such as (N,M):(1,ld) ({err})") from None
+        raise AnswerError(f"not a layout written as shape:stride in the names of the question ({err})") from None
     extra = sorted(set(got.symbols()) - set(want.symbols()))
     if extra:
         raise AnswerError(f"unknown name {extra[0]!r}: the layout may use {', '.join(want.symbols())}")

@@ -22,7 +22,7 @@ from app.drills.common import (
 )
 from app.drills.core import Drill, Grade, register
 from app.drills.formula import Formula
-from app.drills.parsing import AnswerError, layout_text, parse_int_list, parse_nested
+from app.drills.parsing import AnswerError, layout_text, parse_int, parse_int_list, parse_nested
 
 
 def matrix(rng: random.Random, sizes: list[tuple[int, int]]) -> tuple[Any, str]:
@@ -50,11 +50,14 @@ def grid_coords(rows: int, cols: int) -> list[tuple[int, int]]:
 @register("transpose_view", "Transposed view", "Write the shape:stride of the transposed view of existing memory; "
           "no data moves. Any layout with the right function is accepted.", 5)
 def make_transpose(rng: random.Random, seed: int) -> Drill:
-    mat, desc = (A.parse(sheet.L5), "row-major") if sheet.take(rng) else matrix(rng, TRANSPOSE_SIZES)
+    from_sheet = sheet.take(rng)  # the sheet's part 5: (4,8):(8,1), and element (1,5) against the view's (5,1)
+    mat, desc = (A.parse(sheet.L5), "row-major") if from_sheet else matrix(rng, TRANSPOSE_SIZES)
     m, n = A.size(mat[0]), A.size(mat[1])
     b = A.Layout((n, m), (m, 1))
     want = A.composition(mat, b)
-    i, j = rng.randrange(m), rng.randrange(n)
+    i, j = sheet.PROVE5 if from_sheet else (rng.randrange(m), rng.randrange(1, n))
+    if rng.random() < 0.3:
+        return _prove_transpose(seed, mat, desc, want, i, j)
     rule = "A view is a new layout over the same offsets: T(j, i) must equal A(i, j) for every i, j."
     steps = [step(rule, mat),
              step(f"Swap the modes: mode 0 of the view walks A's columns (stride {lstr(mat[1].stride)}), mode 1 walks "
@@ -77,6 +80,39 @@ def make_transpose(rng: random.Random, seed: int) -> Drill:
     if alt is not None:
         drill.mistake("shape and stride swapped", layout_matches(alt, 1), str(alt))
     return drill
+
+
+def _prove_transpose(seed: int, mat: Any, desc: str, view: Any, i: int, j: int) -> Drill:
+    """The sheet's part 5.2: element (i, j) of A and element (j, i) of the transposed view compute the same offset;
+    the view's layout is not shown (it is part 5.1's answer), only its shape."""
+    m, n = A.size(mat[0]), A.size(mat[1])
+    off = mat((i, j))
+    (sa0, sa1), (sv0, sv1) = mat.stride, view.stride
+    rule = "A layout's offset is the inner product of the coordinate with the stride: L(c0, c1) = c0*s0 + c1*s1."
+    steps = [step(rule, mat),
+             step(f"A({i},{j}) = {i}*{sa0} + {j}*{sa1} = {off}.", mat),
+             step(f"The view swaps the modes, so its stride is A's swapped: T = {view}.", view),
+             step(f"T({j},{i}) = {j}*{sv0} + {i}*{sv1} = {view((j, i))}: the same offset, the same element.", view)]
+    wrong = j * sa0 + i * sa1
+
+    def grade(ans: str) -> Grade:
+        try:
+            got = parse_int_list(ans, 2)
+        except AnswerError:
+            got = [parse_int(ans)] * 2  # "13": both compute it
+        return grade_list(got, [off, off], [f"A({i},{j})", f"T({j},{i})"])
+
+    d = Drill("transpose_view", seed,
+              f"A {m}x{n} matrix is stored {desc}: A = {mat}. T is its {n}x{m} transposed view, ({n},{m}):(?,?), the "
+              f"same memory with the modes swapped (no data moves). Prove it on one element: compute the offset of "
+              f"A({i},{j}) from A's strides and of T({j},{i}) from T's strides.",
+              f"two integers: the offset of A({i},{j}), then of T({j},{i})", f"{off}, {off}", grade, steps,
+              [rule, steps[1]["text"].split("=")[0] + f"= {i}*{sa0} + {j}*{sa1}; T's strides are A's, swapped."],
+              variant="prove", grids=[offsets_grid(mat, "A", [(i, j)])]).with_data(matrix=str(mat), coord=[i, j])
+    if wrong != off:
+        d.mistake("T's offset with A's strides unswapped: the view's mode 0 walks A's columns",
+                  lambda ans: parse_int_list(ans, 2) == [off, wrong], f"{off}, {wrong}")
+    return d
 
 
 def shape_stride_swapped(want: Any) -> Any:
@@ -204,11 +240,12 @@ VIEWS = {
 @register("design_view", "Design a composition", "Find B (a layout or a tiler <..>) so that A o B is a described "
           "view: every other column, even rows, a transpose.", 9)
 def make_design(rng: random.Random, seed: int) -> Drill:
+    from_sheet = sheet.take(rng)  # the sheet's part 5: the transposed view of (4,8):(8,1), as a composition
     while True:
-        mat, desc = matrix(rng, DESIGN_SIZES)
+        mat, desc = (A.parse(sheet.L5), "row-major") if from_sheet else matrix(rng, DESIGN_SIZES)
         m, n = A.size(mat[0]), A.size(mat[1])
-        key = pick(rng, [k for k, (_, r, c) in VIEWS.items() if (r == 0 or (m % r == 0 and n % c == 0 and
-                                                                           n // c >= 2))])
+        key = "transpose" if from_sheet else pick(rng, [k for k, (_, r, c) in VIEWS.items() if (
+            r == 0 or (m % r == 0 and n % c == 0 and n // c >= 2))])
         if not (key == "transpose" and str(A.Layout((n, m), (m, 1))) == str(mat)):
             break  # a square row-major A would be its own transposing B: the prompt would show the key
     what, rs, cs = VIEWS[key]

@@ -52,14 +52,16 @@ def squeeze(text: str) -> str:
 
 
 _HEX = re.compile(r"(?<![\w.])0[xX]([0-9a-fA-F]{1,16})(?![\w.])")
+_BIN = re.compile(r"(?<![\w.])0[bB]([01](?:[01_']{0,70}[01])?)(?![\w.])")
 
 
 def clean(text: str) -> str:
     """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
-    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28``, brackets become parens, typographic signs become
-    ASCII; the text is otherwise unchanged."""
+    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary ``0b1111`` (a bit mask) ``15``,
+    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
     text = squeeze(check_length(text))
     text = _HEX.sub(lambda m: str(int(m.group(1), 16)), text)  # 0x1c -> 28
+    text = _BIN.sub(lambda m: str(int(re.sub(r"[_']", "", m.group(1)), 2)), text)  # 0b1111 (a bit mask) -> 15
     text = re.sub(r"(?<=[\w>]) ?\{ ?\}", "", text)  # C++ value braces: _4{}, Int<4>{}, LayoutRight{}
     text = re.sub(r"Int ?< ?(-?\d+) ?>", r"\1", text)
     text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)

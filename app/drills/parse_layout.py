@@ -79,7 +79,7 @@ def layout_text(text: str) -> str:
             if len(parts) == 2 and parts[0].lower().startswith(("sw<", "swizzle<")):
                 inner = _cpp_layout(parts[1].removesuffix("()")) or parts[1]
                 if inner.startswith("R("):
-                    raise AnswerError("write the swizzled tile with its stride, e.g. Sw<3,3,3> o (8,64):(64,1)")
+                    raise AnswerError("write the swizzled tile with its stride: Sw<B,M,S> o shape:stride")
                 s = f"{parts[0]}o{inner}"
             break
     if s.startswith("Layout<"):

@@ -45,7 +45,7 @@ def find_words(text: str, vocabulary: Iterable[str]) -> list[tuple[int, str]]:
 NUMBER_LABELS = frozenset(
     "the a an it its is are answer offset offsets bank banks distinct different value index result total way ways "
     "conflict conflicts wavefront wavefronts sector sectors lanes lane hit hits there of so l n x bank-conflict "
-    "equals gives".split())
+    "equals gives chunk chunks number no in all altogether".split())
 
 
 def labelled_int(text: str) -> int:
@@ -66,7 +66,7 @@ def labelled_int(text: str) -> int:
             nums.append(-int(tok) if neg else int(tok))
         elif tok.isalpha() and tok not in NUMBER_LABELS:
             raise AnswerError(f"expected one integer, got the word {tok!r}")
-        elif not tok.isalpha() and tok not in "-.,()=:>":
+        elif not tok.isalpha() and tok not in "-.,()=:>#":
             raise AnswerError(f"expected one integer, got {tok!r}")
     if len(nums) != 1:
         raise AnswerError(f"expected one integer, got {len(nums)} numbers")
@@ -96,7 +96,7 @@ def parse_coord(text: str) -> Any:
         word = m.group(0)
         if word[0].isalpha():
             if word.lower() not in COORD_LABELS:
-                raise AnswerError(f"unexpected word {word!r}: give the coordinate, e.g. (1,(1,2))")
+                raise AnswerError(f"unexpected word {word!r}: give the coordinate as a tuple of numbers")
             out.append(" ")
         else:
             out.append(word.replace(":", " "))
@@ -132,7 +132,7 @@ def parse_rc(text: str) -> tuple[int, int]:
         return found["row"], found["col"]
     words = [t for t in toks if t.isalpha()]
     if any(w not in _ROW + _COL + ("and", "is", "at") for w in words):
-        raise AnswerError("expected (row,col), e.g. (2,5) or row 2, col 5")
+        raise AnswerError("expected (row,col), or row R, col C")
     nums = [t for t in toks if _isnum(t)]
     if len(nums) != 2 or any("." in n for n in nums):
         raise AnswerError("expected two integers: (row,col)")
@@ -158,13 +158,14 @@ def parse_sector_answer(text: str) -> tuple[int, Fraction, Fraction]:
     Post-condition: (sectors, utilization as a fraction of 1, the rounding the typed digits allow: half a unit of the
     last digit; 0 for a fraction ``a/b``), else AnswerError."""
     s = re.sub(r"([0-9]) ?/ ?([0-9])", r"\1/\2", clean(text).lower())
+    s = re.sub(r" ?\b(?:per ?cent|pct)\b", "%", s)  # "100 percent", "50 per cent", "50 pct"
     items = re.findall(r"[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?|%|[a-z]+|[^\sa-z0-9%]", s)
     nums: list[tuple[int, str]] = [(k, t) for k, t in enumerate(items) if _isnum(t)]
     if len(nums) != 2:
-        raise AnswerError("expected two numbers: sectors and utilization (e.g. 8, 50%)")
+        raise AnswerError("expected two numbers: sectors and utilization")
     for t in items:
         if t.isalpha() and t not in _UTIL_WORDS + _SECTOR_WORDS + _FILLER:
-            raise AnswerError(f"unexpected word {t!r}: give sectors and utilization (e.g. 8, 50%)")
+            raise AnswerError(f"unexpected word {t!r}: give sectors and utilization")
 
     def role(k: int) -> str:
         after = items[k + 1] if k + 1 < len(items) else ""
@@ -255,7 +256,7 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
             while j < len(s) and "0" <= s[j] <= "9":
                 j += 1
             if j - i > 3:
-                raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+                raise AnswerError("expected a swizzle Sw<B,M,S>")
             nums.append(int(s[i:j]))
             i = j
             continue
@@ -263,10 +264,10 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
             i += 2
             continue
         if ch not in " ,<>()=":
-            raise AnswerError("expected a swizzle such as Sw<3,4,3>")
+            raise AnswerError("expected a swizzle Sw<B,M,S>")
         i += 1
     if len(nums) != 3:
-        raise AnswerError("expected a swizzle such as Sw<3,4,3>: three numbers B, M, S")
+        raise AnswerError("expected a swizzle Sw<B,M,S>: three numbers B, M, S")
     return nums[0], nums[1], nums[2]
 
 

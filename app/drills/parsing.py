@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' base)
+    _BIN,
     _HEX,
     _INT_SUFFIXES,
     _TRANSLATE,

@@ -1,6 +1,6 @@
 """Progress views over the store: per-kind accuracy and streaks, the next kind to practise, whiteboard sessions.
 
-Whiteboard sessions (the seed's seven-part sheet, 3-7 questions per part) live in ``app.drills.whiteboard``; the
+Whiteboard sessions (the seed's seven-part sheet, 3-8 questions per part) live in ``app.drills.whiteboard``; the
 names here are kept for the routes.
 """
 
@@ -128,9 +128,11 @@ def next_kind(learner: str, now: float | None = None) -> str:
 # ---------------------------------------------------------------- whiteboard sessions (app.drills.whiteboard)
 
 
-def start_whiteboard(learner: str, rng: random.Random | None = None, now: float | None = None) -> str:
-    """Create a whiteboard session of the seed's full sheet. Post-condition: returns the session id."""
-    return whiteboard.start(learner, rng, now)
+def start_whiteboard(learner: str, rng: random.Random | None = None, now: float | None = None,
+                     numbers: str = "fresh") -> str:
+    """Create a whiteboard session of the seed's full sheet (``numbers="sheet"``: with the sheet's own numbers).
+    Post-condition: returns the session id."""
+    return whiteboard.start(learner, rng, now, numbers)
 
 
 def session_results(learner: str, sid: str) -> dict[str, Any]:

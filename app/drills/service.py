@@ -16,7 +16,18 @@ import time
 from typing import Any
 
 from app.drills import identity, progress, store
-from app.drills.core import Drill, Grade, Grid, check, from_id, generate, kinds, random_seed
+from app.drills.core import (
+    Drill,
+    DrillError,
+    Grade,
+    Grid,
+    check,
+    from_id,
+    generate,
+    kinds,
+    may_take_sheet,
+    random_seed,
+)
 
 #: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for.
 SKILL_SEARCH = 48
@@ -41,11 +52,53 @@ def drill_for_skill(skill: str) -> Drill:
     return first
 
 
-def next_drill(learner: str | None, kind: str | None = None, seed: int | None = None) -> Drill:
-    """The next drill: ``kind`` (else the learner's spaced-repetition sub-skill) with ``seed`` (else a fresh one).
+#: The choices of numbers a learner has: fresh ones, or the interview sheet's own.
+NUMBERS = ("fresh", "sheet")
+#: How many seeds are tried to find a drill with the sheet's numbers (about one seed in ten has them).
+SHEET_SEARCH = 2000
+
+
+def sheet_kinds() -> list[str]:
+    """The kinds that can give the interview sheet's own numbers (those its parts ask, but ``explain``)."""
+    from app.drills.whiteboard import SHEET
+
+    return [k for k in dict.fromkeys(kind for _, qs in SHEET for kind, _ in qs) if k != "explain"]
+
+
+def sheet_drill(kind: str | None, rng: random.Random | None = None) -> Drill:
+    """A drill of ``kind`` (else of a kind the sheet asks) carrying the sheet's own numbers. Post-condition: its
+    ``sheet`` is True, and its id reproduces it; DrillError for a kind the sheet never asks."""
+    rng = rng or random.SystemRandom()
+    names = sheet_kinds()
+    kind = kind or names[rng.randrange(len(names))]
+    if kind not in names:
+        raise DrillError(f"kind {kind!r} has no drills with the interview sheet's numbers; these kinds do: "
+                         f"{', '.join(names)}")
+    for _ in range(SHEET_SEARCH):
+        seed = rng.randrange(0, 2**31)
+        if not may_take_sheet(kind, seed):
+            continue
+        d = generate(kind, seed)
+        if d.sheet:
+            return d
+    raise DrillError(f"no drill of kind {kind!r} with the sheet's numbers in {SHEET_SEARCH} seeds")  # pragma: no cover
+
+
+def next_drill(learner: str | None, kind: str | None = None, seed: int | None = None,
+               numbers: str = "fresh") -> Drill:
+    """The next drill: ``kind`` (else the learner's spaced-repetition sub-skill) with ``seed`` (else a fresh one);
+    ``numbers="sheet"`` (without a seed) asks for one with the interview sheet's own numbers.
 
     Post-condition: nothing is stored (the served time is :func:`served_token`'s business).
     """
+    if numbers not in NUMBERS:
+        raise DrillError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers!r}")
+    if numbers == "sheet" and seed is None:
+        if kind:
+            check(kind, 0)
+        elif learner and (due := progress.next_kind(learner)) in sheet_kinds():
+            kind = due
+        return sheet_drill(kind)
     if not kind and seed is None:
         drill = drill_for_skill(progress.next_skill(learner) if learner else kinds()[0].kind)
     else:
@@ -80,7 +133,7 @@ def drill_json(drill: Drill) -> dict[str, Any]:
     return {"id": drill.id, "kind": drill.kind, "skill": drill.skill, "variant": drill.variant, "title": title,
             "seed": drill.seed, "prompt": drill.prompt, "answer_format": drill.answer_format,
             "given": drill.data, "shown": [g.to_dict() for g in drill.shown],
-            "table": list(drill.table_shape) if drill.table_shape else None, "hints": 3}
+            "table": list(drill.table_shape) if drill.table_shape else None, "hints": 3, "sheet": drill.sheet}
 
 
 def grade_answer(learner: str | None, drill_id: str, answer: str, session: str | None = None,

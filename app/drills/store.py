@@ -19,6 +19,7 @@ one answer. The SQL is plain
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 import time
@@ -148,7 +149,8 @@ def served_info(learner: str, drill_id: str) -> tuple[float | None, int]:
 class Attempt:
     """One stored attempt; from :func:`record_attempt` also what the write did: ``recorded`` (False: the drill was
     already solved, nothing stored), ``attempt`` (1 for the first), ``promoted``, ``solved`` (the key may now be
-    shown) and ``box`` (the sub-skill's box afterwards, when recorded)."""
+    shown) and ``box`` (the sub-skill's box afterwards, when recorded); from :func:`attempts` also the ``answer``
+    as typed."""
 
     drill_id: str
     kind: str
@@ -162,11 +164,13 @@ class Attempt:
     promoted: bool = False
     solved: bool = False
     box: int | None = None
+    answer: str = ""
 
 
 class SessionRefused(ValueError):
     """A whiteboard answer the session does not take: ``status`` 404 (no such session for this learner) or 409 (the
-    session is finished, or the drill is not its current question, e.g. a part answered already)."""
+    session is finished, or the drill is not its current question, e.g. a part answered already); 429 when a
+    learner starting a session already holds MAX_OPEN_SESSIONS unfinished ones with answers."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -312,7 +316,7 @@ def attempts(learner: str, kind: str | None = None, session: str | None = None) 
         args.append(session)
     rows = _read(sql + " ORDER BY created, id", tuple(args))
     return [Attempt(r["drill_id"], r["kind"], r["seed"], bool(r["correct"]), r["elapsed_s"], r["hints"], r["created"],
-                    r["attempt"]) for r in rows]
+                    r["attempt"], answer=r["answer"]) for r in rows]
 
 
 def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:
@@ -323,18 +327,32 @@ def srs_boxes(learner: str) -> dict[str, tuple[int, float]]:
 
 #: An unfinished whiteboard session with no attempt is dropped once it is this many seconds old.
 STALE_SESSION_S = 86_400
+#: Unfinished whiteboard sessions one learner may hold at once (LAYOUTLAB_MAX_SESSIONS).
+MAX_OPEN_SESSIONS = int(os.environ.get("LAYOUTLAB_MAX_SESSIONS") or 8)
 
 
 def create_session(learner: str, parts: list[str], now: float | None = None) -> str:
     """Start a timed whiteboard session over ``parts`` (drill ids, or ``{"part", "id"}`` per question).
     Post-condition: returns its id, and every session (anyone's) older than STALE_SESSION_S with no attempt recorded
-    against it is gone. The learner's own row waits for their first answer."""
+    against it is gone. The learner's own row waits for their first answer. A learner holds at most
+    MAX_OPEN_SESSIONS unfinished sessions: the oldest of theirs with no answer make room for a new one, and when
+    every one has answers SessionRefused (429) names the cap."""
     now = time.time() if now is None else now
     sid = secrets.token_urlsafe(9)
     cutoff = now - STALE_SESSION_S
 
     def run(c: Any) -> None:
         _drop_stale(c, cutoff)
+        open_ = c.execute("SELECT id, EXISTS (SELECT 1 FROM attempts WHERE attempts.session = sessions.id) AS used "
+                          "FROM sessions WHERE learner = ? AND finished IS NULL ORDER BY started",
+                          (learner,)).fetchall()
+        unused = [r["id"] for r in open_ if not r["used"]]
+        excess = len(open_) + 1 - MAX_OPEN_SESSIONS
+        if excess > len(unused):
+            raise SessionRefused(429, f"too many unfinished whiteboard sessions: {len(open_)} (the cap is "
+                                      f"{MAX_OPEN_SESSIONS} per learner); finish one before starting another")
+        for old in unused[:max(0, excess)]:
+            c.execute("DELETE FROM sessions WHERE id = ? AND learner = ?", (old, learner))
         c.execute("INSERT INTO sessions (id, learner, started, finished, parts) VALUES (?, ?, ?, NULL, ?)",
                   (sid, learner, now, json.dumps(parts)))
 

@@ -1,4 +1,4 @@
-"""Whiteboard sessions: the seed's full seven-part sheet, 3-7 questions per part (every question of the sheet,
+"""Whiteboard sessions: the seed's full seven-part sheet, 3-8 questions per part (every question of the sheet,
 part 7's choice of a swizzle for a 32- and a 128-word pitch too), answered once each against the clock.
 
 Each part lists its questions as (kind, test): a fresh seed is searched until the generated drill passes the test
@@ -16,7 +16,7 @@ from typing import Any
 
 import algebra as A
 from app.drills import store
-from app.drills.core import Drill, DrillError, drill_id, generate, parse_id
+from app.drills.core import Drill, DrillError, drill_id, generate, may_take_sheet, parse_id
 
 Test = Callable[[Drill], bool]
 
@@ -54,6 +54,14 @@ def _choose_swizzle(pitch: int) -> Test:
     return lambda d: d.variant == "fix" and d.data["ebytes"] == 4 and d.data["layout"] == f"(32,{pitch}):({pitch},1)"
 
 
+def _padded_rows(d: Drill) -> bool:
+    """Part 7.2: the banks of some rows of a column of a padded tile (the sheet's pitch 33, rows 0..3)."""
+    if d.variant != "banks":
+        return False
+    lay = A.parse(d.data["layout"])
+    return lay.stride[0] != A.size(lay[1])
+
+
 #: The sheet: (label, [(kind, test), ...]) per part, in the seed's order.
 SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
     ("Column-major offsets", [("index_formula", lambda d: _major(d) == "column"),
@@ -66,11 +74,13 @@ SHEET: list[tuple[str, list[tuple[str, Test]]]] = [
     ("One element, three coordinates", [("natural_coord", _is("three")), ("natural_coord", _is("idx")),
                                         ("natural_coord", _is("offset"))]),
     ("A transposed view", [("transpose_view", lambda d: d.variant == "row"),
+                           ("transpose_view", lambda d: d.variant == "prove"),
                            ("design_view", lambda d: d.variant == "transpose"), ("explain", _explain("transpose"))]),
     ("A tiled view", [("tiled_view", lambda d: d.variant == "formula"), ("tiled_view", lambda d: d.variant == "layout"),
                       ("tiled_view", lambda d: d.variant == "spot"), ("explain", _explain("tiling"))]),
     ("Banks, padding and swizzling", [("banks", lambda d: d.variant == "distinct"),
                                       ("banks", lambda d: d.variant == "ways"),
+                                      ("banks", _padded_rows),
                                       ("banks", lambda d: d.variant == "formula"),
                                       ("banks", _choose_swizzle(32)),
                                       ("banks", lambda d: d.variant == "swizzled"),
@@ -101,11 +111,33 @@ def pick_drill(rng: random.Random, kind: str, test: Test) -> str:
     return first
 
 
-def start(learner: str, rng: random.Random | None = None, now: float | None = None) -> str:
-    """Create a session of the whole sheet with fresh seeds. Post-condition: returns the session id; its questions
-    are stored in order as ``{"part", "id"}``."""
+def warm() -> None:
+    """Do once, ahead of the first session, what a first start does cold: import every drill generator and fill the
+    tile-only caches of the sheet's kinds (one sheet picked and thrown away). The app runs it in a background thread
+    at start-up (app.main)."""
+    rng = random.Random()
+    pick_sheet(rng, [(p, kind, test) for p, (_, qs) in enumerate(SHEET) for kind, test in qs])
+
+
+def _with_sheet_numbers(kind: str, test: Test) -> Test:
+    """``test``, and the drill carries the sheet's own numbers (``explain`` has no numbers)."""
+    if kind == "explain":
+        return test
+
+    def sheet_test(d: Drill) -> bool:
+        return d.sheet and test(d)
+
+    sheet_test.sheet_only = True  # type: ignore[attr-defined]  # pick_sheet probes seeds before generating them
+    return sheet_test
+
+
+def start(learner: str, rng: random.Random | None = None, now: float | None = None, numbers: str = "fresh") -> str:
+    """Create a session of the whole sheet with fresh seeds; ``numbers="sheet"`` asks each question with the
+    sheet's own numbers (a slot no drill with them fills in the search takes fresh ones). Post-condition: returns
+    the session id; its questions are stored in order as ``{"part", "id"}``."""
     rng = rng or random.Random()
-    slots = [(p, kind, test) for p, (_, qs) in enumerate(SHEET) for kind, test in qs]
+    slots = [(p, kind, _with_sheet_numbers(kind, test) if numbers == "sheet" else test)
+             for p, (_, qs) in enumerate(SHEET) for kind, test in qs]
     questions = [{"part": p, "id": did} for (p, _, _), did in zip(slots, pick_sheet(rng, slots), strict=True)]
     return store.create_session(learner, questions, now=now)  # type: ignore[arg-type]
 
@@ -117,11 +149,15 @@ def pick_sheet(rng: random.Random, slots: list[tuple[int, str, Test]]) -> list[s
     ids: list[str | None] = [None] * len(slots)
     for kind in dict.fromkeys(k for _, k, _ in slots):
         mine = [i for i, (_, k, _) in enumerate(slots) if k == kind]
+        probing = all(getattr(slots[i][2], "sheet_only", False) for i in mine)
         for _ in range(SEARCH * len(mine)):
             open_slots = [i for i in mine if ids[i] is None]
             if not open_slots:
                 break
-            d = generate(kind, rng.randrange(0, 2**31 - 1))
+            seed = rng.randrange(0, 2**31 - 1)
+            if probing and not may_take_sheet(kind, seed):
+                continue  # its first draw says no: not generated at all
+            d = generate(kind, seed)
             if d.id in ids:
                 continue
             for i in open_slots:
@@ -159,6 +195,9 @@ class PartResult:
     elapsed_s: float | None
     redo: bool
     why: str
+    answer: str = ""
+    expected: str = ""
+    steps: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -175,8 +214,9 @@ class PartSummary:
 
 def results(learner: str, sid: str) -> dict[str, Any]:
     """Score a session: one result per question (time since the previous answer or the start), the score, and per
-    part the total time and the redo verdict for parts 6 and 7. Raises DrillError if it is not this learner's.
-    Post-condition: nothing is written."""
+    part the total time and the redo verdict for parts 6 and 7; once every question is answered, each question's
+    answer as typed beside its key and worked steps (never before: the key of a question still open stays hidden).
+    Raises DrillError if it is not this learner's. Post-condition: nothing is written."""
     sess = store.get_session(learner, sid)
     if sess is None:
         raise DrillError(f"no whiteboard session {sid!r} for this learner")
@@ -191,7 +231,7 @@ def results(learner: str, sid: str) -> dict[str, Any]:
             continue
         elapsed = max(0.0, a.created - clock)
         clock = a.created
-        qs.append(PartResult(i, part, label, did, True, a.correct, elapsed, False, ""))
+        qs.append(PartResult(i, part, label, did, True, a.correct, elapsed, False, "", answer=a.answer))
     sheet = []
     for part in sorted({q.part for q in qs}):
         mine = [q for q in qs if q.part == part]
@@ -208,6 +248,11 @@ def results(learner: str, sid: str) -> dict[str, Any]:
         sheet.append(PartSummary(part, mine[0].label, len(mine), sum(q.answered for q in mine),
                                  sum(q.correct for q in mine), total, redo, why))
     finished = all(q.answered for q in qs)  # stored by the last answer's own transaction: reading writes nothing
+    if finished:  # the review: each answer beside the key and its worked steps, once the session is over
+        for q in qs:
+            kind, seed = parse_id(q.drill_id)
+            d = generate(kind, seed)
+            q.expected, q.steps = d.expected, d.steps
     current = next((q.index for q in qs if not q.answered), None)
     return {"id": sid, "started": sess["started"], "finished": finished, "current": current, "parts": qs,
             "sheet": sheet, "score": sum(q.correct for q in qs), "total": len(qs),

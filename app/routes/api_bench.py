@@ -12,7 +12,7 @@ from app.budget import BudgetedRoute
 from app.openapi import errors
 from app.proxies import client_address
 from app.services import bench as S
-from app.services import ladder_layouts
+from app.services import lab_class, ladder_layouts
 from app.services.lab_clients import is_admin
 from gpu_worker.schemas import JobRequest
 
@@ -55,7 +55,8 @@ def post_job(body: JobRequest, request: Request):
     worker can run it; 429 when this client (or address) submitted too many; 503 when the queue is full or its
     backend is unreachable."""
     try:
-        return S.submit(body.kind, body.params, client_of(request), address_of(request))
+        return S.submit(body.kind, body.params, client_of(request), address_of(request),
+                        lab_class.learner_of(request.cookies))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
         return refusal(exc)
 
@@ -63,10 +64,12 @@ def post_job(body: JobRequest, request: Request):
 @router.get("/jobs", responses=errors(DOWN))
 def list_jobs(request: Request, limit: int = 30,
               gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
-                                      description="only the jobs this GPU (its UUID) ran")) -> list[dict]:
-    """The latest jobs, newest first (at most 200); ``mine`` marks this client's; ``gpu`` keeps the jobs of one
-    GPU (422 for a value that is no GPU UUID)."""
-    return S.history(max(1, min(limit, 200)), client_of(request), gpu=gpu)
+                                      description="only the jobs this GPU (its UUID) ran"),
+              mine: bool = Query(False, description="only this client's jobs")) -> list[dict]:
+    """The latest jobs, newest first (at most 200), each with its ``submitter`` (the drills' profile name of the
+    browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps only those); ``gpu`` keeps
+    the jobs of one GPU (422 for a value that is no GPU UUID)."""
+    return S.history(max(1, min(limit, 200)), client_of(request), gpu=gpu, mine=mine)
 
 
 @router.get("/jobs/{job_id}", responses=errors({404: "no such job"}, DOWN))

@@ -11,21 +11,26 @@ answers, hints, reveals, profile names and whiteboard sessions are POST, each on
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
-from app.budget import BudgetedRoute
+from app.budget import BudgetedRoute, cpu_scale
 from app.drills import identity, progress, service, store
 from app.drills.core import MAX_SEED, DrillError, parse_id
 from app.drills.parsing import MAX_ANSWER_CHARS
 from app.openapi import errors
+from app.proxies import client_address
 from app.schemas import RequestBody
+from app.services import lab_class, lab_clients
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/drills", tags=["drills"])
 COOKIE = "layoutlab_learner"
 COOKIE_AGE = 365 * 86_400
+#: A whiteboard start searches fresh seeds for the sheet's 28 questions: a fixed amount of work that no input
+#: changes (bounded by app.drills.whiteboard.SEARCH), given this many times the per-request CPU budget.
+WHITEBOARD_CPU_SCALE = 3.0
 
 
 def current_learner(request: Request) -> tuple[str, bool]:
@@ -66,6 +71,7 @@ class DrillOut(BaseModel):
     table: list[int] | None = None
     hints: int = 3
     served: str = Field("", description="signed time the drill was served: send it back with the answer")
+    sheet: bool = Field(False, description="the drill carries the interview sheet's own numbers")
 
 
 class AnswerIn(RequestBody):
@@ -110,6 +116,7 @@ class HintIn(RequestBody):
 
 class ProfileIn(RequestBody):
     name: str = Field(..., min_length=1, max_length=40)
+    class_code: str | None = Field(None, max_length=100, description="a class code to join (LAYOUTLAB_CLASS_CODES)")
 
 
 @router.get("/kinds", response_model=list[KindOut])
@@ -120,10 +127,13 @@ def list_kinds() -> list[dict[str, str]]:
 
 @router.get("/next", response_model=DrillOut)
 def next_drill(kind: str | None = Query(None, max_length=40), seed: int | None = Query(None, ge=0, le=MAX_SEED),
+               numbers: Literal["fresh", "sheet"] = Query("fresh", description="fresh numbers, or the interview "
+                                                          "sheet's own (a kind the sheet asks)"),
                learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """A drill of ``kind`` (default: the learner's spaced-repetition pick) with ``seed`` (default: fresh)."""
+    """A drill of ``kind`` (default: the learner's spaced-repetition pick) with ``seed`` (default: fresh);
+    ``numbers=sheet`` gives one with the interview sheet's own numbers (422 for a kind the sheet never asks)."""
     try:
-        drill = service.next_drill(learner, kind, seed)
+        drill = service.next_drill(learner, kind, seed, numbers)
     except DrillError as err:
         raise HTTPException(422, str(err)) from None
     return {**service.drill_json(drill), "served": service.served_token(drill.id)}
@@ -193,24 +203,47 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     return out
 
 
-@router.post("/profile", responses=errors({409: "the name belongs to another browser"}))
-def set_profile(body: ProfileIn, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+@router.post("/profile", responses=errors({403: "class_code is not a class code of this server"},
+                                          {404: "class_code given, but this server has no classes"},
+                                          {409: "the name belongs to another browser"},
+                                          {429: "too many attempts to join a class from this address"}))
+def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
-    someone else's progress."""
+    someone else's progress. ``class_code`` joins a class (app.services.lab_class): this browser's GPU-lab jobs then
+    share the class's quota; 403 for a code that is no class here, 404 when the server has none."""
+    klass = None
+    if body.class_code is not None:
+        try:
+            klass = lab_class.join(body.class_code, None, learner, client_address(request))
+        except lab_class.ClassError as err:
+            raise HTTPException(err.status, str(err), headers={"Retry-After": str(err.retry_after)}
+                                if err.retry_after else None) from None
     try:
         store.claim_name(learner, body.name)
     except store.NameTaken as err:
         raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
-    return {"name": body.name.strip(), "switched": False}
+    lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner)  # its jobs show the name
+    return {"name": body.name.strip(), "switched": False, **({"class": klass} if klass else {})}
 
 
-@router.post("/whiteboard")
-def start_whiteboard(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Start a timed whiteboard session (the seed's seven parts, 3-7 questions each); answer its questions in order
-    with ``session`` set."""
-    sid = progress.start_whiteboard(learner)
+class WhiteboardIn(RequestBody):
+    numbers: Literal["fresh", "sheet"] = "fresh"
+
+
+@router.post("/whiteboard", responses=errors({429: "this learner holds too many unfinished sessions"}))
+@cpu_scale(WHITEBOARD_CPU_SCALE)
+def start_whiteboard(body: WhiteboardIn | None = None, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
+    """Start a timed whiteboard session (the seed's seven parts, 3-8 questions each); answer its questions in order
+    with ``session`` set. ``{"numbers": "sheet"}`` asks every question with the interview sheet's own numbers; once
+    every question is answered, each part carries the answer beside its key (``expected``) and worked ``steps``.
+    A learner holds at most ``MAX_OPEN_SESSIONS`` unfinished sessions (429 past it; the oldest unanswered ones make
+    room first)."""
+    try:
+        sid = progress.start_whiteboard(learner, numbers=body.numbers if body else "fresh")
+    except store.SessionRefused as err:
+        raise HTTPException(err.status, str(err)) from None
     return whiteboard_json(learner, sid)
 
 
@@ -227,7 +260,9 @@ def whiteboard_json(learner: str, sid: str) -> dict[str, Any]:
     except DrillError as err:
         raise HTTPException(404, str(err)) from None
     parts = [{"index": p.index, "part": p.part, "label": p.label, "id": p.drill_id, "answered": p.answered,
-              "correct": p.correct, "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why} for p in res["parts"]]
+              "correct": p.correct, "elapsed_s": p.elapsed_s, "redo": p.redo, "why": p.why,
+              **({"answer": p.answer, "expected": p.expected, "steps": p.steps} if res["finished"] else {})}
+             for p in res["parts"]]
     sheet = [{"part": s.part, "label": s.label, "questions": s.questions, "answered": s.answered,
               "correct": s.correct, "elapsed_s": s.elapsed_s, "redo": s.redo, "why": s.why} for s in res["sheet"]]
     return {"session": sid, "finished": res["finished"], "current": res["current"], "score": res["score"],

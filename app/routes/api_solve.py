@@ -26,14 +26,24 @@ class SolveIn(RequestBody):
     limit: int = Field(12, ge=1, le=50, description="candidates returned")
 
 
+#: The longest descriptor text: 64 bits are 18 characters in hex (0x...), 20 in decimal; room for separators.
+MAX_DESCRIPTOR_CHARS = 64
+
+
 class DescriptorIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
-    descriptor: str | int = Field(..., examples=["0x4000004000010000"])
+    descriptor: Annotated[str, Field(max_length=MAX_DESCRIPTOR_CHARS)] | int = Field(
+        ..., examples=["0x4000004000010000"],
+        description=f"a 64-bit descriptor: an integer, or its text (hex or decimal, at most {MAX_DESCRIPTOR_CHARS} "
+                    "characters)")
     element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
     mn: int = Field(64, ge=8, le=256)
     k: int | None = Field(None, ge=1, le=256)
     tile: str | None = Field(None, max_length=MAX_TEXT)
+    arch: Literal["sm90", "sm100", "auto"] = Field(
+        "sm90", description="sm90: Hopper's wgmma descriptor; sm100: Blackwell's UMMA descriptor; auto: read the "
+                            "version bits (46-47 = 1 is Blackwell)")
 
 
 class EncodeIn(RequestBody):
@@ -42,6 +52,8 @@ class EncodeIn(RequestBody):
     element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
     start_address: int = Field(0, ge=0, lt=1 << 18)
+    arch: Literal["sm90", "sm100"] = Field("sm90", description="sm90: wgmma (make_gmma_desc); sm100: UMMA "
+                                                                "(make_umma_desc)")
 
 
 class LayoutIn(RequestBody):
@@ -77,14 +89,14 @@ def post_smem_measured(body: SolveIn) -> dict:
 
 @router.post("/descriptor")
 def post_descriptor(body: DescriptorIn) -> dict:
-    """Decode a 64-bit wgmma descriptor: fields, canonical layout, checks, drawing."""
-    return S.descriptor(body.descriptor, body.element_bytes, body.major, body.mn, body.k, body.tile)
+    """Decode a 64-bit wgmma (sm90) or UMMA (sm100) descriptor: fields, canonical layout, checks, drawing."""
+    return S.descriptor(body.descriptor, body.element_bytes, body.major, body.mn, body.k, body.tile, body.arch)
 
 
 @router.post("/descriptor/encode")
 def post_descriptor_encode(body: EncodeIn) -> dict:
-    """The wgmma descriptor of a smem tile (MN x K), checked by decoding it again."""
-    return S.descriptor_encode(body.tile, body.element_bytes, body.major, body.start_address)
+    """The wgmma (sm90) or UMMA (sm100) descriptor of a smem tile (MN x K), checked by decoding it again."""
+    return S.descriptor_encode(body.tile, body.element_bytes, body.major, body.start_address, body.arch)
 
 
 @router.post("/tma")

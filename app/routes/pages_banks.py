@@ -11,6 +11,7 @@ from algebra import LayoutError, parse, size
 from app.budget import COST, BudgetedRoute, remaining
 from app.services import banks as S
 from app.services import presets
+from app.services.swizzle_note import byte_form_note
 from app.templating import page_or_fragment
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -70,6 +71,7 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                  "num": n, "trans": tr, "kind": kind, "compare_on": compare == "1", "types": S.ELEMENT_TYPES,
                  "kinds": S.KINDS, "sw_presets": S.swizzle_presets(e), "all_presets": S.all_swizzle_presets(),
                  "view": None, "g": None, "xor": [], "cmp": [], "error": None, "code": None, "grid_note": None,
+                 "sw_note": byte_form_note(f"{swizzle} {layout}", e),
                  "ldm": None, "widths": S.vector_widths(e), "access_presets": presets.BANKS_ACCESSES,
                  "permalink": "/banks?" + urlencode(params),
                  "preset_query": {k: v for k, v in params.items() if k != "swizzle"}}

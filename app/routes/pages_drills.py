@@ -13,11 +13,13 @@ from typing import Any
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.budget import BudgetedRoute
+from app.budget import BudgetedRoute, cpu_scale
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
-from app.routes.api_drills import current_learner, set_learner_cookie
+from app.proxies import client_address
+from app.routes.api_drills import WHITEBOARD_CPU_SCALE, current_learner, set_learner_cookie
+from app.services import lab_class, lab_clients
 from app.templating import is_htmx, templates
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -75,7 +77,8 @@ def _shown(drill: Drill) -> list[Any]:
 
 @router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
 def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
-                seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3)) -> Response:
+                seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3),
+                numbers: str = Query("fresh", max_length=10)) -> Response:
     """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick).
     Post-condition: nothing is stored; ``hint`` (old permalinks) is accepted and ignored: the page shows the hints
     this learner has opened on the drill."""
@@ -83,6 +86,16 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
     if kind is not None and kind not in {k.kind for k in kinds()}:
         ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
         return _render(request, "drills.html", ctx, learner, status=404)
+    if numbers == "sheet" and seed is None:  # the interview sheet's own numbers: a seed that has them
+        try:
+            found = service.sheet_drill(kind)
+        except DrillError as err:
+            ctx = {"error": str(err), "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
+            return _render(request, "drills.html", ctx, learner, status=422)
+        resp = RedirectResponse(f"/drills?kind={found.kind}&seed={found.seed}", status_code=303)  # its permalink
+        if learner[1]:
+            set_learner_cookie(resp, learner[0])
+        return resp
     if kind is None or seed is None:
         if kind is None:  # the sub-skill spaced repetition asks for
             due = service.drill_for_skill(progress.next_skill(learner[0]))
@@ -173,15 +186,23 @@ def progress_page(request: Request) -> Response:
 
 
 @router.post("/drills/profile", include_in_schema=False)
-def profile_page(request: Request, name: str = Form("", max_length=40)) -> Response:
-    """Name the profile (or switch to an existing one) and go back to the progress page."""
+def profile_page(request: Request, name: str = Form("", max_length=40),
+                 class_code: str = Form("", max_length=100)) -> Response:
+    """Name the profile (or switch to an existing one), join a class with its code (the GPU lab's submissions of
+    this browser then share the class's quota), and go back to the progress page."""
     learner = _learner(request)
     try:
-        store.claim_name(learner[0], name)
-    except ValueError as err:  # NameTaken included: the page says the name belongs to another browser
+        if class_code.strip():
+            lab_class.join(class_code, lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0],
+                           client_address(request))
+        if name.strip() or not class_code.strip():
+            store.claim_name(learner[0], name)
+            lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0])
+    except (ValueError, lab_class.ClassError) as err:  # NameTaken: the page says the name is another browser's
         ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
-        return _render(request, "drills_progress.html", ctx, learner,
-                       status=409 if isinstance(err, store.NameTaken) else 422)
+        status = err.status if isinstance(err, lab_class.ClassError) else \
+            409 if isinstance(err, store.NameTaken) else 422
+        return _render(request, "drills_progress.html", ctx, learner, status=status)
     resp = RedirectResponse("/drills/progress", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])
@@ -198,9 +219,15 @@ def whiteboard_intro(request: Request) -> Response:
 
 
 @router.post("/drills/whiteboard", include_in_schema=False)
-def whiteboard_start(request: Request) -> Response:
+@cpu_scale(WHITEBOARD_CPU_SCALE)
+def whiteboard_start(request: Request, numbers: str = Form("fresh", max_length=10)) -> Response:
     learner = _learner(request)
-    sid = progress.start_whiteboard(learner[0])
+    try:
+        sid = progress.start_whiteboard(learner[0], numbers="sheet" if numbers == "sheet" else "fresh")
+    except store.SessionRefused as err:
+        ctx = {"error": str(err), "res": None, "drill": None, "parts": progress.WHITEBOARD, "sheet": progress.SHEET,
+               "limit_min": progress.PART_LIMIT_S // 60}
+        return _render(request, "drills_whiteboard.html", ctx, learner, status=err.status)
     resp = RedirectResponse(f"/drills/whiteboard/{sid}", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])

@@ -11,6 +11,7 @@ from algebra import LayoutError
 from app.budget import BudgetedRoute
 from app.services import presets
 from app.services.layouts import cells_by_offset, describe_layout, layout_grid
+from app.services.swizzle_note import byte_form_note
 from app.services.triton_pages import explorer_panel
 from app.templating import page_or_fragment
 
@@ -27,7 +28,8 @@ def explorer(request: Request, layout: str = Query(DEFAULT),
     if tt and tt["cute"]:
         text = tt["cute"]  # a shared layout's offset grid is its CuTe form's
     ctx: dict = {"request": request, "text": text, "colour": colour, "presets": presets.EXPLORER,
-                 "view": None, "g": None, "strip": None, "error": None, "tt": tt}
+                 "view": None, "g": None, "strip": None, "error": None, "tt": tt,
+                 "sw_note": byte_form_note(text)}
     try:
         view = describe_layout(text)
         ctx.update(view=view, g=layout_grid(view, "grid-explorer", hover="hover-explorer", colour=colour),

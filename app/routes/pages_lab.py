@@ -3,13 +3,13 @@ prediction, and the history chart."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from app.budget import BudgetedRoute, light
-from app.routes.api_bench import address_of, client_of
+from app.budget import BudgetedRoute
+from app.routes.api_bench import address_of, client_of, refusal
 from app.services import bench as S
-from app.services import lab_results
+from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
 
@@ -17,6 +17,8 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 # a job's result as a table and its chart, and the history's result column (app.services.lab_results)
 templates.env.globals.update(lab_result_rows=lab_results.result_rows, lab_result_chart=lab_results.result_chart,
                              lab_summary=lab_results.summary)
+#: Fields a lab form may carry (the form has about 25).
+MAX_FORM_FIELDS = 64
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
 
 
@@ -63,9 +65,12 @@ def _page_ctx(request: Request, **extra) -> dict:
         gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
     except S.ParamsError as exc:
         raise HTTPException(422, str(exc)) from None
-    jobs, device = S.history(60, client_of(request), gpu=gpu), S.device_status(admin=is_admin(request.headers))
+    mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
+    jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
+    device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
-            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu, **extra}
+            "sweeps": S.sweeps(jobs), "gpu_choices": S.gpu_choices(jobs, device, gpu), "gpu_selected": gpu,
+            "mine_only": mine, **extra}
 
 
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
@@ -76,24 +81,33 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
                                                                       ladder=S.ladder_view(gemm)))
 
 
+async def form_fields(request: Request) -> dict[str, str]:
+    """The submitted form's fields. On the event loop only the body is awaited and decoded, as FastAPI decodes every
+    route's body: at most 1 MB (BodyLimitMiddleware) and MAX_FORM_FIELDS fields (400 past it), linear in its size.
+    Reading the fields as a job, validating and queueing it run in the budgeted handler."""
+    form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
 @router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
-@light  # awaits the form (at most 1 MB, BodyLimitMiddleware), then one queue insert
-async def lab_submit(request: Request) -> HTMLResponse:
-    form = {k: str(v) for k, v in (await request.form()).items()}
-    error, job, status = None, None, 202
+def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) -> HTMLResponse:
+    """Queue a job from the lab form: the job card (202), or the card with the reason (409, 422, 429, 503). The
+    form's fields become the same ``(kind, params)`` that ``POST /api/bench/jobs`` takes, and both go through
+    ``S.submit``: one validation, one set of caps, one rate limit (a refused submission counts)."""
+    error, job, status, headers = None, None, 202, {}
     try:
         kind, params = form_params(form)
-        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request))["id"], client_of(request))
-    except S.NoWorker as exc:
-        error, status = str(exc), 409
-    except S.RateLimited as exc:
-        error, status = str(exc), 429
-    except S.QueueFull as exc:
-        error, status = str(exc), 503
-    except (S.ParamsError, ValueError) as exc:
+        job = S.get_job(S.submit(kind, params, client_of(request), address_of(request),
+                                 lab_class.learner_of(request.cookies))["id"], client_of(request))
+    except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
+        answer = refusal(exc)  # the JSON route's status and Retry-After
+        error, status = str(exc), answer.status_code
+        if "retry-after" in answer.headers:
+            headers["Retry-After"] = answer.headers["retry-after"]
+    except ValueError as exc:  # a field that is no number
         error, status = str(exc), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
-                                      block_name="job_card", status_code=status)
+                                      block_name="job_card", status_code=status, headers=headers)
 
 
 @router.get("/lab/jobs/{job_id}", response_class=HTMLResponse, include_in_schema=False)

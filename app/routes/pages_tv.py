@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 import algebra as A
 from algebra import LayoutError, atoms
 from app.budget import BudgetedRoute
+from app.services import blackwell as BW
 from app.services import code
 from app.services import hopper as H
 from app.services import kernel_path as KP
@@ -41,6 +42,8 @@ DEFAULTS: dict[str, str] = {
     "kp_t": "0",
     "tm_g": TC.PRESETS[0][1], "tm_s": TC.PRESETS[0][2], "tm_tile": TC.PRESETS[0][3],
     "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5],
+    "bw_kind": "f16", "bw_m": "128", "bw_n": "256", "bw_cta": "1", "bw_src": "smem", "bw_am": "K", "bw_bm": "K",
+    "bw_ab": "", "bw_c": "f32", "bw_ld": "SM100_TMEM_LOAD_32dp32b4x", "bw_warp": "0",
 }
 
 
@@ -55,7 +58,8 @@ def atom_ctx(q: dict[str, str]) -> dict:
                  "code": None}
     try:
         if not operand:
-            operand = "C" if not atom.upper().startswith(("SM75", "SM90_U", "SM80_CP", "UNIVERSAL")) else "dst"
+            copy_prefixes = ("SM75", "SM90_U", "SM80_CP", "UNIVERSAL", "SM100_TMEM")
+            operand = "C" if not atom.upper().startswith(copy_prefixes) else "dst"
         view = S.tv_view(atom, operand, bits)
         cpp, dsl = code.layout_code(A.parse(view.tv_layout))
         ctx.update(view=view, g=S.tv_grid(view, "grid-tv"), operand=view.operand, code={"cpp": cpp, "dsl": dsl})
@@ -174,6 +178,25 @@ def tma_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
+def blackwell_ctx(q: dict[str, str]) -> dict:
+    """The Blackwell panel: a UMMA atom and its accumulator in TMEM, a TMEM copy atom for one warp."""
+    bw = {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}
+    ctx: dict = {"bw": bw, "bw_kinds": BW.KINDS, "bw_tmem_atoms": BW.TMEM_ATOMS, "umma": None, "bw_error": None,
+                 "tmem": None, "ld_error": None}
+    try:
+        m, n = (int(bw[x]) if bw[x].isdecimal() and len(bw[x]) < 5 else -1 for x in ("m", "n"))
+        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], 2 if bw["cta"] == "2" else 1, bw["src"],
+                                   bw["ab"], bw["c"] or "f32")
+    except LayoutError as exc:
+        ctx["bw_error"] = str(exc)
+    try:
+        warp = int(bw["warp"]) if bw["warp"].isdecimal() and len(bw["warp"]) < 4 else -1
+        ctx["tmem"] = BW.tmem_view(bw["ld"], warp)
+    except LayoutError as exc:
+        ctx["ld_error"] = str(exc)
+    return ctx
+
+
 def triton_ctx(q: dict[str, str]) -> dict:
     return TT.tv_panel(q["tt_layout"], q["tt_shape"], q["tt_bits"], q["tt_shared"])
 
@@ -182,7 +205,8 @@ PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sec
           "tiled": ("tv_tiled.html", None, tiled_ctx), "hopper": ("tv_hopper.html", None, hopper_ctx),
           "copywalk": ("tv_walk.html", None, copywalk_ctx), "mmawalk": ("tv_walk.html", None, mmawalk_ctx),
           "triton": ("tv_triton.html", "triton", triton_ctx), "kernel": ("tv_kernel.html", "kernel", kernel_ctx),
-          "tmac": ("tv_tma.html", "tmac", tma_ctx)}
+          "tmac": ("tv_tma.html", "tmac", tma_ctx),
+          "blackwell": ("tv_blackwell.html", None, blackwell_ctx)}
 
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
@@ -195,6 +219,5 @@ def tv_page(request: Request) -> HTMLResponse:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q),
-           **tma_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q), **tma_ctx(q), **blackwell_ctx(q)}
     return templates.TemplateResponse(request, "tv.html", ctx)

@@ -7,6 +7,7 @@ import time
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from app.services import lab_class
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
 from app.services.bench_ladder import ladder_view
 from app.services.lab_clients import RateLimited, check_rate
@@ -15,8 +16,11 @@ from gpu_worker import store as job_store
 from gpu_worker.build import find_toolkit
 from gpu_worker.registry import ParamsError
 from gpu_worker.service import NoWorker, QueueFull
+from storage.config import data_dir
+from storage.version import code_version
 
-__all__ = ["Forbidden", "NoWorker", "ParamsError", "QueueFull", "RateLimited", "cancel", "chart", "device_status",
+__all__ = ["Forbidden", "NoWorker", "ParamsError", "QueueFull", "RateLimited", "cancel", "chart", "class_view",
+           "device_status",
            "get_job", "gpu_choices", "gpu_filter", "history", "history_charts", "kinds", "ladder_view",
            "reference_charts", "submit", "sweeps"]
 PUBLIC = ("id", "kind", "status", "progress", "result", "error", "params", "worker", "attempts", "created", "started",
@@ -32,10 +36,13 @@ class Forbidden(PermissionError):
     """The client may not do this to the job (the API answers 403 with the message)."""
 
 
-def public(job: dict, client: str | None = None) -> dict:
+def public(job: dict, client: str | None = None, who: dict[str, str | None] | None = None) -> dict:
     """The job as the API shows it: at least id, status, progress, result, error; ``mine`` tells whether ``client``
-    submitted it. The submitter's id is never shown. A running job whose lease ran out says it waits for a worker."""
-    out = {**{k: job.get(k) for k in PUBLIC}, "mine": bool(client) and job.get("client") == client}
+    submitted it; ``submitter`` is the submitter's display name (the drills' profile name, from ``who``: client ->
+    name; None when it has none). The submitter's id is never shown. A running job whose lease ran out says it
+    waits for a worker."""
+    out = {**{k: job.get(k) for k in PUBLIC}, "mine": bool(client) and job.get("client") == client,
+           "submitter": (who or {}).get(job.get("client") or "")}
     if job.get("status") == "running" and float(job.get("lease_until") or time.time() + 1) < time.time():
         out["progress"] = {"stage": f"its worker stopped during attempt {job.get('attempts')}; waiting for a worker",
                            "done": None, "total": None}
@@ -93,6 +100,9 @@ def device_status(admin: bool = False) -> dict:
         "queue_max": service.QUEUE_MAX,
         "workers": [worker_view(w, store) for w in workers],
         "toolkit": {"available": bool(toolkit.get("nvcc")), "version": toolkit.get("version")},
+        "data_dir": str(data_dir()),
+        "code_version": code_version(),
+        "mixed_versions": mixed_versions(workers),
     }
     if admin:
         out.update(toolkit=toolkit, local=local,
@@ -102,19 +112,40 @@ def device_status(admin: bool = False) -> dict:
     return out
 
 
-def submit(kind: str, params: dict | None, client: str | None = None, address: str | None = None) -> dict:
-    """Validate, rate-limit and queue for ``client``; raises ParamsError (422), NoWorker (409), RateLimited (429) or
-    QueueFull (503). Post-condition: returns {"id", "status"}; only well-formed submissions count against limits."""
-    registry.validate(kind, params)
-    check_rate(client, address)
-    job = service.submit(kind, params, client=client)
+def mixed_versions(workers: list[dict]) -> list[dict]:
+    """The live workers started from other code than this server (their heartbeat's ``code_version``, see
+    storage.version): ``[{"id", "code_version"}]``; a worker from before versions counts as other code."""
+    mine = code_version()
+    return [{"id": w["id"], "code_version": (w.get("device") or {}).get("code_version")} for w in workers
+            if (w.get("device") or {}).get("code_version") != mine]
+
+
+def submit(kind: str, params: dict | None, client: str | None = None, address: str | None = None,
+           learner: str | None = None) -> dict:
+    """Check, rate-limit, validate and queue for ``client`` (of the drills learner ``learner``, whose profile name is
+    the job's submitter): the one way in for the JSON route and the lab form. Raises ParamsError (422), NoWorker
+    (409), RateLimited (429) or QueueFull (503).
+
+    Post-condition: returns {"id", "status"}. A submission of a known kind counts against the client's limit and the
+    address's (or, for a client in a class, app.services.lab_class, its class's bucket instead of its address's)
+    before its parameters are validated, so refused ones (422, 409, 503) count too and a client over its limit is
+    answered 429 without any validation work; an unknown kind or a body that is not a job (refused before anything is
+    computed) counts nothing. Validation (``gpu_worker.registry.validate``, the kind's model with its caps: for a
+    layout its text length, its mode count and its cell count, checked before any cell is enumerated) runs under the
+    request's work budget."""
+    registry.get(kind)
+    if params is not None and not isinstance(params, dict):
+        raise ParamsError(f"params: expected a JSON object, got {type(params).__name__}")
+    lab_class.note(client, learner)
+    check_rate(client, address, group=lab_class.class_of(client, learner), group_rate=lab_class.class_rate())
+    job = service.submit(kind, params, client=client)  # registry.validate, then the workers and the queue's depth
     return {"id": job["id"], "status": job["status"]}
 
 
 def get_job(job_id: str, client: str | None = None) -> dict | None:
     """The job, or None when unknown."""
     job = job_store.find_job(job_id)
-    return public(job, client) if job else None
+    return public(job, client, lab_class.names([job.get("client") or ""])) if job else None
 
 
 def cancel(job_id: str, client: str | None = None, admin: bool = False) -> dict | None:
@@ -129,10 +160,24 @@ def cancel(job_id: str, client: str | None = None, admin: bool = False) -> dict 
     return public(job, client)
 
 
-def history(limit: int = 30, client: str | None = None, gpu: str | None = None) -> list[dict]:
+def history(limit: int = 30, client: str | None = None, gpu: str | None = None, mine: bool = False) -> list[dict]:
     """The latest jobs, newest first (Redis mode: merged with the history table, see gpu_worker.store); with ``gpu``
-    (a GPU's UUID), only the jobs that GPU ran."""
-    return [public(j, client) for j in job_store.history(limit, gpu=gpu)]
+    (a GPU's UUID), only the jobs that GPU ran; with ``mine``, only ``client``'s. Each names its submitter."""
+    if mine:
+        jobs = [j for j in lab_class.jobs_of([client] if client else [], limit) if not gpu or j.get("gpu") == gpu]
+    else:
+        jobs = job_store.history(limit, gpu=gpu)
+    who = lab_class.names([j.get("client") or "" for j in jobs])
+    return [public(j, client, who) for j in jobs]
+
+
+def class_view(code: str, instructor: bool, client: str | None = None, learner: str | None = None,
+               limit: int = 200) -> dict:
+    """The class page's and API's view (app.services.lab_class.class_view), its jobs as the API shows jobs."""
+    view = lab_class.class_view(code, instructor, client, learner, limit)
+    if "jobs" in view:
+        view["jobs"] = [{**public(j, client), "submitter": j.get("submitter")} for j in view["jobs"]]
+    return view
 
 
 def gpu_filter(value: str | None, current_url: str | None = None) -> str | None:
@@ -147,6 +192,14 @@ def gpu_filter(value: str | None, current_url: str | None = None) -> str | None:
     if len(value) > 96 or not re.fullmatch(GPU_PATTERN, value):
         raise ParamsError(f"gpu: {value[:40]!r} is not a GPU UUID (GPU-..., as /api/bench/device lists them)")
     return value
+
+
+def mine_filter(value: str | None, current_url: str | None = None) -> bool:
+    """The history's "mine" filter: ``value`` (the ``mine`` query parameter: 1 / true / on), else the ``mine`` of
+    ``current_url`` (the page's own URL, which the history's htmx poll sends as HX-Current-URL)."""
+    if value is None and current_url:
+        value = (parse_qs(urlsplit(current_url).query).get("mine") or [""])[0]
+    return (value or "").strip().lower() in ("1", "true", "on", "yes")
 
 
 def gpu_choices(jobs: list[dict], device: dict, selected: str | None = None) -> list[dict]:

@@ -25,7 +25,7 @@ COOKIE = "layoutlab_client"
 HEADER = "x-layoutlab-client"
 PURPOSE = "lab:"
 #: Path prefixes whose responses carry the client cookie.
-PATHS = ("/lab", "/api/bench")
+PATHS = ("/lab", "/api/bench", "/api/class")
 MAX_AGE_S = 365 * 86_400
 
 
@@ -78,18 +78,26 @@ class RateLimited(RuntimeError):
         self.retry_after = retry_after
 
 
-def check_rate(client: str | None, address: str | None) -> None:
+def check_rate(client: str | None, address: str | None, group: str | None = None,
+               group_rate: tuple[int, int] | None = None) -> None:
     """Count one submission for the client and its address together; raise RateLimited (counting nothing) when
-    either is over its limit. A limit of N per W seconds admits a burst of N, then one every W / N seconds."""
+    either is over its limit. A limit of N per W seconds admits a burst of N, then one every W / N seconds. A client
+    in a class (``group``, its code) counts against the class's bucket (``group_rate``) instead of its address's:
+    a class behind one NAT shares its own quota; the per-client limit still applies."""
     from gpu_worker.store import history_store
 
-    rates = {f"client:{client}": client_rate(), f"addr:{address}": address_rate()}
+    rates = {f"client:{client}": client_rate()}
+    if group:
+        rates[f"class:{group}"] = group_rate or address_rate()
+    else:
+        rates[f"addr:{address}"] = address_rate()
     rules = [(key, *rate) for key, rate in rates.items() if not key.endswith(":None")]
     refused = history_store().admit(rules) if rules else None
     if refused is not None:
         key, wait = refused
         limit, window = rates[key]
-        who = "this client" if key.startswith("client:") else "this address"
+        who = ("this client" if key.startswith("client:") else "this class" if key.startswith("class:")
+               else "this address")
         raise RateLimited(f"too many submissions from {who}: {limit} per {window} s (a burst of {limit}, then one "
                           f"every {window / limit:g} s); try again later", max(1, math.ceil(wait)))
 

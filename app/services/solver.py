@@ -16,6 +16,7 @@ import algebra as A
 from algebra import LayoutError, atoms
 from algebra.doctor import linear_layout as LL
 from algebra.doctor import solver_desc as D
+from algebra.doctor import solver_desc_sm100 as DB
 from algebra.doctor.solver import solve
 from app.budget import cell_kind, charge
 from app.services.guard import guard
@@ -98,16 +99,17 @@ def preview_access(element_bytes: Any, tile: Any, access: Any, index: int = 0) -
                     wavefronts=r.wavefronts, ideal=acc.ideal(eb))
 
 
-def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None) -> dict:
-    """Decode a wgmma descriptor (``algebra.doctor.solver_desc.decode``)."""
+def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None,
+               arch: str = "sm90") -> dict:
+    """Decode a wgmma (sm90) or UMMA (sm100) descriptor (``algebra.doctor.solver_desc_sm100.decode_any``)."""
     with guard("descriptor"):
-        return D.decode(value, element_bytes, major, mn, k, tile or None)
+        return DB.decode_any(value, element_bytes, major, mn, k, tile or None, arch=arch)
 
 
-def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int) -> dict:
-    """Encode a smem tile as a wgmma descriptor (``algebra.doctor.solver_desc.encode``)."""
+def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int, arch: str = "sm90") -> dict:
+    """Encode a smem tile as a wgmma or UMMA descriptor (``algebra.doctor.solver_desc_sm100.encode_any``)."""
     with guard("descriptor"):
-        return D.encode(tile, element_bytes, major, start_address)
+        return DB.encode_any(tile, element_bytes, major, start_address, arch=arch)
 
 
 def tma(args: dict[str, Any]) -> dict:

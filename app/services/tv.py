@@ -33,12 +33,13 @@ SECTOR_PRESETS: list[tuple[str, str, int, str]] = [
 
 
 def atom_menu() -> list[tuple[str, list[str]]]:
-    """Atom names grouped for a <select>: SM80 mma.sync, SM70, SM90 wgmma, copy atoms."""
+    """Atom names grouped for a <select>: SM80 mma.sync, SM70, SM90 wgmma, copy atoms, SM100 TMEM copy atoms."""
     groups: dict[str, list[str]] = {"SM80 mma.sync": [], "SM90 wgmma": [], "SM70 / other MMA": [], "copy atoms": []}
     for n in atoms.mma_names():
         key = "SM80 mma.sync" if n.startswith("SM80") else "SM90 wgmma" if n.startswith("SM90") else "SM70 / other MMA"
         groups[key].append(n)
-    groups["copy atoms"] = list(atoms.copy_names())
+    groups["copy atoms"] = [n for n in atoms.copy_names() if not n.startswith("SM100_TMEM_")]
+    groups["SM100 tcgen05.ld / st (TMEM)"] = [n for n in atoms.copy_names() if n.startswith("SM100_TMEM_")]
     return [(k, v) for k, v in groups.items() if v]
 
 

@@ -18,7 +18,7 @@ def test_solver_page_finds_sw333_and_explains_it(page, live_server, screenshot):
     page.wait_for_selector("#s-cands tbody tr.sel")
     row = _first_row(page)
     assert row[1] == "Sw<3,3,3> o 0 o (64,64):(64,1)" and row[3] == "8 / 8"
-    assert row[6] == "SWIZZLE_128B" and row[7] == "GMMA::Layout_K_SW128_Atom<half_t>"
+    assert row[4] == "✓ kept" and row[7] == "SWIZZLE_128B" and row[8] == "GMMA::Layout_K_SW128_Atom<half_t>"
     naive = page.eval_on_selector_all("#s-cands tbody tr.naive td", "els => els.map(e => e.textContent)")
     assert naive[3] == "36 / 8"
     detail = page.inner_text("#s-detail")

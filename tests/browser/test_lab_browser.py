@@ -68,6 +68,10 @@ def _bar_values(page, chart_id: str) -> dict[str, float]:
 def test_lab_page_draws_committed_measurements_and_the_ladder(page, live_server, screenshot):
     page.goto(f"{live_server.url}/lab")
     assert page.inner_text("h1") == "GPU lab"
+    # the sections fold: the ladder first and open, the committed measurements folded until opened
+    sections = page.eval_on_selector_all("details.lab-section", "els => els.map(e => [e.id, e.open])")
+    assert sections[0] == ["sec-ladder", True] and ["sec-reference", False] in sections
+    page.click("#sec-reference > summary")
     smem = _newest("smem")["cases"]
     bars = _bar_values(page, "ref-smem")
     assert bars["f32_col_naive"] == pytest.approx(smem["f32_col_naive"]["derived"]["cycles_per_warp_access"])

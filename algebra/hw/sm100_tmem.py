@@ -1,0 +1,209 @@
+"""Blackwell (SM100) tensor memory: the ``tcgen05.ld`` / ``tcgen05.st`` copy atoms, the allocation granularity and the
+place an MMA's accumulator takes. Checked against CuTe C++ (``cute/atom/copy_traits_sm100.hpp``,
+``cute/atom/mma_traits_sm100.hpp``: ``UMMA::tmem_frg``) and the PTX ISA, not measured on hardware.
+
+Tensor memory is 128 lanes (data paths, "dp") x 512 columns of 32 bits per SM. A warp reaches only its own quarter
+of the lanes: warp w accesses lanes ``32 * (w % 4)`` to ``32 * (w % 4) + 31`` (PTX ISA, tcgen05 "Matrix fragments";
+CuTe asserts ``(threadIdx.x / 32) % 4 == (lane / 32) % 4`` in ``copy_unpack``).
+
+CuTe's TMEM copy traits, as formulas (r = the repeat ``.x{r}``; V = bits one warp moves; verified on every atom of
+the header by ``tests/oracle/test_sm100_oracle.py``):
+
+=========== ========= ======================================================================================
+shape        V         DstLayout of SM100_TMEM_LOAD_<shape><r>x (thread, bit) -> bit
+=========== ========= ======================================================================================
+32dp32b      1024 r    (32,32r):(32r,1)
+16dp32b      1024 r    ((16,2),32r):((64r,32r),1)
+16dp64b      1024 r    ((2,2,8),(32,r)):((512r,32,64r),(1,64))        (r = 1: ((2,2,8),32):((512,32,64),1))
+16dp128b     2048 r    ((4,8),(32,2,r)):((32,128r),(1,1024r,128))     (r = 1 drops the last mode)
+16dp256b     4096 r    ((4,8),(64,2,r)):((64,256r),(1,2048r,256))     (r = 1 drops the last mode)
+=========== ========= ======================================================================================
+
+SrcLayout = RefLayout = (32,V):(0,1) and ThrID = 32:1 for every load; a store swaps Src and Dst (Ref stays). ValID
+(bit -> TMEM address, a lane is ``DP_b = 2^21``): ``(V/d, d):(1, DP_b)`` over d = 32 or 16 lanes, or for the packed
+``_16b`` forms ``((16, V/(16 d)), d):((1, 32), DP_b)`` (16 bits of each 32-bit column).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, size
+from algebra.core.notation import parse_layout
+
+LANES = 128
+COLUMNS = 512
+COLUMN_BITS = 32
+DP_B = 1 << 21  # CuTe's TMEM::DP_b: one lane (data path) in TMEM bit addresses
+MIN_ALLOC = 32
+
+#: shape -> (lanes per warp access, V / r in bits, the repeats CuTe defines)
+SHAPES: dict[str, tuple[int, int, tuple[int, ...]]] = {
+    "32dp32b": (32, 1024, (1, 2, 4, 8, 16, 32, 64, 128)),
+    "16dp32b": (16, 1024, (1, 2, 4, 8, 16, 32, 64, 128)),
+    "16dp64b": (16, 1024, (1, 2, 4, 8, 16, 32, 64, 128)),
+    "16dp128b": (16, 2048, (1, 2, 4, 8, 16, 32, 64)),
+    "16dp256b": (16, 4096, (1, 2, 4, 8, 16, 32)),
+}
+_PTX_SHAPE = {"32dp32b": "32x32b", "16dp32b": "16x32bx2", "16dp64b": "16x64b", "16dp128b": "16x128b",
+              "16dp256b": "16x256b"}
+_NAME = re.compile(r"SM100_TMEM_(LOAD|STORE)_(\d+dp\d+b)(\d+)x(_16b)?")
+
+
+def _dst(shape: str, r: int) -> str:
+    if shape == "32dp32b":
+        return f"(32,{32 * r}):({32 * r},1)"
+    if shape == "16dp32b":
+        return f"((16,2),{32 * r}):(({64 * r},{32 * r}),1)"
+    if shape == "16dp64b":
+        return "((2,2,8),32):((512,32,64),1)" if r == 1 else f"((2,2,8),(32,{r})):(({512 * r},32,{64 * r}),(1,64))"
+    w = 32 if shape == "16dp128b" else 64
+    if r == 1:
+        return f"((4,8),({w},2)):(({w},{4 * w}),(1,{32 * w}))"
+    return f"((4,8),({w},2,{r})):(({w},{4 * w * r}),(1,{32 * w * r},{4 * w}))"
+
+
+def split_name(name: str) -> tuple[str, str, int, bool]:
+    """``"SM100_TMEM_LOAD_16dp256b4x_16b"`` -> ("LOAD", "16dp256b", 4, True); LayoutError for any other name."""
+    m = _NAME.fullmatch(name.strip().removeprefix("cute::").removeprefix("SM100::TMEM::LOAD::")
+                        .removeprefix("SM100::TMEM::STORE::"))
+    if not m or m.group(2) not in SHAPES or int(m.group(3)) not in SHAPES[m.group(2)][2]:
+        raise LayoutError(f"{name!r} is not a tcgen05 copy atom: SM100_TMEM_<LOAD|STORE>_<shape><r>x[_16b] with shape "
+                          + ", ".join(f"{s} (r in {list(v[2])})" for s, v in SHAPES.items()))
+    return m.group(1), m.group(2), int(m.group(3)), bool(m.group(4))
+
+
+@cache
+def tmem_copy_table() -> dict[str, tuple[str, str, str, str, str]]:
+    """name -> (thr_id, src, dst, ref, ptx) in CuTe notation (bits), for every TMEM load / store atom of CuTe."""
+    t: dict[str, tuple[str, str, str, str, str]] = {}
+    for shape, (_, v, reps) in SHAPES.items():
+        for r in reps:
+            for packed in (False, True):
+                suffix = "_16b" if packed else ""
+                src, dst = f"(32,{v * r}):(0,1)", _dst(shape, r)
+                mod = ".pack::16b" if packed else ""
+                t[f"SM100_TMEM_LOAD_{shape}{r}x{suffix}"] = (
+                    "32:1", src, dst, src, f"tcgen05.ld.sync.aligned.{_PTX_SHAPE[shape]}.x{r}{mod}.b32")
+                t[f"SM100_TMEM_STORE_{shape}{r}x{suffix}"] = (
+                    "32:1", dst, src, src,
+                    f"tcgen05.st.sync.aligned.{_PTX_SHAPE[shape]}.x{r}{mod.replace('pack', 'unpack')}.b32")
+    return t
+
+
+def val_id(name: str) -> Layout:
+    """CuTe's ``Copy_Traits<Op>::ValID``: the bit index of a value -> its TMEM bit address (lane * DP_b + bit)."""
+    _, shape, r, packed = split_name(name)
+    d, v, _ = SHAPES[shape]
+    per_lane = v * r // d
+    if packed:
+        return Layout(((16, per_lane // 16), d), ((1, 32), DP_B))
+    return Layout((per_lane, d), (1, DP_B))
+
+
+def warp_lanes(warp: int, shape: str = "32dp32b", lane_base: int | None = None) -> tuple[int, int]:
+    """The first and last TMEM lane warp ``warp`` reaches with an access of ``shape`` whose address names lane
+    ``lane_base`` (default: the first lane of the warp's quarter). LayoutError when the base lies outside the quarter
+    ``[32 (w % 4), 32 (w % 4) + 32)`` or the access would cross it."""
+    if not isinstance(warp, int) or warp < 0:
+        raise LayoutError(f"warp must be a non-negative warp index, not {warp!r}")
+    if shape not in SHAPES:
+        raise LayoutError(f"shape must be one of {', '.join(SHAPES)}, not {shape!r}")
+    q = 32 * (warp % 4)
+    base = q if lane_base is None else lane_base
+    d = SHAPES[shape][0]
+    if not (q <= base and base + d <= q + 32):
+        raise LayoutError(f"warp {warp} reaches only lanes {q}-{q + 31} (its quarter: warp % 4 = {warp % 4}); an "
+                          f"access of {d} lanes from lane {base} leaves it")
+    return base, base + d - 1
+
+
+def thread_map(name: str, warp: int = 0, element_bits: int = 32, lane_base: int | None = None,
+               column_base: int = 0) -> list[list[dict[str, int]]]:
+    """For each of the warp's 32 threads, the TMEM (lane, column, first bit) of each register value it loads (or
+    stores), for values of ``element_bits``: value v of thread t is bit ``dst(t, v * element_bits)`` of the
+    instruction, placed by ValID. Lanes count from ``lane_base`` (default: the warp's quarter)."""
+    kind, shape, _r, _packed = split_name(name)
+    key = name.strip().removeprefix("cute::").split("::")[-1]
+    _, src, dst, _, _ = tmem_copy_table()[key]
+    reg = parse_layout(dst if kind == "LOAD" else src)
+    vid = val_id(name)
+    per_thread = size(reg) // 32
+    if element_bits not in (8, 16, 32) or per_thread % element_bits:
+        raise LayoutError(f"element_bits must be 8, 16 or 32 and divide the {per_thread} bits a thread holds")
+    first, _ = warp_lanes(warp, shape, lane_base)
+    out = []
+    for t in range(32):
+        vals = []
+        for v in range(per_thread // element_bits):
+            addr = vid(reg((t, v * element_bits)))
+            lane, bit = divmod(addr, DP_B)
+            vals.append({"lane": first + lane, "column": column_base + bit // COLUMN_BITS, "bit": bit % COLUMN_BITS})
+        out.append(vals)
+    return out
+
+
+def alloc_columns(columns: int) -> int:
+    """What ``tcgen05.alloc`` must be asked for to hold ``columns`` columns: a power of two, at least 32, at most
+    512 (PTX ISA: nCols in [32, 512], a power of 2)."""
+    if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
+        raise LayoutError(f"columns must be a positive integer, not {columns!r}")
+    if columns > COLUMNS:
+        raise LayoutError(f"{columns} columns do not fit: tensor memory has {COLUMNS} columns per SM")
+    n = MIN_ALLOC
+    while n < columns:
+        n *= 2
+    return n
+
+
+def accumulator_columns(m: int, n: int, cta_group: int = 1) -> int:
+    """TMEM columns one CTA's share of an M x N accumulator takes (C is stored one 32-bit column per element, f16
+    accumulators included: CuTe's ``tmem_frg<c_type, uint32_t>``): N, except M = 128 over 2 CTAs (64 rows per CTA,
+    laid as 2 x 64 lanes over N/2 columns)."""
+    if cta_group == 2 and m == 128:
+        return n // 2
+    return n
+
+
+def accumulator_map(m: int, n: int, cta_group: int = 1) -> list[list[tuple[int, int, int]]]:
+    """(cta, lane, column) of each element (i, j) of the M x N accumulator of one MMA at TMEM address 0, following
+    CuTe's ``UMMA::tmem_frg`` atoms: 1 CTA M = 128: lane i, column j; 1 CTA M = 64: lanes 0-15 of each quarter
+    (i = i0 + 16 i1 -> lane i0 + 32 i1); 2 CTAs: CTA i // (M/2) holds rows [M/2 cta, M/2 (cta+1)); M = 256: lane
+    i % 128, column j; M = 128: row r = i % 64 at lane r for j < N/2 and lane 64 + r, column j - N/2 otherwise."""
+    out = []
+    half = m // cta_group
+    for i in range(m):
+        cta, r = divmod(i, half)
+        row = []
+        for j in range(n):
+            if cta_group == 1 and m == 64:
+                row.append((0, (r % 16) + 32 * (r // 16), j))
+            elif cta_group == 2 and m == 128:
+                row.append((cta, r + 64 * (j // (n // 2)), j % (n // 2)))
+            else:
+                row.append((cta, r, j))
+        out.append(row)
+    return out
+
+
+def occupancy(m: int, n: int, cta_group: int = 1) -> dict[str, Any]:
+    """Per CTA: the lanes and columns the accumulator covers, the columns to allocate, and a 128 x columns picture
+    (row i of C at each covered (lane, column))."""
+    cols = accumulator_columns(m, n, cta_group)
+    grid = accumulator_map(m, n, cta_group)
+    ctas = []
+    for c in range(cta_group):
+        lanes = sorted({lane for row in grid for (cta, lane, _) in row if cta == c})
+        ranges = []
+        for lane in lanes:
+            if ranges and ranges[-1][1] == lane - 1:
+                ranges[-1][1] = lane
+            else:
+                ranges.append([lane, lane])
+        ctas.append({"cta": c, "lanes": [f"{a}-{b}" for a, b in ranges], "lane_count": len(lanes),
+                     "columns": cols, "alloc": alloc_columns(cols)})
+    return {"m": m, "n": n, "cta_group": cta_group, "columns": cols, "alloc": alloc_columns(cols), "ctas": ctas,
+            "total_lanes": LANES, "total_columns": COLUMNS}

@@ -1,0 +1,133 @@
+"""Drill kinds on Blackwell (SM100): decode a UMMA shared-memory descriptor, and which TMEM lanes a warp's tcgen05.ld
+reaches. Keys come from ``algebra.hw.sm100`` (checked against CuTe C++ and the PTX ISA, not measured on hardware)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from algebra.hw import sm100, sm100_tmem
+from app.drills.common import pick, step
+from app.drills.core import Drill, Grade, register
+from app.drills.parsing import AnswerError
+
+_TYPE_WORDS = {"SWIZZLE_NONE": ("none", "interleave", "inter", "no swizzle", "swizzle_none", "0"),
+               "SWIZZLE_32B": ("32b", "sw32", "swizzle_32b", "6"),
+               "SWIZZLE_64B": ("64b", "sw64", "swizzle_64b", "4"),
+               "SWIZZLE_128B": ("128b", "sw128", "swizzle_128b", "2"),
+               "SWIZZLE_128B_BASE32B": ("128b_base32b", "base32b", "sw128_32b", "swizzle_128b_base32b", "1")}
+
+
+def parse_desc_answer(ans: str) -> tuple[str, int, int]:
+    """"SWIZZLE_128B, LBO=16, SBO=1024" (any order; "B" / "bytes" after numbers; the layout type by name, short
+    name or code) -> (layout type name, LBO bytes, SBO bytes)."""
+    text = ans.strip().lower().replace("bytes", "").replace("byte", "")
+    nums = {}
+    for key in ("lbo", "sbo"):
+        m = re.search(rf"{key}\s*[=:]?\s*(\d+)\s*b?\b", text)
+        if not m:
+            raise AnswerError(f"no {key.upper()} = <bytes> found")
+        nums[key] = int(m.group(1))
+        text = text[:m.start()] + " " + text[m.end():]
+    words = re.sub(r"[,;=:()]", " ", text).replace("layout_type", " ").replace("layout type", " ")
+    words = re.sub(r"\s+", " ", words).strip()
+    m = re.search(r"(?:swizzle_?|sw)?(\d+)b?(_base32b|_32b| base32b)?\b", words)
+    if m and not re.fullmatch(r"\d+", words.strip()) or (m and m.group(1) not in ("0", "1", "2", "4", "6")):
+        n = int(m.group(1))
+        return (f"SWIZZLE_{n}B" + ("_BASE32B" if m.group(2) else "")), nums["lbo"], nums["sbo"]
+    found = None
+    for name, spellings in sorted(_TYPE_WORDS.items(), key=lambda kv: -len(kv[0])):
+        if any(re.search(rf"(?<![\w]){re.escape(sp)}(?![\w])", words) for sp in spellings):
+            found = name
+            break
+    if found is None:
+        raise AnswerError("no layout type found (SWIZZLE_NONE, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B or "
+                          "SWIZZLE_128B_BASE32B)")
+    return found, nums["lbo"], nums["sbo"]
+
+
+@register("umma_desc", "Blackwell UMMA descriptors", "Decode a tcgen05 (UMMA) shared-memory descriptor: its layout "
+          "type, leading and stride byte offsets, as CuTe's make_umma_desc writes them for a canonical smem layout.",
+          17)
+def make_umma_desc(rng: random.Random, seed: int) -> Drill:
+    name = pick(rng, ["Layout_K_SW128_Atom", "Layout_K_SW64_Atom", "Layout_K_SW32_Atom", "Layout_K_INTER_Atom",
+                      "Layout_MN_SW128_Atom", "Layout_MN_SW64_Atom", "Layout_MN_INTER_Atom",
+                      "Layout_MN_SW128_32B_Atom"])
+    bits = pick(rng, [16, 8, 32])
+    atom = sm100.umma_smem_atom(name, bits)
+    fm, fk = pick(rng, [(2, 2), (4, 2), (8, 2), (16, 4), (4, 4)])
+    mn, k = atom.shape[0] * fm, atom.shape[1] * fk
+    if atom.major == "K":  # one swizzle atom of K, at least the 32 bytes of one MMA
+        k = max(atom.shape[1], 256 // bits)
+    lay = sm100.tile_atom(atom, mn, k)
+    start = 1024 * rng.randrange(200)  # a tile in shared memory, aligned to the swizzle's repeat
+    value = sm100.umma_desc(lay, bits, atom.major, start)
+    d = sm100.decode_umma_desc(value)
+    want = (d["layout_type_name"], d["leading_byte_offset"], d["stride_byte_offset"])
+    expected = f"{want[0]}, LBO={want[1]}, SBO={want[2]}"
+    steps = [step(f"The descriptor {d['value']}: layout type = bits [61,64) = {d['layout_type']} ({want[0]}); "
+                  f"version bits [46,48) = {d['version']} (Blackwell)."),
+             step(f"LBO = bits [16,30) = {d['encoded']['leading_byte_offset']} x 16 = {want[1]} bytes; SBO = bits "
+                  f"[32,46) = {d['encoded']['stride_byte_offset']} x 16 = {want[2]} bytes."),
+             step(f"It is make_umma_desc<Major::{atom.major}> of UMMA::{name}<{bits}-bit> tiled to {mn}x{k}:", lay)]
+
+    def grade(ans: str) -> Grade:
+        got = parse_desc_answer(ans)
+        ok = [got[0] == want[0], got[1] == want[1], got[2] == want[2]]
+        wrong = [w for w, good in zip(("layout type", "LBO", "SBO"), ok, strict=True) if not good]
+        return Grade(all(ok), "" if all(ok) else f"{', '.join(wrong)} wrong", items=ok)
+
+    return Drill("umma_desc", seed,
+                 f"A Blackwell tcgen05.mma reads a {atom.major}-major operand of {bits}-bit elements through the UMMA "
+                 f"shared-memory descriptor {d['value']}. What are its layout type, LBO and SBO (in bytes)?",
+                 "layout type, LBO=<bytes>, SBO=<bytes>, e.g. {ex}", expected, grade, steps,
+                 ["LBO and SBO are stored >> 4: multiply the 14-bit fields by 16.", steps[0]["text"]],
+                 atom.major).with_data(descriptor=d["value"], element_bits=bits, major=atom.major).with_example(
+                     "SWIZZLE_64B, LBO=32, SBO=2048", "SWIZZLE_NONE, LBO=256, SBO=512")
+
+
+def parse_lanes(ans: str) -> tuple[int, int]:
+    """"64-95", "64..95", "64 to 95", "lanes [64, 95]" or a list of consecutive lanes -> (first, last)."""
+    nums = [int(x) for x in re.findall(r"\d+", ans)]
+    if len(nums) == 2:
+        return nums[0], nums[1]
+    if len(nums) > 2 and nums == list(range(nums[0], nums[0] + len(nums))):
+        return nums[0], nums[-1]
+    raise AnswerError("write the first and last lane, e.g. 32-63")
+
+
+@register("tmem_lanes", "TMEM lanes of a warp", "Which tensor-memory lanes a warp's tcgen05.ld / tcgen05.st reaches: "
+          "warp w only touches its own 32-lane quarter, lanes 32 (w % 4) to 32 (w % 4) + 31; the 16dp shapes take 16 "
+          "of them.", 18)
+def make_tmem_lanes(rng: random.Random, seed: int) -> Drill:
+    shape = pick(rng, list(sm100_tmem.SHAPES))
+    reps = sm100_tmem.SHAPES[shape][2]
+    r = pick(rng, list(reps))
+    packed = rng.random() < 0.3
+    name = f"SM100_TMEM_LOAD_{shape}{r}x{'_16b' if packed else ''}"
+    warp = rng.randrange(4, 16)
+    d = sm100_tmem.SHAPES[shape][0]
+    half = pick(rng, [0, 16]) if d == 16 else 0
+    q = 32 * (warp % 4)
+    first, last = sm100_tmem.warp_lanes(warp, shape, q + half)
+    where = ("" if d == 32 else f" The address's lane field names the {'second' if half else 'first'} half of the "
+             "warp's own quarter.")
+    steps = [step(f"Warp {warp}: warp % 4 = {warp % 4}, so it reaches lanes {q} to "
+                  f"{q + 31} only (tcgen05 lane quarters)."),
+             step(f"{shape}: one access covers {d} lanes" + (f", from lane {q + half}." if d == 16 else "."))]
+
+    def grade(ans: str) -> Grade:
+        a, b = parse_lanes(ans)
+        ok = (a, b) == (first, last)
+        why = "" if ok else ("a warp only reaches its own quarter: lanes 32 (w % 4) .. 32 (w % 4) + 31"
+                             if not q <= a <= q + 31 else f"the access covers {d} lanes")
+        return Grade(ok, why, items=[a == first, b == last])
+
+    ptx = f"tcgen05.ld.sync.aligned.{sm100_tmem._PTX_SHAPE[shape]}.x{r}"
+    return Drill("tmem_lanes", seed,
+                 f"Warp {warp} of a CTA executes {name} ({ptx}).{where} Which TMEM lanes (data paths) does it read? "
+                 "Give the first and the last.",
+                 "first-last, e.g. {ex}", f"{first}-{last}", grade, steps,
+                 ["Tensor memory has 128 lanes in four 32-lane quarters; warp w owns quarter w % 4.",
+                  steps[0]["text"]],
+                 shape).with_data(atom=name, warp=warp, lane_offset=half).with_example("0-31", "96-127", "32-47")

@@ -1,0 +1,99 @@
+"""Which Host names the app answers for: ``LAYOUTLAB_ALLOWED_HOSTS``, checked before any route runs.
+
+DNS rebinding turns a visitor's browser against a server on their network: a page of ``evil.example`` re-points its
+own name at the server's address, and its scripts' requests then carry ``Host: evil.example`` and ``Origin:
+http://evil.example`` -- the same origin, so the same-origin check (app.origin) lets them through. The fix is to
+answer only for the names the server is meant to have.
+
+``LAYOUTLAB_ALLOWED_HOSTS`` is a comma-separated list of host names or addresses (ports are ignored; ``*.example.org``
+matches any name under example.org; ``*`` matches every name, for a port only a proxy that checks Host can reach).
+Default: ``localhost``, ``127.0.0.1`` and ``::1``. In every case the address the server was started on, as the
+connection reached it (the ASGI ``server`` address: an IP address, ``--host`` or the interface of a ``0.0.0.0``
+listener), is accepted as well: a rebinding page names its own domain, never the server's IP address. Behind a
+reverse proxy, name the site's public host names.
+
+A request whose Host is not allowed (or that has none) is answered 400 with ``{"detail"}`` naming the setting.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+
+from app.middleware import SECURITY_HEADERS, ASGIApp, Receive, Scope, Send
+
+ENV = "LAYOUTLAB_ALLOWED_HOSTS"
+DEFAULT = ("localhost", "127.0.0.1", "::1")
+
+
+def host_name(value: str) -> str:
+    """The name part of a Host header or a setting's entry: lower case, without port, brackets or a final dot
+    (``"[::1]:8000"`` -> ``"::1"``, ``"Example.org.:80"`` -> ``"example.org"``)."""
+    value = value.strip().lower()
+    if value.startswith("["):  # [v6]:port
+        value = value[1:].partition("]")[0]
+    elif value.count(":") == 1:  # name:port (a bare IPv6 address has several colons)
+        value = value.partition(":")[0]
+    return value.rstrip(".")
+
+
+def allowed_hosts(value: str | None = None) -> tuple[str, ...]:
+    """The allowed names of ``value`` (default: the environment; unset or blank: DEFAULT), normalized."""
+    raw = os.environ.get(ENV, "") if value is None else value
+    names = tuple(dict.fromkeys(n for n in (host_name(p) for p in raw.split(",")) if n))
+    return names or DEFAULT
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def host_allowed(host: str, allowed: tuple[str, ...], server: str | None = None) -> bool:
+    """Whether the Host ``host`` (as sent, port included) names this server: one of ``allowed`` (``*.domain``
+    patterns, ``*``), or ``server`` when that is the IP address the connection reached."""
+    name = host_name(host)
+    if not name:
+        return False
+    if server is not None and _is_ip(server) and _is_ip(name):
+        if ipaddress.ip_address(name) == ipaddress.ip_address(server):
+            return True
+    for pattern in allowed:
+        if pattern == "*" or name == pattern:
+            return True
+        if pattern.startswith("*.") and name.endswith(pattern[1:]):
+            return True
+    return False
+
+
+class AllowedHostsMiddleware:
+    """Post-condition: an HTTP or WebSocket request whose Host is not allowed (``host_allowed``) is answered 400
+    before any other middleware or route sees it; every other request passes through unchanged."""
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] | None = None) -> None:
+        self.app = app
+        self.hosts = allowed_hosts() if hosts is None else hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"), "")
+        server = (scope.get("server") or (None,))[0]
+        if host_allowed(host, self.hosts, server if isinstance(server, str) else None):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        shown = json.dumps(host[:100]) if host else "none"
+        body = json.dumps({"detail": f"Host {shown} is not a name this server answers for (the names it answers "
+                                     f"for are set by {ENV})"}).encode()
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                *SECURITY_HEADERS]})
+        await send({"type": "http.response.body", "body": body})

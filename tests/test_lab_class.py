@@ -1,0 +1,190 @@
+"""The class (CONTRACT §7): jobs name their submitter (the drills' profile name) with a "mine" filter; a class code
+lifts the per-address limit for its members (who then share the class's quota, the per-client limit still
+applying); the instructor's class view lists every job of the class with its submitter and a leaderboard of the best
+result per kernel; the data folder and code version are named, and a worker from other code is pointed out."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+TOKEN = "teach-me-cute"
+
+
+@pytest.fixture()
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    for name in ("LAYOUTLAB_REDIS_URL", "LAYOUTLAB_DATABASE_URL", "LAYOUTLAB_ADMIN_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LAYOUTLAB_EMBEDDED_WORKER", "0")
+    monkeypatch.setenv("LAYOUTLAB_CLASS_CODES", "cute-101, hopper-202")
+    monkeypatch.setenv("LAYOUTLAB_INSTRUCTOR_TOKEN", TOKEN)
+    monkeypatch.setenv("LAYOUTLAB_LAB_RATE", "3/60")
+    monkeypatch.setenv("LAYOUTLAB_LAB_ADDRESS_RATE", "4/60")
+    monkeypatch.setenv("LAYOUTLAB_LAB_CLASS_RATE", "50/60")
+    from app.main import create_app
+    from gpu_worker.store import get_store
+
+    get_store().heartbeat({"id": "w-test", "host": "h", "pid": 1, "device": {"available": False, "reason": "no GPU"},
+                           "kinds": ["compile_only"], "busy": None})
+    return create_app()
+
+
+def _student(app, name: str | None) -> TestClient:
+    c = TestClient(app)
+    if name:
+        assert c.post("/api/drills/profile", json={"name": name}).status_code == 200
+    return c
+
+
+def _submit(c: TestClient):
+    return c.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip"}})
+
+
+def _finish(job_id: str, result: dict, kind: str) -> None:
+    """Write a finished result as a worker would (no GPU here): the job's kind and result replaced."""
+    from gpu_worker.store import get_store
+
+    get_store().update(job_id, kind=kind, status="done", result=result, finished=time.time())
+
+
+def test_jobs_name_their_submitter_and_mine_keeps_ones_own(app):
+    ada, bob, anon = _student(app, "Ada"), _student(app, "Bob"), _student(app, None)
+    a = _submit(ada).json()["id"]
+    b = _submit(bob).json()["id"]
+    n = _submit(anon).json()["id"]
+    listed = {j["id"]: j for j in ada.get("/api/bench/jobs").json()}
+    assert (listed[a]["submitter"], listed[b]["submitter"], listed[n]["submitter"]) == ("Ada", "Bob", None)
+    assert listed[a]["mine"] and not listed[b]["mine"] and "client" not in listed[a]
+    assert [j["id"] for j in ada.get("/api/bench/jobs?mine=true").json()] == [a]
+    assert [j["id"] for j in bob.get("/api/bench/jobs", params={"mine": 1}).json()] == [b]
+    assert bob.get(f"/api/bench/jobs/{a}").json()["submitter"] == "Ada"
+    assert ada.post("/api/drills/profile", json={"name": "Ada L."}).status_code == 200  # a rename shows at once
+    assert bob.get(f"/api/bench/jobs/{a}").json()["submitter"] == "Ada L."
+    page = ada.get("/lab?mine=1")
+    assert page.status_code == 200 and a in page.text and b not in page.text.split('id="history-jobs"')[1]
+    assert "Ada L." in bob.get("/lab").text
+
+
+def test_a_class_code_lifts_the_per_address_limit_but_not_the_per_client_one(app):
+    outsiders = [_student(app, f"Out {k}") for k in range(3)]
+    codes = [_submit(c).status_code for c in outsiders for _ in range(2)]
+    assert codes[:4] == [202] * 4 and set(codes[4:]) == {429}  # 4 per address, whoever sends them
+    r = _submit(outsiders[2])
+    assert r.status_code == 429 and "this address" in r.json()["detail"] and int(r.headers["Retry-After"]) >= 1
+
+    students = [_student(app, f"Student {k}") for k in range(4)]
+    for k, s in enumerate(students):
+        if k % 2:
+            j = s.post("/api/class/join", json={"code": "cute-101"})
+            assert j.status_code == 200 and j.json() == {"class": "cute-101", "quota": {"limit": 50, "window_s": 60}}
+        else:  # the drills' profile form has the field too
+            assert s.post("/drills/profile", data={"name": f"Student {k}", "class_code": " cute-101 "},
+                          follow_redirects=False).status_code == 303
+        assert s.get("/api/class").json()["class"] == "cute-101"
+    done = [_submit(s).status_code for s in students for _ in range(3)]
+    assert done == [202] * 12  # 12 jobs from one address: the class's quota, not the address's
+    r = _submit(students[0])
+    assert r.status_code == 429 and "this client" in r.json()["detail"]  # the per-client limit still applies
+
+    assert students[0].post("/api/class/join", json={"code": "nope"}).status_code == 403
+    assert students[0].post("/api/class/join", json={"code": ""}).status_code == 422
+    assert students[0].post("/api/class/join", json={}).status_code == 422
+    assert students[0].post("/api/class/join", json={"code": 101}).status_code == 422
+    bad = students[0].post("/drills/profile", data={"name": "Student 0", "class_code": "nope"})
+    assert bad.status_code == 403 and "not a class code" in bad.text
+
+
+def test_no_classes_configured_answers_404(app, monkeypatch):
+    monkeypatch.delenv("LAYOUTLAB_CLASS_CODES")
+    r = TestClient(app).post("/api/class/join", json={"code": "cute-101"})
+    assert r.status_code == 404 and "LAYOUTLAB_CLASS_CODES" in r.json()["detail"]
+
+
+def test_the_instructor_sees_every_job_of_the_class_and_the_leaderboard(app):
+    ada, bob, eve = _student(app, "Ada"), _student(app, "Bob"), _student(app, "Eve")
+    for s in (ada, bob):
+        assert s.post("/api/class/join", json={"code": "cute-101"}).status_code == 200
+    assert eve.post("/api/class/join", json={"code": "hopper-202"}).status_code == 200
+    ja = [_submit(ada).json()["id"] for _ in range(3)]
+    jb = [_submit(bob).json()["id"] for _ in range(2)]
+    je = _submit(eve).json()["id"]
+    _finish(ja[0], {"tflops": 410.5, "params": {"rung": 7, "m": 4096}}, "gemm")
+    _finish(jb[0], {"tflops": 455.0, "params": {"rung": 7, "m": 4096}}, "gemm")
+    _finish(ja[1], {"tflops": 120.0, "params": {"rung": 3, "m": 4096}}, "gemm")
+    _finish(ja[2], {"variants": {"padded": {"gbps": 2900.0}, "naive": {"gbps": 900.0}}, "config": {"n": 8192}},
+            "transpose")
+    _finish(jb[1], {"variants": {"padded": {"gbps": 2500.0}}, "config": {"n": 8192}}, "transpose")
+    _finish(je, {"tflops": 999.0, "params": {"rung": 7, "m": 4096}}, "gemm")  # another class: not on this board
+
+    assert ada.get("/api/class/cute-101/jobs").status_code == 401
+    assert ada.get("/api/class/cute-101/jobs", headers={"Authorization": "Bearer wrong"}).status_code == 403
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    inst = TestClient(app)
+    view = inst.get("/api/class/cute-101/jobs", headers=auth).json()
+    assert {j["id"] for j in view["jobs"]} == set(ja + jb) and view["members"] == 2
+    assert {j["id"]: j["submitter"] for j in view["jobs"]} == {**dict.fromkeys(ja, "Ada"), **dict.fromkeys(jb, "Bob")}
+    board = {r["kernel"]: r for r in view["leaderboard"]}
+    assert board["gemm rung 7 m=4096"]["value"] == 455.0 and board["gemm rung 7 m=4096"]["submitter"] == "Bob"
+    assert board["gemm rung 7 m=4096"]["runs"] == 2 and board["gemm rung 7 m=4096"]["better"] == "higher"
+    assert board["gemm rung 3 m=4096"]["submitter"] == "Ada"
+    assert board["transpose padded n=8192"]["value"] == 2900.0 and board["transpose padded n=8192"]["submitter"] \
+        == "Ada"
+    assert inst.get("/api/class/nope/jobs", headers=auth).status_code == 404
+    assert inst.get("/api/class/hopper-202/jobs", headers={"X-Instructor-Token": TOKEN}).json()["leaderboard"][0][
+        "value"] == 999.0
+
+    lb = bob.get("/api/class/cute-101/leaderboard")  # a member sees the board, not the job list
+    assert lb.status_code == 200 and "jobs" not in lb.json() and len(lb.json()["leaderboard"]) == 4
+    assert eve.get("/api/class/cute-101/leaderboard").status_code == 403
+    assert TestClient(app).get("/api/class/cute-101/leaderboard").status_code == 403
+
+    page = inst.post("/lab/class/instructor", data={"token": TOKEN}, follow_redirects=True)
+    assert page.status_code == 200 and "cute-101" in page.text
+    page = inst.get("/lab/class?code=cute-101")
+    assert 'id="class-jobs"' in page.text and "Ada" in page.text and "455.00 TFLOP/s" in page.text
+    assert inst.post("/lab/class/instructor", data={"token": "wrong"}).status_code == 403
+
+
+def test_the_data_folder_and_code_version_are_named(app, tmp_path):
+    from gpu_worker.store import get_store
+    from storage.version import code_version
+
+    c = TestClient(app)
+    h = c.get("/healthz").json()
+    assert h["data_dir"] == str(tmp_path) and h["code_version"] == code_version()
+    dev = c.get("/api/bench/device").json()
+    assert dev["data_dir"] == str(tmp_path) and {w["id"] for w in dev["mixed_versions"]} == {"w-test"}
+    get_store().heartbeat({"id": "w-test", "host": "h", "pid": 1, "kinds": ["compile_only"], "busy": None,
+                           "device": {"available": False, "reason": "no GPU", "code_version": code_version()}})
+    assert c.get("/api/bench/device").json()["mixed_versions"] == []
+    get_store().heartbeat({"id": "w-test", "host": "h", "pid": 1, "kinds": ["compile_only"], "busy": None,
+                           "device": {"available": False, "reason": "no GPU", "code_version": "0123456789ab"}})
+    page = c.get("/lab").text
+    assert 'id="mixed-versions"' in page and "0123456789ab" in page and str(tmp_path) in page
+
+
+def test_guessing_a_class_code_or_the_instructor_token_is_limited(app):
+    c = TestClient(app)
+    codes = [c.post("/api/class/join", json={"code": f"guess-{k}"}).status_code for k in range(11)]
+    assert codes[:10] == [403] * 10 and codes[10] == 429
+    r = c.post("/api/class/join", json={"code": "cute-101"})
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    pages = [c.post("/lab/class/instructor", data={"token": f"t{k}"}).status_code for k in range(11)]
+    assert pages[:10] == [403] * 10 and pages[10] == 429
+    from app.services import lab_class
+
+    cookie = lab_class.instructor_cookie(TOKEN)
+    assert TOKEN not in cookie  # the cookie holds a fingerprint, never the token
+    assert lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: cookie})
+    assert not lab_class.is_instructor({}, {lab_class.INSTRUCTOR_COOKIE: lab_class.instructor_cookie("other")})
+
+
+def test_a_name_given_after_the_jobs_still_names_them(app):
+    c = TestClient(app)
+    job = _submit(c).json()["id"]  # no drills profile yet: no name
+    assert c.get(f"/api/bench/jobs/{job}").json()["submitter"] is None
+    assert c.post("/api/drills/profile", json={"name": "Late Lin"}).status_code == 200
+    assert TestClient(app).get(f"/api/bench/jobs/{job}").json()["submitter"] == "Late Lin"

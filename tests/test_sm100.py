@@ -1,0 +1,191 @@
+"""Blackwell (SM100) in the default suite: values printed by CuTe C++ host programs (nvcc -arch=sm_100a, the
+nvidia-cutlass 4.2 headers; the full comparison is tests/oracle/test_sm100_oracle.py), the refusals, the descriptor
+round trips, tensor memory, the doctor and the API."""
+
+from __future__ import annotations
+
+import pytest
+
+import algebra as A
+from algebra import atoms
+from algebra.hw import sm100, sm100_tmem
+
+
+def test_umma_atom_is_cutes():
+    # MMA_Traits<SM100_MMA_F16BF16_2x1SM_TS<half_t, half_t, float, 256, 128, Major::K, Major::MN>> as CuTe prints it
+    a = atoms.umma("f16", 256, 128, a_major="K", b_major="MN", cta_group=2, a_source="tmem")
+    assert a.name == "SM100_MMA_F16BF16_2x1SM_TS"
+    assert str(a.A) == "(2,(128,16)):(128,(1,256))" and str(a.C) == "(2,(128,128)):(128,(1,256))"
+    assert str(a.B) == "(2,(64,16)):(64,(1,128))"
+    assert str(a.thr_id) == "2:1" and a.shape_mnk == (256, 128, 16)
+    assert a.instr_desc == 270598160
+    one = atoms.umma("f16", 128, 256)
+    assert one.name == "SM100_MMA_F16BF16_SS" and str(one.thr_id) == "1:0"
+    assert str(one.A) == "(1,(128,16)):(0,(1,128))" and str(one.C) == "(1,(128,256)):(0,(1,128))"
+    # CuTe spellings and short names give the same atom
+    assert atoms.umma("f16", 128, 256, ab_type="half_t", c_type="float") == one
+
+
+def test_instr_desc_fields():
+    # MMA_Traits<SM100_MMA_F8F6F4_SS, float_e4m3_t, float_e2m1_t, float, C<128>, C<64>, K, MN> printed 135332880;
+    # with B K-major the b_major bit (16) is clear
+    a = atoms.umma("f8f6f4", 128, 64, ab_type=("e4m3", "float_e2m1_t"))
+    assert a.instr_desc == 135332880 - (1 << 16) and a.shape_mnk == (128, 64, 32)
+    f = {x["name"]: x for x in a.decode()}
+    assert f["m_dim"]["meaning"] == "M = 128" and f["n_dim"]["meaning"] == "N = 64"
+    assert f["c_format"]["meaning"] == "F32" and f["a_format"]["meaning"] == "E4M3"
+    # CuTe's float_e2m1_t (short e2m1) writes the MXF4 code 1, which kind::f8f6f4 reads as E5M2: the decode says so;
+    # the unpacked smem type is kind::f8f6f4's 5
+    assert f["b_format"]["value"] == 1 and "reads 1 as E5M2" in f["b_format"]["meaning"]
+    assert atoms.umma("f8f6f4", 128, 64, ab_type="e2m1").instr_desc == a.instr_desc + (1 << 7)  # A e2m1 (1) vs e4m3 (0)
+    g = {x["name"]: x for x in atoms.umma("f8f6f4", 128, 64, ab_type="float_e2m1_unpacksmem_t").decode()}
+    assert g["b_format"]["meaning"] == "E2M1" and g["b_format"]["value"] == 5
+    i8 = atoms.umma("i8", 64, 8, ab_type=("s8", "u8"), c_type="s32")
+    assert i8.name == "SM100_MMA_S8_SS" and i8.shape_mnk == (64, 8, 32)
+    assert (i8.instr_desc >> 7) & 7 == 1 and (i8.instr_desc >> 10) & 7 == 0 and (i8.instr_desc >> 4) & 3 == 2
+
+
+@pytest.mark.parametrize("args,rule", [
+    (("f16", 96, 64), "M must be 64 or 128"),
+    (("f16", 128, 12), "multiple of 8 between 8 and 256"),
+    (("f16", 128, 264), "multiple of 8 between 8 and 256"),
+    (("f16", 128, 24, "K", "K", 1, "tmem"), "multiple of 16 between 16 and 256"),
+    (("f16", 128, 40, "K", "K", 2), "multiple of 16"),
+    (("tf32", 256, 48, "K", "K", 2, "tmem"), "multiple of 32"),
+    (("i8", 128, 24), "8 or a multiple of 16"),
+    (("f16", 64, 64, "K", "K", 2), "128 or 256"),
+    (("f8f6f4", 128, 24, "K", "MN"), "multiple of 16"),
+    (("f16", 128, 64, "MN", "K", 1, "tmem"), "can't be transposed"),
+    (("f8f6f4", 128, 64, "MN", "K", 1, "smem", "e2m1"), "K-major"),
+    (("tf32", 128, 64, "K", "K", 1, "smem", None, "f16"), "accumulates in float"),
+    (("f16", 128, 64, "K", "K", 1, "smem", ("f16", "bf16")), "one type"),
+    (("f64", 128, 64), "kind must be"),
+])
+def test_refusals_name_the_rule(args, rule):
+    with pytest.raises(A.LayoutError, match=rule):
+        atoms.umma(*args)
+
+
+def test_tmem_copy_atoms_are_cutes():
+    c = atoms.get("SM100_TMEM_LOAD_32dp32b4x")
+    assert (str(c.src), str(c.dst), str(c.ref), str(c.thr_id)) == ("(32,4096):(0,1)", "(32,128):(128,1)",
+                                                                   "(32,4096):(0,1)", "32:1")
+    assert str(atoms.get("SM100_TMEM_STORE_16dp64b1x").src) == "((2,2,8),32):((512,32,64),1)"
+    assert str(atoms.get("cute::SM100_TMEM_LOAD_16dp256b2x_16b").dst) == "((4,8),(64,2,2)):((64,512),(1,4096,256))"
+    assert str(sm100_tmem.val_id("SM100_TMEM_LOAD_16dp256b4x_16b")) == "((16,64),16):((1,32),2097152)"
+    assert len([n for n in atoms.names() if n.startswith("SM100_TMEM_")]) == 148
+    assert atoms.get("SM100_TMEM_LOAD_32dp32b4x").src_layout(32) == A.Layout((32, 128), (0, 1))
+    with pytest.raises(A.LayoutError, match="not a tcgen05 copy atom"):
+        sm100_tmem.split_name("SM100_TMEM_LOAD_16dp256b64x")
+
+
+def test_warp_reaches_only_its_quarter():
+    assert sm100_tmem.warp_lanes(6) == (64, 95)
+    assert sm100_tmem.warp_lanes(5, "16dp128b", 48) == (48, 63)
+    with pytest.raises(A.LayoutError, match="reaches only lanes 32-63"):
+        sm100_tmem.warp_lanes(5, "32dp32b", 64)
+    tm = sm100_tmem.thread_map("SM100_TMEM_LOAD_16dp256b1x", warp=5)
+    # PTX 16x256b: thread 0 holds rows 0 and 8, columns 0-1 (here rows of warp 5's quarter, lanes 32 and 40)
+    assert [(v["lane"], v["column"]) for v in tm[0]] == [(32, 0), (32, 1), (40, 0), (40, 1)]
+    tm = sm100_tmem.thread_map("SM100_TMEM_LOAD_32dp32b2x", warp=3)
+    assert [(v["lane"], v["column"]) for v in tm[7]] == [(103, 0), (103, 1)]
+
+
+def test_tmem_allocation_and_accumulator():
+    assert [sm100_tmem.alloc_columns(n) for n in (1, 32, 33, 200, 512)] == [32, 32, 64, 256, 512]
+    with pytest.raises(A.LayoutError, match="512 columns"):
+        sm100_tmem.alloc_columns(513)
+    assert sm100_tmem.occupancy(128, 256, 2)["ctas"][1] == {"cta": 1, "lanes": ["0-127"], "lane_count": 128,
+                                                             "columns": 128, "alloc": 128}
+    occ = sm100_tmem.occupancy(64, 96, 1)
+    assert occ["ctas"][0]["lanes"] == ["0-15", "32-47", "64-79", "96-111"] and occ["alloc"] == 128
+    grid = sm100_tmem.accumulator_map(128, 64, 2)
+    assert grid[70][40] == (1, 6 + 64, 8)  # row 70 is CTA 1's row 6; column 40 >= N/2 sits at lane 64 + 6, col 8
+
+
+SW128_K_HALF = "Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_16),(_64,_1)):((_64,_512),(_1,_0))"
+
+
+def test_umma_desc_is_make_umma_desc():
+    # make_umma_desc<Major::K>(tile_to_shape(Layout_K_SW128_Atom<half_t>, (128,64))) at address 0
+    want = 4611756662049538048
+    assert sm100.umma_desc(SW128_K_HALF, 16, "K") == want
+    assert sm100.umma_desc("Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))", 16, "K") == want
+    atom = sm100.umma_smem_atom("Layout_K_SW128_Atom", 16)
+    assert sm100.umma_desc(sm100.tile_atom(atom, 128, 64), 16, "K") == want
+    d = sm100.decode_umma_desc(want)
+    assert {k: d[k] for k in ("start_address", "leading_byte_offset", "stride_byte_offset", "version",
+                              "base_offset", "lbo_mode", "layout_type")} == {
+        "start_address": 0, "leading_byte_offset": 16, "stride_byte_offset": 1024, "version": 1, "base_offset": 0,
+        "lbo_mode": 0, "layout_type": 2}
+    assert sm100.encode_fields(0, 16, 1024, 2) == want
+    assert sm100.umma_desc(SW128_K_HALF, 16, "K", start_address=2048) == want | (2048 >> 4)
+
+
+def test_base32b_atom_and_descriptor():
+    atom = sm100.umma_smem_atom("UMMA::Layout_MN_SW128_32B_Atom<float>", 32)
+    assert atom.cute_print() == "Sw<2,5,2> o smem_ptr[32b](unset) o (_32,_4):(_1,_32)"
+    d = sm100.decode_umma_desc(sm100.umma_desc(sm100.tile_atom(atom, 128, 16), 32, "MN"))
+    assert d["layout_type_name"] == "SWIZZLE_128B_BASE32B"
+    with pytest.raises(A.LayoutError, match="invalid for Major-K"):
+        sm100.umma_desc(sm100.tile_atom(atom, 128, 16), 32, "K")
+
+
+@pytest.mark.parametrize("layout,bits,major,rule", [
+    ("(64,64):(1,64)", 16, "K", "16-byte rows along K"),
+    ("Sw<3,4,3> o smem_ptr[8b](unset) o (8,64):(64,1)", 16, "K", "printed for 8-bit"),
+    ("Sw<2,4,3> o (8,64):(64,1)", 16, "K", "not a UMMA swizzle"),
+    ("(4,64):(64,1)", 16, "K", "multiple of 8 rows"),
+    ("Sw<3,3,3> o ((8,2),(64,2)):((64,1024),(1,512))", 16, "K", "canonical UMMA_K"),
+    ("(8,64,2):(64,1,512)", 16, "K", "rank-2"),
+])
+def test_non_canonical_layouts_are_refused(layout, bits, major, rule):
+    with pytest.raises(A.LayoutError, match=rule):
+        sm100.umma_desc(layout, bits, major)
+
+
+def test_parser_reads_cutes_smem_print():
+    assert str(A.parse(SW128_K_HALF)) == "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"
+    assert A.parse("smem_ptr[16b](unset) o (_8,_8):(_8,_1)") == A.Layout((8, 8), (8, 1))
+    assert str(A.parse("Sw<2,5,2> o smem_ptr[32b](unset) o (_32,_4):(_1,_32)")) == "Sw<2,3,2> o 0 o (32,4):(1,32)"
+
+
+def test_doctor_reads_both_encodings_and_explains():
+    from algebra.doctor import solver_desc_sm100 as D
+
+    r = D.decode_any("0x4000404000010000", 2, "K", 128, arch="auto")
+    assert r["arch"] == "sm100" and r["valid"] and r["swizzle"] == "SWIZZLE_128B"
+    assert [x["field"] for x in r["explain"]] == ["SBO", "LBO"] and r["explain"][0]["bytes"] == 1024
+    h = D.decode_any("0x4000004000010000", 2, "K", 64, arch="auto")
+    assert h["arch"] == "sm90" and h["valid"]
+    assert D.decode_any("0x4000004000010000")["arch"] == "sm90"  # the default is unchanged
+    e = D.encode_any(SW128_K_HALF, 2, "K", arch="sm100")
+    assert e["value"] == "0x4000404000010000" and e["valid"]
+    with pytest.raises(A.LayoutError, match="canonical"):
+        D.encode_any("(64,64):(1,64)", 2, "K", arch="sm100")
+
+
+def test_api_descriptor_arch(client):
+    r = client.post("/api/solve/descriptor", json={"descriptor": "0x4000404000010000", "arch": "sm100", "mn": 128})
+    assert r.status_code == 200 and r.json()["arch"] == "sm100"
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "Sw<3,3,3> o (64,64):(64,1)", "arch": "sm100"})
+    assert r.status_code == 200 and r.json()["value"] == "0x4000404000010000"
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "Sw<3,3,3> o (64,64):(64,1)"})
+    assert r.status_code == 200 and r.json()["arch"] == "sm90" and r.json()["value"] == "0x4000004000010000"
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1,64)", "arch": "sm100"})
+    assert r.status_code == 422 and "canonical" in r.json()["detail"]
+    r = client.post("/api/solve/descriptor", json={"descriptor": "0xe000004000010000", "arch": "sm100"})
+    assert r.status_code == 422 and "layout type 7" in r.json()["detail"]
+    r = client.post("/api/solve/descriptor", json={"descriptor": "1", "arch": "sm120"})
+    assert r.status_code == 422
+
+
+def test_tv_blackwell_panel(client):
+    page = client.get("/tv?bw_kind=f16&bw_m=128&bw_n=256&bw_cta=2&bw_ld=SM100_TMEM_LOAD_16dp256b1x&bw_warp=5").text
+    assert "SM100_MMA_F16BF16_2x1SM_SS" in page and 'id="tmem-svg"' in page and "not measured" in page
+    assert 'id="tmem-lanes">32-47<' in page
+    r = client.get("/tv?bw_m=96", headers={"HX-Request": "true", "HX-Target": "blackwell"})
+    assert r.status_code == 200 and "M must be 64 or 128" in r.text
+    r = client.get("/tv?bw_ld=SM100_TMEM_LOAD_32dp32b4x&bw_warp=x", headers={"HX-Request": "true",
+                                                                            "HX-Target": "blackwell"})
+    assert r.status_code == 200 and "warp must be" in r.text
