@@ -17,11 +17,11 @@ from algebra.core import (
     checks,
     coords,
     errors,
-    fastpath,
     inttuple,
     inverses,
     layout,
     memo,
+    modes,
     notation,
     ops,
     partition,
@@ -32,6 +32,7 @@ from algebra.core import (
     swizzle,
 )
 from algebra.core.arith import (
+    F2,
     ArithTuple,
     E,
     ScaledBasis,
@@ -86,6 +87,8 @@ from algebra.core.ops import (
     composition,
     filter,
     filter_zeros,
+    greatest_common_domain,
+    layout_add,
     left_inverse,
     max_common_layout,
     max_common_vector,
@@ -109,9 +112,9 @@ from algebra.core.products import (
 )
 from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
-from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 from algebra.doctor import f2
-from algebra.doctor.f2 import F2, F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
+from algebra.doctor.f2 import F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
 from algebra.hw import atoms_tiled, bankfix, coalescing, hopper, tma
 from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes

@@ -219,6 +219,8 @@ def args_for(op, rng):
         return (a, rand_tiler(rng, a))
     if op in ("blocked_product", "raked_product", "max_common_vector", "max_common_layout"):
         return (a, rand_layout(rng))
+    if op in ("layout_add", "greatest_common_domain"):  # a layout of the same size (its shape, another order)
+        return (a, rng.choice((A.Layout(a.shape), A.make_layout_row_major(a.shape), a, A.Layout(A.size(a), 2))))
     if op == "tile_to_shape":
         return (rand_layout(rng, compact=True), rng.choice(((8, 8), (16, 8), (4, 6, 8), 24, (12, 4))))
     if op == "local_tile":

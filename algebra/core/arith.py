@@ -1,5 +1,5 @@
-"""Coordinate strides: ``ScaledBasis`` (``v@m``), ``ArithTuple`` and the identity layout, as in CuTe's
-``arithmetic_tuple.hpp``.
+"""The stride kinds beside the int: ``F2`` (bit vectors: XOR sums, carry-less products), ``ScaledBasis`` (``v@m``),
+``ArithTuple`` and the identity layout, as in CuTe's ``arithmetic_tuple.hpp``.
 
 A ``ScaledBasis(v, (m0, m1, ...))`` is the arithmetic tuple that is zero everywhere except for ``v`` at the mode path
 ``(m0, m1, ...)`` (outermost mode first). CuTe prints the path innermost first: ``E<1,0>`` (mode 1, sub-mode 0)
@@ -24,6 +24,74 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 
 MAX_PATH = 64
+MAX_BITS = 64
+
+
+def clmul(a: int, b: int) -> int:
+    """Carry-less product: the XOR of ``a << t`` over the set bits t of ``b`` (polynomials over F2)."""
+    if not (is_int(a) and is_int(b)) or a < 0 or b < 0:
+        raise LayoutError("carry-less products take non-negative integers")
+    out, t = 0, 0
+    while b:
+        if b & 1:
+            out ^= a << t
+        b >>= 1
+        t += 1
+    return out
+
+
+class F2:
+    """A bit vector, the third kind of stride leaf (beside ints and ``ScaledBasis``): ``F2(a) + F2(b) == F2(a ^ b)``,
+    ``F2(a) * n == F2(clmul(a, n))``; prints ``F6``. A Layout with F2 strides sums ``c_i * d_i`` with XOR and
+    carry-less products: ``Layout((8, 8), (F2(1), F2(9)))`` is the swizzle ``Sw<3,0,3>`` of an 8x8 tile.
+
+    Post: immutable and hashable; ``int(F2(v)) == v``; ``0 + F2(v) == F2(v)`` so ``sum`` works; never equal to an int.
+
+    >>> F2(3) + F2(5), F2(3) * 3, 2 * F2(5)
+    (F6, F5, F10)
+    """
+
+    __slots__ = ("value",)
+    is_f2 = True  # a stride leaf (``inttuple.check_stride``), not a basis element
+
+    def __init__(self, value: Any) -> None:
+        v = value.value if isinstance(value, F2) else value
+        if not is_int(v) or v < 0 or v.bit_length() > MAX_BITS:
+            raise LayoutError(f"an F2 vector is a non-negative integer of at most {MAX_BITS} bits, got {value!r}")
+        object.__setattr__(self, "value", v)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("F2 is immutable")
+
+    def __add__(self, other: Any) -> F2:
+        if isinstance(other, F2) or is_int(other):
+            return F2(self.value ^ F2(other).value)
+        return NotImplemented
+
+    __radd__ = __add__
+    __sub__ = __add__
+    __rsub__ = __add__
+
+    def __mul__(self, other: Any) -> F2:
+        if isinstance(other, F2) or is_int(other):
+            return F2(clmul(self.value, F2(other).value))
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __int__(self) -> int:
+        return self.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, F2) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(("F2", self.value))
+
+    def __str__(self) -> str:
+        return f"F{self.value}"
+
+    __repr__ = __str__
 
 
 # --------------------------------------------------------------------------------------------- plain-tuple vectors
@@ -349,3 +417,86 @@ def coprofile(x: Any) -> Any:
 
 def _map_leaves(t: Any, f: Any) -> Any:
     return tuple(_map_leaves(x, f) for x in t) if is_tuple(t) else f(t)
+
+
+# --------------------------------------------------------------------------------------------- F2-linear layouts
+
+
+def is_f2(x: Any) -> bool:
+    """True for an F2 stride leaf."""
+    return getattr(x, "is_f2", False)
+
+
+def has_f2(stride: Any) -> bool:
+    """True when some leaf of ``stride`` is an F2 element."""
+    if type(stride) is int:
+        return False
+    if type(stride) is tuple:
+        for x in stride:
+            if type(x) is not int and has_f2(x):
+                return True
+        return False
+    return getattr(stride, "is_f2", False)
+
+
+def f2_columns(shape: Any, stride: Any) -> list[int] | None:
+    """The F2 matrix of ``shape:stride`` as columns, one per bit of the 1-D coordinate (column-major, so bit t of
+    the index is bit t of the coordinate), when the layout is F2-linear: every mode of shape > 1 has a power-of-two
+    shape and an F2 stride, or an int stride that is a power of two whose bits no other int mode uses (then the int
+    sums never carry). None otherwise.
+
+    >>> f2_columns((8, 8), (F2(1), F2(9)))
+    [1, 2, 4, 9, 18, 36]
+    >>> f2_columns((4, 3), (1, 4)) is None
+    True
+    """
+    cols: list[int] = []
+    used = 0
+    for s, d in zip(it.flatten(shape), it.flatten(stride), strict=True):
+        if s == 1:
+            continue
+        if s & (s - 1):
+            return None
+        k = s.bit_length() - 1
+        if is_f2(d):
+            cols += [clmul(d.value, 1 << t) for t in range(k)]
+        elif type(d) is int and d >= 0 and d & (d - 1) == 0:
+            bits = 0 if d == 0 else ((1 << k) - 1) * d
+            if used & bits:
+                return None
+            used |= bits
+            cols += [d << t for t in range(k)]
+        else:
+            return None
+    return cols
+
+
+def f2_solve(cols: list[int], targets: list[int]) -> list[int | None]:
+    """For each target vector y: a set of columns (a bitmask over their indices) whose XOR is y, or None when y is
+    outside their span. Gaussian elimination over F2; columns that depend on earlier ones are never used.
+
+    >>> f2_solve([3, 1, 2], [2, 1, 4])
+    [3, 2, None]
+    """
+    basis: dict[int, tuple[int, int]] = {}  # pivot (highest bit) -> (vector, columns combined into it)
+    for j, v in enumerate(cols):
+        comb = 1 << j
+        while v:
+            p = v.bit_length() - 1
+            if p not in basis:
+                basis[p] = (v, comb)
+                break
+            v ^= basis[p][0]
+            comb ^= basis[p][1]
+    out: list[int | None] = []
+    for y in targets:
+        comb = 0
+        while y:
+            p = y.bit_length() - 1
+            if p not in basis:
+                comb = None
+                break
+            y ^= basis[p][0]
+            comb ^= basis[p][1]
+        out.append(comb)
+    return out

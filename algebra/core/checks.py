@@ -23,23 +23,15 @@ from itertools import product as cartesian
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import has_f2
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import offsets
+from algebra.core.modes import coalesce_x_pair, flat_pair, offsets
 from algebra.core.recorder import recording
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
 ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
 FULL_CAP = 1 << 20  # above ENUM_CAP a sample is tried first; up to this size all of B is checked before refusing
 A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by point beyond
-
-
-def _flat_ints(x: Any) -> tuple:
-    if type(x) is int:
-        return (x,)
-    for v in x:
-        if type(v) is not int:
-            return it.flatten(x)
-    return x
 
 
 def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
@@ -55,7 +47,7 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
         return None  # one mode of A: A(x) is linear in x everywhere
     n = len(a_shape) - 1
     used = [0] * n
-    bs, bd = _flat_ints(b_shape), _flat_ints(b_stride)
+    bs, bd = flat_pair(b_shape, b_stride)
     for k in range(len(bs)):
         s, d = bs[k], bd[k]
         if type(d) is not int or type(s) is not int or d < 0:
@@ -315,6 +307,221 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     _refuse(a, b, r, why, hit)
 
 
+def _ints(stride: Any) -> bool:
+    """Every leaf of the stride is an int (the usual stride: no other kind of leaf to look for)."""
+    if type(stride) is int:
+        return True
+    if type(stride) is not tuple:
+        return False
+    for x in stride:
+        if type(x) is not int and not _ints(x):
+            return False
+    return True
+
+
+def post_composition(args: tuple, r: Any) -> None:
+    """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
+    (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
+    side is checked where it is built (``algebra.core.swizzle``)."""
+    a, b = args
+    if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
+        if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
+            # carry-less strides: no structural proof, every point of B is checked
+            n_b = it.product(b.shape)
+            hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
+            if hit is not None:
+                _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
+                        "carry-less product does not", hit)
+            return
+        check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
+
+
+POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
+
+
+def _at(layout: Any, table: list, x: int) -> Any:
+    """``layout(x)`` for a 1-D coordinate ``x >= 0`` (its table where ``x`` is inside it); None for ``x < 0``."""
+    if 0 <= x < len(table):
+        return table[x]
+    return None if type(x) is not int or x < 0 else layout(x)
+
+
+def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: str) -> LayoutError:
+    return LayoutError(f"{op}({layout}) is not a layout: {what}. CuTe would print {r} here; {detail}")
+
+
+def _tables(*layouts: Any) -> list | None:
+    """Every offset of each layout (``offsets``), or None when one is over POST_CAP points or not integral."""
+    out = []
+    for x in layouts:
+        n = it.product(getattr(x, "shape", 1))
+        if not 0 < n <= POST_CAP or has_non_positive_shape(x):
+            return None
+        t = offsets(x)
+        for k, v in enumerate(t):
+            if type(v) is not int:
+                if not getattr(v, "is_f2", False):
+                    return None
+                t[k] = v.value  # an F2 offset is its bits
+        out.append(t)
+    return out
+
+
+def post_right_inverse(args: tuple, r: Any) -> None:
+    """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)``, each ``R(i)`` a
+    1-D coordinate of L (``0 <= R(i) < size(L)``). A swizzle with a negative shift moves the low bits up, where CuTe's
+    ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
+
+    >>> from algebra.core.notation import parse
+    >>> post_right_inverse((parse("Sw<2,0,-7> o 4:1"),), parse("Sw<2,0,-7> o 4:1"))
+    Traceback (most recent call last):
+    ...
+    algebra.core.errors.LayoutError: right_inverse(Sw<2,0,-7> o 0 o 4:1) is not a layout: right inverse condition: \
+L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 0 o 4:1 here; at i = 1 it gives \
+R(1) = 129, outside the domain of L
+    """
+    layout = args[0]
+    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
+    if tabs is None:
+        return
+    lt, rt = tabs
+    n = len(lt)
+    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain [0, {n}) of L"
+    for i, x in enumerate(rt):
+        if not 0 <= x < n:
+            raise _inverse_refusal("right_inverse", layout, r, what, i,
+                                   f"at i = {i} it gives R({i}) = {x}, outside the domain of L")
+        if lt[x] != i:
+            raise _inverse_refusal("right_inverse", layout, r, what, i,
+                                   f"at i = {i} it gives R({i}) = {x}, and L({x}) = {lt[x]}")
+
+
+def post_left_inverse(args: tuple, r: Any) -> None:
+    """CuTe's left inverse is a quasi-inverse (``cute/layout.hpp``, above ``left_inverse``): ``L(R(L(i))) == L(i)``
+    for every ``i < size(L)``, ``R(L(i))`` a 1-D coordinate of L (the left inverse ``R(L(i)) == i`` when L is
+    injective). Where CuTe prints a layout without that property (a non-injective L) it is refused.
+
+    >>> from algebra.core.notation import parse
+    >>> post_left_inverse((parse("(6,3):(2,1)"),), parse("(2,6):(6,1)"))
+    Traceback (most recent call last):
+    ...
+    algebra.core.errors.LayoutError: left_inverse((6,3):(2,1)) is not a layout: quasi-inverse condition: \
+L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here; at i = 17, L(17) = 12, \
+R(12) = 6, but L(6) = 1
+    """
+    layout = args[0]
+    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
+    if tabs is None:
+        return
+    lt, rt = tabs
+    n = len(lt)
+    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i < size(L) = {n}"
+    for i, y in enumerate(lt):
+        x = _at(r, rt, y)
+        if x is None:
+            return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
+        if not 0 <= x < n:
+            raise _inverse_refusal("left_inverse", layout, r, what, i,
+                                   f"at i = {i}, L({i}) = {y} and R({y}) = {x}, outside the domain of L")
+        if lt[x] != y:
+            raise _inverse_refusal("left_inverse", layout, r, what, i,
+                                   f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but L({x}) = {lt[x]}")
+
+
+def post_complement(args: tuple, r: Any) -> None:
+    """CuTe's complement (``cute/layout.hpp``, above ``complement``), for an int cotarget (or none: the cosize),
+    applied to the complement asked for (a divide or product computes on with CuTe's complement, whose last mode goes
+    on past its size): ``size(R) >= cotarget / size(filter(L))`` and R is ordered (``R(i-1) < R(i)``), both read
+    off the modes. Where CuTe prints a smaller layout (a layout whose strides do not nest, e.g. ``(8,24):(9,97)``)
+    it is refused, naming an offset below the cotarget that no ``L(j) + R(i)`` reaches.
+
+    >>> from algebra.core.notation import parse
+    >>> post_complement((parse("(8,24):(9,97)"), 2298), parse("9:1"))
+    Traceback (most recent call last):
+    ...
+    algebra.core.errors.LayoutError: complement((8,24):(9,97), 2298) is not a layout: complement size condition: \
+size(R) >= cotarget / size(filter(A)) = 2298 / 192 = 11, but CuTe would print 9:1 here, of size 9; offset 72 < 2298 \
+is L(j) + R(i) for no i, j
+    """
+    layout = args[0]
+    cot = args[1] if len(args) > 1 else None
+    if r is None or type(layout).__name__ != "Layout" or has_non_positive_shape(r):
+        return
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    for d in fd:
+        if type(d) is not int:
+            return
+    fsize = 1
+    for s, d in zip(fs, fd, strict=True):
+        if d != 0:
+            fsize *= s
+    if cot is None:
+        cot = sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+    elif type(cot) is not int:
+        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
+    n = it.product(r.shape)
+    text = show_call("complement", args) if n < cot // fsize else "complement"
+    if n < cot // fsize:
+        hole = ""
+        tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
+        if tabs is not None:
+            reach = {a + b for a in set(tabs[0]) for b in tabs[1]}
+            miss = next((x for x in range(cot) if x not in reach), None)
+            if miss is not None:
+                hole = f"; offset {miss} < {cot} is L(j) + R(i) for no i, j"
+        raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
+                          f"size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would print {r} here, of "
+                          f"size {n}{hole}")
+    rs, rd = flat_pair(r.shape, r.stride)
+    top = 0  # R is ordered when each mode of size > 1 steps past the largest offset of those before it (O(modes))
+    for k in range(len(rs)):
+        if rs[k] > 1:
+            if rd[k] <= top:
+                raise LayoutError(f"{show_call('complement', args)} is not a layout: complement order condition: "
+                                  f"R(i-1) < R(i), but CuTe would print {r} here, whose mode {k} ({rs[k]}:{rd[k]}) "
+                                  "steps inside the modes before it")
+            top += (rs[k] - 1) * rd[k]
+
+
+def post_layout_add(args: tuple, r: Any) -> None:
+    """``layout_add``'s post-condition: ``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (an F2 stride on a mode
+    whose shape is not a power of two can break it: refused, with the point)."""
+    a, b = args
+    tabs = _tables(a, b, r)
+    if tabs is None:  # basis strides, or over the cap: point by point, up to 2^16 points
+        pts = ((i, a(i) + b(i), r(i)) for i in range(min(it.product(a.shape), 1 << 16)))
+    else:
+        xor = has_f2(a.stride) or has_f2(b.stride)
+        pts = ((i, x ^ y if xor else x + y, z) for i, (x, y, z) in enumerate(zip(*tabs, strict=True)))
+    for i, want, got in pts:
+        if got != want:
+            raise LayoutError(f"layout_add({a}, {b}) is not a layout: sum condition: R(i) == A(i) + B(i). The "
+                              f"common domain would give {r}; at i = {i} that is {got}, but A({i}) + B({i}) = {want}")
+
+
+def show_call(op: str, args: tuple) -> str:
+    """``op(args)`` in CuTe notation (a layout's ``str``, an int, a tuple of ints)."""
+    return f"{op}({', '.join(str(a) if not isinstance(a, tuple) else it.to_str(a) for a in args)})"
+
+
+#: The never-wrong layer: op name -> its post-condition ``post(args, result)``, which returns when the result is
+#: the function the op names and raises ``LayoutError`` otherwise (the condition, the modes, a counterexample and
+#: what CuTe prints). ``verify`` applies it to every result of the op (``algebra.core.memo``, ``Layout.with_shape``).
+POST: dict[str, Any] = {"composition": post_composition, "left_inverse": post_left_inverse,
+                        "right_inverse": post_right_inverse, "layout_add": post_layout_add}
+#: Post-conditions of the op asked for, not of its calls inside another op (``verify(..., outermost=True)``).
+POST_OUTERMOST: dict[str, Any] = {"complement": post_complement}
+
+
+def verify(op: str, args: tuple, result: Any, outermost: bool = False) -> Any:
+    """``result`` when it passes the post-condition of ``op`` (``POST``; with ``outermost``, ``POST_OUTERMOST``), else
+    the refusal (``LayoutError``). Inside ``cute_would_print`` nothing is checked: CuTe's own conditions only."""
+    post = (POST_OUTERMOST if outermost else POST).get(op)
+    if post is not None and not _UNCHECKED.get():
+        post(args, result)
+    return result
+
+
 def _refuse(a: Any, b: Any, r: Any, why: str, hit: tuple) -> None:
     i, x, ax, ri = hit
     if why == "?":
@@ -339,7 +546,16 @@ def has_non_positive_shape(value: Any) -> bool:
     sh = getattr(getattr(value, "layout_b", value), "shape", None)
     if type(sh) is int:
         return sh <= 0
-    return type(sh) is tuple and _first_non_positive(sh, "") is not None
+    if type(sh) is not tuple:
+        return False
+    todo = [sh]  # the leaves, without a frame per tuple
+    while todo:
+        for x in todo.pop():
+            if type(x) is tuple:
+                todo.append(x)
+            elif x <= 0:
+                return True
+    return False
 
 
 def not_a_layout(call: str, result: Any) -> LayoutError | None:
@@ -364,6 +580,16 @@ def not_a_layout(call: str, result: Any) -> LayoutError | None:
 def checking() -> bool:
     """False inside ``cute_would_print``: the checks that CuTe does not make are off."""
     return not _UNCHECKED.get()
+
+
+def unchecked(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` with the checks that CuTe does not make off (CuTe's own refusals still raise). ``fn`` must not
+    be cached (an op's ``__wrapped__``): an unchecked answer is never kept."""
+    token = _UNCHECKED.set(True)
+    try:
+        return fn(*args)
+    finally:
+        _UNCHECKED.reset(token)
 
 
 def cute_would_print(fn: Any, *args: Any) -> Any:

@@ -1,7 +1,7 @@
 """Coalesce and filter (CuTe's ``layout.hpp``, static case): the same function in fewer modes.
 
 Every function returns a new Layout (a ComposedLayout keeps its swizzle outside); refusals raise ``LayoutError``
-naming the failed condition. The mode arithmetic is ``algebra.core.fastpath.bw_coalesce``.
+naming the failed condition. The mode arithmetic is ``algebra.core.modes.bw_coalesce``.
 """
 
 from __future__ import annotations
@@ -10,18 +10,17 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import bw_coalesce, coalesce_x_pair
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo
-from algebra.core.quick import q_coalesce
+from algebra.core.modes import bw_coalesce, coalesce_x_pair, flat_pair
 from algebra.core.recorder import Recorder, active, nested
 from algebra.core.swizzle import ComposedLayout
 
 R = Layout._raw
 
 
-@memo(fast=q_coalesce)
+@memo
 def coalesce(layout: Layout, profile: Any = None) -> Layout:
     """Combine modes that can be combined.
 
@@ -38,7 +37,7 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
         if len(profile) > it.rank(layout.shape):
             raise LayoutError(f"coalesce: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, coalesce, "coalesce")
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    fs, fd = flat_pair(layout.shape, layout.stride)
     if rec is None:
         return R(*bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1]))
     flat = R(fs, fd) if len(fs) > 1 else R(fs[0], fd[0])

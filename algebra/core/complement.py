@@ -1,7 +1,6 @@
 """Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
 
-``fastpath.complement_pair`` is the fast path for int layouts with non-negative strides; ``complement`` runs the
-general code (and records its steps) for everything else, and refuses overlapping modes.
+One implementation for every layout (it records its steps when ``explain`` asks); it refuses overlapping modes.
 """
 
 from __future__ import annotations
@@ -9,23 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import f2_columns, f2_solve, has_f2
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import bw_coalesce, complement_pair
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
+from algebra.core.modes import bw_coalesce
 from algebra.core.notation import show
-from algebra.core.quick import q_complement
 from algebra.core.recorder import active, nested
 from algebra.core.swizzle import ComposedLayout
 
 R = Layout._raw
-
-
-def complement_flat(shape: Any, stride: Any, cotarget: Any) -> Layout | None:
-    """``complement(shape:stride, cotarget)`` as a Layout where ``fastpath.complement_pair`` decides it."""
-    r = complement_pair(shape, stride, cotarget)
-    return None if r is None else R(*r)
 
 
 def _filtered_modes(layout: Layout) -> tuple[list, list]:
@@ -52,7 +45,7 @@ def _filtered_modes(layout: Layout) -> tuple[list, list]:
     return ns, nd
 
 
-@memo(fast=q_complement)
+@memo
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """The layout of the offsets ``layout`` does not reach, up to ``cotarget`` (default: ``cosize(layout)``).
 
@@ -66,8 +59,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return nested(rec, complement, layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
-    elif rec is None and (r := complement_flat(layout.shape, layout.stride, cotarget)) is not None:
-        return r
+    if has_f2(layout.stride):
+        return _f2_complement(layout, cotarget, rec)
     shapes, strides = _filtered_modes(layout)
     if rec is not None:
         fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
@@ -159,3 +152,38 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
 def _coalesce_shape(s: Any) -> int:
     """CuTe's ``coalesce(Shape)`` for static shapes: the product."""
     return it.product(s)
+
+
+def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
+    """The complement of an F2-linear layout (``arith.f2_columns``) in ``[0, cotarget)``, ``cotarget`` a power of
+    two (default: the least one above every offset): the unit bits outside the span of its columns, lowest first,
+    as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``; R is
+    ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget is not a
+    power of two.
+
+    >>> from algebra.core.notation import parse
+    >>> str(complement(parse("(4,4):(F1,F9)"), 64))
+    '(2,2):(4,32)'
+    """
+    cols = f2_columns(layout.shape, layout.stride)
+    if cols is None:
+        raise LayoutError(f"complement: {layout} has F2 strides but is not F2-linear (each mode needs a power-of-two "
+                          "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
+    if any(f2_solve(cols[:j], [cols[j]])[0] is not None for j in range(len(cols))):  # a column in the span before
+        raise LayoutError(f"Non-injective Layout detected in complement: the F2 columns of {layout} are dependent")
+    top = max((c.bit_length() for c in cols), default=0)
+    if cotarget is None:
+        cotarget = 1 << top
+    if type(cotarget) is not int or cotarget <= 0 or cotarget & (cotarget - 1):
+        raise LayoutError(f"complement of {layout} (F2 strides): the cotarget must be a power of two, got "
+                          f"{show(cotarget)}")
+    chosen: list[int] = []
+    for t in range(max(cotarget.bit_length() - 1, 0)):
+        if f2_solve(cols + chosen, [1 << t])[0] is None:
+            chosen.append(1 << t)
+    res = R(*bw_coalesce((2,) * (len(chosen) - 1), tuple(chosen[:-1]), 2, chosen[-1])) if chosen else R(1, 0)
+    if rec is not None:
+        rec.step(f"A has F2 strides: its offsets are the span of its bit columns {', '.join(map(str, cols))}; the "
+                 f"unit bits below {cotarget} outside that span, lowest first, give the complement {res}", res,
+                 kind="result")
+    return res

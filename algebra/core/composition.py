@@ -1,9 +1,10 @@
 """Composition, CuTe's ``R = A o B`` (``cute/layout.hpp`` and ``swizzle_layout.hpp``, static case), and what a
 refused op built on it names: what CuTe would print for the whole call.
 
-``composition`` dispatches: two Layouts go to ``compose_layouts`` (``algebra.core.layout``: coalesce A, compose each
-mode of B, check the answer is ``A o B``); a tiler goes mode by mode; swizzles stay outside (``compose_swizzled``).
-With a recorder active (``explain``) the general code runs and records each decision.
+``composition`` coalesces A and walks each mode of B through it (``algebra.core.modes.compose``, CuTe's
+``composition_impl``); a tiler goes mode by mode; swizzles stay outside (``compose_swizzled``). The never-wrong
+check is applied to the result by ``memo`` (``checks.post_composition``). With a recorder active (``explain``) the
+same code runs and records each decision.
 """
 
 from __future__ import annotations
@@ -13,19 +14,18 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.checks import check_composition, checking, cute_would_print, structural_failure
-from algebra.core.coalesce import coalesce_x
+from algebra.core.checks import checking, cute_would_print
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import _compose_int, _compose_modes, coalesce_x_flat
-from algebra.core.inttuple import is_int, is_tuple
-from algebra.core.layout import Layout, _as_layout, compose_layouts, make_layout
+from algebra.core.inttuple import is_int
+from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo
+from algebra.core.modes import coalesce_x_pair, compose
 from algebra.core.notation import show
-from algebra.core.quick import q_composition
-from algebra.core.recorder import Recorder, active, nested
+from algebra.core.recorder import _ACTIVE, nested
 from algebra.core.swizzle import ComposedLayout, Swizzle, layout_swizzle, make_composed, merge_swizzles
 
 R = Layout._raw
+_active = _ACTIVE.get  # the derivation recorder, or None (the context variable's own get: no frame of its own)
 
 
 _WHOLE = re.compile(r"\. CuTe would print [a-z_]+\(.*$", re.S)
@@ -68,101 +68,76 @@ def shows_cute(fn: Any) -> Any:
     return wrapper
 
 
-def _compose_impl(ls: Any, ld: Any, rs: Any, rd: Any, rec: Recorder | None = None, path: str = "") -> tuple:
-    if type(rs) is tuple:
-        if rec is None:
-            pairs = [_compose_impl(ls, ld, s, d) for s, d in zip(rs, rd, strict=True)]
-            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-        if not path:
-            rec.step(f"B = {R(rs, rd)} has {len(rs)} modes: each is composed with A on its own and the results sit "
-                     "side by side, so R has the shape of B")
-        pairs = []
-        for i, (s, d) in enumerate(zip(rs, rd, strict=True)):
-            rec.step(f"mode {path}{i} of B: {R(s, d)}")
-            pairs.append(nested(rec, _compose_impl, ls, ld, s, d, rec, f"{path}{i}."))
-        out = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-        rec.step(f"side by side: {R(*out)}", R(*out))
-        return out
-    if type(rd) is not int:
-        return _compose_basis(ls, ld, rs, rd, rec)
-    return _compose_int(ls, ld, rs, rd, rec)
-
-
-def _compose_basis(ls: Any, ld: Any, rs: int, rd: Any, rec: Recorder | None = None) -> tuple:
-    """RHS stride is a scaled basis ``v@k``: compose with mode k of the LHS."""
-    path = rd.mode_path
-    for k in path:
-        if not is_tuple(ls) or k >= len(ls):
-            raise LayoutError(f"basis stride {rd} selects a mode the left layout does not have")
-        ls, ld = ls[k], ld[k]
-    if rec is not None:
-        rec.step(f"stride {rd} reads mode {'.'.join(map(str, path))} of A, {R(ls, ld)}, with step {rd.value}")
-    if is_tuple(ls):
-        c = coalesce_x(R(ls, ld))
-        ls, ld = c.shape, c.stride
-    return _compose_int(ls, ld, rs, rd.value, rec)
-
-
-@memo(fast=q_composition)
+@memo
 @shows_cute
 def composition(a: Any, b: Any) -> Any:
-    """``R = A o B``: ``R(c) == A(B(c))`` for every coordinate ``c`` of B; ``compatible(B, R)``.
+    """``R = A o B`` (CuTe's ``composition``).
 
-    ``b`` may be a Layout, an int ``n`` (the layout ``n:1``), None (keep A), or a tiler tuple applied mode by
-    mode (modes of A beyond the tiler are dropped, as in CuTe). ``a`` may be a Swizzle or ComposedLayout.
+    Pre: ``a`` a Layout (a Swizzle or ComposedLayout: CuTe's overloads, ``compose_swizzled``); ``b`` a Layout, an
+    int ``n`` (the layout ``n:1``), None (keep A), or a tiler tuple applied mode by mode (modes of A beyond the
+    tiler are dropped, as in CuTe); CuTe's stride and shape divisibility conditions (``modes.compose_int``).
+    Post: ``R(c) == A(B(c))`` for every coordinate ``c`` of B with ``B(c) < size(A)``; ``compatible(B, R)``;
+    where CuTe prints a layout that is not ``A o B`` it is refused (``checks.post_composition``, applied by
+    ``memo``), naming the condition, a counterexample and what CuTe prints.
+
+    >>> from algebra.core.notation import parse
+    >>> str(composition(parse("(4,8):(1,16)"), parse("(2,4):(1,8)")))
+    '(2,4):(1,32)'
+    >>> str(composition(parse("(12,(4,8)):(59,(13,1))"), (3, 8)))
+    '(3,(4,2)):(59,(13,1))'
+    >>> composition(parse("(6,2):(8,2)"), parse("4:4"))
+    Traceback (most recent call last):
+    ...
+    algebra.core.errors.LayoutError: composition (6,2):(8,2) o 4:4 is not a layout: stride divisibility condition: \
+mode 0 of B (4:4) steps by 4 through mode 0 of the coalesced A (shape 6); 4 does not divide 6, so the steps cross \
+that mode's end at a point the result cannot express. CuTe would print (2,2):(32,2) here; at i = 2 that gives 2, but \
+A(B(2)) = A(8) = 18
     """
-    rec = active()
-    if type(a) is Layout and type(b) is Layout and rec is None:
-        bs, bd = b.shape, b.stride
-        c = coalesce_x_flat(a.shape, a.stride)  # compose_layouts' first case inline: the hot path, one call less
-        if c is not None and (r := _compose_modes(c[0], c[1], bs, bd)) is not None:
-            res = R(*r)
-            if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
-                check_composition(a, c[0], b, res)
-            return res
-        if c is None and (res := compose_layouts(a, b)) is not None:  # nested or basis-stride A
-            return res
-        c = coalesce_x(a) if not _has_basis(bd) else a  # B has basis strides (or mixes them: refused)
-        return _checked(a, b, R(*_compose_impl(c.shape, c.stride, bs, bd)))
+    rec = _active()
     if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
         if rec is not None:
             rec.step(f"A = {a} is swizzled: the swizzle acts on the offsets the layouts produce, so it stays "
                      f"outside and the layouts compose inside" if not isinstance(b, Swizzle | ComposedLayout) else
                      f"compose {a} with the swizzled {b}")
         return compose_swizzled(a, b)
-    a = _as_layout(a)
+    if type(a) is not Layout:
+        a = _as_layout(a)
     if b is None:
         if rec is not None:
             rec.step("B is _ (keep this mode): R = A", a, kind="result")
         return a
-    if is_tuple(b):
+    if type(b) is tuple:
         if len(b) > it.rank(a.shape):
             raise LayoutError(f"composition: tiler has {len(b)} modes but {a} has rank {it.rank(a.shape)}")
-        if rec is None:
-            return make_layout(*(composition(a[i], b[i]) for i in range(len(b))))
-        rec.step(f"B is a tiler of {len(b)} modes: mode i of A is composed with B_i"
-                 + ("; the modes of A past the tiler are dropped" if len(b) < it.rank(a.shape) else ""))
+        if rec is not None:
+            rec.step(f"B is a tiler of {len(b)} modes: mode i of A is composed with B_i"
+                     + ("; the modes of A past the tiler are dropped" if len(b) < it.rank(a.shape) else ""))
         parts = []
         for i in range(len(b)):
-            rec.step(f"mode {i}: A_{i} = {a[i]}, B_{i} = {show(b[i])}")
+            if rec is not None:
+                rec.step(f"mode {i}: A_{i} = {a[i]}, B_{i} = {show(b[i])}")
             parts.append(nested(rec, composition, a[i], b[i]))
         res = make_layout(*parts)
-        rec.step(f"side by side: R = {res}", res, kind="result")
+        if rec is not None:
+            rec.step(f"side by side: R = {res}", res, kind="result")
         return res
-    if is_int(b):
+    if type(b) is int:
         if b <= 0:
             raise LayoutError(f"composition: tile size must be positive, got {b}")
         if rec is not None:
             rec.step(f"B = {b} stands for the layout {b}:1: the first {b} elements of A")
         b = R(b, 1)
-    if not isinstance(b, Layout):
+    if type(b) is not Layout:
         raise LayoutError(f"composition: cannot compose with {b!r}")
-    basis = _has_basis(b.stride)
-    c = coalesce_x(a) if not basis else a
-    if rec is not None:
-        rec.step("B has basis strides: each of its modes reads the mode of A that its basis selects" if basis else
-                 _coalesce_x_text(a, c), None if basis else c)
-    res = _checked(a, b, R(*_compose_impl(c.shape, c.stride, b.shape, b.stride, rec)))
+    if _has_basis(b.stride):  # each mode of B reads the mode of A its basis selects
+        if rec is not None:
+            rec.step("B has basis strides: each of its modes reads the mode of A that its basis selects")
+        cs, cd = a.shape, a.stride
+    else:
+        cs, cd = coalesce_x_pair(a.shape, a.stride)
+        if rec is not None:
+            rec.step(_coalesce_x_text(a, R(cs, cd)), R(cs, cd))
+    res = R(*compose(cs, cd, b.shape, b.stride, rec))
     if rec is not None:
         rec.step(f"R = A o B = {res}: R(c) = A(B(c)) for every coordinate c of B with B(c) in A's domain", res,
                  kind="result")
@@ -178,23 +153,31 @@ def _coalesce_x_text(a: Layout, c: Layout) -> str:
             f"size(A) = {it.product(a.shape)}: {c} (A itself is its first {it.product(a.shape)} elements)")
 
 
-def _checked(a: Layout, b: Layout, r: Layout) -> Layout:
-    """``r`` when it is the function A o B wherever ``B(i) < size(A)``; otherwise ``check_composition`` refuses."""
-    c = coalesce_x_flat(a.shape, a.stride)
-    shape = c[0] if c is not None else coalesce_x(a).shape
-    check_composition(a, shape, b, r)
-    return r
-
-
 def _has_basis(d: Any) -> bool:
     """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
     if type(d) is int:
         return False
-    flat = it.flatten(d)
-    basis = [x for x in flat if type(x) is not int]
-    if basis and any(type(x) is int and x != 0 for x in flat):
+    for x in d:  # flat int strides, the usual case: no leaf to sort
+        if type(x) is not int:
+            break
+    else:
+        return False
+    kinds = _leaf_kinds(d, set())
+    if "basis" not in kinds:
+        return False
+    if "other" in kinds:
         raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
-    return bool(basis)
+    return True
+
+
+def _leaf_kinds(d: Any, out: set) -> set:
+    """The kinds of the stride leaves: ``basis`` (``v@m``), ``zero`` (int 0), ``other``."""
+    if type(d) is tuple:
+        for x in d:
+            _leaf_kinds(x, out)
+    else:
+        out.add("basis" if hasattr(d, "is_basis") else "zero" if type(d) is int and d == 0 else "other")
+    return out
 
 
 def compose_swizzled(a: Any, b: Any) -> Any:

@@ -392,6 +392,6 @@ def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
         if abs(x) > MAX_MAGNITUDE:
             raise LayoutError(f"{what} entry {x} exceeds the magnitude cap 2^62")
         return x
-    if not positive and hasattr(x, "is_basis"):
-        return x
+    if not positive and (hasattr(x, "is_basis") or hasattr(x, "is_f2")):
+        return x  # a ScaledBasis or an F2 element (``algebra.core.arith``)
     raise LayoutError(f"{what} entries must be integers, got {x!r}")

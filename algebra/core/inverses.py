@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
+from algebra.core.checks import unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition
 from algebra.core.errors import LayoutError
@@ -49,8 +52,10 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
     """CuTe's inverse of ``Sw o 0 o L``: ``inverse(L) o Sw``, the swizzle moved back to the offsets side
-    (``composition(Layout, Swizzle)``); with a non-zero offset CuTe builds ``inverse(L) o -offset o Sw``, a
-    swizzle inside a layout, which this engine does not represent (refused, naming it)."""
+    (``composition(Layout, Swizzle)``), kept where it is the inverse (the never-wrong layer checks the inverse's
+    post-condition on the whole swizzled layout, not the composition inside it); with a non-zero offset CuTe builds
+    ``inverse(L) o -offset o Sw``, a swizzle inside a layout, which this engine does not represent (refused, naming
+    it)."""
     rec = active()
     name = inverse.__name__
     if not isinstance(layout.layout_a, Swizzle):
@@ -66,7 +71,9 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
     if rec is not None:
         rec.step(f"{name}(inner) = {inner}; compose it with {layout.layout_a}: the swizzle's bits are read through "
                  f"{inner} to give a swizzle on its offsets")
-    res = nested(rec, composition, inner, layout.layout_a)
+    # CuTe's print, computed without checking the intermediate L^-1 o Sw as a composition: the inverse's own
+    # post-condition (``checks.post_right_inverse`` / ``post_left_inverse``) decides whether it is the answer
+    res = unchecked(nested, rec, composition.__wrapped__, inner, layout.layout_a)
     if rec is not None:
         rec.step(f"{name}({layout}) = {res}", res, kind="result")
     return res
@@ -82,6 +89,8 @@ def right_inverse(layout: Layout) -> Layout:
         return _swizzled_inverse(layout, right_inverse.__wrapped__)
     if type(layout) is Swizzle:
         return layout  # a swizzle is its own inverse (CuTe returns it)
+    if type(layout) is Layout and has_f2(layout.stride):
+        return _f2_inverse(layout, right=True)
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
     rec = active()
     res_s, res_d, cur = [1], [0], 1
@@ -114,6 +123,8 @@ def left_inverse(layout: Layout) -> Layout:
         return _swizzled_inverse(layout, left_inverse.__wrapped__)
     if type(layout) is Swizzle:
         return layout  # a swizzle is its own inverse (CuTe returns it)
+    if type(layout) is Layout and has_f2(layout.stride):
+        return _f2_inverse(layout, right=False)
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
     rec = active()
     order = _sorted_modes(ld)
@@ -142,6 +153,46 @@ def left_inverse(layout: Layout) -> Layout:
         rec.step(f"the last mode in stride order repeats {ls[order[-1]]} times: {raw}", raw)
         rec.step(f"coalesce: R = {res}, with R(A(i)) = i for every coordinate i of an injective A", res,
                  kind="result")
+    return res
+
+
+def _f2_inverse(layout: Layout, right: bool) -> Layout:
+    """The inverses of an F2-linear layout (``arith.f2_columns``: a swizzled tile written with F2 strides), exact.
+
+    Right: ``R`` with ``L(R(i)) == i`` for the longest run ``i < 2^k`` of offsets in L's image; left (quasi):
+    ``L(R(L(i))) == L(i)``, R defined on every offset bit of L (the bits outside its image go to 0). Each is the
+    solution of L's bit matrix (``arith.f2_solve``) at the unit offsets, as F2 strides.
+
+    >>> from algebra.core.notation import parse
+    >>> str(right_inverse(parse("(8,8):(F1,F9)")))
+    '(8,8):(F1,F9)'
+    >>> str(left_inverse(parse("(4,2):(F2,F1)")))
+    '(2,4):(F4,F1)'
+    """
+    cols = f2_columns(layout.shape, layout.stride)
+    name = "right_inverse" if right else "left_inverse"
+    if cols is None:
+        raise LayoutError(f"{name}: {layout} has F2 strides but is not F2-linear (each mode needs a power-of-two "
+                          "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
+    top = max((c.bit_length() for c in cols), default=0)
+    if right:
+        xs = []
+        for sol in f2_solve(cols, [1 << t for t in range(top)]):
+            if sol is None:
+                break
+            xs.append(sol)
+    else:
+        extra = []  # unit offsets outside the image: R sends them to 0
+        for t in range(top):
+            if f2_solve(cols + extra, [1 << t])[0] is None:
+                extra.append(1 << t)
+        mask = (1 << len(cols)) - 1
+        xs = [sol & mask for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
+    rec = active()
+    res = R(1, 0) if not xs else quiet(rec, coalesce, R((2,) * len(xs), tuple(F2(x) for x in xs)))
+    if rec is not None:
+        rec.step(f"A has F2 strides: its bit columns are {', '.join(map(str, cols))}; solving them at each unit "
+                 f"offset gives the {'right' if right else 'left'} inverse {res}", res, kind="result")
     return res
 
 
@@ -262,4 +313,113 @@ def nullspace(layout: Layout) -> Layout:
     if rec is not None:
         rec.step(f"the stride-0 leaves {', '.join(f'{fs[i]}:0 (leaf {i})' for i in idx)} add nothing to the offset: "
                  f"R walks them by their 1-D steps, R = {res}", res, kind="result")
+    return res
+
+
+def _leaf_spans(x: Any) -> list[tuple[int, int]]:
+    """The ``[start, end)`` of each leaf of shape > 1 of ``shape(x)`` in the 1-D coordinate (prefix products)."""
+    out, start = [], 1
+    for n in it.flatten(x.shape if hasattr(x, "shape") else it.check_shape(x, "shape")):
+        if n > 1:
+            out.append((start, start * n))
+            start *= n
+    return out
+
+
+def _room(d: int, spans: list) -> int | None:
+    """How far a mode starting at the 1-D stride ``d`` can reach inside one leaf (``end // d``), or None."""
+    for start, end in spans:
+        if d % start == 0 and end % d == 0 and d < end:
+            return end // d
+    return None
+
+
+def _divisors(n: int) -> list[int]:
+    """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
+    huge shape costs milliseconds, never a hang)."""
+    factors: dict[int, int] = {}
+    p = 2
+    while p * p <= n and p < 1 << 16:
+        while n % p == 0:
+            factors[p] = factors.get(p, 0) + 1
+            n //= p
+        p += 1
+    if n > 1:
+        factors[n] = factors.get(n, 0) + 1
+    out = [1]
+    for q, e in factors.items():
+        out = [d * q**k for d in out for k in range(e + 1)]
+    return out
+
+
+def _starts(spans: list, size: int) -> set[int]:
+    """The 1-D strides below ``size``'s divisors where a sub-mode of a leaf can start (``start * j``, ``j`` a
+    divisor of the leaf's size)."""
+    return {v for v in _divisors(size) if any(v % start == 0 and end % v == 0 for start, end in spans)}
+
+
+def greatest_common_domain(a: Any, b: Any) -> Layout:
+    """The largest layout ``R`` of the 1-D coordinate that both ``shape(a)`` and ``shape(b)`` split into whole
+    sub-modes, in order: each mode ``s:d`` of R lies inside one leaf of each shape (the leaf's start divides ``d``,
+    ``d*s`` divides its end). Depends on the shapes only (a, b: layouts, ints or tuples).
+
+    Post: ``depth(R) == 1``; ``size(R)`` divides ``gcd(size(a), size(b))``; symmetric in a and b; ``(1,):(0,)`` when
+    the shapes share no factor in order. ``layout_add`` adds two layouts on it.
+
+    >>> str(greatest_common_domain((5, 3, 4), (10, 6)))
+    '(5,2):(1,30)'
+    >>> str(greatest_common_domain((2, 21), (3, 14))), str(greatest_common_domain((5, 3), (3, 5)))
+    ('(7):(6)', '(1):(0)')
+    """
+    sa, sb = _leaf_spans(a), _leaf_spans(b)
+    limit = min(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
+    g = math.gcd(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
+    common = sorted(_starts(sa, g) & _starts(sb, g))
+    shapes: list[int] = []
+    strides: list[int] = []
+    d = 1
+    while d < limit:
+        ra, rb = _room(d, sa), _room(d, sb)
+        g = math.gcd(ra, rb) if ra and rb else 1
+        if g > 1:
+            shapes.append(g)
+            strides.append(d)
+            d *= g
+            continue
+        d = next((v for v in common if v > d), limit)
+    res = R(tuple(shapes), tuple(strides)) if shapes else R((1,), (0,))
+    if (rec := active()) is not None:
+        rec.step(f"walk the leaves of both shapes along the 1-D coordinate, keeping the sub-modes that sit inside one "
+                 f"leaf of each: {res}", res, kind="result")
+    return res
+
+
+@memo
+def layout_add(a: Layout, b: Layout) -> Layout:
+    """``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (int, basis or F2 sums), as one layout.
+
+    Pre: ``size(A) == size(B)``; the coalesced A and B share a common domain of their whole size
+    (``greatest_common_domain``), on which both are linear. Post: R is that domain with stride ``A(d) + B(d)`` at
+    each of its modes ``s:d``, coalesced; checked point by point (``checks.post_layout_add``). Refused otherwise.
+
+    >>> from algebra.core.notation import parse
+    >>> str(layout_add(parse("(4,3):(1,4)"), parse("(4,3):(3,1)")))
+    '(4,3):(4,5)'
+    >>> str(layout_add(parse("12:2"), parse("(4,3):(3,1)")))
+    '(4,3):(5,9)'
+    """
+    a, b = _as_layout(a), _as_layout(b)
+    if it.product(a.shape) != it.product(b.shape):
+        raise LayoutError(f"layout_add: size condition: size(A) = {it.product(a.shape)} and size(B) = "
+                          f"{it.product(b.shape)} differ")
+    rec = active()
+    ca, cb = quiet(rec, coalesce, a), quiet(rec, coalesce, b)
+    g = nested(rec, greatest_common_domain, ca, cb)
+    if it.product(g.shape) != it.product(a.shape):
+        raise LayoutError(f"layout_add: common domain condition: coalesced, {ca} and {cb} share the common domain "
+                          f"{g} of size {it.product(g.shape)}, not all {it.product(a.shape)} coordinates")
+    res = coalesce(R(g.shape, tuple(ca(d) + cb(d) for d in g.stride)))
+    if rec is not None:
+        rec.step(f"on that domain both are linear: each mode s:d gets the stride A(d) + B(d); coalesced, R = {res}",
+                 res, kind="result")
     return res

@@ -2,9 +2,8 @@
 
 ``L(c) = sum_i c_i * d_i`` over the natural coordinate ``c`` of the shape ``s`` and the stride ``d``. Beside the
 class: its free functions (size, cosize, rank, depth, modes, slicing, coordinates, the identity layout) and
-``compose_layouts``, the composition of two layouts that ``Layout.with_shape`` and ``composition`` share. Layout
-stands on the mode arithmetic of ``algebra.core.fastpath`` and the check of ``algebra.core.checks``, neither of which
-builds a Layout.
+``with_shape``, a composition. Layout stands on the mode arithmetic of ``algebra.core.modes`` and the never-wrong
+layer of ``algebra.core.checks``, neither of which builds a Layout.
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import coshape, make_basis_like
-from algebra.core.checks import check_composition, structural_failure
+from algebra.core.checks import verify
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import _compose_modes, coalesce_x_flat, coalesce_x_pair, offsets
 from algebra.core.inttuple import IntTuple, is_int, is_tuple
+from algebra.core.modes import coalesce_x_pair, compose, offsets
 
 _new = object.__new__
 _MAXM = it.MAX_MAGNITUDE
@@ -156,8 +155,9 @@ class Layout:
         """``composition(self, make_layout(shape))`` (CuTe's ``Layout::with_shape``). Post: ``R(c) == self(i)``
         for every coordinate ``c`` of ``shape`` with column-major index ``i < size(self)``; refused as
         ``composition`` refuses."""
-        s = shape[0] if len(shape) == 1 else tuple(shape)
-        return compose_layouts(self, Layout(s))
+        b = Layout(shape[0] if len(shape) == 1 else tuple(shape))
+        c = coalesce_x_pair(self.shape, self.stride)
+        return verify("composition", (self, b), Layout._raw(*compose(c[0], c[1], b.shape, b.stride)))
 
 
 def _has_none(c: Any) -> bool:
@@ -198,12 +198,20 @@ def size(x: Any) -> int:
 
 def cosize(layout: Any) -> int:
     """CuTe's ``cosize``: ``size(coshape(L)) == sum((s_i - 1) * |d_i|) + 1`` over the flat modes (the extent of the
-    codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape."""
+    codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape. F2 strides: the
+    largest offset + 1 (an F2 offset read as its bits)."""
     if type(layout) is not Layout and hasattr(layout, "layout_b"):
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     if all(type(d) is int for d in fd):
         return sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+    if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
+        if it.product(fs) <= 1 << 20:
+            return max(offsets(layout)) + 1
+        top = 0
+        for d in fd:
+            top |= getattr(d, "value", d) if type(d) is not int or d >= 0 else 0
+        return 1 << (2 * top).bit_length()
     return it.product(coshape(layout))
 
 
@@ -359,24 +367,3 @@ def _as_layout(x: Any) -> Layout:
     if is_int(x):
         return Layout(x)
     raise LayoutError(f"expected a layout, got {x!r}")
-
-
-# --------------------------------------------------------------------------------------------- composition
-
-
-def compose_layouts(a: Layout, b: Layout) -> Layout | None:
-    """``A o B`` for two Layouts when B's strides are integers (None for basis strides in B: ``composition`` has
-    the general case). Post: ``R(c) == A(B(c))`` for every coordinate ``c`` of B with ``B(c) < size(A)``,
-    ``compatible(B, R)``; refused (``LayoutError``) with CuTe's conditions or, where CuTe's weak conditions let a
-    non-function through, the check's condition and a counterexample (``algebra.core.checks``)."""
-    bs, bd = b.shape, b.stride
-    c = coalesce_x_flat(a.shape, a.stride)  # A coalesced, its function kept past size(A); flat int strides
-    if c is None:
-        c = coalesce_x_pair(a.shape, a.stride)  # nested or basis-stride A
-    r = _compose_modes(c[0], c[1], bs, bd)
-    if r is None:
-        return None
-    res = Layout._raw(*r)
-    if type(c[0]) is tuple and structural_failure(c[0], bs, bd) is not None:
-        check_composition(a, c[0], b, res)
-    return res

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
-from algebra.core.checks import has_non_positive_shape, not_a_layout
+from algebra.core.checks import POST_OUTERMOST, has_non_positive_shape, not_a_layout, verify
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.notation import show
@@ -244,13 +244,15 @@ class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of 
 
 
 class _NotALayout:
-    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), kept in the cache: inside another
-    op it is the value CuTe computes on with; asked for by itself it is refused (``checks.not_a_layout``)."""
+    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), or one that fails the op's own
+    post-condition (``checks.POST_OUTERMOST``: ``err``), kept in the cache: inside another op it is the value CuTe
+    computes on with; asked for by itself it is refused (``checks.not_a_layout``, or ``err``)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "err")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, err: LayoutError | None = None) -> None:
         self.value = value
+        self.err = err
 
 
 #: True while an op's general code runs: the ops it calls are steps of it, and hand it what CuTe computes, also a
@@ -266,24 +268,28 @@ def _refuse_not_a_layout(name: str, args: tuple, value: Any) -> Any:
     raise err
 
 
-def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callable:
-    """Memoize ``fn`` in its own C cache of MEMO_ENTRIES small calls. Post: ``memo(f)(*a) == f(*a)``, and raises
-    what ``f(*a)`` raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type
-    and message, on each call); calls made while recording a derivation always run ``fn`` itself. A result with a
-    shape <= 0 is refused (``checks.not_a_layout``: the condition, the mode, what CuTe prints) unless the call is a
-    step of another op's general code, which computes on with it as CuTe does.
+def memo(fn: Callable) -> Callable:
+    """The op ``fn`` behind the never-wrong layer and a plain cache of MEMO_ENTRIES small calls.
 
-    ``fast``: the op's fast path (``algebra.core.quick``), tried on each miss before ``fn``; it returns exactly
-    ``fn``'s answer, or None where it does not decide (then ``fn`` runs). Only the arguments of a miss are sized
-    (``_small``): a call on big arguments runs and is not kept."""
-    if fn is None:
-        return lambda f: memo(f, fast=fast)
+    Post: ``memo(f)(*a)`` is ``f(*a)`` once it passes the op's post-condition (``checks.verify``), and raises what
+    that raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type and message,
+    on each call). A result with a shape <= 0 is refused (``checks.not_a_layout``: the condition, the mode, what
+    CuTe prints) unless the call is a step of another op, which computes on with it as CuTe does. Calls made while
+    recording a derivation run the op itself (checked, uncached), so the derivation is the code that runs. Only the
+    arguments of a miss are sized (``_small``): a call on big arguments runs and is not kept. ``f.__wrapped__`` is
+    the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
+    name = fn.__name__
+    outer = name in POST_OUTERMOST  # the op has a post-condition of its own, not checked inside another op
 
-    def general(args: tuple) -> Any:
+    @wraps(fn)
+    def checked(*args: Any) -> Any:
+        return verify(name, args, fn(*args))
+
+    def run(*args: Any) -> Any:
         small = _small_args(args)
         token = _NESTED.set(True)
         try:
-            value = fn(*args)
+            value = checked(*args)
         except LayoutError as err:
             if not small:
                 raise  # not kept
@@ -292,29 +298,13 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
             _NESTED.reset(token)
         if has_non_positive_shape(value):
             value = _NotALayout(value)
+        elif outer:
+            try:
+                verify(name, args, value, outermost=True)
+            except LayoutError as err:
+                value = _NotALayout(value, err)
         if not small:
             raise _Uncached(value)
-        return value
-
-    def run(*args: Any) -> Any:
-        try:
-            value = None if fast is None else fast(*args)
-        except LayoutError as err:  # the fast path refuses as the general code does
-            if not _small_args(args):
-                raise
-            return _Refusal(err)
-        if value is None:
-            return general(args)
-        for x in args:  # ``_small_args`` inline (a frame less on every miss)
-            tp = type(x)
-            if tp is Layout:
-                if x._leaves > 64 and x.leaves() > _LEAVES:  # 64: _LEAVES (a constant here, not a global)
-                    raise _Uncached(value)
-            elif tp is int:
-                if not -_BIG < x < _BIG:
-                    raise _Uncached(value)
-            elif x is not None and not _small(x):
-                raise _Uncached(value)
         return value
 
     cached = lru_cache(maxsize=MEMO_ENTRIES)(run)
@@ -323,7 +313,13 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
         if _recording() is not None:
-            return fn(*args)
+            nested = _nested()
+            token = _NESTED.set(True)
+            try:
+                value = checked(*args)
+            finally:
+                _NESTED.reset(token)
+            return value if nested else verify(name, args, value, outermost=True)
         try:
             value = cached(*args)
         except _Uncached as big:
@@ -341,10 +337,15 @@ def memo(fn: Callable | None = None, *, fast: Callable | None = None) -> Callabl
         if tp is _Refusal:
             raise value.kind(*value.args)
         if tp is _NotALayout:
-            return value.value if _nested() else _refuse_not_a_layout(fn.__name__, args, value.value)
+            if _nested():
+                return value.value
+            if value.err is not None:
+                raise type(value.err)(*value.err.args)
+            return _refuse_not_a_layout(name, args, value.value)
         return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    wrapper.__wrapped__ = checked  # type: ignore[attr-defined]
     return wrapper
 
 

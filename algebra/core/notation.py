@@ -22,13 +22,13 @@ import re
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import ScaledBasis
+from algebra.core.arith import F2, ScaledBasis
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
 MAX_TEXT = 20_000
-_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b))")
+_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b)")
 
 
 #: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout
@@ -107,7 +107,7 @@ class _Parser:
             m = _TOKEN.match(s, pos)
             if not m or m.end() == pos:
                 raise LayoutError(f"unexpected character {s[pos]!r} at position {pos} in {text!r}")
-            kind = ("int", "sw", "@", "p", "o")[m.lastindex - 1]
+            kind = ("int", "sw", "@", "p", "o", "f2")[m.lastindex - 1]
             self.toks.append((kind, m.group(m.lastindex), m.start(m.lastindex)))
             pos = m.end()
         self.i = 0
@@ -153,6 +153,9 @@ class _Parser:
                 items.append(self.htuple(level + 1, allow_basis))
             self.take(")")
             return tuple(items)
+        if allow_basis and (t := self.peek()) is not None and t[0] == "f2":
+            self.i += 1
+            return F2(int(t[1]))  # an F2 stride leaf, ``F9``
         v = self.int_()
         if allow_basis and self.at("@"):
             self.take("@")

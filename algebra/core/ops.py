@@ -9,7 +9,15 @@ Each op lives in its own module, with its post-condition in its docstring: ``coa
 from algebra.core.coalesce import coalesce, coalesce_x, filter, filter_zeros
 from algebra.core.complement import complement
 from algebra.core.composition import composition
-from algebra.core.inverses import left_inverse, max_common_layout, max_common_vector, nullspace, right_inverse
+from algebra.core.inverses import (
+    greatest_common_domain,
+    layout_add,
+    left_inverse,
+    max_common_layout,
+    max_common_vector,
+    nullspace,
+    right_inverse,
+)
 
-__all__ = ["coalesce", "coalesce_x", "complement", "composition", "filter", "filter_zeros", "left_inverse",
-           "max_common_layout", "max_common_vector", "nullspace", "right_inverse"]
+__all__ = ["coalesce", "coalesce_x", "complement", "composition", "filter", "filter_zeros", "greatest_common_domain",
+           "layout_add", "left_inverse", "max_common_layout", "max_common_vector", "nullspace", "right_inverse"]

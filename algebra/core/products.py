@@ -10,13 +10,10 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core import quick as q
-from algebra.core.checks import check_composition
 from algebra.core.coalesce import coalesce
-from algebra.core.complement import complement, complement_flat
+from algebra.core.complement import complement
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import coalesce_x_flat, compose_flat
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, slice_layout
 from algebra.core.memo import memo
@@ -27,23 +24,6 @@ from algebra.core.recorder import active, nested, quiet
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
 
 R = Layout._raw
-
-
-def logical_divide_flat(layout: Layout, tiler: Layout) -> Layout | None:
-    """``composition(A, make_layout(B, complement(B, shape(coalesce(A)))))`` through the fast paths above."""
-    c = coalesce_x_flat(layout.shape, layout.stride, False)
-    if c is None:
-        return None
-    comp = complement_flat(tiler.shape, tiler.stride, c[0])
-    if comp is None:
-        return None
-    b_shape, b_stride = (tiler.shape, comp.shape), (tiler.stride, comp.stride)
-    r = compose_flat(layout.shape, layout.stride, b_shape, b_stride)
-    if r is None:
-        return None
-    out = R(*r)
-    check_composition(layout, coalesce_x_flat(layout.shape, layout.stride)[0], R(b_shape, b_stride), out)
-    return out
 
 
 def through_swizzle(fn: Any) -> Any:
@@ -112,7 +92,7 @@ def _keep(layout: Any, rec: Any) -> Any:
 # --------------------------------------------------------------------------------------------- divide
 
 
-@memo(fast=q.q_logical_divide)
+@memo
 @through_swizzle
 def logical_divide(layout: Any, tiler: Any) -> Any:
     """``A / B = A o (B, complement(B, shape(coalesce(A))))``: mode 0 is the tile, mode 1 the tile's repeats.
@@ -120,9 +100,6 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     Post: mode 0 of the result is compatible with the tiler (for a Layout tiler: ``shape(R[0]) == shape(B)``).
     """
     rec = active()
-    if rec is None and type(tiler) is Layout and type(layout) is Layout and \
-            (r := logical_divide_flat(layout, tiler)) is not None:
-        return r
     if tiler is None:
         return _keep(layout, rec)
     if is_tuple(tiler):
@@ -158,7 +135,7 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
     return R(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
 
 
-@memo(fast=q.q_zipped_divide)
+@memo
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
@@ -190,14 +167,14 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
     return slice_layout((c0, c1), layout)
 
 
-@memo(fast=q.q_tiled_divide)
+@memo
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
     return _unpacked(zipped_divide(layout, tiler), False, "the rest modes")
 
 
-@memo(fast=q.q_flat_divide)
+@memo
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
@@ -207,7 +184,7 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
 # --------------------------------------------------------------------------------------------- product
 
 
-@memo(fast=q.q_logical_product)
+@memo
 @through_swizzle
 def logical_product(block: Any, tiler: Any) -> Any:
     """``(A, complement(A, size(A)*cosize(B)) o B)``: mode 0 is the block, mode 1 the block repeated by B."""
@@ -277,21 +254,21 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     return res
 
 
-@memo(fast=q.q_zipped_product)
+@memo
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), (repeat modes...))`` of ``logical_product``."""
     return _regroup(logical_product(block, tiler), tiler, "block", "repeat")
 
 
-@memo(fast=q.q_tiled_product)
+@memo
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
     return _unpacked(zipped_product(block, tiler), False, "the repeat modes")
 
 
-@memo(fast=q.q_flat_product)
+@memo
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
     """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""

@@ -231,3 +231,51 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
                 f"offsets. CuTe would print {res} here; at i = {i} that gives {res(i)}, but A({sw}({i})) = A({j}) "
                 f"= {a(j)}")
     return res
+
+
+def as_f2_layout(x: Any) -> Layout:
+    """``Sw<B,M,S> o 0 o L`` as a Layout with F2 strides (``algebra.core.arith.F2``), L's profile kept: where L's
+    offsets combine without carries (every leaf of shape > 1 has a power-of-two shape and stride, no two leaves share
+    a bit), ``Sw(L(c)) = XOR_t c_t * Sw(d << t)`` over the bits t of each leaf, and each leaf becomes the coalesced
+    bit modes ``2:F(Sw(d << t))``. A Swizzle alone is ``(2,...,2)`` over its bits. Refused (``LayoutError``) where the
+    swizzled layout is not F2-linear (a carry, an offset). Post: ``R(i) == x(i)`` for every ``i`` (as ints).
+
+    >>> from algebra.core.notation import parse
+    >>> str(as_f2_layout(parse("Sw<3,0,3> o 0 o (8,8):(1,8)")))
+    '(8,8):(F1,F9)'
+    """
+    from algebra.core.arith import F2
+    from algebra.core.modes import bw_coalesce
+
+    if type(x) is Swizzle:
+        k = x.base + x.bits + abs(x.shift)
+        return Layout((2,) * k, tuple(F2(x(1 << t)) for t in range(k)))
+    if type(x) is not ComposedLayout or type(x.layout_a) is not Swizzle:
+        raise LayoutError(f"as_f2_layout takes a swizzle or a swizzled layout Sw o 0 o L, got {x}")
+    if x.offset != 0:
+        raise LayoutError(f"{x}: the offset {x.offset} makes the map affine, not linear over F2")
+    sw, used = x.layout_a, 0
+
+    def leaf(s: int, d: Any) -> tuple:
+        nonlocal used
+        if s == 1:
+            return 1, 0
+        if s & (s - 1) or type(d) is not int or d < 0 or d & (d - 1):
+            raise LayoutError(f"{x}: mode {s}:{d} does not move whole bits (shape and stride powers of two), so the "
+                              "swizzle of its offsets is not F2-linear")
+        k = s.bit_length() - 1
+        if d == 0:
+            return s, 0
+        if used & (((1 << k) - 1) * d):
+            raise LayoutError(f"{x}: mode {s}:{d} shares bits with another mode: the sum carries, which F2 does not")
+        used |= ((1 << k) - 1) * d
+        cols = [F2(sw(d << t)) for t in range(k)]
+        return bw_coalesce((2,) * (k - 1), tuple(cols[:-1]), 2, cols[-1])
+
+    def walk(s: Any, d: Any) -> tuple:
+        if type(s) is tuple:
+            parts = [walk(a, b) for a, b in zip(s, d, strict=True)]
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        return leaf(s, d)
+
+    return Layout(*walk(x.layout_b.shape, x.layout_b.stride))

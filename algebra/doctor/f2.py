@@ -15,71 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import F2, MAX_BITS, clmul
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int
 
-MAX_BITS = 64
-
-
-def clmul(a: int, b: int) -> int:
-    """Carry-less product: the XOR of ``a << t`` over the set bits t of ``b`` (polynomials over F2)."""
-    if not (is_int(a) and is_int(b)) or a < 0 or b < 0:
-        raise LayoutError("carry-less products take non-negative integers")
-    out, t = 0, 0
-    while b:
-        if b & 1:
-            out ^= a << t
-        b >>= 1
-        t += 1
-    return out
-
-
-class F2:
-    """A bit vector: ``F2(a) + F2(b) == F2(a ^ b)``, ``F2(a) * n == F2(clmul(a, n))``; prints ``F6``.
-
-    Post: immutable and hashable; ``int(F2(v)) == v``; ``0 + F2(v) == F2(v)`` so ``sum`` works."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        v = value.value if isinstance(value, F2) else value
-        if not is_int(v) or v < 0 or v.bit_length() > MAX_BITS:
-            raise LayoutError(f"an F2 vector is a non-negative integer of at most {MAX_BITS} bits, got {value!r}")
-        object.__setattr__(self, "value", v)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("F2 is immutable")
-
-    def __add__(self, other: Any) -> F2:
-        if isinstance(other, F2) or is_int(other):
-            return F2(self.value ^ F2(other).value)
-        return NotImplemented
-
-    __radd__ = __add__
-    __sub__ = __add__
-    __rsub__ = __add__
-
-    def __mul__(self, other: Any) -> F2:
-        if isinstance(other, F2) or is_int(other):
-            return F2(clmul(self.value, F2(other).value))
-        return NotImplemented
-
-    __rmul__ = __mul__
-
-    def __int__(self) -> int:
-        return self.value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, F2) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(("F2", self.value))
-
-    def __str__(self) -> str:
-        return f"F{self.value}"
-
-    __repr__ = __str__
-
+__all__ = ["F2", "F2Layout", "clmul", "describe_swizzle", "swizzle_matrix", "to_f2_layout"]
 
 # --------------------------------------------------------------------------------------------- matrices
 

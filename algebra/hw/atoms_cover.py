@@ -8,9 +8,9 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.fastpath import offsets
 from algebra.core.layout import Layout, make_ordered_layout, size
 from algebra.core.memo import bounded
+from algebra.core.modes import offsets
 from algebra.core.products import tiled_product
 
 

@@ -86,6 +86,12 @@ class Op:
 OPS: dict[str, Op] = {}
 
 
+def _not_in_cpp(name: str, result: Any) -> list[str]:
+    """The statements for an op CuTe C++ does not have: its result, computed here, as a C++ literal."""
+    return [f"// CuTe C++ has no {name}; its result, computed by this algebra:", f"auto R = {emit.to_cpp(result)};",
+            "print(R);"]
+
+
 def _op(name: str, fn: Callable, args: str, gloss: str, group: str, examples: list[tuple[str, ...]], *,
         cpp: Callable | None = None, dsl: Callable | None | bool = True, link: str = "",
         result: str = "layout") -> None:
@@ -171,6 +177,13 @@ _op("max_common_vector", inverses.max_common_vector, "A:layout B:layout",
     result="value")
 _op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
     [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
+_op("layout_add", inverses.layout_add, "A:layout B:layout", "R(i) = A(i) + B(i): the sum of two layouts as one layout",
+    "Inverses", [("layout_add", "(4,3):(1,4)", "(4,3):(3,1)"), ("one mode and two", "12:2", "(4,3):(3,1)")],
+    cpp=lambda n, a: _not_in_cpp("layout_add", inverses.layout_add(*a)), dsl=None)
+_op("greatest_common_domain", inverses.greatest_common_domain, "A:layout B:layout",
+    "the largest 1-D sub-modes that both shapes split into, in order", "Inverses",
+    [("greatest_common_domain", "(5,3,4):(1,5,15)", "(10,6):(1,10)")], link="index",
+    cpp=lambda n, a: _not_in_cpp("greatest_common_domain", inverses.greatest_common_domain(*a)), dsl=None)
 for _name, _fn, _gloss, _ex in [
     ("logical_divide", products.logical_divide, "A o (B, B*): ((inside a tile), (which tile))",
      ("(4,2,3):(2,1,8)", "4:2")),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from app.drills.parsing import AnswerError, clean
+from app.drills.parse_base import AnswerError, clean
 
 
 def _split_top(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
-from app.drills.parsing import AnswerError, _integer, clean
+from app.drills.parse_base import AnswerError, _integer, clean
 
 _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[a-z]+|[^\sa-z0-9]")
 
@@ -84,7 +84,7 @@ def parse_coord(text: str) -> Any:
     """A nested coordinate (or several) among label words (COORD_LABELS), after the last ``=`` or ``->``:
     ``natural (1,(1,2))``, ``(i,(j,k)) = (1,(1,2))``, ``16 -> (1,(1,2))``, ``2-D (1,5), natural (1,(1,2)), offset
     16``. Post-condition: what ``parse_nested`` reads once the labels are gone; AnswerError for any other word."""
-    from app.drills.parsing import parse_nested
+    from app.drills.parse_base import parse_nested
 
     s = clean(text).replace("→", "->")
     for sep in ("->", "="):

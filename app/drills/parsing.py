@@ -11,139 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-MAX_ANSWER_CHARS = 4000
-MAX_NESTING = 12
-
-IntTuple = int | tuple["IntTuple", ...]
-
-
-class AnswerError(ValueError):
-    """The answer could not be read; ``str(err)`` says what was expected."""
-
-
-def check_length(text: str) -> str:
-    """Return ``text`` stripped. Post-condition: raises AnswerError if it is empty or over MAX_ANSWER_CHARS."""
-    if text is None or not str(text).strip():
-        raise AnswerError("the answer is empty")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerError(f"the answer is {len(text)} characters long; at most {MAX_ANSWER_CHARS} are read")
-    return str(text).strip()
-
-
-_TRANSLATE = str.maketrans({"[": "(", "]": ")", "{": "(", "}": ")", "×": "*", "·": "*", "−": "-", "–": "-",
-                            "—": "-", "＝": "=", "，": ",", "（": "(", "）": ")", "：": ":"})
-
-
-def squeeze(text: str) -> str:
-    """Collapse every run of whitespace to one character (a new line if the run holds one, else a space).
-
-    Post-condition: no two whitespace characters are adjacent, so no pattern applied afterwards can backtrack over a
-    long run of spaces (linear time in the length of the answer)."""
-    out: list[str] = []
-    run = ""
-    for ch in text:
-        if ch.isspace():
-            run = "\n" if ch == "\n" or run == "\n" else " "
-            continue
-        if run:
-            out.append(run)
-            run = ""
-        out.append(ch)
-    if run:
-        out.append(run)
-    return "".join(out)
-
-
-_HEX = re.compile(r"(?<![\w.])0[xX]([0-9a-fA-F]{1,16})(?![\w.])")
-_BIN = re.compile(r"(?<![\w.])0[bB]([01](?:[01_']{0,70}[01])?)(?![\w.])")
-
-
-def clean(text: str) -> str:
-    """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
-    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary ``0b1111`` (a bit mask) ``15``,
-    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
-    text = squeeze(check_length(text))
-    text = _HEX.sub(lambda m: str(int(m.group(1), 16)), text)  # 0x1c -> 28
-    text = _BIN.sub(lambda m: str(int(re.sub(r"[_']", "", m.group(1)), 2)), text)  # 0b1111 (a bit mask) -> 15
-    text = re.sub(r"(?<=[\w>]) ?\{ ?\}", "", text)  # C++ value braces: _4{}, Int<4>{}, LayoutRight{}
-    text = re.sub(r"Int ?< ?(-?\d+) ?>", r"\1", text)
-    text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
-    return text.translate(_TRANSLATE)
-
-
-def _tokens(text: str) -> list[str]:
-    """Split into '(' ')' and integers; commas, spaces, semicolons and new lines separate. Raises on anything else."""
-    out: list[str] = []
-    for m in re.finditer(r"\s+|[,;]|\(|\)|[+-]?\d+|.", text):
-        tok = m.group(0)
-        if tok.isspace() or tok in (",", ";"):
-            continue
-        if tok in "()" or re.fullmatch(r"[+-]?\d+", tok):
-            out.append(tok)
-            continue
-        raise AnswerError(f"unexpected {tok!r}: only integers, commas and parentheses are read here")
-    return out
-
-
-def parse_nested(text: str) -> IntTuple:
-    """Read an integer or a nested tuple of integers, e.g. ``(1,(1,2))`` or ``1, (1, 2)``.
-
-    Post-condition: a top-level sequence of several items becomes a tuple; ``(x)`` with one item stays a 1-tuple
-    only when nested, so ``"(5)"`` reads as ``5``.
-    """
-    toks = _tokens(clean(text))
-    if not toks:
-        raise AnswerError("no numbers found")
-    pos = 0
-
-    def item(depth: int) -> IntTuple:
-        nonlocal pos
-        if depth > MAX_NESTING:
-            raise AnswerError(f"more than {MAX_NESTING} levels of parentheses")
-        tok = toks[pos]
-        if tok == "(":
-            pos += 1
-            items: list[IntTuple] = []
-            while pos < len(toks) and toks[pos] != ")":
-                items.append(item(depth + 1))
-            if pos >= len(toks):
-                raise AnswerError("a '(' is never closed")
-            pos += 1
-            if not items:
-                raise AnswerError("empty parentheses '()'")
-            return tuple(items)
-        if tok == ")":
-            raise AnswerError("a ')' closes nothing")
-        pos += 1
-        return int(tok)
-
-    top: list[IntTuple] = []
-    while pos < len(toks):
-        top.append(item(0))
-    if len(top) == 1:
-        only = top[0]
-        if isinstance(only, tuple) and len(only) == 1:
-            return only[0]
-        return only
-    return tuple(top)
-
-
-def flatten(x: IntTuple) -> tuple[int, ...]:
-    """All integers of a nested tuple, left to right."""
-    if isinstance(x, tuple):
-        return tuple(v for item in x for v in flatten(item))
-    return (x,)
-
-
-_INT_SUFFIXES = ("wavefronts", "wavefront", "sectors", "sector", "ways", "way", "x", "%")
-
-
-def _integer(tok: str) -> int | None:
-    """``tok`` as an int when it is an optionally signed run of ASCII digits, else None."""
-    body = tok[1:] if tok[:1] in "+-" else tok
-    if not body or len(body) > 40 or not all("0" <= ch <= "9" for ch in body):
-        return None
-    return int(tok)
+from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' base)
+    _BIN,
+    _HEX,
+    _INT_SUFFIXES,
+    _TRANSLATE,
+    MAX_ANSWER_CHARS,
+    MAX_NESTING,
+    AnswerError,
+    IntTuple,
+    _integer,
+    _tokens,
+    check_length,
+    clean,
+    flatten,
+    parse_nested,
+    squeeze,
+)
 
 
 def parse_int(text: str) -> int:

@@ -184,6 +184,8 @@ def confirm_not_a_function(case: dict) -> str:
     if m is None:
         if _NOT_POSITIVE.search(msg):
             return _confirm_not_positive(case, msg)
+        if _POST.search(msg):
+            return _confirm_post(case, msg)
         return _confirm_product(case, msg)
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
@@ -217,6 +219,44 @@ def _confirm_not_positive(case: dict, msg: str) -> str:
     if bad > 0 or bad not in flat(shape) or min(flat(shape)) > 0:
         return f"CuTe's answer {case['cute']} has no shape {bad} <= 0"
     return ""
+
+
+_POST = re.compile(r" is not a layout: (complement size|quasi-inverse|right inverse) condition: .*?CuTe would print "
+                   r"(.+?) here[;,]", re.S)
+_AT = re.compile(r"at i = (\d+)")
+
+
+def _confirm_post(case: dict, msg: str) -> str:
+    """A refusal of CuTe's answer because it breaks the op's own post-condition (``cute/layout.hpp``), checked here
+    with this module's evaluator: complement's ``size(R) >= cotarget / size(filter(A))``, left_inverse's quasi-inverse
+    ``A(R(A(i))) == A(i)`` with ``R(A(i))`` in A's domain, right_inverse's ``A(R(i)) == i`` with ``R(i)`` in A's
+    domain; and the layout the message says CuTe prints is CuTe's answer."""
+    kind, printed = _POST.search(msg).groups()
+    if printed != case["cute"]:
+        return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    a_shape, a_f = function(case["args"][0])
+    r_shape, r_f = function(case["cute"])
+    n = prod(a_shape)
+    if kind == "complement size":
+        fs, fd = (flat(x) for x in split_layout(case["args"][0]))
+        fsize = prod(tuple(s for s, d in zip(fs, fd, strict=True) if d != 0))
+        cosize = sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+        cot = case["args"][1] if len(case["args"]) > 1 else cosize
+        if not isinstance(cot, int) or prod(r_shape) >= cot // fsize:
+            return f"CuTe's complement {case['cute']} has the size the post-condition asks for"
+        return ""
+    m = _AT.search(msg)
+    if m is None:
+        return f"no counterexample in the message: {msg[:200]}"
+    i = int(m.group(1))
+    if kind == "quasi-inverse":
+        y = a_f(i)
+        x = r_f(y) if y >= 0 else None
+        holds = i < n and x is not None and not (0 <= x < n and a_f(x) == y)
+    else:
+        x = r_f(i)
+        holds = i < prod(r_shape) and not (0 <= x < n and a_f(x) == i)
+    return "" if holds else f"the counterexample does not hold: {msg[-200:]}"
 
 
 _PRODUCT = re.compile(r"logical_product\((\S+), (.+?)\) is not a layout: .*?CuTe would print (.+?) here; at \((\d+), "

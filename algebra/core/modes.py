@@ -1,13 +1,11 @@
-"""The mode arithmetic under the ops, on raw ``(shape, stride)`` pairs: coalesce, composition's per-mode step, and
-every offset of a layout.
+"""The mode arithmetic of the algebra on raw ``(shape, stride)`` pairs: every offset of a layout, coalesce, and
+composition's walk of B's modes through the coalesced A. One implementation: ``Layout`` itself (its ``with_shape``
+is a composition), the ops (``coalesce``, ``composition``, ``complement``) and the never-wrong check
+(``algebra.core.checks``) all stand on it. Nothing here builds a ``Layout``.
 
-Nothing here builds a ``Layout``, so both ``Layout`` itself (``Layout.with_shape`` is a composition) and the ops
-(``algebra.core.coalesce``, ``composition``, ``complement``) stand on this module. ``coalesce_x_flat`` and
-``compose_flat`` are the fast paths for flat layouts with integer strides (``complement_pair``, for int layouts with
-non-negative strides, is ``algebra.core.complement_modes``'): each returns the same pair as the generic code or
-``None`` when the input is outside its case, and the caller then runs the generic code. ``_compose_int``
-raises the composition refusals itself. A recorder passed as ``rec`` gets one step per decision, the layouts in them
-as CuTe notation text.
+A recorder passed as ``rec`` (``algebra.core.recorder``) gets one step per decision, the layouts in them as CuTe
+notation text; with ``rec`` None the same code runs and records nothing. ``compose_int`` raises CuTe's own
+refusals (its divisibility conditions); whether the answer is the function ``A o B`` is the check's business.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.complement_modes import complement_pair as complement_pair  # its home before (importers kept)
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import signum, tdiv
 
@@ -25,19 +22,48 @@ def _lstr(shape: Any, stride: Any) -> str:
     return f"{it.to_str(shape)}:{it.to_str(stride)}"
 
 
+def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
+    """The flat modes of ``shape:stride`` as two tuples (a flat tuple is returned as it is)."""
+    if type(shape) is tuple:
+        for x in shape:
+            if type(x) is tuple:
+                fs: list = []
+                fd: list = []
+                _flatten_into(shape, stride, fs, fd)
+                return tuple(fs), tuple(fd)
+        return shape, stride
+    return (shape,), (stride,)
+
+
+def _flatten_into(s: Any, d: Any, fs: list, fd: list) -> None:
+    """The leaves of the congruent ``s`` and ``d``, appended in order (``flat_pair``'s walk of a nested layout)."""
+    if type(s) is tuple:
+        for i in range(len(s)):
+            _flatten_into(s[i], d[i], fs, fd)
+    else:
+        fs.append(s)
+        fd.append(d)
+
+
 def offsets(layout: Any) -> list[int]:
-    """``[L(i) for i in range(size(L))]``, computed mode by mode (fast; the caller bounds the size).
+    """``[L(i) for i in range(size(L))]``, computed mode by mode (the caller bounds the size).
 
     Works for Layout and ComposedLayout (the swizzle is applied to each offset).
+
+    >>> from algebra.core.layout import Layout
+    >>> offsets(Layout((2, 3), (3, 1)))
+    [0, 3, 1, 4, 2, 5]
     """
     if hasattr(layout, "layout_b"):
         a, off = layout.layout_a, layout.offset
         return [a(off + o) for o in offsets(layout.layout_b)]
     out = [0]
-    for s, d in zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True):
+    for s, d in zip(*flat_pair(layout.shape, layout.stride), strict=True):
         if s == 1:
             continue
         out = [o + k * d for k in range(s) for o in out] if d else out * s
+    if len(out) > 1 and getattr(out[1], "is_f2", False) or getattr(out[-1], "is_f2", False):
+        out = [getattr(o, "value", o) for o in out]  # F2 offsets are their bits
     return out
 
 
@@ -45,7 +71,17 @@ def offsets(layout: Any) -> list[int]:
 
 
 def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
-    """CuTe's ``bw_coalesce`` over flat shape ``fs`` / stride ``fd`` (modes before the seed, back to front)."""
+    """CuTe's ``bw_coalesce``: the flat modes ``fs:fd`` folded back to front onto the seed ``new_s:new_d``.
+
+    Pre: ``fs``, ``fd`` flat and of equal length. Post: the pair is the coalesced layout (a mode ``s:d`` merges
+    into the one after it, ``s':d'``, when ``s*d == d'``; size-1 modes are dropped; one mode left of size 1 is
+    ``1:0``); it has the same value at every 1-D coordinate of the domain.
+
+    >>> bw_coalesce((2, 1, 4), (1, 7, 2), 3, 8)
+    (24, 1)
+    >>> bw_coalesce((4,), (2,), 2, 1)
+    ((4, 2), (2, 1))
+    """
     ns = [new_s]
     nd = [new_d]
     front_s, front_d = new_s, new_d
@@ -61,7 +97,8 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
         if front_s == 1 and len(ns) == 1:
             why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
             front_s, front_d = s, d
-        elif s * d == front_d:
+        elif s * d == front_d and (type(d) is int or (s - 1) * d + front_d == (2 * s - 1) * d):
+            # (an F2 stride merges only where the sum is also linear at (s-1, 1): carry-less products of s-1 and s)
             why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
             front_s, front_d = s * front_s, d
         else:
@@ -84,85 +121,33 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
 
 
 def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
-    """``coalesce_x`` of any layout as a raw pair: coalesce, keeping the stride of a trailing shape-1 mode so that
-    the function goes on past the domain (composition reads A there)."""
-    fs, fd = it.flatten(shape), it.flatten(stride)
+    """``coalesce_x``: coalesce, keeping the stride of a trailing shape-1 mode so that the function goes on past
+    the domain (composition reads A there). Post: ``R(i) == L(i)`` for every ``i``, also ``i >= size(L)``.
+
+    >>> coalesce_x_pair((4, 1), (1, 4))
+    (8, 1)
+    >>> coalesce_x_pair((2, 1), (1, 3))
+    ((2, 2), (1, 3))
+    """
+    fs, fd = flat_pair(shape, stride)
     return bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
-
-
-def coalesce_x_flat(shape: Any, stride: Any, x: bool = True) -> tuple | None:
-    """``coalesce_x`` (``x``) or ``coalesce`` of a flat layout with int strides as a raw ``(shape, stride)`` pair
-    (``None`` otherwise): ``_bw_coalesce`` with the last mode as the seed (for ``coalesce_x`` a shape-1 last mode
-    seeds shape 2, keeping its stride)."""
-    if type(shape) is int:
-        if type(stride) is not int:
-            return None
-        if shape == 1:
-            return (2, stride) if x else (1, 0)
-        return shape, stride
-    if type(shape) is not tuple:
-        return None
-    n = len(shape) - 1
-    front_s = shape[n]
-    front_d = stride[n]
-    if type(front_s) is not int or type(front_d) is not int:
-        return None
-    top = n - 1
-    if front_s == 1:
-        if x:
-            front_s = 2
-        else:  # plain coalesce: the last mode of shape > 1 is the seed
-            while top >= 0:
-                s = shape[top]
-                d = stride[top]
-                if type(s) is not int or type(d) is not int:
-                    return None
-                top -= 1
-                if s != 1:
-                    front_s, front_d = s, d
-                    break
-    if top == 0:  # one mode before the seed (a rank-2 layout), without the lists (front_s is not 1 here)
-        s = shape[0]
-        d = stride[0]
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1:
-            return front_s, front_d
-        if s * d == front_d:
-            return s * front_s, d
-        return (s, front_s), (d, front_d)
-    ns: list = []
-    nd: list = []
-    for i in range(top, -1, -1):
-        s = shape[i]
-        d = stride[i]
-        if type(s) is not int or type(d) is not int:
-            return None
-        if s == 1:
-            continue
-        if s * d == front_d:
-            front_s, front_d = s * front_s, d
-        else:
-            ns.append(front_s)
-            nd.append(front_d)
-            front_s, front_d = s, d
-    if not ns:
-        return (1, 0) if front_s == 1 else (front_s, front_d)
-    ns.append(front_s)
-    nd.append(front_d)
-    ns.reverse()
-    nd.reverse()
-    return tuple(ns), tuple(nd)
 
 
 # --------------------------------------------------------------------------------------------- composition
 
 
-def _compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
-    """composition_impl for an integral RHS mode ``rs:rd`` against the coalesced LHS ``ls:ld``.
+def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
+    """CuTe's ``composition_impl`` for one mode ``rs:rd`` of B (int stride) against the coalesced A ``ls:ld``.
 
-    Returns the result as a raw ``(shape, stride)`` pair. ``rec``: the derivation recorder (``algebra.core.recorder``),
-    which gets one step per decision; None on the ordinary path.
+    Pre (CuTe's, refused as CuTe refuses): at each mode of A but the last, the remaining stride is a multiple of
+    its shape or less than it (stride divisibility), and the remaining shape is divisible by what the mode gives
+    (shape divisibility). Post: the raw ``(shape, stride)`` pair CuTe prints; it is ``A o (rs:rd)`` wherever the
+    walk stays inside the modes it steps through (``algebra.core.checks`` decides the rest).
+
+    >>> compose_int((4, 8), (1, 16), 8, 2)
+    ((2, 4), (2, 16))
+    >>> compose_int((6, 2), (8, 2), 4, 4)
+    ((2, 2), (32, 2))
     """
     if rd == 0 and type(rd) is int:
         if rec is not None:
@@ -240,7 +225,7 @@ def _cmod(a: int, b: int) -> int:
 
 
 def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
-    """``_compose_int`` in C++ integer arithmetic, for the non-positive shapes that complements of negative
+    """``compose_int`` in C++ integer arithmetic, for the non-positive shapes that complements of negative
     strides produce: CuTe computes on with them, so the result matches CuTe's print; a zero divisor is refused."""
     res_s: list = []
     res_d: list = []
@@ -275,29 +260,77 @@ def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
     return tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],)
 
 
-def _compose_modes(ls: Any, ld: Any, bs: Any, bd: Any) -> tuple | None:
-    """Every mode of B (int strides, any nesting) composed with the coalesced A ``ls:ld``, B's profile kept. (B's
-    shape and stride are congruent; indexing them is cheaper than a zip, ~0.1 us less a loop, more with strict.)"""
-    if type(bs) is not tuple:
-        return _compose_int(ls, ld, bs, bd) if type(bd) is int else None
-    out_s: list = []
-    out_d: list = []
-    for i in range(len(bs)):
-        s = bs[i]
-        d = bd[i]
-        p = _compose_modes(ls, ld, s, d) if type(s) is tuple else (
-            _compose_int(ls, ld, s, d) if type(d) is int else None)
-        if p is None:
-            return None
-        out_s.append(p[0])
-        out_d.append(p[1])
-    return tuple(out_s), tuple(out_d)
+def _value(ls: Any, ld: Any, x: int) -> Any:
+    """The layout ``ls:ld`` (flat) at the 1-D coordinate ``x``, its last mode going on past its size."""
+    if type(ls) is not tuple:
+        return x * ld
+    total: Any = 0
+    for i in range(len(ls) - 1):
+        x, c = divmod(x, ls[i])
+        total = total + c * ld[i]
+    return total + x * ld[-1]
 
 
-def compose_flat(a_shape: Any, a_stride: Any, b_shape: Any, b_stride: Any) -> tuple | None:
-    """``composition(A, B)`` as a raw pair for a flat A with int strides and a B with int strides (any nesting):
-    ``coalesce_x(A)`` composed with every mode of B, each mode as ``_compose_int`` (which also refuses)."""
-    c = coalesce_x_flat(a_shape, a_stride)
-    if c is None:
-        return None
-    return _compose_modes(c[0], c[1], b_shape, b_stride)
+def _as_f2(v: Any, bs: int, bd: Any) -> Any:
+    """An int offset of A read by an F2 mode of B, as an F2 element (refused when it is negative or not an int)."""
+    from algebra.core.arith import F2
+
+    if type(v) is not int or v < 0:
+        raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {v}, which is not an F2 "
+                          "element")
+    return F2(v)
+
+
+def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:
+    """Every mode of B = ``bs:bd`` composed with the coalesced A = ``ls:ld``; B's profile kept (CuTe's
+    ``composition_impl`` over B's modes). A stride ``v@k`` of B reads mode k of A (CuTe's basis strides).
+
+    Pre: ``ls:ld`` is ``coalesce_x(A)`` (or A itself where B's strides are bases). Post: the raw pair CuTe prints,
+    of B's profile; refused (``LayoutError``) where CuTe's own conditions fail.
+
+    >>> compose((4, 8), (1, 16), (2, 4), (1, 8))
+    ((2, 4), (1, 32))
+    """
+    if type(bs) is tuple:
+        if rec is not None and not path:
+            rec.step(f"B = {_lstr(bs, bd)} has {len(bs)} modes: each is composed with A on its own and the results "
+                     "sit side by side, so R has the shape of B")
+        out_s: list = []
+        out_d: list = []
+        for i in range(len(bs)):
+            if rec is None:
+                p = compose(ls, ld, bs[i], bd[i])
+            else:
+                rec.step(f"mode {path}{i} of B: {_lstr(bs[i], bd[i])}")
+                with rec.sub():
+                    p = compose(ls, ld, bs[i], bd[i], rec, f"{path}{i}.")
+            out_s.append(p[0])
+            out_d.append(p[1])
+        out = tuple(out_s), tuple(out_d)
+        if rec is not None:
+            rec.step(f"side by side: {_lstr(*out)}", _lstr(*out))
+        return out
+    if type(bd) is int:
+        return compose_int(ls, ld, bs, bd, rec)
+    if getattr(bd, "is_f2", False):  # B's offsets are bit vectors: each bit t of the mode reads A at d << t
+        if bs & (bs - 1):
+            raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride needs a power-of-two shape")
+        k = bs.bit_length() - 1
+        cols = [_value(ls, ld, bd.value << t) for t in range(k)]
+        cols = [c if hasattr(c, "is_f2") else _as_f2(c, bs, bd) for c in cols]
+        if rec is not None:
+            rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
+                     f"{', '.join(map(str, cols))}")
+        if not cols:
+            return 1, 0
+        return bw_coalesce((2,) * (k - 1), tuple(cols[:-1]), 2, cols[-1])
+    for k in bd.mode_path:  # a basis stride v@k: compose with mode k of A, coalesced
+        if type(ls) is not tuple or k >= len(ls):
+            raise LayoutError(f"basis stride {bd} selects a mode the left layout does not have")
+        ls, ld = ls[k], ld[k]
+    if rec is not None:
+        rec.step(f"stride {bd} reads mode {'.'.join(map(str, bd.mode_path))} of A, {_lstr(ls, ld)}, with step "
+                 f"{bd.value}")
+    if type(ls) is tuple:
+        ls, ld = coalesce_x_pair(ls, ld)
+    return compose_int(ls, ld, bs, bd.value, rec)
