@@ -20,13 +20,14 @@ from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
-from algebra.core.checks import POST_OUTERMOST, has_non_positive_shape, not_a_layout, verify
+from algebra.core.checks import _UNCHECKED, POST, POST_OUTERMOST, has_non_positive_shape, not_a_layout, verify
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.notation import show
 from algebra.core.recorder import _ACTIVE
 
 _recording = _ACTIVE.get  # the active derivation recorder, or None
+_unchecked = _UNCHECKED.get  # True inside ``checks.cute_would_print``
 
 _SAMPLE = 16
 _CACHES: list[BoundedCache] = []
@@ -279,6 +280,7 @@ def memo(fn: Callable) -> Callable:
     arguments of a miss are sized (``_small``): a call on big arguments runs and is not kept. ``f.__wrapped__`` is
     the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
     name = fn.__name__
+    post = POST.get(name)  # the op's post-condition (``verify``), read once here
     outer = name in POST_OUTERMOST  # the op has a post-condition of its own, not checked inside another op
 
     @wraps(fn)
@@ -287,15 +289,18 @@ def memo(fn: Callable) -> Callable:
 
     def run(*args: Any) -> Any:
         small = _small_args(args)
-        token = _NESTED.set(True)
+        token = None if _nested() else _NESTED.set(True)  # a step of another op: the flag is set already
         try:
-            value = checked(*args)
+            value = fn(*args)
+            if post is not None and not _unchecked():  # ``checked``, without its frames
+                post(args, value)
         except LayoutError as err:
             if not small:
                 raise  # not kept
             return _Refusal(err)
         finally:
-            _NESTED.reset(token)
+            if token is not None:
+                _NESTED.reset(token)
         if has_non_positive_shape(value):
             value = _NotALayout(value)
         elif outer:
