@@ -116,7 +116,7 @@ A(B(2)) = A(8) = 18
         for i in range(len(b)):
             if rec is not None:
                 rec.step(f"mode {i}: A_{i} = {a[i]}, B_{i} = {show(b[i])}")
-            parts.append(nested(rec, composition, a[i], b[i]))
+            parts.append(nested(rec, composition.__wrapped__, a[i], b[i]))  # a step: the whole is kept
         res = make_layout(*parts)
         if rec is not None:
             rec.step(f"side by side: R = {res}", res, kind="result")

@@ -103,7 +103,7 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     if tiler is None:
         return _keep(layout, rec)
     if is_tuple(tiler):
-        return _by_mode(layout, tiler, logical_divide, "logical_divide")
+        return _by_mode(layout, tiler, logical_divide.__wrapped__, "logical_divide")
     t = _tiler_layout(tiler)
     if rec is None:
         return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
@@ -139,7 +139,7 @@ def tile_unzip(layout: Layout, tiler: Any) -> Layout:
 @through_swizzle
 def zipped_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), (rest modes...))`` of ``logical_divide``."""
-    return _regroup(logical_divide(layout, tiler), tiler, "tile", "rest")
+    return _regroup(logical_divide.__wrapped__(layout, tiler), tiler, "tile", "rest")
 
 
 def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
@@ -171,14 +171,14 @@ def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
 @through_swizzle
 def tiled_divide(layout: Any, tiler: Any) -> Any:
     """``((tile modes...), r0, r1, ...)``: zipped_divide with the rest mode unpacked."""
-    return _unpacked(zipped_divide(layout, tiler), False, "the rest modes")
+    return _unpacked(zipped_divide.__wrapped__(layout, tiler), False, "the rest modes")
 
 
 @memo
 @through_swizzle
 def flat_divide(layout: Any, tiler: Any) -> Any:
     """``(t0, t1, ..., r0, r1, ...)``: zipped_divide with both modes unpacked."""
-    return _unpacked(zipped_divide(layout, tiler), True, "both groups")
+    return _unpacked(zipped_divide.__wrapped__(layout, tiler), True, "both groups")
 
 
 # --------------------------------------------------------------------------------------------- product
@@ -192,7 +192,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
     if tiler is None:
         return _keep(block, rec)
     if is_tuple(tiler):
-        return _by_mode(block, tiler, logical_product, "logical_product")
+        return _by_mode(block, tiler, logical_product.__wrapped__, "logical_product")
     if type(tiler) is not Layout and hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
         return _swizzled_tiler_product(block, tiler)
     t = _tiler_layout(tiler)
@@ -258,21 +258,21 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
 @through_swizzle
 def zipped_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), (repeat modes...))`` of ``logical_product``."""
-    return _regroup(logical_product(block, tiler), tiler, "block", "repeat")
+    return _regroup(logical_product.__wrapped__(block, tiler), tiler, "block", "repeat")
 
 
 @memo
 @through_swizzle
 def tiled_product(block: Any, tiler: Any) -> Layout:
     """``((block modes...), r0, r1, ...)``: zipped_product with the repeat modes unpacked."""
-    return _unpacked(zipped_product(block, tiler), False, "the repeat modes")
+    return _unpacked(zipped_product.__wrapped__(block, tiler), False, "the repeat modes")
 
 
 @memo
 @through_swizzle
 def flat_product(block: Any, tiler: Any) -> Layout:
     """``(b0, b1, ..., r0, r1, ...)``: zipped_product with both modes unpacked."""
-    return _unpacked(zipped_product(block, tiler), True, "both groups")
+    return _unpacked(zipped_product.__wrapped__(block, tiler), True, "both groups")
 
 
 def _append_to_rank(layout: Layout, r: int) -> Layout:
@@ -306,7 +306,7 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
     pb, pt = _append_to_rank(block, r), _append_to_rank(tiler, r)
     rec = active()
     if rec is None:
-        res = logical_product(pb, pt)
+        res = logical_product.__wrapped__(pb, pt)
         return _zip_modes(res[1], res[0]) if raked else _zip_modes(res[0], res[1])
     if pb != block or pt != tiler:
         rec.step(f"pad both to rank {r} with 1:0 modes: A = {pb}, B = {pt}")
