@@ -548,13 +548,6 @@ def has_non_positive_shape(value: Any) -> bool:
         return sh <= 0
     if type(sh) is not tuple:
         return False
-    for x in sh:  # a flat shape, the usual case: its leaves in one loop
-        if type(x) is not int:
-            break
-        if x <= 0:
-            return True
-    else:
-        return False
     todo = [sh]  # the leaves, without a frame per tuple
     while todo:
         for x in todo.pop():

@@ -26,7 +26,7 @@ def _filtered_modes(layout: Layout) -> tuple[list, list]:
     sh, st = layout.shape, layout.stride
     fs = sh if type(sh) is tuple else (sh,)
     fd = st if type(st) is tuple else (st,)
-    if any(type(x) is tuple for x in fs):
+    if tuple in map(type, fs):
         fs, fd = it.flatten(sh), it.flatten(st)
     ns: list = []
     nd: list = []

@@ -236,8 +236,8 @@ def make_layout(*args: Any) -> Layout:
 
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
-    if args and all(isinstance(a, Layout) for a in args):
-        return Layout._raw(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if args and set(map(type, args)) == {Layout}:
+        return Layout._raw(tuple([a.shape for a in args]), tuple([a.stride for a in args]))
     if len(args) == 1:
         return Layout(args[0])
     if len(args) == 2:

@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
+from algebra.core import modes
 from algebra.core.checks import _UNCHECKED, POST, POST_OUTERMOST, has_non_positive_shape, not_a_layout, verify
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
@@ -283,17 +284,21 @@ def memo(fn: Callable) -> Callable:
     post = POST.get(name)  # the op's post-condition (``verify``), read once here
     outer = name in POST_OUTERMOST  # the op has a post-condition of its own, not checked inside another op
 
-    @wraps(fn)
-    def checked(*args: Any) -> Any:
-        return verify(name, args, fn(*args))
+    if post is None:
+        checked = fn  # no post-condition: the op itself
+    else:
+        @wraps(fn)
+        def checked(*args: Any) -> Any:  # ``verify(name, args, fn(*args))``, without its frame
+            value = fn(*args)
+            if not _unchecked():
+                post(args, value)
+            return value
 
     def run(*args: Any) -> Any:
         small = _small_args(args)
         token = None if _nested() else _NESTED.set(True)  # a step of another op: the flag is set already
         try:
-            value = fn(*args)
-            if post is not None and not _unchecked():  # ``checked``, without its frames
-                post(args, value)
+            value = checked(*args)
         except LayoutError as err:
             if not small:
                 raise  # not kept
@@ -358,6 +363,7 @@ def clear_caches() -> None:
     """Forget every cached result (used by benchmarks to time cold operations)."""
     for op in _OPS:
         op.cache_clear()
+    modes._last_x = (None, None, None)
     for c in _CACHES:
         c.clear()
 
