@@ -79,7 +79,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
             rec.step(f"A only reaches offset 0: the complement is all of [0, {show(cotarget)}), {res}", res,
                      kind="result")
         return res
-    if any(type(d) is not int for d in strides):
+    if set(map(type, strides)) != {int}:
         raise LayoutError("complement: basis (E) strides are not supported")
     positive = min(strides) > 0
     if rec is not None and len(shapes) > 1:

@@ -8,6 +8,7 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -18,6 +19,7 @@ from algebra.core.inttuple import IntTuple, is_int, is_tuple
 from algebra.core.modes import coalesce_x_pair, compose, offsets
 
 _new = object.__new__
+_shape_of, _stride_of = attrgetter("shape"), attrgetter("stride")
 _MAXM = it.MAX_MAGNITUDE
 _UNCOUNTED = 1 << 62  # ``Layout._leaves`` of a Layout built by ``_raw``: above every count, until ``leaves`` counts
 
@@ -237,7 +239,7 @@ def make_layout(*args: Any) -> Layout:
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
     if args and set(map(type, args)) == {Layout}:
-        return Layout._raw(tuple([a.shape for a in args]), tuple([a.stride for a in args]))
+        return Layout._raw(tuple(map(_shape_of, args)), tuple(map(_stride_of, args)))
     if len(args) == 1:
         return Layout(args[0])
     if len(args) == 2:

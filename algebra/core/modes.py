@@ -135,7 +135,7 @@ def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
         return last[2]
     fs, fd = flat_pair(shape, stride)
     res = bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
-    if type(shape) is tuple:
+    if type(shape) is not list:
         _last_x = (shape, stride, res)
     return res
 
