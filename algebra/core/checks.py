@@ -447,16 +447,16 @@ is L(j) + R(i) for no i, j
     cot = args[1] if len(args) > 1 else None
     if r is None or type(layout).__name__ != "Layout" or has_non_positive_shape(r):
         return
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    for d in fd:
-        if type(d) is not int:
-            return
-    fsize = 1
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    if set(map(type, fd)) != {int}:
+        return
+    fsize = reach = 1
     for s, d in zip(fs, fd, strict=True):
         if d != 0:
             fsize *= s
+            reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
-        cot = sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+        cot = reach
     elif type(cot) is not int:
         return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
     n = it.product(r.shape)

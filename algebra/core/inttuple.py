@@ -6,6 +6,7 @@ Integer division follows C++ (truncation toward zero), as CuTe's ``operator/`` d
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -80,12 +81,9 @@ def depth(t: IntTuple) -> int:
 
 def product(t: IntTuple) -> int:
     """Product of all leaves (1 for an empty tuple)."""
-    if not is_tuple(t):
+    if type(t) is not tuple:
         return t
-    p = 1
-    for x in flatten(t):
-        p *= x
-    return p
+    return prod(flatten(t))
 
 
 size = product
