@@ -70,11 +70,11 @@ def _flatten_into(t: tuple, out: list) -> None:
 
 
 def rank(t: IntTuple) -> int:
-    return len(t) if is_tuple(t) else 1
+    return len(t) if type(t) is tuple else 1
 
 
 def depth(t: IntTuple) -> int:
-    if not is_tuple(t):
+    if type(t) is not tuple:
         return 0
     return 1 + max((depth(x) for x in t), default=0)
 
@@ -90,22 +90,22 @@ size = product
 
 
 def product_each(t: IntTuple) -> tuple:
-    return tuple(product(x) for x in t) if is_tuple(t) else (t,)
+    return tuple(product(x) for x in t) if type(t) is tuple else (t,)
 
 
 def wrap(t: IntTuple) -> tuple:
-    return t if is_tuple(t) else (t,)
+    return t if type(t) is tuple else (t,)
 
 
 def unwrap(t: IntTuple) -> IntTuple:
     """Strip rank-1 tuple wrappers: ((4,),) -> 4."""
-    while is_tuple(t) and len(t) == 1:
+    while type(t) is tuple and len(t) == 1:
         t = t[0]
     return t
 
 
 def repeat_like(t: IntTuple, x: Any) -> IntTuple:
-    return tuple(repeat_like(e, x) for e in t) if is_tuple(t) else x
+    return tuple(repeat_like(e, x) for e in t) if type(t) is tuple else x
 
 
 def unflatten(flat: tuple, profile: IntTuple) -> IntTuple:
@@ -113,7 +113,7 @@ def unflatten(flat: tuple, profile: IntTuple) -> IntTuple:
     it = iter(flat)
 
     def build(p):
-        return tuple(build(e) for e in p) if is_tuple(p) else next(it)
+        return tuple(build(e) for e in p) if type(p) is tuple else next(it)
 
     return build(profile)
 
@@ -122,34 +122,34 @@ def congruent(a: IntTuple, b: IntTuple) -> bool:
     """Same hierarchical profile."""
     if type(a) is not tuple:
         return type(b) is not tuple
-    if is_tuple(a) and is_tuple(b):
+    if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b, strict=True))
-    return not is_tuple(a) and not is_tuple(b)
+    return type(a) is not tuple and type(b) is not tuple
 
 
 def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     """Profile of ``a`` is a coarsening of the profile of ``b`` (a <= b)."""
-    if is_tuple(a) and is_tuple(b):
+    if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b, strict=True))
-    if not is_tuple(a):
+    if type(a) is not tuple:
         return True
     return False
 
 
 def compatible(a: IntTuple, b: IntTuple) -> bool:
     """Shape ``a`` is compatible with shape ``b``: equal sizes, and every coordinate of a is one of b."""
-    if is_tuple(a) and is_tuple(b):
+    if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b, strict=True))
-    if not is_tuple(a):
+    if type(a) is not tuple:
         return a == product(b)
     return False
 
 
 def weakly_compatible(a: IntTuple, b: IntTuple) -> bool:
     """``a`` can be refined to ``b`` where each leaf of a divides the size of the matching mode of b."""
-    if is_tuple(a) and is_tuple(b):
+    if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(weakly_compatible(x, y) for x, y in zip(a, b, strict=True))
-    if not is_tuple(a):
+    if type(a) is not tuple:
         return product(b) % a == 0
     return False
 
@@ -159,7 +159,7 @@ def weakly_compatible(a: IntTuple, b: IntTuple) -> bool:
 
 def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
     """Exclusive prefix product with the profile of ``shape`` (plain, shape-1 modes keep their stride)."""
-    if is_tuple(shape):
+    if type(shape) is tuple:
         out = []
         cur = init
         for s in shape:
@@ -173,7 +173,7 @@ def compact_major(shape: IntTuple, current: int = 1, left: bool = True) -> IntTu
     """CuTe's ``compact_major<LayoutLeft|LayoutRight>``: compact strides; static shape-1 modes get stride 0."""
 
     def go(s, cur):
-        if is_tuple(s):
+        if type(s) is tuple:
             order = range(len(s)) if left else range(len(s) - 1, -1, -1)
             res = [None] * len(s)
             for i in order:
@@ -197,8 +197,8 @@ def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
 def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
     """CuTe's ``shape_div``: elementwise for tuple/tuple, folded for tuple/int; the int/int case requires
     ``a % b == 0 or b % a == 0`` and returns ``ceil_div(a, b)``."""
-    if is_tuple(a):
-        if is_tuple(b):
+    if type(a) is tuple:
+        if type(b) is tuple:
             if len(a) != len(b):
                 raise LayoutError(f"shape_div: mismatched ranks {a} and {b}")
             return tuple(shape_div(x, y) for x, y in zip(a, b, strict=True))
@@ -208,7 +208,7 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
             out.append(shape_div(x, rest))
             rest = shape_div(rest, x)
         return tuple(out)
-    if is_tuple(b):
+    if type(b) is tuple:
         return shape_div(a, product(b))
     if b == 0 or a == 0 or not (a % b == 0 or b % a == 0):
         raise LayoutError(f"shape divisibility condition: neither of {a} and {b} divides the other")
@@ -217,8 +217,8 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
 
 def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
     """CuTe's ``ceil_div`` on HTuples (tuple/int folds the divisor across the modes of a)."""
-    if is_tuple(a):
-        if is_tuple(b):
+    if type(a) is tuple:
+        if type(b) is tuple:
             if len(a) < len(b):
                 raise LayoutError(f"ceil_div: mismatched ranks {a} and {b}")
             bb = tuple(b) + (1,) * (len(a) - len(b))
@@ -229,7 +229,7 @@ def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
             out.append(ceil_div(x, rest))
             rest = ceil_div(rest, x)
         return tuple(out)
-    if is_tuple(b):
+    if type(b) is tuple:
         return ceil_div(a, product(b))
     return ceil_div_int(a, b)
 
@@ -239,13 +239,13 @@ def shape_min(a: int, b: int) -> int:
 
 
 def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
-    if is_tuple(a):
+    if type(a) is tuple:
         return tuple(elem_scale(x, y) for x, y in zip(a, b, strict=True))
     return a * product(b)
 
 
 def inner_product(a: IntTuple, b: IntTuple) -> Any:
-    if is_tuple(a) and is_tuple(b):
+    if type(a) is tuple and type(b) is tuple:
         if len(a) != len(b):
             raise LayoutError(f"inner_product: mismatched ranks {a} and {b}")
         total = 0
@@ -257,7 +257,7 @@ def inner_product(a: IntTuple, b: IntTuple) -> Any:
 
 def evenly_divides(shape: IntTuple, tiler: IntTuple) -> bool:
     """True when the tiler divides the shape mode by mode (CuTe's ``evenly_divides`` on static values)."""
-    if is_tuple(tiler):
+    if type(tiler) is tuple:
         if rank(tiler) > rank(shape):
             return False
         sh = wrap(shape)
@@ -276,8 +276,8 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
     """
     if stride is None:
         stride = prefix_product(shape)
-    if is_tuple(crd):
-        if not is_tuple(shape) or len(crd) != len(shape):
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
             raise LayoutError(f"coordinate {_s(crd)} does not match shape {_s(shape)} (mismatched ranks)")
         total = 0
         for c, s, d in zip(crd, shape, stride, strict=True):
@@ -285,7 +285,7 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
         return total
     if not is_int(crd):
         raise LayoutError(f"coordinate {crd!r} is not an integer")
-    if is_tuple(shape):
+    if type(shape) is tuple:
         total = 0
         n = len(shape)
         for i in range(n):
@@ -307,14 +307,14 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
     """
     if stride is None:
         return _idx2crd_cute(idx, shape)
-    if is_tuple(idx):
-        if not is_tuple(shape) or len(idx) != len(shape):
+    if type(idx) is tuple:
+        if type(shape) is not tuple or len(idx) != len(shape):
             raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
         if stride is None:
             return tuple(idx2crd(i, s) for i, s in zip(idx, shape, strict=True))
         return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride, strict=True))
-    if is_tuple(shape):
-        if stride is None or not is_tuple(stride):
+    if type(shape) is tuple:
+        if stride is None or type(stride) is not tuple:
             stride = compact_col_major(shape, 1 if stride is None else stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride, strict=True))
     if stride is None:
@@ -325,11 +325,11 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
 
 
 def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
-    if is_tuple(idx):
-        if not is_tuple(shape) or len(idx) != len(shape):
+    if type(idx) is tuple:
+        if type(shape) is not tuple or len(idx) != len(shape):
             raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
         return tuple(_idx2crd_cute(i, s) for i, s in zip(idx, shape, strict=True))
-    if not is_tuple(shape):
+    if type(shape) is not tuple:
         return idx
     out = []
     last = len(shape) - 1

@@ -15,7 +15,7 @@ from algebra.core import inttuple as it
 from algebra.core.arith import coshape, make_basis_like
 from algebra.core.checks import verify
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import IntTuple, is_int, is_tuple
+from algebra.core.inttuple import IntTuple, is_int
 from algebra.core.modes import coalesce_x_pair, compose, offsets
 
 _new = object.__new__
@@ -99,7 +99,7 @@ class Layout:
 
     def __getitem__(self, i: int) -> Layout:
         """Mode ``i`` as a layout (CuTe's ``layout<i>``)."""
-        if not is_tuple(self.shape):
+        if type(self.shape) is not tuple:
             if i in (0, -1):
                 return self
             raise LayoutError(f"mode {i} out of range for rank-1 layout {self}")
@@ -165,11 +165,11 @@ class Layout:
 def _has_none(c: Any) -> bool:
     if c is None:
         return True
-    return is_tuple(c) and any(_has_none(x) for x in c)
+    return type(c) is tuple and any(_has_none(x) for x in c)
 
 
 def _check_coord(c: Any) -> None:
-    if is_tuple(c):
+    if type(c) is tuple:
         for x in c:
             _check_coord(x)
     elif not is_int(c):
@@ -185,8 +185,9 @@ def _stride_str(d: Any) -> str:
 
 
 def _eq(a: Any, b: Any) -> bool:
-    if is_tuple(a) or is_tuple(b):
-        return is_tuple(a) and is_tuple(b) and len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is tuple or type(b) is tuple:
+        return (type(a) is tuple and type(b) is tuple and len(a) == len(b)
+                and all(_eq(x, y) for x, y in zip(a, b, strict=True)))
     return type(a) is type(b) and a == b if not (is_int(a) and is_int(b)) else a == b
 
 
@@ -262,8 +263,8 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     s = it.check_shape(shape_)
 
     def like(sh: Any, o: Any) -> Any:  # CuTe's product_like(shape, order)
-        if is_tuple(o):
-            if not is_tuple(sh) or len(sh) != len(o):
+        if type(o) is tuple:
+            if type(sh) is not tuple or len(sh) != len(o):
                 raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)}")
             return tuple(like(a, b) for a, b in zip(sh, o, strict=True))
         if not is_int(o):
@@ -273,7 +274,7 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     ref_shape, ref_order = it.flatten(like(s, order)), it.flatten(order)
 
     def go(sh: Any, o: Any) -> Any:
-        if is_tuple(o):
+        if type(o) is tuple:
             return tuple(go(a, b) for a, b in zip(sh, o, strict=True))
         start = 1
         for x, y in zip(ref_shape, ref_order, strict=True):
@@ -290,7 +291,7 @@ def slice_layout(crd: Any, layout: Layout) -> Layout:
 
 
 def _slice(c: Any, t: Any) -> Any:
-    if is_tuple(c):
+    if type(c) is tuple:
         return _lift(c, t)  # a tuple coordinate: the kept modes, nested slices flattened into this level
     if c is None:
         return t
@@ -298,8 +299,8 @@ def _slice(c: Any, t: Any) -> Any:
 
 
 def _lift(c: Any, t: Any) -> tuple:
-    if is_tuple(c):
-        if not is_tuple(t) or len(c) != len(t):
+    if type(c) is tuple:
+        if type(t) is not tuple or len(c) != len(t):
             raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
         out: list = []
         for x, y in zip(c, t, strict=True):
@@ -318,7 +319,7 @@ def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
 def _zero_none(c: Any, s: Any) -> Any:
     if c is None:
         return it.repeat_like(s, 0)
-    if is_tuple(c):
+    if type(c) is tuple:
         return tuple(_zero_none(x, y) for x, y in zip(c, s, strict=True))
     return c
 
@@ -332,7 +333,7 @@ def get_hier_coord(layout: Layout, index: int) -> IntTuple:
 def get_flat_coord(layout: Layout, index: int) -> tuple:
     """``get_hier_coord`` grouped by top-level mode (each mode's coordinate as one integer)."""
     hier = get_hier_coord(layout, index)
-    if not is_tuple(layout.shape):
+    if type(layout.shape) is not tuple:
         return hier
     return tuple(it.crd2idx(c, s) for c, s in zip(hier, layout.shape, strict=True))
 

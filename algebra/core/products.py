@@ -14,7 +14,7 @@ from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, slice_layout
 from algebra.core.memo import memo
 from algebra.core.notation import show
@@ -102,7 +102,7 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     rec = active()
     if tiler is None:
         return _keep(layout, rec)
-    if is_tuple(tiler):
+    if type(tiler) is tuple:
         return _by_mode(layout, tiler, logical_divide.__wrapped__, "logical_divide")
     t = _tiler_layout(tiler)
     if rec is None:
@@ -119,12 +119,12 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
 
 
 def _zip2_by(t: Any, guide: Any) -> Any:
-    if is_tuple(guide):
-        if not is_tuple(t) or len(t) < len(guide):
+    if type(guide) is tuple:
+        if type(t) is not tuple or len(t) < len(guide):
             raise LayoutError("zip2_by: mismatched ranks")
         split = [_zip2_by(t[i], guide[i]) for i in range(len(guide))]
         return (tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):]))
-    if not is_tuple(t) or len(t) != 2:
+    if type(t) is not tuple or len(t) != 2:
         raise LayoutError("zip2_by: expected a rank-2 mode")
     return t
 
@@ -191,7 +191,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
     rec = active()
     if tiler is None:
         return _keep(block, rec)
-    if is_tuple(tiler):
+    if type(tiler) is tuple:
         return _by_mode(block, tiler, logical_product.__wrapped__, "logical_product")
     if type(tiler) is not Layout and hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
         return _swizzled_tiler_product(block, tiler)
@@ -278,7 +278,7 @@ def flat_product(block: Any, tiler: Any) -> Layout:
 def _append_to_rank(layout: Layout, r: int) -> Layout:
     """CuTe's ``append<R>(layout)``: pad with ``1:0`` modes up to rank R (a rank-R layout is unchanged)."""
     s, d = layout.shape, layout.stride
-    if is_tuple(s):
+    if type(s) is tuple:
         if len(s) >= r:
             return layout
         return R(s + (1,) * (r - len(s)), d + (0,) * (r - len(d)))
@@ -290,8 +290,8 @@ def _append_to_rank(layout: Layout, r: int) -> Layout:
 def _zip_modes(a: Layout, b: Layout) -> Layout:
     def z(x, y):
         # CuTe's zip(t0, t1): an integer t0 pairs with t1 whole; a tuple t0 needs a tuple t1 of equal rank
-        if is_tuple(x):
-            if not is_tuple(y) or len(x) != len(y):
+        if type(x) is tuple:
+            if type(y) is not tuple or len(x) != len(y):
                 raise LayoutError(f"zip: mismatched ranks between {it.to_str(x)} and {it.to_str(y)} "
                                   "(the block and the product modes must have the same profile at the top)")
             return tuple((x[i], y[i]) for i in range(len(x)))
