@@ -171,6 +171,8 @@ def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
 
 def compact_major(shape: IntTuple, current: int = 1, left: bool = True) -> IntTuple:
     """CuTe's ``compact_major<LayoutLeft|LayoutRight>``: compact strides; static shape-1 modes get stride 0."""
+    if type(shape) is int:  # one mode (``go`` below, without building it)
+        return 0 if shape == 1 else current
 
     def go(s, cur):
         if type(s) is tuple:

@@ -36,6 +36,8 @@ class Layout:
     __slots__ = ("shape", "stride", "_hash", "_leaves")
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
+        if stride is None and type(shape) is int:  # one mode: its compact stride, then the int fast path
+            stride = it.compact_col_major(shape)
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
             for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
                 if type(x) is not int or not 0 < x <= _MAXM:
