@@ -375,8 +375,10 @@ def check_stride(stride: Any, what: str = "stride") -> IntTuple:
 
 def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
     if type(x) is tuple and len(x) <= MAX_LEAVES:
-        if all(type(e) is int and (e > 0 if positive else True) and -MAX_MAGNITUDE <= e <= MAX_MAGNITUDE
-               for e in x):
+        for e in x:  # a flat tuple of ints in range: valid as it is
+            if type(e) is not int or (positive and e <= 0) or not -MAX_MAGNITUDE <= e <= MAX_MAGNITUDE:
+                break
+        else:
             return x
     elif type(x) is int and (x > 0 if positive else True) and -MAX_MAGNITUDE <= x <= MAX_MAGNITUDE:
         return x

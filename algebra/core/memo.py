@@ -363,7 +363,7 @@ def clear_caches() -> None:
     """Forget every cached result (used by benchmarks to time cold operations)."""
     for op in _OPS:
         op.cache_clear()
-    modes._last_x = (None, None, None)
+    modes._last_x[0] = (None, None, None)
     for c in _CACHES:
         c.clear()
 

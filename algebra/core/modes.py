@@ -129,18 +129,16 @@ def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
     >>> coalesce_x_pair((2, 1), (1, 3))
     ((2, 2), (1, 3))
     """
-    global _last_x
-    last = _last_x  # composition and its check coalesce the same A one after the other: kept by identity
+    last = _last_x[0]  # composition and its check coalesce the same A one after the other: kept by identity
     if last[0] is shape and last[1] is stride:
         return last[2]
     fs, fd = flat_pair(shape, stride)
     res = bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
-    if type(shape) is not list:
-        _last_x = (shape, stride, res)
+    _last_x[0] = (shape, stride, res) if type(shape) is not list else last  # (tuples and ints never change)
     return res
 
 
-_last_x: tuple = (None, None, None)  # the last call of ``coalesce_x_pair`` (shape, stride, result); tuples never change
+_last_x: list = [(None, None, None)]  # the last call of ``coalesce_x_pair``: (shape, stride, result)
 
 
 # --------------------------------------------------------------------------------------------- composition
