@@ -26,7 +26,7 @@ from algebra.core import inttuple as it
 from algebra.core.arith import has_f2
 from algebra.core.errors import LayoutError
 from algebra.core.modes import coalesce_x_pair, flat_pair, offsets
-from algebra.core.recorder import recording
+from algebra.core.recorder import _ACTIVE
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
 ENUM_CAP = 1 << 16  # coordinates of B checked one by one when the structural proof does not apply
@@ -594,13 +594,12 @@ def unchecked(fn: Any, *args: Any) -> Any:
 
 def cute_would_print(fn: Any, *args: Any) -> Any:
     """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
-    (weak) conditions refuse; None when CuTe refuses too. Runs uncached, off the fast paths."""
-    token = _UNCHECKED.set(True)
+    (weak) conditions refuse; None when CuTe refuses too. Runs uncached (``memo``) with no recorder active."""
+    token, no_rec = _UNCHECKED.set(True), _ACTIVE.set(None)
     try:
-        with recording() as rec:
-            rec.muted += 1
-            return fn(*args)
+        return fn(*args)
     except LayoutError:
         return None
     finally:
+        _ACTIVE.reset(no_rec)
         _UNCHECKED.reset(token)

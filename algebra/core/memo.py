@@ -322,7 +322,7 @@ def memo(fn: Callable) -> Callable:
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
-        if _recording() is not None:
+        if _recording() is not None or _unchecked():  # a derivation, or CuTe's print: the op itself, uncached
             nested = _nested()
             token = _NESTED.set(True)
             try:
