@@ -98,23 +98,23 @@ class Refusal:
 
 
 def html(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = None, shape: Any = None,
-         element_bits: int = 16) -> str:
+         element_bits: int = 16, *, color: str | None = None) -> str:
     """Self-contained HTML of ``x``'s grid(s): the explorer's figure with its hover card, zoom and cell menus; inline
     style and script, no network; unique ids, so that many outputs share a page."""
-    return Picture(x, colour, element_bytes, tile, shape, element_bits)._repr_html_()
+    return Picture(x, colour or color, element_bytes, tile, shape, element_bits)._repr_html_()
 
 
 def svg(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = None, shape: Any = None,
-        element_bits: int = 16) -> str:
+        element_bits: int = 16, *, color: str | None = None) -> str:
     """An SVG document of ``x``'s grid(s), as the pages' SVG export draws them."""
-    return Picture(x, colour, element_bytes, tile, shape, element_bits).svg()
+    return Picture(x, colour or color, element_bytes, tile, shape, element_bits).svg()
 
 
 def latex(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = None, shape: Any = None,
-          element_bits: int = 16) -> str:
+          element_bits: int = 16, *, color: str | None = None) -> str:
     """A standalone TikZ document of ``x`` in the style of CuTe's ``print_latex`` (``pdflatex`` compiles it).
     Raises LayoutError for a grid over the render cap."""
-    return Picture(x, colour, element_bytes, tile, shape, element_bits).latex()
+    return Picture(x, colour or color, element_bytes, tile, shape, element_bits).latex()
 
 
 def text(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) -> str:
@@ -133,7 +133,7 @@ def _ipython() -> Any:
 
 
 def show(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = None, shape: Any = None,
-         element_bits: int = 16) -> None:
+         element_bits: int = 16, *, color: str | None = None) -> None:
     """Draw ``x``: in IPython / Jupyter the interactive grid (a terminal IPython shows the table; a refusal displays
     its reason, never a traceback), elsewhere the table as ``cute::print_layout`` prints it (a refusal raises
     LayoutError)."""
@@ -141,7 +141,7 @@ def show(x: Any, colour: str | None = None, element_bytes: int = 4, tile: Any = 
         from IPython.display import display
 
         try:
-            display(Picture(x, colour, element_bytes, tile, shape, element_bits))
+            display(Picture(x, colour or color, element_bytes, tile, shape, element_bits))
         except LayoutError as exc:
             display(Refusal(str(exc)))
         return

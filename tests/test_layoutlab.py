@@ -185,6 +185,7 @@ def test_colour_options():
     bank = classes("(2,16):(16,1)", colour="bank", element_bytes=2)
     assert bank == [f"p{(o * 2 // 4) % 32}" for o in [*range(16), *range(16, 32)]]
     assert set(classes("(2,16):(16,1)", colour="thread")[:16]) == {"p0"}
+    assert classes("(2,16):(16,1)", color="bank", element_bytes=2) == bank  # the CLI's spelling, --color, too
     with pytest.raises(LayoutError, match="colour"):
         layoutlab.html("4:1", colour="red")
     with pytest.raises(LayoutError, match="element_bytes"):

@@ -19,8 +19,35 @@ from algebra.hw.sm100_tmem import tmem_copy_table
 # --------------------------------------------------------------------------- MMA atoms
 
 
+class MMAOperands:
+    """What every MMA atom answers from its ``thr_id``, ``A``, ``B``, ``C`` and ``shape_mnk`` (the SM70-SM90 atoms
+    here, Blackwell's tcgen05.mma in algebra.hw.sm100)."""
+
+    thr_id: Layout
+    A: Layout
+    B: Layout
+    C: Layout
+    shape_mnk: tuple[int, int, int]
+
+    @property
+    def num_threads(self) -> int:
+        return size(self.thr_id)
+
+    def operand(self, which: str) -> Layout:
+        """``"A"``, ``"B"``, ``"C"`` (``"D"`` is C)."""
+        key = which.upper()
+        if key not in ("A", "B", "C", "D"):
+            raise LayoutError(f"operand must be A, B, C or D, not {which!r}")
+        return self.C if key == "D" else getattr(self, key)
+
+    def operand_shape(self, which: str) -> tuple[int, int]:
+        """(rows, cols) of the tile the operand's TV layout indexes column-major: M x K, N x K or M x N."""
+        m, n, k = self.shape_mnk
+        return {"A": (m, k), "B": (n, k), "C": (m, n), "D": (m, n)}[which.upper()]
+
+
 @dataclass(frozen=True)
-class MMAAtom:
+class MMAAtom(MMAOperands):
     """One MMA instruction. Post-conditions: ``size(A[1]) * size(thr_id) == M * K`` (``== K`` per thread row for
     wgmma SS, whose A is read from shared memory by all 128 threads: stride 0 on the thread mode) and likewise for B
     and C; every (thread, value) of C hits a distinct index of the M x N tile."""
@@ -34,16 +61,6 @@ class MMAAtom:
     types: tuple[str, str, str, str]  # D, A, B, C value types
     ptx: str
 
-    @property
-    def num_threads(self) -> int:
-        return size(self.thr_id)
-
-    def operand(self, which: str) -> Layout:
-        """``"A"``, ``"B"``, ``"C"`` (``"D"`` is C)."""
-        key = which.upper()
-        if key not in ("A", "B", "C", "D"):
-            raise LayoutError(f"operand must be A, B, C or D, not {which!r}")
-        return self.C if key == "D" else getattr(self, key)
 
     def smem_operand(self, which: str) -> bool:
         """True for an operand the instruction reads from shared memory through a descriptor (wgmma's A and B of
@@ -57,10 +74,6 @@ class MMAAtom:
         return {"half_t": 16, "bfloat16_t": 16, "float": 32, "tfloat32_t": 32, "double": 64, "int8_t": 8,
                 "int32_t": 32}[t]
 
-    def operand_shape(self, which: str) -> tuple[int, int]:
-        """(rows, cols) of the tile the operand's TV layout indexes column-major: M x K, N x K or M x N."""
-        m, n, k = self.shape_mnk
-        return {"A": (m, k), "B": (n, k), "C": (m, n), "D": (m, n)}[which.upper()]
 
 
 SM80_16x8_Row = "((4,8),(2,2)):((32,1),(16,8))"

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.core.errors import LayoutError
-from algebra.core.layout import Layout, size
+from algebra.core.layout import Layout
+from algebra.hw.atoms import MMAOperands
 from algebra.hw.sm100_smem import (  # noqa: F401  (one namespace: sm100.umma_desc, sm100.decode_umma_desc)
     LAYOUT_TYPES,
     decode_umma_desc,
@@ -92,7 +93,7 @@ def n_rule(kind: str, m: int, cta_group: int, a_source: str, b_major: str) -> tu
 
 
 @dataclass(frozen=True)
-class UmmaAtom:
+class UmmaAtom(MMAOperands):
     """One ``tcgen05.mma`` as CuTe's MMA_Traits: ``A``, ``B``, ``C`` map (CTA, value) to the column-major index of the
     M x K, N x K and M x N tiles; ``instr_desc`` is ``UMMA::make_instr_desc``'s 32-bit value."""
 
@@ -110,20 +111,6 @@ class UmmaAtom:
     a_source: str
     instr_desc: int
     ptx: str
-
-    @property
-    def num_threads(self) -> int:
-        return size(self.thr_id)
-
-    def operand(self, which: str) -> Layout:
-        key = which.upper()
-        if key not in ("A", "B", "C", "D"):
-            raise LayoutError(f"operand must be A, B, C or D, not {which!r}")
-        return self.C if key == "D" else getattr(self, key)
-
-    def operand_shape(self, which: str) -> tuple[int, int]:
-        m, n, k = self.shape_mnk
-        return {"A": (m, k), "B": (n, k), "C": (m, n), "D": (m, n)}[which.upper()]
 
     def cpp(self) -> str:
         """The C++ type whose MMA_Traits this atom is (``MMA_Traits<cpp()>``)."""
