@@ -39,6 +39,7 @@ from algebra.core.arith import (
     as_arithmetic_tuple,
     basis_get,
     basis_value,
+    clmul,
     coprofile,
     coshape,
     make_basis_like,
@@ -113,8 +114,7 @@ from algebra.core.products import (
 from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
-from algebra.doctor import f2
-from algebra.doctor.f2 import F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
+from algebra.doctor.linear_layout import describe_swizzle
 from algebra.hw import atoms_tiled, bankfix, coalescing, hopper, tma
 from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes
