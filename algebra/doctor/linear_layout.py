@@ -73,10 +73,6 @@ class LinearLayout:
         return cls(bases, outs, check=False)
 
     @property
-    def out_dims(self) -> list[tuple[str, int]]:
-        return list(self.outs.items())
-
-    @property
     def out_bits(self) -> list[int]:
         return [_log2(s, n) for n, s in self.outs.items()]
 
@@ -244,9 +240,6 @@ class LinearLayout:
         return LinearLayout.raw({k: [[v[j] for j in idx] for v in b] for k, b in self.bases.items()},
                                 {n: self.outs[n] for n in names})
 
-    def size(self, in_dim: str) -> int:
-        return 1 << len(self.bases.get(in_dim, []))
-
     def to_linear(self, ins: tuple[str, ...], outs: list[str]) -> LinearLayout:
         """This layout with the in-dims ``ins`` (missing ones empty) and the out-dims in the order ``outs``,
         checked as a public LinearLayout."""
@@ -274,21 +267,19 @@ def _validate(bases: list, out_dims: list) -> None:
 # --------------------------------------------------------------------------- CuTe -> linear
 
 
-def _flat_bits(shape: Any) -> list[int]:
-    out = []
-    for s in it.flatten(shape):
-        out.append(_log2(s, "shape"))
+def span(cols: list[int]) -> list[int]:
+    """Every XOR of the columns, in the order of ``f2_layout(cols)``'s 1-D coordinates: x with its top bit set is x
+    without it XOR that bit's column (one list operation per bit, not one evaluation per point)."""
+    out = [0]
+    for c in cols:
+        out += [x ^ c for x in out]
     return out
 
 
 def _check_linear(values: list[int], cols: list[int], what: str) -> None:
     """Post-condition: ``values[x]`` is the XOR of ``cols[j]`` over the set bits j of x, for every x < 2^len(cols)
-    (``values`` lists the map at x = 0, 1, ...); otherwise LayoutError names the first x where it is not. The XOR
-    images are built by doubling (x with its top bit set = x without it, XOR that bit's column): one list operation
-    per bit, not one evaluation per point."""
-    want = [0]
-    for c in cols:
-        want += [w ^ c for w in want]
+    (``values`` lists the map at x = 0, 1, ...); otherwise LayoutError names the first x where it is not."""
+    want = span(cols)
     if values == want:
         return
     x = next(i for i, (got, w) in enumerate(zip(values, want, strict=True)) if got != w)
@@ -312,7 +303,8 @@ def from_cute(layout: Any) -> dict[str, Any]:
     modes = list(shp) if it.is_tuple(shp) else [shp]
     sizes = [it.product(m) for m in modes]
     bits = [_log2(s, "shape") for s in sizes]
-    _flat_bits(shp)
+    for s in it.flatten(shp):
+        _log2(s, "shape")
     n = sum(bits)
     if n > MAX_BITS:
         raise LayoutError(f"layout: {n} coordinate bits is over the cap of {MAX_BITS}")

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from algebra.doctor import ttgir
+from algebra.doctor.linear_layout import span
 from algebra.doctor.triton_attrs import _bases, _cga, _combine, _fail, _int, _order, _pow2s
 from algebra.doctor.tt_ll import TLL, dims, ensure_not_smaller, identity1d
 from algebra.doctor.ttgir import Attr, TTGIRError
@@ -175,12 +176,9 @@ def pack(v: list[int], shape: list[int]) -> int:
 
 
 def offset_table(ll: TLL, paddings: list[list[int]], shape: list[int]) -> list[int]:
-    """``table[i]``: the element offset (block 0) of the element at row-major index i. Built by doubling over the
-    offset bases; TTGIRError when two offsets hold one element or some element has no offset."""
-    cols = [pack(v, shape) for v in ll.bases["offset"]]
-    idx = [0]
-    for c in cols:
-        idx += [x ^ c for x in idx]
+    """``table[i]``: the element offset (block 0) of the element at row-major index i, from the span of the offset
+    bases; TTGIRError when two offsets hold one element or some element has no offset."""
+    idx = span([pack(v, shape) for v in ll.bases["offset"]])
     total = 1
     for s in shape:
         total *= s
