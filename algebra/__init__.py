@@ -6,7 +6,7 @@ module ``algebra.explain``, callable), the op table ``A.registry``, the bank mod
 The package is four floors, each importing only those below it (``docs/architecture.md``,
 ``tests/test_import_graph.py``): ``algebra.core`` (the algebra: Layout, notation, the ops, the never-wrong check),
 ``algebra.hw`` (the hardware models: banks, sectors, atoms, Hopper), ``algebra.doctor`` (the layout doctor: the
-solver, F2, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
+solver, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
 and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit on top and name what they hold.
 """
 
