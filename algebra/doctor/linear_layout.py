@@ -6,7 +6,8 @@ power-of-two sizes; the value at an input is the XOR of the bases of its set bit
 ``{"bases": {"register": [[0, 1], ...], "lane": [...], "warp": [...], "block": [...]}, "out_dims": {"dim0": 16,
 "dim1": 8}}``; ``gluon()`` gives Gluon's ``DistributedLinearLayout(reg_bases, lane_bases, warp_bases, block_bases,
 shape)`` arguments. Shared-memory layouts use the in-dim ``offset`` (offset -> tensor coordinate, as Triton's shared
-encodings do).
+encodings do). Its map is a core Layout with F2 strides (``LinearLayout.layout``): Triton's ``compose`` and
+``invert`` are the core's ``composition`` and ``right_inverse``, ranks and solves ``algebra.core.arith``'s.
 
 A CuTe layout is an integer-linear map (strides add with carries); it equals an F2-linear map exactly when the
 strides of its bit-modes have pairwise disjoint bits. So a linear layout is a CuTe layout iff its columns are
