@@ -458,9 +458,9 @@ def f2_columns(shape: Any, stride: Any) -> list[int] | None:
 def f2_apply(cols: list[int], x: int) -> int:
     """The F2-linear map with these columns at ``x < 2^len(cols)``: the XOR of ``cols[t]`` over the set bits t of x."""
     out = 0
-    for t in range(x.bit_length()):
-        if x >> t & 1:
-            out ^= cols[t]
+    while x:
+        out ^= cols[(x & -x).bit_length() - 1]
+        x &= x - 1
     return out
 
 
