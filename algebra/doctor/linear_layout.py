@@ -58,7 +58,7 @@ class LinearLayout:
     bits, one integer per out-dim; ``from_json(ll.to_json()) == ll``. ``check=False`` (Triton's builders below and in
     ``tt_ll``) skips the input checks; never mutated after ``layout`` is read."""
 
-    __slots__ = ("bases", "outs", "_layout")
+    __slots__ = ("bases", "outs", "_layout", "_cols", "_bits")
 
     def __init__(self, bases: Any, out_dims: Any, check: bool = True) -> None:
         bases = list(bases.items()) if isinstance(bases, dict) else list(bases)
@@ -67,7 +67,7 @@ class LinearLayout:
             _validate(bases, out_dims)
         self.bases = {n: [list(v) for v in b] for n, b in bases}
         self.outs = dict(out_dims)
-        self._layout = None
+        self._layout = self._cols = self._bits = None
 
     @classmethod
     def raw(cls, bases: Any, outs: Any) -> LinearLayout:
@@ -75,7 +75,9 @@ class LinearLayout:
 
     @property
     def out_bits(self) -> list[int]:
-        return [_log2(s, n) for n, s in self.outs.items()]
+        if self._bits is None:
+            self._bits = [_log2(s, n) for n, s in self.outs.items()]
+        return self._bits
 
     @property
     def layout(self) -> Any:
@@ -151,7 +153,9 @@ class LinearLayout:
     def columns(self) -> list[int]:
         """Each input bit's image packed into one integer (out-dims concatenated, the first lowest): the F2 strides
         of ``layout``, one per coordinate bit."""
-        return f2_columns(self.layout.shape, self.layout.stride)
+        if self._cols is None:
+            self._cols = f2_columns(self.layout.shape, self.layout.stride)
+        return list(self._cols)
 
     def rank(self) -> int:
         return f2_rank(self.columns())

@@ -51,6 +51,7 @@ class TritonLayout:
     shape: list[int]
     ll: TLL
     paddings: list[list[int]] = field(default_factory=list)
+    _linear: LinearLayout | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -65,8 +66,11 @@ class TritonLayout:
         return ttgir.format_attr(self.attr)
 
     def linear(self) -> LinearLayout:
-        ins = ("offset", "block") if self.shared else ("register", "lane", "warp", "block")
-        return self.ll.to_linear(ins, dims(len(self.shape)))
+        """``ll`` as the public LinearLayout (checked once, then kept: its core Layout is built once per request)."""
+        if self._linear is None:
+            ins = ("offset", "block") if self.shared else ("register", "lane", "warp", "block")
+            self._linear = self.ll.to_linear(ins, dims(len(self.shape)))
+        return self._linear
 
     def bases(self) -> dict[str, list[list[int]]]:
         return self.linear().to_json()["bases"]
