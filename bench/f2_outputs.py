@@ -8,7 +8,8 @@ attributes and seeded random ones.
 Each answer is kept as its first 120 characters and the SHA-256 of the whole (the pages are large; a process holding
 them all would pass the server's own memory budget and turn answers into refusals).
 
-Usage:  python3 bench/f2_outputs.py OUT.json [--quick]      (then ``diff`` two OUT files)
+Usage:  python3 bench/f2_outputs.py OUT.json [--quick]
+        python3 bench/f2_outputs.py --compare BEFORE.json AFTER.json   (summary to bench/results/f2_outputs_diff.json)
 """
 
 from __future__ import annotations
@@ -150,7 +151,27 @@ def random_lls(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+def compare(before: Path, after: Path) -> int:
+    import collections
+    import datetime as dt
+    import platform
+
+    a, b = json.loads(before.read_text()), json.loads(after.read_text())
+    differ = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    doc = {"benchmark": "f2_outputs", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+           "command": "python3 bench/f2_outputs.py " + " ".join(sys.argv[1:]), "host": platform.node(),
+           "answers": len(a), "by_kind": dict(collections.Counter(k.split()[0] for k in a)),
+           "status": dict(collections.Counter(f"{k.split()[0]} {v[:3]}" for k, v in a.items())),
+           "differ": len(differ), "differing": differ[:50]}
+    out = ROOT / "bench" / "results" / "f2_outputs_diff.json"
+    out.write_text(json.dumps(doc, indent=1))
+    print(f"{len(a)} answers before, {len(b)} after, {len(differ)} differ; wrote {out}")
+    return 0 if not differ else 1
+
+
 def main() -> int:
+    if sys.argv[1] == "--compare":
+        return compare(Path(sys.argv[2]), Path(sys.argv[3]))
     quick = "--quick" in sys.argv
     out_path = Path(sys.argv[1])
     os.environ.setdefault("LAYOUTLAB_DATA", tempfile.mkdtemp(prefix="f2out"))
