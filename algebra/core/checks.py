@@ -367,6 +367,59 @@ def _tables(*layouts: Any) -> list | None:
     return out
 
 
+def _shapeless(x: Any) -> bool:
+    """``L o O o Sw``: a function of 1-D offsets on its ``domain``, with no shape (``swizzle.ComposedLayout``)."""
+    return hasattr(x, "domain") and not hasattr(x, "shape")
+
+
+def _on_domain(x: Any) -> tuple | None:
+    """(the inputs where ``x`` is defined, its values there as a dict) of a layout or ``L o O o Sw``; None when
+    unbounded, over POST_CAP points or not integral."""
+    if not _shapeless(x):
+        tab = _tables(x)
+        return None if tab is None else (range(len(tab[0])), dict(enumerate(tab[0])))
+    dom = x.domain()
+    inner = _tables(x.layout_a) if dom is not None and len(dom) <= POST_CAP else None
+    if inner is None:
+        return None
+    sw, off, t = x.layout_b, x.offset, inner[0]
+    return dom, {v: t[off + sw(v)] for v in dom}
+
+
+def _post_inverse_on_domain(op: str, layout: Any, r: Any) -> None:
+    """The inverses' post-conditions where one side is ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an
+    offset): right, ``L(R(x)) == x`` for every x of R's domain with ``R(x)`` in L's; left (quasi), ``L(R(L(i))) ==
+    L(i)`` for every i of L's domain with ``L(i)`` in R's and ``R(L(i))`` in L's."""
+    fa, fr = _on_domain(layout), _on_domain(r)
+    if fa is None or fr is None:
+        return
+    (da, la), (dr, lr) = fa, fr
+    if op == "right_inverse":
+        what = "right inverse condition: L(R(x)) == x for every x in the domain of R, with R(x) in the domain of L"
+        for x in dr:
+            y = lr[x]
+            if y not in la:
+                raise _inverse_refusal(op, layout, r, what, x, f"at i = {x} it gives R({x}) = {y}, outside the "
+                                       "domain of L")
+            if la[y] != x:
+                raise _inverse_refusal(op, layout, r, what, x, f"at i = {x} it gives R({x}) = {y}, and L({y}) = "
+                                       f"{la[y]}")
+        return
+    what = "quasi-inverse condition: L(R(L(i))) == L(i) for every i in the domain of L"
+    for i in da:
+        y = la[i]
+        x = lr.get(y)
+        if x is None:  # past R's size: a layout's last mode goes on (as in CuTe); below 0, R is not defined
+            try:
+                x = r(y)
+            except LayoutError:
+                raise _inverse_refusal(op, layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the domain of "
+                                       "R") from None
+        if x not in la or la[x] != y:
+            raise _inverse_refusal(op, layout, r, what, i, f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but "
+                                   + (f"L({x}) = {la[x]}" if x in la else f"{x} is outside the domain of L"))
+
+
 def post_right_inverse(args: tuple, r: Any) -> None:
     """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)``, each ``R(i)`` a
     1-D coordinate of L (``0 <= R(i) < size(L)``). A swizzle with a negative shift moves the low bits up, where CuTe's
@@ -381,6 +434,8 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
+    if _shapeless(layout) or _shapeless(r):
+        return _post_inverse_on_domain("right_inverse", layout, r)
     tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
     if tabs is None:
         return
@@ -410,6 +465,8 @@ L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here
 R(12) = 6, but L(6) = 1
     """
     layout = args[0]
+    if _shapeless(layout) or _shapeless(r):
+        return _post_inverse_on_domain("left_inverse", layout, r)
     tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
     if tabs is None:
         return

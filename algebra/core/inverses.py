@@ -7,15 +7,15 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
-from algebra.core.checks import unchecked
+from algebra.core.checks import POST, checking, unchecked
 from algebra.core.coalesce import coalesce
-from algebra.core.composition import composition
+from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout, make_composed
 
 R = Layout._raw
 
@@ -51,38 +51,82 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
 
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
-    """CuTe's inverse of ``Sw o 0 o L``: ``inverse(L) o Sw``, the swizzle moved back to the offsets side
-    (``composition(Layout, Swizzle)``), kept where it is the inverse (the never-wrong layer checks the inverse's
-    post-condition on the whole swizzled layout, not the composition inside it); with a non-zero offset CuTe builds
-    ``inverse(L) o -offset o Sw``, a swizzle inside a layout, which this engine does not represent (refused, naming
-    it)."""
+    """CuTe's inverse of a ComposedLayout ``A o O o B`` (A and B each a Layout or a Swizzle; a swizzle is its own
+    inverse, a layout's is ``inverse``):
+
+    - ``Sw o 0 o B`` (``swizzle_layout.hpp``): ``inverse(B) o Sw``, the swizzle moved back to the offsets side
+      (``composition(Layout, Swizzle)``), kept where it is the inverse: the never-wrong layer checks the inverse's
+      post-condition on the whole swizzled layout, and a refusal also names the exact inverse of the function where
+      its F2 form (``as_f2_layout``) gives one;
+    - otherwise (``layout_composed.hpp``): ``inverse(B) o -O o inverse(A)``, e.g. ``inverse(L) o -O o Sw`` for a
+      swizzled layout with an offset, a layout applied after the swizzle (``R(x) = L^-1(Sw(x) - O)``), exact on its
+      domain, and its inverse ``Sw o O o inverse(L^-1)`` back.
+    """
     rec = active()
     name = inverse.__name__
-    if not isinstance(layout.layout_a, Swizzle):
-        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    a, off, b = layout.layout_a, layout.offset, layout.layout_b
+    if not isinstance(a, Layout | Swizzle):
+        raise LayoutError(f"{name}: the outer function of {layout} is neither a layout nor a swizzle")
     if rec is not None:
-        rec.step(f"A = {layout}: invert the inner layout {layout.layout_b}, then compose the swizzle after it")
-    inner = nested(rec, inverse, layout.layout_b)
-    if layout.offset != 0:
-        raise LayoutError(
-            f"{name} of {layout}: with the non-zero offset {layout.offset} CuTe returns {inner} o "
-            f"{-layout.offset} o {layout.layout_a} (a layout applied after the swizzle and the negated offset), "
-            "which this engine does not represent")
-    if rec is not None:
-        rec.step(f"{name}(inner) = {inner}; compose it with {layout.layout_a}: the swizzle's bits are read through "
-                 f"{inner} to give a swizzle on its offsets")
-    # CuTe's print, computed without checking the intermediate L^-1 o Sw as a composition: the inverse's own
-    # post-condition (``checks.post_right_inverse`` / ``post_left_inverse``) decides whether it is the answer
-    res = unchecked(nested, rec, composition.__wrapped__, inner, layout.layout_a)
+        rec.step(f"A = {layout}: invert each part, the inner one first: {name}(A o O o B) = {name}(B) o -O o "
+                 f"{name}(A), a swizzle being its own inverse")
+    try:
+        inv_b = nested(rec, inverse, b) if type(b) is Layout else b
+    except LayoutError as err:  # the inner layout's inverse is not one: so is the whole; name what CuTe prints for it
+        whole = whole_refusal(inverse, (layout,), err)
+        if whole is None:
+            raise
+        raise whole from None
+    if type(a) is Swizzle and off == 0:
+        if rec is not None:
+            rec.step(f"{name}({b}) = {inv_b}; the offset is 0: compose it with {a}, the swizzle's bits read through "
+                     f"{inv_b} to give a swizzle on its offsets")
+        # CuTe's print, computed without checking the intermediate L^-1 o Sw as a composition: the inverse's own
+        # post-condition (``checks.post_right_inverse`` / ``post_left_inverse``) decides whether it is the answer
+        res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
+        if checking() and type(b) is Layout:
+            _refuse_with_f2(layout, res, name)
+    else:
+        inv_a = nested(rec, inverse, a) if type(a) is Layout else a
+        res = make_composed(inv_b, -off, inv_a)
+        if rec is not None:
+            rec.step(f"{name}({b}) = {inv_b}, the offset {off} negated, {name}({a}) = {inv_a}: R = {res}"
+                     + (f", R(x) = {inv_b}({inv_a}(x) - {off}) for the x where {res.domain_text()}"
+                        if type(res) is ComposedLayout and type(res.layout_b) is Swizzle and off > 0 else ""))
     if rec is not None:
         rec.step(f"{name}({layout}) = {res}", res, kind="result")
     return res
 
 
+def _refuse_with_f2(layout: ComposedLayout, res: Any, name: str) -> None:
+    """CuTe's ``inverse(L) o Sw`` for ``Sw o 0 o L``, refused where it breaks the inverse's post-condition: the
+    message (``checks.POST``) extended with the inverse of the same function through its F2 form where there is one
+    (``right_inverse(Sw<2,0,-7> o 0 o 4:1)``: CuTe prints the layout itself, the right inverse is ``1:0``)."""
+    try:
+        POST[name]((layout,), res)
+    except LayoutError as err:
+        try:
+            f2 = as_f2_layout(layout)
+            exact = unchecked(_f2_inverse, f2, name == "right_inverse")
+            POST[name]((f2,), exact)
+        except LayoutError:
+            raise err from None
+        raise LayoutError(f"{err}. The {name.replace('_', ' ')} of this function is {exact} (through its F2 form "
+                          f"{f2}: {name}(as_f2_layout(A)))") from None
+
+
 @memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets.
-    A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``)."""
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``); with an
+    offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``).
+
+    >>> from algebra.core.notation import parse
+    >>> str(right_inverse(parse("Sw<1,2,4> o 8 o (4,16):(16,1)")))
+    '(16,4):(4,1) o -8 o Sw<1,2,4>'
+    >>> str(right_inverse(parse("(16,4):(4,1) o -8 o Sw<1,2,4>")))
+    'Sw<1,2,4> o 8 o (4,16):(16,1)'
+    """
     if layout is None:
         return None
     if type(layout) is ComposedLayout:
@@ -116,7 +160,8 @@ def right_inverse(layout: Layout) -> Layout:
 def left_inverse(layout: Layout) -> Layout:
     """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
     ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it.
-    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``."""
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``; with an offset, ``left_inverse(L) o -O o Sw``
+    (``R(L(i)) == i`` for every ``i < size(L)`` of an injective L)."""
     if layout is None:
         return None
     if type(layout) is ComposedLayout:

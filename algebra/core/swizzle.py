@@ -17,6 +17,11 @@ from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
+class NoShape(LayoutError, AttributeError):
+    """Asking ``L o O o Sw`` (a layout after a swizzle) for its shape: it has none (``hasattr`` says so, and a direct
+    use refuses with the reason)."""
+
+
 class Swizzle:
     """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
 
@@ -39,6 +44,13 @@ class Swizzle:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Swizzle is immutable")
+
+    @property
+    def shape(self) -> Any:
+        raise NoShape(f"{self} is a swizzle, a function of 1-D offsets with no shape (a layout is needed here; a "
+                      f"swizzled layout is written {self} o 0 o (8,64):(64,1))")
+
+    stride = shape
 
     @property
     def bit_mask(self) -> int:
@@ -104,16 +116,20 @@ class Swizzle:
 
 
 class ComposedLayout:
-    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))``.
+    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``).
 
-    ``layout_a`` is a Swizzle (or a Layout); the shape, size and rank are those of ``layout_b``.
+    ``layout_a`` and ``layout_b`` are each a Layout or a Swizzle. A swizzled layout ``Sw o O o L`` has the shape, size
+    and rank of L. ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an offset, ``L^-1 o -O o Sw``) is a
+    function of 1-D offsets with no shape (CuTe's ``shape()`` does not compile for it): it is defined at the ``x`` where
+    ``O + Sw(x)`` is a 1-D coordinate of L (``domain``), and its ``shape`` refuses (``NoShape``).
     """
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
-    def __init__(self, layout_a: Any, offset: int, layout_b: Layout) -> None:
-        if not isinstance(layout_b, Layout):
-            raise LayoutError("ComposedLayout: the inner layout must be a Layout")
+    def __init__(self, layout_a: Any, offset: int, layout_b: Any) -> None:
+        if not isinstance(layout_b, Layout | Swizzle):
+            raise LayoutError(f"ComposedLayout: the inner function must be a Layout or a Swizzle, got {layout_b} (a "
+                              "composed layout inside a composed layout is not represented)")
         if not is_int(offset):
             raise LayoutError("ComposedLayout: the offset must be an integer")
         object.__setattr__(self, "layout_a", layout_a)
@@ -123,33 +139,74 @@ class ComposedLayout:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ComposedLayout is immutable")
 
+    def _no_shape(self, what: str) -> NoShape:
+        return NoShape(f"{self} has no {what}: it is a function of 1-D offsets (the layout {self.layout_a} applied "
+                       f"after the swizzle {self.layout_b}), defined where {self.domain_text()}; CuTe's {what}() does "
+                       "not compile for it either")
+
     @property
     def shape(self) -> Any:
+        if type(self.layout_b) is Swizzle:
+            raise self._no_shape("shape")
         return self.layout_b.shape
 
     @property
     def stride(self) -> Any:
+        if type(self.layout_b) is Swizzle:
+            raise self._no_shape("stride")
         return self.layout_b.stride
+
+    def domain(self) -> Any:
+        """The inputs where the function is defined, in increasing order: ``range(size)`` with a Layout inside; for
+        ``L o O o Sw``, the ``x >= 0`` with ``0 <= O + Sw(x) < size(L)`` (``Sw`` is its own inverse, so they are
+        ``Sw(y - O)`` for those y); None for ``Sw o O o Sw`` (every offset)."""
+        if type(self.layout_b) is Layout:
+            return range(it.product(self.layout_b.shape))
+        if type(self.layout_a) is not Layout:
+            return None
+        n, sw, off = it.product(self.layout_a.shape), self.layout_b, self.offset
+        return sorted(sw(y - off) for y in range(max(0, off), n))
+
+    def domain_text(self) -> str:
+        """Where the function is defined, in words."""
+        if type(self.layout_b) is Layout:
+            return f"0 <= c < {it.product(self.layout_b.shape)}"
+        if type(self.layout_a) is not Layout:
+            return "every offset x >= 0"
+        off = f" + {self.offset}" if self.offset > 0 else f" - {-self.offset}" if self.offset else ""
+        return f"0 <= {self.layout_b}(x){off} < {it.product(self.layout_a.shape)}"
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
+        if type(self.layout_b) is Swizzle:
+            if not is_int(c) or c < 0:
+                raise LayoutError(f"{self} takes a 1-D offset x >= 0 (it has no shape), got {c!r}")
+            y = self.offset + self.layout_b(c)
+            if type(self.layout_a) is Layout and y < 0:
+                raise LayoutError(f"{self} is not defined at x = {c}: {self.offset} + {self.layout_b}({c}) = {y} is "
+                                  f"no 1-D coordinate of {self.layout_a} (the domain: {self.domain_text()})")
+            return self.layout_a(y)
         if _has_none(c):
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
         return self.layout_a(self.offset + self.layout_b(c))
 
     def __getitem__(self, i: int) -> ComposedLayout:
+        if type(self.layout_b) is Swizzle:
+            raise self._no_shape("mode")
         return make_composed(self.layout_a, self.offset, self.layout_b[i])
 
     def __len__(self) -> int:
-        return it.rank(self.layout_b.shape)
+        return it.rank(self.shape)
 
     def with_layout_b(self, b: Layout) -> Any:
         """``composition(layout_a, offset, b)``: the same outer function around a new inner layout."""
+        if type(self.layout_b) is Swizzle:
+            raise self._no_shape("inner layout")
         return make_composed(self.layout_a, self.offset, b)
 
     def size(self) -> int:
-        return it.product(self.layout_b.shape)
+        return it.product(self.shape)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposedLayout) and (self.layout_a, self.offset, self.layout_b) == (
@@ -165,10 +222,10 @@ class ComposedLayout:
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
 
 
-def make_composed(a: Any, offset: int, b: Layout) -> Any:
+def make_composed(a: Any, offset: int, b: Any) -> Any:
     """CuTe's ``composition(A, offset, B)``: a ComposedLayout, except that the identity swizzle ``Sw<0,M,S>``
-    with offset 0 is dropped and ``B`` itself is returned (as CuTe does)."""
-    if isinstance(a, Swizzle) and a.bits == 0 and offset == 0:
+    with offset 0 before a Layout is dropped and ``B`` itself is returned (as CuTe does)."""
+    if isinstance(a, Swizzle) and a.bits == 0 and offset == 0 and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
 

@@ -193,7 +193,10 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
     holding those offsets."""
     from app.services.layouts import describe_layout, layout_grid
 
-    view = describe_layout(text, for_grid=True)
+    try:
+        view = describe_layout(text, for_grid=True)
+    except LayoutError as exc:  # a result with no grid (a layout applied after a swizzle): say why, show the rest
+        return None, str(exc).removeprefix("layout: ")
     g = layout_grid(view, grid_id)
     if g is None:
         return None, view.note or "not drawn"
