@@ -339,13 +339,6 @@ def post_composition(args: tuple, r: Any) -> None:
 POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
 
 
-def _at(layout: Any, table: list, x: int) -> Any:
-    """``layout(x)`` for a 1-D coordinate ``x >= 0`` (its table where ``x`` is inside it); None for ``x < 0``."""
-    if 0 <= x < len(table):
-        return table[x]
-    return None if type(x) is not int or x < 0 else layout(x)
-
-
 def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: str) -> LayoutError:
     return LayoutError(f"{op}({layout}) is not a layout: {what}. CuTe would print {r} here; {detail}")
 
@@ -367,63 +360,25 @@ def _tables(*layouts: Any) -> list | None:
     return out
 
 
-def _shapeless(x: Any) -> bool:
-    """``L o O o Sw``: a function of 1-D offsets on its ``domain``, with no shape (``swizzle.ComposedLayout``)."""
-    return hasattr(x, "domain") and not hasattr(x, "shape")
-
-
 def _on_domain(x: Any) -> tuple | None:
-    """(the inputs where ``x`` is defined, its values there as a dict) of a layout or ``L o O o Sw``; None when
-    unbounded, over POST_CAP points or not integral."""
-    if not _shapeless(x):
+    """(x's values: a list on [0, size), or a dict on the domain of ``L o O o Sw``; its domain in words), or None
+    when it has neither (a bare swizzle), is over POST_CAP points or is not integral."""
+    if hasattr(x, "shape"):
         tab = _tables(x)
-        return None if tab is None else (range(len(tab[0])), dict(enumerate(tab[0])))
-    dom = x.domain()
-    inner = _tables(x.layout_a) if dom is not None and len(dom) <= POST_CAP else None
-    if inner is None:
-        return None
-    sw, off, t = x.layout_b, x.offset, inner[0]
-    return dom, {v: t[off + sw(v)] for v in dom}
+        return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
+    dom = x.domain() if hasattr(x, "domain") and hasattr(x.layout_a, "shape") else None
+    tab = None if dom is None or len(dom) > POST_CAP else _tables(x.layout_a)
+    return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
 
-def _post_inverse_on_domain(op: str, layout: Any, r: Any) -> None:
-    """The inverses' post-conditions where one side is ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an
-    offset): right, ``L(R(x)) == x`` for every x of R's domain with ``R(x)`` in L's; left (quasi), ``L(R(L(i))) ==
-    L(i)`` for every i of L's domain with ``L(i)`` in R's and ``R(L(i))`` in L's."""
-    fa, fr = _on_domain(layout), _on_domain(r)
-    if fa is None or fr is None:
-        return
-    (da, la), (dr, lr) = fa, fr
-    if op == "right_inverse":
-        what = "right inverse condition: L(R(x)) == x for every x in the domain of R, with R(x) in the domain of L"
-        for x in dr:
-            y = lr[x]
-            if y not in la:
-                raise _inverse_refusal(op, layout, r, what, x, f"at i = {x} it gives R({x}) = {y}, outside the "
-                                       "domain of L")
-            if la[y] != x:
-                raise _inverse_refusal(op, layout, r, what, x, f"at i = {x} it gives R({x}) = {y}, and L({y}) = "
-                                       f"{la[y]}")
-        return
-    what = "quasi-inverse condition: L(R(L(i))) == L(i) for every i in the domain of L"
-    for i in da:
-        y = la[i]
-        x = lr.get(y)
-        if x is None:  # past R's size: a layout's last mode goes on (as in CuTe); below 0, R is not defined
-            try:
-                x = r(y)
-            except LayoutError:
-                raise _inverse_refusal(op, layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the domain of "
-                                       "R") from None
-        if x not in la or la[x] != y:
-            raise _inverse_refusal(op, layout, r, what, i, f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but "
-                                   + (f"L({x}) = {la[x]}" if x in la else f"{x} is outside the domain of L"))
+def _get(t: Any, x: Any) -> Any:
+    return (t[x] if type(x) is int and 0 <= x < len(t) else None) if type(t) is list else t.get(x)
 
 
 def post_right_inverse(args: tuple, r: Any) -> None:
-    """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)``, each ``R(i)`` a
-    1-D coordinate of L (``0 <= R(i) < size(L)``). A swizzle with a negative shift moves the low bits up, where CuTe's
-    ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
+    """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)`` (every i of R's domain
+    for ``L^-1 o -O o Sw``), each ``R(i)`` a 1-D coordinate of L. A swizzle with a negative shift moves the low bits
+    up, where CuTe's ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
 
     >>> from algebra.core.notation import parse
     >>> post_right_inverse((parse("Sw<2,0,-7> o 4:1"),), parse("Sw<2,0,-7> o 4:1"))
@@ -434,21 +389,19 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
-    if _shapeless(layout) or _shapeless(r):
-        return _post_inverse_on_domain("right_inverse", layout, r)
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    if fa is None or fr is None:
         return
-    lt, rt = tabs
-    n = len(lt)
-    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain [0, {n}) of L"
-    for i, x in enumerate(rt):
-        if not 0 <= x < n:
+    (lt, dom), rt = fa, fr[0]
+    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
+    for i, x in enumerate(rt) if type(rt) is list else rt.items():
+        y = _get(lt, x)
+        if y is None:
             raise _inverse_refusal("right_inverse", layout, r, what, i,
                                    f"at i = {i} it gives R({i}) = {x}, outside the domain of L")
-        if lt[x] != i:
+        if y != i:
             raise _inverse_refusal("right_inverse", layout, r, what, i,
-                                   f"at i = {i} it gives R({i}) = {x}, and L({x}) = {lt[x]}")
+                                   f"at i = {i} it gives R({i}) = {x}, and L({x}) = {y}")
 
 
 def post_left_inverse(args: tuple, r: Any) -> None:
@@ -465,24 +418,29 @@ L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here
 R(12) = 6, but L(6) = 1
     """
     layout = args[0]
-    if _shapeless(layout) or _shapeless(r):
-        return _post_inverse_on_domain("left_inverse", layout, r)
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    if fa is None or fr is None:
         return
-    lt, rt = tabs
-    n = len(lt)
-    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i < size(L) = {n}"
-    for i, y in enumerate(lt):
-        x = _at(r, rt, y)
-        if x is None:
-            return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
-        if not 0 <= x < n:
+    (lt, dom), rt = fa, fr[0]
+    what = ("quasi-inverse condition: L(R(L(i))) == L(i) for every i "
+            + (f"< size(L) = {len(lt)}" if type(lt) is list else f"with {dom}"))
+    for i, y in enumerate(lt) if type(lt) is list else lt.items():
+        x = _get(rt, y)
+        if x is None:  # past R's size a layout goes on (CuTe's 1-D coordinate); L o O o Sw has a domain
+            if type(y) is not int or (y < 0 and hasattr(r, "shape")):
+                return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
+            try:
+                x = r(y)
+            except LayoutError:
+                raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
+                                       "domain of R") from None
+        z = _get(lt, x)
+        if z is None:
             raise _inverse_refusal("left_inverse", layout, r, what, i,
                                    f"at i = {i}, L({i}) = {y} and R({y}) = {x}, outside the domain of L")
-        if lt[x] != y:
+        if z != y:
             raise _inverse_refusal("left_inverse", layout, r, what, i,
-                                   f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but L({x}) = {lt[x]}")
+                                   f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but L({x}) = {z}")
 
 
 def post_complement(args: tuple, r: Any) -> None:

@@ -51,64 +51,40 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
 
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
-    """CuTe's inverse of a ComposedLayout ``A o O o B`` (A and B each a Layout or a Swizzle; a swizzle is its own
-    inverse, a layout's is ``inverse``):
-
-    - ``Sw o 0 o B`` (``swizzle_layout.hpp``): ``inverse(B) o Sw``, the swizzle moved back to the offsets side
-      (``composition(Layout, Swizzle)``), kept where it is the inverse: the never-wrong layer checks the inverse's
-      post-condition on the whole swizzled layout, and a refusal also names the exact inverse of the function where
-      its F2 form (``as_f2_layout``) gives one;
-    - otherwise (``layout_composed.hpp``): ``inverse(B) o -O o inverse(A)``, e.g. ``inverse(L) o -O o Sw`` for a
-      swizzled layout with an offset, a layout applied after the swizzle (``R(x) = L^-1(Sw(x) - O)``), exact on its
-      domain, and its inverse ``Sw o O o inverse(L^-1)`` back.
-    """
-    rec = active()
-    name = inverse.__name__
+    """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): for ``Sw o 0 o B``,
+    ``inverse(B) o Sw`` (``swizzle_layout.hpp``), kept where it is the inverse (a refusal names the exact one of the F2
+    form); else ``inverse(B) o -O o inverse(A)`` (``layout_composed.hpp``), ``L^-1 o -O o Sw`` for a swizzled layout
+    with an offset: ``R(x) = L^-1(Sw(x) - O)`` on its domain (``ComposedLayout.domain``)."""
+    rec, name = active(), inverse.__name__
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
-    if not isinstance(a, Layout | Swizzle):
-        raise LayoutError(f"{name}: the outer function of {layout} is neither a layout nor a swizzle")
     if rec is not None:
-        rec.step(f"A = {layout}: invert each part, the inner one first: {name}(A o O o B) = {name}(B) o -O o "
-                 f"{name}(A), a swizzle being its own inverse")
+        zero = "; O = 0: CuTe composes the swizzle into the inverse of B" if off == 0 and type(a) is Swizzle else ""
+        rec.step(f"A = {layout}: {name}(A o O o B) = {name}(B) o -O o {name}(A), a swizzle being its own inverse{zero}")
     try:
         inv_b = nested(rec, inverse, b) if type(b) is Layout else b
-    except LayoutError as err:  # the inner layout's inverse is not one: so is the whole; name what CuTe prints for it
-        whole = whole_refusal(inverse, (layout,), err)
-        if whole is None:
-            raise
-        raise whole from None
-    if type(a) is Swizzle and off == 0:
-        if rec is not None:
-            rec.step(f"{name}({b}) = {inv_b}; the offset is 0: compose it with {a}, the swizzle's bits read through "
-                     f"{inv_b} to give a swizzle on its offsets")
-        # CuTe's print, computed without checking the intermediate L^-1 o Sw as a composition: the inverse's own
-        # post-condition (``checks.post_right_inverse`` / ``post_left_inverse``) decides whether it is the answer
+        inv_a = nested(rec, inverse, a) if type(a) is Layout else a
+    except LayoutError as err:  # an inner inverse is not one: nor is the whole; name what CuTe prints for it
+        raise whole_refusal(inverse, (layout,), err) or err from None
+    if type(a) is Swizzle and off == 0:  # CuTe's print; the inverse's post-condition (checks.POST) decides
         res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
         if checking() and type(b) is Layout:
             _refuse_with_f2(layout, res, name)
     else:
-        inv_a = nested(rec, inverse, a) if type(a) is Layout else a
         res = make_composed(inv_b, -off, inv_a)
-        if rec is not None:
-            rec.step(f"{name}({b}) = {inv_b}, the offset {off} negated, {name}({a}) = {inv_a}: R = {res}"
-                     + (f", R(x) = {inv_b}({inv_a}(x) - {off}) for the x where {res.domain_text()}"
-                        if type(res) is ComposedLayout and type(res.layout_b) is Swizzle and off > 0 else ""))
     if rec is not None:
         rec.step(f"{name}({layout}) = {res}", res, kind="result")
     return res
 
 
 def _refuse_with_f2(layout: ComposedLayout, res: Any, name: str) -> None:
-    """CuTe's ``inverse(L) o Sw`` for ``Sw o 0 o L``, refused where it breaks the inverse's post-condition: the
-    message (``checks.POST``) extended with the inverse of the same function through its F2 form where there is one
-    (``right_inverse(Sw<2,0,-7> o 0 o 4:1)``: CuTe prints the layout itself, the right inverse is ``1:0``)."""
+    """CuTe's ``inverse(L) o Sw`` refused where it breaks the post-condition (``checks.POST``), naming the inverse of
+    the same function through its F2 form where there is one (``right_inverse(Sw<2,0,-7> o 4:1)`` is ``1:0``)."""
     try:
         POST[name]((layout,), res)
     except LayoutError as err:
         try:
             f2 = as_f2_layout(layout)
-            exact = unchecked(_f2_inverse, f2, name == "right_inverse")
-            POST[name]((f2,), exact)
+            POST[name]((f2,), exact := unchecked(_f2_inverse, f2, name == "right_inverse"))
         except LayoutError:
             raise err from None
         raise LayoutError(f"{err}. The {name.replace('_', ' ')} of this function is {exact} (through its F2 form "
@@ -119,14 +95,7 @@ def _refuse_with_f2(layout: ComposedLayout, res: Any, name: str) -> None:
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets.
     A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``); with an
-    offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``).
-
-    >>> from algebra.core.notation import parse
-    >>> str(right_inverse(parse("Sw<1,2,4> o 8 o (4,16):(16,1)")))
-    '(16,4):(4,1) o -8 o Sw<1,2,4>'
-    >>> str(right_inverse(parse("(16,4):(4,1) o -8 o Sw<1,2,4>")))
-    'Sw<1,2,4> o 8 o (4,16):(16,1)'
-    """
+    offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``)."""
     if layout is None:
         return None
     if type(layout) is ComposedLayout:
@@ -221,11 +190,8 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
                           "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
     top = max((c.bit_length() for c in cols), default=0)
     if right:
-        xs = []
-        for sol in f2_solve(cols, [1 << t for t in range(top)]):
-            if sol is None:
-                break
-            xs.append(sol)
+        xs = f2_solve(cols, [1 << t for t in range(top)]) + [None]
+        xs = xs[:xs.index(None)]
     else:
         extra = []  # unit offsets outside the image: R sends them to 0
         for t in range(top):
@@ -243,9 +209,9 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
 
 def _swizzle_base(x: Any) -> int:
     """``2^M`` of the swizzle of a swizzled layout: the run of offsets it never moves."""
-    if not isinstance(x.layout_a, Swizzle):
-        raise LayoutError(f"only a swizzled layout Sw o offset o L is supported, got {x}")
-    return 1 << x.layout_a.base
+    if isinstance(x.layout_a, Swizzle) and isinstance(x.layout_b, Layout):
+        return 1 << x.layout_a.base
+    raise LayoutError(f"only a swizzled layout Sw o offset o L is supported, got {x}")
 
 
 def max_common_layout(a: Layout, b: Layout) -> Layout:

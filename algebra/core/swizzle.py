@@ -18,8 +18,7 @@ from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
 class NoShape(LayoutError, AttributeError):
-    """Asking ``L o O o Sw`` (a layout after a swizzle) for its shape: it has none (``hasattr`` says so, and a direct
-    use refuses with the reason)."""
+    """The shape of a swizzle or of ``L o O o Sw``: none (``hasattr`` says so; a direct use refuses, saying why)."""
 
 
 class Swizzle:
@@ -47,8 +46,7 @@ class Swizzle:
 
     @property
     def shape(self) -> Any:
-        raise NoShape(f"{self} is a swizzle, a function of 1-D offsets with no shape (a layout is needed here; a "
-                      f"swizzled layout is written {self} o 0 o (8,64):(64,1))")
+        raise NoShape(f"{self} is a swizzle, a function of 1-D offsets with no shape (a layout is needed here)")
 
     stride = shape
 
@@ -116,13 +114,9 @@ class Swizzle:
 
 
 class ComposedLayout:
-    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``).
-
-    ``layout_a`` and ``layout_b`` are each a Layout or a Swizzle. A swizzled layout ``Sw o O o L`` has the shape, size
-    and rank of L. ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an offset, ``L^-1 o -O o Sw``) is a
-    function of 1-D offsets with no shape (CuTe's ``shape()`` does not compile for it): it is defined at the ``x`` where
-    ``O + Sw(x)`` is a 1-D coordinate of L (``domain``), and its ``shape`` refuses (``NoShape``).
-    """
+    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``,
+    A and B each a Layout or a Swizzle). ``Sw o O o L`` has L's shape, size and rank; ``L o O o Sw`` (CuTe's inverse of
+    a swizzled layout with an offset) is a function of 1-D offsets on its ``domain``, with no shape (``NoShape``)."""
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
@@ -139,52 +133,30 @@ class ComposedLayout:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ComposedLayout is immutable")
 
-    def _no_shape(self, what: str) -> NoShape:
-        return NoShape(f"{self} has no {what}: it is a function of 1-D offsets (the layout {self.layout_a} applied "
-                       f"after the swizzle {self.layout_b}), defined where {self.domain_text()}; CuTe's {what}() does "
-                       "not compile for it either")
-
     @property
     def shape(self) -> Any:
         if type(self.layout_b) is Swizzle:
-            raise self._no_shape("shape")
+            raise NoShape(f"{self} has no shape: it is a function of 1-D offsets (the layout {self.layout_a} after "
+                          f"the swizzle {self.layout_b}), defined where {self.domain_text()}; nor has it in CuTe")
         return self.layout_b.shape
 
     @property
     def stride(self) -> Any:
-        if type(self.layout_b) is Swizzle:
-            raise self._no_shape("stride")
         return self.layout_b.stride
 
-    def domain(self) -> Any:
-        """The inputs where the function is defined, in increasing order: ``range(size)`` with a Layout inside; for
-        ``L o O o Sw``, the ``x >= 0`` with ``0 <= O + Sw(x) < size(L)`` (``Sw`` is its own inverse, so they are
-        ``Sw(y - O)`` for those y); None for ``Sw o O o Sw`` (every offset)."""
-        if type(self.layout_b) is Layout:
-            return range(it.product(self.layout_b.shape))
-        if type(self.layout_a) is not Layout:
-            return None
-        n, sw, off = it.product(self.layout_a.shape), self.layout_b, self.offset
-        return sorted(sw(y - off) for y in range(max(0, off), n))
+    def domain(self) -> list:
+        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse)."""
+        return sorted(self.layout_b(y - self.offset) for y in range(max(0, self.offset), self.layout_a.size()))
 
     def domain_text(self) -> str:
-        """Where the function is defined, in words."""
-        if type(self.layout_b) is Layout:
-            return f"0 <= c < {it.product(self.layout_b.shape)}"
-        if type(self.layout_a) is not Layout:
-            return "every offset x >= 0"
-        off = f" + {self.offset}" if self.offset > 0 else f" - {-self.offset}" if self.offset else ""
-        return f"0 <= {self.layout_b}(x){off} < {it.product(self.layout_a.shape)}"
+        return f"0 <= {self.offset} + {self.layout_b}(x) < {self.layout_a.size()}"
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
         if type(self.layout_b) is Swizzle:
-            if not is_int(c) or c < 0:
-                raise LayoutError(f"{self} takes a 1-D offset x >= 0 (it has no shape), got {c!r}")
-            y = self.offset + self.layout_b(c)
-            if type(self.layout_a) is Layout and y < 0:
-                raise LayoutError(f"{self} is not defined at x = {c}: {self.offset} + {self.layout_b}({c}) = {y} is "
-                                  f"no 1-D coordinate of {self.layout_a} (the domain: {self.domain_text()})")
+            y = self.offset + self.layout_b(c) if is_int(c) and c >= 0 else -1
+            if y < 0:
+                raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
             return self.layout_a(y)
         if _has_none(c):
             sub, off = slice_and_offset(c, self.layout_b)
@@ -192,18 +164,14 @@ class ComposedLayout:
         return self.layout_a(self.offset + self.layout_b(c))
 
     def __getitem__(self, i: int) -> ComposedLayout:
-        if type(self.layout_b) is Swizzle:
-            raise self._no_shape("mode")
-        return make_composed(self.layout_a, self.offset, self.layout_b[i])
+        return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)
 
     def __len__(self) -> int:
         return it.rank(self.shape)
 
     def with_layout_b(self, b: Layout) -> Any:
         """``composition(layout_a, offset, b)``: the same outer function around a new inner layout."""
-        if type(self.layout_b) is Swizzle:
-            raise self._no_shape("inner layout")
-        return make_composed(self.layout_a, self.offset, b)
+        return make_composed(self.layout_a, self.offset, b) if self.shape is not None else None
 
     def size(self) -> int:
         return it.product(self.shape)
