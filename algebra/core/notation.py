@@ -186,21 +186,16 @@ class _Parser:
         self.take(">")
         return Swizzle(b, m, s)
 
-    def part(self) -> Any:
-        """One function of a composed layout: a swizzle or a layout."""
-        t = self.peek()
-        return self.swizzle() if t is not None and t[0] == "sw" else self.layout()
-
     def any(self) -> Any:
         t = self.peek()
         if t is None:
             raise LayoutError("empty notation")
         if t[1] == "<":
             return self.tiler()
-        first = self.part()
+        first = self.swizzle() if t[0] == "sw" else self.layout()  # A o O o B: A and B each a swizzle or a layout
         if (u := self.peek()) is None or u[0] != "o":
             return first
-        self.take(kind="o")  # ``A o O o B`` (CuTe's ComposedLayout, A and B each a swizzle or a layout), or ``A o B``
+        self.take(kind="o")
         offset = 0
         k = 0
         while (u := self.peek(k)) is not None and u[1] == "_":
@@ -209,7 +204,7 @@ class _Parser:
         if nxt and nxt[0] == "int" and after and after[0] == "o":
             offset = self.int_()
             self.take(kind="o")
-        second = self.part()
+        second = self.swizzle() if (u := self.peek()) is not None and u[0] == "sw" else self.layout()
         if self.ptr_bits and isinstance(first, Swizzle):  # a byte-address swizzle, as the same permutation of elements
             shift = self.ptr_bits.bit_length() - 1 - 3
             if first.base - shift < 0:

@@ -96,6 +96,9 @@ def cvalue(a: Any) -> str:
             return "Swizzle" + a[2:] + "{}"
         (b, m, s), off, lay = cc.split_composed(a)
         return f"make_composed_layout(Swizzle<{b},{m},{s}>{{}}, Int<{off}>{{}}, {cvalue(lay)})"
+    if " o " in a:  # L o O o Sw: a layout after a swizzle (CuTe's inverse of a swizzled layout with an offset)
+        lay, off, sw = (x.strip() for x in a.split(" o "))
+        return f"make_composed_layout({cvalue(lay)}, Int<{int(off)}>{{}}, {cvalue(sw)})"
     if ":" in a:
         shape, stride = cc.split_layout(a)
         return f"Layout<{ctype(shape)},{ctype(stride, 'Stride')}>{{}}"
