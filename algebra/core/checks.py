@@ -395,13 +395,9 @@ R(1) = 129, outside the domain of L
     (lt, dom), rt = fa, fr[0]
     what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
     for i, x in enumerate(rt) if type(rt) is list else rt.items():
-        y = _get(lt, x)
-        if y is None:
-            raise _inverse_refusal("right_inverse", layout, r, what, i,
-                                   f"at i = {i} it gives R({i}) = {x}, outside the domain of L")
-        if y != i:
-            raise _inverse_refusal("right_inverse", layout, r, what, i,
-                                   f"at i = {i} it gives R({i}) = {x}, and L({x}) = {y}")
+        if (y := _get(lt, x)) != i:
+            raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} it gives R({i}) = {x}, "
+                                   + ("outside the domain of L" if y is None else f"and L({x}) = {y}"))
 
 
 def post_left_inverse(args: tuple, r: Any) -> None:
@@ -434,13 +430,10 @@ R(12) = 6, but L(6) = 1
             except LayoutError:
                 raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
                                        "domain of R") from None
-        z = _get(lt, x)
-        if z is None:
-            raise _inverse_refusal("left_inverse", layout, r, what, i,
-                                   f"at i = {i}, L({i}) = {y} and R({y}) = {x}, outside the domain of L")
-        if z != y:
-            raise _inverse_refusal("left_inverse", layout, r, what, i,
-                                   f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but L({x}) = {z}")
+        if (z := _get(lt, x)) != y:
+            raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y} and R({y}) = {x}, "
+                                   "outside the domain of L" if z is None else f"at i = {i}, L({i}) = {y}, R({y}) = "
+                                   f"{x}, but L({x}) = {z}")
 
 
 def post_complement(args: tuple, r: Any) -> None:

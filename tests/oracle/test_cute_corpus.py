@@ -87,7 +87,8 @@ def cute_is_not_composition(rec: dict) -> bool:
     printed layout with a shape <= 0 is no function at all (``confirm_not_a_function`` has checked that shape)."""
     import algebra as A
 
-    if min(cc.flat(cc.split_layout(rec["cute"].split(" o ")[-1].split(" @ ")[0])[0])) <= 0:
+    parts = rec["cute"].split(" @ ")[0].split(" o ")  # Sw o O o L, or L o O o Sw (an inverse with an offset)
+    if min(cc.flat(cc.split_layout(parts[-1] if parts[0].startswith("Sw<") else parts[0])[0])) <= 0:
         return True
     if rec["op"] not in ("composition", "logical_divide") or any(
             not isinstance(x, str) or ":" not in x or x.startswith("Sw<") for x in rec["args"]):
