@@ -80,8 +80,9 @@ def gen_cases(seed: int, n: int) -> list[dict]:
 def gen_inverse_cases(seed: int, n: int) -> list[dict]:
     """The inverses of ``n`` random swizzled tiles ``Sw o O o L`` (mostly with an offset: CuTe's ``L^-1 o -O o Sw``),
     and of each such ``L^-1 o -O o Sw`` our engine answers (a layout after a swizzle as the argument)."""
-    import algebra as A
     from test_algebra_swizzled_inverse import _tiles
+
+    import algebra as A
 
     cases = []
     for k, tile in enumerate(_tiles(seed, n)):
