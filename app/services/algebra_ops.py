@@ -147,15 +147,17 @@ def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
     except RecursionError:
         raise
     except Exception as exc:
+        for x, a in zip(parsed, op.args, strict=False):  # L o O o Sw (an inverse with an offset) where a layout goes
+            if hasattr(x, "domain") and not hasattr(x, "shape") and not op.name.endswith("_inverse"):
+                raise LayoutError(f"{a.name}: {x} is a layout applied after a swizzle, a function of 1-D offsets "
+                                  f"defined where {x.domain_text()}, with no shape: {op.name} needs a layout "
+                                  f"({exc})") from None
         if isinstance(exc, LayoutError) and not isinstance(exc, AttributeError):
             raise  # (a refusal that is also an AttributeError: a swizzle asked for its shape, named below)
         for x, a in zip(parsed, op.args, strict=False):
             if isinstance(x, A.Swizzle):
                 raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
                                   f"{x} o (8,64):(64,1))") from None
-            if hasattr(x, "domain") and not hasattr(x, "shape"):
-                raise LayoutError(f"{a.name}: {x} is a layout applied after a swizzle, a function of 1-D offsets "
-                                  f"defined where {x.domain_text()}, with no shape: {op.name} needs a layout") from None
         for x, a in zip(parsed, op.args, strict=False):
             if hasattr(x, "shape") and callable(x) and not _int_strides(x):
                 raise LayoutError(f"{a.name}: {op.name} needs integer strides; {x} has basis (E) strides such as "
