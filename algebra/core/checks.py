@@ -371,10 +371,6 @@ def _on_domain(x: Any) -> tuple | None:
     return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
 
-def _get(t: Any, x: Any) -> Any:
-    return (t[x] if type(x) is int and 0 <= x < len(t) else None) if type(t) is list else t.get(x)
-
-
 def post_right_inverse(args: tuple, r: Any) -> None:
     """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)`` (every i of R's domain
     for ``L^-1 o -O o Sw``), each ``R(i)`` a 1-D coordinate of L. A swizzle with a negative shift moves the low bits
@@ -394,8 +390,9 @@ R(1) = 129, outside the domain of L
         return
     (lt, dom), rt = fa, fr[0]
     what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
+    n, get = len(lt), type(lt) is dict and lt.get
     for i, x in enumerate(rt) if type(rt) is list else rt.items():
-        if (y := _get(lt, x)) != i:
+        if (y := get(x) if get else lt[x] if 0 <= x < n else None) != i:
             raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} it gives R({i}) = {x}, "
                                    + ("outside the domain of L" if y is None else f"and L({x}) = {y}"))
 
@@ -420,9 +417,9 @@ R(12) = 6, but L(6) = 1
     (lt, dom), rt = fa, fr[0]
     what = ("quasi-inverse condition: L(R(L(i))) == L(i) for every i "
             + (f"< size(L) = {len(lt)}" if type(lt) is list else f"with {dom}"))
+    n, nr, get, get_r = len(lt), len(rt), type(lt) is dict and lt.get, type(rt) is dict and rt.get
     for i, y in enumerate(lt) if type(lt) is list else lt.items():
-        x = _get(rt, y)
-        if x is None:  # past R's size a layout goes on (CuTe's 1-D coordinate); L o O o Sw has a domain
+        if (x := get_r(y) if get_r else rt[y] if 0 <= y < nr else None) is None:  # past R's size: R(y) goes on
             if type(y) is not int or (y < 0 and hasattr(r, "shape")):
                 return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
             try:
@@ -430,7 +427,7 @@ R(12) = 6, but L(6) = 1
             except LayoutError:
                 raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
                                        "domain of R") from None
-        if (z := _get(lt, x)) != y:
+        if (z := get(x) if get else lt[x] if type(x) is int and 0 <= x < n else None) != y:
             raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y} and R({y}) = {x}, "
                                    "outside the domain of L" if z is None else f"at i = {i}, L({i}) = {y}, R({y}) = "
                                    f"{x}, but L({x}) = {z}")
