@@ -51,16 +51,12 @@ def _close(rec: Recorder, op: registry.Op, result: Any) -> None:
     if isinstance(result, Layout) or hasattr(result, "layout_b"):  # a layout or a swizzled one
         if last and last["depth"] == 0 and last["kind"] == "result" and last["layout"] == str(result):
             return
-        rec.step(f"result: {op.name}({', '.join(_arg_text(a) for a in rec.args)}) = {result}", result,
+        rec.step(f"result: {op.name}({', '.join(show(a) for a in rec.args)}) = {result}", result,
                  kind="result")
         return
     value = show(result)
     if not (last and last["depth"] == 0 and last["layout"] is None and last.get("value") == value):
         rec.step(f"result: {value}", None, kind="result", value=value)
-
-
-def _arg_text(a: Any) -> str:
-    return show(a) if not isinstance(a, Layout) else str(a)
 
 
 def derive(op_name: str, *args: Any) -> tuple[Any, list[dict[str, Any]]]:
