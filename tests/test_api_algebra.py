@@ -232,3 +232,12 @@ def test_an_inverse_with_an_offset_is_a_layout_after_a_swizzle(client):
     assert r.status_code == 422 and "a layout applied after a swizzle" in r.json()["detail"]
     r = run(client, "logical_divide", j["result"], "4:1")
     assert r.status_code == 422 and "a layout applied after a swizzle" in r.json()["detail"], r.json()
+
+
+def test_a_refused_swizzled_inverse_names_the_exact_one(client):
+    """CuTe's right_inverse(Sw<2,0,-7> o 4:1) is the layout itself (R(1) = 129): refused, naming the exact 1:0."""
+    r = run(client, "right_inverse", "Sw<2,0,-7> o 4:1")
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert "CuTe would print Sw<2,0,-7> o 0 o 4:1 here" in detail
+    assert "The right inverse of this function is 1:0 (through its F2 form 4:F129" in detail

@@ -361,8 +361,7 @@ def _tables(*layouts: Any) -> list | None:
 
 
 def _on_domain(x: Any) -> tuple | None:
-    """(x's values: a list on [0, size), or a dict on the domain of ``L o O o Sw``; its domain in words), or None
-    when it has neither (a bare swizzle), is over POST_CAP points or is not integral."""
+    """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw``; that domain in words), or None."""
     if hasattr(x, "shape"):
         tab = _tables(x)
         return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
@@ -415,18 +414,16 @@ R(12) = 6, but L(6) = 1
     if fa is None or fr is None:
         return
     (lt, dom), rt = fa, fr[0]
-    what = ("quasi-inverse condition: L(R(L(i))) == L(i) for every i "
-            + (f"< size(L) = {len(lt)}" if type(lt) is list else f"with {dom}"))
     n, nr, get, get_r = len(lt), len(rt), type(lt) is dict and lt.get, type(rt) is dict and rt.get
+    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i {f'with {dom}' if get else f'< size(L) = {n}'}"
     for i, y in enumerate(lt) if type(lt) is list else lt.items():
         if (x := get_r(y) if get_r else rt[y] if 0 <= y < nr else None) is None:  # past R's size: R(y) goes on
-            if type(y) is not int or (y < 0 and hasattr(r, "shape")):
-                return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
-            try:
-                x = r(y)
-            except LayoutError:
+            if get_r:
                 raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
-                                       "domain of R") from None
+                                       "domain of R")
+            if type(y) is not int or y < 0:
+                return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
+            x = r(y)
         if (z := get(x) if get else lt[x] if type(x) is int and 0 <= x < n else None) != y:
             raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y} and R({y}) = {x}, "
                                    "outside the domain of L" if z is None else f"at i = {i}, L({i}) = {y}, R({y}) = "

@@ -7,7 +7,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
-from algebra.core.checks import POST, checking, unchecked
+from algebra.core.checks import unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
@@ -15,7 +15,7 @@ from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout, make_composed
+from algebra.core.swizzle import ComposedLayout, Swizzle, make_composed
 
 R = Layout._raw
 
@@ -24,9 +24,8 @@ def _sorted_modes(strides: tuple) -> list[int]:
     """Mode indices ordered by stride with CuTe's exchange sort (``detail::SortByKey``), whose order of equal
     strides is part of the result."""
     a = list(range(len(strides)))
-    n = len(a)
-    for i in range(n):
-        for j in range(i + 1, n):
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
             if strides[a[j]] < strides[a[i]]:
                 a[i], a[j] = a[j], a[i]
     return a
@@ -40,9 +39,7 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     ls, ld = it.wrap(c.shape), it.wrap(c.stride)
     if any(not is_int(d) for d in ld):
         raise LayoutError(f"{name}: basis (E) strides are not supported")
-    pre = [1]
-    for s in ls:
-        pre.append(pre[-1] * s)
+    pre = [math.prod(ls[:i]) for i in range(len(ls) + 1)]
     if rec is not None:
         rec.step(f"coalesce A: {c}" if c != layout else f"coalesce A: {c} is already coalesced", c)
         rec.step("each mode's step in A's 1-D coordinate (prefix products of the shape): "
@@ -51,15 +48,11 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
 
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
-    """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): for ``Sw o 0 o B``,
-    ``inverse(B) o Sw`` (``swizzle_layout.hpp``), kept where it is the inverse (a refusal names the exact one of the F2
-    form); else ``inverse(B) o -O o inverse(A)`` (``layout_composed.hpp``), ``L^-1 o -O o Sw`` for a swizzled layout
-    with an offset: ``R(x) = L^-1(Sw(x) - O)`` on its domain (``ComposedLayout.domain``)."""
+    """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): ``inverse(B) o Sw``
+    for ``Sw o 0 o B`` (``swizzle_layout.hpp``), kept where it is the inverse; else ``inverse(B) o -O o inverse(A)``
+    (``layout_composed.hpp``): ``L^-1 o -O o Sw``, ``R(x) = L^-1(Sw(x) - O)`` on its domain, for ``Sw o O o L``."""
     rec, name = active(), inverse.__name__
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
-    if rec is not None:
-        zero = "; O = 0: CuTe composes the swizzle into the inverse of B" if off == 0 and type(a) is Swizzle else ""
-        rec.step(f"A = {layout}: {name}(A o O o B) = {name}(B) o -O o {name}(A), a swizzle being its own inverse{zero}")
     try:
         inv_b = nested(rec, inverse, b) if type(b) is Layout else b
         inv_a = nested(rec, inverse, a) if type(a) is Layout else a
@@ -67,28 +60,22 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
         raise whole_refusal(inverse, (layout,), err) or err from None
     if type(a) is Swizzle and off == 0:  # CuTe's print; the inverse's post-condition (checks.POST) decides
         res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
-        if checking() and type(b) is Layout:
-            _refuse_with_f2(layout, res, name)
     else:
         res = make_composed(inv_b, -off, inv_a)
     if rec is not None:
-        rec.step(f"{name}({layout}) = {res}", res, kind="result")
+        rec.step(f"{name}(A o O o B) = {name}(B) o -O o {name}(A) (a swizzle is its own inverse"
+                 + (", composed into the inverse of B when O = 0" if off == 0 and type(a) is Swizzle else "")
+                 + f"): {name}({layout}) = {res}", res, kind="result")
     return res
 
 
-def _refuse_with_f2(layout: ComposedLayout, res: Any, name: str) -> None:
-    """CuTe's ``inverse(L) o Sw`` refused where it breaks the post-condition (``checks.POST``), naming the inverse of
-    the same function through its F2 form where there is one (``right_inverse(Sw<2,0,-7> o 4:1)`` is ``1:0``)."""
-    try:
-        POST[name]((layout,), res)
-    except LayoutError as err:
-        try:
-            f2 = as_f2_layout(layout)
-            POST[name]((f2,), exact := unchecked(_f2_inverse, f2, name == "right_inverse"))
-        except LayoutError:
-            raise err from None
-        raise LayoutError(f"{err}. The {name.replace('_', ' ')} of this function is {exact} (through its F2 form "
-                          f"{f2}: {name}(as_f2_layout(A)))") from None
+def _other_inverse(layout: Any, inv: Any) -> Any:
+    """The inverse of None, a swizzle (itself, as in CuTe), a ComposedLayout, F2 strides, or ``_as_layout(layout)``."""
+    if layout is None or type(layout) is Swizzle:
+        return layout
+    if type(layout) is ComposedLayout:
+        return _swizzled_inverse(layout, inv)
+    return _f2_inverse(layout, inv.__name__ == "right_inverse") if type(layout) is Layout else inv(_as_layout(layout))
 
 
 @memo
@@ -96,14 +83,8 @@ def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets.
     A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``); with an
     offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``)."""
-    if layout is None:
-        return None
-    if type(layout) is ComposedLayout:
-        return _swizzled_inverse(layout, right_inverse.__wrapped__)
-    if type(layout) is Swizzle:
-        return layout  # a swizzle is its own inverse (CuTe returns it)
-    if type(layout) is Layout and has_f2(layout.stride):
-        return _f2_inverse(layout, right=True)
+    if type(layout) is not Layout or has_f2(layout.stride):
+        return _other_inverse(layout, right_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
     rec = active()
     res_s, res_d, cur = [1], [0], 1
@@ -129,21 +110,13 @@ def right_inverse(layout: Layout) -> Layout:
 def left_inverse(layout: Layout) -> Layout:
     """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
     ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it.
-    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``; with an offset, ``left_inverse(L) o -O o Sw``
-    (``R(L(i)) == i`` for every ``i < size(L)`` of an injective L)."""
-    if layout is None:
-        return None
-    if type(layout) is ComposedLayout:
-        return _swizzled_inverse(layout, left_inverse.__wrapped__)
-    if type(layout) is Swizzle:
-        return layout  # a swizzle is its own inverse (CuTe returns it)
-    if type(layout) is Layout and has_f2(layout.stride):
-        return _f2_inverse(layout, right=False)
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``; with an offset, ``left_inverse(L) o -O o Sw``."""
+    if type(layout) is not Layout or has_f2(layout.stride):
+        return _other_inverse(layout, left_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
     rec = active()
     order = _sorted_modes(ld)
-    res_s: list = []
-    res_d: list = [0]
+    res_s, res_d = [], [0]
     for i in order:
         d = ld[i]
         if d == 0:
@@ -197,8 +170,7 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
         for t in range(top):
             if f2_solve(cols + extra, [1 << t])[0] is None:
                 extra.append(1 << t)
-        mask = (1 << len(cols)) - 1
-        xs = [sol & mask for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
+        xs = [sol & ((1 << len(cols)) - 1) for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
     rec = active()
     res = R(1, 0) if not xs else quiet(rec, coalesce, R((2,) * len(xs), tuple(F2(x) for x in xs)))
     if rec is not None:
@@ -386,8 +358,7 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     limit = min(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
     g = math.gcd(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
     common = sorted(_starts(sa, g) & _starts(sb, g))
-    shapes: list[int] = []
-    strides: list[int] = []
+    shapes, strides = [], []
     d = 1
     while d < limit:
         ra, rb = _room(d, sa), _room(d, sb)

@@ -18,7 +18,7 @@ from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
 class NoShape(LayoutError, AttributeError):
-    """The shape of a swizzle or of ``L o O o Sw``: none (``hasattr`` says so; a direct use refuses, saying why)."""
+    """The shape of ``L o O o Sw``: none (``hasattr`` says so; a direct use refuses, saying why)."""
 
 
 class Swizzle:
@@ -43,12 +43,6 @@ class Swizzle:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Swizzle is immutable")
-
-    @property
-    def shape(self) -> Any:
-        raise NoShape(f"{self} is a swizzle, a function of 1-D offsets with no shape (a layout is needed here)")
-
-    stride = shape
 
     @property
     def bit_mask(self) -> int:
@@ -122,8 +116,7 @@ class ComposedLayout:
 
     def __init__(self, layout_a: Any, offset: int, layout_b: Any) -> None:
         if not isinstance(layout_b, Layout | Swizzle):
-            raise LayoutError(f"ComposedLayout: the inner function must be a Layout or a Swizzle, got {layout_b} (a "
-                              "composed layout inside a composed layout is not represented)")
+            raise LayoutError(f"ComposedLayout: the inner function must be a Layout or a Swizzle, got {layout_b}")
         if not is_int(offset):
             raise LayoutError("ComposedLayout: the offset must be an integer")
         object.__setattr__(self, "layout_a", layout_a)
@@ -153,15 +146,13 @@ class ComposedLayout:
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
-        if type(self.layout_b) is Swizzle:
-            y = self.offset + self.layout_b(c) if is_int(c) and c >= 0 else -1
-            if y < 0:
-                raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
-            return self.layout_a(y)
         if _has_none(c):
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
-        return self.layout_a(self.offset + self.layout_b(c))
+        y = self.offset + self.layout_b(c)
+        if type(self.layout_b) is Swizzle and y < 0:  # L o O o Sw, off its domain
+            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
+        return self.layout_a(y)
 
     def __getitem__(self, i: int) -> ComposedLayout:
         return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)

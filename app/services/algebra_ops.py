@@ -126,6 +126,7 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     except LayoutError as exc:
         exc.refused = True  # the op itself refused these (well-formed) arguments: a lesson, not a typo
         exc.parsed = parsed
+        _exact_inverse(name, parsed, exc)
         raise
     cpp, dsl = code.op_code(name, parsed)
     steps = [{"text": str(s.get("text", "")), "layout": None if s.get("layout") is None else str(s["layout"]),
@@ -136,6 +137,21 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     text = _value_str(result) if op.result == "value" else str(result)
     return OpResult(op=name, args=[_arg_str(p, a.kind) for p, a in zip(parsed, op.args, strict=False)],
                     result=text, steps=steps, spec=op, parsed=parsed, cpp=cpp, dsl=dsl, offset=offset)
+
+
+def _exact_inverse(name: str, parsed: list[Any], exc: LayoutError) -> None:
+    """An inverse of a swizzled layout refused because CuTe's print is not the inverse (``right_inverse(Sw<2,0,-7> o
+    4:1)``: CuTe prints the layout itself): the message also names the exact inverse of the same function, through its
+    F2 form (``as_f2_layout``), where there is one (there: 1:0)."""
+    if name not in ("right_inverse", "left_inverse") or "CuTe would print" not in str(exc) or not parsed:
+        return
+    try:
+        f2 = A.as_f2_layout(parsed[0])
+        exact = getattr(A, name)(f2)
+    except LayoutError:
+        return
+    exc.args = (f"{exc}. The {name.replace('_', ' ')} of this function is {exact} (through its F2 form {f2}: "
+                f"{name}(as_f2_layout(A)))",)
 
 
 def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
