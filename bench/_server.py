@@ -46,9 +46,10 @@ def free_port() -> int:
 class Server:
     """The app on a free loopback port: ``layoutlab serve --no-worker`` (``server="front-door"``, what production
     runs), or uvicorn serving ``app.main:create_app`` with httptools and uvloop when installed
-    (``server="uvicorn"``)."""
+    (``server="uvicorn"``). ``tree``: serve another checkout's app (a ``git worktree`` of a baseline revision, with
+    its static/vendor copied in) with this interpreter, for a before / after in one sitting."""
 
-    def __init__(self, workers: int = 1, server: str = "front-door") -> None:
+    def __init__(self, workers: int = 1, server: str = "front-door", tree: str | Path | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         data = os.environ.get("LAYOUTLAB_DATA", str(ROOT / ".data" / "bench"))
@@ -64,7 +65,13 @@ class Server:
             if importlib.util.find_spec("uvloop"):
                 args += ["--loop", "uvloop"]
         self.args = args
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=dict(os.environ, LAYOUTLAB_DATA=data))
+        self.tree = Path(tree).resolve() if tree else ROOT
+        if not (self.tree / "app" / "main.py").is_file():
+            raise SystemExit(f"{self.tree} is not a LayoutLab checkout (no app/main.py)")
+        if not (self.tree / "static" / "vendor" / "htmx.min.js").is_file():  # ignored by git: setup.sh makes it
+            raise SystemExit(f"{self.tree}/static/vendor has no htmx.min.js: copy static/vendor there")
+        env = dict(os.environ, LAYOUTLAB_DATA=data, PYTHONPATH=str(self.tree))
+        self.proc = subprocess.Popen(args, cwd=self.tree, env=env)
         self._wait()
 
     def _wait(self) -> None:
@@ -120,6 +127,14 @@ class Server:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def revision(tree: Path) -> str:
+    """The served checkout's commit (``+dirty`` when its tracked files differ from it)."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", "-C", str(tree), *a], capture_output=True, text=True).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + ("+dirty" if git("status", "--porcelain", "-uno") else "")
 
 
 def machine() -> dict[str, Any]:

@@ -1,6 +1,11 @@
 """Browser benchmark: big views opened from their permalinks, and an explorer keystroke to a painted new grid.
 
-    python bench/web.py [--repeats 5] [--tag before] [--only explorer]
+    python bench/web.py [--repeats 5] [--tag before] [--only explorer] [--tree DIR]
+
+A baseline in the same sitting: serve another revision's app from a worktree (``--tree``), then this tree's::
+
+    git worktree add /tmp/webbefore <rev> && cp -r static/vendor /tmp/webbefore/static/
+    python bench/web.py --tree /tmp/webbefore --tag before_<rev>; python bench/web.py --tag after
 
 Starts uvicorn (one worker, bench/_server.py) on a free loopback port and drives Debian's chromium through
 Playwright (``--no-sandbox --disable-gpu``, 1280 x 900):
@@ -16,8 +21,12 @@ Playwright (``--no-sandbox --disable-gpu``, 1280 x 900):
 - fast typing: five digits typed 40 ms apart (faster than the server's answer and the swap): the time from the last
   key to its grid painted, how many requests went out and how many swaps landed, and the console errors logged.
 
+- lazy sections (where the page has them): a TV atlas section sent closed (``details.section``) opened by a click
+  on its summary: the time from the click to two animation frames after its fetched result is in the DOM.
+
 Prints a table and writes bench/results/web_[<tag>_]<time>.json with the command, the date, the chromium version,
-the machine and its load average beside every row (the 2 cores are shared: repeat a run made under load).
+the served tree and its revision, the machine and its load average beside every row (the 2 cores are shared: repeat
+a run made under load).
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import RESULTS, Server, machine  # noqa: E402
+from _server import RESULTS, Server, machine, revision  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWS = {
@@ -74,6 +83,20 @@ COUNT_JS = """() => { if (window.__counting) return; window.__counting = true;
 CELL = '#grid-explorer .gt[data-j="0"] > .gr[data-i="{i}"] > span:nth-child({k})'  # cell (i, k - 1)
 CARET_JS = """(pos) => { const i = document.querySelector('#layout-input'); i.focus();
     i.setSelectionRange(pos, pos); }"""
+# a section sent closed: click its summary, resolve two frames after the fetched result (s.sel) is in s.box
+SECTIONS = {"kernel path": ("kernel-sec", "kernel", "#kp-summary"), "TMA cluster": ("tmac-sec", "tmac", "#tmac-facts"),
+            "Blackwell": ("blackwell-sec", "blackwell", "#umma-name")}
+SECTION_JS = """(s) => new Promise((resolve) => {
+    const sec = document.getElementById(s.sec), box = document.getElementById(s.box);
+    if (!sec || sec.tagName !== 'DETAILS' || sec.open || !box || box.querySelector(s.sel)) { resolve(null); return; }
+    const t0 = performance.now();
+    const mo = new MutationObserver(() => {
+        if (!box.querySelector(s.sel)) return;
+        mo.disconnect();
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve({ms: performance.now() - t0,
+            elements: document.getElementsByTagName('*').length}))); });
+    mo.observe(box, {childList: true, subtree: true});
+    sec.querySelector('summary').click(); })"""
 SETTLED_JS = """(layout) => new Promise((resolve) => { const t = Date.now(); (function poll() {
     const f = document.querySelector('#fact-layout');
     if ((f && f.textContent === layout) || Date.now() - t > 10000) resolve(!!f); else setTimeout(poll, 20); })(); })"""
@@ -109,6 +132,29 @@ def permalinks(browser: Any, base: str, repeats: int, only: str | None) -> dict[
                      "wall_median_ms": statistics.median(r["wall"] for r in runs),
                      "server_median_ms": statistics.median(r["server"] for r in runs),
                      "html_bytes": runs[-1]["html_bytes"], "elements": runs[-1]["elements"],
+                     "loadavg_before": before, "loadavg_after": loadavg()}
+    return out
+
+
+def sections(browser: Any, base: str, repeats: int) -> dict[str, Any]:
+    """Each lazy section of the TV atlas (its 128x128 permalink): summary clicked to its result painted, in a fresh
+    context per open after the page's own paint; one warm-up. Empty where the tree sends every section open."""
+    path = VIEWS["TV atlas SM90 64x256x16 C"]
+    out: dict[str, Any] = {}
+    for name, (sec, box, sel) in SECTIONS.items():
+        before = loadavg()
+        runs = []
+        for _ in range(repeats + 1):
+            ctx = browser.new_context(viewport=VIEWPORT)
+            page = ctx.new_page()
+            page.goto(base + path, wait_until="load")
+            page.evaluate(PAINTED_JS)
+            runs.append(page.evaluate(SECTION_JS, {"sec": sec, "box": box, "sel": sel}))
+            ctx.close()
+        if runs[0] is None:
+            continue
+        runs = runs[1:]
+        out[name] = {**summary([r["ms"] for r in runs]), "elements": runs[-1]["elements"],
                      "loadavg_before": before, "loadavg_after": loadavg()}
     return out
 
@@ -175,6 +221,9 @@ def table(res: dict[str, Any]) -> None:
         print(f"{name:<42}{r['median_ms']:>8.0f}{r['min_ms']:>6.0f}{r['max_ms']:>6.0f}{r['wall_median_ms']:>6.0f}"
               f"{r['server_median_ms']:>7.1f}{r['html_bytes'] / 1000:>9.0f}{r['elements']:>9}  "
               f"{r['loadavg_before'][0]:.2f} ({ok}, target < {VIEW_TARGET_MS} ms)")
+    for name, r in res.get("sections", {}).items():
+        print(f"{'TV: open ' + name + ' -> painted':<42}{r['median_ms']:>8.0f}{r['min_ms']:>6.0f}{r['max_ms']:>6.0f}"
+              f"{'':>22}{r['elements']:>9}  {r['loadavg_before'][0]:.2f}")
     if "keystroke" in res:
         r = res["keystroke"]
         ok = "ok" if r["median_ms"] < KEY_TARGET_MS else "OVER"
@@ -195,21 +244,25 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--tag", default="", help="a word for the result file's name (e.g. before, after)")
     ap.add_argument("--only", help="only the views whose name contains this (no keystroke runs)")
+    ap.add_argument("--tree", help="serve the app of this checkout (a baseline's git worktree) instead of this one")
     a = ap.parse_args()
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         raise SystemExit("chromium is not installed (Debian package chromium)")
     from playwright.sync_api import sync_playwright
 
-    server = Server()
+    server = Server(tree=a.tree)
     res: dict[str, Any] = {"command": " ".join(["python", "bench/web.py", *sys.argv[1:]]),
                            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine(), "tag": a.tag,
+                           "tree": str(server.tree), "revision": revision(server.tree),
                            "viewport": VIEWPORT, "targets_ms": {"view": VIEW_TARGET_MS, "keystroke": KEY_TARGET_MS}}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=exe, args=ARGS)
             res["chromium"] = browser.version
             res["views"] = permalinks(browser, server.url, a.repeats, a.only)
+            if not a.only or a.only.lower() in "tv atlas":
+                res["sections"] = sections(browser, server.url, a.repeats)
             if not a.only:
                 res["keystroke"] = keystroke(browser, server.url, a.repeats)
                 res["typing"] = fast_typing(browser, server.url, a.repeats)

@@ -1,11 +1,12 @@
 """API latency under a fixed request rate: POST /api/layout, /api/algebra and /api/banks in turn.
 
-    python bench/web_api.py [--seconds 30] [--rate 200]
+    python bench/web_api.py [--seconds 30] [--rate 200] [--tag before] [--tree DIR]
 
 Starts uvicorn (one worker, bench/_server.py) on a free loopback port, then an open-loop client fires requests at
 ``--rate`` per second (layouts up to 4,096 cells) for ``--seconds``; latency is measured from each request's scheduled
-start, so a slow server cannot hide queueing. Prints a table and writes bench/results/web_api_<time>.json with the
-command, the date and the machine's load. (The browser side is bench/web.py.)
+start, so a slow server cannot hide queueing. ``--tree``: serve another checkout's app (a baseline's git worktree, as
+bench/web.py's docstring shows). Prints a table and writes bench/results/web_api_[<tag>_]<time>.json with the
+command, the date, the served tree and its revision, and the machine's load. (The browser side is bench/web.py.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import Server, machine, write_result  # noqa: E402
+from _server import Server, machine, revision, write_result  # noqa: E402
 
 LAYOUTS = ["(4,(2,4)):(2,(1,8))", "(64,64):(64,1)", "(64,64):(1,64)", "((8,8),(8,8)):((1,64),(8,512))",
            "Sw<3,3,3> o (32,128):(128,1)", "(16,256):(256,1)", "((4,8),(2,2)):((32,1),(16,8))"]
@@ -110,8 +111,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--rate", type=float, default=200)
+    ap.add_argument("--tag", default="", help="a word for the result file's name (e.g. before, after)")
+    ap.add_argument("--tree", help="serve the app of this checkout (a baseline's git worktree) instead of this one")
     a = ap.parse_args()
-    server = Server()
+    server = Server(tree=a.tree)
     before = machine()
     try:
         api = asyncio.run(load(server.url, a.rate, a.seconds))
@@ -124,9 +127,11 @@ def main() -> None:
         print(f"{route:<16}{r['n']:>7}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}{r['max_ms']:>10.2f}")
     print(f"{'all':<16}{api['requests']:>7}{api['p50_ms']:>10.2f}{api['p99_ms']:>10.2f}")
     print(f"errors: {api['errors'] or 'none'}   target: p99 < 50 ms")
-    out = write_result("web_api", {"command": " ".join(["python", "bench/web_api.py", *sys.argv[1:]]),
-                                   "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine_before": before,
-                                   "machine_after": machine(), "api": api})
+    out = write_result("web_api" + (f"_{a.tag}" if a.tag else ""),
+                       {"command": " ".join(["python", "bench/web_api.py", *sys.argv[1:]]),
+                        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "tree": str(server.tree),
+                        "revision": revision(server.tree), "machine_before": before, "machine_after": machine(),
+                        "api": api})
     print(f"wrote {out.relative_to(Path(__file__).resolve().parent.parent)}")
 
 

@@ -269,6 +269,21 @@
     }
   });
 
+  // ---- sections that load when first opened (<details class="section">): a link to the heading in its summary
+  // (the page's "On this page" links, an address ending in #kernel-h) opens it, which fetches its result
+  function openSectionOf(hash) {
+    let el = null;
+    try { el = hash && hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1))); } catch (_) { return; }
+    const sec = el && el.closest("details.section");
+    if (sec && !sec.open) sec.open = true;
+  }
+  document.addEventListener("click", (ev) => {
+    const a = ev.target.closest && ev.target.closest('a[href^="#"]');
+    if (a) openSectionOf(a.getAttribute("href"));
+  });
+  window.addEventListener("hashchange", () => openSectionOf(location.hash));
+  document.addEventListener("DOMContentLoaded", () => openSectionOf(location.hash));  // after htmx's own set-up
+
   // ---- typing: a form's requests run one at a time (hx-sync="this:queue last": the one in flight is never aborted,
   // so htmx logs no htmx:sendAbort, and only the newest waiting one is kept); an answer to a form that has changed
   // since its request left is not swapped in, as the request for the newer input follows it. Only forms that

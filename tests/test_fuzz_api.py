@@ -232,7 +232,8 @@ PAGES: dict[tuple[str, str], list[str]] = {
     ("GET", "/favicon.ico"): [],
 }
 #: htmx fragment targets the pages answer (HX-Target); "" is the whole page.
-TARGETS = ["", "result", "sectors", "tiled", "hopper", "copywalk", "mmawalk", "workbench"]
+TARGETS = ["", "result", "sectors", "tiled", "hopper", "copywalk", "mmawalk", "kernel", "tmac", "blackwell",
+           "workbench"]
 NOT_FUZZED = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/redoc/redoc.standalone.js", "/static"}
 
 odd_text = st.sampled_from(["", " ", "²", "４", "-1", "0", "NaN", "inf", "1.5", "true", str(1 << 63), "9" * 400,

@@ -1,9 +1,11 @@
 """The TV atlas ``/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C``: an atom's TV grid, tiled copy / tiled MMA, a
 partition's sector efficiency and the Hopper panel. Each panel is its own form; an htmx request names its panel in
-HX-Target and gets only that panel; every form carries the others' fields, so the address bar is the permalink."""
+HX-Target (or ``?panel=``) and gets only that panel; every form carries the others' fields, so the address bar is the
+permalink. The heavy sections in :data:`LAZY` come closed and load their result when first opened."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
@@ -151,13 +153,19 @@ def mmawalk_ctx(q: dict[str, str]) -> dict:
             "mma_atoms": atoms.mma_names()}
 
 
-def kernel_ctx(q: dict[str, str]) -> dict:
-    """The kernel path section: atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions."""
+def kernel_form(q: dict[str, str]) -> dict:
+    """The kernel path section's form: its fields and menus (cheap; the walk itself is :func:`kernel_ctx`)."""
     kp = {k: q[f"kp_{k}"].strip() for k in ("atom", "layout", "perm", "cta", "t")}
     kp.update({f"kp_{k}": q[f"kp_{k}"].strip() for k in "abc"})
-    ctx: dict = {"kp": kp, "kpath": None, "kp_error": None, "kp_presets": KP.PRESETS,
-                 "kp_mma_atoms": [n for n in atoms.mma_names() if not n.startswith("SM90_")],
-                 "kp_copy_atoms": atoms.copy_names()}
+    return {"kp": kp, "kpath": None, "kp_error": None, "kp_presets": KP.PRESETS,
+            "kp_mma_atoms": [n for n in atoms.mma_names() if not n.startswith("SM90_")],
+            "kp_copy_atoms": atoms.copy_names()}
+
+
+def kernel_ctx(q: dict[str, str]) -> dict:
+    """The kernel path section: atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions."""
+    ctx = kernel_form(q)
+    kp = ctx["kp"]
     try:
         ctx["kpath"] = KP.kernel_path(kp["atom"], kp["layout"], kp["perm"], kp["kp_a"], kp["kp_b"], kp["kp_c"],
                                       kp["cta"], kp["t"])
@@ -166,11 +174,17 @@ def kernel_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
-def tma_ctx(q: dict[str, str]) -> dict:
-    """The TMA section: make_tma_atom with a cluster, tma_partition per CTA, the cuTensorMapEncodeTiled checks."""
+def tma_form(q: dict[str, str]) -> dict:
+    """The TMA section's form: its fields (cheap; the partition itself is :func:`tma_ctx`)."""
     tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
           "cluster": _int(q["tm_cluster"], 1, (1, 2, 4, 8, 16)), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
-    ctx: dict = {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
+    return {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
+
+
+def tma_ctx(q: dict[str, str]) -> dict:
+    """The TMA section: make_tma_atom with a cluster, tma_partition per CTA, the cuTensorMapEncodeTiled checks."""
+    ctx = tma_form(q)
+    tm = ctx["tm"]
     try:
         ctx["tmv"] = TC.tma_cluster_view(tm["g"], tm["s"], tm["tile"], tm["cluster"], tm["dtype"])
     except LayoutError as exc:
@@ -178,11 +192,16 @@ def tma_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
+def blackwell_form(q: dict[str, str]) -> dict:
+    """The Blackwell panel's form: its fields and menus (cheap; the views are :func:`blackwell_ctx`)."""
+    return {"bw": {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}, "bw_kinds": BW.KINDS,
+            "bw_tmem_atoms": BW.TMEM_ATOMS, "umma": None, "bw_error": None, "tmem": None, "ld_error": None}
+
+
 def blackwell_ctx(q: dict[str, str]) -> dict:
     """The Blackwell panel: a UMMA atom and its accumulator in TMEM, a TMEM copy atom for one warp."""
-    bw = {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}
-    ctx: dict = {"bw": bw, "bw_kinds": BW.KINDS, "bw_tmem_atoms": BW.TMEM_ATOMS, "umma": None, "bw_error": None,
-                 "tmem": None, "ld_error": None}
+    ctx = blackwell_form(q)
+    bw = ctx["bw"]
     try:
         m, n = (int(bw[x]) if bw[x].isdecimal() and len(bw[x]) < 5 else -1 for x in ("m", "n"))
         ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], 2 if bw["cta"] == "2" else 1, bw["src"],
@@ -208,16 +227,30 @@ PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sec
           "tmac": ("tv_tma.html", "tmac", tma_ctx),
           "blackwell": ("tv_blackwell.html", None, blackwell_ctx)}
 
+#: The sections the first load sends closed, with their form but not their result (280, 72 and 40 kB of grids and
+#: tables with the defaults): a ``<details>`` whose first opening fetches ``/tv?panel=<name>`` plus its form's
+#: fields, answered by the same block as above. A query that names one of the section's fields (its prefix) renders
+#: it open and filled.
+LAZY: dict[str, tuple[str, Callable[[dict[str, str]], dict]]] = {
+    "kernel": ("kp_", kernel_form), "tmac": ("tm_", tma_form), "blackwell": ("bw_", blackwell_form)}
+
 
 @router.get("/tv", response_class=HTMLResponse, include_in_schema=False)
 def tv_page(request: Request) -> HTMLResponse:
+    """The whole page, or one panel's fragment: the panel named by ``?panel=`` (a lazy section's first opening) or
+    by htmx's HX-Target (a form re-rendering its own result)."""
     q = {k: request.query_params.get(k, v)[:8000 if k.startswith("tt_") else 4000] for k, v in DEFAULTS.items()}
     state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
     base: dict = {"request": request, "menu": S.atom_menu(), "permalink": "/tv?" + urlencode(state) if state else "/tv"}
-    panel = PANELS.get(request.headers.get("HX-Target") or "") if is_htmx(request) else None
+    name = request.query_params.get("panel") or (request.headers.get("HX-Target") or "" if is_htmx(request) else "")
+    panel = PANELS.get(name)
     if panel is not None:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
     ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q), **kernel_ctx(q), **tma_ctx(q), **blackwell_ctx(q)}
+           **mmawalk_ctx(q), **triton_ctx(q)}
+    for section, (prefix, form) in LAZY.items():
+        asked = any(k.startswith(prefix) for k in request.query_params)
+        ctx.update(PANELS[section][2](q) if asked else form(q))
+        ctx[f"{section}_open"] = asked
     return templates.TemplateResponse(request, "tv.html", ctx)

@@ -1,11 +1,15 @@
 """The TV atlas's Blackwell section in a real chromium: a UMMA atom and its accumulator in tensor memory, a
-tcgen05.ld atom for one warp (the quarter rule), live updates through htmx and the permalink."""
+tcgen05.ld atom for one warp (the quarter rule), live updates through htmx and the permalink. The section comes
+closed and loads its result when first opened (``?panel=blackwell``); a permalink naming its fields opens it filled."""
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_tv_kernel_browser import heading_to_top, panel_requests
 
 pytestmark = pytest.mark.browser
 
@@ -13,10 +17,11 @@ pytestmark = pytest.mark.browser
 def test_blackwell_section(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?bw_kind=f16&bw_m=128&bw_n=256&bw_cta=2"
               "&bw_ld=SM100_TMEM_LOAD_16dp256b1x&bw_warp=5#blackwell-h")
-    assert page.inner_text("#umma-name") == "SM100_MMA_F16BF16_2x1SM_SS"
-    assert page.inner_text("#tmem-lanes") == "32-47"
-    assert page.inner_text("#tmem-alloc") == "128"
-    assert "not measured" in page.inner_text("#blackwell-honest")
+    expect(page.locator("#blackwell-sec")).to_have_attribute("open", "")
+    expect(page.locator("#umma-name")).to_have_text("SM100_MMA_F16BF16_2x1SM_SS")
+    expect(page.locator("#tmem-lanes")).to_have_text("32-47")
+    expect(page.locator("#tmem-alloc")).to_have_text("128")
+    expect(page.locator("#blackwell-honest")).to_contain_text("not measured")
     assert page.locator("#tmem-svg rect").count() > 100
     page.locator("#blackwell-h").scroll_into_view_if_needed()
     screenshot(page, "tv-blackwell-2cta", full_page=False)
@@ -33,6 +38,23 @@ def test_blackwell_section(page, live_server, screenshot):
     page.fill("#bw-m", "96")
     page.wait_for_function("() => document.querySelector('#blackwell')?.textContent.includes('M must be 64 or 128')")
     assert not page.console_errors
+
+
+def test_blackwell_section_loads_when_opened(page, live_server, screenshot):
+    asked = panel_requests(page)
+    page.goto(f"{live_server.url}/tv")
+    expect(page.locator("#blackwell-sec")).not_to_have_attribute("open", "")
+    assert page.locator("#umma-name").count() == 0 and not asked
+    page.click("#blackwell-sec > summary")
+    expect(page.locator("#umma-name")).to_have_text("SM100_MMA_F16BF16_SS")
+    expect(page.locator("#tmem-lanes")).to_have_text("0-31")
+    assert len(asked) == 1 and "panel=blackwell" in asked[0] and "bw_kind=f16" in asked[0]
+    heading_to_top(page, "blackwell-h")
+    screenshot(page, "tv-blackwell-opened", full_page=False)
+    page.fill("#bw-warp", "5")
+    expect(page.locator("#tmem-lanes")).to_have_text("32-63")
+    assert parse_qs(urlparse(page.url).query)["bw_warp"] == ["5"]
+    assert len(asked) == 1 and not page.console_errors
 
 
 def test_doctor_reads_a_blackwell_descriptor(page, live_server, screenshot):

@@ -1,21 +1,38 @@
 """The TV atlas's kernel path (atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions), a tiled
-copy that names its duplicates and holes, and the TMA cluster section, in a real chromium."""
+copy that names its duplicates and holes, and the TMA cluster section, in a real chromium. The kernel path and the TMA
+section come closed and load their result when first opened (``?panel=``); a permalink naming their fields opens
+them filled."""
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 
+def panel_requests(page) -> list[str]:
+    """The ``?panel=`` fragment URLs ``page`` asks for from now on."""
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url) if "panel=" in r.url else None)
+    return seen
+
+
+def heading_to_top(page, hid: str) -> None:
+    """Scroll so that heading ``hid`` is at the top of the window (for a screenshot of its section)."""
+    page.evaluate("(h) => document.getElementById(h).scrollIntoView({block: 'start'})", hid)
+
+
 def test_kernel_path_walks_one_thread(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?kp_t=5#kernel-h")
+    expect(page.locator("#kernel-sec")).to_have_attribute("open", "")
+    expect(page.locator("#kp-summary")).to_contain_text("following thread 5")
     for k in range(1, 6):
-        assert page.locator(f"#kp-step-{k}").count() == 1
-    assert "get_layoutC_TV()" in page.text_content("#kp-step-2")
-    assert "partition_fragment_C" in page.text_content("#kp-step-4")
+        expect(page.locator(f"#kp-step-{k}")).to_have_count(1)
+    expect(page.locator("#kp-step-2")).to_contain_text("get_layoutC_TV()")
+    expect(page.locator("#kp-step-4")).to_contain_text("partition_fragment_C")
     page.locator("#fig-kp-part-c").scroll_into_view_if_needed()  # grids off screen are drawn as they come near
     page.wait_for_function("() => document.querySelectorAll('#fig-kp-part-c .acc').length === 16")  # thread 5's C
     page.locator("#kernel-h").scroll_into_view_if_needed()
@@ -28,6 +45,45 @@ def test_kernel_path_walks_one_thread(page, live_server, screenshot):
     page.press("#kp-perm", "Enter")
     page.wait_for_function("() => document.querySelector('#kp-step-3 .kp-problem')?.textContent"
                            ".includes('does not fit')")
+    assert not page.console_errors
+
+
+def test_kernel_path_loads_when_opened(page, live_server, screenshot):
+    asked = panel_requests(page)
+    page.goto(f"{live_server.url}/tv")
+    expect(page.locator("#kernel-sec")).not_to_have_attribute("open", "")
+    assert page.locator("#kp-summary").count() == 0 and not asked  # not in the first load, not fetched
+    page.click("#kernel-sec > summary")
+    expect(page.locator("#kp-summary")).to_contain_text("following thread 0")  # the fragment, swapped in
+    expect(page.locator("#kp-step-5")).to_have_count(1)
+    assert len(asked) == 1 and "panel=kernel" in asked[0] and "kp_atom=" in asked[0]
+    heading_to_top(page, "kernel-h")
+    page.wait_for_function("() => document.querySelectorAll('#kp-step-2 .grid .gr').length > 0")
+    screenshot(page, "tv-kernel-path-opened", full_page=False)
+    page.click("#kernel-sec > summary")  # closed and opened again: no second fetch
+    page.click("#kernel-sec > summary")
+    expect(page.locator("#kp-summary")).to_be_visible()
+    page.fill("#kp-t", "9")  # its form still re-renders it and writes the permalink
+    page.press("#kp-t", "Enter")
+    expect(page.locator("#kp-summary")).to_contain_text("following thread 9")
+    assert parse_qs(urlparse(page.url).query)["kp_t"] == ["9"]
+    assert len(asked) == 1
+    page.reload()  # the permalink now names the section's fields: it comes open and filled, nothing fetched
+    expect(page.locator("#kernel-sec")).to_have_attribute("open", "")
+    expect(page.locator("#kp-summary")).to_contain_text("following thread 9")
+    assert len(asked) == 1
+    assert not page.console_errors
+
+
+def test_a_link_to_a_closed_section_opens_it(page, live_server, screenshot):
+    page.goto(f"{live_server.url}/tv")
+    heading_to_top(page, "kernel-h")
+    screenshot(page, "tv-sections-closed", full_page=False)
+    page.click('nav.presets a[href="#tmac-h"]')  # "On this page"
+    expect(page.locator("#tmac-sec")).to_have_attribute("open", "")
+    expect(page.locator("#tmac-box")).to_have_text("(64, 64)")
+    page.goto(f"{live_server.url}/tv#blackwell-h")  # an address ending in the heading's id
+    expect(page.locator("#umma-name")).to_have_text("SM100_MMA_F16BF16_SS")
     assert not page.console_errors
 
 
@@ -45,9 +101,24 @@ def test_a_tiled_copy_names_its_duplicates_and_holes(page, live_server, screensh
 
 def test_tma_cluster_section(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?tm_cluster=4#tmac-h")
-    assert page.text_content("#tmac-box") == "(64, 32)"
-    assert page.text_content("#tmac-tensor") == "ArithTuple(0,0) o (4096,4096):(1@1,1@0)"
-    assert page.locator("#tmac-parts tbody tr").count() == 4
+    expect(page.locator("#tmac-box")).to_have_text("(64, 32)")
+    expect(page.locator("#tmac-tensor")).to_have_text("ArithTuple(0,0) o (4096,4096):(1@1,1@0)")
+    expect(page.locator("#tmac-parts tbody tr")).to_have_count(4)
     page.locator("#tmac-h").scroll_into_view_if_needed()
     screenshot(page, "tv-tma-cluster", full_page=False)
+    assert not page.console_errors
+
+
+def test_tma_section_loads_when_opened(page, live_server, screenshot):
+    asked = panel_requests(page)
+    page.goto(f"{live_server.url}/tv")
+    assert page.locator("#tmac-facts").count() == 0 and not asked
+    page.click("#tmac-sec > summary")
+    expect(page.locator("#tmac-parts tbody tr")).to_have_count(2)  # the first preset: a cluster of 2
+    assert len(asked) == 1 and "panel=tmac" in asked[0]
+    heading_to_top(page, "tmac-h")
+    screenshot(page, "tv-tma-cluster-opened", full_page=False)
+    page.select_option("#tmac-cluster", "4")
+    expect(page.locator("#tmac-parts tbody tr")).to_have_count(4)
+    assert parse_qs(urlparse(page.url).query)["tm_cluster"] == ["4"]
     assert not page.console_errors

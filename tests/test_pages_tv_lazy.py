@@ -1,0 +1,73 @@
+"""The TV atlas's heavy sections (kernel path, TMA with a cluster, Blackwell) are not in the first load: each comes as
+a closed ``<details>`` holding its form, and its result arrives as the ``?panel=`` fragment when first opened. A query
+that names one of a section's fields renders that section open and filled (its permalink)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.routes.pages_tv import DEFAULTS
+
+HX = {"HX-Request": "true"}
+TV_128 = "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C"  # bench/web.py's TV atlas permalink
+#: section -> (a field of its form, ids that only its rendered result holds)
+SECTIONS = {"kernel": ("kp_t", ('id="kp-summary"', 'id="kp-step-1"', 'id="fig-kp-part-c"')),
+            "tmac": ("tm_cluster", ('id="tmac-facts"', 'id="tmac-parts"', 'id="tmac-encode"')),
+            "blackwell": ("bw_warp", ('id="umma-name"', 'id="umma-idesc-fields"', 'id="tmem-svg"'))}
+
+
+def section_tag(html: str, name: str) -> str:
+    m = re.search(rf'<details class="section" id="{name}-sec"[^>]*>', html)
+    assert m, f"no closed-or-open section {name}"
+    return m.group(0)
+
+
+@pytest.mark.parametrize("url", ["/tv", TV_128])
+def test_first_load_sends_the_heavy_sections_closed_and_empty(client, url):
+    page = client.get(url).text
+    for name, (field, result_ids) in SECTIONS.items():
+        assert " open" not in section_tag(page, name)
+        for rid in result_ids:
+            assert rid not in page, f"{name}'s result {rid} is in the first load of {url}"
+        assert f'hx-get="/tv?panel={name}"' in page and f'hx-include="#{name}-form"' in page
+        assert f'name="{field}"' in page  # its form is there, so the fetch carries its fields
+
+
+@pytest.mark.parametrize("name", list(SECTIONS))
+def test_the_fragment_brings_what_the_first_load_left_out(client, name):
+    field, result_ids = SECTIONS[name]
+    closed = client.get("/tv")
+    frag = client.get("/tv?panel=" + name)
+    assert frag.status_code == 200 and "<html" not in frag.text and "<details" not in frag.text[:200]
+    for rid in result_ids:
+        assert rid in frag.text
+    # the same block answers htmx's HX-Target (a form re-rendering its result) and ?panel= (the first opening)
+    assert client.get("/tv", headers={**HX, "HX-Target": name}).text == frag.text
+    # what the first load saves is the fragment: the page with the section open is bigger by about its size
+    opened = client.get("/tv", params={field: DEFAULTS[field]})
+    assert len(opened.content) - len(closed.content) > 0.9 * len(frag.content)
+
+
+@pytest.mark.parametrize("name", list(SECTIONS))
+def test_a_permalink_naming_a_section_field_opens_it_filled(client, name):
+    field, result_ids = SECTIONS[name]
+    value = {"kp_t": "5", "tm_cluster": "4", "bw_warp": "5"}[field]
+    page = client.get(f"/tv?{field}={value}").text
+    assert " open" in section_tag(page, name) and f'hx-get="/tv?panel={name}"' not in page
+    for rid in result_ids:
+        assert rid in page
+    for other in set(SECTIONS) - {name}:  # the others stay closed
+        assert " open" not in section_tag(page, other)
+        assert SECTIONS[other][1][0] not in page
+    frag = client.get(f"/tv?panel={name}&{field}={value}").text
+    assert frag.strip() and frag.strip() in page  # the same block, rendered in place
+
+
+def test_section_answers_follow_the_query(client):
+    assert "following thread 5" in client.get("/tv?kp_t=5").text
+    assert 'id="tmac-box">(64, 32)<' in client.get("/tv?tm_cluster=4").text
+    assert 'id="tmem-lanes">32-63<' in client.get("/tv?bw_warp=5").text
+    assert "following thread 7" in client.get("/tv?panel=kernel&kp_t=7").text
+    assert 'role="alert"' in client.get("/tv?panel=blackwell&bw_m=96").text  # a bad field: inline, in the fragment
