@@ -85,7 +85,8 @@ def random_texts(n: int, seed: int) -> list[str]:
 def nestings() -> list[str]:
     out = []
     for d in (1, 2, 5, 23, 24, 25, 26, 30, 32, 33, 40):
-        out += ["(" * d + "3" + ")" * d, "(" * d + "3,2" + ")" * d, "(" * d + "_" + ")" * d, "(" * d + "3" + ")" * (d - 1)]
+        o, c = "(" * d, ")" * d
+        out += [o + "3" + c, o + "3,2" + c, o + "_" + c, o + "3" + c[1:]]
     return out
 
 
@@ -167,8 +168,8 @@ ANSWERS = ["", "1", "(1,2)", "((1,2),3)", "(4,8):(8,1)", "(4,8):(1,4)", "_", "x"
 
 
 def dump_drills(w: Any) -> None:
-    from app.drills import parse_base, parsing
-    from app.drills.common import flat, read_layout
+    from app.drills import parsing
+    from app.drills.common import read_layout
     from app.drills.core import generate, kinds
 
     w("== drill readers")
@@ -177,7 +178,7 @@ def dump_drills(w: Any) -> None:
         nested = attempt(parsing.parse_nested, t)
         w(f"  nested {show(nested)}")
         if not (isinstance(nested, str) and nested.startswith("!")):
-            w(f"  flatten {show(parse_base.flatten(nested))} flat {show(flat(nested))}")
+            w(f"  flatten {show(parsing.flatten(nested))} flat {show(A.flatten(nested))}")
         w(f"  int {show(attempt(parsing.parse_int, t))}")
         w(f"  ints {show(attempt(parsing.parse_int_list, t))}")
         w(f"  table {show(attempt(parsing.parse_table, t, 2, 2))}")
