@@ -9,7 +9,8 @@
   the drill's texts and the grade of its key, its examples, its mistakes' examples and a set of typed answers;
 - ``layoutlab.inputs.layout_of`` / ``panels`` over texts and duck-typed arrays, tensors and CuTe-like objects.
 
-Deterministic: two runs of the same tree write the same bytes.
+Deterministic: two runs of the same tree write the same bytes. Run it from the repository root (as
+``scripts/algebra_dump.py``, whose ``attempt`` it shares).
 
     .venv/bin/python scripts/parse_dump.py /tmp/before.txt     # on the old tree
     .venv/bin/python scripts/parse_dump.py /tmp/after.txt      # on the new one
@@ -35,6 +36,9 @@ sys.setrecursionlimit(3000)
 import algebra as A  # noqa: E402
 from algebra import registry  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from algebra_dump import attempt  # noqa: E402 - f(*a), or the exception's type and text
+
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
 ALPHABET = "()_,-0123456789 x:<>@o[]"
@@ -47,13 +51,6 @@ CURATED = ["", " ", "0", "3", "-3", "+3", "_3", " _3 ", "__3", "_", "__", "_ 3",
            "(4,8", "12", "24", "1.5", "0x10", "1e3", "٣", "(١,٢)", "\t(1,\n2)\t", "(1,2) ", " (1,2)", "(1 ,2 )",
            "(1,2)(3)", "((1,2)", "(1,2))", "(((1,(2,_)),3),_)", "(_,(_,_))", "(0,_,1)", "-0", "(-0,0)",
            "99999999999999999999", "(1,99999999999999999999)", "(1,2,3,4,5,6,7,8)", "(1;2)", "(1.2)", "1_000"]
-
-
-def attempt(f: Any, *a: Any, **k: Any) -> Any:
-    try:
-        return f(*a, **k)
-    except Exception as e:  # noqa: BLE001 - every failure is part of the behaviour
-        return f"!{type(e).__name__}: {e}"
 
 
 def show(x: Any) -> str:
