@@ -6,7 +6,7 @@ module ``algebra.explain``, callable), the op table ``A.registry``, the bank mod
 The package is four floors, each importing only those below it (``docs/architecture.md``,
 ``tests/test_import_graph.py``): ``algebra.core`` (the algebra: Layout, notation, the ops, the never-wrong check),
 ``algebra.hw`` (the hardware models: banks, sectors, atoms, Hopper), ``algebra.doctor`` (the layout doctor: the
-solver, F2, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
+solver, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
 and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit on top and name what they hold.
 """
 
@@ -38,6 +38,7 @@ from algebra.core.arith import (
     as_arithmetic_tuple,
     basis_get,
     basis_value,
+    clmul,
     coprofile,
     coshape,
     make_basis_like,
@@ -112,8 +113,7 @@ from algebra.core.products import (
 from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
-from algebra.doctor import f2
-from algebra.doctor.f2 import F2Layout, clmul, describe_swizzle, swizzle_matrix, to_f2_layout
+from algebra.doctor.linear_layout import describe_swizzle
 from algebra.hw import atoms_tiled, bankfix, coalescing, hopper, tma
 from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes

@@ -1,4 +1,5 @@
-"""F2 (XOR) arithmetic, swizzles as F2 matrices, F2 layouts (seed 001's F2 strides)."""
+"""F2 (XOR) arithmetic, swizzles as F2 matrices, F2 layouts (seed 001's F2 strides): all of it the core's F2 stride
+kind (``algebra.core.arith``) and its ops."""
 
 from __future__ import annotations
 
@@ -8,23 +9,12 @@ import pytest
 
 import algebra as A
 from algebra import LayoutError
-from algebra.doctor.f2 import (
-    F2,
-    F2Layout,
-    apply,
-    clmul,
-    compose,
-    describe_swizzle,
-    identity,
-    inverse,
-    is_involution,
-    matrix_of,
-    matrix_str,
-    rank,
-    rows,
-    swizzle_matrix,
-    to_f2_layout,
-)
+from algebra.core.arith import F2, clmul, f2_columns, f2_rank
+from algebra.doctor.linear_layout import describe_swizzle, f2_layout, inverse_columns
+
+
+def cols_of(lay):
+    return f2_columns(lay.shape, lay.stride)
 
 
 def test_f2_arithmetic_from_the_seed():
@@ -54,65 +44,65 @@ def test_clmul_matches_schoolbook_without_carries():
 
 def test_matrix_algebra():
     m = [0b011, 0b010, 0b100]
-    assert apply(m, 0b011) == 0b001
-    assert compose(m, identity(3)) == m
-    assert compose(inverse(m), m) == identity(3)
-    assert rank(m) == 3 and rank([1, 1, 2]) == 2 and rank([0b110, 0b011, 0b101]) == 2
-    with pytest.raises(LayoutError, match="singular"):
-        inverse([1, 1, 2])
-    assert matrix_str([1, 3]) == "1 1\n0 1"
-    assert rows([1, 3]) == [0b11, 0b10]
+    f = f2_layout(m)
+    assert int(f(0b011)) == 0b001
+    assert cols_of(A.composition(f, f2_layout([1, 2, 4]))) == m
+    assert cols_of(A.composition(f2_layout(inverse_columns(m)), f)) == [1, 2, 4]
+    assert f2_rank(m) == 3 and f2_rank([1, 1, 2]) == 2 and f2_rank([0b110, 0b011, 0b101]) == 2
+    assert inverse_columns([1, 1, 2]) is None                              # singular: no inverse
+    assert describe_swizzle(A.Swizzle(1, 0, 1))["matrix"] == ["1 1", "0 1"]
 
 
 @pytest.mark.parametrize(("b", "m", "s"), [(3, 4, 3), (2, 0, 3), (3, 3, 3), (5, 0, 5), (2, 1, 4), (1, 2, -3)])
 def test_swizzle_matrix_is_an_involution(b, m, s):
     sw = A.Swizzle(b, m, s)
-    cols = swizzle_matrix(sw)
+    f = A.as_f2_layout(sw)
+    cols = cols_of(f)
     n = len(cols)
     assert n == m + b + abs(s)
-    assert all(apply(cols, x) == sw(x) for x in range(1 << n))
-    assert is_involution(cols) and rank(cols) == n
-    assert inverse(cols) == cols
-    assert rows(cols, n) == sw.f2_matrix()
+    assert all(int(f(x)) == sw(x) for x in range(1 << n))
+    assert cols_of(A.composition(f, f)) == [1 << j for j in range(n)] and f2_rank(cols) == n
+    assert inverse_columns(cols) == cols and cols_of(A.right_inverse(f)) == cols
     d = describe_swizzle(sw)
     assert d["involution"] and d["rank"] == n and len(d["matrix"]) == n
+    assert all(d["matrix"][i].split() == [str((sw(1 << j) >> i) & 1) for j in range(n)] for i in range(n))
     assert "its own inverse" in d["text"]
 
 
 def test_matrix_of_a_layout_of_bits():
     lay = A.Layout((2, 2, 2), (4, 1, 2))
-    assert matrix_of(lay, 3) == [4, 1, 2]
+    assert f2_columns(lay.shape, lay.stride) == [4, 1, 2]
 
 
 def test_f2_layouts():
-    f = F2Layout((4, 4), (1, 4))
-    assert all(f(x) == x for x in range(16))
-    g = F2Layout((2, 2), (F2(3), F2(1)))
-    assert [g(i) for i in range(4)] == [0, 3, 1, 2]
-    h = F2Layout(4, F2(3))                         # a 4-element mode: coordinate bits t go to 3 << t
-    assert [h(i) for i in range(4)] == [0, 3, 6, 5]
-    assert h.matrix() == [3, 6]
+    f = A.Layout((4, 4), (F2(1), F2(4)))
+    assert all(int(f(x)) == x for x in range(16))
+    g = A.Layout((2, 2), (F2(3), F2(1)))
+    assert [int(g(i)) for i in range(4)] == [0, 3, 1, 2]
+    h = A.Layout(4, F2(3))                         # a 4-element mode: coordinate bits t go to 3 << t
+    assert [int(h(i)) for i in range(4)] == [0, 3, 6, 5]
+    assert cols_of(h) == [3, 6]
     assert str(g) == "(2,2):(F3,F1)"
+    assert f2_columns((3,), (F2(1),)) is None
     with pytest.raises(LayoutError):
-        F2Layout((3,), (1,)).matrix()
-    with pytest.raises(LayoutError):
-        F2Layout((2, 2), (1,))
+        A.Layout((2, 2), (F2(1),))
 
 
-def test_to_f2_layout_of_swizzles():
+def test_as_f2_layout_of_swizzles():
     sw = A.Swizzle(3, 4, 3)
-    f = to_f2_layout(sw)
-    assert all(f(x) == sw(x) for x in range(1 << 10))
+    f = A.as_f2_layout(sw)
+    assert all(int(f(x)) == sw(x) for x in range(1 << 10))
     c = A.parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
-    g = to_f2_layout(c)
-    assert all(g(i) == c(i) for i in range(512))
-    assert compose(inverse(g.matrix()), g.matrix()) == identity(9)
+    g = A.as_f2_layout(c)
+    assert all(int(g(i)) == c(i) for i in range(512))
+    gc = cols_of(g)
+    assert cols_of(A.composition(f2_layout(inverse_columns(gc)), f2_layout(gc))) == [1 << j for j in range(9)]
     c2 = A.parse("Sw<2,0,3> o 0 o ((2,4),8):((1,8),2)")
-    with pytest.raises(LayoutError, match="overlaps"):
-        to_f2_layout(c2)
+    with pytest.raises(LayoutError, match="shares bits"):
+        A.as_f2_layout(c2)
     with pytest.raises(LayoutError):
-        to_f2_layout(A.parse("Sw<3,4,3> o 0 o (6,64):(64,1)"))
+        A.as_f2_layout(A.parse("Sw<3,4,3> o 0 o (6,64):(64,1)"))
     with pytest.raises(LayoutError):
-        to_f2_layout(A.ComposedLayout(A.Swizzle(3, 4, 3), 8, A.Layout((8, 64), (64, 1))))
+        A.as_f2_layout(A.ComposedLayout(A.Swizzle(3, 4, 3), 8, A.Layout((8, 64), (64, 1))))
     with pytest.raises(LayoutError):
-        to_f2_layout(A.Layout(8))
+        A.as_f2_layout(A.Layout(8))

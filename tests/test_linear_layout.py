@@ -105,3 +105,55 @@ def test_refusals_say_why():
 def test_gluon_form_round_trips():
     ll = LL.from_tv(atoms.get("SM80_16x8x16_F32F16F16F32_TN").C, (16, 8))
     assert LL.LinearLayout.from_json(ll.gluon()) == ll
+
+
+@st.composite
+def random_lls(draw, ins=("register", "lane"), outs=("dim0", "dim1")):
+    sizes = {o: 1 << draw(st.integers(0, 3)) for o in outs}
+    bases = {i: [[draw(st.integers(0, sizes[o] - 1)) for o in outs] for _ in range(draw(st.integers(0, 3)))]
+             for i in ins}
+    return LL.LinearLayout(bases, sizes)
+
+
+def _xor_of(ll, **ins):
+    """The definition: the XOR of the bases of the set bits, out-dim by out-dim."""
+    out = [0] * len(ll.outs)
+    for name, bs in ll.bases.items():
+        for i, v in enumerate(bs):
+            if ins.get(name, 0) >> i & 1:
+                out = [a ^ b for a, b in zip(out, v, strict=True)]
+    return tuple(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_lls(), st.data())
+def test_a_linear_layout_is_a_core_layout_with_f2_strides(ll, data):
+    lay = ll.layout
+    assert isinstance(lay, A.Layout) and A.size(lay) == 1 << len(ll.columns())
+    assert all(isinstance(d, A.F2) or d == 0 for d in A.flatten(lay.stride))
+    reg = data.draw(st.integers(0, 15))
+    lane = data.draw(st.integers(0, 15))
+    assert ll(register=reg, lane=lane) == _xor_of(ll, register=reg, lane=lane)
+    # compose with a map from (dim0, dim1) to one out-dim: the definition applied twice
+    outer = LL.LinearLayout({n: [[data.draw(st.integers(0, 7))] for _ in range(s.bit_length() - 1)]
+                             for n, s in ll.outs.items()}, {"x": 8})
+    both = ll.compose(outer)
+    for r in range(1 << len(ll.bases["register"])):
+        got = ll(register=r, lane=lane)
+        assert both(register=r, lane=lane) == _xor_of(outer, **dict(zip(ll.outs, got, strict=True)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.data())
+def test_invert_is_the_cores_right_inverse(n, data):
+    cols = data.draw(st.permutations([1 << j for j in range(n)]))
+    cols = [c ^ (data.draw(st.integers(0, (1 << n) - 1)) & ((c - 1) if j else 0)) for j, c in enumerate(cols)]
+    a = data.draw(st.integers(0, n))
+    ll = LL.LinearLayout({"offset": [[c & ((1 << a) - 1), c >> a] for c in cols]}, {"dim0": 1 << a, "dim1": 1 << n - a})
+    inv = ll.invert()
+    if A.core.arith.f2_rank(ll.columns()) < n:
+        assert inv is None
+        return
+    for x in range(1 << n):
+        r, c = ll(offset=x)
+        assert inv(dim0=r, dim1=c) == (x,)

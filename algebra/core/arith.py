@@ -31,13 +31,7 @@ def clmul(a: int, b: int) -> int:
     """Carry-less product: the XOR of ``a << t`` over the set bits t of ``b`` (polynomials over F2)."""
     if not (is_int(a) and is_int(b)) or a < 0 or b < 0:
         raise LayoutError("carry-less products take non-negative integers")
-    out, t = 0, 0
-    while b:
-        if b & 1:
-            out ^= a << t
-        b >>= 1
-        t += 1
-    return out
+    return f2_apply([a << t for t in range(b.bit_length())], b)
 
 
 class F2:
@@ -422,21 +416,11 @@ def _map_leaves(t: Any, f: Any) -> Any:
 # --------------------------------------------------------------------------------------------- F2-linear layouts
 
 
-def is_f2(x: Any) -> bool:
-    """True for an F2 stride leaf."""
-    return getattr(x, "is_f2", False)
-
-
 def has_f2(stride: Any) -> bool:
     """True when some leaf of ``stride`` is an F2 element."""
-    if type(stride) is int:
-        return False
     if type(stride) is tuple:
-        for x in stride:
-            if type(x) is not int and has_f2(x):
-                return True
-        return False
-    return getattr(stride, "is_f2", False)
+        return any(type(x) is not int and has_f2(x) for x in stride)
+    return type(stride) is not int and getattr(stride, "is_f2", False)
 
 
 def f2_columns(shape: Any, stride: Any) -> list[int] | None:
@@ -458,10 +442,10 @@ def f2_columns(shape: Any, stride: Any) -> list[int] | None:
         if s & (s - 1):
             return None
         k = s.bit_length() - 1
-        if is_f2(d):
-            cols += [clmul(d.value, 1 << t) for t in range(k)]
+        if type(d) is F2:
+            cols += [d.value << t for t in range(k)]
         elif type(d) is int and d >= 0 and d & (d - 1) == 0:
-            bits = 0 if d == 0 else ((1 << k) - 1) * d
+            bits = (s - 1) * d
             if used & bits:
                 return None
             used |= bits
@@ -471,6 +455,32 @@ def f2_columns(shape: Any, stride: Any) -> list[int] | None:
     return cols
 
 
+def f2_apply(cols: list[int], x: int) -> int:
+    """The F2-linear map with these columns at ``x < 2^len(cols)``: the XOR of ``cols[t]`` over the set bits t of x."""
+    out = 0
+    while x:
+        out ^= cols[(x & -x).bit_length() - 1]
+        x &= x - 1
+    return out
+
+
+def _f2_basis(cols: list[int]) -> dict[int, tuple[int, int]]:
+    """Gaussian elimination over F2: pivot (top bit) -> (vector, the columns XORed into it, as a bitmask)."""
+    basis: dict[int, tuple[int, int]] = {}
+    for j, v in enumerate(cols):
+        comb = 1 << j
+        while v and (p := v.bit_length() - 1) in basis:
+            v, comb = v ^ basis[p][0], comb ^ basis[p][1]
+        if v:
+            basis[p] = (v, comb)
+    return basis
+
+
+def f2_rank(cols: list[int]) -> int:
+    """The rank of the columns over F2. ``f2_rank([3, 1, 2]) == 2``."""
+    return len(_f2_basis(cols))
+
+
 def f2_solve(cols: list[int], targets: list[int]) -> list[int | None]:
     """For each target vector y: a set of columns (a bitmask over their indices) whose XOR is y, or None when y is
     outside their span. Gaussian elimination over F2; columns that depend on earlier ones are never used.
@@ -478,25 +488,10 @@ def f2_solve(cols: list[int], targets: list[int]) -> list[int | None]:
     >>> f2_solve([3, 1, 2], [2, 1, 4])
     [3, 2, None]
     """
-    basis: dict[int, tuple[int, int]] = {}  # pivot (highest bit) -> (vector, columns combined into it)
-    for j, v in enumerate(cols):
-        comb = 1 << j
-        while v:
-            p = v.bit_length() - 1
-            if p not in basis:
-                basis[p] = (v, comb)
-                break
-            v ^= basis[p][0]
-            comb ^= basis[p][1]
-    out: list[int | None] = []
+    basis, out = _f2_basis(cols), []
     for y in targets:
         comb = 0
-        while y:
-            p = y.bit_length() - 1
-            if p not in basis:
-                comb = None
-                break
-            y ^= basis[p][0]
-            comb ^= basis[p][1]
-        out.append(comb)
+        while y and (p := y.bit_length() - 1) in basis:
+            y, comb = y ^ basis[p][0], comb ^ basis[p][1]
+        out.append(None if y else comb)
     return out

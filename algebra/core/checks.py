@@ -23,7 +23,7 @@ from itertools import product as cartesian
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import has_f2
+from algebra.core.arith import f2_apply, f2_columns, has_f2
 from algebra.core.errors import LayoutError
 from algebra.core.modes import coalesce_x_pair, flat_pair, offsets
 from algebra.core.recorder import _ACTIVE
@@ -326,7 +326,9 @@ def post_composition(args: tuple, r: Any) -> None:
     a, b = args
     if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
         if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
-            # carry-less strides: no structural proof, every point of B is checked
+            # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
+            if _f2_agree(a, b, r):
+                return
             n_b = it.product(b.shape)
             hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
             if hit is not None:
@@ -334,6 +336,13 @@ def post_composition(args: tuple, r: Any) -> None:
                         "carry-less product does not", hit)
             return
         check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
+
+
+def _f2_agree(a: Any, b: Any, r: Any) -> bool:
+    """A, B, R F2-linear (``arith.f2_columns``), B inside A, and ``R == A o B`` at the units (so everywhere)."""
+    ca, cb, cr = (f2_columns(x.shape, x.stride) for x in (a, b, r))
+    ok = None not in (ca, cb, cr) and len(cb) == len(cr) and not any(x >> len(ca) for x in cb)
+    return ok and all(f2_apply(ca, x) == y for x, y in zip(cb, cr, strict=True))
 
 
 POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
@@ -384,6 +393,10 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
+    if type(r).__name__ == "Layout" and type(layout) is type(r) and (has_f2(layout.stride) or has_f2(r.stride)):
+        k = it.product(r.shape).bit_length() - 1  # F2-linear L and R: L(R(i)) == i at the units i is all of it
+        if _f2_agree(layout, r, type(r)((2,) * k, tuple(1 << t for t in range(k))) if k else type(r)(1, 0)):
+            return
     fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
     if fa is None or fr is None:
         return

@@ -83,12 +83,6 @@ class Swizzle:
         """The span of offsets the swizzle permutes: ``2^(M + B + |S|)``."""
         return 1 << (self.base + self.bits + abs(self.shift))
 
-    def f2_matrix(self, nbits: int | None = None) -> list[int]:
-        """The swizzle as a matrix over F2: row ``i`` is the bitmask of input bits that make output bit ``i``."""
-        n = nbits if nbits is not None else self.base + self.bits + abs(self.shift)
-        cols = [self(1 << j) for j in range(n)]  # column j: the image of the unit vector e_j
-        return [sum(1 << j for j in range(n) if (cols[j] >> i) & 1) for i in range(n)]
-
     def recast(self, old_bits: int, new_bits: int) -> Swizzle:
         """The same byte-level permutation expressed on elements of ``new_bits`` instead of ``old_bits``:
         ``Sw<B,M,S>`` on 8-bit units is ``Sw<B,M-1,S>`` on 16-bit elements (M shifts by log2 of the ratio)."""
@@ -272,26 +266,23 @@ def as_f2_layout(x: Any) -> Layout:
         raise LayoutError(f"{x}: the offset {x.offset} makes the map affine, not linear over F2")
     sw, used = x.layout_a, 0
 
-    def leaf(s: int, d: Any) -> tuple:
+    def walk(s: Any, d: Any) -> tuple:
         nonlocal used
+        if type(s) is tuple:
+            parts = [walk(a, b) for a, b in zip(s, d, strict=True)]
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
         if s == 1:
             return 1, 0
         if s & (s - 1) or type(d) is not int or d < 0 or d & (d - 1):
             raise LayoutError(f"{x}: mode {s}:{d} does not move whole bits (shape and stride powers of two), so the "
                               "swizzle of its offsets is not F2-linear")
-        k = s.bit_length() - 1
         if d == 0:
             return s, 0
-        if used & (((1 << k) - 1) * d):
+        bits = (s - 1) * d
+        if used & bits:
             raise LayoutError(f"{x}: mode {s}:{d} shares bits with another mode: the sum carries, which F2 does not")
-        used |= ((1 << k) - 1) * d
-        cols = [F2(sw(d << t)) for t in range(k)]
-        return bw_coalesce((2,) * (k - 1), tuple(cols[:-1]), 2, cols[-1])
-
-    def walk(s: Any, d: Any) -> tuple:
-        if type(s) is tuple:
-            parts = [walk(a, b) for a, b in zip(s, d, strict=True)]
-            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-        return leaf(s, d)
+        used |= bits
+        cols = [F2(sw(d << t)) for t in range(s.bit_length() - 1)]
+        return bw_coalesce((2,) * (len(cols) - 1), tuple(cols[:-1]), 2, cols[-1])
 
     return Layout(*walk(x.layout_b.shape, x.layout_b.stride))

@@ -6,7 +6,8 @@ power-of-two sizes; the value at an input is the XOR of the bases of its set bit
 ``{"bases": {"register": [[0, 1], ...], "lane": [...], "warp": [...], "block": [...]}, "out_dims": {"dim0": 16,
 "dim1": 8}}``; ``gluon()`` gives Gluon's ``DistributedLinearLayout(reg_bases, lane_bases, warp_bases, block_bases,
 shape)`` arguments. Shared-memory layouts use the in-dim ``offset`` (offset -> tensor coordinate, as Triton's shared
-encodings do).
+encodings do). Its map is a core Layout with F2 strides (``LinearLayout.layout``): Triton's ``compose`` and
+``invert`` are the core's ``composition`` and ``right_inverse``, ranks and solves ``algebra.core.arith``'s.
 
 A CuTe layout is an integer-linear map (strides add with carries); it equals an F2-linear map exactly when the
 strides of its bit-modes have pairwise disjoint bits. So a linear layout is a CuTe layout iff its columns are
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import F2, f2_apply, f2_columns, f2_rank, f2_solve
 from algebra.core.errors import LayoutError
 
 MAX_BITS = 20
@@ -31,31 +33,84 @@ def _log2(n: int, what: str) -> int:
     return n.bit_length() - 1
 
 
-class LinearLayout:
-    """Named in-dims with bases, named out-dims with sizes. Post: ``self(**{in: value})`` is the XOR of the bases of
-    the set bits, one integer per out-dim; ``from_json(ll.to_json()) == ll``."""
+def f2_layout(cols: list[int]) -> Any:
+    """The core Layout ``(2,...,2):(F c0, F c1, ...)``: bit j of the 1-D coordinate goes to ``cols[j]``."""
+    from algebra.core.layout import Layout
 
-    def __init__(self, bases: list[tuple[str, list[list[int]]]], out_dims: list[tuple[str, int]]) -> None:
-        if not out_dims:
-            raise LayoutError("out_dims: at least one out-dim is needed")
-        for name, size in out_dims:
-            _log2(size, f"out_dims.{name}")
-        total = sum(len(b) for _, b in bases)
-        if total > MAX_BITS:
-            raise LayoutError(f"bases: {total} input bits is over the cap of {MAX_BITS}")
-        for name, bs in bases:
-            for i, v in enumerate(bs):
-                if len(v) != len(out_dims):
-                    raise LayoutError(f"bases.{name}[{i}]: needs {len(out_dims)} values (one per out-dim)")
-                for (oname, size), x in zip(out_dims, v, strict=True):
-                    if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < size:
-                        raise LayoutError(f"bases.{name}[{i}]: {x!r} for {oname} must be an integer in [0, {size})")
-        self.bases = [(n, [list(v) for v in b]) for n, b in bases]
-        self.out_dims = list(out_dims)
+    return Layout((2,) * len(cols), tuple(F2(c) for c in cols)) if cols else Layout(1, 0)
+
+
+def inverse_columns(cols: list[int]) -> list[int] | None:
+    """The columns of the inverse of the bijection ``f2_layout(cols)`` on its ``len(cols)`` bits: the core's F2
+    solve (``arith.f2_solve``, as its ``right_inverse`` does) at each unit vector; None when it is not a bijection
+    (rank below ``len(cols)``, or bits beyond)."""
+    n = len(cols)
+    if any(c >> n for c in cols):
+        return None
+    sol = f2_solve(cols, [1 << t for t in range(n)])
+    return None if None in sol else sol
+
+
+class LinearLayout:
+    """Named in-dims with bases, named out-dims with sizes (dicts in Triton's order), held as a core Layout with F2
+    strides (``layout``): one mode ``(2,...,2)`` per in-dim, each basis one F2 stride whose bits are the out-dims'
+    values side by side (the first out-dim lowest). Post: ``self(**{in: value})`` is the XOR of the bases of the set
+    bits, one integer per out-dim; ``from_json(ll.to_json()) == ll``. ``check=False`` (Triton's builders below and in
+    ``tt_ll``) skips the input checks; never mutated after ``layout`` is read."""
+
+    __slots__ = ("bases", "outs", "_layout", "_cols", "_bits")
+
+    def __init__(self, bases: Any, out_dims: Any, check: bool = True) -> None:
+        bases = list(bases.items()) if isinstance(bases, dict) else list(bases)
+        out_dims = list(out_dims.items()) if isinstance(out_dims, dict) else list(out_dims)
+        if check:
+            _validate(bases, out_dims)
+        self.bases = {n: [list(v) for v in b] for n, b in bases}
+        self.outs = dict(out_dims)
+        self._layout = self._cols = self._bits = None
+
+    @classmethod
+    def raw(cls, bases: Any, outs: Any) -> LinearLayout:
+        return cls(bases, outs, check=False)
+
+    @property
+    def out_bits(self) -> list[int]:
+        if self._bits is None:
+            self._bits = [_log2(s, n) for n, s in self.outs.items()]
+        return self._bits
+
+    @property
+    def layout(self) -> Any:
+        """The core Layout (F2 strides) of this map; its 1-D coordinate is the in-dims' bits side by side."""
+        if self._layout is None:
+            from algebra.core.layout import Layout
+
+            shape, stride = [], []
+            for b in self.bases.values():
+                sub = f2_layout([self.pack(v) for v in b])
+                shape.append(sub.shape)
+                stride.append(sub.stride)
+            self._layout = Layout(tuple(shape), tuple(stride)) if shape else Layout(1, 0)
+        return self._layout
+
+    def pack(self, v: list[int]) -> int:
+        """One value per out-dim as one bit vector (the first out-dim lowest)."""
+        out, sh = 0, 0
+        for x, b in zip(v, self.out_bits, strict=True):
+            out |= x << sh
+            sh += b
+        return out
+
+    def unpack(self, c: int) -> list[int]:
+        out = []
+        for b in self.out_bits:
+            out.append(c & ((1 << b) - 1))
+            c >>= b
+        return out
 
     # ------------------------------------------------------------------ as data
     def to_json(self) -> dict[str, Any]:
-        return {"bases": {n: [list(v) for v in b] for n, b in self.bases}, "out_dims": dict(self.out_dims)}
+        return {"bases": {n: [list(v) for v in b] for n, b in self.bases.items()}, "out_dims": dict(self.outs)}
 
     @staticmethod
     def from_json(obj: Any) -> LinearLayout:
@@ -81,13 +136,12 @@ class LinearLayout:
 
     def gluon(self) -> dict[str, Any] | None:
         """Gluon's DistributedLinearLayout arguments, when the in-dims are register/lane/warp/block."""
-        names = [n for n, _ in self.bases]
-        if any(n not in DISTRIBUTED for n in names):
+        if any(n not in DISTRIBUTED for n in self.bases):
             return None
-        get = dict(self.bases)
+        get = self.bases
         return {"reg_bases": get.get("register", []), "lane_bases": get.get("lane", []),
                 "warp_bases": get.get("warp", []), "block_bases": get.get("block", []),
-                "shape": [s for _, s in self.out_dims]}
+                "shape": list(self.outs.values())}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LinearLayout) and self.to_json() == other.to_json()
@@ -96,52 +150,141 @@ class LinearLayout:
         return f"LinearLayout({self.to_json()})"
 
     # ------------------------------------------------------------------ as a map
-    @property
-    def out_bits(self) -> list[int]:
-        return [_log2(s, n) for n, s in self.out_dims]
-
     def columns(self) -> list[int]:
-        """Each input bit's image packed into one integer (out-dims concatenated, the first lowest)."""
-        shifts, acc = [], 0
-        for b in self.out_bits:
-            shifts.append(acc)
-            acc += b
-        return [sum(x << s for x, s in zip(v, shifts, strict=True)) for _, bs in self.bases for v in bs]
+        """Each input bit's image packed into one integer (out-dims concatenated, the first lowest): the F2 strides
+        of ``layout``, one per coordinate bit."""
+        if self._cols is None:
+            self._cols = f2_columns(self.layout.shape, self.layout.stride)
+        return list(self._cols)
+
+    def rank(self) -> int:
+        return f2_rank(self.columns())
 
     def __call__(self, **ins: int) -> tuple[int, ...]:
-        out = [0] * len(self.out_dims)
-        for name, bs in self.bases:
-            x = ins.get(name, 0)
-            for i, v in enumerate(bs):
-                if (x >> i) & 1:
-                    out = [a ^ b for a, b in zip(out, v, strict=True)]
-        return tuple(out)
+        x, sh = 0, 0
+        for name, b in self.bases.items():
+            x |= (ins.get(name, 0) & ((1 << len(b)) - 1)) << sh
+            sh += len(b)
+        return tuple(self.unpack(f2_apply(self.columns(), x)))
+
+    def apply(self, ins: dict[str, int]) -> list[int]:
+        return list(self(**ins))
 
     def matrix(self) -> list[str]:
         """Triton's ``getMatrix``: one row per out bit (out-dims in order), one column per in bit, as 0/1 text."""
         cols = self.columns()
-        n = sum(self.out_bits)
-        return ["".join("1" if (c >> r) & 1 else "0" for c in cols) for r in range(n)]
+        return ["".join("1" if (c >> r) & 1 else "0" for c in cols) for r in range(sum(self.out_bits))]
+
+    def _with_columns(self, cols: list[int], outer: LinearLayout) -> LinearLayout:
+        """This layout's in-dims, with ``cols`` (bits of ``outer``'s out-dims) as the bases."""
+        res, k = {}, 0
+        for name, b in self.bases.items():
+            res[name] = [outer.unpack(c) for c in cols[k:k + len(b)]]
+            k += len(b)
+        return LinearLayout.raw(res, outer.outs)
+
+    def compose(self, outer: LinearLayout) -> LinearLayout:
+        """``outer o self`` (Triton's ``compose``): self's out-dims are outer's in-dims (same names; bases of an
+        in-dim outer lacks are zero). The core's composition of the two F2 Layouts."""
+        from algebra.core.ops import composition
+
+        cols = []
+        for name, b in zip(self.outs, self.out_bits, strict=True):
+            got = [outer.pack(v) for v in outer.bases.get(name, [])[:b]]
+            cols += got + [0] * (b - len(got))
+        r = composition(f2_layout(cols), self.layout)
+        return self._with_columns(f2_columns(r.shape, r.stride), outer)
+
+    def invert(self) -> LinearLayout | None:
+        """Triton's ``invert``: out-dims -> in-dims, the core's ``right_inverse`` of ``layout``; None when the map
+        is not a bijection (``inverse_columns``)."""
+        from algebra.core.ops import right_inverse
+
+        if inverse_columns(self.columns()) is None:
+            return None
+        r = right_inverse(self.layout)
+        inv = f2_columns(r.shape, r.stride) if self.columns() else []
+        ins = LinearLayout.raw({}, {n: 1 << len(b) for n, b in self.bases.items()})
+        res, k = {}, 0
+        for n, b in zip(self.outs, self.out_bits, strict=True):
+            res[n] = [ins.unpack(c) for c in inv[k:k + b]]
+            k += b
+        return LinearLayout.raw(res, ins.outs)
+
+    # ------------------------------------------------------------------ Triton's builders (``tt_ll``)
+    @staticmethod
+    def inferred(bases: dict[str, list[list[int]]], names: list[str]) -> LinearLayout:
+        """Out-dim sizes inferred from the bases, as Triton's constructor without sizes does."""
+        sizes = {n: 1 for n in names}
+        for bs in bases.values():
+            for v in bs:
+                for n, x in zip(names, v, strict=True):
+                    sizes[n] = max(sizes[n], 1 << x.bit_length())
+        return LinearLayout.raw(bases, sizes)
+
+    def __mul__(self, other: LinearLayout) -> LinearLayout:
+        """Triton's product: the in-dims side by side, ``other``'s values scaled by ``self``'s out-dim sizes."""
+        outs = dict(self.outs)
+        for n, s in other.outs.items():
+            outs[n] = outs.get(n, 1) * s
+        names = list(outs)
+        ins = list(self.bases) + [n for n in other.bases if n not in self.bases]
+        bases: dict[str, list[list[int]]] = {}
+        for i in ins:
+            rows = [[dict(zip(self.outs, v, strict=True)).get(n, 0) for n in names] for v in self.bases.get(i, [])]
+            for v in other.bases.get(i, []):
+                got = dict(zip(other.outs, v, strict=True))
+                rows.append([got.get(n, 0) * self.outs.get(n, 1) for n in names])
+            bases[i] = rows
+        return LinearLayout.raw(bases, outs)
+
+    def transpose_outs(self, names: list[str]) -> LinearLayout:
+        if sorted(names) != sorted(self.outs):
+            raise LayoutError(f"transpose_outs: {names} is not a permutation of {list(self.outs)}")
+        idx = [list(self.outs).index(n) for n in names]
+        return LinearLayout.raw({k: [[v[j] for j in idx] for v in b] for k, b in self.bases.items()},
+                                {n: self.outs[n] for n in names})
+
+    def to_linear(self, ins: tuple[str, ...], outs: list[str]) -> LinearLayout:
+        """This layout with the in-dims ``ins`` (missing ones empty) and the out-dims in the order ``outs``,
+        checked as a public LinearLayout."""
+        me = self.transpose_outs(outs)
+        return LinearLayout([(i, me.bases.get(i, [])) for i in ins], [(n, me.outs[n]) for n in outs])
+
+
+def _validate(bases: list, out_dims: list) -> None:
+    if not out_dims:
+        raise LayoutError("out_dims: at least one out-dim is needed")
+    for name, size in out_dims:
+        _log2(size, f"out_dims.{name}")
+    total = sum(len(b) for _, b in bases)
+    if total > MAX_BITS:
+        raise LayoutError(f"bases: {total} input bits is over the cap of {MAX_BITS}")
+    for name, bs in bases:
+        for i, v in enumerate(bs):
+            if len(v) != len(out_dims):
+                raise LayoutError(f"bases.{name}[{i}]: needs {len(out_dims)} values (one per out-dim)")
+            for (oname, size), x in zip(out_dims, v, strict=True):
+                if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < size:
+                    raise LayoutError(f"bases.{name}[{i}]: {x!r} for {oname} must be an integer in [0, {size})")
 
 
 # --------------------------------------------------------------------------- CuTe -> linear
 
 
-def _flat_bits(shape: Any) -> list[int]:
-    out = []
-    for s in it.flatten(shape):
-        out.append(_log2(s, "shape"))
+def span(cols: list[int]) -> list[int]:
+    """Every XOR of the columns, in the order of ``f2_layout(cols)``'s 1-D coordinates: x with its top bit set is x
+    without it XOR that bit's column (one list operation per bit, not one evaluation per point)."""
+    out = [0]
+    for c in cols:
+        out += [x ^ c for x in out]
     return out
 
 
 def _check_linear(values: list[int], cols: list[int], what: str) -> None:
     """Post-condition: ``values[x]`` is the XOR of ``cols[j]`` over the set bits j of x, for every x < 2^len(cols)
-    (``values`` lists the map at x = 0, 1, ...); otherwise LayoutError names the first x where it is not. The XOR
-    images are built by doubling (x with its top bit set = x without it, XOR that bit's column): one list operation
-    per bit, not one evaluation per point."""
-    want = [0]
-    for c in cols:
-        want += [w ^ c for w in want]
+    (``values`` lists the map at x = 0, 1, ...); otherwise LayoutError names the first x where it is not."""
+    want = span(cols)
     if values == want:
         return
     x = next(i for i, (got, w) in enumerate(zip(values, want, strict=True)) if got != w)
@@ -165,7 +308,8 @@ def from_cute(layout: Any) -> dict[str, Any]:
     modes = list(shp) if it.is_tuple(shp) else [shp]
     sizes = [it.product(m) for m in modes]
     bits = [_log2(s, "shape") for s in sizes]
-    _flat_bits(shp)
+    for s in it.flatten(shp):
+        _log2(s, "shape")
     n = sum(bits)
     if n > MAX_BITS:
         raise LayoutError(f"layout: {n} coordinate bits is over the cap of {MAX_BITS}")
@@ -176,22 +320,12 @@ def from_cute(layout: Any) -> dict[str, Any]:
                            [("offset", 1 << out_bits)])
     result: dict[str, Any] = {"forward": forward.to_json(), "matrix": forward.matrix(), "offset": None,
                               "offset_why": None}
-    from algebra.doctor import f2
-
-    if out_bits == n and f2.rank(cols) == n:
-        inv = f2.inverse(cols)  # column k: the coordinate bits of offset 1 << k (1-D index, dim0 lowest)
-        out_dims = [(f"dim{i}", s) for i, s in enumerate(sizes)]
-        bases = []
-        for c in inv:
-            v, sh = [], 0
-            for b in bits:
-                v.append((c >> sh) & ((1 << b) - 1))
-                sh += b
-            bases.append(v)
-        result["offset"] = LinearLayout([("offset", bases)], out_dims).to_json()
+    inv = forward.invert() if out_bits == n else None  # offset -> coordinate bits (dim0 lowest)
+    if inv is not None:
+        result["offset"] = inv.to_json()
     else:
         result["offset_why"] = (f"the offsets are not a bijection onto [0, {1 << n}) (the map has rank "
-                                f"{f2.rank(cols)} on {out_bits} offset bits), so no offset -> coordinate form exists")
+                                f"{f2_rank(cols)} on {out_bits} offset bits), so no offset -> coordinate form exists")
     return result
 
 
@@ -252,28 +386,26 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
     from algebra.core.swizzle import ComposedLayout, Swizzle
-    from algebra.doctor import f2
 
-    names = [n for n, _ in ll.bases]
+    names = list(ll.bases)
     out_bits = ll.out_bits
     cols = ll.columns()
     if names == ["offset"]:
         n = sum(out_bits)
-        if len(cols) != n or f2.rank(cols) != n:
+        inv = inverse_columns(cols) if len(cols) == n else None
+        if inv is None:
             return {"cute": None, "kind": "offset", "why": f"offset -> coordinate must be a bijection between "
-                    f"{len(cols)} offset bits and {n} coordinate bits (rank {f2.rank(cols)}); CuTe needs "
+                    f"{len(cols)} offset bits and {n} coordinate bits (rank {f2_rank(cols)}); CuTe needs "
                     "coordinate -> offset"}
-        cols = f2.inverse(cols)
-        groups, kind = out_bits, "offset"
+        cols, groups, kind = inv, out_bits, "offset"
     elif all(n in DISTRIBUTED for n in names):
-        get = dict(ll.bases)
         order = ["lane", "warp", "block", "register"]
-        packed = {name: [c for c in _pack(get.get(name, []), out_bits)] for name in order}
+        packed = {name: [ll.pack(v) for v in ll.bases.get(name, [])] for name in order}
         cols = packed["lane"] + packed["warp"] + packed["block"] + packed["register"]
         groups = [len(packed["lane"]) + len(packed["warp"]) + len(packed["block"]), len(packed["register"])]
         kind = "tv"
     else:
-        groups, kind = [len(b) for _, b in ll.bases], "forward"
+        groups, kind = [len(b) for b in ll.bases.values()], "forward"
     clash = _disjoint(cols)
     if clash is None:
         return {"cute": str(_layout_from(cols, groups)), "kind": kind, "why": None}
@@ -293,6 +425,24 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
                    "makes them so" + (" (TV layouts carry no swizzle)" if kind == "tv" else "")}
 
 
-def _pack(bases: list[list[int]], out_bits: list[int]) -> list[int]:
-    shifts = [sum(out_bits[:i]) for i in range(len(out_bits))]
-    return [sum(x << s for x, s in zip(v, shifts, strict=True)) for v in bases]
+def describe_swizzle(sw: Any) -> dict[str, Any]:
+    """The F2 view of ``Sw<B,M,S>`` as data for a page: its matrix on ``M + B + |S|`` bits (the core's
+    ``as_f2_layout``; rows = output bits, bit 0 on top), masks, rank, whether it is its own inverse (the core's
+    composition of it with itself is the identity), and a sentence."""
+    from algebra.core.ops import composition
+    from algebra.core.swizzle import as_f2_layout
+
+    f = as_f2_layout(sw)
+    cols = f2_columns(f.shape, f.stride)
+    n = len(cols)
+    twice = composition(f, f) if n else f
+    inv = f2_columns(twice.shape, twice.stride) == [1 << j for j in range(n)]
+    src = [b for b in range(n) if (sw.yyy_mask >> b) & 1]
+    dst = [b for b in range(n) if (sw.zzz_mask >> b) & 1]
+    text = (f"{sw} XORs bits {src} into bits {dst}; over F2 it is the identity plus those {len(src)} entries. "
+            + ("Source and target bits do not overlap (|S| >= B), so the source bits pass through unchanged and "
+               "applying it twice gives back every offset: it is its own inverse." if inv else
+               "It is not its own inverse."))
+    return {"matrix": [" ".join("1" if (c >> i) & 1 else "0" for c in cols) for i in range(n)],
+            "yyy_mask": sw.yyy_mask, "zzz_mask": sw.zzz_mask, "nbits": n, "rank": f2_rank(cols), "involution": inv,
+            "text": text}

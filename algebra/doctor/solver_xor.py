@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from algebra.core.arith import f2_apply
 from algebra.doctor.solver_access import Access, Tile
 
 
@@ -35,19 +36,17 @@ def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
     return list(range(t_lo, t_hi)), sources
 
 
+def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
+    """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
+    ``cols[j]`` (the column of ``skip`` left out)."""
+    return [(1 << j) ^ (cols.get(j, 0) if j != skip else 0) for j in range(n)]
+
+
 def make_place(tile: Tile, cols: dict[int, int]) -> Callable[[int, int], int]:
     """The placement ``(r, c) -> f(tile offset)`` for the F2 map with ``cols[source bit] = target mask``."""
-    items = [(1 << j, m) for j, m in sorted(cols.items()) if m]
+    f = f2_columns_of(max(tile.max_offset.bit_length(), max(cols, default=-1) + 1), cols)
     off = tile.offset
-
-    def place(r: int, c: int) -> int:
-        o = off(r, c)
-        x = o
-        for bit, m in items:
-            if o & bit:
-                x ^= m
-        return x
-    return place
+    return lambda r, c: f2_apply(f, off(r, c))
 
 
 def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callable[..., bool]) -> tuple[Any, int]:
@@ -62,7 +61,7 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
     targets, sources = xor_bits(tile, accesses)
     if not targets or not sources:
         return None, 0
-    eb = tile.element_bytes
+    eb, n = tile.element_bytes, max(tile.max_offset.bit_length(), sources[-1] + 1)
     lo = targets[0]
     masks = [m << lo for m in range(1 << len(targets))]
     ideal = sum(a.ideal(eb) for a in accesses)
@@ -73,14 +72,8 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
     tried = 0
 
     def mapped(offs: list[int], skip: int) -> list[int]:
-        out = []
-        for o in offs:
-            x = o
-            for j, m in cols.items():
-                if m and j != skip and (o >> j) & 1:
-                    x ^= m
-            out.append(x)
-        return out
+        f = f2_columns_of(n, cols, skip)
+        return [f2_apply(f, o) for o in offs]
 
     def cost(k: int, offs: list[int]) -> int:
         key = (lsu[k][0], tuple(offs))

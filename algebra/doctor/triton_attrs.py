@@ -90,7 +90,7 @@ def _cga(a: Attr, rank: int) -> TLL:
                 raise _fail(a.name, "CTASplitNum", f"{split[d]} does not divide CTAsPerCGA {ctas[d]}")
             out = out * identity1d(split[d], "block", names[d]) * zeros1d(ctas[d] // split[d], "block", names[d])
         return out.transpose_outs(names)
-    return TLL({"block": []}, {n: 1 for n in names})
+    return TLL.raw({"block": []}, {n: 1 for n in names})
 
 
 def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: bool = False) -> TLL:

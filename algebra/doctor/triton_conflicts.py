@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from algebra.core.arith import f2_apply, f2_rank
 from algebra.core.errors import LayoutError
-from algebra.doctor import f2
+from algebra.doctor.linear_layout import inverse_columns, span
 from algebra.doctor.triton_layouts import TritonLayout
 from algebra.doctor.triton_shared import pack
 from algebra.hw.banks import analyze
@@ -74,26 +75,19 @@ def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapp
         raise LayoutError("CGALayout: conflicts are counted inside one CTA; give layouts of a single CTA")
     cols = [pack(v, shape) for v in sb["offset"]]
     nbits = sum(s.bit_length() - 1 for s in shape)
-    if len(cols) != nbits or f2.rank(cols) != nbits:
+    inverse = inverse_columns(cols) if len(cols) == nbits else None
+    if inverse is None:
         raise LayoutError(f"shared: its {len(cols)} offset bits are not a bijection onto the {nbits} element bits "
                           "of the tensor, so an element has no single offset")
-    inverse = f2.inverse(cols)
     b = dist.ll.bases
     if len(b.get("lane", [])) != LANES:
         raise LayoutError(f"distributed: {len(b.get('lane', []))} lane bits; an NVIDIA warp has 32 lanes")
 
     def go(vs: list[list[int]]) -> list[int]:
-        return [f2.apply(inverse, pack(v, shape)) for v in vs]
+        return [f2_apply(inverse, pack(v, shape)) for v in vs]
     reg = [c for c, v in zip(go(b["register"]), b["register"], strict=True) if any(v)]
     return Mapping(reg, go(b["lane"]), go(b.get("warp", [])), inverse, shared.paddings, max(1, element_bits // 8),
                    1 << len(b.get("warp", [])))
-
-
-def _span(cols: list[int]) -> list[int]:
-    out = [0]
-    for c in cols:
-        out += [x ^ c for x in out]
-    return out
 
 
 def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | None:
@@ -136,14 +130,14 @@ def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int,
     lanes = 0
     for c in m.lane + m.warp:
         lanes |= c
-    have = f2.rank(m.reg)
+    have = f2_rank(m.reg)
     v = 1
-    while 2 * v <= top and not lanes & (2 * v - 1) and f2.rank([*m.reg, v]) == have:
+    while 2 * v <= top and not lanes & (2 * v - 1) and f2_rank([*m.reg, v]) == have:
         v *= 2
     rest: list[int] = []
     for c in m.reg:
         c &= ~(v - 1)
-        if c and f2.rank([*rest, c]) > len(rest):
+        if c and f2_rank([*rest, c]) > len(rest):
             rest.append(c)
     return v, rest
 
@@ -159,7 +153,7 @@ def _contiguous(m: Mapping, cols: list[int], v: int) -> bool:
         union |= c
     if sum(bin(c).count("1") for c in cols) == bin(union).count("1") and v <= min(i for i, _ in m.paddings):
         return not union & (v - 1) and all(m.offset(c) % v == 0 for c in cols)
-    for s in _span(cols):
+    for s in span(cols):
         o = m.offset(s)
         if o % v or any(m.offset(s + j) != o + j for j in range(1, v)):
             return False
@@ -189,14 +183,14 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     if not isinstance(warp, int) or isinstance(warp, bool) or not 0 <= warp < m.warps:
         raise LayoutError(f"warp: {warp!r} is outside the layout's {m.warps} warp(s) (0..{m.warps - 1})")
     eb = m.element_bytes
-    wbase = f2.apply(m.warp, warp)
+    wbase = f2_apply(m.warp, warp)
     fit = _matrix_fit(m) if matrix else None
     if fit is not None:
         variant, used, rows, sel = fit
         rest = [c for i, c in enumerate(m.reg) if i not in used]
         num = 1 << len(sel)
         kind = ("stmatrix" if op == "store" else "ldmatrix") + f".x{num}" + variant
-        lane_sets = [[s ^ r for s in _span(sel) for r in _span(rows)]]  # matrix-major: 8 rows of each matrix
+        lane_sets = [[s ^ r for s in span(sel) for r in span(rows)]]  # matrix-major: 8 rows of each matrix
         vbytes, how, akind = 16, "matrix", ("stmatrix" if op == "store" else "ldmatrix")
         why = (f"{kind}: 8 rows of 16 bytes per matrix ("
                + ("lanes 2-4 run along a row, register 0 and lanes 0-1 pick the rows" if variant else
@@ -208,20 +202,20 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
             v, rest = _vector(m, element_bits, v // 2)
         vbytes = v * eb
         kind, how, akind = _name(op, vbytes), "vector", ("sts" if op == "store" else "lds")
-        lane_sets = [_span(m.lane)]
+        lane_sets = [span(m.lane)]
         why = (f"{kind}: {v} element{'s' if v > 1 else ''} per lane, the widest run that is consecutive in "
                "registers and in shared memory" + (" and stays aligned after the paddings" if m.paddings else ""))
     if (1 << len(rest)) > MAX_INSTRUCTIONS:
         raise LayoutError(f"shape: {1 << len(rest):,} instructions per warp is over the cap of {MAX_INSTRUCTIONS:,}")
     line = max(1, 128 // eb)
     cache: dict[int, tuple[int, list[int]]] = {}
-    bases, mult = _span(rest), 1
+    bases, mult = span(rest), 1
     if fast and memo and not m.paddings:  # an instruction's cost depends on its start modulo a 128-byte line
         low: list[int] = []
         for c in rest:
-            if c % line and f2.rank([*low, c % line]) > len(low):
+            if c % line and f2_rank([*low, c % line]) > len(low):
                 low.append(c % line)
-        bases, mult = _span(low), 1 << (len(rest) - len(low))
+        bases, mult = span(low), 1 << (len(rest) - len(low))
     lane_bits = 0
     for x in lane_sets[0]:
         lane_bits |= x

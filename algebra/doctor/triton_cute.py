@@ -20,14 +20,11 @@ from algebra.doctor.triton_shared import padded
 
 
 def _padded_cute(t: TritonLayout) -> dict[str, Any]:
-    from algebra.doctor import f2
-
     ll = t.ll.to_linear(("offset",), [f"dim{i}" for i in range(len(t.shape))])
     cols = ll.columns()
-    n = sum(ll.out_bits)
-    if len(cols) != n or f2.rank(cols) != n:
+    inv = LL.inverse_columns(cols) if len(cols) == sum(ll.out_bits) else None  # coordinate bit -> linear offset
+    if inv is None:
         return {"cute": None, "kind": "offset", "why": "the linear part is not a bijection onto the tensor"}
-    inv = f2.inverse(cols)  # coordinate bit -> linear offset
     if any(c & (c - 1) for c in inv):
         return {"cute": None, "kind": "offset",
                 "why": "the linear part XORs offset bits (a swizzle) under the paddings: CuTe has no layout "

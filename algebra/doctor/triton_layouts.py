@@ -51,6 +51,7 @@ class TritonLayout:
     shape: list[int]
     ll: TLL
     paddings: list[list[int]] = field(default_factory=list)
+    _linear: LinearLayout | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -65,8 +66,11 @@ class TritonLayout:
         return ttgir.format_attr(self.attr)
 
     def linear(self) -> LinearLayout:
-        ins = ("offset", "block") if self.shared else ("register", "lane", "warp", "block")
-        return self.ll.to_linear(ins, dims(len(self.shape)))
+        """``ll`` as the public LinearLayout (checked once, then kept: its core Layout is built once per request)."""
+        if self._linear is None:
+            ins = ("offset", "block") if self.shared else ("register", "lane", "warp", "block")
+            self._linear = self.ll.to_linear(ins, dims(len(self.shape)))
+        return self._linear
 
     def bases(self) -> dict[str, list[list[int]]]:
         return self.linear().to_json()["bases"]
@@ -159,7 +163,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     cta = _mma_tile(tile, kwidth, order, order, a.name)
     warps = _broadcasted(wpc, matrix_order(rank, major != 3), kdim, "warp").transpose_outs(list(cta.outs))
     cga = _cga(parent, rank)
-    cga = TLL({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
+    cga = TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
     return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
 
 
@@ -180,7 +184,7 @@ def _slice(a: Attr, shape: list[int]) -> TLL:
         else:
             transform = transform * identity1d(p.outs[name], name, new[idx - (idx > d)])
     s = p.compose(transform)
-    s.bases["register"] = [v for v in s.bases["register"] if any(v)]
+    s = TLL.raw({**s.bases, "register": [v for v in s.bases["register"] if any(v)]}, s.outs)
     return s.transpose_outs(new)
 
 
@@ -197,12 +201,10 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     if len(bases["lane"]) != 5:
         raise _fail(a.name, "lane", f"{len(bases['lane'])} bases: an NVIDIA warp has 32 lanes (5 bases)")
     ll = TLL.inferred(bases, names)
-    from algebra.doctor import f2
-
-    cols = ll.to_linear(("register", "lane", "warp", "block"), names).columns()
+    reach = ll.to_linear(("register", "lane", "warp", "block"), names).rank()
     nbits = sum(s.bit_length() - 1 for s in ll.outs.values())
-    if f2.rank(cols) != nbits:
-        raise TTGIRError(f"{a.name}: the bases reach {f2.rank(cols)} of the {nbits} coordinate bits of "
+    if reach != nbits:
+        raise TTGIRError(f"{a.name}: the bases reach {reach} of the {nbits} coordinate bits of "
                          f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")
     order = []
     for v in bases["register"]:

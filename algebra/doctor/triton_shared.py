@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from algebra.doctor import ttgir
+from algebra.doctor.linear_layout import span
 from algebra.doctor.triton_attrs import _bases, _cga, _combine, _fail, _int, _order, _pow2s
 from algebra.doctor.tt_ll import TLL, dims, ensure_not_smaller, identity1d
 from algebra.doctor.ttgir import Attr, TTGIRError
@@ -35,7 +36,7 @@ def _swizzled(a: Attr, shape: list[int]) -> TLL:
         return _leading_offset(a, shape, vec, per, maxp, order, cga)
     bases = [[0, 1 << i] for i in range(ncols.bit_length() - 1)]
     bases += [[1 << i, (vec * (((1 << i) // per) % maxp)) % ncols] for i in range(nrows.bit_length() - 1)]
-    ll = TLL({"offset": bases}, {names[row]: nrows, names[col]: ncols})
+    ll = TLL.raw({"offset": bases}, {names[row]: nrows, names[col]: ncols})
     for d in order[2:]:
         ll = ll * identity1d(per_cta[d], "offset", names[d])
     return _combine(ll, cga, shape, a.name)
@@ -55,7 +56,7 @@ def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, or
         raise TTGIRError(f"{a.name}: the shape {shape} is smaller than one 8 x {tile_cols} core tile")
     bases = [[0, 1 << i] for i in range(tile_cols.bit_length() - 1)]
     bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
-    ll = TLL({"offset": bases}, {names[row]: 8, names[col]: tile_cols})
+    ll = TLL.raw({"offset": bases}, {names[row]: 8, names[col]: tile_cols})
     for d in order[2:]:
         ll = ll * identity1d(shape[d], "offset", names[d])
     return _combine(ll, cga, shape, a.name)
@@ -98,9 +99,10 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
         raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
     bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
     bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
-    ll = ensure_not_smaller(TLL({"offset": bases}, {"dim0": 8, "dim1": cols}), {"dim0": rows, "dim1": cols}, "offset")
+    ll = TLL.raw({"offset": bases}, {"dim0": 8, "dim1": cols})
+    ll = ensure_not_smaller(ll, {"dim0": rows, "dim1": cols}, "offset")
     if transposed:
-        ll = TLL({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
+        ll = TLL.raw({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
     ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
     return _combine(ll, cga, shape, a.name)
 
@@ -141,7 +143,7 @@ def _padded(a: Attr, shape: list[int]) -> tuple[TLL, list[list[int]]]:
         raise TTGIRError(f"shape: the padded_shared layout is for {ttgir.value_text(own)}, not {list(shape)}")
     order = _order(a, rank)
     names = dims(rank)
-    ll = TLL({"offset": []}, {n: 1 for n in names})
+    ll = TLL.raw({"offset": []}, {n: 1 for n in names})
     for d in order:
         ll = ll * identity1d(shape[d], "offset", names[d])
     return ll.transpose_outs(names), [list(p) for p in pads]
@@ -174,12 +176,9 @@ def pack(v: list[int], shape: list[int]) -> int:
 
 
 def offset_table(ll: TLL, paddings: list[list[int]], shape: list[int]) -> list[int]:
-    """``table[i]``: the element offset (block 0) of the element at row-major index i. Built by doubling over the
-    offset bases; TTGIRError when two offsets hold one element or some element has no offset."""
-    cols = [pack(v, shape) for v in ll.bases["offset"]]
-    idx = [0]
-    for c in cols:
-        idx += [x ^ c for x in idx]
+    """``table[i]``: the element offset (block 0) of the element at row-major index i, from the span of the offset
+    bases; TTGIRError when two offsets hold one element or some element has no offset."""
+    idx = span([pack(v, shape) for v in ll.bases["offset"]])
     total = 1
     for s in shape:
         total *= s

@@ -1,10 +1,10 @@
-"""The few LinearLayout operations Triton builds its layouts with (``lib/Tools/LinearLayout.cpp``,
-``LinearLayoutConversions.cpp``), on ordered in-dims and out-dims, so that the conversions in ``triton_layouts`` read
-like Triton's own: ``identity1d``, ``zeros1d``, the product ``*`` (the right factor's values scaled by the left's
-out-dim sizes), ``transpose_outs``, ``compose``, and ``ensure_not_smaller`` / ``ensure_not_larger``, which fit a
-layout to a tensor shape (repeating it over registers, or broadcasting its largest bases).
+"""The few LinearLayout builders Triton makes its layouts with (``lib/Tools/LinearLayout.cpp``,
+``LinearLayoutConversions.cpp``), so that the conversions in ``triton_layouts`` read like Triton's own:
+``identity1d``, ``zeros1d``, and ``ensure_not_smaller`` / ``ensure_not_larger``, which fit a layout to a tensor shape
+(repeating it over registers, or broadcasting its largest bases); the product ``*``, ``transpose_outs`` and
+``compose`` are ``linear_layout.LinearLayout``'s (``TLL`` here), whose map is a core Layout with F2 strides.
 
-Post-condition of every operation: a new ``TLL`` (they never mutate), whose out-dim sizes are powers of two and whose
+Post-condition of every builder: a new ``TLL`` (they never mutate), whose out-dim sizes are powers of two and whose
 basis values lie inside them.
 """
 
@@ -22,88 +22,19 @@ def log2(n: int, what: str) -> int:
     return n.bit_length() - 1
 
 
-def next_pow2(v: int) -> int:
-    """LLVM's NextPowerOf2: the smallest power of two strictly greater than ``v`` (1 for 0)."""
-    return 1 << v.bit_length()
-
-
-class TLL:
-    """``bases[in_dim]`` lists, per input bit, one value per out-dim (in ``outs`` order); ``outs[out_dim]`` is its
-    size. Dicts keep Triton's dimension order."""
-
-    __slots__ = ("bases", "outs")
-
-    def __init__(self, bases: dict[str, list[list[int]]], outs: dict[str, int]) -> None:
-        self.bases = {k: [list(v) for v in b] for k, b in bases.items()}
-        self.outs = dict(outs)
-
-    @staticmethod
-    def inferred(bases: dict[str, list[list[int]]], names: list[str]) -> TLL:
-        """Out-dim sizes inferred from the bases, as Triton's constructor without sizes does."""
-        sizes = {n: 1 for n in names}
-        for bs in bases.values():
-            for v in bs:
-                for n, x in zip(names, v, strict=True):
-                    sizes[n] = max(sizes[n], next_pow2(x))
-        return TLL(bases, sizes)
-
-    def __mul__(self, other: TLL) -> TLL:
-        outs = dict(self.outs)
-        for n, s in other.outs.items():
-            outs[n] = outs.get(n, 1) * s
-        names = list(outs)
-        ins = list(self.bases) + [n for n in other.bases if n not in self.bases]
-        bases: dict[str, list[list[int]]] = {}
-        for i in ins:
-            rows = [[dict(zip(self.outs, v, strict=True)).get(n, 0) for n in names] for v in self.bases.get(i, [])]
-            for v in other.bases.get(i, []):
-                got = dict(zip(other.outs, v, strict=True))
-                rows.append([got.get(n, 0) * self.outs.get(n, 1) for n in names])
-            bases[i] = rows
-        return TLL(bases, outs)
-
-    def transpose_outs(self, names: list[str]) -> TLL:
-        if sorted(names) != sorted(self.outs):
-            raise LayoutError(f"transpose_outs: {names} is not a permutation of {list(self.outs)}")
-        idx = [list(self.outs).index(n) for n in names]
-        return TLL({k: [[v[j] for j in idx] for v in b] for k, b in self.bases.items()},
-                   {n: self.outs[n] for n in names})
-
-    def apply(self, ins: dict[str, int]) -> list[int]:
-        out = [0] * len(self.outs)
-        for name, bs in self.bases.items():
-            x = ins.get(name, 0)
-            for i, v in enumerate(bs):
-                if (x >> i) & 1:
-                    out = [a ^ b for a, b in zip(out, v, strict=True)]
-        return out
-
-    def compose(self, outer: TLL) -> TLL:
-        """``outer o self``: self's out-dims are outer's in-dims (same names; each basis value a single input)."""
-        res = {}
-        for k, bs in self.bases.items():
-            res[k] = [outer.apply(dict(zip(self.outs, v, strict=True))) for v in bs]
-        return TLL(res, outer.outs)
-
-    def size(self, in_dim: str) -> int:
-        return 1 << len(self.bases.get(in_dim, []))
-
-    def to_linear(self, ins: tuple[str, ...], outs: list[str]) -> LinearLayout:
-        """As ``algebra.doctor.linear_layout.LinearLayout`` with the in-dims ``ins`` (missing ones empty)."""
-        me = self.transpose_outs(outs)
-        return LinearLayout([(i, me.bases.get(i, [])) for i in ins], [(n, me.outs[n]) for n in outs])
+TLL = LinearLayout  # Triton's LinearLayout, built unchecked (``LinearLayout.raw``)
 
 
 def identity1d(size: int, in_dim: str, out_dim: str) -> TLL:
-    return TLL({in_dim: [[1 << i] for i in range(log2(size, f"{in_dim} size"))]}, {out_dim: size})
+    return TLL.raw({in_dim: [[1 << i] for i in range(log2(size, f"{in_dim} size"))]}, {out_dim: size})
 
 
 def zeros1d(size: int, in_dim: str, out_dim: str) -> TLL:
-    return TLL({in_dim: [[0] for _ in range(log2(size, f"{in_dim} size"))]}, {out_dim: 1})
+    return TLL.raw({in_dim: [[0] for _ in range(log2(size, f"{in_dim} size"))]}, {out_dim: 1})
 
 
 def empty() -> TLL:
-    return TLL({}, {})
+    return TLL.raw({}, {})
 
 
 def dims(rank: int) -> list[str]:
@@ -161,7 +92,7 @@ def ensure_not_larger(ll: TLL, shape: dict[str, int], broadcast_registers: bool 
             have >>= 1
     if not broadcast_registers and "register" in bases:
         bases["register"] = [v for i, v in enumerate(bases["register"]) if i not in dropped]
-    return TLL(bases, {n: min(ll.outs[n], shape[n]) for n in names})
+    return TLL.raw(bases, {n: min(ll.outs[n], shape[n]) for n in names})
 
 
 def as_dict(names: list[str], shape: list[int]) -> dict[str, int]:

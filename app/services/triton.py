@@ -13,9 +13,9 @@ from math import prod
 from typing import Any
 
 from algebra import LayoutError, Swizzle
-from algebra.doctor import f2
 from algebra.doctor import triton_conflicts as C
 from algebra.doctor import triton_fix as F
+from algebra.doctor.linear_layout import describe_swizzle
 from algebra.doctor.triton_cute import cute_of
 from algebra.doctor.triton_layouts import TritonLayout, check_shape, convert
 from algebra.doctor.triton_shared import offset_table
@@ -87,7 +87,7 @@ def layout_view(text: str, shape: Any, element_bits: int = 16) -> dict[str, Any]
                                "matrix": ll.matrix(), "shared": t.shared}
         if c["swizzle"]:
             b, m, s = c["swizzle"]
-            out["swizzle"] = {**f2.describe_swizzle(Swizzle(b, m, s)), "name": f"Sw<{b},{m},{s}>"}
+            out["swizzle"] = {**describe_swizzle(Swizzle(b, m, s)), "name": f"Sw<{b},{m},{s}>"}
         if t.shared:
             out["paddings"] = t.paddings
             n = prod(t.shape)
