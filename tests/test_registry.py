@@ -159,3 +159,29 @@ def test_coordinate_ops_draw_the_shape_with_the_index_outlined(client, read_grid
     g = read_grid(r.text, "grid-a")
     outlined = [g.text[i][j] for i in range(g.rows) for j in range(g.cols) if "acc" in g.classes[i][j]]
     assert outlined == ["7"]
+
+
+@pytest.mark.parametrize(("text", "keep", "said"), [
+    ("(1,", True, "'(1,' ends early"), ("(1,2", True, "expected ',' or ')' in '(1,2'"),
+    ("(,1)", True, "unexpected ',' in '(,1)'"), ("()", False, "unexpected ')' in '()'"),
+    ("(1)2", True, "unexpected text after '(1)2'"), ("(_4)", True, "expected ',' or ')' in '(_4)'"),
+    ("__3", True, "unexpected text after '__3'"), ("(1 2)", False, "expected ',' or ')' in '(1 2)'"),
+    ("(1, x)", True, "unexpected ' x)' in '(1, x)'; write e.g. (1,2) or (1,_)"),
+    ("(1, x)", False, "unexpected ' x)' in '(1, x)'; write e.g. (1,2)"),
+    ("(1,_)", False, "'_' has no meaning here; write integers, e.g. (1,2)"), ("", True, "empty input")])
+def test_tuple_arguments_are_read_by_notation_and_refused_in_the_tables_words(text, keep, said):
+    """Shapes, profiles and coordinates are read by notation's parser; where it stops, the words are the op table's
+    (the texts the API has always answered with), and ``pos`` says where."""
+    with pytest.raises(A.LayoutError) as err:
+        registry.parse_tuple(text, "tile coordinate", keep)
+    assert str(err.value) == f"tile coordinate: {said}" and err.value.pos is not None
+    assert registry.parse_tuple("(_ ,(1,_))", "c", True) == (None, (1, None)) and registry.parse_tuple("-3", "s") == -3
+
+
+def test_tuple_arguments_nested_past_the_cores_depth_are_refused_as_layouts_are():
+    deep = "(" * 25 + "1" + ")" * 25
+    for kind in ("shape", "profile", "coord"):
+        with pytest.raises(A.LayoutError, match=r"^w: nested deeper than 24 levels$"):
+            registry.parse_value(deep, kind, "w")
+    with pytest.raises(A.LayoutError, match=r"^A: nested deeper than 24 levels$"):
+        registry.parse_value("(" * 25 + "1" + ")" * 25 + ":1", "layout", "A")

@@ -20,8 +20,8 @@ Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout
 (4,(2,4)):(2,(1,8)) (4,8):(8,1) Sw<3,4,3> o 0 o 8:1
 >>> print(parse("Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)"), parse("ArithTuple(2,3) o (4,4):(_1@0,_1@1)"))
 Sw<3,3,3> o 0 o (8,64):(64,1) ArithTuple(2,3) o (4,4):(1@0,1@1)
->>> to_str(parse("<2:1, _, 4>")), show((4, (2, 4)))
-('<2:1, _, 4>', '(4,(2,4))')
+>>> to_str(parse("<2:1, _, 4>")), show((4, (2, 4))), parse_htuple("(1,(0,_4))"), parse_htuple("(1,_)", keep=True)
+('<2:1, _, 4>', '(4,(2,4))', (1, (0, 4)), (1, None))
 """
 
 from __future__ import annotations
@@ -107,15 +107,14 @@ class _Parser:
             text = text[:m.start()] + " " + text[m.end():]
         self.text = _normalize(text)
         self.toks: list[tuple[str, str, int]] = []
-        pos = 0
-        s = self.text
+        pos, s = 0, self.text
         while pos < len(s):
             if s[pos].isspace():
                 pos += 1
                 continue
             m = _TOKEN.match(s, pos)
             if not m or m.end() == pos:
-                raise LayoutError(f"unexpected character {s[pos]!r} at position {pos} in {text!r}")
+                raise LayoutError(f"unexpected character {s[pos]!r} at position {pos} in {text!r}", pos=pos)
             kind = ("int", "sw", "@", "p", "o", "f2")[m.lastindex - 1]
             self.toks.append((kind, m.group(m.lastindex), m.start(m.lastindex)))
             pos = m.end()
@@ -129,10 +128,11 @@ class _Parser:
     def take(self, value: str | None = None, kind: str | None = None) -> tuple[str, str, int]:
         t = self.peek()
         if t is None:
-            raise LayoutError(f"unexpected end of {self.text!r}" + (f": expected {value!r}" if value else ""))
+            raise LayoutError(f"unexpected end of {self.text!r}" + (f": expected {value!r}" if value else ""),
+                              pos=len(self.text))
         if (value is not None and t[1] != value) or (kind is not None and t[0] != kind):
-            want = value or kind
-            raise LayoutError(f"expected {want!r} at position {t[2]} in {self.text!r}, found {t[1]!r}")
+            raise LayoutError(f"expected {value or kind!r} at position {t[2]} in {self.text!r}, found {t[1]!r}",
+                              pos=t[2])
         self.i += 1
         return t
 
@@ -140,10 +140,11 @@ class _Parser:
         t = self.peek()
         return t is not None and t[1] == value
 
-    def done(self) -> None:
+    def done(self, value: Any = None) -> Any:
         t = self.peek()
         if t is not None:
-            raise LayoutError(f"unexpected {t[1]!r} at position {t[2]} in {self.text!r}")
+            raise LayoutError(f"unexpected {t[1]!r} at position {t[2]} in {self.text!r}", pos=t[2])
+        return value
 
     # ------------------------------------------------------------------ grammar
     def int_(self) -> int:
@@ -151,48 +152,44 @@ class _Parser:
             self.take("_")
         return int(self.take(kind="int")[1])
 
-    def htuple(self, level: int = 0, allow_basis: bool = False) -> Any:
+    def htuple(self, level: int = 0, allow_basis: bool = False, keep: bool = False) -> Any:
         if level > it.MAX_DEPTH:
             raise LayoutError(f"nested deeper than {it.MAX_DEPTH} levels")
         if self.at("("):
             self.take("(")
-            items = [self.htuple(level + 1, allow_basis)]
+            items = [self.htuple(level + 1, allow_basis, keep)]
             while self.at(","):
                 self.take(",")
-                items.append(self.htuple(level + 1, allow_basis))
+                items.append(self.htuple(level + 1, allow_basis, keep))
             self.take(")")
             return tuple(items)
         if allow_basis and (t := self.peek()) is not None and t[0] == "f2":
             self.i += 1
             return F2(int(t[1]))  # an F2 stride leaf, ``F9``
-        v = self.int_()
-        if allow_basis and self.at("@"):
+        if keep and self.at("_") and (self.peek(1) is None or self.peek(1)[1] in (",", ")")):
+            self.i += 1
+            return None  # CuTe's ``_`` in a coordinate: the whole mode
+        v, path = self.int_(), []
+        while allow_basis and self.at("@"):
             self.take("@")
-            path = [self.int_()]
-            while self.at("@"):
-                self.take("@")
-                path.append(self.int_())
-            return ScaledBasis(v, tuple(reversed(path)))  # printed innermost first
-        return v
+            path.append(self.int_())
+        return ScaledBasis(v, tuple(reversed(path))) if path else v  # a basis path is printed innermost first
 
     def layout(self) -> Layout:
         shape = self.htuple()
         if self.at(":"):
             self.take(":")
-            stride = self.htuple(allow_basis=True)
-            return Layout(shape, stride)
+            return Layout(shape, self.htuple(allow_basis=True))
         return Layout(shape)
 
     def swizzle(self) -> Swizzle:
         self.take("Sw")
-        self.take("<")
-        b = self.int_()
-        self.take(",")
-        m = self.int_()
-        self.take(",")
-        s = self.int_()
+        bms = []
+        for sep in "<,,":  # Sw<B,M,S>
+            self.take(sep)
+            bms.append(self.int_())
         self.take(">")
-        return Swizzle(b, m, s)
+        return Swizzle(*bms)
 
     def any(self) -> Any:
         t = self.peek()
@@ -204,8 +201,7 @@ class _Parser:
         if (u := self.peek()) is None or u[0] != "o":
             return first
         self.take(kind="o")
-        offset = 0
-        k = 0
+        offset, k = 0, 0
         while (u := self.peek(k)) is not None and u[1] == "_":
             k += 1
         nxt, after = self.peek(k), self.peek(k + 1)
@@ -267,10 +263,7 @@ def _coord_tensor(text: str) -> Any:
         if m.group(1):
             raise LayoutError(f"{text[:200]!r}: ArithTuple(...) must be followed by ' o ' and a layout")
         return None
-    head = _Parser(text[m.end() - 1:end + 1])
-    origin = head.htuple()
-    head.done()
-    return CoordTensor(origin, parse_layout(text[mo.end():]))
+    return CoordTensor(parse_htuple(text[m.end() - 1:end + 1]), parse_layout(text[mo.end():]))
 
 
 def parse(text: str) -> Any:
@@ -280,9 +273,13 @@ def parse(text: str) -> Any:
             ct := _coord_tensor(text)) is not None:
         return ct
     p = _Parser(text)
-    out = p.any()
-    p.done()
-    return out
+    return p.done(p.any())
+
+
+def parse_htuple(text: str, keep: bool = False) -> Any:
+    """An integer tuple, ``(1,(0,_4))``; with ``keep``, ``_`` alone is None (CuTe's ``_``: the whole mode)."""
+    p = _Parser(text)
+    return p.done(p.htuple(keep=keep))
 
 
 def parse_layout(text: str) -> Layout:
@@ -328,9 +325,7 @@ def to_str(x: Any) -> str:
         return str(x)
     if isinstance(x, tuple):
         return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"
-    if x is None:
-        return "_"
-    return str(x)
+    return "_" if x is None else str(x)
 
 
 def show(x: Any) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 from algebra.core import emit, inverses, ops, partition, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.notation import parse_arg
+from algebra.core.notation import parse_arg, parse_htuple
 from algebra.teach import coords
 
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
@@ -262,48 +262,47 @@ def names() -> list[str]:
 # --------------------------------------------------------------------------------------------- reading arguments
 
 _INT = re.compile(r"^[+-]?_?\d+$")
-_TUPLE_TOKEN = re.compile(r"\s*(?:(-?\d+)|(_)|([(),]))")
+#: the first character no integer tuple argument holds (with ``_``: where ``_`` may not stand either)
+_STRAY = {True: re.compile(r"[^\s\d_(),-]|-(?!\d)"), False: re.compile(r"[^\s\d_(),-]|-(?!\d)|_")}
+_STATIC = re.compile(r"_\s*(?=[-\d_])")  # CuTe's static marker (``_4``): a ``_`` here is a leaf of its own
 
 
 def parse_tuple(text: str, what: str, allow_keep: bool = False) -> Any:
     """``3``, ``(1,2)``, ``(1,(0,2))`` -> an int or nested tuple of ints; with ``allow_keep`` also ``_`` (None,
-    "keep this mode"). ``LayoutError`` starting with ``what`` otherwise."""
-    toks: list[Any] = []
-    pos, text = 0, text.strip()
-    while pos < len(text):
-        m = _TUPLE_TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise LayoutError(f"{what}: unexpected {text[pos:pos + 8]!r} in {text!r}; write e.g. (1,2)"
-                              + (" or (1,_)" if allow_keep else ""))
-        if m[2] and not allow_keep:
-            raise LayoutError(f"{what}: '_' has no meaning here; write integers, e.g. (1,2)")
-        toks.append(int(m[1]) if m[1] else None if m[2] else m[3])
-        pos = m.end()
+    "keep this mode"). Read by ``algebra.core.notation.parse_htuple``; ``LayoutError`` starting with ``what``
+    otherwise, a syntax error in the op table's words with ``pos`` where reading stopped (a character or a ``_`` no
+    tuple argument holds stops it too).
 
-    def one(k: int) -> tuple[Any, int]:
-        if k >= len(toks):
-            raise LayoutError(f"{what}: {text!r} ends early" if text else f"{what}: empty input")
-        t = toks[k]
-        if t == "(":
-            items = []
-            k += 1
-            while True:
-                item, k = one(k)
-                items.append(item)
-                if k < len(toks) and toks[k] == ",":
-                    k += 1
-                elif k < len(toks) and toks[k] == ")":
-                    return tuple(items), k + 1
-                else:
-                    raise LayoutError(f"{what}: expected ',' or ')' in {text!r}")
-        if t in (")", ","):
-            raise LayoutError(f"{what}: unexpected {t!r} in {text!r}")
-        return t, k + 1
-
-    value, end = one(0)
-    if end != len(toks):
-        raise LayoutError(f"{what}: unexpected text after {text!r}")
-    return value
+    >>> parse_tuple(" (1,(0,_)) ", "coordinate", allow_keep=True)
+    (1, (0, None))
+    """
+    text = text.strip()
+    stray = _STRAY[allow_keep].search(text)
+    if stray and stray[0] == "_":
+        raise LayoutError(f"{what}: '_' has no meaning here; write integers, e.g. (1,2)", pos=stray.start())
+    if stray:
+        at = len(text[:stray.start()].rstrip())
+        raise LayoutError(f"{what}: unexpected {text[at:at + 8]!r} in {text!r}; write e.g. (1,2)"
+                          + (" or (1,_)" if allow_keep else ""), pos=stray.start())
+    static = _STATIC.search(text) if allow_keep else None
+    try:
+        value = parse_htuple(text, keep=allow_keep)
+    except LayoutError as exc:
+        if exc.pos is None:  # over a bound (nesting depth, length), not a syntax error
+            raise LayoutError(f"{what}: {exc}") from None
+        stop = exc.pos if static is None else min(exc.pos, static.end())
+    else:
+        if static is None:
+            return value
+        stop = static.end()
+    before = text[:stop]
+    if before.rstrip()[-1:] in ("", "(", ","):  # a value was due
+        msg = (f"unexpected {text[stop]!r} in {text!r}" if stop < len(text) else f"{text!r} ends early" if text
+               else "empty input")
+    else:
+        msg = "expected ',' or ')' in " + repr(text) if before.count("(") > before.count(")") \
+            else f"unexpected text after {text!r}"
+    raise LayoutError(f"{what}: {msg}", pos=stop)
 
 
 def parse_value(text: str, kind: str, what: str) -> Any:
@@ -331,7 +330,9 @@ def parse_value(text: str, kind: str, what: str) -> Any:
             raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got the layout {text!r}")
         try:
             return parse_tuple(text.replace("_", "") if _INT.match(text) else text, what)
-        except LayoutError:
+        except LayoutError as exc:
+            if exc.pos is None:
+                raise
             raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got {text!r}") from None
     if kind == "profile":
         if ":" in text:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from itertools import product as cartesian
+from math import prod
 from typing import Any
 
 import algebra as A
@@ -35,10 +36,7 @@ def rand_layout(rng: random.Random, modes: int, max_size: int = 32, nested: bool
     """A random small layout with ``modes`` top modes: compact in a random order, or arbitrary small strides."""
     while True:
         sizes = [pick(rng, [1, 2, 2, 2, 3, 4, 4, 6, 8]) for _ in range(modes)]
-        total = 1
-        for s in sizes:
-            total *= s
-        if 1 < total <= max_size:
+        if 1 < prod(sizes) <= max_size:
             break
     shape: Any = tuple(sizes) if modes > 1 else sizes[0]
     if nested and modes > 1 and rng.random() < 0.5:

@@ -249,10 +249,6 @@ def names_str(names: Any) -> str:
     return "(" + ",".join(names_str(x) for x in names) + ")" if isinstance(names, tuple) else str(names)
 
 
-def flat(x: Any) -> tuple:
-    return tuple(v for item in x for v in flat(item)) if isinstance(x, tuple) else (x,)
-
-
 def idx2crd_row_major(x: int, shape: Any) -> Any:
     """The usual mistake: split a 1-D index with the LAST mode fastest (row-major, C order) instead of CuTe's
     colexicographic order (mode 0 fastest), recursively through nested modes."""

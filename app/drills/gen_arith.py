@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 import algebra as A
-from app.drills.common import flat, lstr, pick, step
+from app.drills.common import lstr, pick, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parse_words import parse_coord
 
@@ -34,7 +34,7 @@ def _grade(want: Any) -> Any:
         got = parse_coord(ans)
         if got == want:
             return Grade.right()
-        if isinstance(got, tuple) and flat(got) == flat(want) and all(isinstance(v, int) for v in got):
+        if isinstance(got, tuple) and A.flatten(got) == A.flatten(want) and all(isinstance(v, int) for v in got):
             return Grade.right("right (flattened)")
         if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want):
             bad = [str(k) for k in range(len(want)) if got[k] != want[k]]

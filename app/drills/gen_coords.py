@@ -9,7 +9,6 @@ from typing import Any
 import algebra as A
 from app.drills import sheet
 from app.drills.common import (
-    flat,
     grade_list,
     grade_table,
     idx2crd_row_major,
@@ -47,7 +46,7 @@ def small_layout(rng: random.Random, max_size: int = 32) -> Any:
         pad = pick(rng, [1, 2, 3, 4])
         return A.Layout((m, n), (n + pad, 1)) if rng.random() < 0.5 else A.Layout((m, n), (1, m + pad))
     shape = (m, split(rng, n)) if rng.random() < 0.7 else (split(rng, m), n)
-    k = len(flat(shape))
+    k = len(A.flatten(shape))
     order = list(range(k))
     rng.shuffle(order)
     return ordered_layout(shape, _like(shape, order))
@@ -64,7 +63,7 @@ def _like(shape: Any, values: list[int]) -> Any:
 
 def contributions(layout: Any, natural: Any) -> str:
     """Text ``c0*d0 + c1*d1 + ... = offset`` for a natural coordinate, values from the engine."""
-    cs, ds = flat(natural), flat(layout.stride)
+    cs, ds = A.flatten(natural), A.flatten(layout.stride)
     terms = " + ".join(f"{c}*{d}" for c, d in zip(cs, ds, strict=True))
     return f"{terms} = {layout(natural)}"
 
@@ -152,7 +151,7 @@ def grade_coord(answer: str, want: Any) -> Grade:
     got = parse_coord(answer)
     if got == want:
         return Grade.right()
-    if flat(got) == flat(want):
+    if A.flatten(got) == A.flatten(want):
         return Grade.wrong(f"{lstr(got)} has the right numbers but not the nesting: the natural coordinate nests "
                            f"like the shape, one entry per mode and a tuple for each multi-mode")
     if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want):
@@ -192,7 +191,7 @@ def formula_layout(rng: random.Random) -> Any:
 
 def _spread(rng: random.Random, lay: Any) -> Any:
     """``lay`` with its largest stride padded by 1..4, or every stride scaled by 2 or 3."""
-    strides = flat(lay.stride)
+    strides = A.flatten(lay.stride)
     top = max(strides)
     k, pad = pick(rng, [(1, 1), (1, 2), (1, 3), (1, 4), (2, 0), (3, 0)])
     new = iter(k * d + (pad if d == top else 0) for d in strides)
@@ -349,7 +348,7 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
         if not isinstance(got, tuple) or len(got) != 3:
             raise AnswerError("expected three things: the 2-D coordinate, the natural coordinate and the offset")
         g = grade_list(list(got), want, ["the 2-D coordinate", "the natural coordinate", "the offset"])
-        if not g.correct and got[1] != nat and flat(got[1]) == flat(nat):
+        if not g.correct and got[1] != nat and A.flatten(got[1]) == A.flatten(nat):
             g.reason = (f"{g.reason}; the natural coordinate has the right numbers but not the nesting: it nests like "
                         f"the shape")
         return g
@@ -359,7 +358,7 @@ def _three(layout: Any, x: int, seed: int, rule: str) -> Drill:
 
     def row_major(ans: str) -> bool:
         got = parse_coord(ans)
-        return isinstance(got, tuple) and len(got) == 3 and (got[0] == top_rm or flat(got[1]) == flat(nat_rm))
+        return isinstance(got, tuple) and len(got) == 3 and (got[0] == top_rm or A.flatten(got[1]) == A.flatten(nat_rm))
 
     steps = idx_steps(layout, x) + [
         step(f"Top-level modes have sizes {lstr(tuple(A.size(s) for s in shape))}, so {x} is the 2-D coordinate "

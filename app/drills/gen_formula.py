@@ -8,7 +8,7 @@ from typing import Any
 
 import algebra as A
 from app.drills import sheet
-from app.drills.common import flat, lstr, names_str, natural_names, offsets_grid, step
+from app.drills.common import lstr, names_str, natural_names, offsets_grid, step
 from app.drills.core import Drill, Grade, register
 from app.drills.formula import Formula
 from app.drills.gen_coords import RULE, contributions, formula_layout
@@ -22,10 +22,10 @@ EXAMPLES = ("{0}*2 + {1}*8", "{0}*5 + {1}", "3*{0} + {1}*7", "{0} + {1}*6")
 def make_formula(rng: random.Random, seed: int) -> Drill:
     layout = A.parse(sheet.pick_formula(rng)) if sheet.take(rng) else formula_layout(rng)
     names = natural_names(layout.shape)
-    vars_ = list(flat(names))
+    vars_ = list(A.flatten(names))
     expected = _engine_formula(layout, names)
     coords = [A.idx2crd(x, layout.shape) for x in range(A.size(layout))]
-    cases = [({v: c for v, c in zip(vars_, flat(nat), strict=True)}, layout(nat)) for nat in coords]
+    cases = [({v: c for v, c in zip(vars_, A.flatten(nat), strict=True)}, layout(nat)) for nat in coords]
 
     def grade(ans: str) -> Grade:
         f = Formula(ans, vars_)
@@ -37,10 +37,10 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
         return Grade.wrong(f"wrong at {len(bad)} of {len(cases)} coordinates, e.g. at {at} your formula gives "
                            f"{got}, which is not L's offset there")
 
-    first = f"The stride of {vars_[0]} is {flat(layout.stride)[0]}, so the formula starts {vars_[0]}*" \
-            f"{flat(layout.stride)[0]}."
+    strides = A.flatten(layout.stride)
+    first = f"The stride of {vars_[0]} is {strides[0]}, so the formula starts {vars_[0]}*{strides[0]}."
     steps = [step(RULE, layout)] + [step(f"{v} runs over 0..{s - 1} with stride {d}: term {v}*{d}.")
-                                    for v, s, d in zip(vars_, flat(layout.shape), flat(layout.stride), strict=True)]
+                                    for v, s, d in zip(vars_, A.flatten(layout.shape), strides, strict=True)]
     steps.append(step(f"index{names_str(names)} = {expected}"))
     sample = coords[-1]
     steps.append(step(f"Check at {lstr(sample)}: {contributions(layout, sample)}.", layout))
@@ -50,7 +50,6 @@ def make_formula(rng: random.Random, seed: int) -> Drill:
                  expected, grade, steps, [RULE, first], variant="formula",
                  grids=[offsets_grid(layout, "Offsets (rows: mode 0, columns: mode 1 as 1-D)")]).with_data(
                      layout=str(layout), names=vars_)
-    strides = flat(layout.stride)
     for a in range(len(vars_)):
         for b in range(a + 1, len(vars_)):
             if strides[a] == strides[b]:

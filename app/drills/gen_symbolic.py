@@ -16,7 +16,7 @@ from typing import Any
 
 import algebra as A
 from algebra.teach.formula import evaluate, parse_formula
-from app.drills.common import explain, flat, lstr, mode_sizes, offsets_grid, pick, same_function, step
+from app.drills.common import explain, lstr, mode_sizes, offsets_grid, pick, same_function, step
 from app.drills.core import Drill, Grade, register
 from app.drills.formula import normalise
 from app.drills.parsing import AnswerError, layout_text
@@ -174,7 +174,7 @@ def matrix(rng: random.Random, ld: str, symbolic_size: bool) -> tuple[str, str, 
 def term_steps(sym: Any, names: list[str]) -> list[dict[str, Any]]:
     return [step(f"{v} runs over 0..{s if isinstance(s, str) else s - 1}{' - 1' if isinstance(s, str) else ''} "
                  f"with stride {d}: term {v}*{d}.")
-            for v, s, d in zip(names, flat(sym.shape), flat(sym.stride), strict=True)]
+            for v, s, d in zip(names, A.flatten(sym.shape), A.flatten(sym.stride), strict=True)]
 
 
 @register("symbolic", "Symbolic strides", "Offsets, formulas and views with symbols: element (i, j) of a row-major "

@@ -125,13 +125,6 @@ def parse_nested(text: str) -> IntTuple:
     return tuple(top)
 
 
-def flatten(x: IntTuple) -> tuple[int, ...]:
-    """All integers of a nested tuple, left to right."""
-    if isinstance(x, tuple):
-        return tuple(v for item in x for v in flatten(item))
-    return (x,)
-
-
 _INT_SUFFIXES = ("wavefronts", "wavefront", "sectors", "sector", "ways", "way", "x", "%")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from algebra.core.inttuple import flatten
 from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' base)
     _BIN,
     _HEX,
@@ -24,7 +25,6 @@ from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' bas
     _tokens,
     check_length,
     clean,
-    flatten,
     parse_nested,
     squeeze,
 )

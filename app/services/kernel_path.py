@@ -384,10 +384,8 @@ def _replicated(tc: Any, tm: Any, op: str) -> bool:
     own replication, each warp loading the operand it multiplies."""
     d = tc.coverage_detail(limit=0)
     reps = A.size(tm.thr_layout_vmnk[2 if op == "A" else 1])
-    total = 1
-    for x in tc.tiler:
-        total *= x
-    return d["uncovered"] == 0 and d["duplicates"] == total and d["claims_per_element"] == reps and reps > 1
+    return d["uncovered"] == 0 and d["duplicates"] == A.product(tc.tiler) and d["claims_per_element"] == reps \
+        and reps > 1
 
 
 def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[GridView, str, int]:

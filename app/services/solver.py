@@ -45,8 +45,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def _lab_choice(c: dict[str, Any]) -> dict[str, Any]:
     if c["kind"] == "swizzle":
-        b, m, s = (int(x) for x in c["swizzle"][3:-1].split(","))
-        return {"kind": "swizzle", "swizzle": [b, m, s]}
+        sw = A.parse(c["swizzle"])
+        return {"kind": "swizzle", "swizzle": [sw.bits, sw.base, sw.shift]}
     if c["kind"] == "padding":
         return {"kind": "padding", "pad": c["pad"]}
     if c["kind"] == "xor":

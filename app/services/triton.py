@@ -9,6 +9,7 @@ for the fix (``algebra.doctor.triton_fix``). Every error is a LayoutError (422) 
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from algebra import LayoutError, Swizzle
@@ -50,17 +51,10 @@ def parse_shape(text: str) -> list[int]:
     return check_shape([int(p) for p in parts])
 
 
-def _elements(shape: list[int]) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 def read(text: str, shape: Any, element_bits: int | None, field: str) -> TritonLayout:
     """One attribute for one shape, every error prefixed with the request's field name."""
     shp = check_shape(shape)
-    charge("linear point", _elements(shp), f"{field} for {shp}")
+    charge("linear point", prod(shp), f"{field} for {shp}")
     try:
         with guard(field):
             return convert(text, shp, element_bits)
@@ -96,7 +90,7 @@ def layout_view(text: str, shape: Any, element_bits: int = 16) -> dict[str, Any]
             out["swizzle"] = {**describe_swizzle(Swizzle(b, m, s)), "name": f"Sw<{b},{m},{s}>"}
         if t.shared:
             out["paddings"] = t.paddings
-            n = _elements(t.shape)
+            n = prod(t.shape)
             if n <= MAX_OFFSETS:
                 charge("integer cell", n, "shared layout offsets")
                 out["offsets"] = _nest(offset_table(t.ll, t.paddings, t.shape), t.shape)
@@ -115,7 +109,7 @@ def conflicts_view(distributed: str, shared: str, shape: Any, element_bits: int 
     "index"}], "wavefronts", "ideal", "warp", "warps", "instruction", "count", "why", "fix": {"ttgir", "cute",
     "wavefronts", "ideal", "instruction", ...}}`` for warp ``warp``."""
     shp = check_shape(shape)
-    n = _elements(shp)
+    n = prod(shp)
     if n > MAX_CONFLICT_ELEMENTS:
         raise LayoutError(f"shape: {n:,} elements is over the cap of {MAX_CONFLICT_ELEMENTS:,} for conflicts")
     d = read(distributed, shp, element_bits, "distributed")
