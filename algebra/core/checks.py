@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from itertools import product as cartesian
+from math import prod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -319,6 +320,7 @@ def _ints(stride: Any) -> bool:
     return True
 
 
+
 def post_composition(args: tuple, r: Any) -> None:
     """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
     (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
@@ -367,6 +369,14 @@ def _tables(*layouts: Any) -> list | None:
     return out
 
 
+def _inverse_tables(args: tuple, r: Any) -> tuple:
+    """``(L, L's offsets, R's offsets)`` for an inverse R of ``L = args[0]``; ``(L, None, None)`` when there is
+    nothing to check point by point (no result, no layout, over POST_CAP points, not integral)."""
+    layout = args[0]
+    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
+    return (layout, None, None) if tabs is None else (layout, *tabs)
+
+
 def post_right_inverse(args: tuple, r: Any) -> None:
     """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)``, each ``R(i)`` a
     1-D coordinate of L (``0 <= R(i) < size(L)``). A swizzle with a negative shift moves the low bits up, where CuTe's
@@ -380,11 +390,9 @@ def post_right_inverse(args: tuple, r: Any) -> None:
 L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 0 o 4:1 here; at i = 1 it gives \
 R(1) = 129, outside the domain of L
     """
-    layout = args[0]
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    layout, lt, rt = _inverse_tables(args, r)
+    if lt is None:
         return
-    lt, rt = tabs
     n = len(lt)
     what = f"right inverse condition: L(R(i)) == i with R(i) in the domain [0, {n}) of L"
     for i, x in enumerate(rt):
@@ -409,11 +417,9 @@ def post_left_inverse(args: tuple, r: Any) -> None:
 L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here; at i = 17, L(17) = 12, \
 R(12) = 6, but L(6) = 1
     """
-    layout = args[0]
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    layout, lt, rt = _inverse_tables(args, r)
+    if lt is None:
         return
-    lt, rt = tabs
     n = len(lt)
     what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i < size(L) = {n}"
     for i, y in enumerate(lt):
@@ -445,23 +451,28 @@ is L(j) + R(i) for no i, j
     """
     layout = args[0]
     cot = args[1] if len(args) > 1 else None
-    if r is None or type(layout).__name__ != "Layout" or has_non_positive_shape(r):
+    if type(cot) is not int and cot is not None:
+        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
+    if r is None or type(layout).__name__ != "Layout":
         return
     fs, fd = flat_pair(layout.shape, layout.stride)
-    if set(map(type, fd)) != {int}:
+    if not fd:
         return
     fsize = reach = 1
-    for s, d in zip(fs, fd, strict=True):
-        if d != 0:
+    for i in range(len(fs)):
+        d = fd[i]
+        if type(d) is not int:
+            return
+        if d:
+            s = fs[i]
             fsize *= s
             reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
         cot = reach
-    elif type(cot) is not int:
-        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
-    n = it.product(r.shape)
-    text = show_call("complement", args) if n < cot // fsize else "complement"
+    rs, rd = flat_pair(r.shape, r.stride)
+    n = prod(rs)
     if n < cot // fsize:
+        text = show_call("complement", args)
         hole = ""
         tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
         if tabs is not None:
@@ -472,7 +483,6 @@ is L(j) + R(i) for no i, j
         raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
                           f"size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would print {r} here, of "
                           f"size {n}{hole}")
-    rs, rd = flat_pair(r.shape, r.stride)
     top = 0  # R is ordered when each mode of size > 1 steps past the largest offset of those before it (O(modes))
     for k in range(len(rs)):
         if rs[k] > 1:
@@ -517,7 +527,7 @@ def verify(op: str, args: tuple, result: Any, outermost: bool = False) -> Any:
     """``result`` when it passes the post-condition of ``op`` (``POST``; with ``outermost``, ``POST_OUTERMOST``), else
     the refusal (``LayoutError``). Inside ``cute_would_print`` nothing is checked: CuTe's own conditions only."""
     post = (POST_OUTERMOST if outermost else POST).get(op)
-    if post is not None and not _UNCHECKED.get():
+    if post is not None and not _UNCHECKED.get() and not (outermost and has_non_positive_shape(result)):
         post(args, result)
     return result
 

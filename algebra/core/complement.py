@@ -13,7 +13,7 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
-from algebra.core.modes import bw_coalesce
+from algebra.core.modes import bw_coalesce, flat_pair
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested
 from algebra.core.swizzle import ComposedLayout
@@ -21,18 +21,16 @@ from algebra.core.swizzle import ComposedLayout
 R = Layout._raw
 
 
-def _filtered_modes(layout: Layout) -> tuple[list, list]:
-    """The modes of ``filter(layout)`` as flat lists (empty when filter gives ``1:0``)."""
-    sh, st = layout.shape, layout.stride
-    fs = sh if type(sh) is tuple else (sh,)
-    fd = st if type(st) is tuple else (st,)
-    if tuple in map(type, fs):
-        fs, fd = it.flatten(sh), it.flatten(st)
+def _filtered_modes(fs: tuple, fd: tuple) -> tuple[list, list]:
+    """The modes of ``filter(fs:fd)`` (flat modes) as flat lists (empty when filter gives ``1:0``)."""
     ns: list = []
     nd: list = []
     for i in range(len(fs) - 1, -1, -1):
-        s, d = fs[i], fd[i]
-        if s == 1 or (type(d) is int and d == 0):
+        s = fs[i]
+        if s == 1:
+            continue
+        d = fd[i]
+        if type(d) is int and d == 0:
             continue
         if ns and s * d == nd[-1]:
             ns[-1] *= s
@@ -59,19 +57,31 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return nested(rec, complement, layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
-    if has_f2(layout.stride):
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    for d in fd:
+        if type(d) is not int:
+            ints = False
+            break
+    else:
+        ints = True
+    if not ints and has_f2(layout.stride):
         return _f2_complement(layout, cotarget, rec)
-    shapes, strides = _filtered_modes(layout)
+    shapes, strides = _filtered_modes(fs, fd)
     if rec is not None:
         fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
         rec.step(f"filter A (drop stride-0 and size-1 modes, coalesce): {fl}", fl)
     if cotarget is None:
-        cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1
+        cotarget = 0
+        for i in range(len(shapes)):
+            cotarget += (shapes[i] - 1) * abs(strides[i])
+        cotarget += 1
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
+    elif type(cotarget) is int and cotarget > 0:
+        pass
     elif isinstance(cotarget, Layout | ComposedLayout):
         cotarget = cotarget.shape  # CuTe: shape(cotarget)
-    elif type(cotarget) is not int or cotarget <= 0:
+    else:
         cotarget = it.check_shape(cotarget, "cotarget")
     if not shapes:
         res = Layout(_coalesce_shape(cotarget))
@@ -79,7 +89,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
             rec.step(f"A only reaches offset 0: the complement is all of [0, {show(cotarget)}), {res}", res,
                      kind="result")
         return res
-    if set(map(type, strides)) != {int}:
+    if not ints and set(map(type, strides)) != {int}:
         raise LayoutError("complement: basis (E) strides are not supported")
     positive = min(strides) > 0
     if rec is not None and len(shapes) > 1:

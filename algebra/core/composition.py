@@ -14,7 +14,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.checks import checking, cute_would_print
+from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _as_layout, make_layout
@@ -94,7 +94,8 @@ that mode's end at a point the result cannot express. CuTe would print (2,2):(32
 A(B(2)) = A(8) = 18
     """
     rec = _active()
-    if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
+    if (type(a) is not Layout or type(b) is not Layout) and (
+            isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout)):
         if rec is not None:
             rec.step(f"A = {a} is swizzled: the swizzle acts on the offsets the layouts produce, so it stays "
                      f"outside and the layouts compose inside" if not isinstance(b, Swizzle | ComposedLayout) else
@@ -155,12 +156,7 @@ def _coalesce_x_text(a: Layout, c: Layout) -> str:
 
 def _has_basis(d: Any) -> bool:
     """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
-    if type(d) is int:
-        return False
-    for x in d:  # flat int strides, the usual case: no leaf to sort
-        if type(x) is not int:
-            break
-    else:
+    if type(d) is int or (type(d) is tuple and _ints(d)):  # int strides, the usual case: no leaf to sort
         return False
     kinds = _leaf_kinds(d, set())
     if "basis" not in kinds:

@@ -35,14 +35,15 @@ def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
     return (shape,), (stride,)
 
 
-def _flatten_into(s: Any, d: Any, fs: list, fd: list) -> None:
-    """The leaves of the congruent ``s`` and ``d``, appended in order (``flat_pair``'s walk of a nested layout)."""
-    if type(s) is tuple:
-        for i in range(len(s)):
-            _flatten_into(s[i], d[i], fs, fd)
-    else:
-        fs.append(s)
-        fd.append(d)
+def _flatten_into(s: tuple, d: tuple, fs: list, fd: list) -> None:
+    """The leaves of the congruent tuples ``s`` and ``d``, appended in order (``flat_pair``'s walk)."""
+    for i in range(len(s)):
+        x = s[i]
+        if type(x) is tuple:
+            _flatten_into(x, d[i], fs, fd)
+        else:
+            fs.append(x)
+            fd.append(d[i])
 
 
 def offsets(layout: Any) -> list[int]:
@@ -82,8 +83,8 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
     >>> bw_coalesce((4,), (2,), 2, 1)
     ((4, 2), (2, 1))
     """
-    ns = [new_s]
-    nd = [new_d]
+    ns: list = []  # the finished modes, back to front (``front`` is the mode being built, in front of them)
+    nd: list = []
     front_s, front_d = new_s, new_d
     if rec is not None:
         rec.step(f"start from the last mode {new_s}:{new_d} and walk towards the front")
@@ -94,30 +95,33 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
                 rec.step(f"mode {i} ({s}:{fd[i]}) has size 1: drop it")
             continue
         d = fd[i]
-        if front_s == 1 and len(ns) == 1:
-            why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
+        if front_s == 1 and not ns:
+            if rec is not None:
+                why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
             front_s, front_d = s, d
         elif s * d == front_d and (type(d) is int or (s - 1) * d + front_d == (2 * s - 1) * d):
             # (an F2 stride merges only where the sum is also linear at (s-1, 1): carry-less products of s-1 and s)
-            why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
-            front_s, front_d = s * front_s, d
+            if rec is not None:
+                why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
+            front_s *= s
+            front_d = d
         else:
-            ns[0], nd[0] = front_s, front_d
             if rec is not None:
                 rec.step(f"mode {i} ({s}:{d}) does not end where {front_s}:{front_d} begins ({s}*{d} = {s * d} is "
                          f"not {front_d}): keep it as its own mode")
-            ns.insert(0, s)
-            nd.insert(0, d)
+            ns.append(front_s)
+            nd.append(front_d)
             front_s, front_d = s, d
             continue
-        ns[0], nd[0] = front_s, front_d
         if rec is not None:
-            rec.step(why, _lstr(it.unwrap(tuple(ns)), it.unwrap(tuple(nd))) if len(ns) > 1 else _lstr(ns[0], nd[0]))
-    if len(ns) == 1:
-        if ns[0] == 1:
+            rec.step(why, _lstr((front_s, *ns[::-1]), (front_d, *nd[::-1])) if ns else _lstr(front_s, front_d))
+    if not ns:
+        if front_s == 1:
             return 1, 0
-        return ns[0], nd[0]
-    return tuple(ns), tuple(nd)
+        return front_s, front_d
+    ns.append(front_s)
+    nd.append(front_d)
+    return tuple(ns[::-1]), tuple(nd[::-1])
 
 
 def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
@@ -307,7 +311,8 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         out_d: list = []
         for i in range(len(bs)):
             if rec is None:
-                p = compose(ls, ld, bs[i], bd[i])
+                s, d = bs[i], bd[i]
+                p = compose_int(ls, ld, s, d) if type(d) is int and type(s) is not tuple else compose(ls, ld, s, d)
             else:
                 rec.step(f"mode {path}{i} of B: {_lstr(bs[i], bd[i])}")
                 with rec.sub():
