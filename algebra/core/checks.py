@@ -370,11 +370,9 @@ def _tables(*layouts: Any) -> list | None:
 
 
 def _inverse_tables(args: tuple, r: Any) -> tuple:
-    """``(L, L's offsets, R's offsets)`` for an inverse R of ``L = args[0]``; ``(L, None, None)`` when there is
-    nothing to check point by point (no result, no layout, over POST_CAP points, not integral)."""
-    layout = args[0]
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    return (layout, None, None) if tabs is None else (layout, *tabs)
+    """``(L, L's offsets, R's offsets)`` for an inverse R of ``L = args[0]``; no tables where none are checked."""
+    tabs = None if r is None or not hasattr(args[0], "shape") else _tables(args[0], r)
+    return (args[0], None, None) if tabs is None else (args[0], *tabs)
 
 
 def post_right_inverse(args: tuple, r: Any) -> None:

@@ -158,22 +158,13 @@ def _has_basis(d: Any) -> bool:
     """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
     if type(d) is int or (type(d) is tuple and _ints(d)):  # int strides, the usual case: no leaf to sort
         return False
-    kinds = _leaf_kinds(d, set())
+    kinds = {"basis" if hasattr(x, "is_basis") else "zero" if type(x) is int and x == 0 else "other"
+             for x in it.flatten(d)}  # the kinds of the stride leaves: ``v@m``, int 0, other
     if "basis" not in kinds:
         return False
     if "other" in kinds:
         raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
     return True
-
-
-def _leaf_kinds(d: Any, out: set) -> set:
-    """The kinds of the stride leaves: ``basis`` (``v@m``), ``zero`` (int 0), ``other``."""
-    if type(d) is tuple:
-        for x in d:
-            _leaf_kinds(x, out)
-    else:
-        out.add("basis" if hasattr(d, "is_basis") else "zero" if type(d) is int and d == 0 else "other")
-    return out
 
 
 def compose_swizzled(a: Any, b: Any) -> Any:

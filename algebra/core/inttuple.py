@@ -236,16 +236,6 @@ def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
     return ceil_div_int(a, b)
 
 
-def shape_min(a: int, b: int) -> int:
-    return min(a, b)
-
-
-def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
-    if type(a) is tuple:
-        return tuple(elem_scale(x, y) for x, y in zip(a, b, strict=True))
-    return a * product(b)
-
-
 def inner_product(a: IntTuple, b: IntTuple) -> Any:
     if type(a) is tuple and type(b) is tuple:
         if len(a) != len(b):

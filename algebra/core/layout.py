@@ -245,8 +245,7 @@ def make_layout(*args: Any) -> Layout:
 
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
-    shapes = []
-    strides = []
+    shapes, strides = [], []
     for x in args:
         if type(x) is not Layout:
             break

@@ -183,9 +183,8 @@ _BIG = 1 << 62
 
 
 def _small(x: Any) -> bool:
-    """An argument worth keeping: a Layout of at most _LEAVES leaves (counted when it was validated, or now for a
-    raw one), an int below _BIG, None, a swizzle, a swizzled layout of a small inner layout, or a tuple of at most
-    _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
+    """A Layout of at most _LEAVES leaves, an int below _BIG, None, a swizzle, a swizzled small layout, or a tuple of
+    at most _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
     tp = type(x)
     if tp is tuple:
         if len(x) > _WIDE:
@@ -243,17 +242,14 @@ class _NotALayout:
         self.err = err
 
 
-#: True while an op runs uncached for a derivation or for CuTe's print (``memo``'s wrapper): the ops it calls are
-#: steps of it. On a cache miss the op's frame says the same (``_nested``), at no cost to the miss.
+#: True while an op runs uncached (a derivation, CuTe's print); on a miss the op's frame says it (``_nested``).
 _NESTED: ContextVar[bool] = ContextVar("algebra_memo_nested", default=False)
 _RUN: list = []  # the code of ``memo``'s miss (one code object, shared by every op)
 
 
 def _nested() -> bool:
-    """True inside an op's general code: the ops it calls are steps of it, and hand it what CuTe computes, also a
-    layout with a shape <= 0; only the op that was asked for refuses such a result. Read only where that matters (a
-    result kept as not a layout; a derivation's first op), so a miss sets no flag: an op's miss is running when its
-    frame is on this thread's stack."""
+    """True inside an op: the ops it calls are its steps and get what CuTe computes, also a layout with a shape <= 0
+    (only the op asked for refuses it). A miss sets no flag: its frame (``_RUN``) is on this thread's stack."""
     if _NESTED.get():
         return True
     run = _RUN[0]
@@ -358,10 +354,3 @@ def clear_caches() -> None:
     modes._last_x[0] = (None, None, None)
     for c in _CACHES:
         c.clear()
-
-
-def cache_stats() -> list[dict[str, Any]]:
-    """Entries and estimated bytes of every bounded cache (memoized ops and the services' caches)."""
-    infos = [op.cache_info() for op in _OPS]
-    return [{"name": "algebra ops", "entries": sum(i.currsize for i in infos), "max_entries": MEMO_ENTRIES * len(infos),
-             "hits": sum(i.hits for i in infos), "misses": sum(i.misses for i in infos)}] + [c.stats() for c in _CACHES]

@@ -10,6 +10,7 @@ refusals (its divisibility conditions); whether the answer is the function ``A o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -71,12 +72,12 @@ def offsets(layout: Any) -> list[int]:
 # --------------------------------------------------------------------------------------------- coalesce
 
 
-def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
+def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
     """CuTe's ``bw_coalesce``: the flat modes ``fs:fd`` folded back to front onto the seed ``new_s:new_d``.
 
-    Pre: ``fs``, ``fd`` flat and of equal length. Post: the pair is the coalesced layout (a mode ``s:d`` merges
-    into the one after it, ``s':d'``, when ``s*d == d'``; size-1 modes are dropped; one mode left of size 1 is
-    ``1:0``); it has the same value at every 1-D coordinate of the domain.
+    Pre: ``fs``, ``fd`` flat (tuples or lists, not changed) and of equal length. Post: the pair is the coalesced
+    layout (a mode ``s:d`` merges into the one after it, ``s':d'``, when ``s*d == d'``; size-1 modes are dropped;
+    one mode left of size 1 is ``1:0``); it has the same value at every 1-D coordinate of the domain.
 
     >>> bw_coalesce((2, 1, 4), (1, 7, 2), 3, 8)
     (24, 1)
