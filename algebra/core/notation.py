@@ -14,6 +14,13 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
   ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
 
 Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
+
+>>> print(parse("(4,(2,4)):(2,(1,8))"), parse("Layout<Shape<_4,_8>,Stride<_8,_1>>{}"), parse("Sw<3,4,3> o 8:1"))
+(4,(2,4)):(2,(1,8)) (4,8):(8,1) Sw<3,4,3> o 0 o 8:1
+>>> print(parse("Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)"), parse("ArithTuple(2,3) o (4,4):(_1@0,_1@1)"))
+Sw<3,3,3> o 0 o (8,64):(64,1) ArithTuple(2,3) o (4,4):(1@0,1@1)
+>>> to_str(parse("<2:1, _, 4>")), show((4, (2, 4)))
+('<2:1, _, 4>', '(4,(2,4))')
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, ScaledBasis
+from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.swizzle import ComposedLayout, Swizzle
@@ -259,8 +267,6 @@ def _coord_tensor(text: str) -> Any:
         if m.group(1):
             raise LayoutError(f"{text[:200]!r}: ArithTuple(...) must be followed by ' o ' and a layout")
         return None
-    from algebra.core.coord_tensor import CoordTensor
-
     head = _Parser(text[m.end() - 1:end + 1])
     origin = head.htuple()
     head.done()
@@ -318,7 +324,7 @@ def parse_tiler_entry(x: Any) -> Any:
 
 def to_str(x: Any) -> str:
     """CuTe notation of a Layout, Swizzle, ComposedLayout, tiler tuple, HTuple or int."""
-    if isinstance(x, Layout | Swizzle | ComposedLayout) or type(x).__name__ == "CoordTensor":
+    if isinstance(x, Layout | Swizzle | ComposedLayout | CoordTensor):
         return str(x)
     if isinstance(x, tuple):
         return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"
