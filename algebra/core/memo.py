@@ -292,7 +292,8 @@ def memo(fn: Callable) -> Callable:
             if not _small(args):
                 raise  # not kept
             return _Refusal(err)
-        if has_non_positive_shape(value):
+        if (value.shape <= 0 if type(value) is Layout and type(value.shape) is int else
+                has_non_positive_shape(value)):
             value = _NotALayout(value)
         elif outer is not None:
             try:
@@ -351,6 +352,6 @@ def clear_caches() -> None:
     """Forget every cached result (used by benchmarks to time cold operations)."""
     for op in _OPS:
         op.cache_clear()
-    modes._last_x[0] = (None, None, None)
+    modes._last_x[0] = modes._last_flat[0] = (None, None, None)
     for c in _CACHES:
         c.clear()

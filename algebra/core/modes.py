@@ -24,16 +24,25 @@ def _lstr(shape: Any, stride: Any) -> str:
 
 
 def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
-    """The flat modes of ``shape:stride`` as two tuples (a flat tuple is returned as it is)."""
+    """The flat modes of ``shape:stride`` as two tuples (a flat tuple is returned as it is). An op and its check
+    flatten the same layout one after the other: the last nested one is kept by identity (tuples never change)."""
     if type(shape) is tuple:
         for x in shape:
             if type(x) is tuple:
+                last = _last_flat[0]
+                if last[0] is shape and last[1] is stride:
+                    return last[2]
                 fs: list = []
                 fd: list = []
                 _flatten_into(shape, stride, fs, fd)
-                return tuple(fs), tuple(fd)
+                res = tuple(fs), tuple(fd)
+                _last_flat[0] = (shape, stride, res)
+                return res
         return shape, stride
     return (shape,), (stride,)
+
+
+_last_flat: list = [(None, None, None)]  # the last nested call of ``flat_pair``: (shape, stride, result)
 
 
 def _flatten_into(s: tuple, d: tuple, fs: list, fd: list) -> None:
