@@ -9,6 +9,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import f2_columns, f2_solve, has_f2
+from algebra.core.checks import _ints
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
@@ -36,12 +37,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     if type(layout) is not Layout:
         layout = _as_layout(layout)
     fs, fd = flat_pair(layout.shape, layout.stride)
-    for d in fd:
-        if type(d) is not int:
-            ints = False
-            break
-    else:
-        ints = True
+    ints = _ints(fd)
     if not ints and has_f2(layout.stride):
         return _f2_complement(layout, cotarget, rec)
     shapes: list = []  # the modes of filter(A) (drop stride-0 and size-1 modes, coalesce), built back to front

@@ -170,12 +170,9 @@ def bounded(max_bytes: int, name: str = "") -> Callable[[Callable], Callable]:
     return wrap
 
 
-#: Op results kept per op (least recently used out first) in functools' C cache. Only calls on small arguments are
-#: cached (``_small``: layouts of at most 64 leaves at any depth, tuples of at most 8 such arguments, ints below
-#: 2^62), so an entry holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them; bigger calls just
-#: run. The test runs on a cache miss only, and reads a Layout's leaves as counted when it was validated (once for a
-#: raw one). Measured: the whole oracle corpus (28k cases) leaves 7.6k entries at 512 per op holding 3.1 MB
-#: (tracemalloc), so 2048 per op stays in tens of MB.
+#: Op results kept per op (least recently used out first) in functools' C cache, for calls on small arguments only
+#: (``_small``, tested on a miss), so an entry holds a few KB at most. Measured: the oracle corpus (28k cases) leaves
+#: 7.6k entries at 512 per op holding 3.1 MB (tracemalloc), so 2048 per op stays in tens of MB.
 MEMO_ENTRIES = 2048
 _WIDE = 8
 _LEAVES = _WIDE * _WIDE

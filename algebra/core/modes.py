@@ -293,16 +293,6 @@ def _value(ls: Any, ld: Any, x: int) -> Any:
     return total + x * ld[-1]
 
 
-def _as_f2(v: Any, bs: int, bd: Any) -> Any:
-    """An int offset of A read by an F2 mode of B, as an F2 element (refused when it is negative or not an int)."""
-    from algebra.core.arith import F2
-
-    if type(v) is not int or v < 0:
-        raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {v}, which is not an F2 "
-                          "element")
-    return F2(v)
-
-
 def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:
     """Every mode of B = ``bs:bd`` composed with the coalesced A = ``ls:ld``; B's profile kept (CuTe's
     ``composition_impl`` over B's modes). A stride ``v@k`` of B reads mode k of A (CuTe's basis strides).
@@ -340,7 +330,13 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
             raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride needs a power-of-two shape")
         k = bs.bit_length() - 1
         cols = [_value(ls, ld, bd.value << t) for t in range(k)]
-        cols = [c if hasattr(c, "is_f2") else _as_f2(c, bs, bd) for c in cols]
+        from algebra.core.arith import F2
+
+        for c in cols:  # an int offset of A read by an F2 mode of B is an F2 element, unless negative or not an int
+            if not hasattr(c, "is_f2") and (type(c) is not int or c < 0):
+                raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {c}, which is not "
+                                  "an F2 element")
+        cols = [c if hasattr(c, "is_f2") else F2(c) for c in cols]
         if rec is not None:
             rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
                      f"{', '.join(map(str, cols))}")
