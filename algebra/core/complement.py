@@ -9,7 +9,6 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import f2_columns, f2_solve, has_f2
-from algebra.core.checks import _ints
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
@@ -37,7 +36,12 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     if type(layout) is not Layout:
         layout = _as_layout(layout)
     fs, fd = flat_pair(layout.shape, layout.stride)
-    ints = _ints(fd)
+    for d in fd:
+        if type(d) is not int:
+            ints = False
+            break
+    else:
+        ints = True
     if not ints and has_f2(layout.stride):
         return _f2_complement(layout, cotarget, rec)
     shapes: list = []  # the modes of filter(A) (drop stride-0 and size-1 modes, coalesce), built back to front
@@ -81,7 +85,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return res
     if not ints and set(map(type, strides)) != {int}:
         raise LayoutError("complement: basis (E) strides are not supported")
-    min_d = min(strides)
+    min_d = strides[0] if len(strides) == 1 else min(strides)  # (no builtin call for one mode)
     positive = min_d > 0
     if rec is not None and len(shapes) > 1:
         order = sorted(range(len(strides)), key=lambda k: strides[k])
@@ -90,7 +94,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     res_d: list = [1]
     last = 1
     while True:
-        k = strides.index(min_d)
+        k = 0 if len(strides) == 1 else strides.index(min_d)
         new_s = min_d // last if positive else tdiv(min_d, last)
         if new_s == 0:
             if positive:
@@ -112,7 +116,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         last = min_d * shapes.pop(k)
         res_d.append(last)
         del strides[k]
-        min_d = min(strides)
+        min_d = strides[0] if len(strides) == 1 else min(strides)
     new_d = strides[0] * shapes[0]
     if type(cotarget) is int and new_d > 0:
         rest_s = (cotarget + new_d - 1) // new_d

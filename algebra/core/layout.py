@@ -251,9 +251,8 @@ def make_layout(*args: Any) -> Layout:
             break
         shapes.append(x.shape)
         strides.append(x.stride)
-    else:
-        if args:
-            return Layout._raw(tuple(shapes), tuple(strides))
+    if args and len(shapes) == len(args):
+        return Layout._raw(tuple(shapes), tuple(strides))
     if len(args) == 1:
         return Layout(args[0])
     if len(args) == 2:

@@ -249,8 +249,7 @@ def _nested() -> bool:
     (only the op asked for refuses it). A miss sets no flag: its frame (``_RUN``) is on this thread's stack."""
     if _NESTED.get():
         return True
-    run = _RUN[0]
-    f = sys._getframe(1)
+    f, run = sys._getframe(1), _RUN[0]
     while f is not None:
         if f.f_code is run:
             return True
@@ -336,8 +335,7 @@ def memo(fn: Callable) -> Callable:
                 return value.value
             if value.err is not None:
                 raise type(value.err)(*value.err.args)
-            err = not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value.value)
-            raise err  # type: ignore[misc] - _NotALayout holds only such results
+            raise not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value.value)  # type: ignore[misc]
         return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]

@@ -24,8 +24,7 @@ def _lstr(shape: Any, stride: Any) -> str:
 
 
 def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
-    """The flat modes of ``shape:stride`` as two tuples (a flat tuple is returned as it is). An op and its check
-    flatten the same layout one after the other: the last nested one is kept by identity (tuples never change)."""
+    """The flat modes of ``shape:stride`` as two tuples (flat ones as they are, the last nested one kept by id)."""
     if type(shape) is tuple:
         for x in shape:
             if type(x) is tuple:
@@ -42,7 +41,7 @@ def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
     return (shape,), (stride,)
 
 
-_last_flat: list = [(None, None, None)]  # the last nested call of ``flat_pair``: (shape, stride, result)
+_last_flat: list = [(None, None, None)]  # (shape, stride, result): an op and its check flatten the same layout
 
 
 def _flatten_into(s: tuple, d: tuple, fs: list, fd: list) -> None:
