@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from itertools import product as cartesian
+from math import prod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -319,6 +320,7 @@ def _ints(stride: Any) -> bool:
     return True
 
 
+
 def post_composition(args: tuple, r: Any) -> None:
     """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
     (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
@@ -460,23 +462,28 @@ is L(j) + R(i) for no i, j
     """
     layout = args[0]
     cot = args[1] if len(args) > 1 else None
-    if r is None or type(layout).__name__ != "Layout" or has_non_positive_shape(r):
+    if type(cot) is not int and cot is not None:
+        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
+    if r is None or type(layout).__name__ != "Layout":
         return
     fs, fd = flat_pair(layout.shape, layout.stride)
-    if set(map(type, fd)) != {int}:
+    if not fd:
         return
     fsize = reach = 1
-    for s, d in zip(fs, fd, strict=True):
-        if d != 0:
+    for i in range(len(fs)):
+        d = fd[i]
+        if type(d) is not int:
+            return
+        if d:
+            s = fs[i]
             fsize *= s
             reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
         cot = reach
-    elif type(cot) is not int:
-        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
-    n = it.product(r.shape)
-    text = show_call("complement", args) if n < cot // fsize else "complement"
+    rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
+    n = prod(rs)
     if n < cot // fsize:
+        text = show_call("complement", args)
         hole = ""
         tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
         if tabs is not None:
@@ -487,7 +494,6 @@ is L(j) + R(i) for no i, j
         raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
                           f"size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would print {r} here, of "
                           f"size {n}{hole}")
-    rs, rd = flat_pair(r.shape, r.stride)
     top = 0  # R is ordered when each mode of size > 1 steps past the largest offset of those before it (O(modes))
     for k in range(len(rs)):
         if rs[k] > 1:
@@ -532,7 +538,7 @@ def verify(op: str, args: tuple, result: Any, outermost: bool = False) -> Any:
     """``result`` when it passes the post-condition of ``op`` (``POST``; with ``outermost``, ``POST_OUTERMOST``), else
     the refusal (``LayoutError``). Inside ``cute_would_print`` nothing is checked: CuTe's own conditions only."""
     post = (POST_OUTERMOST if outermost else POST).get(op)
-    if post is not None and not _UNCHECKED.get():
+    if post is not None and not _UNCHECKED.get() and not (outermost and has_non_positive_shape(result)):
         post(args, result)
     return result
 

@@ -28,15 +28,16 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     With ``profile`` (a tuple), coalesce each mode of ``L`` separately and keep modes beyond the profile.
     """
     rec = active()
-    if type(layout) is ComposedLayout:
-        if rec is not None:
-            rec.step(f"A = {layout}: coalesce its inner layout {layout.layout_b}; the swizzle stays outside")
-        return layout.with_layout_b(nested(rec, coalesce, layout.layout_b, profile))
-    layout = _as_layout(layout)
-    if profile is not None and is_tuple(profile):
+    if type(layout) is not Layout:
+        if type(layout) is ComposedLayout:
+            if rec is not None:
+                rec.step(f"A = {layout}: coalesce its inner layout {layout.layout_b}; the swizzle stays outside")
+            return layout.with_layout_b(nested(rec, coalesce.__wrapped__, layout.layout_b, profile))
+        layout = _as_layout(layout)
+    if type(profile) is tuple:
         if len(profile) > it.rank(layout.shape):
             raise LayoutError(f"coalesce: profile {it.to_str(profile)} has more modes than {layout}")
-        return _by_profile(rec, layout, profile, coalesce, "coalesce")
+        return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
     if rec is None:
         return R(*bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1]))
@@ -56,10 +57,14 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
                  + (", the others kept" if len(profile) < n else ""))
     modes = []
     for i in range(len(profile)):
-        if rec is not None:
-            rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
+        if rec is None:
+            modes.append(f(layout[i], profile[i]))
+            continue
+        rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
         modes.append(nested(rec, f, layout[i], profile[i]))
-    res = make_layout(*(modes + [layout[i] for i in range(len(profile), n)]))
+    for i in range(len(profile), n):
+        modes.append(layout[i])
+    res = make_layout(*modes)
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res
@@ -95,7 +100,7 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's
             raise LayoutError("filter of a composed (swizzled) layout needs a profile, as in CuTe")
         return layout.with_layout_b(nested(rec, filter, layout.layout_b, profile))
     layout = _as_layout(layout)
-    if profile is not None and is_tuple(profile):
+    if type(profile) is tuple:
         if len(profile) > it.rank(layout.shape):
             raise LayoutError(f"filter: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, filter, "filter")

@@ -13,36 +13,12 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
-from algebra.core.modes import bw_coalesce
+from algebra.core.modes import bw_coalesce, flat_pair
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested
 from algebra.core.swizzle import ComposedLayout
 
 R = Layout._raw
-
-
-def _filtered_modes(layout: Layout) -> tuple[list, list]:
-    """The modes of ``filter(layout)`` as flat lists (empty when filter gives ``1:0``)."""
-    sh, st = layout.shape, layout.stride
-    fs = sh if type(sh) is tuple else (sh,)
-    fd = st if type(st) is tuple else (st,)
-    if tuple in map(type, fs):
-        fs, fd = it.flatten(sh), it.flatten(st)
-    ns: list = []
-    nd: list = []
-    for i in range(len(fs) - 1, -1, -1):
-        s, d = fs[i], fd[i]
-        if s == 1 or (type(d) is int and d == 0):
-            continue
-        if ns and s * d == nd[-1]:
-            ns[-1] *= s
-            nd[-1] = d
-        else:
-            ns.append(s)
-            nd.append(d)
-    ns.reverse()
-    nd.reverse()
-    return ns, nd
 
 
 @memo
@@ -59,29 +35,58 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         return nested(rec, complement, layout.layout_b, cotarget)
     if type(layout) is not Layout:
         layout = _as_layout(layout)
-    if has_f2(layout.stride):
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    for d in fd:
+        if type(d) is not int:
+            ints = False
+            break
+    else:
+        ints = True
+    if not ints and has_f2(layout.stride):
         return _f2_complement(layout, cotarget, rec)
-    shapes, strides = _filtered_modes(layout)
+    shapes: list = []  # the modes of filter(A) (drop stride-0 and size-1 modes, coalesce), built back to front
+    strides: list = []
+    for i in range(len(fs) - 1, -1, -1):
+        s = fs[i]
+        if s == 1:
+            continue
+        d = fd[i]
+        if type(d) is int and d == 0:
+            continue
+        if shapes and s * d == strides[-1]:
+            shapes[-1] *= s
+            strides[-1] = d
+        else:
+            shapes.append(s)
+            strides.append(d)
+    shapes.reverse()
+    strides.reverse()
     if rec is not None:
         fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
         rec.step(f"filter A (drop stride-0 and size-1 modes, coalesce): {fl}", fl)
     if cotarget is None:
-        cotarget = sum((s - 1) * abs(d) for s, d in zip(shapes, strides, strict=True)) + 1
+        cotarget = 0
+        for i in range(len(shapes)):
+            cotarget += (shapes[i] - 1) * abs(strides[i])
+        cotarget += 1
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
+    elif type(cotarget) is int and cotarget > 0:
+        pass
     elif isinstance(cotarget, Layout | ComposedLayout):
         cotarget = cotarget.shape  # CuTe: shape(cotarget)
-    elif type(cotarget) is not int or cotarget <= 0:
+    else:
         cotarget = it.check_shape(cotarget, "cotarget")
     if not shapes:
-        res = Layout(_coalesce_shape(cotarget))
+        res = Layout(it.product(cotarget))
         if rec is not None:
             rec.step(f"A only reaches offset 0: the complement is all of [0, {show(cotarget)}), {res}", res,
                      kind="result")
         return res
-    if set(map(type, strides)) != {int}:
+    if not ints and set(map(type, strides)) != {int}:
         raise LayoutError("complement: basis (E) strides are not supported")
-    positive = min(strides) > 0
+    min_d = strides[0] if len(strides) == 1 else min(strides)  # (no builtin call for one mode)
+    positive = min_d > 0
     if rec is not None and len(shapes) > 1:
         order = sorted(range(len(strides)), key=lambda k: strides[k])
         rec.step("sort the modes by stride: " + ", ".join(f"{shapes[k]}:{strides[k]}" for k in order))
@@ -89,8 +94,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     res_d: list = [1]
     last = 1
     while True:
-        min_d = min(strides)
-        k = strides.index(min_d)
+        k = 0 if len(strides) == 1 else strides.index(min_d)
         new_s = min_d // last if positive else tdiv(min_d, last)
         if new_s == 0:
             if positive:
@@ -112,12 +116,13 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         last = min_d * shapes.pop(k)
         res_d.append(last)
         del strides[k]
+        min_d = strides[0] if len(strides) == 1 else min(strides)
     new_d = strides[0] * shapes[0]
     if type(cotarget) is int and new_d > 0:
         rest_s = (cotarget + new_d - 1) // new_d
     else:
-        rest_s = _coalesce_shape(_copies(layout, cotarget, new_d))
-    res = R(*bw_coalesce(tuple(res_s), tuple(res_d), rest_s, 0 if rest_s == 1 else new_d))
+        rest_s = it.product(_copies(layout, cotarget, new_d))
+    res = R(*bw_coalesce(res_s, res_d, rest_s, 0 if rest_s == 1 else new_d))
     if rec is not None:
         rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "
                  f"block, {new_d} apart, reach the cotarget: add {rest_s}:{new_d}")
@@ -147,11 +152,6 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
                 f"cotarget mode by mode by what is left of {new_d}, is left with {rest} to divide mode {k} "
                 f"({show(x)}) by. CuTe divides by zero there too (its program stops with SIGFPE)") from None
     raise LayoutError(f"complement({layout}, {show(cotarget)}): division by zero in ceil_div")
-
-
-def _coalesce_shape(s: Any) -> int:
-    """CuTe's ``coalesce(Shape)`` for static shapes: the product."""
-    return it.product(s)
 
 
 def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:

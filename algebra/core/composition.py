@@ -14,7 +14,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.checks import checking, cute_would_print
+from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _as_layout, make_layout
@@ -94,7 +94,8 @@ that mode's end at a point the result cannot express. CuTe would print (2,2):(32
 A(B(2)) = A(8) = 18
     """
     rec = _active()
-    if isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout):
+    if (type(a) is not Layout or type(b) is not Layout) and (
+            isinstance(a, Swizzle | ComposedLayout) or isinstance(b, Swizzle | ComposedLayout)):
         if rec is not None:
             rec.step(f"A = {a} is swizzled: the swizzle acts on the offsets the layouts produce, so it stays "
                      f"outside and the layouts compose inside" if not isinstance(b, Swizzle | ComposedLayout) else
@@ -155,29 +156,15 @@ def _coalesce_x_text(a: Layout, c: Layout) -> str:
 
 def _has_basis(d: Any) -> bool:
     """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
-    if type(d) is int:
+    if type(d) is int or (type(d) is tuple and _ints(d)):  # int strides, the usual case: no leaf to sort
         return False
-    for x in d:  # flat int strides, the usual case: no leaf to sort
-        if type(x) is not int:
-            break
-    else:
-        return False
-    kinds = _leaf_kinds(d, set())
+    kinds = {"basis" if hasattr(x, "is_basis") else "zero" if type(x) is int and x == 0 else "other"
+             for x in it.flatten(d)}  # the kinds of the stride leaves: ``v@m``, int 0, other
     if "basis" not in kinds:
         return False
     if "other" in kinds:
         raise LayoutError("composition: the right layout mixes basis (E) strides with integer strides")
     return True
-
-
-def _leaf_kinds(d: Any, out: set) -> set:
-    """The kinds of the stride leaves: ``basis`` (``v@m``), ``zero`` (int 0), ``other``."""
-    if type(d) is tuple:
-        for x in d:
-            _leaf_kinds(x, out)
-    else:
-        out.add("basis" if hasattr(d, "is_basis") else "zero" if type(d) is int and d == 0 else "other")
-    return out
 
 
 def compose_swizzled(a: Any, b: Any) -> Any:

@@ -8,7 +8,6 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -16,10 +15,9 @@ from algebra.core.arith import coshape, make_basis_like
 from algebra.core.checks import verify
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import IntTuple, is_int
-from algebra.core.modes import coalesce_x_pair, compose, offsets
+from algebra.core.modes import coalesce_x_pair, compose, flat_pair, offsets
 
 _new = object.__new__
-_shape_of, _stride_of = attrgetter("shape"), attrgetter("stride")
 _MAXM = it.MAX_MAGNITUDE
 _UNCOUNTED = 1 << 62  # ``Layout._leaves`` of a Layout built by ``_raw``: above every count, until ``leaves`` counts
 
@@ -207,9 +205,15 @@ def cosize(layout: Any) -> int:
     largest offset + 1 (an F2 offset read as its bits)."""
     if type(layout) is not Layout and hasattr(layout, "layout_b"):
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
-    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
-    if all(type(d) is int for d in fd):
-        return sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True)) + 1
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    total = 1
+    for i in range(len(fd)):
+        d = fd[i]
+        if type(d) is not int:
+            break
+        total += (fs[i] - 1) * (d if d >= 0 else -d)
+    else:
+        return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
         if it.product(fs) <= 1 << 20:
             return max(offsets(layout)) + 1
@@ -241,8 +245,14 @@ def make_layout(*args: Any) -> Layout:
 
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
-    if args and set(map(type, args)) == {Layout}:
-        return Layout._raw(tuple(map(_shape_of, args)), tuple(map(_stride_of, args)))
+    shapes, strides = [], []
+    for x in args:
+        if type(x) is not Layout:
+            break
+        shapes.append(x.shape)
+        strides.append(x.stride)
+    if args and len(shapes) == len(args):
+        return Layout._raw(tuple(shapes), tuple(strides))
     if len(args) == 1:
         return Layout(args[0])
     if len(args) == 2:

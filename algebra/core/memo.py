@@ -170,26 +170,26 @@ def bounded(max_bytes: int, name: str = "") -> Callable[[Callable], Callable]:
     return wrap
 
 
-#: Op results kept per op (least recently used out first) in functools' C cache. Only calls on small arguments are
-#: cached (``_small``: layouts of at most 64 leaves at any depth, tuples of at most 8 such arguments, ints below
-#: 2^62), so an entry holds a few KB at most and each of the ~30 ops at most MEMO_ENTRIES of them; bigger calls just
-#: run. The test runs on a cache miss only, and reads a Layout's leaves as counted when it was validated (once for a
-#: raw one). Measured: the whole oracle corpus (28k cases) leaves 7.6k entries at 512 per op holding 3.1 MB
-#: (tracemalloc), so 2048 per op stays in tens of MB.
+#: Op results kept per op (least recently used out first) in functools' C cache, for calls on small arguments only
+#: (``_small``, tested on a miss), so an entry holds a few KB at most. Measured: the oracle corpus (28k cases) leaves
+#: 7.6k entries at 512 per op holding 3.1 MB (tracemalloc), so 2048 per op stays in tens of MB.
 MEMO_ENTRIES = 2048
 _WIDE = 8
 _LEAVES = _WIDE * _WIDE
+_BIG = 1 << 62
 
 
 def _small(x: Any) -> bool:
+    """A Layout of at most _LEAVES leaves, an int below _BIG, None, a swizzle, a swizzled small layout, or a tuple of
+    at most _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
     tp = type(x)
-    if tp is tuple:  # a tiler or a profile (the usual argument here): its ints, Nones and Layouts inline
+    if tp is tuple:
         if len(x) > _WIDE:
             return False
         for e in x:
             te = type(e)
             if te is Layout:
-                if e._leaves > 64 and e.leaves() > _LEAVES:  # 64: _LEAVES (a constant here, not a global)
+                if e._leaves > _LEAVES and e.leaves() > _LEAVES:
                     return False
             elif te is int:
                 if not -_BIG < e < _BIG:
@@ -197,7 +197,7 @@ def _small(x: Any) -> bool:
             elif e is not None and not _small(e):
                 return False
         return True
-    if tp is Layout:  # its leaves, counted when it was validated (``Layout._leaves``; a raw one: counted now)
+    if tp is Layout:
         return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
         return -_BIG < x < _BIG
@@ -209,25 +209,7 @@ def _small(x: Any) -> bool:
     return tp.__name__ == "Swizzle"
 
 
-_BIG = 1 << 62
-
-
 _OPS: list[Any] = []  # every op's C cache
-
-
-def _small_args(args: tuple) -> bool:
-    """``_small`` of every argument, the common cases (a flat layout, a small int) inline."""
-    for x in args:
-        tp = type(x)
-        if tp is Layout:
-            if x._leaves > _LEAVES and x.leaves() > _LEAVES:
-                return False
-        elif tp is int:
-            if not -_BIG < x < _BIG:
-                return False
-        elif not _small(x):
-            return False
-    return True
 
 
 class _Refusal:
@@ -257,17 +239,22 @@ class _NotALayout:
         self.err = err
 
 
-#: True while an op's general code runs: the ops it calls are steps of it, and hand it what CuTe computes, also a
-#: layout with a shape <= 0; only the op that was asked for refuses such a result.
+#: True while an op runs uncached (a derivation, CuTe's print); on a miss the op's frame says it (``_nested``).
 _NESTED: ContextVar[bool] = ContextVar("algebra_memo_nested", default=False)
-_nested = _NESTED.get
+_RUN: list = []  # the code of ``memo``'s miss (one code object, shared by every op)
 
 
-def _refuse_not_a_layout(name: str, args: tuple, value: Any) -> Any:
-    err = not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value)
-    if err is None:  # pragma: no cover - _NotALayout holds only such results
-        return value
-    raise err
+def _nested() -> bool:
+    """True inside an op: the ops it calls are its steps and get what CuTe computes, also a layout with a shape <= 0
+    (only the op asked for refuses it). A miss sets no flag: its frame (``_RUN``) is on this thread's stack."""
+    if _NESTED.get():
+        return True
+    f, run = sys._getframe(1), _RUN[0]
+    while f is not None:
+        if f.f_code is run:
+            return True
+        f = f.f_back
+    return False
 
 
 def memo(fn: Callable) -> Callable:
@@ -282,7 +269,7 @@ def memo(fn: Callable) -> Callable:
     the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
     name = fn.__name__
     post = POST.get(name)  # the op's post-condition (``verify``), read once here
-    outer = name in POST_OUTERMOST  # the op has a post-condition of its own, not checked inside another op
+    outer = POST_OUTERMOST.get(name)  # its post-condition as the op asked for, not checked inside another op
 
     if post is None:
         checked = fn  # no post-condition: the op itself
@@ -294,29 +281,26 @@ def memo(fn: Callable) -> Callable:
                 post(args, value)
             return value
 
-    def run(*args: Any) -> Any:
-        small = _small_args(args)
-        token = None if _nested() else _NESTED.set(True)  # a step of another op: the flag is set already
+    def run(*args: Any) -> Any:  # a miss (never inside ``cute_would_print``: the wrapper runs that uncached)
         try:
-            value = checked(*args)
+            value = checked(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
         except LayoutError as err:
-            if not small:
+            if not _small(args):
                 raise  # not kept
             return _Refusal(err)
-        finally:
-            if token is not None:
-                _NESTED.reset(token)
-        if has_non_positive_shape(value):
+        if (value.shape <= 0 if type(value) is Layout and type(value.shape) is int else
+                has_non_positive_shape(value)):
             value = _NotALayout(value)
-        elif outer:
+        elif outer is not None:
             try:
-                verify(name, args, value, outermost=True)
+                outer(args, value)
             except LayoutError as err:
                 value = _NotALayout(value, err)
-        if not small:
+        if not _small(args):
             raise _Uncached(value)
         return value
 
+    _RUN[:] = [run.__code__]
     cached = lru_cache(maxsize=MEMO_ENTRIES)(run)
     _OPS.append(cached)
 
@@ -351,7 +335,7 @@ def memo(fn: Callable) -> Callable:
                 return value.value
             if value.err is not None:
                 raise type(value.err)(*value.err.args)
-            return _refuse_not_a_layout(name, args, value.value)
+            raise not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value.value)  # type: ignore[misc]
         return value
 
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
@@ -363,13 +347,6 @@ def clear_caches() -> None:
     """Forget every cached result (used by benchmarks to time cold operations)."""
     for op in _OPS:
         op.cache_clear()
-    modes._last_x[0] = (None, None, None)
+    modes._last_x[0] = modes._last_flat[0] = (None, None, None)
     for c in _CACHES:
         c.clear()
-
-
-def cache_stats() -> list[dict[str, Any]]:
-    """Entries and estimated bytes of every bounded cache (memoized ops and the services' caches)."""
-    infos = [op.cache_info() for op in _OPS]
-    return [{"name": "algebra ops", "entries": sum(i.currsize for i in infos), "max_entries": MEMO_ENTRIES * len(infos),
-             "hits": sum(i.hits for i in infos), "misses": sum(i.misses for i in infos)}] + [c.stats() for c in _CACHES]

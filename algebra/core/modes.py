@@ -10,6 +10,7 @@ refusals (its divisibility conditions); whether the answer is the function ``A o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -23,26 +24,35 @@ def _lstr(shape: Any, stride: Any) -> str:
 
 
 def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
-    """The flat modes of ``shape:stride`` as two tuples (a flat tuple is returned as it is)."""
+    """The flat modes of ``shape:stride`` as two tuples (flat ones as they are, the last nested one kept by id)."""
     if type(shape) is tuple:
         for x in shape:
             if type(x) is tuple:
+                last = _last_flat[0]
+                if last[0] is shape and last[1] is stride:
+                    return last[2]
                 fs: list = []
                 fd: list = []
                 _flatten_into(shape, stride, fs, fd)
-                return tuple(fs), tuple(fd)
+                res = tuple(fs), tuple(fd)
+                _last_flat[0] = (shape, stride, res)
+                return res
         return shape, stride
     return (shape,), (stride,)
 
 
-def _flatten_into(s: Any, d: Any, fs: list, fd: list) -> None:
-    """The leaves of the congruent ``s`` and ``d``, appended in order (``flat_pair``'s walk of a nested layout)."""
-    if type(s) is tuple:
-        for i in range(len(s)):
-            _flatten_into(s[i], d[i], fs, fd)
-    else:
-        fs.append(s)
-        fd.append(d)
+_last_flat: list = [(None, None, None)]  # (shape, stride, result): an op and its check flatten the same layout
+
+
+def _flatten_into(s: tuple, d: tuple, fs: list, fd: list) -> None:
+    """The leaves of the congruent tuples ``s`` and ``d``, appended in order (``flat_pair``'s walk)."""
+    for i in range(len(s)):
+        x = s[i]
+        if type(x) is tuple:
+            _flatten_into(x, d[i], fs, fd)
+        else:
+            fs.append(x)
+            fd.append(d[i])
 
 
 def offsets(layout: Any) -> list[int]:
@@ -70,20 +80,20 @@ def offsets(layout: Any) -> list[int]:
 # --------------------------------------------------------------------------------------------- coalesce
 
 
-def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
+def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = None) -> tuple:
     """CuTe's ``bw_coalesce``: the flat modes ``fs:fd`` folded back to front onto the seed ``new_s:new_d``.
 
-    Pre: ``fs``, ``fd`` flat and of equal length. Post: the pair is the coalesced layout (a mode ``s:d`` merges
-    into the one after it, ``s':d'``, when ``s*d == d'``; size-1 modes are dropped; one mode left of size 1 is
-    ``1:0``); it has the same value at every 1-D coordinate of the domain.
+    Pre: ``fs``, ``fd`` flat (tuples or lists, not changed) and of equal length. Post: the pair is the coalesced
+    layout (a mode ``s:d`` merges into the one after it, ``s':d'``, when ``s*d == d'``; size-1 modes are dropped;
+    one mode left of size 1 is ``1:0``); it has the same value at every 1-D coordinate of the domain.
 
     >>> bw_coalesce((2, 1, 4), (1, 7, 2), 3, 8)
     (24, 1)
     >>> bw_coalesce((4,), (2,), 2, 1)
     ((4, 2), (2, 1))
     """
-    ns = [new_s]
-    nd = [new_d]
+    ns: list = []  # the finished modes, back to front (``front`` is the mode being built, in front of them)
+    nd: list = []
     front_s, front_d = new_s, new_d
     if rec is not None:
         rec.step(f"start from the last mode {new_s}:{new_d} and walk towards the front")
@@ -94,30 +104,33 @@ def bw_coalesce(fs: tuple, fd: tuple, new_s: Any, new_d: Any, rec: Any = None) -
                 rec.step(f"mode {i} ({s}:{fd[i]}) has size 1: drop it")
             continue
         d = fd[i]
-        if front_s == 1 and len(ns) == 1:
-            why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
+        if front_s == 1 and not ns:
+            if rec is not None:
+                why = f"the mode built so far has size 1: mode {i} ({s}:{d}) replaces it"
             front_s, front_d = s, d
         elif s * d == front_d and (type(d) is int or (s - 1) * d + front_d == (2 * s - 1) * d):
             # (an F2 stride merges only where the sum is also linear at (s-1, 1): carry-less products of s-1 and s)
-            why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
-            front_s, front_d = s * front_s, d
+            if rec is not None:
+                why = f"mode {i} ({s}:{d}) ends where {front_s}:{front_d} begins ({s}*{d} = {s * d}): merge them"
+            front_s *= s
+            front_d = d
         else:
-            ns[0], nd[0] = front_s, front_d
             if rec is not None:
                 rec.step(f"mode {i} ({s}:{d}) does not end where {front_s}:{front_d} begins ({s}*{d} = {s * d} is "
                          f"not {front_d}): keep it as its own mode")
-            ns.insert(0, s)
-            nd.insert(0, d)
+            ns.append(front_s)
+            nd.append(front_d)
             front_s, front_d = s, d
             continue
-        ns[0], nd[0] = front_s, front_d
         if rec is not None:
-            rec.step(why, _lstr(it.unwrap(tuple(ns)), it.unwrap(tuple(nd))) if len(ns) > 1 else _lstr(ns[0], nd[0]))
-    if len(ns) == 1:
-        if ns[0] == 1:
+            rec.step(why, _lstr((front_s, *ns[::-1]), (front_d, *nd[::-1])) if ns else _lstr(front_s, front_d))
+    if not ns:
+        if front_s == 1:
             return 1, 0
-        return ns[0], nd[0]
-    return tuple(ns), tuple(nd)
+        return front_s, front_d
+    ns.append(front_s)
+    nd.append(front_d)
+    return tuple(ns[::-1]), tuple(nd[::-1])
 
 
 def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
@@ -279,16 +292,6 @@ def _value(ls: Any, ld: Any, x: int) -> Any:
     return total + x * ld[-1]
 
 
-def _as_f2(v: Any, bs: int, bd: Any) -> Any:
-    """An int offset of A read by an F2 mode of B, as an F2 element (refused when it is negative or not an int)."""
-    from algebra.core.arith import F2
-
-    if type(v) is not int or v < 0:
-        raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {v}, which is not an F2 "
-                          "element")
-    return F2(v)
-
-
 def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:
     """Every mode of B = ``bs:bd`` composed with the coalesced A = ``ls:ld``; B's profile kept (CuTe's
     ``composition_impl`` over B's modes). A stride ``v@k`` of B reads mode k of A (CuTe's basis strides).
@@ -307,7 +310,8 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         out_d: list = []
         for i in range(len(bs)):
             if rec is None:
-                p = compose(ls, ld, bs[i], bd[i])
+                s, d = bs[i], bd[i]
+                p = compose_int(ls, ld, s, d) if type(d) is int and type(s) is not tuple else compose(ls, ld, s, d)
             else:
                 rec.step(f"mode {path}{i} of B: {_lstr(bs[i], bd[i])}")
                 with rec.sub():
@@ -325,7 +329,13 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
             raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride needs a power-of-two shape")
         k = bs.bit_length() - 1
         cols = [_value(ls, ld, bd.value << t) for t in range(k)]
-        cols = [c if hasattr(c, "is_f2") else _as_f2(c, bs, bd) for c in cols]
+        from algebra.core.arith import F2
+
+        for c in cols:  # an int offset of A read by an F2 mode of B is an F2 element, unless negative or not an int
+            if not hasattr(c, "is_f2") and (type(c) is not int or c < 0):
+                raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {c}, which is not "
+                                  "an F2 element")
+        cols = [c if hasattr(c, "is_f2") else F2(c) for c in cols]
         if rec is not None:
             rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
                      f"{', '.join(map(str, cols))}")
