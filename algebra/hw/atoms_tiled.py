@@ -24,6 +24,7 @@ from algebra.core.layout import (
 )
 from algebra.core.memo import bounded
 from algebra.core.modes import offsets
+from algebra.core.notation import parse
 from algebra.core.ops import coalesce, complement, composition, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
 from algebra.core.recast import upcast
@@ -170,8 +171,6 @@ class TiledCopy:
 
 def _as_layout(x: Any) -> Layout:
     if isinstance(x, str):
-        from algebra.core.notation import parse
-
         x = parse(x)
     if not hasattr(x, "shape"):
         raise LayoutError(f"expected a layout, not {x!r}")

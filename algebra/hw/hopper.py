@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from algebra.core.errors import LayoutError
+from algebra.core.inttuple import congruent, product
+from algebra.core.layout import Layout, size
+from algebra.core.ops import composition
+from algebra.core.products import logical_divide, tile_to_shape
+from algebra.core.recast import recast_layout
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 # --------------------------------------------------------------------------- swizzle units
 
@@ -69,9 +75,6 @@ class SmemAtom:
     @property
     def layout(self) -> Any:
         """The composed layout ``Sw<B,M',3> o (shape):(stride)`` on element offsets."""
-        from algebra.core.layout import Layout
-        from algebra.core.swizzle import ComposedLayout, Swizzle
-
         return ComposedLayout(Swizzle(*self.element_swizzle), 0, Layout(self.shape, self.stride))
 
     def cute_print(self) -> str:
@@ -362,11 +365,6 @@ def canonical_strides(inner: Any, element_bits: int, major: str, w: int, swizzle
     Post-condition: K-major: SBO = the stride between 8-row groups, LBO = the K-direction stride (1 unit when
     swizzled); MN-major: LBO / SBO = the strides between atoms along MN / 8-column groups along K (swapped when not
     swizzled)."""
-    from algebra.core.inttuple import congruent, product
-    from algebra.core.layout import Layout, size
-    from algebra.core.products import logical_divide
-    from algebra.core.recast import recast_layout
-
     t = 128 // element_bits  # elements in one 16-byte row of a core matrix
     for j in range(1, t):  # the 16-byte rows run along the major mode (the recast to 16-byte units hides it otherwise)
         at = (0, j) if major == "K" else (j, 0)
@@ -416,10 +414,6 @@ def canonical_strides(inner: Any, element_bits: int, major: str, w: int, swizzle
 def make_gmma_desc(atom: SmemAtom, tile_mn: int, tile_k: int, start_address: int = 0) -> GmmaDescriptor:
     """The wgmma descriptor of the first MMA K-block of a ``tile_mn`` x ``tile_k`` smem tile built as CuTe's
     ``tile_to_shape(atom, (tile_mn, tile_k))``, following ``make_gmma_desc<Major>`` (:func:`canonical_strides`)."""
-    from algebra.core.layout import Layout
-    from algebra.core.ops import composition
-    from algebra.core.products import tile_to_shape
-
     kblock = 256 // atom.element_bits  # one wgmma K-block: 32 bytes of K
     if tile_k % atom.shape[1] or tile_mn % atom.shape[0] or tile_k % kblock:
         raise LayoutError(f"tile {tile_mn}x{tile_k} must be a multiple of the atom {atom.shape[0]}x{atom.shape[1]} "

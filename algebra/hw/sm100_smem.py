@@ -17,11 +17,15 @@ after ``logical_divide`` by (W, 2) (K-major) or (W, 8) (MN-major), W = 1, 2, 4, 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import flatten
 from algebra.core.layout import Layout
+from algebra.core.notation import parse
+from algebra.core.products import tile_to_shape
+from algebra.core.swizzle import ComposedLayout, Swizzle
 from algebra.hw import hopper
 
 #: layout type code -> name (``UMMA::LayoutType``)
@@ -55,12 +59,7 @@ def layout_type_of(byte_swizzle: tuple[int, int, int] | None) -> int:
 def _split(layout: Any, element_bits: int) -> tuple[Layout, tuple[int, int, int] | None]:
     """(inner element layout, byte swizzle or None) of a layout given as text (CuTe's print with ``smem_ptr[Nb]``,
     or element units), a Layout or a ComposedLayout."""
-    from algebra.core.notation import parse
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     if isinstance(layout, str):
-        import re
-
         m = re.search(r"smem_ptr\[(\d+)b\]", layout)
         if m and int(m.group(1)) != element_bits:
             raise LayoutError(f"layout: the layout is printed for {m.group(1)}-bit elements (smem_ptr[{m.group(1)}b]), "
@@ -180,8 +179,6 @@ def umma_smem_atom(name: str, element_bits: int) -> hopper.SmemAtom:
 
 def tile_atom(atom: hopper.SmemAtom, mn: int, k: int) -> Any:
     """``tile_to_shape(atom, (mn, k))`` in element units, the swizzle kept (a ComposedLayout, or a Layout for INTER)."""
-    from algebra.core.products import tile_to_shape
-
     if mn % atom.shape[0] or k % atom.shape[1]:
         raise LayoutError(f"tile {mn}x{k} is not a multiple of {atom.name}'s {atom.shape[0]}x{atom.shape[1]} elements")
     return tile_to_shape(atom.layout, (mn, k))  # the swizzle stays outside; CuTe drops an identity one
