@@ -160,9 +160,7 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     if not lanes:
         raise LayoutError(f"warp {warp} has no threads: the layout has {nthr}")
     if memory is None and isinstance(tv, Layout):  # additive: T(t) + V(v), each mode evaluated once
-        thr, t_off, v_off = tv[0], {}, offsets(tv[1])
-        for t in lanes:
-            t_off[t] = thr(t)
+        t_off, v_off = {t: tv[0](t) for t in lanes}, offsets(tv[1])
         off = lambda t, val: t_off[t] + v_off[val]  # noqa: E731
     else:
         off = _offset_fn(tv, memory)
