@@ -162,10 +162,7 @@ class GmmaDescriptor:
     @property
     def value(self) -> int:
         """The 64-bit descriptor."""
-        out = 0
-        for name, lo, width, unit in DESCRIPTOR_FIELDS:
-            out |= ((getattr(self, name) // unit) & ((1 << width) - 1)) << lo
-        return out
+        return sum(((getattr(self, n) // unit) & ((1 << w) - 1)) << lo for n, lo, w, unit in DESCRIPTOR_FIELDS)
 
     def fields(self) -> list[dict[str, Any]]:
         """One dict per field: name, bits "[lo,hi)", the value in bytes (or code) and the encoded field value."""

@@ -154,10 +154,7 @@ def alloc_columns(columns: int) -> int:
         raise LayoutError(f"columns must be a positive integer, not {columns!r}")
     if columns > COLUMNS:
         raise LayoutError(f"{columns} columns do not fit: tensor memory has {COLUMNS} columns per SM")
-    n = MIN_ALLOC
-    while n < columns:
-        n *= 2
-    return n
+    return max(MIN_ALLOC, 1 << (columns - 1).bit_length())
 
 
 def accumulator_columns(m: int, n: int, cta_group: int = 1) -> int:

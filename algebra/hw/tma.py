@@ -148,11 +148,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     coord_of_tile = Layout(tile, tuple(E(j) for j in range(len(tile))))
     cvec = coalesce(composition(coord_of_tile, inv))  # smem offset -> global coordinate, in smem order
     modes = [(sz, d) for sz, d in zip(it.flatten(cvec.shape), it.flatten(cvec.stride), strict=True) if sz > 1]
-    order: list[int] = []
-    for _, d in modes:
-        if d.mode_path[0] not in order:
-            order.append(d.mode_path[0])
-    order += [j for j in range(len(tile)) if j not in order]
+    order = list(dict.fromkeys([d.mode_path[0] for _, d in modes] + list(range(len(tile)))))  # smem order first
     if stride[order[0]] != 1:
         raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
                           f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
