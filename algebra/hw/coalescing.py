@@ -15,9 +15,9 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, offsets
+from algebra.hw.banks import WARP_SIZE
 
 SECTOR_BYTES = 32
-WARP_SIZE = 32
 MAX_VECTOR_BYTES = 16
 #: The most instructions (values per thread / vector) one warp's report lists: the work is 32 lanes each.
 MAX_INSTRUCTIONS = 1024
