@@ -15,7 +15,6 @@ from algebra import atoms, banks, registry  # thin re-exports: CONTRACT §3, §3
 from algebra.core import (
     arith,
     checks,
-    coords,
     errors,
     inttuple,
     inverses,
@@ -120,7 +119,7 @@ from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes
 from algebra.hw.banks import analyze, analyze_ldmatrix
 from algebra.hw.coalescing import partition_sectors, sectors, widest_vector
-from algebra.teach import codegen, explain
+from algebra.teach import codegen, coords, explain
 from algebra.teach.codegen import op_to_cpp, op_to_dsl
 from algebra.teach.explain import derive, explain_ops, format_steps
 from algebra.teach.formula import (

@@ -54,11 +54,24 @@ def parse_layout(text: str, what: str = "layout") -> Any:
     except LayoutError as exc:
         msg = str(exc)
         raise LayoutError(msg if msg.startswith(what) else f"{what}: {msg}") from None
+    if hasattr(layout, "domain") and not hasattr(layout, "shape"):  # L o O o Sw: CuTe's inverse of Sw o -O o L
+        raise LayoutError(f"{what}: {layout} is a layout applied after a swizzle, a function of 1-D offsets x defined "
+                          f"where {layout.domain_text()}, with no coordinate shape: there is no grid to draw"
+                          + _drawn_inverse(layout))
     if not hasattr(layout, "shape") or not callable(layout):
         raise LayoutError(f"{what}: {text!r} is not a layout (a swizzle or tiler alone has no grid)")
     if A.depth(layout) > MAX_DEPTH:
         raise LayoutError(f"{what}: depth {A.depth(layout)} exceeds the cap of {MAX_DEPTH}")
     return layout
+
+
+def _drawn_inverse(layout: Any) -> str:
+    """``; its right inverse, R, is drawn`` for ``L o O o Sw`` whose right inverse is a swizzled layout, else ""."""
+    try:
+        inv = A.right_inverse(layout)
+    except LayoutError:
+        return ""
+    return f" (its right inverse {inv} is a swizzled layout, drawn on its own)" if hasattr(inv, "shape") else ""
 
 
 @dataclass

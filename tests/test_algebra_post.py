@@ -13,14 +13,16 @@ import pytest
 
 import algebra as A
 import algebra.core
+import algebra.teach
 from algebra.core import checks, memo
 
-CORE_MODULES = sorted(m.name for m in pkgutil.iter_modules(algebra.core.__path__))
+CORE_MODULES = sorted(f"core.{m.name}" for m in pkgutil.iter_modules(algebra.core.__path__)) + sorted(
+    f"teach.{m.name}" for m in pkgutil.iter_modules(algebra.teach.__path__))
 
 
 @pytest.mark.parametrize("name", CORE_MODULES)
 def test_the_examples_in_the_cores_docstrings_hold(name):
-    mod = importlib.import_module(f"algebra.core.{name}")
+    mod = importlib.import_module(f"algebra.{name}")
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0
 

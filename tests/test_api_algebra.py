@@ -217,3 +217,27 @@ def test_a_result_with_a_negative_shape_is_refused(client, op, args, would_be):
     assert "the shape -1" in detail and detail.endswith(f"CuTe would print {op}({', '.join(args)}) = {would_be}")
     page = client.get("/algebra", params={"op": op, "a": args[0], **({"b": args[1]} if len(args) > 1 else {})})
     assert page.status_code == 200 and "is not a layout: positive shape condition" in page.text
+
+
+def test_an_inverse_with_an_offset_is_a_layout_after_a_swizzle(client):
+    """CuTe's right_inverse(Sw o 8 o L) is L^-1 o -8 o Sw: answered; it has no shape, so no grid, said as such."""
+    j = run(client, "right_inverse", "Sw<1,2,4> o 8 o (4,16):(16,1)").json()
+    assert j["result"] == "(16,4):(4,1) o -8 o Sw<1,2,4>"
+    back = run(client, "left_inverse", j["result"]).json()
+    assert back["result"] == "Sw<1,2,4> o 8 o (4,16):(16,1)"
+    page = client.get("/algebra", params={"op": "right_inverse", "a": "Sw<1,2,4> o 8 o (4,16):(16,1)"})
+    assert page.status_code == 200 and "there is no grid to draw" in page.text
+    assert "(16,4):(4,1) o -8 o Sw&lt;1,2,4&gt;" in page.text
+    r = client.post("/api/layout", json={"layout": j["result"]})
+    assert r.status_code == 422 and "a layout applied after a swizzle" in r.json()["detail"]
+    r = run(client, "logical_divide", j["result"], "4:1")
+    assert r.status_code == 422 and "a layout applied after a swizzle" in r.json()["detail"], r.json()
+
+
+def test_a_refused_swizzled_inverse_names_the_exact_one(client):
+    """CuTe's right_inverse(Sw<2,0,-7> o 4:1) is the layout itself (R(1) = 129): refused, naming the exact 1:0."""
+    r = run(client, "right_inverse", "Sw<2,0,-7> o 4:1")
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert "CuTe would print Sw<2,0,-7> o 0 o 4:1 here" in detail
+    assert "The right inverse of this function is 1:0 (through its F2 form 4:F129" in detail

@@ -339,13 +339,6 @@ def post_composition(args: tuple, r: Any) -> None:
 POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
 
 
-def _at(layout: Any, table: list, x: int) -> Any:
-    """``layout(x)`` for a 1-D coordinate ``x >= 0`` (its table where ``x`` is inside it); None for ``x < 0``."""
-    if 0 <= x < len(table):
-        return table[x]
-    return None if type(x) is not int or x < 0 else layout(x)
-
-
 def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: str) -> LayoutError:
     return LayoutError(f"{op}({layout}) is not a layout: {what}. CuTe would print {r} here; {detail}")
 
@@ -367,10 +360,20 @@ def _tables(*layouts: Any) -> list | None:
     return out
 
 
+def _on_domain(x: Any) -> tuple | None:
+    """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw``; that domain in words), or None."""
+    if hasattr(x, "shape"):
+        tab = _tables(x)
+        return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
+    dom = x.domain() if hasattr(x, "domain") and hasattr(x.layout_a, "shape") else None
+    tab = None if dom is None or len(dom) > POST_CAP else _tables(x.layout_a)
+    return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
+
+
 def post_right_inverse(args: tuple, r: Any) -> None:
-    """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)``, each ``R(i)`` a
-    1-D coordinate of L (``0 <= R(i) < size(L)``). A swizzle with a negative shift moves the low bits up, where CuTe's
-    ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
+    """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)`` (every i of R's domain
+    for ``L^-1 o -O o Sw``), each ``R(i)`` a 1-D coordinate of L. A swizzle with a negative shift moves the low bits
+    up, where CuTe's ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
 
     >>> from algebra.core.notation import parse
     >>> post_right_inverse((parse("Sw<2,0,-7> o 4:1"),), parse("Sw<2,0,-7> o 4:1"))
@@ -381,19 +384,16 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    if fa is None or fr is None:
         return
-    lt, rt = tabs
-    n = len(lt)
-    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain [0, {n}) of L"
-    for i, x in enumerate(rt):
-        if not 0 <= x < n:
-            raise _inverse_refusal("right_inverse", layout, r, what, i,
-                                   f"at i = {i} it gives R({i}) = {x}, outside the domain of L")
-        if lt[x] != i:
-            raise _inverse_refusal("right_inverse", layout, r, what, i,
-                                   f"at i = {i} it gives R({i}) = {x}, and L({x}) = {lt[x]}")
+    (lt, dom), rt = fa, fr[0]
+    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
+    n, get = len(lt), type(lt) is dict and lt.get
+    for i, x in enumerate(rt) if type(rt) is list else rt.items():
+        if (y := get(x) if get else lt[x] if 0 <= x < n else None) != i:
+            raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} it gives R({i}) = {x}, "
+                                   + ("outside the domain of L" if y is None else f"and L({x}) = {y}"))
 
 
 def post_left_inverse(args: tuple, r: Any) -> None:
@@ -410,22 +410,24 @@ L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here
 R(12) = 6, but L(6) = 1
     """
     layout = args[0]
-    tabs = None if r is None or not hasattr(layout, "shape") else _tables(layout, r)
-    if tabs is None:
+    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    if fa is None or fr is None:
         return
-    lt, rt = tabs
-    n = len(lt)
-    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i < size(L) = {n}"
-    for i, y in enumerate(lt):
-        x = _at(r, rt, y)
-        if x is None:
-            return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
-        if not 0 <= x < n:
-            raise _inverse_refusal("left_inverse", layout, r, what, i,
-                                   f"at i = {i}, L({i}) = {y} and R({y}) = {x}, outside the domain of L")
-        if lt[x] != y:
-            raise _inverse_refusal("left_inverse", layout, r, what, i,
-                                   f"at i = {i}, L({i}) = {y}, R({y}) = {x}, but L({x}) = {lt[x]}")
+    (lt, dom), rt = fa, fr[0]
+    n, nr, get, get_r = len(lt), len(rt), type(lt) is dict and lt.get, type(rt) is dict and rt.get
+    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i {f'with {dom}' if get else f'< size(L) = {n}'}"
+    for i, y in enumerate(lt) if type(lt) is list else lt.items():
+        if (x := get_r(y) if get_r else rt[y] if 0 <= y < nr else None) is None:  # past R's size: R(y) goes on
+            if get_r:
+                raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
+                                       "domain of R")
+            if type(y) is not int or y < 0:
+                return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
+            x = r(y)
+        if (z := get(x) if get else lt[x] if type(x) is int and 0 <= x < n else None) != y:
+            raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y} and R({y}) = {x}, "
+                                   "outside the domain of L" if z is None else f"at i = {i}, L({i}) = {y}, R({y}) = "
+                                   f"{x}, but L({x}) = {z}")
 
 
 def post_complement(args: tuple, r: Any) -> None:

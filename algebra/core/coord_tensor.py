@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import ArithTuple, ScaledBasis, coprofile
+from algebra.core.arith import ArithTuple, ScaledBasis, coprofile, make_basis_like
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 
@@ -67,7 +67,12 @@ class CoordTensor:
 
 
 def make_coord_tensor(origin: Any, shape: Any) -> CoordTensor:
-    """``make_identity_tensor(shape)`` moved to ``origin``: ``origin o shape:(1@0,1@1,...)``."""
-    from algebra.core.arith import make_basis_like
+    """``make_identity_tensor(shape)`` moved to ``origin``: ``origin o shape:(1@0,1@1,...)``.
 
+    >>> x = make_coord_tensor((2, 3), (4, 4))
+    >>> print(x)
+    ArithTuple(2,3) o (4,4):(1@0,1@1)
+    >>> x(5)
+    (3, 4)
+    """
     return CoordTensor(origin, Layout(shape, make_basis_like(shape)))

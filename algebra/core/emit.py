@@ -7,6 +7,14 @@
 Post-condition: the emitted expression denotes the same layout in CuTe (same shape, stride, swizzle and offset);
 identity layouts come out as ``make_identity_layout``, basis strides as ``E<...>{}`` / ``cute.E(...)``. Whole op
 calls are written by ``algebra.teach.codegen`` from these.
+
+>>> from algebra.core.notation import parse as P
+>>> to_cpp(P("(4,(2,4)):(2,(1,8))"))
+'make_layout(make_shape(_4{}, make_shape(_2{}, _4{})), make_stride(_2{}, make_stride(_1{}, _8{})))'
+>>> to_cpp(P("Sw<3,4,3> o (8,64):(64,1)"), style="type")
+'ComposedLayout<Swizzle<3,4,3>, _0, Layout<Shape<_8,_64>, Stride<_64,_1>>>{}'
+>>> to_dsl(P("(4,(2,4)):(2,(1,8))")), to_dsl(P("(4,4):(1@0,1@1)"))
+('cute.make_layout((4, (2, 4)), stride=(2, (1, 8)))', 'cute.make_identity_layout((4, 4))')
 """
 
 from __future__ import annotations
@@ -23,7 +31,6 @@ from algebra.core.swizzle import ComposedLayout, Swizzle
 #: The ``_N`` aliases CuTe defines (``cute/numeric/integral_constant.hpp``).
 CPP_ALIASES = frozenset(list(range(11)) + [12, 16, 24] + list(range(32, 257, 8)) + [
     384, 512, 768, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288])
-
 
 
 def _is_identity(x: Layout) -> bool:
@@ -99,13 +106,7 @@ def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:
     raise LayoutError(f"cannot emit {x!r} as CuTe C++")
 
 
-def _cpp_coord(c: Any) -> str:
-    if is_tuple(c):
-        return "make_coord(" + ", ".join(_cpp_coord(e) for e in c) + ")"
-    return "_" if c is None else str(c)
-
-
-def _cpp_step(t: Any) -> str:
+def cpp_step(t: Any) -> str:
     """A profile or mode order as a static tuple type: ``Step<_1,_0>{}`` (nested: ``Step<_1,Step<_0,_2>>{}``)."""
     return _cpp_type(t, "Step") + "{}" if is_tuple(t) else _cpp_int(t, True)
 

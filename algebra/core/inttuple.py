@@ -86,9 +86,6 @@ def product(t: IntTuple) -> int:
     return prod(flatten(t))
 
 
-size = product
-
-
 def product_each(t: IntTuple) -> tuple:
     return tuple(product(x) for x in t) if type(t) is tuple else (t,)
 
@@ -120,8 +117,6 @@ def unflatten(flat: tuple, profile: IntTuple) -> IntTuple:
 
 def congruent(a: IntTuple, b: IntTuple) -> bool:
     """Same hierarchical profile."""
-    if type(a) is not tuple:
-        return type(b) is not tuple
     if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is not tuple and type(b) is not tuple
@@ -131,27 +126,21 @@ def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     """Profile of ``a`` is a coarsening of the profile of ``b`` (a <= b)."""
     if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is not tuple:
-        return True
-    return False
+    return type(a) is not tuple
 
 
 def compatible(a: IntTuple, b: IntTuple) -> bool:
     """Shape ``a`` is compatible with shape ``b``: equal sizes, and every coordinate of a is one of b."""
     if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is not tuple:
-        return a == product(b)
-    return False
+    return type(a) is not tuple and a == product(b)
 
 
 def weakly_compatible(a: IntTuple, b: IntTuple) -> bool:
     """``a`` can be refined to ``b`` where each leaf of a divides the size of the matching mode of b."""
     if type(a) is tuple and type(b) is tuple:
         return len(a) == len(b) and all(weakly_compatible(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is not tuple:
-        return product(b) % a == 0
-    return False
+    return type(a) is not tuple and product(b) % a == 0
 
 
 # --------------------------------------------------------------------------------------------- arithmetic
@@ -236,16 +225,6 @@ def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
     return ceil_div_int(a, b)
 
 
-def shape_min(a: int, b: int) -> int:
-    return min(a, b)
-
-
-def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
-    if type(a) is tuple:
-        return tuple(elem_scale(x, y) for x, y in zip(a, b, strict=True))
-    return a * product(b)
-
-
 def inner_product(a: IntTuple, b: IntTuple) -> Any:
     if type(a) is tuple and type(b) is tuple:
         if len(a) != len(b):
@@ -280,7 +259,7 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
         stride = prefix_product(shape)
     if type(crd) is tuple:
         if type(shape) is not tuple or len(crd) != len(shape):
-            raise LayoutError(f"coordinate {_s(crd)} does not match shape {_s(shape)} (mismatched ranks)")
+            raise LayoutError(f"coordinate {to_str(crd)} does not match shape {to_str(shape)} (mismatched ranks)")
         total = 0
         for c, s, d in zip(crd, shape, stride, strict=True):
             total = total + crd2idx(c, s, d)
@@ -311,16 +290,12 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         return _idx2crd_cute(idx, shape)
     if type(idx) is tuple:
         if type(shape) is not tuple or len(idx) != len(shape):
-            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
-        if stride is None:
-            return tuple(idx2crd(i, s) for i, s in zip(idx, shape, strict=True))
+            raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")
         return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride, strict=True))
     if type(shape) is tuple:
-        if stride is None or type(stride) is not tuple:
-            stride = compact_col_major(shape, 1 if stride is None else stride)
+        if type(stride) is not tuple:
+            stride = compact_col_major(shape, stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride, strict=True))
-    if stride is None:
-        stride = 1
     if shape == 1 or stride == 0:
         return 0
     return (idx // stride) % shape
@@ -329,7 +304,7 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
 def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
     if type(idx) is tuple:
         if type(shape) is not tuple or len(idx) != len(shape):
-            raise LayoutError(f"index {_s(idx)} does not match shape {_s(shape)} (mismatched ranks)")
+            raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")
         return tuple(_idx2crd_cute(i, s) for i, s in zip(idx, shape, strict=True))
     if type(shape) is not tuple:
         return idx
@@ -350,15 +325,11 @@ def coordinates(shape: IntTuple) -> list:
     return [idx2crd(i, shape) for i in range(product(shape))]
 
 
-def _s(t: IntTuple) -> str:
-    if type(t) is tuple:  # the int leaves inline (one list, no generator frame)
-        return "(" + ",".join([str(x) if type(x) is int else _s(x) for x in t]) + ")"
-    return str(t)
-
-
 def to_str(t: IntTuple) -> str:
     """CuTe notation of an HTuple: ``(4,(2,4))``; no spaces."""
-    return _s(t)
+    if type(t) is tuple:  # the int leaves inline (one list, no generator frame)
+        return "(" + ",".join([str(x) if type(x) is int else to_str(x) for x in t]) + ")"
+    return str(t)
 
 
 # --------------------------------------------------------------------------------------------- validation

@@ -9,13 +9,13 @@ from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
 from algebra.core.checks import unchecked
 from algebra.core.coalesce import coalesce
-from algebra.core.composition import composition
+from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.core.swizzle import ComposedLayout, Swizzle, make_composed
 
 R = Layout._raw
 
@@ -24,9 +24,8 @@ def _sorted_modes(strides: tuple) -> list[int]:
     """Mode indices ordered by stride with CuTe's exchange sort (``detail::SortByKey``), whose order of equal
     strides is part of the result."""
     a = list(range(len(strides)))
-    n = len(a)
-    for i in range(n):
-        for j in range(i + 1, n):
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
             if strides[a[j]] < strides[a[i]]:
                 a[i], a[j] = a[j], a[i]
     return a
@@ -40,9 +39,7 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
     ls, ld = it.wrap(c.shape), it.wrap(c.stride)
     if any(not is_int(d) for d in ld):
         raise LayoutError(f"{name}: basis (E) strides are not supported")
-    pre = [1]
-    for s in ls:
-        pre.append(pre[-1] * s)
+    pre = [math.prod(ls[:i]) for i in range(len(ls) + 1)]
     if rec is not None:
         rec.step(f"coalesce A: {c}" if c != layout else f"coalesce A: {c} is already coalesced", c)
         rec.step("each mode's step in A's 1-D coordinate (prefix products of the shape): "
@@ -51,46 +48,43 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
 
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
-    """CuTe's inverse of ``Sw o 0 o L``: ``inverse(L) o Sw``, the swizzle moved back to the offsets side
-    (``composition(Layout, Swizzle)``), kept where it is the inverse (the never-wrong layer checks the inverse's
-    post-condition on the whole swizzled layout, not the composition inside it); with a non-zero offset CuTe builds
-    ``inverse(L) o -offset o Sw``, a swizzle inside a layout, which this engine does not represent (refused, naming
-    it)."""
-    rec = active()
-    name = inverse.__name__
-    if not isinstance(layout.layout_a, Swizzle):
-        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): ``inverse(B) o Sw``
+    for ``Sw o 0 o B`` (``swizzle_layout.hpp``), kept where it is the inverse; else ``inverse(B) o -O o inverse(A)``
+    (``layout_composed.hpp``): ``L^-1 o -O o Sw``, ``R(x) = L^-1(Sw(x) - O)`` on its domain, for ``Sw o O o L``."""
+    rec, name = active(), inverse.__name__
+    a, off, b = layout.layout_a, layout.offset, layout.layout_b
+    try:
+        inv_b = nested(rec, inverse, b) if type(b) is Layout else b
+        inv_a = nested(rec, inverse, a) if type(a) is Layout else a
+    except LayoutError as err:  # an inner inverse is not one: nor is the whole; name what CuTe prints for it
+        raise whole_refusal(inverse, (layout,), err) or err from None
+    if type(a) is Swizzle and off == 0:  # CuTe's print; the inverse's post-condition (checks.POST) decides
+        res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
+    else:
+        res = make_composed(inv_b, -off, inv_a)
     if rec is not None:
-        rec.step(f"A = {layout}: invert the inner layout {layout.layout_b}, then compose the swizzle after it")
-    inner = nested(rec, inverse, layout.layout_b)
-    if layout.offset != 0:
-        raise LayoutError(
-            f"{name} of {layout}: with the non-zero offset {layout.offset} CuTe returns {inner} o "
-            f"{-layout.offset} o {layout.layout_a} (a layout applied after the swizzle and the negated offset), "
-            "which this engine does not represent")
-    if rec is not None:
-        rec.step(f"{name}(inner) = {inner}; compose it with {layout.layout_a}: the swizzle's bits are read through "
-                 f"{inner} to give a swizzle on its offsets")
-    # CuTe's print, computed without checking the intermediate L^-1 o Sw as a composition: the inverse's own
-    # post-condition (``checks.post_right_inverse`` / ``post_left_inverse``) decides whether it is the answer
-    res = unchecked(nested, rec, composition.__wrapped__, inner, layout.layout_a)
-    if rec is not None:
-        rec.step(f"{name}({layout}) = {res}", res, kind="result")
+        rec.step(f"{name}(A o O o B) = {name}(B) o -O o {name}(A) (a swizzle is its own inverse"
+                 + (", composed into the inverse of B when O = 0" if off == 0 and type(a) is Swizzle else "")
+                 + f"): {name}({layout}) = {res}", res, kind="result")
     return res
+
+
+def _other_inverse(layout: Any, inv: Any) -> Any:
+    """The inverse of None, a swizzle (itself, as in CuTe), a ComposedLayout, F2 strides, or ``_as_layout(layout)``."""
+    if layout is None or type(layout) is Swizzle:
+        return layout
+    if type(layout) is ComposedLayout:
+        return _swizzled_inverse(layout, inv)
+    return _f2_inverse(layout, inv.__name__ == "right_inverse") if type(layout) is Layout else inv(_as_layout(layout))
 
 
 @memo
 def right_inverse(layout: Layout) -> Layout:
     """``R`` with ``L(R(i)) == i`` for ``i < size(R)``; R covers the largest contiguous prefix of offsets.
-    A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``)."""
-    if layout is None:
-        return None
-    if type(layout) is ComposedLayout:
-        return _swizzled_inverse(layout, right_inverse.__wrapped__)
-    if type(layout) is Swizzle:
-        return layout  # a swizzle is its own inverse (CuTe returns it)
-    if type(layout) is Layout and has_f2(layout.stride):
-        return _f2_inverse(layout, right=True)
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``right_inverse(L) o Sw`` (``composition(Layout, Swizzle)``); with an
+    offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``)."""
+    if type(layout) is not Layout or has_f2(layout.stride):
+        return _other_inverse(layout, right_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "right_inverse")
     rec = active()
     res_s, res_d, cur = [1], [0], 1
@@ -116,20 +110,13 @@ def right_inverse(layout: Layout) -> Layout:
 def left_inverse(layout: Layout) -> Layout:
     """``R`` with ``R(L(i)) == i`` for ``i < size(L)`` when L is injective (a quasi-inverse otherwise:
     ``L(R(L(i))) == L(i)``). Refuses when a stride is not a multiple of the size covered before it.
-    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``."""
-    if layout is None:
-        return None
-    if type(layout) is ComposedLayout:
-        return _swizzled_inverse(layout, left_inverse.__wrapped__)
-    if type(layout) is Swizzle:
-        return layout  # a swizzle is its own inverse (CuTe returns it)
-    if type(layout) is Layout and has_f2(layout.stride):
-        return _f2_inverse(layout, right=False)
+    A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``; with an offset, ``left_inverse(L) o -O o Sw``."""
+    if type(layout) is not Layout or has_f2(layout.stride):
+        return _other_inverse(layout, left_inverse.__wrapped__)
     ls, ld, pre = _inverse_modes(layout, "left_inverse")
     rec = active()
     order = _sorted_modes(ld)
-    res_s: list = []
-    res_d: list = [0]
+    res_s, res_d = [], [0]
     for i in order:
         d = ld[i]
         if d == 0:
@@ -176,18 +163,14 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
                           "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
     top = max((c.bit_length() for c in cols), default=0)
     if right:
-        xs = []
-        for sol in f2_solve(cols, [1 << t for t in range(top)]):
-            if sol is None:
-                break
-            xs.append(sol)
+        xs = f2_solve(cols, [1 << t for t in range(top)]) + [None]
+        xs = xs[:xs.index(None)]
     else:
         extra = []  # unit offsets outside the image: R sends them to 0
         for t in range(top):
             if f2_solve(cols + extra, [1 << t])[0] is None:
                 extra.append(1 << t)
-        mask = (1 << len(cols)) - 1
-        xs = [sol & mask for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
+        xs = [sol & ((1 << len(cols)) - 1) for sol in f2_solve(cols + extra, [1 << t for t in range(top)])]
     rec = active()
     res = R(1, 0) if not xs else quiet(rec, coalesce, R((2,) * len(xs), tuple(F2(x) for x in xs)))
     if rec is not None:
@@ -198,9 +181,9 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
 
 def _swizzle_base(x: Any) -> int:
     """``2^M`` of the swizzle of a swizzled layout: the run of offsets it never moves."""
-    if not isinstance(x.layout_a, Swizzle):
-        raise LayoutError(f"only a swizzled layout Sw o offset o L is supported, got {x}")
-    return 1 << x.layout_a.base
+    if isinstance(x.layout_a, Swizzle) and isinstance(x.layout_b, Layout):
+        return 1 << x.layout_a.base
+    raise LayoutError(f"only a swizzled layout Sw o offset o L is supported, got {x}")
 
 
 def max_common_layout(a: Layout, b: Layout) -> Layout:
@@ -375,8 +358,7 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     limit = min(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
     g = math.gcd(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
     common = sorted(_starts(sa, g) & _starts(sb, g))
-    shapes: list[int] = []
-    strides: list[int] = []
+    shapes, strides = [], []
     d = 1
     while d < limit:
         ra, rb = _room(d, sa), _room(d, sb)

@@ -198,7 +198,7 @@ def _eq(a: Any, b: Any) -> bool:
 
 def size(x: Any) -> int:
     """Number of coordinates: product of the shape (of a Layout, ComposedLayout or HTuple)."""
-    return it.product(x.shape) if hasattr(x, "shape") else it.product(x)
+    return it.product(x.shape) if hasattr(x, "shape") or hasattr(x, "layout_b") else it.product(x)
 
 
 def cosize(layout: Any) -> int:

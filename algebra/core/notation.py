@@ -5,7 +5,8 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - layouts ``(4,(2,4)):(2,(1,8))``, ``8:1``, ``(8):(1)``; a bare shape ``(4,8)`` means its column-major layout;
 - basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides);
 - swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
-  (``o``, ``_o_`` or ``∘`` between the parts);
+  (``o``, ``_o_`` or ``∘`` between the parts), either part a swizzle or a layout: ``(16,4):(4,1) o -8 o Sw<1,2,4>``
+  (CuTe's inverse of a swizzled layout with an offset, a layout applied after a swizzle);
 - coordinate tensors ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)`` and ``(2,3) o (4,4):(1@0,1@1)`` (a CoordTensor);
 - CuTe's print of a shared-memory layout, ``Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)``: the swizzle acts on
   byte addresses there, so it is read as the same permutation of element offsets (``Sw<3,3,3>`` for 16-bit elements);
@@ -14,6 +15,13 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
   ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
 
 Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
+
+>>> print(parse("(4,(2,4)):(2,(1,8))"), parse("Layout<Shape<_4,_8>,Stride<_8,_1>>{}"), parse("Sw<3,4,3> o 8:1"))
+(4,(2,4)):(2,(1,8)) (4,8):(8,1) Sw<3,4,3> o 0 o 8:1
+>>> print(parse("Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)"), parse("ArithTuple(2,3) o (4,4):(_1@0,_1@1)"))
+Sw<3,3,3> o 0 o (8,64):(64,1) ArithTuple(2,3) o (4,4):(1@0,1@1)
+>>> to_str(parse("<2:1, _, 4>")), show((4, (2, 4)))
+('<2:1, _, 4>', '(4,(2,4))')
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, ScaledBasis
+from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
 from algebra.core.swizzle import ComposedLayout, Swizzle
@@ -189,28 +198,27 @@ class _Parser:
         t = self.peek()
         if t is None:
             raise LayoutError("empty notation")
-        if t[0] == "sw":
-            sw = self.swizzle()
-            if self.peek() is None:
-                return sw
-            self.take(kind="o")
-            offset = 0
-            k = 0
-            while (u := self.peek(k)) is not None and u[1] == "_":
-                k += 1
-            nxt, after = self.peek(k), self.peek(k + 1)
-            if nxt and nxt[0] == "int" and after and after[0] == "o":
-                offset = self.int_()
-                self.take(kind="o")
-            if self.ptr_bits:  # a byte-address swizzle, as the same permutation of element offsets
-                shift = self.ptr_bits.bit_length() - 1 - 3
-                if sw.base - shift < 0:
-                    raise LayoutError(f"{sw} on byte addresses moves bits inside one {self.ptr_bits}-bit element")
-                sw = Swizzle(sw.bits, sw.base - shift, sw.shift)
-            return ComposedLayout(sw, offset, self.layout())
         if t[1] == "<":
             return self.tiler()
-        return self.layout()
+        first = self.swizzle() if t[0] == "sw" else self.layout()  # A o O o B: A and B each a swizzle or a layout
+        if (u := self.peek()) is None or u[0] != "o":
+            return first
+        self.take(kind="o")
+        offset = 0
+        k = 0
+        while (u := self.peek(k)) is not None and u[1] == "_":
+            k += 1
+        nxt, after = self.peek(k), self.peek(k + 1)
+        if nxt and nxt[0] == "int" and after and after[0] == "o":
+            offset = self.int_()
+            self.take(kind="o")
+        second = self.swizzle() if (u := self.peek()) is not None and u[0] == "sw" else self.layout()
+        if self.ptr_bits and isinstance(first, Swizzle):  # a byte-address swizzle, as the same permutation of elements
+            shift = self.ptr_bits.bit_length() - 1 - 3
+            if first.base - shift < 0:
+                raise LayoutError(f"{first} on byte addresses moves bits inside one {self.ptr_bits}-bit element")
+            first = Swizzle(first.bits, first.base - shift, first.shift)
+        return ComposedLayout(first, offset, second)
 
     def tiler(self, level: int = 0) -> tuple:
         if level > it.MAX_DEPTH:
@@ -259,8 +267,6 @@ def _coord_tensor(text: str) -> Any:
         if m.group(1):
             raise LayoutError(f"{text[:200]!r}: ArithTuple(...) must be followed by ' o ' and a layout")
         return None
-    from algebra.core.coord_tensor import CoordTensor
-
     head = _Parser(text[m.end() - 1:end + 1])
     origin = head.htuple()
     head.done()
@@ -318,7 +324,7 @@ def parse_tiler_entry(x: Any) -> Any:
 
 def to_str(x: Any) -> str:
     """CuTe notation of a Layout, Swizzle, ComposedLayout, tiler tuple, HTuple or int."""
-    if isinstance(x, Layout | Swizzle | ComposedLayout) or type(x).__name__ == "CoordTensor":
+    if isinstance(x, Layout | Swizzle | ComposedLayout | CoordTensor):
         return str(x)
     if isinstance(x, tuple):
         return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"

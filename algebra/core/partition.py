@@ -1,16 +1,23 @@
 """CuTe's partitions of a layout by a tile: ``local_tile`` (one CTA's tile, CuTe's inner_partition) and
 ``local_partition`` (one thread's elements, CuTe's outer_partition). Both divide first (zipped_divide), then fix
-one mode; each returns the sub-layout and the offset of its first element."""
+one mode; each returns the sub-layout and the offset of its first element.
+
+>>> from algebra.core.notation import parse as P
+>>> local_tile(P("(16,16):(16,1)"), P("<4:1, 4:1>"), (1, 2)), local_partition(P("(16,32):(32,1)"), P("(4,8):(8,1)"), 5)
+((Layout((4,4), (16,1)), 72), (Layout((4,4), (128,8)), 5))
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import ArithTuple
 from algebra.core.composition import shows_cute
+from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_tuple
-from algebra.core.layout import Layout, slice_and_offset
+from algebra.core.layout import Layout, get_flat_coord, slice_and_offset
 from algebra.core.notation import show
 from algebra.core.products import _tiler_layout, zipped_divide
 from algebra.core.recorder import active, nested
@@ -40,7 +47,7 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
-    if type(layout).__name__ == "CoordTensor":  # a coordinate tensor: the tile's coordinates, origin moved
+    if isinstance(layout, CoordTensor):  # a coordinate tensor: the tile's coordinates, origin moved
         return _local_tile_coords(layout, tiler, coord)
     tiled = zipped_divide(layout, tiler)
     s = it.wrap(tiled.shape)
@@ -63,9 +70,6 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
 def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
     """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
     the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
-    from algebra.core.arith import ArithTuple
-    from algebra.core.coord_tensor import CoordTensor
-
     sub, off = local_tile(tensor.layout, tiler, coord)
     moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
     return CoordTensor(moved.as_tuple(), sub)
@@ -76,8 +80,6 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
     Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
-    from algebra.core.layout import get_flat_coord
-
     tile = _tiler_layout(tile)
     nthr = it.product(tile.shape)
     if not isinstance(index, int) or not 0 <= index < nthr:

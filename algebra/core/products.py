@@ -1,7 +1,16 @@
-"""Divides and products (CuTe's ``logical_divide`` ... ``raked_product``, ``tile_to_shape``, ``local_tile``).
+"""Divides and products (CuTe's ``logical_divide`` ... ``raked_product``, ``tile_to_shape``; ``local_tile`` and
+``local_partition`` build on them in ``algebra.core.partition``).
 
 A *tiler* is a Layout, an int ``n`` (the layout ``n:1``), None (keep the mode), or a tuple of tilers applied
 mode by mode (modes of the layout beyond the tiler are kept).
+
+>>> from algebra.core.notation import parse as P
+>>> A, T = P("(8,8):(1,8)"), P("<2:1, 4:1>")
+>>> print(logical_divide(A, T), zipped_divide(A, T), tiled_divide(A, T), flat_divide(A, T))
+((2,4),(4,2)):((1,2),(8,32)) ((2,4),(4,2)):((1,8),(2,32)) ((2,4),4,2):((1,8),2,32) (2,4,4,2):(1,8,2,32)
+>>> B, R = P("(2,2):(1,2)"), P("(3,4):(1,3)")
+>>> print(logical_product(B, R), blocked_product(B, R), raked_product(B, R), tile_to_shape(B, (4, 6)))
+((2,2),(3,4)):((1,2),(4,12)) ((2,3),(2,4)):((1,4),(2,12)) ((3,2),(4,2)):((4,1),(12,2)) ((2,2),(2,3)):((1,4),(2,8))
 """
 
 from __future__ import annotations
@@ -10,15 +19,17 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int
-from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, slice_layout
+from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, size, slice_layout
 from algebra.core.memo import memo
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested, quiet
+from algebra.core.swizzle import Swizzle, make_composed, make_swizzle
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
@@ -151,20 +162,18 @@ def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
 
 
 def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
-    if type(layout) is not Layout and hasattr(layout, "layout_b"):  # a swizzled product: slicing keeps the swizzle
-        res = layout.with_layout_b(_unpack(layout.layout_b, first, True))
-    else:
-        res = _unpack(layout, first, True)
+    """Slice ``((first modes), (second modes))`` with ``_`` per mode: the second group, and the first if asked,
+    become top-level modes (a swizzled layout keeps its swizzle)."""
+    inner = layout.layout_b if type(layout) is not Layout and hasattr(layout, "layout_b") else layout
+    s = it.wrap(inner.shape)
+    c0 = (None,) * it.rank(s[0]) if first and it.rank(s[0]) > 1 else None
+    c1 = (None,) * it.rank(s[1]) if it.rank(s[1]) > 1 else None
+    res = slice_layout((c0, c1), inner)
+    if inner is not layout:
+        res = layout.with_layout_b(res)
     if (rec := active()) is not None:
         rec.step(f"unpack {what} into their own modes: {res}", res, kind="result")
     return res
-
-
-def _unpack(layout: Layout, first: bool, second: bool) -> Layout:
-    s = it.wrap(layout.shape)
-    c0 = tuple(None for _ in range(it.rank(s[0]))) if first and it.rank(s[0]) > 1 else None
-    c1 = tuple(None for _ in range(it.rank(s[1]))) if second and it.rank(s[1]) > 1 else None
-    return slice_layout((c0, c1), layout)
 
 
 @memo
@@ -215,10 +224,6 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     with a new swizzle read off P at the bits of T that feed the swizzle. Post: ``R(a, j) == block(a)`` and
     ``R(0, j) == (A* o (Sw o T))(j)`` with ``A* = complement(block, size(block) * cosize(T))``; otherwise CuTe prints
     a layout that is not the product and this refuses (``LayoutError``: what CuTe prints, a counterexample)."""
-    from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
-    from algebra.core.layout import size
-    from algebra.core.swizzle import Swizzle, make_composed, make_swizzle
-
     sw, t = tiler.layout_a, tiler.layout_b
     if not isinstance(sw, Swizzle):
         raise LayoutError(f"logical_product: only a swizzled tiler Sw o 0 o T is supported, got {tiler}")
@@ -235,8 +240,8 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     new_z = new((0, t(bits & sw.zzz_mask)))
     new_y = new((0, t(bits & sw.yyy_mask)))
     res = make_composed(make_swizzle(new_y, new_z), 0, new)
-    comp = _complement(block, it.product(block.shape) * cosize(t))
     n0 = it.product(block.shape)
+    comp = _complement(block, n0 * cosize(t))
     fast = all(map(int_strides, (block, new, comp, t)))  # then each value is a flat dot product, not a checked call
     new_of, block_of, comp_of, t_of = (offset_fn(x) if fast else x for x in (new, block, comp, t))
     res_sw = getattr(res, "layout_a", lambda x: x)  # make_composed may drop an identity swizzle
@@ -357,10 +362,7 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
         raise LayoutError(
             f"tile_to_shape: block shape {it.to_str(bshape)} does not divide the target shape {it.to_str(tshape)}")
     pshape = it.ceil_div(tshape, bshape)
-    if order is None:
-        tiler = Layout(pshape if len(pshape) > 1 else pshape)
-    else:
-        tiler = make_ordered_layout(pshape, order)
+    tiler = Layout(pshape) if order is None else make_ordered_layout(pshape, order)
     rec = active()
     if rec is None:
         return blocked_product(padded, tiler)

@@ -2,15 +2,24 @@
 
 Post-condition: the recast layout addresses the same bytes in units of the new element; refusals raise
 ``LayoutError`` naming the stride that does not fit the new width.
+
+>>> from algebra.core.notation import parse as P
+>>> print(upcast(P("(8,8):(1,8)"), 2), downcast(P("(4,8):(1,4)"), 2), recast_layout(P("(8,8):(8,1)"), 16, 32))
+(4,8):(1,4) (8,8):(1,8) (8,4):(4,1)
+>>> print(upcast(P("Sw<3,4,3> o 0 o (8,64):(64,1)"), 2))
+Sw<3,3,3> o 0 o (8,32):(32,1)
 """
 
 from __future__ import annotations
+
+from math import gcd
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout
 from algebra.core.recorder import active
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 R = Layout._raw
 
@@ -20,8 +29,6 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
     layout, ``O' = O / N`` (must divide) or ``O * N``, and ``Sw' = Sw<B,M-log2 N,S>`` (when M < log2 N:
     ``Sw<max(B+M-log2 N,0),0,S>``) or ``Sw<B,M+log2 N,S>``; N must be a power of two. The composed form is kept
     even for an identity swizzle (CuTe's recast offset is an unsigned constant, not ``Int<0>``)."""
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
     name = "upcast" if up else "downcast"
     if not isinstance(sw, Swizzle):
@@ -52,18 +59,14 @@ def upcast(layout: Layout, n: int) -> Layout:
     if hasattr(layout, "layout_b"):
         return _swizzled(layout, n, True)
 
-    def go(s, d):
-        if is_tuple(s):
-            pairs = [go(a, b) for a, b in zip(s, d, strict=True)]
-            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    def leaf(s, d):
         if d == 0:
             return s, d
         if not (d % n == 0 or n % abs(d) == 0):
             raise LayoutError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
         return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
 
-    s, d = go(layout.shape, layout.stride)
-    res = R(s, d)
+    res = _leafwise(layout, leaf)
     if (rec := active()) is not None:
         notes = []
         for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True):
@@ -85,16 +88,7 @@ def downcast(layout: Layout, n: int) -> Layout:
     if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 
-    def go(s, d):
-        if is_tuple(s):
-            pairs = [go(a, b) for a, b in zip(s, d, strict=True)]
-            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-        if d in (1, -1):
-            return s * n, d
-        return s, d * n
-
-    s, d = go(layout.shape, layout.stride)
-    res = R(s, d)
+    res = _leafwise(layout, lambda s, d: (s * n, d) if d in (1, -1) else (s, d * n))
     if (rec := active()) is not None:
         notes = [f"{s0}:{d0} -> {s1}:{d1} (" + (f"stride 1: shape times {n}" if d0 in (1, -1) else f"stride times {n}")
                  + ")" for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True)]
@@ -103,14 +97,24 @@ def downcast(layout: Layout, n: int) -> Layout:
     return res
 
 
+def _leafwise(layout: Layout, f) -> Layout:
+    """The layout whose leaf (s, d) is ``f(s, d)`` at each leaf (s, d) of ``layout``."""
+
+    def go(s, d):
+        if is_tuple(s):
+            pairs = [go(a, b) for a, b in zip(s, d, strict=True)]
+            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        return f(s, d)
+
+    return R(*go(layout.shape, layout.stride))
+
+
 def _leaves(layout: Layout) -> list[tuple]:
     return list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
 
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
-    from math import gcd
-
     if old_bits <= 0 or new_bits <= 0:
         raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
     g = gcd(old_bits, new_bits)

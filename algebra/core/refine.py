@@ -14,6 +14,8 @@ of composition need.
 
 from __future__ import annotations
 
+from itertools import accumulate
+from operator import mul
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -25,14 +27,17 @@ def common_refinement(a: Any, b: Any) -> Any:
     """The least shape that refines both ``a`` and ``b``.
 
     Post: ``compatible(a, R)`` and ``compatible(b, R)``; any shape with both properties refines R.
-    Example: ``common_refinement(((2, 3), 4), (6, (2, 2))) == ((2, 3), (2, 2))``."""
+
+    >>> common_refinement(((2, 3), 4), (6, (2, 2)))
+    ((2, 3), (2, 2))
+    """
     a, b = it.check_shape(a, "shape a"), it.check_shape(b, "shape b")
     return _refine(a, b, ())
 
 
 def _refine(a: Any, b: Any, path: tuple) -> Any:
+    where = f" at mode {'.'.join(map(str, path))}" if path else ""
     if it.product(a) != it.product(b):
-        where = f" at mode {'.'.join(map(str, path))}" if path else ""
         raise LayoutError(f"no common refinement{where}: sizes {it.product(a)} and {it.product(b)} differ "
                           f"({it.to_str(a)} vs {it.to_str(b)})")
     if not is_tuple(a):
@@ -40,7 +45,6 @@ def _refine(a: Any, b: Any, path: tuple) -> Any:
     if not is_tuple(b):
         return a
     if len(a) != len(b):
-        where = f" at mode {'.'.join(map(str, path))}" if path else ""
         raise LayoutError(f"no common refinement{where}: ranks {len(a)} and {len(b)} differ "
                           f"({it.to_str(a)} vs {it.to_str(b)})")
     return tuple(_refine(x, y, path + (i,)) for i, (x, y) in enumerate(zip(a, b, strict=True)))
@@ -50,7 +54,10 @@ def common_coarsening(a: Any, b: Any) -> Any:
     """The greatest shape that both ``a`` and ``b`` refine.
 
     Post: ``compatible(R, a)`` and ``compatible(R, b)``; R refines every shape with both properties.
-    Example: ``common_coarsening((2, (3, 4)), (2, 12)) == (2, 12)``; ``common_coarsening((4, 6), (6, 4)) == 24``."""
+
+    >>> common_coarsening((2, (3, 4)), (2, 12)), common_coarsening((4, 6), (6, 4))
+    ((2, 12), 24)
+    """
     a, b = it.check_shape(a, "shape a"), it.check_shape(b, "shape b")
     if it.product(a) != it.product(b):
         raise LayoutError(f"no common coarsening: sizes {it.product(a)} and {it.product(b)} differ")
@@ -69,22 +76,18 @@ def flat_refinement(a: Any, b: Any) -> tuple:
 
     Post: ``product(R) == product(a) == product(b)``, and grouping consecutive modes of R gives the leaves of a
     (and of b). Exists when every prefix product of a and of b divide one another in a chain; otherwise
-    ``LayoutError`` names the two that do not. Example: ``flat_refinement((4, 6), (2, 12)) == (2, 2, 6)``."""
+    ``LayoutError`` names the two that do not.
+
+    >>> flat_refinement((4, 6), (2, 12))
+    (2, 2, 6)
+    """
     fa, fb = it.flatten(it.check_shape(a, "shape a")), it.flatten(it.check_shape(b, "shape b"))
     if it.product(fa) != it.product(fb):
         raise LayoutError(f"no common refinement: sizes {it.product(fa)} and {it.product(fb)} differ")
-    cuts = sorted({p for p in _prefixes(fa)} | {p for p in _prefixes(fb)})
+    cuts = sorted({*accumulate(fa, mul, initial=1), *accumulate(fb, mul, initial=1)})
     for lo, hi in zip(cuts, cuts[1:], strict=False):
         if hi % lo:
             raise LayoutError(f"no common flat refinement: {lo} does not divide {hi} (prefix products of "
                               f"{it.to_str(a)} and {it.to_str(b)})")
     out = tuple(hi // lo for lo, hi in zip(cuts, cuts[1:], strict=False))
     return out if out else (1,)
-
-
-def _prefixes(flat: tuple) -> list[int]:
-    out, p = [1], 1
-    for s in flat:
-        p *= s
-        out.append(p)
-    return out

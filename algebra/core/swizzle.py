@@ -17,6 +17,10 @@ from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
+class NoShape(LayoutError, AttributeError):
+    """The shape of ``L o O o Sw``: none (``hasattr`` says so; a direct use refuses, saying why)."""
+
+
 class Swizzle:
     """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
 
@@ -104,16 +108,15 @@ class Swizzle:
 
 
 class ComposedLayout:
-    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))``.
-
-    ``layout_a`` is a Swizzle (or a Layout); the shape, size and rank are those of ``layout_b``.
-    """
+    """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``,
+    A and B each a Layout or a Swizzle). ``Sw o O o L`` has L's shape, size and rank; ``L o O o Sw`` (CuTe's inverse of
+    a swizzled layout with an offset) is a function of 1-D offsets on its ``domain``, with no shape (``NoShape``)."""
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
-    def __init__(self, layout_a: Any, offset: int, layout_b: Layout) -> None:
-        if not isinstance(layout_b, Layout):
-            raise LayoutError("ComposedLayout: the inner layout must be a Layout")
+    def __init__(self, layout_a: Any, offset: int, layout_b: Any) -> None:
+        if not isinstance(layout_b, Layout | Swizzle):
+            raise LayoutError(f"ComposedLayout: the inner function must be a Layout or a Swizzle, got {layout_b}")
         if not is_int(offset):
             raise LayoutError("ComposedLayout: the offset must be an integer")
         object.__setattr__(self, "layout_a", layout_a)
@@ -125,31 +128,44 @@ class ComposedLayout:
 
     @property
     def shape(self) -> Any:
+        if type(self.layout_b) is Swizzle:
+            raise NoShape(f"{self} has no shape: it is a function of 1-D offsets (the layout {self.layout_a} after "
+                          f"the swizzle {self.layout_b}), defined where {self.domain_text()}; nor has it in CuTe")
         return self.layout_b.shape
 
     @property
     def stride(self) -> Any:
         return self.layout_b.stride
 
+    def domain(self) -> list:
+        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse)."""
+        return sorted(self.layout_b(y - self.offset) for y in range(max(0, self.offset), self.layout_a.size()))
+
+    def domain_text(self) -> str:
+        return f"0 <= {self.offset} + {self.layout_b}(x) < {self.layout_a.size()}"
+
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
         if _has_none(c):
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
-        return self.layout_a(self.offset + self.layout_b(c))
+        y = self.offset + self.layout_b(c)
+        if type(self.layout_b) is Swizzle and y < 0:  # L o O o Sw, off its domain
+            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
+        return self.layout_a(y)
 
     def __getitem__(self, i: int) -> ComposedLayout:
-        return make_composed(self.layout_a, self.offset, self.layout_b[i])
+        return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)
 
     def __len__(self) -> int:
-        return it.rank(self.layout_b.shape)
+        return it.rank(self.shape)
 
     def with_layout_b(self, b: Layout) -> Any:
         """``composition(layout_a, offset, b)``: the same outer function around a new inner layout."""
-        return make_composed(self.layout_a, self.offset, b)
+        return make_composed(self.layout_a, self.offset, b) if self.shape is not None else None
 
     def size(self) -> int:
-        return it.product(self.layout_b.shape)
+        return it.product(self.shape)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposedLayout) and (self.layout_a, self.offset, self.layout_b) == (
@@ -165,10 +181,10 @@ class ComposedLayout:
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
 
 
-def make_composed(a: Any, offset: int, b: Layout) -> Any:
+def make_composed(a: Any, offset: int, b: Any) -> Any:
     """CuTe's ``composition(A, offset, B)``: a ComposedLayout, except that the identity swizzle ``Sw<0,M,S>``
-    with offset 0 is dropped and ``B`` itself is returned (as CuTe does)."""
-    if isinstance(a, Swizzle) and a.bits == 0 and offset == 0:
+    with offset 0 before a Layout is dropped and ``B`` itself is returned (as CuTe does)."""
+    if isinstance(a, Swizzle) and a.bits == 0 and offset == 0 and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
 

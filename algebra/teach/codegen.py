@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra.core.emit import _cpp_coord, _cpp_step, cpp_shape, py_tuple, to_cpp, to_dsl
+from algebra.core.emit import cpp_shape, cpp_step, py_tuple, to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.teach import registry
@@ -18,9 +18,15 @@ from algebra.teach import registry
 __all__ = ["op_to_cpp", "op_to_dsl", "to_cpp", "to_dsl"]
 
 
+def _cpp_coord(c: Any) -> str:
+    if is_tuple(c):
+        return "make_coord(" + ", ".join(_cpp_coord(e) for e in c) + ")"
+    return "_" if c is None else str(c)
+
+
 def _cpp_inline(kind: str, x: Any) -> str:
     if kind == "profile":
-        return _cpp_step(x)
+        return cpp_step(x)
     if kind == "shape":
         return cpp_shape(x)
     if kind == "coord":

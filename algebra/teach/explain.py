@@ -39,10 +39,6 @@ def explain_ops() -> list[str]:
     return registry.names()
 
 
-def _is_layout(x: Any) -> bool:
-    return isinstance(x, Layout) or hasattr(x, "layout_b")
-
-
 def _close(rec: Recorder, op: registry.Op, result: Any) -> None:
     """End with a depth-0 "result" step that states ``result`` (unless the op's own last step already does)."""
     last = rec.steps[-1] if rec.steps else None
@@ -52,19 +48,15 @@ def _close(rec: Recorder, op: registry.Op, result: Any) -> None:
         if not (last and last["depth"] == 0 and last["layout"] == str(layout) and last.get("offset") == offset):
             rec.step(f"result: {layout}, first element at offset {offset}", layout, kind="result", offset=offset)
         return
-    if _is_layout(result):
+    if isinstance(result, Layout) or hasattr(result, "layout_b"):  # a layout or a swizzled one
         if last and last["depth"] == 0 and last["kind"] == "result" and last["layout"] == str(result):
             return
-        rec.step(f"result: {op.name}({', '.join(_arg_text(a) for a in rec.args)}) = {result}", result,
+        rec.step(f"result: {op.name}({', '.join(show(a) for a in rec.args)}) = {result}", result,
                  kind="result")
         return
     value = show(result)
     if not (last and last["depth"] == 0 and last["layout"] is None and last.get("value") == value):
         rec.step(f"result: {value}", None, kind="result", value=value)
-
-
-def _arg_text(a: Any) -> str:
-    return show(a) if not isinstance(a, Layout) else str(a)
 
 
 def derive(op_name: str, *args: Any) -> tuple[Any, list[dict[str, Any]]]:

@@ -202,11 +202,8 @@ def parse_formula(text: str) -> Any:
     s = re.sub(r"^\s*(?:index|offset|idx|L)\s*(?:\([^)]*\))?\s*=", "", s)
     if not s or len(s) > MAX_TEXT:
         raise LayoutError("a formula must be 1 to 2000 characters")
-    depth = 0
-    for ch in s:
-        depth += (ch == "(") - (ch == ")")
-        if depth > MAX_PARENS:
-            raise LayoutError(f"parentheses nested deeper than {MAX_PARENS}")
+    if max(itertools.accumulate((c == "(") - (c == ")") for c in s), default=0) > MAX_PARENS:
+        raise LayoutError(f"parentheses nested deeper than {MAX_PARENS}")
     toks: list[tuple[str, Any, int]] = []
     pos = 0
     while pos < len(s):

@@ -34,11 +34,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.core import coords, emit, inverses, ops, partition, products, recast
+from algebra.core import emit, inverses, ops, partition, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import is_tuple
 from algebra.core.notation import parse_arg
+from algebra.teach import coords
 
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
 
@@ -118,7 +118,7 @@ _TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "ui
 def _dsl_unzip(op: str, block: Any, tiler: tuple) -> list[str]:
     """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
     logical_product by hand as ``tile_unzip`` does."""
-    if any(is_tuple(e) for e in tiler):
+    if any(it.is_tuple(e) for e in tiler):
         return [f"# the DSL's {op} takes a single layout; nested tiler modes are not regrouped here",
                 "r = cute.logical_product(a, b)"]
     n, r = len(tiler), it.rank(block.shape)

@@ -126,6 +126,7 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     except LayoutError as exc:
         exc.refused = True  # the op itself refused these (well-formed) arguments: a lesson, not a typo
         exc.parsed = parsed
+        _exact_inverse(name, parsed, exc)
         raise
     cpp, dsl = code.op_code(name, parsed)
     steps = [{"text": str(s.get("text", "")), "layout": None if s.get("layout") is None else str(s["layout"]),
@@ -138,15 +139,37 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
                     result=text, steps=steps, spec=op, parsed=parsed, cpp=cpp, dsl=dsl, offset=offset)
 
 
+def _exact_inverse(name: str, parsed: list[Any], exc: LayoutError) -> None:
+    """An inverse of a swizzled layout refused because CuTe's print is not the inverse (``right_inverse(Sw<2,0,-7> o
+    4:1)``: CuTe prints the layout itself): the message also names the exact inverse of the same function, through its
+    F2 form (``as_f2_layout``), where there is one (there: 1:0)."""
+    if name not in ("right_inverse", "left_inverse") or "CuTe would print" not in str(exc) or not parsed:
+        return
+    try:
+        f2 = A.as_f2_layout(parsed[0])
+        exact = getattr(A, name)(f2)
+    except LayoutError:
+        return
+    exc.args = (f"{exc}. The {name.replace('_', ' ')} of this function is {exact} (through its F2 form {f2}: "
+                f"{name}(as_f2_layout(A)))",)
+
+
 def _derive(op: Op, parsed: list[Any]) -> tuple[Any, list]:
     """``derive(op, *parsed)``; where the engine fails on a bare swizzle Sw<B,M,S> (an op that takes layouts; some
     take a swizzle: composition, the inverses) or on basis strides (1@0) where it needs integers, the refusal names
     the argument instead of the engine's error."""
     try:
         return derive(op.name, *parsed)
-    except (LayoutError, RecursionError):
+    except RecursionError:
         raise
-    except Exception:
+    except Exception as exc:
+        for x, a in zip(parsed, op.args, strict=False):  # L o O o Sw (an inverse with an offset) where a layout goes
+            if hasattr(x, "domain") and not hasattr(x, "shape") and not op.name.endswith("_inverse"):
+                raise LayoutError(f"{a.name}: {x} is a layout applied after a swizzle, a function of 1-D offsets "
+                                  f"defined where {x.domain_text()}, with no shape: {op.name} needs a layout "
+                                  f"({exc})") from None
+        if isinstance(exc, LayoutError) and not isinstance(exc, AttributeError):
+            raise  # (a refusal that is also an AttributeError: a swizzle asked for its shape, named below)
         for x, a in zip(parsed, op.args, strict=False):
             if isinstance(x, A.Swizzle):
                 raise LayoutError(f"{a.name}: {x} is a swizzle, not a layout (a swizzled layout is written "
@@ -193,7 +216,10 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
     holding those offsets."""
     from app.services.layouts import describe_layout, layout_grid
 
-    view = describe_layout(text, for_grid=True)
+    try:
+        view = describe_layout(text, for_grid=True)
+    except LayoutError as exc:  # a result with no grid (a layout applied after a swizzle): say why, show the rest
+        return None, str(exc).removeprefix("layout: ")
     g = layout_grid(view, grid_id)
     if g is None:
         return None, view.note or "not drawn"

@@ -96,6 +96,9 @@ def cvalue(a: Any) -> str:
             return "Swizzle" + a[2:] + "{}"
         (b, m, s), off, lay = cc.split_composed(a)
         return f"make_composed_layout(Swizzle<{b},{m},{s}>{{}}, Int<{off}>{{}}, {cvalue(lay)})"
+    if " o " in a:  # L o O o Sw: a layout after a swizzle (CuTe's inverse of a swizzled layout with an offset)
+        lay, off, sw = (x.strip() for x in a.split(" o "))
+        return f"make_composed_layout({cvalue(lay)}, Int<{int(off)}>{{}}, {cvalue(sw)})"
     if ":" in a:
         shape, stride = cc.split_layout(a)
         return f"Layout<{ctype(shape)},{ctype(stride, 'Stride')}>{{}}"
@@ -270,14 +273,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real", action="store_true", help="cases at real GEMM sizes (cute_real.py)")
     ap.add_argument("--edge", action="store_true", help="edge-heavy cases and the less common ops (cute_edge.py)")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
+    ap.add_argument("--inverses", action="store_true", help="inverses of swizzled tiles with offsets and back")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     if a.leaves:
         cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
     if a.edge:
         import cute_edge
 
         cases = cute_edge.gen_cases(a.seed, a.n)
+    elif a.inverses:
+        import cute_swizzle
+
+        cases = cute_swizzle.gen_inverse_cases(a.seed, a.n)
     elif a.swizzle or a.real:
         import cute_real
         import cute_swizzle

@@ -214,7 +214,8 @@ def _confirm_not_positive(case: dict, msg: str) -> str:
     w = _WHOLE.search(msg)
     if w is None or w.group(1) != case["cute"]:
         return f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}"
-    shape, _ = split_layout(case["cute"].split(" o ")[-1])
+    parts = case["cute"].split(" o ")  # Sw o O o L, or L o O o Sw
+    shape, _ = split_layout(parts[-1] if parts[0].startswith("Sw<") else parts[0])
     bad = int(_NOT_POSITIVE.search(msg).group(1))
     if bad > 0 or bad not in flat(shape) or min(flat(shape)) > 0:
         return f"CuTe's answer {case['cute']} has no shape {bad} <= 0"
@@ -224,6 +225,7 @@ def _confirm_not_positive(case: dict, msg: str) -> str:
 _POST = re.compile(r" is not a layout: (complement size|quasi-inverse|right inverse) condition: .*?CuTe would print "
                    r"(.+?) here[;,]", re.S)
 _AT = re.compile(r"at i = (\d+)")
+_SUBJECT = re.compile(r"(?:left|right)_inverse\((.+?)\) is not a layout: ")
 
 
 def _confirm_post(case: dict, msg: str) -> str:
@@ -232,10 +234,12 @@ def _confirm_post(case: dict, msg: str) -> str:
     ``A(R(A(i))) == A(i)`` with ``R(A(i))`` in A's domain, right_inverse's ``A(R(i)) == i`` with ``R(i)`` in A's
     domain; and the layout the message says CuTe prints is CuTe's answer."""
     kind, printed = _POST.search(msg).groups()
-    if printed != case["cute"]:
-        return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
-    a_shape, a_f = function(case["args"][0])
-    r_shape, r_f = function(case["cute"])
+    whole = _WHOLE.search(msg)  # an inner inverse (of L in Sw o O o L) that is not one: the message shows the whole
+    if (whole.group(1) if whole else printed) != case["cute"]:
+        return f"the message says CuTe prints {whole.group(1) if whole else printed}, CuTe printed {case['cute']}"
+    inner = _SUBJECT.match(msg) if whole else None
+    a_shape, a_f = function(inner.group(1) if inner else case["args"][0])
+    r_shape, r_f = function(printed)
     n = prod(a_shape)
     if kind == "complement size":
         fs, fd = (flat(x) for x in split_layout(case["args"][0]))
@@ -290,7 +294,7 @@ def to_py(a: Any) -> Any:
         return a
     if isinstance(a, list):
         return tuple(to_py(x) for x in a)
-    if a.startswith("Sw<"):
+    if a.startswith("Sw<") or " o " in a:  # a swizzled layout, or a layout after a swizzle (L o O o Sw)
         return A.parse(a)
     if "@" in a:
         return A.parse(a)  # scaled-basis strides (an identity / coordinate layout)

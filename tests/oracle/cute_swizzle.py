@@ -75,3 +75,25 @@ def gen_cases(seed: int, n: int) -> list[dict]:
             seen.add(k)
             out.append(case)
     return out
+
+
+def gen_inverse_cases(seed: int, n: int) -> list[dict]:
+    """The inverses of ``n`` random swizzled tiles ``Sw o O o L`` (mostly with an offset: CuTe's ``L^-1 o -O o Sw``),
+    and of each such ``L^-1 o -O o Sw`` our engine answers (a layout after a swizzle as the argument)."""
+    from test_algebra_swizzled_inverse import _tiles
+
+    import algebra as A
+
+    cases = []
+    for k, tile in enumerate(_tiles(seed, n)):
+        if not tile.offset and k % 4:
+            continue
+        op = ("right_inverse", "left_inverse")[k % 2]
+        cases.append({"op": op, "args": [str(tile)]})
+        try:
+            r = getattr(A, op)(tile)
+        except A.LayoutError:
+            continue
+        if isinstance(r, A.ComposedLayout) and isinstance(r.layout_b, A.Swizzle):
+            cases.append({"op": op, "args": [str(r)]})
+    return cases

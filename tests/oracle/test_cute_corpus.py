@@ -87,7 +87,8 @@ def cute_is_not_composition(rec: dict) -> bool:
     printed layout with a shape <= 0 is no function at all (``confirm_not_a_function`` has checked that shape)."""
     import algebra as A
 
-    if min(cc.flat(cc.split_layout(rec["cute"].split(" o ")[-1].split(" @ ")[0])[0])) <= 0:
+    parts = rec["cute"].split(" @ ")[0].split(" o ")  # Sw o O o L, or L o O o Sw (an inverse with an offset)
+    if min(cc.flat(cc.split_layout(parts[-1] if parts[0].startswith("Sw<") else parts[0])[0])) <= 0:
         return True
     if rec["op"] not in ("composition", "logical_divide") or any(
             not isinstance(x, str) or ":" not in x or x.startswith("Sw<") for x in rec["args"]):
@@ -157,9 +158,8 @@ def test_parse_reprints_cute_output() -> None:
     texts |= {a for r in CORPUS for a in r["args"] if isinstance(a, str) and ":" in a}
     bad = []
     for t in sorted(texts):
-        if " o " in t and not t.startswith("Sw<"):
-            continue  # CuTe's L o -O o Sw (inverse of a swizzled layout with an offset): not notation we read (H)
-        inner = cc.split_composed(t)[2] if t.startswith("Sw<") else t
+        # CuTe's L o -O o Sw (the inverse of a swizzled layout with an offset): its layout is the first part
+        inner = cc.split_composed(t)[2] if t.startswith("Sw<") else t.split(" o ")[0]
         if min(cc.flat(cc.split_layout(inner)[0])) <= 0:
             continue
         try:

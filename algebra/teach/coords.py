@@ -1,8 +1,13 @@
-"""Evaluating a layout and converting coordinates, step by step: ``evaluate``, ``idx2crd``, ``crd2idx``.
+"""Evaluating a layout and converting coordinates, step by step: the op table's ``evaluate``, ``idx2crd`` and
+``crd2idx`` (the core's own are ``Layout.__call__`` and ``algebra.core.inttuple``'s; these narrate them).
 
 These compute their answer by the walk they describe (split the coordinate column-major, then the inner product
 with the stride), recording each step when a derivation is being recorded (``algebra.core.recorder``).
 Post-conditions: ``evaluate(L, c) == L(c)``; ``idx2crd`` / ``crd2idx`` equal ``algebra.core.inttuple``'s.
+
+>>> from algebra.core.layout import Layout
+>>> evaluate(Layout((4, (2, 4)), (2, (1, 8))), 19), idx2crd(7, (3, (2, 3))), crd2idx((1, (0, 1)), (3, (2, 3)))
+(22, (1, (0, 1)), 7)
 """
 
 from __future__ import annotations
