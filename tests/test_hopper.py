@@ -146,3 +146,24 @@ def test_make_gmma_desc_refuses_a_partial_tile():
 
     with pytest.raises(LayoutError, match="multiple"):
         make_gmma_desc(smem_atom("K", 128, 16), 100, 64)
+
+
+@pytest.mark.parametrize("major", ["K", "MN"])
+@pytest.mark.parametrize("span", [16, 32, 64, 128])
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_gmma_and_umma_read_one_canonical_layout(major, span, bits):
+    # CuTe's UMMA reuses GMMA's smem atoms: on the first K-block of the same tile, make_gmma_desc and make_umma_desc
+    # read the same LBO and SBO (one canonical-layout reader, hopper.canonical_strides, under both)
+    from algebra.core.ops import composition
+    from algebra.hw import sm100_smem
+    from algebra.hw.hopper import make_gmma_desc
+
+    atom = smem_atom(major, span, bits)
+    mn, kblock = 2 * atom.shape[0], 256 // bits
+    k = max(kblock, atom.shape[1])
+    g = make_gmma_desc(atom, mn, k)
+    tile = sm100_smem.tile_atom(atom, mn, k)
+    first = tile.with_layout_b(composition(tile.layout_b, (mn, kblock))) if hasattr(tile, "layout_b") else \
+        composition(tile, (mn, kblock))
+    u = sm100_smem.decode_umma_desc(sm100_smem.umma_desc(first, bits, major))
+    assert (u["leading_byte_offset"], u["stride_byte_offset"]) == (g.leading_byte_offset, g.stride_byte_offset)

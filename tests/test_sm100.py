@@ -189,3 +189,15 @@ def test_tv_blackwell_panel(client):
     r = client.get("/tv?bw_ld=SM100_TMEM_LOAD_32dp32b4x&bw_warp=x", headers={"HX-Request": "true",
                                                                             "HX-Target": "blackwell"})
     assert r.status_code == 200 and "warp must be" in r.text
+
+
+@pytest.mark.parametrize(("m", "n", "cta_group"), [(64, 96, 1), (128, 256, 1), (128, 64, 2), (256, 128, 2)])
+def test_accumulator_is_a_layout_over_tmem_addresses(m, n, cta_group):
+    # (i, j) -> cta * 2^32 + (lane << 16 | column): the map, drawn cell by cell, is that Layout's offsets, and every
+    # element of C gets its own TMEM cell
+    lay = sm100_tmem.accumulator_layout(m, n, cta_group)
+    grid = sm100_tmem.accumulator_map(m, n, cta_group)
+    assert all(grid[i][j] == (lay((i, j)) >> 32, lay((i, j)) >> 16 & 0xFFFF, lay((i, j)) & 0xFFFF)
+               for i in range(0, m, 7) for j in range(0, n, 5))
+    assert len({c for row in grid for c in row}) == m * n
+    assert str(sm100_tmem.accumulator_layout(64, 8)) == "((16,4),8):((65536,2097152),1)"

@@ -7,6 +7,7 @@ etc. recast them to elements of b bits (CuTe's ``Copy_Atom<Op, T>``: ``recast_la
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -111,15 +112,11 @@ _SM90_TYPES = ("F16F16F16", "F32F16F16", "F32BF16BF16")
 
 
 def _split_types(t: str) -> tuple[str, ...]:
-    out, i = [], 0
-    keys = sorted(_T_NAMES, key=len, reverse=True)
-    while i < len(t):
-        k = next((k for k in keys if t.startswith(k, i)), None)
-        if k is None:
-            raise LayoutError(f"cannot read value types {t!r}")
-        out.append(k)
-        i += len(k)
-    return tuple(out)
+    """``"F32BF16BF16F32"`` -> ("F32", "BF16", "BF16", "F32"): the longest known name first at each place."""
+    out = tuple(re.findall("|".join(sorted(_T_NAMES, key=len, reverse=True)), t))
+    if "".join(out) != t:
+        raise LayoutError(f"cannot read value types {t!r}")
+    return out
 
 
 SM90_ALayout_64x16 = "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"  # register A of the RS form, 16-bit A

@@ -2,7 +2,8 @@
 
 ``make_tiled_copy(atom, thr, val)``: ``layout_mn = raked_product(thr, val)``; ``tv = right_inverse(layout_mn)
 .with_shape(size(thr), size(val))``; ``tiler = product_each(shape(layout_mn))``. Partitions follow CuTe's
-``tidfrg_S/D`` and ``thrfrg_A/B/C``, written with the algebra's own operations.
+``tidfrg_S/D`` and ``thrfrg_A/B/C``, written with the algebra's own operations; ``copy_coverage`` says whether a
+TV layout covers its tile and ``make_fragment_like`` gives a partition's registers.
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from algebra.core.layout import (
     Layout,
     get_flat_coord,
     make_layout,
+    make_ordered_layout,
     size,
     slice_and_offset,
     slice_layout,
 )
 from algebra.core.memo import bounded
+from algebra.core.modes import offsets
+from algebra.core.notation import parse
 from algebra.core.ops import coalesce, complement, composition, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
 from algebra.core.recast import upcast
 from algebra.hw.atoms import CopyAtom, MMAAtom, get
-from algebra.hw.atoms_cover import copy_coverage, make_fragment_like
 
 
 def _unfold(layout: Layout) -> Layout:
@@ -39,6 +42,51 @@ def _zip2(layout: Layout) -> Layout:
     """((a, b), (c, d)) -> ((a, c), (b, d))."""
     m0, m1 = layout[0], layout[1]
     return make_layout(make_layout(m0[0], m1[0]), make_layout(m0[1], m1[1]))
+
+
+@bounded(4 << 20, "tiled copy coverage")
+def copy_coverage(tv_layout: Layout, tiler: tuple[int, ...], limit: int = 64) -> dict[str, Any]:
+    """Who claims each element of the tile: ``duplicates`` (elements held by more than one (thread, value)),
+    ``uncovered`` (elements nobody holds), ``outside`` (claims past the tile, from stride-0 thread layouts:
+    neither), and up to ``limit`` examples of each: ``duplicate_elements`` [{"element": (m, n), "claims":
+    [(t, v), ...]}], ``uncovered_elements`` [(m, n)], ``duplicate_threads`` (threads with a repeated claim)."""
+    rows, total = tiler[0], it.product(tuple(tiler))
+    nthr, nval = size(tv_layout[0]), size(tv_layout[1])
+    if nthr * nval > (1 << 20) or total > (1 << 20):
+        raise LayoutError(f"coverage is capped at 2^20 claims and elements ({nthr}x{nval} over {total})")
+    claims: dict[int, list[tuple[int, int]]] = {}
+    outside = 0
+    for i, e in enumerate(offsets(tv_layout)):  # i = t + nthr * v
+        if not isinstance(e, int) or not 0 <= e < total:
+            outside += 1
+            continue
+        claims.setdefault(e, []).append((i % nthr, i // nthr))
+    dup = sorted(e for e, c in claims.items() if len(c) > 1)
+    holes = [e for e in range(total) if e not in claims]
+
+    def where(e: int) -> tuple[int, ...]:
+        return (e % rows, e // rows) if len(tiler) > 1 else (e,)
+
+    threads = sorted({t for e in dup for t, _ in claims[e]})
+    return {"duplicates": len(dup), "uncovered": len(holes), "outside": outside, "tile": tuple(tiler),
+            "duplicate_elements": [{"element": where(e), "claims": claims[e]} for e in dup[:limit]],
+            "uncovered_elements": [where(e) for e in holes[:limit]], "duplicate_threads": threads[:limit],
+            "claims_per_element": max((len(c) for c in claims.values()), default=0)}
+
+
+def make_fragment_like(layout: Layout) -> Layout:
+    """CuTe's ``make_fragment_like(Layout)``: mode 0 compact column-major over its non-zero strides, the other
+    modes compact in the order of their strides, tiled together (``tiled_product``); rank 1: ``make_layout(shape)``."""
+    if not it.is_tuple(layout.shape) or len(layout) < 2:
+        return Layout(layout.shape)
+    m0 = layout[0]
+    first = Layout(m0.shape, it.compact_major(_zero_to_one(m0.shape, m0.stride)))  # compact over the non-zero strides
+    return tiled_product(first, make_ordered_layout(layout.shape[1:], layout.stride[1:]))
+
+
+def _zero_to_one(shape: Any, stride: Any) -> Any:
+    """CuTe's ``filter_zeros(stride, shape)``: the shape with every stride-0 mode's extent taken as 1."""
+    return tuple(map(_zero_to_one, shape, stride)) if it.is_tuple(shape) else (1 if stride == 0 else shape)
 
 
 @dataclass(frozen=True)
@@ -59,18 +107,19 @@ class TiledCopy:
         tiles = zipped_divide(tensor, tuple(Layout(t) for t in self.tiler))
         return self._tile2thrfrg_unfolded(tiles, ref2trg)  # ((thr, val), rest_m, rest_n, ...)
 
+    def _ref2trg(self, src: bool) -> Layout:
+        """CuTe's ``AtomLayoutRef`` -> ``AtomLayoutSrc`` / ``AtomLayoutDst``: ``right_inverse(ref) o src|dst``."""
+        ref = right_inverse(self.atom.ref_layout(self.element_bits))
+        return composition(ref, (self.atom.src_layout if src else self.atom.dst_layout)(self.element_bits))
+
     @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
     def tidfrg_S(self, tensor: Any) -> Layout:
         """((thread, value), rest...) view of a source tile (CuTe's ``tidfrg_S``)."""
-        ref = self.atom.ref_layout(self.element_bits)
-        return self._tile2thrfrg(_as_layout(tensor), composition(right_inverse(ref), self.atom.src_layout(
-            self.element_bits)))
+        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(True))
 
     @bounded(4 << 20, "tiled copy fragments")
     def tidfrg_D(self, tensor: Any) -> Layout:
-        ref = self.atom.ref_layout(self.element_bits)
-        return self._tile2thrfrg(_as_layout(tensor), composition(right_inverse(ref), self.atom.dst_layout(
-            self.element_bits)))
+        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(False))
 
     def _partition(self, frg: Layout, thr_idx: int) -> tuple[Layout, int]:
         if not 0 <= thr_idx < self.num_threads:
@@ -102,16 +151,14 @@ class TiledCopy:
     def get_layoutS_TV(self) -> Layout:
         """(thr_idx, val_idx) -> column-major index of the tiler tile, as the source sees it (CuTe's
         ``TiledCopy::get_layoutS_TV``)."""
-        ref = self.atom.ref_layout(self.element_bits)
-        return self._layout_TV(composition(right_inverse(ref), self.atom.src_layout(self.element_bits)))
+        return self._layout_TV(self._ref2trg(True))
 
     def get_layoutD_TV(self) -> Layout:
-        ref = self.atom.ref_layout(self.element_bits)
-        return self._layout_TV(composition(right_inverse(ref), self.atom.dst_layout(self.element_bits)))
+        return self._layout_TV(self._ref2trg(False))
 
     # ------------------------------------------------------------------ does the tiled copy cover its tile?
     def coverage_detail(self, limit: int = 64) -> dict[str, Any]:
-        """Who claims each element of the tile (``algebra.hw.atoms_cover.copy_coverage``): ``duplicates``,
+        """Who claims each element of the tile (:func:`copy_coverage`): ``duplicates``,
         ``uncovered``, ``outside`` (claims past the tile: neither) and up to ``limit`` examples of each."""
         return copy_coverage(self.tv_layout, tuple(self.tiler), limit)
 
@@ -124,8 +171,6 @@ class TiledCopy:
 
 def _as_layout(x: Any) -> Layout:
     if isinstance(x, str):
-        from algebra.core.notation import parse
-
         x = parse(x)
     if not hasattr(x, "shape"):
         raise LayoutError(f"expected a layout, not {x!r}")
@@ -153,14 +198,19 @@ def make_tiled_copy_impl(copy_atom: str | CopyAtom, layout_tv: Any, tiler: Any, 
         raise LayoutError(f"tiler must be a tuple of positive integers (M, N), not {tiler!r}")
     if not it.is_tuple(tv.shape) or len(tv) != 2:
         raise LayoutError(f"layout_tv must have two modes (thread, value), not {tv}")
-    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
-    if size(tv[0]) % nthr:
-        raise LayoutError(f"{what} uses too few threads for {atom.name}: {size(tv[0])} % {nthr} != 0 (the atom "
-                          f"does not fit)")
-    if size(tv[1]) % nval:
-        raise LayoutError(f"{what} uses too few values for {atom.name}: {size(tv[1])} % {nval} != 0 "
-                          f"({nval} values of {element_bits} bits per thread per instruction: the atom does not fit)")
+    _check_fit(atom, size(tv[0]), size(tv[1]), element_bits, what, ": the atom does not fit")
     return TiledCopy(atom, element_bits, tv, tuple(tiler))
+
+
+def _check_fit(atom: CopyAtom, threads: int, values: int, element_bits: int, what: str, why: str = "") -> None:
+    """CuTe's static asserts: a tiled copy's threads and values are multiples of its atom's."""
+    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
+    if threads % nthr:
+        raise LayoutError(f"{what} uses too few threads for {atom.name}: {threads} % {nthr} != 0"
+                          + (f" ({why[2:]})" if why else ""))
+    if values % nval:
+        raise LayoutError(f"{what} uses too few values for {atom.name}: {values} % {nval} != 0 "
+                          f"({nval} values of {element_bits} bits per thread per instruction{why})")
 
 
 def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layout: Any = None,
@@ -183,14 +233,8 @@ def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layou
     val = _as_layout(val_layout) if val_layout is not None else Layout(1)
     layout_mn = raked_product(thr, val)
     tv = right_inverse(layout_mn).with_shape((size(thr), size(val)))
-    tiler = tuple(it.product_each(layout_mn.shape)) if it.is_tuple(layout_mn.shape) else (size(layout_mn),)
-    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
-    if size(thr) % nthr:
-        raise LayoutError(f"TiledCopy uses too few threads for {atom.name}: {size(thr)} % {nthr} != 0")
-    if size(val) % nval:
-        raise LayoutError(f"TiledCopy uses too few values for {atom.name}: {size(val)} % {nval} != 0 "
-                          f"({nval} values of {element_bits} bits per thread per instruction)")
-    return TiledCopy(atom, element_bits, tv, tiler)
+    _check_fit(atom, size(thr), size(val), element_bits, "TiledCopy")
+    return TiledCopy(atom, element_bits, tv, it.product_each(layout_mn.shape))
 
 
 @dataclass(frozen=True)
@@ -257,17 +301,18 @@ class TiledMMA:
 
     def get_layoutA_TV(self) -> Layout:
         """(thr_idx, val) -> column-major index of the tile_M x tile_K tile; threads along N read the same A."""
-        vmnk = self.thr_layout_vmnk
-        ref = Layout((self.tile_size_mnk(0), self.tile_size_mnk(2)))
-        atile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), (1, 0)), None))
-        return composition(composition(self._thrfrg(ref, "A"), (atile, None)), (self._thridx_2_thrid(), None))
+        return self._layout_AB_TV("A", (1, 0))
 
     def get_layoutB_TV(self) -> Layout:
         """(thr_idx, val) -> column-major index of the tile_N x tile_K tile; threads along M read the same B."""
+        return self._layout_AB_TV("B", (0, 1))
+
+    def _layout_AB_TV(self, which: str, mn_stride: tuple[int, int]) -> Layout:
+        """CuTe's ``atile`` / ``btile``: the (ThrM, ThrN) threads map to one operand thread, stride 0 on the other."""
         vmnk = self.thr_layout_vmnk
-        ref = Layout((self.tile_size_mnk(1), self.tile_size_mnk(2)))
-        btile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), (0, 1)), None))
-        return composition(composition(self._thrfrg(ref, "B"), (btile, None)), (self._thridx_2_thrid(), None))
+        tile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), mn_stride), None))
+        ref = Layout(self.tile_shape(which))
+        return composition(composition(self._thrfrg(ref, which), (tile, None)), (self._thridx_2_thrid(), None))
 
     def get_layout_TV(self, which: str) -> Layout:
         key = which.upper()

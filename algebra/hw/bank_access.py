@@ -9,7 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import cosize
+from algebra.core.notation import parse
+from algebra.core.swizzle import Swizzle
 from algebra.hw.banks import LDMATRIX_ROW_BYTES, WARP_SIZE, BankAnalysis, analyze, analyze_ldmatrix
 
 Offsets = Callable[[Any], int]
@@ -17,8 +21,6 @@ Offsets = Callable[[Any], int]
 
 def _as_layout(layout: Any) -> Any:
     if isinstance(layout, str):
-        from algebra.core.notation import parse
-
         return parse(layout)
     if not callable(layout) or not hasattr(layout, "shape"):
         raise LayoutError(f"expected a Layout, ComposedLayout or CuTe notation string, not {layout!r}")
@@ -29,11 +31,7 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
     """None (identity), a callable on offsets (Swizzle), ``"Sw<B,M,S>"`` or a (B, M, S) triple."""
     if swizzle is None or swizzle == "":
         return lambda x: x
-    from algebra.core.swizzle import Swizzle
-
     if isinstance(swizzle, str):
-        from algebra.core.notation import parse
-
         swizzle = parse(swizzle)
     elif isinstance(swizzle, tuple | list):
         swizzle = Swizzle(*swizzle)
@@ -44,8 +42,6 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
 
 def _modes_2d(layout: Any) -> tuple[int, int]:
     """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
-    from algebra.core import inttuple as it
-
     shp = layout.shape
     if not it.is_tuple(shp) or len(shp) == 1:
         return 1, it.product(shp)
@@ -137,8 +133,6 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
                                   f"fewer matrices or the {other} arrangement")
         return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
     if kind in ("thread_layout", "tv"):
-        from algebra.core import inttuple as it
-
         tv = _as_layout(access["layout"])
         if kind == "thread_layout":  # every element of the thread layout is a thread
             nthr = it.product(tv.shape)
@@ -181,8 +175,6 @@ def ldmatrix_rows(num: int, r0: int, c0: int, per_row: int, arrange: str) -> lis
 def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
     """Every entry must name an element of the tile: a ``[row, column]`` inside rows x cols, a 1-D coordinate below
     size, or (``offsets``) an element offset with its ``vec`` elements inside [0, cosize)."""
-    from algebra.core.layout import cosize
-
     plain = layout.layout_b if hasattr(layout, "layout_b") else layout
     for lane, e in enumerate(entries):
         if isinstance(e, list | tuple):

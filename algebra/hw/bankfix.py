@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, size
+from algebra.core.layout import offsets as all_offsets
+from algebra.core.swizzle import Swizzle
 from algebra.hw import bank_access as _b
 from algebra.hw.banks import BANK_BYTES, NUM_BANKS, BankAnalysis
 
@@ -97,9 +100,6 @@ class _Search:
 
     def __init__(self, layout: Any, element_bytes: int, access: dict[str, Any], offsets: list[int] | None = None,
                  on_work: Work | None = None) -> None:
-        from algebra.core.layout import offsets as all_offsets
-        from algebra.core.layout import size
-
         self.layout = _b._as_layout(layout)
         self.element_bytes = element_bytes
         self.on_work = on_work
@@ -153,8 +153,6 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
     Post-condition: each returned fix has ``analysis.ways == 1``; the list is ordered by (B, M, S); it is empty when
     the access is already conflict-free (no swizzle changes anything to fix). At most MAX_CLOSURE_CHECKS swizzles
     are checked against the tile; past that the search stops (bounded work)."""
-    from algebra.core.swizzle import Swizzle
-
     search = _Search(layout, element_bytes, access)
     if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
         return []
@@ -187,8 +185,6 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     MAX_CLOSURE_CHECKS passes over a tile of at most MAX_TILE elements, each announced to ``on_work`` first. When a
     cap ends the search before a fix is found, LayoutError names the cap (a fix may exist past it: "none" would be a
     claim the search did not check)."""
-    from algebra.core.swizzle import Swizzle
-
     search = _Search(layout, element_bytes, access, offsets, on_work)
     search.spend(len(search.lanes.raw), 0)
     ways = _b.lane_bank_map(search.lanes, element_bytes).ways
@@ -228,8 +224,6 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     warp computed from its coordinates, not by evaluating the layout). Paddings that break a vector access's
     alignment or contiguity are skipped. Post-condition: ``result.analysis.ways == 1`` and no smaller p works.
     ``on_work(lanes, 0)`` hears the bank-map lanes of every try before the first one."""
-    from algebra.core.layout import Layout
-
     lay = _b._as_layout(layout)
     if not isinstance(lay, Layout) or len(lay) != 2 or any(isinstance(d, tuple) for d in lay.stride) \
             or any(isinstance(d, tuple) for d in lay.shape):

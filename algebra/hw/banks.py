@@ -85,13 +85,19 @@ def bank_of(byte_address: int) -> int:
     return (byte_address // BANK_BYTES) % NUM_BANKS
 
 
-def _phase_cost(words: list[int]) -> tuple[int, dict[int, list[int]]]:
-    """Distinct 4-byte words grouped by bank; cost = the largest group (>= 1)."""
-    by_bank: dict[int, list[int]] = {}
-    for w in sorted(set(words)):
-        by_bank.setdefault(w % NUM_BANKS, []).append(w)
-    cost = max((len(v) for v in by_bank.values()), default=1)
-    return max(cost, 1), by_bank
+def _phases(addrs: list[int], access_bytes: int, kind: str, per_phase: int) -> BankAnalysis:
+    """The bank map with phases of ``per_phase`` lanes, each lane reading ``access_bytes`` from its address: a
+    phase's distinct 4-byte words grouped by bank, its cost the largest group (>= 1)."""
+    phases, phase_lanes, bank_words = [], [], []
+    for start in range(0, len(addrs), per_phase):
+        lanes = list(range(start, min(start + per_phase, len(addrs))))
+        by_bank: dict[int, list[int]] = {}
+        for w in sorted({addrs[i] // BANK_BYTES + k for i in lanes for k in range(max(1, access_bytes // BANK_BYTES))}):
+            by_bank.setdefault(w % NUM_BANKS, []).append(w)
+        phases.append(max(max((len(v) for v in by_bank.values()), default=1), 1))
+        phase_lanes.append(lanes)
+        bank_words.append(by_bank)
+    return BankAnalysis(addrs, access_bytes, kind, [bank_of(a) for a in addrs], phases, phase_lanes, bank_words)
 
 
 def _check_addresses(addresses: Sequence[int], align: int, limit: int, what: str) -> list[int]:
@@ -125,19 +131,7 @@ def analyze(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "l
     if access_bytes not in _LANES_PER_PHASE:
         raise LayoutError(f"access_bytes must be one of 1, 2, 4, 8, 16, not {access_bytes}")
     addrs = _check_addresses(byte_addresses, access_bytes, WARP_SIZE, f"{access_bytes}-byte access")
-    per_phase = _LANES_PER_PHASE[access_bytes]
-    words_per_lane = max(1, access_bytes // BANK_BYTES)
-    phases: list[int] = []
-    phase_lanes: list[list[int]] = []
-    bank_words: list[dict[int, list[int]]] = []
-    for start in range(0, len(addrs), per_phase):
-        lanes = list(range(start, min(start + per_phase, len(addrs))))
-        words = [addrs[i] // BANK_BYTES + k for i in lanes for k in range(words_per_lane)]
-        cost, by_bank = _phase_cost(words)
-        phases.append(cost)
-        phase_lanes.append(lanes)
-        bank_words.append(by_bank)
-    return BankAnalysis(addrs, access_bytes, kind, [bank_of(a) for a in addrs], phases, phase_lanes, bank_words)
+    return _phases(addrs, access_bytes, kind, _LANES_PER_PHASE[access_bytes])
 
 
 def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = False,
@@ -152,14 +146,5 @@ def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = F
         raise LayoutError(f"{kind}: num must be 1, 2 or 4 (x1, x2, x4), not {num}")
     if len(row_addresses) != 8 * num:
         raise LayoutError(f"{kind}.x{num} takes {8 * num} row addresses, {len(row_addresses)} given")
-    addrs = _check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}")
-    phases, phase_lanes, bank_words = [], [], []
-    for m in range(num):
-        lanes = list(range(8 * m, 8 * m + 8))
-        words = [addrs[i] // BANK_BYTES + k for i in lanes for k in range(LDMATRIX_ROW_BYTES // BANK_BYTES)]
-        cost, by_bank = _phase_cost(words)
-        phases.append(cost)
-        phase_lanes.append(lanes)
-        bank_words.append(by_bank)
-    return BankAnalysis(addrs, LDMATRIX_ROW_BYTES, kind, [bank_of(a) for a in addrs], phases, phase_lanes,
-                        bank_words)
+    return _phases(_check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}"),
+                   LDMATRIX_ROW_BYTES, kind, 8)

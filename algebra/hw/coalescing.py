@@ -15,9 +15,9 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, offsets
+from algebra.hw.banks import WARP_SIZE
 
 SECTOR_BYTES = 32
-WARP_SIZE = 32
 MAX_VECTOR_BYTES = 16
 #: The most instructions (values per thread / vector) one warp's report lists: the work is 32 lanes each.
 MAX_INSTRUCTIONS = 1024
@@ -110,47 +110,30 @@ def _offset_fn(tv: Any, memory: Any) -> Any:
     return lambda t, v: memory(tv((t, v)))
 
 
-def _widest_vector_additive(tv: Layout, element_bytes: int, max_bytes: int) -> int:
-    """:func:`widest_vector` of a plain TV layout in O(threads + values): its offset is ``T(t) + V(v)`` (one term
-    per mode), so "every thread's group g*n.. is n consecutive offsets from a multiple of n" holds exactly when V's
-    groups are consecutive and every T(t) and V(g*n) is a multiple of n (t = 0 gives T(0) = 0)."""
-    thr, val = tv[0], tv[1]
-    t_off, v_off = offsets(thr), offsets(val)
-    nval = len(v_off)
-    best, n = 1, 2
-    while n * element_bytes <= max_bytes and nval % n == 0:
-        ok = all(t % n == 0 for t in t_off) and all(
-            v_off[g] % n == 0 and all(v_off[g + k] == v_off[g] + k for k in range(1, n)) for g in range(0, nval, n))
-        if not ok:
-            break
-        best = n
-        n *= 2
-    return best
-
-
 def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: int = MAX_VECTOR_BYTES) -> int:
     """The largest n (a power of two, n * element_bytes <= max_bytes, n dividing the values per thread) such that
     every thread's values ``g*n .. g*n + n - 1`` sit at consecutive offsets starting at a multiple of n.
 
-    With those, one n-element vector instruction per group is legal and naturally aligned.
+    With those, one n-element vector instruction per group is legal and naturally aligned. A plain TV layout is
+    checked in O(threads + values): its offset is ``T(t) + V(v)``, so the rule holds exactly when V's groups do and
+    every T(t) is a multiple of n (t = 0 gives T(0) = 0); anything else value by value.
     """
     nthr, nval = _tv_sizes(tv)
     if memory is None and isinstance(tv, Layout):
-        return _widest_vector_additive(tv, element_bytes, max_bytes)
-    if nthr * nval > MAX_TABLE:
+        t_off, rows = offsets(tv[0]), [offsets(tv[1])]
+    elif nthr * nval > MAX_TABLE:
         raise LayoutError(f"sectors: a swizzled or memory-mapped partition is checked value by value, and "
                           f"{nthr * nval:,} (thread, value) pairs is over the cap of {MAX_TABLE:,}")
-    off = _offset_fn(tv, memory)
-    table = [[off(t, v) for v in range(nval)] for t in range(nthr)]
-    best = 1
-    n = 2
+    else:
+        off = _offset_fn(tv, memory)
+        t_off, rows = [], [[off(t, v) for v in range(nval)] for t in range(nthr)]
+    best, n = 1, 2
     while n * element_bytes <= max_bytes and nval % n == 0:
-        ok = all(row[g] % n == 0 and all(row[g + k] == row[g] + k for k in range(1, n))
-                 for row in table for g in range(0, nval, n))
-        if not ok:
+        if not (all(t % n == 0 for t in t_off) and all(
+                row[g] % n == 0 and all(row[g + k] == row[g] + k for k in range(1, n))
+                for row in rows for g in range(0, nval, n))):
             break
-        best = n
-        n *= 2
+        best, n = n, n * 2
     return best
 
 
@@ -177,9 +160,7 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     if not lanes:
         raise LayoutError(f"warp {warp} has no threads: the layout has {nthr}")
     if memory is None and isinstance(tv, Layout):  # additive: T(t) + V(v), each mode evaluated once
-        thr, t_off, v_off = tv[0], {}, offsets(tv[1])
-        for t in lanes:
-            t_off[t] = thr(t)
+        t_off, v_off = {t: tv[0](t) for t in lanes}, offsets(tv[1])
         off = lambda t, val: t_off[t] + v_off[val]  # noqa: E731
     else:
         off = _offset_fn(tv, memory)

@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from algebra.core.errors import LayoutError
+from algebra.core.inttuple import congruent, product
+from algebra.core.layout import Layout, size
+from algebra.core.ops import composition
+from algebra.core.products import logical_divide, tile_to_shape
+from algebra.core.recast import recast_layout
+from algebra.core.swizzle import ComposedLayout, Swizzle
 
 # --------------------------------------------------------------------------- swizzle units
 
@@ -45,6 +51,7 @@ def swizzle_to_bytes(bms: tuple[int, int, int], element_bits: int) -> tuple[int,
 #: swizzle span in bytes -> (CuTe name fragment, B of Sw<B,4,3>, layout type code in the wgmma descriptor)
 SWIZZLE_KINDS: dict[int, tuple[str, int, int]] = {16: ("INTER", 0, 0), 32: ("SW32", 1, 3), 64: ("SW64", 2, 2),
                                                    128: ("SW128", 3, 1)}
+SWIZZLE_SPANS = {v[0]: k for k, v in SWIZZLE_KINDS.items()}  # "SW128" -> 128
 
 
 @dataclass(frozen=True)
@@ -68,9 +75,6 @@ class SmemAtom:
     @property
     def layout(self) -> Any:
         """The composed layout ``Sw<B,M',3> o (shape):(stride)`` on element offsets."""
-        from algebra.core.layout import Layout
-        from algebra.core.swizzle import ComposedLayout, Swizzle
-
         return ComposedLayout(Swizzle(*self.element_swizzle), 0, Layout(self.shape, self.stride))
 
     def cute_print(self) -> str:
@@ -112,10 +116,9 @@ def smem_atom_by_name(name: str, element_bits: int) -> SmemAtom:
     parts = core.split("_")
     if len(parts) != 4 or parts[0] != "Layout" or parts[3] != "Atom":
         raise LayoutError(f"unknown smem layout atom {name!r}: expected Layout_<K|MN>_<INTER|SW32|SW64|SW128>_Atom")
-    spans = {v[0]: k for k, v in SWIZZLE_KINDS.items()}
-    if parts[2] not in spans:
+    if parts[2] not in SWIZZLE_SPANS:
         raise LayoutError(f"unknown swizzle {parts[2]!r} in {name!r}")
-    return smem_atom(parts[1], spans[parts[2]], element_bits)
+    return smem_atom(parts[1], SWIZZLE_SPANS[parts[2]], element_bits)
 
 
 # --------------------------------------------------------------------------- wgmma matrix descriptor
@@ -159,10 +162,7 @@ class GmmaDescriptor:
     @property
     def value(self) -> int:
         """The 64-bit descriptor."""
-        out = 0
-        for name, lo, width, unit in DESCRIPTOR_FIELDS:
-            out |= ((getattr(self, name) // unit) & ((1 << width) - 1)) << lo
-        return out
+        return sum(((getattr(self, n) // unit) & ((1 << w) - 1)) << lo for n, lo, w, unit in DESCRIPTOR_FIELDS)
 
     def fields(self) -> list[dict[str, Any]]:
         """One dict per field: name, bits "[lo,hi)", the value in bytes (or code) and the encoded field value."""
@@ -352,43 +352,71 @@ def tma_from_tensor(shape: tuple[int, ...], stride: tuple[int, ...], dtype: str,
                         [box[i] for i in order], swizzle=swizzle or "NONE", strict=strict)
 
 
-def atom_k(atom: SmemAtom) -> int:
-    """The atom's extent along K (mode 1)."""
-    return atom.shape[1]
+def canonical_strides(inner: Any, element_bits: int, major: str, w: int, swizzle: str, swizzled: bool,
+                      mma: str = "GMMA", k_rows: int = 8) -> tuple[Any, int, int]:
+    """``make_gmma_desc`` / ``UMMA::make_umma_desc``'s reading of a rank-2 (MN, K) smem layout with integer strides,
+    its swizzle (named ``swizzle``, ``w`` 16-byte units wide) taken off: recast to 16-byte units, ``logical_divide``
+    by the canonical (8, 2) (K-major) or (w, k_rows) (MN-major) tile, read the strides. Returns (the divided layout,
+    LBO, SBO), in 16-byte units; LayoutError names the canonical-form rule that fails.
+
+    Post-condition: K-major: SBO = the stride between 8-row groups, LBO = the K-direction stride (1 unit when
+    swizzled); MN-major: LBO / SBO = the strides between atoms along MN / 8-column groups along K (swapped when not
+    swizzled)."""
+    t = 128 // element_bits  # elements in one 16-byte row of a core matrix
+    for j in range(1, t):  # the 16-byte rows run along the major mode (the recast to 16-byte units hides it otherwise)
+        at = (0, j) if major == "K" else (j, 0)
+        ext = inner.shape[1] if major == "K" else inner.shape[0]
+        if j < product(ext) and inner(at) != j:
+            raise LayoutError(f"not a canonical {mma}_{major} layout: a {major}-major operand is stored in 16-byte "
+                              f"rows along {major} ({t} elements at stride 1), but element {at} of {inner} sits at "
+                              f"offset {inner(at)}" + (" (is it the other major?)" if inner((j, 0) if major == 'K' else
+                                                                                  (0, j)) == j else ""))
+    try:
+        u128 = recast_layout(inner, element_bits, 128)
+    except LayoutError as exc:
+        raise LayoutError(f"not a canonical {mma} layout: {inner} does not recast to 16-byte units ({exc})") from None
+    if major == "K":
+        if size(u128[0]) % 8:
+            raise LayoutError(f"not a canonical {mma}_K layout: expected an MN size that is a multiple of 8 rows; "
+                              f"{inner} has {size(u128[0])} rows of 16-byte units")
+        tiler = (Layout(8, 1), Layout(2, 1))
+    else:
+        tiler = (Layout(w), Layout(k_rows))
+    try:
+        canon = logical_divide(u128, tiler)
+    except LayoutError as exc:
+        raise LayoutError(f"not a canonical {mma}_{major} layout: {u128} (16-byte units) does not divide by "
+                          f"({tiler[0]}, {tiler[1]}): {exc}") from None
+    if not congruent(canon.shape, ((1, 1), (1, 1))):
+        raise LayoutError(f"not a canonical {mma}_{major} layout: expected profile ((_,_),(_,_)) after dividing by "
+                          f"({tiler[0]}, {tiler[1]}) in 16-byte units; got {canon}")
+    (s00, s01), (s10, s11) = canon.stride
+    if major == "K":
+        if s00 != w:
+            raise LayoutError(f"not a canonical {mma}_K layout: the 8 rows of a core matrix must be {w} x 16 bytes "
+                              f"apart for {swizzle}; in 16-byte units the layout is {canon} (stride {s00})")
+        if swizzled and s10 != 1:
+            raise LayoutError(f"not a canonical {mma}_K layout: along K the two 16-byte chunks must be adjacent "
+                              f"(stride 1) inside the {swizzle} atom; in 16-byte units the layout is {canon}")
+        return canon, s10, s01
+    if swizzled and s00 != 1:
+        raise LayoutError(f"not a canonical {mma}_MN layout: along MN the 16-byte chunks must be contiguous (stride "
+                          f"1) inside the {swizzle} atom; in 16-byte units the layout is {canon}")
+    if s10 != w:
+        raise LayoutError(f"not a canonical {mma}_MN layout: along K the rows of the atom must be {w} x 16 bytes "
+                          f"apart for {swizzle}; in 16-byte units the layout is {canon} (stride {s10})")
+    return (canon, s01, s11) if swizzled else (canon, s11, s01)
 
 
 def make_gmma_desc(atom: SmemAtom, tile_mn: int, tile_k: int, start_address: int = 0) -> GmmaDescriptor:
     """The wgmma descriptor of the first MMA K-block of a ``tile_mn`` x ``tile_k`` smem tile built as CuTe's
-    ``tile_to_shape(atom, (tile_mn, tile_k))``, following ``make_gmma_desc<Major>``: recast to 16-byte units,
-    ``logical_divide`` by the canonical (8, 2) (K-major) or (W, 8) (MN-major) tile, read the strides.
-
-    Post-condition: K-major: SBO = the stride between 8-row groups, LBO = the K-direction stride (1 unit when
-    swizzled); MN-major: LBO / SBO = the strides between atoms along MN / 8-column groups along K (swapped for INTER).
-    """
-    from algebra.core.layout import Layout
-    from algebra.core.ops import composition
-    from algebra.core.products import logical_divide, tile_to_shape
-    from algebra.core.recast import recast_layout
-
+    ``tile_to_shape(atom, (tile_mn, tile_k))``, following ``make_gmma_desc<Major>`` (:func:`canonical_strides`)."""
     kblock = 256 // atom.element_bits  # one wgmma K-block: 32 bytes of K
-    if tile_k % atom_k(atom) or tile_mn % atom.shape[0] or tile_k % kblock:
-        raise LayoutError(f"tile {tile_mn}x{tile_k} must be a multiple of the atom {atom.shape[0]}x{atom_k(atom)} "
+    if tile_k % atom.shape[1] or tile_mn % atom.shape[0] or tile_k % kblock:
+        raise LayoutError(f"tile {tile_mn}x{tile_k} must be a multiple of the atom {atom.shape[0]}x{atom.shape[1]} "
                           f"and of the MMA K-block {kblock}")
     tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile_mn, tile_k))
-    first = composition(tiled, (Layout(tile_mn), Layout(kblock)))
-    u128 = recast_layout(first, atom.element_bits, 128)
-    w = {16: 1, 32: 2, 64: 4, 128: 8}[atom.span_bytes]
-    swizzled = atom.span_bytes != 16
-    if atom.major == "K":
-        canon = logical_divide(u128, (Layout(8, 1), Layout(2, 1)))
-        s00, s01, s10 = canon.stride[0][0], canon.stride[0][1], canon.stride[1][0]
-        if s00 != w or (swizzled and s10 != 1):
-            raise LayoutError(f"not a canonical GMMA K-major layout: {canon} (expected stride {w} along the rows)")
-        sbo, lbo = s01, s10
-    else:
-        canon = logical_divide(u128, (Layout(w, 1), Layout(8, 1)))
-        s00, s01, s10, s11 = (canon.stride[0][0], canon.stride[0][1], canon.stride[1][0], canon.stride[1][1])
-        if (swizzled and s00 != 1) or s10 != w:
-            raise LayoutError(f"not a canonical GMMA MN-major layout: {canon}")
-        sbo, lbo = (s11, s01) if swizzled else (s01, s11)
-    return GmmaDescriptor(start_address, 16 * lbo, 16 * sbo, SWIZZLE_KINDS[atom.span_bytes][2])
+    code = SWIZZLE_KINDS[atom.span_bytes][2]
+    _, lbo, sbo = canonical_strides(composition(tiled, (Layout(tile_mn), Layout(kblock))), atom.element_bits,
+                                    atom.major, atom.span_bytes // 16, LAYOUT_TYPE_NAMES[code], atom.span_bytes != 16)
+    return GmmaDescriptor(start_address, 16 * lbo, 16 * sbo, code)

@@ -189,14 +189,10 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
         raise LayoutError(f"{name} (M = {m}{', B MN-major' if kkey == 'f8f6f4' and b_major == 'MN' else ''}): N must "
                           f"be {rule}, not {n!r}")
     k = 32 if kkey == "f8f6f4" else 256 // TYPES[a_t][1]
-    if cta_group == 1:
-        thr, a, b, c = Layout(1), Layout((1, (m, k)), (0, (1, m))), Layout((1, (n, k)), (0, (1, n))), \
-            Layout((1, (m, n)), (0, (1, m)))
-    else:
-        thr = Layout(2, 1)
-        a = Layout((2, (m // 2, k)), (m // 2, (1, m)))
-        b = Layout((2, (n // 2, k)), (n // 2, (1, n)))
-        c = Layout((2, (m // 2, n)), (m // 2, (1, m)))
+    def tv(rows: int, cols: int) -> Layout:  # (CTA, value) -> column-major index of the rows x cols tile
+        return Layout((cta_group, (rows // cta_group, cols)), (rows // 2 if cta_group == 2 else 0, (1, rows)))
+
+    thr, a, b, c = Layout(cta_group), tv(m, k), tv(n, k), tv(m, n)
     desc = (C_FORMATS[c_t] << 4 | TYPES[a_t][2] << 7 | TYPES[b_t][2] << 10 | (a_major == "MN") << 15
             | (b_major == "MN") << 16 | (n >> 3) << 17 | (m >> 4) << 24)
     return UmmaAtom(name, kkey, (m, n, k), thr, a, b, c, (c_t, a_t, b_t, c_t), a_major, b_major, cta_group, a_source,

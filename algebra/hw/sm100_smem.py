@@ -17,12 +17,16 @@ after ``logical_divide`` by (W, 2) (K-major) or (W, 8) (MN-major), W = 1, 2, 4, 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import congruent, flatten, product
+from algebra.core.inttuple import flatten
 from algebra.core.layout import Layout
-from algebra.hw.hopper import SmemAtom, smem_atom, swizzle_to_bytes, swizzle_to_elements
+from algebra.core.notation import parse
+from algebra.core.products import tile_to_shape
+from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.hw import hopper
 
 #: layout type code -> name (``UMMA::LayoutType``)
 LAYOUT_TYPES: dict[int, str] = {0: "SWIZZLE_NONE", 1: "SWIZZLE_128B_BASE32B", 2: "SWIZZLE_128B", 4: "SWIZZLE_64B",
@@ -55,12 +59,7 @@ def layout_type_of(byte_swizzle: tuple[int, int, int] | None) -> int:
 def _split(layout: Any, element_bits: int) -> tuple[Layout, tuple[int, int, int] | None]:
     """(inner element layout, byte swizzle or None) of a layout given as text (CuTe's print with ``smem_ptr[Nb]``,
     or element units), a Layout or a ComposedLayout."""
-    from algebra.core.notation import parse
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     if isinstance(layout, str):
-        import re
-
         m = re.search(r"smem_ptr\[(\d+)b\]", layout)
         if m and int(m.group(1)) != element_bits:
             raise LayoutError(f"layout: the layout is printed for {m.group(1)}-bit elements (smem_ptr[{m.group(1)}b]), "
@@ -78,16 +77,13 @@ def _split(layout: Any, element_bits: int) -> tuple[Layout, tuple[int, int, int]
         sw = layout.layout_a
         if sw.bits == 0:
             return layout.layout_b, None
-        return layout.layout_b, swizzle_to_bytes((sw.bits, sw.base, sw.shift), element_bits)
+        return layout.layout_b, hopper.swizzle_to_bytes((sw.bits, sw.base, sw.shift), element_bits)
     raise LayoutError("layout: give a Layout or Sw<B,M,S> o Layout")
 
 
-def _canonical(layout: Any, element_bits: int, major: str) -> dict[str, Any]:
-    """``make_umma_desc``'s reading of the layout: layout type, the 16-byte-unit layout divided into its canonical
-    modes, and LBO / SBO in 16-byte units. LayoutError names the canonical-form rule that fails."""
-    from algebra.core.products import logical_divide
-    from algebra.core.recast import recast_layout
-
+def _canonical(layout: Any, element_bits: int, major: str) -> tuple[int, int, int]:
+    """``make_umma_desc``'s reading of the layout: (layout type, LBO, SBO in 16-byte units), through
+    :func:`algebra.hw.hopper.canonical_strides`. LayoutError names the canonical-form rule that fails."""
     major = str(major).upper().replace(" ", "").removeprefix("CUTE::").removeprefix("UMMA::").removeprefix("MAJOR::")
     if major not in ("K", "MN"):
         raise LayoutError(f"major must be 'K' or 'MN', not {major!r}")
@@ -95,66 +91,18 @@ def _canonical(layout: Any, element_bits: int, major: str) -> dict[str, Any]:
         raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits!r}")
     inner, bsw = _split(layout, element_bits)
     lt = layout_type_of(bsw)
-    w = LAYOUT_GEOMETRY[lt][0]
     if len(inner) != 2 or not isinstance(inner.shape, tuple):
         raise LayoutError(f"UMMA descriptors describe rank-2 (MN, K) layouts; {inner} has rank {len(inner)}")
     if not all(isinstance(d, int) for d in flatten(inner.stride)):
         raise LayoutError("layout: strides must be integers (offsets in shared memory)")
     if major == "K" and lt == 1:
         raise LayoutError("SWIZZLE_128B_BASE32B is invalid for Major-K (CuTe: make_umma_desc<Major::K>)")
-    t = 128 // element_bits  # elements in one 16-byte row of a core matrix
-    for j in range(1, t):  # the 16-byte rows run along the major mode (the recast to 16-byte units hides it otherwise)
-        at = (0, j) if major == "K" else (j, 0)
-        ext = inner.shape[1] if major == "K" else inner.shape[0]
-        if j < product(ext) and inner(at) != j:
-            raise LayoutError(f"not a canonical UMMA_{major} layout: a {major}-major operand is stored in 16-byte rows "
-                              f"along {major} ({t} elements at stride 1), but element {at} of {inner} sits at offset "
-                              f"{inner(at)}" + (" (is it the other major?)" if inner((j, 0) if major == 'K' else
-                                                                                  (0, j)) == j else ""))
-    try:
-        u128 = recast_layout(inner, element_bits, 128)
-    except LayoutError as exc:
-        raise LayoutError(f"not a canonical UMMA layout: {inner} does not recast to 16-byte units ({exc})") from None
-    if major == "K":
-        if lt == 1:
-            raise LayoutError("SWIZZLE_128B_BASE32B is invalid for Major-K (CuTe: make_umma_desc<Major::K>)")
-        from algebra.core.layout import size
-
-        if size(u128[0]) % 8:
-            raise LayoutError(f"not a canonical UMMA_K layout: expected an MN size that is a multiple of 8 rows; "
-                              f"{inner} has {size(u128[0])} rows of 16-byte units")
-        tiler = (Layout(8, 1), Layout(2, 1))
-    else:
-        tiler = (Layout(w), Layout(4 if lt == 1 else 8))
-    try:
-        canon = logical_divide(u128, tiler)
-    except LayoutError as exc:
-        raise LayoutError(f"not a canonical UMMA_{major} layout: {u128} (16-byte units) does not divide by "
-                          f"({tiler[0]}, {tiler[1]}): {exc}") from None
-    if not congruent(canon.shape, ((1, 1), (1, 1))):
-        raise LayoutError(f"not a canonical UMMA_{major} layout: expected profile ((_,_),(_,_)) after dividing by "
-                          f"({tiler[0]}, {tiler[1]}) in 16-byte units; got {canon}")
-    (s00, s01), (s10, s11) = canon.stride
-    if major == "K":
-        if s00 != w:
-            raise LayoutError(f"not a canonical UMMA_K layout: the 8 rows of a core matrix must be {w} x 16 bytes "
-                              f"apart for {LAYOUT_TYPES[lt]}; in 16-byte units the layout is {canon} (stride {s00})")
-        if lt and s10 != 1:
-            raise LayoutError(f"not a canonical UMMA_K layout: along K the two 16-byte chunks must be adjacent (stride "
-                              f"1) inside the {LAYOUT_TYPES[lt]} atom; in 16-byte units the layout is {canon}")
-        sbo, lbo = s01, s10
-    else:
-        if lt and s00 != 1:
-            raise LayoutError(f"not a canonical UMMA_MN layout: along MN the 16-byte chunks must be contiguous (stride "
-                              f"1) inside the {LAYOUT_TYPES[lt]} atom; in 16-byte units the layout is {canon}")
-        if s10 != w:
-            raise LayoutError(f"not a canonical UMMA_MN layout: along K the rows of the atom must be {w} x 16 bytes "
-                              f"apart for {LAYOUT_TYPES[lt]}; in 16-byte units the layout is {canon} (stride {s10})")
-        sbo, lbo = (s01, s11) if lt == 0 else (s11, s01)
+    _, lbo, sbo = hopper.canonical_strides(inner, element_bits, major, LAYOUT_GEOMETRY[lt][0], LAYOUT_TYPES[lt],
+                                           lt != 0, "UMMA", 4 if lt == 1 else 8)
     for what, v in (("LBO", lbo), ("SBO", sbo)):
         if not 0 <= v < 1 << 14:
             raise LayoutError(f"{what} = {v} x 16 bytes does not fit the 14-bit field of the descriptor")
-    return {"layout_type": lt, "canonical_u128": canon, "lbo": lbo, "sbo": sbo, "major": major}
+    return lt, lbo, sbo
 
 
 def umma_desc(layout: Any, element_bits: int, major: str = "K", start_address: int = 0) -> int:
@@ -167,8 +115,8 @@ def umma_desc(layout: Any, element_bits: int, major: str = "K", start_address: i
     """
     if not isinstance(start_address, int) or start_address < 0 or start_address % 16 or start_address >= 1 << 18:
         raise LayoutError(f"start_address must be a multiple of 16 below 2^18, not {start_address!r}")
-    c = _canonical(layout, element_bits, major)
-    return ((start_address >> 4) | (c["lbo"] << 16) | (c["sbo"] << 32) | (1 << 46) | (c["layout_type"] << 61))
+    lt, lbo, sbo = _canonical(layout, element_bits, major)
+    return (start_address >> 4) | (lbo << 16) | (sbo << 32) | (1 << 46) | (lt << 61)
 
 
 def decode_umma_desc(d: int) -> dict[str, Any]:
@@ -211,10 +159,7 @@ def encode_fields(start_address: int, leading_byte_offset: int, stride_byte_offs
 
 # --------------------------------------------------------------------------- canonical smem layout atoms
 
-SW_NAMES = {"INTER": 16, "SW32": 32, "SW64": 64, "SW128": 128}
-
-
-def umma_smem_atom(name: str, element_bits: int) -> SmemAtom:
+def umma_smem_atom(name: str, element_bits: int) -> hopper.SmemAtom:
     """``UMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>`` (CuTe reuses GMMA's) and
     ``UMMA::Layout_MN_SW128_32B_Atom<T>`` = ``upcast<bits>(Sw<2,5,2> o (1024,4):(1,1024))``, T of ``element_bits``."""
     core = name.strip().removeprefix("cute::").removeprefix("UMMA::").removeprefix("SM100::")
@@ -223,23 +168,17 @@ def umma_smem_atom(name: str, element_bits: int) -> SmemAtom:
         if element_bits not in (4, 8, 16, 32, 64):
             raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits}")
         w = 1024 // element_bits
-        return SmemAtom(core, "MN", 128, element_bits, (w, 4), (1, w), (2, 5, 2),
-                        swizzle_to_elements((2, 5, 2), element_bits))
+        return hopper.SmemAtom(core, "MN", 128, element_bits, (w, 4), (1, w), (2, 5, 2),
+                               hopper.swizzle_to_elements((2, 5, 2), element_bits))
     parts = core.split("_")
-    if len(parts) != 4 or parts[0] != "Layout" or parts[3] != "Atom" or parts[2] not in SW_NAMES:
+    if len(parts) != 4 or parts[0] != "Layout" or parts[3] != "Atom" or parts[2] not in hopper.SWIZZLE_SPANS:
         raise LayoutError(f"unknown UMMA smem atom {name!r}: Layout_<K|MN>_<INTER|SW32|SW64|SW128>_Atom or "
                           "Layout_MN_SW128_32B_Atom")
-    return smem_atom(parts[1], SW_NAMES[parts[2]], element_bits)
+    return hopper.smem_atom(parts[1], hopper.SWIZZLE_SPANS[parts[2]], element_bits)
 
 
-def tile_atom(atom: SmemAtom, mn: int, k: int) -> Any:
+def tile_atom(atom: hopper.SmemAtom, mn: int, k: int) -> Any:
     """``tile_to_shape(atom, (mn, k))`` in element units, the swizzle kept (a ComposedLayout, or a Layout for INTER)."""
-    from algebra.core.products import tile_to_shape
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     if mn % atom.shape[0] or k % atom.shape[1]:
         raise LayoutError(f"tile {mn}x{k} is not a multiple of {atom.name}'s {atom.shape[0]}x{atom.shape[1]} elements")
-    tiled = tile_to_shape(Layout(atom.shape, atom.stride), (mn, k))
-    if atom.byte_swizzle[0] == 0:
-        return tiled
-    return ComposedLayout(Swizzle(*atom.element_swizzle), 0, tiled)
+    return tile_to_shape(atom.layout, (mn, k))  # the swizzle stays outside; CuTe drops an identity one

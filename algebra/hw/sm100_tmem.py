@@ -32,6 +32,7 @@ from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, size
+from algebra.core.modes import offsets
 from algebra.core.notation import parse_layout
 
 LANES = 128
@@ -153,10 +154,7 @@ def alloc_columns(columns: int) -> int:
         raise LayoutError(f"columns must be a positive integer, not {columns!r}")
     if columns > COLUMNS:
         raise LayoutError(f"{columns} columns do not fit: tensor memory has {COLUMNS} columns per SM")
-    n = MIN_ALLOC
-    while n < columns:
-        n *= 2
-    return n
+    return max(MIN_ALLOC, 1 << (columns - 1).bit_length())
 
 
 def accumulator_columns(m: int, n: int, cta_group: int = 1) -> int:
@@ -168,25 +166,23 @@ def accumulator_columns(m: int, n: int, cta_group: int = 1) -> int:
     return n
 
 
+def accumulator_layout(m: int, n: int, cta_group: int = 1) -> Layout:
+    """CuTe's ``UMMA::tmem_frg`` for the M x N accumulator of one MMA at TMEM address 0, as a Layout: (i, j) ->
+    ``cta * 2^32 + lane * 2^16 + column`` (a TMEM address is ``lane << 16 | column``). 1 CTA M = 128: lane i, column
+    j; 1 CTA M = 64: lanes 0-15 of each quarter (i = i0 + 16 i1 -> lane i0 + 32 i1); 2 CTAs: CTA i // (M/2) holds
+    rows [M/2 cta, M/2 (cta+1)); M = 256: lane i % 128, column j; M = 128: row r = i % 64 at lane r for j < N/2 and
+    lane 64 + r, column j - N/2 otherwise. For the M, N and CTA counts ``tcgen05.mma`` takes (``sm100.umma``)."""
+    if cta_group == 1 and m == 64:
+        return Layout(((16, 4), n), ((1 << 16, 32 << 16), 1))
+    if cta_group == 2 and m == 128:
+        return Layout(((64, 2), (n // 2, 2)), ((1 << 16, 1 << 32), (1, 64 << 16)))
+    return Layout(((m // cta_group, cta_group), n), ((1 << 16, 1 << 32), 1))
+
+
 def accumulator_map(m: int, n: int, cta_group: int = 1) -> list[list[tuple[int, int, int]]]:
-    """(cta, lane, column) of each element (i, j) of the M x N accumulator of one MMA at TMEM address 0, following
-    CuTe's ``UMMA::tmem_frg`` atoms: 1 CTA M = 128: lane i, column j; 1 CTA M = 64: lanes 0-15 of each quarter
-    (i = i0 + 16 i1 -> lane i0 + 32 i1); 2 CTAs: CTA i // (M/2) holds rows [M/2 cta, M/2 (cta+1)); M = 256: lane
-    i % 128, column j; M = 128: row r = i % 64 at lane r for j < N/2 and lane 64 + r, column j - N/2 otherwise."""
-    out = []
-    half = m // cta_group
-    for i in range(m):
-        cta, r = divmod(i, half)
-        row = []
-        for j in range(n):
-            if cta_group == 1 and m == 64:
-                row.append((0, (r % 16) + 32 * (r // 16), j))
-            elif cta_group == 2 and m == 128:
-                row.append((cta, r + 64 * (j // (n // 2)), j % (n // 2)))
-            else:
-                row.append((cta, r, j))
-        out.append(row)
-    return out
+    """(cta, lane, column) of each element (i, j) of the M x N accumulator (:func:`accumulator_layout`)."""
+    flat = offsets(accumulator_layout(m, n, cta_group))  # column-major: element (i, j) at i + m * j
+    return [[(a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF) for a in flat[i::m]] for i in range(m)]
 
 
 def occupancy(m: int, n: int, cta_group: int = 1) -> dict[str, Any]:

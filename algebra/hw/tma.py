@@ -56,9 +56,8 @@ class TmaAtom:
 
     def tma_tensor(self) -> CoordTensor:
         """``get_tma_tensor(shape(gtensor))``: global coordinates as TMA coordinates."""
-        shape = self.gmem.shape if it.is_tuple(self.gmem.shape) else (self.gmem.shape,)
-        strides = tuple(E(self.dims.index(j)) for j in range(len(shape)))
-        return CoordTensor(tuple(0 for _ in shape), Layout(tuple(shape), strides))
+        shape = it.wrap(self.gmem.shape)
+        return CoordTensor((0,) * len(shape), Layout(shape, tuple(E(self.dims.index(j)) for j in range(len(shape)))))
 
     def owner(self, tile_index: int) -> tuple[int, int]:
         """(instruction, CTA of the cluster) that loads element ``tile_index`` (column-major in the CTA tile)."""
@@ -77,9 +76,8 @@ class TmaAtom:
         div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
         mine = make_layout(composition(div[0], Layout(self.chunk)), div[1])  # this CTA's part of each vector
         first = self.smem_to_coord(start)
-        first_t = first.as_tuple() if hasattr(first, "as_tuple") else ()
         origin = [coord[self.dims[d]] * self.cta_tile[self.dims[d]] for d in range(len(self.dims))]
-        for d, x in enumerate(first_t if isinstance(first_t, tuple) else (first_t,)):
+        for d, x in enumerate(it.wrap(first.as_tuple() if hasattr(first, "as_tuple") else ())):
             origin[d] += x
         src = CoordTensor(tuple(origin), mine)
         dst = Layout((self.chunk, self.instructions), (1, self.vector))
@@ -87,8 +85,7 @@ class TmaAtom:
 
     def encode(self, strict: bool = False) -> Any:
         """cuTensorMapEncodeTiled's arguments for this atom (``hopper.encode_tiled``), every rule checked."""
-        shape = self.gmem.shape if it.is_tuple(self.gmem.shape) else (self.gmem.shape,)
-        stride = self.gmem.stride if it.is_tuple(self.gmem.stride) else (self.gmem.stride,)
+        shape, stride = it.wrap(self.gmem.shape), it.wrap(self.gmem.stride)
         esize = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)]
         dims = [shape[j] for j in self.dims]
         strides = [stride[j] * esize for j in self.dims[1:]]
@@ -104,9 +101,8 @@ def _plain(smem: Any) -> Layout:
 def _swizzle_mode(smem: Any, esize: int) -> str:
     if not hasattr(smem, "layout_a"):
         return "NONE"
-    sw = smem.layout_a
-    span = (1 << (sw.bits + sw.base)) * esize
-    return {16: "NONE", 32: "32B", 64: "64B", 128: "128B"}.get(span, f"{span}B")
+    span = (1 << (smem.layout_a.bits + smem.layout_a.base)) * esize
+    return "NONE" if span == 16 else f"{span}B"
 
 
 def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: int = 1,
@@ -127,8 +123,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     g = gmem
     if not isinstance(g, Layout):
         raise LayoutError(f"the global tensor must be a layout, not {gmem!r}")
-    shape = g.shape if it.is_tuple(g.shape) else (g.shape,)
-    stride = g.stride if it.is_tuple(g.stride) else (g.stride,)
+    shape, stride = it.wrap(g.shape), it.wrap(g.stride)
     if any(it.is_tuple(s) for s in shape) or any(not isinstance(d, int) for d in stride):
         raise LayoutError(f"the global tensor must be flat with integer strides (one mode per dimension): {g}")
     tile = tuple(cta_tile) if isinstance(cta_tile, list | tuple) else (cta_tile,)
@@ -141,7 +136,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     plain = _plain(smem)
     if not isinstance(plain, Layout):
         raise LayoutError(f"the shared-memory layout must be a layout, not {smem!r}")
-    sshape = tuple(it.product_each(plain.shape)) if it.is_tuple(plain.shape) else (plain.shape,)
+    sshape = it.product_each(plain.shape)
     if sshape != tile:
         raise LayoutError(f"the shared-memory layout {smem} has shape {sshape}, not the CTA tile {tile}")
     if cosize(plain) != size(plain):
@@ -152,14 +147,8 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         raise LayoutError(f"the shared-memory layout {plain} is not invertible")
     coord_of_tile = Layout(tile, tuple(E(j) for j in range(len(tile))))
     cvec = coalesce(composition(coord_of_tile, inv))  # smem offset -> global coordinate, in smem order
-    modes = list(zip(it.flatten(cvec.shape), it.flatten(cvec.stride), strict=True)) if it.is_tuple(cvec.shape) \
-        else [(cvec.shape, cvec.stride)]
-    modes = [(sz, d) for sz, d in modes if sz > 1]
-    order: list[int] = []
-    for _, d in modes:
-        if d.mode_path[0] not in order:
-            order.append(d.mode_path[0])
-    order += [j for j in range(len(tile)) if j not in order]
+    modes = [(sz, d) for sz, d in zip(it.flatten(cvec.shape), it.flatten(cvec.stride), strict=True) if sz > 1]
+    order = list(dict.fromkeys([d.mode_path[0] for _, d in modes] + list(range(len(tile)))))  # smem order first
     if stride[order[0]] != 1:
         raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
                           f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
