@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 from pathlib import Path
 
 from jinja2_fragments.fastapi import Jinja2Blocks
@@ -28,6 +29,22 @@ NAV = [
     ("/drills", "Drills"),
     ("/lab", "GPU lab"),
 ]
+
+
+_CODE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.MethodWrapperType, type)
+
+
+def _finalize(value: object) -> object:
+    """Every ``{{ }}`` output passes here: a function, method or class is never page text (a Layout, callable as
+    the function it is, prints as itself). ``{{ d.copy }}`` on a dict renders its
+    ``copy`` method, not the key (Jinja reads attributes first): such a template is refused as it renders, so the
+    page tests catch it, instead of a page showing ``<built-in method ...>``."""
+    if isinstance(value, _CODE):
+        raise TypeError(f"a template printed code ({value!r}): use d['key'] for a dict's key")
+    return value
+
+
+templates.env.finalize = _finalize
 templates.env.globals["NAV"] = NAV
 templates.env.globals["strip_html"] = strip_html
 templates.env.filters["clip"] = clip  # error messages show at most MAX_ECHO characters of the input

@@ -167,3 +167,21 @@ def test_no_record_means_no_measured_column(tmp_path):
     assert page["row"] is None and page["classes"] == []
     with pytest.raises(L.UnknownRung):
         L.rung_page(12)
+
+
+def test_every_rung_page_names_its_copy_atom_with_a_link_and_prints_no_python_object(client):
+    for k in range(1, 9):
+        page = client.get(f"/lab/rungs/{k}").text
+        assert " object at 0x" not in page and "<built-in method" not in page and "&lt;built-in" not in page, k
+        copy = re.search(r"Copy that feeds it: (.*?)</li>", page, re.S)
+        assert copy, k
+        link = re.search(r'href="([^"]+)"', copy.group(1))
+        assert link is None or client.get(link.group(1).replace("&amp;", "&")).status_code == 200, k
+
+
+def test_a_template_that_prints_a_method_is_refused_as_it_renders():
+    from app.templating import templates
+
+    with pytest.raises(TypeError, match="printed code"):
+        templates.env.from_string("{{ d.copy }}").render(d={"copy": "x"})
+    assert templates.env.from_string("{{ d['copy'] }}").render(d={"copy": "x"}) == "x"
