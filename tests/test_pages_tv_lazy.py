@@ -1,5 +1,5 @@
-"""The TV atlas's heavy sections (copy and MMA walkthroughs, kernel path, TMA with a cluster, Blackwell) are not in the
-first load: each comes as
+"""The TV atlas's heavy sections (tiled copy / tiled MMA, copy and MMA walkthroughs, kernel path, TMA with a cluster,
+Blackwell) are not in the first load: each comes as
 a closed ``<details>`` holding its form, and its result arrives as the ``?panel=`` fragment when first opened. A query
 that names one of a section's fields renders that section open and filled (its permalink)."""
 
@@ -14,7 +14,8 @@ from app.routes.pages_tv import DEFAULTS
 HX = {"HX-Request": "true"}
 TV_128 = "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C"  # bench/web.py's TV atlas permalink
 #: section -> (a field of its form, ids that only its rendered result holds)
-SECTIONS = {"copywalk": ("cw_t", ('id="copy-walk-thread"', 'id="copy-level-parts"', 'id="walk-src"')),
+SECTIONS = {"tiled": ("tbits", ('id="grid-tiled"', 'id="tiled-tile"', 'id="tiled-tv"')),
+            "copywalk": ("cw_t", ('id="copy-walk-thread"', 'id="copy-level-parts"', 'id="walk-src"')),
             "mmawalk": ("mw_t", ('id="mma-walk-thread"', 'id="mma-level-parts"', 'id="walk-part-c"')),
             "kernel": ("kp_t", ('id="kp-summary"', 'id="kp-step-1"', 'id="fig-kp-part-c"')),
             "tmac": ("tm_cluster", ('id="tmac-facts"', 'id="tmac-parts"', 'id="tmac-encode"')),
@@ -56,7 +57,7 @@ def test_the_fragment_brings_what_the_first_load_left_out(client, name):
 @pytest.mark.parametrize("name", list(SECTIONS))
 def test_a_permalink_naming_a_section_field_opens_it_filled(client, name):
     field, result_ids = SECTIONS[name]
-    value = {"cw_t": "9", "mw_t": "37", "kp_t": "5", "tm_cluster": "4", "bw_warp": "5"}[field]
+    value = {"tbits": "32", "cw_t": "9", "mw_t": "37", "kp_t": "5", "tm_cluster": "4", "bw_warp": "5"}[field]
     page = client.get(f"/tv?{field}={value}").text
     assert " open" in section_tag(page, name) and f'hx-get="/tv?panel={name}"' not in page
     for rid in result_ids:
@@ -78,26 +79,36 @@ def test_section_answers_follow_the_query(client):
     frag = client.get("/tv?panel=mmawalk&mw_t=37").text
     assert 'id="mma-walk-thread">Following thread <b class="mono">37</b>' in frag
     assert 'role="alert"' in client.get("/tv?panel=copywalk&cw_t=100000").text
+    mma = "tatom=SM80_16x8x16_F32F16F16F32_TN&tlayout=(2,2,1)"  # make_tiled_mma(atom, Layout<Shape<_2,_2,_1>>{})
+    assert 'id="tiled-tile">32 x 16 x 16<' in client.get("/tv?" + mma).text
+    assert 'id="tiled-tv">(32,2,2,1):(1,32,64,0)<' in client.get("/tv?panel=tiled&" + mma).text
+    assert 'role="alert"' in client.get("/tv?panel=tiled&tthr=(((").text
+    # each of the tiled form's fields is a permalink that opens it (its prefixes are whole names: "t" alone would
+    # also catch the Hopper panel's tdtype / ttensor / tbox / tswz and the Triton panel's tt_*)
+    for field in ("tatom", "tthr", "tval", "tbits", "tlayout", "top"):
+        assert 'id="grid-tiled"' in client.get("/tv", params={field: DEFAULTS[field]}).text, field
+    for field in ("tdtype", "ttensor", "tbox", "tswz", "tt_shape"):
+        assert 'id="grid-tiled"' not in client.get("/tv", params={field: DEFAULTS[field]}).text, field
 
 
-def test_the_tv_atlas_permalink_leaves_out_both_walkthroughs(client):
-    """bench/web.py's 128x128 permalink names no walkthrough field: both come closed, and the page is smaller than
-    what it was with them by about both fragments."""
+def test_the_tv_atlas_permalink_leaves_out_the_tiled_section_and_both_walkthroughs(client):
+    """bench/web.py's 128x128 permalink names no field of the tiled section or the walkthroughs: all three come
+    closed, and the page is smaller than what it was with them by about the three fragments."""
     page = client.get(TV_128)
-    opened = client.get(TV_128 + "&cw_t=0&mw_t=0")
-    frags = sum(len(client.get(f"/tv?panel={name}").content) for name in ("copywalk", "mmawalk"))
+    opened = client.get(TV_128 + "&tbits=16&cw_t=0&mw_t=0")
+    frags = sum(len(client.get(f"/tv?panel={name}").content) for name in ("tiled", "copywalk", "mmawalk"))
     assert len(opened.content) - len(page.content) > 0.9 * frags
-    for wid in ("copy", "mma"):
-        assert f'id="{wid}-walk-thread"' not in page.text and f'id="{wid}-walk-thread"' in opened.text
+    for rid in ('id="copy-walk-thread"', 'id="mma-walk-thread"', 'id="grid-tiled"'):
+        assert rid not in page.text and rid in opened.text
 
 
 def test_a_closed_walkthrough_stays_out_of_the_other_forms_requests(client):
-    """Every form sends the walkthrough forms' fields only while their section is open (hx-include through
+    """Every form sends the walkthrough and tiled forms' fields only while their section is open (hx-include through
     ``[open]``), so using another form does not write them into the address bar and its reload stays light."""
     page = client.get("/tv").text
     for form in re.findall(r'<form class="bar" id="[a-z]+-form"[^>]*>', page):
         inc = re.search(r'hx-include="([^"]*)"', form).group(1).split(", ")
-        for name in ("copywalk", "mmawalk"):
+        for name in ("tiled", "copywalk", "mmawalk"):
             assert f"#{name}-form" not in inc, form[:60]
             if "#tv-form" in inc:  # the forms that carry the page's other fields carry the open walkthroughs' too
                 assert f"#{name}-sec[open] #{name}-form" in inc, form[:60]

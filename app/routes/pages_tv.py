@@ -84,15 +84,22 @@ def sectors_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
-def tiled_ctx(q: dict[str, str]) -> dict:
+def tiled_form(q: dict[str, str]) -> dict:
+    """The tiled copy / tiled MMA form: its fields, menus and presets (cheap; the tiling is :func:`tiled_ctx`)."""
     kind = "mma" if q["tatom"].strip() in set(atoms.mma_names()) else "copy"
-    ctx: dict = {"tkind": kind, "tatom": q["tatom"].strip(), "tthr": q["tthr"].strip(), "tval": q["tval"].strip(),
-                 "tbits": _int(q["tbits"], 16, (8, 16, 32, 64, 128)), "tlayout": q["tlayout"].strip(),
-                 "top": q["top"].strip().upper() or "C", "copy_presets": T.COPY_PRESETS,
-                 "mma_presets": T.MMA_PRESETS, "tview": None, "tg": None, "t_error": None,
-                 "copy_atoms": atoms.copy_names(), "mma_atoms": atoms.mma_names()}
+    return {"tkind": kind, "tatom": q["tatom"].strip(), "tthr": q["tthr"].strip(), "tval": q["tval"].strip(),
+            "tbits": _int(q["tbits"], 16, (8, 16, 32, 64, 128)), "tlayout": q["tlayout"].strip(),
+            "top": q["top"].strip().upper() or "C", "copy_presets": T.COPY_PRESETS,
+            "mma_presets": T.MMA_PRESETS, "tview": None, "tg": None, "t_error": None,
+            "copy_atoms": atoms.copy_names(), "mma_atoms": atoms.mma_names()}
+
+
+def tiled_ctx(q: dict[str, str]) -> dict:
+    """The tiled copy / tiled MMA section: make_tiled_copy(atom, thr, val) or make_tiled_mma(atom, layout), drawn."""
+    ctx = tiled_form(q)
     try:
-        v = T.tiled_view(kind, ctx["tatom"], ctx["tthr"], ctx["tval"], ctx["tbits"], ctx["tlayout"], ctx["top"])
+        v = T.tiled_view(ctx["tkind"], ctx["tatom"], ctx["tthr"], ctx["tval"], ctx["tbits"], ctx["tlayout"],
+                         ctx["top"])
         ctx.update(tview=v, tg=S.tv_grid(v, "grid-tiled", by_warp=v.num_threads > 32))
         for cell in v.bad or ():
             ctx["tg"].marks[cell] = "bad"
@@ -243,11 +250,12 @@ PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sec
           "tmac": ("tv_tma.html", "tmac", tma_ctx),
           "blackwell": ("tv_blackwell.html", None, blackwell_ctx)}
 
-#: The sections the first load sends closed, with their form but not their result (280, 72, 40, 75 and 82 kB of
+#: The sections the first load sends closed, with their form but not their result (32, 280, 72, 40, 75 and 82 kB of
 #: grids and tables with the defaults): a ``<details>`` whose first opening fetches ``/tv?panel=<name>`` plus its
 #: form's fields, answered by the same block (or template) as above. A query that names one of the section's fields
-#: (its prefix) renders it open and filled.
-LAZY: dict[str, tuple[str, Callable[[dict[str, str]], dict]]] = {
+#: (its prefix, or one of its prefixes) renders it open and filled.
+LAZY: dict[str, tuple[str | tuple[str, ...], Callable[[dict[str, str]], dict]]] = {
+    "tiled": (("tatom", "tthr", "tval", "tbits", "tlayout", "top"), tiled_form),
     "copywalk": ("cw_", copywalk_form), "mmawalk": ("mw_", mmawalk_form),
     "kernel": ("kp_", kernel_form), "tmac": ("tm_", tma_form), "blackwell": ("bw_", blackwell_form)}
 
@@ -264,7 +272,7 @@ def tv_page(request: Request) -> HTMLResponse:
     if panel is not None:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
-    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **triton_ctx(q)}
+    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **hopper_ctx(q), **triton_ctx(q)}
     for section, (prefix, form) in LAZY.items():
         asked = any(k.startswith(prefix) for k in request.query_params)
         ctx.update(PANELS[section][2](q) if asked else form(q))
