@@ -84,7 +84,8 @@ CELL = '#grid-explorer .gt[data-j="0"] > .gr[data-i="{i}"] > span:nth-child({k})
 CARET_JS = """(pos) => { const i = document.querySelector('#layout-input'); i.focus();
     i.setSelectionRange(pos, pos); }"""
 # a section sent closed: click its summary, resolve two frames after the fetched result (s.sel) is in s.box
-SECTIONS = {"copy walkthrough": ("copywalk-sec", "copywalk", "#copy-walk-thread"),
+SECTIONS = {"tiled copy / MMA": ("tiled-sec", "tiled", "#grid-tiled"),
+            "copy walkthrough": ("copywalk-sec", "copywalk", "#copy-walk-thread"),
             "MMA walkthrough": ("mmawalk-sec", "mmawalk", "#mma-walk-thread"),
             "kernel path": ("kernel-sec", "kernel", "#kp-summary"), "TMA cluster": ("tmac-sec", "tmac", "#tmac-facts"),
             "Blackwell": ("blackwell-sec", "blackwell", "#umma-name")}
