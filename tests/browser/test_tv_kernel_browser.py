@@ -1,5 +1,6 @@
-"""The TV atlas's kernel path (atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions), a tiled
-copy that names its duplicates and holes, the TMA cluster section and the copy / MMA walkthroughs, in a real chromium.
+"""The TV atlas's kernel path (atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions), the
+tiled copy / MMA section (a tiled copy that names its duplicates and holes), the TMA cluster section and the copy /
+MMA walkthroughs, in a real chromium.
 These sections come closed and load their result when first opened (``?panel=``); a permalink naming their fields
 opens them filled."""
 
@@ -77,7 +78,7 @@ def test_kernel_path_loads_when_opened(page, live_server, screenshot):
 
 def test_a_link_to_a_closed_section_opens_it(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv")
-    heading_to_top(page, "copywalk-h")
+    heading_to_top(page, "tiled-h")
     screenshot(page, "tv-sections-closed", full_page=False)
     page.click('nav.presets a[href="#tmac-h"]')  # "On this page"
     expect(page.locator("#tmac-sec")).to_have_attribute("open", "")
@@ -89,6 +90,7 @@ def test_a_link_to_a_closed_section_opens_it(page, live_server, screenshot):
 
 def test_a_tiled_copy_names_its_duplicates_and_holes(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?tatom=SM80_CP_ASYNC_CACHEALWAYS_16B&tthr=(16,8):(8,0)&tval=(1,8):(8,1)#tiled-h")
+    expect(page.locator("#tiled-sec")).to_have_attribute("open", "")  # a permalink naming its fields opens it
     text = page.text_content("#tiled-coverage")
     assert "claimed more than once" in text and "holes" in text and "T0V1" in text
     page.locator("#tiled-h").scroll_into_view_if_needed()
@@ -97,6 +99,38 @@ def test_a_tiled_copy_names_its_duplicates_and_holes(page, live_server, screensh
     page.fill("#tthr-input", "(16,8):(8,1)")
     page.wait_for_function("() => !document.querySelector('#tiled-coverage')")
     assert page.locator("#grid-tiled .bad").count() == 0
+
+
+TILED_FIELDS = ("tatom", "tthr", "tval", "tbits", "tlayout", "top")
+
+
+def test_the_tiled_section_loads_when_opened(page, live_server, screenshot):
+    asked = panel_requests(page)
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    expect(page.locator("#tiled-sec")).not_to_have_attribute("open", "")
+    assert page.locator("#grid-tiled").count() == 0 and not asked  # not in the first load, not fetched
+    page.select_option("#operand-select", "A")  # another form: the closed section's fields stay out of the address
+    expect(page.locator("#fact-operand")).to_have_text("A")
+    assert not set(TILED_FIELDS) & set(parse_qs(urlparse(page.url).query))
+    page.click("#tiled-sec > summary")
+    expect(page.locator("#tiled-atom")).to_have_text("SM80_CP_ASYNC_CACHEALWAYS_16B")  # the fragment, swapped in
+    expect(page.locator("#tiled-tile")).to_have_text("16 x 64")
+    assert len(asked) == 1 and "panel=tiled" in asked[0] and "tatom=" in asked[0]
+    heading_to_top(page, "tiled-h")
+    page.wait_for_function("() => document.querySelectorAll('#grid-tiled .gr > span').length > 0")
+    screenshot(page, "tv-tiled-opened", full_page=False)
+    page.fill("#tthr-input", "(16,8):(8,0)")  # its form still re-renders it and writes the permalink
+    expect(page.locator("#tiled-coverage")).to_contain_text("claimed more than once")
+    assert parse_qs(urlparse(page.url).query)["tthr"] == ["(16,8):(8,0)"]
+    page.select_option("#operand-select", "C")  # open now: the other forms carry its fields
+    expect(page.locator("#fact-operand")).to_have_text("C")
+    assert parse_qs(urlparse(page.url).query)["tthr"] == ["(16,8):(8,0)"]
+    assert len(asked) == 1
+    page.reload()  # the permalink now names the section's fields: it comes open and filled, nothing fetched
+    expect(page.locator("#tiled-sec")).to_have_attribute("open", "")
+    expect(page.locator("#tiled-coverage")).to_contain_text("claimed more than once")
+    assert len(asked) == 1
+    assert not page.console_errors
 
 
 def test_tma_cluster_section(page, live_server, screenshot):
