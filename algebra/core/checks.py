@@ -376,8 +376,10 @@ def _on_domain(x: Any) -> tuple | None:
     if hasattr(x, "shape"):
         tab = _tables(x)
         return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
-    dom = x.domain() if hasattr(x, "domain") and hasattr(x.layout_a, "shape") else None
-    tab = None if dom is None or len(dom) > POST_CAP else _tables(x.layout_a)
+    if not (hasattr(x, "domain") and hasattr(x.layout_a, "shape")) or it.product(x.layout_a.shape) > POST_CAP:
+        return None  # (the domain lies in [0, size(L)): over the cap, _tables(L) says None; not enumerated)
+    dom = x.domain()
+    tab = None if len(dom) > POST_CAP else _tables(x.layout_a)
     return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
 
