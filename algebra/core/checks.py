@@ -509,7 +509,7 @@ is L(j) + R(i) for no i, j
 def post_layout_add(args: tuple, r: Any) -> None:
     """``layout_add``'s post-condition: ``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (an F2 stride on a mode
     whose shape is not a power of two can break it: refused, with the point)."""
-    a, b = args
+    a, b = (type(r)(x) if type(x) is int else x for x in args)  # an int n is the layout n:1, as layout_add reads it
     tabs = _tables(a, b, r)
     if tabs is None:  # basis strides, or over the cap: point by point, up to 2^16 points
         pts = ((i, a(i) + b(i), r(i)) for i in range(min(it.product(a.shape), 1 << 16)))
