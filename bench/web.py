@@ -84,7 +84,9 @@ CELL = '#grid-explorer .gt[data-j="0"] > .gr[data-i="{i}"] > span:nth-child({k})
 CARET_JS = """(pos) => { const i = document.querySelector('#layout-input'); i.focus();
     i.setSelectionRange(pos, pos); }"""
 # a section sent closed: click its summary, resolve two frames after the fetched result (s.sel) is in s.box
-SECTIONS = {"kernel path": ("kernel-sec", "kernel", "#kp-summary"), "TMA cluster": ("tmac-sec", "tmac", "#tmac-facts"),
+SECTIONS = {"copy walkthrough": ("copywalk-sec", "copywalk", "#copy-walk-thread"),
+            "MMA walkthrough": ("mmawalk-sec", "mmawalk", "#mma-walk-thread"),
+            "kernel path": ("kernel-sec", "kernel", "#kp-summary"), "TMA cluster": ("tmac-sec", "tmac", "#tmac-facts"),
             "Blackwell": ("blackwell-sec", "blackwell", "#umma-name")}
 SECTION_JS = """(s) => new Promise((resolve) => {
     const sec = document.getElementById(s.sec), box = document.getElementById(s.box);

@@ -1,4 +1,5 @@
-"""The TV atlas's heavy sections (kernel path, TMA with a cluster, Blackwell) are not in the first load: each comes as
+"""The TV atlas's heavy sections (copy and MMA walkthroughs, kernel path, TMA with a cluster, Blackwell) are not in the
+first load: each comes as
 a closed ``<details>`` holding its form, and its result arrives as the ``?panel=`` fragment when first opened. A query
 that names one of a section's fields renders that section open and filled (its permalink)."""
 
@@ -13,7 +14,9 @@ from app.routes.pages_tv import DEFAULTS
 HX = {"HX-Request": "true"}
 TV_128 = "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C"  # bench/web.py's TV atlas permalink
 #: section -> (a field of its form, ids that only its rendered result holds)
-SECTIONS = {"kernel": ("kp_t", ('id="kp-summary"', 'id="kp-step-1"', 'id="fig-kp-part-c"')),
+SECTIONS = {"copywalk": ("cw_t", ('id="copy-walk-thread"', 'id="copy-level-parts"', 'id="walk-src"')),
+            "mmawalk": ("mw_t", ('id="mma-walk-thread"', 'id="mma-level-parts"', 'id="walk-part-c"')),
+            "kernel": ("kp_t", ('id="kp-summary"', 'id="kp-step-1"', 'id="fig-kp-part-c"')),
             "tmac": ("tm_cluster", ('id="tmac-facts"', 'id="tmac-parts"', 'id="tmac-encode"')),
             "blackwell": ("bw_warp", ('id="umma-name"', 'id="umma-idesc-fields"', 'id="tmem-svg"'))}
 
@@ -53,7 +56,7 @@ def test_the_fragment_brings_what_the_first_load_left_out(client, name):
 @pytest.mark.parametrize("name", list(SECTIONS))
 def test_a_permalink_naming_a_section_field_opens_it_filled(client, name):
     field, result_ids = SECTIONS[name]
-    value = {"kp_t": "5", "tm_cluster": "4", "bw_warp": "5"}[field]
+    value = {"cw_t": "9", "mw_t": "37", "kp_t": "5", "tm_cluster": "4", "bw_warp": "5"}[field]
     page = client.get(f"/tv?{field}={value}").text
     assert " open" in section_tag(page, name) and f'hx-get="/tv?panel={name}"' not in page
     for rid in result_ids:
@@ -71,3 +74,30 @@ def test_section_answers_follow_the_query(client):
     assert 'id="tmem-lanes">32-63<' in client.get("/tv?bw_warp=5").text
     assert "following thread 7" in client.get("/tv?panel=kernel&kp_t=7").text
     assert 'role="alert"' in client.get("/tv?panel=blackwell&bw_m=96").text  # a bad field: inline, in the fragment
+    assert 'id="copy-walk-thread">Following thread <b class="mono">9</b>' in client.get("/tv?cw_t=9").text
+    frag = client.get("/tv?panel=mmawalk&mw_t=37").text
+    assert 'id="mma-walk-thread">Following thread <b class="mono">37</b>' in frag
+    assert 'role="alert"' in client.get("/tv?panel=copywalk&cw_t=100000").text
+
+
+def test_the_tv_atlas_permalink_leaves_out_both_walkthroughs(client):
+    """bench/web.py's 128x128 permalink names no walkthrough field: both come closed, and the page is smaller than
+    what it was with them by about both fragments."""
+    page = client.get(TV_128)
+    opened = client.get(TV_128 + "&cw_t=0&mw_t=0")
+    frags = sum(len(client.get(f"/tv?panel={name}").content) for name in ("copywalk", "mmawalk"))
+    assert len(opened.content) - len(page.content) > 0.9 * frags
+    for wid in ("copy", "mma"):
+        assert f'id="{wid}-walk-thread"' not in page.text and f'id="{wid}-walk-thread"' in opened.text
+
+
+def test_a_closed_walkthrough_stays_out_of_the_other_forms_requests(client):
+    """Every form sends the walkthrough forms' fields only while their section is open (hx-include through
+    ``[open]``), so using another form does not write them into the address bar and its reload stays light."""
+    page = client.get("/tv").text
+    for form in re.findall(r'<form class="bar" id="[a-z]+-form"[^>]*>', page):
+        inc = re.search(r'hx-include="([^"]*)"', form).group(1).split(", ")
+        for name in ("copywalk", "mmawalk"):
+            assert f"#{name}-form" not in inc, form[:60]
+            if "#tv-form" in inc:  # the forms that carry the page's other fields carry the open walkthroughs' too
+                assert f"#{name}-sec[open] #{name}-form" in inc, form[:60]

@@ -179,8 +179,9 @@ def test_mma_walkthrough_and_warp_colours(client, read_grid):
 
 
 def test_tv_page_has_both_walkthroughs(client):
-    html = client.get("/tv").text
+    html = client.get("/tv").text  # their forms; their results come when opened (tests/test_pages_tv_lazy.py)
     assert 'id="copywalk-form"' in html and 'id="mmawalk-form"' in html
+    html = client.get("/tv?cw_t=0&mw_t=0").text  # a permalink naming their fields: both open and filled
     assert 'id="copy-walk-thread"' in html and 'id="mma-walk-thread"' in html
     assert 'data-filter-for="atom-select"' in html  # the atom picker's search
 

@@ -130,27 +130,43 @@ def hopper_ctx(q: dict[str, str]) -> dict:
     return ctx
 
 
-def copywalk_ctx(q: dict[str, str]) -> dict:
+def copywalk_form(q: dict[str, str]) -> dict:
+    """The copy walkthrough's form: its fields and menus (cheap; the walk itself is :func:`copywalk_ctx`)."""
     cw = {"atom": q["cw_atom"].strip(), "thr": q["cw_thr"].strip(), "val": q["cw_val"].strip(),
           "bits": _int(q["cw_bits"], 16, (8, 16, 32, 64, 128)), "src": q["cw_src"].strip(),
           "dst": q["cw_dst"].strip(), "t": q["cw_t"].strip(), "walk": None, "error": None}
+    return {"cw": cw, "walk": None, "w_error": None, "wid": "copy", "copy_walks": W.COPY_WALKS,
+            "copy_atoms": atoms.copy_names()}
+
+
+def copywalk_ctx(q: dict[str, str]) -> dict:
+    """The copy walkthrough: the atom, make_tiled_copy's TV layout, one thread's partition_S / partition_D."""
+    ctx = copywalk_form(q)
+    cw = ctx["cw"]
     try:
         cw["walk"] = W.copy_walk(cw["atom"], cw["thr"], cw["val"], cw["bits"], cw["src"], cw["dst"], cw["t"])
     except LayoutError as exc:
         cw["error"] = str(exc)
-    return {"cw": cw, "walk": cw["walk"], "w_error": cw["error"], "wid": "copy", "copy_walks": W.COPY_WALKS,
-            "copy_atoms": atoms.copy_names()}
+    return {**ctx, "walk": cw["walk"], "w_error": cw["error"]}
+
+
+def mmawalk_form(q: dict[str, str]) -> dict:
+    """The MMA walkthrough's form: its fields and menus (cheap; the walk itself is :func:`mmawalk_ctx`)."""
+    mw = {"atom": q["mw_atom"].strip(), "layout": q["mw_layout"].strip(), "tile": q["mw_tile"].strip(),
+          "t": q["mw_t"].strip(), "walk": None, "error": None}
+    return {"mw": mw, "walk": None, "w_error": None, "wid": "mma", "mma_walks": W.MMA_WALKS,
+            "mma_atoms": atoms.mma_names()}
 
 
 def mmawalk_ctx(q: dict[str, str]) -> dict:
-    mw = {"atom": q["mw_atom"].strip(), "layout": q["mw_layout"].strip(), "tile": q["mw_tile"].strip(),
-          "t": q["mw_t"].strip(), "walk": None, "error": None}
+    """The MMA walkthrough: the atom's A / B / C, make_tiled_mma's warps, one thread's partition_A / B / C."""
+    ctx = mmawalk_form(q)
+    mw = ctx["mw"]
     try:
         mw["walk"] = W.mma_walk(mw["atom"], mw["layout"], mw["tile"], mw["t"])
     except LayoutError as exc:
         mw["error"] = str(exc)
-    return {"mw": mw, "walk": mw["walk"], "w_error": mw["error"], "wid": "mma", "mma_walks": W.MMA_WALKS,
-            "mma_atoms": atoms.mma_names()}
+    return {**ctx, "walk": mw["walk"], "w_error": mw["error"]}
 
 
 def kernel_form(q: dict[str, str]) -> dict:
@@ -227,11 +243,12 @@ PANELS = {"result": ("tv.html", "result", atom_ctx), "sectors": ("tv.html", "sec
           "tmac": ("tv_tma.html", "tmac", tma_ctx),
           "blackwell": ("tv_blackwell.html", None, blackwell_ctx)}
 
-#: The sections the first load sends closed, with their form but not their result (280, 72 and 40 kB of grids and
-#: tables with the defaults): a ``<details>`` whose first opening fetches ``/tv?panel=<name>`` plus its form's
-#: fields, answered by the same block as above. A query that names one of the section's fields (its prefix) renders
-#: it open and filled.
+#: The sections the first load sends closed, with their form but not their result (280, 72, 40, 75 and 82 kB of
+#: grids and tables with the defaults): a ``<details>`` whose first opening fetches ``/tv?panel=<name>`` plus its
+#: form's fields, answered by the same block (or template) as above. A query that names one of the section's fields
+#: (its prefix) renders it open and filled.
 LAZY: dict[str, tuple[str, Callable[[dict[str, str]], dict]]] = {
+    "copywalk": ("cw_", copywalk_form), "mmawalk": ("mw_", mmawalk_form),
     "kernel": ("kp_", kernel_form), "tmac": ("tm_", tma_form), "blackwell": ("bw_", blackwell_form)}
 
 
@@ -247,8 +264,7 @@ def tv_page(request: Request) -> HTMLResponse:
     if panel is not None:
         template, block, make = panel
         return templates.TemplateResponse(request, template, {**base, **make(q)}, block_name=block)
-    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **copywalk_ctx(q),
-           **mmawalk_ctx(q), **triton_ctx(q)}
+    ctx = {**base, **atom_ctx(q), **sectors_ctx(q), **tiled_ctx(q), **hopper_ctx(q), **triton_ctx(q)}
     for section, (prefix, form) in LAZY.items():
         asked = any(k.startswith(prefix) for k in request.query_params)
         ctx.update(PANELS[section][2](q) if asked else form(q))

@@ -1,7 +1,7 @@
 """The TV atlas's kernel path (atom -> tiled MMA -> tiled copies -> one thread's registers -> its partitions), a tiled
-copy that names its duplicates and holes, and the TMA cluster section, in a real chromium. The kernel path and the TMA
-section come closed and load their result when first opened (``?panel=``); a permalink naming their fields opens
-them filled."""
+copy that names its duplicates and holes, the TMA cluster section and the copy / MMA walkthroughs, in a real chromium.
+These sections come closed and load their result when first opened (``?panel=``); a permalink naming their fields
+opens them filled."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_kernel_path_loads_when_opened(page, live_server, screenshot):
 
 def test_a_link_to_a_closed_section_opens_it(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv")
-    heading_to_top(page, "kernel-h")
+    heading_to_top(page, "copywalk-h")
     screenshot(page, "tv-sections-closed", full_page=False)
     page.click('nav.presets a[href="#tmac-h"]')  # "On this page"
     expect(page.locator("#tmac-sec")).to_have_attribute("open", "")
@@ -121,4 +121,39 @@ def test_tma_section_loads_when_opened(page, live_server, screenshot):
     page.select_option("#tmac-cluster", "4")
     expect(page.locator("#tmac-parts tbody tr")).to_have_count(4)
     assert parse_qs(urlparse(page.url).query)["tm_cluster"] == ["4"]
+    assert not page.console_errors
+
+
+WALKS = {"copywalk": ("cw", "copy", "#walk-src", "#cw-t"), "mmawalk": ("mw", "mma", "#walk-part-c", "#mw-t")}
+
+
+@pytest.mark.parametrize("name", list(WALKS))
+def test_a_walkthrough_loads_when_opened(page, live_server, screenshot, name):
+    prefix, wid, part, thread = WALKS[name]
+    asked = panel_requests(page)
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    expect(page.locator(f"#{name}-sec")).not_to_have_attribute("open", "")
+    assert page.locator(f"#{wid}-walk-thread").count() == 0 and not asked
+    page.select_option("#operand-select", "A")  # another form: a closed walkthrough's fields stay out of the address
+    expect(page.locator("#fact-operand")).to_have_text("A")
+    assert not any(k.startswith(prefix + "_") for k in parse_qs(urlparse(page.url).query))
+    page.click(f"#{name}-sec > summary")
+    expect(page.locator(f"#{wid}-walk-thread b")).to_have_text("0")  # the fragment, swapped in
+    expect(page.locator(f"#{wid}-level-parts {part}")).to_have_count(1)
+    assert len(asked) == 1 and f"panel={name}" in asked[0] and f"{prefix}_atom=" in asked[0]
+    heading_to_top(page, f"{name}-h")
+    page.wait_for_function("(g) => document.querySelectorAll(g + ' .gr').length > 0", arg=f"#{wid}-level-1 .grid")
+    screenshot(page, f"tv-{name.replace('walk', '-walkthrough')}-opened", full_page=False)
+    page.fill(thread, "3")  # its form re-renders it and writes the permalink, now with the other forms' fields
+    expect(page.locator(f"#{wid}-walk-thread b")).to_have_text("3")
+    query = parse_qs(urlparse(page.url).query)
+    assert query[f"{prefix}_t"] == ["3"] and query["operand"] == ["A"]
+    page.select_option("#operand-select", "B")  # the section is open now: the other forms carry its fields
+    expect(page.locator("#fact-operand")).to_have_text("B")
+    assert parse_qs(urlparse(page.url).query)[f"{prefix}_t"] == ["3"]
+    assert len(asked) == 1
+    page.reload()  # the permalink names the section's fields: it comes open and filled, nothing fetched
+    expect(page.locator(f"#{name}-sec")).to_have_attribute("open", "")
+    expect(page.locator(f"#{wid}-walk-thread b")).to_have_text("3")
+    assert len(asked) == 1
     assert not page.console_errors

@@ -6,6 +6,7 @@ tests/artifacts/visual-*.png."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.test_grid_web_browser import built, wait_js
 from tests.browser.test_web_browser import cell, grid_text
@@ -32,6 +33,8 @@ def test_malformed_layout_keeps_the_last_grid_and_shows_the_error(page, live_ser
 def test_copy_walkthrough_renders_and_follows_a_thread(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?cw_atom=SM80_CP_ASYNC_CACHEALWAYS_16B&cw_thr=(16,8):(8,1)&cw_val=(1,8):(8,1)"
               "&cw_t=9#copywalk-h")
+    expect(page.locator("#copywalk-sec")).to_have_attribute("open", "")  # the permalink names its fields: filled
+    expect(page.locator("#copy-walk-thread b")).to_have_text("9")
     for gid in ("walk-atom-src", "walk-atom-dst", "walk-tiled", "walk-src", "walk-dst"):
         assert page.locator(f"#{gid}").count() == 1
     built(page, "walk-src", "walk-dst")  # below the screen: built while the page is idle
@@ -53,6 +56,8 @@ def test_copy_walkthrough_renders_and_follows_a_thread(page, live_server, screen
 
 def test_mma_walkthrough_highlights_one_thread_in_a_b_c(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?mw_atom=SM80_16x8x16_F32F16F16F32_TN&mw_layout=(2,2,1)&mw_tile=&mw_t=37#mmawalk-h")
+    expect(page.locator("#mmawalk-sec")).to_have_attribute("open", "")
+    expect(page.locator("#mma-walk-thread b")).to_have_text("37")
     built(page, "walk-warps", "walk-part-a", "walk-part-b", "walk-part-c")  # sent as data, built on the page
     for op, n in (("a", 8), ("b", 4), ("c", 4)):  # lane 5 of the atom: 8 A, 4 B and 4 C values
         texts = page.locator(f"#walk-atom-{op} .acc").all_text_contents()
