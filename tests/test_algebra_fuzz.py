@@ -82,3 +82,42 @@ def test_malformed_notation_is_a_layout_error(text: str) -> None:
 def test_explain_refuses_like_the_op() -> None:
     with pytest.raises(LayoutError, match="divisibility"):
         A.explain("composition", A.parse("(6,2):(8,2)"), A.parse("4:2"))
+
+
+
+def _layouts(rng: random.Random) -> list:
+    """A layout of every kind the algebra has: plain, ``Sw o O o L``, ``L o O o Sw`` (CuTe's inverse of a swizzled
+    layout with an offset) and F2-strided."""
+    plain = A.Layout(*rng.choice([((4, 8), (1, 4)), ((8, 8), (8, 1)), (16, 1), ((2, 4), (4, 1))]))
+    sw = A.Swizzle(*rng.choice([(1, 2, 4), (2, 0, 3), (3, 3, 3), (2, 1, 3)]))
+    swizzled = A.ComposedLayout(sw, rng.choice([0, 8]), A.Layout((4, 16), (16, 1)))
+    return [plain, swizzled, A.right_inverse(A.ComposedLayout(A.Swizzle(1, 2, 4), 8, A.Layout((4, 16), (16, 1)))),
+            A.as_f2_layout(A.ComposedLayout(sw, 0, A.Layout((8, 8), (8, 1))))]
+
+
+def _argument(rng: random.Random, kind: str):
+    """An argument of the op table's ``kind`` (``algebra.teach.registry.KINDS``), valid or not."""
+    ints = [1, 2, 4, 8, 0, -2]
+    tuples = [(4, 8), (2, None), ((2, 2), 4), (8,)]
+    pool = {"layout": _layouts(rng) + [rng.choice(ints)], "tiler": _layouts(rng) + ints + tuples,
+            "int": ints, "shape": ints + tuples, "profile": tuples, "coord": ints + tuples}[kind]
+    return rng.choice(pool)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_op_in_the_op_table_answers_or_refuses_every_kind_of_layout(seed: int) -> None:
+    """The op table's ops (``algebra.teach.registry.OPS``: a new op is fuzzed the day it is registered), called as
+    a notebook calls them, each argument of its declared kind drawn over every kind of layout: an answer or a
+    LayoutError, never another exception."""
+    from algebra.teach.registry import OPS
+
+    rng = random.Random(seed)
+    for name, op in OPS.items():
+        for _ in range(16):
+            args = [_argument(rng, a.kind) for a in op.args if not a.optional or rng.random() < 0.5]
+            try:
+                op.fn(*args)
+            except LayoutError:
+                pass
+            except Exception as e:  # noqa: BLE001
+                raise AssertionError(f"{name}({', '.join(map(repr, args))}) raised {type(e).__name__}: {e}") from e

@@ -376,8 +376,10 @@ def _on_domain(x: Any) -> tuple | None:
     if hasattr(x, "shape"):
         tab = _tables(x)
         return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
-    dom = x.domain() if hasattr(x, "domain") and hasattr(x.layout_a, "shape") else None
-    tab = None if dom is None or len(dom) > POST_CAP else _tables(x.layout_a)
+    if not (hasattr(x, "domain") and hasattr(x.layout_a, "shape")) or it.product(x.layout_a.shape) > POST_CAP:
+        return None  # (the domain lies in [0, size(L)): over the cap, _tables(L) says None; not enumerated)
+    dom = x.domain()
+    tab = None if len(dom) > POST_CAP else _tables(x.layout_a)
     return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
 
@@ -507,7 +509,7 @@ is L(j) + R(i) for no i, j
 def post_layout_add(args: tuple, r: Any) -> None:
     """``layout_add``'s post-condition: ``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (an F2 stride on a mode
     whose shape is not a power of two can break it: refused, with the point)."""
-    a, b = args
+    a, b = (type(r)(x) if type(x) is int else x for x in args)  # an int n is the layout n:1, as layout_add reads it
     tabs = _tables(a, b, r)
     if tabs is None:  # basis strides, or over the cap: point by point, up to 2^16 points
         pts = ((i, a(i) + b(i), r(i)) for i in range(min(it.product(a.shape), 1 << 16)))

@@ -11,7 +11,7 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
-from algebra.core.layout import Layout, _as_layout, make_layout
+from algebra.core.layout import Layout, _as_layout, layout_arg, make_layout
 from algebra.core.memo import memo
 from algebra.core.modes import bw_coalesce, coalesce_x_pair, flat_pair
 from algebra.core.recorder import Recorder, active, nested
@@ -81,6 +81,7 @@ def filter_zeros(layout: Layout) -> Layout:
     ``filter_zeros(t)`` returns the argument unchanged.)"""
     if type(layout) is ComposedLayout:
         return layout
+    layout = layout_arg(layout, "filter_zeros")
 
     def go(s, d):
         if is_tuple(s):

@@ -12,7 +12,7 @@ from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, tdiv
-from algebra.core.layout import Layout, _as_layout
+from algebra.core.layout import Layout, _as_layout, layout_arg
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
 from algebra.core.swizzle import ComposedLayout, Swizzle, make_composed
@@ -282,6 +282,7 @@ def nullspace(layout: Layout) -> Layout:
             rec.step(f"A = {layout} is swizzled: CuTe does not attempt a nullspace and answers 1:0", R(1, 0),
                      kind="result")
         return R(1, 0)
+    layout = layout_arg(layout, "nullspace")
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     rd = it.flatten(it.compact_col_major(tuple(fs)))
     idx = [i for i, d in enumerate(fd) if is_int(d) and d == 0]

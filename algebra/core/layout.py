@@ -13,7 +13,7 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.arith import coshape, make_basis_like
 from algebra.core.checks import verify
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import IntTuple, is_int
 from algebra.core.modes import coalesce_x_pair, compose, flat_pair, offsets
 
@@ -382,3 +382,20 @@ def _as_layout(x: Any) -> Layout:
     if is_int(x):
         return Layout(x)
     raise LayoutError(f"expected a layout, got {x!r}")
+
+
+def layout_arg(x: Any, op: str, name: str = "A") -> Any:
+    """The argument ``name`` of ``op`` as a layout with a shape: a Layout or a swizzled ``Sw o O o L`` as it is, an int
+    ``n`` the layout ``n:1`` (as ``_as_layout``). Refused otherwise: ``L o O o Sw`` (CuTe's inverse of a swizzled
+    layout with an offset) is a function of 1-D offsets and a bare swizzle a function of offsets, neither with a shape
+    (``NoShape``, naming the op and the argument); ``_as_layout`` refuses the rest."""
+    if type(x) is Layout:
+        return x
+    if hasattr(x, "layout_b"):
+        if not isinstance(x.layout_b, Layout):  # L o O o Sw: its shape refuses, saying why
+            raise NoShape(f"{op}: {name} = {x.no_shape()}")
+        return x
+    if hasattr(x, "yyy_mask"):
+        raise NoShape(f"{op}: {name} = {x} is a swizzle, not a layout: it has no shape (a swizzled layout is "
+                      f"composition({x}, L), written {x} o 0 o L)")
+    return _as_layout(x)

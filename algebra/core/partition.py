@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import ArithTuple
+from algebra.core.arith import ArithTuple, has_f2
 from algebra.core.composition import shows_cute
 from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_tuple
-from algebra.core.layout import Layout, get_flat_coord, slice_and_offset
+from algebra.core.layout import Layout, get_flat_coord, layout_arg, slice_and_offset
 from algebra.core.notation import show
 from algebra.core.products import _tiler_layout, zipped_divide
 from algebra.core.recorder import active, nested
@@ -49,7 +49,7 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
     if isinstance(layout, CoordTensor):  # a coordinate tensor: the tile's coordinates, origin moved
         return _local_tile_coords(layout, tiler, coord)
-    tiled = zipped_divide(layout, tiler)
+    tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = tuple(None for _ in range(r0)) if r0 > 1 else None
@@ -85,6 +85,10 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     if not isinstance(index, int) or not 0 <= index < nthr:
         raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
                           f"{nthr} threads, so the index must be in 0..{nthr - 1}")
+    if has_f2(tile.stride):  # CuTe's tile.get_flat_coord(index) divides the index by the strides
+        raise LayoutError(f"local_partition: the thread layout {tile} has F2 (XOR) strides: a thread's coordinate is "
+                          "found by dividing its index by the strides (CuTe's get_flat_coord), which XOR strides do "
+                          "not allow; use a thread layout with integer strides")
     tiler = it.product_each(tile.shape)
     crd = get_flat_coord(tile, index)
     if is_tuple(crd) and len(crd) < len(tiler):
@@ -93,7 +97,7 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     if rec is not None:
         rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
                  f"{it.to_str(tiler)}")
-    tiled = nested(rec, zipped_divide, layout, tiler)
+    tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = tuple(None for _ in range(r1)) if r1 > 1 else None

@@ -19,13 +19,14 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import has_f2
 from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int
-from algebra.core.layout import Layout, cosize, make_layout, make_ordered_layout, size, slice_layout
+from algebra.core.layout import Layout, cosize, layout_arg, make_layout, make_ordered_layout, size, slice_layout
 from algebra.core.memo import memo
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested, quiet
@@ -43,6 +44,8 @@ def through_swizzle(fn: Any) -> Any:
 
     @wraps(fn)
     def wrapper(layout: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(layout) is not Layout:
+            layout = layout_arg(layout, fn.__name__)
         try:
             if type(layout) is not Layout and hasattr(layout, "layout_b"):
                 rec = active()
@@ -230,6 +233,11 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     if tiler.offset != 0:
         raise LayoutError(f"logical_product({block}, {tiler}): CuTe requires the swizzled tiler's offset to be 0 "
                           "(\"Require Swizzle offset == 0.\")")
+    if has_f2(block.stride):
+        raise LayoutError(f"logical_product({block}, {tiler}): the block has F2 (XOR) strides (CuTe has none): the "
+                          f"product with a swizzled tiler moves the swizzle {sw} outside, onto the product's integer "
+                          f"offsets, and these are XORs; take the product with the tiler's layout {t}, or of the "
+                          "swizzled layout the block stands for")
     new = logical_product(block, t)
     m, b, sh = sw.base, sw.bits, abs(sw.shift)
     zy = Layout((1 << m, 1 << b, 1 << (sh - b), 1 << b, 1), (0, 1 << m, 0, 1 << (m + sh), 0))

@@ -17,7 +17,7 @@ from math import gcd
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
-from algebra.core.layout import Layout
+from algebra.core.layout import Layout, layout_arg
 from algebra.core.recorder import active
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
@@ -58,10 +58,15 @@ def upcast(layout: Layout, n: int) -> Layout:
         raise LayoutError(f"upcast: the factor must be a positive integer, got {n}")
     if hasattr(layout, "layout_b"):
         return _swizzled(layout, n, True)
+    layout = layout_arg(layout, "upcast")
 
     def leaf(s, d):
         if d == 0:
             return s, d
+        if type(d) is not int and getattr(d, "is_f2", False):
+            raise LayoutError(f"upcast<{n}>: {layout} has the F2 (XOR) stride {d}: its offsets are XORs, not sums, "
+                              "and CuTe's upcast divides integer strides; upcast the swizzled layout Sw o 0 o L it "
+                              "stands for instead")
         if not (d % n == 0 or n % abs(d) == 0):
             raise LayoutError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
         return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
@@ -85,6 +90,7 @@ def downcast(layout: Layout, n: int) -> Layout:
         raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
     if hasattr(layout, "layout_b"):
         return _swizzled(layout, n, False)
+    layout = layout_arg(layout, "downcast")
     if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 

@@ -12,13 +12,9 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.checks import checking
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none, slice_and_offset
-
-
-class NoShape(LayoutError, AttributeError):
-    """The shape of ``L o O o Sw``: none (``hasattr`` says so; a direct use refuses, saying why)."""
 
 
 class Swizzle:
@@ -123,9 +119,13 @@ class ComposedLayout:
     @property
     def shape(self) -> Any:
         if type(self.layout_b) is Swizzle:
-            raise NoShape(f"{self} has no shape: it is a function of 1-D offsets (the layout {self.layout_a} after "
-                          f"the swizzle {self.layout_b}), defined where {self.domain_text()}; nor has it in CuTe")
+            raise NoShape(self.no_shape())
         return self.layout_b.shape
+
+    def no_shape(self) -> str:
+        """Why ``L o O o Sw`` has no shape."""
+        return (f"{self} has no shape: it is a function of 1-D offsets (the layout {self.layout_a} after the swizzle "
+                f"{self.layout_b}), defined where {self.domain_text()}; nor has it in CuTe")
 
     @property
     def stride(self) -> Any:

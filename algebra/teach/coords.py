@@ -111,6 +111,8 @@ def idx2crd(idx: Any, shape: Any) -> Any:
 def crd2idx(crd: Any, shape: Any) -> Any:
     """The 1-D index of the coordinate ``crd`` in ``shape`` (the column-major stride)."""
     rec = active()
+    if type(shape) is not int and not all(is_int(s) for s in it.flatten(shape)):
+        raise LayoutError(f"crd2idx: the shape {show(shape)} has a leaf that is not an integer")
     stride = it.prefix_product(shape)
     if rec is not None:
         rec.step(f"the default stride of {show(shape)} is column-major: {show(stride)}")
