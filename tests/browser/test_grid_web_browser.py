@@ -203,8 +203,9 @@ def test_the_first_screenful_is_built_before_the_first_paint(page, live_server, 
 
 
 def test_grids_below_the_screen_wait(page, live_server):
-    """The TV atlas's walkthrough grids are far below the first screen: none of their tiles is built at load."""
-    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C", wait_until="load")
+    """The TV atlas's walkthrough grids (opened by a permalink naming their fields) are far below the first screen:
+    none of their tiles is built at load."""
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C&cw_t=0&mw_t=0", wait_until="load")
     built_far = "document.querySelectorAll('#walk-src .gk > .gt:not(.cold), #walk-warps .gk > .gt:not(.cold)').length"
     assert page.evaluate(built_far) == 0
     assert page.evaluate(ON_SCREEN_JS, "grid-tv")["seenCold"] == 0
