@@ -155,8 +155,7 @@ class TiledCopy:
 
     # ------------------------------------------------------------------ does the tiled copy cover its tile?
     def coverage_detail(self, limit: int = 64) -> dict[str, Any]:
-        """Who claims each element of the tile (:func:`copy_coverage`): ``duplicates``,
-        ``uncovered``, ``outside`` (claims past the tile: neither) and up to ``limit`` examples of each."""
+        """:func:`copy_coverage` of the TV layout over its tile."""
         return copy_coverage(self.tv_layout, tuple(self.tiler), limit)
 
     def coverage(self) -> dict[str, int]:
