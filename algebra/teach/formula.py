@@ -127,12 +127,10 @@ def _as_layoutish(x: Any) -> Any:
 def _term(name: str, d: Any) -> tuple[bool, str]:
     """(negative, text) of ``name * d``."""
     if is_int(d):
-        neg, mag = d < 0, abs(d)
-        return neg, name if mag == 1 else f"{name}*{mag}"
+        return d < 0, name if abs(d) == 1 else f"{name}*{abs(d)}"
     d = str(d)
     if re.fullmatch(r"-?\w+(\*\w+)*", d):
-        neg = d.startswith("-")
-        return neg, f"{name}*{d.lstrip('-')}"
+        return d.startswith("-"), f"{name}*{d.lstrip('-')}"
     return False, f"{name}*({d})"
 
 
