@@ -22,6 +22,9 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_apply, f2_columns, f2_rank, f2_solve
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
+from algebra.core.ops import coalesce, composition, right_inverse
+from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 
 MAX_BITS = 20
 DISTRIBUTED = ("register", "lane", "warp", "block")
@@ -36,8 +39,6 @@ def log2(n: int, what: str) -> int:
 
 def f2_layout(cols: list[int]) -> Any:
     """The core Layout ``(2,...,2):(F c0, F c1, ...)``: bit j of the 1-D coordinate goes to ``cols[j]``."""
-    from algebra.core.layout import Layout
-
     return Layout((2,) * len(cols), tuple(F2(c) for c in cols)) if cols else Layout(1, 0)
 
 
@@ -58,7 +59,6 @@ class LinearLayout:
     values side by side (the first out-dim lowest). Post: ``self(**{in: value})`` is the XOR of the bases of the set
     bits, one integer per out-dim; ``from_json(ll.to_json()) == ll``. ``check=False`` (Triton's builders below and in
     ``triton_attrs``) skips the input checks; never mutated after ``layout`` is read."""
-
     __slots__ = ("bases", "outs", "_layout", "_cols", "_bits")
 
     def __init__(self, bases: Any, out_dims: Any, check: bool = True) -> None:
@@ -84,14 +84,8 @@ class LinearLayout:
     def layout(self) -> Any:
         """The core Layout (F2 strides) of this map; its 1-D coordinate is the in-dims' bits side by side."""
         if self._layout is None:
-            from algebra.core.layout import Layout
-
-            shape, stride = [], []
-            for b in self.bases.values():
-                sub = f2_layout([self.pack(v) for v in b])
-                shape.append(sub.shape)
-                stride.append(sub.stride)
-            self._layout = Layout(tuple(shape), tuple(stride)) if shape else Layout(1, 0)
+            subs = [f2_layout([self.pack(v) for v in b]) for b in self.bases.values()]
+            self._layout = Layout(tuple(x.shape for x in subs), tuple(x.stride for x in subs)) if subs else Layout(1, 0)
         return self._layout
 
     def pack(self, v: list[int]) -> int:
@@ -182,8 +176,6 @@ class LinearLayout:
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer o self`` (Triton's ``compose``): self's out-dims are outer's in-dims (same names; bases of an
         in-dim outer lacks are zero). The core's composition of the two F2 Layouts."""
-        from algebra.core.ops import composition
-
         cols = []
         for name, b in zip(self.outs, self.out_bits, strict=True):
             got = [outer.pack(v) for v in outer.bases.get(name, [])[:b]]
@@ -194,8 +186,6 @@ class LinearLayout:
     def invert(self) -> LinearLayout | None:
         """Triton's ``invert``: out-dims -> in-dims, the core's ``right_inverse`` of ``layout``; None when the map
         is not a bijection (``inverse_columns``)."""
-        from algebra.core.ops import right_inverse
-
         if inverse_columns(self.columns()) is None:
             return None
         r = right_inverse(self.layout)
@@ -288,8 +278,6 @@ def from_cute(layout: Any) -> dict[str, Any]:
     """A layout with power-of-two shapes (a Swizzle composed on it counts) as F2 data: the forward map (in-dims
     dim0, dim1, ... -> out-dim ``offset``), and, when it is a bijection onto [0, 2^n), Triton's shared form
     (in-dim ``offset`` -> dim0, dim1, ...). LayoutError names the condition when the map is not F2-linear."""
-    from algebra.core.layout import Layout, offsets
-
     inner = getattr(layout, "layout_b", layout)
     if not isinstance(inner, Layout):
         raise LayoutError("layout: expected a Layout or Sw<B,M,S> o Layout")
@@ -324,8 +312,6 @@ def from_cute(layout: Any) -> dict[str, Any]:
 def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> LinearLayout:
     """A CuTe TV layout ((thread), (value)) -> column-major index in ``tile`` (e.g. (M, K)) as a distributed linear
     layout: register = value bits, lane = thread bits below log2(threads_per_warp), warp = the rest."""
-    from algebra.core.layout import offsets
-
     t_size, v_size = it.product(tv.shape[0]), it.product(tv.shape[1])
     tb, vb = log2(t_size, "threads"), log2(v_size, "values")
     for s in tile:
@@ -356,9 +342,6 @@ def _disjoint(cols: list[int]) -> tuple[int, int] | None:
 
 
 def _layout_from(cols: list[int], groups: list[int]) -> Any:
-    from algebra.core.layout import Layout
-    from algebra.core.ops import coalesce
-
     shape, stride, k = [], [], 0
     for g in groups:
         shape.append(tuple([2] * g) if g else 1)
@@ -374,8 +357,6 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     ``offset`` in-dim: inverted to coordinate -> offset (it must be a bijection). register/lane/warp/block: a TV
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     names = list(ll.bases)
     out_bits = ll.out_bits
     cols = ll.columns()
@@ -416,9 +397,6 @@ def describe_swizzle(sw: Any) -> dict[str, Any]:
     """The F2 view of ``Sw<B,M,S>`` as data for a page: its matrix on ``M + B + |S|`` bits (the core's
     ``as_f2_layout``; rows = output bits, bit 0 on top), masks, rank, whether it is its own inverse (the core's
     composition of it with itself is the identity), and a sentence."""
-    from algebra.core.ops import composition
-    from algebra.core.swizzle import as_f2_layout
-
     f = as_f2_layout(sw)
     cols = f2_columns(f.shape, f.stride)
     n = len(cols)

@@ -39,12 +39,10 @@ def candidates(shape: list[int], element_bits: int) -> list[Attr]:
     rank = len(shape)
     eb = max(1, element_bits // 8)
     orders = [[1, 0], [0, 1]] if rank == 2 else [list(range(rank - 1, -1, -1))]
-    out: list[Attr] = []
-    if rank == 2:  # first, so that a swizzled_shared with the same bases is priced under its nvmma name
-        for width in (128, 64, 32, 0):
-            for transposed in (False, True):
-                out.append(Attr("nvmma_shared", {"swizzlingByteWidth": width, "transposed": transposed,
-                                                 "elementBitWidth": element_bits}))
+    # nvmma_shared first, so that a swizzled_shared with the same bases is priced under its nvmma name
+    out = [Attr("nvmma_shared", {"swizzlingByteWidth": width, "transposed": transposed,
+                                 "elementBitWidth": element_bits})
+           for width in (128, 64, 32, 0) for transposed in (False, True)] if rank == 2 else []
     for order in orders:
         ncols = shape[order[0]]
         nrows = shape[order[1]] if rank > 1 else 1

@@ -21,7 +21,7 @@ from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.doctor import ttgir
-from algebra.doctor.linear_layout import LinearLayout
+from algebra.doctor.linear_layout import MAX_BITS, LinearLayout
 from algebra.doctor.triton_attrs import (
     TLL,
     _bases,
@@ -42,6 +42,7 @@ from algebra.doctor.triton_attrs import (
     matrix_order,
     zeros1d,
 )
+from algebra.doctor.triton_shared import shared_layout
 from algebra.doctor.ttgir import Attr, TTGIRError
 
 DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear")
@@ -206,11 +207,8 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     if reach != nbits:
         raise TTGIRError(f"{a.name}: the bases reach {reach} of the {nbits} coordinate bits of "
                          f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")
-    order = []
-    for v in bases["register"]:
-        nz = next((i for i, x in enumerate(v) if x), None)
-        if nz is not None and nz not in order:
-            order.append(nz)
+    # the dimensions in the order the register bases first move in, then the rest from the last one
+    order = list(dict.fromkeys(next(i for i, x in enumerate(v) if x) for v in bases["register"] if any(v)))
     order += [i for i in range(rank - 1, -1, -1) if i not in order]
     ll = ll.transpose_outs([names[i] for i in order])
     ll = ensure_not_smaller(ll, as_dict(names, shape), "register")
@@ -226,8 +224,6 @@ def _distributed(a: Attr, shape: list[int]) -> TLL:
 
 def convert(layout: str | Attr, shape: Any, element_bits: int | None = None) -> TritonLayout:
     """The attribute's LinearLayout for ``shape`` (see the module docstring)."""
-    from algebra.doctor.triton_shared import shared_layout
-
     a = ttgir.parse(layout) if isinstance(layout, str) else layout
     shp = check_shape(shape)
     if a.name.startswith("amd"):
@@ -245,8 +241,6 @@ _SETS = {"register": "sizePerThread, kWidth or the register bases", "lane": "thr
 
 def _fits(a: Attr, ll: TLL) -> TLL:
     """``ll`` when its input bits fit a LinearLayout (MAX_BITS); TTGIRError naming what set the most of them."""
-    from algebra.doctor.linear_layout import MAX_BITS
-
     n = {k: len(v) for k, v in ll.bases.items()}
     if sum(n.values()) > MAX_BITS:
         big = max(n, key=lambda k: n[k])
