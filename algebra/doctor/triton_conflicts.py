@@ -35,7 +35,7 @@ from algebra.core.arith import f2_apply, f2_rank
 from algebra.core.errors import LayoutError
 from algebra.doctor.linear_layout import inverse_columns, span
 from algebra.doctor.triton_layouts import TritonLayout
-from algebra.doctor.triton_shared import pack
+from algebra.doctor.triton_shared import pack, padded
 from algebra.hw.banks import analyze
 
 LANES = 5
@@ -55,8 +55,8 @@ class Mapping:
     warps: int
 
     def offset(self, lin: int) -> int:
-        """Where linear offset ``lin`` is stored: ``padded(lin, paddings)`` (intervals, paddings powers of two)."""
-        return lin + sum((lin >> (i.bit_length() - 1)) << (p.bit_length() - 1) for i, p in self.paddings)
+        """Where linear offset ``lin`` is stored (``triton_shared.padded``)."""
+        return padded(lin, self.paddings)
 
 
 def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapping:
