@@ -290,14 +290,10 @@ def flat_product(block: Any, tiler: Any) -> Layout:
 
 def _append_to_rank(layout: Layout, r: int) -> Layout:
     """CuTe's ``append<R>(layout)``: pad with ``1:0`` modes up to rank R (a rank-R layout is unchanged)."""
-    s, d = layout.shape, layout.stride
-    if type(s) is tuple:
-        if len(s) >= r:
-            return layout
-        return R(s + (1,) * (r - len(s)), d + (0,) * (r - len(d)))
-    if r == 1:
+    n = it.rank(layout.shape)
+    if n >= r:
         return layout
-    return R((s,) + (1,) * (r - 1), (d,) + (0,) * (r - 1))
+    return R(it.wrap(layout.shape) + (1,) * (r - n), it.wrap(layout.stride) + (0,) * (r - n))
 
 
 def _zip_modes(a: Layout, b: Layout) -> Layout:
