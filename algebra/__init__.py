@@ -23,7 +23,6 @@ from algebra.core import (
     modes,
     notation,
     ops,
-    partition,
     products,
     recast,
     recorder,
@@ -95,11 +94,12 @@ from algebra.core.ops import (
     nullspace,
     right_inverse,
 )
-from algebra.core.partition import local_partition, local_tile
 from algebra.core.products import (
     blocked_product,
     flat_divide,
     flat_product,
+    local_partition,
+    local_tile,
     logical_divide,
     logical_product,
     raked_product,

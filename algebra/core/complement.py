@@ -139,8 +139,7 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
     except LayoutError:
         pass
     rest = new_d
-    modes = it.wrap(cotarget)
-    for k, x in enumerate(modes):
+    for k, x in enumerate(it.wrap(cotarget)):
         try:
             it.ceil_div(x, rest)
             rest = it.ceil_div(rest, x)
