@@ -418,14 +418,13 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
-    c0 = tuple(None for _ in range(r0)) if r0 > 1 else None
+    c0 = (None,) * r0 if r0 > 1 else None
+    c1 = coord
     if is_tuple(coord):
         if len(coord) > r1 or not is_tuple(s[1]):
             raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
                               f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
-        c1 = tuple(coord) + tuple(None for _ in range(r1 - len(coord))) if r1 > 1 else coord[0]
-    else:
-        c1 = coord
+        c1 = tuple(coord) + (None,) * (r1 - len(coord)) if r1 > 1 else coord[0]
     sub, off = slice_and_offset((c0, c1), tiled)
     if (rec := active()) is not None:
         rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
@@ -466,7 +465,7 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
-    c1 = tuple(None for _ in range(r1)) if r1 > 1 else None
+    c1 = (None,) * r1 if r1 > 1 else None
     sub, off = slice_and_offset((crd, c1), tiled)
     if rec is not None:
         rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
