@@ -64,11 +64,12 @@ from algebra.core.layout import (
 )
 from algebra.core.notation import parse, parse_arg, parse_layout, to_str
 from algebra.core.ops import *  # noqa: F403  (the ops under their CuTe names: ops.__all__)
-from algebra.core.partition import local_partition, local_tile
 from algebra.core.products import (
     blocked_product,
     flat_divide,
     flat_product,
+    local_partition,
+    local_tile,
     logical_divide,
     logical_product,
     raked_product,

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.core import emit, inverses, ops, partition, products, recast
+from algebra.core import emit, inverses, ops, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.notation import parse_arg, parse_htuple
@@ -207,12 +207,12 @@ _op("tile_to_shape", products.tile_to_shape, "block:layout shape:shape order:pro
     [("tile_to_shape", "(2,2):(1,2)", "(8,8)"), ("tile_to_shape, repeats row-major", "(2,2):(1,2)", "(8,8)", "(1,0)")],
     dsl=lambda n, a: f"cute.tile_to_shape({n[0]}, {n[1]}, "
                      f"{n[2] if len(n) > 2 else emit.py_tuple(_default_order(a[1]))})")
-_op("local_tile", partition.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
+_op("local_tile", products.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
     "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
     [("local_tile: tile (1,2) of 4x4 tiles", "(16,16):(16,1)", "<4:1, 4:1>", "(1,2)")], link="offset", result="tile",
     cpp=_tensor_op("local_tile"),
     dsl=lambda n, a: f"cute.local_tile(cute.make_tensor(0, {n[0]}), {n[1]}, {n[2]})")
-_op("local_partition", partition.local_partition, "A:layout thread_layout:layout thread_index:int",
+_op("local_partition", products.local_partition, "A:layout thread_layout:layout thread_index:int",
     "what one thread of a thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)", "Tiling",
     [("local_partition: thread 5 of (4,8)", "(16,32):(32,1)", "(4,8):(8,1)", "5")], link="offset", result="tile",
     cpp=_tensor_op("local_partition"),
