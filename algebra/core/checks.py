@@ -19,6 +19,7 @@ structured sample beyond.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from itertools import islice
 from itertools import product as cartesian
 from math import prod
 from typing import Any
@@ -49,8 +50,7 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     n = len(a_shape) - 1
     used = [0] * n
     bs, bd = flat_pair(b_shape, b_stride)
-    for k in range(len(bs)):
-        s, d = bs[k], bd[k]
+    for k, (s, d) in enumerate(zip(bs, bd, strict=True)):
         if type(d) is not int or type(s) is not int or d < 0:
             return "?"
         if s == 1 or d == 0:
@@ -89,30 +89,20 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
 
 def _coords(shape: tuple) -> Any:
     """Coordinates to test, as flat tuples: all of them when few, else corners and steps per mode."""
-    total = it.product(shape)
-    if total <= ENUM_CAP:
+    if it.product(shape) <= ENUM_CAP:
         return None
     picks = []
     for s in shape:
         cand = {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
         picks.append(sorted(c for c in cand if 0 <= c < s))
-    out = []
-    for c in cartesian(*picks):
-        out.append(c)
-        if len(out) >= ENUM_CAP:
-            break
-    return out
+    return list(islice(cartesian(*picks), ENUM_CAP))
 
 
 def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
     ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
     size_a = it.product(a.shape)
-    a_tab = offsets(a) if size_a <= A_TABLE_CAP and int_strides(a) else None
-
-    def a_of(x: int) -> Any:
-        return a_tab[x] if a_tab is not None else a(x)
-
+    a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and int_strides(a) else a  # called inside [0, size_a)
     fs = it.flatten(b.shape)
     picks = None if exhaustive else _coords(fs)
     if picks is None:
@@ -126,7 +116,7 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
         return None
     index_of = _dot(it.flatten(it.prefix_product(fs)))
     b_of = _dot(it.flatten(b.stride)) if int_strides(b) else (lambda c: b(index_of(c)))
-    r_of = offset_fn(r) if int_strides(r) else r
+    r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
     for c in picks:
         x = b_of(c)
         if type(x) is int and 0 <= x < size_a:
@@ -147,26 +137,19 @@ def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
         return True
     if type(r_shape) is not tuple or len(r_shape) != len(b_shape):
         return False
-    for i in range(len(b_shape)):
-        if not _parts_like(b_shape[i], r_shape[i], r_stride[i], out):
-            return False
-    return True
+    return all(_parts_like(b_shape[i], r_shape[i], r_stride[i], out) for i in range(len(b_shape)))
 
 
-def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> Any:
+def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     """``(i, B(i), A(B(i)), R(i))`` for the smallest ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``,
     or None when there is none: every such ``i`` is checked, and only those. The points are built mode by mode of
     B, dropping a partial sum that the modes still to come cannot bring back into [0, size(A)) (with non-negative
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
-    ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP.
-    ``fd``: B's flat strides, where the caller has them."""
-    if fd is None:
-        fd = it.flatten(b.stride)
-    if type(r) is not type(b) or not int_strides(r):
+    ``_UNDECIDED`` when that does not apply (basis strides in A, R not of B's profile) or the points pass ENUM_CAP.
+    B's strides are ints (``check_composition``)."""
+    if not int_strides(r):
         return _UNDECIDED
-    for d in fd:
-        if type(d) is not int:
-            return _UNDECIDED
+    fd = it.flatten(b.stride)
     parts: list = []
     if not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
@@ -200,7 +183,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> 
         if type(rs) is int:
             tab = [c * rd for c in range(m)]
         else:
-            rk = offset_fn_of(rs, rd)
+            rk = offset_fn(rs, rd)
             tab = [rk(c) for c in range(m)]
         if d == 0 and tab.count(tab[0]) == m:
             t0 = tab[0]
@@ -230,7 +213,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> 
     elif 0 < size_a <= 4 * len(pts):  # every point is inside A: its table, when not much longer than the points
         a_of = offsets(a).__getitem__
     else:
-        a_of = offset_fn(a)
+        a_of = offset_fn(a.shape, a.stride)
     best = None
     for x, i, v in pts:
         if (best is None or i < best[0]) and (ax := a_of(x)) != v:
@@ -243,14 +226,9 @@ def _dot(weights: tuple) -> Any:
     return lambda c: sum(map(int.__mul__, c, weights))
 
 
-def offset_fn(layout: Any) -> Any:
-    """Index ``i`` (``0 <= i < size``) -> ``layout(i)`` for a layout with int strides, through its flat modes: the
-    same value as ``layout(i)`` without re-checking the coordinate at every call."""
-    return offset_fn_of(layout.shape, layout.stride)
-
-
-def offset_fn_of(shape: Any, stride: Any) -> Any:
-    """``offset_fn`` of the layout ``shape:stride`` (int strides)."""
+def offset_fn(shape: Any, stride: Any) -> Any:
+    """Index ``i`` (``0 <= i < size``) -> ``L(i)`` for the layout ``L = shape:stride`` with int strides, through its
+    flat modes: the same value as ``L(i)`` without re-checking the coordinate at every call."""
     modes = list(zip(it.flatten(shape), it.flatten(stride), strict=True))
     last = modes.pop()[1]
 
@@ -265,13 +243,8 @@ def offset_fn_of(shape: Any, stride: Any) -> Any:
 
 
 def int_strides(layout: Any) -> bool:
-    st = getattr(layout, "stride", None)
-    if st is None:
-        return False
-    for v in it.flatten(st):
-        if type(v) is not int:
-            return False
-    return True
+    """``layout`` has a stride and every leaf of it is an int."""
+    return _ints(getattr(layout, "stride", None))
 
 
 def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
@@ -282,13 +255,11 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
     why = structural_failure(coalesced_a_shape, b.shape, b.stride)
     if why is None:
         return
-    fd = it.flatten(b.stride)
-    for d in fd:
-        if type(d) is not int:
-            return  # basis (E) strides select a mode of A: each is composed with that mode alone
-    if min(it.flatten(r.shape)) <= 0 or min(it.flatten(a.shape)) <= 0:
+    if not _ints(b.stride):
+        return  # basis (E) strides select a mode of A: each is composed with that mode alone
+    if has_non_positive_shape(r) or has_non_positive_shape(a):
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
-    hit = relevant_counterexample(a, b, r, fd)
+    hit = relevant_counterexample(a, b, r)
     if hit is None:
         return  # every i with B(i) inside A was checked
     if hit is not _UNDECIDED:
@@ -318,7 +289,6 @@ def _ints(stride: Any) -> bool:
         if type(x) is not int and not _ints(x):
             return False
     return True
-
 
 
 def post_composition(args: tuple, r: Any) -> None:
@@ -469,20 +439,12 @@ is L(j) + R(i) for no i, j
     if r is None or type(layout).__name__ != "Layout":
         return
     fs, fd = flat_pair(layout.shape, layout.stride)
-    if not fd:
+    if not fd or not _ints(fd):
         return
-    fsize = reach = 1
-    for i in range(len(fs)):
-        d = fd[i]
-        if type(d) is not int:
-            return
-        if d:
-            s = fs[i]
-            fsize *= s
-            reach += (s - 1) * (d if d > 0 else -d)
+    fsize = prod(s for s, d in zip(fs, fd, strict=True) if d)
     if cot is None:
-        cot = reach
-    rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
+        cot = 1 + sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True))
+    rs, rd = flat_pair(r.shape, r.stride)
     n = prod(rs)
     if n < cot // fsize:
         text = show_call("complement", args)
@@ -618,11 +580,10 @@ def unchecked(fn: Any, *args: Any) -> Any:
 def cute_would_print(fn: Any, *args: Any) -> Any:
     """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
     (weak) conditions refuse; None when CuTe refuses too. Runs uncached (``memo``) with no recorder active."""
-    token, no_rec = _UNCHECKED.set(True), _ACTIVE.set(None)
+    no_rec = _ACTIVE.set(None)
     try:
-        return fn(*args)
+        return unchecked(fn, *args)
     except LayoutError:
         return None
     finally:
         _ACTIVE.reset(no_rec)
-        _UNCHECKED.reset(token)
