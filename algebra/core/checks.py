@@ -7,7 +7,7 @@ the stride of B does not divide the shape of the mode it steps through, the prin
 When the modes of B land in the same mode of A and together step past its end, each mode is right alone but their
 sum carries into the next mode of A, which the printed layout cannot do.
 
-``check_composition(A, B, R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
+``post_composition((A, B), R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
 ``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
 CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
 are decided by enumeration: of exactly the coordinates of B that land inside A (``relevant_counterexample``, built
@@ -50,7 +50,8 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     n = len(a_shape) - 1
     used = [0] * n
     bs, bd = flat_pair(b_shape, b_stride)
-    for k, (s, d) in enumerate(zip(bs, bd, strict=True)):
+    for k in range(len(bs)):
+        s, d = bs[k], bd[k]
         if type(d) is not int or type(s) is not int or d < 0:
             return "?"
         if s == 1 or d == 0:
@@ -146,7 +147,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     B, dropping a partial sum that the modes still to come cannot bring back into [0, size(A)) (with non-negative
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
     ``_UNDECIDED`` when that does not apply (basis strides in A, R not of B's profile) or the points pass ENUM_CAP.
-    B's strides are ints (``check_composition``)."""
+    B's strides are ints (``post_composition``)."""
     if not int_strides(r):
         return _UNDECIDED
     fd = it.flatten(b.stride)
@@ -158,9 +159,8 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     ext = [(parts[k][0] - 1) * fd[k] for k in range(n)]  # each mode's reach, negative or not
     lo_rest, hi_rest = [0] * (n + 1), [0] * (n + 1)  # what the modes after k can still add
     for k in range(n - 1, -1, -1):
-        e = ext[k]
-        lo_rest[k] = lo_rest[k + 1] + (e if e < 0 else 0)
-        hi_rest[k] = hi_rest[k + 1] + (e if e > 0 else 0)
+        lo_rest[k] = lo_rest[k + 1] + min(ext[k], 0)
+        hi_rest[k] = hi_rest[k + 1] + max(ext[k], 0)
     pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
     w, lo_done, hi_done = 1, 0, 0  # index weight of the next mode; the least and the most B(c) so far
     mult = 1  # coordinates each point stands for: those of the stride-0 modes of B on which R is constant, whose
@@ -180,11 +180,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
             m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
-        if type(rs) is int:
-            tab = [c * rd for c in range(m)]
-        else:
-            rk = offset_fn(rs, rd)
-            tab = [rk(c) for c in range(m)]
+        tab = [c * rd for c in range(m)] if type(rs) is int else list(map(offset_fn(rs, rd), range(m)))
         if d == 0 and tab.count(tab[0]) == m:
             t0 = tab[0]
             if signed:
@@ -202,11 +198,8 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
                    for c in range(min(m, (size_a - 1 - x) // d + 1))]
         if len(pts) * mult > ENUM_CAP:
             return _UNDECIDED
-        e = ext[k]
-        if e < 0:
-            lo_done += e
-        else:
-            hi_done += e
+        lo_done += min(ext[k], 0)
+        hi_done += max(ext[k], 0)
         w *= s
     if not int_strides(a):
         a_of = a
@@ -247,12 +240,24 @@ def int_strides(layout: Any) -> bool:
     return _ints(getattr(layout, "stride", None))
 
 
-def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
-    """Raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)`` (see the module doc).
-    Inside ``cute_would_print`` nothing is checked (CuTe's own checks only)."""
-    if _UNCHECKED.get():
+def post_composition(args: tuple, r: Any) -> None:
+    """Composition's post-condition on two plain layouts: raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever
+    ``0 <= B(i) < size(A)`` (see the module doc). A tiler composes mode by mode, each mode a composition checked on
+    its own; a swizzled side is checked where it is built (``algebra.core.swizzle``)."""
+    a, b = args
+    if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
-    why = structural_failure(coalesced_a_shape, b.shape, b.stride)
+    if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
+        # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
+        if _f2_agree(a, b, r):
+            return
+        n_b = it.product(b.shape)
+        hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
+        if hit is not None:
+            _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
+                    "carry-less product does not", hit)
+        return
+    why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
     if why is None:
         return
     if not _ints(b.stride):
@@ -264,19 +269,16 @@ def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
         return  # every i with B(i) inside A was checked
     if hit is not _UNDECIDED:
         _refuse(a, b, r, why, hit)
-    hit = find_counterexample(a, b, r)
     n_b = it.product(it.flatten(b.shape))
-    if hit is None and ENUM_CAP < n_b <= FULL_CAP and why != "?":
+    hit = find_counterexample(a, b, r)
+    if hit is None and n_b > ENUM_CAP and why != "?":  # else every point was checked, or no structure is to blame
+        if n_b > FULL_CAP:
+            raise LayoutError(
+                f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
+                f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
         hit = find_counterexample(a, b, r, exhaustive=True)  # the sample found nothing: settle it point by point
-        if hit is None:
-            return
-    if hit is None:
-        if n_b <= ENUM_CAP or why == "?":
-            return  # every point checked (or no structure to blame): the printed layout is the function
-        raise LayoutError(
-            f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
-            f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
-    _refuse(a, b, r, why, hit)
+    if hit is not None:
+        _refuse(a, b, r, why, hit)
 
 
 def _ints(stride: Any) -> bool:
@@ -289,25 +291,6 @@ def _ints(stride: Any) -> bool:
         if type(x) is not int and not _ints(x):
             return False
     return True
-
-
-def post_composition(args: tuple, r: Any) -> None:
-    """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
-    (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
-    side is checked where it is built (``algebra.core.swizzle``)."""
-    a, b = args
-    if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
-        if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
-            # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
-            if _f2_agree(a, b, r):
-                return
-            n_b = it.product(b.shape)
-            hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
-            if hit is not None:
-                _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
-                        "carry-less product does not", hit)
-            return
-        check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
 
 
 def _f2_agree(a: Any, b: Any, r: Any) -> bool:
@@ -439,12 +422,20 @@ is L(j) + R(i) for no i, j
     if r is None or type(layout).__name__ != "Layout":
         return
     fs, fd = flat_pair(layout.shape, layout.stride)
-    if not fd or not _ints(fd):
+    if not fd:
         return
-    fsize = prod(s for s, d in zip(fs, fd, strict=True) if d)
+    fsize = reach = 1
+    for i in range(len(fs)):
+        d = fd[i]
+        if type(d) is not int:
+            return
+        if d:
+            s = fs[i]
+            fsize *= s
+            reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
-        cot = 1 + sum((s - 1) * abs(d) for s, d in zip(fs, fd, strict=True))
-    rs, rd = flat_pair(r.shape, r.stride)
+        cot = reach
+    rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
     n = prod(rs)
     if n < cot // fsize:
         text = show_call("complement", args)

@@ -240,10 +240,9 @@ def memo(fn: Callable) -> Callable:
     Post: ``memo(f)(*a)`` is ``f(*a)`` once it passes the op's post-condition (``checks.verify``), and raises what
     that raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type and message,
     on each call). A result with a shape <= 0 is refused (``checks.not_a_layout``: the condition, the mode, what
-    CuTe prints) unless the call is a step of another op, which computes on with it as CuTe does. Calls made while
-    recording a derivation run the op itself (checked, uncached), so the derivation is the code that runs. Only the
-    arguments of a miss are sized (``_small``): a call on big arguments runs and is not kept. ``f.__wrapped__`` is
-    the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
+    CuTe prints) unless the call is a step of another op, which computes on with it as CuTe does. Only the arguments
+    of a miss are sized (``_small``). ``f.__wrapped__`` is the checked op without the cache (what an op calls for its
+    steps: the outer op's result is what is kept)."""
     name = fn.__name__
     post = POST.get(name)  # the op's post-condition (``verify``), read once here
     outer = POST_OUTERMOST.get(name)  # its post-condition as the op asked for, not checked inside another op
