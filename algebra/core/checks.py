@@ -7,7 +7,7 @@ the stride of B does not divide the shape of the mode it steps through, the prin
 When the modes of B land in the same mode of A and together step past its end, each mode is right alone but their
 sum carries into the next mode of A, which the printed layout cannot do.
 
-``check_composition(A, B, R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
+``post_composition((A, B), R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
 ``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
 CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
 are decided by enumeration: of exactly the coordinates of B that land inside A (``relevant_counterexample``, built
@@ -19,6 +19,7 @@ structured sample beyond.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from itertools import islice
 from itertools import product as cartesian
 from math import prod
 from typing import Any
@@ -89,30 +90,20 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
 
 def _coords(shape: tuple) -> Any:
     """Coordinates to test, as flat tuples: all of them when few, else corners and steps per mode."""
-    total = it.product(shape)
-    if total <= ENUM_CAP:
+    if it.product(shape) <= ENUM_CAP:
         return None
     picks = []
     for s in shape:
         cand = {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
         picks.append(sorted(c for c in cand if 0 <= c < s))
-    out = []
-    for c in cartesian(*picks):
-        out.append(c)
-        if len(out) >= ENUM_CAP:
-            break
-    return out
+    return list(islice(cartesian(*picks), ENUM_CAP))
 
 
 def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
     ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
     size_a = it.product(a.shape)
-    a_tab = offsets(a) if size_a <= A_TABLE_CAP and int_strides(a) else None
-
-    def a_of(x: int) -> Any:
-        return a_tab[x] if a_tab is not None else a(x)
-
+    a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and int_strides(a) else a  # called inside [0, size_a)
     fs = it.flatten(b.shape)
     picks = None if exhaustive else _coords(fs)
     if picks is None:
@@ -126,7 +117,7 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
         return None
     index_of = _dot(it.flatten(it.prefix_product(fs)))
     b_of = _dot(it.flatten(b.stride)) if int_strides(b) else (lambda c: b(index_of(c)))
-    r_of = offset_fn(r) if int_strides(r) else r
+    r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
     for c in picks:
         x = b_of(c)
         if type(x) is int and 0 <= x < size_a:
@@ -147,26 +138,19 @@ def _parts_like(b_shape: Any, r_shape: Any, r_stride: Any, out: list) -> bool:
         return True
     if type(r_shape) is not tuple or len(r_shape) != len(b_shape):
         return False
-    for i in range(len(b_shape)):
-        if not _parts_like(b_shape[i], r_shape[i], r_stride[i], out):
-            return False
-    return True
+    return all(_parts_like(b_shape[i], r_shape[i], r_stride[i], out) for i in range(len(b_shape)))
 
 
-def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> Any:
+def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     """``(i, B(i), A(B(i)), R(i))`` for the smallest ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``,
     or None when there is none: every such ``i`` is checked, and only those. The points are built mode by mode of
     B, dropping a partial sum that the modes still to come cannot bring back into [0, size(A)) (with non-negative
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
-    ``_UNDECIDED`` when that does not apply (basis strides, R not of B's profile) or the points pass ENUM_CAP.
-    ``fd``: B's flat strides, where the caller has them."""
-    if fd is None:
-        fd = it.flatten(b.stride)
-    if type(r) is not type(b) or not int_strides(r):
+    ``_UNDECIDED`` when that does not apply (basis strides in A, R not of B's profile) or the points pass ENUM_CAP.
+    B's strides are ints (``post_composition``)."""
+    if not int_strides(r):
         return _UNDECIDED
-    for d in fd:
-        if type(d) is not int:
-            return _UNDECIDED
+    fd = it.flatten(b.stride)
     parts: list = []
     if not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
@@ -175,9 +159,8 @@ def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> 
     ext = [(parts[k][0] - 1) * fd[k] for k in range(n)]  # each mode's reach, negative or not
     lo_rest, hi_rest = [0] * (n + 1), [0] * (n + 1)  # what the modes after k can still add
     for k in range(n - 1, -1, -1):
-        e = ext[k]
-        lo_rest[k] = lo_rest[k + 1] + (e if e < 0 else 0)
-        hi_rest[k] = hi_rest[k + 1] + (e if e > 0 else 0)
+        lo_rest[k] = lo_rest[k + 1] + min(ext[k], 0)
+        hi_rest[k] = hi_rest[k + 1] + max(ext[k], 0)
     pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
     w, lo_done, hi_done = 1, 0, 0  # index weight of the next mode; the least and the most B(c) so far
     mult = 1  # coordinates each point stands for: those of the stride-0 modes of B on which R is constant, whose
@@ -197,11 +180,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> 
             m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
-        if type(rs) is int:
-            tab = [c * rd for c in range(m)]
-        else:
-            rk = offset_fn_of(rs, rd)
-            tab = [rk(c) for c in range(m)]
+        tab = [c * rd for c in range(m)] if type(rs) is int else list(map(offset_fn(rs, rd), range(m)))
         if d == 0 and tab.count(tab[0]) == m:
             t0 = tab[0]
             if signed:
@@ -219,18 +198,15 @@ def relevant_counterexample(a: Any, b: Any, r: Any, fd: tuple | None = None) -> 
                    for c in range(min(m, (size_a - 1 - x) // d + 1))]
         if len(pts) * mult > ENUM_CAP:
             return _UNDECIDED
-        e = ext[k]
-        if e < 0:
-            lo_done += e
-        else:
-            hi_done += e
+        lo_done += min(ext[k], 0)
+        hi_done += max(ext[k], 0)
         w *= s
     if not int_strides(a):
         a_of = a
     elif 0 < size_a <= 4 * len(pts):  # every point is inside A: its table, when not much longer than the points
         a_of = offsets(a).__getitem__
     else:
-        a_of = offset_fn(a)
+        a_of = offset_fn(a.shape, a.stride)
     best = None
     for x, i, v in pts:
         if (best is None or i < best[0]) and (ax := a_of(x)) != v:
@@ -243,14 +219,9 @@ def _dot(weights: tuple) -> Any:
     return lambda c: sum(map(int.__mul__, c, weights))
 
 
-def offset_fn(layout: Any) -> Any:
-    """Index ``i`` (``0 <= i < size``) -> ``layout(i)`` for a layout with int strides, through its flat modes: the
-    same value as ``layout(i)`` without re-checking the coordinate at every call."""
-    return offset_fn_of(layout.shape, layout.stride)
-
-
-def offset_fn_of(shape: Any, stride: Any) -> Any:
-    """``offset_fn`` of the layout ``shape:stride`` (int strides)."""
+def offset_fn(shape: Any, stride: Any) -> Any:
+    """Index ``i`` (``0 <= i < size``) -> ``L(i)`` for the layout ``L = shape:stride`` with int strides, through its
+    flat modes: the same value as ``L(i)`` without re-checking the coordinate at every call."""
     modes = list(zip(it.flatten(shape), it.flatten(stride), strict=True))
     last = modes.pop()[1]
 
@@ -265,47 +236,49 @@ def offset_fn_of(shape: Any, stride: Any) -> Any:
 
 
 def int_strides(layout: Any) -> bool:
-    st = getattr(layout, "stride", None)
-    if st is None:
-        return False
-    for v in it.flatten(st):
-        if type(v) is not int:
-            return False
-    return True
+    """``layout`` has a stride and every leaf of it is an int."""
+    return _ints(getattr(layout, "stride", None))
 
 
-def check_composition(a: Any, coalesced_a_shape: Any, b: Any, r: Any) -> None:
-    """Raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)`` (see the module doc).
-    Inside ``cute_would_print`` nothing is checked (CuTe's own checks only)."""
-    if _UNCHECKED.get():
+def post_composition(args: tuple, r: Any) -> None:
+    """Composition's post-condition on two plain layouts: raise ``LayoutError`` unless ``R(i) == A(B(i))`` wherever
+    ``0 <= B(i) < size(A)`` (see the module doc). A tiler composes mode by mode, each mode a composition checked on
+    its own; a swizzled side is checked where it is built (``algebra.core.swizzle``)."""
+    a, b = args
+    if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
-    why = structural_failure(coalesced_a_shape, b.shape, b.stride)
+    if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
+        # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
+        if _f2_agree(a, b, r):
+            return
+        n_b = it.product(b.shape)
+        hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
+        if hit is not None:
+            _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
+                    "carry-less product does not", hit)
+        return
+    why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
     if why is None:
         return
-    fd = it.flatten(b.stride)
-    for d in fd:
-        if type(d) is not int:
-            return  # basis (E) strides select a mode of A: each is composed with that mode alone
-    if min(it.flatten(r.shape)) <= 0 or min(it.flatten(a.shape)) <= 0:
+    if not _ints(b.stride):
+        return  # basis (E) strides select a mode of A: each is composed with that mode alone
+    if has_non_positive_shape(r) or has_non_positive_shape(a):
         return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
-    hit = relevant_counterexample(a, b, r, fd)
+    hit = relevant_counterexample(a, b, r)
     if hit is None:
         return  # every i with B(i) inside A was checked
     if hit is not _UNDECIDED:
         _refuse(a, b, r, why, hit)
-    hit = find_counterexample(a, b, r)
     n_b = it.product(it.flatten(b.shape))
-    if hit is None and ENUM_CAP < n_b <= FULL_CAP and why != "?":
+    hit = find_counterexample(a, b, r)
+    if hit is None and n_b > ENUM_CAP and why != "?":  # else every point was checked, or no structure is to blame
+        if n_b > FULL_CAP:
+            raise LayoutError(
+                f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
+                f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
         hit = find_counterexample(a, b, r, exhaustive=True)  # the sample found nothing: settle it point by point
-        if hit is None:
-            return
-    if hit is None:
-        if n_b <= ENUM_CAP or why == "?":
-            return  # every point checked (or no structure to blame): the printed layout is the function
-        raise LayoutError(
-            f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
-            f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
-    _refuse(a, b, r, why, hit)
+    if hit is not None:
+        _refuse(a, b, r, why, hit)
 
 
 def _ints(stride: Any) -> bool:
@@ -318,26 +291,6 @@ def _ints(stride: Any) -> bool:
         if type(x) is not int and not _ints(x):
             return False
     return True
-
-
-
-def post_composition(args: tuple, r: Any) -> None:
-    """Composition's post-condition on two plain layouts: ``R(i) == A(B(i))`` wherever ``0 <= B(i) < size(A)``
-    (``check_composition``). A tiler composes mode by mode, each mode a composition checked on its own; a swizzled
-    side is checked where it is built (``algebra.core.swizzle``)."""
-    a, b = args
-    if type(r).__name__ == "Layout" and type(a) is type(r) and type(b) is type(r):
-        if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
-            # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
-            if _f2_agree(a, b, r):
-                return
-            n_b = it.product(b.shape)
-            hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
-            if hit is not None:
-                _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
-                        "carry-less product does not", hit)
-            return
-        check_composition(a, coalesce_x_pair(a.shape, a.stride)[0], b, r)
 
 
 def _f2_agree(a: Any, b: Any, r: Any) -> bool:
@@ -618,11 +571,10 @@ def unchecked(fn: Any, *args: Any) -> Any:
 def cute_would_print(fn: Any, *args: Any) -> Any:
     """What CuTe C++ answers for ``fn(*args)``: the same code with the ``A o B`` check off, so only CuTe's own
     (weak) conditions refuse; None when CuTe refuses too. Runs uncached (``memo``) with no recorder active."""
-    token, no_rec = _UNCHECKED.set(True), _ACTIVE.set(None)
+    no_rec = _ACTIVE.set(None)
     try:
-        return fn(*args)
+        return unchecked(fn, *args)
     except LayoutError:
         return None
     finally:
         _ACTIVE.reset(no_rec)
-        _UNCHECKED.reset(token)

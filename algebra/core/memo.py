@@ -16,8 +16,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from contextvars import ContextVar
-from functools import lru_cache, wraps
+from functools import cache, lru_cache, wraps
 from typing import Any
 
 from algebra.core import modes
@@ -34,14 +33,16 @@ _SAMPLE = 16
 _CACHES: list[BoundedCache] = []
 
 
-_SLOTS: dict[type, tuple[str, ...]] = {}
-
-
+@cache
 def _slots(tp: type) -> tuple[str, ...]:
-    names = _SLOTS.get(tp)
-    if names is None:
-        names = _SLOTS[tp] = tuple(s for cls in tp.__mro__ for s in getattr(cls, "__slots__", ()))
-    return names
+    return tuple(s for cls in tp.__mro__ for s in getattr(cls, "__slots__", ()))
+
+
+def _sampled(items: Any, n: int, size: Callable[[Any], int]) -> int:
+    """The sizes of the ``n`` items summed, estimated from the first _SAMPLE of them beyond that."""
+    if n <= _SAMPLE:
+        return sum(map(size, items))
+    return sum(map(size, itertools.islice(items, _SAMPLE))) * n // _SAMPLE
 
 
 def approx_bytes(obj: Any, _depth: int = 0) -> int:
@@ -58,8 +59,7 @@ def approx_bytes(obj: Any, _depth: int = 0) -> int:
             for x in obj:
                 total += 28 if type(x) is int else approx_bytes(x, _depth + 1)
             return total
-        sample = list(itertools.islice(obj, _SAMPLE))
-        return total + sum(approx_bytes(x, _depth + 1) for x in sample) * n // _SAMPLE
+        return total + _sampled(obj, n, lambda x: approx_bytes(x, _depth + 1))
     if obj is None or tp is bool:
         return 0
     if tp is str:
@@ -71,14 +71,10 @@ def approx_bytes(obj: Any, _depth: int = 0) -> int:
     if _depth > 16:
         return 64
     if isinstance(obj, set | frozenset):
-        n = len(obj)
-        sample = list(itertools.islice(obj, _SAMPLE))
-        return 56 + 32 * n + sum(approx_bytes(x, _depth + 1) for x in sample) * n // max(1, len(sample))
+        return 56 + 32 * len(obj) + _sampled(obj, len(obj), lambda x: approx_bytes(x, _depth + 1))
     if isinstance(obj, dict):
-        n = len(obj)
-        items = obj.items() if n <= _SAMPLE else list(itertools.islice(obj.items(), _SAMPLE))
-        body = sum(approx_bytes(k, _depth + 1) + approx_bytes(v, _depth + 1) for k, v in items)
-        return 64 + 40 * n + (body if n <= _SAMPLE else body * n // _SAMPLE)
+        n, d = len(obj), _depth + 1
+        return 64 + 40 * n + _sampled(obj.items(), n, lambda kv: approx_bytes(kv[0], d) + approx_bytes(kv[1], d))
     slots = _slots(tp)
     if slots:
         total = 16 + 8 * len(slots)
@@ -101,7 +97,6 @@ class BoundedCache:
         self.max_bytes = max_bytes
         self.name = name
         self.bytes = 0
-        self.hits = self.misses = 0
         self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         _CACHES.append(self)
@@ -113,10 +108,8 @@ class BoundedCache:
         with self._lock:
             hit = self._data.get(key)
             if hit is None:
-                self.misses += 1
                 return default
             self._data.move_to_end(key)
-            self.hits += 1
             return hit[0]
 
     def put(self, key: Hashable, value: Any, size: int | None = None) -> None:
@@ -137,10 +130,6 @@ class BoundedCache:
         with self._lock:
             self._data.clear()
             self.bytes = 0
-
-    def stats(self) -> dict[str, Any]:
-        return {"name": self.name, "entries": len(self._data), "bytes": self.bytes, "max_bytes": self.max_bytes,
-                "hits": self.hits, "misses": self.misses}
 
 
 _MISSING = object()
@@ -212,46 +201,34 @@ def _small(x: Any) -> bool:
 _OPS: list[Any] = []  # every op's C cache
 
 
-class _Refusal:
-    """A refusal kept in the cache: the exception's type and arguments, raised anew at every call."""
-
-    __slots__ = ("kind", "args")
-
-    def __init__(self, err: LayoutError) -> None:
-        self.kind = type(err)
-        self.args = err.args
-
-
 class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of a call too big to keep
     def __init__(self, value: Any) -> None:
         self.value = value
 
 
-class _NotALayout:
-    """A result with a shape entry <= 0 (CuTe's arithmetic on negative strides), or one that fails the op's own
-    post-condition (``checks.POST_OUTERMOST``: ``err``), kept in the cache: inside another op it is the value CuTe
-    computes on with; asked for by itself it is refused (``checks.not_a_layout``, or ``err``)."""
+class _Refused:
+    """What the cache keeps for a call that refuses: a refusal (``LayoutError``, ``value`` None), or a result with a
+    shape entry <= 0 (CuTe's arithmetic on negative strides) or one that fails the op's own post-condition
+    (``checks.POST_OUTERMOST``). Inside another op the result is the value CuTe computes on with; otherwise the
+    refusal (``err``, the exception's type and arguments, raised anew at every call; else ``checks.not_a_layout``)."""
 
     __slots__ = ("value", "err")
 
     def __init__(self, value: Any, err: LayoutError | None = None) -> None:
         self.value = value
-        self.err = err
+        self.err = None if err is None else (type(err), err.args)
 
 
-#: True while an op runs uncached (a derivation, CuTe's print); on a miss the op's frame says it (``_nested``).
-_NESTED: ContextVar[bool] = ContextVar("algebra_memo_nested", default=False)
-_RUN: list = []  # the code of ``memo``'s miss (one code object, shared by every op)
+_CODES: list = []  # the code of ``memo``'s wrapper and of its miss (one code object each, shared by every op)
 
 
 def _nested() -> bool:
-    """True inside an op: the ops it calls are its steps and get what CuTe computes, also a layout with a shape <= 0
-    (only the op asked for refuses it). A miss sets no flag: its frame (``_RUN``) is on this thread's stack."""
-    if _NESTED.get():
-        return True
-    f, run = sys._getframe(1), _RUN[0]
+    """True inside an op (called by an op's wrapper): the ops it calls are its steps and get what CuTe computes, also
+    a layout with a shape <= 0 (only the op asked for refuses it). No flag is set: the frame of another op's wrapper
+    or miss (``_CODES``) is on this thread's stack above the wrapper that asks."""
+    f, wrapper, run = sys._getframe(2), *_CODES
     while f is not None:
-        if f.f_code is run:
+        if f.f_code is run or f.f_code is wrapper:
             return True
         f = f.f_back
     return False
@@ -263,10 +240,9 @@ def memo(fn: Callable) -> Callable:
     Post: ``memo(f)(*a)`` is ``f(*a)`` once it passes the op's post-condition (``checks.verify``), and raises what
     that raises (a refusal, ``LayoutError``, is kept like an answer and raised anew, with the same type and message,
     on each call). A result with a shape <= 0 is refused (``checks.not_a_layout``: the condition, the mode, what
-    CuTe prints) unless the call is a step of another op, which computes on with it as CuTe does. Calls made while
-    recording a derivation run the op itself (checked, uncached), so the derivation is the code that runs. Only the
-    arguments of a miss are sized (``_small``): a call on big arguments runs and is not kept. ``f.__wrapped__`` is
-    the checked op without the cache (what an op calls for its steps: the outer op's result is what is kept)."""
+    CuTe prints) unless the call is a step of another op, which computes on with it as CuTe does. Only the arguments
+    of a miss are sized (``_small``). ``f.__wrapped__`` is the checked op without the cache (what an op calls for its
+    steps: the outer op's result is what is kept)."""
     name = fn.__name__
     post = POST.get(name)  # the op's post-condition (``verify``), read once here
     outer = POST_OUTERMOST.get(name)  # its post-condition as the op asked for, not checked inside another op
@@ -287,33 +263,27 @@ def memo(fn: Callable) -> Callable:
         except LayoutError as err:
             if not _small(args):
                 raise  # not kept
-            return _Refusal(err)
+            return _Refused(None, err)
         if (value.shape <= 0 if type(value) is Layout and type(value.shape) is int else
                 has_non_positive_shape(value)):
-            value = _NotALayout(value)
+            value = _Refused(value)
         elif outer is not None:
             try:
                 outer(args, value)
             except LayoutError as err:
-                value = _NotALayout(value, err)
+                value = _Refused(value, err)
         if not _small(args):
             raise _Uncached(value)
         return value
 
-    _RUN[:] = [run.__code__]
     cached = lru_cache(maxsize=MEMO_ENTRIES)(run)
     _OPS.append(cached)
 
     @wraps(fn)
     def wrapper(*args: Any) -> Any:
         if _recording() is not None or _unchecked():  # a derivation, or CuTe's print: the op itself, uncached
-            nested = _nested()
-            token = _NESTED.set(True)
-            try:
-                value = checked(*args)
-            finally:
-                _NESTED.reset(token)
-            return value if nested else verify(name, args, value, outermost=True)
+            value = checked(*args)
+            return value if _nested() else verify(name, args, value, outermost=True)
         try:
             value = cached(*args)
         except _Uncached as big:
@@ -325,19 +295,15 @@ def memo(fn: Callable) -> Callable:
                 value = run(*args)
             except _Uncached as big:
                 value = big.value
-        tp = type(value)
-        if tp is Layout:
+        if type(value) is not _Refused:
             return value
-        if tp is _Refusal:
-            raise value.kind(*value.args)
-        if tp is _NotALayout:
-            if _nested():
-                return value.value
-            if value.err is not None:
-                raise type(value.err)(*value.err.args)
-            raise not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value.value)  # type: ignore[misc]
-        return value
+        if value.value is not None and _nested():
+            return value.value
+        if value.err is not None:
+            raise value.err[0](*value.err[1])
+        raise not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value.value)  # type: ignore[misc]
 
+    _CODES[:] = [wrapper.__code__, run.__code__]
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
     wrapper.__wrapped__ = checked  # type: ignore[attr-defined]
     return wrapper

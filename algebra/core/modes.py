@@ -17,6 +17,7 @@ from algebra.core import inttuple as it
 from algebra.core.arith import F2
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import ceil_div_int
+from algebra.core.recorder import nested
 
 
 def _lstr(shape: Any, stride: Any) -> str:
@@ -263,8 +264,7 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
                 p = compose_int(ls, ld, s, d) if type(d) is int and type(s) is not tuple else compose(ls, ld, s, d)
             else:
                 rec.step(f"mode {path}{i} of B: {_lstr(bs[i], bd[i])}")
-                with rec.sub():
-                    p = compose(ls, ld, bs[i], bd[i], rec, f"{path}{i}.")
+                p = nested(rec, compose, ls, ld, bs[i], bd[i], rec, f"{path}{i}.")
             out_s.append(p[0])
             out_d.append(p[1])
         out = tuple(out_s), tuple(out_d)

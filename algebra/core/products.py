@@ -266,7 +266,7 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     n0 = it.product(block.shape)
     comp = _complement(block, n0 * cosize(t))
     fast = all(map(int_strides, (block, new, comp, t)))  # then each value is a flat dot product, not a checked call
-    new_of, block_of, comp_of, t_of = (offset_fn(x) if fast else x for x in (new, block, comp, t))
+    new_of, block_of, comp_of, t_of = (offset_fn(x.shape, x.stride) if fast else x for x in (new, block, comp, t))
     res_sw = getattr(res, "layout_a", lambda x: x)  # make_composed may drop an identity swizzle
     for i in range(min(size(new), 1 << 16) if checking() else 0):
         a, j = i % n0, i // n0

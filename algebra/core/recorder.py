@@ -24,7 +24,7 @@ _ACTIVE: ContextVar[Recorder | None] = ContextVar("algebra_recorder", default=No
 
 
 class Recorder:
-    """Collects the steps of one derivation; ``sub()`` indents the steps of a nested op."""
+    """Collects the steps of one derivation; ``nested`` indents the steps of a nested op."""
 
     def __init__(self) -> None:
         self.steps: list[dict[str, Any]] = []
@@ -39,14 +39,6 @@ class Recorder:
         entry = {"text": text, "layout": layout, "kind": kind, "depth": self.depth}
         entry.update(extra)
         self.steps.append(entry)
-
-    @contextmanager
-    def sub(self) -> Iterator[Recorder]:
-        self.depth += 1
-        try:
-            yield self
-        finally:
-            self.depth -= 1
 
 
 #: ``active()``: the recorder of the derivation being recorded, or None (then ops run their fast paths).
@@ -69,8 +61,11 @@ def nested(rec: Recorder | None, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)``, its recorded steps one level deeper (a plain call when nothing records)."""
     if rec is None:
         return fn(*args)
-    with rec.sub():
+    rec.depth += 1
+    try:
         return fn(*args)
+    finally:
+        rec.depth -= 1
 
 
 def quiet(rec: Recorder | None, fn: Callable[..., Any], *args: Any) -> Any:
