@@ -20,6 +20,7 @@ CuTe C++ and the PTX ISA, not measured on hardware.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -398,20 +399,13 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     esize = hopper.TMA_DTYPES[r.dtype]
     box = r.box_dim
     inner = box[0] * esize if box else 0
-    rows = 1
-    for b in box[1:]:
-        rows *= b
+    rows = math.prod(box[1:])
     span = hopper.TMA_SWIZZLE_SPAN[r.swizzle]
-    bbits = {0: 0, 32: 1, 64: 2, 128: 3}[span]
+    mask = (1 << {0: 0, 32: 1, 64: 2, 128: 3}[span]) - 1
     chunks = max(1, inner // 16)
-    grid = []
-    for row in range(min(rows, 64)):
-        line = []
-        for c in range(min(chunks, MAX_DRAWN_CHUNKS)):  # a legal box row has at most 256 x 8 B = 128 chunks
-            addr = row * inner + 16 * c
-            phys = addr ^ (((addr >> 7) & ((1 << bbits) - 1)) << 4) if bbits else addr
-            line.append(phys // 16 - (row * inner) // 16)
-        grid.append(line)
+    shown = range(0, 16 * min(chunks, MAX_DRAWN_CHUNKS), 16)  # a legal box row has at most 256 x 8 B = 128 chunks
+    grid = [[(a ^ (((a >> 7) & mask) << 4)) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)]
+            for row in range(min(rows, 64))]
     out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
                   "shown_chunks": min(chunks, MAX_DRAWN_CHUNKS),
                   "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}
