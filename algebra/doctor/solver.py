@@ -157,28 +157,19 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     if not evaluate(tile, accesses, naive, memo):
         raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
-    out: list[Candidate] = []
-    counts = {"swizzles": 0, "paddings": 0, "xor": 0, "rejected_vector": 0}
-    out.append(naive)
-    for b, m, s in swizzle_space(tile):
-        foot = swizzle_footprint(tile, b, m, s)
-        if foot is None:
+    swizzles = [Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
+                          fn=_swizzle_fn(b, m, s))
+                for b, m, s in swizzle_space(tile) if (foot := swizzle_footprint(tile, b, m, s)) is not None]
+    paddings = [Candidate("padding", _padding_place(tile, p), pad=p) for p in padding_space(tile)]
+    counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
+    out = [naive]
+    for c in swizzles + paddings:
+        if not evaluate(tile, accesses, c, memo):
+            counts["rejected_vector"] += 1
             continue
-        counts["swizzles"] += 1
-        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
-                      fn=_swizzle_fn(b, m, s))
-        if evaluate(tile, accesses, c, memo):
-            out.append(c)
-        else:
-            counts["rejected_vector"] += 1
-    for p in padding_space(tile):
-        counts["paddings"] += 1
-        c = Candidate("padding", _padding_place(tile, p), pad=p)
-        if evaluate(tile, accesses, c, memo):
+        if c.kind == "padding":
             c.footprint_bytes = _footprint(tile, c)
-            out.append(c)
-        else:
-            counts["rejected_vector"] += 1
+        out.append(c)
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:

@@ -116,13 +116,8 @@ class Access:
         """Fewest wavefronts any placement can give: per phase, the distinct bytes over 128 (at least 1)."""
         if self.constraint:
             return 0
-        ab = self.access_bytes(element_bytes)
-        per = self.per_phase(element_bytes)
-        total = 0
-        for s in range(0, len(self.lanes), per):
-            n = len(set(self.lanes[s:s + per]))
-            total += max(1, -(-n * ab // 128))
-        return total
+        ab, per = self.access_bytes(element_bytes), self.per_phase(element_bytes)
+        return sum(max(1, -(-len(set(self.lanes[s:s + per])) * ab // 128)) for s in range(0, len(self.lanes), per))
 
 
 def _int(v: Any, where: str, lo: int, hi: int) -> int:
@@ -160,10 +155,7 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     if size > MAX_ELEMENTS:
         raise SolveError(f"tile: {size} elements is over the cap of {MAX_ELEMENTS} (256 x 256)")
     shp = lay.shape
-    if not it.is_tuple(shp) or len(shp) == 1:
-        rows, cols = 1, size
-    else:
-        rows, cols = it.product(shp[0]), it.product(shp[1:])
+    rows, cols = (1, size) if not it.is_tuple(shp) or len(shp) == 1 else (it.product(shp[0]), it.product(shp[1:]))
     table = offsets(lay)
     if min(table) < 0:
         raise SolveError("tile: negative offsets")
