@@ -359,8 +359,11 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
     out = []
     for r, c in acc.lanes:
         o = place(r, c)
-        if o % v or any(place(r, c + k) != o + k for k in range(1, v)):
+        if o % v:
             return None
+        for k in range(1, v):
+            if place(r, c + k) != o + k:
+                return None
         out.append(o)
     return out
 
