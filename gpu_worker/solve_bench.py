@@ -83,7 +83,7 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
         if not solver.evaluate(tile, accs, cand):
             raise solver.SolveError(f"layouts: {choice} breaks a vector access")
         if cand.kind == "padding":
-            cand.footprint_bytes = solver._footprint(tile, accs, cand)
+            cand.footprint_bytes = solver._footprint(tile, cand)
         d = describe(tile, accs, cand, dict(hardware(tile, accs, cand), vector_kept=True), naive)
         runs = []
         for a, pa in zip(accs, d["per_access"], strict=True):

@@ -151,18 +151,18 @@ def test_parser_reads_cutes_smem_print():
 
 
 def test_doctor_reads_both_encodings_and_explains():
-    from algebra.doctor import solver_desc_sm100 as D
+    from algebra.doctor import solver_desc as D
 
-    r = D.decode_any("0x4000404000010000", 2, "K", 128, arch="auto")
+    r = D.decode("0x4000404000010000", 2, "K", 128, arch="auto")
     assert r["arch"] == "sm100" and r["valid"] and r["swizzle"] == "SWIZZLE_128B"
     assert [x["field"] for x in r["explain"]] == ["SBO", "LBO"] and r["explain"][0]["bytes"] == 1024
-    h = D.decode_any("0x4000004000010000", 2, "K", 64, arch="auto")
+    h = D.decode("0x4000004000010000", 2, "K", 64, arch="auto")
     assert h["arch"] == "sm90" and h["valid"]
-    assert D.decode_any("0x4000004000010000")["arch"] == "sm90"  # the default is unchanged
-    e = D.encode_any(SW128_K_HALF, 2, "K", arch="sm100")
+    assert D.decode("0x4000004000010000")["arch"] == "sm90"  # the default is unchanged
+    e = D.encode(SW128_K_HALF, 2, "K", arch="sm100")
     assert e["value"] == "0x4000404000010000" and e["valid"]
     with pytest.raises(A.LayoutError, match="canonical"):
-        D.encode_any("(64,64):(1,64)", 2, "K", arch="sm100")
+        D.encode("(64,64):(1,64)", 2, "K", arch="sm100")
 
 
 def test_api_descriptor_arch(client):

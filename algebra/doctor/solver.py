@@ -19,15 +19,15 @@ model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from algebra.doctor.candidate import Candidate
 from algebra.doctor.solver_access import (
     Access,
+    Candidate,
     Place,
     SolveError,
     Tile,
-    access_cost,
     lane_offsets,
     make_tile,
     parse_accesses,
@@ -37,33 +37,42 @@ __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space",
 MAX_CANDIDATES = 12
 
 
-def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
+def _swizzle_fn(b: int, m: int, s: int) -> Callable[[int], int]:
     ymask = ((1 << b) - 1) << (m + s)
-    off = tile.offset
+    return lambda o: o ^ ((o & ymask) >> s)
 
-    def place(r: int, c: int) -> int:
-        o = off(r, c)
-        return o ^ ((o & ymask) >> s)
-    return place
+
+def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
+    f, off = _swizzle_fn(b, m, s), tile.offset
+    return lambda r, c: f(off(r, c))
+
+
+def _swizzle_moved(tile: Tile, b: int, m: int, s: int) -> list[int] | None:
+    """Where ``Sw<b,m,s>`` sends the offsets it may move out of the tile; None when they are too many to check.
+
+    Sw only flips bits [m, m + b) (from bits [m + s, m + s + b)), so it stays inside each aligned block of 2^(m + b)
+    offsets: on a compact tile only the offsets past its last whole block can leave it; otherwise every offset is
+    checked (at most 16384)."""
+    ymask = ((1 << b) - 1) << (m + s)
+    n = len(tile.table)
+    if tile.compact:
+        xs: Any = range(n - n % (1 << (m + b)), n)
+    elif n <= 16384:
+        xs = tile.table
+    else:
+        return None
+    return [x ^ ((x & ymask) >> s) for x in xs]
 
 
 def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
-    """True when ``Sw<b,m,s>`` maps the tile's set of offsets onto itself.
-
-    Sw only flips bits [m, m + b) (from bits [m + s, m + s + b)), so it stays inside each aligned block of 2^(m + b)
-    offsets: a compact tile whose size is a multiple of that block always fits; otherwise the offsets are checked."""
-    ymask = ((1 << b) - 1) << (m + s)
-    n = len(tile.table)
-    block = 1 << (m + b)
-    if tile.compact:
-        if n % block == 0:
-            return True
-        start = n - n % block
-        return all((x ^ ((x & ymask) >> s)) < n for x in range(start, n))
-    if n > 16384:
+    """True when ``Sw<b,m,s>`` maps the tile's set of offsets onto itself."""
+    moved = _swizzle_moved(tile, b, m, s)
+    if moved is None:
         return False
+    if tile.compact:
+        return all(x < len(tile.table) for x in moved)
     offs = set(tile.table)
-    return all((x ^ ((x & ymask) >> s)) in offs for x in offs)
+    return all(x in offs for x in moved)
 
 
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
@@ -78,62 +87,39 @@ def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
     """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
     the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
     offsets are not a contiguous range)."""
-    if swizzle_fits(tile, b, m, s):
-        return tile.footprint_bytes
-    ymask = ((1 << b) - 1) << (m + s)
-    n = len(tile.table)
-    if tile.compact:
-        start = n - n % (1 << (m + b))
-        top = max([n - 1] + [x ^ ((x & ymask) >> s) for x in range(start, n)])
-    elif n <= 16384:
-        top = max(x ^ ((x & ymask) >> s) for x in tile.table)
-    else:
+    moved = _swizzle_moved(tile, b, m, s)
+    if moved is None:
         return None
-    return (top + 1) * tile.element_bytes
+    return (max(moved + [tile.max_offset] if tile.compact else moved) + 1) * tile.element_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
     """Paddings (elements added to the leading stride) worth trying: 1 .. 128 / element_bytes; none when the tile is
     not a flat rank-2 row- or column-major layout."""
-    if tile.lead is None:
-        return []
-    return list(range(1, 128 // tile.element_bytes + 1))
+    return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
 def _padding_place(tile: Tile, p: int) -> Place:
-    d0, d1 = tile.layout.stride
-    if tile.lead == 0:
-        ld = d0 + p
-        return lambda r, c: r * ld + c
-    ld = d1 + p
-    return lambda r, c: r + c * ld
+    ld = tile.layout.stride[tile.lead] + p
+    return (lambda r, c: r * ld + c) if tile.lead == 0 else (lambda r, c: r + c * ld)
 
 
 def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
-    """Fill ``cand.phases``; False when the placement breaks a vector access."""
-    eb = tile.element_bytes
+    """Fill ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per search, shared
+    with ``solver_xor``) holds each access's phases by its lanes' offsets."""
+    memo = {} if memo is None else memo
     phases: list[list[int] | None] = []
     for k, acc in enumerate(accesses):
         if acc.constraint:
             phases.append(None)
             continue
-        if memo is None:
-            p = access_cost(acc, cand.place, eb, cand.safe_vector)
-        else:
-            offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place,
-                                                                                          cand.safe_vector)
-            if offs is None:
-                return False
-            key = (k, tuple(offs))
-            p = memo.get(key)
-            if p is None:
-                from algebra.doctor.solver_access import LANES_PER_PHASE, phase_cost
-
-                ab = acc.access_bytes(eb)
-                p = memo[key] = phase_cost([o * eb for o in offs], ab, 8 if acc.kind == "ldmatrix"
-                                           else LANES_PER_PHASE[ab])
-        if p is None:
+        offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place, cand.safe_vector)
+        if offs is None:
             return False
+        key = (k, tuple(offs))
+        p = memo.get(key)
+        if p is None:
+            p = memo[key] = acc.cost(offs, tile.element_bytes)
         phases.append(p)
     cand.phases = phases
     return True
@@ -157,9 +143,8 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) 
     return out
 
 
-def _footprint(tile: Tile, accesses: list[Access], cand: Candidate) -> int:
-    if cand.kind != "padding":
-        return tile.footprint_bytes
+def _footprint(tile: Tile, cand: Candidate) -> int:
+    """Bytes a padded tile spans."""
     last = max(cand.place(r, c) for r in (0, tile.rows - 1) for c in (0, tile.cols - 1))
     return (last + 1) * tile.element_bytes
 
@@ -172,29 +157,19 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     if not evaluate(tile, accesses, naive, memo):
         raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
-    out: list[Candidate] = []
-    counts = {"swizzles": 0, "paddings": 0, "xor": 0, "rejected_vector": 0}
-    out.append(naive)
-    for b, m, s in swizzle_space(tile):
-        foot = swizzle_footprint(tile, b, m, s)
-        if foot is None:
+    swizzles = [Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
+                          fn=_swizzle_fn(b, m, s))
+                for b, m, s in swizzle_space(tile) if (foot := swizzle_footprint(tile, b, m, s)) is not None]
+    paddings = [Candidate("padding", _padding_place(tile, p), pad=p) for p in padding_space(tile)]
+    counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
+    out = [naive]
+    for c in swizzles + paddings:
+        if not evaluate(tile, accesses, c, memo):
+            counts["rejected_vector"] += 1
             continue
-        counts["swizzles"] += 1
-        ymask = ((1 << b) - 1) << (m + s)
-        c = Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
-                      fn=lambda o, y=ymask, sh=s: o ^ ((o & y) >> sh))
-        if evaluate(tile, accesses, c, memo):
-            out.append(c)
-        else:
-            counts["rejected_vector"] += 1
-    for p in padding_space(tile):
-        counts["paddings"] += 1
-        c = Candidate("padding", _padding_place(tile, p), pad=p)
-        if evaluate(tile, accesses, c, memo):
-            c.footprint_bytes = _footprint(tile, accesses, c)
-            out.append(c)
-        else:
-            counts["rejected_vector"] += 1
+        if c.kind == "padding":
+            c.footprint_bytes = _footprint(tile, c)
+        out.append(c)
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
@@ -214,8 +189,7 @@ def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
     if c.kind == "swizzle":
         return (1 << c.swizzle[1]) >= vec
     if c.kind == "padding":
-        d0, d1 = tile.layout.stride
-        return ((d0 if tile.lead == 0 else d1) + c.pad) % vec == 0
+        return (tile.layout.stride[tile.lead] + c.pad) % vec == 0
     return c.kind != "xor" or c.safe_vector >= vec
 
 
@@ -273,12 +247,11 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
     kept, folded = fold_paddings(cands, hws)
     top = kept[:limit]
-    notes = [f"{a.name}: {len(a.lanes)} lanes of {a.access_bytes(t.element_bytes)}-byte accesses. The bank model "
-             "(CONTRACT 3) splits the active lanes into phases; measured on an H200 (bench/results/solve_smem_*), "
-             f"the hardware still takes one pass per {'quarter' if a.access_bytes(t.element_bytes) == 16 else 'half'}"
-             " warp, so Nsight Compute counts at least "
-             f"{32 * a.access_bytes(t.element_bytes) // 128} wavefronts"
-             for a in accs if a.kind == "lds" and a.access_bytes(t.element_bytes) >= 8 and len(a.lanes) < 32]
+    wide = [(a, a.access_bytes(t.element_bytes)) for a in accs if a.kind == "lds" and len(a.lanes) < 32]
+    notes = [f"{a.name}: {len(a.lanes)} lanes of {ab}-byte accesses. The bank model (CONTRACT 3) splits the active "
+             "lanes into phases; measured on an H200 (bench/results/solve_smem_*), the hardware still takes one pass "
+             f"per {'quarter' if ab == 16 else 'half'} warp, so Nsight Compute counts at least {32 * ab // 128} "
+             "wavefronts" for a, ab in wide if ab >= 8]
     return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs], "notes": notes,
             "ideal": sum(a.ideal(t.element_bytes) for a in accs),
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],

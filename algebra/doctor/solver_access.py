@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -70,6 +71,11 @@ class Tile:
     def offset(self, r: int, c: int) -> int:
         return self.table[r + self.rows * c]
 
+    @cached_property
+    def coordinate_of(self) -> dict[int, tuple[int, int]]:
+        """Element offset -> its (row, col) in the tile as given."""
+        return {o: (i % self.rows, i // self.rows) for i, o in enumerate(self.table)}
+
     @property
     def footprint_bytes(self) -> int:
         return (self.max_offset + 1) * self.element_bytes
@@ -97,17 +103,21 @@ class Access:
     def access_bytes(self, element_bytes: int) -> int:
         return 16 if self.kind == "ldmatrix" else self.vector * element_bytes
 
+    def per_phase(self, element_bytes: int) -> int:
+        """Lanes per phase: one 8x8 matrix of ldmatrix, else by the access width (CONTRACT §3)."""
+        return 8 if self.kind == "ldmatrix" else LANES_PER_PHASE[self.access_bytes(element_bytes)]
+
+    def cost(self, offsets: list[int], element_bytes: int) -> list[int]:
+        """Per-phase wavefronts (``phase_cost``) with lane i's first element at element offset ``offsets[i]``."""
+        return phase_cost([o * element_bytes for o in offsets], self.access_bytes(element_bytes),
+                          self.per_phase(element_bytes))
+
     def ideal(self, element_bytes: int) -> int:
         """Fewest wavefronts any placement can give: per phase, the distinct bytes over 128 (at least 1)."""
         if self.constraint:
             return 0
-        ab = self.access_bytes(element_bytes)
-        per = 8 if self.kind == "ldmatrix" else LANES_PER_PHASE[ab]
-        total = 0
-        for s in range(0, len(self.lanes), per):
-            n = len(set(self.lanes[s:s + per]))
-            total += max(1, -(-n * ab // 128))
-        return total
+        ab, per = self.access_bytes(element_bytes), self.per_phase(element_bytes)
+        return sum(max(1, -(-len(set(self.lanes[s:s + per])) * ab // 128)) for s in range(0, len(self.lanes), per))
 
 
 def _int(v: Any, where: str, lo: int, hi: int) -> int:
@@ -118,19 +128,25 @@ def _int(v: Any, where: str, lo: int, hi: int) -> int:
     return v
 
 
+def _parse(text: Any, where: str, example: str) -> Any:
+    """The layout written in ``text``; SolveError naming ``where`` when it is empty or does not parse."""
+    from algebra.core.notation import parse
+
+    if not isinstance(text, str) or not text.strip():
+        raise SolveError(f"{where}: give the {example}")
+    try:
+        return parse(text.strip())
+    except (LayoutError, ValueError, TypeError, RecursionError) as exc:
+        raise SolveError(f"{where}: {exc}") from None
+
+
 def make_tile(text: str, element_bytes: int) -> Tile:
     """Parse and enumerate the tile. Raises SolveError naming ``tile`` / ``element_bytes`` on bad input or caps."""
     from algebra.core.layout import Layout, offsets
-    from algebra.core.notation import parse
 
     if isinstance(element_bytes, bool) or element_bytes not in ELEMENT_BYTES:
         raise SolveError(f"element_bytes: must be one of {', '.join(map(str, ELEMENT_BYTES))}, not {element_bytes!r}")
-    if not isinstance(text, str) or not text.strip():
-        raise SolveError("tile: give the tile layout in CuTe notation, e.g. (64,64):(64,1)")
-    try:
-        lay = parse(text.strip())
-    except (LayoutError, ValueError, TypeError, RecursionError) as exc:
-        raise SolveError(f"tile: {exc}") from None
+    lay = _parse(text, "tile", "tile layout in CuTe notation, e.g. (64,64):(64,1)")
     if not isinstance(lay, Layout):
         raise SolveError("tile: give the unswizzled layout (the solver searches the swizzle), e.g. (64,64):(64,1)")
     if any(not isinstance(d, int) for d in it.flatten(lay.stride)):
@@ -139,10 +155,7 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     if size > MAX_ELEMENTS:
         raise SolveError(f"tile: {size} elements is over the cap of {MAX_ELEMENTS} (256 x 256)")
     shp = lay.shape
-    if not it.is_tuple(shp) or len(shp) == 1:
-        rows, cols = 1, size
-    else:
-        rows, cols = it.product(shp[0]), it.product(shp[1:])
+    rows, cols = (1, size) if not it.is_tuple(shp) or len(shp) == 1 else (it.product(shp[0]), it.product(shp[1:]))
     table = offsets(lay)
     if min(table) < 0:
         raise SolveError("tile: negative offsets")
@@ -178,14 +191,11 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         ent = spec.get("offsets", spec.get("index"))  # /api/banks passes the per-thread list as index
         if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
             raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
-        where = None
         for t, e in enumerate(ent):
             if isinstance(e, int) and not isinstance(e, bool):
-                if where is None:
-                    where = {o: i for i, o in enumerate(tile.table)}
-                if e not in where:
+                if e not in tile.coordinate_of:
                     raise SolveError(f"{w}.offsets[{t}]: offset {e} holds no element of the tile")
-                lanes.append((where[e] % rows, where[e] // rows))
+                lanes.append(tile.coordinate_of[e])
                 continue
             if not isinstance(e, list | tuple) or len(e) != 2:
                 raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
@@ -224,28 +234,21 @@ def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, i
     (``of`` = coordinate, the default) or as an element offset of the tile as given (``of`` = offset). A
     coordinate read whose vectors are not consecutive, aligned offsets is refused with the convention named."""
     from algebra.core.layout import Layout
-    from algebra.core.notation import parse
 
-    text, of = spec.get("layout"), spec.get("of", "coordinate")
+    of = spec.get("of", "coordinate")
     if of not in THREAD_LAYOUT_OF:
         raise SolveError(f"{w}.of: {str(of)[:20]!r} is not one of coordinate (the tile's column-major 1-D "
                          "coordinate, CuTe's) or offset (an element offset of the tile as given)")
-    if not isinstance(text, str) or not text.strip():
-        raise SolveError(f"{w}.layout: give the thread layout in CuTe notation, e.g. (8,4):(512,1)")
-    try:
-        tl = parse(text.strip())
-    except (LayoutError, ValueError, TypeError, RecursionError) as exc:
-        raise SolveError(f"{w}.layout: {exc}") from None
+    tl = _parse(spec.get("layout"), f"{w}.layout", "thread layout in CuTe notation, e.g. (8,4):(512,1)")
     if not isinstance(tl, Layout) or it.product(tl.shape) != WARP:
         raise SolveError(f"{w}.layout: must be a layout of size 32 (one entry per lane)")
     rows, cols = tile.rows, tile.cols
     xs = [tl(t) for t in range(WARP)]
     if of == "offset":
-        where = {o: i for i, o in enumerate(tile.table)}
         for t, x in enumerate(xs):
-            if x not in where:
+            if x not in tile.coordinate_of:
                 raise SolveError(f"{w}.layout: lane {t} maps to offset {x}, which holds no element of {tile.text}")
-        return [(where[x] % rows, where[x] // rows) for x in xs]
+        return [tile.coordinate_of[x] for x in xs]
     for t, x in enumerate(xs):
         if not isinstance(x, int) or not 0 <= x < rows * cols:
             raise SolveError(f"{w}.layout: {_RULE.format(rows=rows)}; lane {t} -> {x}, outside the {rows}x{cols} "
@@ -356,12 +359,11 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
     out = []
     for r, c in acc.lanes:
         o = place(r, c)
-        if v > 1:
-            if o % v:
+        if o % v:
+            return None
+        for k in range(1, v):
+            if place(r, c + k) != o + k:
                 return None
-            for k in range(1, v):
-                if place(r, c + k) != o + k:
-                    return None
         out.append(o)
     return out
 
@@ -372,23 +374,48 @@ def phase_cost(addrs: list[int], access_bytes: int, per_phase: int) -> list[int]
     wpl = max(1, access_bytes // 4)
     phases = []
     for s in range(0, len(addrs), per_phase):
-        words = set()
-        for a in addrs[s:s + per_phase]:
-            w0 = a >> 2
-            for k in range(wpl):
-                words.add(w0 + k)
         cnt = [0] * 32
-        for wd in words:
+        for wd in {(a >> 2) + k for a in addrs[s:s + per_phase] for k in range(wpl)}:
             cnt[wd & 31] += 1
         phases.append(max(max(cnt), 1))
     return phases
 
 
-def access_cost(acc: Access, place: Place, element_bytes: int, safe_vector: int = 1) -> list[int] | None:
-    """Per-phase wavefronts of ``acc`` under ``place``, or None when the placement breaks its vectors."""
-    offs = lane_offsets(acc, place, safe_vector)
-    if offs is None:
-        return None
-    ab = acc.access_bytes(element_bytes)
-    per = 8 if acc.kind == "ldmatrix" else LANES_PER_PHASE[ab]
-    return phase_cost([o * element_bytes for o in offs], ab, per)
+@dataclass
+class Candidate:
+    """One placement of the tile in shared memory, as the layout doctor's search keeps it: ``kind`` naive / swizzle
+    / padding / xor, its parameters and the wavefronts of each access under it (``phases``, None for a
+    constraint)."""
+
+    kind: str
+    place: Place
+    swizzle: tuple[int, int, int] | None = None
+    pad: int = 0
+    xor: dict[int, int] | None = None
+    phases: list[list[int] | None] = field(default_factory=list)
+    footprint_bytes: int = 0
+    fn: Any = None  # offset -> offset, when the placement is a function of the tile's own offsets (swizzles)
+
+    @property
+    def safe_vector(self) -> int:
+        """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
+        target bit (the tile as given is checked once, as the naive candidate)."""
+        if self.swizzle:
+            return 1 << self.swizzle[1]
+        if self.kind == "xor":
+            return min((m & -m for m in (self.xor or {}).values() if m), default=1 << 30)
+        return 1
+
+    @property
+    def wavefronts(self) -> list[int]:
+        return [sum(p) if p else 0 for p in self.phases]
+
+    @property
+    def total(self) -> int:
+        return sum(self.wavefronts)
+
+    @property
+    def xor_bits(self) -> int:
+        if self.swizzle:
+            return self.swizzle[0]
+        return sum(bin(m).count("1") for m in (self.xor or {}).values())

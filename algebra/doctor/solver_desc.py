@@ -1,5 +1,6 @@
-"""The descriptor doctor: a 64-bit wgmma shared-memory descriptor decoded into the canonical layout it implies (and
-encoded back from a smem layout), and the arguments of ``cuTensorMapEncodeTiled`` checked and drawn.
+"""The descriptor doctor: a 64-bit shared-memory matrix descriptor, Hopper's wgmma or Blackwell's UMMA, decoded into
+the canonical layout it implies (and encoded back from a smem layout), and the arguments of ``cuTensorMapEncodeTiled``
+checked and drawn.
 
 Canonical layouts (CUTLASS ``cute/atom/mma_traits_sm90_gmma.hpp``, comment above ``make_gmma_desc``), in units of
 elements with T = 16 / element_bytes (one 16-byte row of a core matrix) and w = span / 16:
@@ -10,19 +11,30 @@ elements with T = 16 / element_bytes (one 16-byte row of a core matrix) and w = 
 where the swizzle is ``Sw<B,4,3>`` on bytes (B = 1, 2, 3 for 32/64/128B). Bit fields (``mma_sm90_desc.hpp``,
 ``union GmmaDescriptor``): start address [0,14), LBO [16,30), SBO [32,46) (all >> 4), base offset [49,52), layout
 type [62,64) (0 none, 1 128B, 2 64B, 3 32B); every other bit is reserved (zero).
+
+Blackwell's UMMA descriptor (``algebra.hw.sm100_smem``, CuTe's ``make_umma_desc``) reads the same canonical layouts
+plus MN-major ``SWIZZLE_128B_BASE32B``; it sets version = 1 in [46,48) (Hopper keeps bits 46-48 reserved, which is how
+a pasted value is told apart) and keeps the layout type in [61,64) (2 = 128B, 1 = 128B_BASE32B). Checked against
+CuTe C++ and the PTX ISA, not measured on hardware.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.hw import hopper
+from algebra.hw import sm100_smem as U
 
 SPAN_OF_TYPE = {0: 16, 1: 128, 2: 64, 3: 32}
 RESERVED_MASK = ((1 << 64) - 1) & ~(((1 << 14) - 1) | (((1 << 14) - 1) << 16) | (((1 << 14) - 1) << 32)
                                      | (0b111 << 49) | (0b11 << 62))
 MAX_MN = 256
+#: UMMA layout type -> the Hopper layout type of the same swizzle (the canonical forms agree), None for BASE32B
+TO_SM90 = {0: 0, 2: 1, 4: 2, 6: 3, 1: None}
+#: what each architecture calls the MMA that reads the operand
+OPERANDS = {"sm90": "wgmma", "sm100": "UMMA"}
 
 
 def parse_descriptor(text: Any) -> int:
@@ -40,14 +52,48 @@ def parse_descriptor(text: Any) -> int:
     return v
 
 
-def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, k: int, lbo: int, sbo: int) -> Any:
-    """The element layout (MN x K) a descriptor implies, the swizzle composed on (offsets relative to the start)."""
+def _is_sm100(value: int) -> bool:
+    """True when the version field (bits 46-47) is 1, Blackwell's mark."""
+    return (value >> 46) & 3 == 1
+
+
+def _check_element_bytes(element_bytes: int, arch: str) -> None:
+    if element_bytes not in (1, 2, 4):
+        raise LayoutError(f"element_bytes: {OPERANDS[arch]} operands in shared memory are 1, 2 or 4 bytes")
+
+
+def _parse_tile(tile: str) -> Any:
+    from algebra.core.notation import parse
+
+    try:
+        return parse(tile)
+    except (LayoutError, ValueError) as exc:
+        raise LayoutError(f"tile: {exc}") from None
+
+
+def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, k: int, lbo: int, sbo: int,
+                     arch: str = "sm90") -> Any:
+    """The element layout (MN x K) a descriptor of ``arch`` implies, the swizzle composed on (offsets relative to
+    the start)."""
     from algebra.core.layout import Layout
     from algebra.core.swizzle import ComposedLayout, Swizzle
 
-    if element_bytes not in (1, 2, 4):
-        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
+    _check_element_bytes(element_bytes, "sm90")
     t = 16 // element_bytes
+    if arch == "sm100":
+        if layout_type not in U.LAYOUT_TYPES:
+            raise LayoutError(f"layout_type {layout_type} is not defined (0 none, 1 128B_BASE32B, 2 128B, 4 64B, "
+                              "6 32B)")
+        if TO_SM90[layout_type] is None:
+            if major != "MN":
+                raise LayoutError("major: SWIZZLE_128B_BASE32B is an MN-major layout only (CuTe: "
+                                  "make_umma_desc<Major::K> refuses it)")
+            if mn % (8 * t) or k % 4:
+                raise LayoutError(f"tile: MN-major 128B_BASE32B needs MN a multiple of {8 * t} and K a multiple of 4")
+            lay = Layout(((t, 8, mn // (8 * t)), (4, k // 4)),
+                         ((1, t, lbo // element_bytes), (8 * t, sbo // element_bytes)))
+            return ComposedLayout(Swizzle(*hopper.swizzle_to_elements((2, 5, 2), 8 * element_bytes)), 0, lay)
+        layout_type = TO_SM90[layout_type]
     span = SPAN_OF_TYPE[layout_type]
     w = span // 16
     lbo_e, sbo_e = lbo // element_bytes, sbo // element_bytes
@@ -73,40 +119,57 @@ def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, 
     return ComposedLayout(Swizzle(*hopper.swizzle_to_elements((b, 4, 3), 8 * element_bytes)), 0, lay)
 
 
-def _grid(lay: Any, mn: int, k: int, element_bytes: int, core: tuple[int, int]) -> dict[str, Any]:
+def explain(major: str, layout_type: int, element_bytes: int, lbo: int, sbo: int) -> list[dict[str, Any]]:
+    """LBO and SBO of a UMMA descriptor in words, each with the two elements (MN, K) of the canonical layout whose
+    offsets they separate (the page draws an arrow between them)."""
+    t = 16 // element_bytes
+    w = U.LAYOUT_GEOMETRY[layout_type][0]
+    name = U.LAYOUT_TYPES[layout_type]
+    if major == "K":
+        out = [{"field": "SBO", "bytes": sbo, "from": [0, 0], "to": [8, 0],
+                "text": f"SBO = {sbo} B: from one group of 8 rows (MN) to the next, e.g. row 0 to row 8 of the same "
+                        f"column. Each row of a group is {16 * w} B long ({name}), so a dense tile has SBO = "
+                        f"{8 * 16 * w} B."}]
+        if layout_type == 0:
+            out.append({"field": "LBO", "bytes": lbo, "from": [0, 0], "to": [0, t],
+                        "text": f"LBO = {lbo} B: from one 8x16-byte core matrix to the next along K (element "
+                                f"column 0 to column {t})."})
+        else:
+            out.append({"field": "LBO", "bytes": lbo, "from": None, "to": None,
+                        "text": f"LBO = {lbo} B is not used for a swizzled K-major layout: the whole K extent of one "
+                                f"MMA lies inside the {16 * w}-byte swizzle row (CuTe writes 1, i.e. 16 B)."})
+        return out
+    kz = 4 if layout_type == 1 else 8
+    if layout_type == 0:
+        return [{"field": "LBO", "bytes": lbo, "from": [0, 0], "to": [0, 8],
+                 "text": f"LBO = {lbo} B: from one group of 8 K-rows to the next (element K 0 to K 8)."},
+                {"field": "SBO", "bytes": sbo, "from": [0, 0], "to": [t, 0],
+                 "text": f"SBO = {sbo} B: from one 16-byte column of {t} MN elements to the next (MN 0 to MN {t})."}]
+    return [{"field": "LBO", "bytes": lbo, "from": [0, 0], "to": [w * t, 0],
+             "text": f"LBO = {lbo} B: from one swizzle atom to the next along MN (MN 0 to MN {w * t}); the atom is "
+                     f"{16 * w} B = {w * t} elements of MN wide."},
+            {"field": "SBO", "bytes": sbo, "from": [0, 0], "to": [0, kz],
+             "text": f"SBO = {sbo} B: from one group of {kz} K-rows to the next (K 0 to K {kz}); a dense atom has "
+                     f"SBO = {kz * 16 * w} B."}]
+
+
+def _grid(lay: Any, mn: int, k: int, element_bytes: int, major: str) -> dict[str, Any]:
     """Per element (i, j): its byte offset and the core matrix (8 x 16 B) it belongs to, for drawing."""
     rows = [[lay((i, j)) * element_bytes for j in range(k)] for i in range(mn)]
-    cr, cc = core
+    cr, cc = (8, 16 // element_bytes) if major == "K" else (16 // element_bytes, 8)
     ids = [[(i // cr) + (mn // cr) * (j // cc) for j in range(k)] for i in range(mn)]
     return {"rows": mn, "cols": k, "bytes": rows, "core": ids}
 
 
-def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
-           tile: str | None = None) -> dict[str, Any]:
-    """Every field, the canonical layout it implies for an MN x K operand (K defaults to one wgmma K-block of 32
-    bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout).
-    Blackwell's UMMA descriptor: ``algebra.doctor.solver_desc_sm100`` (``decode_any`` reads either)."""
-    from algebra.core.layout import offsets
-
-    value = parse_descriptor(descriptor)
-    major = str(major).upper()
-    if element_bytes not in (1, 2, 4):
-        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
-    k = k or 32 // element_bytes
-    if not 1 <= mn <= MAX_MN or not 1 <= k <= MAX_MN:
-        raise LayoutError(f"mn: MN and K must be in [1, {MAX_MN}]")
+def _sm90_fields(value: int, major: str, element_bytes: int, mn: int, k: int, check: Any) -> tuple[dict, Any, dict]:
+    """Hopper's fields and checks: (the answer's head, the canonical layout, its extras)."""
     d = hopper.decode_gmma_descriptor(value & ~RESERVED_MASK)
     span = SPAN_OF_TYPE[d.layout_type]
-    checks: list[dict[str, Any]] = []
-
-    def check(rule: str, ok: bool, text: str) -> None:
-        checks.append({"rule": rule, "ok": bool(ok), "text": text})
-
     check("reserved_bits", not value & RESERVED_MASK,
           "reserved bits are zero" if not value & RESERVED_MASK else
           f"reserved bits set: 0x{value & RESERVED_MASK:016x} (bits 14-15, 30-31, 46-48, 52-61 must be 0)"
           + ("; bits 46-47 = 1 is Blackwell's version mark: decode it as an SM100 UMMA descriptor"
-             if (value >> 46) & 3 == 1 else ""))
+             if _is_sm100(value) else ""))
     repeat = 8 * span
     if d.layout_type:
         want = (d.start_address >> 7) & 7 if d.start_address % repeat else 0
@@ -118,29 +181,75 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
         check("lbo_unused", d.leading_byte_offset == 16,
               f"LBO = {d.leading_byte_offset} B is ignored for swizzled K-major layouts; CUTLASS writes 1 (16 B)")
     lay = canonical_layout(major, d.layout_type, element_bytes, mn, k, d.leading_byte_offset, d.stride_byte_offset)
+    head = {"encoding": "Hopper wgmma shared-memory descriptor", "value": f"0x{value:016x}", "fields": d.fields(),
+            "span_bytes": span, "swizzle": hopper.LAYOUT_TYPE_NAMES[d.layout_type]}
+    return head, lay, {}
+
+
+def _sm100_fields(value: int, major: str, element_bytes: int, mn: int, k: int, check: Any) -> tuple[dict, Any, dict]:
+    """Blackwell's fields and checks, as :func:`_sm90_fields`; the extras explain LBO and SBO."""
+    d = U.decode_umma_desc(value)
+    check("reserved_bits", not d["reserved_bits"], "reserved bits are zero" if not d["reserved_bits"] else
+          f"reserved bits set: 0x{d['reserved_bits']:016x} (bits 14-15, 30-31, 48, 53-60 must be 0)")
+    check("version", d["version"] == 1, f"version = {d['version']}: Blackwell descriptors carry 1 in bits 46-47"
+          + ("" if d["version"] == 1 else " (a value with 0 there is likely Hopper's wgmma descriptor)"))
+    lt = d["layout_type"]
+    if lt not in U.LAYOUT_TYPES:
+        raise LayoutError(f"descriptor: layout type {lt} (bits 61-63) is not defined; 0 none, 1 128B_BASE32B, 2 128B, "
+                          "4 64B, 6 32B")
+    check("lbo_mode", d["lbo_mode"] == 0, "LBO mode 0 (legacy: LBO in bytes >> 4), as CuTe writes it" if not
+          d["lbo_mode"] else "LBO mode 1: CuTe's make_umma_desc always writes 0")
+    lbo, sbo = d["leading_byte_offset"], d["stride_byte_offset"]
+    lay = canonical_layout(major, lt, element_bytes, mn, k, lbo, sbo, arch="sm100")
+    fields = [{"name": n, "bits": f"[{lo},{lo + w})", "value": d[n], "encoded": d["encoded"][n],
+               **({"meaning": d["layout_type_name"]} if n == "layout_type" else {})} for n, lo, w, _ in U.FIELDS]
+    head = {"encoding": "Blackwell UMMA shared-memory descriptor (tcgen05.mma)", "value": d["value"],
+            "fields": fields, "span_bytes": U.LAYOUT_GEOMETRY[lt][2], "swizzle": d["layout_type_name"]}
+    return head, lay, {"explain": explain(major, lt, element_bytes, lbo, sbo)}
+
+
+def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 64, k: int | None = None,
+           tile: str | None = None, arch: str = "sm90") -> dict[str, Any]:
+    """Every field, the canonical layout it implies for an MN x K operand (K defaults to one MMA K-block of 32
+    bytes), its drawing, and the checks (reserved bits, alignment, base offset, overlap, the tile's layout).
+
+    ``arch``: "sm90" (Hopper's wgmma descriptor), "sm100" (Blackwell's UMMA descriptor, with LBO / SBO explained
+    under ``explain``) or "auto" (Blackwell when bits 46-47 hold 1); the answer's ``arch`` and ``encoding`` say which
+    it was read as."""
+    from algebra.core.layout import offsets
+
+    if arch not in ("sm90", "sm100", "auto"):
+        raise LayoutError(f"arch: sm90, sm100 or auto, not {arch!r}")
+    value = parse_descriptor(descriptor)
+    if arch == "auto":
+        arch = "sm100" if _is_sm100(value) else "sm90"
+    major = str(major).upper()
+    _check_element_bytes(element_bytes, arch)
+    k = k or 32 // element_bytes
+    if not 1 <= mn <= MAX_MN or not 1 <= k <= MAX_MN:
+        raise LayoutError(f"mn: MN and K must be in [1, {MAX_MN}]")
+    checks: list[dict[str, Any]] = []
+
+    def check(rule: str, ok: bool, text: str) -> None:
+        checks.append({"rule": rule, "ok": bool(ok), "text": text})
+
+    fields = _sm100_fields if arch == "sm100" else _sm90_fields
+    head, lay, extra = fields(value, major, element_bytes, mn, k, check)
     offs = offsets(lay)
     check("no_overlap", len(set(offs)) == len(offs),
           "every element has its own address" if len(set(offs)) == len(offs) else
           "two elements share an address: SBO / LBO are smaller than the core matrices they separate")
-    match = None
     if tile:
         match = _compare_tile(tile, lay, mn, k)
         check("tile", match["ok"], match["text"])
-    core = (8, 16 // element_bytes) if major == "K" else (16 // element_bytes, 8)
-    return {"arch": "sm90", "encoding": "Hopper wgmma shared-memory descriptor", "value": f"0x{value:016x}",
-            "fields": d.fields(), "span_bytes": span, "swizzle": hopper.LAYOUT_TYPE_NAMES[
-        d.layout_type], "major": major, "element_bytes": element_bytes, "mn": mn, "k": k, "layout": str(lay),
-            "checks": checks, "valid": all(c["ok"] for c in checks), "grid": _grid(lay, mn, k, element_bytes, core),
-            "repeat_bytes": repeat if d.layout_type else 16}
+    span = head["span_bytes"]
+    return {"arch": arch, **head, "major": major, "element_bytes": element_bytes, "mn": mn, "k": k,
+            "layout": str(lay), "checks": checks, "valid": all(c["ok"] for c in checks),
+            "grid": _grid(lay, mn, k, element_bytes, major), "repeat_bytes": 8 * span if span > 16 else 16, **extra}
 
 
 def _compare_tile(tile: str, lay: Any, mn: int, k: int) -> dict[str, Any]:
-    from algebra.core.notation import parse
-
-    try:
-        t = parse(tile)
-    except (LayoutError, ValueError) as exc:
-        raise LayoutError(f"tile: {exc}") from None
+    t = _parse_tile(tile)
     for j in range(k):
         for i in range(mn):
             try:
@@ -152,37 +261,34 @@ def _compare_tile(tile: str, lay: Any, mn: int, k: int) -> dict[str, Any]:
     return {"ok": True, "text": f"the tile {t} equals the descriptor's layout on the {mn}x{k} operand"}
 
 
-def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0,
-           k: int | None = None) -> dict[str, Any]:
-    """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``): the swizzle gives
-    the layout type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and
-    comparing the implied layout with the tile on the first K-block (LayoutError when it is not canonical).
-    Blackwell's ``make_umma_desc``: ``algebra.doctor.solver_desc_sm100.encode``."""
-    from algebra.core.inttuple import flatten
+def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: int = 0, k: int | None = None,
+           arch: str = "sm90") -> dict[str, Any]:
+    """The descriptor of a smem tile (CuTe notation, MN x K in elements, optionally ``Sw<..> o``) for ``arch``
+    "sm90" (``make_gmma_desc``) or "sm100" (``make_umma_desc``, :func:`_encode_sm100`): the swizzle gives the layout
+    type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and comparing the
+    implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
+    from algebra.core import inttuple as it
     from algebra.core.layout import Layout
-    from algebra.core.notation import parse
     from algebra.doctor.solver_explain import hardware_swizzle
 
+    if arch == "sm100":
+        return _encode_sm100(tile, element_bytes, major, start_address)
+    if arch != "sm90":
+        raise LayoutError(f"arch: sm90 or sm100, not {arch!r}")
     major = str(major).upper()
-    if element_bytes not in (1, 2, 4):
-        raise LayoutError("element_bytes: wgmma operands in shared memory are 1, 2 or 4 bytes")
-    try:
-        t = parse(tile)
-    except (LayoutError, ValueError) as exc:
-        raise LayoutError(f"tile: {exc}") from None
+    _check_element_bytes(element_bytes, arch)
+    t = _parse_tile(tile)
     sw = getattr(t, "layout_a", None)
     inner = getattr(t, "layout_b", t)
     if not isinstance(inner, Layout) or getattr(t, "offset", 0):
         raise LayoutError("tile: give a layout or Sw<B,M,S> o layout (no offset)")
-    if not all(isinstance(d, int) for d in flatten(inner.stride)):
+    if not all(isinstance(d, int) for d in it.flatten(inner.stride)):
         raise LayoutError("tile: strides must be integers (a basis-stride layout maps to coordinates, not offsets)")
     span = hardware_swizzle((sw.bits, sw.base, sw.shift) if sw is not None else None, element_bytes)
     if span is None:
         raise LayoutError(f"tile: {sw} is not a wgmma swizzle for {element_bytes}-byte elements (32/64/128B are "
                           f"Sw<1..3,{4 - (element_bytes.bit_length() - 1)},3>)")
     layout_type = {16: 0, 32: 3, 64: 2, 128: 1}[span]
-    from algebra.core import inttuple as it
-
     shp = inner.shape
     if not it.is_tuple(shp) or len(shp) != 2:
         raise LayoutError("tile: give a rank-2 (MN, K) layout")
@@ -210,6 +316,29 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     if not out["valid"]:
         bad = next(c for c in out["checks"] if not c["ok"])
         raise LayoutError(f"tile: not a canonical GMMA {major}-major layout: {bad['text']}")
+    return out
+
+
+def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int) -> dict[str, Any]:
+    """The UMMA descriptor of a smem tile (MN x K; CuTe's print or element units), as ``make_umma_desc`` builds it,
+    decoded again on the tile's first MMA K-block (LayoutError naming the canonical-form rule when it is none)."""
+    from algebra.core.inttuple import product
+
+    _check_element_bytes(element_bytes, "sm100")
+    try:
+        value = U.umma_desc(tile, 8 * element_bytes, major, start_address)
+    except LayoutError as exc:
+        raise LayoutError(f"tile: {exc}") from None
+    t = _parse_tile(tile)
+    shp = t.shape if isinstance(t.shape, tuple) else ()
+    mn = product(shp[0]) if len(shp) == 2 else 64
+    ktot = product(shp[1]) if len(shp) == 2 else 32 // element_bytes
+    k = min(ktot, 32 // element_bytes) if str(major).upper() == "K" else min(ktot, 8 if ktot >= 8 else ktot)
+    out = decode(value, element_bytes, major, min(mn, 256), k, tile=str(t), arch="sm100")
+    out["encoded_from"] = tile
+    if not out["valid"]:
+        bad = next(c for c in out["checks"] if not c["ok"])
+        raise LayoutError(f"tile: not a canonical UMMA {major}-major layout: {bad['text']}")
     return out
 
 
@@ -270,20 +399,13 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     esize = hopper.TMA_DTYPES[r.dtype]
     box = r.box_dim
     inner = box[0] * esize if box else 0
-    rows = 1
-    for b in box[1:]:
-        rows *= b
+    rows = math.prod(box[1:])
     span = hopper.TMA_SWIZZLE_SPAN[r.swizzle]
-    bbits = {0: 0, 32: 1, 64: 2, 128: 3}[span]
+    mask = (1 << {0: 0, 32: 1, 64: 2, 128: 3}[span]) - 1
     chunks = max(1, inner // 16)
-    grid = []
-    for row in range(min(rows, 64)):
-        line = []
-        for c in range(min(chunks, MAX_DRAWN_CHUNKS)):  # a legal box row has at most 256 x 8 B = 128 chunks
-            addr = row * inner + 16 * c
-            phys = addr ^ (((addr >> 7) & ((1 << bbits) - 1)) << 4) if bbits else addr
-            line.append(phys // 16 - (row * inner) // 16)
-        grid.append(line)
+    shown = range(0, 16 * min(chunks, MAX_DRAWN_CHUNKS), 16)  # a legal box row has at most 256 x 8 B = 128 chunks
+    grid = [[(a ^ (((a >> 7) & mask) << 4)) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)]
+            for row in range(min(rows, 64))]
     out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
                   "shown_chunks": min(chunks, MAX_DRAWN_CHUNKS),
                   "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}

@@ -89,10 +89,8 @@ def _dense_box(tile: Tile) -> int | None:
     """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
     if not tile.compact or tile.lead is None:
         return None
-    d0, d1 = tile.layout.stride
-    if (tile.lead == 0 and d0 != tile.cols) or (tile.lead == 1 and d1 != tile.rows):
-        return None
-    return (tile.cols if tile.lead == 0 else tile.rows) * tile.element_bytes
+    extent = tile.cols if tile.lead == 0 else tile.rows
+    return extent * tile.element_bytes if tile.layout.stride[tile.lead] == extent else None
 
 
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
@@ -117,11 +115,7 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
                      "the canonical (8 x 16-byte core matrix) layouts")
     else:
         notes.append("a general XOR map is no TMA swizzle mode nor GMMA atom: only Sw<1..3,4,3> on bytes are")
-    if cand.swizzle is not None:
-        b, m, s = cand.swizzle
-        align = eb << (m + s + b)
-    else:
-        align = 128
+    align = eb << sum(cand.swizzle) if cand.swizzle is not None else 128  # Sw<B,M,S> repeats every 2^(M+S+B)
     met = True
     for a in accesses:
         if a.kind == "tma" and tma is None:
@@ -141,12 +135,10 @@ def bit_labels(tile: Tile) -> list[str]:
     n = tile.max_offset.bit_length()
     labels = [""] * n
     for name, extent, unit in (("r", tile.rows, (1, 0)), ("c", tile.cols, (0, 1))):
-        j = 0
-        while (1 << j) < extent:
+        for j in range((extent - 1).bit_length()):
             o = tile.offset((1 << j) * unit[0], (1 << j) * unit[1]) - tile.offset(0, 0)
             if o > 0 and o & (o - 1) == 0 and o.bit_length() - 1 < n:
                 labels[o.bit_length() - 1] = f"{name}{j}"
-            j += 1
     return labels
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from algebra.core.arith import f2_apply
-from algebra.doctor.solver_access import Access, Tile
+from algebra.doctor.solver_access import Access, Candidate, Tile
 
 
 def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
@@ -26,9 +26,7 @@ def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
     if t_lo >= t_hi or t_hi >= n:
         return [], []
     varying = 0
-    for a in accesses:
-        if a.constraint:
-            continue
+    for a in accesses:  # a constraint has no lanes
         offs = [tile.offset(r, c) for r, c in a.lanes]
         for o in offs:
             varying |= o ^ offs[0]
@@ -55,9 +53,6 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
     Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
     the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
     widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
-    from algebra.doctor.candidate import Candidate
-    from algebra.doctor.solver_access import LANES_PER_PHASE, phase_cost
-
     targets, sources = xor_bits(tile, accesses)
     if not targets or not sources:
         return None, 0
@@ -67,7 +62,6 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
     ideal = sum(a.ideal(eb) for a in accesses)
     lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
     naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]
-    shape = [(a.access_bytes(eb), 8 if a.kind == "ldmatrix" else LANES_PER_PHASE[a.access_bytes(eb)]) for _, a in lsu]
     cols = {j: 0 for j in sources}
     tried = 0
 
@@ -79,8 +73,7 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict, evaluate: Callabl
         key = (lsu[k][0], tuple(offs))
         p = memo.get(key)
         if p is None:
-            ab, per = shape[k]
-            p = memo[key] = phase_cost([o * eb for o in offs], ab, per)
+            p = memo[key] = lsu[k][1].cost(offs, eb)
         return sum(p)
 
     best: Any = None

@@ -46,8 +46,5 @@ def cute_of(t: TritonLayout) -> dict[str, Any]:
     else:
         out = LL.to_cute(t.linear())
     text = out.get("cute")
-    sw = None
-    if text and text.startswith("Sw<"):
-        b, m, s = (int(x) for x in text[3:text.index(">")].split(","))
-        sw = [b, m, s]
+    sw = [int(x) for x in text[3:text.index(">")].split(",")] if text and text.startswith("Sw<") else None
     return {"cute": text, "kind": out.get("kind"), "why": out.get("why"), "swizzle": sw}

@@ -16,7 +16,6 @@ import algebra as A
 from algebra import LayoutError, atoms
 from algebra.doctor import linear_layout as LL
 from algebra.doctor import solver_desc as D
-from algebra.doctor import solver_desc_sm100 as DB
 from algebra.doctor.solver import solve
 from app.budget import cell_kind, charge
 from app.services.guard import guard
@@ -101,15 +100,15 @@ def preview_access(element_bytes: Any, tile: Any, access: Any, index: int = 0) -
 
 def descriptor(value: Any, element_bytes: int, major: str, mn: int, k: int | None, tile: str | None,
                arch: str = "sm90") -> dict:
-    """Decode a wgmma (sm90) or UMMA (sm100) descriptor (``algebra.doctor.solver_desc_sm100.decode_any``)."""
+    """Decode a wgmma (sm90) or UMMA (sm100) descriptor (``algebra.doctor.solver_desc.decode``)."""
     with guard("descriptor"):
-        return DB.decode_any(value, element_bytes, major, mn, k, tile or None, arch=arch)
+        return D.decode(value, element_bytes, major, mn, k, tile or None, arch=arch)
 
 
 def descriptor_encode(tile: str, element_bytes: int, major: str, start_address: int, arch: str = "sm90") -> dict:
-    """Encode a smem tile as a wgmma or UMMA descriptor (``algebra.doctor.solver_desc_sm100.encode_any``)."""
+    """Encode a smem tile as a wgmma or UMMA descriptor (``algebra.doctor.solver_desc.encode``)."""
     with guard("descriptor"):
-        return DB.encode_any(tile, element_bytes, major, start_address, arch=arch)
+        return D.encode(tile, element_bytes, major, start_address, arch=arch)
 
 
 def tma(args: dict[str, Any]) -> dict:
