@@ -77,6 +77,13 @@ def test_encode_refuses_a_non_canonical_tile():
         D.encode("Sw<2,1,5> o (64,64):(64,1)", 2, "K")
 
 
+@pytest.mark.parametrize("arch", ["sm90", "sm100"])
+def test_encode_refuses_a_composition_of_two_layouts_by_name(arch):
+    """``L o 3`` is L composed with the layout 3:1, not a swizzled tile: a named refusal on both architectures."""
+    with pytest.raises(LayoutError, match="tile"):
+        D.encode("(64,64):(64,1) o 3", 2, "K", arch=arch)
+
+
 PROGRAM = r"""
 #include <cstdio>
 #include <cute/tensor.hpp>

@@ -269,6 +269,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
     from algebra.core import inttuple as it
     from algebra.core.layout import Layout
+    from algebra.core.swizzle import Swizzle
     from algebra.doctor.solver_explain import hardware_swizzle
 
     if arch == "sm100":
@@ -282,6 +283,8 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     inner = getattr(t, "layout_b", t)
     if not isinstance(inner, Layout) or getattr(t, "offset", 0):
         raise LayoutError("tile: give a layout or Sw<B,M,S> o layout (no offset)")
+    if sw is not None and not isinstance(sw, Swizzle):
+        raise LayoutError(f"tile: {t} composes two layouts; give a layout or Sw<B,M,S> o layout")
     if not all(isinstance(d, int) for d in it.flatten(inner.stride)):
         raise LayoutError("tile: strides must be integers (a basis-stride layout maps to coordinates, not offsets)")
     span = hardware_swizzle((sw.bits, sw.base, sw.shift) if sw is not None else None, element_bytes)
