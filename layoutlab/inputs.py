@@ -24,13 +24,13 @@ from numbers import Integral
 from typing import Any
 
 import algebra as A
+import layoutlab.model as model
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
 from algebra.hw.atoms import CopyAtom, MMAAtom
 from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
 from algebra.hw.sm100 import UmmaAtom
-from layoutlab import model
 from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE
 
 

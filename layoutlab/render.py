@@ -16,7 +16,8 @@ import itertools
 import uuid
 from typing import Any
 
-from layoutlab import model, web
+import layoutlab.model as model
+import layoutlab.web as web
 from layoutlab.grid import Grid, escape, svg_document
 from layoutlab.inputs import Panel
 

@@ -167,11 +167,13 @@ def test_no_import_circle_in_algebra():
     assert circles(edges) == []
 
 
-@pytest.mark.parametrize("package", ["gpu_worker", "storage", "app"])
+@pytest.mark.parametrize("package", ["gpu_worker", "storage", "app", "layoutlab"])
 def test_no_import_circle_in_the_lab_and_its_storage(package):
     """gpu_worker's store and redis_store (both take the job record from gpu_worker.jobs) and its GEMM declarations
     and their model (gemm_decl reads gemm_layouts' types, never the other way) stand without a circle; so do the
-    drills' answer readers (``parsing``, ``parse_words`` and ``parse_layout`` stand on ``parse_base``)."""
+    drills' answer readers (``parsing``, ``parse_words`` and ``parse_layout`` stand on ``parse_base``), and the
+    library face (its modules import their siblings as ``layoutlab.model``, not through the package, whose functions
+    import them)."""
     edges, _ = graph(ROOT.parent / package)
     assert circles(edges) == []
 
