@@ -138,9 +138,8 @@ def _as_vec(x: Any) -> Any:
 
 @total_ordering
 class _Vector(Frozen):
-    """What ``ScaledBasis`` and ``ArithTuple`` share: immutable; added and subtracted as zero-extended vectors (the sum
-    is an ArithTuple); equal and hashed by the zero-extended vector; ordered colexicographically (the last entry is
-    most significant)."""
+    """What ``ScaledBasis`` and ``ArithTuple`` share: the arithmetic and equality of the module docstring, and the
+    colexicographic order of the zero-extended vectors (the last entry is most significant)."""
 
     __slots__ = ()
     noun = "coordinate"  # in the refusal of ``+ int``

@@ -13,11 +13,10 @@ Sw<3,3,3> o 0 o (8,32):(32,1)
 from __future__ import annotations
 
 from math import gcd
-from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import is_int
+from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, layout_arg
 from algebra.core.recorder import active
 from algebra.core.swizzle import ComposedLayout, Swizzle
@@ -55,54 +54,69 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
 
 def upcast(layout: Layout, n: int) -> Layout:
     """View ``n`` consecutive elements as one: stride-1 modes shrink by n, other strides are divided by n."""
-    return _cast(layout, n, True)
+    if not is_int(n) or n < 1:
+        raise LayoutError(f"upcast: the factor must be a positive integer, got {n}")
+    if hasattr(layout, "layout_b"):
+        return _swizzled(layout, n, True)
+    layout = layout_arg(layout, "upcast")
+
+    def leaf(s, d):
+        if d == 0:
+            return s, d
+        if type(d) is not int and getattr(d, "is_f2", False):
+            raise LayoutError(f"upcast<{n}>: {layout} has the F2 (XOR) stride {d}: its offsets are XORs, not sums, "
+                              "and CuTe's upcast divides integer strides; upcast the swizzled layout Sw o 0 o L it "
+                              "stands for instead")
+        if not (d % n == 0 or n % abs(d) == 0):
+            raise LayoutError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
+        return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
+
+    res = _leafwise(layout, leaf)
+    if (rec := active()) is not None:
+        notes = []
+        for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True):
+            why = ("stride 0, unchanged" if d0 == 0 else f"stride {d0}/{n}" if d0 % n == 0 else
+                   f"{it.ceil_div_int(n, abs(d0))} of its elements make one: shape divided by that, rounded up, "
+                   f"stride {d1}")
+            notes.append(f"{s0}:{d0} -> {s1}:{d1} ({why})")
+        rec.step(f"{n} consecutive elements become one, leaf by leaf: " + ", ".join(notes))
+        rec.step(f"upcast<{n}>({layout}) = {res}", res, kind="result")
+    return res
 
 
 def downcast(layout: Layout, n: int) -> Layout:
     """View each element as ``n`` smaller ones: stride-1 modes grow by n, other strides are multiplied by n."""
-    return _cast(layout, n, False)
-
-
-def _cast(layout: Any, n: int, up: bool) -> Any:
-    """``upcast<n>`` (up) or ``downcast<n>`` leaf by leaf; a swizzled layout part by part (``_swizzled``)."""
-    name = "upcast" if up else "downcast"
     if not is_int(n) or n < 1:
-        raise LayoutError(f"{name}: the factor must be a positive integer, got {n}")
+        raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
     if hasattr(layout, "layout_b"):
-        return _swizzled(layout, n, up)
-    layout = layout_arg(layout, name)
-    leaves = list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
-    if not up and 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
+        return _swizzled(layout, n, False)
+    layout = layout_arg(layout, "downcast")
+    if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
-    new = [_upcast_leaf(layout, n, s, d) if up else (s * n, d) if d in (1, -1) else (s, d * n) for s, d in leaves]
-    res = R(it.unflatten(tuple(s for s, _ in new), layout.shape), it.unflatten(tuple(d for _, d in new), layout.shape))
+
+    res = _leafwise(layout, lambda s, d: (s * n, d) if d in (1, -1) else (s, d * n))
     if (rec := active()) is not None:
-        notes = []
-        for (s0, d0), (s1, d1) in zip(leaves, new, strict=True):
-            if up:
-                why = ("stride 0, unchanged" if d0 == 0 else f"stride {d0}/{n}" if d0 % n == 0 else
-                       f"{it.ceil_div_int(n, abs(d0))} of its elements make one: shape divided by that, rounded up, "
-                       f"stride {d1}")
-            else:
-                why = f"stride 1: shape times {n}" if d0 in (1, -1) else f"stride times {n}"
-            notes.append(f"{s0}:{d0} -> {s1}:{d1} ({why})")
-        rec.step((f"{n} consecutive elements become one" if up else f"each element becomes {n}") + ", leaf by leaf: "
-                 + ", ".join(notes))
-        rec.step(f"{name}<{n}>({layout}) = {res}", res, kind="result")
+        notes = [f"{s0}:{d0} -> {s1}:{d1} (" + (f"stride 1: shape times {n}" if d0 in (1, -1) else f"stride times {n}")
+                 + ")" for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True)]
+        rec.step(f"each element becomes {n}, leaf by leaf: " + ", ".join(notes))
+        rec.step(f"downcast<{n}>({layout}) = {res}", res, kind="result")
     return res
 
 
-def _upcast_leaf(layout: Layout, n: int, s: int, d: Any) -> tuple:
-    """The leaf ``s:d`` of ``layout`` after ``upcast<n>``."""
-    if d == 0:
-        return s, d
-    if type(d) is not int and getattr(d, "is_f2", False):
-        raise LayoutError(f"upcast<{n}>: {layout} has the F2 (XOR) stride {d}: its offsets are XORs, not sums, "
-                          "and CuTe's upcast divides integer strides; upcast the swizzled layout Sw o 0 o L it "
-                          "stands for instead")
-    if not (d % n == 0 or n % abs(d) == 0):
-        raise LayoutError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
-    return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
+def _leafwise(layout: Layout, f) -> Layout:
+    """The layout whose leaf (s, d) is ``f(s, d)`` at each leaf (s, d) of ``layout``."""
+
+    def go(s, d):
+        if is_tuple(s):
+            pairs = [go(a, b) for a, b in zip(s, d, strict=True)]
+            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        return f(s, d)
+
+    return R(*go(layout.shape, layout.stride))
+
+
+def _leaves(layout: Layout) -> list[tuple]:
+    return list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
 
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
