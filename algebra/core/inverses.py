@@ -312,19 +312,15 @@ def _room(d: int, spans: list) -> int | None:
 def _divisors(n: int) -> list[int]:
     """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
     huge shape costs milliseconds, never a hang)."""
-    factors: dict[int, int] = {}
-    p = 2
+    out, p = [1], 2
     while p * p <= n and p < 1 << 16:
+        powers = [1]
         while n % p == 0:
-            factors[p] = factors.get(p, 0) + 1
+            powers.append(powers[-1] * p)
             n //= p
+        out = [d * q for d in out for q in powers] if len(powers) > 1 else out
         p += 1
-    if n > 1:
-        factors[n] = factors.get(n, 0) + 1
-    out = [1]
-    for q, e in factors.items():
-        out = [d * q**k for d in out for k in range(e + 1)]
-    return out
+    return [d * q for d in out for q in (1, n)] if n > 1 else out
 
 
 def _starts(spans: list, size: int) -> set[int]:
