@@ -34,7 +34,16 @@ def clmul(a: int, b: int) -> int:
     return f2_apply([a << t for t in range(b.bit_length())], b)
 
 
-class F2:
+class Frozen:
+    """Immutable instances (the constructor sets the slots with ``object.__setattr__``)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+class F2(Frozen):
     """A bit vector, the third kind of stride leaf (beside ints and ``ScaledBasis``): ``F2(a) + F2(b) == F2(a ^ b)``,
     ``F2(a) * n == F2(clmul(a, n))``; prints ``F6``. A Layout with F2 strides sums ``c_i * d_i`` with XOR and
     carry-less products: ``Layout((8, 8), (F2(1), F2(9)))`` is the swizzle ``Sw<3,0,3>`` of an 8x8 tile.
@@ -53,9 +62,6 @@ class F2:
         if not is_int(v) or v < 0 or v.bit_length() > MAX_BITS:
             raise LayoutError(f"an F2 vector is a non-negative integer of at most {MAX_BITS} bits, got {value!r}")
         object.__setattr__(self, "value", v)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("F2 is immutable")
 
     def __add__(self, other: Any) -> F2:
         if isinstance(other, F2) or is_int(other):
@@ -96,14 +102,11 @@ def _vec_add(a: Any, b: Any) -> Any:
     if is_tuple(a) and is_tuple(b):
         n = max(len(a), len(b))
         return tuple(_vec_add(a[i] if i < len(a) else 0, b[i] if i < len(b) else 0) for i in range(n))
-    if is_tuple(a):
-        if b != 0:
-            raise LayoutError(f"cannot add the integer {b} to the coordinate {_vstr(a)}")
-        return a
-    if is_tuple(b):
-        if a != 0:
-            raise LayoutError(f"cannot add the integer {a} to the coordinate {_vstr(b)}")
-        return b
+    if is_tuple(a) or is_tuple(b):
+        vec, k = (a, b) if is_tuple(a) else (b, a)
+        if k != 0:
+            raise LayoutError(f"cannot add the integer {k} to the coordinate {it.to_str(vec)}")
+        return vec
     return a + b
 
 
@@ -121,32 +124,62 @@ def _canon(a: Any) -> Any:
     return tuple(items) if items else 0
 
 
-def _vstr(a: Any) -> str:
-    return "(" + ",".join(_vstr(x) for x in a) + ")" if is_tuple(a) else str(a)
-
-
-def _colex_key(a: Any, width: int) -> tuple:
-    flat = it.flatten(a) if is_tuple(a) else (a,)
-    flat = flat + (0,) * (width - len(flat))
-    return tuple(reversed(flat))
-
-
 def _as_vec(x: Any) -> Any:
     """int, tuple, ScaledBasis or ArithTuple -> plain int / nested tuple."""
-    if isinstance(x, ArithTuple):
-        return x.items
-    if isinstance(x, ScaledBasis):
+    if isinstance(x, _Vector):
         return x.as_tuple()
     if is_tuple(x) or is_int(x):
         return x
     raise LayoutError(f"not a coordinate: {x!r}")
 
 
-# --------------------------------------------------------------------------------------------- ScaledBasis
+# --------------------------------------------------------------------------------------------- ScaledBasis, ArithTuple
 
 
 @total_ordering
-class ScaledBasis:
+class _Vector(Frozen):
+    """What ``ScaledBasis`` and ``ArithTuple`` share: the arithmetic and equality of the module docstring, and the
+    colexicographic order of the zero-extended vectors (the last entry is most significant)."""
+
+    __slots__ = ()
+    noun = "coordinate"  # in the refusal of ``+ int``
+    equals_tuples = True  # ``ArithTuple(0, 2) == (0, 2)``; a basis element is never equal to a plain tuple
+
+    def __add__(self, other: Any) -> Any:
+        if is_int(other):
+            if other == 0:
+                return self
+            raise LayoutError(f"cannot add the integer {other} to the {self.noun} {self}")
+        if isinstance(other, _Vector) or is_tuple(other):
+            return ArithTuple.of(_vec_add(self.as_tuple(), _as_vec(other)))
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Any:
+        return self * -1
+
+    def __sub__(self, other: Any) -> Any:
+        return self + _vec_scale(_as_vec(other), -1)
+
+    def __rsub__(self, other: Any) -> Any:
+        return (-self) + other
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Vector) or (self.equals_tuples and is_tuple(other)):
+            return _canon(self.as_tuple()) == _canon(_as_vec(other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("arith", _canon(self.as_tuple())))
+
+    def __lt__(self, other: Any) -> bool:
+        fa, fb = it.flatten(self.as_tuple()), it.flatten(_as_vec(other))
+        w = max(len(fa), len(fb))
+        return (fa + (0,) * (w - len(fa)))[::-1] < (fb + (0,) * (w - len(fb)))[::-1]
+
+
+class ScaledBasis(_Vector):
     """``value`` placed at ``mode_path`` of an otherwise-zero arithmetic tuple; prints ``value@m_k@...@m_0``.
 
     ``ScaledBasis(v, ())`` collapses to the plain int ``v`` (CuTe's ``E<>`` is ``_1``).
@@ -155,6 +188,8 @@ class ScaledBasis:
 
     __slots__ = ("value", "mode_path")
     is_basis = True
+    noun = "basis element"
+    equals_tuples = False
 
     def __new__(cls, value: int, mode_path: Any = ()) -> Any:
         path = (mode_path,) if is_int(mode_path) else tuple(mode_path)
@@ -169,9 +204,6 @@ class ScaledBasis:
         object.__setattr__(obj, "mode_path", path)
         return obj
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ScaledBasis is immutable")
-
     def __reduce__(self) -> tuple:
         return (ScaledBasis, (self.value, self.mode_path))
 
@@ -182,7 +214,6 @@ class ScaledBasis:
             out = (0,) * m + (out,)
         return out
 
-    # ----------------------------------------------------------------------------------------- arithmetic
     def __mul__(self, k: Any) -> Any:
         if is_int(k):
             return ScaledBasis(self.value * k, self.mode_path)
@@ -190,40 +221,8 @@ class ScaledBasis:
 
     __rmul__ = __mul__
 
-    def __add__(self, other: Any) -> Any:
-        if is_int(other) and other == 0:
-            return self
-        if isinstance(other, ScaledBasis | ArithTuple) or is_tuple(other):
-            return ArithTuple.of(_vec_add(self.as_tuple(), _as_vec(other)))
-        if is_int(other):
-            raise LayoutError(f"cannot add the integer {other} to the basis element {self}")
-        return NotImplemented
-
-    __radd__ = __add__
-
-    def __neg__(self) -> ScaledBasis:
-        return ScaledBasis(-self.value, self.mode_path)
-
-    def __sub__(self, other: Any) -> Any:
-        return self + (-other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return (-self) + other
-
     def __abs__(self) -> ScaledBasis:
         return ScaledBasis(abs(self.value), self.mode_path)
-
-    # ----------------------------------------------------------------------------------------- identity
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ScaledBasis | ArithTuple):
-            return _canon(self.as_tuple()) == _canon(_as_vec(other))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(("arith", _canon(self.as_tuple())))
-
-    def __lt__(self, other: Any) -> bool:
-        return _less(self, other)
 
     def __str__(self) -> str:
         return str(self.value) + "".join(f"@{m}" for m in reversed(self.mode_path))
@@ -232,11 +231,7 @@ class ScaledBasis:
         return f"ScaledBasis({self.value}, {self.mode_path})"
 
 
-# --------------------------------------------------------------------------------------------- ArithTuple
-
-
-@total_ordering
-class ArithTuple:
+class ArithTuple(_Vector):
     """An element of Z^S: a (nested) tuple of ints added elementwise and scaled by ints; prints ``(a,b)``.
 
     ``ArithTuple(2, 3)`` or ``ArithTuple.of((2, (0, 1)))``. ``items`` is the plain nested tuple.
@@ -251,8 +246,8 @@ class ArithTuple:
                 return tuple(check(e) for e in x)
             if is_int(x):
                 return x
-            if isinstance(x, ScaledBasis | ArithTuple):
-                return _as_vec(x)
+            if isinstance(x, _Vector):
+                return x.as_tuple()
             raise LayoutError(f"arithmetic tuple entries must be integers, got {x!r}")
 
         object.__setattr__(self, "items", check(items))
@@ -261,9 +256,6 @@ class ArithTuple:
     def of(cls, t: Any) -> ArithTuple:
         """Wrap a plain nested tuple (an int becomes a rank-1 tuple)."""
         return cls(*t) if is_tuple(t) else cls(t)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ArithTuple is immutable")
 
     def __reduce__(self) -> tuple:
         return (ArithTuple, self.items)
@@ -280,14 +272,6 @@ class ArithTuple:
     def __iter__(self):
         return iter(self.items)
 
-    # ----------------------------------------------------------------------------------------- arithmetic
-    def __add__(self, other: Any) -> Any:
-        if isinstance(other, ScaledBasis | ArithTuple) or is_tuple(other) or is_int(other):
-            return ArithTuple.of(_vec_add(self.items, _as_vec(other)))
-        return NotImplemented
-
-    __radd__ = __add__
-
     def __mul__(self, k: Any) -> Any:
         if is_int(k):
             return ArithTuple.of(_vec_scale(self.items, k))
@@ -295,43 +279,11 @@ class ArithTuple:
 
     __rmul__ = __mul__
 
-    def __neg__(self) -> ArithTuple:
-        return self * -1
-
-    def __sub__(self, other: Any) -> Any:
-        return self + _vec_scale(_as_vec(other), -1)
-
-    def __rsub__(self, other: Any) -> Any:
-        return (-self) + other
-
-    # ----------------------------------------------------------------------------------------- identity
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ScaledBasis | ArithTuple):
-            return _canon(self.items) == _canon(_as_vec(other))
-        if is_tuple(other):
-            return _canon(self.items) == _canon(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(("arith", _canon(self.items)))
-
-    def __lt__(self, other: Any) -> bool:
-        return _less(self, other)
-
     def __str__(self) -> str:
-        return _vstr(self.items)
+        return it.to_str(self.items)
 
     def __repr__(self) -> str:
-        return f"ArithTuple{_vstr(self.items)}"
-
-
-def _less(a: Any, b: Any) -> bool:
-    """Colexicographic order on zero-extended vectors (the last entry is most significant)."""
-    va, vb = _as_vec(a), _as_vec(b)
-    fa = it.flatten(va) if is_tuple(va) else (va,)
-    fb = it.flatten(vb) if is_tuple(vb) else (vb,)
-    w = max(len(fa), len(fb))
-    return _colex_key(va, w) < _colex_key(vb, w)
+        return f"ArithTuple{it.to_str(self.items)}"
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -367,10 +319,8 @@ def basis_get(b: Any, t: Any) -> Any:
 
 def as_arithmetic_tuple(x: Any) -> Any:
     """ScaledBasis / tuple -> ArithTuple; ArithTuple and int unchanged."""
-    if isinstance(x, ScaledBasis):
-        return ArithTuple.of(x.as_tuple())
-    if is_tuple(x):
-        return ArithTuple.of(x)
+    if isinstance(x, ScaledBasis) or is_tuple(x):
+        return ArithTuple.of(_as_vec(x))
     return x
 
 
@@ -387,12 +337,9 @@ def coshape(layout: Any) -> Any:
     """The codomain's bounding box: ``L`` evaluated at the last coordinate with strides made non-negative, plus one
     in every codomain entry. Post: ``product(coshape(L)) == cosize(L)`` for integer strides; for an identity
     layout of a tuple shape ``coshape(L) == shape(L)``. Returns an int or a plain nested tuple."""
-    s, d = layout.shape, layout.stride
-    m1 = _map_leaves(s, lambda x: x - 1)
-    ad = _map_leaves(d, abs)
-    co = it.inner_product(m1, ad) if is_tuple(s) else m1 * ad
-    v = _as_vec(co) if isinstance(co, ScaledBasis | ArithTuple) else co
-    return _map_leaves(v, lambda x: x + 1)
+    m1 = _map_leaves(layout.shape, lambda x: x - 1)
+    co = it.inner_product(m1, _map_leaves(layout.stride, abs))
+    return _map_leaves(_as_vec(co) if isinstance(co, _Vector) else co, lambda x: x + 1)
 
 
 def coprofile(x: Any) -> Any:
@@ -402,11 +349,8 @@ def coprofile(x: Any) -> Any:
         return 0
     if is_tuple(x):
         return tuple(coprofile(e) for e in x)
-    total: Any = 0
-    for dd in it.flatten(x.stride):
-        total = total + dd
-    v = _as_vec(total) if isinstance(total, ScaledBasis | ArithTuple) else total
-    return _map_leaves(v, lambda _: 0)
+    total = sum(it.flatten(x.stride))
+    return it.repeat_like(_as_vec(total) if isinstance(total, _Vector) else total, 0)
 
 
 def _map_leaves(t: Any, f: Any) -> Any:

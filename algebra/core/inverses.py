@@ -31,8 +31,8 @@ def _sorted_modes(strides: tuple) -> list[int]:
     return a
 
 
-def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
-    """The flat modes of ``coalesce(layout)`` and the prefix products of their shapes (1, s0, s0*s1, ...)."""
+def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list, Any]:
+    """The flat modes of ``coalesce(layout)``, the prefix products of their shapes (1, s0, s0*s1, ...), the recorder."""
     rec = active()
     layout = _as_layout(layout)
     c = quiet(rec, coalesce, layout)
@@ -44,7 +44,7 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list]:
         rec.step(f"coalesce A: {c}" if c != layout else f"coalesce A: {c} is already coalesced", c)
         rec.step("each mode's step in A's 1-D coordinate (prefix products of the shape): "
                  + ", ".join(f"mode {i} ({ls[i]}:{ld[i]}) steps by {pre[i]}" for i in range(len(ls))))
-    return ls, ld, pre
+    return ls, ld, pre, rec
 
 
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
@@ -85,8 +85,7 @@ def right_inverse(layout: Layout) -> Layout:
     offset, ``right_inverse(L) o -O o Sw`` (``L(R(x)) == x`` on its domain, ``ComposedLayout.domain``)."""
     if type(layout) is not Layout or has_f2(layout.stride):
         return _other_inverse(layout, right_inverse.__wrapped__)
-    ls, ld, pre = _inverse_modes(layout, "right_inverse")
-    rec = active()
+    ls, ld, pre, rec = _inverse_modes(layout, "right_inverse")
     res_s, res_d, cur = [1], [0], 1
     for i in _sorted_modes(ld):
         if ld[i] == cur:
@@ -113,8 +112,7 @@ def left_inverse(layout: Layout) -> Layout:
     A swizzled ``Sw o 0 o L`` gives CuTe's ``left_inverse(L) o Sw``; with an offset, ``left_inverse(L) o -O o Sw``."""
     if type(layout) is not Layout or has_f2(layout.stride):
         return _other_inverse(layout, left_inverse.__wrapped__)
-    ls, ld, pre = _inverse_modes(layout, "left_inverse")
-    rec = active()
+    ls, ld, pre, rec = _inverse_modes(layout, "left_inverse")
     order = _sorted_modes(ld)
     res_s, res_d = [], [0]
     for i in order:
@@ -208,21 +206,18 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
         if rec is not None:
             rec.step(f"max_common_layout = {common}", common, kind="result")
         return common
-    inv_b, common = _common(rec, a, b)
-    s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
-    if d0 == 1:
-        res = nested(rec, composition, inv_b, R(s0, d0))
-        if rec is not None:
-            rec.step(f"its first mode {s0}:1 is contiguous: right_inverse(B) o {s0}:1 = {res}", res, kind="result")
-        return res
+    inv_b, s0, d0 = _common(rec, a, b)
+    res = nested(rec, composition, inv_b, R(s0, d0)) if d0 == 1 else R(1, 0)
     if rec is not None:
-        rec.step(f"its first mode {s0}:{d0} is not stride 1: nothing in common beyond one element, 1:0", R(1, 0),
+        rec.step(f"its first mode {s0}:1 is contiguous: right_inverse(B) o {s0}:1 = {res}" if d0 == 1 else
+                 f"its first mode {s0}:{d0} is not stride 1: nothing in common beyond one element, 1:0", res,
                  kind="result")
-    return R(1, 0)
+    return res
 
 
-def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, Layout]:
-    """``(right_inverse(b), coalesce(a o right_inverse(b)))``: A's offset at each of B's offsets 0, 1, 2, ..."""
+def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, int, int]:
+    """``right_inverse(b)`` and the first mode ``s0:d0`` of ``coalesce(a o right_inverse(b))``, A's offset at each of
+    B's offsets 0, 1, 2, ..."""
     if rec is not None:
         rec.step("invert B on its contiguous offsets: right_inverse(B)")
     inv_b = nested(rec, right_inverse, b)
@@ -233,7 +228,7 @@ def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, Layout]:
     if rec is not None:
         rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
                  common)
-    return inv_b, common
+    return inv_b, it.wrap(common.shape)[0], it.wrap(common.stride)[0]
 
 
 def max_common_vector(a: Layout, b: Layout) -> int:
@@ -243,8 +238,7 @@ def max_common_vector(a: Layout, b: Layout) -> int:
     rec = active()
     if type(a) is ComposedLayout or type(b) is ComposedLayout:
         return _swizzled_vector(rec, a, b)
-    _, common = _common(rec, a, b)
-    s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
+    _, s0, d0 = _common(rec, a, b)
     n = s0 if d0 == 1 else 1
     if rec is not None:
         why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"
@@ -289,14 +283,11 @@ def nullspace(layout: Layout) -> Layout:
     if rec is not None:
         rec.step(f"flatten A: shape {it.to_str(tuple(fs))}, stride {it.to_str(tuple(fd))}; a step along leaf k is "
                  f"1-D coordinate {it.to_str(tuple(rd))}[k] of A")
-    if not idx:
-        if rec is not None:
-            rec.step("no leaf has stride 0: only coordinate 0 goes to offset 0, R = 1:0", R(1, 0), kind="result")
-        return R(1, 0)
-    res = R(it.unwrap(tuple(fs[i] for i in idx)), it.unwrap(tuple(rd[i] for i in idx)))
+    res = R(it.unwrap(tuple(fs[i] for i in idx)), it.unwrap(tuple(rd[i] for i in idx))) if idx else R(1, 0)
     if rec is not None:
         rec.step(f"the stride-0 leaves {', '.join(f'{fs[i]}:0 (leaf {i})' for i in idx)} add nothing to the offset: "
-                 f"R walks them by their 1-D steps, R = {res}", res, kind="result")
+                 f"R walks them by their 1-D steps, R = {res}" if idx else
+                 "no leaf has stride 0: only coordinate 0 goes to offset 0, R = 1:0", res, kind="result")
     return res
 
 
@@ -321,19 +312,15 @@ def _room(d: int, spans: list) -> int | None:
 def _divisors(n: int) -> list[int]:
     """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
     huge shape costs milliseconds, never a hang)."""
-    factors: dict[int, int] = {}
-    p = 2
+    out, p = [1], 2
     while p * p <= n and p < 1 << 16:
+        powers = [1]
         while n % p == 0:
-            factors[p] = factors.get(p, 0) + 1
+            powers.append(powers[-1] * p)
             n //= p
+        out = [d * q for d in out for q in powers] if len(powers) > 1 else out
         p += 1
-    if n > 1:
-        factors[n] = factors.get(n, 0) + 1
-    out = [1]
-    for q, e in factors.items():
-        out = [d * q**k for d in out for k in range(e + 1)]
-    return out
+    return [d * q for d in out for q in (1, n)] if n > 1 else out
 
 
 def _starts(spans: list, size: int) -> set[int]:
@@ -356,8 +343,8 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     ('(7):(6)', '(1):(0)')
     """
     sa, sb = _leaf_spans(a), _leaf_spans(b)
-    limit = min(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
-    g = math.gcd(sa[-1][1] if sa else 1, sb[-1][1] if sb else 1)
+    ends = [spans[-1][1] if spans else 1 for spans in (sa, sb)]
+    limit, g = min(ends), math.gcd(*ends)
     common = sorted(_starts(sa, g) & _starts(sb, g))
     shapes, strides = [], []
     d = 1

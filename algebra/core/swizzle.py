@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import F2, Frozen
 from algebra.core.checks import checking
 from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none, slice_and_offset
 
 
-class Swizzle:
+class Swizzle(Frozen):
     """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
 
     __slots__ = ("bits", "base", "shift")
@@ -37,22 +38,15 @@ class Swizzle:
         object.__setattr__(self, "base", base)
         object.__setattr__(self, "shift", shift)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Swizzle is immutable")
-
-    @property
-    def bit_mask(self) -> int:
-        return (1 << self.bits) - 1
-
     @property
     def yyy_mask(self) -> int:
         """The source bits (read, shifted down by S)."""
-        return self.bit_mask << (self.base + max(0, self.shift))
+        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
 
     @property
     def zzz_mask(self) -> int:
         """The target bits (flipped)."""
-        return self.bit_mask << (self.base - min(0, self.shift))
+        return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
 
     def __call__(self, offset: int) -> int:
         if not is_int(offset):
@@ -79,25 +73,8 @@ class Swizzle:
         """The span of offsets the swizzle permutes: ``2^(M + B + |S|)``."""
         return 1 << (self.base + self.bits + abs(self.shift))
 
-    def recast(self, old_bits: int, new_bits: int) -> Swizzle:
-        """The same byte-level permutation expressed on elements of ``new_bits`` instead of ``old_bits``:
-        ``Sw<B,M,S>`` on 8-bit units is ``Sw<B,M-1,S>`` on 16-bit elements (M shifts by log2 of the ratio)."""
-        if new_bits == old_bits:
-            return self
-        if new_bits > old_bits:
-            if new_bits % old_bits or (new_bits // old_bits) & (new_bits // old_bits - 1):
-                raise LayoutError("recast: element sizes must differ by a power of two")
-            k = (new_bits // old_bits).bit_length() - 1
-            if self.base < k:
-                raise LayoutError(f"recast: {self} has M={self.base} < {k}: the swizzle moves bits inside an element")
-            return Swizzle(self.bits, self.base - k, self.shift)
-        if old_bits % new_bits or (old_bits // new_bits) & (old_bits // new_bits - 1):
-            raise LayoutError("recast: element sizes must differ by a power of two")
-        k = (old_bits // new_bits).bit_length() - 1
-        return Swizzle(self.bits, self.base + k, self.shift)
 
-
-class ComposedLayout:
+class ComposedLayout(Frozen):
     """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``,
     A and B each a Layout or a Swizzle). ``Sw o O o L`` has L's shape, size and rank; ``L o O o Sw`` (CuTe's inverse of
     a swizzled layout with an offset) is a function of 1-D offsets on its ``domain``, with no shape (``NoShape``)."""
@@ -112,9 +89,6 @@ class ComposedLayout:
         object.__setattr__(self, "layout_a", layout_a)
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "layout_b", layout_b)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ComposedLayout is immutable")
 
     @property
     def shape(self) -> Any:
@@ -254,7 +228,6 @@ def as_f2_layout(x: Any) -> Layout:
     >>> str(as_f2_layout(parse("Sw<3,0,3> o 0 o (8,8):(1,8)")))
     '(8,8):(F1,F9)'
     """
-    from algebra.core.arith import F2
     from algebra.core.modes import bw_coalesce
 
     if type(x) is Swizzle:
