@@ -6,8 +6,8 @@ Post-condition: the recast layout addresses the same bytes in units of the new e
 >>> from algebra.core.notation import parse as P
 >>> print(upcast(P("(8,8):(1,8)"), 2), downcast(P("(4,8):(1,4)"), 2), recast_layout(P("(8,8):(8,1)"), 16, 32))
 (4,8):(1,4) (8,8):(1,8) (8,4):(4,1)
->>> print(upcast(P("Sw<3,4,3> o 0 o (8,64):(64,1)"), 2))
-Sw<3,3,3> o 0 o (8,32):(32,1)
+>>> print(upcast(P("Sw<3,4,3> o 0 o (8,64):(64,1)"), 2), upcast(P("Sw<3,4,3>"), 2), downcast(P("Sw<3,4,3>"), 2))
+Sw<3,3,3> o 0 o (8,32):(32,1) Sw<3,3,3> Sw<3,5,3>
 """
 
 from __future__ import annotations
@@ -24,31 +24,53 @@ from algebra.core.swizzle import ComposedLayout, Swizzle
 R = Layout._raw
 
 
-def _swizzled(layout: object, n: int, up: bool) -> object:
-    """CuTe's ``upcast<N>`` / ``downcast<N>`` of ``Sw<B,M,S> o O o L``: ``Sw' o O' o L'`` with L' the recast inner
-    layout, ``O' = O / N`` (must divide) or ``O * N``, and ``Sw' = Sw<B,M-log2 N,S>`` (when M < log2 N:
-    ``Sw<max(B+M-log2 N,0),0,S>``) or ``Sw<B,M+log2 N,S>``; N must be a power of two. The composed form is kept
-    even for an identity swizzle (CuTe's recast offset is an unsigned constant, not ``Int<0>``)."""
-    sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
+def _swizzle(sw: Swizzle, n: int, up: bool) -> Swizzle:
+    """CuTe's ``upcast<N>`` / ``downcast<N>`` of ``Sw<B,M,S>`` (cute/swizzle_layout.hpp): ``Sw<B,M-log2 N,S>`` (when
+    M < log2 N: ``Sw<max(B+M-log2 N,0),0,S>``, the bits below the new element dropped) or ``Sw<B,M+log2 N,S>``; N must
+    be a power of two.
+
+    >>> print(_swizzle(Swizzle(3, 4, 3), 4, True), _swizzle(Swizzle(3, 2, 3), 8, True))
+    Sw<3,2,3> Sw<2,0,3>
+    >>> print(_swizzle(Swizzle(2, 0, 3), 2, False))
+    Sw<2,1,3>
+    """
     name = "upcast" if up else "downcast"
-    if not isinstance(sw, Swizzle):
-        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
     if n & (n - 1):
         raise LayoutError(f"{name}<{n}> of the swizzle {sw}: N must be a power of two")
     k = n.bit_length() - 1
+    if not up:
+        return Swizzle(sw.bits, sw.base + k, sw.shift)
+    new_m = sw.base - k
+    return Swizzle(sw.bits, new_m, sw.shift) if new_m >= 0 else Swizzle(max(sw.bits + new_m, 0), 0, sw.shift)
+
+
+def _swizzled(layout: object, n: int, up: bool) -> object:
+    """CuTe's ``upcast<N>`` / ``downcast<N>`` of a bare swizzle (:func:`_swizzle`) or of ``Sw<B,M,S> o O o L``:
+    ``Sw' o O' o L'`` with Sw' the recast swizzle, L' the recast inner layout and ``O' = O / N`` (must divide) or
+    ``O * N``. The composed form is kept even for an identity swizzle (CuTe's recast offset is an unsigned constant,
+    not ``Int<0>``)."""
+    name = "upcast" if up else "downcast"
     rec = active()
+    if isinstance(layout, Swizzle):
+        res = _swizzle(layout, n, up)
+        if rec is not None:
+            rec.step(f"{name}<{n}>({layout}) = {res}: M moves by log2 {n} = {n.bit_length() - 1}", res, kind="result")
+        return res
+    sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
+    if not isinstance(sw, Swizzle):
+        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    new_sw = _swizzle(sw, n, up)
     if up:
         if off % n:
             raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
-        new_m = sw.base - k
-        new_sw = Swizzle(sw.bits, new_m, sw.shift) if new_m >= 0 else Swizzle(max(sw.bits + new_m, 0), 0, sw.shift)
         new_off, new_inner = off // n, upcast(inner, n)
     else:
-        new_sw, new_off, new_inner = Swizzle(sw.bits, sw.base + k, sw.shift), off * n, downcast(inner, n)
+        new_off, new_inner = off * n, downcast(inner, n)
     res = ComposedLayout(new_sw, new_off, new_inner)
     if rec is not None:
-        rec.step(f"{name}<{n}> each part of {layout}: the swizzle {sw} -> {new_sw} (M moves by log2 {n} = {k}), the "
-                 f"offset {off} -> {new_off}, the inner layout {inner} -> {new_inner}", res, kind="result")
+        rec.step(f"{name}<{n}> each part of {layout}: the swizzle {sw} -> {new_sw} (M moves by log2 {n} = "
+                 f"{n.bit_length() - 1}), the offset {off} -> {new_off}, the inner layout {inner} -> {new_inner}", res,
+                 kind="result")
     return res
 
 
@@ -56,7 +78,7 @@ def upcast(layout: Layout, n: int) -> Layout:
     """View ``n`` consecutive elements as one: stride-1 modes shrink by n, other strides are divided by n."""
     if not is_int(n) or n < 1:
         raise LayoutError(f"upcast: the factor must be a positive integer, got {n}")
-    if hasattr(layout, "layout_b"):
+    if isinstance(layout, Swizzle | ComposedLayout):
         return _swizzled(layout, n, True)
     layout = layout_arg(layout, "upcast")
 
@@ -88,7 +110,7 @@ def downcast(layout: Layout, n: int) -> Layout:
     """View each element as ``n`` smaller ones: stride-1 modes grow by n, other strides are multiplied by n."""
     if not is_int(n) or n < 1:
         raise LayoutError(f"downcast: the factor must be a positive integer, got {n}")
-    if hasattr(layout, "layout_b"):
+    if isinstance(layout, Swizzle | ComposedLayout):
         return _swizzled(layout, n, False)
     layout = layout_arg(layout, "downcast")
     if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
