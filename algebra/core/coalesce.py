@@ -35,8 +35,6 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
             return layout.with_layout_b(nested(rec, coalesce.__wrapped__, layout.layout_b, profile))
         layout = _as_layout(layout)
     if type(profile) is tuple:
-        if len(profile) > it.rank(layout.shape):
-            raise LayoutError(f"coalesce: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
     if rec is None:
@@ -50,21 +48,19 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
 
 def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, name: str) -> Layout:
     """``f`` applied to each of the first ``len(profile)`` modes on its own (with its part of the profile); the
-    modes past the profile are kept."""
+    modes past the profile are kept; refused when the profile has more modes than the layout."""
     n = it.rank(layout.shape)
+    if len(profile) > n:
+        raise LayoutError(f"{name}: profile {it.to_str(profile)} has more modes than {layout}")
     if rec is not None:
         rec.step(f"{name} by mode: each of the first {len(profile)} modes of {layout} on its own"
                  + (", the others kept" if len(profile) < n else ""))
     modes = []
     for i in range(len(profile)):
-        if rec is None:
-            modes.append(f(layout[i], profile[i]))
-            continue
-        rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
+        if rec is not None:
+            rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
         modes.append(nested(rec, f, layout[i], profile[i]))
-    for i in range(len(profile), n):
-        modes.append(layout[i])
-    res = make_layout(*modes)
+    res = make_layout(*modes, *(layout[i] for i in range(len(profile), n)))
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res
@@ -102,8 +98,6 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's
         return layout.with_layout_b(nested(rec, filter, layout.layout_b, profile))
     layout = _as_layout(layout)
     if type(profile) is tuple:
-        if len(profile) > it.rank(layout.shape):
-            raise LayoutError(f"filter: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, filter, "filter")
     fz = filter_zeros(layout)
     if rec is None:

@@ -8,6 +8,7 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -36,6 +37,7 @@ class Layout:
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if stride is None and type(shape) is int:  # one mode: its compact stride, then the int fast path
             stride = it.compact_col_major(shape)
+        n = 0  # the number of leaves, once shape and stride are known valid and congruent
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
             for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
                 if type(x) is not int or not 0 < x <= _MAXM:
@@ -45,29 +47,23 @@ class Layout:
                     if type(x) is not int or not -_MAXM <= x <= _MAXM:
                         break
                 else:
-                    self.shape = shape
-                    self.stride = stride
-                    self._hash = None
-                    self._leaves = len(shape)
-                    return
+                    n = len(shape)
         elif type(shape) is int and type(stride) is int and 0 < shape <= _MAXM and -_MAXM <= stride <= _MAXM:
-            self.shape = shape
-            self.stride = stride
-            self._hash = None
-            self._leaves = 1
-            return
-        shape = it.check_shape(shape)
-        if stride is None:
-            stride = it.compact_col_major(shape)
-        else:
-            stride = it.check_stride(stride)
-            if not it.congruent(shape, stride):
-                raise LayoutError(f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not "
-                                  "congruent (different profiles)")
+            n = 1
+        if not n:
+            shape = it.check_shape(shape)
+            if stride is None:
+                stride = it.compact_col_major(shape)
+            else:
+                stride = it.check_stride(stride)
+                if not it.congruent(shape, stride):
+                    raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
+                                      "congruent (different profiles)")
+            n = len(it.flatten(shape))
         self.shape = shape
         self.stride = stride
         self._hash = None
-        self._leaves = len(it.flatten(shape))
+        self._leaves = n
 
     @staticmethod
     def _raw(shape: IntTuple, stride: IntTuple) -> Layout:
@@ -141,10 +137,10 @@ class Layout:
         return h
 
     def __str__(self) -> str:
-        return f"{it.to_str(self.shape)}:{_stride_str(self.stride)}"
+        return f"{it.to_str(self.shape)}:{it.to_str(self.stride)}"
 
     def __repr__(self) -> str:
-        return f"Layout({it.to_str(self.shape)}, {_stride_str(self.stride)})"
+        return f"Layout({it.to_str(self.shape)}, {it.to_str(self.stride)})"
 
     # ----------------------------------------------------------------------------------------- conveniences
     def size(self) -> int:
@@ -176,12 +172,6 @@ def _check_coord(c: Any) -> None:
         raise LayoutError(f"coordinate entries must be integers, got {c!r}")
     elif c < 0:
         raise LayoutError(f"coordinate entries must be non-negative, got {c}")
-
-
-def _stride_str(d: Any) -> str:
-    if type(d) is tuple:  # the int leaves inline (one list, no generator frame)
-        return "(" + ",".join([str(x) if type(x) is int else _stride_str(x) for x in d]) + ")"
-    return str(d)
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -288,10 +278,7 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     def go(sh: Any, o: Any) -> Any:
         if type(o) is tuple:
             return tuple(go(a, b) for a, b in zip(sh, o, strict=True))
-        start = 1
-        for x, y in zip(ref_shape, ref_order, strict=True):
-            if y < o:
-                start *= x
+        start = prod(x for x, y in zip(ref_shape, ref_order, strict=True) if y < o)
         return it.compact_col_major(sh, start)
 
     return Layout._raw(s, go(s, order))
@@ -305,22 +292,15 @@ def slice_layout(crd: Any, layout: Layout) -> Layout:
 def _slice(c: Any, t: Any) -> Any:
     if type(c) is tuple:
         return _lift(c, t)  # a tuple coordinate: the kept modes, nested slices flattened into this level
-    if c is None:
-        return t
-    return ()
+    return t if c is None else ()
 
 
 def _lift(c: Any, t: Any) -> tuple:
-    if type(c) is tuple:
-        if type(t) is not tuple or len(c) != len(t):
-            raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
-        out: list = []
-        for x, y in zip(c, t, strict=True):
-            out.extend(_lift(x, y))
-        return tuple(out)
-    if c is None:
-        return (t,)
-    return ()
+    if type(c) is not tuple:
+        return (t,) if c is None else ()
+    if type(t) is not tuple or len(c) != len(t):
+        raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
+    return tuple([m for x, y in zip(c, t, strict=True) for m in _lift(x, y)])
 
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
