@@ -13,7 +13,7 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, layout_arg, make_layout
 from algebra.core.memo import memo
-from algebra.core.modes import bw_coalesce, coalesce_x_pair, flat_pair
+from algebra.core.modes import bw_coalesce, flat_pair
 from algebra.core.recorder import Recorder, active, nested
 from algebra.core.swizzle import ComposedLayout
 
@@ -64,12 +64,6 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res
-
-
-def coalesce_x(layout: Layout) -> Layout:
-    """Coalesce that also preserves the function outside the domain (a trailing shape-1 mode keeps its stride).
-    Post: ``R(i) == L(i)`` for every ``i`` (also ``i >= size(L)``, where L goes on along its last mode)."""
-    return R(*coalesce_x_pair(layout.shape, layout.stride))
 
 
 def filter_zeros(layout: Layout) -> Layout:

@@ -90,7 +90,11 @@ class Layout:
             raise LayoutError("a coordinate is required")
         if _has_none(c):
             return slice_layout(c, self)
-        _check_coord(c)
+        for x in it.flatten(c):
+            if not is_int(x):
+                raise LayoutError(f"coordinate entries must be integers, got {x!r}")
+            if x < 0:
+                raise LayoutError(f"coordinate entries must be non-negative, got {x}")
         return it.crd2idx(c, self.shape, self.stride)
 
     def __getitem__(self, i: int) -> Layout:
@@ -164,16 +168,6 @@ def _has_none(c: Any) -> bool:
     return type(c) is tuple and any(_has_none(x) for x in c)
 
 
-def _check_coord(c: Any) -> None:
-    if type(c) is tuple:
-        for x in c:
-            _check_coord(x)
-    elif not is_int(c):
-        raise LayoutError(f"coordinate entries must be integers, got {c!r}")
-    elif c < 0:
-        raise LayoutError(f"coordinate entries must be non-negative, got {c}")
-
-
 def _eq(a: Any, b: Any) -> bool:
     if type(a) is tuple or type(b) is tuple:
         return (type(a) is tuple and type(b) is tuple and len(a) == len(b)
@@ -197,11 +191,10 @@ def cosize(layout: Any) -> int:
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
-    for i in range(len(fd)):
-        d = fd[i]
+    for s, d in zip(fs, fd, strict=True):
         if type(d) is not int:
             break
-        total += (fs[i] - 1) * (d if d >= 0 else -d)
+        total += (s - 1) * (d if d >= 0 else -d)
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
