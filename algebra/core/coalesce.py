@@ -57,10 +57,14 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
                  + (", the others kept" if len(profile) < n else ""))
     modes = []
     for i in range(len(profile)):
-        if rec is not None:
-            rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
+        if rec is None:
+            modes.append(f(layout[i], profile[i]))
+            continue
+        rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
         modes.append(nested(rec, f, layout[i], profile[i]))
-    res = make_layout(*modes, *(layout[i] for i in range(len(profile), n)))
+    for i in range(len(profile), n):
+        modes.append(layout[i])
+    res = make_layout(*modes)
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res

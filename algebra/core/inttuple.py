@@ -53,8 +53,20 @@ def flatten(t: IntTuple) -> tuple:
         return (t,)
     for x in t:
         if type(x) is tuple:
-            return tuple([leaf for e in t for leaf in flatten(e)])
-    return t
+            break
+    else:
+        return t
+    out: list = []
+    _flatten_into(t, out)
+    return tuple(out)
+
+
+def _flatten_into(t: tuple, out: list) -> None:
+    for x in t:
+        if type(x) is tuple:
+            _flatten_into(x, out)
+        else:
+            out.append(x)
 
 
 def rank(t: IntTuple) -> int:
@@ -237,22 +249,24 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
     if type(crd) is tuple:
         if type(shape) is not tuple or len(crd) != len(shape):
             raise LayoutError(f"coordinate {to_str(crd)} does not match shape {to_str(shape)} (mismatched ranks)")
-        return sum(crd2idx(c, s, d) for c, s, d in zip(crd, shape, stride, strict=True))
+        total = 0
+        for c, s, d in zip(crd, shape, stride, strict=True):
+            total = total + crd2idx(c, s, d)
+        return total
     if not is_int(crd):
         raise LayoutError(f"coordinate {crd!r} is not an integer")
     if type(shape) is tuple:
-        return sum(crd2idx(c, s, d) for c, s, d in zip(_split(crd, shape), shape, stride, strict=True))
+        total = 0
+        n = len(shape)
+        for i in range(n):
+            if i == n - 1:
+                total = total + crd2idx(crd, shape[i], stride[i])
+            else:
+                sz = product(shape[i])
+                total = total + crd2idx(crd % sz, shape[i], stride[i])
+                crd //= sz
+        return total
     return crd * stride
-
-
-def _split(idx: int, shape: tuple) -> list:
-    """The integer ``idx`` split column-major over the modes of ``shape``; the last mode is not wrapped."""
-    out = []
-    for s in shape[:-1]:
-        n = product(s)
-        out.append(idx % n)
-        idx //= n
-    return out + [idx] if shape else out
 
 
 def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> IntTuple:
@@ -265,15 +279,12 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         shown = to_str(idx).replace("None", "_")  # ``_`` (a whole mode, in a slice) parses as None
         raise LayoutError(f"idx2crd: the index must be an integer or a tuple of integers congruent with the shape "
                           f"{to_str(shape)}, got {shown}")
+    if stride is None:
+        return _idx2crd_cute(idx, shape)
     if type(idx) is tuple:
         if type(shape) is not tuple or len(idx) != len(shape):
             raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")
-        strides = (None,) * len(idx) if stride is None else stride
-        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, strides, strict=True))
-    if stride is None:
-        if type(shape) is not tuple:
-            return idx
-        return tuple(idx2crd(i, s) for i, s in zip(_split(idx, shape), shape, strict=True))
+        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride, strict=True))
     if type(shape) is tuple:
         if type(stride) is not tuple:
             stride = compact_col_major(shape, stride)
@@ -281,6 +292,25 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
     if shape == 1 or stride == 0:
         return 0
     return (idx // stride) % shape
+
+
+def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
+    if type(idx) is tuple:
+        if type(shape) is not tuple or len(idx) != len(shape):
+            raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")
+        return tuple(_idx2crd_cute(i, s) for i, s in zip(idx, shape, strict=True))
+    if type(shape) is not tuple:
+        return idx
+    out = []
+    last = len(shape) - 1
+    for k, s in enumerate(shape):
+        if k == last:
+            out.append(_idx2crd_cute(idx, s))
+        else:
+            n = product(s)
+            out.append(_idx2crd_cute(idx % n, s))
+            idx //= n
+    return tuple(out)
 
 
 def coordinates(shape: IntTuple) -> list:

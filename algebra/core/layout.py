@@ -8,7 +8,6 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
-from math import prod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -37,7 +36,6 @@ class Layout:
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if stride is None and type(shape) is int:  # one mode: its compact stride, then the int fast path
             stride = it.compact_col_major(shape)
-        n = 0  # the number of leaves, once shape and stride are known valid and congruent
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
             for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
                 if type(x) is not int or not 0 < x <= _MAXM:
@@ -47,23 +45,29 @@ class Layout:
                     if type(x) is not int or not -_MAXM <= x <= _MAXM:
                         break
                 else:
-                    n = len(shape)
+                    self.shape = shape
+                    self.stride = stride
+                    self._hash = None
+                    self._leaves = len(shape)
+                    return
         elif type(shape) is int and type(stride) is int and 0 < shape <= _MAXM and -_MAXM <= stride <= _MAXM:
-            n = 1
-        if not n:
-            shape = it.check_shape(shape)
-            if stride is None:
-                stride = it.compact_col_major(shape)
-            else:
-                stride = it.check_stride(stride)
-                if not it.congruent(shape, stride):
-                    raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
-                                      "congruent (different profiles)")
-            n = len(it.flatten(shape))
+            self.shape = shape
+            self.stride = stride
+            self._hash = None
+            self._leaves = 1
+            return
+        shape = it.check_shape(shape)
+        if stride is None:
+            stride = it.compact_col_major(shape)
+        else:
+            stride = it.check_stride(stride)
+            if not it.congruent(shape, stride):
+                raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
+                                  "congruent (different profiles)")
         self.shape = shape
         self.stride = stride
         self._hash = None
-        self._leaves = n
+        self._leaves = len(it.flatten(shape))
 
     @staticmethod
     def _raw(shape: IntTuple, stride: IntTuple) -> Layout:
@@ -191,10 +195,11 @@ def cosize(layout: Any) -> int:
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
-    for s, d in zip(fs, fd, strict=True):
+    for i in range(len(fd)):
+        d = fd[i]
         if type(d) is not int:
             break
-        total += (s - 1) * (d if d >= 0 else -d)
+        total += (fs[i] - 1) * (d if d >= 0 else -d)
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
@@ -271,7 +276,10 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     def go(sh: Any, o: Any) -> Any:
         if type(o) is tuple:
             return tuple(go(a, b) for a, b in zip(sh, o, strict=True))
-        start = prod(x for x, y in zip(ref_shape, ref_order, strict=True) if y < o)
+        start = 1
+        for x, y in zip(ref_shape, ref_order, strict=True):
+            if y < o:
+                start *= x
         return it.compact_col_major(sh, start)
 
     return Layout._raw(s, go(s, order))
