@@ -12,24 +12,7 @@ and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit 
 
 # modules, under the names the flat package had (algebra.explain is callable: A.explain(op, *args))
 from algebra import atoms, banks, registry  # thin re-exports: CONTRACT §3, §3b and the op table
-from algebra.core import (
-    arith,
-    checks,
-    errors,
-    inttuple,
-    inverses,
-    layout,
-    memo,
-    modes,
-    notation,
-    ops,
-    partition,
-    products,
-    recast,
-    recorder,
-    refine,
-    swizzle,
-)
+from algebra.core import arith, inttuple, memo, notation
 from algebra.core.arith import (
     F2,
     ArithTuple,
@@ -44,7 +27,6 @@ from algebra.core.arith import (
     make_basis_like,
 )
 from algebra.core.coord_tensor import CoordTensor, make_coord_tensor
-from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import (
     ceil_div,
@@ -81,25 +63,13 @@ from algebra.core.layout import (
     stride,
 )
 from algebra.core.notation import parse, parse_arg, parse_layout, to_str
-from algebra.core.ops import (
-    coalesce,
-    complement,
-    composition,
-    filter,
-    filter_zeros,
-    greatest_common_domain,
-    layout_add,
-    left_inverse,
-    max_common_layout,
-    max_common_vector,
-    nullspace,
-    right_inverse,
-)
-from algebra.core.partition import local_partition, local_tile
+from algebra.core.ops import *  # noqa: F403  (the ops under their CuTe names: ops.__all__)
 from algebra.core.products import (
     blocked_product,
     flat_divide,
     flat_product,
+    local_partition,
+    local_tile,
     logical_divide,
     logical_product,
     raked_product,
@@ -114,13 +84,13 @@ from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 from algebra.doctor.linear_layout import describe_swizzle
-from algebra.hw import atoms_tiled, bankfix, coalescing, hopper, tma
+from algebra.hw import coalescing, hopper
 from algebra.hw.bank_access import bank_access
 from algebra.hw.bankfix import padding_fix, swizzle_fixes
 from algebra.hw.banks import analyze, analyze_ldmatrix
 from algebra.hw.coalescing import partition_sectors, sectors, widest_vector
-from algebra.teach import codegen, coords, explain
-from algebra.teach.codegen import op_to_cpp, op_to_dsl
+from algebra.teach import explain
+from algebra.teach.codegen import *  # noqa: F403  (op_to_cpp, op_to_dsl, to_cpp, to_dsl)
 from algebra.teach.explain import derive, explain_ops, format_steps
 from algebra.teach.formula import (
     FormulaCheck,

@@ -31,9 +31,3 @@ from algebra.hw.atoms_tiled import (
     make_tiled_mma,
 )
 from algebra.hw.sm100 import UmmaAtom, decode_instr_desc, decode_umma_desc, umma, umma_desc
-
-__all__ = ["CopyAtom", "MMAAtom", "SM70_8x4_Col", "SM70_8x4_Row", "SM70_8x8_16b", "SM70_8x8_32b", "SM70_QuadPair",
-           "SM80_8x4", "SM80_8x8_Row", "SM80_16x8_Row", "SM90_ALayout_64x16", "TiledCopy", "TiledMMA", "copy_names",
-           "get", "make_fragment_like", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B",
-           "make_tiled_copy_C", "make_tiled_copy_impl", "make_tiled_mma", "mma_names", "names", "UmmaAtom",
-           "decode_instr_desc", "decode_umma_desc", "umma", "umma_desc"]

@@ -14,7 +14,3 @@ from algebra.hw.banks import (
     analyze_ldmatrix,
     bank_of,
 )
-
-__all__ = ["BANK_BYTES", "LDMATRIX_ROW_BYTES", "NUM_BANKS", "WARP_SIZE", "BankAnalysis", "Fix", "LaneOffsets",
-           "Offsets", "analyze", "analyze_ldmatrix", "bank_access", "bank_of", "best_swizzle_fix", "lane_bank_map",
-           "lane_offsets", "padding_fix", "swizzle_candidates", "swizzle_fixes"]

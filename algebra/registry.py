@@ -14,5 +14,3 @@ from algebra.teach.registry import (
     parse_tuple,
     parse_value,
 )
-
-__all__ = ["GROUPS", "KINDS", "OPS", "Arg", "Example", "Op", "get", "names", "parse_args", "parse_tuple", "parse_value"]

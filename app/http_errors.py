@@ -13,14 +13,19 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import escape
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 409: "Conflict",
           413: "Request too large", 429: "Too many requests", 503: "Service unavailable"}
 
 
-#: What FastAPI answers (400) for a body it cannot decode (bytes that are not UTF-8), and what the app says instead.
+#: What FastAPI answers (400) for a body it could not read, and what the app says instead, by the cause: bytes that
+#: are not UTF-8 (400), a body that stopped arriving (408, as app.outage answers a form's), anything else (400).
 FASTAPI_BODY_ERROR = "There was an error parsing the body"
 BODY_NOT_UTF8 = "body: not UTF-8 text (send the JSON or form encoded as UTF-8)"
+BODY_STOPPED = ("the request body stopped arriving before its declared end (nothing more within the server's read "
+                "timeout, or the connection closed)")
+BODY_UNREADABLE = "body: could not be read"
 
 
 def wants_html(request: Request) -> bool:
@@ -36,9 +41,9 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     from app.templating import templates
 
     detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "Error")
-    if exc.status_code == 400 and detail == FASTAPI_BODY_ERROR:  # FastAPI's words for a body it cannot decode
-        exc = StarletteHTTPException(400, BODY_NOT_UTF8, headers=exc.headers)
-        detail = BODY_NOT_UTF8
+    if exc.status_code == 400 and detail == FASTAPI_BODY_ERROR:  # FastAPI's words for a body it could not read
+        exc = body_error(exc.__cause__)
+        detail = exc.detail
     if request.headers.get("HX-Request") == "true" and not request.url.path.startswith("/api/"):
         return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=exc.status_code,
                             headers=exc.headers)
@@ -48,6 +53,14 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         request=request, status=exc.status_code, title=TITLES.get(exc.status_code, f"Error {exc.status_code}"),
         detail=detail, path=request.url.path)
     return HTMLResponse(html, status_code=exc.status_code, headers=exc.headers)
+
+
+def body_error(cause: BaseException | None) -> StarletteHTTPException:
+    """The answer to a body that could not be read, named by why: 408 (and the connection closed) for one that stopped
+    arriving, 400 for bytes that are not UTF-8 or anything else."""
+    if isinstance(cause, ClientDisconnect):
+        return StarletteHTTPException(408, BODY_STOPPED, headers={"Connection": "close"})
+    return StarletteHTTPException(400, BODY_NOT_UTF8 if isinstance(cause, UnicodeDecodeError) else BODY_UNREADABLE)
 
 
 def install(app: FastAPI) -> None:

@@ -46,6 +46,7 @@ log = logging.getLogger("layoutlab")
 #: Router modules, in include order. Each exposes ``router`` (an APIRouter).
 ROUTERS = [
     "app.routes.api_layout",
+    "app.routes.api_svg",
     "app.routes.api_algebra",
     "app.routes.api_banks",
     "app.routes.api_atoms",

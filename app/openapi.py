@@ -4,7 +4,8 @@ Every refusal of this app is ``{"detail": "<reason>"}`` (app.main's exception ha
 HTTPExceptions), so the document declares one error schema, ``HTTPError``, for every 4xx/5xx answer, in place of
 FastAPI's array-shaped validation error. Status codes that machinery outside a route produces are added to every
 operation it applies to: 422 (a refused parameter or body, a LayoutError, the work budget) to every operation that
-takes input or runs under the work budget, 413 to every operation with a request body (app.middleware's limit), and
+takes input or runs under the work budget, 413 to every operation with a request body (app.middleware's limit) and
+408 (a body that stopped arriving before its declared end), and
 503 to every budgeted operation when the app answers a request cut off by its shutdown with 503.
 Route-specific codes (403, 404, 409, 429, 503, ...) are declared on the route decorators with ``errors``.
 
@@ -53,6 +54,8 @@ DESCRIPTIONS = {
     403: "not allowed for this client",
     404: "no such resource",
     409: "in conflict with the resource's state",
+    408: "the request body stopped arriving before its declared end (the server's read timeout, or the client went "
+         "away); the connection is closed",
     413: "request body over the cap of 1 MB",
     422: "a refused parameter or body, an input CuTe refuses, or a request over the work budget; detail says why",
     429: "too many requests from this client or address; see Retry-After",
@@ -78,7 +81,8 @@ _FASTAPI_VALIDATION = ("HTTPValidationError", "ValidationError")
 def build_schema(app: FastAPI) -> dict[str, Any]:
     """The OpenAPI document of ``app``. Post-conditions: every 4xx/5xx response's JSON schema is ``HTTPError``;
     FastAPI's ``HTTPValidationError`` / ``ValidationError`` are gone; operations with input or under the work budget
-    list 422, and operations with a body list 413 and 400 (a body that is not UTF-8)."""
+    list 422, and operations with a body list 413, 408 (a body that stopped arriving) and 400 (a body that is not
+    UTF-8)."""
     schema = get_openapi(title=app.title, version=app.version, openapi_version=app.openapi_version,
                          description=app.description, routes=app.routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -94,8 +98,8 @@ def build_schema(app: FastAPI) -> dict[str, Any]:
             if takes_input or (method.upper(), path) in budgeted:
                 responses.setdefault("422", {"description": DESCRIPTIONS[422]})
             if "requestBody" in op:
-                responses.setdefault("413", {"description": DESCRIPTIONS[413]})
-                responses.setdefault("400", {"description": DESCRIPTIONS[400]})
+                for code in (413, 408, 400):
+                    responses.setdefault(str(code), {"description": DESCRIPTIONS[code]})
             if method.upper() not in ("GET", "HEAD", "OPTIONS"):  # app.origin: a browser's write from another site
                 responses.setdefault("403", {"description": "a browser's write from another site (Sec-Fetch-Site "
                                                             "or Origin), or not allowed for this client"})

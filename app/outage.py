@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
-from app.http_errors import http_error
+from app.http_errors import body_error, http_error
 from storage.outage import describe, outage_errors
 
 log = logging.getLogger("layoutlab")
@@ -34,10 +34,9 @@ async def backend_down(request: Request, exc: Exception):
 
 
 async def body_stopped(request: Request, exc: ClientDisconnect):
-    """408 for a request whose body stopped arriving before its end (the connection is closed after it)."""
-    detail = ("the request body stopped arriving before its declared end (nothing more within the server's read "
-              "timeout, or the connection closed)")
-    return await http_error(request, HTTPException(408, detail, headers={"Connection": "close"}))
+    """408 for a request whose body stopped arriving before its end (the connection is closed after it); a JSON body
+    that stops arriving gets the same answer through app.http_errors.body_error."""
+    return await http_error(request, body_error(exc))
 
 
 def install(app: FastAPI) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic_core import PydanticCustomError
 
-from app.config import MAX_NESTING, MAX_TEXT, nesting_depth
+from app.config import MAX_CELLS, MAX_NESTING, MAX_TEXT, nesting_depth
 
 
 def check_nesting(text: str) -> str:
@@ -147,3 +147,30 @@ class AtomOut(BaseModel):
     kind: str
     shape: list[int]
     operands: list[TVGrid]
+
+
+#: A cell's fill as the page's computed style names it: ``#rgb`` / ``#rrggbb`` or ``rgb(...)`` / ``rgba(...)``.
+CssColour = Annotated[str, Field(max_length=40, pattern=r"^(#[0-9a-fA-F]{3,8}|rgba?\([0-9., ]{5,32}\))$")]
+Label = Annotated[str, Field(max_length=64)]
+
+
+class SvgIn(RequestBody):
+    """What one grid of a page shows, as the page's SVG button reads it (static/grid-tools.js): the cells row by row,
+    each cell's fill as an index into ``palette``, its marks, the boundary levels and labels, the caption."""
+
+    rows: Annotated[int, Field(ge=1, le=MAX_CELLS)]
+    cols: Annotated[int, Field(ge=1, le=MAX_CELLS)]
+    text: list[Label] = Field(..., max_length=MAX_CELLS, description="cell labels, row-major (rows x cols)")
+    palette: list[CssColour] = Field(..., max_length=64, description="the distinct fills")
+    colour: list[Annotated[int, Field(ge=-1, le=63)]] = Field(..., max_length=MAX_CELLS,
+                                                               description="each cell's fill: palette index, -1 none")
+    marks: list[Annotated[tuple[Annotated[int, Strict(), Field(ge=0)], Annotated[int, Strict(), Field(ge=0)],
+                                Annotated[str, Field(pattern=r"^(acc|bad|dim)( (acc|bad|dim))*$", max_length=16)]],
+                          Strict(False)]] = Field(default_factory=list, max_length=MAX_CELLS,
+                                                  description="[row, col, 'acc' | 'bad' | 'dim' ...]")
+    row_levels: list[Annotated[int, Field(ge=0, le=3)]] = Field(default_factory=list, max_length=MAX_CELLS)
+    col_levels: list[Annotated[int, Field(ge=0, le=3)]] = Field(default_factory=list, max_length=MAX_CELLS)
+    row_labels: list[Label] = Field(default_factory=list, max_length=MAX_CELLS)
+    col_labels: list[Label] = Field(default_factory=list, max_length=MAX_CELLS)
+    caption: str = Field("", max_length=MAX_TEXT + 200)
+    outline: str = Field("", max_length=200, description="what the outlined cells are")

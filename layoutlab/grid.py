@@ -1,5 +1,6 @@
-"""The grid model: the HTML of an offset/thread grid, built once per render and shared by every page, the notebook
-(``layoutlab.html``) and the SVG export (``Grid.svg``): one model, one markup, one way to draw a grid.
+"""The grid model: the HTML of an offset/thread grid, built once per render and shared by every page and the notebook
+(``layoutlab.html``), and its picture (``Grid.svg_body``: ``layoutlab.svg`` and the pages' SVG button alike): one
+model, one markup, one drawing of a grid.
 
 A grid is a ``rows x cols`` array of labelled, coloured cells with nested-mode boundaries. It is drawn with fixed-size
 spans in flex rows, not a ``<table>`` (table layout is what made a 128x128 grid slow to paint), and cut into tiles of
@@ -47,6 +48,8 @@ WARM_ROWS = 32
 WARM_COLS = 32
 #: A grid of more cells than this (or wider or taller than WARM_COLS x WARM_ROWS) is sent as data (``deferred``).
 WARM_CELLS = 256
+#: The marks drawn as an outline in a picture, and their colour: the cells a warp reads, and a wrong answer.
+OUTLINES = {"acc": "#111", "bad": "#c53030"}
 
 
 def boundary_levels(leaves: Sequence[int], n: int) -> list[int]:
@@ -223,10 +226,12 @@ class Grid:
             out.append("</div>")
         return "".join(out)
 
-    def figure(self, tools: bool = True) -> str:
+    def figure(self, tools: bool = True, export: bool = True) -> str:
         """The whole figure every page and notebook output draws (templates/_grid.html's ``grid`` macro is this):
-        caption, tools (zoom, full screen, the cells menu, SVG export), the cells in their scroll box, and the hover
-        metadata (and for a deferred grid the cells as data) as JSON."""
+        caption, tools (zoom, full screen, the cells menu, and with ``export`` the SVG button, which asks the server's
+        ``POST /api/svg`` to draw what the grid shows with ``svg_body``), the cells in their scroll box, and the hover
+        metadata (and for a deferred grid the cells as data) as JSON. A notebook output has no server to ask: it
+        leaves the button out (``layoutlab.svg(x)`` is the same drawing)."""
         g, cap = self, escape(self.caption) if self.caption else ""
         name = cap or escape(self.id)
         first = escape(g.meta.get("colour_name") or ("by thread (lane)" if g.meta.get("threads") else "by value"))
@@ -244,7 +249,7 @@ class Grid:
                     '</option><option value="col">by tile (column, mode 1)</option><option value="row">by row (mode 0)'
                     '</option><option value="none">none</option></select></label>')
         export = (f'<button type="button" class="svg-export" data-grid="{escape(g.id)}" data-name="{name}" '
-                  'title="Download this grid as an SVG file">SVG</button>') if tools else ""
+                  'title="Download this grid as an SVG file">SVG</button>') if tools and export else ""
         style = f"--cols:{g.cols}"
         if g.meta.get("threads"):  # thread / value grids: cells as wide as the longest "T<thread>V<value>" label
             values = g.meta.get("values") or [[0]]
@@ -273,9 +278,11 @@ class Grid:
         return "".join(parts)
 
     def svg_body(self, palette: list[str]) -> tuple[str, int, int]:
-        """(the SVG elements, width, height) of this grid, as static/grid-tools.js's ``gridToSvg`` exports a page's
-        grid: one ``<g class="cell">`` per cell (a ``<rect>`` and a ``<text>``, with the cell's ``cell_attrs``),
-        the nested-mode lines, the row and column labels, the caption under it. ``palette``: the 32 cell colours."""
+        """(the SVG elements, width, height) of this grid: the one drawing of a grid as a picture, for
+        ``layoutlab.svg`` and the pages' SVG button alike. One ``<g class="cell">`` per cell (a ``<rect>`` filled
+        with ``palette[colour]`` and a ``<text>``, with the cell's ``cell_attrs``), the nested-mode lines, the row and
+        column labels; the ``marks``: ``dim`` cells faded, ``acc`` / ``bad`` cells outlined over everything; under it
+        the caption and, where cells are outlined, what the outline means (``meta["outline"]``)."""
         longest = max((len(str(t)) for row in self.text for t in row), default=1)
         w, h, pad = max(44, -(-67 * longest // 10) + 8), 22, 28
         width, height = pad + self.cols * w + 2, pad + self.rows * h + 2 + 40
@@ -293,9 +300,10 @@ class Grid:
                 c = self.colour[i][j] if self.colour is not None else -1
                 fill = palette[c % len(palette)] if c >= 0 else "#fff"
                 attrs = self.cell_attrs[i][j] if self.cell_attrs is not None else ""
+                dim = ' fill-opacity="0.18"' if "dim" in self.marks.get((i, j), "").split() else ""
                 line = (f'<line x1="{x}" y1="{y}" x2="{x}" y2="{y + h}" stroke="#222" stroke-width="{clv[j]}"/>'
                         if clv[j] else "")
-                out.append(f'<g class="cell"{attrs}><rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}" '
+                out.append(f'<g class="cell"{attrs}><rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}"{dim} '
                            f'stroke="#999" stroke-width="0.5"/><text x="{x + w / 2:g}" y="{y + h / 2 + 4:g}" '
                            f'text-anchor="middle">{_label(self.text[i][j])}</text>{line}</g>')
         for i, lv in enumerate(self.row_levels or []):
@@ -303,9 +311,18 @@ class Grid:
                 y = pad + i * h
                 out.append(f'<line x1="{pad}" y1="{y}" x2="{pad + self.cols * w}" y2="{y}" stroke="#222" '
                            f'stroke-width="{lv}"/>')
-        if self.caption:
-            out.append(f'<text x="{pad}" y="{pad + self.rows * h + 18}" fill="#333" class="caption">'
-                       f"{escape(self.caption)}</text>")
+        outlined = 0
+        for (i, j), cls in sorted(self.marks.items()):
+            kind = next((k for k in OUTLINES if k in cls.split()), None)
+            if kind:
+                outlined += 1
+                out.append(f'<rect x="{pad + j * w + 1.5:g}" y="{pad + i * h + 1.5:g}" width="{w - 3}" '
+                           f'height="{h - 3}" fill="none" stroke="{OUTLINES[kind]}" stroke-width="2.5" '
+                           f'class="{kind}"/>')
+        notes = [self.caption] + [self.meta.get("outline") or f"outlined: {outlined} marked cells"] * bool(outlined)
+        y0 = pad + self.rows * h + 18
+        out += [f'<text x="{pad}" y="{y0 + 16 * k}" fill="#333" class="caption">{escape(t)}</text>'
+                for k, t in enumerate(t for t in notes if t)]
         return "".join(out), width, height
 
     def meta_json(self) -> str:
@@ -380,3 +397,15 @@ def _label(t: Any) -> str:
 def offset_colours(offsets: list[list[int]]) -> list[list[int]]:
     """Palette index of each offset: ``offset mod 32`` (the bank of a 4-byte element at that offset)."""
     return [[v % PALETTE for v in row] for row in offsets]
+
+
+def svg_document(pictures: list[tuple[str, int, int]]) -> str:
+    """One SVG document of ``(elements, width, height)`` pictures (``Grid.svg_body`` each, or a note), one under the
+    other 12 px apart, on white."""
+    parts, y, width = [], 0, 200
+    for body, w, h in pictures:
+        parts.append(f'<g transform="translate(0,{y})">{body}</g>')
+        y += h + 12
+        width = max(width, w)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" font-family="monospace" '
+            f'font-size="11"><rect width="{width}" height="{y}" fill="#fff"/>' + "".join(parts) + "</svg>")

@@ -1,7 +1,7 @@
 """The outputs of ``layoutlab``: every one drawn from the grid model (``layoutlab.grid.Grid``) that the pages draw.
 
 - ``html``: the explorer's figure (the same markup, CSS and scripts), self-contained;
-- ``svg``: ``Grid.svg``, the same picture as the pages' SVG export;
+- ``svg``: ``Grid.svg_body``, the same drawing as the pages' SVG button (``POST /api/svg``);
 - ``text``: the table as ``cute::print_layout`` prints it;
 - ``latex``: TikZ as CuTe's ``print_latex`` / ``print_latex_tv`` write it.
 
@@ -17,7 +17,7 @@ import uuid
 from typing import Any
 
 from layoutlab import model, web
-from layoutlab.grid import Grid, escape
+from layoutlab.grid import Grid, escape, svg_document
 from layoutlab.inputs import Panel
 
 COLOURS = ("offset", "bank", "thread")
@@ -92,7 +92,7 @@ def html(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) -> 
                      + "</div>")
         hint = ("hover a cell: its thread (lane, warp) and value" if p.is_tv else
                 "hover a cell: its coordinates and each mode's share")
-        out.append(f'<div class="with-card">{g.figure(tools=True)}<div class="hover" id="{gid}-card" '
+        out.append(f'<div class="with-card">{g.figure(tools=True, export=False)}<div class="hover" id="{gid}-card" '
                    f'role="status"><span class="muted">{hint}</span></div></div>{facts}')
     out.append(f"<script>{web.script()}</script></div>")
     return "".join(out)
@@ -105,20 +105,18 @@ def error_html(message: str) -> str:
 
 
 def svg(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) -> str:
-    """One SVG document: the grids one under the other (``Grid.svg`` each), a note in place of a grid over the cap."""
-    parts, y, width = [], 0, 200
+    """One SVG document: the grids one under the other (``Grid.svg_body`` each), a note in place of a grid over the
+    cap."""
+    pictures = []
     for k, p in enumerate(ps):
         g = grid_of(p, f"svg{k}", colour, element_bytes)
         if g is None:
-            body, w, h = (f'<text x="4" y="16" class="caption">{escape(p.notation)}</text>'
-                          f'<text x="4" y="34" class="note">{escape(p.note or "")}</text>'), 8 * len(p.note or ""), 44
+            note = escape(p.note or "")
+            pictures.append((f'<text x="4" y="16" class="caption">{escape(p.notation)}</text>'
+                             f'<text x="4" y="34" class="note">{note}</text>', 8 * len(p.note or ""), 44))
         else:
-            body, w, h = g.svg_body(web.palette())
-        parts.append(f'<g transform="translate(0,{y})">{body}</g>')
-        y += h + 12
-        width = max(width, w)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" font-family="monospace" '
-            f'font-size="11"><rect width="{width}" height="{y}" fill="#fff"/>' + "".join(parts) + "</svg>")
+            pictures.append(g.svg_body(web.palette()))
+    return svg_document(pictures)
 
 
 def text(ps: list[Panel]) -> str:

@@ -1,87 +1,73 @@
-// LayoutLab grid tools and form helpers, on top of static/app.js (window.LayoutLab: metaFor, cellsWhere, esc,
-// fillAll): SVG export, zoom / fit / full screen, what a cell shows and how it is coloured, a search box filtering a
-// long <select>, and the banks lab's legal per-thread widths. Delegated from `document`, so htmx swaps need nothing.
+// LayoutLab grid tools and form helpers, on top of static/app.js (window.LayoutLab: metaFor, cellsWhere, fillAll):
+// SVG export (drawn by the server), zoom / fit / full screen, what a cell shows and how it is coloured, a search box
+// filtering a long <select>, and the banks lab's legal per-thread widths. Delegated from `document`, so htmx swaps
+// need nothing.
 (function () {
   "use strict";
-  const { metaFor, cellsWhere, esc, fillAll } = window.LayoutLab;
+  const { metaFor, cellsWhere, fillAll } = window.LayoutLab;
 
-  const OUTLINES = ["acc", "bad"];
   // a file name from a caption: the layout part (before " · "), without characters file systems refuse
   const fileName = (name) => name.split(" · ")[0].replace(/ o /g, "_o_").replace(/</g, "[").replace(/>/g, "]")
     .replace(/[:"/\\|?*\s]+/g, "_").slice(0, 120) || "grid";
   window.layoutlabFileName = fileName;
 
   // ---- SVG export --------------------------------------------------------------------------------------------
-  // One <rect> + <text> per cell, the boundary lines of nested modes, the row / column labels. Fills are read from
-  // the page's own CSS once per distinct cell class (computed style works in tiles that are not laid out).
-  function gridToSvg(grid) {
-    let longest = 0;  // cells as wide as the longest label at 11 px monospace (about 6.7 px a character)
-    cellsWhere(grid, (c) => { longest = Math.max(longest, c.textContent.length); return false; });
-    const W = Math.max(44, Math.ceil(6.7 * longest) + 8), H = 22, pad = 28;
-    const nrows = Number(grid.dataset.rows), ncols = Number(grid.dataset.cols);
-    const colLabels = Array.from(grid.querySelectorAll(".gh > .gt > span"));
-    const rowLabels = Array.from(grid.querySelectorAll(".gl > span"));
-    const fills = new Map();
-    const fillOf = (c) => {
-      const key = c.className.replace(/\b(l[123]|hl|src|dim)\b/g, "").trim();
-      if (!fills.has(key)) fills.set(key, getComputedStyle(c).backgroundColor);
-      return fills.get(key);
-    };
-    const out = [];
-    const width = pad + ncols * W + 2, height = pad + nrows * H + 2 + 40;
-    out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="monospace" font-size="11">`);
-    out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
-    colLabels.forEach((c, j) => out.push(`<text x="${pad + j * W + W / 2}" y="${pad - 8}" text-anchor="middle" fill="#666">${esc(c.textContent)}</text>`));
-    rowLabels.forEach((c, i) => out.push(`<text x="${pad - 6}" y="${pad + i * H + H / 2 + 4}" text-anchor="end" fill="#666">${esc(c.textContent)}</text>`));
+  // The picture is drawn by the server (POST /api/svg, layoutlab.grid.Grid.svg_body: the drawing layoutlab.svg makes
+  // too); this reads what the grid shows now: each cell's label and fill (the page's own CSS, read once per distinct
+  // cell class: computed style works in tiles that are not laid out), faded and outlined cells, the boundary levels
+  // of nested modes, the row / column labels, the caption and what the outlines mean.
+  const level = (el, k) => Number((new RegExp(`\\b${k}([123])\\b`).exec(el.className) || [0, 0])[1]);
+  function gridModel(grid) {
+    const rows = Number(grid.dataset.rows), cols = Number(grid.dataset.cols);
+    const colHeads = Array.from(grid.querySelectorAll(".gh > .gt > span"));
+    const rowHeads = Array.from(grid.querySelectorAll(".gl > span"));
+    const palette = [], index = new Map(), byClass = new Map();
+    const text = new Array(rows * cols).fill(""), colour = new Array(rows * cols).fill(-1), marks = [];
     cellsWhere(grid, (c, i, j) => {
-      const x = pad + j * W, y = pad + i * H;
-      const dim = c.classList.contains("dim") ? ' fill-opacity="0.18"' : "";
-      out.push(`<rect x="${x}" y="${y}" width="${W}" height="${H}" fill="${fillOf(c)}"${dim} stroke="#999" stroke-width="0.5"/>`);
-      out.push(`<text x="${x + W / 2}" y="${y + H / 2 + 4}" text-anchor="middle">${esc(c.textContent)}</text>`);
-      const lv = /\bl([123])\b/.exec(c.className);
-      if (lv) out.push(`<line x1="${x}" y1="${y}" x2="${x}" y2="${y + H}" stroke="#222" stroke-width="${lv[1]}"/>`);
-      return false;
-    });
-    rowLabels.forEach((c, i) => {
-      const tv = /\bt([123])\b/.exec(c.className);
-      const y = pad + i * H;
-      if (tv) out.push(`<line x1="${pad}" y1="${y}" x2="${pad + ncols * W}" y2="${y}" stroke="#222" stroke-width="${tv[1]}"/>`);
-    });
-    // outlines drawn last, over the cells and lines: the accessed cells (banks: "cells this warp reads")
-    let marked = 0;
-    cellsWhere(grid, (c, i, j) => {
-      const kind = OUTLINES.find((k) => c.classList.contains(k));
-      if (kind) {
-        marked += 1;
-        out.push(`<rect x="${pad + j * W + 1.5}" y="${pad + i * H + 1.5}" width="${W - 3}" height="${H - 3}" fill="none" stroke="${kind === "bad" ? "#c53030" : "#111"}" stroke-width="2.5" class="${kind}"/>`);
+      const key = c.className.replace(/\b(l[123]|hl|src|dim|acc|bad)\b/g, "").trim();
+      if (!byClass.has(key)) {
+        const fill = getComputedStyle(c).backgroundColor;
+        if (!index.has(fill)) { index.set(fill, palette.length); palette.push(fill); }
+        byClass.set(key, index.get(fill));
       }
+      text[i * cols + j] = c.textContent;
+      colour[i * cols + j] = byClass.get(key);
+      const m = ["acc", "bad", "dim"].filter((k) => c.classList.contains(k));
+      if (m.length) marks.push([i, j, m.join(" ")]);
       return false;
     });
     const fig = grid.closest("figure");
     const cap = fig && fig.querySelector(".grid-caption");
-    const lines = [cap ? cap.textContent : ""];
     const meta = metaFor(grid);
-    if (marked) lines.push((meta && meta.outline) || `outlined: ${marked} marked cells`);
-    lines.filter(Boolean).forEach((t, k) => out.push(`<text x="${pad}" y="${pad + nrows * H + 18 + 16 * k}" fill="#333" class="caption">${esc(t)}</text>`));
-    out.push("</svg>");
-    return out.join("\n");
+    return { rows, cols, text, palette, colour, marks, caption: cap ? cap.textContent : "",
+      outline: (meta && meta.outline) || "", row_levels: rowHeads.map((s) => level(s, "t")),
+      col_levels: colHeads.map((s) => level(s, "l")), row_labels: rowHeads.map((s) => s.textContent),
+      col_labels: colHeads.map((s) => s.textContent) };
+  }
+  async function gridSvg(grid) {
+    fillAll(grid);
+    const r = await fetch("/api/svg", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(gridModel(grid)) });
+    const body = await r.text();
+    if (!r.ok) throw new Error((() => { try { return JSON.parse(body).detail; } catch (e) { return body; } })());
+    return body;
   }
 
-  document.addEventListener("click", (ev) => {
+  document.addEventListener("click", async (ev) => {
     const btn = ev.target.closest && ev.target.closest(".svg-export");
     if (!btn) return;
     const grid = document.getElementById(btn.dataset.grid);
     if (!grid) return;
-    fillAll(grid);
-    const blob = new Blob([gridToSvg(grid)], { type: "image/svg+xml" });
+    let svg;
+    try { svg = await gridSvg(grid); } catch (e) { btn.title = `SVG: ${e.message}`; window.alert(`SVG export: ${e.message}`); return; }
     const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
+    a.href = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
     a.download = `${fileName(btn.dataset.name || btn.dataset.grid)}.svg`;
     document.body.appendChild(a);
     a.click();
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
   });
-  window.layoutlabSvg = (id) => { const g = document.getElementById(id); fillAll(g); return gridToSvg(g); };
+  window.layoutlabSvg = (id) => gridSvg(document.getElementById(id));
 
   // ---- grid tools: zoom, fit, full screen; what a cell shows and how it is coloured ---------------------------
   const ZOOMS = [0.1, 0.15, 0.2, 0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2];

@@ -93,7 +93,7 @@ def test_store_keys_are_the_bank_model_of_the_lane_addresses():
             reg = sum(1 << rest[j] for j in range(len(rest)) if (n >> j) & 1)
             addrs = []
             for lane in range(32):
-                r, c = dist.ll.apply({"register": reg, "lane": lane, "warp": 0})
+                r, c = dist.ll(register=reg, lane=lane, warp=0)
                 addrs.append(2 * table[r * shape[1] + c])
             total += _wavefronts(addrs, 2 * vec)
         assert d.expected == str(total), d.prompt

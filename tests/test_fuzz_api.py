@@ -167,7 +167,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-(1 << 70), 1 << 70),
 json_values = st.recursive(scalars, lambda kids: st.one_of(st.lists(kids, max_size=5),
                                                            st.dictionaries(st.text(max_size=10), kids, max_size=5)),
                            max_leaves=30)
-ROUTES = ["/api/layout", "/api/algebra", "/api/banks", "/api/sectors", "/api/tiled", "/api/tma", "/api/gmma"]
+ROUTES = ["/api/layout", "/api/algebra", "/api/banks", "/api/sectors", "/api/tiled", "/api/tma", "/api/gmma",
+          "/api/svg"]
 
 
 @FAST
@@ -289,3 +290,17 @@ def test_every_page_and_fragment_never_5xx(client, route, data, target, path_arg
     assert r.status_code < 500 or queue_full, (method, url, params, target, r.status_code, r.text[:300])
     if r.status_code >= 400 and r.headers.get("content-type", "").startswith("application/json"):
         assert isinstance(r.json().get("detail"), str) and r.json()["detail"]
+
+
+@FAST
+@given(rows=st.integers(-2, 300), cols=st.integers(-2, 300), n=st.integers(0, 40), colour=st.integers(-3, 70),
+       mark=st.tuples(st.integers(-1, 50), st.integers(-1, 50), st.sampled_from(["acc", "dim bad", "x", ""])),
+       label=st.text(max_size=70))
+def test_svg_grids_that_do_not_fit_together_are_4xx(client, rows, cols, n, colour, mark, label):
+    """The SVG route with parts of every size: a picture or a named 422, never a 5xx."""
+    body = {"rows": rows, "cols": cols, "text": [label] * n, "palette": ["#fff", "rgb(1, 2, 3)"],
+            "colour": [colour] * n, "marks": [list(mark)]}
+    r = client.post("/api/svg", json=body)
+    assert r.status_code in (200, 422), (body, r.status_code, r.text[:200])
+    if r.status_code == 200:
+        assert r.text.startswith("<svg") and rows * cols == n

@@ -65,10 +65,9 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         fl = R(it.unwrap(tuple(shapes)), it.unwrap(tuple(strides))) if shapes else R(1, 0)
         rec.step(f"filter A (drop stride-0 and size-1 modes, coalesce): {fl}", fl)
     if cotarget is None:
-        cotarget = 0
+        cotarget = 1
         for i in range(len(shapes)):
             cotarget += (shapes[i] - 1) * abs(strides[i])
-        cotarget += 1
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
     elif type(cotarget) is int and cotarget > 0:
@@ -140,8 +139,7 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
     except LayoutError:
         pass
     rest = new_d
-    modes = it.wrap(cotarget)
-    for k, x in enumerate(modes):
+    for k, x in enumerate(it.wrap(cotarget)):
         try:
             it.ceil_div(x, rest)
             rest = it.ceil_div(rest, x)
@@ -181,7 +179,7 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     for t in range(max(cotarget.bit_length() - 1, 0)):
         if f2_solve(cols + chosen, [1 << t])[0] is None:
             chosen.append(1 << t)
-    res = R(*bw_coalesce((2,) * (len(chosen) - 1), tuple(chosen[:-1]), 2, chosen[-1])) if chosen else R(1, 0)
+    res = R(*bw_coalesce((2,) * len(chosen), chosen, 1, 0))
     if rec is not None:
         rec.step(f"A has F2 strides: its offsets are the span of its bit columns {', '.join(map(str, cols))}; the "
                  f"unit bits below {cotarget} outside that span, lowest first, give the complement {res}", res,

@@ -59,16 +59,12 @@ def _cpp_leaf(d: Any, static: bool, typ: bool) -> str:
     return _cpp_int(d, static, typ)
 
 
-def _cpp_tuple(t: Any, maker: str, static: bool) -> str:
+def _cpp_tuple(t: Any, maker: str, static: bool, typ: bool = False) -> str:
+    """``maker(a, b)``; with ``typ`` the static type ``maker<a,b>``."""
     if is_tuple(t):
-        return f"{maker}(" + ", ".join(_cpp_tuple(x, maker, static) for x in t) + ")"
-    return _cpp_leaf(t, static, False)
-
-
-def _cpp_type(t: Any, name: str) -> str:
-    if is_tuple(t):
-        return f"{name}<" + ",".join(_cpp_type(x, name) for x in t) + ">"
-    return _cpp_leaf(t, True, True)
+        parts = [_cpp_tuple(x, maker, static, typ) for x in t]
+        return f"{maker}<{','.join(parts)}>" if typ else f"{maker}({', '.join(parts)})"
+    return _cpp_leaf(t, static, typ)
 
 
 def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:
@@ -90,7 +86,8 @@ def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:
         return f"make_composed_layout({outer}, {_cpp_int(x.offset, static)}, {inner})"
     if isinstance(x, Layout):
         if typ:
-            return f"Layout<{_cpp_type(x.shape, 'Shape')}, {_cpp_type(x.stride, 'Stride')}>{{}}"
+            shape, stride = _cpp_tuple(x.shape, "Shape", True, True), _cpp_tuple(x.stride, "Stride", True, True)
+            return f"Layout<{shape}, {stride}>{{}}"
         if _is_identity(x):
             return f"make_identity_layout({_cpp_tuple(x.shape, 'make_shape', static)})"
         shape, stride = _cpp_tuple(x.shape, "make_shape", static), _cpp_tuple(x.stride, "make_stride", static)
@@ -108,7 +105,7 @@ def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:
 
 def cpp_step(t: Any) -> str:
     """A profile or mode order as a static tuple type: ``Step<_1,_0>{}`` (nested: ``Step<_1,Step<_0,_2>>{}``)."""
-    return _cpp_type(t, "Step") + "{}" if is_tuple(t) else _cpp_int(t, True)
+    return _cpp_tuple(t, "Step", True, True) + "{}" if is_tuple(t) else _cpp_int(t, True)
 
 
 def cpp_shape(t: Any, static: bool = True) -> str:

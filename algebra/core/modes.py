@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import F2
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import signum, tdiv
+from algebra.core.inttuple import ceil_div_int
 
 
 def _lstr(shape: Any, stride: Any) -> str:
@@ -125,9 +126,7 @@ def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = N
         if rec is not None:
             rec.step(why, _lstr((front_s, *ns[::-1]), (front_d, *nd[::-1])) if ns else _lstr(front_s, front_d))
     if not ns:
-        if front_s == 1:
-            return 1, 0
-        return front_s, front_d
+        return (1, 0) if front_s == 1 else (front_s, front_d)
     ns.append(front_s)
     nd.append(front_d)
     return tuple(ns[::-1]), tuple(nd[::-1])
@@ -187,14 +186,18 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
     for i in range(len(ls) - 1):
         cs = ls[i]
         ad = rest_d if rest_d >= 0 else -rest_d
-        if cs <= 0 or ad == 0:  # only reachable through layouts built from negative strides
-            return _compose_int_cpp(ls, ld, rs, rd)
+        if cs == 0 or ad == 0:
+            raise LayoutError(f"composition: zero shape or stride at mode {i} of the left layout (CuTe divides by it)")
         if not (rest_d % cs == 0 or rest_d < cs):
             raise LayoutError(
                 f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
                 f"than shape {cs} of mode {i} of the left layout")
-        next_s = (cs + ad - 1) // ad
-        next_d = (ad + cs - 1) // cs
+        if cs > 0:
+            next_s = (cs + ad - 1) // ad
+            next_d = (ad + cs - 1) // cs
+        else:  # a negative shape (complements of negative strides make them): CuTe's C++ arithmetic, not narrated
+            next_s, next_d = ceil_div_int(cs, ad), ceil_div_int(ad, cs)
+            rec = None
         if rest_d < 0:
             next_d = -next_d
         if next_s == 1 or rest_s == 1:
@@ -206,8 +209,8 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
             continue
         new_s = next_s if next_s < rest_s else rest_s
         if new_s <= 0:
-            return _compose_int_cpp(ls, ld, rs, rd)
-        if rest_s % new_s != 0:
+            rec = None
+        if new_s == 0 or rest_s % new_s != 0:
             raise LayoutError(
                 f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
                 f"(mode {i} of the left layout)")
@@ -229,67 +232,13 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
         if rec is not None:
             rec.step(f"all {rs} are taken",
                      _lstr(res_s[0], res_d[0]) if len(res_s) == 1 else _lstr(tuple(res_s), tuple(res_d)))
-        if len(res_s) == 1:
-            return res_s[0], res_d[0]
-        return tuple(res_s), tuple(res_d)
+        return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
     res_s.append(rest_s)
     res_d.append(rest_d * ld[-1])
     if rec is not None:
         rec.step(f"the last mode of A (stride {ld[-1]}) gives the remaining {rest_s}, {rest_d}*{ld[-1]} = "
                  f"{rest_d * ld[-1]} apart: {_lstr(tuple(res_s), tuple(res_d))}", _lstr(tuple(res_s), tuple(res_d)))
     return tuple(res_s), tuple(res_d)
-
-
-def _cmod(a: int, b: int) -> int:
-    """C++ ``a % b`` (the sign follows a)."""
-    return a - b * tdiv(a, b)
-
-
-def _compose_int_cpp(ls: tuple, ld: tuple, rs: int, rd: int) -> tuple:
-    """``compose_int`` in C++ integer arithmetic, for the non-positive shapes that complements of negative
-    strides produce: CuTe computes on with them, so the result matches CuTe's print; a zero divisor is refused."""
-    res_s: list = []
-    res_d: list = []
-    rest_s, rest_d = rs, rd
-    for i in range(len(ls) - 1):
-        cs = ls[i]
-        ad = abs(rest_d)
-        if cs == 0 or ad == 0:
-            raise LayoutError(f"composition: zero shape or stride at mode {i} of the left layout (CuTe divides by it)")
-        if not (_cmod(rest_d, cs) == 0 or rest_d < cs):
-            raise LayoutError(
-                f"stride divisibility condition: composition stride {rest_d} is neither a multiple of nor less "
-                f"than shape {cs} of mode {i} of the left layout")
-        next_s = tdiv(cs + ad - 1, ad)
-        next_d = tdiv(ad + cs - 1, cs) * signum(rest_d)
-        if next_s == 1 or rest_s == 1:
-            rest_d = next_d
-            continue
-        new_s = min(next_s, rest_s)
-        if new_s == 0 or _cmod(rest_s, new_s) != 0:
-            raise LayoutError(
-                f"shape divisibility condition: shape {rest_s} is not divisible by {new_s} "
-                f"(mode {i} of the left layout)")
-        res_s.append(new_s)
-        res_d.append(rest_d * ld[i])
-        rest_s = tdiv(rest_s, new_s)
-        rest_d = next_d
-    if not res_s:
-        return rest_s, rest_d * ld[-1]
-    if rest_s == 1:
-        return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
-    return tuple(res_s) + (rest_s,), tuple(res_d) + (rest_d * ld[-1],)
-
-
-def _value(ls: Any, ld: Any, x: int) -> Any:
-    """The layout ``ls:ld`` (flat) at the 1-D coordinate ``x``, its last mode going on past its size."""
-    if type(ls) is not tuple:
-        return x * ld
-    total: Any = 0
-    for i in range(len(ls) - 1):
-        x, c = divmod(x, ls[i])
-        total = total + c * ld[i]
-    return total + x * ld[-1]
 
 
 def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:
@@ -328,9 +277,7 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         if bs & (bs - 1):
             raise LayoutError(f"composition: a mode {bs}:{bd} of B with an F2 stride needs a power-of-two shape")
         k = bs.bit_length() - 1
-        cols = [_value(ls, ld, bd.value << t) for t in range(k)]
-        from algebra.core.arith import F2
-
+        cols = [it.crd2idx(bd.value << t, ls, ld) for t in range(k)]
         for c in cols:  # an int offset of A read by an F2 mode of B is an F2 element, unless negative or not an int
             if not hasattr(c, "is_f2") and (type(c) is not int or c < 0):
                 raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {c}, which is not "
@@ -339,9 +286,7 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         if rec is not None:
             rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
                      f"{', '.join(map(str, cols))}")
-        if not cols:
-            return 1, 0
-        return bw_coalesce((2,) * (k - 1), tuple(cols[:-1]), 2, cols[-1])
+        return bw_coalesce((2,) * k, cols, 1, 0)
     for k in bd.mode_path:  # a basis stride v@k: compose with mode k of A, coalesced
         if type(ls) is not tuple or k >= len(ls):
             raise LayoutError(f"basis stride {bd} selects a mode the left layout does not have")

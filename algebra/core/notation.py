@@ -45,7 +45,7 @@ _SMEM_PTR_LEAD = re.compile(r"^\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)"
 _SMEM_PTR_MID = re.compile(r"(?:o|∘)\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?=o\b|∘)")
 _INT_TYPE = re.compile(r"\b(?:Int|C)<\s*(-?\d+)\s*>(?:\s*\{\s*\})?")
 _BASIS_TYPE = re.compile(r"\bE<\s*(\d+(?:\s*,\s*\d+)*)\s*>(?:\s*\{\s*\})?")
-_TYPE_OPEN = re.compile(r"(?:cute::)?(Layout|Shape|Stride|tuple)\s*<")
+_TYPE_PART = re.compile(r"(?<!\w)(Layout|Shape|Stride|tuple)\s*<|[<>,{}]")  # a type opening or a bracket, comma, brace
 
 
 def _basis(m: re.Match) -> str:
@@ -60,35 +60,27 @@ def _normalize(text: str) -> str:
     if "<" not in text:
         return text
     text = _BASIS_TYPE.sub(_basis, _INT_TYPE.sub(r"\1", text.replace("cute::", "")))
-    out: list[str] = []
     stack: list[str] = []  # per open '<': "tuple", "layout" (its first top-level comma becomes ':') or "keep"
-    pos = 0
-    while pos < len(text):
-        m = _TYPE_OPEN.match(text, pos)
-        if m and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")):
-            kind = m.group(1)
+
+    def rewrite(m: re.Match) -> str:
+        ch, kind = m.group(), m.group(1)
+        if kind:
             stack.append("layout" if kind == "Layout" else "tuple")
-            out.append("" if kind == "Layout" else "(")
-            pos = m.end()
-            continue
-        ch = text[pos]
+            return "" if kind == "Layout" else "("
         if ch == "<":
             stack.append("keep")
-            out.append(ch)
         elif ch == ">" and stack:
             kind = stack.pop()
-            out.append(")" if kind == "tuple" else "" if kind.startswith("layout") else ">")
+            return ")" if kind == "tuple" else "" if kind.startswith("layout") else ">"
         elif ch == "," and stack and stack[-1] == "layout":
             stack[-1] = "layout-stride"
-            out.append(":")
-        elif ch in "{}":
-            pass
-        else:
-            out.append(ch)
-        pos += 1
+            return ":"
+        return "" if ch in "{}" else ch
+
+    out = _TYPE_PART.sub(rewrite, text)
     if any(k != "keep" for k in stack):
         raise LayoutError(f"unclosed '<' in {text[:200]!r}")
-    return "".join(out)
+    return out
 
 
 class _Parser:

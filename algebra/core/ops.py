@@ -2,8 +2,8 @@
 
 Each op lives in its own module, with its post-condition in its docstring: ``coalesce`` and ``filter``
 (``algebra.core.coalesce``), ``composition`` (``algebra.core.composition``), ``complement``
-(``algebra.core.complement``), the inverses (``algebra.core.inverses``), divides and products
-(``algebra.core.products``), ``local_tile`` / ``local_partition`` (``algebra.core.partition``).
+(``algebra.core.complement``), the inverses (``algebra.core.inverses``), divides, products, ``local_tile`` and
+``local_partition`` (``algebra.core.products``).
 """
 
 from algebra.core.coalesce import coalesce, filter, filter_zeros

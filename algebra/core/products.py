@@ -1,5 +1,7 @@
-"""Divides and products (CuTe's ``logical_divide`` ... ``raked_product``, ``tile_to_shape``; ``local_tile`` and
-``local_partition`` build on them in ``algebra.core.partition``).
+"""Divides and products (CuTe's ``logical_divide`` ... ``raked_product``, ``tile_to_shape``), and the partitions of a
+layout by a tile built on them: ``local_tile`` (one CTA's tile, CuTe's inner_partition) and ``local_partition`` (one
+thread's elements, CuTe's outer_partition), which divide first (zipped_divide), then fix one mode, and return the
+sub-layout and the offset of its first element.
 
 A *tiler* is a Layout, an int ``n`` (the layout ``n:1``), None (keep the mode), or a tuple of tilers applied
 mode by mode (modes of the layout beyond the tiler are kept).
@@ -11,6 +13,8 @@ mode by mode (modes of the layout beyond the tiler are kept).
 >>> B, R = P("(2,2):(1,2)"), P("(3,4):(1,3)")
 >>> print(logical_product(B, R), blocked_product(B, R), raked_product(B, R), tile_to_shape(B, (4, 6)))
 ((2,2),(3,4)):((1,2),(4,12)) ((2,3),(2,4)):((1,4),(2,12)) ((3,2),(4,2)):((4,1),(12,2)) ((2,2),(2,3)):((1,4),(2,8))
+>>> local_tile(P("(16,16):(16,1)"), P("<4:1, 4:1>"), (1, 2)), local_partition(P("(16,32):(32,1)"), P("(4,8):(8,1)"), 5)
+((Layout((4,4), (16,1)), 72), (Layout((4,4), (128,8)), 5))
 """
 
 from __future__ import annotations
@@ -19,14 +23,25 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import has_f2
+from algebra.core.arith import ArithTuple, has_f2
 from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
-from algebra.core.composition import composition, whole_refusal
+from algebra.core.composition import composition, shows_cute, whole_refusal
+from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import is_int
-from algebra.core.layout import Layout, cosize, layout_arg, make_layout, make_ordered_layout, size, slice_layout
+from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.layout import (
+    Layout,
+    cosize,
+    get_flat_coord,
+    layout_arg,
+    make_layout,
+    make_ordered_layout,
+    size,
+    slice_and_offset,
+    slice_layout,
+)
 from algebra.core.memo import memo
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested, quiet
@@ -290,14 +305,10 @@ def flat_product(block: Any, tiler: Any) -> Layout:
 
 def _append_to_rank(layout: Layout, r: int) -> Layout:
     """CuTe's ``append<R>(layout)``: pad with ``1:0`` modes up to rank R (a rank-R layout is unchanged)."""
-    s, d = layout.shape, layout.stride
-    if type(s) is tuple:
-        if len(s) >= r:
-            return layout
-        return R(s + (1,) * (r - len(s)), d + (0,) * (r - len(d)))
-    if r == 1:
+    n = it.rank(layout.shape)
+    if n >= r:
         return layout
-    return R((s,) + (1,) * (r - 1), (d,) + (0,) * (r - 1))
+    return R(it.wrap(layout.shape) + (1,) * (r - n), it.wrap(layout.stride) + (0,) * (r - n))
 
 
 def _zip_modes(a: Layout, b: Layout) -> Layout:
@@ -379,3 +390,85 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
     res = nested(rec, blocked_product, padded, tiler)
     rec.step(f"blocked_product(block, {tiler}) = {res}", res, kind="result")
     return res
+
+
+# --------------------------------------------------------------------------------------------- partition
+
+
+def dice(proj: Any, x: Any) -> Any:
+    """CuTe's ``dice(proj, x)``: the entries of ``x`` where ``proj`` keeps the mode (an int, CuTe's ``_1``), without
+    those where it is ``None`` (CuTe's ``X``); nested projections dice nested tuples."""
+    if not is_tuple(proj):
+        return x if proj is not None else ()
+    if not is_tuple(x) or len(x) != len(proj):
+        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not")
+    return tuple(dice(p, e) if is_tuple(p) else e for p, e in zip(proj, x, strict=True) if p is not None)
+
+
+@shows_cute
+def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
+    """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
+    offset of its first element. ``zipped_divide(L, tiler)(_, coord)``. With ``proj`` (CuTe's ``Step``: ``(1,
+    None, 1)`` is ``Step<_1,X,_1>``) the tiler and the coordinate are first diced to the kept modes, so one
+    (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
+    if proj is not None:
+        return local_tile(layout, dice(proj, tiler), dice(proj, coord))
+    if isinstance(layout, CoordTensor):  # a coordinate tensor: the tile's coordinates, origin moved
+        return _local_tile_coords(layout, tiler, coord)
+    tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
+    s = it.wrap(tiled.shape)
+    r0, r1 = it.rank(s[0]), it.rank(s[1])
+    c0 = (None,) * r0 if r0 > 1 else None
+    c1 = coord
+    if is_tuple(coord):
+        if len(coord) > r1 or not is_tuple(s[1]):
+            raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
+                              f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
+        c1 = tuple(coord) + (None,) * (r1 - len(coord)) if r1 > 1 else coord[0]
+    sub, off = slice_and_offset((c0, c1), tiled)
+    if (rec := active()) is not None:
+        rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off
+
+
+def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
+    """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
+    the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
+    sub, off = local_tile(tensor.layout, tiler, coord)
+    moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
+    return CoordTensor(moved.as_tuple(), sub)
+
+
+@shows_cute
+def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
+    """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
+    ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
+    Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
+    tile = _tiler_layout(tile)
+    nthr = it.product(tile.shape)
+    if not isinstance(index, int) or not 0 <= index < nthr:
+        raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
+                          f"{nthr} threads, so the index must be in 0..{nthr - 1}")
+    if has_f2(tile.stride):  # CuTe's tile.get_flat_coord(index) divides the index by the strides
+        raise LayoutError(f"local_partition: the thread layout {tile} has F2 (XOR) strides: a thread's coordinate is "
+                          "found by dividing its index by the strides (CuTe's get_flat_coord), which XOR strides do "
+                          "not allow; use a thread layout with integer strides")
+    tiler = it.product_each(tile.shape)
+    crd = get_flat_coord(tile, index)
+    if is_tuple(crd) and len(crd) < len(tiler):
+        crd = crd + (None,) * (len(tiler) - len(crd))
+    rec = active()
+    if rec is not None:
+        rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
+                 f"{it.to_str(tiler)}")
+    tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
+    s = it.wrap(tiled.shape)
+    r1 = it.rank(s[1])
+    c1 = (None,) * r1 if r1 > 1 else None
+    sub, off = slice_and_offset((crd, c1), tiled)
+    if rec is not None:
+        rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
+        rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "
+                 f"offset {off}", sub, kind="result", offset=off)
+    return sub, off

@@ -3,7 +3,7 @@ swizzles, paddings and XOR maps (``solver``, with its candidates in ``candidate`
 ``solver_access``, the F2-linear XOR search in ``solver_xor``, the explanation of each fix in ``solver_explain``), the
 wgmma descriptor doctor (``solver_desc``), Triton's LinearLayout as a core Layout with F2 strides and the F2 view of
 a swizzle (``linear_layout``; the F2 arithmetic itself is ``algebra.core.arith``'s) and Triton's TTGIR layouts
-(``ttgir``, ``tt_ll``, ``triton_attrs``, ``triton_layouts``, ``triton_shared``). It may import ``algebra.core`` and the
+(``ttgir``, ``triton_attrs``, ``triton_layouts``, ``triton_shared``). It may import ``algebra.core`` and the
 hardware models of ``algebra.hw`` (the bank model prices every candidate; Hopper's rules say which hardware mode
 accepts it), never the teaching aids or ``algebra`` itself (``tests/test_import_graph.py`` keeps it so).
 """

@@ -22,12 +22,16 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_apply, f2_columns, f2_rank, f2_solve
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
+from algebra.core.ops import coalesce, composition, right_inverse
+from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 
 MAX_BITS = 20
 DISTRIBUTED = ("register", "lane", "warp", "block")
+GLUON = ("reg_bases", "lane_bases", "warp_bases", "block_bases")  # Gluon's names of DISTRIBUTED
 
 
-def _log2(n: int, what: str) -> int:
+def log2(n: int, what: str) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1 or n & (n - 1):
         raise LayoutError(f"{what}: {n!r} is not a power of two")
     return n.bit_length() - 1
@@ -35,8 +39,6 @@ def _log2(n: int, what: str) -> int:
 
 def f2_layout(cols: list[int]) -> Any:
     """The core Layout ``(2,...,2):(F c0, F c1, ...)``: bit j of the 1-D coordinate goes to ``cols[j]``."""
-    from algebra.core.layout import Layout
-
     return Layout((2,) * len(cols), tuple(F2(c) for c in cols)) if cols else Layout(1, 0)
 
 
@@ -56,8 +58,7 @@ class LinearLayout:
     strides (``layout``): one mode ``(2,...,2)`` per in-dim, each basis one F2 stride whose bits are the out-dims'
     values side by side (the first out-dim lowest). Post: ``self(**{in: value})`` is the XOR of the bases of the set
     bits, one integer per out-dim; ``from_json(ll.to_json()) == ll``. ``check=False`` (Triton's builders below and in
-    ``tt_ll``) skips the input checks; never mutated after ``layout`` is read."""
-
+    ``triton_attrs``) skips the input checks; never mutated after ``layout`` is read."""
     __slots__ = ("bases", "outs", "_layout", "_cols", "_bits")
 
     def __init__(self, bases: Any, out_dims: Any, check: bool = True) -> None:
@@ -76,21 +77,15 @@ class LinearLayout:
     @property
     def out_bits(self) -> list[int]:
         if self._bits is None:
-            self._bits = [_log2(s, n) for n, s in self.outs.items()]
+            self._bits = [log2(s, n) for n, s in self.outs.items()]
         return self._bits
 
     @property
     def layout(self) -> Any:
         """The core Layout (F2 strides) of this map; its 1-D coordinate is the in-dims' bits side by side."""
         if self._layout is None:
-            from algebra.core.layout import Layout
-
-            shape, stride = [], []
-            for b in self.bases.values():
-                sub = f2_layout([self.pack(v) for v in b])
-                shape.append(sub.shape)
-                stride.append(sub.stride)
-            self._layout = Layout(tuple(shape), tuple(stride)) if shape else Layout(1, 0)
+            subs = [f2_layout([self.pack(v) for v in b]) for b in self.bases.values()]
+            self._layout = Layout(tuple(x.shape for x in subs), tuple(x.stride for x in subs)) if subs else Layout(1, 0)
         return self._layout
 
     def pack(self, v: list[int]) -> int:
@@ -121,8 +116,7 @@ class LinearLayout:
             shape = obj.get("shape")
             if not isinstance(shape, list) or not shape:
                 raise LayoutError("shape: a list of out-dim sizes")
-            bases = [(n, obj.get(k) or []) for n, k in zip(DISTRIBUTED, ("reg_bases", "lane_bases", "warp_bases",
-                                                                         "block_bases"), strict=True)]
+            bases = [(n, obj.get(k) or []) for n, k in zip(DISTRIBUTED, GLUON, strict=True)]
             out = [(f"dim{i}", s) for i, s in enumerate(shape)]
         else:
             b, o = obj.get("bases"), obj.get("out_dims")
@@ -138,9 +132,7 @@ class LinearLayout:
         """Gluon's DistributedLinearLayout arguments, when the in-dims are register/lane/warp/block."""
         if any(n not in DISTRIBUTED for n in self.bases):
             return None
-        get = self.bases
-        return {"reg_bases": get.get("register", []), "lane_bases": get.get("lane", []),
-                "warp_bases": get.get("warp", []), "block_bases": get.get("block", []),
+        return {**{k: self.bases.get(n, []) for n, k in zip(DISTRIBUTED, GLUON, strict=True)},
                 "shape": list(self.outs.values())}
 
     def __eq__(self, other: object) -> bool:
@@ -167,51 +159,41 @@ class LinearLayout:
             sh += len(b)
         return tuple(self.unpack(f2_apply(self.columns(), x)))
 
-    def apply(self, ins: dict[str, int]) -> list[int]:
-        return list(self(**ins))
-
     def matrix(self) -> list[str]:
         """Triton's ``getMatrix``: one row per out bit (out-dims in order), one column per in bit, as 0/1 text."""
         cols = self.columns()
         return ["".join("1" if (c >> r) & 1 else "0" for c in cols) for r in range(sum(self.out_bits))]
 
-    def _with_columns(self, cols: list[int], outer: LinearLayout) -> LinearLayout:
-        """This layout's in-dims, with ``cols`` (bits of ``outer``'s out-dims) as the bases."""
-        res, k = {}, 0
-        for name, b in self.bases.items():
-            res[name] = [outer.unpack(c) for c in cols[k:k + len(b)]]
-            k += len(b)
-        return LinearLayout.raw(res, outer.outs)
+    @staticmethod
+    def _of_columns(ins: dict[str, int], cols: list[int], outs: dict[str, int]) -> LinearLayout:
+        """In-dims ``ins`` (name -> number of bits, in order) with ``cols`` (bits of ``outs``) as the bases."""
+        unpack, res, k = LinearLayout.raw({}, outs).unpack, {}, 0
+        for name, b in ins.items():
+            res[name] = [unpack(c) for c in cols[k:k + b]]
+            k += b
+        return LinearLayout.raw(res, outs)
 
     def compose(self, outer: LinearLayout) -> LinearLayout:
         """``outer o self`` (Triton's ``compose``): self's out-dims are outer's in-dims (same names; bases of an
         in-dim outer lacks are zero). The core's composition of the two F2 Layouts."""
-        from algebra.core.ops import composition
-
         cols = []
         for name, b in zip(self.outs, self.out_bits, strict=True):
             got = [outer.pack(v) for v in outer.bases.get(name, [])[:b]]
             cols += got + [0] * (b - len(got))
         r = composition(f2_layout(cols), self.layout)
-        return self._with_columns(f2_columns(r.shape, r.stride), outer)
+        return self._of_columns({n: len(b) for n, b in self.bases.items()}, f2_columns(r.shape, r.stride), outer.outs)
 
     def invert(self) -> LinearLayout | None:
         """Triton's ``invert``: out-dims -> in-dims, the core's ``right_inverse`` of ``layout``; None when the map
         is not a bijection (``inverse_columns``)."""
-        from algebra.core.ops import right_inverse
-
         if inverse_columns(self.columns()) is None:
             return None
         r = right_inverse(self.layout)
         inv = f2_columns(r.shape, r.stride) if self.columns() else []
-        ins = LinearLayout.raw({}, {n: 1 << len(b) for n, b in self.bases.items()})
-        res, k = {}, 0
-        for n, b in zip(self.outs, self.out_bits, strict=True):
-            res[n] = [ins.unpack(c) for c in inv[k:k + b]]
-            k += b
-        return LinearLayout.raw(res, ins.outs)
+        outs = dict(zip(self.outs, self.out_bits, strict=True))
+        return self._of_columns(outs, inv, {n: 1 << len(b) for n, b in self.bases.items()})
 
-    # ------------------------------------------------------------------ Triton's builders (``tt_ll``)
+    # ------------------------------------------------------------------ Triton's builders (``triton_attrs``)
     @staticmethod
     def inferred(bases: dict[str, list[list[int]]], names: list[str]) -> LinearLayout:
         """Out-dim sizes inferred from the bases, as Triton's constructor without sizes does."""
@@ -256,7 +238,7 @@ def _validate(bases: list, out_dims: list) -> None:
     if not out_dims:
         raise LayoutError("out_dims: at least one out-dim is needed")
     for name, size in out_dims:
-        _log2(size, f"out_dims.{name}")
+        log2(size, f"out_dims.{name}")
     total = sum(len(b) for _, b in bases)
     if total > MAX_BITS:
         raise LayoutError(f"bases: {total} input bits is over the cap of {MAX_BITS}")
@@ -296,8 +278,6 @@ def from_cute(layout: Any) -> dict[str, Any]:
     """A layout with power-of-two shapes (a Swizzle composed on it counts) as F2 data: the forward map (in-dims
     dim0, dim1, ... -> out-dim ``offset``), and, when it is a bijection onto [0, 2^n), Triton's shared form
     (in-dim ``offset`` -> dim0, dim1, ...). LayoutError names the condition when the map is not F2-linear."""
-    from algebra.core.layout import Layout, offsets
-
     inner = getattr(layout, "layout_b", layout)
     if not isinstance(inner, Layout):
         raise LayoutError("layout: expected a Layout or Sw<B,M,S> o Layout")
@@ -307,9 +287,9 @@ def from_cute(layout: Any) -> dict[str, Any]:
     shp = inner.shape
     modes = list(shp) if it.is_tuple(shp) else [shp]
     sizes = [it.product(m) for m in modes]
-    bits = [_log2(s, "shape") for s in sizes]
+    bits = [log2(s, "shape") for s in sizes]
     for s in it.flatten(shp):
-        _log2(s, "shape")
+        log2(s, "shape")
     n = sum(bits)
     if n > MAX_BITS:
         raise LayoutError(f"layout: {n} coordinate bits is over the cap of {MAX_BITS}")
@@ -332,24 +312,19 @@ def from_cute(layout: Any) -> dict[str, Any]:
 def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> LinearLayout:
     """A CuTe TV layout ((thread), (value)) -> column-major index in ``tile`` (e.g. (M, K)) as a distributed linear
     layout: register = value bits, lane = thread bits below log2(threads_per_warp), warp = the rest."""
-    from algebra.core.layout import offsets
-
     t_size, v_size = it.product(tv.shape[0]), it.product(tv.shape[1])
-    tb, vb = _log2(t_size, "threads"), _log2(v_size, "values")
-    outs = [_log2(s, "tile") for s in tile]
-    shifts = [sum(outs[:i]) for i in range(len(outs))]
-
-    def split(idx: int) -> list[int]:
-        return [(idx >> s) & ((1 << b) - 1) for s, b in zip(shifts, outs, strict=True)]
-
+    tb, vb = log2(t_size, "threads"), log2(v_size, "values")
+    for s in tile:
+        log2(s, "tile")
+    outs = [(f"dim{i}", s) for i, s in enumerate(tile)]
+    split = LinearLayout.raw({}, outs).unpack  # column-major index in the tile -> coordinate
     cols_t = [int(tv((1 << j, 0))) for j in range(tb)]
     cols_v = [int(tv((0, 1 << j))) for j in range(vb)]
     cols = cols_t + cols_v
     _check_linear(offsets(tv), cols, f"TV layout {tv}")  # tv's 1-D index x is (x mod T, x div T)
-    lw = _log2(threads_per_warp, "threads_per_warp")
+    lw = log2(threads_per_warp, "threads_per_warp")
     return LinearLayout([("register", [split(c) for c in cols_v]), ("lane", [split(c) for c in cols_t[:lw]]),
-                         ("warp", [split(c) for c in cols_t[lw:]]), ("block", [])],
-                        [(f"dim{i}", s) for i, s in enumerate(tile)])
+                         ("warp", [split(c) for c in cols_t[lw:]]), ("block", [])], outs)
 
 
 # --------------------------------------------------------------------------- linear -> CuTe
@@ -367,9 +342,6 @@ def _disjoint(cols: list[int]) -> tuple[int, int] | None:
 
 
 def _layout_from(cols: list[int], groups: list[int]) -> Any:
-    from algebra.core.layout import Layout
-    from algebra.core.ops import coalesce
-
     shape, stride, k = [], [], 0
     for g in groups:
         shape.append(tuple([2] * g) if g else 1)
@@ -385,8 +357,6 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     ``offset`` in-dim: inverted to coordinate -> offset (it must be a bijection). register/lane/warp/block: a TV
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     names = list(ll.bases)
     out_bits = ll.out_bits
     cols = ll.columns()
@@ -399,11 +369,9 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
                     "coordinate -> offset"}
         cols, groups, kind = inv, out_bits, "offset"
     elif all(n in DISTRIBUTED for n in names):
-        order = ["lane", "warp", "block", "register"]
-        packed = {name: [ll.pack(v) for v in ll.bases.get(name, [])] for name in order}
-        cols = packed["lane"] + packed["warp"] + packed["block"] + packed["register"]
-        groups = [len(packed["lane"]) + len(packed["warp"]) + len(packed["block"]), len(packed["register"])]
-        kind = "tv"
+        thr = [ll.pack(v) for n in ("lane", "warp", "block") for v in ll.bases.get(n, [])]
+        reg = [ll.pack(v) for v in ll.bases.get("register", [])]
+        cols, groups, kind = thr + reg, [len(thr), len(reg)], "tv"
     else:
         groups, kind = [len(b) for b in ll.bases.values()], "forward"
     clash = _disjoint(cols)
@@ -429,9 +397,6 @@ def describe_swizzle(sw: Any) -> dict[str, Any]:
     """The F2 view of ``Sw<B,M,S>`` as data for a page: its matrix on ``M + B + |S|`` bits (the core's
     ``as_f2_layout``; rows = output bits, bit 0 on top), masks, rank, whether it is its own inverse (the core's
     composition of it with itself is the identity), and a sentence."""
-    from algebra.core.ops import composition
-    from algebra.core.swizzle import as_f2_layout
-
     f = as_f2_layout(sw)
     cols = f2_columns(f.shape, f.stride)
     n = len(cols)

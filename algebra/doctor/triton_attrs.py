@@ -1,6 +1,12 @@
-"""Reading the fields of a TTGIR layout attribute (integers, powers of two, orders, bases, each refused with the
-field's name) and combining a CTA's layout with its CGA layout: the pieces that both conversions, distributed
-(``triton_layouts``) and shared (``triton_shared``), stand on.
+"""The pieces both conversions, distributed (``triton_layouts``) and shared (``triton_shared``), stand on: reading
+the fields of a TTGIR layout attribute (integers, powers of two, orders, bases, each refused with the field's name),
+the few LinearLayout builders Triton makes its layouts with (``lib/Tools/LinearLayout.cpp``,
+``LinearLayoutConversions.cpp``), so that the conversions read like Triton's own, and combining a CTA's layout with
+its CGA layout. The product ``*``, ``transpose_outs`` and ``compose`` are ``linear_layout.LinearLayout``'s (``TLL``
+here), whose map is a core Layout with F2 strides.
+
+Post-condition of every builder: a new ``TLL`` (they never mutate), whose out-dim sizes are powers of two and whose
+basis values lie inside them.
 """
 
 from __future__ import annotations
@@ -8,17 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.doctor import ttgir
-from algebra.doctor.tt_ll import (
-    TLL,
-    as_dict,
-    dims,
-    empty,
-    ensure_not_larger,
-    ensure_not_smaller,
-    identity1d,
-    zeros1d,
-)
+from algebra.doctor.linear_layout import LinearLayout, log2
 from algebra.doctor.ttgir import Attr, TTGIRError
+
+TLL = LinearLayout  # Triton's LinearLayout, built unchecked (``LinearLayout.raw``)
 
 
 def _fail(owner: str, key: str, msg: str) -> TTGIRError:
@@ -75,6 +74,84 @@ def _bases(a: Attr, key: str, rank: int | None, default: Any = ...) -> list[list
     return [list(b) for b in v]
 
 
+# --------------------------------------------------------------------------- builders
+
+
+def identity1d(size: int, in_dim: str, out_dim: str) -> TLL:
+    return TLL.raw({in_dim: [[1 << i] for i in range(log2(size, f"{in_dim} size"))]}, {out_dim: size})
+
+
+def zeros1d(size: int, in_dim: str, out_dim: str) -> TLL:
+    return TLL.raw({in_dim: [[0] for _ in range(log2(size, f"{in_dim} size"))]}, {out_dim: 1})
+
+
+def empty() -> TLL:
+    return TLL.raw({}, {})
+
+
+def dims(rank: int) -> list[str]:
+    return [f"dim{i}" for i in range(rank)]
+
+
+def identity_nd(in_dim: str, shape: list[int], order: list[int], broadcast: int | None = None) -> TLL:
+    """Triton's identityStandardND: identity1D per dimension, the most minor (order[0]) first; dimension
+    ``broadcast`` (the K of a dot operand) zeros1D instead (Triton's broadcastedDotOperandLayout)."""
+    names = dims(len(shape))
+    out = empty()
+    for d in order:
+        out = out * (zeros1d if d == broadcast else identity1d)(shape[d], in_dim, names[d])
+    return out
+
+
+def matrix_order(rank: int, row_major: bool) -> list[int]:
+    """Triton's getMatrixOrder: [rank-1, ..., 0], the two innermost swapped when not row-major."""
+    order = list(range(rank - 1, -1, -1))
+    if not row_major:
+        order[0], order[1] = order[1], order[0]
+    return order
+
+
+def ensure_not_smaller(ll: TLL, shape: dict[str, int], in_dim: str) -> TLL:
+    """Repeat ``ll`` over ``in_dim`` (register or offset) until each out-dim covers ``shape`` (out-dims in the
+    layout's own order)."""
+    out = ll
+    for name in list(ll.outs):
+        have, want = ll.outs[name], shape[name]
+        if have < want:
+            out = out * identity1d(want // have, in_dim, name)
+    return out
+
+
+def ensure_not_larger(ll: TLL, shape: dict[str, int], broadcast_registers: bool = True) -> TLL:
+    """Zero the largest bases of each out-dim larger than ``shape`` (they broadcast) until it fits; without
+    ``broadcast_registers`` such register bases are dropped instead. Post: each out-dim's size is
+    ``min(size, shape)``."""
+    bases = {k: [list(v) for v in b] for k, b in ll.bases.items()}
+    names = list(ll.outs)
+    dropped: set[int] = set()
+    for j, name in enumerate(names):
+        have, want = ll.outs[name], shape[name]
+        if have <= want:
+            continue
+        found = [(v[j], k, i) for k, b in bases.items() for i, v in enumerate(b) if v[j] != 0]
+        found.sort(key=lambda t: -t[0])
+        for _, k, i in found:
+            if have <= want:
+                break
+            if not broadcast_registers and k == "register":
+                dropped.add(i)
+            else:
+                bases[k][i][j] = 0
+            have >>= 1
+    if not broadcast_registers and "register" in bases:
+        bases["register"] = [v for i, v in enumerate(bases["register"]) if i not in dropped]
+    return TLL.raw(bases, {n: min(ll.outs[n], shape[n]) for n in names})
+
+
+def as_dict(names: list[str], shape: list[int]) -> dict[str, int]:
+    return dict(zip(names, shape, strict=True))
+
+
 # --------------------------------------------------------------------------- CTAs of a cluster
 
 
@@ -111,6 +188,3 @@ def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: b
     if got != list(shape):
         raise TTGIRError(f"{owner}: the layout covers {got}, which does not fit the shape {list(shape)}")
     return out
-
-
-# --------------------------------------------------------------------------- distributed

@@ -27,13 +27,15 @@ the layout for the shape already holds them as register bits. ``ideal`` of an in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from algebra.core.arith import f2_apply, f2_rank
 from algebra.core.errors import LayoutError
 from algebra.doctor.linear_layout import inverse_columns, span
 from algebra.doctor.triton_layouts import TritonLayout
-from algebra.doctor.triton_shared import pack
+from algebra.doctor.triton_shared import pack, padded
 from algebra.hw.banks import analyze
 
 LANES = 5
@@ -53,11 +55,8 @@ class Mapping:
     warps: int
 
     def offset(self, lin: int) -> int:
-        """Where linear offset ``lin`` is stored: ``padded(lin, paddings)`` (intervals, paddings powers of two)."""
-        out = lin
-        for i, p in self.paddings:
-            out += (lin >> (i.bit_length() - 1)) << (p.bit_length() - 1)
-        return out
+        """Where linear offset ``lin`` is stored (``triton_shared.padded``)."""
+        return padded(lin, self.paddings)
 
 
 def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapping:
@@ -92,12 +91,8 @@ def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapp
 
 def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | None:
     """(variant, register bits used, row columns, matrix-selector columns) when the map fits ldmatrix / stmatrix as
-    Triton's lowerLdStMatrix divides it. Not transposed (8-, 16- or 32-bit elements): the registers of one 32-bit
-    word (offsets 1, 2, ... below 4 bytes, in any register order) and lanes 0, 1 run along a 16-byte row, lanes 2-4
-    pick the 8 rows. Transposed (16-bit): lanes 2-4 run along the row, register 0 and lanes 0, 1 pick the rows
-    (Triton 3.6, measured on the H200; Triton 3.9 picks the register whose rows share the fewest banks instead).
-    The next one or two registers pick the matrices (x2, x4). Post: None unless every row, matrix and repeat starts
-    on 16 bytes."""
+    Triton's lowerLdStMatrix divides it (the module docstring; ``.trans`` as Triton 3.6 does, measured on the H200).
+    Post: None unless every row, matrix and repeat starts on 16 bytes."""
     eb = m.element_bytes
     if eb > 4 or m.paddings:
         return None  # Triton lowers a store into a padded_shared buffer with st.shared only
@@ -118,18 +113,14 @@ def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | Non
 
 
 def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int, list[int]]:
-    """(v, the register columns that enumerate the instructions): v the widest power of two, at most 16 bytes (and
-    ``cap`` elements), such that the registers span the offsets 1, 2, ..., v/2 and no lane or warp column touches
-    the low log2(v) offset bits. The compiled code relabels registers (an F2 change of basis of the register index:
-    it pairs register 0 with register 1 whether register 1 sits at offset 64 or 65; seen in Triton 3.9's PTX and
-    measured with Triton 3.6 on the H200), so the registers need only span those offsets. With paddings, at most
-    the shortest padding interval. Post: the columns returned span the registers' offsets beyond the vector, low
-    log2(v) bits cleared, and are independent."""
+    """(v, the register columns that enumerate the instructions): v as the module docstring says, at most ``cap``
+    elements. The registers need only span the offsets 1, 2, ..., v/2: the compiled code relabels registers (an F2
+    change of basis of the register index; seen in Triton 3.9's PTX and measured with Triton 3.6 on the H200).
+    Post: the columns returned span the registers' offsets beyond the vector, low log2(v) bits cleared, and are
+    independent."""
     top = max(1, 128 // max(element_bits, 1)) if cap is None else cap
     top = min([top] + [i for i, _ in m.paddings])
-    lanes = 0
-    for c in m.lane + m.warp:
-        lanes |= c
+    lanes = reduce(or_, m.lane + m.warp, 0)
     have = f2_rank(m.reg)
     v = 1
     while 2 * v <= top and not lanes & (2 * v - 1) and f2_rank([*m.reg, v]) == have:
@@ -148,9 +139,7 @@ def _contiguous(m: Mapping, cols: list[int], v: int) -> bool:
     is aligned when every column is (v is at most the shortest interval, so no interval ends inside a vector)."""
     if not m.paddings:
         return True
-    union = 0
-    for c in cols:
-        union |= c
+    union = reduce(or_, cols, 0)
     if sum(bin(c).count("1") for c in cols) == bin(union).count("1") and v <= min(i for i, _ in m.paddings):
         return not union & (v - 1) and all(m.offset(c) % v == 0 for c in cols)
     for s in span(cols):
@@ -216,9 +205,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
             if c % line and f2_rank([*low, c % line]) > len(low):
                 low.append(c % line)
         bases, mult = span(low), 1 << (len(rest) - len(low))
-    lane_bits = 0
-    for x in lane_sets[0]:
-        lane_bits |= x
+    lane_bits = reduce(or_, lane_sets[0], 0)
     out, total, ideal = [], 0, 0
     for i, base in enumerate(bases):
         b = base ^ wbase

@@ -17,23 +17,21 @@ the layout as given (it is among the candidates when it is one of these encoding
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.doctor.triton_conflicts import plan
 from algebra.doctor.triton_cute import cute_of
 from algebra.doctor.triton_layouts import TritonLayout, convert
+from algebra.doctor.triton_shared import padded
 from algebra.doctor.ttgir import Attr, format_attr
 
 _KIND_RANK = {"nvmma_shared": 0, "swizzled_shared": 1, "padded_shared": 2}
 
 
 def _pow2s(top: int) -> list[int]:
-    out, x = [], 1
-    while x <= top:
-        out.append(x)
-        x *= 2
-    return out
+    return [1 << i for i in range(max(top, 0).bit_length())]
 
 
 def candidates(shape: list[int], element_bits: int) -> list[Attr]:
@@ -41,12 +39,10 @@ def candidates(shape: list[int], element_bits: int) -> list[Attr]:
     rank = len(shape)
     eb = max(1, element_bits // 8)
     orders = [[1, 0], [0, 1]] if rank == 2 else [list(range(rank - 1, -1, -1))]
-    out: list[Attr] = []
-    if rank == 2:  # first, so that a swizzled_shared with the same bases is priced under its nvmma name
-        for width in (128, 64, 32, 0):
-            for transposed in (False, True):
-                out.append(Attr("nvmma_shared", {"swizzlingByteWidth": width, "transposed": transposed,
-                                                 "elementBitWidth": element_bits}))
+    # nvmma_shared first, so that a swizzled_shared with the same bases is priced under its nvmma name
+    out = [Attr("nvmma_shared", {"swizzlingByteWidth": width, "transposed": transposed,
+                                 "elementBitWidth": element_bits})
+           for width in (128, 64, 32, 0) for transposed in (False, True)] if rank == 2 else []
     for order in orders:
         ncols = shape[order[0]]
         nrows = shape[order[1]] if rank > 1 else 1
@@ -67,13 +63,7 @@ def _key(t: TritonLayout) -> tuple:
 
 
 def _pad_bytes(t: TritonLayout, element_bits: int) -> int:
-    if not t.paddings:
-        return 0
-    n = 1
-    for s in t.shape:
-        n *= s
-    from algebra.doctor.triton_shared import padded
-
+    n = prod(t.shape)
     return (padded(n - 1, t.paddings) + 1 - n) * max(1, element_bits // 8)
 
 

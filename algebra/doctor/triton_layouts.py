@@ -16,14 +16,22 @@ field (``blocked.threadsPerWarp: ...``). Post-condition: the layout's out-dim si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.doctor import ttgir
-from algebra.doctor.linear_layout import LinearLayout
-from algebra.doctor.triton_attrs import _bases, _cga, _combine, _fail, _get, _int, _order, _pow2s
-from algebra.doctor.tt_ll import (
+from algebra.doctor.linear_layout import MAX_BITS, LinearLayout
+from algebra.doctor.triton_attrs import (
     TLL,
+    _bases,
+    _cga,
+    _combine,
+    _fail,
+    _get,
+    _int,
+    _order,
+    _pow2s,
     as_dict,
     dims,
     empty,
@@ -34,6 +42,7 @@ from algebra.doctor.tt_ll import (
     matrix_order,
     zeros1d,
 )
+from algebra.doctor.triton_shared import shared_layout
 from algebra.doctor.ttgir import Attr, TTGIRError
 
 DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear")
@@ -80,8 +89,8 @@ def _blocked(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     spt, tpw, wpc = (_pow2s(a, k, rank) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
     order = _order(a, rank)
-    if _prod(tpw) != WARP:
-        raise _fail(a.name, "threadsPerWarp", f"the product is {_prod(tpw)}, not {WARP} (one NVIDIA warp)")
+    if prod(tpw) != WARP:
+        raise _fail(a.name, "threadsPerWarp", f"the product is {prod(tpw)}, not {WARP} (one NVIDIA warp)")
     cta = identity_nd("register", spt, order) * identity_nd("lane", tpw, order) * identity_nd("warp", wpc, order)
     return _combine(cta, _cga(a, rank), shape, a.name)
 
@@ -127,14 +136,6 @@ def _mma(a: Attr, shape: list[int]) -> TLL:
     return _combine(cta, _cga(a, rank), shape, a.name, keep_registers=True)
 
 
-def _broadcasted(shape: list[int], order: list[int], kdim: int, in_dim: str) -> TLL:
-    names = dims(len(shape))
-    out = empty()
-    for d in order:
-        out = out * (zeros1d if d == kdim else identity1d)(shape[d], in_dim, names[d])
-    return out
-
-
 def _dot(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     op = _int(a, "opIdx", (0, 1))
@@ -148,8 +149,8 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
         spt[kdim] = shape[kdim]
         rep = [dims(rank)[d] for d in order]
         cta = (identity_nd("register", spt, order).transpose_outs(rep)
-               * _broadcasted(tpw, order, kdim, "lane").transpose_outs(rep)
-               * _broadcasted(wpc, order, kdim, "warp").transpose_outs(rep))
+               * identity_nd("lane", tpw, order, kdim).transpose_outs(rep)
+               * identity_nd("warp", wpc, order, kdim).transpose_outs(rep))
         # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
         return _combine(cta, _cga(parent, rank), shape, a.name, keep_registers=True)
     major, wpc, _ = _mma_params(parent, rank)
@@ -161,7 +162,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     tile[-2:] = [16, kwidth * 8] if op == 0 else [kwidth * 8, 8]
     order = matrix_order(rank, op == 0)
     cta = _mma_tile(tile, kwidth, order, order, a.name)
-    warps = _broadcasted(wpc, matrix_order(rank, major != 3), kdim, "warp").transpose_outs(list(cta.outs))
+    warps = identity_nd("warp", wpc, matrix_order(rank, major != 3), kdim).transpose_outs(list(cta.outs))
     cga = _cga(parent, rank)
     cga = TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
     return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
@@ -206,11 +207,8 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     if reach != nbits:
         raise TTGIRError(f"{a.name}: the bases reach {reach} of the {nbits} coordinate bits of "
                          f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")
-    order = []
-    for v in bases["register"]:
-        nz = next((i for i, x in enumerate(v) if x), None)
-        if nz is not None and nz not in order:
-            order.append(nz)
+    # the dimensions in the order the register bases first move in, then the rest from the last one
+    order = list(dict.fromkeys(next(i for i, x in enumerate(v) if x) for v in bases["register"] if any(v)))
     order += [i for i in range(rank - 1, -1, -1) if i not in order]
     ll = ll.transpose_outs([names[i] for i in order])
     ll = ensure_not_smaller(ll, as_dict(names, shape), "register")
@@ -224,17 +222,8 @@ def _distributed(a: Attr, shape: list[int]) -> TLL:
     return make(a, shape)
 
 
-def _prod(xs: list[int]) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
-
-
 def convert(layout: str | Attr, shape: Any, element_bits: int | None = None) -> TritonLayout:
     """The attribute's LinearLayout for ``shape`` (see the module docstring)."""
-    from algebra.doctor.triton_shared import shared_layout
-
     a = ttgir.parse(layout) if isinstance(layout, str) else layout
     shp = check_shape(shape)
     if a.name.startswith("amd"):
@@ -252,8 +241,6 @@ _SETS = {"register": "sizePerThread, kWidth or the register bases", "lane": "thr
 
 def _fits(a: Attr, ll: TLL) -> TLL:
     """``ll`` when its input bits fit a LinearLayout (MAX_BITS); TTGIRError naming what set the most of them."""
-    from algebra.doctor.linear_layout import MAX_BITS
-
     n = {k: len(v) for k, v in ll.bases.items()}
     if sum(n.values()) > MAX_BITS:
         big = max(n, key=lambda k: n[k])
@@ -269,6 +256,6 @@ def check_shape(shape: Any) -> list[int]:
     for s in shape:
         if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
             raise LayoutError(f"shape: {s!r} is not a power of two (Triton's tensors have power-of-two sizes)")
-    if _prod(list(shape)) > MAX_ELEMENTS:
-        raise LayoutError(f"shape: {_prod(list(shape)):,} elements is over the cap of {MAX_ELEMENTS:,}")
+    if prod(shape) > MAX_ELEMENTS:
+        raise LayoutError(f"shape: {prod(shape):,} elements is over the cap of {MAX_ELEMENTS:,}")
     return list(shape)

@@ -14,11 +14,35 @@
 
 from __future__ import annotations
 
+from math import prod
+
 from algebra.doctor import ttgir
 from algebra.doctor.linear_layout import span
-from algebra.doctor.triton_attrs import _bases, _cga, _combine, _fail, _int, _order, _pow2s
-from algebra.doctor.tt_ll import TLL, dims, ensure_not_smaller, identity1d
+from algebra.doctor.triton_attrs import (
+    TLL,
+    _bases,
+    _cga,
+    _combine,
+    _fail,
+    _int,
+    _order,
+    _pow2s,
+    dims,
+    ensure_not_smaller,
+    identity1d,
+    identity_nd,
+)
 from algebra.doctor.ttgir import Attr, TTGIRError
+
+
+def _swizzle(nrows: int, ncols: int, vec: int, per: int, maxp: int, row: str, col: str, wrap: bool = False) -> TLL:
+    """Offset -> (row, col): the columns first, then row r's vectors of ``vec`` XOR-ed with ``(r / per) % maxp``
+    (modulo the columns with ``wrap``, as Triton's swizzledSharedToLinearLayout takes it)."""
+    bases = [[0, 1 << i] for i in range(ncols.bit_length() - 1)]
+    for i in range(nrows.bit_length() - 1):
+        x = vec * (((1 << i) // per) % maxp)
+        bases.append([1 << i, x % ncols if wrap else x])
+    return TLL.raw({"offset": bases}, {row: nrows, col: ncols})
 
 
 def _swizzled(a: Attr, shape: list[int]) -> TLL:
@@ -34,9 +58,7 @@ def _swizzled(a: Attr, shape: list[int]) -> TLL:
     ncols, nrows = per_cta[col], per_cta[row]
     if a.name == "shared" and a.fields.get("hasLeadingOffset") is True:
         return _leading_offset(a, shape, vec, per, maxp, order, cga)
-    bases = [[0, 1 << i] for i in range(ncols.bit_length() - 1)]
-    bases += [[1 << i, (vec * (((1 << i) // per) % maxp)) % ncols] for i in range(nrows.bit_length() - 1)]
-    ll = TLL.raw({"offset": bases}, {names[row]: nrows, names[col]: ncols})
+    ll = _swizzle(nrows, ncols, vec, per, maxp, names[row], names[col], wrap=True)
     for d in order[2:]:
         ll = ll * identity1d(per_cta[d], "offset", names[d])
     return _combine(ll, cga, shape, a.name)
@@ -54,9 +76,7 @@ def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, or
     tile_cols = 8 * widths[(per, maxp)] // bits
     if shape[col] < tile_cols or shape[row] < 8:
         raise TTGIRError(f"{a.name}: the shape {shape} is smaller than one 8 x {tile_cols} core tile")
-    bases = [[0, 1 << i] for i in range(tile_cols.bit_length() - 1)]
-    bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
-    ll = TLL.raw({"offset": bases}, {names[row]: 8, names[col]: tile_cols})
+    ll = _swizzle(8, tile_cols, vec, per, maxp, names[row], names[col])
     for d in order[2:]:
         ll = ll * identity1d(shape[d], "offset", names[d])
     return _combine(ll, cga, shape, a.name)
@@ -97,10 +117,7 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     vec, per, maxp = 128 // ebits, 128 // width, width // 16
     if rows < 8:
         raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
-    bases = [[0, 1 << i] for i in range(cols.bit_length() - 1)]
-    bases += [[1 << i, vec * (((1 << i) // per) % maxp)] for i in range(3)]
-    ll = TLL.raw({"offset": bases}, {"dim0": 8, "dim1": cols})
-    ll = ensure_not_smaller(ll, {"dim0": rows, "dim1": cols}, "offset")
+    ll = ensure_not_smaller(_swizzle(8, cols, vec, per, maxp, "dim0", "dim1"), {"dim0": rows, "dim1": cols}, "offset")
     if transposed:
         ll = TLL.raw({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
     ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
@@ -141,12 +158,8 @@ def _padded(a: Attr, shape: list[int]) -> tuple[TLL, list[list[int]]]:
     own = _pow2s(a, "shape", rank)
     if own != list(shape):
         raise TTGIRError(f"shape: the padded_shared layout is for {ttgir.value_text(own)}, not {list(shape)}")
-    order = _order(a, rank)
-    names = dims(rank)
-    ll = TLL.raw({"offset": []}, {n: 1 for n in names})
-    for d in order:
-        ll = ll * identity1d(shape[d], "offset", names[d])
-    return ll.transpose_outs(names), [list(p) for p in pads]
+    ll = identity_nd("offset", shape, _order(a, rank)).transpose_outs(dims(rank))
+    return ll, [list(p) for p in pads]
 
 
 def shared_layout(a: Attr, shape: list[int], element_bits: int | None) -> tuple[TLL, list[list[int]]]:
@@ -179,9 +192,7 @@ def offset_table(ll: TLL, paddings: list[list[int]], shape: list[int]) -> list[i
     """``table[i]``: the element offset (block 0) of the element at row-major index i, from the span of the offset
     bases; TTGIRError when two offsets hold one element or some element has no offset."""
     idx = span([pack(v, shape) for v in ll.bases["offset"]])
-    total = 1
-    for s in shape:
-        total *= s
+    total = prod(shape)
     table = [-1] * total
     for o, i in enumerate(idx):
         if table[i] >= 0:

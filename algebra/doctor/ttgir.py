@@ -84,6 +84,13 @@ class _Reader:
         self.i += 1
         return tok
 
+    def sep(self, close: str, msg: str) -> None:
+        """Past the ',' after an item; TTGIRError (``msg``, where) unless ',' or ``close`` follows it."""
+        if self.peek()[1] == ",":
+            self.take(",")
+        elif self.peek()[1] != close:
+            raise TTGIRError(f"{msg}, {self._where(self.peek())}")
+
     def attr(self, what: str = "layout") -> Attr:
         tok = self.take()
         if tok[0] != "alias":
@@ -121,10 +128,7 @@ class _Reader:
             self.take(":", "padded_shared")
             self.take("+", "padded_shared")
             out.append([interval, self.int_("padded_shared.padding")])
-            if self.peek()[1] == ",":
-                self.take(",")
-            elif self.peek()[1] != "]":
-                raise TTGIRError(f"padded_shared: expected ',' or ']', {self._where(self.peek())}")
+            self.sep("]", "padded_shared: expected ',' or ']'")
         self.take("]", "padded_shared")
         return out
 
@@ -141,10 +145,7 @@ class _Reader:
                 raise TTGIRError(f"{owner}.{key}: given twice")
             self.take("=", f"{owner}.{key}")
             out[key] = self.value(f"{owner}.{key}")
-            if self.peek()[1] == ",":
-                self.take(",")
-            elif self.peek()[1] != "}":
-                raise TTGIRError(f"{owner}.{key}: expected ',' or '}}' after the value, {self._where(self.peek())}")
+            self.sep("}", f"{owner}.{key}: expected ',' or '}}' after the value")
         self.take("}", owner)
         return out
 
@@ -162,10 +163,7 @@ class _Reader:
             items = []
             while self.peek()[1] != "]":
                 items.append(self.value(what))
-                if self.peek()[1] == ",":
-                    self.take(",")
-                elif self.peek()[1] != "]":
-                    raise TTGIRError(f"{what}: expected ',' or ']' in the list, {self._where(self.peek())}")
+                self.sep("]", f"{what}: expected ',' or ']' in the list")
             self.take("]", what)
             return items
         raise TTGIRError(f"{what}: expected an integer, true/false, a list or an attribute, {self._where(tok)}")

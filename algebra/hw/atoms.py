@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partialmethod
 
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, size
@@ -184,22 +184,20 @@ class CopyAtom:
     def num_threads(self) -> int:
         return size(self.thr_id)
 
-    def _recast(self, lay: Layout, element_bits: int, what: str) -> Layout:
+    def _recast(self, which: str, element_bits: int) -> Layout:
+        """``src_layout`` / ``dst_layout`` / ``ref_layout``: (thread, value) -> element index of the source
+        (destination, reference), for elements of ``element_bits``."""
+        lay = getattr(self, which)
         per_thread_bits = size(lay) // self.num_threads
         if element_bits <= 0 or per_thread_bits % element_bits:
+            what = {"src": "source", "dst": "destination", "ref": "reference"}[which]
             raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
                               f"{element_bits}-bit elements")
         return recast_layout(lay, 1, element_bits)
 
-    def src_layout(self, element_bits: int) -> Layout:
-        """(thread, value) -> element index of the source, for elements of ``element_bits``."""
-        return self._recast(self.src, element_bits, "source")
-
-    def dst_layout(self, element_bits: int) -> Layout:
-        return self._recast(self.dst, element_bits, "destination")
-
-    def ref_layout(self, element_bits: int) -> Layout:
-        return self._recast(self.ref, element_bits, "reference")
+    src_layout = partialmethod(_recast, "src")
+    dst_layout = partialmethod(_recast, "dst")
+    ref_layout = partialmethod(_recast, "ref")
 
     def num_values(self, element_bits: int) -> int:
         """Values each thread moves per instruction (CuTe's ``NumValSrc``)."""

@@ -9,6 +9,7 @@ TV layout covers its tile and ``make_fragment_like`` gives a partition's registe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial, partialmethod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -121,23 +122,27 @@ class TiledCopy:
     def tidfrg_D(self, tensor: Any) -> Layout:
         return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(False))
 
-    def _partition(self, frg: Layout, thr_idx: int) -> tuple[Layout, int]:
+    def _partition(self, src: bool, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
+        """``partition_S`` / ``partition_D``: thread ``thr_idx``'s (CPY, CPY_M, CPY_N, ...) view of a source /
+        destination tensor, and the offset of its origin."""
+        frg = self.tidfrg_S(tensor) if src else self.tidfrg_D(tensor)
         if not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread {thr_idx} out of range: the tiled copy has {self.num_threads} threads")
         crd = ((thr_idx, None),) + (None,) * (len(frg) - 1)
         return slice_and_offset(crd, frg)
 
-    def partition_S(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
-        """Thread ``thr_idx``'s (CPY, CPY_M, CPY_N, ...) view of a source tensor, and the offset of its origin."""
-        return self._partition(self.tidfrg_S(tensor), thr_idx)
-
-    def partition_D(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
-        return self._partition(self.tidfrg_D(tensor), thr_idx)
+    partition_S = partialmethod(_partition, True)
+    partition_D = partialmethod(_partition, False)
 
     # ------------------------------------------------------------------ CuTe's get_layoutS_TV / get_layoutD_TV
-    def _layout_TV(self, ref2trg: Layout) -> Layout:
+    def _layout_TV(self, src: bool) -> Layout:
+        """(thr_idx, val_idx) -> column-major index of the tiler tile, as the source / destination sees it (CuTe's
+        ``TiledCopy::get_layoutS_TV`` / ``get_layoutD_TV``)."""
         ref = Layout((tuple(self.tiler), 1))  # ((M, N), 1): the tile itself, one rest
-        return self._tile2thrfrg_unfolded(ref, ref2trg)[0]  # ((thr, val), 1) -> (thr, val)
+        return self._tile2thrfrg_unfolded(ref, self._ref2trg(src))[0]  # ((thr, val), 1) -> (thr, val)
+
+    get_layoutS_TV = partialmethod(_layout_TV, True)
+    get_layoutD_TV = partialmethod(_layout_TV, False)
 
     def _tile2thrfrg_unfolded(self, tensor: Layout, ref2trg: Layout) -> Layout:
         """CuTe's ``tile2thrfrg`` of a ((tile), (rest)) tensor: (thr, val, rest...)."""
@@ -148,18 +153,9 @@ class TiledCopy:
         thrval2mn = coalesce(_zip2(trg_tv), (1, (1, 1)))  # ((tid), (val)) -> (m, n)
         return _unfold(composition(tensor, (thrval2mn, None)))
 
-    def get_layoutS_TV(self) -> Layout:
-        """(thr_idx, val_idx) -> column-major index of the tiler tile, as the source sees it (CuTe's
-        ``TiledCopy::get_layoutS_TV``)."""
-        return self._layout_TV(self._ref2trg(True))
-
-    def get_layoutD_TV(self) -> Layout:
-        return self._layout_TV(self._ref2trg(False))
-
     # ------------------------------------------------------------------ does the tiled copy cover its tile?
     def coverage_detail(self, limit: int = 64) -> dict[str, Any]:
-        """Who claims each element of the tile (:func:`copy_coverage`): ``duplicates``,
-        ``uncovered``, ``outside`` (claims past the tile: neither) and up to ``limit`` examples of each."""
+        """:func:`copy_coverage` of the TV layout over its tile."""
         return copy_coverage(self.tv_layout, tuple(self.tiler), limit)
 
     def coverage(self) -> dict[str, int]:
@@ -263,14 +259,12 @@ class TiledMMA:
         thr_tile = (None, (Layout(size(self.thr_layout_vmnk[i + 1])), Layout(size(self.thr_layout_vmnk[j + 1]))))
         return zipped_divide(tv, thr_tile)  # ((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK)))
 
-    def thrfrg_A(self, tensor: Any) -> Layout:
-        return self._thrfrg(_as_layout(tensor), "A")
+    def _thrfrg_of(self, which: str, tensor: Any) -> Layout:
+        return self._thrfrg(_as_layout(tensor), which)
 
-    def thrfrg_B(self, tensor: Any) -> Layout:
-        return self._thrfrg(_as_layout(tensor), "B")
-
-    def thrfrg_C(self, tensor: Any) -> Layout:
-        return self._thrfrg(_as_layout(tensor), "C")
+    thrfrg_A = partialmethod(_thrfrg_of, "A")
+    thrfrg_B = partialmethod(_thrfrg_of, "B")
+    thrfrg_C = partialmethod(_thrfrg_of, "C")
 
     def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
         """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
@@ -280,12 +274,18 @@ class TiledMMA:
                               f"(0..{self.num_threads - 1})")
         return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
 
-    def _partition(self, tensor: Any, which: str, thr_idx: int) -> tuple[Layout, int]:
+    def _partition(self, which: str, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
+        """``partition_A`` / ``_B`` / ``_C``: thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K (N x K, M x N)
+        tensor, and its origin offset."""
         v, m, n, k = self._thr_vmnk(thr_idx)
         a, b = {"A": (m, k), "B": (n, k), "C": (m, n)}[which]
         frg = self._thrfrg(_as_layout(tensor), which)
         sub, off = slice_and_offset(((v, (a, b)), None), frg)  # ((FrgV, (RestM, RestN)))
         return _unfold(sub[0] if len(sub) == 1 else sub), off  # (FrgV, RestM, RestN)
+
+    partition_A = partialmethod(_partition, "A")
+    partition_B = partialmethod(_partition, "B")
+    partition_C = partialmethod(_partition, "C")
 
     # ------------------------------------------------------------------ CuTe's TiledMMA::get_layout*_TV
     def _thridx_2_thrid(self) -> Layout:
@@ -294,31 +294,23 @@ class TiledMMA:
         vmnk = self.thr_layout_vmnk
         return composition(Layout((size(vmnk), 1), (1, 0)), right_inverse(make_layout(vmnk, complement(vmnk))))
 
-    def get_layoutC_TV(self) -> Layout:
-        """(thr_idx, val) -> column-major index of the tile_M x tile_N tile (CuTe's ``get_layoutC_TV``)."""
-        ref = Layout((self.tile_size_mnk(0), self.tile_size_mnk(1)))
-        return composition(self._thrfrg(ref, "C"), (self._thridx_2_thrid(), None))
-
-    def get_layoutA_TV(self) -> Layout:
-        """(thr_idx, val) -> column-major index of the tile_M x tile_K tile; threads along N read the same A."""
-        return self._layout_AB_TV("A", (1, 0))
-
-    def get_layoutB_TV(self) -> Layout:
-        """(thr_idx, val) -> column-major index of the tile_N x tile_K tile; threads along M read the same B."""
-        return self._layout_AB_TV("B", (0, 1))
-
-    def _layout_AB_TV(self, which: str, mn_stride: tuple[int, int]) -> Layout:
-        """CuTe's ``atile`` / ``btile``: the (ThrM, ThrN) threads map to one operand thread, stride 0 on the other."""
-        vmnk = self.thr_layout_vmnk
-        tile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), mn_stride), None))
-        ref = Layout(self.tile_shape(which))
-        return composition(composition(self._thrfrg(ref, which), (tile, None)), (self._thridx_2_thrid(), None))
-
     def get_layout_TV(self, which: str) -> Layout:
+        """CuTe's ``get_layoutA_TV`` / ``B`` / ``C``: (thr_idx, val) -> column-major index of the operand's tile
+        (:meth:`tile_shape`). For A and B, CuTe's ``atile`` / ``btile``: the (ThrM, ThrN) threads map to one operand
+        thread, stride 0 on the other (threads along N read the same A, threads along M the same B)."""
         key = which.upper()
         if key not in ("A", "B", "C"):
             raise LayoutError(f"operand must be A, B or C, not {which!r}")
-        return {"A": self.get_layoutA_TV, "B": self.get_layoutB_TV, "C": self.get_layoutC_TV}[key]()
+        frg = self._thrfrg(Layout(self.tile_shape(key)), key)
+        if key != "C":
+            vmnk = self.thr_layout_vmnk
+            tile = (None, (Layout((size(vmnk[1]), size(vmnk[2])), (1, 0) if key == "A" else (0, 1)), None))
+            frg = composition(frg, (tile, None))
+        return composition(frg, (self._thridx_2_thrid(), None))
+
+    get_layoutA_TV = partialmethod(get_layout_TV, "A")
+    get_layoutB_TV = partialmethod(get_layout_TV, "B")
+    get_layoutC_TV = partialmethod(get_layout_TV, "C")
 
     def tile_shape(self, which: str) -> tuple[int, int]:
         """The (rows, cols) of the operand's tile: (M, K), (N, K) or (M, N) of ``tile_size_mnk``."""
@@ -326,7 +318,8 @@ class TiledMMA:
         return self.tile_size_mnk(i), self.tile_size_mnk(j)
 
     # ------------------------------------------------------------------ partition_shape / partition_fragment
-    def _partition_shape(self, shape: Any, which: str) -> Any:
+    def _partition_shape(self, which: str, shape: Any) -> Any:
+        """CuTe's ``partition_shape_A(mma, (M, K))`` (``_B``, ``_C``): (MMA, MMA_M, MMA_K) of one thread's A."""
         dims = tuple(shape) if isinstance(shape, list | tuple) else (shape,)
         if len(dims) < 2 or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in it.flatten(
                 dims)):
@@ -336,31 +329,16 @@ class TiledMMA:
         sub = slice_layout((0, None), frg)
         return _unfold(sub[0] if len(sub) == 1 else sub).shape  # (FrgV, RestM, RestK, ...)
 
-    def partition_shape_A(self, shape_mk: Any) -> Any:
-        """CuTe's ``partition_shape_A(mma, (M, K))``: (MMA, MMA_M, MMA_K) of one thread's A."""
-        return self._partition_shape(shape_mk, "A")
+    partition_shape_A = partialmethod(_partition_shape, "A")
+    partition_shape_B = partialmethod(_partition_shape, "B")
+    partition_shape_C = partialmethod(_partition_shape, "C")
 
-    def partition_shape_B(self, shape_nk: Any) -> Any:
-        return self._partition_shape(shape_nk, "B")
-
-    def partition_shape_C(self, shape_mn: Any) -> Any:
-        return self._partition_shape(shape_mn, "C")
-
-    def partition_fragment_A(self, tensor: Any, thr_idx: int) -> Layout:
-        """The layout of the registers thread ``thr_idx`` holds for its slice of A (CuTe's
+    def _fragment(self, which: str, tensor: Any, thr_idx: int) -> Layout:
+        """The layout of the registers thread ``thr_idx`` holds for its slice of A or B (CuTe's
         ``thr_mma.partition_fragment_A(tensor)``): ``make_fragment_like(partition_A(tensor))``, or for wgmma's SS
-        form, whose A stays in shared memory, the partition itself (a tensor of descriptors over it)."""
-        return self._fragment(tensor, "A", thr_idx)
-
-    def partition_fragment_B(self, tensor: Any, thr_idx: int) -> Layout:
-        return self._fragment(tensor, "B", thr_idx)
-
-    def partition_fragment_C(self, tensor: Any, thr_idx: int) -> Layout:
-        """The accumulators: a compact column-major layout of ``partition_C``'s shape (CuTe's make_fragment_C)."""
-        return self._fragment(tensor, "C", thr_idx)
-
-    def _fragment(self, tensor: Any, which: str, thr_idx: int) -> Layout:
-        part, _ = self._partition(tensor, which, thr_idx)
+        form, whose A stays in shared memory, the partition itself (a tensor of descriptors over it). For C, the
+        accumulators: a compact column-major layout of ``partition_C``'s shape (CuTe's make_fragment_C)."""
+        part, _ = self._partition(which, tensor, thr_idx)
         if which == "C":
             return Layout(part.shape)
         if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0
@@ -368,15 +346,9 @@ class TiledMMA:
             return make_layout(Layout(1, 0), *(upcast(part[i], per) for i in range(1, len(part))))
         return make_fragment_like(part)
 
-    def partition_A(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
-        """Thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K tensor, and its origin offset."""
-        return self._partition(tensor, "A", thr_idx)
-
-    def partition_B(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
-        return self._partition(tensor, "B", thr_idx)
-
-    def partition_C(self, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
-        return self._partition(tensor, "C", thr_idx)
+    partition_fragment_A = partialmethod(_fragment, "A")
+    partition_fragment_B = partialmethod(_fragment, "B")
+    partition_fragment_C = partialmethod(_fragment, "C")
 
 
 def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
@@ -402,24 +374,19 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     return TiledMMA(atom, vmnk, perm)  # type: ignore[arg-type]
 
 
-def _tiled_copy_operand(which: str, copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int) -> TiledCopy:
+def _tiled_copy_operand(which: str, copy_atom: str | CopyAtom, tiled_mma: TiledMMA,
+                        element_bits: int | None = None) -> TiledCopy:
+    """CuTe's ``make_tiled_copy_A(Copy_Atom<Op, T>{}, mma)`` (``_B``, ``_C``): the TV layout ``mma.get_layoutA_TV()``
+    over the tile_M x tile_K tile (tile_N x tile_K, tile_M x tile_N), so each thread copies exactly the values its
+    MMA reads (for C: the epilogue's copy of the accumulators). T has 16 bits (32 for C) unless ``element_bits``."""
+    if element_bits is None:
+        element_bits = 32 if which == "C" else 16
     if not isinstance(tiled_mma, TiledMMA):
         raise LayoutError(f"make_tiled_copy_{which} needs a TiledMMA (atoms.make_tiled_mma), not {tiled_mma!r}")
     return make_tiled_copy_impl(copy_atom, tiled_mma.get_layout_TV(which), tiled_mma.tile_shape(which),
                                 element_bits, what=f"make_tiled_copy_{which} ({tiled_mma.atom.name})")
 
 
-def make_tiled_copy_A(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 16) -> TiledCopy:
-    """CuTe's ``make_tiled_copy_A(Copy_Atom<Op, T>{}, mma)``: the TV layout ``mma.get_layoutA_TV()`` over the
-    tile_M x tile_K tile, so each thread copies exactly the A values its MMA reads."""
-    return _tiled_copy_operand("A", copy_atom, tiled_mma, element_bits)
-
-
-def make_tiled_copy_B(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 16) -> TiledCopy:
-    """``make_tiled_copy_B``: ``get_layoutB_TV()`` over tile_N x tile_K."""
-    return _tiled_copy_operand("B", copy_atom, tiled_mma, element_bits)
-
-
-def make_tiled_copy_C(copy_atom: str | CopyAtom, tiled_mma: TiledMMA, element_bits: int = 32) -> TiledCopy:
-    """``make_tiled_copy_C``: ``get_layoutC_TV()`` over tile_M x tile_N (the epilogue's copy of the accumulators)."""
-    return _tiled_copy_operand("C", copy_atom, tiled_mma, element_bits)
+make_tiled_copy_A = partial(_tiled_copy_operand, "A")
+make_tiled_copy_B = partial(_tiled_copy_operand, "B")
+make_tiled_copy_C = partial(_tiled_copy_operand, "C")

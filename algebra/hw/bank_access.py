@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -99,16 +99,10 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         if len(entries) > WARP_SIZE:
             raise LayoutError(f"{len(entries)} entries given: at most one per lane of a warp ({WARP_SIZE})")
         _check_in_tile(layout, entries, rows, cols, vec, offsets=kind == "offsets")
-        items = []
-        for e in entries:
-            if isinstance(e, list | tuple):
-                c = tuple(e)
-                if vec != 1:
-                    raise LayoutError("vector accesses from coordinates: give the first element as an offset")
-                items.append([("c", c)])
-            else:
-                tag = "c" if kind != "offsets" else "o"
-                items.append([(tag, int(e) + k) for k in range(vec)] if tag == "o" else [(tag, int(e))])
+        if vec != 1 and any(isinstance(e, list | tuple) for e in entries):
+            raise LayoutError("vector accesses from coordinates: give the first element as an offset")
+        items = [[("c", tuple(e))] if isinstance(e, list | tuple) else
+                 [("o", int(e) + k) for k in range(vec)] if kind == "offsets" else [("c", int(e))] for e in entries]
         return "lds", vec, [tuple(e) if isinstance(e, list) else e for e in entries], items
     if kind in ("ldmatrix", "stmatrix"):
         per_row = LDMATRIX_ROW_BYTES // element_bytes
@@ -134,16 +128,15 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         return kind, per_row, labels, [[("c", i + rows * (j + k)) for k in range(per_row)] for i, j in labels]
     if kind in ("thread_layout", "tv"):
         tv = _as_layout(access["layout"])
-        if kind == "thread_layout":  # every element of the thread layout is a thread
-            nthr = it.product(tv.shape)
-            lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
-            items = [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes]
-            return "lds", vec, list(lanes), _in_tile_items(items, rows * cols)
-        values = [int(v) for v in access.get("values", [0])]
-        nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else it.product(tv.shape)
+        values = [int(v) for v in access.get("values", [0])] if kind == "tv" else []
+        # thread_layout: every element of the layout is a thread; tv: its mode 0 is
+        nthr = it.product(tv.shape[0] if kind == "tv" and it.is_tuple(tv.shape) else tv.shape)
         lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
-        items = [[("c", tv((t, v))) for v in values] for t in lanes]
-        return "lds", len(values), list(lanes), _in_tile_items(items, rows * cols)
+        if kind == "thread_layout":
+            items, per_thread = [_vector_items(layout, rows, cols, tv(t), vec) for t in lanes], vec
+        else:
+            items, per_thread = [[("c", tv((t, v))) for v in values] for t in lanes], len(values)
+        return "lds", per_thread, list(lanes), _in_tile_items(items, rows * cols)
     raise LayoutError(f"unknown access kind {kind!r}: use column, row, offsets, coords, ldmatrix, stmatrix, "
                       "thread_layout or tv")
 
@@ -266,5 +259,4 @@ def lane_bank_map(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int
         r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=lanes.kind)
     else:
         r = analyze(addrs, access_bytes=lanes.per_thread * element_bytes)
-    return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
-                        lanes.labels, offsets)
+    return replace(r, coordinates=lanes.labels, element_offsets=offsets)

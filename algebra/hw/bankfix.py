@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, size
 from algebra.core.layout import offsets as all_offsets
-from algebra.core.swizzle import Swizzle
 from algebra.hw import bank_access as _b
 from algebra.hw.banks import BANK_BYTES, NUM_BANKS, BankAnalysis
 
@@ -75,10 +76,7 @@ def swizzle_candidates(lanes: _b.LaneOffsets, element_bytes: int, offset_bits: i
     access ``lanes`` (see the module docstring), ordered by (B, M, S), at most MAX_SWIZZLE_CANDIDATES of them."""
     lo, hi = bank_bits(element_bytes)
     first = lanes.raw[0][0] if lanes.raw and lanes.raw[0] else 0
-    varying = 0
-    for raw in lanes.raw:
-        for o in raw:
-            varying |= o ^ first
+    varying = reduce(or_, (o ^ first for raw in lanes.raw for o in raw), 0)
     out = []
     for b in range(1, max_bits + 1):
         for m in range(max(0, lo - b + 1), hi):
@@ -119,10 +117,11 @@ class _Search:
             self.on_work(lanes, elements)
 
     def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
+        """The bank map under Sw<B,M,S> (written out: o ^ ((o & yyy) >> S)) when it is conflict-free, else None."""
         b, m, s = bms
-        ymask, zshift = ((1 << b) - 1) << (m + s), s
+        ymask = ((1 << b) - 1) << (m + s)
         try:
-            r = _b.lane_bank_map(self.lanes, self.element_bytes, lambda o: o ^ ((o & ymask) >> zshift))
+            r = _b.lane_bank_map(self.lanes, self.element_bytes, lambda o: o ^ ((o & ymask) >> s))
         except LayoutError:  # the swizzle splits a vector access
             return None
         return r if r.ways == 1 else None
@@ -158,14 +157,13 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
         return []
     fixes = []
     for bms in swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits):
-        if search.conflict_free(bms) is None:
+        analysis = search.conflict_free(bms)
+        if analysis is None:
             continue
         if search.closure_checks >= MAX_CLOSURE_CHECKS:
             break
         if search.closed(bms):
-            sw = Swizzle(*bms)
-            fixes.append(Fix("swizzle", 0, bms, search.layout,
-                             _b.lane_bank_map(search.lanes, element_bytes, sw)))
+            fixes.append(Fix("swizzle", 0, bms, search.layout, analysis))
     return fixes
 
 
@@ -193,22 +191,19 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     bmax = widest_swizzle_bits(search.bits) if max_bits is None else max_bits
     # Sw<B,..> moves the words of one bank by an XOR that takes at most 2^B values: `ways` words need 2^B >= ways
     bmin = (ways - 1).bit_length()
-    seen = set()
     order = [c for c in hardware_swizzles(element_bytes, bmax) if sum(c) <= search.bits and c[0] >= bmin]
     candidates = swizzle_candidates(search.lanes, element_bytes, search.bits, bmax)
     order += [c for c in candidates if c not in order and c[0] >= bmin]
     search.spend(len(search.lanes.raw) * len(order), 0)
-    for bms in order:
-        if bms in seen:
-            continue
-        seen.add(bms)
-        if search.conflict_free(bms) is None:
+    for bms in order:  # no repeats: the candidates are distinct and skip the hardware modes
+        analysis = search.conflict_free(bms)
+        if analysis is None:
             continue
         if search.closure_checks >= MAX_CLOSURE_CHECKS:
             raise LayoutError(f"swizzle search: {MAX_CLOSURE_CHECKS} conflict-free swizzles checked against the "
                               "tile, none maps it onto itself; the search stops at that cap")
         if search.closed(bms):
-            return Fix("swizzle", 0, bms, search.layout, _b.lane_bank_map(search.lanes, element_bytes, Swizzle(*bms)))
+            return Fix("swizzle", 0, bms, search.layout, analysis)
     if len(candidates) >= MAX_SWIZZLE_CANDIDATES:
         raise LayoutError(f"swizzle search: no fix among the first {MAX_SWIZZLE_CANDIDATES} candidates (the "
                           "search's cap)")

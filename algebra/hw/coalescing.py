@@ -9,7 +9,7 @@ of the tile) is read in instructions of ``vector`` values per thread: instructio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -104,7 +104,12 @@ def _tv_sizes(tv: Any) -> tuple[int, int]:
     return it.product(shp[0]), it.product(shp[1])
 
 
-def _offset_fn(tv: Any, memory: Any) -> Any:
+def _offset_fn(tv: Any, memory: Any, threads: Any = ()) -> Any:
+    """(t, v) -> element offset; for a plain TV layout (additive: T(t) + V(v)) each mode is evaluated once, T on
+    ``threads`` only."""
+    if memory is None and isinstance(tv, Layout):
+        t_off, v_off = {t: tv[0](t) for t in threads}, offsets(tv[1])
+        return lambda t, v: t_off[t] + v_off[v]
     if memory is None:
         return lambda t, v: tv((t, v))
     return lambda t, v: memory(tv((t, v)))
@@ -159,14 +164,7 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     lanes = range(WARP_SIZE * warp, min(WARP_SIZE * (warp + 1), nthr))
     if not lanes:
         raise LayoutError(f"warp {warp} has no threads: the layout has {nthr}")
-    if memory is None and isinstance(tv, Layout):  # additive: T(t) + V(v), each mode evaluated once
-        t_off, v_off = {t: tv[0](t) for t in lanes}, offsets(tv[1])
-        off = lambda t, val: t_off[t] + v_off[val]  # noqa: E731
-    else:
-        off = _offset_fn(tv, memory)
-    out = []
-    for g in range(0, nval, v):
-        r = sectors([base + element_bytes * off(t, g) for t in lanes], v * element_bytes)
-        out.append(SectorReport(r.byte_addresses, r.access_bytes, r.sectors, r.bytes_requested, r.bytes_used,
-                                list(range(g, g + v))))
+    off = _offset_fn(tv, memory, lanes)
+    out = [replace(sectors([base + element_bytes * off(t, g) for t in lanes], v * element_bytes),
+                   values=list(range(g, g + v))) for g in range(0, nval, v)]
     return PartitionSectors(v, widest, element_bytes, out)

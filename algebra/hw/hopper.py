@@ -7,7 +7,7 @@ On elements of ``b`` bits the same permutation is ``Sw<B, 4 + 3 - log2(b), 3>`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -217,8 +217,7 @@ class TensorMapArgs:
         return all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in ("dtype", "rank", "global_dim", "global_strides", "box_dim",
-                                           "element_strides", "interleave", "swizzle", "l2_promotion", "oob_fill")}
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "checks"}
         d["valid"] = self.valid
         d["checks"] = [{"rule": c.rule, "ok": c.ok, "text": c.text} for c in self.checks]
         return d

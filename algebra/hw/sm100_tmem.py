@@ -136,15 +136,12 @@ def thread_map(name: str, warp: int = 0, element_bits: int = 32, lane_base: int 
     if element_bits not in (8, 16, 32) or per_thread % element_bits:
         raise LayoutError(f"element_bits must be 8, 16 or 32 and divide the {per_thread} bits a thread holds")
     first, _ = warp_lanes(warp, shape, lane_base)
-    out = []
-    for t in range(32):
-        vals = []
-        for v in range(per_thread // element_bits):
-            addr = vid(reg((t, v * element_bits)))
-            lane, bit = divmod(addr, DP_B)
-            vals.append({"lane": first + lane, "column": column_base + bit // COLUMN_BITS, "bit": bit % COLUMN_BITS})
-        out.append(vals)
-    return out
+
+    def place(addr: int) -> dict[str, int]:
+        lane, bit = divmod(addr, DP_B)
+        return {"lane": first + lane, "column": column_base + bit // COLUMN_BITS, "bit": bit % COLUMN_BITS}
+
+    return [[place(vid(reg((t, v * element_bits)))) for v in range(per_thread // element_bits)] for t in range(32)]
 
 
 def alloc_columns(columns: int) -> int:

@@ -25,13 +25,7 @@ def _cpp_coord(c: Any) -> str:
 
 
 def _cpp_inline(kind: str, x: Any) -> str:
-    if kind == "profile":
-        return cpp_step(x)
-    if kind == "shape":
-        return cpp_shape(x)
-    if kind == "coord":
-        return _cpp_coord(x)
-    return str(x)
+    return {"profile": cpp_step, "shape": cpp_shape, "coord": _cpp_coord}.get(kind, str)(x)
 
 
 def op_to_cpp(op: str, *args: Any, program: bool = False) -> str:

@@ -50,9 +50,7 @@ def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
 
 def _inner(rec: Recorder | None, nat: Any, stride: Any) -> Any:
     cs, ds = it.flatten(nat), it.flatten(stride)
-    total: Any = 0
-    for c, d in zip(cs, ds, strict=True):
-        total = total + c * d
+    total = sum((c * d for c, d in zip(cs, ds, strict=True)), 0)
     if rec is not None:
         terms = [f"{c}*{d}" for c, d in zip(cs, ds, strict=True)]
         rec.step(f"inner product with the stride {show(stride)}: {' + '.join(terms)} = {total}")

@@ -42,21 +42,18 @@ def explain_ops() -> list[str]:
 def _close(rec: Recorder, op: registry.Op, result: Any) -> None:
     """End with a depth-0 "result" step that states ``result`` (unless the op's own last step already does)."""
     last = rec.steps[-1] if rec.steps else None
+    own = last is not None and last["depth"] == 0  # the op's own last step may state the result already
     rec.depth = 0
     if op.result == "tile":
         layout, offset = result
-        if not (last and last["depth"] == 0 and last["layout"] == str(layout) and last.get("offset") == offset):
+        if not (own and last["layout"] == str(layout) and last.get("offset") == offset):
             rec.step(f"result: {layout}, first element at offset {offset}", layout, kind="result", offset=offset)
-        return
-    if isinstance(result, Layout) or hasattr(result, "layout_b"):  # a layout or a swizzled one
-        if last and last["depth"] == 0 and last["kind"] == "result" and last["layout"] == str(result):
-            return
-        rec.step(f"result: {op.name}({', '.join(show(a) for a in rec.args)}) = {result}", result,
-                 kind="result")
-        return
-    value = show(result)
-    if not (last and last["depth"] == 0 and last["layout"] is None and last.get("value") == value):
-        rec.step(f"result: {value}", None, kind="result", value=value)
+    elif isinstance(result, Layout) or hasattr(result, "layout_b"):  # a layout or a swizzled one
+        if not (own and last["kind"] == "result" and last["layout"] == str(result)):
+            rec.step(f"result: {op.name}({', '.join(show(a) for a in rec.args)}) = {result}", result,
+                     kind="result")
+    elif not (own and last["layout"] is None and last.get("value") == show(result)):
+        rec.step(f"result: {show(result)}", None, kind="result", value=show(result))
 
 
 def derive(op_name: str, *args: Any) -> tuple[Any, list[dict[str, Any]]]:

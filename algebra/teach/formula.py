@@ -127,12 +127,10 @@ def _as_layoutish(x: Any) -> Any:
 def _term(name: str, d: Any) -> tuple[bool, str]:
     """(negative, text) of ``name * d``."""
     if is_int(d):
-        neg, mag = d < 0, abs(d)
-        return neg, name if mag == 1 else f"{name}*{mag}"
+        return d < 0, name if abs(d) == 1 else f"{name}*{abs(d)}"
     d = str(d)
     if re.fullmatch(r"-?\w+(\*\w+)*", d):
-        neg = d.startswith("-")
-        return neg, f"{name}*{d.lstrip('-')}"
+        return d.startswith("-"), f"{name}*{d.lstrip('-')}"
     return False, f"{name}*({d})"
 
 
@@ -270,13 +268,10 @@ class _P:
 
 
 def _names(tree: Any) -> list[str]:
-    out, stack = [], [tree]
-    while stack:
-        t = stack.pop()
-        if t[0] == "var" and t[1] not in out:
-            out.append(t[1])
-        stack.extend(reversed(t[2:]) if t[0] == "bin" else t[1:] if t[0] == "neg" else ())
-    return out
+    """The names a parsed formula uses, in order of first use."""
+    if tree[0] == "var":
+        return [tree[1]]
+    return list(dict.fromkeys(n for sub in tree[1:] if isinstance(sub, tuple) for n in _names(sub)))
 
 
 def evaluate(tree: Any, env: dict[str, Any]) -> Any:
@@ -324,8 +319,7 @@ def _points(shape: Any, names: Any):
     n = it.product(shape)
     if n > MAX_COORDS:
         raise LayoutError(f"grading enumerates at most 2^16 coordinates, this layout has {n}")
-    for k in range(n):
-        crd = it.idx2crd(k, shape) if is_tuple(shape) else k
+    for crd in it.coordinates(shape):
         yield crd, dict(zip(flat, it.flatten(crd), strict=True))
 
 
@@ -357,12 +351,17 @@ def _grade(tree: Any, layout: Any, values: dict[str, int] | None, names: Any) ->
         if any(isinstance(x, str) for x in it.flatten(layout.shape)):
             raise LayoutError(f"give values for the symbols {', '.join(syms)} to enumerate the coordinates")
         return _grade_symbolic(tree, layout, syms, names)
-    check = FormulaCheck(True, 0)
+    return _enumerate(FormulaCheck(True, 0), tree, layout, values or {}, names)
+
+
+def _enumerate(check: FormulaCheck, tree: Any, layout: Any, symbols: dict[str, int], names: Any,
+               **extra: str) -> FormulaCheck:
+    """``check`` with ``tree`` tallied against ``layout`` at every natural coordinate, ``symbols`` bound."""
     for crd, env in _points(layout.shape, names):
-        want, got = layout(crd), evaluate(tree, {**env, **(values or {})})
+        want, got = layout(crd), evaluate(tree, {**env, **symbols})
         if not is_int(want):
             raise LayoutError("only integer-valued layouts have a formula to grade")
-        _tally(check, crd, want, got, want == got)
+        _tally(check, crd, want, got, want == got, **extra)
     return check
 
 
@@ -373,17 +372,13 @@ def _grade_symbolic(tree: Any, layout: SymLayout, syms: list[str], names: Any) -
     try:
         import sympy
     except ImportError:
-        sympy = None
-    if sympy is None:
-        total = FormulaCheck(True, 0, method="sampled")
+        check = FormulaCheck(True, 0, method="sampled")
         for k in range(len(_SAMPLES)):
             # each symbol walks the sample list at its own offset: odd and even, small and large, unequal values
             vals = {s: _SAMPLES[(k + 5 * j) % len(_SAMPLES)] for j, s in enumerate(syms)}
-            bound = layout.bind(vals)
-            for crd, env in _points(bound.shape, names):
-                want, got = bound(crd), evaluate(tree, {**env, **vals})
-                _tally(total, crd, want, got, want == got, values=", ".join(f"{k}={v}" for k, v in vals.items()))
-        return total
+            shown = ", ".join(f"{s}={v}" for s, v in vals.items())
+            _enumerate(check, tree, layout.bind(vals), vals, names, values=shown)
+        return check
     env0 = {s: sympy.Symbol(s, integer=True) for s in syms}
     dvals = [evaluate(parse_formula(d), env0) if isinstance(d, str) else d for d in it.flatten(layout.stride)]
     check = FormulaCheck(True, 0, method="symbolic")

@@ -18,12 +18,8 @@ inline otherwise) and ``a[k]`` its value; they return an expression, or a list o
 An op without an emitter is emitted as ``name(args...)`` / ``cute.name(args...)``.
 
 Adding an op: implement it in its module (recording its steps through ``algebra.core.recorder.active()``, see
-``algebra.core.coalesce.coalesce``), then add one ``_op(...)`` line below, e.g.::
-
-    _op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0", "Inverses",
-        [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
-
-The workbench, the API, explain and codegen pick it up; ``tests/test_registry.py`` runs its example everywhere.
+``algebra.core.coalesce.coalesce``), then add one ``_op(...)`` line below (``nullspace``'s is the plainest). The
+workbench, the API, explain and codegen pick it up; ``tests/test_registry.py`` runs its example everywhere.
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.core import emit, inverses, ops, partition, products, recast
+from algebra.core import emit, inverses, ops, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.notation import parse_arg, parse_htuple
@@ -105,10 +101,10 @@ def _op(name: str, fn: Callable, args: str, gloss: str, group: str, examples: li
                    cpp, dsl if callable(dsl) else None, link, result, dsl is not None)
 
 
-def _tensor_op(op: str, third: Callable[[list[str], tuple], str]) -> Callable:
+def _tensor_op(op: str) -> Callable:
     return lambda n, a: [
         f"auto tensor = make_tensor(counting_iterator<int>{{}}, {n[0]});   // its values are A's offsets",
-        f"auto R = {op}(tensor, {n[1]}, {third(n, a)});",
+        f"auto R = {op}(tensor, {n[1]}, {n[2]});",
         "print(R.layout()); print(\"  first offset: \"); print(*R.data());"]
 
 
@@ -211,15 +207,15 @@ _op("tile_to_shape", products.tile_to_shape, "block:layout shape:shape order:pro
     [("tile_to_shape", "(2,2):(1,2)", "(8,8)"), ("tile_to_shape, repeats row-major", "(2,2):(1,2)", "(8,8)", "(1,0)")],
     dsl=lambda n, a: f"cute.tile_to_shape({n[0]}, {n[1]}, "
                      f"{n[2] if len(n) > 2 else emit.py_tuple(_default_order(a[1]))})")
-_op("local_tile", partition.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
+_op("local_tile", products.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
     "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
     [("local_tile: tile (1,2) of 4x4 tiles", "(16,16):(16,1)", "<4:1, 4:1>", "(1,2)")], link="offset", result="tile",
-    cpp=_tensor_op("local_tile", lambda n, a: n[2]),
+    cpp=_tensor_op("local_tile"),
     dsl=lambda n, a: f"cute.local_tile(cute.make_tensor(0, {n[0]}), {n[1]}, {n[2]})")
-_op("local_partition", partition.local_partition, "A:layout thread_layout:layout thread_index:int",
+_op("local_partition", products.local_partition, "A:layout thread_layout:layout thread_index:int",
     "what one thread of a thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)", "Tiling",
     [("local_partition: thread 5 of (4,8)", "(16,32):(32,1)", "(4,8):(8,1)", "5")], link="offset", result="tile",
-    cpp=_tensor_op("local_partition", lambda n, a: n[2]),
+    cpp=_tensor_op("local_partition"),
     dsl=lambda n, a: f"cute.local_partition(cute.make_tensor(0, {n[0]}), {n[1]}, cutlass.Int32({n[2]}))")
 _op("tile_unzip", products.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
     "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], link="offset", dsl=None)

@@ -57,7 +57,7 @@ def _holds(rng: random.Random, seed: int) -> Drill:
     lane = 5 if rng.random() < 0.5 else rng.randrange(32)
     warp = rng.randrange(1 << len(b["warp"]))
     reg = rng.randrange(1 << len(b["register"]))
-    row, col = t.ll.apply({"register": reg, "lane": lane, "warp": warp})
+    row, col = t.ll(register=reg, lane=lane, warp=warp)
     want = (row, col)
     steps = [step(f"The layout for a {shape[0]}x{shape[1]} tensor has bases register {b['register']}, lane "
                   f"{b['lane']}, warp {b['warp']}.")]

@@ -27,8 +27,8 @@ class GridView(Grid):
     def __post_init__(self) -> None:
         charge("drawn cell", self.rows * self.cols, f"grid {self.id}")
 
-    def figure(self, tools: bool = True) -> Markup:
-        return Markup(super().figure(tools))
+    def figure(self, tools: bool = True, export: bool = True) -> Markup:
+        return Markup(super().figure(tools, export))
 
     def header(self) -> Markup:
         return Markup(super().header())

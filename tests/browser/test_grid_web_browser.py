@@ -94,7 +94,7 @@ def test_svg_export_across_tiles(page, live_server):
     page.goto(f"{live_server.url}/?layout=(20,20):(1,20)")
     svg = page.evaluate("window.layoutlabSvg('grid-explorer')")
     assert svg.count("<rect") == 1 + 400
-    W, H, pad = 44, 22, 28  # static/app.js gridToSvg
+    W, H, pad = 44, 22, 28  # layoutlab.grid.Grid.svg_body
     i, j = 17, 18
     x, y = pad + j * W + W // 2, pad + i * H + H // 2 + 4
     assert f'<text x="{x}" y="{y}" text-anchor="middle">{i + 20 * j}</text>' in svg
@@ -103,12 +103,30 @@ def test_svg_export_across_tiles(page, live_server):
     assert svg.count("<line") == 3 * 4  # the (2,4) mode's three inner boundaries, on each of the four rows
 
 
+def test_the_svg_button_draws_what_the_library_draws(page, live_server):
+    """The page's SVG is the server's drawing (``Grid.svg_body``): for a layout, the one ``layoutlab.svg`` makes, but
+    for the fills, which the page reads from its CSS (``rgb(...)`` for ``#rrggbb``) and the cells' offsets."""
+    import layoutlab
+
+    text = "(4,(2,4)):(2,(1,8))"
+    page.goto(f"{live_server.url}/?layout={text}")
+    svg = page.evaluate("window.layoutlabSvg('grid-explorer')")
+
+    def plain(s: str) -> str:
+        s = re.sub(r'<g class="cell"[^>]*>', '<g class="cell">', s)
+        return re.sub(r'fill="(#[0-9a-f]{6}|rgb\([^)]*\))"', 'fill="F"', s)
+
+    assert plain(svg) == plain(layoutlab.svg(text))
+    assert "rgb(" in svg and not page.console_errors
+
+
 def test_svg_export_reads_tiles_not_laid_out(page, live_server):
     page.goto(f"{live_server.url}/?layout=(64,64):(64,1)")
     corner = cell("grid-explorer", 63, 63)
     tile = '#grid-explorer .gk > .gt[data-i0="48"][data-j="48"]'
-    cold, empty, svg = page.evaluate(f"""() => [document.querySelector('{tile}').classList.contains('cold'),
-                                         !document.querySelector('{corner}'), window.layoutlabSvg('grid-explorer')]""")
+    cold, empty, svg = page.evaluate(f"""async () => [document.querySelector('{tile}').classList.contains('cold'),
+                                         !document.querySelector('{corner}'),
+                                         await window.layoutlabSvg('grid-explorer')]""")
     assert cold and empty  # exported before that tile was built (deferred) or laid out
     W, H, pad = 44, 22, 28
     fills = {(int(x), int(y)): f for x, y, f in

@@ -144,7 +144,7 @@ def test_atom_search_picks_a_matching_atom(page, live_server):
     assert 0 < visible < 20
 
 
-def test_svg_export_named_after_the_layout_with_outlines(page, live_server):
+def test_svg_export_named_after_the_layout_with_outlines(page, live_server, screenshot):
     page.goto(f"{live_server.url}/banks?layout=(8,64):(64,1)&element_bytes=2&swizzle=Sw<3,3,3>&access=column:0")
     with page.expect_download() as dl:
         page.click("#fig-grid-banks button.svg-export")
@@ -152,6 +152,8 @@ def test_svg_export_named_after_the_layout_with_outlines(page, live_server):
     assert name == "Sw[3,3,3]_o_(8,64)_(64,1).svg"
     svg = open(dl.value.path()).read()
     assert svg.count('class="acc"') == 8 and "the cells this warp reads" in svg and "Sw&lt;3,3,3&gt; o" in svg
+    page.set_content(f"<body style='margin:0'>{svg}</body>")  # the downloaded picture itself
+    screenshot(page, "banks-svg-export", full_page=False)
 
 
 def test_big_workbench_grid_builds_its_deferred_tiles(page, live_server, screenshot):
