@@ -189,6 +189,17 @@ def test_idx2crd_past_the_end_extends_the_last_mode_as_cute() -> None:
     assert all(A.crd2idx(A.idx2crd(i, (3, (2, 3))), (3, (2, 3))) == i for i in range(200))
 
 
+@pytest.mark.parametrize(("idx", "shown"), [(None, "_"), ((1, None), "(1,_)"), ((1, (None, 1)), "(1,(_,1))")])
+@pytest.mark.parametrize("stride", [None, (1, (3, 6))])
+def test_idx2crd_refuses_an_index_with_a_slice_marker(idx, shown, stride) -> None:
+    """``_`` (None) selects a whole mode in a slice; it is no index. (1,(_,1)) came back as (1,(None,1)), the others
+    as a bare TypeError."""
+    with pytest.raises(LayoutError) as e:
+        A.inttuple.idx2crd(idx, (3, (2, 3)), stride)
+    assert str(e.value) == ("idx2crd: the index must be an integer or a tuple of integers congruent with the shape "
+                            f"(3,(2,3)), got {shown}")
+
+
 def test_make_ordered_layout_as_cute_compact_order() -> None:
     """CuTe's answers (tests/oracle/data/corpus_e*.json): equal orders start at the same stride, and an order entry
     may stand for a whole mode (column-major inside it)."""

@@ -194,6 +194,12 @@ def test_ops_that_take_a_bare_swizzle_still_do(client):
     ("idx2crd", ["7", "(3,(0,3))"], "shape: shape entries must be positive integers, got 0"),
     ("crd2idx", ["(1,1)", "(3,-2)"], "shape: shape entries must be positive integers, got -2"),
     ("tile_to_shape", ["(2,2):(1,2)", "(8,0)"], "shape: shape entries must be positive integers, got 0"),
+    ("idx2crd", ["(1,_)", "(3,(2,3))"], "idx2crd: the index must be an integer or a tuple of integers congruent with "
+                                       "the shape (3,(2,3)), got (1,_)"),
+    ("idx2crd", ["_", "(3,4)"], "idx2crd: the index must be an integer or a tuple of integers congruent with the "
+                               "shape (3,4), got _"),
+    ("idx2crd", ["(1,(_,1))", "(3,(2,3))"], "idx2crd: the index must be an integer or a tuple of integers "
+                                           "congruent with the shape (3,(2,3)), got (1,(_,1))"),
 ])
 def test_arguments_the_op_cannot_take_are_refused_by_name(client, op, args, detail):
     """These reached the engine and came back as 'cannot evaluate this input (TypeError / ZeroDivisionError ...)'."""

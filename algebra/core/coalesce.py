@@ -13,7 +13,7 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, layout_arg, make_layout
 from algebra.core.memo import memo
-from algebra.core.modes import bw_coalesce, coalesce_x_pair, flat_pair
+from algebra.core.modes import bw_coalesce, flat_pair
 from algebra.core.recorder import Recorder, active, nested
 from algebra.core.swizzle import ComposedLayout
 
@@ -35,8 +35,6 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
             return layout.with_layout_b(nested(rec, coalesce.__wrapped__, layout.layout_b, profile))
         layout = _as_layout(layout)
     if type(profile) is tuple:
-        if len(profile) > it.rank(layout.shape):
-            raise LayoutError(f"coalesce: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
     if rec is None:
@@ -50,8 +48,10 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
 
 def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, name: str) -> Layout:
     """``f`` applied to each of the first ``len(profile)`` modes on its own (with its part of the profile); the
-    modes past the profile are kept."""
+    modes past the profile are kept; refused when the profile has more modes than the layout."""
     n = it.rank(layout.shape)
+    if len(profile) > n:
+        raise LayoutError(f"{name}: profile {it.to_str(profile)} has more modes than {layout}")
     if rec is not None:
         rec.step(f"{name} by mode: each of the first {len(profile)} modes of {layout} on its own"
                  + (", the others kept" if len(profile) < n else ""))
@@ -68,12 +68,6 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res
-
-
-def coalesce_x(layout: Layout) -> Layout:
-    """Coalesce that also preserves the function outside the domain (a trailing shape-1 mode keeps its stride).
-    Post: ``R(i) == L(i)`` for every ``i`` (also ``i >= size(L)``, where L goes on along its last mode)."""
-    return R(*coalesce_x_pair(layout.shape, layout.stride))
 
 
 def filter_zeros(layout: Layout) -> Layout:
@@ -102,8 +96,6 @@ def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's
         return layout.with_layout_b(nested(rec, filter, layout.layout_b, profile))
     layout = _as_layout(layout)
     if type(profile) is tuple:
-        if len(profile) > it.rank(layout.shape):
-            raise LayoutError(f"filter: profile {it.to_str(profile)} has more modes than {layout}")
         return _by_profile(rec, layout, profile, filter, "filter")
     fz = filter_zeros(layout)
     if rec is None:

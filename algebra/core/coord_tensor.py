@@ -34,7 +34,7 @@ class CoordTensor:
         o = self.origin.as_tuple() if isinstance(self.origin, ArithTuple | ScaledBasis) else self.origin
         if isinstance(o, list):
             o = tuple(o)
-        if not (it.is_int(o) or (it.is_tuple(o) and all(it.is_int(x) for x in it.flatten(o)))):
+        if not all(it.is_int(x) for x in it.flatten(o)):
             raise LayoutError(f"a coordinate tensor's origin is a tuple of integers, not {self.origin!r}")
         object.__setattr__(self, "origin", o)
         bad = [d for d in it.flatten(self.layout.stride) if not isinstance(d, ScaledBasis) and d != 0]
@@ -55,11 +55,8 @@ class CoordTensor:
         c = crd[0] if len(crd) == 1 else crd
         v = self.layout(c)
         total = ArithTuple.of(self.origin) + (v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)
-        out = total.as_tuple()
-        width = len(self.origin) if it.is_tuple(self.origin) else 1
-        prof = coprofile(self.layout)
-        width = max(width, len(prof) if it.is_tuple(prof) else 1)
-        out = tuple(out) if it.is_tuple(out) else (out,)
+        out = it.wrap(total.as_tuple())
+        width = max(it.rank(self.origin), it.rank(coprofile(self.layout)))
         return out + (0,) * (width - len(out))
 
     def __str__(self) -> str:

@@ -188,19 +188,8 @@ def compact_row_major(shape: IntTuple, current: int = 1) -> IntTuple:
 def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
     """CuTe's ``shape_div``: elementwise for tuple/tuple, folded for tuple/int; the int/int case requires
     ``a % b == 0 or b % a == 0`` and returns ``ceil_div(a, b)``."""
-    if type(a) is tuple:
-        if type(b) is tuple:
-            if len(a) != len(b):
-                raise LayoutError(f"shape_div: mismatched ranks {a} and {b}")
-            return tuple(shape_div(x, y) for x, y in zip(a, b, strict=True))
-        out = []
-        rest = b
-        for x in a:
-            out.append(shape_div(x, rest))
-            rest = shape_div(rest, x)
-        return tuple(out)
-    if type(b) is tuple:
-        return shape_div(a, product(b))
+    if type(a) is tuple or type(b) is tuple:
+        return _fold(shape_div, a, b, pad=False)
     if b == 0 or a == 0 or not (a % b == 0 or b % a == 0):
         raise LayoutError(f"shape divisibility condition: neither of {a} and {b} divides the other")
     return ceil_div_int(a, b)
@@ -208,41 +197,41 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
 
 def ceil_div(a: IntTuple, b: IntTuple) -> IntTuple:
     """CuTe's ``ceil_div`` on HTuples (tuple/int folds the divisor across the modes of a)."""
-    if type(a) is tuple:
-        if type(b) is tuple:
-            if len(a) < len(b):
-                raise LayoutError(f"ceil_div: mismatched ranks {a} and {b}")
-            bb = tuple(b) + (1,) * (len(a) - len(b))
-            return tuple(ceil_div(x, y) for x, y in zip(a, bb, strict=True))
-        out = []
-        rest = b
-        for x in a:
-            out.append(ceil_div(x, rest))
-            rest = ceil_div(rest, x)
-        return tuple(out)
-    if type(b) is tuple:
-        return ceil_div(a, product(b))
+    if type(a) is tuple or type(b) is tuple:
+        return _fold(ceil_div, a, b, pad=True)
     return ceil_div_int(a, b)
+
+
+def _fold(f: Any, a: IntTuple, b: IntTuple, pad: bool) -> IntTuple:
+    """The division ``f`` on HTuples: elementwise for tuple/tuple (b padded with 1s to the rank of a where ``pad``),
+    folded for tuple/int (each mode of a divided by what the modes before it left of b), by ``product(b)`` for
+    int/tuple."""
+    if type(a) is not tuple:
+        return f(a, product(b))
+    if type(b) is tuple:
+        if len(a) < len(b) or (len(a) > len(b) and not pad):
+            raise LayoutError(f"{f.__name__}: mismatched ranks {a} and {b}")
+        return tuple(f(x, y) for x, y in zip(a, b + (1,) * (len(a) - len(b)), strict=True))
+    out = []
+    for x in a:
+        out.append(f(x, b))
+        b = f(b, x)
+    return tuple(out)
 
 
 def inner_product(a: IntTuple, b: IntTuple) -> Any:
     if type(a) is tuple and type(b) is tuple:
         if len(a) != len(b):
             raise LayoutError(f"inner_product: mismatched ranks {a} and {b}")
-        total = 0
-        for x, y in zip(a, b, strict=True):
-            total = total + inner_product(x, y)
-        return total
+        return sum(inner_product(x, y) for x, y in zip(a, b, strict=True))
     return a * b
 
 
 def evenly_divides(shape: IntTuple, tiler: IntTuple) -> bool:
     """True when the tiler divides the shape mode by mode (CuTe's ``evenly_divides`` on static values)."""
     if type(tiler) is tuple:
-        if rank(tiler) > rank(shape):
-            return False
         sh = wrap(shape)
-        return all(evenly_divides(sh[i], tiler[i]) for i in range(len(tiler)))
+        return len(tiler) <= len(sh) and all(evenly_divides(s, t) for s, t in zip(sh, tiler, strict=False))
     return product(shape) == product(tiler) * product(ceil_div(shape, tiler))
 
 
@@ -286,6 +275,10 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
     Without a stride (CuTe's ``idx2crd(i, s)``): colexicographic, ``crd2idx(idx2crd(i, s), s) == i`` for every
     ``i >= 0``: an index past ``size(s)`` extends the last mode (at each level), and an int shape returns the index.
     """
+    if type(idx) is not int and not all(is_int(x) for x in flatten(idx)):
+        shown = to_str(idx).replace("None", "_")  # ``_`` (a whole mode, in a slice) parses as None
+        raise LayoutError(f"idx2crd: the index must be an integer or a tuple of integers congruent with the shape "
+                          f"{to_str(shape)}, got {shown}")
     if stride is None:
         return _idx2crd_cute(idx, shape)
     if type(idx) is tuple:

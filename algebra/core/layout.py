@@ -62,7 +62,7 @@ class Layout:
         else:
             stride = it.check_stride(stride)
             if not it.congruent(shape, stride):
-                raise LayoutError(f"shape {it.to_str(shape)} and stride {_stride_str(stride)} are not "
+                raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
                                   "congruent (different profiles)")
         self.shape = shape
         self.stride = stride
@@ -94,7 +94,11 @@ class Layout:
             raise LayoutError("a coordinate is required")
         if _has_none(c):
             return slice_layout(c, self)
-        _check_coord(c)
+        for x in it.flatten(c):
+            if not is_int(x):
+                raise LayoutError(f"coordinate entries must be integers, got {x!r}")
+            if x < 0:
+                raise LayoutError(f"coordinate entries must be non-negative, got {x}")
         return it.crd2idx(c, self.shape, self.stride)
 
     def __getitem__(self, i: int) -> Layout:
@@ -141,10 +145,10 @@ class Layout:
         return h
 
     def __str__(self) -> str:
-        return f"{it.to_str(self.shape)}:{_stride_str(self.stride)}"
+        return f"{it.to_str(self.shape)}:{it.to_str(self.stride)}"
 
     def __repr__(self) -> str:
-        return f"Layout({it.to_str(self.shape)}, {_stride_str(self.stride)})"
+        return f"Layout({it.to_str(self.shape)}, {it.to_str(self.stride)})"
 
     # ----------------------------------------------------------------------------------------- conveniences
     def size(self) -> int:
@@ -166,22 +170,6 @@ def _has_none(c: Any) -> bool:
     if c is None:
         return True
     return type(c) is tuple and any(_has_none(x) for x in c)
-
-
-def _check_coord(c: Any) -> None:
-    if type(c) is tuple:
-        for x in c:
-            _check_coord(x)
-    elif not is_int(c):
-        raise LayoutError(f"coordinate entries must be integers, got {c!r}")
-    elif c < 0:
-        raise LayoutError(f"coordinate entries must be non-negative, got {c}")
-
-
-def _stride_str(d: Any) -> str:
-    if type(d) is tuple:  # the int leaves inline (one list, no generator frame)
-        return "(" + ",".join([str(x) if type(x) is int else _stride_str(x) for x in d]) + ")"
-    return str(d)
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -305,22 +293,15 @@ def slice_layout(crd: Any, layout: Layout) -> Layout:
 def _slice(c: Any, t: Any) -> Any:
     if type(c) is tuple:
         return _lift(c, t)  # a tuple coordinate: the kept modes, nested slices flattened into this level
-    if c is None:
-        return t
-    return ()
+    return t if c is None else ()
 
 
 def _lift(c: Any, t: Any) -> tuple:
-    if type(c) is tuple:
-        if type(t) is not tuple or len(c) != len(t):
-            raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
-        out: list = []
-        for x, y in zip(c, t, strict=True):
-            out.extend(_lift(x, y))
-        return tuple(out)
-    if c is None:
-        return (t,)
-    return ()
+    if type(c) is not tuple:
+        return (t,) if c is None else ()
+    if type(t) is not tuple or len(c) != len(t):
+        raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
+    return tuple([m for x, y in zip(c, t, strict=True) for m in _lift(x, y)])
 
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:

@@ -6,7 +6,7 @@ Each op lives in its own module, with its post-condition in its docstring: ``coa
 ``local_partition`` (``algebra.core.products``).
 """
 
-from algebra.core.coalesce import coalesce, coalesce_x, filter, filter_zeros
+from algebra.core.coalesce import coalesce, filter, filter_zeros
 from algebra.core.complement import complement
 from algebra.core.composition import composition
 from algebra.core.inverses import (
@@ -19,5 +19,5 @@ from algebra.core.inverses import (
     right_inverse,
 )
 
-__all__ = ["coalesce", "coalesce_x", "complement", "composition", "filter", "filter_zeros", "greatest_common_domain",
-           "layout_add", "left_inverse", "max_common_layout", "max_common_vector", "nullspace", "right_inverse"]
+__all__ = ["coalesce", "complement", "composition", "filter", "filter_zeros", "greatest_common_domain", "layout_add",
+           "left_inverse", "max_common_layout", "max_common_vector", "nullspace", "right_inverse"]
