@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -26,7 +27,8 @@ def call(app, path: str, kind: str, part: bytes) -> tuple[int, dict, bytes]:
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    with ThreadPoolExecutor(1) as pool:  # a loop of its own: the thread running the tests may already have one
+        pool.submit(asyncio.run, app(scope, receive, send)).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
