@@ -70,3 +70,23 @@ def test_labels_are_escaped(client):
 def test_mark_coordinates_are_json_integers(client):
     body = model_of("(2,3):(3,1)") | {"marks": [[True, 0, "acc"]]}
     assert client.post("/api/svg", json=body).status_code == 422
+
+
+def test_the_picture_is_charged_to_the_work_budget_before_it_is_drawn(client, monkeypatch):
+    from app import budget
+
+    monkeypatch.setattr(budget, "WORK_UNITS", 5 * budget.COST["drawn cell"])  # five drawn cells a request
+    r = client.post("/api/svg", json=model_of("(2,3):(3,1)"))
+    assert r.status_code == 422 and "grid svg" in r.json()["detail"], r.text
+
+
+def test_the_app_draws_grids_only_through_the_charged_view():
+    """Every grid the app draws is a GridView (charged before it is drawn): no other module of app/ takes the bare
+    model from layoutlab.grid, so the next route that draws a grid cannot forget the charge."""
+    from pathlib import Path
+
+    app_dir = Path(__file__).resolve().parent.parent / "app"
+    view = app_dir / "services" / "grid.py"
+    bare = [str(p.relative_to(app_dir)) for p in app_dir.rglob("*.py") if p != view
+            if re.search(r"from layoutlab\.grid import[^\n]*\bGrid\b|layoutlab\.grid\.Grid\b", p.read_text())]
+    assert bare == []

@@ -10,7 +10,8 @@ from algebra import LayoutError
 from app.budget import BudgetedRoute
 from app.config import MAX_CELLS
 from app.schemas import SvgIn
-from layoutlab.grid import Grid, svg_document
+from app.services.grid import GridView
+from layoutlab.grid import svg_document
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api", tags=["layout"])
 
@@ -37,10 +38,11 @@ def _check(body: SvgIn) -> None:
              responses={200: {"content": {"image/svg+xml": {}}, "description": "an SVG document"},
                         422: {"description": "a part of the grid missing, malformed or over a cap; detail names it"}})
 def post_svg(body: SvgIn) -> Response:
-    """An SVG document of one grid as a page shows it: the same drawing as ``layoutlab.svg``."""
+    """An SVG document of one grid as a page shows it: the same drawing as ``layoutlab.svg``. Its cells are charged
+    to the request's work budget as every drawn grid's are (app.services.grid.GridView)."""
     _check(body)
     r, c = body.rows, body.cols
-    grid = Grid(id="svg", rows=r, cols=c, text=[body.text[i * c:(i + 1) * c] for i in range(r)],
+    grid = GridView(id="svg", rows=r, cols=c, text=[body.text[i * c:(i + 1) * c] for i in range(r)],
                 colour=[body.colour[i * c:(i + 1) * c] for i in range(r)], row_levels=body.row_levels,
                 col_levels=body.col_levels, row_labels=body.row_labels or None, col_labels=body.col_labels or None,
                 marks={(i, j): cls for i, j, cls in body.marks}, caption=body.caption,
