@@ -4,7 +4,7 @@ into a shared one (``smem.store``), for each case below; Nsight Compute's shared
 beside LayoutLab's model (``algebra.doctor.triton_conflicts.plan``, fed the layouts as the compiled TTGIR prints them)
 and Gluon's ``bank_conflicts``; the store instructions in the kernel's SASS. One JSON file; a table printed last.
 
-    python3 bench/triton_device.py --out $OUT/triton_conflicts_H100.json   # on the GPU (bench/triton_device.sh names the card)
+    python3 bench/triton_device.py --out $OUT/triton_conflicts_H100.json   # on the GPU (the .sh names the card)
     python3 bench/triton_device.py --compile-only                          # any machine with triton: no launch, no ncu
     python3 bench/triton_device.py --table bench/results/triton_conflicts_<card>_<date>.json
 
