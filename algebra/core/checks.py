@@ -251,11 +251,12 @@ def post_composition(args: tuple, r: Any) -> None:
         # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
         if _f2_agree(a, b, r):
             return
-        n_b = it.product(b.shape)
-        hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
+        hit = _f2_counterexample(a, b, r)
         if hit is not None:
             _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
-                    "carry-less product does not", hit)
+                    "carry-less product does not" if has_f2(a.stride) else "F2 linearity condition: B's F2 "
+                    "offsets combine by XOR, and A's integer modes do not turn an XOR of offsets into an XOR of "
+                    "values (A is not F2-linear: a power-of-two shape and stride per mode, no bit shared)", hit)
         return
     why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
     if why is None:
@@ -291,6 +292,25 @@ def _ints(stride: Any) -> bool:
         if type(x) is not int and not _ints(x):
             return False
     return True
+
+
+def _bits(v: Any) -> Any:
+    """An offset as a plain value: an F2 vector is its bits (``F2(5)`` and ``5`` are the same offset)."""
+    return v.value if type(v) is not int and getattr(v, "is_f2", False) else v
+
+
+def _f2_counterexample(a: Any, b: Any, r: Any) -> tuple | None:
+    """``find_counterexample`` where a stride is an F2 vector: B's offsets (F2 ones too: their bits index A) and the
+    values compared as bits. Every point of B up to ``FULL_CAP``, else a sample (``_coords``)."""
+    size_a = it.product(a.shape)
+    fs = it.flatten(b.shape)
+    picks = _coords(fs) if it.product(fs) > FULL_CAP else None
+    pts = range(it.product(fs)) if picks is None else map(_dot(it.flatten(it.prefix_product(fs))), picks)
+    for i in pts:
+        x = _bits(b(i))
+        if type(x) is int and 0 <= x < size_a and _bits(ax := a(x)) != _bits(ri := r(i)):
+            return i, x, ax, ri
+    return None
 
 
 def _f2_agree(a: Any, b: Any, r: Any) -> bool:

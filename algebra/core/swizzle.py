@@ -50,6 +50,8 @@ class Swizzle(Frozen):
 
     def __call__(self, offset: int) -> int:
         if not is_int(offset):
+            if type(offset) is F2:  # an F2 offset (a layout with F2 strides inside): the same bits, swizzled
+                return F2(self(offset.value))
             raise LayoutError(f"a swizzle applies to integer offsets, got {offset!r}")
         y = offset & self.yyy_mask
         return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
