@@ -45,7 +45,7 @@ from algebra.core.layout import (
 from algebra.core.memo import memo
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import Swizzle, make_composed, make_swizzle
+from algebra.core.swizzle import CHECK_CAP, Swizzle, make_composed, make_swizzle
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
@@ -268,7 +268,10 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     fast = all(map(int_strides, (block, new, comp, t)))  # then each value is a flat dot product, not a checked call
     new_of, block_of, comp_of, t_of = (offset_fn(x.shape, x.stride) if fast else x for x in (new, block, comp, t))
     res_sw = getattr(res, "layout_a", lambda x: x)  # make_composed may drop an identity swizzle
-    for i in range(min(size(new), 1 << 16) if checking() else 0):
+    if checking() and size(new) > CHECK_CAP:
+        raise LayoutError(f"logical_product({block}, {tiler}) is refused: CuTe would print {res} here, and this engine "
+                          f"could not confirm it is the product (size {size(new)} is over the {CHECK_CAP}-point check)")
+    for i in range(size(new) if checking() else 0):
         a, j = i % n0, i // n0
         got, want = res_sw(new_of(i)), block_of(a) + comp_of(sw(t_of(j)))
         if got != want:

@@ -209,14 +209,47 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     new = make_swizzle(y, z)
     res = make_composed(new, 0, a)
     n = it.product(a.shape)
-    for i in range(min(n, 1 << 16) if checking() else 0):
-        j = sw(i)
-        if j < n and res(i) != a(j):
-            raise LayoutError(
-                f"composition {a} o {sw} is not a layout: the swizzle's bits do not land on whole bits of the "
-                f"offsets. CuTe would print {res} here; at i = {i} that gives {res(i)}, but A({sw}({i})) = A({j}) "
-                f"= {a(j)}")
+    hit = _moved_counterexample(a, sw, new, n) if checking() else None
+    if hit is not None:
+        i, j, got, want = hit
+        raise LayoutError(
+            f"composition {a} o {sw} is not a layout: the swizzle's bits do not land on whole bits of the "
+            f"offsets. CuTe would print {res} here; at i = {i} that gives {got}, but A({sw}({i})) = A({j}) = {want}")
     return res
+
+
+CHECK_CAP = 1 << 20  # a swizzle moved through a layout is checked point by point up to this size
+
+
+def _moved_counterexample(a: Layout, sw: Swizzle, new: Swizzle, n: int) -> tuple | None:
+    """``(i, sw(i), new(a(i)), a(sw(i)))`` for the first ``i < n`` with ``sw(i) < n`` where the swizzle moved to the
+    offsets side differs, or None. Where A's offsets combine its index bits without carries (``f2_columns``) and the
+    swizzle's bits lie inside the domain, both sides are F2-linear: the unit indices decide. Else every point, up to
+    ``CHECK_CAP``; past it, refused (unconfirmed)."""
+    from algebra.core.arith import f2_apply, f2_columns
+    from algebra.core.modes import offsets
+
+    cols = f2_columns(a.shape, a.stride) if n & (n - 1) == 0 else None
+    if cols is not None and (sw.yyy_mask | sw.zzz_mask) < n:
+        for t in range(len(cols)):
+            i = 1 << t
+            if new(cols[t]) != (v := f2_apply(cols, sw(i))):
+                return i, sw(i), new(cols[t]), v
+        return None
+    if n > CHECK_CAP:  # the first CHECK_CAP points for a counterexample, else refused: not confirmed
+        for i in range(CHECK_CAP):
+            j = sw(i)
+            if j < n and new(u := a(i)) != (v := a(j)):
+                return i, j, new(u), v
+        raise LayoutError(f"composition {a} o {sw} is refused: CuTe would print {make_composed(new, 0, a)} here, and "
+                          f"this engine could not confirm it is A o Sw (A's offsets carry between the swizzle's bits "
+                          f"and size(A) = {n} is over the {CHECK_CAP}-point check)")
+    tab = offsets(a)
+    for i in range(n):
+        j = sw(i)
+        if j < n and new(tab[i]) != tab[j]:
+            return i, j, new(tab[i]), tab[j]
+    return None
 
 
 def as_f2_layout(x: Any) -> Layout:

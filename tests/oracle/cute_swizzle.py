@@ -167,7 +167,8 @@ def gen_wide_case(rng: random.Random, op: str) -> dict:
     if op == "swizzle_swizzle":
         b, m, s = wide_swizzle(rng)
         s0 = cc.split_composed(atom)[0][2]
-        return {"op": "composition", "args": [sw, f"Sw<{b},{m},{s0 if rng.random() < 0.7 else s}>"]}
+        s = s0 if abs(s0) >= b and rng.random() < 0.7 else s  # the same shift: CuTe merges them
+        return {"op": "composition", "args": [sw, f"Sw<{b},{m},{s}>"]}
     if op == "complement":
         return {"op": op, "args": [atom] if rng.random() < 0.3 else [atom, n * rng.choice([1, 2, 3, 4])]}
     if op == "complement_sw":  # a swizzled cotarget: CuTe reads its shape
