@@ -24,7 +24,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import ArithTuple, has_f2
-from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
+from algebra.core.checks import checking, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, shows_cute, whole_refusal
@@ -256,9 +256,11 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     new = logical_product(block, t)
     m, b, sh = sw.base, sw.bits, abs(sw.shift)
     zy = Layout((1 << m, 1 << b, 1 << (sh - b), 1 << b, 1), (0, 1 << m, 0, 1 << (m + sh), 0))
-    only_zy = cute_would_print(_composition, zy, t)  # CuTe's own arithmetic: an internal step, not an answer
-    if only_zy is None:
-        raise LayoutError(f"logical_product({block}, {tiler}): CuTe refuses the projection of {sw} through {t}")
+    try:  # CuTe's own arithmetic: an internal step, not an answer (so only CuTe's conditions refuse it)
+        only_zy = quiet(active(), unchecked, _composition, zy, t)
+    except LayoutError as err:
+        raise LayoutError(f"logical_product({block}, {tiler}): CuTe refuses the projection {zy} o {t} of the swizzle "
+                          f"{sw} through the tiler's layout: {err}") from None
     bits = only_zy(size(only_zy) - 1)
     new_z = new((0, t(bits & sw.zzz_mask)))
     new_y = new((0, t(bits & sw.yyy_mask)))
