@@ -76,7 +76,7 @@ def main() -> int:
         rows.append({"case": case, "before_us": round(b, 1), "after_us": round(f, 1), "speedup": round(b / f, 1),
                      "same_answer": same, "answer_after": answers["after"][case]})
         print(f"{case:36s} {b:10.1f} {f:10.1f} {b / f:7.1f}  {same}")
-    doc = {"bench": "swizzle_check", "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    doc = {"bench": "swizzle_check", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
            "machine": {"platform": platform.platform(), "python": platform.python_version(),
                        "cores": os.cpu_count(), "load": os.getloadavg()},
            "command": "python3 " + " ".join(sys.argv), "before_tree": str(a.before), "rounds": a.rounds,
