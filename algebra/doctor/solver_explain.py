@@ -243,7 +243,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
     from algebra.doctor.solver_access import lane_offsets
-    from algebra.hw.banks import analyze, analyze_ldmatrix
+    from algebra.hw.banks import analyze
 
     eb = tile.element_bytes
     per_access = []
@@ -254,7 +254,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             continue
         offs = lane_offsets(a, cand.place) or []
         addrs = [o * eb for o in offs]
-        r = analyze_ldmatrix(addrs, a.num) if a.kind == "ldmatrix" else analyze(addrs, a.access_bytes(eb))
+        r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
                            "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
     lay = layout_of(tile, cand)
