@@ -183,13 +183,7 @@ def compose_swizzled(a: Any, b: Any) -> Any:
             return make_composed(a, 0, Layout(b))
         raise LayoutError(f"cannot compose {a} with {b}: CuTe composes a swizzle with a layout only")
     if isinstance(a, ComposedLayout):
-        inner = composition(a.layout_b, b)
-        if isinstance(inner, ComposedLayout):
-            raise LayoutError(
-                f"composition {a} o {b}: the result is {a.layout_a} o {a.offset} o ({inner}), a swizzled layout inside "
-                f"another composed layout (CuTe prints it nested, {a.layout_a} o {a.offset} o {inner}), which this "
-                "engine does not represent; compose the inner parts instead")
-        return make_composed(a.layout_a, a.offset, inner)
+        return make_composed(a.layout_a, a.offset, composition(a.layout_b, b))
     if isinstance(a, Layout) and isinstance(b, Swizzle):
         return layout_swizzle(a, b)
     if isinstance(a, Layout) and isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle):

@@ -217,7 +217,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
 
 def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, int, int]:
     """``right_inverse(b)`` and the first mode ``s0:d0`` of ``coalesce(a o right_inverse(b))``, A's offset at each of
-    B's offsets 0, 1, 2, ... (an F2 stride ``F1`` read as 1: ``c * F1 == c``)."""
+    B's offsets 0, 1, 2, ..."""
     if rec is not None:
         rec.step("invert B on its contiguous offsets: right_inverse(B)")
     inv_b = nested(rec, right_inverse, b)
@@ -228,10 +228,7 @@ def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, int, int]:
     if rec is not None:
         rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
                  common)
-    d0 = it.wrap(common.stride)[0]
-    if type(d0) is F2 and d0.value == 1:  # F2 strides: c * F1 is c itself, the same run of offsets as stride 1
-        d0 = 1
-    return inv_b, it.wrap(common.shape)[0], d0
+    return inv_b, it.wrap(common.shape)[0], 1 if (d0 := it.wrap(common.stride)[0]) == F2(1) else d0  # c * F1 is c
 
 
 def max_common_vector(a: Layout, b: Layout) -> int:
