@@ -1,0 +1,94 @@
+"""Fresh drills against keys and verdicts computed here by brute force, without the generators' code paths: a bank
+model of its own (32 banks of 4 bytes, phases by access width) for the fix drills, where any working swizzle or
+padding is right and every other one wrong; and answers written in the forms the formats name (a (row,col) pair
+bare or labelled)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+
+from app.drills.core import generate
+
+SEEDS = random.Random(8400).sample(range(10**6, 2**31 - 1), 400)
+
+
+def _swizzle(b: int, m: int, s: int, x: int) -> int:
+    return x ^ ((x & (((1 << b) - 1) << (m + s))) >> s)
+
+
+def _cost(lanes: list[list[int]], per_phase: int) -> int:
+    """The worst phase's count of distinct 4-byte words in one bank; ``lanes`` holds each lane's words."""
+    worst = 1
+    for p in range(0, len(lanes), per_phase):
+        banks: dict[int, set[int]] = defaultdict(set)
+        for words in lanes[p:p + per_phase]:
+            for w in words:
+                banks[w % 32].add(w)
+        worst = max([worst] + [len(v) for v in banks.values()])
+    return worst
+
+
+def _conflict_free(d, pitch: int, sw: tuple[int, int, int] | None) -> bool | None:
+    """The fix drill's access on a (rows, cols) row-major tile of pitch ``pitch``, through ``sw``: True when
+    conflict-free, False when not, None when the choice is not legal (a swizzle that moves offsets out of the tile or
+    splits a 16-byte row)."""
+    rows, cols = (int(x) for x in re.match(r"\((\d+),(\d+)\)", d.data["layout"]).groups())
+    if sw and {_swizzle(*sw, o) for o in range(rows * cols)} != set(range(rows * cols)):
+        return None
+    f = (lambda o: _swizzle(*sw, o)) if sw else (lambda o: o)
+    access = d.data.get("access", {})
+    if access.get("kind") == "ldmatrix":
+        lanes = []
+        for i in range(8):
+            o = pitch * i + access["col"]
+            if any(f(o + k) != f(o) + k for k in range(8)) or f(o) * 2 % 16:
+                return None
+            lanes.append([f(o) * 2 // 4 + k for k in range(4)])
+        return _cost(lanes, 8) == 1
+    eb = d.data["ebytes"]
+    lanes = [sorted({(f(pitch * i + d.data["col"]) * eb + k) // 4 for k in range(eb)}) for i in range(32)]
+    return _cost(lanes, 32 if eb <= 4 else 128 // eb) == 1
+
+
+def test_fix_drills_take_exactly_the_choices_that_work() -> None:
+    """Every Sw<B,M,S> that keeps the tile and removes the conflict is right (also one whose mask reaches past the
+    tile's bits, e.g. Sw<4,3,4> on 1024 elements: on the tile it is Sw<3,3,4>); every other one, and every padding
+    that leaves a conflict, is wrong."""
+    found: dict[str, list] = {"fix": [], "ldmatrix_fix": []}
+    for s in SEEDS:
+        d = generate("banks", s)
+        if d.variant in found and len(found[d.variant]) < 4:
+            found[d.variant].append(d)
+    fixes = found["fix"] + found["ldmatrix_fix"]
+    assert len(fixes) == 8
+    right = wrong = 0
+    for d in fixes:
+        cols = int(re.match(r"\(\d+,(\d+)\)", d.data["layout"]).group(1))
+        choices = [(f"Sw<{b},{m},{s}>", (b, m, s), cols) for b in (1, 2, 3, 4, 5) for m in (0, 1, 2, 3)
+                   for s in range(b, b + 3)]
+        choices += [(f"pad {p}", None, cols + p) for p in range(0, 12)]
+        for text, sw, pitch in choices:
+            works = _conflict_free(d, pitch, sw)
+            g = d.grade(text)
+            assert g.readable, (d.id, text, g.reason)
+            assert g.correct == bool(works), (d.id, d.prompt, text, g.reason)
+            right += g.correct
+            wrong += not g.correct
+    assert right >= 20 and wrong >= 200, (right, wrong)
+
+
+def test_a_register_is_read_as_every_other_pair_is() -> None:
+    """mma_registers' one-register question reads (row, col) as the other pair questions do: ``(r,c)``, ``r, c``,
+    ``row r, col c``; the pair swapped or moved is wrong, and two pairs are not one."""
+    drills = [d for d in (generate("mma_registers", s) for s in SEEDS[:80]) if d.variant == "register"][:6]
+    assert drills
+    for d in drills:
+        r, c = (int(x) for x in re.findall(r"\d+", d.expected))
+        for text in (f"({r},{c})", f"{r}, {c}", f"{r},{c}", f"row {r}, col {c}", f"col {c}, row {r}"):
+            assert d.grade(text).correct, (d.id, text)
+        for text in (f"({r},{c + 1})", f"({r + 1},{c})"):
+            g = d.grade(text)
+            assert g.readable and not g.correct, (d.id, text)
+        assert not d.grade(f"({r},{c}) ({r},{c})").readable
