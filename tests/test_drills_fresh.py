@@ -92,3 +92,20 @@ def test_a_register_is_read_as_every_other_pair_is() -> None:
             g = d.grade(text)
             assert g.readable and not g.correct, (d.id, text)
         assert not d.grade(f"({r},{c}) ({r},{c})").readable
+
+
+def test_a_layout_answer_may_close_like_a_sentence_or_a_statement() -> None:
+    """A typed layout read with a closing ``.`` or ``;``, in backticks, or as a C++ ``auto L = ...;`` statement
+    (readable, so graded: the key right, a near miss wrong)."""
+    seen = set()
+    for kind in ("algebra_op", "transpose_view", "tiled_view", "vector", "design_view"):
+        d = next(d for d in (generate(kind, s) for s in SEEDS) if re.fullmatch(r"[\d(),:]+", d.expected))
+        key = d.expected
+        for text in (f"{key}.", f"{key};", f"`{key}`", f"auto L = {key};"):
+            assert d.grade(text).correct, (d.id, text)
+        last = re.search(r"(\d+)\)*$", key)
+        near = key[:last.start(1)] + str(int(last.group(1)) + 1) + key[last.end(1):]
+        g = d.grade(f"{near};")
+        assert g.readable and not g.correct, (d.id, near)
+        seen.add(kind)
+    assert len(seen) == 5
