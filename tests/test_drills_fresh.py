@@ -109,3 +109,18 @@ def test_a_layout_answer_may_close_like_a_sentence_or_a_statement() -> None:
         assert g.readable and not g.correct, (d.id, near)
         seen.add(kind)
     assert len(seen) == 5
+
+
+def test_numbers_and_swizzles_may_close_like_a_sentence() -> None:
+    """A closing full stop after the last number, pair or swizzle is read (a decimal point is still refused)."""
+    for kind, variant in (("layout_stats", None), ("offsets", "coords"), ("partition", None), ("arith", "basis"),
+                          ("banks", "fix"), ("natural_coord", "idx")):
+        d = next(d for d in (generate(kind, s) for s in SEEDS)
+                 if variant is None or d.variant.split("/")[0] == variant)
+        assert d.grade(f"{d.expected}.").correct, (d.id, d.expected)
+        last = re.search(r"(\d+)\D*$", d.expected)
+        near = d.expected[:last.start(1)] + str(int(last.group(1)) + 1) + d.expected[last.end(1):]
+        g = d.grade(f"{near}.")
+        assert g.readable and not g.correct, (d.id, near)
+    d = next(d for d in (generate("offsets", s) for s in SEEDS) if d.variant == "coords")
+    assert not d.grade(d.expected.replace(",", ".", 1)).readable  # "10. 0" is not two numbers
