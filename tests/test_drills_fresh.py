@@ -124,3 +124,82 @@ def test_numbers_and_swizzles_may_close_like_a_sentence() -> None:
         assert g.readable and not g.correct, (d.id, near)
     d = next(d for d in (generate("offsets", s) for s in SEEDS) if d.variant == "coords")
     assert not d.grade(d.expected.replace(",", ".", 1)).readable  # "10. 0" is not two numbers
+
+
+def _flat(x):
+    return [v for y in x for v in _flat(y)] if isinstance(x, tuple) else [x]
+
+
+def _nested(text: str):
+    return eval(text.replace("_", ""), {"__builtins__": {}})  # CuTe notation of an int tuple is a Python literal
+
+
+def _layout(text: str):
+    """shape:stride of CuTe notation as flat lists, A(i) evaluated here: colexicographic split of i, the last mode
+    taking what is left (A as written, extended past its size)."""
+    shape, stride = (_flat(_nested(p)) if "(" in p else [int(p)] for p in text.split(":"))
+
+    def at(i: int) -> int:
+        out = 0
+        for k, (s, d) in enumerate(zip(shape, stride, strict=True)):
+            c, i = (i, 0) if k == len(shape) - 1 else (i % s, i // s)
+            out += c * d
+        return out
+
+    return at, shape, stride
+
+
+def _complement_one(n: int, d: int, m: int) -> tuple[list[int], list[int]]:
+    """complement(n:d, m) for one mode n:d, d > 0: the gaps below d, then the copies past n*d."""
+    shape, stride = ([d], [1]) if d > 1 else ([], [])
+    return shape + [-(-m // (n * d))], stride + [n * d]
+
+
+def test_divide_and_composition_keys_hold_for_a_as_written() -> None:
+    """Fresh algebra_op drills: composition keys are A(B(i)) at every i, divide keys A((B, B*)(i, j)) at every
+    (i, j), with A evaluated here as written, also where B reaches past size(A); a case where CuTe's coalesced A
+    extends differently (A = (4,1):(8,1), B = 3:1) is never drawn (algebra_cases.as_written)."""
+    import algebra as A
+    from app.drills import algebra_cases as K
+
+    a, b = A.parse("(4,1):(8,1)"), A.parse("3:1")
+    assert str(A.logical_divide(a, b)) == "(3,2):(8,24)" and not K.as_written("logical_divide", [a, b],
+                                                                             A.logical_divide(a, b))
+    checked = 0
+    for s in [1595530403, 331844015] + SEEDS[:300]:  # the first two drew such a case before
+        d = generate("algebra_op", s)
+        op, args = d.data["op"], d.data["args"]
+        if op == "composition" and isinstance(args[1], str):
+            fa, fb, key = _layout(args[0])[0], _layout(args[1])[0], _layout(d.expected)
+            n = 1
+            for x in key[1]:
+                n *= x
+            assert all(key[0](i) == fa(fb(i)) for i in range(n)), d.id
+        elif op == "logical_divide" and isinstance(args[1], str) and ":" in args[1]:
+            fa, sa, _ = _layout(args[0])
+            _, (bn,), (bd,) = _layout(args[1])
+            if bd == 0:
+                continue
+            size_a = 1
+            for x in sa:
+                size_a *= x
+            cs, cd = _complement_one(bn, bd, size_a)
+            tile = _layout(f"({','.join(map(str, [bn] + cs))}):({','.join(map(str, [bd] + cd))})")[0]
+            want = [[fa(tile(i + bn * j)) for j in range(_prod(cs))] for i in range(bn)]
+            if d.variant == "divide_tile":
+                k = d.data["tile"]
+                assert [int(x) for x in d.expected.split(",")] == [want[i][k] for i in range(bn)], d.id
+            else:
+                key = _layout(d.expected)[0]
+                assert all(key(i + bn * j) == want[i][j] for i in range(bn) for j in range(_prod(cs))), d.id
+        else:
+            continue
+        checked += 1
+    assert checked >= 40, checked
+
+
+def _prod(xs: list[int]) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
