@@ -251,7 +251,8 @@ def post_composition(args: tuple, r: Any) -> None:
         if _f2_agree(a, b, r):  # carry-less strides: no structural proof; all linear, the units decide; else each point
             return
         if it.product(b.shape) > FULL_CAP:
-            raise LayoutError(f"composition {a} o {b} is refused: {r} is not confirmed to be A o B (F2, size(B) big)")
+            raise LayoutError(f"composition {a} o {b} is refused: CuTe would print {r}, not confirmed here to be A o B "
+                              f"(F2 strides, size(B) over the {FULL_CAP}-point check)")
         hit = find_counterexample(a, b, r, exhaustive=True)  # offsets as bits (F0 is 0; an F2 B(i) indexes A)
         if hit is not None:
             _refuse(a, b, r, "F2 linearity condition: " + ("the steps of B through A's F2 modes carry, and a "

@@ -156,7 +156,8 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     """The complement of an F2-linear layout (``arith.f2_columns``) in ``[0, cotarget)``, an int cotarget rounded up
     to a power of two (default: the least one above every offset): the unit bits outside the span of its columns,
     lowest first, as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``;
-    R is ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget no int.
+    R is ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget is not
+    a positive int.
 
     >>> from algebra.core.notation import parse
     >>> str(complement(parse("(4,4):(F1,F9)"), 64)), str(complement(parse("(4,4):(F1,F9)"), 40))
