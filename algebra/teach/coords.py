@@ -65,8 +65,9 @@ def evaluate(layout: Any, crd: Any) -> Any:
     if _has_none(crd):
         res = slice_composed(crd, layout_arg(layout, "evaluate"))[0]
         if rec is not None:
-            rec.step(f"{show(crd)} has _ entries: slice {layout} there, keeping the modes at each _ and dropping the "
-                     f"others (CuTe's slice; the fixed entries' offset is not part of it): {res}", res, kind="result")
+            rec.step(f"{it.to_str(crd).replace('None', '_')} has _ entries: slice {layout} there, keeping the modes "
+                     f"at each _ and dropping the others (CuTe's slice; the fixed entries' offset is not part of it): "
+                     f"{res}", res, kind="result")
         return res
     if hasattr(layout, "layout_b"):
         sw = layout.layout_a
