@@ -123,7 +123,7 @@ OPS = ["composition", "composition", "complement", "complement", "coalesce", "fi
        "logical_product", "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",
        "raked_product", "max_common_vector", "max_common_layout", "upcast", "downcast", "recast_layout", "nullspace",
        "filter_zeros", "tile_to_shape", "local_tile", "local_partition", "idx2crd", "crd2idx", "evaluate",
-       "tile_unzip", "slice", "slice_tile", "swz_tile"]
+       "tile_unzip", "slice", "slice_tile", "swz_tile", "nested_thr"]
 
 
 def slice_coord(rng: random.Random, shape: Any, top: bool = True) -> Any:
@@ -200,6 +200,12 @@ def gen_case(rng: random.Random, op: str) -> dict:
         if rng.random() < 0.2:
             crd = tuple(rng.randrange(x) if rng.random() < 0.6 else None for x in reps)
         return {"op": "local_tile", "args": [L, tiler, cc.tstr(crd)]}
+    if op == "nested_thr":  # local_partition by a thread layout with nested modes (get_flat_coord of a nested index)
+        modes = shape if isinstance(shape, tuple) else (shape,)
+        thr = tuple(cc.group(rng, cc.factorize(rng, rng.choice(cc.divisors(cc.prod(m))))) for m in modes)
+        thr = thr if len(thr) > 1 or rng.random() < 0.5 else thr[0]
+        tl = cc.lay(thr, cc.rand_stride(rng, thr, rng.choice(["compact", "perm", "perm"])))
+        return {"op": "local_partition", "args": [L, tl, rng.randrange(cc.prod(thr))]}
     if op == "swz_tile":  # local_tile / local_partition / a slice of a swizzled layout (with an offset now and then)
         atom = cute_swizzle.rand_atom(rng)[0]
         sw, off, inner = cc.split_composed(atom)
