@@ -101,7 +101,7 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         _check_in_tile(layout, entries, rows, cols, vec, offsets=kind == "offsets")
         if vec != 1 and any(isinstance(e, list | tuple) for e in entries):
             raise LayoutError("vector accesses from coordinates: give the first element as an offset")
-        items = [[("c", tuple(e))] if isinstance(e, list | tuple) else
+        items = [[("c", _view_coordinate(e, rows))] if isinstance(e, list | tuple) else
                  [("o", int(e) + k) for k in range(vec)] if kind == "offsets" else [("c", int(e))] for e in entries]
         return "lds", vec, [tuple(e) if isinstance(e, list) else e for e in entries], items
     if kind in ("ldmatrix", "stmatrix"):
@@ -180,6 +180,15 @@ def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: i
             what = f"offset {_short(e)}" + (f" (+{vec} elements)" if offsets and vec > 1 else "")
             raise LayoutError(f"lane {lane}: {what} is outside the tile: "
                               f"{'offsets' if offsets else 'coordinates'} must lie in [0, {limit})")
+
+
+def _view_coordinate(e: list | tuple, rows: int) -> Any:
+    """A lane's coordinate: ``[row, col]`` (two integers) in the tile's rank-2 view (mode 0 x the rest, as the
+    column and row kinds read it) as the 1-D coordinate ``row + rows * col``, so it names the same element at any
+    rank; anything else (a natural coordinate) as given."""
+    if len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in e):
+        return e[0] + rows * e[1]
+    return tuple(e)
 
 
 def _in_tile_items(items: list[list[tuple[str, Any]]], size: int) -> list[list[tuple[str, Any]]]:
