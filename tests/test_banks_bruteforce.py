@@ -176,3 +176,15 @@ def test_umma_descriptor_round_trips_at_random_start_addresses():
         assert d >> 46 & 3 == 1 and d >> 61 == fields["layout_type"] and d & 0x3FFF == fields["start_address"] >> 4
         back = sm100.decode_umma_desc(d)
         assert {k: back[k] for k in fields} == fields and back["reserved_bits"] == 0
+
+
+@pytest.mark.parametrize(("tile", "span"), [("(64,2,2):(1,64,128)", None), ("((8,8),64):((64,512),1)", 128)])
+def test_tma_accepts_a_dense_box_whatever_its_shape(tile, span):
+    # (64,2,2):(1,64,128) is the column-major 64 x 4 box and ((8,8),64):((64,512),1) the row-major 64 x 64 one: TMA
+    # writes both (no swizzle, or a mode whose span holds the contiguous extent), as it writes (64,4):(1,64)
+    out = solve(2, tile, [{"kind": "column", "index": 0}, {"kind": "tma"}])
+    assert out["naive"]["constraints_met"] and out["naive"]["tma"] == "SWIZZLE_NONE"
+    best = out["candidates"][0]
+    assert best["constraints_met"]
+    if span:
+        assert best["tma"] == f"SWIZZLE_{span}B" and best["total"] < out["naive"]["total"]

@@ -81,6 +81,20 @@ class Tile:
     def footprint_bytes(self) -> int:
         return (self.max_offset + 1) * self.element_bytes
 
+    @cached_property
+    def dense_extent(self) -> int | None:
+        """Elements of the contiguous extent when the tile's offsets are exactly a dense row-major (offset
+        ``r * cols + c``) or column-major (``r + rows * c``) rows x cols image -- the smem image of a TMA box --
+        whatever the layout's shape (``(64,2,2):(1,64,128)`` is the column-major 64 x 4 box); else None. Where
+        both hold (one row or one column) the whole tile is one run."""
+        if not self.compact:
+            return None
+        rows, cols, n = self.rows, self.cols, len(self.table)
+        col_major = self.table == list(range(n))
+        row_major = self.table == [(i % rows) * cols + i // rows for i in range(n)]
+        return max([rows] * col_major + [cols] * row_major, default=None) if rows > 1 and cols > 1 else (
+            n if col_major or row_major else None)
+
 
 @dataclass
 class Access:

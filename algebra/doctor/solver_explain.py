@@ -80,10 +80,8 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
 
 def _dense_box(tile: Tile) -> int | None:
     """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
-    if not tile.compact or tile.lead is None:
-        return None
-    extent = tile.cols if tile.lead == 0 else tile.rows
-    return extent * tile.element_bytes if tile.layout.stride[tile.lead] == extent else None
+    extent = tile.dense_extent
+    return None if extent is None else extent * tile.element_bytes
 
 
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
