@@ -90,8 +90,12 @@ class Tile:
         if not self.compact:
             return None
         rows, cols, n = self.rows, self.cols, len(self.table)
-        col_major = self.table == list(range(n))
-        row_major = self.table == [(i % rows) * cols + i // rows for i in range(n)]
+        if self.lead is not None:  # a flat (R,C):(ld,1) or (R,C):(1,ld): its strides say it
+            extent = cols if self.lead == 0 else rows
+            return extent if self.layout.stride[self.lead] == extent else None
+        t = self.table
+        col_major = t[1 % n] == 1 % n and t == list(range(n))
+        row_major = (rows == 1 or t[1] == cols) and t == [(i % rows) * cols + i // rows for i in range(n)]
         return max([rows] * col_major + [cols] * row_major, default=None) if rows > 1 and cols > 1 else (
             n if col_major or row_major else None)
 
