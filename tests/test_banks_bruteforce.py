@@ -188,3 +188,28 @@ def test_tma_accepts_a_dense_box_whatever_its_shape(tile, span):
     assert best["constraints_met"]
     if span:
         assert best["tma"] == f"SWIZZLE_{span}B" and best["total"] < out["naive"]["total"]
+
+
+def test_a_swizzle_that_is_a_tma_mode_on_the_tile_is_written_by_tma():
+    # fp32 4 x 16 (64-byte rows): Sw<1,2,3> is the 32B mode by name, but on these 256 bytes it is also the 64B
+    # mode (Sw<2,4,3> on bytes: source bit 8 lies past the tile), whose span takes the 64-byte rows; the column
+    # read is then conflict-free, 1 wavefront against 2 without a swizzle
+    out = solve(4, "(4,16):(16,1)", [{"kind": "column", "index": 0}, {"kind": "tma", "box": [4, 16]}])
+    best = out["candidates"][0]
+    assert (best["swizzle"], best["tma"], best["constraints_met"], best["total"]) == ("Sw<1,2,3>", "SWIZZLE_64B",
+                                                                                      True, 1)
+    assert best["base_alignment"] >= 512
+    tma = _swizzle(2, 4, 3)  # the 64B mode on byte addresses of the dense box
+    assert [4 * o for o in (0, 16, 36, 52)] == [tma(64 * r) for r in range(4)] == best["per_access"][0]["byte_addresses"]
+
+
+def test_tile_modes_act_as_the_swizzle_on_the_tile():
+    from algebra.doctor.solver_explain import modes_on_tile
+
+    for e in (1, 2, 4, 8):
+        for n in range(4, 12):
+            for b in (1, 2, 3):
+                m = 4 - e.bit_length() + 1
+                for span in modes_on_tile((b, m, 3), e, n):
+                    other = _swizzle(span.bit_length() - 5, m, 3)
+                    assert all(_swizzle(b, m, 3)(x) == other(x) for x in range(1 << n))

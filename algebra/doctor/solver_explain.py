@@ -31,6 +31,18 @@ def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int
     return 16 << sw[0] if tuple(sw) in hardware_swizzles(element_bytes) else None
 
 
+def modes_on_tile(sw: tuple[int, int, int], element_bytes: int, nbits: int) -> list[int]:
+    """Spans (32/64/128 bytes, narrowest first) of the TMA swizzle modes that act as ``sw`` on every offset below
+    2^nbits: same M and S, and the same source bits inside those nbits (a mode's higher source bits read zeros).
+    Post-condition: for each span returned, ``Sw<B', M, S>(x) == sw(x)`` for all ``0 <= x < 2^nbits``."""
+    b, m, s = sw
+    live = nbits - m - s  # source bits of a swizzle with (M, S) that lie inside the tile
+    if s != 3 or live < 1:
+        return []
+    return [16 << b2 for b2, m2, _ in sorted(hardware_swizzles(element_bytes))
+            if m2 == m and min(b2, live) == min(b, live)]
+
+
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
     from algebra.core.layout import Layout, offsets
@@ -90,15 +102,24 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     eb = tile.element_bytes
     tma = wgmma = umma = None
     notes: list[str] = []
+    tile_mode = None
     if cand.kind in ("naive", "swizzle"):
         span = hardware_swizzle(cand.swizzle, eb)
+        box = _dense_box(tile) if eb <= 8 else None  # TMA's element types are at most 8 bytes
         if span is not None:
             wgmma = _atom_match(tile, cand.swizzle, span)
-            box = _dense_box(tile) if eb <= 8 else None  # TMA's element types are at most 8 bytes
             if cand.swizzle is None:
                 tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
             elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
                 tma = SWIZZLE_NAMES[span]
+        if tma is None and cand.swizzle is not None and box is not None and box % 16 == 0:
+            wide = [sp for sp in modes_on_tile(cand.swizzle, eb, tile.max_offset.bit_length()) if box <= sp]
+            if wide:
+                tile_mode, tma = wide[0], SWIZZLE_NAMES[wide[0]]
+                b, m, s = cand.swizzle
+                notes.append(f"TMA: on this tile Sw<{b},{m},{s}> is the {tma} mode (the mode's higher source bits "
+                             f"lie past the tile's last offset), which takes the {box}-byte box rows; base aligned "
+                             f"to {8 * wide[0]} bytes")
         if eb <= 4:
             umma = _umma_match(tile, cand.swizzle, wgmma)
     elif cand.kind == "padding":
@@ -107,6 +128,8 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     else:
         notes.append("a general XOR map is no TMA swizzle mode nor GMMA atom: only Sw<1..3,4,3> on bytes are")
     align = eb << sum(cand.swizzle) if cand.swizzle is not None else 128  # Sw<B,M,S> repeats every 2^(M+S+B)
+    if tile_mode is not None:  # TMA's pattern follows the address: the base sits on the mode's 8-row repeat
+        align = max(align, 8 * tile_mode)
     met = True
     for a in accesses:
         if a.kind == "tma" and tma is None:
