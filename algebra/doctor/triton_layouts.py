@@ -152,7 +152,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
                * identity_nd("lane", tpw, order, kdim).transpose_outs(rep)
                * identity_nd("warp", wpc, order, kdim).transpose_outs(rep))
         # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
-        return _combine(cta, _cga(parent, rank), shape, a.name, keep_registers=True)
+        return _combine(cta, _operand_cga(parent, rank, kdim), shape, a.name, keep_registers=True)
     major, wpc, _ = _mma_params(parent, rank)
     kwidth = _int(a, "kWidth", pow2=True)
     if major == 3 and op == 1:
@@ -163,9 +163,16 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     order = matrix_order(rank, op == 0)
     cta = _mma_tile(tile, kwidth, order, order, a.name)
     warps = identity_nd("warp", wpc, matrix_order(rank, major != 3), kdim).transpose_outs(list(cta.outs))
+    return _combine(cta * warps, _operand_cga(parent, rank, kdim), shape, a.name, keep_registers=True)
+
+
+def _operand_cga(parent: Attr, rank: int, kdim: int) -> TLL:
+    """A dot operand's CTAs: its parent's, broadcast along K (each CTA holds the whole K extent, so the K
+    dimension is not split among CTAs: its bases are zero and its size is 1)."""
     cga = _cga(parent, rank)
-    cga = TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
-    return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
+    names = dims(rank)
+    return TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]},
+                   {n: 1 if i == kdim else cga.outs[n] for i, n in enumerate(names)})
 
 
 def _slice(a: Attr, shape: list[int]) -> TLL:
