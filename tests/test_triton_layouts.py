@@ -155,3 +155,14 @@ def test_dot_operands_of_a_cluster_hold_the_whole_k_in_each_cta():
     assert convert(fma, [8, 16]).bases() == {
         "register": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0]],
         "lane": [[0, 0], [0, 0], [0, 0], [4, 0], [0, 0]], "warp": [[0, 0], [0, 0], [0, 0]], "block": [[0, 0]]}
+
+
+def test_nvmma_shared_of_a_rank_3_tensor_collapses_the_outer_dimensions_into_rows():
+    """Triton 3.9 lays a rank-3 nvmma_shared buffer out as the 2-D one of (dim0 x dim1) rows of dim2 (the 8-row
+    swizzle atom, then rows, then the contiguous dimension's repeats); a transposed rank-3 one is refused."""
+    text = "#ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16, rank = 3}>"
+    assert convert(text, [2, 8, 64], 16).bases() == {
+        "offset": [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0], [0, 2, 8], [0, 4, 16],
+                   [1, 0, 0], [0, 0, 32]], "block": []}
+    with pytest.raises(A.LayoutError, match="transposed layout of a rank-3"):
+        convert(text.replace("false", "true"), [64, 2, 8], 16)
