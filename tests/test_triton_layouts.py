@@ -166,3 +166,14 @@ def test_nvmma_shared_of_a_rank_3_tensor_collapses_the_outer_dimensions_into_row
                    [1, 0, 0], [0, 0, 32]], "block": []}
     with pytest.raises(A.LayoutError, match="transposed layout of a rank-3"):
         convert(text.replace("false", "true"), [64, 2, 8], 16)
+
+
+def test_wgmma_with_an_n_that_is_not_a_power_of_two():
+    """instrShape [16, 160, 16]: its dot operand A is read (it does not depend on N); its accumulator is refused
+    naming instrShape (Triton's own conversion asserts on it)."""
+    mma = ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
+           "instrShape = [16, 160, 16]}>\n")
+    assert convert(mma + "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [64, 64]).bases()["warp"] == [
+        [16, 0], [32, 0]]
+    with pytest.raises(A.LayoutError, match=r"nvidia_mma.instrShape: N = 160 is not a power of two"):
+        convert(mma + "#mma", [64, 256])

@@ -130,6 +130,10 @@ def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
 def _mma(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     major, wpc, tile = _mma_params(a, rank)
+    if tile[-1] & (tile[-1] - 1):
+        # the dot operands of such an MMA are read (they do not depend on N); its accumulator is not
+        raise _fail(a.name, "instrShape", f"N = {tile[-1]} is not a power of two: the accumulator's registers "
+                                          "repeat N / 8 times, and Triton's conversion needs a power of two")
     order = matrix_order(rank, True)
     cta = _mma_tile(tile, 2, order, order, a.name)
     cta = cta * identity_nd("warp", wpc, matrix_order(rank, major != 3)).transpose_outs(list(cta.outs))
