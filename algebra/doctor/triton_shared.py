@@ -95,51 +95,30 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     rank = _int(a, "rank", default=len(shape))
     if rank != len(shape):
         raise _fail(a.name, "rank", f"the layout is for rank-{rank} tensors, but the tensor has rank {len(shape)}")
-    if rank < 2:
-        raise _fail(a.name, "rank", "the layout is for tensors of rank 2 or more")
-    if rank > 2 and transposed:
-        raise TTGIRError(f"nvmma_shared: a transposed layout of a rank-{rank} tensor is not modelled (rank 2, or "
-                         "not transposed)")
+    if rank < 2 or (rank > 2 and transposed):
+        raise TTGIRError(f"nvmma_shared: a {'transposed ' * transposed}layout of a rank-{rank} tensor is not modelled "
+                         "(rank 2, or rank 3 not transposed)")
     cga = _cga(a, rank)
-    names = dims(rank)
-    per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
-    # transposed: the two innermost dimensions swap (dimension rank-2 is the contiguous one)
-    perm = list(range(rank - 2)) + ([rank - 1, rank - 2] if transposed else [rank - 2, rank - 1])
-    tma = [min(per_cta[d], 256) for d in perm]  # the TMA box, in the permuted order (contiguous last)
+    per_cta = {n: max(1, s // cga.outs[n]) for n, s in zip(dims(rank), shape, strict=True)}
+    contig = rank - 2 if transposed else rank - 1
+    tma = [min(s, 256) for s in per_cta.values()]
     if width:
         span = 8 * width // ebits
-        if tma[-1] < span:
+        if tma[contig] < span:
             raise TTGIRError(f"nvmma_shared.swizzlingByteWidth: {width} bytes is {span} elements of "
-                             f"{ebits} bits, more than the {per_cta[perm[-1]]} along the contiguous dimension")
-        tma[-1] = span
+                             f"{ebits} bits, more than the {tma[contig]} along the contiguous dimension")
+        tma[contig] = span
     if not width:
-        ll = TLL.raw({"offset": []}, {})
-        for i in range(rank - 1, -1, -1):
-            ll = ll * identity1d(tma[i], "offset", names[perm[i]])
-        # repeated past the box in the layout's own order (the contiguous dimension first)
-        ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
-    else:
-        rows, cols = prod(tma[:-1]), tma[-1]
-        if rows < 8:
-            raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
-        vec, per, maxp = 128 // ebits, 128 // width, width // 16
-        flat = ensure_not_smaller(_swizzle(8, cols, vec, per, maxp, "r", "c"), {"r": rows, "c": cols}, "offset")
-        ll = TLL.raw({"offset": [_unflatten(v, tma, perm) for v in flat.bases["offset"]]},
-                     {names[d]: tma[perm.index(d)] for d in range(rank)})
-    ll = ensure_not_smaller(ll.transpose_outs(names), dict(zip(names, per_cta, strict=True)), "offset")
-    return _combine(ll, cga, shape, a.name)
-
-
-def _unflatten(v: list[int], tma: list[int], perm: list[int]) -> list[int]:
-    """A (row, col) basis of the collapsed 2-D box as a coordinate of the tensor: the row runs over the permuted
-    outer dimensions, the innermost fastest (row-major); the column is the contiguous dimension."""
-    out = [0] * len(perm)
-    out[perm[-1]] = v[1]
-    r = v[0]
-    for i in range(len(perm) - 2, -1, -1):
-        out[perm[i]] = r % tma[i]
-        r //= tma[i]
-    return out
+        ll = identity_nd("offset", tma, [contig] + [d for d in range(rank - 1, -1, -1) if d != contig])
+        return _combine(ensure_not_smaller(ll, per_cta, "offset"), cga, shape, a.name)
+    rows, cols = prod(tma) // tma[contig], tma[contig]  # the other dimensions collapsed into rows, dim1 the faster
+    vec, per, maxp = 128 // ebits, 128 // width, width // 16
+    if rows < 8:
+        raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
+    ll = ensure_not_smaller(_swizzle(8, cols, vec, per, maxp, "dim0", "dim1"), {"dim0": rows, "dim1": cols}, "offset")
+    ll = TLL.raw({"offset": [[c, r] if transposed else [r, c] if rank == 2 else [r // tma[1], r % tma[1], c]
+                             for r, c in ll.bases["offset"]]}, dict(zip(per_cta, tma, strict=True)))
+    return _combine(ensure_not_smaller(ll, per_cta, "offset"), cga, shape, a.name)
 
 
 def _explicit(a: Attr, shape: list[int], owner: str) -> TLL:
