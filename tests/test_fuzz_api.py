@@ -267,6 +267,29 @@ def test_every_route_is_fuzzed(app):
     assert not routes - in_schema - set(PAGES), sorted(routes - in_schema - set(PAGES))
 
 
+def test_every_method_allow_lists_is_answered_and_head_is_get_without_a_body(app, client):
+    """OPTIONS's ``Allow`` never lists a method the path then refuses with 405, and HEAD answers every path that takes
+    GET (pages, API, static files, docs) with GET's status and Content-Type and no body (RFC 9110 §9.3.2)."""
+    import re
+
+    paths = {re.sub(r"\{[^}]+\}", "x1", r.path) for r in _routes(app.router.routes)} - {"/static"}
+    for path in sorted(paths | {"/static/app.css", "/api/drills/x-1/answer"}):
+        allow = client.options(path).headers.get("allow", "")
+        methods = [m.strip() for m in allow.split(",") if m.strip()]
+        assert "OPTIONS" in methods, (path, allow)
+        if "GET" not in methods:
+            r = client.head(path)
+            assert r.status_code == 405 and r.content == b"" and "HEAD" not in r.headers.get("allow", ""), path
+            continue
+        assert "HEAD" in methods, (path, allow)
+        get, head = client.get(path, follow_redirects=False), client.head(path, follow_redirects=False)
+        assert head.status_code == get.status_code and head.status_code != 405, (path, head.status_code)
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == get.headers.get("content-type"), path
+        for method in set(methods) - {"GET", "HEAD", "OPTIONS"}:
+            assert client.request(method, path).status_code != 405, (method, path)
+
+
 @FAST
 @given(route=st.sampled_from(sorted(PAGES)), data=st.data(), target=st.sampled_from(TARGETS),
        path_arg=st.one_of(st.sampled_from(["1", "x", "algebra_op-1", "..", "%2e", "0" * 80]), st.text(max_size=20)))
