@@ -64,6 +64,7 @@ class Layout:
             if not it.congruent(shape, stride):
                 raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
                                   "congruent (different profiles)")
+            _check_kinds(stride)
         self.shape = shape
         self.stride = stride
         self._hash = None
@@ -380,3 +381,15 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
         raise NoShape(f"{op}: {name} = {x} is a swizzle, not a layout: it has no shape (a swizzled layout is "
                       f"composition({x}, L), written {x} o 0 o L)")
     return _as_layout(x)
+
+
+def _check_kinds(stride: IntTuple) -> None:
+    """Raise LayoutError when stride leaves mix scaled bases (a coordinate: ``1@0``) and F2 elements (XOR bits: ``F9``):
+    L(i) sums its modes' strides, and a coordinate tuple and a XOR offset have no sum."""
+    leaves = [d for d in it.flatten(stride) if type(d) is not int]
+    f2 = next((d for d in leaves if getattr(d, "is_f2", False)), None)
+    basis = next((d for d in leaves if getattr(d, "is_basis", False)), None)
+    if f2 is not None and basis is not None:
+        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis ({basis}) and an F2 element ({f2}): a "
+                          "layout's strides are integers with scaled bases (coordinates) or with F2 elements (XOR "
+                          "offsets), not both")
