@@ -349,6 +349,7 @@ TEXT_ROUTES = [("/api/layout", {}, "layout"), ("/api/solve/linear", {}, "layout"
                 "swizzle"),
                ("/api/banks", {"element_bytes": 4, "access": {"kind": "row", "index": 0}}, "layout"),
                ("/api/sectors", {"element_bytes": 2}, "tv"),
+               ("/api/triton/layout", {"shape": [64, 64], "element_bits": 16}, "layout"),
                *[("/api/algebra", {"op": op, "args": ["?", *rest]}, "args.0")
                  for op, rest in [("coalesce", []), ("composition", ["(2,2):(1,2)"]), ("complement", ["64"]),
                                   ("left_inverse", []), ("right_inverse", []), ("logical_divide", ["<2:1, 2:1>"]),
@@ -373,7 +374,9 @@ def test_every_stride_kind_and_huge_integer_is_drawn_or_refused_by_name(client, 
     a 422 naming its condition, never the guard's "cannot evaluate this input" (an engine error reaching the
     boundary: app.services.guard logs those as gaps)."""
     for text in [*DRAWN, *NAMED, "<2:1, 4:1>", f"Sw<{LONG},3,3>", f"ArithTuple({LONG},3) o (4,4):(1@0,1@1)",
-                 f"Sw<3,3,3> o (2,3) o (4,4):(1@0,1@{LONG})"]:
+                 f"Sw<3,3,3> o (2,3) o (4,4):(1@0,1@{LONG})",
+                 f"#ttg.blocked<{{sizePerThread = [{LONG}, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                 "order = [1, 0]}>"]:
         b = json.loads(json.dumps(body))
         if field.startswith("args."):
             b["args"][int(field[-1])] = text
