@@ -388,3 +388,28 @@ def test_every_stride_kind_and_huge_integer_is_drawn_or_refused_by_name(client, 
         assert "cannot evaluate this input" not in detail, (route, field, text[:60], detail)
         if text in NAMED and route == "/api/layout":
             assert NAMED[text] in detail, (text[:60], detail)
+
+
+F2_BIG = ["(1048576):(F1)", "(1048576,2):(1,F1)", "(1024,1024):(F1,F1024)", "Sw<3,3,3> o (1048576):(F1)"]
+
+
+@pytest.mark.parametrize("text", F2_BIG)
+def test_big_f2_layouts_are_estimated_before_the_work(client, text):
+    """F2-strided layouts of 2^20 cells (their cosize took 12 s enumerated, a composition's never-wrong check as
+    long) in the explorer, the linear-layout doctor and every op: a 200 or a 422 naming a cap, never the CPU budget's
+    interruption, which would mean the work started before its estimate."""
+    from app.services.algebra_ops import COMPOSING
+
+    bodies = [("/api/layout", {"layout": text}), ("/api/solve/linear", {"layout": text})]
+    bodies += [("/api/algebra", {"op": op, "args": args}) for op in sorted(COMPOSING | {"coalesce", "complement",
+                                                                                         "logical_product"})
+               for args in (["(4,8):(1,4)", text], [text, "2"], [text, text])]
+    for path, body in bodies:
+        r = client.post(path, json=body)
+        assert r.status_code in (200, 422), (path, body, r.status_code)
+        assert "work budget" not in r.text, (path, body, r.text[:200])
+    r = client.post("/api/layout", json={"layout": text})
+    if "(1,F1)" in text:  # an int stride beside F2 ones past 2^20 cells: no cosize without enumerating, named
+        assert r.status_code == 422 and "over the 2^20" in r.json()["detail"], r.text[:300]
+    else:
+        assert r.json()["cosize"] == 1 << 20, r.text[:300]

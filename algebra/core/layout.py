@@ -8,6 +8,7 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -204,12 +205,14 @@ def cosize(layout: Any) -> int:
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
+        top = _f2_max(fs, fd)
+        if top is not None:
+            return top + 1
         if it.product(fs) <= 1 << 20:
             return max(offsets(layout)) + 1
-        top = 0
-        for d in fd:
-            top |= getattr(d, "value", d) if type(d) is not int or d >= 0 else 0
-        return 1 << (2 * top).bit_length()
+        raise LayoutError(f"cosize of {layout}: {it.product(fs):,} offsets, with integer strides beside F2 ones (or "
+                          "modes of many sizes that are not powers of two), are over the 2^20 this largest offset "
+                          "is enumerated for")
     return it.product(coshape(layout))
 
 
@@ -393,3 +396,53 @@ def _check_kinds(stride: IntTuple) -> None:
         raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis ({basis}) and an F2 element ({f2}): a "
                           "layout's strides are integers with scaled bases (coordinates) or with F2 elements (XOR "
                           "offsets), not both")
+
+
+def _f2_max(fs: Any, fd: Any, most: int = 4096) -> int | None:
+    """The largest ``L(c) = XOR_m c_m * d_m`` (F2 strides, or the int 0, or a mode of size 1) over
+    the coordinates ``c_m < s_m``, without enumerating them: ``{c < s}`` is the union, over the set bits p of s, of
+    the affine pieces ``(s >> (p + 1) << (p + 1)) + span{2^t : t < p}``; the product is linear, so a choice of one
+    piece per mode is an affine space ``a + V`` whose largest element the reduced basis of V gives. None when a stride
+    is another int, or more than ``most`` choices of pieces are needed (the caller then enumerates)."""
+    pieces: list[list[tuple[int, list[int]]]] = []
+    count = 1
+    for s, d in zip(fs, fd, strict=True):
+        v = getattr(d, "value", None) if type(d) is not int else (0 if d == 0 or s == 1 else None)
+        if v is None:  # an int stride beside F2 ones: sums with + before the first F2 mode, XOR after
+            return None
+        mode = []
+        for p in range(s.bit_length()):
+            if s >> p & 1:
+                base = s >> (p + 1) << (p + 1)
+                mode.append((clmul_int(base, v), [v << t for t in range(p)]))
+        pieces.append(mode)
+        count *= len(mode)
+        if count > most:
+            return None
+    best = 0
+    for choice in itertools.product(*pieces):
+        a = 0
+        basis: list[int] = []
+        for offset, span in choice:
+            a ^= offset
+            for b in span:  # reduce into an echelon basis, leading bits distinct
+                for e in basis:
+                    b = min(b, b ^ e)
+                if b:
+                    basis.append(b)
+                    basis.sort(reverse=True)
+        for e in basis:  # distinct leading bits, highest first: take e where it raises the value
+            a = max(a, a ^ e)
+        best = max(best, a)
+    return best
+
+
+def clmul_int(a: int, b: int) -> int:
+    """Carry-less product of two non-negative ints."""
+    out = 0
+    while a:
+        if a & 1:
+            out ^= b
+        a >>= 1
+        b <<= 1
+    return out
