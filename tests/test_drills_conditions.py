@@ -46,13 +46,18 @@ def test_the_walk_agrees_with_the_engine_on_fresh_cases() -> None:
     ("Shape fails, stride holds", (True, False)), ("shape: ok; stride: fails, CuTe prints (2,2):(32,2)", (False, True)),
     ("the shape condition is fine but the stride one fails", (False, True)), ("both hold", (False, False)),
     ("neither holds", (True, True)), ("no, stride divisibility", (False, True)), ("shape-divisibility", (True, False)),
+    # the format offers "defined (none)": "none" and the phrases that say no condition fails read as defined
+    ("none", (False, False)), ("None.", (False, False)), ("no condition fails", (False, False)),
+    ("neither fails", (False, False)), ("none fails", (False, False)), ("nothing fails", (False, False)),
+    ("neither condition fails", (False, False)),
 ])
 def test_claims_are_read_by_whole_words(text: str, claims: tuple[bool, bool]) -> None:
     assert read_claims(text) == claims
 
 
 @pytest.mark.parametrize("text", ["shapex", "strides?", "reshape", "not the shape", "shape holds", "maybe",
-                                  "shape fails and holds", "defined, but the stride fails"])
+                                  "shape fails and holds", "defined, but the stride fails", "not defined", "no",
+                                  "none, but the stride fails"])
 def test_claims_that_cannot_be_read(text: str) -> None:
     with pytest.raises(AnswerError):
         read_claims(text)
@@ -75,6 +80,16 @@ def test_both_failing_is_asked_and_each_condition_graded() -> None:
     assert g.readable and not g.correct and g.items == [True, False], g.reason
     g = d.grade("shapex")
     assert not g.readable and not g.correct
+
+
+def test_a_defined_composition_takes_the_formats_own_none() -> None:
+    d = _drill("defined")
+    assert "defined (none)" in d.answer_format
+    for text in ("none", "defined (none)", "no condition fails", "defined"):
+        assert d.grade(text).correct, text
+    for text in ("shape", "stride, (2,2):(32,2)", "shape and stride"):
+        g = d.grade(text)
+        assert g.readable and not g.correct, text
 
 
 def test_one_condition_failing_and_the_printed_layout() -> None:

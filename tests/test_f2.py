@@ -106,3 +106,69 @@ def test_as_f2_layout_of_swizzles():
         A.as_f2_layout(A.ComposedLayout(A.Swizzle(3, 4, 3), 8, A.Layout((8, 64), (64, 1))))
     with pytest.raises(LayoutError):
         A.as_f2_layout(A.Layout(8))
+
+
+def _bits(v):
+    return v.value if isinstance(v, F2) else v
+
+
+def test_an_int_layout_after_an_f2_layout_is_the_function_or_refused():
+    """``A o F`` with integer A and F2 F reads A at F's offsets (their bits): the answer is that function, or a
+    refusal with a point where the mode arithmetic's layout differs (A adds with carries, F's offsets XOR)."""
+    f = A.parse("(8,8):(F1,F9)")
+    assert str(A.composition(A.parse("(8,8):(8,1)"), f)) == "(8,8):(F8,F9)"
+    for a, i in (("64:3", 3), ("(8,8):(1,9)", 9), ("(4,4,4):(1,8,4)", 36)):
+        with pytest.raises(LayoutError, match=f"F2 linearity condition.*at i = {i} "):
+            A.composition(A.parse(a), f)  # the mode arithmetic gave (8,8):(F3,F27) for 64:3: 3 ^ 6 is 5, not 9
+    rng = __import__("random").Random(8240)
+    answered = 0
+    for _ in range(300):
+        fl = A.as_f2_layout(A.ComposedLayout(A.Swizzle(rng.randint(0, 3), rng.randint(0, 2), rng.randint(3, 5)), 0,
+                                             A.Layout((8, 8), (rng.choice(((1, 8), (8, 1)))))))
+        s = rng.choice((64, 128, 256))
+        a = rng.choice((A.Layout(s, rng.choice((1, 2, 3, 5))), A.Layout((s // 8, 8), (rng.choice((1, 8, 3)), 1)),
+                        A.Layout((4, s // 4), (s // 4, 1))))
+        try:
+            r = A.composition(a, fl)
+        except LayoutError as err:
+            assert "F2 linearity condition" in str(err)
+            continue
+        answered += 1
+        assert [_bits(r(i)) for i in range(64)] == [a(_bits(fl(i))) for i in range(64)], (str(a), str(fl), str(r))
+    assert 60 < answered < 300
+
+
+def test_an_f2_result_equal_to_int_zero_is_not_refused():
+    """F0 and 0 are the same offset: the check compares bits, so this divide is answered (it was refused with
+    "at i = 0 that gives 0, but A(B(0)) = F0")."""
+    assert str(A.logical_divide(A.parse("(1,2):(F250,0)"), A.parse("(1,2):(4,2)"))) == "((1,2),2):((0,0),0)"
+
+
+def test_f2_complement_rounds_an_int_cotarget_up_to_a_power_of_two():
+    f = A.parse("(8,8):(F1,F9)")
+    assert str(A.complement(f, 64)) == "1:0" and str(A.complement(f, 100)) == str(A.complement(f, 128)) == "2:64"
+    g = A.parse("(4,2):(F2,F1)")
+    for cot in (1, 5, 8, 9, 30):
+        r = A.complement(g, cot)
+        sums = [int(g(j)) ^ r(i) for i in range(A.size(r)) for j in range(8)]
+        assert len(set(sums)) == len(sums) and set(range(cot)) <= set(sums) and A.size(r) * 8 >= cot
+    p = A.logical_product(f, A.parse("4:2"))  # complement(f, 64 * 7): 448, rounded up to 512
+    assert str(p) == "((8,8),4):((F1,F9),128)"
+    with pytest.raises(LayoutError, match="positive int"):
+        A.complement(f, (8, 8))
+
+
+def test_a_swizzle_of_an_f2_layout_evaluates():
+    sw, f = A.Swizzle(3, 0, 3), A.parse("(8,8):(F1,F9)")
+    c = A.composition(sw, f)
+    assert str(c) == "Sw<3,0,3> o 0 o (8,8):(F1,F9)" and A.offsets(c) == list(range(64))  # Sw o Sw is the identity
+    assert c(9) == F2(9) and sw(F2(9)) == F2(8)
+    p = A.logical_product(A.parse("Sw<3,0,3> o 0 o (8,8):(8,1)"), f)
+    assert [int(p(i)) for i in range(64)] == [A.parse("Sw<3,0,3> o 0 o (8,8):(8,1)")(i) for i in range(64)]
+
+
+def test_max_common_vector_reads_an_f2_unit_stride_as_contiguous():
+    f = A.parse("(8,8):(F1,F9)")
+    assert A.max_common_vector(f, A.parse("64:1")) == 8 and str(A.max_common_layout(f, A.parse("64:1"))) == "8:1"
+    assert A.max_common_vector(f, f) == 64 and A.max_common_vector(f, A.parse("(8,8):(8,1)")) == 1
+    assert str(A.max_common_layout(A.parse("(2,4,8):(F2,F1,F9)"), A.parse("64:1"))) == "1:0"

@@ -103,11 +103,11 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
     ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
     size_a = it.product(a.shape)
-    a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and int_strides(a) else a  # called inside [0, size_a)
+    a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
     fs = it.flatten(b.shape)
     picks = None if exhaustive else _coords(fs)
     if picks is None:
-        if int_strides(b) and int_strides(r):
+        if (int_strides(b) or has_f2(b.stride)) and (int_strides(r) or has_f2(r.stride)):  # (F2 offsets: bits)
             pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
         else:
             pairs = ((i, (b(i), r(i))) for i in range(it.product(fs)))
@@ -248,14 +248,15 @@ def post_composition(args: tuple, r: Any) -> None:
     if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
     if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
-        # carry-less strides: no structural proof, every point of B is checked (when all are linear, the units)
-        if _f2_agree(a, b, r):
+        if _f2_agree(a, b, r):  # carry-less strides: no structural proof; all linear, the units decide; else each point
             return
-        n_b = it.product(b.shape)
-        hit = find_counterexample(a, b, r, exhaustive=n_b <= FULL_CAP)
+        if it.product(b.shape) > FULL_CAP:
+            raise LayoutError(f"composition {a} o {b} is refused: CuTe would print {r}, not confirmed here to be A o B "
+                              f"(F2 strides, size(B) over the {FULL_CAP}-point check)")
+        hit = find_counterexample(a, b, r, exhaustive=True)  # offsets as bits (F0 is 0; an F2 B(i) indexes A)
         if hit is not None:
-            _refuse(a, b, r, "F2 linearity condition: the steps of B through A's F2 modes carry, and a "
-                    "carry-less product does not", hit)
+            _refuse(a, b, r, "F2 linearity condition: " + ("the steps of B through A's F2 modes carry, and a "
+                    "carry-less product does not" if has_f2(a.stride) else "A's int offsets do not add B's XORs"), hit)
         return
     why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
     if why is None:

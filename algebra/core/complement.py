@@ -153,15 +153,15 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
 
 
 def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
-    """The complement of an F2-linear layout (``arith.f2_columns``) in ``[0, cotarget)``, ``cotarget`` a power of
-    two (default: the least one above every offset): the unit bits outside the span of its columns, lowest first,
-    as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``; R is
-    ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget is not a
-    power of two.
+    """The complement of an F2-linear layout (``arith.f2_columns``) in ``[0, cotarget)``, an int cotarget rounded up
+    to a power of two (default: the least one above every offset): the unit bits outside the span of its columns,
+    lowest first, as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``;
+    R is ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget is not
+    a positive int.
 
     >>> from algebra.core.notation import parse
-    >>> str(complement(parse("(4,4):(F1,F9)"), 64))
-    '(2,2):(4,32)'
+    >>> str(complement(parse("(4,4):(F1,F9)"), 64)), str(complement(parse("(4,4):(F1,F9)"), 40))
+    ('(2,2):(4,32)', '(2,2):(4,32)')
     """
     cols = f2_columns(layout.shape, layout.stride)
     if cols is None:
@@ -172,11 +172,10 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     top = max((c.bit_length() for c in cols), default=0)
     if cotarget is None:
         cotarget = 1 << top
-    if type(cotarget) is not int or cotarget <= 0 or cotarget & (cotarget - 1):
-        raise LayoutError(f"complement of {layout} (F2 strides): the cotarget must be a power of two, got "
-                          f"{show(cotarget)}")
+    if type(cotarget) is not int or cotarget <= 0:
+        raise LayoutError(f"complement of {layout} (F2 strides): the cotarget must be a positive int: {show(cotarget)}")
     chosen: list[int] = []
-    for t in range(max(cotarget.bit_length() - 1, 0)):
+    for t in range((cotarget - 1).bit_length()):  # the bits below the cotarget rounded up to a power of two
         if f2_solve(cols + chosen, [1 << t])[0] is None:
             chosen.append(1 << t)
     res = R(*bw_coalesce((2,) * len(chosen), chosen, 1, 0))

@@ -228,7 +228,7 @@ def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, int, int]:
     if rec is not None:
         rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
                  common)
-    return inv_b, it.wrap(common.shape)[0], it.wrap(common.stride)[0]
+    return inv_b, it.wrap(common.shape)[0], 1 if (d0 := it.wrap(common.stride)[0]) == F2(1) else d0  # c * F1 is c
 
 
 def max_common_vector(a: Layout, b: Layout) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import ArithTuple, has_f2
-from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn
+from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, shows_cute, whole_refusal
@@ -45,7 +45,7 @@ from algebra.core.layout import (
 from algebra.core.memo import memo
 from algebra.core.notation import show
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import Swizzle, make_composed, make_swizzle
+from algebra.core.swizzle import ComposedLayout, Swizzle, make_composed, make_swizzle
 
 # inside an op, call the un-memoized functions: the outer op's result is what gets cached
 _coalesce, _complement, _composition = coalesce.__wrapped__, complement.__wrapped__, composition.__wrapped__
@@ -256,9 +256,7 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     new = logical_product(block, t)
     m, b, sh = sw.base, sw.bits, abs(sw.shift)
     zy = Layout((1 << m, 1 << b, 1 << (sh - b), 1 << b, 1), (0, 1 << m, 0, 1 << (m + sh), 0))
-    only_zy = cute_would_print(_composition, zy, t)  # CuTe's own arithmetic: an internal step, not an answer
-    if only_zy is None:
-        raise LayoutError(f"logical_product({block}, {tiler}): CuTe refuses the projection of {sw} through {t}")
+    only_zy = quiet(active(), unchecked, _composition, zy, t)  # CuTe's own step (its own conditions refuse it)
     bits = only_zy(size(only_zy) - 1)
     new_z = new((0, t(bits & sw.zzz_mask)))
     new_y = new((0, t(bits & sw.yyy_mask)))
@@ -268,7 +266,7 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     fast = all(map(int_strides, (block, new, comp, t)))  # then each value is a flat dot product, not a checked call
     new_of, block_of, comp_of, t_of = (offset_fn(x.shape, x.stride) if fast else x for x in (new, block, comp, t))
     res_sw = getattr(res, "layout_a", lambda x: x)  # make_composed may drop an identity swizzle
-    for i in range(min(size(new), 1 << 16) if checking() else 0):
+    for i in range(size(new) if checking() else 0):
         a, j = i % n0, i // n0
         got, want = res_sw(new_of(i)), block_of(a) + comp_of(sw(t_of(j)))
         if got != want:
@@ -392,6 +390,66 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
     return res
 
 
+def _dice(c: Any, t: Any, top: bool = True) -> Any:
+    """CuTe's ``dice(c, t)``: the entries of ``t`` where ``c`` is not ``_``, nested ones lifted into this level (the
+    ranks checked by ``slice_layout`` first)."""
+    if type(c) is tuple:
+        return tuple(m for x, y in zip(c, t, strict=True) for m in _dice(x, y, False))
+    return () if c is None else t if top else (t,)
+
+
+def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
+    """CuTe's ``slice_and_offset(c, A o O o L)`` (``swizzle_layout.hpp``, ``layout_composed.hpp``): the sliced layout
+    and the offset of the fixed coordinates. A plain layout: ``slice_and_offset``; ``A`` not a swizzle, or ``c`` all
+    ``_``: ``A o (O + offset) o slice``; a swizzle: the fixed coordinates' bits that feed it go into the new offset
+    and, where the kept modes do not hit a swizzled pair of bits, the slice decays to a plain layout (CuTe's own
+    arithmetic). Post: ``R(j) - R(0) == A(c_j) - A(c_0)``, ``c_j`` the coordinate with the kept modes at j; else
+    refused (CuTe XORs the old offset with the fixed bits: ``Sw<3,2,3> o 8 o (8,32):(32,1)`` at ``(_,9)``)."""
+    if not isinstance(sl, ComposedLayout):
+        return slice_and_offset(c, sl)
+    sw, off, lay = sl.layout_a, sl.offset, layout_arg(sl, "slice").layout_b  # L o O o Sw: no shape, refused
+    sliced, fixed = slice_layout(c, lay), (lambda v: any(map(fixed, v)) if type(v) is tuple else v is not None)
+    if not isinstance(sw, Swizzle) or not fixed(c):
+        sub, o = slice_and_offset(c, lay)
+        return make_composed(sw, off + o, sub), 0
+    m, b, s = sw.base, sw.bits, abs(sw.shift)
+    shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)
+    anti, only = Layout(shp, (1, 0, 1 << (m + b), 0, 1 << (m + b + s))), Layout(shp, (0, 1 << m, 0, 1 << (m + s), 0))
+    diced = Layout._raw(_dice(c, lay.shape), _dice(c, lay.stride))
+    parts = [cute_would_print(_composition, x, y) for x, y in ((anti, diced), (only, diced), (only, sliced))]
+    leaves = [] if None in parts else zip(*map(it.flatten, (parts[1].shape, parts[1].stride,
+                                                             it.idx2crd(dc, parts[1].shape))), strict=True)
+    mixed, pow2 = 0, None not in parts
+    for n, d, x in leaves:  # CuTe's to_mixed_bits: each shape*stride a power of 2 (or 0)
+        mixed, pow2 = mixed ^ x * d, pow2 and n * d >= 0 and not n * d & (n * d - 1)
+    if not pow2:
+        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout")
+    d_anti, _, s_only = parts
+    bits = s_only(size(s_only) - 1)
+    new_off, passed, z, y = off ^ mixed, d_anti(dc), sw.zzz_mask & -sw.zzz_mask, sw.yyy_mask & -sw.yyy_mask
+    lo, hi = ([(z if new_off & (y << i) == 0 else -z) << i if f else (y + z if new_off & (z << i) == 0 else y - z) << i
+               for i in range(b)] for f in (z < y, z > y))
+    sw_lay = Layout((1 << m, *[2] * b, 1 << (s - b), *[2] * b, 1), (1, *lo, 1 << (m + b), *hi, 1 << (m + b + s)))
+    decay = not bits & ~sw(bits)  # else the kept modes hit a y bit and its z bit: no decay
+    res = cute_would_print(_composition, sw_lay, sliced) if decay else make_composed(sw, new_off, sliced)
+    if res is None:
+        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the composition of {sw_lay} with {sliced}")
+
+    def at(j: int, v: Any = c, kept: Any = None) -> Any:  # c with the kept modes at j
+        kept = iter(it.wrap(it.idx2crd(j, sliced.shape))) if kept is None else kept
+        return tuple(at(j, x, kept) for x in v) if type(v) is tuple else next(kept) if v is None else v
+
+    for j in range(1, min(size(sliced), 1 << 16) if checking() else 0):
+        if res(j) - res(0) != sl(at(j)) - sl(at(0)):
+            cs = it.to_str(c).replace("None", "_")
+            raise LayoutError(
+                f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
+                f"coordinate with the kept modes at j; CuTe would print {res} here; at j = {j}, c_j = {show(at(j))}, "
+                f"that gives {res(j) - res(0)}, but A(c_j) - A(c_0) = {sl(at(j)) - sl(at(0))}. CuTe would print "
+                f"evaluate({sl}, {cs}) = {res}")
+    return res, sw(new_off) + passed if decay else passed
+
+
 # --------------------------------------------------------------------------------------------- partition
 
 
@@ -424,8 +482,8 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         if len(coord) > r1 or not is_tuple(s[1]):
             raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
                               f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
-        c1 = tuple(coord) + (None,) * (r1 - len(coord)) if r1 > 1 else coord[0]
-    sub, off = slice_and_offset((c0, c1), tiled)
+        c1 = tuple(coord) + (None,) * (r1 - len(coord))  # CuTe's append<R1>(coord, _): a 1-tuple stays one
+    sub, off = slice_composed((c0, c1), tiled)
     if (rec := active()) is not None:
         rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
                  f"offset {off}", sub, kind="result", offset=off)
@@ -466,7 +524,7 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
-    sub, off = slice_and_offset((crd, c1), tiled)
+    sub, off = slice_composed((crd, c1), tiled)
     if rec is not None:
         rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
         rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "

@@ -19,7 +19,6 @@ model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from algebra.doctor.solver_access import (
@@ -32,36 +31,28 @@ from algebra.doctor.solver_access import (
     make_tile,
     parse_accesses,
 )
+from algebra.hw.bankfix import compact_tail, swizzle_fn
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
 MAX_CANDIDATES = 12
 
 
-def _swizzle_fn(b: int, m: int, s: int) -> Callable[[int], int]:
-    ymask = ((1 << b) - 1) << (m + s)
-    return lambda o: o ^ ((o & ymask) >> s)
-
-
 def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
-    f, off = _swizzle_fn(b, m, s), tile.offset
+    f, off = swizzle_fn(b, m, s), tile.offset
     return lambda r, c: f(off(r, c))
 
 
 def _swizzle_moved(tile: Tile, b: int, m: int, s: int) -> list[int] | None:
-    """Where ``Sw<b,m,s>`` sends the offsets it may move out of the tile; None when they are too many to check.
-
-    Sw only flips bits [m, m + b) (from bits [m + s, m + s + b)), so it stays inside each aligned block of 2^(m + b)
-    offsets: on a compact tile only the offsets past its last whole block can leave it; otherwise every offset is
-    checked (at most 16384)."""
-    ymask = ((1 << b) - 1) << (m + s)
-    n = len(tile.table)
+    """Where ``Sw<b,m,s>`` sends the offsets it may move out of the tile (on a compact tile its ``compact_tail``,
+    otherwise every offset, at most 16384); None when they are too many to check."""
     if tile.compact:
-        xs: Any = range(n - n % (1 << (m + b)), n)
-    elif n <= 16384:
+        xs: Any = compact_tail(len(tile.table), b, m)
+    elif len(tile.table) <= 16384:
         xs = tile.table
     else:
         return None
-    return [x ^ ((x & ymask) >> s) for x in xs]
+    ymask = ((1 << b) - 1) << (m + s)
+    return [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
 
 
 def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
@@ -158,7 +149,7 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
         raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
     swizzles = [Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
-                          fn=_swizzle_fn(b, m, s))
+                          fn=swizzle_fn(b, m, s))
                 for b, m, s in swizzle_space(tile) if (foot := swizzle_footprint(tile, b, m, s)) is not None]
     paddings = [Candidate("padding", _padding_place(tile, p), pad=p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}

@@ -36,12 +36,13 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.hw.bank_access import ldmatrix_rows, modes_2d
+from algebra.hw.banks import LANES_PER_PHASE
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
 MAX_ACCESSES = 8
 WARP = 32
-LANES_PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
 KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "tma", "wgmma")
 
 
@@ -155,7 +156,7 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     if size > MAX_ELEMENTS:
         raise SolveError(f"tile: {size} elements is over the cap of {MAX_ELEMENTS} (256 x 256)")
     shp = lay.shape
-    rows, cols = (1, size) if not it.is_tuple(shp) or len(shp) == 1 else (it.product(shp[0]), it.product(shp[1:]))
+    rows, cols = modes_2d(lay)
     table = offsets(lay)
     if min(table) < 0:
         raise SolveError("tile: negative offsets")
@@ -301,7 +302,7 @@ def _ldmatrix(spec: dict, w: str, name: str, tile: Tile) -> Access:
     r0 = _int(r0, f"{w}.index[0]", 0, tile.rows - 1)
     c0 = _int(c0, f"{w}.index[1]", 0, tile.cols - 1)
     per = 16 // tile.element_bytes
-    lanes = [(r0 + 8 * (m % 2) + i, c0 + (m // 2) * per) for m in range(num) for i in range(8)]
+    lanes = ldmatrix_rows(num, r0, c0, per, "grid")
     for r, c in lanes:
         if r >= tile.rows or c + per > tile.cols:
             raise SolveError(f"{w}.index: ldmatrix.x{num} at ({r0}, {c0}) needs row {r}, columns {c}..{c + per - 1}: "

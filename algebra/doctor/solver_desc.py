@@ -27,9 +27,8 @@ from algebra.core.errors import LayoutError
 from algebra.hw import hopper
 from algebra.hw import sm100_smem as U
 
-SPAN_OF_TYPE = {0: 16, 1: 128, 2: 64, 3: 32}
-RESERVED_MASK = ((1 << 64) - 1) & ~(((1 << 14) - 1) | (((1 << 14) - 1) << 16) | (((1 << 14) - 1) << 32)
-                                     | (0b111 << 49) | (0b11 << 62))
+SPAN_OF_TYPE = {code: span for span, (_, _, code) in hopper.SWIZZLE_KINDS.items()}
+RESERVED_MASK = ((1 << 64) - 1) & ~sum(((1 << w) - 1) << lo for _, lo, w, _ in hopper.DESCRIPTOR_FIELDS)
 MAX_MN = 256
 #: UMMA layout type -> the Hopper layout type of the same swizzle (the canonical forms agree), None for BASE32B
 TO_SM90 = {0: 0, 2: 1, 4: 2, 6: 3, 1: None}
@@ -115,7 +114,7 @@ def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, 
     lay = Layout(shape, stride)
     if layout_type == 0:
         return lay
-    b = {32: 1, 64: 2, 128: 3}[span]
+    b = hopper.SWIZZLE_KINDS[span][1]
     return ComposedLayout(Swizzle(*hopper.swizzle_to_elements((b, 4, 3), 8 * element_bytes)), 0, lay)
 
 
@@ -201,10 +200,9 @@ def _sm100_fields(value: int, major: str, element_bytes: int, mn: int, k: int, c
           d["lbo_mode"] else "LBO mode 1: CuTe's make_umma_desc always writes 0")
     lbo, sbo = d["leading_byte_offset"], d["stride_byte_offset"]
     lay = canonical_layout(major, lt, element_bytes, mn, k, lbo, sbo, arch="sm100")
-    fields = [{"name": n, "bits": f"[{lo},{lo + w})", "value": d[n], "encoded": d["encoded"][n],
-               **({"meaning": d["layout_type_name"]} if n == "layout_type" else {})} for n, lo, w, _ in U.FIELDS]
     head = {"encoding": "Blackwell UMMA shared-memory descriptor (tcgen05.mma)", "value": d["value"],
-            "fields": fields, "span_bytes": U.LAYOUT_GEOMETRY[lt][2], "swizzle": d["layout_type_name"]}
+            "fields": hopper.field_rows(U.FIELDS, d, d["layout_type_name"]), "span_bytes": U.LAYOUT_GEOMETRY[lt][2],
+            "swizzle": d["layout_type_name"]}
     return head, lay, {"explain": explain(major, lt, element_bytes, lbo, sbo)}
 
 
@@ -291,7 +289,7 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     if span is None:
         raise LayoutError(f"tile: {sw} is not a wgmma swizzle for {element_bytes}-byte elements (32/64/128B are "
                           f"Sw<1..3,{4 - (element_bytes.bit_length() - 1)},3>)")
-    layout_type = {16: 0, 32: 3, 64: 2, 128: 1}[span]
+    layout_type = hopper.SWIZZLE_KINDS[span][2]
     shp = inner.shape
     if not it.is_tuple(shp) or len(shp) != 2:
         raise LayoutError("tile: give a rank-2 (MN, K) layout")

@@ -16,23 +16,19 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.doctor.solver_access import Access, Tile
+from algebra.hw.bankfix import bank_bits, hardware_swizzles
 
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
-TMA_NAMES = {32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
-
-
-def _log2(x: int) -> int:
-    return x.bit_length() - 1
+#: swizzle span in bytes -> the name TMA and the UMMA descriptor give it
+SWIZZLE_NAMES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
 
 
 def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int | None:
-    """The span in bytes (32/64/128) when ``sw`` on elements is a TMA/wgmma mode, 16 for no swizzle, else None."""
+    """The span in bytes (32/64/128) when ``sw`` on elements is a TMA/wgmma mode (``bankfix.hardware_swizzles``),
+    16 for no swizzle, else None."""
     if sw is None:
         return 16
-    b, m, s = sw
-    if s == 3 and m + _log2(element_bytes) == 4 and b in (1, 2, 3):
-        return 16 << b
-    return None
+    return 16 << sw[0] if tuple(sw) in hardware_swizzles(element_bytes) else None
 
 
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
@@ -62,9 +58,6 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
     return None
 
 
-UMMA_TYPES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
-
-
 def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) -> str | None:
     """The SM100 UMMA smem atom (and descriptor layout type) that tiles to the candidate: the GMMA atoms are UMMA's
     too; ``Sw<2,5,2>`` on bytes is ``Layout_MN_SW128_32B_Atom`` (SWIZZLE_128B_BASE32B, MN-major only)."""
@@ -73,8 +66,8 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
 
     if wgmma is not None:
         span = hardware_swizzle(sw, tile.element_bytes) or 16
-        return wgmma.replace("GMMA::", "UMMA::") + f" ({UMMA_TYPES[span]})"
-    if sw is None or tile.element_bytes > 4 or (sw[0], sw[1] + _log2(tile.element_bytes), sw[2]) != (2, 5, 2):
+        return wgmma.replace("GMMA::", "UMMA::") + f" ({SWIZZLE_NAMES[span]})"
+    if sw is None or tile.element_bytes > 4 or (sw[0], sw[1] + tile.element_bytes.bit_length() - 1, sw[2]) != (2, 5, 2):
         return None
     atom = sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)
     if tile.rows % atom.shape[0] or tile.cols % atom.shape[1]:
@@ -107,7 +100,7 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
             if cand.swizzle is None:
                 tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
             elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
-                tma = TMA_NAMES[span]
+                tma = SWIZZLE_NAMES[span]
         if eb <= 4:
             umma = _umma_match(tile, cand.swizzle, wgmma)
     elif cand.kind == "padding":
@@ -152,9 +145,8 @@ def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
     elif cand.xor:
         pairs = [[j, t] for j, mask in sorted(cand.xor.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
     low = min((p[1] for p in pairs), default=0)
-    lo_bank = max(0, 2 - _log2(eb))
     return {"nbits": tile.max_offset.bit_length(), "labels": bit_labels(tile), "xor": pairs, "kept": low,
-            "bank_bits": [k for k in range(lo_bank, 7 - _log2(eb))], "element_bytes": eb}
+            "bank_bits": list(range(*bank_bits(eb))), "element_bytes": eb}
 
 
 def layout_of(tile: Tile, cand: Any) -> Any:
@@ -251,7 +243,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
     from algebra.doctor.solver_access import lane_offsets
-    from algebra.hw.banks import analyze, analyze_ldmatrix
+    from algebra.hw.banks import analyze
 
     eb = tile.element_bytes
     per_access = []
@@ -262,7 +254,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             continue
         offs = lane_offsets(a, cand.place) or []
         addrs = [o * eb for o in offs]
-        r = analyze_ldmatrix(addrs, a.num) if a.kind == "ldmatrix" else analyze(addrs, a.access_bytes(eb))
+        r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
                            "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
     lay = layout_of(tile, cand)

@@ -14,22 +14,18 @@ from typing import Any
 
 from algebra.core.arith import f2_apply
 from algebra.doctor.solver_access import Access, Candidate, Tile
+from algebra.hw.bankfix import bank_bits, varying_bits
 
 
 def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
     """(target bits, source bits) of the search; empty lists when there is no room (vectors as wide as a line)."""
-    eb, n = tile.element_bytes, tile.nbits or 0
+    n = tile.nbits or 0
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    lb = eb.bit_length() - 1
-    t_lo = max(vec.bit_length() - 1, 2 - lb)  # bits below a 4-byte word never change the bank
-    t_hi = min(n, 7 - lb)
+    lo, hi = bank_bits(tile.element_bytes)
+    t_lo, t_hi = max(vec.bit_length() - 1, lo), min(n, hi)
     if t_lo >= t_hi or t_hi >= n:
         return [], []
-    varying = 0
-    for a in accesses:  # a constraint has no lanes
-        offs = [tile.offset(r, c) for r, c in a.lanes]
-        for o in offs:
-            varying |= o ^ offs[0]
+    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
     sources = [j for j in range(t_hi, n) if (varying >> j) & 1]
     return list(range(t_lo, t_hi)), sources
 

@@ -216,7 +216,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
         got = cache.get(key) if key is not None else None
         if got is None:
             addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lane_sets[0]]
-            r = analyze(addrs, access_bytes=vbytes, kind=akind) if how == "vector" else analyze(addrs, kind=akind)
+            r = analyze(addrs, access_bytes=vbytes, kind=akind)
             got = (r.wavefronts, list(r.phases))
             if key is not None:
                 cache[key] = got

@@ -88,24 +88,16 @@ SM70_8x8_32b = "((2,2,2),(2,2,2)):((1,16,4),(8,2,32))"
 _T_NAMES = {"F16": "half_t", "F32": "float", "BF16": "bfloat16_t", "TF32": "tfloat32_t", "F64": "double",
             "S8": "int8_t", "S32": "int32_t"}
 
-# name -> (M, N, K, thr_id, A, B, C, ptx shape)
+_SM80_F16 = ("F16F16F16F16", "F32F16F16F32", "F32BF16BF16F32")
+# "MxNxK" -> (A, B, C, the value types of its atoms); every SM80 atom is one warp (thr_id 32:1)
 _SM80 = {
-    "16x8x8_F16": (16, 8, 8, "32:1", SM80_16x8_Row, SM80_8x8_Row, SM80_16x8_Row),
-    "16x8x16_F16": (16, 8, 16, "32:1", "((4,8),(2,2,2)):((32,1),(16,8,128))", "((4,8),(2,2)):((16,1),(8,64))",
-                    SM80_16x8_Row),
-    "16x8x4_TF32": (16, 8, 4, "32:1", "((4,8),2):((16,1),8)", SM80_8x4, SM80_16x8_Row),
-    "16x8x8_TF32": (16, 8, 8, "32:1", "((4,8),(2,2)):((16,1),(8,64))", "((4,8),2):((8,1),32)", SM80_16x8_Row),
-    "8x8x4_F64": (8, 8, 4, "32:1", SM80_8x4, SM80_8x4, SM80_8x8_Row),
-    "16x8x32_S8": (16, 8, 32, "32:1", "((4,8),(4,2,2)):((64,1),(16,8,256))", "((4,8),(4,2)):((32,1),(8,128))",
-                   SM80_16x8_Row),
-}
-_SM80_TYPES = {
-    "16x8x8_F16": ["F16F16F16F16", "F32F16F16F32", "F32BF16BF16F32"],
-    "16x8x16_F16": ["F16F16F16F16", "F32F16F16F32", "F32BF16BF16F32"],
-    "16x8x4_TF32": ["F32TF32TF32F32"],
-    "16x8x8_TF32": ["F32TF32TF32F32"],
-    "8x8x4_F64": ["F64F64F64F64"],
-    "16x8x32_S8": ["S32S8S8S32"],
+    "16x8x8": (SM80_16x8_Row, SM80_8x8_Row, SM80_16x8_Row, _SM80_F16),
+    "16x8x16": ("((4,8),(2,2,2)):((32,1),(16,8,128))", "((4,8),(2,2)):((16,1),(8,64))", SM80_16x8_Row, _SM80_F16),
+    "16x8x4": ("((4,8),2):((16,1),8)", SM80_8x4, SM80_16x8_Row, ("F32TF32TF32F32",)),
+    "16x8x8_TF32": ("((4,8),(2,2)):((16,1),(8,64))", "((4,8),2):((8,1),32)", SM80_16x8_Row, ("F32TF32TF32F32",)),
+    "8x8x4": (SM80_8x4, SM80_8x4, SM80_8x8_Row, ("F64F64F64F64",)),
+    "16x8x32": ("((4,8),(4,2,2)):((64,1),(16,8,256))", "((4,8),(4,2)):((32,1),(8,128))", SM80_16x8_Row,
+                ("S32S8S8S32",)),
 }
 _SM90_N = tuple(range(8, 257, 8))
 _SM90_TYPES = ("F16F16F16", "F32F16F16", "F32BF16BF16")
@@ -125,10 +117,10 @@ SM90_ALayout_64x16 = "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"  # register A o
 @cache
 def _mma_table() -> dict[str, tuple]:
     t: dict[str, tuple] = {}
-    for key, spec in _SM80.items():
-        m, n, k, thr, a, b, c = spec
-        for types in _SM80_TYPES[key]:
-            t[f"SM80_{m}x{n}x{k}_{types}_TN"] = (m, n, k, thr, a, b, c, types,
+    for key, (a, b, c, all_types) in _SM80.items():
+        m, n, k = map(int, key.split("_")[0].split("x"))
+        for types in all_types:
+            t[f"SM80_{m}x{n}x{k}_{types}_TN"] = (m, n, k, "32:1", a, b, c, types,
                                                  f"mma.sync.aligned.m{m}n{n}k{k}.row.col")
     for acc in ("F16F16F16F16", "F32F16F16F32"):
         c = SM70_8x8_16b if acc.startswith("F16") else SM70_8x8_32b
@@ -216,10 +208,9 @@ _LDSM = {  # (src, dst) of SM75 ldmatrix in bits
     "SM75_U16x8_LDSM_T": ("(32,128):(128,1)", "((4,8),(16,2,4)):((256,16),(1,128,1024))",
                           "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
 }
-_STSM = {"SM90_U32x1_STSM_N": "SM75_U32x1_LDSM_N", "SM90_U32x2_STSM_N": "SM75_U32x2_LDSM_N",
-         "SM90_U32x4_STSM_N": "SM75_U32x4_LDSM_N", "SM90_U16x2_STSM_T": "SM75_U16x2_LDSM_T",
-         "SM90_U16x4_STSM_T": "SM75_U16x4_LDSM_T", "SM90_U16x8_STSM_T": "SM75_U16x8_LDSM_T"}
-_BITS = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
+_STSM = {ld.replace("SM75", "SM90").replace("LDSM", "STSM"): ld for ld in _LDSM}  # stmatrix: ldmatrix reversed
+#: bits -> the unsigned type CuTe names for them
+UINT_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
 
 
 @cache
@@ -236,16 +227,16 @@ def _copy_table() -> dict[str, tuple[str, str, str, str, str]]:
         t[f"SM80_CP_ASYNC_CACHEALWAYS_{bits // 8}B"] = ("1:0", lay, lay, lay, ptx)
     t["SM80_CP_ASYNC_CACHEGLOBAL_16B"] = ("1:0", "(1,128):(0,1)", "(1,128):(0,1)", "(1,128):(0,1)",
                                           "cp.async.cg.shared.global [16]")
-    for bits in _BITS:
+    for bits in UINT_TYPES:
         lay = f"(1,{bits}):(0,1)"
         t[f"UniversalCopy_{bits}b"] = ("1:0", lay, lay, lay, f"ld/st of {bits} bits")
     t.update(tmem_copy_table())  # SM100 tcgen05.ld / tcgen05.st (algebra.hw.sm100_tmem)
     return t
 
 
-_ALIASES = {f"SM80_CP_ASYNC_CACHEALWAYS<{v}>": f"SM80_CP_ASYNC_CACHEALWAYS_{b // 8}B" for b, v in _BITS.items()
+_ALIASES = {f"SM80_CP_ASYNC_CACHEALWAYS<{v}>": f"SM80_CP_ASYNC_CACHEALWAYS_{b // 8}B" for b, v in UINT_TYPES.items()
             if b >= 32}
-_ALIASES.update({f"UniversalCopy<{v}>": f"UniversalCopy_{b}b" for b, v in _BITS.items()})
+_ALIASES.update({f"UniversalCopy<{v}>": f"UniversalCopy_{b}b" for b, v in UINT_TYPES.items()})
 _ALIASES["SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"] = "SM80_CP_ASYNC_CACHEGLOBAL_16B"
 
 

@@ -26,7 +26,7 @@ from algebra.core.layout import (
 from algebra.core.memo import bounded
 from algebra.core.modes import offsets
 from algebra.core.notation import parse
-from algebra.core.ops import coalesce, complement, composition, right_inverse
+from algebra.core.ops import coalesce, complement, composition, filter_zeros, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
 from algebra.core.recast import upcast
 from algebra.hw.atoms import CopyAtom, MMAAtom, get
@@ -81,13 +81,8 @@ def make_fragment_like(layout: Layout) -> Layout:
     if not it.is_tuple(layout.shape) or len(layout) < 2:
         return Layout(layout.shape)
     m0 = layout[0]
-    first = Layout(m0.shape, it.compact_major(_zero_to_one(m0.shape, m0.stride)))  # compact over the non-zero strides
+    first = Layout(m0.shape, it.compact_major(filter_zeros(m0).shape))  # compact over the non-zero strides
     return tiled_product(first, make_ordered_layout(layout.shape[1:], layout.stride[1:]))
-
-
-def _zero_to_one(shape: Any, stride: Any) -> Any:
-    """CuTe's ``filter_zeros(stride, shape)``: the shape with every stride-0 mode's extent taken as 1."""
-    return tuple(map(_zero_to_one, shape, stride)) if it.is_tuple(shape) else (1 if stride == 0 else shape)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
     return swizzle
 
 
-def _modes_2d(layout: Any) -> tuple[int, int]:
+def modes_2d(layout: Any) -> tuple[int, int]:
     """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
     shp = layout.shape
     if not it.is_tuple(shp) or len(shp) == 1:
@@ -78,7 +78,7 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
     vec = int(access.get("vector", 1))
     if vec < 1:
         raise LayoutError(f"vector must be >= 1, not {vec}")
-    rows, cols = _modes_2d(layout)
+    rows, cols = modes_2d(layout)
     warp = int(access.get("warp", 0))
     if kind == "column":
         j, start = int(access.get("index", 0)), int(access.get("start", 0))

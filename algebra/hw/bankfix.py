@@ -70,13 +70,17 @@ def hardware_swizzles(element_bytes: int, max_bits: int = 3) -> list[tuple[int, 
     return [(b, m, 3) for b in range(min(3, max_bits), 0, -1) if m >= 0]
 
 
+def varying_bits(*groups: list[int]) -> int:
+    """The bits in which some offset of a group differs from the group's first offset."""
+    return reduce(or_, (o ^ g[0] for g in groups for o in g), 0)
+
+
 def swizzle_candidates(lanes: _b.LaneOffsets, element_bytes: int, offset_bits: int,
                        max_bits: int = 3) -> list[tuple[int, int, int]]:
     """The Sw<B,M,S> (1 <= B <= max_bits, S >= B, M + S + B <= offset_bits) that can change the cost of the warp
     access ``lanes`` (see the module docstring), ordered by (B, M, S), at most MAX_SWIZZLE_CANDIDATES of them."""
     lo, hi = bank_bits(element_bytes)
-    first = lanes.raw[0][0] if lanes.raw and lanes.raw[0] else 0
-    varying = reduce(or_, (o ^ first for raw in lanes.raw for o in raw), 0)
+    varying = varying_bits([o for raw in lanes.raw for o in raw])
     out = []
     for b in range(1, max_bits + 1):
         for m in range(max(0, lo - b + 1), hi):
@@ -89,6 +93,19 @@ def swizzle_candidates(lanes: _b.LaneOffsets, element_bytes: int, offset_bits: i
 
 
 Work = Callable[[int, int], None]
+
+
+def swizzle_fn(b: int, m: int, s: int) -> Callable[[int], int]:
+    """Sw<B,M,S> on offsets written out, ``o ^ ((o & yyy) >> S)`` (S >= 0; the core's Swizzle without its checks, for
+    the searches' inner loops)."""
+    ymask = ((1 << b) - 1) << (m + s)
+    return lambda o: o ^ ((o & ymask) >> s)
+
+
+def compact_tail(n: int, b: int, m: int) -> range:
+    """The offsets of a compact tile (exactly 0 .. n-1) that Sw<B,M,S> may move out of it: Sw only flips bits
+    [M, M+B), so it keeps each aligned block of 2^(M+B) offsets, and only those past the last whole block can leave."""
+    return range(n - n % (1 << (m + b)), n)
 
 
 class _Search:
@@ -117,32 +134,28 @@ class _Search:
             self.on_work(lanes, elements)
 
     def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
-        """The bank map under Sw<B,M,S> (written out: o ^ ((o & yyy) >> S)) when it is conflict-free, else None."""
-        b, m, s = bms
-        ymask = ((1 << b) - 1) << (m + s)
+        """The bank map under Sw<B,M,S> (:func:`swizzle_fn`) when it is conflict-free, else None."""
         try:
-            r = _b.lane_bank_map(self.lanes, self.element_bytes, lambda o: o ^ ((o & ymask) >> s))
+            r = _b.lane_bank_map(self.lanes, self.element_bytes, swizzle_fn(*bms))
         except LayoutError:  # the swizzle splits a vector access
             return None
         return r if r.ways == 1 else None
 
     def closed(self, bms: tuple[int, int, int]) -> bool:
-        """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices).
-
-        Sw<B,M,S> only flips bits [M, M+B), so it keeps each aligned block of 2^(M+B) offsets: a compact tile (offsets
-        exactly 0 .. n-1) needs a check of its last partial block only, free when n is a multiple of the block."""
+        """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices): on a
+        compact tile only its :func:`compact_tail` is checked, free when its size is a multiple of the block."""
         self.closure_checks += 1
-        b, m, s = bms
-        ymask = ((1 << b) - 1) << (m + s)
+        sw = swizzle_fn(*bms)
         if self.compact:
             n = len(self.offsets)
-            start = n - n % (1 << (m + b))
-            if start < n:
-                self.spend(0, n - start)
-            return all((o ^ ((o & ymask) >> s)) < n for o in range(start, n))
+            tail = compact_tail(n, bms[0], bms[1])
+            if tail:
+                self.spend(0, len(tail))
+            return all(sw(o) < n for o in tail)
         self.spend(0, len(self.offsets))
-        tile = self.tile
-        return all((o ^ ((o & ymask) >> s)) in tile for o in self.offsets if o & ymask)
+        b, m, s = bms
+        ymask, tile = ((1 << b) - 1) << (m + s), self.tile
+        return all((o ^ ((o & ymask) >> s)) in tile for o in self.offsets if o & ymask)  # swizzle_fn written out
 
 
 def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_bits: int = 5) -> list[Fix]:

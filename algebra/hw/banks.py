@@ -20,7 +20,7 @@ NUM_BANKS = 32
 BANK_BYTES = 4
 WARP_SIZE = 32
 LDMATRIX_ROW_BYTES = 16
-_LANES_PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
+LANES_PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
 
 
 @dataclass(frozen=True)
@@ -128,10 +128,10 @@ def analyze(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "l
         return analyze_ldmatrix(byte_addresses, num=len(byte_addresses) // 8, kind=kind)
     if kind not in ("lds", "sts"):
         raise LayoutError(f"kind must be lds, sts, ldmatrix or stmatrix, not {kind!r}")
-    if access_bytes not in _LANES_PER_PHASE:
+    if access_bytes not in LANES_PER_PHASE:
         raise LayoutError(f"access_bytes must be one of 1, 2, 4, 8, 16, not {access_bytes}")
     addrs = _check_addresses(byte_addresses, access_bytes, WARP_SIZE, f"{access_bytes}-byte access")
-    return _phases(addrs, access_bytes, kind, _LANES_PER_PHASE[access_bytes])
+    return _phases(addrs, access_bytes, kind, LANES_PER_PHASE[access_bytes])
 
 
 def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = False,

@@ -7,7 +7,7 @@ On elements of ``b`` bits the same permutation is ``Sw<B, 4 + 3 - log2(b), 3>`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -165,18 +165,18 @@ class GmmaDescriptor:
         return sum(((getattr(self, n) // unit) & ((1 << w) - 1)) << lo for n, lo, w, unit in DESCRIPTOR_FIELDS)
 
     def fields(self) -> list[dict[str, Any]]:
-        """One dict per field: name, bits "[lo,hi)", the value in bytes (or code) and the encoded field value."""
-        out = []
-        for name, lo, width, unit in DESCRIPTOR_FIELDS:
-            v = getattr(self, name)
-            row = {"name": name, "bits": f"[{lo},{lo + width})", "value": v, "encoded": v // unit}
-            if name == "layout_type":
-                row["meaning"] = LAYOUT_TYPE_NAMES[v]
-            out.append(row)
-        return out
+        """:func:`field_rows` of the descriptor."""
+        return field_rows(DESCRIPTOR_FIELDS, asdict(self), LAYOUT_TYPE_NAMES[self.layout_type])
 
     def __str__(self) -> str:
         return f"0x{self.value:016x}"
+
+
+def field_rows(table: tuple[tuple[str, int, int, int], ...], values: dict[str, int], meaning: str) -> list[dict]:
+    """One dict per (name, first bit, width, unit) field of a smem descriptor (wgmma's or UMMA's): name, bits
+    "[lo,hi)", the value in bytes (or code), the encoded field value, and for the layout type its ``meaning``."""
+    return [{"name": n, "bits": f"[{lo},{lo + w})", "value": values[n], "encoded": values[n] // unit,
+             **({"meaning": meaning} if n == "layout_type" else {})} for n, lo, w, unit in table]
 
 
 def decode_gmma_descriptor(value: int) -> GmmaDescriptor:

@@ -17,8 +17,9 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
-from algebra.core.layout import Layout
+from algebra.core.layout import Layout, _has_none, layout_arg
 from algebra.core.notation import show
+from algebra.core.products import slice_composed
 from algebra.core.recorder import Recorder, active, nested
 
 
@@ -58,8 +59,16 @@ def _inner(rec: Recorder | None, nat: Any, stride: Any) -> Any:
 
 
 def evaluate(layout: Any, crd: Any) -> Any:
-    """``layout(crd)`` for a 1-D, flat or natural coordinate (a swizzled layout: inner layout, offset, swizzle)."""
+    """``layout(crd)`` for a 1-D, flat or natural coordinate (a swizzled layout: inner layout, offset, swizzle); a
+    coordinate with ``_`` (None) slices, as CuTe's ``layout(crd)`` does: the layout of the modes it keeps."""
     rec = active()
+    if _has_none(crd):
+        res = slice_composed(crd, layout_arg(layout, "evaluate"))[0]
+        if rec is not None:
+            rec.step(f"{it.to_str(crd).replace('None', '_')} has _ entries: slice {layout} there, keeping the modes "
+                     f"at each _ and dropping the others (CuTe's slice; the fixed entries' offset is not part of it): "
+                     f"{res}", res, kind="result")
+        return res
     if hasattr(layout, "layout_b"):
         sw = layout.layout_a
         if rec is not None:

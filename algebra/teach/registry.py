@@ -34,6 +34,7 @@ from algebra.core import emit, inverses, ops, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.core.notation import parse_arg, parse_htuple
+from algebra.hw.atoms import UINT_TYPES
 from algebra.teach import coords
 
 KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
@@ -108,9 +109,6 @@ def _tensor_op(op: str) -> Callable:
         "print(R.layout()); print(\"  first offset: \"); print(*R.data());"]
 
 
-_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
-
-
 def _dsl_unzip(op: str, block: Any, tiler: tuple) -> list[str]:
     """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
     logical_product by hand as ``tile_unzip`` does."""
@@ -140,7 +138,7 @@ def _default_order(shape: Any) -> Any:
 
 
 def _ctype(bits: int) -> str:
-    return _TYPES.get(bits, f"uint_bit_t<{bits}>")
+    return UINT_TYPES.get(bits, f"uint_bit_t<{bits}>")
 
 
 # --------------------------------------------------------------------------------------------- the table

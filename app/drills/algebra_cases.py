@@ -209,6 +209,27 @@ def check(op: str, args: list[Any], r: Any) -> bool:
     raise KeyError(op)
 
 
+def as_written(op: str, args: list[Any], r: Any) -> bool:
+    """Whether ``r`` also holds where B reaches past size(A) with A read as written (its last mode extended, as
+    ``A(i)`` does for i >= size(A)). CuTe composes with the coalesced A, whose last mode can differ: A = (4,1):(8,1)
+    extends with stride 1 as written and 8 once coalesced (4:8), so logical_divide(A, 3:1) = (3,2):(8,24) is not
+    A(L(i)) at i = 4. A drill keeps only cases where both readings agree: the key then does not hang on which one a
+    learner takes. Ops that never reach past size(A) always agree."""
+    if op == "composition" and not isinstance(args[1], tuple):
+        a, b = args
+        return all(r(i) == a(b(i)) for i in _points(b))
+    if op not in DIVIDES:
+        return True
+    a, tiler = args
+    pairs = [(a, tiler, r)] if not isinstance(tiler, tuple) else \
+        [(_mode(a, m), tiler[m], A.logical_divide(a, tiler)[m]) for m in range(len(tiler))]
+    for am, bm, rm in pairs:
+        lay = A.make_layout(bm, A.complement(bm, A.size(am)))
+        if any(rm((i, j)) != am(lay((i, j))) for i in range(A.size(rm[0])) for j in range(A.size(rm[1]))):
+            return False
+    return True
+
+
 def truth(op: str, args: list[Any]) -> Any:
     """The engine's ``op(*args)`` when it passes :func:`check` and is small enough to drill, else None (refused,
     ill-posed or too big)."""

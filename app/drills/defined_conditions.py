@@ -97,9 +97,17 @@ _COND = ("shape", "stride")
 _FAIL = ("fails", "fail", "failed", "failing", "violated", "broken", "breaks", "no", "false", "wrong")
 _HOLD = ("holds", "hold", "held", "ok", "okay", "fine", "passes", "pass", "passed", "satisfied", "yes", "true",
          "good", "met")
-_DEFINED = ("defined", "yes", "valid", "it is defined", "both hold", "neither fails", "no condition fails")
+_DEFINED = ("defined", "yes", "valid", "it is defined", "both hold", "neither fails", "no condition fails", "none",
+            "none fails", "none fail", "nothing fails", "neither condition fails", "no conditions fail")
 _BOTH = ("both", "both fail", "neither holds", "both conditions fail")
 _NEGATION = ("not", "doesn", "isn", "don", "nor")
+
+
+def _outside(answer: str, phrases: list[tuple[int, str]], words: tuple[str, ...]) -> bool:
+    """True when one of ``words`` stands in ``answer`` outside the matched ``phrases`` (position, phrase): the "no"
+    of "no condition fails" or the "fails" of "none fails" says it is defined, not that it is not."""
+    covered = {pos + k for pos, w in phrases for k in range(len(w.split()))}
+    return any(p not in covered for p, _ in find_words(answer, words))
 
 
 def read_claims(answer: str) -> tuple[bool, bool]:
@@ -123,13 +131,13 @@ def read_claims(answer: str) -> tuple[bool, bool]:
             raise AnswerError(f"two verdicts on the {word} condition")
         said[word] = verdict
     both = [w for _, w in find_words(answer, _BOTH)]
-    defined = [w for _, w in find_words(answer, _DEFINED)]
+    defined = find_words(answer, _DEFINED)
     if both and not said:
         if "both" in both and find_words(answer, ("hold", "holds", "ok", "defined")):
             return False, False
         return True, True
     if not said:
-        if defined and not find_words(answer, ("not", "no", "undefined", "fails")):
+        if defined and not _outside(answer, defined, ("not", "no", "undefined", "fails")):
             return False, False
         raise AnswerError("name the condition that fails (shape, stride or both), or say it is defined")
     if len(said) == 1:
@@ -138,7 +146,7 @@ def read_claims(answer: str) -> tuple[bool, bool]:
             raise AnswerError(f"the {word} condition holds, and the other? say both, e.g. shape holds, stride fails")
         other = "stride" if word == "shape" else "shape"
         said[other] = bool(both)
-    if defined and any(said.values()) and not find_words(answer, ("not", "no", "undefined")):
+    if defined and any(said.values()) and not _outside(answer, defined, ("not", "no", "undefined")):
         raise AnswerError("it is said to be defined and a condition is said to fail")
     return said["shape"], said["stride"]
 

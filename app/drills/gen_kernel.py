@@ -11,6 +11,7 @@ import algebra as A
 from algebra import atoms
 from app.drills.common import grade_cells, lstr, pick, step
 from app.drills.core import Drill, Grade, register
+from app.drills.parse_words import parse_rc
 from app.drills.parsing import AnswerError, clean, parse_pairs
 
 #: small tiled MMAs: (atom, atom layout, permutation or None)
@@ -74,12 +75,10 @@ def make_mma_registers(rng: random.Random, seed: int) -> Drill:
                       f"{off + frag(k)} -> {lstr(want)}."))
 
     def grade_reg(ans: str) -> Grade:
-        got = parse_pairs(ans)
-        if len(got) != 1:
-            raise AnswerError("expected one (row,col) pair")
-        if got[0] == want:
+        got = parse_rc(ans)  # (2,18), 2, 18, row 2, col 18: one pair, read as every other (row, col) drill reads it
+        if got == want:
             return Grade.right()
-        return Grade.wrong(f"{lstr(got[0])} is not the element register {k} of thread {t} holds")
+        return Grade.wrong(f"{lstr(got)} is not the element register {k} of thread {t} holds")
 
     d = Drill("mma_registers", seed, f"{head} Thread {t}'s accumulators are tCrC = thr_mma.partition_fragment_C(C) "
               f"= {regs}. Which element (row, col) of C does register tCrC({k}) hold?", "one (row,col) pair, e.g. {ex}",
@@ -88,7 +87,7 @@ def make_mma_registers(rng: random.Random, seed: int) -> Drill:
     wrong = ((off + regs(k)) % rows, (off + regs(k)) // rows)
     if wrong != want:
         d.mistake("the register layout instead of partition_C: tCrC is compact; the element is partition_C's",
-                  lambda ans, w=wrong: parse_pairs(ans) == [w], lstr(wrong))
+                  lambda ans, w=wrong: parse_rc(ans) == w, lstr(wrong))
     return d.with_example("(0,0)", "(1,1)", "(2,3)", "(15,7)")
 
 

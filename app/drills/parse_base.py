@@ -82,13 +82,17 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+#: A full stop closing the answer as a sentence, after its last number or parenthesis: "0, 4, 8." reads "0, 4, 8".
+_SENTENCE_END = re.compile(r"(?<=[\d)])\s?\.\s?$")
+
+
 def parse_nested(text: str) -> IntTuple:
     """Read an integer or a nested tuple of integers, e.g. ``(1,(1,2))`` or ``1, (1, 2)``.
 
     Post-condition: a top-level sequence of several items becomes a tuple; ``(x)`` with one item stays a 1-tuple
     only when nested, so ``"(5)"`` reads as ``5``.
     """
-    toks = _tokens(clean(text))
+    toks = _tokens(_SENTENCE_END.sub("", clean(text)))
     if not toks:
         raise AnswerError("no numbers found")
     pos = 0

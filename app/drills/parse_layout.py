@@ -61,12 +61,16 @@ def _cpp_layout(s: str) -> str | None:
 
 
 def layout_text(text: str) -> str:
-    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` dropped,
+    """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` (or C++'s
+    ``auto L =``) dropped, a closing ``.`` or ``;`` and wrapping backticks dropped,
     CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
     CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``; ``cute::`` dropped, ``composition(Swizzle<..>{}, L)``
     read as ``Sw<..> o L``. A row-major shape from ``LayoutRight`` comes back as
     ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
-    s = clean(text).replace("\n", " ").strip()
+    s = clean(text).replace("\n", " ").strip().strip("`").strip()
+    s = s.rstrip(";.").rstrip()  # the end of a sentence or of a C++ statement: "(4,8):(8,1)." or "... = L;"
+    if s[:5].lower() == "auto ":
+        s = s[5:].lstrip()
     low = s[:12].lower()
     for word in ("layout", "l", "r", "b", "t", "v"):
         if low.startswith(word) and s[len(word):].lstrip()[:1] in (":", "="):

@@ -241,7 +241,7 @@ def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
 def parse_swizzle(text: str) -> tuple[int, int, int]:
     """Read ``Sw<B,M,S>``, ``Swizzle<B,M,S>``, ``cute::Swizzle<B,M,S>{}``, ``swizzle 3 4 3`` or ``B=3 M=4 S=3``.
     Post-condition: three ints (a tokenizer: linear time)."""
-    s = clean(text).strip().lower().removeprefix("cute::").strip()
+    s = clean(text).strip().strip("`").rstrip(";.").strip().lower().removeprefix("cute::").strip()
     for prefix in ("swizzle", "sw"):
         if s.startswith(prefix):
             s = s[len(prefix):]

@@ -75,6 +75,8 @@ def toolchain() -> list[str] | None:
 
 
 def ctype(t: Any, kind: str = "Shape") -> str:
+    if t is None:  # ``_`` in a slicing coordinate
+        return "Underscore"
     if isinstance(t, tuple):
         return f"{kind}<" + ",".join(ctype(x, kind) for x in t) + ">"
     if isinstance(t, str):  # a scaled-basis stride k@i
@@ -274,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edge", action="store_true", help="edge-heavy cases and the less common ops (cute_edge.py)")
     ap.add_argument("--deep", type=float, default=0.0, help="fraction of cases with modes nested up to depth 4")
     ap.add_argument("--inverses", action="store_true", help="inverses of swizzled tiles with offsets and back")
+    ap.add_argument("--wide", action="store_true", help="with --swizzle: wide swizzles (B<=5, M<=6, negative S), "
+                    "offsets, carries, either side, recasts (cute_swizzle.gen_wide_cases)")
+    ap.add_argument("--fresh", action="store_true", help="negative strides, nested tilers, shape-1 modes, big sizes")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -283,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
         import cute_edge
 
         cases = cute_edge.gen_cases(a.seed, a.n)
+    elif a.fresh:
+        import cute_fresh
+
+        cases = cute_fresh.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None)
     elif a.inverses:
         import cute_swizzle
 
@@ -291,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         import cute_real
         import cute_swizzle
 
-        cases = (cute_swizzle if a.swizzle else cute_real).gen_cases(a.seed, a.n)
+        cases = (cute_swizzle.gen_wide_cases if a.wide else cute_swizzle.gen_cases if a.swizzle else
+                 cute_real.gen_cases)(a.seed, a.n)
     else:
         cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
     recs = run_cases(cases, jobs=a.jobs)

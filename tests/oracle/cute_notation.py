@@ -12,14 +12,17 @@ from typing import Any
 
 
 def parse_tuple(text: str) -> Any:
-    """``"(4,(2,_8))"`` -> ``(4, (2, 8))``; a bare number -> int; ``"(4)"`` -> ``(4,)``."""
-    toks = re.findall(r"-?\d+@\d+|-?\d+|[(),]", text.replace("_", "").replace(" ", ""))
+    """``"(4,(2,_8))"`` -> ``(4, (2, 8))``; a bare number -> int; ``"(4)"`` -> ``(4,)``; a lone ``_`` (CuTe's
+    Underscore, in a slicing coordinate) -> None."""
+    toks = re.findall(r"-?\d+@\d+|-?\d+|[(),_]", re.sub(r"_(?=-?\d)", "", text).replace(" ", ""))
     pos = 0
 
     def go() -> Any:
         nonlocal pos
         tok = toks[pos]
         pos += 1
+        if tok == "_":
+            return None
         if tok != "(":
             return tok if "@" in tok else int(tok)  # a scaled-basis stride k@i stays text
         out = []
@@ -37,6 +40,8 @@ def parse_tuple(text: str) -> Any:
 
 
 def tstr(t: Any) -> str:
+    if t is None:
+        return "_"
     return "(" + ",".join(tstr(x) for x in t) + ")" if isinstance(t, tuple) else str(t)
 
 
@@ -181,6 +186,8 @@ def confirm_not_a_function(case: dict) -> str:
     the layout the message says CuTe prints for the op is CuTe's answer."""
     msg = refusal_message(case)
     m = _INNER.search(msg)
+    if m is None and _SLICE.search(msg):
+        return _confirm_slice(case, msg)
     if m is None:
         if _NOT_POSITIVE.search(msg):
             return _confirm_not_positive(case, msg)
@@ -284,6 +291,100 @@ def _confirm_product(case: dict, msg: str) -> str:
     printed = w.group(1) if w else r
     if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    return ""
+
+
+_SLICE = re.compile(r"slice of (.+?) at (\S+) is not a layout: slice condition: .*?CuTe would print "
+                    r"(\S+(?: o \S+ o \S+)?) here; at j = (\d+), c_j = (\S+), that gives (-?\d+), but "
+                    r"A\(c_j\) - A\(c_0\) = (-?\d+)\. CuTe would print "
+                    r"[a-z_]+\(.*\) = (\S+(?: o \S+ o \S+)?(?: at offset -?\d+)?)$", re.S)
+
+
+def _nat_offset(crd: Any, shape: Any, stride: Any) -> int:
+    """The offset of a coordinate (an int over a tuple mode splits colexicographically, the last sub-mode extends)."""
+    if isinstance(crd, tuple):
+        return sum(_nat_offset(c, s, d) for c, s, d in zip(crd, shape, stride, strict=True))
+    if isinstance(shape, tuple):
+        return offset_at(shape, stride, crd)
+    return crd * stride
+
+
+def _confirm_slice(case: dict, msg: str) -> str:
+    """A refusal of CuTe's slice ``A(c)`` (``c`` with ``_``) of a swizzled layout: at the message's j and coordinate
+    c_j (``c`` with the kept modes at the natural coordinate of j, checked here), CuTe's printed R gives
+    ``R(j) - R(0) != A(c_j) - A(c_0)``, by this module's evaluator; and the message shows CuTe's answer."""
+    a, c, r, j, cj, got, want, whole = _SLICE.search(msg).groups()
+    crd, full = parse_tuple(c), parse_tuple(cj)
+    if case["op"] == "evaluate":
+        why = "" if a == case["args"][0] and crd == parse_tuple(case["args"][1]) else "another layout or coordinate"
+    else:  # local_tile / local_partition: the slice of T = zipped_divide(A, tiler) at (tile crd, rest crd)
+        why = _confirm_tiled(case, a, crd)
+    if why or r != case["cute"].split(" @ ")[0] or whole.replace(" at offset ", " @ ") != case["cute"]:
+        return f"the message does not show this case or CuTe's answer {case['cute']}: {why or msg[-200:]}"
+    bms, off, lay_ = split_composed(a) if a.startswith("Sw<") else ((0, 0, 0), 0, a)
+    shape, stride = split_layout(lay_)
+    kept: list = []
+
+    def walk(c_: Any, f: Any, s: Any) -> Any:  # c_0, collecting the kept (shape, coordinate) pairs in order
+        if c_ is None:
+            kept.append((s, f))
+            return 0
+        if isinstance(c_, tuple):
+            return tuple(walk(x, y, z) for x, y, z in zip(c_, f, s, strict=True))
+        return c_ if c_ == f else None
+
+    c0 = walk(crd, full, shape)
+    leaves = [(s, x) for s, f in kept for s, x in zip(flat(s), flat(f), strict=True)]
+    idx, mul = 0, 1
+    for s, x in leaves:
+        idx, mul = idx + x * mul, mul * s
+    if None in flat(c0) or idx != int(j) or any(not 0 <= x < s for s, x in leaves):
+        return f"c_j = {cj} is not the case's coordinate with the kept modes at j = {j}"
+    f_a = lambda x: swizzle(bms, off + _nat_offset(x, shape, stride))  # noqa: E731
+    f_r = function(r)[1]
+    d_r, d_a = f_r(int(j)) - f_r(0), f_a(full) - f_a(c0)
+    if not (d_r == int(got) != d_a == int(want)):
+        return f"the counterexample does not hold: R gives {d_r}, A gives {d_a}"
+    return ""
+
+
+def _confirm_tiled(case: dict, t_text: str, crd: Any) -> str:
+    """"" when ``t_text`` is ``zipped_divide(A, tiler)`` of a tensor op's case as a function (each mode k of A read at
+    ``a_k + t_k * r_k``, a_k its tile index and r_k its rest index) and ``crd`` fixes what the op fixes (local_tile:
+    the rest at the tile coordinate; local_partition: the tile at the thread's coordinate), else why not."""
+    A, arg, *rest = case["args"]
+    bms, off, lay_ = split_composed(A) if A.startswith("Sw<") else ((0, 0, 0), 0, A)
+    shape, stride = split_layout(lay_)
+    modes = list(zip(shape, stride, strict=True)) if isinstance(shape, tuple) else [(shape, stride)]
+    if case["op"] == "local_partition":
+        ts, td = split_layout(arg)
+        tiles = [prod(m) for m in (ts if isinstance(ts, tuple) else (ts,))]
+        if not isinstance(crd[0], tuple) and len(tiles) > 1 or _nat_offset(crd[0], ts, td) != rest[0]:
+            return f"the tile coordinate {crd[0]} is not thread {rest[0]}'s in {arg}"
+        if any(x is not None for x in flat(crd[1])):
+            return "local_partition keeps every rest mode"
+    else:
+        if not all(isinstance(x, int) or x is None for x in arg):
+            return "a tiler of ints and _ only"
+        tiles = [prod(modes[k][0]) if x is None else x for k, x in enumerate(arg)]
+        want = parse_tuple(rest[0]) if isinstance(rest[0], str) else rest[0]
+        pad = tuple(want) + (None,) * (len(modes) - len(want)) if isinstance(want, tuple) else want
+        if any(x is not None for x in flat(crd[0])) or (crd[1] != pad and not (len(modes) == 1 and crd[1] == want)):
+            return f"the rest coordinate {crd[1]} is not the tile coordinate {rest[0]}"
+    sizes = [(t, prod(m[0]) // t) for t, m in zip(tiles, modes, strict=False)]
+    sizes += [(1, prod(m[0])) for m in modes[len(tiles):]]
+    t_bms, t_off, t_lay = split_composed(t_text) if t_text.startswith("Sw<") else ((0, 0, 0), 0, t_text)
+    t_shape, _ = split_layout(t_lay)
+    if (t_bms, t_off) != (bms, off) or prod(t_shape) != prod(shape) or prod(t_shape[0]) != prod(tuple(tiles)):
+        return f"{t_text} is not a tiling of {A}"
+    f_t, n0 = function(t_text)[1], prod(tuple(tiles))
+    for i in sample(prod(shape), 2048):
+        i0, i1, total = i % n0, i // n0, off
+        for (t, r), (s_, d_) in zip(sizes, modes, strict=True):
+            total += offset_at(s_, d_, i0 % t + t * (i1 % r))
+            i0, i1 = i0 // t, i1 // r
+        if f_t(i) != swizzle(bms, total):
+            return f"{t_text} is not zipped_divide({A}, {arg}) at {i}"
     return ""
 
 

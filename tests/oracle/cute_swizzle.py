@@ -97,3 +97,117 @@ def gen_inverse_cases(seed: int, n: int) -> list[dict]:
         if isinstance(r, A.ComposedLayout) and isinstance(r.layout_b, A.Swizzle):
             cases.append({"op": op, "args": [str(r)]})
     return cases
+
+
+# --------------------------------------------------------------------------------------------- the wide generator
+
+WIDE_OPS = ["right_inverse", "left_inverse", "composition", "composition", "composition_left", "composition_sw",
+            "swizzle_swizzle", "complement", "complement_sw", "logical_divide", "zipped_divide", "tiled_divide",
+            "flat_divide", "logical_product", "zipped_product", "blocked_product", "raked_product",
+            "product_sw_tiler", "tile_to_shape", "coalesce", "filter", "upcast", "downcast", "recast_layout",
+            "max_common_vector", "max_common_layout"]
+BITS = [8, 16, 16, 32, 32, 64, 128]
+
+
+def wide_swizzle(rng: random.Random) -> tuple[int, int, int]:
+    """B up to 5, M up to 6, |S| up to 8 (negative a third of the time), B + M + |S| <= 16."""
+    while True:
+        b = rng.choice([0, 1, 2, 2, 3, 3, 4, 5])
+        m = rng.choice([0, 0, 1, 2, 3, 4, 5, 6])
+        s = rng.randint(max(b, 1), 8) * (-1 if rng.random() < 0.35 else 1)
+        if b + m + abs(s) <= 16:
+            return b, m, s
+
+
+def wide_layout(rng: random.Random) -> str:
+    """The inner layout: a power-of-two tile in a random stride order (row- or column-major, nested), a tile with a
+    gap, or any small layout (shapes 3, 5, 6, strides that carry into the swizzle's bits)."""
+    k = rng.random()
+    if k < 0.55:
+        shape = [2 ** rng.randint(0, 5) for _ in range(rng.choice([1, 2, 2, 2, 3]))]
+        order = list(range(len(shape)))
+        rng.shuffle(order)
+        stride, step = [0] * len(shape), 1
+        for j in order:
+            stride[j] = step
+            step *= shape[j] * (2 if rng.random() < 0.15 else 1)  # now and then a gap of one bit
+        if len(shape) >= 2 and rng.random() < 0.2:  # nest the first mode: ((r/2, 2), ...)
+            r = shape[0]
+            if r >= 4:
+                return cc.lay(((r // 2, 2),) + tuple(shape[1:]),
+                              ((stride[0], stride[0] * r // 2),) + tuple(stride[1:]))
+        return cc.lay(tuple(shape) if len(shape) > 1 else shape[0], tuple(stride) if len(shape) > 1 else stride[0])
+    if k < 0.8:
+        return cc.rand_layout(rng, 256, kind=rng.choice(["compact", "perm", "gap"]))
+    return cc.rand_layout(rng, 128, kind=rng.choice(["arb", "zero", "perm"]))
+
+
+def wide_atom(rng: random.Random) -> str:
+    b, m, s = wide_swizzle(rng)
+    off = 0 if rng.random() < 0.6 else rng.choice([1, 3, 8, 32, 64, 512, rng.randint(1, 200)])
+    return f"Sw<{b},{m},{s}> o {off} o {wide_layout(rng)}"
+
+
+def gen_wide_case(rng: random.Random, op: str) -> dict:
+    atom = wide_atom(rng)
+    sw, _off, lay = (x.strip() for x in atom.split(" o ", 2))
+    zero = f"{sw} o 0 o {lay}"
+    shape, _ = cc.split_layout(lay)
+    n = cc.prod(shape)
+    if op in ("right_inverse", "left_inverse"):
+        return {"op": op, "args": [atom if rng.random() < 0.9 else sw]}
+    if op == "composition":
+        return {"op": op, "args": [atom, cc.rand_tiler(rng, lay) if rng.random() < 0.5 else cc.fitted_layout(rng, n)]}
+    if op == "composition_left":  # a layout after a swizzled layout (CuTe: offset 0 only)
+        return {"op": "composition", "args": [cc.rand_layout(rng, 1024, kind=rng.choice(["compact", "perm"])),
+                                              zero if rng.random() < 0.85 else atom]}
+    if op == "composition_sw":
+        return {"op": "composition", "args": [cc.rand_layout(rng, 4096, kind=rng.choice(["compact", "perm", "gap"])),
+                                              sw]}
+    if op == "swizzle_swizzle":
+        b, m, s = wide_swizzle(rng)
+        s0 = cc.split_composed(atom)[0][2]
+        s = s0 if abs(s0) >= b and rng.random() < 0.7 else s  # the same shift: CuTe merges them
+        return {"op": "composition", "args": [sw, f"Sw<{b},{m},{s}>"]}
+    if op == "complement":
+        return {"op": op, "args": [atom] if rng.random() < 0.3 else [atom, n * rng.choice([1, 2, 3, 4])]}
+    if op == "complement_sw":  # a swizzled cotarget: CuTe reads its shape
+        return {"op": "complement", "args": [cc.rand_layout(rng, 16, kind=rng.choice(["compact", "perm", "gap"])),
+                                             atom]}
+    if op.endswith("_divide"):
+        return {"op": op, "args": [atom, cc.rand_tiler(rng, lay)]}
+    if op.endswith("_product"):
+        return {"op": op, "args": [atom, cc.rand_layout(rng, 16, kind=rng.choice(["compact", "perm"]), max_rank=2)]}
+    if op == "product_sw_tiler":  # a swizzled tiler (offset 0, else CuTe refuses)
+        left = cc.rand_layout(rng, 32, kind=rng.choice(["compact", "perm"]), max_rank=2)
+        return {"op": rng.choice(["logical_product", "blocked_product", "zipped_product"]),
+                "args": [left, zero if rng.random() < 0.85 else atom]}
+    if op == "tile_to_shape":
+        modes = shape if isinstance(shape, tuple) else (shape,)
+        tgt = tuple(cc.prod(x) * rng.choice([1, 2, 4]) for x in modes)
+        return {"op": op, "args": [atom, cc.tstr(tgt)]}
+    if op in ("coalesce", "filter"):
+        return {"op": op, "args": [atom] if rng.random() < 0.4 else [atom, cc.rand_profile(rng, shape)]}
+    if op in ("upcast", "downcast"):
+        return {"op": op, "args": [atom if rng.random() < 0.85 else sw, rng.choice([2, 4, 8, 16])]}
+    if op == "recast_layout":
+        return {"op": op, "args": [atom if rng.random() < 0.85 else sw, rng.choice(BITS), rng.choice(BITS)]}
+    if op in ("max_common_vector", "max_common_layout"):
+        other = cc.lay(shape, cc.rand_stride(rng, shape, rng.choice(["compact", "perm"])))
+        return {"op": op, "args": [atom, other] if rng.random() < 0.6 else [other, atom]}
+    raise ValueError(op)
+
+
+def gen_wide_cases(seed: int, n: int) -> list[dict]:
+    """``n`` distinct cases on swizzled layouts the other generators reach rarely: B up to 5, M up to 6, negative
+    shifts, offsets, inner layouts whose offsets carry into the swizzle's bits, a swizzled layout on either side of
+    a composition or product, complement / divide / product / recast of swizzled layouts, and the inverses."""
+    rng = random.Random(seed)
+    out, seen = [], set()
+    while len(out) < n:
+        case = gen_wide_case(rng, rng.choice(WIDE_OPS))
+        k = cc.key(case)
+        if k not in seen and cc.fits_int32(case):
+            seen.add(k)
+            out.append(case)
+    return out
