@@ -373,7 +373,8 @@ def test_every_stride_kind_and_huge_integer_is_drawn_or_refused_by_name(client, 
     """Each input of DRAWN and NAMED (and a tiler where a layout goes) in each field that takes layout text: a 200 or
     a 422 naming its condition, never the guard's "cannot evaluate this input" (an engine error reaching the
     boundary: app.services.guard logs those as gaps)."""
-    for text in [*DRAWN, *NAMED, "<2:1, 4:1>", f"Sw<{LONG},3,3>", f"ArithTuple({LONG},3) o (4,4):(1@0,1@1)",
+    for text in [*DRAWN, *NAMED, "<2:1, 4:1>", "Sw<3,3,3>", f"Sw<{LONG},3,3>",
+                 f"ArithTuple({LONG},3) o (4,4):(1@0,1@1)",
                  f"Sw<3,3,3> o (2,3) o (4,4):(1@0,1@{LONG})",
                  f"#ttg.blocked<{{sizePerThread = [{LONG}, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
                  "order = [1, 0]}>"]:

@@ -125,7 +125,7 @@ def linear_from_layout(text: str) -> dict:
             lay = A.parse(text)
         except (LayoutError, ValueError) as exc:
             raise LayoutError(f"layout: {exc}") from None
-        if isinstance(lay, tuple):  # a tiler <2:1, 4:1>: no one layout to take the bits of
+        if isinstance(lay, tuple | A.Swizzle):  # a tiler <2:1, 4:1>, a bare Sw<3,3,3>: no one layout's bits
             raise LayoutError(f"layout: {clip(text.strip(), 80)} is not a layout (shape:stride, optionally "
                               "swizzled: Sw<3,3,3> o (8,64):(64,1))")
         charge(cell_kind(lay), A.size(lay), "linear layout")  # enumerated once, then checked point by point
