@@ -12,7 +12,7 @@ import itertools
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import coshape, make_basis_like
+from algebra.core.arith import clmul, coshape, make_basis_like
 from algebra.core.checks import verify
 from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import IntTuple, is_int
@@ -387,62 +387,36 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
 
 
 def _check_kinds(stride: IntTuple) -> None:
-    """Raise LayoutError when stride leaves mix scaled bases (a coordinate: ``1@0``) and F2 elements (XOR bits: ``F9``):
-    L(i) sums its modes' strides, and a coordinate tuple and a XOR offset have no sum."""
-    leaves = [d for d in it.flatten(stride) if type(d) is not int]
-    f2 = next((d for d in leaves if getattr(d, "is_f2", False)), None)
-    basis = next((d for d in leaves if getattr(d, "is_basis", False)), None)
-    if f2 is not None and basis is not None:
-        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis ({basis}) and an F2 element ({f2}): a "
-                          "layout's strides are integers with scaled bases (coordinates) or with F2 elements (XOR "
-                          "offsets), not both")
+    """LayoutError for strides mixing scaled bases and F2 elements: a coordinate and a XOR offset have no sum."""
+    if len({getattr(d, "is_f2", False) for d in it.flatten(stride) if type(d) is not int}) > 1:
+        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis (1@0) and an F2 element (F9): a layout's "
+                          "strides are integers with one kind or the other, not both")
 
 
 def _f2_max(fs: Any, fd: Any, most: int = 4096) -> int | None:
-    """The largest ``L(c) = XOR_m c_m * d_m`` (F2 strides, or the int 0, or a mode of size 1) over
-    the coordinates ``c_m < s_m``, without enumerating them: ``{c < s}`` is the union, over the set bits p of s, of
-    the affine pieces ``(s >> (p + 1) << (p + 1)) + span{2^t : t < p}``; the product is linear, so a choice of one
-    piece per mode is an affine space ``a + V`` whose largest element the reduced basis of V gives. None when a stride
-    is another int, or more than ``most`` choices of pieces are needed (the caller then enumerates)."""
-    pieces: list[list[tuple[int, list[int]]]] = []
-    count = 1
+    """The largest ``XOR_m c_m * d_m`` over ``c_m < s_m`` (F2 strides, or 0, or size-1 modes), None for another int
+    stride or past ``most`` pieces: ``{c < s}`` is the union over the set bits p of s of the affine pieces
+    ``(s >> p + 1 << p + 1) + span{2^t : t < p}``, mapped linearly; the largest of ``a + V`` is read off V's reduced
+    basis, without enumerating."""
+    pieces = []
     for s, d in zip(fs, fd, strict=True):
         v = getattr(d, "value", None) if type(d) is not int else (0 if d == 0 or s == 1 else None)
-        if v is None:  # an int stride beside F2 ones: sums with + before the first F2 mode, XOR after
+        if v is None:
             return None
-        mode = []
-        for p in range(s.bit_length()):
-            if s >> p & 1:
-                base = s >> (p + 1) << (p + 1)
-                mode.append((clmul_int(base, v), [v << t for t in range(p)]))
-        pieces.append(mode)
-        count *= len(mode)
-        if count > most:
-            return None
+        pieces.append([(clmul(s >> p + 1 << p + 1, v), [v << t for t in range(p)]) for p in range(s.bit_length())
+                       if s >> p & 1])
+    if it.product(tuple(len(x) for x in pieces)) > most:
+        return None
     best = 0
     for choice in itertools.product(*pieces):
-        a = 0
-        basis: list[int] = []
-        for offset, span in choice:
-            a ^= offset
-            for b in span:  # reduce into an echelon basis, leading bits distinct
+        a, basis = 0, []
+        for off, span in choice:
+            a ^= off
+            for b in span:  # reduced into an echelon basis: distinct leading bits, highest first
                 for e in basis:
                     b = min(b, b ^ e)
-                if b:
-                    basis.append(b)
-                    basis.sort(reverse=True)
-        for e in basis:  # distinct leading bits, highest first: take e where it raises the value
+                basis = sorted([*basis, b], reverse=True) if b else basis
+        for e in basis:
             a = max(a, a ^ e)
         best = max(best, a)
     return best
-
-
-def clmul_int(a: int, b: int) -> int:
-    """Carry-less product of two non-negative ints."""
-    out = 0
-    while a:
-        if a & 1:
-            out ^= b
-        a >>= 1
-        b <<= 1
-    return out

@@ -84,12 +84,10 @@ def _normalize(text: str) -> str:
 
 
 def _int(digits: str) -> int:
-    """The integer written ``digits``; LayoutError past the magnitude cap 2^62 (19 digits), read before Python's
-    4,300-digit limit on ``int(str)`` or the cap's own check could be reached."""
-    significant = digits.lstrip("0")
-    if len(significant) > 19 or (len(significant) == 19 and int(significant) > it.MAX_MAGNITUDE):
-        raise LayoutError(f"the integer {significant[:12]}... ({len(significant):,} digits) exceeds the magnitude "
-                          "cap 2^62")
+    """``int(digits)``, refused past 2^62 before Python's 4,300-digit limit on ``int(str)`` could be reached."""
+    if len(digits.lstrip("0")) > 19 or int(digits) > it.MAX_MAGNITUDE:
+        raise LayoutError(f"the integer {digits.lstrip('0')[:12]}... ({len(digits):,} digits) exceeds the "
+                          "magnitude cap 2^62")
     return int(digits)
 
 
