@@ -416,3 +416,20 @@ def test_cluster_and_rank_3_shared_layouts_equal_tritons(seed: int) -> None:
         layout = ttgl.NVMMASharedLayout(width, bits, rank=rank, transposed=transposed, cga_layout=_cga(rng, rank))
     theirs, text = _theirs(layout, shape, bits)
     assert T.convert(text, shape, bits).bases() == theirs, (text, shape)
+
+
+@pytest.mark.parametrize("seed", range(8600, 8620))
+def test_tcgen05_register_layouts_equal_tritons(seed: int) -> None:
+    """Blackwell (MMA v5): the register layout of a tcgen05.ld from tensor memory, as Gluon computes it for each
+    message shape and 4 to 16 warps, is a #ttg.linear Triton prints; read back to Triton's own bases."""
+    bw = pytest.importorskip("triton.experimental.gluon.language.nvidia.blackwell")
+    rng = random.Random(seed)
+    bm, bn = rng.choice((64, 128)), 1 << rng.randint(3, 8)
+    shape = [bm * rng.choice((1, 2)), bn * rng.choice((1, 2, 4))]
+    tmem = bw.TensorMemoryLayout((bm, bn), col_stride=1)
+    variant, warps = rng.choice(("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")), rng.choice((4, 8, 16))
+    got = O._forked(lambda: (lambda ll: [O.linear(ll, shape), O.printed(ll, shape, 32)])(
+        bw._compute_tmem_reg_layout(ttgl.float32, shape, shape, tmem, warps, variant)))
+    if got is None:
+        pytest.skip("Gluon has no register layout for this message shape and tile")
+    assert T.convert(got[1], shape, 32).bases() == got[0], (got[1], shape)
