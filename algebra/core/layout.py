@@ -373,7 +373,7 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
     if type(x) is Layout:
         return x
     if hasattr(x, "layout_b"):
-        if not isinstance(x.layout_b, Layout):  # L o O o Sw: its shape refuses, saying why
+        if hasattr(x.layout_b, "yyy_mask"):  # L o O o Sw: its shape refuses, saying why
             raise NoShape(f"{op}: {name} = {x.no_shape()}")
         return x
     if hasattr(x, "yyy_mask"):
