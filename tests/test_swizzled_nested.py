@@ -82,3 +82,14 @@ def test_drill_answers(client):
         for text in NESTED[:2]:
             r = client.post(f"/api/drills/{d.json()['id']}/answer", json={"answer": text})
             assert r.status_code < 500, (k["kind"], text, r.text[:300])
+
+
+@pytest.mark.parametrize("text", [*NESTED, "8:1 o -3 o Sw<1,0,2>", "Sw<1,0,2> o 0 o 8:1 o -3 o Sw<1,0,2>"])
+def test_facts_answer_or_refuse(text):
+    """cosize, a slice with _, a mode, the C++ / DSL expressions: an answer or a LayoutError, never a crash."""
+    x = A.parse(text)
+    for fact in (lambda: A.cosize(x), lambda: x(None), lambda: x[0], lambda: A.to_cpp(x), lambda: A.to_dsl(x)):
+        try:
+            fact()
+        except A.LayoutError as e:
+            assert str(e)

@@ -120,8 +120,8 @@ class ComposedLayout(Frozen):
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
         if _has_none(c):
-            if type(self.layout_b) is ComposedLayout:
-                raise LayoutError(f"{self}: slicing a nested composed layout is not supported here")
+            if type(self.layout_b) is not Layout:  # L o O o Sw has no shape; a nested one is not sliced here
+                raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
         y = self.offset + self.layout_b(c)
