@@ -194,6 +194,8 @@ def cosize(layout: Any) -> int:
     codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape. F2 strides: the
     largest offset + 1 (an F2 offset read as its bits)."""
     if type(layout) is not Layout and hasattr(layout, "layout_b"):
+        if hasattr(layout.layout_b, "yyy_mask"):  # L o O o Sw: no shape (nor has it a cosize in CuTe)
+            raise NoShape(layout.no_shape())
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
@@ -377,7 +379,7 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
     if type(x) is Layout:
         return x
     if hasattr(x, "layout_b"):
-        if not isinstance(x.layout_b, Layout):  # L o O o Sw: its shape refuses, saying why
+        if hasattr(x.layout_b, "yyy_mask"):  # L o O o Sw: its shape refuses, saying why
             raise NoShape(f"{op}: {name} = {x.no_shape()}")
         return x
     if hasattr(x, "yyy_mask"):

@@ -197,7 +197,12 @@ class _Parser:
             raise LayoutError("empty notation")
         if t[1] == "<":
             return self.tiler()
-        first = self.swizzle() if t[0] == "sw" else self.layout()  # A o O o B: A and B each a swizzle or a layout
+        return self.chain()
+
+    def chain(self) -> Any:
+        """``A [o O] o B``, B itself such a chain: CuTe prints ``A o O o (B o O2 o C)`` as ``A o O o B o O2 o C``."""
+        t = self.peek()
+        first = self.swizzle() if t is not None and t[0] == "sw" else self.layout()  # each a swizzle or a layout
         if (u := self.peek()) is None or u[0] != "o":
             return first
         self.take(kind="o")
@@ -208,7 +213,7 @@ class _Parser:
         if nxt and nxt[0] == "int" and after and after[0] == "o":
             offset = self.int_()
             self.take(kind="o")
-        second = self.swizzle() if (u := self.peek()) is not None and u[0] == "sw" else self.layout()
+        second = self.chain()
         if self.ptr_bits and isinstance(first, Swizzle):  # a byte-address swizzle, as the same permutation of elements
             shift = self.ptr_bits.bit_length() - 1 - 3
             if first.base - shift < 0:
