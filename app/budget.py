@@ -53,6 +53,7 @@ COST = {
     "coordinate cell": 64,      # L(i) of a layout with E() strides: a tuple per cell
     "drawn cell": 24,           # one grid cell rendered into a page (~44 bytes of HTML and JSON, hover data)
     "linear point": 2,          # one point of an F2-linearity check (the layout's offset against the XOR image)
+    "F2 point": 32,             # one point of the never-wrong check of a composition with an F2-strided side
     "bank lane": 64,            # one lane of a warp's bank map in a fix search (algebra.hw.bankfix: ~2 us)
     "rendered byte": 1,         # one byte of rendered hover data
 }

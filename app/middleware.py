@@ -318,6 +318,36 @@ def allowed_methods(router: Any, scope: Scope) -> list[str]:
     return sorted(methods)
 
 
+class HeadMiddleware:
+    """Answer ``HEAD`` wherever ``GET`` is answered (RFC 9110 §9.3.2): the request runs as a GET, the response keeps its
+    status and headers (``Content-Length`` included) and sends no body. FastAPI's routes take only the methods they
+    declare, so without this every page and GET route answered HEAD with 405 while OPTIONS's ``Allow`` listed HEAD;
+    and the body a route sends for a HEAD is never written to the client.
+
+    Post-conditions: a HEAD gets the status and headers the same GET gets, and an empty body; a path that takes no GET
+    answers HEAD as it answers GET (405 with ``Allow``, or 404)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        ended = False
+
+        async def no_body(message: Message) -> None:
+            nonlocal ended
+            if message["type"] == "http.response.body":
+                if ended or message.get("more_body"):
+                    return
+                ended = True
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, no_body)
+
+
 class SecureCookieMiddleware:
     """Mark every cookie ``Secure`` when the request came over HTTPS: directly, or through a proxy the server trusts
     (LAYOUTLAB_TRUSTED_PROXIES: the server then sets the scope's scheme from X-Forwarded-Proto, app.proxies); a

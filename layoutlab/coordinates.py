@@ -19,8 +19,8 @@ def coordinate_components(layout: Any, coshape: Any = None) -> tuple[Any, list[A
     other layout (integer strides, a non-zero int beside bases, a negative value, a basis naming a whole nested mode):
     the general path takes those."""
     strides = it.flatten(layout.stride)
-    if all(type(d) is int for d in strides):
-        return None
+    if all(type(d) is int for d in strides) or any(getattr(d, "is_f2", False) for d in strides):
+        return None  # offsets: integer or F2 (XOR) strides
     coshape = A.coshape(layout) if coshape is None else coshape
     if not isinstance(coshape, tuple):
         return None

@@ -128,21 +128,41 @@ def table_shape(layout: Any) -> tuple[int, int]:
     return it.product(shape[0]), it.product(shape[1:])
 
 
+def inner_layout(layout: Any) -> Any:
+    """The Layout under a swizzle (``Sw o O o L``: L) or an origin (``ArithTuple(2,3) o L``: L), else ``layout``."""
+    return layout.layout_b if is_composed(layout) else layout.layout if hasattr(layout, "origin") else layout
+
+
 def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> None:
-    """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries)."""
-    plain = layout.layout_b if is_composed(layout) else layout
+    """offsets[i][j] = L(i + rows * j), and the mode leaves along rows and columns (for boundaries). A coordinate
+    tensor ``origin o L`` shows ``origin + L(i)``."""
+    plain = inner_layout(layout)
     rows, cols = table_shape(plain)
     components = None if is_composed(layout) else coordinate_components(plain)
+    origin = it.flatten(layout.origin) if hasattr(layout, "origin") else ()
+    if origin and components is not None and len(origin) > len(components[1]) and type(components[0]) is tuple \
+            and not any(type(c) is tuple for c in components[0]):  # (1,2,3) o (4,4):(1@0,1@1): entry 2 is constant
+        extra = len(origin) - len(components[1])
+        components = ((*components[0], *(1,) * extra), [*components[1], *[with_strides(plain.shape, [0] * len(
+            it.flatten(plain.shape)))] * extra])
+    if origin and (components is None or len(origin) > len(components[1])):
+        raise LayoutError(f"{layout}: an origin of {len(origin)} entries beside coordinates of "
+                          f"{len(components[1]) if components else 'no'} entries: there is no grid to draw")
+    origin = origin + (0,) * (len(components[1]) - len(origin)) if origin else ()  # (1) o (4,4):(1@0,1@1): (1,0)
     if components is not None:  # coordinates (basis strides): integer arithmetic, one layout per entry
         coshape, leaves = components
         columns = [enum(leaf, "layout table") for leaf in leaves]
+        if origin:  # origin + L(i), in the coshape that reaches from 0 to the origin's far corner
+            columns = [[v + o for v in column] for column, o in zip(columns, origin, strict=True)]
+            coshape = it.unflatten(tuple(c + o for c, o in zip(it.flatten(coshape), origin, strict=True)), coshape)
         form = template(coshape)
         texts = [form.format(*c) for c in zip(*columns, strict=True)]
         # the index of each coordinate in coshape (colex): one more integer layout, its strides the entries' weights
         weights = it.flatten(it.prefix_product(coshape))
         index = [sum(w * d for w, d in zip(weights, ds, strict=True))
                  for ds in zip(*(it.flatten(leaf.stride) for leaf in leaves), strict=True)]
-        flat = enum(with_strides(plain.shape, index), "layout table")
+        base = sum(w * o for w, o in zip(weights, origin, strict=False))
+        flat = [base + k for k in enum(with_strides(plain.shape, index), "layout table")]
         view.coords = _rows(texts, rows)
     else:
         flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
@@ -208,7 +228,7 @@ def fill_hover(view: LayoutView, layout: Any, enum: Enum = plain_offsets, byte_c
     Post-condition: ``row_off[i] + sum(col_off[j]) == L(i, j)`` before any swizzle; ``col_crd[j][k]`` is the
     natural coordinate of column j in column mode k (column-major over the column modes). Over ``byte_cap``
     rendered bytes of hover data the view is marked not drawn, with a note naming the cap."""
-    plain = layout.layout_b if is_composed(layout) else layout
+    plain = inner_layout(layout)
     row_mode, col_modes = split_modes(view, plain)
     coshape = A.coshape(plain) if view.coords is not None else None
     if row_mode is not None:

@@ -5,6 +5,7 @@ Two layers: schemathesis over /openapi.json (schema-shaped bodies), and hypothes
 
 from __future__ import annotations
 
+import json
 import os
 from urllib.parse import quote
 
@@ -267,6 +268,29 @@ def test_every_route_is_fuzzed(app):
     assert not routes - in_schema - set(PAGES), sorted(routes - in_schema - set(PAGES))
 
 
+def test_every_method_allow_lists_is_answered_and_head_is_get_without_a_body(app, client):
+    """OPTIONS's ``Allow`` never lists a method the path then refuses with 405, and HEAD answers every path that takes
+    GET (pages, API, static files, docs) with GET's status and Content-Type and no body (RFC 9110 §9.3.2)."""
+    import re
+
+    paths = {re.sub(r"\{[^}]+\}", "x1", r.path) for r in _routes(app.router.routes)} - {"/static"}
+    for path in sorted(paths | {"/static/app.css", "/api/drills/x-1/answer"}):
+        allow = client.options(path).headers.get("allow", "")
+        methods = [m.strip() for m in allow.split(",") if m.strip()]
+        assert "OPTIONS" in methods, (path, allow)
+        if "GET" not in methods:
+            r = client.head(path)
+            assert r.status_code == 405 and r.content == b"" and "HEAD" not in r.headers.get("allow", ""), path
+            continue
+        assert "HEAD" in methods, (path, allow)
+        get, head = client.get(path, follow_redirects=False), client.head(path, follow_redirects=False)
+        assert head.status_code == get.status_code and head.status_code != 405, (path, head.status_code)
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == get.headers.get("content-type"), path
+        for method in set(methods) - {"GET", "HEAD", "OPTIONS"}:
+            assert client.request(method, path).status_code != 405, (method, path)
+
+
 @FAST
 @given(route=st.sampled_from(sorted(PAGES)), data=st.data(), target=st.sampled_from(TARGETS),
        path_arg=st.one_of(st.sampled_from(["1", "x", "algebra_op-1", "..", "%2e", "0" * 80]), st.text(max_size=20)))
@@ -304,3 +328,89 @@ def test_svg_grids_that_do_not_fit_together_are_4xx(client, rows, cols, n, colou
     assert r.status_code in (200, 422), (body, r.status_code, r.text[:200])
     if r.status_code == 200:
         assert r.text.startswith("<svg") and rows * cols == n
+
+
+# --------------------------------------------------------------------------- stride kinds and printed forms
+
+#: The stride kinds and printed forms CONTRACT §5 / §7 name where a layout is typed (F2 elements, coordinate tensors
+#: with an origin): the explorer draws them.
+DRAWN = ["(8,8):(F1,F9)", "(8,(2,4)):(F1,(F8,F16))", "Sw<3,3,3> o (8,8):(F1,F9)", "ArithTuple(2,3) o (4,4):(1@0,1@1)",
+         "(2,3) o (4,4):(_1@0,_1@1)", "ArithTuple(1) o (4,4):(1@0,1@1)", "ArithTuple(1,2,3) o (4,4):(1@0,1@1)",
+         "ArithTuple(2,3) o ((2,2),4):((1@0,2@0),1@1)"]
+HUGE = "1" + "0" * 3900  # under the 4,000-character cap of a layout field
+LONG = "1" + "0" * 5000  # past Python's 4,300-digit limit on int(str): a field without the text cap (a swizzle)
+#: Their hostile neighbours, each refused by a named condition (the text the 422 must hold).
+NAMED = {"(4,4):(1@0,F1)": "mixes a scaled basis", "Sw<" + HUGE + ",3,3> o 8:1": "magnitude cap",
+         "ArithTuple(" + HUGE + ",3) o (4,4):(1@0,1@1)": "magnitude cap", "(8,8):(F" + HUGE + ",F1)": "magnitude cap",
+         "(4,4):(1@" + HUGE + ",1@0)": "magnitude cap", HUGE + ":1": "magnitude cap"}
+#: Where layout text goes (a body, and the field that takes the text).
+TEXT_ROUTES = [("/api/layout", {}, "layout"), ("/api/solve/linear", {}, "layout"),
+               ("/api/banks", {"layout": "(32,32):(32,1)", "element_bytes": 4, "access": {"kind": "row", "index": 0}},
+                "swizzle"),
+               ("/api/banks", {"element_bytes": 4, "access": {"kind": "row", "index": 0}}, "layout"),
+               ("/api/sectors", {"element_bytes": 2}, "tv"),
+               ("/api/triton/layout", {"shape": [64, 64], "element_bits": 16}, "layout"),
+               *[("/api/algebra", {"op": op, "args": ["?", *rest]}, "args.0")
+                 for op, rest in [("coalesce", []), ("composition", ["(2,2):(1,2)"]), ("complement", ["64"]),
+                                  ("left_inverse", []), ("right_inverse", []), ("logical_divide", ["<2:1, 2:1>"]),
+                                  ("nullspace", [])]],
+               ("/api/algebra", {"op": "composition", "args": ["(8,8):(8,1)", "?"]}, "args.1")]
+
+
+def test_the_explorer_draws_f2_strides_and_coordinate_tensors(client):
+    for text in DRAWN:
+        r = client.post("/api/layout", json={"layout": text})
+        assert r.status_code == 200 and r.json()["table"]["rows"] > 0, (text, r.status_code, r.text[:300])
+        page = client.get("/", params={"layout": text})
+        assert page.status_code == 200 and 'class="msg error"' not in page.text, text
+    table = client.post("/api/layout", json={"layout": "ArithTuple(2,3) o (4,4):(1@0,1@1)"}).json()["table"]
+    assert table["offsets"][1][2] == "(3,5)"  # origin + L(1, 2)
+    assert client.post("/api/layout", json={"layout": "(8,8):(F1,F9)"}).json()["table"]["offsets"][1][1] == 1 ^ 9
+
+
+@pytest.mark.parametrize(("route", "body", "field"), TEXT_ROUTES, ids=[f"{r} {f}" for r, _, f in TEXT_ROUTES])
+def test_every_stride_kind_and_huge_integer_is_drawn_or_refused_by_name(client, route, body, field):
+    """Each input of DRAWN and NAMED (and a tiler where a layout goes) in each field that takes layout text: a 200 or
+    a 422 naming its condition, never the guard's "cannot evaluate this input" (an engine error reaching the
+    boundary: app.services.guard logs those as gaps)."""
+    for text in [*DRAWN, *NAMED, "<2:1, 4:1>", "Sw<3,3,3>", f"Sw<{LONG},3,3>",
+                 f"ArithTuple({LONG},3) o (4,4):(1@0,1@1)",
+                 f"Sw<3,3,3> o (2,3) o (4,4):(1@0,1@{LONG})",
+                 f"#ttg.blocked<{{sizePerThread = [{LONG}, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                 "order = [1, 0]}>"]:
+        b = json.loads(json.dumps(body))
+        if field.startswith("args."):
+            b["args"][int(field[-1])] = text
+        else:
+            b[field] = text
+        r = client.post(route, json=b)
+        assert r.status_code in (200, 422), (route, field, text[:60], r.status_code, r.text[:300])
+        detail = r.json().get("detail", "") if r.status_code == 422 else ""
+        assert "cannot evaluate this input" not in detail, (route, field, text[:60], detail)
+        if text in NAMED and route == "/api/layout":
+            assert NAMED[text] in detail, (text[:60], detail)
+
+
+F2_BIG = ["(1048576):(F1)", "(1048576,2):(1,F1)", "(1024,1024):(F1,F1024)", "Sw<3,3,3> o (1048576):(F1)"]
+
+
+@pytest.mark.parametrize("text", F2_BIG)
+def test_big_f2_layouts_are_estimated_before_the_work(client, text):
+    """F2-strided layouts of 2^20 cells (their cosize took 12 s enumerated, a composition's never-wrong check as
+    long) in the explorer, the linear-layout doctor and every op: a 200 or a 422 naming a cap, never the CPU budget's
+    interruption, which would mean the work started before its estimate."""
+    from app.services.algebra_ops import COMPOSING
+
+    bodies = [("/api/layout", {"layout": text}), ("/api/solve/linear", {"layout": text})]
+    bodies += [("/api/algebra", {"op": op, "args": args}) for op in sorted(COMPOSING | {"coalesce", "complement",
+                                                                                         "logical_product"})
+               for args in (["(4,8):(1,4)", text], [text, "2"], [text, text])]
+    for path, body in bodies:
+        r = client.post(path, json=body)
+        assert r.status_code in (200, 422), (path, body, r.status_code)
+        assert "work budget" not in r.text, (path, body, r.text[:200])
+    r = client.post("/api/layout", json={"layout": text})
+    if "(1,F1)" in text:  # an int stride beside F2 ones past 2^20 cells: no cosize without enumerating, named
+        assert r.status_code == 422 and "over the 2^20" in r.json()["detail"], r.text[:300]
+    else:
+        assert r.json()["cosize"] == 1 << 20, r.text[:300]

@@ -139,3 +139,41 @@ def test_plan_fast_equals_plan_by_analyze():
         sh = convert(text, [128, 64], 16)
         slow, fast = C.plan(dist, sh, 16), C.plan(dist, sh, 16, fast=True)
         assert slow["wavefronts"] == fast["wavefronts"] == sum(i["wavefronts"] for i in slow["instructions"])
+
+
+def test_dot_operands_of_a_cluster_hold_the_whole_k_in_each_cta():
+    """A dot operand broadcasts its parent's CTAs along K: a CTA split of K in the parent is no split of the
+    operand's K (Triton 3.9's to_linear_layout), for MMA and FMA (blocked) parents alike."""
+    mma = ("#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], "
+           "instrShape = [16, 8]}>\n")
+    assert convert(mma + "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>", [256, 8]).bases() == {
+        "register": [[0, 1], [0, 2], [8, 0], [0, 0], [64, 0], [128, 0]],
+        "lane": [[0, 4], [0, 0], [1, 0], [2, 0], [4, 0]], "warp": [[0, 0], [16, 0], [32, 0]], "block": [[0, 0]]}
+    assert convert(mma + "#ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>", [64, 32]).bases()["block"] == [[0, 16]]
+    fma = ("#b = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 8], order = [1, 0], "
+           "CGALayout = [[0, 1]]}>\n#ttg.dot_op<{opIdx = 0, parent = #b}>")
+    assert convert(fma, [8, 16]).bases() == {
+        "register": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0]],
+        "lane": [[0, 0], [0, 0], [0, 0], [4, 0], [0, 0]], "warp": [[0, 0], [0, 0], [0, 0]], "block": [[0, 0]]}
+
+
+def test_nvmma_shared_of_a_rank_3_tensor_collapses_the_outer_dimensions_into_rows():
+    """Triton 3.9 lays a rank-3 nvmma_shared buffer out as the 2-D one of (dim0 x dim1) rows of dim2 (the 8-row
+    swizzle atom, then rows, then the contiguous dimension's repeats); a transposed rank-3 one is refused."""
+    text = "#ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16, rank = 3}>"
+    assert convert(text, [2, 8, 64], 16).bases() == {
+        "offset": [[0, 0, 1], [0, 0, 2], [0, 0, 4], [0, 0, 8], [0, 0, 16], [0, 1, 0], [0, 2, 8], [0, 4, 16],
+                   [1, 0, 0], [0, 0, 32]], "block": []}
+    with pytest.raises(A.LayoutError, match="transposed layout of a rank-3"):
+        convert(text.replace("false", "true"), [64, 2, 8], 16)
+
+
+def test_wgmma_with_an_n_that_is_not_a_power_of_two():
+    """instrShape [16, 160, 16]: its dot operand A is read (it does not depend on N); its accumulator is refused
+    naming instrShape (Triton's own conversion asserts on it)."""
+    mma = ("#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
+           "instrShape = [16, 160, 16]}>\n")
+    assert convert(mma + "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [64, 64]).bases()["warp"] == [
+        [16, 0], [32, 0]]
+    with pytest.raises(A.LayoutError, match=r"nvidia_mma.instrShape: N = 160 is not a power of two"):
+        convert(mma + "#mma", [64, 256])

@@ -335,3 +335,101 @@ def test_store_instructions_and_wavefronts_equal_the_compiled_kernel(seed: int) 
             assert p["kind"] == f"stmatrix.x{got['num']}" + (".trans" if got["trans"] else ""), (p["kind"], got)
         assert p["count"] == got["count"]
         assert (p["wavefronts"], p["ideal"], p["count"]) == _independent(dist, sh, shape, bits, got, w)
+
+
+# --------------------------------------------------------------------------- clusters, rank 3, 1 to 16 warps
+
+def _cga(rng: random.Random, rank: int) -> list[list[int]]:
+    """0 to 3 CTA bases, each a fresh power of two in one dimension (now and then a broadcast zero basis)."""
+    out: list[list[int]] = []
+    for _ in range(rng.choice((0, 1, 1, 2, 3))):
+        v = [0] * rank
+        if rng.random() < 0.85:
+            d = rng.randrange(rank)
+            v[d] = 2 * max([b[d] for b in out] + [0]) or 1
+        out.append(v)
+    return out
+
+
+def _wide(rng: random.Random):
+    """A distributed layout with CTAs, 1 to 16 warps, rank 3 blocked and MMA v2, any wgmma N; its rank."""
+    pick = rng.randrange(4)
+    if pick == 0:
+        rank = rng.choice((1, 2, 3))
+        return ttgl.BlockedLayout([1 << rng.randint(0, 4) for _ in range(rank)], _split(rng, 32, rank),
+                                  _split(rng, 1 << rng.randint(0, 4), rank), _perm(rng, rank), _cga(rng, rank)), rank
+    if pick == 1:
+        rank = rng.choice((2, 3))
+        return ttgl.NVMMADistributedLayout([2, 0], _split(rng, 1 << rng.randint(0, 4), rank),
+                                           [16, 8] if rank == 2 else [1, 16, 8], _cga(rng, rank)), rank
+    if pick == 2:
+        w = 1 << rng.randint(2, 4)
+        wm = 4 << rng.randint(0, (w // 4).bit_length() - 1)
+        return ttgl.NVMMADistributedLayout([3, 0], [wm, w // wm], [16, 8 * rng.randint(1, 32), 16],
+                                           _cga(rng, 2)), 2
+    parent, rank = _wide(rng)
+    if isinstance(parent, ttgl.NVMMADistributedLayout) and rng.random() < 0.7:
+        op = 0 if parent.version[0] == 3 else rng.randrange(2)
+        return ttgl.DotOperandLayout(op, parent, 1 << rng.randint(0, 4)), rank
+    if rank == 1:
+        return parent, rank
+    return ttgl.SliceLayout(rng.randrange(rank), parent), rank - 1
+
+
+def _theirs(layout, shape, bits: int = 16):
+    """Triton's bases and printed text, or None where Triton refuses the layout (an assertion ends a child)."""
+    got = O._forked(lambda: [O.linear(layout, shape), O.printed(layout, shape, bits)])
+    if got is None:
+        pytest.skip("Triton refuses the layout for this shape")
+    return got
+
+
+@pytest.mark.parametrize("seed", range(8500, 8560))
+def test_cluster_and_rank_3_distributed_layouts_equal_tritons(seed: int) -> None:
+    """CTA layouts (CGALayout) of every distributed kind, dot operands of them (K broadcast over the CTAs),
+    slices of slices, rank-3 blocked and MMA v2, 1 to 16 warps, wgmma N from 8 to 256."""
+    rng = random.Random(seed)
+    layout, rank = _wide(rng)
+    if rng.random() < 0.3 and rank >= 2:
+        layout, rank = ttgl.SliceLayout(rng.randrange(rank), layout), rank - 1
+    shape = _shape(rng, rank, 0, 1 << 15)
+    theirs, text = _theirs(layout, shape)
+    assert T.convert(text, shape).bases() == theirs, (text, shape)
+
+
+@pytest.mark.parametrize("seed", range(8560, 8600))
+def test_cluster_and_rank_3_shared_layouts_equal_tritons(seed: int) -> None:
+    """Swizzled and NVMMA shared layouts with CTA layouts, rank 3 (NVMMA: not transposed), vec up to 16 and
+    maxPhase up to 16, shapes up to 512 along a dimension."""
+    rng = random.Random(seed)
+    bits = rng.choice((8, 16, 32))
+    rank = rng.choice((2, 3))
+    shape = _shape(rng, rank, 0, 1 << 15)
+    if rng.random() < 0.5:
+        layout = ttgl.SwizzledSharedLayout(1 << rng.randint(0, 4), 1 << rng.randint(0, 3), 1 << rng.randint(0, 4),
+                                           _perm(rng, rank), _cga(rng, rank))
+    else:
+        width, transposed = rng.choice((0, 32, 64, 128)), rank == 2 and rng.random() < 0.4
+        span = max(8, 8 * width // bits)
+        inner = [rank - 2, rank - 1] if transposed else [rank - 1, rank - 2]
+        shape[inner[0]], shape[inner[1]] = max(shape[inner[0]], span), max(shape[inner[1]], 8)
+        layout = ttgl.NVMMASharedLayout(width, bits, rank=rank, transposed=transposed, cga_layout=_cga(rng, rank))
+    theirs, text = _theirs(layout, shape, bits)
+    assert T.convert(text, shape, bits).bases() == theirs, (text, shape)
+
+
+@pytest.mark.parametrize("seed", range(8600, 8620))
+def test_tcgen05_register_layouts_equal_tritons(seed: int) -> None:
+    """Blackwell (MMA v5): the register layout of a tcgen05.ld from tensor memory, as Gluon computes it for each
+    message shape and 4 to 16 warps, is a #ttg.linear Triton prints; read back to Triton's own bases."""
+    bw = pytest.importorskip("triton.experimental.gluon.language.nvidia.blackwell")
+    rng = random.Random(seed)
+    bm, bn = rng.choice((64, 128)), 1 << rng.randint(3, 8)
+    shape = [bm * rng.choice((1, 2)), bn * rng.choice((1, 2, 4))]
+    tmem = bw.TensorMemoryLayout((bm, bn), col_stride=1)
+    variant, warps = rng.choice(("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")), rng.choice((4, 8, 16))
+    got = O._forked(lambda: (lambda ll: [O.linear(ll, shape), O.printed(ll, shape, 32)])(
+        bw._compute_tmem_reg_layout(ttgl.float32, shape, shape, tmem, warps, variant)))
+    if got is None:
+        pytest.skip("Gluon has no register layout for this message shape and tile")
+    assert T.convert(got[1], shape, 32).bases() == got[0], (got[1], shape)

@@ -63,8 +63,8 @@ def _conflicts(L: ttgl.constexpr, S: ttgl.constexpr, DT: ttgl.constexpr, SHAPE: 
                                           ttgl.shared_memory_descriptor_type(DT, SHAPE, S, SHAPE)))
 
 
-def _run(fn, constexprs: dict, num_warps: int):
-    options = _BACKEND.parse_options({"num_warps": num_warps})
+def _run(fn, constexprs: dict, num_warps: int, num_ctas: int = 1):
+    options = _BACKEND.parse_options({"num_warps": num_warps, "num_ctas": num_ctas})
     ctx = ir.context()
     ir.load_dialects(ctx)
     _BACKEND.load_dialects(ctx)
@@ -87,11 +87,20 @@ def num_warps(layout) -> int:
     return math.prod(layout.warps_per_cta) if hasattr(layout, "warps_per_cta") else 4
 
 
+def num_ctas(layout) -> int:
+    """The CTAs of a cluster a Gluon layout spans (the kernel's num_ctas)."""
+    if hasattr(layout, "parent"):
+        return num_ctas(layout.parent)
+    bases = getattr(layout, "block_bases", None) or getattr(layout, "cga_layout", None) or []
+    return 1 << len(bases)
+
+
 def printed(layout, shape, bits: int = 16, warps: int | None = None) -> str:
     """Triton's printed TTGIR for ``layout``: its alias definitions, then the attribute as the tensor type names it."""
     shared = "Shared" in type(layout).__name__
     module, _ = _run(_hold, {"L": layout, "DT": _DTYPES[bits], "SHAPE": ttgl.constexpr(list(shape)),
-                             "SHARED": ttgl.constexpr(shared)}, warps or (4 if shared else num_warps(layout)))
+                             "SHARED": ttgl.constexpr(shared)}, warps or (4 if shared else num_warps(layout)),
+                     num_ctas(layout))
     text = module.str_nodebug()
     aliases = [line for line in text.splitlines() if re.match(r"#\w+ = #ttg\.", line)]
     dims = "x".join(str(s) for s in shape)

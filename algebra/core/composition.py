@@ -16,7 +16,6 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError
-from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo
 from algebra.core.modes import coalesce_x_pair, compose
@@ -179,16 +178,14 @@ def compose_swizzled(a: Any, b: Any) -> Any:
             return merge_swizzles(a, b)
         if isinstance(b, Layout):
             return make_composed(a, 0, b)
-        if is_int(b):
-            return make_composed(a, 0, Layout(b))
         raise LayoutError(f"cannot compose {a} with {b}: CuTe composes a swizzle with a layout only")
     if isinstance(a, ComposedLayout):
         return make_composed(a.layout_a, a.offset, composition(a.layout_b, b))
     if isinstance(a, Layout) and isinstance(b, Swizzle):
         return layout_swizzle(a, b)
-    if isinstance(a, Layout) and isinstance(b, ComposedLayout) and isinstance(b.layout_a, Swizzle):
+    if isinstance(a, Layout) and isinstance(b, ComposedLayout):
         if b.offset != 0:
-            raise LayoutError(f"composition {a} o {b}: CuTe requires the offset of the swizzled layout to be 0 "
+            raise LayoutError(f"composition {a} o {b}: CuTe requires the offset of the composed layout to be 0 "
                               f"(\"Require offset == 0.\"), here {b.offset}")
-        return composition(layout_swizzle(a, b.layout_a), b.layout_b)
+        return composition(composition(a, b.layout_a), b.layout_b)
     raise LayoutError(f"cannot compose {a} with {b}")

@@ -54,12 +54,16 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
     rec, name = active(), inverse.__name__
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
     try:
-        inv_b = nested(rec, inverse, b) if type(b) is Layout else b
+        inv_b = nested(rec, inverse, b) if type(b) is not Swizzle else b
         inv_a = nested(rec, inverse, a) if type(a) is Layout else a
     except LayoutError as err:  # an inner inverse is not one: nor is the whole; name what CuTe prints for it
         raise whole_refusal(inverse, (layout,), err) or err from None
     if type(a) is Swizzle and off == 0:  # CuTe's print; the inverse's post-condition (checks.POST) decides
         res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
+    elif type(inv_b) is ComposedLayout:  # B nested: CuTe's answer nests on the left, which its print cannot show
+        raise LayoutError(f"{name}({layout}): CuTe's rule gives {inv_b} o {-off} o {inv_a}, the inverse {inv_b} of the "
+                          "nested inner part as the outer function; not answered here (its print reads back as "
+                          "another nesting)")
     else:
         res = make_composed(inv_b, -off, inv_a)
     if rec is not None:

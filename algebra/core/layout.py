@@ -8,10 +8,11 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import coshape, make_basis_like
+from algebra.core.arith import clmul, coshape, make_basis_like
 from algebra.core.checks import verify
 from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import IntTuple, is_int
@@ -64,6 +65,7 @@ class Layout:
             if not it.congruent(shape, stride):
                 raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
                                   "congruent (different profiles)")
+            _check_kinds(stride)
         self.shape = shape
         self.stride = stride
         self._hash = None
@@ -192,6 +194,8 @@ def cosize(layout: Any) -> int:
     codomain; max offset + 1 for non-negative strides). Basis strides: the product of the coshape. F2 strides: the
     largest offset + 1 (an F2 offset read as its bits)."""
     if type(layout) is not Layout and hasattr(layout, "layout_b"):
+        if hasattr(layout.layout_b, "yyy_mask"):  # L o O o Sw: no shape (nor has it a cosize in CuTe)
+            raise NoShape(layout.no_shape())
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
@@ -203,12 +207,14 @@ def cosize(layout: Any) -> int:
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
+        top = _f2_max(fs, fd)
+        if top is not None:
+            return top + 1
         if it.product(fs) <= 1 << 20:
             return max(offsets(layout)) + 1
-        top = 0
-        for d in fd:
-            top |= getattr(d, "value", d) if type(d) is not int or d >= 0 else 0
-        return 1 << (2 * top).bit_length()
+        raise LayoutError(f"cosize of {layout}: {it.product(fs):,} offsets, with integer strides beside F2 ones (or "
+                          "modes of many sizes that are not powers of two), are over the 2^20 this largest offset "
+                          "is enumerated for")
     return it.product(coshape(layout))
 
 
@@ -373,10 +379,46 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
     if type(x) is Layout:
         return x
     if hasattr(x, "layout_b"):
-        if not isinstance(x.layout_b, Layout):  # L o O o Sw: its shape refuses, saying why
+        if hasattr(x.layout_b, "yyy_mask"):  # L o O o Sw: its shape refuses, saying why
             raise NoShape(f"{op}: {name} = {x.no_shape()}")
         return x
     if hasattr(x, "yyy_mask"):
         raise NoShape(f"{op}: {name} = {x} is a swizzle, not a layout: it has no shape (a swizzled layout is "
                       f"composition({x}, L), written {x} o 0 o L)")
     return _as_layout(x)
+
+
+def _check_kinds(stride: IntTuple) -> None:
+    """LayoutError for strides mixing scaled bases and F2 elements: a coordinate and a XOR offset have no sum."""
+    if len({getattr(d, "is_f2", False) for d in it.flatten(stride) if type(d) is not int}) > 1:
+        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis (1@0) and an F2 element (F9): a layout's "
+                          "strides are integers with one kind or the other, not both")
+
+
+def _f2_max(fs: Any, fd: Any, most: int = 4096) -> int | None:
+    """The largest ``XOR_m c_m * d_m`` over ``c_m < s_m`` (F2 strides, or 0, or size-1 modes), None for another int
+    stride or past ``most`` pieces: ``{c < s}`` is the union over the set bits p of s of the affine pieces
+    ``(s >> p + 1 << p + 1) + span{2^t : t < p}``, mapped linearly; the largest of ``a + V`` is read off V's reduced
+    basis, without enumerating."""
+    pieces = []
+    for s, d in zip(fs, fd, strict=True):
+        v = getattr(d, "value", None) if type(d) is not int else (0 if d == 0 or s == 1 else None)
+        if v is None:
+            return None
+        pieces.append([(clmul(s >> p + 1 << p + 1, v), [v << t for t in range(p)]) for p in range(s.bit_length())
+                       if s >> p & 1])
+    if it.product(tuple(len(x) for x in pieces)) > most:
+        return None
+    best = 0
+    for choice in itertools.product(*pieces):
+        a, basis = 0, []
+        for off, span in choice:
+            a ^= off
+            for b in span:  # reduced into an echelon basis: distinct leading bits, highest first
+                for e in basis:
+                    b = min(b, b ^ e)
+                basis = sorted([*basis, b], reverse=True) if b else basis
+        for e in basis:
+            a = max(a, a ^ e)
+        best = max(best, a)
+    return best

@@ -83,6 +83,14 @@ def _normalize(text: str) -> str:
     return out
 
 
+def _int(digits: str) -> int:
+    """``int(digits)``, refused past 2^62 before Python's 4,300-digit limit on ``int(str)`` could be reached."""
+    if len(digits.lstrip("0")) > 19 or int(digits) > it.MAX_MAGNITUDE:
+        raise LayoutError(f"the integer {digits.lstrip('0')[:12]}... ({len(digits):,} digits) exceeds the "
+                          "magnitude cap 2^62")
+    return int(digits)
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
@@ -93,7 +101,7 @@ class _Parser:
         self.ptr_bits = 0
         m = _SMEM_PTR_LEAD.search(text) or _SMEM_PTR_MID.search(text)
         if m:
-            self.ptr_bits = int(m.group(1))
+            self.ptr_bits = _int(m.group(1))
             if self.ptr_bits <= 0 or self.ptr_bits & (self.ptr_bits - 1):
                 raise LayoutError(f"smem_ptr[{m.group(1)}b]: the element size must be a power of two bits")
             text = text[:m.start()] + " " + text[m.end():]
@@ -142,7 +150,7 @@ class _Parser:
     def int_(self) -> int:
         while self.at("_"):
             self.take("_")
-        return int(self.take(kind="int")[1])
+        return _int(self.take(kind="int")[1])
 
     def htuple(self, level: int = 0, allow_basis: bool = False, keep: bool = False) -> Any:
         if level > it.MAX_DEPTH:
@@ -157,7 +165,7 @@ class _Parser:
             return tuple(items)
         if allow_basis and (t := self.peek()) is not None and t[0] == "f2":
             self.i += 1
-            return F2(int(t[1]))  # an F2 stride leaf, ``F9``
+            return F2(_int(t[1]))  # an F2 stride leaf, ``F9``
         if keep and self.at("_") and (self.peek(1) is None or self.peek(1)[1] in (",", ")")):
             self.i += 1
             return None  # CuTe's ``_`` in a coordinate: the whole mode
@@ -189,7 +197,12 @@ class _Parser:
             raise LayoutError("empty notation")
         if t[1] == "<":
             return self.tiler()
-        first = self.swizzle() if t[0] == "sw" else self.layout()  # A o O o B: A and B each a swizzle or a layout
+        return self.chain()
+
+    def chain(self) -> Any:
+        """``A [o O] o B``, B itself such a chain: CuTe prints ``A o O o (B o O2 o C)`` as ``A o O o B o O2 o C``."""
+        t = self.peek()
+        first = self.swizzle() if t is not None and t[0] == "sw" else self.layout()  # each a swizzle or a layout
         if (u := self.peek()) is None or u[0] != "o":
             return first
         self.take(kind="o")
@@ -200,7 +213,7 @@ class _Parser:
         if nxt and nxt[0] == "int" and after and after[0] == "o":
             offset = self.int_()
             self.take(kind="o")
-        second = self.swizzle() if (u := self.peek()) is not None and u[0] == "sw" else self.layout()
+        second = self.chain()
         if self.ptr_bits and isinstance(first, Swizzle):  # a byte-address swizzle, as the same permutation of elements
             shift = self.ptr_bits.bit_length() - 1 - 3
             if first.base - shift < 0:
@@ -295,7 +308,7 @@ def parse_arg(text: Any) -> Any:
         raise LayoutError(f"expected a layout, tiler or integer, got {type(text).__name__}")
     t = _normalize(text.strip()) if len(text) <= MAX_TEXT else text
     if re.fullmatch(r"\s*_?\d+\s*", t):
-        return int(t.lstrip("_"))
+        return _int(t.strip().lstrip("_"))
     return parse(t)
 
 

@@ -63,11 +63,11 @@ def through_swizzle(fn: Any) -> Any:
             layout = layout_arg(layout, fn.__name__)
         try:
             if type(layout) is not Layout and hasattr(layout, "layout_b"):
-                rec = active()
+                rec, inner = active(), fn if type(layout.layout_b) is Layout else wrapper  # nested: recursively
                 if rec is None:
-                    return layout.with_layout_b(fn(layout.layout_b, *args, **kwargs))
+                    return layout.with_layout_b(inner(layout.layout_b, *args, **kwargs))
                 rec.step(f"A = {layout}: {fn.__name__} its inner layout {layout.layout_b}; the swizzle stays outside")
-                res = layout.with_layout_b(nested(rec, fn, layout.layout_b, *args))
+                res = layout.with_layout_b(nested(rec, inner, layout.layout_b, *args))
                 rec.step(f"put the swizzle back outside: {res}", res, kind="result")
                 return res
             return fn(layout, *args, **kwargs)

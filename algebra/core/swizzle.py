@@ -78,14 +78,18 @@ class Swizzle(Frozen):
 
 class ComposedLayout(Frozen):
     """``layout_a o offset o layout_b``: ``R(c) == layout_a(offset + layout_b(c))`` (CuTe's ``ComposedLayout<A,O,B>``,
-    A and B each a Layout or a Swizzle). ``Sw o O o L`` has L's shape, size and rank; ``L o O o Sw`` (CuTe's inverse of
-    a swizzled layout with an offset) is a function of 1-D offsets on its ``domain``, with no shape (``NoShape``)."""
+    A a Layout or a Swizzle, B a Layout, a Swizzle or itself a ComposedLayout: CuTe composes ``A o O o B`` with C
+    into ``A o O o (B o C)``, printed as one chain). ``Sw o O o L`` has L's shape, size and rank (a nested one, its
+    innermost layout's); ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an offset) is a function of 1-D
+    offsets on its ``domain``, with no shape (``NoShape``)."""
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
     def __init__(self, layout_a: Any, offset: int, layout_b: Any) -> None:
-        if not isinstance(layout_b, Layout | Swizzle):
-            raise LayoutError(f"ComposedLayout: the inner function must be a Layout or a Swizzle, got {layout_b}")
+        if not isinstance(layout_a, Layout | Swizzle):
+            raise LayoutError(f"ComposedLayout: the outer function must be a layout or a swizzle, got {layout_a}")
+        if not isinstance(layout_b, Layout | Swizzle | ComposedLayout):
+            raise LayoutError(f"ComposedLayout: the inner function must be a layout or a swizzle, got {layout_b}")
         if not is_int(offset):
             raise LayoutError("ComposedLayout: the offset must be an integer")
         for k, v in zip(self.__slots__, (layout_a, offset, layout_b), strict=True):
@@ -116,10 +120,12 @@ class ComposedLayout(Frozen):
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
         if _has_none(c):
+            if type(self.layout_b) is not Layout:  # L o O o Sw has no shape; a nested one is not sliced here
+                raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
         y = self.offset + self.layout_b(c)
-        if type(self.layout_b) is Swizzle and y < 0:  # L o O o Sw, off its domain
+        if type(self.layout_a) is not Swizzle and y < 0:  # L o O o Sw, off its domain
             raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
         return self.layout_a(y)
 

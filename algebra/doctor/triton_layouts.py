@@ -130,6 +130,8 @@ def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
 def _mma(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     major, wpc, tile = _mma_params(a, rank)
+    if tile[-1] & (tile[-1] - 1):  # its dot operands are read (they do not depend on N)
+        raise _fail(a.name, "instrShape", f"N = {tile[-1]} is not a power of two (Triton's conversion needs one)")
     order = matrix_order(rank, True)
     cta = _mma_tile(tile, 2, order, order, a.name)
     cta = cta * identity_nd("warp", wpc, matrix_order(rank, major != 3)).transpose_outs(list(cta.outs))
@@ -143,6 +145,9 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     if not isinstance(parent, Attr) or parent.name not in ("nvidia_mma", "blocked"):
         raise _fail(a.name, "parent", "expected #ttg.nvidia_mma<...> or #ttg.blocked<...> (or an alias of one)")
     kdim = rank - 1 if op == 0 else rank - 2
+    cga = _cga(parent, rank)  # the parent's CTAs broadcast along K: each CTA holds the whole K extent
+    cga = TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]},
+                  {n: 1 if i == kdim else cga.outs[n] for i, n in enumerate(dims(rank))})
     if parent.name == "blocked":
         spt, tpw, wpc = (_pow2s(parent, k, rank) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
         order = _order(parent, rank)
@@ -152,7 +157,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
                * identity_nd("lane", tpw, order, kdim).transpose_outs(rep)
                * identity_nd("warp", wpc, order, kdim).transpose_outs(rep))
         # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
-        return _combine(cta, _cga(parent, rank), shape, a.name, keep_registers=True)
+        return _combine(cta, cga, shape, a.name, keep_registers=True)
     major, wpc, _ = _mma_params(parent, rank)
     kwidth = _int(a, "kWidth", pow2=True)
     if major == 3 and op == 1:
@@ -163,8 +168,6 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
     order = matrix_order(rank, op == 0)
     cta = _mma_tile(tile, kwidth, order, order, a.name)
     warps = identity_nd("warp", wpc, matrix_order(rank, major != 3), kdim).transpose_outs(list(cta.outs))
-    cga = _cga(parent, rank)
-    cga = TLL.raw({"block": [[0 if i == kdim else x for i, x in enumerate(v)] for v in cga.bases["block"]]}, cga.outs)
     return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
 
 

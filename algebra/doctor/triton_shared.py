@@ -95,33 +95,30 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     rank = _int(a, "rank", default=len(shape))
     if rank != len(shape):
         raise _fail(a.name, "rank", f"the layout is for rank-{rank} tensors, but the tensor has rank {len(shape)}")
-    if len(shape) != 2:
-        raise TTGIRError(f"nvmma_shared: rank-{len(shape)} tensors are not modelled (rank 2 only)")
-    cga = _cga(a, 2)
-    names = dims(2)
-    per_cta = [max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)]
-    contig = 0 if transposed else 1
-    tma = [min(s, 256) for s in per_cta]
+    if rank < 2 or (rank > 2 and transposed):
+        raise TTGIRError(f"nvmma_shared: a {'transposed ' * transposed}layout of a rank-{rank} tensor is not modelled "
+                         "(rank 2, or rank 3 not transposed)")
+    cga = _cga(a, rank)
+    per_cta = {n: max(1, s // cga.outs[n]) for n, s in zip(dims(rank), shape, strict=True)}
+    contig = rank - 2 if transposed else rank - 1
+    tma = [min(s, 256) for s in per_cta.values()]
     if width:
         span = 8 * width // ebits
         if tma[contig] < span:
             raise TTGIRError(f"nvmma_shared.swizzlingByteWidth: {width} bytes is {span} elements of "
-                             f"{ebits} bits, more than the {per_cta[contig]} along the contiguous dimension")
+                             f"{ebits} bits, more than the {tma[contig]} along the contiguous dimension")
         tma[contig] = span
     if not width:
-        ll = (identity1d(tma[0], "offset", "dim0") * identity1d(tma[1], "offset", "dim1") if transposed
-              else identity1d(tma[1], "offset", "dim1") * identity1d(tma[0], "offset", "dim0"))
-        ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
-        return _combine(ll, cga, shape, a.name)
-    rows, cols = (tma[1], tma[0]) if transposed else (tma[0], tma[1])
+        ll = identity_nd("offset", tma, [contig] + [d for d in range(rank - 1, -1, -1) if d != contig])
+        return _combine(ensure_not_smaller(ll, per_cta, "offset"), cga, shape, a.name)
+    rows, cols = prod(tma) // tma[contig], tma[contig]  # the other dimensions collapsed into rows, dim1 the faster
     vec, per, maxp = 128 // ebits, 128 // width, width // 16
     if rows < 8:
         raise TTGIRError(f"nvmma_shared: {rows} rows is fewer than one 8-row core matrix")
     ll = ensure_not_smaller(_swizzle(8, cols, vec, per, maxp, "dim0", "dim1"), {"dim0": rows, "dim1": cols}, "offset")
-    if transposed:
-        ll = TLL.raw({"offset": [[v[1], v[0]] for v in ll.bases["offset"]]}, {"dim0": cols, "dim1": rows})
-    ll = ensure_not_smaller(ll, dict(zip(names, per_cta, strict=True)), "offset")
-    return _combine(ll, cga, shape, a.name)
+    ll = TLL.raw({"offset": [[c, r] if transposed else [r, c] if rank == 2 else [r // tma[1], r % tma[1], c]
+                             for r, c in ll.bases["offset"]]}, dict(zip(per_cta, tma, strict=True)))
+    return _combine(ensure_not_smaller(ll, per_cta, "offset"), cga, shape, a.name)
 
 
 def _explicit(a: Attr, shape: list[int], owner: str) -> TLL:

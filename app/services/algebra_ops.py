@@ -9,11 +9,12 @@ from typing import Any
 
 import algebra as A
 from algebra import LayoutError, registry
+from algebra.core.checks import ENUM_CAP, FULL_CAP, has_f2
 from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
 from algebra.registry import Op
 from algebra.teach.explain import derive
-from app.budget import offsets
+from app.budget import charge, offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
@@ -119,6 +120,7 @@ def _value_str(x: Any) -> str:
 def _run(name: str, args: tuple[str, ...]) -> OpResult:
     op = registry.get(name)
     parsed = parse_args(op, args)
+    _charge_f2_checks(op, parsed)
     try:
         with guard(name):
             result, raw = _derive(op, parsed)
@@ -137,6 +139,32 @@ def _run(name: str, args: tuple[str, ...]) -> OpResult:
     text = _value_str(result) if op.result == "value" else str(result)
     return OpResult(op=name, args=[_arg_str(p, a.kind) for p, a in zip(parsed, op.args, strict=False)],
                     result=text, steps=steps, spec=op, parsed=parsed, cpp=cpp, dsl=dsl, offset=offset)
+
+
+#: Ops whose result the never-wrong layer checks as a composition (``algebra.core.checks.post_composition``): with an
+#: F2-strided side there is no structural proof, and past ENUM_CAP points the check evaluates up to FULL_CAP points of
+#: that side one by one (~10 us each: 2^20 points took 12 s).
+COMPOSING = frozenset({"composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+                       "max_common_layout", "max_common_vector"})
+
+
+def _charge_f2_checks(op: Op, parsed: list[Any]) -> None:
+    """Charge the never-wrong check's points before a composing op runs where a side has F2 strides (no structural
+    proof then) and the check would pass ENUM_CAP points: composition checks B's points, the divides and
+    max_common_* a composition as large as their largest argument. Refused at once (422 naming the cap) instead of by
+    the CPU budget."""
+    if op.name not in COMPOSING:
+        return
+    layouts = [getattr(p, "layout_b", p) for x in parsed for p in (x if isinstance(x, tuple) else (x,))
+               if hasattr(p, "shape") or hasattr(p, "layout_b")]
+    if not any(has_f2(getattr(x, "stride", None)) for x in layouts):
+        return
+    checked = parsed[1:2] if op.name == "composition" else parsed
+    n = max((A.size(p) for x in checked for p in (x if isinstance(x, tuple) else (x,))
+             if hasattr(p, "shape") or hasattr(p, "layout_b")), default=0)
+    if n > ENUM_CAP:
+        charge("F2 point", min(n, FULL_CAP), f"{op.name} with F2 strides: its never-wrong check, point by point over "
+               f"{n:,} points")
 
 
 def _exact_inverse(name: str, parsed: list[Any], exc: LayoutError) -> None:

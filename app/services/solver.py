@@ -18,6 +18,7 @@ from algebra.doctor import linear_layout as LL
 from algebra.doctor import solver_desc as D
 from algebra.doctor.solver import solve
 from app.budget import cell_kind, charge
+from app.config import clip
 from app.services.guard import guard
 
 #: Worked examples the page offers (the issue's known answers first).
@@ -124,6 +125,9 @@ def linear_from_layout(text: str) -> dict:
             lay = A.parse(text)
         except (LayoutError, ValueError) as exc:
             raise LayoutError(f"layout: {exc}") from None
+        if isinstance(lay, tuple | A.Swizzle):  # a tiler <2:1, 4:1>, a bare Sw<3,3,3>: no one layout's bits
+            raise LayoutError(f"layout: {clip(text.strip(), 80)} is not a layout (shape:stride, optionally "
+                              "swizzled: Sw<3,3,3> o (8,64):(64,1))")
         charge(cell_kind(lay), A.size(lay), "linear layout")  # enumerated once, then checked point by point
         charge("linear point", A.size(lay), "linearity check")
         out = LL.from_cute(lay)

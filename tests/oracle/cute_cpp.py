@@ -93,14 +93,11 @@ def cvalue(a: Any) -> str:
         return f"Int<{a}>{{}}"
     if isinstance(a, list):
         return "make_tile(" + ", ".join(cvalue(x) for x in a) + ")"
+    if " o " in a:  # A o O o B: A a swizzle or a layout, B a layout, a swizzle or such a chain (nested)
+        first, off, rest = (x.strip() for x in a.split(" o ", 2))
+        return f"make_composed_layout({cvalue(first)}, Int<{int(off)}>{{}}, {cvalue(rest)})"
     if a.startswith("Sw<"):
-        if ":" not in a:
-            return "Swizzle" + a[2:] + "{}"
-        (b, m, s), off, lay = cc.split_composed(a)
-        return f"make_composed_layout(Swizzle<{b},{m},{s}>{{}}, Int<{off}>{{}}, {cvalue(lay)})"
-    if " o " in a:  # L o O o Sw: a layout after a swizzle (CuTe's inverse of a swizzled layout with an offset)
-        lay, off, sw = (x.strip() for x in a.split(" o "))
-        return f"make_composed_layout({cvalue(lay)}, Int<{int(off)}>{{}}, {cvalue(sw)})"
+        return "Swizzle" + a[2:] + "{}"
     if ":" in a:
         shape, stride = cc.split_layout(a)
         return f"Layout<{ctype(shape)},{ctype(stride, 'Stride')}>{{}}"
@@ -278,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--inverses", action="store_true", help="inverses of swizzled tiles with offsets and back")
     ap.add_argument("--wide", action="store_true", help="with --swizzle: wide swizzles (B<=5, M<=6, negative S), "
                     "offsets, carries, either side, recasts (cute_swizzle.gen_wide_cases)")
+    ap.add_argument("--nested", action="store_true", help="compositions into nested composed layouts, and ops on them")
     ap.add_argument("--fresh", action="store_true", help="negative strides, nested tilers, shape-1 modes, big sizes")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -292,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         import cute_fresh
 
         cases = cute_fresh.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None)
+    elif a.nested:
+        import cute_swizzle
+
+        cases = cute_swizzle.gen_nested_cases(a.seed, a.n)
     elif a.inverses:
         import cute_swizzle
 

@@ -131,11 +131,11 @@ def swizzle(bms: tuple[int, int, int], x: int) -> int:
 
 
 def function(text: str) -> tuple[Any, Any]:
-    """(shape, i -> offset) of a layout or a composed layout ``Sw<..> o O o L``."""
+    """(shape, i -> offset) of a layout or a composed layout ``Sw<..> o O o B``, B a layout or such a chain."""
     if text.startswith("Sw<"):
-        bms, off, lay_ = split_composed(text)
-        shape, stride = split_layout(lay_)
-        return shape, lambda i: swizzle(bms, off + offset_at(shape, stride, i))
+        bms, off, rest = split_composed(text)
+        shape, inner = function(rest)
+        return shape, lambda i: swizzle(bms, off + inner(i))
     shape, stride = split_layout(text)
     return shape, lambda i: offset_at(shape, stride, i)
 
@@ -176,7 +176,7 @@ def refusal_message(case: dict) -> str:
 
 _INNER = re.compile(r"composition (\S+) o (\S+) is not a layout: .*?CuTe would print (.+?) here; at i = (\d+) that "
                     r"gives (-?\d+), but A\((?:B|Sw<[-\d,]+>)\((\d+)\)\) = A\((-?\d+)\) = (-?\d+)", re.S)
-_WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?: o \S+ o \S+| at offset -?\d+)?)$", re.S)
+_WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?:(?: o \S+ o \S+)+| at offset -?\d+)?)$", re.S)
 
 
 def confirm_not_a_function(case: dict) -> str:
@@ -428,5 +428,5 @@ def _layout_args(args: list) -> list[str]:
         if isinstance(a, list):
             out += _layout_args(a)
         elif isinstance(a, str) and ":" in a:
-            out.append(split_composed(a)[2] if a.startswith("Sw<") else a)
+            out += [part for part in a.split(" o ") if ":" in part]  # the layouts of a (nested) composed layout
     return out

@@ -211,3 +211,46 @@ def gen_wide_cases(seed: int, n: int) -> list[dict]:
             seen.add(k)
             out.append(case)
     return out
+
+
+# ------------------------------------------------------------------------------------------- nested composed layouts
+
+NESTED_OPS = ["composition", "coalesce", "right_inverse", "left_inverse", "complement", "logical_divide",
+              "logical_product", "upcast", "evaluate", "size"]
+
+
+def gen_nested_cases(seed: int, n: int) -> list[dict]:
+    """``n`` distinct cases whose answer (or argument) is a nested composed layout: a swizzled layout composed with
+    a swizzle (``Sw o O o (Sw' o 0 o L)``), ``L o O o Sw`` composed with a layout (``L o O o (Sw o 0 o B)``), a layout
+    composed with ``L o 0 o Sw``, and the ops of ``NESTED_OPS`` on such a nested layout."""
+    rng = random.Random(seed)
+    out, seen = [], set()
+    while len(out) < n:
+        atom = wide_atom(rng)
+        sw, off, lay = (x.strip() for x in atom.split(" o ", 2))
+        b, m, s = wide_swizzle(rng)
+        size = cc.prod(cc.split_layout(lay)[0])
+        left = cc.rand_layout(rng, 256, kind=rng.choice(["compact", "perm"]))
+        inv = f"{left} o {rng.randint(-64, 64)} o {sw}"
+        k = rng.random()
+        if k < 0.3:
+            case = {"op": "composition", "args": [atom, f"Sw<{b},{m},{s}>"]}
+        elif k < 0.5:
+            case = {"op": "composition", "args": [inv, cc.fitted_layout(rng, 64) if rng.random() < 0.7 else
+                                                  rng.choice([4, 8, 16, 32])]}
+        elif k < 0.55:
+            case = {"op": "composition", "args": [cc.rand_layout(rng, 1024, kind="compact"),
+                                                  f"{left} o 0 o {sw}"]}
+        else:
+            nested = f"{sw} o {off} o Sw<{b},{m},{s}> o 0 o {lay}"
+            op = rng.choice(NESTED_OPS)
+            args = {"composition": [nested, cc.fitted_layout(rng, size)],
+                    "complement": [nested, size * 4], "logical_divide": [nested, cc.rand_tiler(rng, lay)],
+                    "logical_product": [nested, cc.rand_layout(rng, 8, kind="compact", max_rank=2)],
+                    "upcast": [nested, 2], "evaluate": [nested, rng.randrange(size)]}.get(op, [nested])
+            case = {"op": op, "args": args}
+        key = cc.key(case)
+        if key not in seen and cc.fits_int32(case):
+            seen.add(key)
+            out.append(case)
+    return out
