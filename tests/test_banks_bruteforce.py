@@ -200,7 +200,8 @@ def test_a_swizzle_that_is_a_tma_mode_on_the_tile_is_written_by_tma():
                                                                                       True, 1)
     assert best["base_alignment"] >= 512
     tma = _swizzle(2, 4, 3)  # the 64B mode on byte addresses of the dense box
-    assert [4 * o for o in (0, 16, 36, 52)] == [tma(64 * r) for r in range(4)] == best["per_access"][0]["byte_addresses"]
+    want = [tma(64 * r) for r in range(4)]
+    assert want == [4 * o for o in (0, 16, 36, 52)] == best["per_access"][0]["byte_addresses"]
 
 
 def test_tile_modes_act_as_the_swizzle_on_the_tile():
