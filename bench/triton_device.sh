@@ -9,7 +9,8 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE > "$OUT/nvidia_smi.txt" 2>&1
-GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]*" || echo GPU)
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9][0-9]*" | head -1)
+GPU=${GPU:-GPU}
 python3 bench/triton_device.py --out "$OUT/triton_conflicts_${GPU}.json" 2>&1 | tee "$OUT/bench.log"
 status=$?
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE >> "$OUT/nvidia_smi.txt" 2>&1
