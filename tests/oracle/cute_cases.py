@@ -252,15 +252,25 @@ def gen_cases(seed: int, n: int, ops: list[str] | None = None, big: float = 0.12
     rng = random.Random(seed)
     ops = ops or OPS
     pool = [op for op in ops for _ in range(WEIGHTS.get(op, 1))]
-    out, seen = [], set()
-    while len(out) < n:
+
+    def draw() -> dict:
         r = rng.random()
         SCALE.update(leaves=BIG_LEAVES if r < big else LEAVES, mul=1 << 16 if r < big else 1,
                      neg=0.3 if big <= r < big + neg else 0.0, start=0 if rng.random() < deep else 2)
         try:
-            case = gen_case(rng, rng.choice(pool))
+            return gen_case(rng, rng.choice(pool))
         finally:
             SCALE.update(leaves=LEAVES, mul=1, neg=0.0, start=2)
+
+    return distinct(n, draw)
+
+
+def distinct(n: int, draw: Any) -> list[dict]:
+    """``n`` cases from ``draw()``, each one not drawn before (``key``) and inside CuTe's 32-bit static ints
+    (``fits_int32``): every generator's collecting loop."""
+    out, seen = [], set()
+    while len(out) < n:
+        case = draw()
         k = key(case)
         if k not in seen and fits_int32(case):
             seen.add(k)

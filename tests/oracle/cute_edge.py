@@ -270,21 +270,17 @@ def gen_swizzled(rng: random.Random, op: str) -> dict:
 def gen_cases(seed: int, n: int, swizzled: float = 0.3) -> list[dict]:
     """``n`` distinct edge cases from ``seed``; a fraction ``swizzled`` on swizzled layouts."""
     rng = random.Random(seed)
-    out, seen = [], set()
-    while len(out) < n:
+
+    def draw() -> dict:
         k = rng.random()
         if k < swizzled:
-            case = gen_swizzled(rng, rng.choice(SWIZZLE_OPS))
-        elif k < swizzled + 0.08:
-            case = gen_basis(rng)
-        else:
-            cc.SCALE["neg"] = 0.4 if rng.random() < 0.1 else 0.0  # negative strides in arbitrary-stride layouts
-            try:
-                case = gen_plain(rng, rng.choice(PLAIN_OPS))
-            finally:
-                cc.SCALE["neg"] = 0.0
-        k = cc.key(case)
-        if k not in seen and cc.fits_int32(case):
-            seen.add(k)
-            out.append(case)
-    return out
+            return gen_swizzled(rng, rng.choice(SWIZZLE_OPS))
+        if k < swizzled + 0.08:
+            return gen_basis(rng)
+        cc.SCALE["neg"] = 0.4 if rng.random() < 0.1 else 0.0  # negative strides in arbitrary-stride layouts
+        try:
+            return gen_plain(rng, rng.choice(PLAIN_OPS))
+        finally:
+            cc.SCALE["neg"] = 0.0
+
+    return cc.distinct(n, draw)

@@ -76,11 +76,4 @@ def gen_case(rng: random.Random, op: str) -> dict:
 
 def gen_cases(seed: int, n: int) -> list[dict]:
     rng = random.Random(seed)
-    out, seen = [], set()
-    while len(out) < n:
-        case = gen_case(rng, rng.choice(OPS))
-        k = cc.key(case)
-        if k not in seen and cc.fits_int32(case):
-            seen.add(k)
-            out.append(case)
-    return out
+    return cc.distinct(n, lambda: gen_case(rng, rng.choice(OPS)))

@@ -67,14 +67,7 @@ def gen_case(rng: random.Random, op: str) -> dict:
 
 def gen_cases(seed: int, n: int) -> list[dict]:
     rng = random.Random(seed)
-    out, seen = [], set()
-    while len(out) < n:
-        case = gen_case(rng, rng.choice(SWIZZLE_OPS))
-        k = cc.key(case)
-        if k not in seen and cc.fits_int32(case):
-            seen.add(k)
-            out.append(case)
-    return out
+    return cc.distinct(n, lambda: gen_case(rng, rng.choice(SWIZZLE_OPS)))
 
 
 def gen_inverse_cases(seed: int, n: int) -> list[dict]:
@@ -203,14 +196,7 @@ def gen_wide_cases(seed: int, n: int) -> list[dict]:
     shifts, offsets, inner layouts whose offsets carry into the swizzle's bits, a swizzled layout on either side of
     a composition or product, complement / divide / product / recast of swizzled layouts, and the inverses."""
     rng = random.Random(seed)
-    out, seen = [], set()
-    while len(out) < n:
-        case = gen_wide_case(rng, rng.choice(WIDE_OPS))
-        k = cc.key(case)
-        if k not in seen and cc.fits_int32(case):
-            seen.add(k)
-            out.append(case)
-    return out
+    return cc.distinct(n, lambda: gen_wide_case(rng, rng.choice(WIDE_OPS)))
 
 
 # ------------------------------------------------------------------------------------------- nested composed layouts
@@ -224,8 +210,8 @@ def gen_nested_cases(seed: int, n: int) -> list[dict]:
     a swizzle (``Sw o O o (Sw' o 0 o L)``), ``L o O o Sw`` composed with a layout (``L o O o (Sw o 0 o B)``), a layout
     composed with ``L o 0 o Sw``, and the ops of ``NESTED_OPS`` on such a nested layout."""
     rng = random.Random(seed)
-    out, seen = [], set()
-    while len(out) < n:
+
+    def draw() -> dict:
         atom = wide_atom(rng)
         sw, off, lay = (x.strip() for x in atom.split(" o ", 2))
         b, m, s = wide_swizzle(rng)
@@ -234,23 +220,19 @@ def gen_nested_cases(seed: int, n: int) -> list[dict]:
         inv = f"{left} o {rng.randint(-64, 64)} o {sw}"
         k = rng.random()
         if k < 0.3:
-            case = {"op": "composition", "args": [atom, f"Sw<{b},{m},{s}>"]}
-        elif k < 0.5:
-            case = {"op": "composition", "args": [inv, cc.fitted_layout(rng, 64) if rng.random() < 0.7 else
+            return {"op": "composition", "args": [atom, f"Sw<{b},{m},{s}>"]}
+        if k < 0.5:
+            return {"op": "composition", "args": [inv, cc.fitted_layout(rng, 64) if rng.random() < 0.7 else
                                                   rng.choice([4, 8, 16, 32])]}
-        elif k < 0.55:
-            case = {"op": "composition", "args": [cc.rand_layout(rng, 1024, kind="compact"),
+        if k < 0.55:
+            return {"op": "composition", "args": [cc.rand_layout(rng, 1024, kind="compact"),
                                                   f"{left} o 0 o {sw}"]}
-        else:
-            nested = f"{sw} o {off} o Sw<{b},{m},{s}> o 0 o {lay}"
-            op = rng.choice(NESTED_OPS)
-            args = {"composition": [nested, cc.fitted_layout(rng, size)],
-                    "complement": [nested, size * 4], "logical_divide": [nested, cc.rand_tiler(rng, lay)],
-                    "logical_product": [nested, cc.rand_layout(rng, 8, kind="compact", max_rank=2)],
-                    "upcast": [nested, 2], "evaluate": [nested, rng.randrange(size)]}.get(op, [nested])
-            case = {"op": op, "args": args}
-        key = cc.key(case)
-        if key not in seen and cc.fits_int32(case):
-            seen.add(key)
-            out.append(case)
-    return out
+        nested = f"{sw} o {off} o Sw<{b},{m},{s}> o 0 o {lay}"
+        op = rng.choice(NESTED_OPS)
+        args = {"composition": [nested, cc.fitted_layout(rng, size)],
+                "complement": [nested, size * 4], "logical_divide": [nested, cc.rand_tiler(rng, lay)],
+                "logical_product": [nested, cc.rand_layout(rng, 8, kind="compact", max_rank=2)],
+                "upcast": [nested, 2], "evaluate": [nested, rng.randrange(size)]}.get(op, [nested])
+        return {"op": op, "args": args}
+
+    return cc.distinct(n, draw)
