@@ -172,3 +172,23 @@ def test_conflicts_of_a_large_tensor_with_one_warp_are_answered(client, shape):
         r = client.post("/api/triton/conflicts", json=body)
         assert r.status_code == 200, r.text
         assert r.json()["fix"]["wavefronts"] <= r.json()["wavefronts"]
+
+
+def test_offsets_of_a_layout_split_among_ctas(client):
+    """A CGALayout splits the tensor among CTAs, each holding its part at the same offsets: [64, 16] over two CTAs
+    along dim 1 is a 64 x 8 swizzled tile in each (it was a 422, 'the shared layout has 512 offsets for the 1024
+    elements'); a zero CTA basis broadcasts."""
+    sw = SW.format(v=4, p=2, m=4).replace("order = [1, 0]", "order = [1, 0], CGALayout = [[0, 1], [0, 0]]")
+    r = client.post("/api/triton/layout", json={"layout": sw, "shape": [64, 16]})
+    assert r.status_code == 200, r.text
+    assert r.json()["offsets"] == [[swizzled_offset(i, j % 8, 8, 4, 2, 4) for j in range(16)] for i in range(64)]
+
+
+def test_offsets_of_a_layout_that_stores_an_element_twice_are_null_with_the_reason(client):
+    """Triton takes a shared_linear layout with a zero offset basis (each element at two offsets): the view is
+    answered, its offsets null with the reason (it was a 422)."""
+    r = client.post("/api/triton/layout", json={"layout": "#ttg.shared_linear<{offset = [[0, 1], [0, 0]]}, "
+                                                          "alignment = 16>", "shape": [1, 2]})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["offsets"] is None and "offsets 0 and 2" in out["offsets_note"] and out["cute"] is None

@@ -186,16 +186,19 @@ def pack(v: list[int], shape: list[int]) -> int:
 
 
 def offset_table(ll: TLL, paddings: list[list[int]], shape: list[int]) -> list[int]:
-    """``table[i]``: the element offset (block 0) of the element at row-major index i, from the span of the offset
-    bases; TTGIRError when two offsets hold one element or some element has no offset."""
+    """``table[i]``: the element offset of the element at row-major index i in the CTA that holds it (each CTA holds
+    its part at the same offsets; a zero block basis broadcasts); TTGIRError when two offsets hold one element or
+    some element has no offset."""
     idx = span([pack(v, shape) for v in ll.bases["offset"]])
-    total = prod(shape)
-    table = [-1] * total
-    for o, i in enumerate(idx):
-        if table[i] >= 0:
-            raise TTGIRError(f"the shared layout stores one element at offsets {table[i]} and {padded(o, paddings)}: "
-                             "it is not a bijection, so no element has a single offset")
-        table[i] = padded(o, paddings) if paddings else o
-    if len(idx) != total:
-        raise TTGIRError(f"the shared layout has {len(idx)} offsets for the {total} elements of {shape}")
+    ctas = set(span([pack(v, shape) for v in ll.bases.get("block", []) if any(v)]))
+    table = [-1] * prod(shape)
+    for cta in sorted(ctas):
+        for o, j in enumerate(idx):
+            if table[j ^ cta] >= 0:
+                raise TTGIRError(f"the shared layout stores one element at offsets {table[j ^ cta]} and "
+                                 f"{padded(o, paddings)}: it is not a bijection, so no element has a single offset")
+            table[j ^ cta] = padded(o, paddings)
+    if min(table) < 0:
+        raise TTGIRError(f"the shared layout has {len(idx)} offsets in each of {len(ctas)} CTAs for the "
+                         f"{len(table)} elements of {shape}")
     return table

@@ -19,6 +19,7 @@ from algebra.doctor.linear_layout import describe_swizzle
 from algebra.doctor.triton_cute import cute_of
 from algebra.doctor.triton_layouts import TritonLayout, check_shape, convert
 from algebra.doctor.triton_shared import offset_table
+from algebra.doctor.ttgir import TTGIRError
 from app.budget import charge
 from app.services.guard import guard
 
@@ -75,9 +76,9 @@ def _nest(flat: list[int], shape: list[int]) -> list:
 
 def layout_view(text: str, shape: Any, element_bits: int = 16) -> dict[str, Any]:
     """``POST /api/triton/layout``: ``{"kind", "ttgir", "shape", "element_bits", "bases", "cute", "cute_why",
-    "swizzle", "matrix"}``, plus for a shared layout ``"offsets"`` (row-major nested lists; null past MAX_OFFSETS
-    elements, with ``"offsets_note"``) and ``"paddings"``, and for a distributed one the counts of registers, lanes
-    and warps."""
+    "swizzle", "matrix"}``, plus for a shared layout ``"offsets"`` (row-major nested lists, each element's offset in
+    the CTA that holds it; null past MAX_OFFSETS elements, or where an element has no single offset, with
+    ``"offsets_note"``) and ``"paddings"``, and for a distributed one the counts of registers, lanes and warps."""
     t = read(text, shape, element_bits, "layout")
     with guard("layout"):
         c = cute_of(t)
@@ -93,7 +94,10 @@ def layout_view(text: str, shape: Any, element_bits: int = 16) -> dict[str, Any]
             n = prod(t.shape)
             if n <= MAX_OFFSETS:
                 charge("integer cell", n, "shared layout offsets")
-                out["offsets"] = _nest(offset_table(t.ll, t.paddings, t.shape), t.shape)
+                try:
+                    out["offsets"] = _nest(offset_table(t.ll, t.paddings, t.shape), t.shape)
+                except TTGIRError as exc:  # Triton accepts a layout that stores an element twice (a zero basis)
+                    out["offsets"], out["offsets_note"] = None, str(exc)
             else:
                 out["offsets"] = None
                 out["offsets_note"] = f"{n:,} elements: offsets are listed up to {MAX_OFFSETS:,} (128 x 128)"
