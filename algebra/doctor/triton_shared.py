@@ -97,7 +97,7 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
         raise _fail(a.name, "rank", f"the layout is for rank-{rank} tensors, but the tensor has rank {len(shape)}")
     if rank < 2 or (rank > 2 and transposed):
         raise TTGIRError(f"nvmma_shared: a {'transposed ' * transposed}layout of a rank-{rank} tensor is not modelled "
-                         "(rank 2, or rank 3 not transposed)")
+                         "(rank 2, or rank 3 not transposed: Triton 3.9 aborts on it or gives zero offset bases)")
     cga = _cga(a, rank)
     per_cta = {n: max(1, s // cga.outs[n]) for n, s in zip(dims(rank), shape, strict=True)}
     contig = rank - 2 if transposed else rank - 1
