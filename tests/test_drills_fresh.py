@@ -9,6 +9,8 @@ import random
 import re
 from collections import defaultdict
 
+import pytest
+
 from app.drills.core import generate
 
 SEEDS = random.Random(8400).sample(range(10**6, 2**31 - 1), 400)
@@ -203,3 +205,22 @@ def _prod(xs: list[int]) -> int:
     for x in xs:
         out *= x
     return out
+
+
+def test_fresh_drills_of_every_kind_grade_through_the_route_function() -> None:
+    """tests/drill_hunt.py on seed 9400: every kind's key, its other spellings and the answers recomputed there are
+    right, the near misses wrong, graded by service.grade_answer; seeds 9400-9599 run behind the oracle marker."""
+    import drill_hunt
+
+    got = drill_hunt.hunt(9400, 1)
+    assert got["drills"] == 25 and got["recomputed"] >= 10, got
+    assert got["wrong accepted"] == got["right refused"] == 0, got
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(9400, 9600))
+def test_fresh_drills_hunt(seed: int) -> None:
+    import drill_hunt
+
+    got = drill_hunt.hunt(seed, 2)
+    assert got["wrong accepted"] == got["right refused"] == 0, got
