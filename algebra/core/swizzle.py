@@ -111,11 +111,19 @@ class ComposedLayout(Frozen):
         return self.layout_b.stride
 
     def domain(self) -> list:
-        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse)."""
-        return sorted(self.layout_b(y - self.offset) for y in range(max(0, self.offset), self.layout_a.size()))
+        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse);
+        a chain ending in it, that of its inner part where each layout of the chain is defined."""
+        b, a = self.layout_b, self.layout_a
+        if type(b) is not Swizzle:
+            return b.domain() if type(a) is Swizzle else [x for x in b.domain() if 0 <= self.offset + b(x) < a.size()]
+        return sorted(b(y - self.offset) for y in range(max(0, self.offset), a.size()))
 
     def domain_text(self) -> str:
-        return f"0 <= {self.offset} + {self.layout_b}(x) < {self.layout_a.size()}"
+        """Where each layout of the chain read after an offset is defined (in words)."""
+        b, a = self.layout_b, self.layout_a
+        mine = "" if type(a) is Swizzle else f"0 <= {self.offset} + {f'({b})' if type(b) is ComposedLayout else b}(x)" \
+            f" < {a.size()}"
+        return ", ".join(t for t in (b.domain_text() if type(b) is ComposedLayout else "", mine) if t)
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
@@ -162,6 +170,13 @@ def make_composed(a: Any, offset: int, b: Any) -> Any:
     if isinstance(a, Swizzle) and a.bits == 0 and offset == 0 and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
+
+
+def chain(a: Any, offset: int, b: Any) -> Any:
+    """CuTe's ``composition(A, O, B)`` with A itself composed, ``A1 o O1 o A2``: the function ``A1 o O1 o (A2 o O o
+    B)``, printed as CuTe prints its ``(A1 o O1 o A2) o O o B``, one chain (function composition is associative)."""
+    return ComposedLayout(a.layout_a, a.offset, chain(a.layout_b, offset, b)) if type(a) is ComposedLayout else \
+        make_composed(a, offset, b)
 
 
 def make_swizzle(y: int, z: int) -> Swizzle:
