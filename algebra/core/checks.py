@@ -325,15 +325,6 @@ def _tables(*layouts: Any) -> list | None:
     return out
 
 
-def _at(x: Any, v: int) -> Any:
-    """``x(v)``, None where a layout of the chain ``x`` is read outside ``[0, size)`` (off x's domain)."""
-    y = _at(x.layout_b, v) if hasattr(x, "layout_b") else x(v)
-    if y is None or not hasattr(x, "layout_b"):
-        return y
-    y, a = y + x.offset, x.layout_a
-    return a(y) if not hasattr(a, "shape") or 0 <= y < it.product(a.shape) else None
-
-
 def _on_domain(x: Any) -> tuple | None:
     """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw`` or of a chain with a layout read
     after an offset, ``L o O o (Sw o 0 o B)``; that domain in words), or None."""
@@ -346,7 +337,7 @@ def _on_domain(x: Any) -> tuple | None:
     if hasattr(x, "shape"):
         n = it.product(x.shape)
         return None if not 0 < n <= POST_CAP or has_non_positive_shape(x) else (
-            {i: _at(x, i) for i in range(n)}, f"x < {n}, {x.domain_text()}")  # None: not defined at i
+            {i: x.at(i) for i in range(n)}, f"x < {n}, {x.domain_text()}")  # None: not defined at i
     last = x  # a chain ending in L o O o Sw: its domain lies in that of the last one
     while hasattr(getattr(last, "layout_b", None), "layout_b"):
         last = last.layout_b

@@ -431,12 +431,12 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     fixed, cs = (lambda v: any(map(fixed, v)) if type(v) is tuple else v is not None), it.to_str(c).replace("None", "_")
     if isinstance(sw, Swizzle) and fixed(c) and type(lay) is ComposedLayout:
         raise LayoutError(f"slice of {sl} at {cs}: CuTe refuses it (the swizzle's slice dices the inner part {lay}, "
-                          "itself composed, as a tuple: no tuple_size of a ComposedLayout)")
+                          "itself composed, as a tuple: CuTe has no rank (tuple_size) of a ComposedLayout)")
     if not isinstance(sw, Swizzle) or not fixed(c):  # A o (O + offset) o slice, the inner part sliced as CuTe does
         sub, o = slice_composed(c, lay)
         if fixed(c) and isinstance(getattr(lay, "layout_a", None), Swizzle) and type(sub) is Layout and off + o < 0:
             _unsigned(sl, c, cs, sub, off + o, slice_layout(c, lay.layout_b).shape)  # decayed: o is unsigned
-        return (make_composed if type(lay) is Layout else ComposedLayout)(sw, off + o, sub), 0
+        return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
     sliced = slice_layout(c, lay)
     m, b, s = sw.base, sw.bits, abs(sw.shift)
     shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)

@@ -132,10 +132,20 @@ class ComposedLayout(Frozen):
                 raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
-        y = self.offset + self.layout_b(c)
-        if type(self.layout_a) is not Swizzle and y < 0:  # L o O o Sw, off its domain
-            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
-        return self.layout_a(y)
+        if (v := self.at(c, 1)) is None:  # a layout of the chain read at a negative index: off the domain
+            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}. CuTe "
+                              f"would print evaluate({self}, {it.to_str(c)}) = {self.at(c, 2)}")
+        return v
+
+    def at(self, c: Any, how: int = 0) -> Any:
+        """``self(c)``; None where a layout of the chain is read outside ``[0, size)`` (how = 1: at a negative index,
+        past the size it goes on as a layout does), or (how = 2) CuTe's value there (its arithmetic goes on: C's
+        truncating divmod of a negative index over the layout's shape)."""
+        b, a = self.layout_b, self.layout_a
+        y = b.at(c, how) if type(b) is ComposedLayout else b(c)
+        if y is None or type(a) is Swizzle or 0 <= y + self.offset < a.size() or how and y + self.offset > 0:
+            return None if y is None else a(y + self.offset)
+        return _c_idx(y + self.offset, a.shape, a.stride) if how == 2 else None
 
     def __getitem__(self, i: int) -> ComposedLayout:
         return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)
@@ -162,6 +172,18 @@ class ComposedLayout(Frozen):
 
     def __repr__(self) -> str:
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
+
+
+def _c_idx(c: int, s: Any, d: Any) -> int:
+    """CuTe's ``crd2idx`` of an int ``c`` (negative too) over shape s, stride d: C's truncating divmod, mode by mode."""
+    if type(s) is not tuple:
+        return c * d
+    out = 0
+    for k, (x, e) in enumerate(zip(s, d, strict=True)):
+        p = it.product(x)
+        q = c // p if c >= 0 or k == len(s) - 1 else -(-c // p)
+        out, c = out + _c_idx(c if k == len(s) - 1 else c - q * p, x, e), q
+    return out
 
 
 def make_composed(a: Any, offset: int, b: Any) -> Any:

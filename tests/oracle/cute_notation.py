@@ -211,6 +211,12 @@ def confirm_not_a_function(case: dict) -> str:
             return _confirm_recast(case, msg)
         if _UNSIGNED.search(msg):
             return _confirm_unsigned(case, msg)
+        if (m := _OFF.search(msg)) is not None:  # a point off a chain's domain: CuTe's arithmetic goes on there
+            chain, crd, val = m.groups()
+            if case["op"] != "evaluate" or [chain, parse_tuple(crd), val] != [*case["args"][:1], parse_tuple(
+                    case["args"][1]) if isinstance(case["args"][1], str) else case["args"][1], case["cute"]]:
+                return f"the message does not show this case or CuTe's answer {case['cute']}: {msg[-200:]}"
+            return "" if chain_at(chain, parse_tuple(crd)) is None else f"{chain} is defined at {crd}"
         return _confirm_product(case, msg)
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
@@ -297,6 +303,7 @@ def chain_at(text: str, crd: Any) -> int | None:
     return _outer(parts, _nat_offset(crd, *split_layout(parts[-1])))
 
 
+_OFF = re.compile(r"^(.+?) is not defined at x = .*CuTe would print evaluate\(\1, (\S+)\) = (-?\d+)$", re.S)
 _RECAST = re.compile(r"^(upcast|downcast)<(\d+)>\((.+?)\) is not a layout: recast condition: .*CuTe would print "
                      r"\1<\2>\(\3\) = (.+)$", re.S)
 
