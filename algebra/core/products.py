@@ -398,6 +398,14 @@ def _dice(c: Any, t: Any, top: bool = True) -> Any:
     return () if c is None else t if top else (t,)
 
 
+def _refused(a: Any, b: Any) -> str:
+    """CuTe's refusal of ``composition(a, b)``, in words."""
+    try:
+        return f"{unchecked(_composition, a, b)} is printed"
+    except LayoutError as err:
+        return str(err)
+
+
 def _kept_at(c: Any, sliced_shape: Any, j: int) -> Any:
     """The coordinate ``c`` with its ``_`` (the kept modes) at the natural coordinate of j in the slice's shape."""
     kept = iter(it.wrap(it.idx2crd(j, sliced_shape)))
@@ -430,6 +438,7 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     sw, off, lay = sl.layout_a, sl.offset, layout_arg(sl, "slice").layout_b  # L o O o Sw: no shape, refused
     fixed, cs = (lambda v: any(map(fixed, v)) if type(v) is tuple else v is not None), it.to_str(c).replace("None", "_")
     if isinstance(sw, Swizzle) and fixed(c) and type(lay) is ComposedLayout:
+        slice_composed(c, lay)  # CuTe slices the inner part first: its refusal comes first
         raise LayoutError(f"slice of {sl} at {cs}: CuTe refuses it (the swizzle's slice dices the inner part {lay}, "
                           "itself composed, as a tuple: CuTe has no rank (tuple_size) of a ComposedLayout)")
     if not isinstance(sw, Swizzle) or not fixed(c):  # A o (O + offset) o slice, the inner part sliced as CuTe does
@@ -442,14 +451,16 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)
     anti, only = Layout(shp, (1, 0, 1 << (m + b), 0, 1 << (m + b + s))), Layout(shp, (0, 1 << m, 0, 1 << (m + s), 0))
     diced = Layout._raw(_dice(c, lay.shape), _dice(c, lay.stride))
-    parts = [cute_would_print(_composition, x, y) for x, y in ((anti, diced), (only, diced), (only, sliced))]
+    pairs = ((anti, diced), (only, diced), (only, sliced))
+    parts = [cute_would_print(_composition, x, y) for x, y in pairs]
     leaves = [] if None in parts else zip(*map(it.flatten, (parts[1].shape, parts[1].stride,
                                                              it.idx2crd(dc, parts[1].shape))), strict=True)
     mixed, pow2 = 0, None not in parts
     for n, d, x in leaves:  # CuTe's to_mixed_bits: each shape*stride a power of 2 (or 0)
         mixed, pow2 = mixed ^ x * d, pow2 and n * d >= 0 and not n * d & (n * d - 1)
-    if not pow2:
-        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout")
+    if not pow2:  # CuTe's first refusal: a projection's composition, or to_mixed_bits
+        why = next((_refused(*q) for q, p in zip(pairs, parts, strict=True) if p is None), "shape*stride not 2^k")
+        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout ({why})")
     d_anti, _, s_only = parts
     bits = s_only(size(s_only) - 1)
     new_off, passed, z, y = off ^ mixed, d_anti(dc), sw.zzz_mask & -sw.zzz_mask, sw.yyy_mask & -sw.yyy_mask
