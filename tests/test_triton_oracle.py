@@ -546,8 +546,9 @@ def _theirs_padded(layout, shape):
 @pytest.mark.parametrize("seed", range(9400, 9600))
 def test_fresh_layout_kinds_equal_tritons_through_the_route(seed: int) -> None:
     """Five draws a seed of kinds the other generators do not draw, read through ``/api/triton/layout``'s service:
-    its bases are Triton's, and for a shared layout every element's offset in the CTA that holds it (paddings
-    added) is the one Triton's bases give (found: CTA-split offsets were a 422)."""
+    its bases are Triton's, for a shared layout every element's offset in the CTA that holds it (paddings added)
+    is the one Triton's bases give (found: CTA-split offsets were a 422), and the CuTe text, evaluated here, is the
+    same map (coordinate -> offset, or (thread, register) -> column-major index)."""
     from app.services.triton import layout_view
 
     rng, checked = random.Random(seed), 0
@@ -575,6 +576,13 @@ def test_fresh_layout_kinds_equal_tritons_through_the_route(seed: int) -> None:
         assert view["bases"] == theirs, (text, shape)
         if view["shared"] and view["offsets"] is not None:
             _offsets_equal(view, theirs, shape, [list(p) for p in getattr(layout, "interval_padding_pairs", [])])
+            if view["cute"]:  # coordinate (column-major) -> offset, as the offsets say
+                flat = view["offsets"]
+                for _ in range(len(shape) - 1):
+                    flat = [x for row in flat for x in row]
+                assert _cute_values(view["cute"]) == [flat[_row_major(i, shape)] for i in range(len(flat))], text
+        elif not view["shared"] and view["cute"]:  # ((lane, warp, block), register) -> column-major index
+            _tv_equal(view["cute"], theirs, shape)
         checked += 1
     assert checked, "every draw was refused"
 
@@ -652,3 +660,69 @@ def test_the_triton_fix_is_the_cheapest_candidate_by_an_independent_count(seed: 
         assert p["wavefronts"] == mine, (T.ttgir.format_attr(a), p["wavefronts"], mine)
         best = mine if best is None else min(best, mine)
     assert best is not None and fix["wavefronts"] <= best, (fix, best)
+
+
+def _cute_values(text: str) -> list[int]:
+    """A CuTe layout's text (``Sw<B,M,S> o O o (shape):(stride)`` or ``(shape):(stride)``) evaluated here at every
+    1-D coordinate, colexicographic: parsed by hand, not by the algebra."""
+    import re
+
+    sw = re.match(r"Sw<(-?\d+),(-?\d+),(-?\d+)> o (\d+) o (.*)$", text)
+    body = sw.group(5) if sw else text
+    depth = next(i for i, ch in enumerate(body) if ch == ":" and body[:i].count("(") == body[:i].count(")"))
+    shape, stride = (_flat_ints(part) for part in (body[:depth], body[depth + 1:]))
+    out = []
+    for i in range(_prod(shape)):
+        v, k = 0, i
+        for n, d in zip(shape, stride, strict=True):
+            v, k = v + (k % n) * d, k // n
+        if sw:
+            b, m, sh, off = (int(sw.group(j)) for j in (1, 2, 3, 4))
+            v += off
+            ym = ((1 << b) - 1) << (m + max(0, sh))
+            v ^= (v & ym) >> sh if sh >= 0 else (v & ym) << -sh
+        out.append(v)
+    return out
+
+
+def _flat_ints(text: str) -> list[int]:
+    import re
+
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+def _prod(xs: list[int]) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _row_major(i: int, shape: list[int]) -> int:
+    """The row-major index of the element whose column-major index is i."""
+    c = []
+    for n in shape:
+        c.append(i % n)
+        i //= n
+    out = 0
+    for x, n in zip(c, shape, strict=True):
+        out = out * n + x
+    return out
+
+
+def _tv_equal(text: str, theirs: dict, shape: list[int]) -> None:
+    got = _cute_values(text)
+    nw, nb = 1 << len(theirs["warp"]), 1 << len(theirs["block"])
+    threads = 32 * nw * nb
+    assert len(got) == threads << len(theirs["register"]), text
+    for i, value in enumerate(got):
+        t, r, c = i % threads, i // threads, [0] * len(shape)
+        for bases, x in ((theirs["register"], r), (theirs["lane"], t % 32), (theirs["warp"], (t // 32) % nw),
+                         (theirs["block"], t // (32 * nw))):
+            for k, b in enumerate(bases):
+                if (x >> k) & 1:
+                    c = [p ^ q for p, q in zip(c, b, strict=True)]
+        want, m = 0, 1
+        for x, n in zip(c, shape, strict=True):
+            want, m = want + x * m, m * n
+        assert value == want, (text, i)
