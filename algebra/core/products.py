@@ -35,6 +35,7 @@ from algebra.core.layout import (
     Layout,
     cosize,
     get_flat_coord,
+    get_hier_coord,
     layout_arg,
     make_layout,
     make_ordered_layout,
@@ -502,18 +503,22 @@ def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
-    Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
+    ``crd`` is CuTe's ``tile.get_flat_coord(index)`` (each leaf ``(index / stride) % shape`` in C++); where it is
+    outside the shape or ``tile(crd) != index`` (an index out of range, a negative or gapped stride), CuTe partitions
+    for another thread: refused with what it prints (thread coordinate condition); a stride-0 mode is refused (CuTe
+    divides by it)."""
     tile = _tiler_layout(tile)
-    nthr = it.product(tile.shape)
-    if not isinstance(index, int) or not 0 <= index < nthr:
-        raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
-                          f"{nthr} threads, so the index must be in 0..{nthr - 1}")
+    if not isinstance(index, int):
+        raise LayoutError(f"local_partition: the thread index must be an integer, got {index!r}")
     if has_f2(tile.stride):  # CuTe's tile.get_flat_coord(index) divides the index by the strides
         raise LayoutError(f"local_partition: the thread layout {tile} has F2 (XOR) strides: a thread's coordinate is "
                           "found by dividing its index by the strides (CuTe's get_flat_coord), which XOR strides do "
                           "not allow; use a thread layout with integer strides")
     tiler = it.product_each(tile.shape)
-    crd = get_flat_coord(tile, index)
+    try:
+        crd, hier = get_flat_coord(tile, index), get_hier_coord(tile, index)
+    except LayoutError as e:
+        raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {tile}: {e}") from None
     if is_tuple(crd) and len(crd) < len(tiler):
         crd = crd + (None,) * (len(tiler) - len(crd))
     rec = active()
@@ -525,6 +530,16 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
     sub, off = slice_composed((crd, c1), tiled)
+    at, n = it.crd2idx(hier, tile.shape, tile.stride), size(tile)
+    if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(tile.shape), strict=True)):
+        call = f"local_partition({layout}, {tile}, {index})"
+        out = "" if 0 <= index < n else f"; the thread index {index} is out of range 0..{n - 1} of its {n} threads"
+        why = f", not {index}" if at != index else ", but c is outside its shape"
+        raise LayoutError(
+            f"{call} is not a layout: thread coordinate condition: tile(c) == {index} with c inside the shape of "
+            f"{tile}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; CuTe would print "
+            f"{sub} here; at c = {show(hier)} the thread layout gives {at}{why}: another thread's (or no thread's) "
+            f"elements. CuTe would print {call} = {sub} at offset {off}")
     if rec is not None:
         rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
         rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "
