@@ -240,3 +240,11 @@ def test_local_partition_refuses_cute_s_coordinate_of_another_thread(thr, idx, c
         A.local_partition(A.parse("(8,8):(1,8)"), A.parse("(2,4):(0,1)"), 3)
     assert [str(x) for x in A.local_partition(A.parse("(8,8):(1,8)"), A.parse("(2,4):(1,3)"), 7)] == ["(4,2):(2,32)",
                                                                                                           "17"]
+
+
+def test_rank_mismatches_of_a_projection_or_an_order_name_the_ranks() -> None:
+    """CuTe refuses both with a tuple_size error (mismatched ranks); the refusal says so (corpus_s90xx.json)."""
+    with pytest.raises(LayoutError, match="mismatched ranks"):
+        A.local_tile(A.parse("((4),32):((1),0)"), (None, 4, 8), 2, (1, 1, None))
+    with pytest.raises(LayoutError, match="mismatched ranks"):
+        A.tile_to_shape(A.parse("(2,(1,3)):(3,(0,1))"), (4, 6), ((1, 0), 1))

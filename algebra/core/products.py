@@ -460,7 +460,7 @@ def dice(proj: Any, x: Any) -> Any:
     if not is_tuple(proj):
         return x if proj is not None else ()
     if not is_tuple(x) or len(x) != len(proj):
-        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not")
+        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not (mismatched ranks)")
     return tuple(dice(p, e) if is_tuple(p) else e for p, e in zip(proj, x, strict=True) if p is not None)
 
 

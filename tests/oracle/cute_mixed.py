@@ -102,7 +102,8 @@ def onesy(rng: random.Random, text: str, p: float = 0.35) -> str:
 
 def layout(rng: random.Random) -> str:
     L = real(rng)
-    return onesy(rng, L) if rng.random() < 0.4 else L
+    k = rng.random()
+    return L if k < 0.55 else onesy(rng, L) if k < 0.85 else onesy(rng, onesy(rng, L, 0.6), 0.6)
 
 
 def modes_of(text: str) -> tuple:
@@ -253,13 +254,48 @@ def single(rng: random.Random, op: str, pool: list[str]) -> dict:
     if op == "local_tile":
         return proj_tile(rng, L)
     if op == "local_partition":
-        modes = modes_of(L)
-        thr = tuple(cc.group(rng, cc.factorize(rng, rng.choice(cc.divisors(cc.prod(m))))) for m in modes)
-        tl = cc.lay(thr, cc.rand_stride(rng, thr, rng.choice(["compact", "perm", "perm"])))
-        return {"op": op, "args": [L, rng.choice([tl, onesy(rng, tl)]), rng.randrange(cc.prod(thr))]}
+        return thread_case(rng, L)
+    if op in ("evaluate", "idx2crd", "crd2idx"):
+        return coord_case(rng, op, L)
     if op == "tile_unzip":
         return cute_edge.unzip_case(rng)
     raise ValueError(op)
+
+
+def thread_case(rng: random.Random, L: str) -> dict:
+    """``local_partition(L, T, i)``: T compact, permuted, gapped, with a negative or a zero stride; i a thread of T,
+    or an index that is no thread's (past the end, negative)."""
+    modes = modes_of(L)
+    thr = tuple(cc.group(rng, cc.factorize(rng, rng.choice(cc.divisors(cc.prod(m))))) for m in modes)
+    kind = rng.choice(["compact", "perm", "perm", "gap", "gap", "neg", "zero"])
+    fd = cc.flat(cc.rand_stride(rng, thr, {"neg": "perm", "zero": "zero"}.get(kind, kind)))
+    if kind == "neg":
+        fd = [-d if rng.random() < 0.4 else d for d in fd]
+    tl = cc.lay(thr, cc.unflat(fd, thr))
+    n = cc.prod(thr)
+    offs = sorted({cc.offset_at(thr, cc.unflat(fd, thr), i) for i in range(n)})
+    k = rng.random()
+    idx = rng.choice(offs) if k < 0.6 else rng.randrange(n) if k < 0.8 else rng.choice([n, n + 3, 2 * n - 1, -1, -n])
+    return {"op": "local_partition", "args": [L, onesy(rng, tl, 0.2) if rng.random() < 0.25 else tl, idx]}
+
+
+def coord_case(rng: random.Random, op: str, L: str) -> dict:
+    """A coordinate op with negative entries, entries past their mode, 1-D indices past the end or below 0, and
+    coordinates coarser than the shape (an int for a nested mode)."""
+    shape, _ = cc.split_layout(L)
+
+    def crd(s: Any, top: bool = True) -> Any:
+        if isinstance(s, tuple) and (top or rng.random() < 0.6):
+            return tuple(crd(x, False) for x in s)
+        n = cc.prod(s)
+        return rng.choice([rng.randrange(n), rng.randrange(n), -rng.randrange(1, n + 2), n + rng.randrange(3)])
+
+    n = cc.prod(shape)
+    c: Any = rng.choice([-1, -n + 1, rng.randrange(-2 * n, 0), rng.randrange(n, 3 * n)]) if rng.random() < 0.35 else \
+        cc.tstr(crd(shape))
+    if op == "evaluate":
+        return {"op": op, "args": [L, c]}
+    return {"op": op, "args": [c, cc.tstr(shape)]}
 
 
 def _size(text: str) -> int:
@@ -272,7 +308,8 @@ def proj_tile(rng: random.Random, L: str) -> dict:
     modes = list(modes_of(L))
     tiles = [rng.choice(cc.divisors(cc.prod(m))) if rng.random() < 0.85 else None for m in modes]
     reps = [cc.prod(m) // (t or cc.prod(m)) for m, t in zip(modes, tiles, strict=True)]
-    crd = [rng.randrange(r) if rng.random() < 0.7 else None for r in reps]
+    crd = [(rng.randrange(r) if rng.random() < 0.9 else rng.choice([-1, r, r + 2])) if rng.random() < 0.7 else None
+           for r in reps]
     if rng.random() < 0.2 or not any(isinstance(t, int) for t in tiles):
         return {"op": "local_tile", "args": [L, tiles, cc.tstr(tuple(crd))]}
     k = rng.randrange(len(modes) + 1)  # the extra mode the projection drops
@@ -293,7 +330,8 @@ OPS = ["composition", "composition", "composition", "complement", "complement", 
        "logical_divide", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
        "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape",
        "make_layout", "make_layout_row_major", "make_ordered_layout", "upcast", "upcast", "downcast", "downcast",
-       "recast_layout", "max_common_vector", "max_common_layout", "local_tile", "local_tile", "local_partition"]
+       "recast_layout", "max_common_vector", "max_common_layout", "local_tile", "local_tile", "local_partition",
+       "local_partition", "evaluate", "idx2crd", "crd2idx"]
 SOURCE_OPS = ["logical_product", "blocked_product", "raked_product", "zipped_product", "logical_divide",
               "zipped_divide", "tiled_divide", "composition", "tile_to_shape", "make_ordered_layout", "right_inverse",
               "complement"]
