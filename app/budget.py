@@ -420,10 +420,21 @@ _RUN_CODE = _budgeted(lambda: None).__code__  # the frame of every budgeted endp
 
 
 class BudgetedRoute(APIRoute):
-    """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones)."""
+    """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones). Its requests
+    are ``app.http_errors.StrictJSONRequest``: a JSON body with a lone surrogate is refused before the handler."""
 
     def __init__(self, path: str, endpoint: Callable, **kwargs: Any) -> None:
         super().__init__(path, _budgeted(endpoint), **kwargs)
+
+    def get_route_handler(self) -> Callable:
+        from app.http_errors import StrictJSONRequest
+
+        handle = super().get_route_handler()
+
+        async def strict(request: Any) -> Any:
+            return await handle(StrictJSONRequest(request.scope, request.receive))
+
+        return strict
 
 
 def api_routes(routes: list[Any]) -> Iterator[APIRoute]:

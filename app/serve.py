@@ -33,9 +33,11 @@ ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.asgi import parser as h1
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
@@ -93,6 +95,60 @@ class DeclaredBodyReceiver(BodyReceiver):
         return super()._build_receive_result()
 
 
+#: A chunk-size line as far as it has arrived: hex digits, then optional whitespace and a ``;`` extension, then CR.
+_PARTIAL_CHUNK_LINE = re.compile(rb"(?:[0-9A-Fa-f]+(?:[ \t]*(?:;[^\r]*)?)?\r?)?")
+_TOKEN_CHARS = "letters, digits and !#$%&'*+-.^_`|~"
+
+
+class ExplainingParser(h1.PythonProtocol):
+    """gunicorn's HTTP/1 parser, whose refusals name the problem. gunicorn answers a parse error with its message as
+    the whole body, and some messages are only the offending text (a header name ``X Y``, a method, an empty
+    string for a header line ``: x``); here each says what was wrong and what is allowed. An unknown
+    Transfer-Encoding is refused as a bad header (400, not gunicorn's 501: bad input is never a 5xx here). And a
+    chunked body is refused as soon as a chunk-size line or a chunk's end cannot become valid, instead of waiting
+    for a line end that would only confirm it (until the read timeout, for a client that sent a plain body with
+    ``Transfer-Encoding: chunked``)."""
+
+    __slots__ = ()
+
+    def feed(self, data: bytes) -> Any:
+        try:
+            done = super().feed(data)
+        except h1.ParseError as exc:
+            raise _explained(exc, self) from None
+        if self._state == "chunked" and self._buffer:
+            if self._chunk_state == "size" and not _PARTIAL_CHUNK_LINE.fullmatch(bytes(self._buffer[:64])):
+                raise h1.InvalidChunkSize(f"malformed chunked body: a chunk must start with its size in hex and "
+                                          f"CRLF, got {bytes(self._buffer[:40])!r}")
+            if self._chunk_state == "crlf" and self._buffer[:1] != b"\r":
+                raise h1.ChunkMissingTerminator("malformed chunked body: chunk data runs past its declared size "
+                                                "(no CRLF after it)")
+        return done
+
+
+def _explained(exc: Exception, parser: Any) -> Exception:
+    """``exc`` (a gunicorn parse error) with a message that names the problem; the class, and so the status, kept
+    (an unsupported transfer coding becomes InvalidHeader: 400)."""
+    text = str(exc)
+    if isinstance(exc, h1.UnsupportedTransferCoding):
+        return h1.InvalidHeader(f"Transfer-Encoding {text!r} is not supported: send the body with a Content-Length, "
+                                "or Transfer-Encoding: chunked")
+    if isinstance(exc, h1.InvalidHeaderName):
+        return h1.InvalidHeaderName(f"invalid header name {text!r}: a header name is one or more of {_TOKEN_CHARS}")
+    if isinstance(exc, h1.InvalidRequestMethod):
+        return h1.InvalidRequestMethod(f"invalid request method {text[:40]!r}: a method is one or more of "
+                                       f"{_TOKEN_CHARS}")
+    if isinstance(exc, h1.InvalidHTTPVersion):
+        return h1.InvalidHTTPVersion(f"unsupported HTTP version {text[:40]!r}: HTTP/1.0 or HTTP/1.1")
+    if isinstance(exc, h1.LimitRequestHeaders):
+        return h1.LimitRequestHeaders(f"{text}: at most {SETTINGS['limit_request_fields']} header fields of at most "
+                                      f"{SETTINGS['limit_request_field_size']:,} bytes each")
+    if isinstance(exc, h1.LimitRequestLine):
+        return h1.LimitRequestLine(f"{text}: the request line (method, path and query) may be at most "
+                                   f"{SETTINGS['limit_request_line']:,} bytes")
+    return exc if text.strip() else type(exc)(f"malformed request ({type(exc).__name__})")
+
+
 class HeadDeadlineProtocol(ASGIProtocol):
     """gunicorn's ASGI protocol, with the keep-alive timer armed from the connection's start: the first request's
     head must arrive within ``keepalive`` seconds too, or the connection is closed (gunicorn arms it only between
@@ -102,6 +158,11 @@ class HeadDeadlineProtocol(ASGIProtocol):
         super()._start_http1(buffered)
         if self.req_count == 0 and not self._request_ready.is_set():
             self._arm_keepalive_timer()
+
+    def _setup_callback_parser(self) -> None:
+        super()._setup_callback_parser()
+        if type(self._callback_parser) is h1.PythonProtocol:  # the same slots: only the methods change
+            self._callback_parser.__class__ = ExplainingParser
 
     def _on_headers_complete(self) -> Any:
         result = super()._on_headers_complete()

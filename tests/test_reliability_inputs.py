@@ -204,3 +204,18 @@ def test_the_page_cache_counts_the_query_string(client):
     r = client.get("/", params={"layout": "(4,8):(8,1)", "pad": "x" * 50_000})
     assert r.status_code == 200
     assert node.cache.bytes - before >= 50_000 + len(r.content)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"element_bytes": 2, "tile": "(64,64):(64,1)", "accesses": [{"name": "ldmatrix.x4", "kind": "ldmatrix", '
+    b'"index": [0, 0], "num": 4, "\\ud800": "16:F1"}]}',  # an unknown key, echoed in the answer: was a 500
+    b'{"element_bytes": 2, "tile": "(64,64):(64,1)\\udc00", "accesses": []}',
+    b'{"element_bytes": 2, "tile": "\xed\xa0\x80", "accesses": []}',  # the surrogate's bytes (not UTF-8)
+])
+def test_a_lone_surrogate_in_a_json_body_is_a_named_422(client, body):
+    r = client.post("/api/solve/smem", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text[:300]
+    assert "lone UTF-16 surrogate" in r.json()["detail"]
+    pair = client.post("/api/layout", content=b'{"layout": "(4,8):(8,1)", "note": "\\ud83d\\ude00"}',
+                       headers={"content-type": "application/json"})  # an escaped pair is one character
+    assert pair.status_code == 200 and pair.json()["size"] == 32
