@@ -136,8 +136,8 @@ def _explained(exc: Exception, parser: Any) -> Exception:
     if isinstance(exc, h1.InvalidHeaderName):
         return h1.InvalidHeaderName(f"invalid header name {text!r}: a header name is one or more of {_TOKEN_CHARS}")
     if isinstance(exc, h1.InvalidRequestMethod):
-        return h1.InvalidRequestMethod(f"invalid request method {text[:40]!r}: a method is one or more of "
-                                       f"{_TOKEN_CHARS}")
+        return h1.InvalidRequestMethod(f"invalid request method {text[:40]!r}: a method here is 3 to 20 upper-case "
+                                       "letters, digits or token characters, without # (GET, POST, HEAD, OPTIONS)")
     if isinstance(exc, h1.InvalidHTTPVersion):
         return h1.InvalidHTTPVersion(f"unsupported HTTP version {text[:40]!r}: HTTP/1.0 or HTTP/1.1")
     if isinstance(exc, h1.LimitRequestHeaders):

@@ -553,6 +553,11 @@ class Fuzzer:
 
 # --------------------------------------------------------------------------- checking
 
+#: Details that say only the status, not the problem.
+GENERIC = {"Not Found", "Method Not Allowed", "Bad Request", "Unprocessable Entity", "body: could not be read",
+           "There was an error parsing the body", "Error", "invalid request"}
+
+
 def problems(label: str, ans: Answer, checks: dict, head_only: bool) -> list[str]:
     out = []
     if ans.status is None:
@@ -568,6 +573,8 @@ def problems(label: str, ans: Answer, checks: dict, head_only: bool) -> list[str
                 detail = None
             if not isinstance(detail, str) or len(detail.strip()) < 3:
                 out.append(f"{ans.status} without a readable detail")
+            elif detail.strip().rstrip(".") in GENERIC:
+                out.append(f"{ans.status} with a bare phrase: {detail!r}")
         elif not ans.body.strip():
             out.append(f"{ans.status} with an empty body")
     want = checks.get("oracle")

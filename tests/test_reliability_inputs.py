@@ -219,3 +219,14 @@ def test_a_lone_surrogate_in_a_json_body_is_a_named_422(client, body):
     pair = client.post("/api/layout", content=b'{"layout": "(4,8):(8,1)", "note": "\\ud83d\\ude00"}',
                        headers={"content-type": "application/json"})  # an escaped pair is one character
     assert pair.status_code == 200 and pair.json()["size"] == 32
+
+
+@pytest.mark.parametrize("body, named", [
+    (b"[" * 100_000, "JSON nested too deeply to read"),
+    (b'{"x":' * 50_000, "JSON nested too deeply to read"),
+    (b'{"layout": ' + b"7" * 5000 + b"}", "a JSON number with more than 4,300 digits"),
+])
+def test_a_body_the_json_reader_stops_on_is_a_400_that_says_why(client, body, named):
+    """The reader's RecursionError and int-digits ValueError were answered "body: could not be read"."""
+    r = client.post("/api/layout", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and named in r.json()["detail"], r.text[:300]
