@@ -28,6 +28,7 @@ TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 40
 #: What FastAPI answers (400) for a body it could not read, and what the app says instead, by the cause: bytes that
 #: are not UTF-8 (400), a body that stopped arriving (408, as app.outage answers a form's), anything else (400).
 FASTAPI_BODY_ERROR = "There was an error parsing the body"
+STARLETTE_MULTIPART_ERROR = "Invalid multipart data."  # Starlette's words for a multipart body it could not parse
 BODY_NOT_UTF8 = "body: not UTF-8 text (send the JSON or form encoded as UTF-8)"
 BODY_STOPPED = ("the request body stopped arriving before its declared end (nothing more within the server's read "
                 "timeout, or the connection closed)")
@@ -53,6 +54,11 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     if exc.status_code == 400 and detail == FASTAPI_BODY_ERROR:  # FastAPI's words for a body it could not read
         exc = body_error(exc.__cause__)
         detail = exc.detail
+    elif exc.status_code == 400 and detail == STARLETTE_MULTIPART_ERROR:  # the parser's reason is two causes down
+        inner = getattr(exc.__context__, "__cause__", None)
+        why = str(inner).strip()[:120] if inner is not None else ""
+        detail = "body: not valid multipart/form-data" + (f" ({why})" if why else "")
+        exc = StarletteHTTPException(400, detail, headers=exc.headers)
     elif (named := _plain_phrase(request, exc)) is not None:
         exc = StarletteHTTPException(exc.status_code, named, headers=exc.headers)
         detail = named

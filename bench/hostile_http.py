@@ -575,6 +575,8 @@ def problems(label: str, ans: Answer, checks: dict, head_only: bool) -> list[str
                 out.append(f"{ans.status} without a readable detail")
             elif detail.strip().rstrip(".") in GENERIC:
                 out.append(f"{ans.status} with a bare phrase: {detail!r}")
+            elif "s of server CPU per request" in detail:  # the watchdog's cut: the work was not estimated first
+                out.append(f"{ans.status} cut by the watchdog, not refused by an estimate: {detail[:80]!r}")
         elif not ans.body.strip():
             out.append(f"{ans.status} with an empty body")
     want = checks.get("oracle")
@@ -657,6 +659,50 @@ async def burst(fz: Fuzzer, n: int, stats: dict, failures: list) -> None:
                              "answer": ans.body[:300].decode("utf-8", "replace")})
 
 
+async def pipelined(fz: Fuzzer, n: int, control: tuple, stats: dict, failures: list) -> None:
+    """``n`` times: a known request, a hostile one and the known one again, written in one piece on one connection.
+    The first answer must be right; after the hostile one's answer, the third must be right too unless the server
+    closed the connection (it may, after a refusal): a request must never be read as part of another."""
+    ctl_raw, ctl_want = control
+    for _ in range(n):
+        label, pieces, head_only, checks = fz.draw()
+        if len(pieces) != 1:
+            continue
+        conn = Conn(fz.port)
+        try:
+            await conn.open()
+            conn.writer.write(ctl_raw + pieces[0][0] + ctl_raw)
+            answers = []
+            for expect_head in (False, head_only, False):
+                try:
+                    answers.append(await asyncio.wait_for(read_answer(conn.reader, expect_head), fz.timeout))
+                except (TimeoutError, ConnectionError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                    a = Answer()
+                    a.error = f"{type(exc).__name__}"
+                    answers.append(a)
+                    break
+                if answers[-1].error or answers[-1].closed:
+                    break
+        finally:
+            conn.close()
+        stats["requests"] += 3
+        stats["pipelined"] += 3
+        found = []
+        first = answers[0]
+        if first.status != 200 or json.loads(first.body or b"{}").get("size") != ctl_want:
+            found.append(f"desync: the first control answered {first.status} {first.error or ''}")
+        if len(answers) > 1:
+            found += problems(label, answers[1], checks, head_only)
+            if len(answers) == 3 and not answers[1].closed and answers[2].status is not None and (
+                    answers[2].status != 200 or json.loads(answers[2].body or b"{}").get("size") != ctl_want):
+                found.append(f"desync: the control after it answered {answers[2].status}")
+        if found:
+            failures.append({"seed": fz.seed, "label": "pipelined " + label, "problems": found,
+                             "status": answers[1].status if len(answers) > 1 else None,
+                             "request": pieces[0][0][:600].decode("latin-1"),
+                             "answer": (answers[1].body if len(answers) > 1 else b"")[:300].decode("utf-8", "replace")})
+
+
 async def run_seed(seed: int, port: int, table: list, spec: dict, requests: int, parallel: int, timeout: float,
                    stats: dict, failures: list, slowest: list, details: collections.Counter) -> None:
     fz = Fuzzer(seed, port, table, spec, timeout)
@@ -670,6 +716,7 @@ async def run_seed(seed: int, port: int, table: list, spec: dict, requests: int,
     await asyncio.gather(*(worker(f, per, stats, failures, slowest, details, control) for f in fuzzers))
     for n in (50, 150):
         await burst(fz, n, stats, failures)
+    await pipelined(fz, 30, control, stats, failures)
 
 
 def main() -> None:
@@ -692,7 +739,7 @@ def main() -> None:
         os.environ["LAYOUTLAB_DATA"] = tempfile.mkdtemp(prefix="hostile-http-")
         server = _server.Server()
         port = server.port
-    stats: dict = {"requests": 0, "control": 0, "burst": 0, "status": collections.Counter()}
+    stats: dict = {"requests": 0, "control": 0, "burst": 0, "pipelined": 0, "status": collections.Counter()}
     failures: list = []
     slowest: list = []
     details: collections.Counter = collections.Counter()
@@ -712,7 +759,8 @@ def main() -> None:
             server.stop()
     fivexx = sum(n for s, n in stats["status"].items() if s.isdigit() and int(s) >= 500)
     slowest.sort(reverse=True)
-    print(f"\n{stats['requests']:,} requests ({stats['control']:,} control, {stats['burst']:,} in bursts) over "
+    print(f"\n{stats['requests']:,} requests ({stats['control']:,} control, {stats['burst']:,} in bursts, "
+          f"{stats['pipelined']:,} pipelined) over "
           f"{len(table)} route methods, seeds {args.seeds}, {time.monotonic() - t0:.0f} s")
     print("status  count")
     for s, n in sorted(stats["status"].items()):
@@ -725,7 +773,8 @@ def main() -> None:
     path = _server.write_result("hostile_http", {
         "command": "python bench/hostile_http.py " + " ".join(sys.argv[1:]), "machine": _server.machine(),
         "seeds": args.seeds, "requests": stats["requests"], "control_requests": stats["control"],
-        "burst_requests": stats["burst"], "route_methods": len(table), "status": dict(stats["status"]),
+        "burst_requests": stats["burst"], "pipelined_requests": stats["pipelined"], "route_methods": len(table),
+        "status": dict(stats["status"]),
         "five_xx": fivexx, "failures": failures[:300], "failure_kinds": dict(by_kind),
         "slowest": slowest[:40], "server_cpu_s": cpu, "server_rss_mb": rss,
         "details_4xx": dict(details.most_common(200)), "wall_s": round(time.monotonic() - t0, 1)})

@@ -230,3 +230,10 @@ def test_a_body_the_json_reader_stops_on_is_a_400_that_says_why(client, body, na
     """The reader's RecursionError and int-digits ValueError were answered "body: could not be read"."""
     r = client.post("/api/layout", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 400 and named in r.json()["detail"], r.text[:300]
+
+
+def test_a_form_that_is_not_valid_multipart_says_why(client):
+    """Starlette's "Invalid multipart data." named neither the body nor the parser's reason."""
+    r = client.post("/drills/answer", content=b"id=offsets-1&answer=3",
+                    headers={"content-type": "multipart/form-data; boundary=zz", "HX-Request": "true"})
+    assert r.status_code == 400 and "body: not valid multipart/form-data (Expected boundary" in r.text, r.text[:300]
