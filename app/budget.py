@@ -38,6 +38,7 @@ from fastapi.routing import APIRoute
 
 from algebra import LayoutError
 from algebra.core.memo import BoundedCache
+from app.json_body import StrictJSONRequest
 
 #: Server CPU seconds one request's handler may use (LAYOUTLAB_CPU_BUDGET_S).
 CPU_SECONDS = float(os.environ.get("LAYOUTLAB_CPU_BUDGET_S", "0.6"))
@@ -421,14 +422,12 @@ _RUN_CODE = _budgeted(lambda: None).__code__  # the frame of every budgeted endp
 
 class BudgetedRoute(APIRoute):
     """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones). Its requests
-    are ``app.http_errors.StrictJSONRequest``: a JSON body with a lone surrogate is refused before the handler."""
+    are ``app.json_body.StrictJSONRequest``: a JSON body with a lone surrogate is refused before the handler."""
 
     def __init__(self, path: str, endpoint: Callable, **kwargs: Any) -> None:
         super().__init__(path, _budgeted(endpoint), **kwargs)
 
     def get_route_handler(self) -> Callable:
-        from app.http_errors import StrictJSONRequest
-
         handle = super().get_route_handler()
 
         async def strict(request: Any) -> Any:
