@@ -719,6 +719,17 @@ async def run_seed(seed: int, port: int, table: list, spec: dict, requests: int,
     await pipelined(fz, 30, control, stats, failures)
 
 
+async def declared_chunk_probe(port: int) -> dict:
+    """A chunked POST whose first chunk declares 2 MB (over the 1 MB cap) and sends 1 byte of it: status and seconds
+    to the answer (413 at once; was 408 after the 30 s read timeout)."""
+    conn = Conn(port)
+    raw = (f"POST /api/layout HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n200000\r\n{").encode()
+    ans = await conn.exchange([(raw, 0)], False, 60)
+    conn.close()
+    return {"status": ans.status, "seconds": round(ans.wall, 3), "error": ans.error}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="9600", help="one seed, or a range a-b (inclusive)")
@@ -752,6 +763,8 @@ def main() -> None:
                                  slowest, details))
             print(f"seed {seed}: {stats['requests'] - before} requests, {len(failures)} failures so far, "
                   f"{time.monotonic() - t0:.0f} s", flush=True)
+        probe = asyncio.run(declared_chunk_probe(port))
+        print(f"chunked body declaring 2 MB, 1 byte sent: {probe}")
         rss = server.rss_mb() if server else None
         cpu = server.cpu_seconds() - cpu0 if server else None
     finally:
@@ -776,7 +789,7 @@ def main() -> None:
         "burst_requests": stats["burst"], "pipelined_requests": stats["pipelined"], "route_methods": len(table),
         "status": dict(stats["status"]),
         "five_xx": fivexx, "failures": failures[:300], "failure_kinds": dict(by_kind),
-        "slowest": slowest[:40], "server_cpu_s": cpu, "server_rss_mb": rss,
+        "slowest": slowest[:40], "declared_chunk_over_cap": probe, "server_cpu_s": cpu, "server_rss_mb": rss,
         "details_4xx": dict(details.most_common(200)), "wall_s": round(time.monotonic() - t0, 1)})
     print(f"wrote {path}")
 
