@@ -564,17 +564,17 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
-    sub, off = slice_composed((crd, c1), tiled)
     at, n = it.crd2idx(hier, tile.shape, tile.stride), size(tile)
     if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(tile.shape), strict=True)):
-        call = f"local_partition({layout}, {tile}, {index})"
+        call, got = f"local_partition({layout}, {tile}, {index})", cute_would_print(slice_composed, (crd, c1), tiled)
         out = "" if 0 <= index < n else f"; the thread index {index} is out of range 0..{n - 1} of its {n} threads"
         why = f", not {index}" if at != index else ", but c is outside its shape"
         raise LayoutError(
             f"{call} is not a layout: thread coordinate condition: tile(c) == {index} with c inside the shape of "
-            f"{tile}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; CuTe would print "
-            f"{sub} here; at c = {show(hier)} the thread layout gives {at}{why}: another thread's (or no thread's) "
-            f"elements. CuTe would print {call} = {sub} at offset {off}")
+            f"{tile}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; at c = "
+            f"{show(hier)} the thread layout gives {at}{why}: CuTe partitions for another thread (or none). " +
+            (f"CuTe would print {call} = {got[0]} at offset {got[1]}" if got else "CuTe's slice there is unread"))
+    sub, off = slice_composed((crd, c1), tiled)
     if rec is not None:
         rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)
         rec.step(f"fix the position inside every tile to {show(crd)}: the thread's elements are {sub}, the first at "

@@ -251,8 +251,8 @@ def _confirm_thread(case: dict, msg: str) -> str:
     """A refusal of CuTe's ``local_partition(A, T, i)`` because the thread's coordinate c, CuTe's
     ``T.get_flat_coord(i)`` (each leaf ``(i / stride) % shape`` in C++, recomputed here), lies outside T's shape or
     ``T(c) != i``: CuTe partitions for another thread; and the message shows CuTe's answer."""
-    w = _WHOLE.search(msg)
-    if w is None or w.group(1).replace(" at offset ", " @ ") != case["cute"]:
+    w = re.search(r"CuTe would print local_partition\(.*\) = (.+) at offset (-?\d+)$", msg)
+    if w is None or f"{w.group(1)} @ {w.group(2)}" != case["cute"]:
         return f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}"
     shape, stride = split_layout(case["args"][1])
     i = case["args"][2]
