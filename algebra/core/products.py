@@ -23,7 +23,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import ArithTuple, has_f2
+from algebra.core.arith import has_f2
 from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
@@ -507,8 +507,8 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
-    if isinstance(layout, CoordTensor):  # a coordinate tensor: the tile's coordinates, origin moved
-        return _local_tile_coords(layout, tiler, coord)
+    if isinstance(layout, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
+        return layout.moved(*local_tile(layout.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
     tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
@@ -526,14 +526,6 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     return sub, off
 
 
-def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
-    """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
-    the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
-    sub, off = local_tile(tensor.layout, tiler, coord)
-    moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
-    return CoordTensor(moved.as_tuple(), sub)
-
-
 @shows_cute
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
@@ -542,6 +534,8 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     outside the shape or ``tile(crd) != index`` (an index out of range, a negative or gapped stride), CuTe partitions
     for another thread: refused with what it prints (thread coordinate condition); a stride-0 mode is refused (CuTe
     divides by it)."""
+    if isinstance(layout, CoordTensor):  # the thread's coordinates: a CoordTensor, its origin moved
+        return layout.moved(*local_partition(layout.layout, tile, index))
     tile = _tiler_layout(tile)
     if not isinstance(index, int):
         raise LayoutError(f"local_partition: the thread index must be an integer, got {index!r}")
