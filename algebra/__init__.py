@@ -94,6 +94,7 @@ _UPPER = {name: module for module, names in (
     ("algebra.teach.explain", "explain derive explain_ops format_steps"),
     ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula index_formula natural_names "
                               "parse_symbolic")) for name in names.split()}
+_MODULES = {"atoms", "banks", "registry", "hw", "doctor", "teach", "hopper", "coalescing", "explain"}  # A.formula: def
 
 
 def __getattr__(name: str) -> object:
@@ -102,7 +103,7 @@ def __getattr__(name: str) -> object:
     if name not in _UPPER:
         raise AttributeError(f"module 'algebra' has no attribute {name!r}")
     module = import_module(_UPPER[name])
-    globals()[name] = value = module if _UPPER[name].endswith("." + name) else getattr(module, name)
+    globals()[name] = value = module if name in _MODULES else getattr(module, name)
     return value
 
 
