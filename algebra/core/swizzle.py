@@ -81,7 +81,7 @@ class ComposedLayout(Frozen):
     A a Layout or a Swizzle, B a Layout, a Swizzle or itself a ComposedLayout: CuTe composes ``A o O o B`` with C
     into ``A o O o (B o C)``, printed as one chain). ``Sw o O o L`` has L's shape, size and rank (a nested one, its
     innermost layout's); ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an offset) is a function of 1-D
-    offsets on its ``domain``, with no shape (``NoShape``)."""
+    offsets on its ``domain``, with no shape (``NoShape``). An F2 offset of B (its bits) and O add as ints."""
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
@@ -124,7 +124,10 @@ class ComposedLayout(Frozen):
                 raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
-        y = self.offset + self.layout_b(c)
+        y = self.layout_b(c)
+        if type(y) is F2 and (self.offset or type(self.layout_a) is not Swizzle):  # F2 bits plus an int offset: a sum
+            y = y.value
+        y += self.offset
         if type(self.layout_a) is not Swizzle and y < 0:  # L o O o Sw, off its domain
             raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
         return self.layout_a(y)

@@ -1,0 +1,51 @@
+"""Composition, complement and the inverses of F2-strided layouts and swizzled shared-memory tiles against their
+post-conditions, checked by enumeration (``tests/f2_brute.py``, independent of the algebra's own checks), on one
+fixed seed; ``scripts/f2_hunt.py`` runs the same on many seeds."""
+
+from __future__ import annotations
+
+import f2_brute as fb
+import pytest
+
+import algebra as A
+
+
+def test_one_seed_of_the_hunt_has_no_failure() -> None:
+    fails, stats = fb.hunt(9200, 30)
+    assert not fails, "\n".join(fails[:10])
+    for op in ("composition", "complement", "right_inverse", "left_inverse"):
+        assert stats[f"{op} answered"] >= 15, dict(stats)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Sw<1,3,3> o 64 o (8,32):(32,1)", "(2,2):(F1,F2)"),
+    ("Sw<1,3,3> o 64 o (8,32):(32,1)", "(1,2,4,4):(F2,F3,32,F28)"),
+    ("Sw<1,4,1> o 8 o (8,4):(4,1)", "(2,8):(2,F2)"),
+    ("Sw<3,4,3> o 1 o (8,(4,2)):(4,(1,32))", "(8,2):(F5,F0)"),
+])
+def test_an_offset_adds_to_the_bits_of_an_f2_inner_layout(a: str, b: str) -> None:
+    """``Sw o O o L`` composed with F2 strides is ``Sw o O o (L o B)``; its value is ``Sw(O + bits)``, as
+    ``offsets`` has it. ``O + F2`` was a XOR there, so ``composition(Sw<1,3,3> o 64 o (8,32):(32,1), (2,2):(F1,F2))``
+    gave Sw(64 ^ 64) = 0 at i = 2 where A(B(2)) = A(2) = Sw(64 + 64) = 128."""
+    la, lb = A.parse(a), A.parse(b)
+    r = A.composition(la, lb)
+    assert fb.check_composition(la, lb, r) is None
+    for i in range(A.size(lb)):
+        if (x := int(lb(i))) < A.size(la):
+            assert int(r(i)) == la(x), (str(r), i)
+
+
+def test_the_checker_rejects_wrong_answers() -> None:
+    """Each check fails on an answer that breaks its post-condition (so the hunt can find one)."""
+    f = A.parse("(8,8):(F1,F9)")
+    assert fb.check_right_inverse(f, A.parse("(8,8):(F1,F8)")) is not None
+    assert fb.check_right_inverse(f, A.parse("8:F1")) is not None  # not the longest run of offsets
+    assert fb.check_left_inverse(f, A.parse("64:1")) is not None
+    assert fb.check_complement(A.parse("(4,4):(F1,F9)"), 64, A.parse("(2,2):(4,16)")) is not None  # meets L's image
+    assert fb.check_complement(A.parse("(4,4):(F1,F9)"), 64, A.parse("2:4")) is not None  # too small
+    assert fb.check_complement(A.parse("(4,4):(F1,F9)"), 64, A.parse("(2,2):(32,4)")) is not None  # not ordered
+    assert fb.check_composition(f, A.parse("(2,2):(1,8)"), A.parse("(2,2):(F1,F8)")) is not None
+    tile = A.parse("Sw<1,3,3> o 64 o (8,32):(32,1)")
+    assert fb.check_composition(tile, A.parse("2:2"), A.parse("Sw<1,3,3> o 0 o 2:64")) is not None
+    assert fb.check_right_inverse(f, A.right_inverse(f)) is None
+    assert fb.check_complement(A.parse("(4,4):(F1,F9)"), 64, A.complement(A.parse("(4,4):(F1,F9)"), 64)) is None
