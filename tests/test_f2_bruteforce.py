@@ -49,3 +49,19 @@ def test_the_checker_rejects_wrong_answers() -> None:
     assert fb.check_composition(tile, A.parse("2:2"), A.parse("Sw<1,3,3> o 0 o 2:64")) is not None
     assert fb.check_right_inverse(f, A.right_inverse(f)) is None
     assert fb.check_complement(A.parse("(4,4):(F1,F9)"), 64, A.complement(A.parse("(4,4):(F1,F9)"), 64)) is None
+
+
+@pytest.mark.parametrize(("layout", "cot", "want"), [
+    ("(8,2):(F1,F0)", None, "1:0"), ("(8,2):(F1,0)", 64, "8:8"), ("(2,8,2):(F0,F3,F64)", None, "(2,4):(1,16)"),
+    ("((4,2),8):((F1,F0),F36)", 256, "8:4"),
+])
+def test_the_complement_of_an_f2_layout_filters_its_broadcast_modes_first(layout: str, cot: int | None,
+                                                                         want: str) -> None:
+    """CuTe's complement is that of ``filter(L)``: a stride-0 mode (``F0`` or ``0``) drops out. The F2 complement
+    counted its zero column as dependent and refused ``complement((8,2):(F1,F0))`` as non-injective."""
+    lay = A.parse(layout)
+    r = A.complement(lay) if cot is None else A.complement(lay, cot)
+    assert str(r) == want
+    assert fb.check_complement(lay, cot, r) is None
+    with pytest.raises(A.LayoutError, match="Non-injective"):  # a dependent non-zero column still is
+        A.complement(A.parse("(4,2,2):(F1,F0,F3)"))
