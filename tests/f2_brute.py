@@ -406,7 +406,7 @@ def random_b(rng: random.Random, a: Any) -> Any:
         return A.Layout(tuple(2 for _ in take), tuple(1 << t for t in take))
     if k < 0.55:
         shape = tuple(rng.randint(1, 8) for _ in range(rng.randint(1, 3)))
-        stride = tuple(rng.choice((0, 1, 2, 3, 4, 8, 16, 32, 64)) for _ in shape)
+        stride = tuple(rng.choice((0, 1, 2, 3, 4, 8, 16, 32, 64, -1, -4)) for _ in shape)
         return A.Layout(shape, stride)
     if k < 0.65:
         return rng.choice((1 << rng.randint(0, max(nbits, 0)), rng.randint(1, n)))
@@ -477,6 +477,9 @@ def hunt(seed: int, n: int) -> tuple[list[str], Counter]:
                 subjects.append(f)
         else:
             subjects.append(random_f2(rng))
+            if rng.random() < 0.3:  # a swizzle (and an offset) outside an F2 layout
+                sw_ = A.Swizzle(rng.randint(1, 3), rng.randint(3, 4), 3)
+                subjects.append(A.ComposedLayout(sw_, rng.choice((0, 0, 8, 64, 512)), subjects[0]))
         for x in subjects:
             check_one(stats, fails, "right_inverse", (x,), lambda r, x=x: check_right_inverse(x, r))
             check_one(stats, fails, "left_inverse", (x,), lambda r, x=x: check_left_inverse(x, r))
