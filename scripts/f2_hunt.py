@@ -10,7 +10,9 @@ Prints the counts per op and every failure; exits 1 when there is one.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import platform
 import sys
 from collections import Counter
 from pathlib import Path
@@ -45,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         print("FAIL", x)
     print(f"{len(seeds)} seeds x {a.n} inputs: {sum(total.values())} ops, {len(fails)} failures")
     if a.out:
-        a.out.write_text(json.dumps({"seeds": seeds, "n": a.n, "counts": dict(total), "failures": fails}, indent=1))
+        meta = {"command": "python scripts/f2_hunt.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "python": platform.python_version(), "machine": platform.machine()}
+        a.out.write_text(json.dumps(meta | {"seeds": [seeds[0], seeds[-1]], "n": a.n, "counts": dict(total),
+                                            "failures": fails}, indent=1) + "\n")
     return 1 if fails else 0
 
 
