@@ -118,18 +118,27 @@ def table(layout: A.Layout) -> list[int]:
             cols = [_clmul(c, int(d)) for c in range(s)]
             out = [o ^ c for c in cols for o in out]
     else:
-        out = [_eval(layout.shape, layout.stride, i).v for i in range(_size(layout.shape))]
+        out = [_point(layout, i) for i in range(_size(layout.shape))]
     if len(_TABLES) > 4096:
         _TABLES.clear()
     _TABLES[id(layout)] = (layout, out)
     return out
 
 
+def _point(layout: A.Layout, i: int) -> int | None:
+    """``L(i)``, None where a negative int meets a bit vector (no value: a composition leaves such points of B
+    outside A's domain unconstrained)."""
+    try:
+        return _eval(layout.shape, layout.stride, i).v
+    except ValueError:
+        return None
+
+
 def value(x: Any, i: int) -> int | None:
     """``x(i)`` as an int (a bit vector's bits), None where x is not defined."""
     if isinstance(x, A.Layout):
         t = table(x)
-        return t[i] if 0 <= i < len(t) else _eval(x.shape, x.stride, i).v
+        return t[i] if 0 <= i < len(t) else _point(x, i)
     if isinstance(x, A.Swizzle):
         return sw(x, i)
     if isinstance(x, A.ComposedLayout):
