@@ -65,3 +65,19 @@ def test_the_complement_of_an_f2_layout_filters_its_broadcast_modes_first(layout
     assert fb.check_complement(lay, cot, r) is None
     with pytest.raises(A.LayoutError, match="Non-injective"):  # a dependent non-zero column still is
         A.complement(A.parse("(4,2,2):(F1,F0,F3)"))
+
+
+def test_offsets_of_ints_beside_f2_strides_nest_as_the_layout_evaluates() -> None:
+    """``offsets`` summed every leaf in turn (a XOR once an F2 term was in), where ``Layout.__call__`` sums each mode
+    first: in ``(2,4,(2,4),(2,4)):(F55,F0,(8,4),(F8,F4))`` the int mode (8,4) carries (8 + 8 = 16) before the XOR, so
+    at i = 296 the layout is 24 where ``offsets`` said 8. The composition check read ``offsets`` and let that layout
+    through as ``((2,4),4,1):((F0,F51),4,4) o (2,4,8,8):(F11,F0,16,F16)`` (A(B(296)) = A(16) = 8)."""
+    from algebra.core.modes import offsets
+
+    r = A.parse("(2,4,(2,4),(2,4)):(F55,F0,(8,4),(F8,F4))")
+    assert offsets(r) == [int(r(i)) for i in range(A.size(r))]
+    a, b = A.parse("((2,4),4,1):((F0,F51),4,4)"), A.parse("(2,4,8,8):(F11,F0,16,F16)")
+    with pytest.raises(A.LayoutError, match=r"at i = 296 that gives 24, but A\(B\(296\)\) = A\(16\) = 8"):
+        A.composition(a, b)
+    with pytest.raises(A.LayoutError, match="at i = 296 that gives 24"):
+        A.composition(A.ComposedLayout(A.Swizzle(3, 3, 3), 8, a), b)
