@@ -11,7 +11,6 @@ and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit 
 """
 
 # modules, under the names the flat package had (algebra.explain is callable: A.explain(op, *args))
-from algebra import atoms, banks, registry  # thin re-exports: CONTRACT §3, §3b and the op table
 from algebra.core import arith, inttuple, memo, notation
 from algebra.core.arith import (
     F2,
@@ -83,23 +82,33 @@ from algebra.core.products import (
 from algebra.core.recast import downcast, recast_layout, upcast
 from algebra.core.refine import common_coarsening, common_refinement, flat_refinement
 from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
-from algebra.doctor.linear_layout import describe_swizzle
-from algebra.hw import coalescing, hopper
-from algebra.hw.bank_access import bank_access
-from algebra.hw.bankfix import padding_fix, swizzle_fixes
-from algebra.hw.banks import analyze, analyze_ldmatrix
-from algebra.hw.coalescing import partition_sectors, sectors, widest_vector
-from algebra.teach import explain
-from algebra.teach.codegen import *  # noqa: F403  (op_to_cpp, op_to_dsl, to_cpp, to_dsl)
-from algebra.teach.explain import derive, explain_ops, format_steps
-from algebra.teach.formula import (
-    FormulaCheck,
-    SymLayout,
-    evaluate_formula,
-    formula,
-    index_formula,
-    natural_names,
-    parse_symbolic,
-)
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# the floors above the core load on first use (``A.analyze``, ``from algebra import atoms``): importing costs the core
+_UPPER = {name: module for module, names in (
+    ("algebra.atoms", "atoms"), ("algebra.banks", "banks"), ("algebra.registry", "registry"), ("algebra.hw", "hw"),
+    ("algebra.doctor", "doctor"), ("algebra.teach", "teach"), ("algebra.hw.hopper", "hopper"),
+    ("algebra.doctor.linear_layout", "describe_swizzle"), ("algebra.hw.bank_access", "bank_access"),
+    ("algebra.hw.bankfix", "padding_fix swizzle_fixes"), ("algebra.hw.banks", "analyze analyze_ldmatrix"),
+    ("algebra.hw.coalescing", "coalescing partition_sectors sectors widest_vector"),
+    ("algebra.teach.codegen", "op_to_cpp op_to_dsl to_cpp to_dsl"),
+    ("algebra.teach.explain", "explain derive explain_ops format_steps"),
+    ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula index_formula natural_names "
+                              "parse_symbolic")) for name in names.split()}
+_MODULES = {"atoms", "banks", "registry", "hw", "doctor", "teach", "hopper", "coalescing", "explain"}  # A.formula: def
+
+
+def __getattr__(name: str) -> object:
+    from importlib import import_module
+
+    if name not in _UPPER:
+        raise AttributeError(f"module 'algebra' has no attribute {name!r}")
+    module = import_module(_UPPER[name])
+    globals()[name] = value = module if name in _MODULES else getattr(module, name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_UPPER))
+
+
+__all__ = [name for name in __dir__() if not name.startswith("_")]

@@ -38,6 +38,7 @@ from fastapi.routing import APIRoute
 
 from algebra import LayoutError
 from algebra.core.memo import BoundedCache
+from app.json_body import StrictJSONRequest
 
 #: Server CPU seconds one request's handler may use (LAYOUTLAB_CPU_BUDGET_S).
 CPU_SECONDS = float(os.environ.get("LAYOUTLAB_CPU_BUDGET_S", "0.6"))
@@ -194,18 +195,50 @@ def within_budget(cpu_limit: float | None = None) -> Iterator[Budget]:
 
 
 def _release(budget: Budget) -> None:
-    """Deregister ``budget`` and drop an interruption the watchdog sent but the thread has not raised yet. An
-    interruption that lands while this runs is caught and the release retried, so it never escapes the budget."""
+    """Deregister ``budget`` (in its own thread) and drop an interruption the watchdog sent but the thread has not
+    raised yet. An interruption that lands while this runs is caught and the release retried, so it never escapes the
+    budget."""
     while True:
         try:
             with _lock:
                 if _running.get(budget.ident) is budget:
                     del _running[budget.ident]
-                if budget.reason is not None:
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(budget.ident), ctypes.c_void_p(0))
+            if budget.reason is not None:  # deregistered: the watchdog sends no more
+                _drain()
             return
         except WorkBudgetExceeded:
             continue
+
+
+class _Drained(BaseException):
+    """Sent by a thread to itself to take the place of a pending interruption (``_drain``); never leaves it."""
+
+
+def _nop() -> None:
+    pass
+
+
+def _drain() -> None:
+    """Post-condition: no interruption is pending on this thread, and the interpreter's "asynchronous exception
+    pending" flag was cleared by a delivery.
+
+    An interruption still pending is replaced by ``_Drained``, which is then raised here and caught. Not
+    ``PyThreadState_SetAsyncExc(ident, NULL)``: on CPython 3.11 that signals the interpreter-wide flag with nothing
+    behind it, and only a delivered exception clears the flag, so the eval loop's breaker stays set for the whole
+    process; a thread that then calls a function under ``sys.setprofile`` or ``sys.settrace`` (a profiler, coverage,
+    a debugger) spins forever on that function's first instruction (``tests/test_work_budget.py`` runs it). Each send
+    signals the flag and replaces what was pending; the send is repeated until it lands (another thread's delivery
+    may clear the flag first), and the outer handler catches one that lands between two turns of the loop."""
+    me = ctypes.c_ulong(threading.get_ident())
+    try:
+        while True:
+            try:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(me, ctypes.py_object(_Drained))
+                _nop()  # a call: its first instruction checks the breaker
+            except _Drained:
+                return
+    except _Drained:
+        return
 
 
 def close(reason: str = "the server is shutting down") -> int:
@@ -388,10 +421,19 @@ _RUN_CODE = _budgeted(lambda: None).__code__  # the frame of every budgeted endp
 
 
 class BudgetedRoute(APIRoute):
-    """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones)."""
+    """An APIRoute whose handler runs under ``within_budget`` (async endpoints: only ``@light`` ones). Its requests
+    are ``app.json_body.StrictJSONRequest``: a JSON body with a lone surrogate is refused before the handler."""
 
     def __init__(self, path: str, endpoint: Callable, **kwargs: Any) -> None:
         super().__init__(path, _budgeted(endpoint), **kwargs)
+
+    def get_route_handler(self) -> Callable:
+        handle = super().get_route_handler()
+
+        async def strict(request: Any) -> Any:
+            return await handle(StrictJSONRequest(request.scope, request.receive))
+
+        return strict
 
 
 def api_routes(routes: list[Any]) -> Iterator[APIRoute]:

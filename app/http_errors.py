@@ -8,6 +8,9 @@ the exception's headers (``Allow``, ``Retry-After``).
 
 from __future__ import annotations
 
+import sys
+from http import HTTPStatus
+
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, Response
@@ -22,10 +25,14 @@ TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 40
 #: What FastAPI answers (400) for a body it could not read, and what the app says instead, by the cause: bytes that
 #: are not UTF-8 (400), a body that stopped arriving (408, as app.outage answers a form's), anything else (400).
 FASTAPI_BODY_ERROR = "There was an error parsing the body"
+STARLETTE_MULTIPART_ERROR = "Invalid multipart data."  # Starlette's words for a multipart body it could not parse
 BODY_NOT_UTF8 = "body: not UTF-8 text (send the JSON or form encoded as UTF-8)"
 BODY_STOPPED = ("the request body stopped arriving before its declared end (nothing more within the server's read "
                 "timeout, or the connection closed)")
 BODY_UNREADABLE = "body: could not be read"
+BODY_TOO_DEEP = ("body: JSON nested too deeply to read (arrays and objects more than about a thousand levels deep; a "
+                 "layout nests at most 32)")
+BODY_LONG_NUMBER = "body: a JSON number with more than {:,} digits (the reader's limit)"
 
 
 def wants_html(request: Request) -> bool:
@@ -44,6 +51,14 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     if exc.status_code == 400 and detail == FASTAPI_BODY_ERROR:  # FastAPI's words for a body it could not read
         exc = body_error(exc.__cause__)
         detail = exc.detail
+    elif exc.status_code == 400 and detail == STARLETTE_MULTIPART_ERROR:  # the parser's reason is two causes down
+        inner = getattr(exc.__context__, "__cause__", None)
+        why = str(inner).strip()[:120] if inner is not None else ""
+        detail = "body: not valid multipart/form-data" + (f" ({why})" if why else "")
+        exc = StarletteHTTPException(400, detail, headers=exc.headers)
+    elif (named := _plain_phrase(request, exc)) is not None:
+        exc = StarletteHTTPException(exc.status_code, named, headers=exc.headers)
+        detail = named
     if request.headers.get("HX-Request") == "true" and not request.url.path.startswith("/api/"):
         return HTMLResponse(f'<p class="msg error" role="alert">{escape(detail)}</p>', status_code=exc.status_code,
                             headers=exc.headers)
@@ -57,10 +72,32 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 
 def body_error(cause: BaseException | None) -> StarletteHTTPException:
     """The answer to a body that could not be read, named by why: 408 (and the connection closed) for one that stopped
-    arriving, 400 for bytes that are not UTF-8 or anything else."""
+    arriving, 400 for bytes that are not UTF-8, JSON nested past the reader's depth, a number past its digits, or
+    anything else (with the reader's own words)."""
     if isinstance(cause, ClientDisconnect):
         return StarletteHTTPException(408, BODY_STOPPED, headers={"Connection": "close"})
-    return StarletteHTTPException(400, BODY_NOT_UTF8 if isinstance(cause, UnicodeDecodeError) else BODY_UNREADABLE)
+    if isinstance(cause, UnicodeDecodeError):
+        return StarletteHTTPException(400, BODY_NOT_UTF8)
+    if isinstance(cause, RecursionError):
+        return StarletteHTTPException(400, BODY_TOO_DEEP)
+    if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+        return StarletteHTTPException(400, BODY_LONG_NUMBER.format(sys.get_int_max_str_digits()))
+    if cause is not None and str(cause).strip():
+        return StarletteHTTPException(400, f"{BODY_UNREADABLE} ({type(cause).__name__}: {str(cause)[:120]})")
+    return StarletteHTTPException(400, BODY_UNREADABLE)
+
+
+def _plain_phrase(request: Request, exc: StarletteHTTPException) -> str | None:
+    """What a 404 or 405 that carries only its status phrase ("Not Found", "Method Not Allowed") says instead: the
+    path, and for a 405 the methods the path takes (its Allow header). None for any other answer."""
+    if exc.status_code not in (404, 405) or exc.detail != HTTPStatus(exc.status_code).phrase:
+        return None
+    path = request.url.path
+    path = path if len(path) <= 120 else path[:120] + "..."
+    if exc.status_code == 404:
+        return f"no page or API route at {path!r}"
+    allow = (exc.headers or {}).get("Allow") or (exc.headers or {}).get("allow")
+    return f"method {request.method[:20]} is not allowed on {path!r}" + (f"; it takes {allow}" if allow else "")
 
 
 def install(app: FastAPI) -> None:

@@ -18,10 +18,13 @@ gunicorn's settings (:data:`SETTINGS`):
   so the server ends within that bound whatever a client does (a half-sent body, an idle connection);
 - the master restarts a worker process that dies (``kill -9``, an out-of-memory kill, a silent loop).
 
-The one addition to gunicorn is :class:`HeadDeadlineProtocol`: gunicorn's ASGI worker arms its keep-alive timer
+The additions to gunicorn are in :class:`HeadDeadlineProtocol`: gunicorn's ASGI worker arms its keep-alive timer
 while it waits for the second and later requests of a connection, never for the first, so a connection that sends
 half a request head (or nothing) would be held open for ever; the subclass arms the same timer for the first request
-too. ``tests/test_serve_limits.py`` checks each limit against a real server.
+too. And it tells each request's body receiver (:class:`DeclaredBodyReceiver`) the body bytes its chunk sizes declare,
+so a chunked body that declares more than the app's 1 MB cap is answered 413 as soon as the size line arrives, not
+after the read timeout while the server waits for bytes that would be refused anyway.
+``tests/test_serve_limits.py`` checks each limit against a real server.
 
 ``X-Forwarded-For`` / ``X-Forwarded-Proto``: only from LAYOUTLAB_TRUSTED_PROXIES (app.proxies), through uvicorn's
 ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set to the same list.
@@ -30,11 +33,15 @@ ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.asgi.protocol import ASGIProtocol
+from gunicorn.asgi import parser as h1
+from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
+
+from app.middleware import MAX_BODY_BYTES, BodyTooLarge
 
 #: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
 SETTINGS: dict[str, Any] = {
@@ -55,6 +62,93 @@ ENV = {"keepalive": "LAYOUTLAB_KEEPALIVE_S", "timeout": "LAYOUTLAB_READ_TIMEOUT_
        "graceful_timeout": "LAYOUTLAB_GRACEFUL_S"}
 
 
+class DeclaredBodyReceiver(BodyReceiver):
+    """gunicorn's ASGI body receiver (the app's ``receive``), told by the protocol how many body bytes the request's
+    chunk sizes have declared so far. Once that passes ``MAX_BODY_BYTES`` the body can only be over the cap (a chunk
+    carries exactly the bytes its size line declares), so ``receive`` raises ``BodyTooLarge``, as the app's
+    ``BodyLimitMiddleware`` does once the bytes received pass the cap, and the app answers 413 at once: a waiting
+    ``receive`` is woken, instead of waiting for the chunk's bytes until the read timeout (408)."""
+
+    def __init__(self, request: Any, protocol: Any) -> None:
+        super().__init__(request, protocol)
+        self.fed = 0  # body bytes handed over by the parser
+        self.declared = 0  # the most body bytes the chunk sizes read so far add up to
+
+    def feed(self, chunk: bytes) -> None:
+        self.fed += len(chunk)
+        super().feed(chunk)
+
+    def declare(self, total: int) -> None:
+        if total > self.declared:
+            self.declared = total
+            if total > MAX_BODY_BYTES:
+                self._wake_waiter()
+
+    async def receive(self) -> dict:
+        if self.declared > MAX_BODY_BYTES:
+            raise BodyTooLarge(MAX_BODY_BYTES)
+        return await super().receive()
+
+    def _build_receive_result(self) -> dict:  # after a wait: woken by data, the end, a disconnect or ``declare``
+        if self.declared > MAX_BODY_BYTES:
+            raise BodyTooLarge(MAX_BODY_BYTES)
+        return super()._build_receive_result()
+
+
+#: A chunk-size line as far as it has arrived: hex digits, then optional whitespace and a ``;`` extension, then CR.
+_PARTIAL_CHUNK_LINE = re.compile(rb"(?:[0-9A-Fa-f]+(?:[ \t]*(?:;[^\r]*)?)?\r?)?")
+_TOKEN_CHARS = "letters, digits and !#$%&'*+-.^_`|~"
+
+
+class ExplainingParser(h1.PythonProtocol):
+    """gunicorn's HTTP/1 parser, whose refusals name the problem. gunicorn answers a parse error with its message as
+    the whole body, and some messages are only the offending text (a header name ``X Y``, a method, an empty
+    string for a header line ``: x``); here each says what was wrong and what is allowed. An unknown
+    Transfer-Encoding is refused as a bad header (400, not gunicorn's 501: bad input is never a 5xx here). And a
+    chunked body is refused as soon as a chunk-size line or a chunk's end cannot become valid, instead of waiting
+    for a line end that would only confirm it (until the read timeout, for a client that sent a plain body with
+    ``Transfer-Encoding: chunked``)."""
+
+    __slots__ = ()
+
+    def feed(self, data: bytes) -> Any:
+        try:
+            done = super().feed(data)
+        except h1.ParseError as exc:
+            raise _explained(exc, self) from None
+        if self._state == "chunked" and self._buffer:
+            if self._chunk_state == "size" and not _PARTIAL_CHUNK_LINE.fullmatch(bytes(self._buffer[:64])):
+                raise h1.InvalidChunkSize(f"malformed chunked body: a chunk must start with its size in hex and "
+                                          f"CRLF, got {bytes(self._buffer[:40])!r}")
+            if self._chunk_state == "crlf" and self._buffer[:1] != b"\r":
+                raise h1.ChunkMissingTerminator("malformed chunked body: chunk data runs past its declared size "
+                                                "(no CRLF after it)")
+        return done
+
+
+def _explained(exc: Exception, parser: Any) -> Exception:
+    """``exc`` (a gunicorn parse error) with a message that names the problem; the class, and so the status, kept
+    (an unsupported transfer coding becomes InvalidHeader: 400)."""
+    text = str(exc)
+    if isinstance(exc, h1.UnsupportedTransferCoding):
+        return h1.InvalidHeader(f"Transfer-Encoding {text!r} is not supported: send the body with a Content-Length, "
+                                "or Transfer-Encoding: chunked")
+    if isinstance(exc, h1.InvalidHeaderName):
+        return h1.InvalidHeaderName(f"invalid header name {text!r}: a header name is one or more of {_TOKEN_CHARS}")
+    if isinstance(exc, h1.InvalidRequestMethod):
+        return h1.InvalidRequestMethod(f"invalid request method {text[:40]!r}: a method here is 3 to 20 upper-case "
+                                       "letters, digits or token characters, without # (GET, POST, HEAD, OPTIONS)")
+    if isinstance(exc, h1.InvalidHTTPVersion):
+        return h1.InvalidHTTPVersion(f"unsupported HTTP version {text[:40]!r}: HTTP/1.0 or HTTP/1.1")
+    if isinstance(exc, h1.LimitRequestHeaders):
+        return h1.LimitRequestHeaders(f"{text}: at most {SETTINGS['limit_request_fields']} header fields of at most "
+                                      f"{SETTINGS['limit_request_field_size']:,} bytes each")
+    if isinstance(exc, h1.LimitRequestLine):
+        return h1.LimitRequestLine(f"{text}: the request line (method, path and query) may be at most "
+                                   f"{SETTINGS['limit_request_line']:,} bytes")
+    return exc if text.strip() else type(exc)(f"malformed request ({type(exc).__name__})")
+
+
 class HeadDeadlineProtocol(ASGIProtocol):
     """gunicorn's ASGI protocol, with the keep-alive timer armed from the connection's start: the first request's
     head must arrive within ``keepalive`` seconds too, or the connection is closed (gunicorn arms it only between
@@ -64,6 +158,25 @@ class HeadDeadlineProtocol(ASGIProtocol):
         super()._start_http1(buffered)
         if self.req_count == 0 and not self._request_ready.is_set():
             self._arm_keepalive_timer()
+
+    def _setup_callback_parser(self) -> None:
+        super()._setup_callback_parser()
+        if type(self._callback_parser) is h1.PythonProtocol:  # the same slots: only the methods change
+            self._callback_parser.__class__ = ExplainingParser
+
+    def _on_headers_complete(self) -> Any:
+        result = super()._on_headers_complete()
+        if type(self._body_receiver) is BodyReceiver:  # before the connection's task reads it for the request
+            self._body_receiver = DeclaredBodyReceiver(self._body_receiver.request, self)
+        return result
+
+    def _feed_callback_parser(self, data: bytes) -> bool:
+        going = super()._feed_callback_parser(data)
+        parser, receiver = self._callback_parser, self._body_receiver
+        if (going and isinstance(receiver, DeclaredBodyReceiver) and getattr(parser, "_state", None) == "chunked"
+                and getattr(parser, "_chunk_state", None) == "data"):  # gunicorn's Python parser, inside a chunk
+            receiver.declare(receiver.fed + parser._chunk_remaining)
+        return going
 
 
 class Worker(gasgi.ASGIWorker):

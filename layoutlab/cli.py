@@ -40,10 +40,10 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 def _object(text: str, shape: tuple[int, ...] | None) -> object:
     """CuTe notation, an atom's name, or TTGIR text (with ``--shape``)."""
-    from algebra import atoms
-
     name = text.strip()
     if name and name[0].isalpha() and "(" not in name and ":" not in name:
+        from algebra import atoms
+
         if name in set(atoms.names()):
             return atoms.get(name)
     return name

@@ -19,6 +19,7 @@ Every refusal is a ``LayoutError`` (a ``ValueError``) with a one-line reason.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -28,9 +29,6 @@ import layoutlab.model as model
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
-from algebra.hw.atoms import CopyAtom, MMAAtom
-from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
-from algebra.hw.sm100 import UmmaAtom
 from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE
 
 
@@ -177,15 +175,12 @@ def _triton(text: str, shape: Any, element_bits: int) -> list[Panel]:
     return [p]
 
 
-def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) -> list[Panel]:
-    """The grids of ``x`` (see the module docstring). Raises LayoutError with a one-line reason on what it cannot
-    draw: unreadable text, an object with no shape, a TV layout that leaves its tile."""
-    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0].lstrip().startswith("#"):
-        x, shape = x
-    if isinstance(x, str) and x.lstrip().startswith("#"):
-        if shape is None:
-            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
-        return _triton(x.strip(), shape, element_bits)
+def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
+    """The grids of an MMA / copy atom, a tiled copy or a tiled MMA; None for anything else."""
+    from algebra.hw.atoms import CopyAtom, MMAAtom
+    from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
+    from algebra.hw.sm100 import UmmaAtom
+
     if isinstance(x, MMAAtom | UmmaAtom):  # UmmaAtom: a tcgen05.mma atom (one thread per CTA)
         return [_tv_panel(f"{x.name} · {op}", str(x.operand(op)), x.operand(op), *x.operand_shape(op))
                 for op in ("A", "B", "C")]
@@ -222,6 +217,20 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
                 p.index = [[r + rows * c for c in range(cols)] for r in range(rows)]
             out.append(p)
         return out
+    return None
+
+
+def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) -> list[Panel]:
+    """The grids of ``x`` (see the module docstring). Raises LayoutError with a one-line reason on what it cannot
+    draw: unreadable text, an object with no shape, a TV layout that leaves its tile."""
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0].lstrip().startswith("#"):
+        x, shape = x
+    if isinstance(x, str) and x.lstrip().startswith("#"):
+        if shape is None:
+            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
+        return _triton(x.strip(), shape, element_bits)
+    if "algebra.hw" in sys.modules and (atom := _atom_panels(x, element_bits)) is not None:  # (no atom exists
+        return atom  # before the hardware models are loaded: a terminal's layout does not load them)
     layout = layout_of(x)
     if layout is None:
         raise LayoutError(f"{type(x).__name__}: not a layout: it has no .shape and .stride (give a Layout, CuTe "

@@ -34,19 +34,19 @@ def test_an_unknown_path_is_a_page_for_a_browser_and_json_for_a_script(client: T
     assert f"<code>{path}</code>" in page.text
     for headers in ({}, {"Accept": "application/json"}, {"Accept": "*/*"}):
         r = client.get(path, headers=headers)
-        assert r.status_code == 404 and r.json() == {"detail": "Not Found"}, headers
+        assert r.status_code == 404 and r.json() == {"detail": f"no page or API route at {path!r}"}, headers
     frag = client.get(path, headers={**HTML, "HX-Request": "true"})
     assert frag.status_code == 404 and frag.text.startswith('<p class="msg error"')
 
 
 def test_api_paths_and_api_errors_stay_json(client: TestClient) -> None:
     r = client.get("/api/nope", headers=HTML)
-    assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+    assert r.status_code == 404 and r.json() == {"detail": "no page or API route at '/api/nope'"}
     r = client.get("/api/bench/jobs/nope", headers=HTML)
     assert r.status_code == 404 and "detail" in r.json()
     r = client.post("/healthz", headers=HTML)
     assert r.status_code == 405 and r.headers.get("allow") == "GET" and "<h1>Method not allowed" in r.text
-    assert client.post("/healthz").json() == {"detail": "Method Not Allowed"}
+    assert client.post("/healthz").json() == {"detail": "method POST is not allowed on '/healthz'; it takes GET"}
 
 
 def test_the_lab_history_and_a_job_opened_on_their_own_are_pages(client: TestClient) -> None:

@@ -204,3 +204,36 @@ def test_the_page_cache_counts_the_query_string(client):
     r = client.get("/", params={"layout": "(4,8):(8,1)", "pad": "x" * 50_000})
     assert r.status_code == 200
     assert node.cache.bytes - before >= 50_000 + len(r.content)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"element_bytes": 2, "tile": "(64,64):(64,1)", "accesses": [{"name": "ldmatrix.x4", "kind": "ldmatrix", '
+    b'"index": [0, 0], "num": 4, "\\ud800": "16:F1"}]}',  # an unknown key, echoed in the answer: was a 500
+    b'{"element_bytes": 2, "tile": "(64,64):(64,1)\\udc00", "accesses": []}',
+    b'{"element_bytes": 2, "tile": "\xed\xa0\x80", "accesses": []}',  # the surrogate's bytes (not UTF-8)
+])
+def test_a_lone_surrogate_in_a_json_body_is_a_named_422(client, body):
+    r = client.post("/api/solve/smem", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text[:300]
+    assert "lone UTF-16 surrogate" in r.json()["detail"]
+    pair = client.post("/api/layout", content=b'{"layout": "(4,8):(8,1)", "note": "\\ud83d\\ude00"}',
+                       headers={"content-type": "application/json"})  # an escaped pair is one character
+    assert pair.status_code == 200 and pair.json()["size"] == 32
+
+
+@pytest.mark.parametrize("body, named", [
+    (b"[" * 100_000, "JSON nested too deeply to read"),
+    (b'{"x":' * 50_000, "JSON nested too deeply to read"),
+    (b'{"layout": ' + b"7" * 5000 + b"}", "a JSON number with more than 4,300 digits"),
+])
+def test_a_body_the_json_reader_stops_on_is_a_400_that_says_why(client, body, named):
+    """The reader's RecursionError and int-digits ValueError were answered "body: could not be read"."""
+    r = client.post("/api/layout", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and named in r.json()["detail"], r.text[:300]
+
+
+def test_a_form_that_is_not_valid_multipart_says_why(client):
+    """Starlette's "Invalid multipart data." named neither the body nor the parser's reason."""
+    r = client.post("/drills/answer", content=b"id=offsets-1&answer=3",
+                    headers={"content-type": "multipart/form-data; boundary=zz", "HX-Request": "true"})
+    assert r.status_code == 400 and "body: not valid multipart/form-data (Expected boundary" in r.text, r.text[:300]

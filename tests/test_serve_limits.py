@@ -201,6 +201,38 @@ def test_a_half_sent_body_ends_after_the_read_timeout(served, path, kind, body):
     assert status == 408 and b"stopped arriving" in data, data[:300]  # named, on JSON routes and forms alike
 
 
+@pytest.mark.parametrize("path, kind, chunks", [
+    ("/api/layout", "application/json", [b"200000\r\n{"]),  # one chunk that declares 2 MB, 1 byte of it sent
+    ("/lab/jobs", "application/x-www-form-urlencoded", [b"80000\r\n" + b"k" * 0x80000 + b"\r\n", b"80001\r\n"]),
+])
+def test_a_chunked_body_that_declares_more_than_the_cap_is_refused_at_once(served, path, kind, chunks):
+    """The chunk sizes add up past 1 MB: 413 as soon as the size line arrives (the body can only be over the cap),
+    not 408 after the read timeout while the server waits for the declared bytes."""
+    with served.connect(READ_TIMEOUT_S + 10) as s:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nContent-Type: {kind}\r\nOrigin: "
+                  f"http://127.0.0.1:{served.port}\r\nTransfer-Encoding: chunked\r\n\r\n".encode() + b"".join(chunks))
+        status, data = status_of(read_all(s))
+    assert status == 413 and b"exceeds the cap of 1,048,576 bytes" in data, data[:300]
+
+
+@pytest.mark.parametrize("head, body, status, named", [
+    (b"Transfer-Encoding: x\r\n", b'{"layout": "(4,8):(8,1)"}', 400, b"Transfer-Encoding 'x' is not supported"),
+    (b"Transfer-Encoding: chunked\r\n", b'{"layout": "(4,8):(8,1)"}', 400, b"a chunk must start with its size in hex"),
+    (b"X Y: 1\r\n", b"", 400, b"invalid header name 'X Y'"),
+    (b": 1\r\n", b"", 400, b"invalid header name ''"),
+    (b"".join(b"x%d: y\r\n" % i for i in range(120)), b"", 431, b"at most 100 header fields"),
+])
+def test_a_malformed_request_is_refused_at_once_with_a_4xx_that_names_it(served, head, body, status, named):
+    """gunicorn's parser refusals name the problem (its own messages were at times only the offending text, or
+    empty); an unknown transfer coding is a 400, not a 501; a plain body sent as chunked is refused at its first
+    byte, not after the read timeout."""
+    with served.connect(READ_TIMEOUT_S + 10) as s:
+        s.sendall(b"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + head
+                  + (b"" if b"Transfer-Encoding" in head else b"Content-Length: %d\r\n" % len(body)) + b"\r\n" + body)
+        got, data = status_of(read_all(s))
+    assert got == status and named in data, data[:300]  # (after the read timeout a half-framed body gets 408)
+
+
 def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
     server = Served(tmp_path)
     try:

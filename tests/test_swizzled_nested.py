@@ -93,3 +93,63 @@ def test_facts_answer_or_refuse(text):
             fact()
         except A.LayoutError as e:
             assert str(e)
+
+
+def _defined(x, i):
+    try:
+        return x(i)
+    except A.LayoutError:
+        return None
+
+
+def test_inverse_of_a_nested_layout_with_an_offset_is_cutes_chain():
+    """CuTe's ``inverse(B) o -O o inverse(A)`` with inverse(B) itself composed: one chain, checked on its domain."""
+    x = A.parse("Sw<4,0,-5> o 64 o Sw<2,4,8> o 0 o (8,32,1):(1,16,8)")
+    r = A.left_inverse(x)
+    assert str(r) == "Sw<2,3,8> o 0 o (16,32):(1,8) o -64 o Sw<4,0,-5>" and A.parse(str(r)) == r
+    assert all(r(x(i)) == i for i in range(A.size(x)))
+    x = A.parse("Sw<2,5,-3> o 512 o Sw<3,6,7> o 0 o (4,4):(1,4)")
+    r = A.right_inverse(x)
+    assert str(r) == "Sw<3,6,7> o 0 o 16:1 o -512 o Sw<2,5,-3>" and len(r.domain()) == 16
+    assert all(x(r(v)) == v for v in r.domain())
+    x = A.parse("(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)")  # a layout first: its inverse comes last
+    r = A.left_inverse(x)
+    assert str(r) == "Sw<1,2,4> o 0 o 16:1 o 8 o (4,16):(16,1)"
+    assert [r(y) for i in range(16) if (y := _defined(x, i)) is not None] == list(range(8, 16))
+    with pytest.raises(A.LayoutError, match=r"right inverse condition.*CuTe would print Sw<1,2,4> o 0 o 16:1 o 0 o "
+                                            r"64:1 here; at i = 16 < size\(R\) = 64, R is not defined"):
+        A.right_inverse(A.parse("(16,4):(1,16) o 0 o Sw<1,2,4> o 0 o (8,2):(1,8)"))
+
+
+def test_the_inverse_check_reads_a_nested_chain():
+    from algebra.core.checks import post_left_inverse
+
+    x = A.parse("Sw<4,0,-5> o 64 o Sw<2,4,8> o 0 o (8,32,1):(1,16,8)")
+    with pytest.raises(A.LayoutError, match="quasi-inverse condition"):
+        post_left_inverse((x,), A.parse("Sw<2,3,8> o 0 o (16,32):(1,8) o -64 o Sw<4,0,-4>"))
+
+
+@pytest.mark.parametrize(("text", "crd", "want"), [
+    ("Sw<3,0,3> o 0 o Sw<3,0,-3> o 0 o (8,8):(8,1)", (None, None), "Sw<3,0,3> o 0 o Sw<3,0,-3> o 0 o (8,8):(8,1)"),
+    ("Sw<0,0,3> o 0 o Sw<0,4,-8> o 0 o (1,16):(1,1)", None, "(1,16):(1,1)"),
+    ("(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)", (None, 1), "(16,4):(4,1) o 0 o (8):(1)"),
+    ("(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)", (None, None),
+     "(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)"),
+    ("Sw<3,0,3> o 0 o Sw<3,0,-3> o 0 o (8,8):(8,1)", (None, 3), "refused: no rank"),
+    ("(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)", (3, None), "refused: 4294967291 o (2):(8)"),
+])
+def test_slices_of_nested_layouts_as_cute(text, crd, want):
+    ev = OPS["evaluate"].fn
+    if not want.startswith("refused"):
+        assert str(ev(A.parse(text), crd)) == want
+    else:
+        with pytest.raises(A.LayoutError, match=want.split(": ")[1].replace("(", r"\(").replace(")", r"\)")):
+            ev(A.parse(text), crd)
+
+
+def test_refusals_show_cutes_unsigned_offsets():
+    with pytest.raises(A.LayoutError, match=r"CuTe would print upcast<2>\(.*\) = \(16,2\):\(2,1\) o 2147483644 o "
+                                            r"Sw<1,1,4>$"):
+        A.upcast(A.parse("(16,4):(4,1) o -8 o Sw<1,2,4>"), 2)
+    with pytest.raises(A.LayoutError, match=r"CuTe would print evaluate\(4:1 o -52 o Sw<2,1,3> o 0 o 6:1, 2\) = -50$"):
+        OPS["evaluate"].fn(A.parse("4:1 o -52 o Sw<2,1,3> o 0 o 6:1"), 2)

@@ -295,3 +295,53 @@ def test_an_interruption_waits_while_a_cache_updates_but_not_in_a_memoized_op(mo
     assert run(lambda: stall()) is False
     monkeypatch.setattr(ast, "parse", lambda *a, **k: (stall(), ast.Expression(body=ast.Constant(1)))[1])
     assert run(lambda: ast.literal_eval("1")) is True  # inside the ast module (here its literal_eval)
+
+
+def test_an_interrupted_request_leaves_profilers_and_tracers_working():
+    """After the watchdog cut a request, a function called under ``sys.setprofile`` or ``sys.settrace`` returns. The
+    release used to drop a pending interruption with ``PyThreadState_SetAsyncExc(ident, NULL)``, which on CPython 3.11
+    leaves the eval loop's breaker set for the whole process: the next call under a profiler spun forever on its first
+    instruction (this file, then tests/test_algebra_post.py's module count, hung). In a child process, so that a
+    regression fails here within its timeout instead of hanging the suite."""
+    import subprocess
+    import textwrap
+    from pathlib import Path
+
+    code = textwrap.dedent("""
+        import sys, threading
+        from app import budget
+        budget.CPU_SECONDS = 0.05
+        cut = []
+
+        def work():
+            while True:
+                pass
+
+        handler = budget._budgeted(work)  # as a route runs it: the watchdog looks at the frames below its wrapper
+
+        def spin():
+            try:
+                handler()
+            except budget.WorkCapError:
+                cut.append(True)
+
+        for _ in range(3):
+            t = threading.Thread(target=spin)
+            t.start()
+            t.join(30)
+
+        def f():
+            return 1
+
+        sys.setprofile(lambda *a: None)
+        f()
+        sys.setprofile(None)
+        sys.settrace(lambda *a: None)
+        f()
+        sys.settrace(None)
+        print("cut", len(cut))
+    """)
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["cut", "3"]

@@ -326,13 +326,26 @@ def _tables(*layouts: Any) -> list | None:
 
 
 def _on_domain(x: Any) -> tuple | None:
-    """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw``; that domain in words), or None."""
-    if hasattr(x, "shape"):
+    """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw`` or of a chain with a layout read
+    after an offset, ``L o O o (Sw o 0 o B)``; that domain in words), or None."""
+    part, y = False, x
+    while hasattr(y, "layout_b"):
+        part, y = part or hasattr(y.layout_a, "shape"), y.layout_b
+    if hasattr(x, "shape") and not part:
         tab = _tables(x)
         return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
-    if not (hasattr(x, "domain") and hasattr(x.layout_a, "shape")) or it.product(x.layout_a.shape) > POST_CAP:
+    if hasattr(x, "shape"):
+        n = it.product(x.shape)
+        return None if not 0 < n <= POST_CAP or has_non_positive_shape(x) else (
+            {i: x.at(i) for i in range(n)}, f"x < {n}, {x.domain_text()}")  # None: not defined at i
+    last = x  # a chain ending in L o O o Sw: its domain lies in that of the last one
+    while hasattr(getattr(last, "layout_b", None), "layout_b"):
+        last = last.layout_b
+    if not (hasattr(x, "domain") and hasattr(last.layout_a, "shape")) or it.product(last.layout_a.shape) > POST_CAP:
         return None  # (the domain lies in [0, size(L)): over the cap, _tables(L) says None; not enumerated)
     dom = x.domain()
+    if last is not x:
+        return ({v: x(v) for v in dom}, x.domain_text()) if len(dom) <= POST_CAP else None
     tab = None if len(dom) > POST_CAP else _tables(x.layout_a)
     return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
@@ -362,6 +375,9 @@ R(1) = 129, outside the domain of L
     what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
     n, get = len(lt), type(lt) is dict and lt.get
     for i, x in enumerate(rt) if type(rt) is list else rt.items():
+        if x is None:  # i < size(R), where a layout of R's chain is read outside [0, its size)
+            raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} < size(R) = {len(rt)}, R is "
+                                   f"not defined ({r.domain_text()} fails)")
         if (y := get(x) if get else lt[x] if 0 <= x < n else None) != i:
             raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} it gives R({i}) = {x}, "
                                    + ("outside the domain of L" if y is None else f"and L({x}) = {y}"))
@@ -388,6 +404,8 @@ R(12) = 6, but L(6) = 1
     n, nr, get, get_r = len(lt), len(rt), type(lt) is dict and lt.get, type(rt) is dict and rt.get
     what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i {f'with {dom}' if get else f'< size(L) = {n}'}"
     for i, y in enumerate(lt) if type(lt) is list else lt.items():
+        if y is None:  # L is not defined at i
+            continue
         if (x := get_r(y) if get_r else rt[y] if 0 <= y < nr else None) is None:  # past R's size: R(y) goes on
             if get_r:
                 raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "

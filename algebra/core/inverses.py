@@ -15,7 +15,7 @@ from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout, layout_arg
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle, make_composed
+from algebra.core.swizzle import ComposedLayout, Swizzle, chain
 
 R = Layout._raw
 
@@ -50,7 +50,8 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list, Any]:
 def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
     """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): ``inverse(B) o Sw``
     for ``Sw o 0 o B`` (``swizzle_layout.hpp``), kept where it is the inverse; else ``inverse(B) o -O o inverse(A)``
-    (``layout_composed.hpp``): ``L^-1 o -O o Sw``, ``R(x) = L^-1(Sw(x) - O)`` on its domain, for ``Sw o O o L``."""
+    (``layout_composed.hpp``): ``L^-1 o -O o Sw``, ``R(x) = L^-1(Sw(x) - O)`` on its domain, for ``Sw o O o L``; B
+    nested, inverse(B) is itself composed and the answer is one chain (``swizzle.chain``)."""
     rec, name = active(), inverse.__name__
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
     try:
@@ -60,12 +61,8 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
         raise whole_refusal(inverse, (layout,), err) or err from None
     if type(a) is Swizzle and off == 0:  # CuTe's print; the inverse's post-condition (checks.POST) decides
         res = unchecked(nested, rec, composition.__wrapped__, inv_b, a)
-    elif type(inv_b) is ComposedLayout:  # B nested: CuTe's answer nests on the left, which its print cannot show
-        raise LayoutError(f"{name}({layout}): CuTe's rule gives {inv_b} o {-off} o {inv_a}, the inverse {inv_b} of the "
-                          "nested inner part as the outer function; not answered here (its print reads back as "
-                          "another nesting)")
-    else:
-        res = make_composed(inv_b, -off, inv_a)
+    else:  # the post-condition decides (checks.POST)
+        res = chain(inv_b, -off, inv_a)
     if rec is not None:
         rec.step(f"{name}(A o O o B) = {name}(B) o -O o {name}(A) (a swizzle is its own inverse"
                  + (", composed into the inverse of B when O = 0" if off == 0 and type(a) is Swizzle else "")

@@ -398,6 +398,34 @@ def _dice(c: Any, t: Any, top: bool = True) -> Any:
     return () if c is None else t if top else (t,)
 
 
+def _refused(a: Any, b: Any) -> str:
+    """CuTe's refusal of ``composition(a, b)``, in words."""
+    try:
+        return f"{unchecked(_composition, a, b)} is printed"
+    except LayoutError as err:
+        return str(err)
+
+
+def _kept_at(c: Any, sliced_shape: Any, j: int) -> Any:
+    """The coordinate ``c`` with its ``_`` (the kept modes) at the natural coordinate of j in the slice's shape."""
+    kept = iter(it.wrap(it.idx2crd(j, sliced_shape)))
+    go = lambda v: tuple(map(go, v)) if type(v) is tuple else next(kept) if v is None else v  # noqa: E731
+    return go(c)
+
+
+def _unsigned(sl: Any, c: Any, cs: str, sub: Layout, total: int, kept: Any) -> None:
+    """The refusal of CuTe's slice ``A o (O + o) o sub`` of ``A o O o (Sw o 0 o B)``, o the unsigned offset of the
+    inner swizzle's decayed slice: ``O + o < 0`` wraps, and A is read far past its size."""
+    w, n = total + (1 << 32), size(sl.layout_a)
+    j = next((j for j in range(size(sub)) if 0 <= total + sub(j) < n), 0)
+    res, cj = ComposedLayout(sl.layout_a, w, sub), _kept_at(c, kept, j)
+    got = f"but A(c_j) = {sl(cj)}" if 0 <= total + sub(j) < n else "and A is defined at no c_j"
+    raise LayoutError(f"slice of {sl} at {cs} is not a layout: unsigned offset condition: CuTe adds the offset of the "
+                      f"inner slice to {sl.offset} as an unsigned 32-bit int, so {total} wraps to {w}. CuTe would "
+                      f"print {res} here; at j = {j}, c_j = {show(cj)}, R reads {sl.layout_a} at {w} + {sub(j)}, past "
+                      f"its size {n}, {got}. CuTe would print evaluate({sl}, {cs}) = {res}")
+
+
 def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     """CuTe's ``slice_and_offset(c, A o O o L)`` (``swizzle_layout.hpp``, ``layout_composed.hpp``): the sliced layout
     and the offset of the fixed coordinates. A plain layout: ``slice_and_offset``; ``A`` not a swizzle, or ``c`` all
@@ -408,22 +436,31 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     if not isinstance(sl, ComposedLayout):
         return slice_and_offset(c, sl)
     sw, off, lay = sl.layout_a, sl.offset, layout_arg(sl, "slice").layout_b  # L o O o Sw: no shape, refused
-    sliced, fixed = slice_layout(c, lay), (lambda v: any(map(fixed, v)) if type(v) is tuple else v is not None)
-    if not isinstance(sw, Swizzle) or not fixed(c):
-        sub, o = slice_and_offset(c, lay)
-        return make_composed(sw, off + o, sub), 0
+    fixed, cs = (lambda v: any(map(fixed, v)) if type(v) is tuple else v is not None), it.to_str(c).replace("None", "_")
+    if isinstance(sw, Swizzle) and fixed(c) and type(lay) is ComposedLayout:
+        slice_composed(c, lay)  # CuTe slices the inner part first: its refusal comes first
+        raise LayoutError(f"slice of {sl} at {cs}: CuTe refuses it (the swizzle's slice dices the inner part {lay}, "
+                          "itself composed, as a tuple: CuTe has no rank (tuple_size) of a ComposedLayout)")
+    if not isinstance(sw, Swizzle) or not fixed(c):  # A o (O + offset) o slice, the inner part sliced as CuTe does
+        sub, o = slice_composed(c, lay)
+        if fixed(c) and isinstance(getattr(lay, "layout_a", None), Swizzle) and type(sub) is Layout and off + o < 0:
+            _unsigned(sl, c, cs, sub, off + o, slice_layout(c, lay.layout_b).shape)  # decayed: o is unsigned
+        return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
+    sliced = slice_layout(c, lay)
     m, b, s = sw.base, sw.bits, abs(sw.shift)
     shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)
     anti, only = Layout(shp, (1, 0, 1 << (m + b), 0, 1 << (m + b + s))), Layout(shp, (0, 1 << m, 0, 1 << (m + s), 0))
     diced = Layout._raw(_dice(c, lay.shape), _dice(c, lay.stride))
-    parts = [cute_would_print(_composition, x, y) for x, y in ((anti, diced), (only, diced), (only, sliced))]
+    pairs = ((anti, diced), (only, diced), (only, sliced))
+    parts = [cute_would_print(_composition, x, y) for x, y in pairs]
     leaves = [] if None in parts else zip(*map(it.flatten, (parts[1].shape, parts[1].stride,
                                                              it.idx2crd(dc, parts[1].shape))), strict=True)
     mixed, pow2 = 0, None not in parts
     for n, d, x in leaves:  # CuTe's to_mixed_bits: each shape*stride a power of 2 (or 0)
         mixed, pow2 = mixed ^ x * d, pow2 and n * d >= 0 and not n * d & (n * d - 1)
-    if not pow2:
-        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout")
+    if not pow2:  # CuTe's first refusal: a projection's composition, or to_mixed_bits
+        why = next((_refused(*q) for q, p in zip(pairs, parts, strict=True) if p is None), "shape*stride not 2^k")
+        raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout ({why})")
     d_anti, _, s_only = parts
     bits = s_only(size(s_only) - 1)
     new_off, passed, z, y = off ^ mixed, d_anti(dc), sw.zzz_mask & -sw.zzz_mask, sw.yyy_mask & -sw.yyy_mask
@@ -435,13 +472,11 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     if res is None:
         raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the composition of {sw_lay} with {sliced}")
 
-    def at(j: int, v: Any = c, kept: Any = None) -> Any:  # c with the kept modes at j
-        kept = iter(it.wrap(it.idx2crd(j, sliced.shape))) if kept is None else kept
-        return tuple(at(j, x, kept) for x in v) if type(v) is tuple else next(kept) if v is None else v
+    def at(j: int) -> Any:  # c with the kept modes at j
+        return _kept_at(c, sliced.shape, j)
 
     for j in range(1, min(size(sliced), 1 << 16) if checking() else 0):
         if res(j) - res(0) != sl(at(j)) - sl(at(0)):
-            cs = it.to_str(c).replace("None", "_")
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
                 f"coordinate with the kept modes at j; CuTe would print {res} here; at j = {j}, c_j = {show(at(j))}, "

@@ -57,8 +57,8 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
             rec.step(f"{name}<{n}>({layout}) = {res}: M moves by log2 {n} = {n.bit_length() - 1}", res, kind="result")
         return res
     sw, off, inner = layout.layout_a, layout.offset, layout.layout_b
-    if not isinstance(sw, Swizzle):
-        raise LayoutError(f"{name}: only a swizzled layout Sw o offset o L is supported, got {layout}")
+    if not isinstance(sw, Swizzle) or off < 0:
+        raise _refusal(layout, n, up)
     new_sw = _swizzle(sw, n, up)
     if up:
         if off % n:
@@ -72,6 +72,25 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
                  f"{n.bit_length() - 1}), the offset {off} -> {new_off}, the inner layout {inner} -> {new_inner}", res,
                  kind="result")
     return res
+
+
+def _refusal(x: ComposedLayout, n: int, up: bool) -> LayoutError:
+    """The refusal of ``upcast<N>`` / ``downcast<N>`` of ``L o O o Sw`` (its values are coordinates of L, not offsets
+    to recast) or of a negative offset, with CuTe's answer: each part recast, the offset as an unsigned 32-bit int
+    (``O / N`` or ``O * N`` modulo 2^32; CuTe refuses an O that N does not divide)."""
+    name, u = "upcast" if up else "downcast", x.offset % (1 << 32)
+    why = (f"{x} maps offsets to 1-D coordinates of {x.layout_a} (a layout after a swizzle): they are not offsets to "
+           "recast in units of the new element" if not isinstance(x.layout_a, Swizzle) else
+           f"CuTe recasts the offset {x.offset} as the unsigned 32-bit int {u}, not as {x.offset}")
+    try:
+        a, b = ((upcast if up else downcast)(p, n) for p in (x.layout_a, x.layout_b))
+        if up and u % n:
+            raise LayoutError(f"{name}<{n}>: the offset {x.offset} is not a multiple of {n}")
+    except LayoutError as err:
+        return LayoutError(f"{name}<{n}>({x}) is refused: {why}; CuTe refuses it too ({err})")
+    res = ComposedLayout(a, u // n if up else u * n % (1 << 32), b)
+    return LayoutError(f"{name}<{n}>({x}) is not a layout: recast condition: {why}. CuTe would print "
+                       f"{name}<{n}>({x}) = {res}")
 
 
 def upcast(layout: Layout, n: int) -> Layout:

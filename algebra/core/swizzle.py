@@ -111,11 +111,19 @@ class ComposedLayout(Frozen):
         return self.layout_b.stride
 
     def domain(self) -> list:
-        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse)."""
-        return sorted(self.layout_b(y - self.offset) for y in range(max(0, self.offset), self.layout_a.size()))
+        """``L o O o Sw``'s x with ``0 <= O + Sw(x) < size(L)``: ``Sw(y - O)`` for those y (Sw is its own inverse);
+        a chain ending in it, that of its inner part where each layout of the chain is defined."""
+        b, a = self.layout_b, self.layout_a
+        if type(b) is not Swizzle:
+            return b.domain() if type(a) is Swizzle else [x for x in b.domain() if 0 <= self.offset + b(x) < a.size()]
+        return sorted(b(y - self.offset) for y in range(max(0, self.offset), a.size()))
 
     def domain_text(self) -> str:
-        return f"0 <= {self.offset} + {self.layout_b}(x) < {self.layout_a.size()}"
+        """Where each layout of the chain read after an offset is defined (in words)."""
+        b, a = self.layout_b, self.layout_a
+        mine = "" if type(a) is Swizzle else f"0 <= {self.offset} + {f'({b})' if type(b) is ComposedLayout else b}(x)" \
+            f" < {a.size()}"
+        return ", ".join(t for t in (b.domain_text() if type(b) is ComposedLayout else "", mine) if t)
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
@@ -124,13 +132,22 @@ class ComposedLayout(Frozen):
                 raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
             sub, off = slice_and_offset(c, self.layout_b)
             return make_composed(self.layout_a, self.offset + off, sub)
-        y = self.layout_b(c)
-        if type(y) is F2 and (self.offset or type(self.layout_a) is not Swizzle):  # F2 bits plus an int offset: a sum
+        if (v := self.at(c, 1)) is None:  # a layout of the chain read at a negative index: off the domain
+            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}. CuTe "
+                              f"would print evaluate({self}, {it.to_str(c)}) = {self.at(c, 2)}")
+        return v
+
+    def at(self, c: Any, how: int = 0) -> Any:
+        """``self(c)``; None where a layout of the chain is read outside ``[0, size)`` (how = 1: at a negative index,
+        past the size it goes on as a layout does), or (how = 2) CuTe's value there (its arithmetic goes on: C's
+        truncating divmod of a negative index over the layout's shape)."""
+        b, a = self.layout_b, self.layout_a
+        y = b.at(c, how) if type(b) is ComposedLayout else b(c)
+        if type(y) is F2 and (self.offset or type(a) is not Swizzle):  # F2 bits plus an int offset: a sum
             y = y.value
-        y += self.offset
-        if type(self.layout_a) is not Swizzle and y < 0:  # L o O o Sw, off its domain
-            raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}")
-        return self.layout_a(y)
+        if y is None or type(a) is Swizzle or 0 <= y + self.offset < a.size() or how and y + self.offset > 0:
+            return None if y is None else a(y + self.offset)
+        return _c_idx(y + self.offset, a.shape, a.stride) if how == 2 else None
 
     def __getitem__(self, i: int) -> ComposedLayout:
         return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)
@@ -159,12 +176,31 @@ class ComposedLayout(Frozen):
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
 
 
+def _c_idx(c: int, s: Any, d: Any) -> int:
+    """CuTe's ``crd2idx`` of an int ``c`` (negative too) over shape s, stride d: C's truncating divmod, mode by mode."""
+    if type(s) is not tuple:
+        return c * d
+    out = 0
+    for k, (x, e) in enumerate(zip(s, d, strict=True)):
+        p = it.product(x)
+        q = c // p if c >= 0 or k == len(s) - 1 else -(-c // p)
+        out, c = out + _c_idx(c if k == len(s) - 1 else c - q * p, x, e), q
+    return out
+
+
 def make_composed(a: Any, offset: int, b: Any) -> Any:
     """CuTe's ``composition(A, offset, B)``: a ComposedLayout, except that the identity swizzle ``Sw<0,M,S>``
     with offset 0 before a Layout is dropped and ``B`` itself is returned (as CuTe does)."""
     if isinstance(a, Swizzle) and a.bits == 0 and offset == 0 and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
+
+
+def chain(a: Any, offset: int, b: Any) -> Any:
+    """CuTe's ``composition(A, O, B)`` with A itself composed, ``A1 o O1 o A2``: the function ``A1 o O1 o (A2 o O o
+    B)``, printed as CuTe prints its ``(A1 o O1 o A2) o O o B``, one chain (function composition is associative)."""
+    return ComposedLayout(a.layout_a, a.offset, chain(a.layout_b, offset, b)) if type(a) is ComposedLayout else \
+        make_composed(a, offset, b)
 
 
 def make_swizzle(y: int, z: int) -> Swizzle:

@@ -70,7 +70,7 @@ def evaluate(layout: Any, crd: Any) -> Any:
                      f"{res}", res, kind="result")
         return res
     if hasattr(layout, "layout_b"):
-        sw = layout.layout_a
+        sw, _ = layout.layout_a, layout(crd)  # (a point off a chain's domain refuses, with CuTe's value)
         if rec is not None:
             rec.step(f"{layout}: evaluate the inner layout {layout.layout_b}, add the offset, then apply the swizzle")
         x = nested(rec, evaluate, layout.layout_b, crd) + layout.offset

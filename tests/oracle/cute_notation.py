@@ -111,7 +111,7 @@ def judge(cute: str, ours: str) -> str:
         n = prod(cs)
         if n != prod(os_) or any(cf(i) != of(i) for i in sample(n)):
             return "mismatch"
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, TypeError):  # (TypeError: a chain with no shape, or off its domain)
         return "mismatch"
     return "shape" if cs == os_ else "function"
 
@@ -131,13 +131,27 @@ def swizzle(bms: tuple[int, int, int], x: int) -> int:
 
 
 def function(text: str) -> tuple[Any, Any]:
-    """(shape, i -> offset) of a layout or a composed layout ``Sw<..> o O o B``, B a layout or such a chain."""
-    if text.startswith("Sw<"):
-        bms, off, rest = split_composed(text)
-        shape, inner = function(rest)
-        return shape, lambda i: swizzle(bms, off + inner(i))
-    shape, stride = split_layout(text)
-    return shape, lambda i: offset_at(shape, stride, i)
+    """(shape, i -> offset) of a layout or a chain ``P0 o O0 o P1 o ... o Pn`` of swizzles and layouts (shape None
+    when Pn is a swizzle), right to left; the offset is None where a layout before Pn is read outside ``[0, size)``."""
+    parts = [x.strip() for x in text.split(" o ")]
+    if parts[-1].startswith("Sw<"):
+        bms = tuple(int(x) for x in re.findall(r"-?\d+", parts[-1]))
+        return None, lambda i: _outer(parts, swizzle(bms, i))
+    shape, stride = split_layout(parts[-1])
+    return shape, lambda i: _outer(parts, offset_at(shape, stride, i))
+
+
+def _outer(parts: list, v: int) -> int | None:
+    """The value ``v`` of the chain's last part through the others, right to left (None: off a layout's domain)."""
+    for k in range(len(parts) - 3, -1, -2):
+        v += int(parts[k + 1].replace("_", ""))
+        if parts[k].startswith("Sw<"):
+            v = swizzle(tuple(int(x) for x in re.findall(r"-?\d+", parts[k])), v)
+        elif not 0 <= v < prod((ls := split_layout(parts[k]))[0]):
+            return None
+        else:
+            v = offset_at(*ls, v)
+    return v
 
 
 NOT_A_FUNCTION = "refused: CuTe's answer is not the function"
@@ -193,6 +207,16 @@ def confirm_not_a_function(case: dict) -> str:
             return _confirm_not_positive(case, msg)
         if _POST.search(msg):
             return _confirm_post(case, msg)
+        if _RECAST.search(msg):
+            return _confirm_recast(case, msg)
+        if _UNSIGNED.search(msg):
+            return _confirm_unsigned(case, msg)
+        if (m := _OFF.search(msg)) is not None:  # a point off a chain's domain: CuTe's arithmetic goes on there
+            chain, crd, val = m.groups()
+            if case["op"] != "evaluate" or [chain, parse_tuple(crd), val] != [*case["args"][:1], parse_tuple(
+                    case["args"][1]) if isinstance(case["args"][1], str) else case["args"][1], case["cute"]]:
+                return f"the message does not show this case or CuTe's answer {case['cute']}: {msg[-200:]}"
+            return "" if chain_at(chain, parse_tuple(crd)) is None else f"{chain} is defined at {crd}"
         return _confirm_product(case, msg)
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
@@ -247,7 +271,7 @@ def _confirm_post(case: dict, msg: str) -> str:
     inner = _SUBJECT.match(msg) if whole else None
     a_shape, a_f = function(inner.group(1) if inner else case["args"][0])
     r_shape, r_f = function(printed)
-    n = prod(a_shape)
+    n = prod(a_shape) if a_shape is not None else 0
     if kind == "complement size":
         fs, fd = (flat(x) for x in split_layout(case["args"][0]))
         fsize = prod(tuple(s for s, d in zip(fs, fd, strict=True) if d != 0))
@@ -260,14 +284,90 @@ def _confirm_post(case: dict, msg: str) -> str:
     if m is None:
         return f"no counterexample in the message: {msg[:200]}"
     i = int(m.group(1))
-    if kind == "quasi-inverse":
-        y = a_f(i)
-        x = r_f(y) if y >= 0 else None
-        holds = i < n and x is not None and not (0 <= x < n and a_f(x) == y)
+    in_a = (lambda k: 0 <= k < n and a_f(k) is not None) if a_shape is not None else (lambda k: a_f(k) is not None)
+    if kind == "quasi-inverse":  # (a chain: None off its domain, where no layout of it is read)
+        y = a_f(i) if in_a(i) else None
+        x = r_f(y) if y is not None and y >= 0 else None
+        holds = y is not None and y >= 0 and (x is None or not (in_a(x) and a_f(x) == y))
     else:
         x = r_f(i)
-        holds = i < prod(r_shape) and not (0 <= x < n and a_f(x) == i)
+        holds = (i < prod(r_shape) if r_shape is not None else x is not None) and not (
+            x is not None and in_a(x) and a_f(x) == i)
     return "" if holds else f"the counterexample does not hold: {msg[-200:]}"
+
+
+def chain_at(text: str, crd: Any) -> int | None:
+    """A chain ``P0 o O0 o P1 o ... o Pn`` (swizzles and layouts, Pn a layout) at the natural coordinate ``crd`` of Pn,
+    right to left; None where a layout before Pn is read outside ``[0, its size)``."""
+    parts = [x.strip() for x in text.split(" o ")]
+    return _outer(parts, _nat_offset(crd, *split_layout(parts[-1])))
+
+
+_OFF = re.compile(r"^(.+?) is not defined at x = .*CuTe would print evaluate\(\1, (\S+)\) = (-?\d+)$", re.S)
+_RECAST = re.compile(r"^(upcast|downcast)<(\d+)>\((.+?)\) is not a layout: recast condition: .*CuTe would print "
+                     r"\1<\2>\(\3\) = (.+)$", re.S)
+
+
+def _confirm_recast(case: dict, msg: str) -> str:
+    """A refusal of CuTe's upcast / downcast of ``L o O o ...`` (a layout first: its values are coordinates of L, not
+    offsets) or of a negative offset (CuTe recasts it as an unsigned 32-bit int): the message's argument and printed
+    answer are the case's, and CuTe's printed offset is the unsigned one (read from both prints here)."""
+    op, n, arg, printed = _RECAST.search(msg).groups()
+    if arg != case["args"][0] or printed != case["cute"] or int(n) != case["args"][1]:
+        return f"the message does not show this case or CuTe's answer {case['cute']}: {msg[-200:]}"
+    first, off = (x.strip() for x in arg.split(" o ")[:2])
+    got, u = int(printed.split(" o ")[1]), int(off) % (1 << 32)
+    if not first.startswith("Sw<"):
+        return ""  # a layout after a swizzle: its values are coordinates, the refusal is of the argument's kind
+    want = u // int(n) if op == "upcast" else u * int(n) % (1 << 32)
+    return "" if int(off) < 0 and got == want else f"CuTe's offset {got} is not the unsigned recast of {off}"
+
+
+_UNSIGNED = re.compile(r"slice of (.+?) at (\S+) is not a layout: unsigned offset condition: .*?CuTe would print (.+?) "
+                       r"here; at j = (\d+), c_j = (\S+), R reads .*CuTe would print [a-z_]+\(.*\) = (.+)$", re.S)
+
+
+def _confirm_unsigned(case: dict, msg: str) -> str:
+    """A refusal of CuTe's slice ``A o O' o S`` whose offset O' wrapped as an unsigned int: at the message's j, CuTe's
+    R reads A at ``O' + S(j)``, past A's size, while the sliced layout is defined at c_j (c with the kept modes at
+    the natural coordinate of j, checked here), by this module's evaluator."""
+    a, c, r, j, cj, whole = _UNSIGNED.search(msg).groups()
+    if whole != case["cute"] or r != whole or [a, parse_tuple(c)] != [case["args"][0], parse_tuple(case["args"][1])]:
+        return f"the message does not show this case or CuTe's answer {case['cute']}: {msg[-200:]}"
+    first, off, sub = (x.strip() for x in r.split(" o ", 2))
+    (ss, sd), crd, full = split_layout(sub), parse_tuple(c), parse_tuple(cj)
+    if _c0_at(crd, full, split_layout(a.split(" o ")[-1])[0], int(j)) is None or first.startswith("Sw<"):
+        return f"c_j = {cj} is not the coordinate of j = {j}, or R is not a layout after an offset"
+    past = int(off) + offset_at(ss, sd, int(j)) >= prod(split_layout(first)[0])
+    if "A is defined at no c_j" in msg:  # every coordinate that agrees with c on its fixed entries is off A's domain
+        shape = split_layout(a.split(" o ")[-1])[0]
+        every = [unflat(_crd(i, flat(shape)), shape) for i in range(prod(shape))]
+        holds = all(chain_at(a, f) is None for f in every if _agrees(crd, f, shape))
+    else:
+        holds = chain_at(a, full) is not None
+    return "" if past and holds else f"the counterexample does not hold: {msg[-200:]}"
+
+
+def _crd(i: int, shape: list) -> list:
+    """The colexicographic coordinate of ``i`` in the flat ``shape``."""
+    out = []
+    for s in shape:
+        out.append(i % s)
+        i //= s
+    return out
+
+
+def _agrees(c: Any, f: Any, shape: Any) -> bool:
+    """The natural coordinate ``f`` of ``shape`` equals ``c`` at its fixed entries (``_`` keeps a whole mode; an int
+    over a nested mode is its colexicographic index)."""
+    if c is None:
+        return True
+    if isinstance(c, tuple):
+        return all(_agrees(x, y, z) for x, y, z in zip(c, f, shape, strict=True))
+    idx, mul = 0, 1
+    for x, s in zip(flat(f), flat(shape), strict=True):
+        idx, mul = idx + x * mul, mul * s
+    return c == idx
 
 
 _PRODUCT = re.compile(r"logical_product\((\S+), (.+?)\) is not a layout: .*?CuTe would print (.+?) here; at \((\d+), "
@@ -323,6 +423,20 @@ def _confirm_slice(case: dict, msg: str) -> str:
         return f"the message does not show this case or CuTe's answer {case['cute']}: {why or msg[-200:]}"
     bms, off, lay_ = split_composed(a) if a.startswith("Sw<") else ((0, 0, 0), 0, a)
     shape, stride = split_layout(lay_)
+    c0 = _c0_at(crd, full, shape, int(j))
+    if c0 is None:
+        return f"c_j = {cj} is not the case's coordinate with the kept modes at j = {j}"
+    f_a = lambda x: swizzle(bms, off + _nat_offset(x, shape, stride))  # noqa: E731
+    f_r = function(r)[1]
+    d_r, d_a = f_r(int(j)) - f_r(0), f_a(full) - f_a(c0)
+    if not (d_r == int(got) != d_a == int(want)):
+        return f"the counterexample does not hold: R gives {d_r}, A gives {d_a}"
+    return ""
+
+
+def _c0_at(crd: Any, full: Any, shape: Any, j: int) -> Any:
+    """c_0 (``crd`` with its ``_`` at 0) when ``full`` is ``crd`` with the kept modes at the natural coordinate of
+    j, else None."""
     kept: list = []
 
     def walk(c_: Any, f: Any, s: Any) -> Any:  # c_0, collecting the kept (shape, coordinate) pairs in order
@@ -333,19 +447,15 @@ def _confirm_slice(case: dict, msg: str) -> str:
             return tuple(walk(x, y, z) for x, y, z in zip(c_, f, s, strict=True))
         return c_ if c_ == f else None
 
-    c0 = walk(crd, full, shape)
-    leaves = [(s, x) for s, f in kept for s, x in zip(flat(s), flat(f), strict=True)]
+    try:
+        c0 = walk(crd, full, shape)
+        leaves = [(s, x) for s, f in kept for s, x in zip(flat(s), flat(f), strict=True)]
+    except ValueError:  # (c_j is not shaped like the coordinate)
+        return None
     idx, mul = 0, 1
     for s, x in leaves:
         idx, mul = idx + x * mul, mul * s
-    if None in flat(c0) or idx != int(j) or any(not 0 <= x < s for s, x in leaves):
-        return f"c_j = {cj} is not the case's coordinate with the kept modes at j = {j}"
-    f_a = lambda x: swizzle(bms, off + _nat_offset(x, shape, stride))  # noqa: E731
-    f_r = function(r)[1]
-    d_r, d_a = f_r(int(j)) - f_r(0), f_a(full) - f_a(c0)
-    if not (d_r == int(got) != d_a == int(want)):
-        return f"the counterexample does not hold: R gives {d_r}, A gives {d_a}"
-    return ""
+    return None if None in flat(c0) or idx != j or any(not 0 <= x < s for s, x in leaves) else c0
 
 
 def _confirm_tiled(case: dict, t_text: str, crd: Any) -> str:

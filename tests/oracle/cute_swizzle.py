@@ -208,7 +208,8 @@ NESTED_OPS = ["composition", "coalesce", "right_inverse", "left_inverse", "compl
 def gen_nested_cases(seed: int, n: int) -> list[dict]:
     """``n`` distinct cases whose answer (or argument) is a nested composed layout: a swizzled layout composed with
     a swizzle (``Sw o O o (Sw' o 0 o L)``), ``L o O o Sw`` composed with a layout (``L o O o (Sw o 0 o B)``), a layout
-    composed with ``L o 0 o Sw``, and the ops of ``NESTED_OPS`` on such a nested layout."""
+    composed with ``L o 0 o Sw``, and the ops of ``NESTED_OPS`` on such a nested layout; then ``n // 2`` more
+    (``draw_more``)."""
     rng = random.Random(seed)
 
     def draw() -> dict:
@@ -235,4 +236,28 @@ def gen_nested_cases(seed: int, n: int) -> list[dict]:
                 "upcast": [nested, 2], "evaluate": [nested, rng.randrange(size)]}.get(op, [nested])
         return {"op": op, "args": args}
 
-    return cc.distinct(n, draw)
+    more = random.Random(seed * 7919 + 1)  # its own stream: the first n cases of a seed are as before
+
+    def draw_more() -> dict:
+        """Slices (``_`` in the coordinate) of ``Sw o O o (Sw' o 0 o L)`` and of ``A o O o (Sw o 0 o B)``, the
+        inverses of the latter (A a layout: its inverse comes last in CuTe's chain), recasts of ``A o O o Sw``."""
+        from cute_fresh import slice_coord
+
+        atom = wide_atom(more)
+        sw, off, lay = (x.strip() for x in atom.split(" o ", 2))
+        b, m, s = wide_swizzle(more)
+        left = cc.rand_layout(more, 256, kind=more.choice(["compact", "perm"]))
+        inner = cc.fitted_layout(more, 64) if more.random() < 0.5 else wide_layout(more)
+        led = f"{left} o {more.choice([0, more.randint(-64, 64)])} o {sw} o 0 o {inner}"
+        k = more.random()
+        if k < 0.3:
+            return {"op": "evaluate", "args": [f"{sw} o {off} o Sw<{b},{m},{s}> o 0 o {lay}",
+                                               cc.tstr(slice_coord(more, cc.split_layout(lay)[0]))]}
+        if k < 0.6:
+            return {"op": "evaluate", "args": [led, cc.tstr(slice_coord(more, cc.split_layout(inner)[0]))]}
+        if k < 0.85:
+            return {"op": more.choice(["left_inverse", "right_inverse"]), "args": [led]}
+        return {"op": more.choice(["upcast", "downcast"]),
+                "args": [f"{left} o {more.randint(-64, 64)} o {sw}", more.choice([2, 4])]}
+
+    return cc.distinct(n, draw) + cc.distinct(n // 2, draw_more)
