@@ -164,8 +164,9 @@ _BW = ("black!00", "black!40", "black!20", "black!60", "black!10", "black!50", "
 
 def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) -> str:
     """A standalone LaTeX document (``pdflatex`` compiles it; TikZ only) drawing each panel as CuTe's
-    ``print_latex`` (a layout: ``\\node[fill=..] at (m,n) {offset};``, grey levels by offset mod 8) or
-    ``print_latex_tv`` (a TV picture: ``\\shortstack{T<t> \\\\ V<v>}``, coloured by thread mod 8) draws it; panels
+    ``print_latex`` (a layout: ``\\node[fill=..] at (m,n) {offset};``, grey levels by offset mod 8; a rank-1 layout
+    as one column, as CuTe appends a 1:0 mode) or ``print_latex_tv`` (a TV picture: ``\\shortstack{T<t> \\\\
+    V<v>}``, coloured by thread mod 8, in CuTe's order: threads outer, values inner) draws it, line for line; panels
     side by side. With ``colour`` "bank" or "offset", cells take the pages' 32 colours by bank / offset."""
     from algebra import LayoutError
 
@@ -176,7 +177,8 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
     if cells > LATEX_CELLS:
         raise LayoutError(f"latex: {cells:,} cells is over the cap of {LATEX_CELLS:,} for one TikZ picture (pdflatex "
                           "runs out of memory on bigger ones); draw it with svg or html")
-    wide = sum(p.cols + 2 for p in ps) >= 0.62 * max(p.rows + 2 for p in ps)  # article's text block is ~1:1.6
+    dims = [(p.cols, 1) if not p.is_tv and p.view.rank <= 1 else (p.rows, p.cols) for p in ps]  # as drawn
+    wide = sum(c + 2 for _, c in dims) >= 0.62 * max(r + 2 for r, _ in dims)  # article's text block is ~1:1.6
     fit = "{\\linewidth}{!}" if wide else "{!}{\\textheight}"
     pal = web.palette()
     lines = [f"% Layout: {p.notation}" for p in ps]
@@ -190,10 +192,13 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
               "\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm, outer sep=0pt}]",
               ""]
     shift = 0
-    for p in ps:
+    for p, (rows, cols) in zip(ps, dims, strict=True):
         lines.append(f"\\begin{{scope}}[shift={{(0,{shift})}}]")
         lines.append(f"\\node[anchor=west] at (-2,-1) {{\\texttt{{{_tex(p.title or p.notation)}}}}};")
         index = p.index if p.is_tv else p.view.offsets
+        # print_latex draws a rank-1 layout as one column (append<2>(L, 1:0)): cell (0, n) of the row at (n, 0)
+        column = (rows, cols) != (p.rows, p.cols)
+        tv_nodes = []
         for m in range(p.rows):
             for n in range(p.cols):
                 o = index[m][n] if index else 0
@@ -202,17 +207,19 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
                     if t < 0:
                         continue
                     fill = _fill(colour or "thread", o, t, element_bytes, _TV_TIKZ[t % 8])
-                    lines.append(f"\\node[fill={fill}] at ({m},{n}) {{\\shortstack{{T{t} \\\\ V{v}}}}};")
+                    tv_nodes.append((t, v, f"\\node[fill={fill}] at ({m},{n}) {{\\shortstack{{T{t} \\\\ V{v}}}}};"))
                 else:
                     label = p.view.coords[m][n] if p.view.coords else str(o)
-                    fill = _fill(colour or "gray", o, m, element_bytes, _BW[o % 8])
-                    lines.append(f"\\node[fill={fill}] at ({m},{n}) {{{_tex(label)}}};")
-        lines.append(f"\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] (0,0) grid ({p.rows},{p.cols});")
-        lines += [f"\\node at ({m},-1) {{\\Large{{\\texttt{{{m}}}}}}};" for m in range(p.rows)]
-        lines += [f"\\node at (-1,{n}) {{\\Large{{\\texttt{{{n}}}}}}};" for n in range(p.cols)]
+                    fill = _fill(colour or "gray", o, n if column else m, element_bytes, _BW[o % 8])
+                    at = f"{n},0" if column else f"{m},{n}"
+                    lines.append(f"\\node[fill={fill}] at ({at}) {{{_tex(label)}}};")
+        lines += [line for *_, line in sorted(tv_nodes)]  # print_latex_tv's order: threads outer, values inner
+        lines.append(f"\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] (0,0) grid ({rows},{cols});")
+        lines += [f"\\node at ({m},-1) {{\\Large{{\\texttt{{{m}}}}}}};" for m in range(rows)]
+        lines += [f"\\node at (-1,{n}) {{\\Large{{\\texttt{{{n}}}}}}};" for n in range(cols)]
         lines.append("\\end{scope}")
         lines.append("")
-        shift += p.cols + 2
+        shift += cols + 2
     lines += ["\\end{tikzpicture}", "\\end{lrbox}", "\\llabshow", "\\end{document}", ""]
     return "\n".join(lines)
 

@@ -1,5 +1,7 @@
 """Worked examples from the seeds and CuTe's documentation, checked against the engine."""
 
+import re
+
 import pytest
 
 import algebra as A
@@ -217,3 +219,32 @@ def test_downcast_needs_a_plus_one_stride_as_cute() -> None:
     with pytest.raises(LayoutError, match="stride-1"):
         A.downcast(A.parse("(1,3):(-1,12)"), 4)
     assert str(A.downcast(A.parse("(2,3):(1,-2)"), 2)) == "(4,3):(1,-4)"
+
+
+def test_negative_coordinates_divide_as_cpp() -> None:
+    """CuTe's divmod is C++'s (truncated): -3 over (2,4) is (-1,-1), not (1,-2) (corpus_s90xx.json)."""
+    ev = A.registry.get("evaluate").fn
+    assert A.idx2crd(-3, (2, 4)) == (-1, -1) and A.idx2crd(-7, ((2, 3), 4)) == ((-1, 0), -1)
+    assert ev(A.parse("(2,4):(1,5)"), -3) == -6 and ev(A.parse("(3,(2,4)):(1,(10,3))"), (1, -3)) == -12
+
+
+@pytest.mark.parametrize(("thr", "idx", "cute"), [("(2,4):(1,3)", 4, "(4,2):(2,32) at offset 8"),
+                                                  ("(2,4):(-1,2)", 3, "(4,2):(2,32) at offset 7"),
+                                                  ("(2,4):(4,1)", 9, "(4,2):(2,32) at offset 8")])
+def test_local_partition_refuses_cute_s_coordinate_of_another_thread(thr, idx, cute) -> None:
+    """CuTe's get_flat_coord(i) is each leaf's (i / stride) % shape: for a gapped or negative stride, or an index that
+    is no thread's, it is not a coordinate c with T(c) == i (corpus_s90xx.json); a stride-0 mode divides by 0."""
+    with pytest.raises(LayoutError, match=f"thread coordinate condition: .*CuTe would print .* = {re.escape(cute)}$"):
+        A.local_partition(A.parse("(8,8):(1,8)"), A.parse(thr), idx)
+    with pytest.raises(LayoutError, match="stride 0"):
+        A.local_partition(A.parse("(8,8):(1,8)"), A.parse("(2,4):(0,1)"), 3)
+    assert [str(x) for x in A.local_partition(A.parse("(8,8):(1,8)"), A.parse("(2,4):(1,3)"), 7)] == ["(4,2):(2,32)",
+                                                                                                          "17"]
+
+
+def test_rank_mismatches_of_a_projection_or_an_order_name_the_ranks() -> None:
+    """CuTe refuses both with a tuple_size error (mismatched ranks); the refusal says so (corpus_s90xx.json)."""
+    with pytest.raises(LayoutError, match="mismatched ranks"):
+        A.local_tile(A.parse("((4),32):((1),0)"), (None, 4, 8), 2, (1, 1, None))
+    with pytest.raises(LayoutError, match="mismatched ranks"):
+        A.tile_to_shape(A.parse("(2,(1,3)):(3,(0,1))"), (4, 6), ((1, 0), 1))

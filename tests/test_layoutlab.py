@@ -275,3 +275,56 @@ def test_ipython_formatters_and_one_line_refusals():
     assert isinstance(res.error_in_exec, LayoutError)
     res = ip.run_cell("layoutlab.show('(4,8:(8,1)')")  # show displays the reason instead of raising
     assert res.error_in_exec is None
+
+
+# CuTe's print_latex / print_latex_tv drawing lines (cells, grid, labels) as CuTe printed them (host program, seed 9700
+# of tests/oracle/cute_print.py): a rank-1 layout is one column (CuTe appends a 1:0 mode; it was drawn as a row), a TV
+# layout's cells come threads outer, values inner (they came row by row)
+PRINT_LATEX_COLUMN = r"""
+\node[fill=black!00] at (0,0) {0};
+\node[fill=black!10] at (1,0) {12};
+\node[fill=black!00] at (2,0) {24};
+\node[fill=black!10] at (3,0) {4};
+\node[fill=black!00] at (4,0) {16};
+\node[fill=black!10] at (5,0) {28};
+\node[fill=black!00] at (6,0) {8};
+\node[fill=black!10] at (7,0) {20};
+\node[fill=black!00] at (8,0) {32};
+\draw[color=black,thick,shift={(-0.5,-0.5)}] (0,0) grid (9,1);
+\node at (0,-1) {\Large{\texttt{0}}};
+\node at (1,-1) {\Large{\texttt{1}}};
+\node at (2,-1) {\Large{\texttt{2}}};
+\node at (3,-1) {\Large{\texttt{3}}};
+\node at (4,-1) {\Large{\texttt{4}}};
+\node at (5,-1) {\Large{\texttt{5}}};
+\node at (6,-1) {\Large{\texttt{6}}};
+\node at (7,-1) {\Large{\texttt{7}}};
+\node at (8,-1) {\Large{\texttt{8}}};
+\node at (-1,0) {\Large{\texttt{0}}};
+"""
+PRINT_LATEX_TV = r"""
+\node[fill={rgb,255:red,175;green,175;blue,255}] at (0,0) {\shortstack{T0 \\ V0}};
+\node[fill={rgb,255:red,255;green,255;blue,175}] at (1,0) {\shortstack{T2 \\ V0}};
+\node[fill={rgb,255:red,210;green,210;blue,255}] at (2,0) {\shortstack{T4 \\ V0}};
+\node[fill={rgb,255:red,255;green,255;blue,210}] at (3,0) {\shortstack{T6 \\ V0}};
+\node[fill={rgb,255:red,175;green,175;blue,255}] at (0,1) {\shortstack{T8 \\ V0}};
+\node[fill={rgb,255:red,255;green,255;blue,175}] at (1,1) {\shortstack{T10 \\ V0}};
+\node[fill={rgb,255:red,210;green,210;blue,255}] at (2,1) {\shortstack{T12 \\ V0}};
+\node[fill={rgb,255:red,255;green,255;blue,210}] at (3,1) {\shortstack{T14 \\ V0}};
+\draw[color=black,thick,shift={(-0.5,-0.5)}] (0,0) grid (4,2);
+\node at (0,-1) {\Large{\texttt{0}}};
+\node at (1,-1) {\Large{\texttt{1}}};
+\node at (2,-1) {\Large{\texttt{2}}};
+\node at (3,-1) {\Large{\texttt{3}}};
+\node at (-1,0) {\Large{\texttt{0}}};
+\node at (-1,1) {\Large{\texttt{1}}};
+"""
+
+
+def _drawing(tex: str) -> str:
+    return "\n".join(ln for ln in tex.splitlines() if re.match(r"\\(node|draw)\b", ln) and "anchor=west" not in ln)
+
+
+def test_latex_draws_what_print_latex_draws():
+    assert _drawing(layoutlab.latex("((3,3)):((12,4))")) == PRINT_LATEX_COLUMN.strip()
+    assert _drawing(layoutlab.latex(A.parse("((2,4,2),1):((0,1,4),4)"), tile=(4, 2))) == PRINT_LATEX_TV.strip()

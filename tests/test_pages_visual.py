@@ -84,7 +84,7 @@ def test_banks_error_while_typing_leaves_the_analysis(client):
 
 def test_local_partition_refuses_a_thread_out_of_range(client):
     r = client.post("/api/algebra", json={"op": "local_partition", "args": ["(8,4):(4,1)", "(4,8):(8,1)", "99"]})
-    assert r.status_code == 422 and "thread index 99" in r.json()["detail"] and "0..31" in r.json()["detail"]
+    assert r.status_code == 422 and "thread index 99 is out of range 0..31" in r.json()["detail"]
     ok = client.post("/api/algebra", json={"op": "local_partition", "args": ["(8,4):(4,1)", "(4,8):(8,1)", "31"]})
     assert ok.status_code == 200
 

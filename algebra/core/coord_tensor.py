@@ -17,7 +17,7 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.arith import ArithTuple, ScaledBasis, coprofile, make_basis_like
 from algebra.core.errors import LayoutError
-from algebra.core.layout import Layout
+from algebra.core.layout import Layout, slice_and_offset
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,15 @@ class CoordTensor:
         out = it.wrap(total.as_tuple())
         width = max(it.rank(self.origin), it.rank(coprofile(self.layout)))
         return out + (0,) * (width - len(out))
+
+    def moved(self, sub: Layout, offset: Any) -> CoordTensor:
+        """``sub`` from this tensor's origin moved by ``offset``: CuTe's slice, tile or partition of it."""
+        o = offset.as_tuple() if isinstance(offset, ArithTuple | ScaledBasis) else offset
+        return CoordTensor((ArithTuple.of(self.origin) + o).as_tuple(), sub)
+
+    def slice(self, crd: Any) -> CoordTensor:
+        """CuTe's ``tensor(crd)``, ``_`` (None) in ``crd``: the free coordinates, the origin moved by the fixed."""
+        return self.moved(*slice_and_offset(crd, self.layout))
 
     def __str__(self) -> str:
         return f"ArithTuple{it.to_str(self.origin) if it.is_tuple(self.origin) else f'({self.origin})'} o {self.layout}"

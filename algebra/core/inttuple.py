@@ -261,10 +261,10 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
         for i in range(n):
             if i == n - 1:
                 total = total + crd2idx(crd, shape[i], stride[i])
-            else:
+            else:  # C++'s divmod, as CuTe's: -3 into (2,4) is (-1,-1), not (1,-2)
                 sz = product(shape[i])
-                total = total + crd2idx(crd % sz, shape[i], stride[i])
-                crd //= sz
+                total = total + crd2idx(crd - sz * tdiv(crd, sz), shape[i], stride[i])
+                crd = tdiv(crd, sz)
         return total
     return crd * stride
 
@@ -289,9 +289,13 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         if type(stride) is not tuple:
             stride = compact_col_major(shape, stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride, strict=True))
-    if shape == 1 or stride == 0:
+    if shape == 1:
         return 0
-    return (idx // stride) % shape
+    if stride == 0:  # CuTe divides by the stride: the program dies
+        raise LayoutError(f"idx2crd: the mode {shape}:0 has stride 0, and the coordinate (index / stride) % shape "
+                          "divides by it (CuTe's program dies of a division by zero)")
+    q = tdiv(idx, stride)
+    return q - shape * tdiv(q, shape)  # C++'s (idx / stride) % shape
 
 
 def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
@@ -308,8 +312,8 @@ def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
             out.append(_idx2crd_cute(idx, s))
         else:
             n = product(s)
-            out.append(_idx2crd_cute(idx % n, s))
-            idx //= n
+            out.append(_idx2crd_cute(idx - n * tdiv(idx, n), s))  # C++'s divmod, as in crd2idx
+            idx = tdiv(idx, n)
     return tuple(out)
 
 

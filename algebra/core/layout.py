@@ -271,7 +271,7 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     def like(sh: Any, o: Any) -> Any:  # CuTe's product_like(shape, order)
         if type(o) is tuple:
             if type(sh) is not tuple or len(sh) != len(o):
-                raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)}")
+                raise LayoutError(f"order {it.to_str(order)} does not match shape {it.to_str(s)} (mismatched ranks)")
             return tuple(like(a, b) for a, b in zip(sh, o, strict=True))
         if not is_int(o):
             raise LayoutError(f"order {it.to_str(order)}: entries must be integers")

@@ -23,7 +23,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import ArithTuple, has_f2
+from algebra.core.arith import has_f2
 from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
@@ -35,6 +35,7 @@ from algebra.core.layout import (
     Layout,
     cosize,
     get_flat_coord,
+    get_hier_coord,
     layout_arg,
     make_layout,
     make_ordered_layout,
@@ -494,7 +495,7 @@ def dice(proj: Any, x: Any) -> Any:
     if not is_tuple(proj):
         return x if proj is not None else ()
     if not is_tuple(x) or len(x) != len(proj):
-        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not")
+        raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not (mismatched ranks)")
     return tuple(dice(p, e) if is_tuple(p) else e for p, e in zip(proj, x, strict=True) if p is not None)
 
 
@@ -506,8 +507,8 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
-    if isinstance(layout, CoordTensor):  # a coordinate tensor: the tile's coordinates, origin moved
-        return _local_tile_coords(layout, tiler, coord)
+    if isinstance(layout, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
+        return layout.moved(*local_tile(layout.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
     tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
@@ -525,30 +526,28 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     return sub, off
 
 
-def _local_tile_coords(tensor: Any, tiler: Any, coord: Any) -> Any:
-    """``local_tile`` of a CoordTensor (``make_identity_tensor(shape)`` in CuTe): a CoordTensor, its origin moved by
-    the tile's first coordinate, as CuTe prints ``ArithTuple(32,32) o (32,16):(1@0,1@1)``."""
-    sub, off = local_tile(tensor.layout, tiler, coord)
-    moved = ArithTuple.of(tensor.origin) + (off.as_tuple() if hasattr(off, "as_tuple") else off)
-    return CoordTensor(moved.as_tuple(), sub)
-
-
 @shows_cute
 def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
-    Refuses (LayoutError) an index outside ``0 <= index < size(tile)``."""
+    ``crd`` is CuTe's ``tile.get_flat_coord(index)`` (each leaf ``(index / stride) % shape`` in C++); where it is
+    outside the shape or ``tile(crd) != index`` (an index out of range, a negative or gapped stride), CuTe partitions
+    for another thread: refused with what it prints (thread coordinate condition); a stride-0 mode is refused (CuTe
+    divides by it)."""
+    if isinstance(layout, CoordTensor):  # the thread's coordinates: a CoordTensor, its origin moved
+        return layout.moved(*local_partition(layout.layout, tile, index))
     tile = _tiler_layout(tile)
-    nthr = it.product(tile.shape)
-    if not isinstance(index, int) or not 0 <= index < nthr:
-        raise LayoutError(f"local_partition: thread index {index} is out of range: the thread layout {tile} has "
-                          f"{nthr} threads, so the index must be in 0..{nthr - 1}")
+    if not isinstance(index, int):
+        raise LayoutError(f"local_partition: the thread index must be an integer, got {index!r}")
     if has_f2(tile.stride):  # CuTe's tile.get_flat_coord(index) divides the index by the strides
         raise LayoutError(f"local_partition: the thread layout {tile} has F2 (XOR) strides: a thread's coordinate is "
                           "found by dividing its index by the strides (CuTe's get_flat_coord), which XOR strides do "
                           "not allow; use a thread layout with integer strides")
     tiler = it.product_each(tile.shape)
-    crd = get_flat_coord(tile, index)
+    try:
+        crd, hier = get_flat_coord(tile, index), get_hier_coord(tile, index)
+    except LayoutError as e:
+        raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {tile}: {e}") from None
     if is_tuple(crd) and len(crd) < len(tiler):
         crd = crd + (None,) * (len(tiler) - len(crd))
     rec = active()
@@ -559,6 +558,16 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
+    at, n = it.crd2idx(hier, tile.shape, tile.stride), size(tile)
+    if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(tile.shape), strict=True)):
+        call, got = f"local_partition({layout}, {tile}, {index})", cute_would_print(slice_composed, (crd, c1), tiled)
+        out = "" if 0 <= index < n else f"; the thread index {index} is out of range 0..{n - 1} of its {n} threads"
+        why = f", not {index}" if at != index else ", but c is outside its shape"
+        raise LayoutError(
+            f"{call} is not a layout: thread coordinate condition: tile(c) == {index} with c inside the shape of "
+            f"{tile}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; at c = "
+            f"{show(hier)} the thread layout gives {at}{why}: CuTe partitions for another thread (or none). " +
+            (f"CuTe would print {call} = {got[0]} at offset {got[1]}" if got else "CuTe's slice there is unread"))
     sub, off = slice_composed((crd, c1), tiled)
     if rec is not None:
         rec.step(f"zipped_divide(A, {it.to_str(tiler)}) = {tiled}", tiled)

@@ -13,6 +13,7 @@ from functools import partial, partialmethod
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.layout import (
     Layout,
@@ -119,7 +120,10 @@ class TiledCopy:
 
     def _partition(self, src: bool, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """``partition_S`` / ``partition_D``: thread ``thr_idx``'s (CPY, CPY_M, CPY_N, ...) view of a source /
-        destination tensor, and the offset of its origin."""
+        destination tensor, and the offset of its origin; of a coordinate tensor (``make_identity_tensor``), the
+        thread's coordinates (a CoordTensor)."""
+        if isinstance(tensor, CoordTensor):
+            return tensor.moved(*self._partition(src, tensor.layout, thr_idx))
         frg = self.tidfrg_S(tensor) if src else self.tidfrg_D(tensor)
         if not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread {thr_idx} out of range: the tiled copy has {self.num_threads} threads")
@@ -271,7 +275,9 @@ class TiledMMA:
 
     def _partition(self, which: str, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """``partition_A`` / ``_B`` / ``_C``: thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K (N x K, M x N)
-        tensor, and its origin offset."""
+        tensor, and its origin offset; of a coordinate tensor, the thread's coordinates (a CoordTensor)."""
+        if isinstance(tensor, CoordTensor):
+            return tensor.moved(*self._partition(which, tensor.layout, thr_idx))
         v, m, n, k = self._thr_vmnk(thr_idx)
         a, b = {"A": (m, k), "B": (n, k), "C": (m, n)}[which]
         frg = self._thrfrg(_as_layout(tensor), which)

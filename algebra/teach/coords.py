@@ -40,10 +40,10 @@ def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
             parts.append(rem)
             notes.append(f"{rem} is left for the last mode")
         else:
-            sz = it.product(s)
-            parts.append(rem % sz)
-            notes.append(f"{rem} % {sz} = {rem % sz}")
-            rem //= sz
+            sz = it.product(s)  # C++'s % and / (truncated), as CuTe's divmod: -3 over (2,4) is (-1,-1)
+            parts.append(rem - sz * it.tdiv(rem, sz))
+            notes.append(f"{rem} % {sz} = {parts[-1]}")
+            rem = it.tdiv(rem, sz)
     if rec is not None:
         rec.step(f"{crd} splits column-major over {show(shape)}: " + ", ".join(notes) + f" -> {show(tuple(parts))}")
     return tuple(_split(rec, c, s) for c, s in zip(parts, shape, strict=True))

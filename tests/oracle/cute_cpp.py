@@ -117,15 +117,24 @@ def ccall(case: dict) -> str:
         return f"{cvalue(args[0])}({cvalue(args[1])})"
     if op == "recast_layout":
         return f"recast_layout<{BIT_TYPES[args[1]]},{BIT_TYPES[args[2]]}>({cvalue(args[0])})"
+    if op == "make_layout_row_major":
+        return f"make_layout({cvalue(args[0])}, LayoutRight{{}})"
     return f"{op}(" + ", ".join(cvalue(a) for a in args) + ")"
 
 
 TENSOR_OPS = ("local_tile", "local_partition")
 
 
+def cstep(p: Any) -> str:
+    """A projection (``local_tile``'s fourth argument): 1 keeps a mode (``_1``), None drops it (``X``)."""
+    if isinstance(p, list):
+        return "Step<" + ",".join(cstep(x) for x in p) + ">"
+    return "X" if p is None else "_1"
+
+
 def emit_case(i: int, case: dict) -> list[str]:
     if case["op"] in TENSOR_OPS:  # on a tensor over address 0: its layout, then its first element's offset
-        rest = ", ".join(cvalue(a) for a in case["args"][1:])
+        rest = ", ".join([cvalue(a) for a in case["args"][1:3]] + [cstep(a) + "{}" for a in case["args"][3:]])
         return [f"void c{i}() {{",
                 f"  auto t = make_tensor(make_gmem_ptr((int*)nullptr), {cvalue(case['args'][0])});",
                 f"  auto r = {case['op']}(t, {rest});",
@@ -277,12 +286,19 @@ def main(argv: list[str] | None = None) -> int:
                     "offsets, carries, either side, recasts (cute_swizzle.gen_wide_cases)")
     ap.add_argument("--nested", action="store_true", help="compositions into nested composed layouts, and ops on them")
     ap.add_argument("--fresh", action="store_true", help="negative strides, nested tilers, shape-1 modes, big sizes")
+    ap.add_argument("--mixed", action="store_true", help="atoms' TV layouts, size-1 modes at every depth, "
+                    "projections, recasts of every factor, chains through CuTe (cute_mixed.py)")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     if a.leaves:
         cc.LEAVES[:] = [int(x) for x in a.leaves.split(",")]
-    if a.edge:
+    recs = None
+    if a.mixed:
+        import cute_mixed
+
+        recs = cute_mixed.gen_records(a.seed, a.n, lambda cs: run_cases(cs, jobs=a.jobs))
+    elif a.edge:
         import cute_edge
 
         cases = cute_edge.gen_cases(a.seed, a.n)
@@ -306,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                  cute_real.gen_cases)(a.seed, a.n)
     else:
         cases = cc.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None, deep=a.deep)
-    recs = run_cases(cases, jobs=a.jobs)
+    recs = recs if recs is not None else run_cases(cases, jobs=a.jobs)
     if a.out:
         save(a.out, recs)
     for op, row in sorted(compare(recs).items()):

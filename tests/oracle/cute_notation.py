@@ -203,6 +203,8 @@ def confirm_not_a_function(case: dict) -> str:
     if m is None and _SLICE.search(msg):
         return _confirm_slice(case, msg)
     if m is None:
+        if _THREAD.search(msg):
+            return _confirm_thread(case, msg)
         if _NOT_POSITIVE.search(msg):
             return _confirm_not_positive(case, msg)
         if _POST.search(msg):
@@ -233,6 +235,35 @@ def confirm_not_a_function(case: dict) -> str:
     printed = w.group(1).replace(" at offset ", " @ ") if w else r
     if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
+    return ""
+
+
+_THREAD = re.compile(r"local_partition\(.*\) is not a layout: thread coordinate condition: .*?at c = (\S+) the thread "
+                     r"layout gives (-?\d+)", re.S)
+
+
+def _cdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _confirm_thread(case: dict, msg: str) -> str:
+    """A refusal of CuTe's ``local_partition(A, T, i)`` because the thread's coordinate c, CuTe's
+    ``T.get_flat_coord(i)`` (each leaf ``(i / stride) % shape`` in C++, recomputed here), lies outside T's shape or
+    ``T(c) != i``: CuTe partitions for another thread; and the message shows CuTe's answer."""
+    w = re.search(r"CuTe would print local_partition\(.*\) = (.+) at offset (-?\d+)$", msg)
+    if w is None or f"{w.group(1)} @ {w.group(2)}" != case["cute"]:
+        return f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}"
+    shape, stride = split_layout(case["args"][1])
+    i = case["args"][2]
+    c = [0 if n == 1 else _cdiv(i, d) - n * _cdiv(_cdiv(i, d), n) for n, d in zip(flat(shape), flat(stride),
+                                                                                 strict=True)]
+    at = sum(x * d for x, d in zip(c, flat(stride), strict=True))
+    c_msg, at_msg = _THREAD.search(msg).groups()
+    if flat(parse_tuple(c_msg)) != c or int(at_msg) != at:
+        return f"CuTe's coordinate of thread {i} is {c}, giving {at}, not the message's {c_msg}, {at_msg}"
+    if at == i and all(0 <= x < n for x, n in zip(c, flat(shape), strict=True)):
+        return f"CuTe's coordinate {c} of thread {i} is right"
     return ""
 
 

@@ -73,12 +73,18 @@ def gen_cases(seed: int, n: int) -> list[dict]:
                "(1,1,2)"]
     while len(out) < n:
         r = rng.random()
-        if r < 0.5:
+        if r < 0.35:
             out.append(_mma_case(rng, layouts))
-        elif r < 0.8:
+        elif r < 0.55:
             out.append(_copy_case(rng))
-        else:
+        elif r < 0.67:
             out.append(_tile_case(rng))
+        elif r < 0.8:
+            out.append(_cpart_case(rng))
+        elif r < 0.9:
+            out.append(_lpart_case(rng))
+        else:
+            out.append(_slice_case(rng))
     return out
 
 
@@ -115,7 +121,7 @@ def _mma_case(rng: random.Random, layouts: list[str]) -> dict:
             copies[op] = rng.choice(good)
     return {"kind": "mma", "atom": name, "layout": lay, "perm": perm, "thr": rng.randrange(tm.num_threads),
             "A": [m * rm, k * rk], "B": [n * rn, k * rk], "C": [m * rm, n * rn], "row_major": rng.random() < 0.5,
-            "copies": copies}
+            "copies": copies, "identity": rng.choice("ABC")}
 
 
 def _perm(perm: list[Any]) -> tuple:
@@ -154,6 +160,59 @@ def _copy_case(rng: random.Random) -> dict:
         tiler = [rows, 2 * (total // rows)]  # a tiler larger than the TV layout covers: holes
     del cols
     return {"kind": "copy_tv", "atom": name, "bits": bits, "tv": str(tv), "tiler": tiler}
+
+
+def _tensor(rng: random.Random, shape: tuple[int, ...]) -> dict:
+    """A tensor to partition: a column- / row-major layout or (one time in four) a coordinate tensor."""
+    if rng.random() < 0.25:
+        return {"identity": list(shape)}
+    lay = A.make_layout_row_major(shape) if rng.random() < 0.5 else A.Layout(shape)
+    return {"layout": str(lay)}
+
+
+def _cpart_case(rng: random.Random) -> dict:
+    """A tiled copy's get_slice(t).partition_S / partition_D of a tensor some whole tilers big."""
+    c = _copy_case(rng)
+    while c["kind"] != "copy":
+        c = _copy_case(rng)
+    tc = atoms.make_tiled_copy(c["atom"], A.parse(c["thr"]), A.parse(c["val"]), element_bits=c["bits"])
+    shape = tuple(t * rng.choice([1, 2, 3]) for t in tc.tiler)
+    return {**c, "kind": "cpart", "t": rng.randrange(tc.num_threads), "tensor": _tensor(rng, shape)}
+
+
+THREADS = ["(8,4)", "(8,4):(4,1)", "(4,8):(8,1)", "(16,2)", "(32,1)", "((2,4),4)", "((2,4),(2,2)):((1,8),(2,4))",
+           "(2,16):(16,1)", "(4,4)"]
+
+
+def _lpart_case(rng: random.Random) -> dict:
+    """local_partition(tensor, thread layout, thread index): the thread's elements, one per tile."""
+    thr = A.parse(rng.choice(THREADS))
+    shape = tuple(A.size(m) * rng.choice([1, 2, 3, 4]) for m in thr)
+    return {"kind": "lpart", "thr": str(thr), "t": rng.randrange(A.size(thr)), "tensor": _tensor(rng, shape)}
+
+
+def _slice_case(rng: random.Random) -> dict:
+    """A tensor sliced at a coordinate with ``_`` and integers, at any depth: ``g(make_coord(_, make_coord(1, _)))``."""
+    shape = tuple(rng.choice([2, 3, 4, (2, 2), (2, 3), (4, 2), (2, 2, 2)]) for _ in range(rng.choice([2, 3])))
+    tensor = _tensor(rng, shape)
+
+    def crd(s: Any) -> Any:
+        if isinstance(s, tuple) and rng.random() < 0.6:
+            return tuple(crd(x) for x in s)
+        return None if rng.random() < 0.5 else rng.randrange(A.inttuple.product(s))
+
+    c = tuple(crd(x) for x in shape)
+    while None not in A.inttuple.flatten(c):  # a full coordinate gives an element, not a tensor
+        c = tuple(crd(x) for x in shape)
+    return {"kind": "slice", "tensor": tensor, "coord": _jcrd(c)}
+
+
+def _jcrd(c: Any) -> Any:
+    return [_jcrd(x) for x in c] if isinstance(c, tuple) else c
+
+
+def _pcrd(c: Any) -> Any:
+    return tuple(_pcrd(x) for x in c) if isinstance(c, list) else c
 
 
 def _tile_case(rng: random.Random) -> dict:
@@ -218,6 +277,8 @@ def _cpp_case(i: int, case: dict) -> list[str]:
             if _regs(case, op):
                 body.append(_show(f"{i}.frag{op}", f"thr.partition_fragment_{op}(g).layout()"))
             body.append("  }")
+            if case.get("identity") == op:
+                body.append(_show(f"{i}.id{op}", f"thr.partition_{op}(make_identity_tensor({st}))"))
             if op in case["copies"]:
                 cop = COPIES[case["copies"][op]]
                 body += [f"  {{ auto tc = make_tiled_copy_{op}(Copy_Atom<{cop}, {t}>{{}}, mma);",
@@ -237,6 +298,20 @@ def _cpp_case(i: int, case: dict) -> list[str]:
         body += [_show(f"{i}.tiler", "typename decltype(tc)::Tiler_MN{}"),
                  _show(f"{i}.tv", "typename decltype(tc)::TiledLayout_TV{}"),
                  _show(f"{i}.S", "tc.get_layoutS_TV()"), _show(f"{i}.D", "tc.get_layoutD_TV()")]
+    elif k == "cpart":
+        atom = f"Copy_Atom<{COPIES[case['atom']]}, {ELEM[case['bits']]}>{{}}"
+        body += [f"  auto tc = make_tiled_copy({atom}, {_cpp_layout(A.parse(case['thr']))}, "
+                 f"{_cpp_layout(A.parse(case['val']))});", f"  auto thr = tc.get_slice({case['t']});"]
+        body += _cpp_tensor(case["tensor"])
+        for side in "SD":
+            body.append(_show_tensor(f"{i}.{side}", f"thr.partition_{side}(g)", case["tensor"]))
+    elif k == "lpart":
+        body += _cpp_tensor(case["tensor"])
+        body.append(_show_tensor(f"{i}.part", f"local_partition(g, {_cpp_layout(A.parse(case['thr']))}, {case['t']})",
+                                 case["tensor"]))
+    elif k == "slice":
+        body += _cpp_tensor(case["tensor"])
+        body.append(_show_tensor(f"{i}.slice", f"g({_cpp_crd(_pcrd(case['coord']))})", case["tensor"]))
     else:
         tiler = "make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["tiler"]) + ")"
         coord = "make_coord(" + ",".join("_" if c is None else f"{c}" for c in case["coord"]) + ")"
@@ -253,6 +328,33 @@ def _cpp_case(i: int, case: dict) -> list[str]:
                  _show(f"{i}.tile", "r.layout()"),
                  f'  printf("{i}.off\\t%d\\n", int(r.data().get() - buf));']
     return body + ["}"]
+
+
+def _cpp_crd(c: Any) -> str:
+    if c is None:
+        return "_"
+    if isinstance(c, tuple):
+        return "make_coord(" + ", ".join(_cpp_crd(x) for x in c) + ")"
+    return str(c)
+
+
+def _cpp_tensor(t: dict) -> list[str]:
+    """``g``: the case's tensor (a gmem tensor over ``buf``, or a coordinate tensor)."""
+    shape = "make_shape(" + ",".join(f"Int<{x}>{{}}" if isinstance(x, int) else
+                                     "make_shape(" + ",".join(f"Int<{y}>{{}}" for y in x) + ")"
+                                     for x in t.get("identity", [])) + ")"
+    if "identity" in t:
+        return ["  static int buf[1];", f"  auto g = make_identity_tensor({shape});"]
+    return ["  static int buf[1];", f"  auto g = make_tensor(make_gmem_ptr(buf), {_cpp_layout(A.parse(t['layout']))});"]
+
+
+def _show_tensor(key: str, expr: str, t: dict) -> str:
+    """Print a partition or slice of the case's tensor: a coordinate tensor as itself (its origin and layout), a
+    memory tensor as its layout and its origin's offset from the buffer, ``<layout> @ <offset>``."""
+    if "identity" in t:
+        return _show(key, expr)
+    return (f'  {{ auto r = {expr}; printf("{key}\\t"); print(r.layout()); '
+            f'printf(" @ %d\\n", int(r.data().get() - buf)); }}')
 
 
 HEADERS = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_atom.hpp>",
@@ -306,6 +408,9 @@ def ours(i: int, case: dict) -> dict[str, str]:
             got[f"{i}.part{op}"], got[f"{i}.off{op}"] = str(part), str(off)
             if _regs(case, op):
                 got[f"{i}.frag{op}"] = str(getattr(tm, f"partition_fragment_{op}")(lay, case["thr"]))
+            if case.get("identity") == op:
+                x = A.make_coord_tensor(tuple(0 for _ in shape), shape)
+                got[f"{i}.id{op}"] = str(getattr(tm, f"partition_{op}")(x, case["thr"]))
             if op in case["copies"]:
                 bits = BITS[MMAS[case["atom"]][1 + "ABC".index(op)]]
                 tc = getattr(atoms, f"make_tiled_copy_{op}")(case["copies"][op], tm, element_bits=bits)
@@ -321,6 +426,17 @@ def ours(i: int, case: dict) -> dict[str, str]:
                                        element_bits=case["bits"])
         got[f"{i}.tiler"], got[f"{i}.tv"] = _tstr(tuple(tc.tiler)), str(tc.tv_layout)
         got[f"{i}.S"], got[f"{i}.D"] = str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())
+    elif k == "cpart":
+        tc = atoms.make_tiled_copy(case["atom"], A.parse(case["thr"]), A.parse(case["val"]),
+                                   element_bits=case["bits"])
+        g = _our_tensor(case["tensor"])
+        got[f"{i}.S"], got[f"{i}.D"] = _shown(tc.partition_S(g, case["t"])), _shown(tc.partition_D(g, case["t"]))
+    elif k == "lpart":
+        got[f"{i}.part"] = _shown(A.local_partition(_our_tensor(case["tensor"]), A.parse(case["thr"]), case["t"]))
+    elif k == "slice":
+        g = _our_tensor(case["tensor"])
+        c = _pcrd(case["coord"])
+        got[f"{i}.slice"] = _shown(A.slice_and_offset(c, g) if isinstance(g, A.Layout) else g.slice(c))
     elif "identity" in case:
         x = A.make_coord_tensor(tuple(0 for _ in case["identity"]), tuple(case["identity"]))
         got[f"{i}.coords"] = str(A.local_tile(x, tuple(case["tiler"]), tuple(case["coord"]), tuple(case["proj"])))
@@ -329,6 +445,18 @@ def ours(i: int, case: dict) -> dict[str, str]:
                                 tuple(case["proj"]))
         got[f"{i}.tile"], got[f"{i}.off"] = str(sub), str(off)
     return got
+
+
+def _our_tensor(t: dict) -> Any:
+    if "identity" in t:
+        shape = tuple(tuple(x) if isinstance(x, list) else x for x in t["identity"])
+        return A.make_coord_tensor(tuple(0 for _ in shape), shape)
+    return A.parse(t["layout"])
+
+
+def _shown(x: Any) -> str:
+    """As ``_show_tensor`` prints it: a coordinate tensor as itself, (layout, offset) as ``layout @ offset``."""
+    return f"{x[0]} @ {x[1]}" if isinstance(x, tuple) else str(x)
 
 
 def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:

@@ -1,10 +1,18 @@
 """``layoutlab show`` against ``cute::print_layout`` compiled from CuTe's headers (marker ``oracle``): the same table,
 character for character but for the header line, where CuTe writes its static integers as ``_4``.
 
-Skips without a C++ compiler, the ``nvidia-cutlass`` headers or the CUDA headers (tests/oracle/cute_cpp.py)."""
+Skips without a C++ compiler, the ``nvidia-cutlass`` headers or the CUDA headers (tests/oracle/cute_cpp.py).
+
+Fresh random layouts (tests/oracle/cute_print.py: nested shapes, size-1 modes, negative and zero strides, swizzles,
+rank-1 layouts, TV layouts) against ``print_layout``, ``print_latex`` and ``print_latex_tv``:
+
+    LAYOUTLAB_ORACLE_SEED=9700 LAYOUTLAB_ORACLE_N=80 python -m pytest -m oracle tests/oracle/test_print_layout_oracle.py
+"""
 
 from __future__ import annotations
 
+import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +24,7 @@ import layoutlab
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cute_cpp  # noqa: E402
+import cute_print  # noqa: E402
 
 pytestmark = [pytest.mark.oracle, pytest.mark.timeout(900)]
 
@@ -53,3 +62,13 @@ def test_show_prints_what_print_layout_prints(tmp_path):
         assert o_rest == t_rest, f"{text}\nCuTe:\n{theirs}\nours:\n{ours.stdout}"
         assert A.parse(t_head) == A.parse(o_head) or "Sw<" in text, (t_head, o_head)
         assert layoutlab.text(text) == ours.stdout
+
+
+def test_fresh_layouts_print_as_cute_prints_them():
+    """The table byte for byte, the TikZ drawing line for line (cells, grid, labels), the SVG's and HTML's cells."""
+    if cute_cpp.toolchain() is None:
+        pytest.skip("no C++ compiler with CuTe and CUDA headers")
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    cases = cute_print.gen_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "60")))
+    bad = cute_print.compare(cases, cute_print.run_cpp(cases))
+    assert not bad, f"seed {seed}:\n" + "\n".join(bad[:10])

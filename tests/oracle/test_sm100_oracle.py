@@ -4,7 +4,13 @@ Shape_MNK, the instruction descriptor), every TMEM copy atom's Copy_Traits, and 
 to several shapes with their ``make_umma_desc``; each line is compared with ``algebra.hw.sm100``.
 
 Nothing runs on a GPU: the descriptors and layouts are built and printed by host code (CuTe's traits and
-``make_umma_desc`` are constexpr host/device functions; the smem pointer is address 0)."""
+``make_umma_desc`` are constexpr host/device functions; the smem pointer is address 0).
+
+The draws (the N of each configuration, the smem tiles) come from seed 100; ``LAYOUTLAB_ORACLE_SEED=S`` draws fresh
+ones (more N per configuration, random smem tile factors) and also checks each accumulator's TMEM addresses against
+``UMMA::tmem_frg``::
+
+    LAYOUTLAB_ORACLE_SEED=9700 python -m pytest -m oracle tests/oracle/test_sm100_oracle.py"""
 
 from __future__ import annotations
 
@@ -24,19 +30,21 @@ from cute_cpp import cute_include  # noqa: E402
 
 from algebra import atoms  # noqa: E402
 from algebra.core.layout import Layout  # noqa: E402
+from algebra.core.notation import parse  # noqa: E402
 from algebra.core.ops import composition  # noqa: E402
 from algebra.hw import sm100  # noqa: E402
-from algebra.hw.sm100_tmem import tmem_copy_table, val_id  # noqa: E402
+from algebra.hw.sm100_tmem import accumulator_layout, tmem_copy_table, val_id  # noqa: E402
 
 pytestmark = [pytest.mark.oracle, pytest.mark.nvcc, pytest.mark.timeout(3600)]
 
 TYPE_BITS = {"half_t": 16, "uint8_t": 8, "float": 32}
+SEED = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", "100"))
 
 
 def umma_configs() -> list[dict]:
     """Every kind x CTA group x A source, each valid M, several N (the smallest, the largest, and random ones), the
     majors each form allows and several element types; a fixed seed keeps the set stable."""
-    rng = random.Random(100)
+    rng = random.Random(SEED)
     types = {"tf32": [("tf32", "f32")], "f16": [("f16", "f32"), ("bf16", "f32"), ("f16", "f16")],
              "i8": [("s8", "s32"), ("u8", "s32"), (("s8", "u8"), "s32")],
              "f8f6f4": [("e4m3", "f32"), (("e5m2", "e4m3"), "f16"), ("e2m3", "f32"), (("e3m2", "e2m1"), "f32"),
@@ -55,6 +63,8 @@ def umma_configs() -> list[dict]:
                             except KeyError:
                                 continue
                             pick = {rng.choice(ns)} | ({ns[0], ns[-1]} if ab == tlist[0][0] else set())
+                            if SEED != 100:  # fresh draws: more N per configuration
+                                pick |= {rng.choice(ns) for _ in range(2)}
                             for n in sorted(pick):
                                 try:
                                     a = atoms.umma(kind, m, n, am, bm, cta, src, ab, c)
@@ -72,11 +82,15 @@ def smem_cases() -> list[dict]:
     """Each canonical atom for 16-, 8- and 32-bit elements, tiled to several (MN, K) tiles, whole and as the first
     MMA K-block (32 bytes of K; one swizzle atom of K for MN-major)."""
     out = []
+    rng = random.Random(SEED)
     for name in SMEM_ATOMS:
         for t, bits in TYPE_BITS.items():
             atom = sm100.umma_smem_atom(name, bits)
             amn, ak = atom.shape
-            for fm, fk in ((1, 1), (2, 1), (4, 2), (16, 1), (8, 4)):
+            factors = [(1, 1), (2, 1), (4, 2), (16, 1), (8, 4)]
+            if SEED != 100:  # fresh draws: random tile factors
+                factors = sorted({(rng.choice([1, 2, 3, 4, 6, 8, 16]), rng.choice([1, 2, 3, 4, 8])) for _ in range(5)})
+            for fm, fk in factors:
                 mn, k = amn * fm, ak * fk
                 if mn > 512 or k > 512:
                     continue
@@ -87,6 +101,11 @@ def smem_cases() -> list[dict]:
                 out.append({"atom": atom, "type": t, "bits": bits, "mn": mn, "k": k, "block": tiles[-1],
                             "layout": sm100.tile_atom(atom, mn, k)})
     return out
+
+
+def tmem_shapes(cfgs: list[dict]) -> list[tuple[int, int, int]]:
+    """The distinct (M, N, CTA group) of the configurations: their accumulators' TMEM layouts are compared."""
+    return sorted({(c["args"][1], c["args"][2], c["args"][5]) for c in cfgs})
 
 
 def program(cfgs: list[dict], smem: list[dict], skip: frozenset = frozenset()) -> tuple[str, dict[int, str]]:
@@ -102,6 +121,9 @@ def program(cfgs: list[dict], smem: list[dict], skip: frozenset = frozenset()) -
         for op in ("ALayout", "BLayout", "CLayout", "ThrID", "Shape_MNK"):
             lines.append(f'    show("u{i}.{op}", typename Tr::{op}{{}});')
         lines.append(f'    Tr tr{{}}; printf("u{i}.idesc\\t%u\\n", uint32_t(tr.idesc_)); }}')
+    for m, n, cta in tmem_shapes(cfgs):
+        lines.append(f'  show("t{m}.{n}.{cta}", UMMA::tmem_frg<float, uint32_t, {cta}>::make('
+                     f'Shape<Shape<Int<{m // cta}>,Int<{n}>>,_1,_1>{{}}).layout());')
     for name in tmem_copy_table() if cfgs else ():
         for op in ("SrcLayout", "DstLayout", "RefLayout", "ThrID", "ValID"):
             lines.append(f'  show("{name}.{op}", typename Copy_Traits<{name}>::{op}{{}});')
@@ -179,6 +201,21 @@ def test_umma_atoms(oracle):
         for op, v in ours.items():
             assert v == plain(out[f"u{i}.{op}"]), (c["args"], a.name, op)
         assert a.instr_desc == int(out[f"u{i}.idesc"]), (c["args"], a.name, hex(a.instr_desc))
+
+
+def test_tmem_accumulator_addresses(oracle):
+    """Each accumulator's TMEM addresses (lane << 16 | column) per CTA: ``sm100_tmem.accumulator_layout`` (CTA in
+    bit 32) against CuTe's ``UMMA::tmem_frg<float, uint32_t, CTAs>::make(((M/CTAs, N), 1, 1))`` (one CTA's share)."""
+    out = oracle["out"]
+    for m, n, cta in tmem_shapes(oracle["cfgs"]):
+        theirs = parse(plain(out[f"t{m}.{n}.{cta}"]))
+        ours = accumulator_layout(m, n, cta)
+        rows = m // cta
+        for c in range(cta):
+            got = [ours((c * rows + i, j)) for j in range(n) for i in range(rows)]
+            assert all(g >> 32 == c for g in got), (m, n, cta)
+            assert [g & 0xFFFFFFFF for g in got] == [theirs(k) for k in range(rows * n)], (m, n, cta, str(ours),
+                                                                                            str(theirs))
 
 
 def test_tmem_copy_atoms(oracle):
