@@ -155,9 +155,9 @@ def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:
 def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     """The complement of an F2-linear layout (``arith.f2_columns``) in ``[0, cotarget)``, an int cotarget rounded up
     to a power of two (default: the least one above every offset): the unit bits outside the span of its columns,
-    lowest first, as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``;
-    R is ordered. Refused when L is not F2-linear, its columns are dependent (not injective), or the cotarget is not
-    a positive int.
+    lowest first, as int strides. Post: every offset below the cotarget is ``L(j) ^ R(i)`` for exactly one ``(i, j)``
+    (j in filter(L)); R is ordered. Refused when L is not F2-linear, its non-zero columns are dependent (filter(L) is
+    not injective), or the cotarget is not a positive int.
 
     >>> from algebra.core.notation import parse
     >>> str(complement(parse("(4,4):(F1,F9)"), 64)), str(complement(parse("(4,4):(F1,F9)"), 40))
@@ -167,6 +167,7 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     if cols is None:
         raise LayoutError(f"complement: {layout} has F2 strides but is not F2-linear (each mode needs a power-of-two "
                           "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
+    cols = [c for c in cols if c]  # filter(L): a broadcast mode (F0 or 0) drops out first, as in CuTe
     if any(f2_solve(cols[:j], [cols[j]])[0] is not None for j in range(len(cols))):  # a column in the span before
         raise LayoutError(f"Non-injective Layout detected in complement: the F2 columns of {layout} are dependent")
     top = max((c.bit_length() for c in cols), default=0)

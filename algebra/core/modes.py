@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import F2
+from algebra.core.arith import F2, has_f2
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import ceil_div_int
 from algebra.core.recorder import nested
@@ -70,12 +70,25 @@ def offsets(layout: Any) -> list[int]:
         a, off = layout.layout_a, layout.offset
         return [a(off + o) for o in offsets(layout.layout_b)]
     out = [0]
-    for s, d in zip(*flat_pair(layout.shape, layout.stride), strict=True):
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    if has_f2(fd) and any(type(d) is int and d for d in fd):  # ints beside F2: their sums nest, as in Layout.__call__
+        out = _sums(layout.shape, layout.stride)
+    for s, d in zip(fs, fd, strict=True) if len(out) == 1 else ():
         if s == 1:
             continue
         out = [o + k * d for k in range(s) for o in out] if d else out * s
     if len(out) > 1 and getattr(out[1], "is_f2", False) or getattr(out[-1], "is_f2", False):
         out = [getattr(o, "value", o) for o in out]  # F2 offsets are their bits
+    return out
+
+
+def _sums(s: Any, d: Any) -> list:
+    """``crd2idx`` at each 1-D coordinate, mode by mode: each mode's own sum (carries included) before the next."""
+    if type(s) is not tuple:
+        return [k * d for k in range(s)]
+    out = [0]
+    for a, b in zip(s, d, strict=True):
+        out = [o + x for x in _sums(a, b) for o in out]
     return out
 
 

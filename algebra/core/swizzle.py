@@ -81,7 +81,7 @@ class ComposedLayout(Frozen):
     A a Layout or a Swizzle, B a Layout, a Swizzle or itself a ComposedLayout: CuTe composes ``A o O o B`` with C
     into ``A o O o (B o C)``, printed as one chain). ``Sw o O o L`` has L's shape, size and rank (a nested one, its
     innermost layout's); ``L o O o Sw`` (CuTe's inverse of a swizzled layout with an offset) is a function of 1-D
-    offsets on its ``domain``, with no shape (``NoShape``)."""
+    offsets on its ``domain``, with no shape (``NoShape``). An F2 offset of B (its bits) and O add as ints."""
 
     __slots__ = ("layout_a", "offset", "layout_b")
 
@@ -143,6 +143,8 @@ class ComposedLayout(Frozen):
         truncating divmod of a negative index over the layout's shape)."""
         b, a = self.layout_b, self.layout_a
         y = b.at(c, how) if type(b) is ComposedLayout else b(c)
+        if type(y) is F2 and (self.offset or type(a) is not Swizzle):  # F2 bits plus an int offset: a sum
+            y = y.value
         if y is None or type(a) is Swizzle or 0 <= y + self.offset < a.size() or how and y + self.offset > 0:
             return None if y is None else a(y + self.offset)
         return _c_idx(y + self.offset, a.shape, a.stride) if how == 2 else None
