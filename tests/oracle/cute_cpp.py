@@ -71,6 +71,20 @@ def toolchain() -> list[str] | None:
     return [cxx, "-std=c++17", "-O0", "-w", "-fmax-errors=0", f"-I{inc}"] + [f"-I{c}" for c in cuda]
 
 
+def compile_and_run(program: str, timeout: int = 1800) -> str:
+    """Compile one translation unit against CuTe and run it: its stdout (bytes that are not UTF-8 replaced)."""
+    cmd = toolchain()
+    if cmd is None:
+        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
+    with tempfile.TemporaryDirectory(prefix="cute-run-") as tmp:
+        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
+        src.write_text(program)
+        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(r.stderr[-6000:])
+        return subprocess.run([str(exe)], capture_output=True, timeout=120, check=True).stdout.decode(errors="replace")
+
+
 # ------------------------------------------------------------------------------------------- emission
 
 

@@ -15,16 +15,14 @@ import argparse
 import json
 import random
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import cvalue, toolchain  # noqa: E402
+from cute_cpp import compile_and_run, cvalue  # noqa: E402
 
 import algebra as A  # noqa: E402
 
@@ -117,18 +115,9 @@ def program(cases: list[dict]) -> str:
 
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
-    """CuTe's output for each ``<case>.table`` / ``<case>.latex``."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
-    with tempfile.TemporaryDirectory(prefix="cute-print-") as tmp:
-        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
-        src.write_text(program(cases))
-        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-        if r.returncode:
-            raise RuntimeError(r.stderr[-6000:])
-        # a negative offset's fill is read from outside CuTe's palette (idx % 8 < 0): bytes that may not be text
-        out = subprocess.run([str(exe)], capture_output=True, timeout=120, check=True).stdout.decode(errors="replace")
+    """CuTe's output for each ``<case>.table`` / ``<case>.latex`` (a negative offset's fill is read from outside
+    CuTe's palette, idx % 8 < 0: bytes that may not be text)."""
+    out = compile_and_run(program(cases), timeout)
     parts = out.split("@@")[1:]
     return {p.split("\n", 1)[0]: p.split("\n", 1)[1] for p in parts}
 

@@ -13,16 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import cvalue, toolchain  # noqa: E402
+from cute_cpp import compile_and_run, cvalue  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -373,16 +371,7 @@ def program(cases: list[dict]) -> str:
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     """CuTe C++'s printed values for every key of every case (underscores removed)."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
-    with tempfile.TemporaryDirectory(prefix="cute-vocab-") as tmp:
-        src, exe = Path(tmp) / "vocab.cpp", Path(tmp) / "vocab"
-        src.write_text(program(cases))
-        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-        if r.returncode:
-            raise RuntimeError(r.stderr[-6000:])
-        out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=True).stdout
+    out = compile_and_run(program(cases), timeout)
     return {a: b.replace("_", "") for a, b in (line.split("\t", 1) for line in out.splitlines() if "\t" in line)}
 
 
