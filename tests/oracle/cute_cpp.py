@@ -107,9 +107,9 @@ def cvalue(a: Any) -> str:
         return f"Int<{a}>{{}}"
     if isinstance(a, list):
         return "make_tile(" + ", ".join(cvalue(x) for x in a) + ")"
-    if " o " in a:  # A o O o B: A a swizzle or a layout, B a layout, a swizzle or such a chain (nested)
+    if " o " in a:  # A o O o B (O also as CuTe prints it, _0): A a swizzle or a layout, B a layout or a chain
         first, off, rest = (x.strip() for x in a.split(" o ", 2))
-        return f"make_composed_layout({cvalue(first)}, Int<{int(off)}>{{}}, {cvalue(rest)})"
+        return f"make_composed_layout({cvalue(first)}, Int<{int(off.lstrip('_'))}>{{}}, {cvalue(rest)})"
     if a.startswith("Sw<"):
         return "Swizzle" + a[2:] + "{}"
     if ":" in a:
