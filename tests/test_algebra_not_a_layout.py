@@ -143,3 +143,19 @@ def test_complement_of_a_negative_stride_says_why_cute_refuses():
     assert "1 / -6 is 0" in msg
     with pytest.raises(A.LayoutError, match="has overlapping modes$"):
         A.complement(P("(2,3):(3,3)"), 12)
+
+
+def test_the_complement_refusal_names_the_least_offset_no_sum_reaches():
+    """The hole named by a complement size refusal is the least offset below the cotarget that no ``L(j) + R(i)``
+    reaches, also with negative offsets and a hole past the first windows of the search."""
+    from algebra.core.checks import _first_hole
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        ls = [0] + [rng.randint(-60, 400) for _ in range(rng.randint(0, 16))]
+        rs = [0] + [rng.randint(-40, 300) for _ in range(rng.randint(0, 16))]
+        cot = rng.randint(1, 1200)
+        sums = {a + b for a in ls for b in rs}
+        assert _first_hole(ls, rs, cot) == next((x for x in range(cot) if x not in sums), None), (ls, rs, cot)
+    with pytest.raises(A.LayoutError, match=r"768:1 here, of size 768; offset 12288 < 1043713 is L\(j\) \+ R\(i\)"):
+        A.complement(A.parse("(16,64):(768,16384)"))

@@ -18,6 +18,7 @@ structured sample beyond.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from contextvars import ContextVar
 from itertools import islice
 from itertools import product as cartesian
@@ -419,6 +420,23 @@ R(12) = 6, but L(6) = 1
                                    f"{x}, but L({x}) = {z}")
 
 
+def _first_hole(ls: list, rs: list, cot: int) -> int | None:
+    """The least x in [0, cot) that is ``a + b`` for no offset a of ``ls`` and b of ``rs`` (both hold 0), else None:
+    bit sets of the sums below a bound that doubles, so a hole near 0 costs little however big the layouts are."""
+    lo_a, lo_b, w = min(ls), min(rs), 32
+    as_, bs = sorted({a - lo_a for a in ls}), sorted({b - lo_b for b in rs})
+    while True:
+        w = min(2 * w, cot)
+        width = w - lo_a - lo_b  # bit p of the sums is the offset p + lo_a + lo_b
+        part, reach = sum(1 << a for a in as_[:bisect_left(as_, width)]), 0
+        for b in bs[:bisect_left(bs, width)]:
+            reach |= part << b
+        if holes := ~(reach >> (-lo_a - lo_b)) & ((1 << w) - 1):
+            return (holes & -holes).bit_length() - 1
+        if w == cot:
+            return None
+
+
 def post_complement(args: tuple, r: Any) -> None:
     """CuTe's complement (``cute/layout.hpp``, above ``complement``), for an int cotarget (or none: the cosize),
     applied to the complement asked for (a divide or product computes on with CuTe's complement, whose last mode goes
@@ -461,8 +479,7 @@ is L(j) + R(i) for no i, j
         hole = ""
         tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
         if tabs is not None:
-            reach = {a + b for a in set(tabs[0]) for b in tabs[1]}
-            miss = next((x for x in range(cot) if x not in reach), None)
+            miss = _first_hole(tabs[0], tabs[1], cot)
             if miss is not None:
                 hole = f"; offset {miss} < {cot} is L(j) + R(i) for no i, j"
         raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
