@@ -181,22 +181,23 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
             m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
-        tab = [c * rd for c in range(m)] if type(rs) is int else list(map(offset_fn(rs, rd), range(m)))
-        if d == 0 and tab.count(tab[0]) == m:
-            t0 = tab[0]
+        at = (lambda c, rd=rd: c * rd) if type(rs) is int else offset_fn(rs, rd)
+        if d == 0:  # each point stays or goes as a whole: counted before the mode's table is built
             if signed:
-                pts = [(x, i, v + t0) for x, i, v in pts if x + hi >= 0 and x + lo < size_a]
-            elif t0:
-                pts = [(x, i, v + t0) for x, i, v in pts]
-            mult *= m
-        elif signed:
-            pts = [(y, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)
-                   if (y := x + c * d) + hi >= 0 and y + lo < size_a]
-        elif d == 0:
-            pts = [(x, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)]
-        else:
-            pts = [(x + c * d, i + c * w, v + tab[c]) for x, i, v in pts
-                   for c in range(min(m, (size_a - 1 - x) // d + 1))]
+                pts = [p for p in pts if p[0] + hi >= 0 and p[0] + lo < size_a]
+            if len(pts) * m * mult > ENUM_CAP:
+                return _UNDECIDED
+            tab = list(map(at, range(m)))
+            if tab.count(tab[0]) == m:
+                pts = [(x, i, v + tab[0]) for x, i, v in pts] if tab[0] else pts
+                mult *= m
+            else:
+                pts = [(x, i + c * w, v + tab[c]) for x, i, v in pts for c in range(m)]
+        else:  # built one by one, up to one point past the cap
+            pts = list(islice(((y, i + c * w, v + at(c)) for x, i, v in pts
+                               for c in range(m if signed else min(m, (size_a - 1 - x) // d + 1))
+                               if ((y := x + c * d) + hi >= 0 and y + lo < size_a) or not signed),
+                              ENUM_CAP // mult + 1))
         if len(pts) * mult > ENUM_CAP:
             return _UNDECIDED
         lo_done += min(ext[k], 0)
