@@ -828,3 +828,41 @@ def _conversion(dist, sh, shape) -> dict:
     td = TL.from_bases([(k, d[k]) for k in ("register", "lane", "warp")], names, list(shape), False)
     ts = TL.from_bases([("offset", s["offset"])], names, list(shape), True)
     return {k: [v[0] for v in b] for k, b in td.invert_and_compose(ts).bases}
+
+
+def _load_pair(rng: random.Random, bits: int):
+    """A store pair, or a dot operand of an MMA (v2 A or B, wgmma A; kWidth 32 bits to 16 bytes a lane's run) read
+    back from a swizzled or NVMMA buffer: the loads that feed a tensor core."""
+    dist, sh, shape = _store_pair(rng, bits)
+    if rng.random() < 0.5:
+        parent = mma(rng)
+        op = 0 if parent.version[0] == 3 else rng.randrange(2)
+        dist = ttgl.DotOperandLayout(op, parent, rng.choice([k for k in (1, 2, 4, 8, 16) if 32 <= k * bits <= 128]))
+        shape = [max(shape[0], 16), max(shape[1], 16)]
+        if shape[0] * shape[1] > 1 << 14:
+            shape = [min(shape[0], 128), min(shape[1], 128)]
+    return dist, sh, shape
+
+
+@pytest.mark.parametrize("seed", range(10480, 10540))
+def test_load_instructions_and_wavefronts_equal_the_compiled_kernel(seed: int) -> None:
+    """The loads back into the registers (``op="load"``): ld.shared of the same width, or ldmatrix (.trans), and
+    how many, as in the kernel Triton compiles (PTX, sm_90); the wavefronts as ``_independent`` counts them."""
+    rng = random.Random(seed)
+    bits = rng.choice((8, 16, 16, 32))
+    dist, sh, shape = _load_pair(rng, bits)
+    got = O.compiled_store(dist, sh, shape, bits, "load")
+    if got is None:
+        pytest.skip("Triton refuses the kernel, or LLVM merged part of its loads")
+    d, s = T.convert(O.printed(dist, shape, bits), shape), T.convert(O.printed(sh, shape, bits), shape, bits)
+    for w in sorted({0, (1 << len(d.bases()["warp"])) - 1}):
+        p = C.plan(d, s, bits, "load", warp=w)
+        if got["kind"] == "st":
+            assert p["kind"].startswith("ld.shared") and p["instructions"][0]["vector_bytes"] == got["bytes"], (
+                p["kind"], got, O.printed(dist, shape, bits), O.printed(sh, shape, bits), shape)
+        else:
+            assert p["kind"] == f"ldmatrix.x{got['num']}" + (".trans" if got["trans"] else ""), (
+                p["kind"], got, O.printed(dist, shape, bits), O.printed(sh, shape, bits), shape)
+        assert p["count"] == got["count"], (p["kind"], p["count"], got, O.printed(dist, shape, bits),
+                                            O.printed(sh, shape, bits), shape)
+        assert (p["wavefronts"], p["ideal"], p["count"]) == _independent(dist, sh, shape, bits, got, w)
