@@ -844,7 +844,7 @@ def _load_pair(rng: random.Random, bits: int):
     return dist, sh, shape
 
 
-@pytest.mark.parametrize("seed", range(10480, 10540))
+@pytest.mark.parametrize("seed", range(10480, 10510))
 def test_load_instructions_and_wavefronts_equal_the_compiled_kernel(seed: int) -> None:
     """The loads back into the registers (``op="load"``): ld.shared of the same width, or ldmatrix (.trans), and
     how many, as in the kernel Triton compiles (PTX, sm_90); the wavefronts as ``_independent`` counts them."""
@@ -866,3 +866,48 @@ def test_load_instructions_and_wavefronts_equal_the_compiled_kernel(seed: int) -
         assert p["count"] == got["count"], (p["kind"], p["count"], got, O.printed(dist, shape, bits),
                                             O.printed(sh, shape, bits), shape)
         assert (p["wavefronts"], p["ideal"], p["count"]) == _independent(dist, sh, shape, bits, got, w)
+
+
+def _got_of(p: dict) -> dict:
+    """The instruction of a plan in ``compiled_store``'s form (for ``_independent``)."""
+    if p["kind"].startswith(("st.shared", "ld.shared")):
+        return {"kind": "st", "bytes": p["instructions"][0]["vector_bytes"]}
+    return {"kind": "stmatrix", "num": int(p["kind"].split(".x")[1][0]), "trans": p["kind"].endswith(".trans")}
+
+
+@pytest.mark.parametrize("seed", range(10540, 10552))
+def test_conflicts_route_and_its_fix_equal_an_independent_count(seed: int) -> None:
+    """``/api/triton/conflicts``' service for stores and loads of blocked, MMA and dot-operand layouts, any warp:
+    its count is ``_independent``'s from Triton's own bases; the fix read back through the route costs what it
+    says; every swizzled / NVMMA candidate of the doctor's space, priced by ``_independent`` for the instruction
+    ``plan`` picks for it, costs no less than the fix."""
+    from algebra.doctor import triton_fix as F
+    from app.services.triton import conflicts_view
+
+    rng = random.Random(seed)
+    bits = rng.choice((8, 16, 16, 32))
+    dist, sh, shape = _load_pair(rng, bits)
+    op = rng.choice(("store", "load"))
+    d_text, s_text = O.printed(dist, shape, bits), O.printed(sh, shape, bits)
+    d = T.convert(d_text, shape)
+    warp = rng.randrange(1 << len(d.bases()["warp"]))
+    view = conflicts_view(d_text, s_text, shape, bits, op, warp)
+    p = C.plan(d, T.convert(s_text, shape, bits), bits, op, warp)
+    assert (view["wavefronts"], view["ideal"], view["count"]) == _independent(dist, sh, shape, bits, _got_of(p), warp)
+    fix = view["fix"]
+    again = conflicts_view(d_text, fix["ttgir"], shape, bits, op, warp)
+    assert (again["wavefronts"], again["instruction"]) == (fix["wavefronts"], fix["instruction"]), fix["ttgir"]
+    best = view["wavefronts"]
+    for a in F.candidates(shape, bits):
+        g = _gluon_shared(a, bits)
+        try:
+            t = T.convert(a, shape, bits)
+        except LayoutError:
+            continue
+        if g is None:
+            continue
+        q = C.plan(d, t, bits, op, warp)
+        mine = _independent(dist, g, shape, bits, _got_of(q), warp)
+        assert (q["wavefronts"], q["ideal"], q["count"]) == mine, (T.ttgir.format_attr(a), d_text)
+        best = min(best, mine[0])
+    assert fix["wavefronts"] <= best, (fix, best, d_text, s_text)
