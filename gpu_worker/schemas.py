@@ -90,6 +90,17 @@ class SmemParams(_Strict):
         """The address table and prediction computed during validation (same as patterns.plan_smem(spec()))."""
         return getattr(self, "_plan", None) or patterns.plan_smem(self.spec())
 
+    def estimate(self) -> tuple[float, str]:
+        """(GPU seconds, how) of the kernel's launches (kernels/smem.cu: 3 warm-up, ``runs`` timed, one check): the
+        shared-memory pipe serves one wavefront per clock per SM, and every SM holds up to 64 warps (8-warp blocks,
+        fewer when the footprint leaves room for fewer), each issuing ``iterations`` x the ``nacc`` accesses at the
+        wavefronts the bank model predicts for them; at 1.5 GHz, a low sustained SM clock of an H100 or H200."""
+        wavefronts = sum(a["wavefronts"] for a in self.plan()["prediction"]["per_access"])
+        warps = 8 * max(1, min(8, (228 << 10) // max(1, self.plan()["footprint_bytes"])))
+        seconds = (self.runs + 4) * warps * self.iterations * wavefronts / 1.5e9
+        return seconds, (f"{self.runs + 4} launches x {warps} warps per SM x {self.iterations} iterations x "
+                         f"{wavefronts} wavefronts per iteration at one per clock; lower iterations, runs or nacc")
+
 
 class TransposeParams(_Strict):
     """Transpose through shared memory; n x n elements of dtype; pad and swizzle default to the conflict-free fixes."""
