@@ -119,7 +119,9 @@ PERMALINKS = ["/?layout={}", "/algebra?op={}&a=(6,2):(8,2)&b=(4,3):(3,1)", "/alg
 #: Lab jobs that take minutes of GPU time: the smem kernel (gpu_worker/kernels/smem.cu) runs runs + 4 launches, each
 #: of 8-warp blocks filling every SM (64 warps for a 4 kB or 16 kB tile), every warp issuing iterations x nacc
 #: accesses, here column reads of 4-byte words 32 rows apart (32-way: 32 wavefronts each), and the pipe serves one
-#: wavefront per clock per SM: 204 x 64 x 65536 x 32 x 32 clocks = 7.5 min at 1.98 GHz (104 launches: 3.8 min).
+#: wavefront per clock per SM: 204 x 64 x 65536 x 32 x 32 clocks = 7.4 min at 1.98 GHz (104 launches: 3.8 min);
+#: the same kernel at nacc 16 and 1024 iterations took 16.97 ms a launch on an H200
+#: (bench/results/smem_H200_2026-11-30.json).
 #: Each must be refused by the lab's estimate (a 422 that names it), never queued (202) or refused only for want of
 #: a GPU worker (409: validation passed).
 SLOW_JOBS = [("smem", {"rows": 32, "cols": 32, "element_bytes": 4, "access": {"kind": "column", "index": 0},
@@ -127,8 +129,8 @@ SLOW_JOBS = [("smem", {"rows": 32, "cols": 32, "element_bytes": 4, "access": {"k
              ("smem", {"rows": 64, "cols": 64, "element_bytes": 4, "access": {"kind": "column", "index": 0},
                        "nacc": 32, "iterations": 65536, "runs": 100})]
 #: Jobs well under a minute that the estimate must let through: the defaults; conflict-free row reads at the same
-#: iterations and runs (one wavefront each: 14 s); GEMM rung 1 at the largest size with the default timing knobs
-#: (24 runs of 8.8 TFLOP at about 46 TFLOP/s: 5 s).
+#: iterations and runs (one wavefront each: 14 s at 1.98 GHz); GEMM rung 1 at the largest size with the default
+#: timing knobs (24 runs of 8.8 TFLOP at about 46 TFLOP/s: 5 s).
 QUICK_JOBS = [("smem", {}), ("gemm", {}), ("transpose", {"n": 4096}),
               ("smem", {"access": {"kind": "row", "index": 0}, "nacc": 32, "iterations": 65536, "runs": 200}),
               ("gemm", {"rung": 1, "m": 16384, "n": 16384, "k": 16384})]
@@ -914,6 +916,17 @@ async def declared_chunk_probe(port: int) -> dict:
     return {"status": ans.status, "seconds": round(ans.wall, 3), "error": ans.error}
 
 
+async def stalled_body_probe(port: int) -> dict:
+    """A POST whose Content-Length promises 1000 bytes and sends 10: status and seconds to the answer (408 after the
+    body timeout, LAYOUTLAB_BODY_TIMEOUT_S, 10 s; was 408 after gunicorn's 30 s timeout)."""
+    conn = Conn(port)
+    raw = (f"POST /api/layout HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
+           'Content-Length: 1000\r\n\r\n{"layout":').encode()
+    ans = await conn.exchange([(raw, 0)], False, 60)
+    conn.close()
+    return {"status": ans.status, "seconds": round(ans.wall, 3), "error": ans.error}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="9600", help="one seed, or a range a-b (inclusive)")
@@ -921,6 +934,8 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=6, help="connections each seed keeps busy")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds an answer may take before it is a hang")
     ap.add_argument("--url", help="a running server (default: start `layoutlab serve` on a free port)")
+    ap.add_argument("--tree", help="serve this checkout's app instead (a git worktree of a baseline revision with "
+                                    "static/vendor copied in), for a before / after in one sitting")
     args = ap.parse_args()
     a, _, b = args.seeds.partition("-")
     seeds = list(range(int(a), int(b or a) + 1))
@@ -935,7 +950,7 @@ def main() -> None:
         os.environ.setdefault("LAYOUTLAB_LAB_ADDRESS_RATE", "100000/60")
         os.environ.setdefault("LAYOUTLAB_EMBEDDED_WORKER", "0")
         os.environ["LAYOUTLAB_DATA"] = tempfile.mkdtemp(prefix="hostile-http-")
-        server = _server.Server()
+        server = _server.Server(tree=args.tree)
         port = server.port
     stats: dict = {"requests": 0, "control": 0, "burst": 0, "pipelined": 0, "status": collections.Counter()}
     failures: list = []
@@ -952,6 +967,8 @@ def main() -> None:
                   f"{time.monotonic() - t0:.0f} s", flush=True)
         probe = asyncio.run(declared_chunk_probe(port))
         print(f"chunked body declaring 2 MB, 1 byte sent: {probe}")
+        stalled = asyncio.run(stalled_body_probe(port))
+        print(f"Content-Length 1000, 10 bytes sent: {stalled}")
         rss = server.rss_mb() if server else None
         cpu = server.cpu_seconds() - cpu0 if server else None
     finally:
@@ -972,11 +989,14 @@ def main() -> None:
     print("slowest:", slowest[:8])
     path = _server.write_result("hostile_http", {
         "command": "python bench/hostile_http.py " + " ".join(sys.argv[1:]), "machine": _server.machine(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "served_revision": _server.revision(Path(args.tree).resolve() if args.tree else ROOT),
         "seeds": args.seeds, "requests": stats["requests"], "control_requests": stats["control"],
         "burst_requests": stats["burst"], "pipelined_requests": stats["pipelined"], "route_methods": len(table),
         "status": dict(stats["status"]),
         "five_xx": fivexx, "failures": failures[:300], "failure_kinds": dict(by_kind),
-        "slowest": slowest[:40], "declared_chunk_over_cap": probe, "server_cpu_s": cpu, "server_rss_mb": rss,
+        "slowest": slowest[:40], "declared_chunk_over_cap": probe, "stalled_body": stalled, "server_cpu_s": cpu,
+        "server_rss_mb": rss,
         "details_4xx": dict(details.most_common(200)), "wall_s": round(time.monotonic() - t0, 1)})
     print(f"wrote {path}")
 
