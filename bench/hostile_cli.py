@@ -116,8 +116,8 @@ def run_inline(argv: list[str], timeout: float) -> dict:
 
 
 def run_console(argv: list[str], timeout: float) -> dict:
-    if any("\x00" in a for a in argv):  # no process can be given a NUL in an argument: run it in this one
-        return run_inline(argv, timeout)
+    if any("\x00" in a or len(a.encode("utf-8", "surrogatepass")) >= 1 << 17 for a in argv):
+        return run_inline(argv, timeout)  # no process can be given a NUL, or an argument of 128 kB: run it in this one
     exe = shutil.which("layoutlab", path=str(Path(sys.executable).parent))
     cmd = [exe, *argv] if exe and TREE == ROOT else [sys.executable, "-m", "app.cli", *argv]
     t0 = time.monotonic()
