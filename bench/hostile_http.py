@@ -9,13 +9,20 @@ later is fuzzed too. Each seed draws its requests from families: a field of a go
 (numbers past 2^63 and 10^400, NaN, lone surrogates, Unicode digits, 200 kB strings, deep nesting), malformed or
 odd JSON bytes, odd content types and charsets, hostile query strings and path parameters, every method on every
 route, header floods (many, long, duplicated, conflicting framing), htmx form posts, slow clients that send a byte
-at a time, and concurrent bursts. Raw sockets, so that framing can be wrong on purpose.
+at a time, and concurrent bursts; and, in every query parameter, form field and JSON leaf of every route, numbers
+as text (past 2^63 and 1e308, -0, NaN, full-width digits, U+2212) and layout notations past the caps (nested 1000
+deep, 100,000 characters, lookalike characters), duplicated query keys, HEAD and OPTIONS on every route, the pages'
+permalinks with garbage, Range headers, broken percent-encoding, and lab jobs of minutes (each must be refused by
+the estimate before it is queued) beside quick ones (which must not be). Raw sockets, so that framing can be wrong
+on purpose.
 
 The promise checked on every answer: a 5xx, no answer, a hang (past ``--timeout``) or a JSON 4xx without a
 ``detail`` that says something is a failure; a known-good request sent on the same connection after a hostile one
 must get the right answer (no desync), and valid layouts and ops sent with odd framing must match the algebra run
-here. Writes bench/results/hostile_http_<time>.json: requests, seeds, statuses, failures with their requests, the
-slowest answers and the distinct 4xx details.
+here. At the end, two probes: a chunked body that declares 2 MB (413 at once) and a Content-Length that promises 1000
+bytes and sends 10 (408 after the body timeout, 10 s). ``--tree`` serves another checkout (a baseline) for a before /
+after in one sitting. Writes bench/results/hostile_http_<time>.json: requests, seeds, statuses, failures with their
+requests, the slowest answers and the distinct 4xx details.
 """
 
 from __future__ import annotations
