@@ -297,10 +297,6 @@ def E(*modes: Any) -> Any:
     return ScaledBasis(1, tuple(modes))
 
 
-def is_basis(x: Any) -> bool:
-    return isinstance(x, ScaledBasis)
-
-
 def basis_value(x: Any) -> Any:
     """The scale of a basis element; other values unchanged."""
     return x.value if isinstance(x, ScaledBasis) else x
