@@ -76,7 +76,24 @@ def test_swizzle_size_and_parameters():
     (lambda: A.idx2crd((1, 2), (4,)), "mismatched ranks"),
     (lambda: A.parse(5), "expected text"),
     (lambda: A.parse("4" * (MAX_TEXT + 1)), "longer than"),
+    (lambda: A.complement(A.Layout((4, 8), (A.E(0), A.E(1))), 64), "basis"),
+    (lambda: A.right_inverse(A.Layout((4, 8), (A.E(0), A.E(1)))), "basis"),
+    (lambda: A.composition(A.Layout((4, 8)), A.Layout((4, 8), (A.E(0), 2))), "mixes basis"),
+    (lambda: A.composition(A.Layout((4, 8)), A.Layout((2, 2), (A.E(2), A.E(0)))), "does not have"),
+    (lambda: A.composition(A.Layout((4, 8)), "x"), "cannot compose"),
 ])
 def test_bad_arguments_are_refused(call, why):
     with pytest.raises(A.LayoutError, match=why):
         call()
+
+
+def test_recast_layout_up_then_down():
+    # 16-bit elements as 24-bit ones: CuTe's ratio 3/2, upcast<3> then downcast<2>; the column step of 6 x 16 bits is
+    # 4 x 24 bits
+    assert A.recast_layout(A.parse("(6,4):(1,6)"), 16, 24) == A.parse("(4,4):(1,4)")
+    assert A.recast_layout(A.parse("(8,8):(8,1)"), 16, 16) == A.parse("(8,8):(8,1)")
+
+
+def test_composition_with_basis_strides_reads_the_modes_of_a():
+    # B's mode 0 (stride 1@1) reads A's mode 8:4, its mode 1 (stride 1@0) A's mode 4:1
+    assert A.composition(A.Layout((4, 8)), A.Layout((2, 2), (A.E(1), A.E(0)))) == A.Layout((2, 2), (4, 1))
