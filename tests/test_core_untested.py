@@ -97,3 +97,16 @@ def test_recast_layout_up_then_down():
 def test_composition_with_basis_strides_reads_the_modes_of_a():
     # B's mode 0 (stride 1@1) reads A's mode 8:4, its mode 1 (stride 1@0) A's mode 4:1
     assert A.composition(A.Layout((4, 8)), A.Layout((2, 2), (A.E(1), A.E(0)))) == A.Layout((2, 2), (4, 1))
+
+
+def test_composed_layout_rank_size_and_parts():
+    c = A.parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    assert (len(c), c.size()) == (2, 512)
+    from algebra.core.swizzle import ComposedLayout
+
+    sw, lay = A.Swizzle(1, 0, 1), A.Layout(4)
+    for parts, why in (((5, 0, lay), "outer function"), ((sw, 0, 5), "inner function"), ((sw, "a", lay), "offset")):
+        with pytest.raises(A.LayoutError, match=why):
+            ComposedLayout(*parts)
+    with pytest.raises(A.LayoutError, match="power of two bits"):
+        A.parse("Sw<3,4,3> o smem_ptr[12b](unset) o (8,64):(64,1)")
