@@ -32,14 +32,22 @@ def test_partition_outside_the_thread_shape_names_cutes_print(args: tuple, cute:
     assert str(err.value).endswith(f"= {cute}")
 
 
-@pytest.mark.parametrize(("crd", "cute"), [
-    ((0, 9), "((2,4),8):((64,144),1) at offset 8"), ((0, -1), "((2,4),8):((64,144),1) at offset -8"),
+@pytest.mark.parametrize(("tiler", "crd", "cute"), [
+    ((8, 8), (0, 9), "((2,4),8):((64,144),1) at offset 8"), ((8, 8), (0, -1), "((2,4),8):((64,144),1) at offset -8"),
+    ((4, 8), (3, 1), "((2,2),8):((64,144),1) at offset 296"),  # answered ((2,2),8):((-64,144),1) @ 872 before
 ])
-def test_tile_outside_the_grid_names_cutes_print(crd: tuple, cute: str) -> None:
-    """A tile coordinate past the grid or below it: CuTe's tile is not the tensor's (slice condition)."""
+def test_tile_outside_the_grid_names_cutes_print(tiler: tuple, crd: tuple, cute: str) -> None:
+    """A tile coordinate past the grid or below it: CuTe's tile is not the tensor's (slice condition). CuTe's
+    to_mixed_bits masks each fixed entry to its mode's bits (``c * d & (s - 1) * d``); without the mask the tile
+    at (3,1) of a (2,8) grid printed another layout."""
     with pytest.raises(A.LayoutError, match="slice condition") as err:
-        A.local_tile(P("Sw<3,4,3> o 0 o (8,64):(64,1)"), (8, 8), crd)
+        A.local_tile(P("Sw<3,4,3> o 0 o (8,64):(64,1)"), tiler, crd)
     assert str(err.value).endswith(f"= {cute}")
+
+
+def test_tile_below_the_grid_where_cute_is_right() -> None:
+    r, off = A.local_tile(P("Sw<3,3,3> o 0 o (16,64):(64,1)"), (8, 8), (-1, 2))
+    assert (str(r), off) == ("((2,2,2),8):((72,112,288),1)", -496)  # CuTe's print
 
 
 @pytest.mark.parametrize(("a", "b"), [("(8,8):(F1,F9)", "4:-1"), ("(8,8):(F1,F9)", "(2,4):(8,-1)"),
