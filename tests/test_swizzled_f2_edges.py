@@ -119,3 +119,9 @@ def test_a_composed_layout_called_with_underscore_is_cutes_slice(x: str, crd: tu
             lay(crd)
         return
     assert str(lay(crd)) == want == str(evaluate(lay, crd))
+
+
+def test_a_swizzled_layout_at_a_negative_coordinate_is_cutes_value() -> None:
+    """``evaluate`` reads a plain layout at a negative coordinate with C++'s arithmetic; a swizzled one refused
+    ("coordinate entries must be non-negative"). CuTe: -81 (Sw<3,4,5>(-33), the bits of a negative int)."""
+    assert evaluate(P("Sw<3,4,5> o 0 o (16,1):(2,1)"), (-16, -1)) == -81
