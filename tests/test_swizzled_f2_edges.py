@@ -125,3 +125,9 @@ def test_a_swizzled_layout_at_a_negative_coordinate_is_cutes_value() -> None:
     """``evaluate`` reads a plain layout at a negative coordinate with C++'s arithmetic; a swizzled one refused
     ("coordinate entries must be non-negative"). CuTe: -81 (Sw<3,4,5>(-33), the bits of a negative int)."""
     assert evaluate(P("Sw<3,4,5> o 0 o (16,1):(2,1)"), (-16, -1)) == -81
+
+
+def test_a_tile_past_the_grid_cute_gets_right_has_cutes_offset() -> None:
+    """The fixed entries' bits that feed the swizzle are masked to their modes (to_mixed_bits): the offset was 3708."""
+    r, off = A.local_tile(P("Sw<5,4,-5> o 512 o (32,8,2):(1,64,32)"), (4, 4), (7, 2, 3))
+    assert (str(r), off) == ("(4,4):(1,2112)", 1084)
