@@ -23,6 +23,8 @@ RECORDS = json.loads((ORACLE / "data" / "vocab_s7.json").read_text())
 #: seed 9701: partitions and slices of tensors, coordinate tensors (make_identity_tensor) among them, which
 #: partition_A/B/C, partition_S/D and local_partition refused before
 TENSORS = json.loads((ORACLE / "data" / "vocab_s9701.json").read_text())
+#: seed 10801: 60 fresh cases (every kind) that CuTe C++ and we agreed on, kept so that a change is checked against them
+FRESH = json.loads((ORACLE / "data" / "vocab_s10801.json").read_text())
 
 
 @pytest.mark.parametrize("i", range(len(RECORDS)))
@@ -37,6 +39,15 @@ def test_equal_to_cute_cpp(i):
 @pytest.mark.parametrize("i", range(len(TENSORS)))
 def test_tensor_partitions_and_slices_equal_cute_cpp(i):
     rec = TENSORS[i]
+    ours = cute_vocab.ours(i, rec["case"])
+    assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
+    for key, val in ours.items():
+        assert rec["cute"][key] == val, (key, rec["case"])
+
+
+@pytest.mark.parametrize("i", range(len(FRESH)))
+def test_fresh_cases_still_equal_cute_cpp(i):
+    rec = FRESH[i]
     ours = cute_vocab.ours(i, rec["case"])
     assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
     for key, val in ours.items():
