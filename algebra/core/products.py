@@ -23,7 +23,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import F2, f2_columns, has_f2
+from algebra.core.arith import F2, ArithTuple, ScaledBasis, f2_columns, has_f2
 from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
@@ -520,6 +520,21 @@ def dice(proj: Any, x: Any, top: bool = True) -> Any:
     return () if proj is None else x if top else (x,)
 
 
+def _tile_if_function(err: LayoutError, fn: Any, layout: Layout, *args: Any) -> tuple[Layout, Any]:
+    """``fn(layout, *args)`` (local_tile, local_partition) where the divide under it is not ``A o B``: CuTe's print
+    ``(R, o)`` where it is the function, ``o + R(j) == A(I(j))`` for every j, ``(I, i)`` the same call on the compact
+    layout of A's shape (the indices of the elements taken); else the divide's refusal."""
+    val = lambda v: ArithTuple.of(v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)  # noqa: E731
+    try:
+        got, at = cute_would_print(fn, layout, *args) if checking() else None, fn(Layout(layout.shape), *args)
+    except LayoutError:  # the indices themselves are refused
+        raise err from None
+    if got is None or size(got[0]) != size(at[0]) or size(at[0]) > 1 << 16 or not all(
+            val(got[1] + got[0](j)) == val(layout(at[1] + at[0](j))) for j in range(size(at[0]))):
+        raise err
+    return got
+
+
 @shows_cute
 def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
     """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
@@ -530,7 +545,10 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         return local_tile(layout, dice(proj, tiler), dice(proj, coord))
     if isinstance(layout, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
         return layout.moved(*local_tile(layout.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
-    tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
+    try:
+        tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
+    except LayoutError as err:  # the whole divide is not A o B; the one tile CuTe prints may still be
+        return _tile_if_function(err, local_tile, layout, tiler, coord)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = (None,) * r0 if r0 > 1 else None
@@ -578,7 +596,10 @@ def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) 
     if rec is not None:
         rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
                  f"{it.to_str(tiler)}")
-    tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
+    try:
+        tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
+    except LayoutError as err:
+        return _tile_if_function(err, local_partition, layout, full, index, proj)
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
