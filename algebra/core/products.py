@@ -525,8 +525,10 @@ def _tile_if_function(err: LayoutError, fn: Any, layout: Layout, *args: Any) -> 
     ``(R, o)`` where it is the function, ``o + R(j) == A(I(j))`` for every j, ``(I, i)`` the same call on the compact
     layout of A's shape (the indices of the elements taken); else the divide's refusal."""
     val = lambda v: ArithTuple.of(v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)  # noqa: E731
+    if not checking() or layout == (compact := Layout(layout.shape)):  # the indices themselves are refused
+        raise err
     try:
-        got, at = cute_would_print(fn, layout, *args) if checking() else None, fn(Layout(layout.shape), *args)
+        got, at = cute_would_print(fn, layout, *args), fn(compact, *args)
     except LayoutError:  # the indices themselves are refused
         raise err from None
     if got is None or size(got[0]) != size(at[0]) or size(at[0]) > 1 << 16 or not all(
