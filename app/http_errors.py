@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import sys
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from markupsafe import escape
+from starlette import staticfiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.responses import MalformedRangeHeader, RangeNotSatisfiable
 
 TITLES = {404: "Page not found", 405: "Method not allowed", 403: "Forbidden", 409: "Conflict",
           413: "Request too large", 429: "Too many requests", 503: "Service unavailable"}
@@ -100,9 +104,33 @@ def _plain_phrase(request: Request, exc: StarletteHTTPException) -> str | None:
     return f"method {request.method[:20]} is not allowed on {path!r}" + (f"; it takes {allow}" if allow else "")
 
 
+class StaticFiles(staticfiles.StaticFiles):
+    """Starlette's static files, whose 416 (a Range that starts at or past the file's end) names the condition and
+    the file's size (Starlette sends it with an empty body), as does a 400 for a Range with no ``=`` (Starlette says
+    only "Malformed range header."). Every other answer is Starlette's."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Any, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        headers = Headers(scope=scope)
+        asked, size = headers.get("range"), stat_result.st_size
+        if (type(response) is not FileResponse or response.status_code != 200 or not asked or "if-range" in headers
+                or scope.get("method") not in ("GET", "HEAD")):
+            return response
+        try:
+            FileResponse._parse_range_header(asked, size)
+        except RangeNotSatisfiable:
+            return PlainTextResponse(f"Range {asked[:80]!r} starts at or past the end of the file ({size:,} bytes; "
+                                     f"its bytes are 0-{max(size - 1, 0)})", 416,
+                                     headers={"Content-Range": f"bytes */{size}"})
+        except MalformedRangeHeader as exc:
+            if exc.content == MalformedRangeHeader().content:  # Starlette's words name no problem
+                return PlainTextResponse(f"Range {asked[:80]!r} is not of the form bytes=START-END", 400)
+        return response
+
+
 def install(app: FastAPI) -> None:
     """Answer every HTTPException through :func:`http_error`."""
     app.add_exception_handler(StarletteHTTPException, http_error)
 
 
-__all__ = ["http_error", "install", "wants_html"]
+__all__ = ["StaticFiles", "http_error", "install", "wants_html"]

@@ -18,7 +18,6 @@ import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
@@ -159,7 +158,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     _limit_worker_threads(app, int(os.environ.get("LAYOUTLAB_THREADS", WORKER_THREADS)))
     static = ROOT / "static"
     static.mkdir(exist_ok=True)
-    app.mount("/static", StaticFiles(directory=static), name="static")
+    app.mount("/static", http_errors.StaticFiles(directory=static), name="static")  # a 416 that names the file's size
 
     http_errors.install(app)  # unknown paths and other HTTP errors: a page for a browser, JSON for the API
     outage.install(app)  # Redis or PostgreSQL unreachable: 503 with Retry-After, never 500

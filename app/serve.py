@@ -12,8 +12,14 @@ gunicorn's settings (:data:`SETTINGS`):
   the first few kB of it;
 - ``keepalive`` (5 s): how long a connection may sit between requests, and (:class:`HeadDeadlineProtocol`) how long
   a request's head (request line and headers) may take to arrive, from the connection's start or the last response;
-- ``timeout`` (30 s): a request body that sends nothing for that long ends the request (the app sees a disconnect);
-  and a worker whose event loop stays silent that long is killed and restarted by the master;
+- ``timeout`` (30 s): a worker whose event loop stays silent that long (its heartbeat, also while it boots) is
+  killed and restarted by the master; and gunicorn's bound on the wait for the next piece of a request body;
+- :data:`BODY_TIMEOUT_S` (10 s, ``LAYOUTLAB_BODY_TIMEOUT_S``; at most ``timeout``): a request body that sends nothing
+  for that long ends the request (the app sees a disconnect and answers 408). gunicorn has no setting of its own
+  for it (it waits ``timeout``, which also bounds the heartbeat and a worker's boot, so lowering it would kill
+  slow-booting workers on a loaded host); :class:`DeclaredBodyReceiver` applies this bound to the same wait and ends
+  it as gunicorn's own expiry does. It bounds each silence, not the whole body: a slow client that keeps sending
+  (a byte a second) is never cut, and a body here is at most 1 MB;
 - ``graceful_timeout`` (10 s): after SIGTERM, requests in flight get that long; then the master kills what is left,
   so the server ends within that bound whatever a client does (a half-sent body, an idle connection);
 - the master restarts a worker process that dies (``kill -9``, an out-of-memory kill, a silent loop).
@@ -32,6 +38,7 @@ ProxyHeadersMiddleware as before; gunicorn's own ``forwarded_allow_ips`` is set 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -60,6 +67,20 @@ SETTINGS: dict[str, Any] = {
 #: Environment variables that override a setting (seconds): for tests and for hosts that need other bounds.
 ENV = {"keepalive": "LAYOUTLAB_KEEPALIVE_S", "timeout": "LAYOUTLAB_READ_TIMEOUT_S",
        "graceful_timeout": "LAYOUTLAB_GRACEFUL_S"}
+#: Seconds a request body may send nothing before the request ends (408): LAYOUTLAB_BODY_TIMEOUT_S, at most
+#: gunicorn's ``timeout``.
+BODY_TIMEOUT_S = 10.0
+BODY_TIMEOUT_ENV = "LAYOUTLAB_BODY_TIMEOUT_S"
+
+
+def body_timeout() -> float:
+    """:data:`BODY_TIMEOUT_S`, or LAYOUTLAB_BODY_TIMEOUT_S's whole seconds (at least 1). Raises ValueError naming the
+    variable when it is not a number."""
+    raw = os.environ.get(BODY_TIMEOUT_ENV)
+    try:
+        return max(1, round(float(raw))) if raw else BODY_TIMEOUT_S
+    except ValueError:
+        raise ValueError(f"{BODY_TIMEOUT_ENV} must be a number of seconds, got {raw[:40]!r}") from None
 
 
 class DeclaredBodyReceiver(BodyReceiver):
@@ -73,6 +94,16 @@ class DeclaredBodyReceiver(BodyReceiver):
         super().__init__(request, protocol)
         self.fed = 0  # body bytes handed over by the parser
         self.declared = 0  # the most body bytes the chunk sizes read so far add up to
+        self.silence = body_timeout()
+
+    async def _wait_for_data(self) -> None:
+        """gunicorn's wait for the next piece of the body (bounded by its ``timeout``), bounded by
+        :data:`BODY_TIMEOUT_S` too; past it, gunicorn's own state for a body that stopped arriving (the app receives
+        ``http.disconnect``; the connection stays gunicorn's to close)."""
+        try:
+            await asyncio.wait_for(super()._wait_for_data(), self.silence)
+        except TimeoutError:
+            self._body_wait_expired = True
 
     def feed(self, chunk: bytes) -> None:
         self.fed += len(chunk)
@@ -215,6 +246,7 @@ def options(host: str, port: int, workers: int, trusted: list[str]) -> dict[str,
                 out[key] = max(1, round(float(raw)))  # whole seconds, at least 1 (0 would turn the bound off)
             except ValueError:
                 raise ValueError(f"{var} must be a number of seconds, got {raw[:40]!r}") from None
+    body_timeout()  # a bad LAYOUTLAB_BODY_TIMEOUT_S fails here, before anything starts
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     out.update(bind=[bind], workers=max(1, workers), forwarded_allow_ips=",".join(trusted) or "",
                proc_name="layoutlab")

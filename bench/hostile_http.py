@@ -9,13 +9,20 @@ later is fuzzed too. Each seed draws its requests from families: a field of a go
 (numbers past 2^63 and 10^400, NaN, lone surrogates, Unicode digits, 200 kB strings, deep nesting), malformed or
 odd JSON bytes, odd content types and charsets, hostile query strings and path parameters, every method on every
 route, header floods (many, long, duplicated, conflicting framing), htmx form posts, slow clients that send a byte
-at a time, and concurrent bursts. Raw sockets, so that framing can be wrong on purpose.
+at a time, and concurrent bursts; and, in every query parameter, form field and JSON leaf of every route, numbers
+as text (past 2^63 and 1e308, -0, NaN, full-width digits, U+2212) and layout notations past the caps (nested 1000
+deep, 100,000 characters, lookalike characters), duplicated query keys, HEAD and OPTIONS on every route, the pages'
+permalinks with garbage, Range headers, broken percent-encoding, and lab jobs of minutes (each must be refused by
+the estimate before it is queued) beside quick ones (which must not be). Raw sockets, so that framing can be wrong
+on purpose.
 
 The promise checked on every answer: a 5xx, no answer, a hang (past ``--timeout``) or a JSON 4xx without a
 ``detail`` that says something is a failure; a known-good request sent on the same connection after a hostile one
 must get the right answer (no desync), and valid layouts and ops sent with odd framing must match the algebra run
-here. Writes bench/results/hostile_http_<time>.json: requests, seeds, statuses, failures with their requests, the
-slowest answers and the distinct 4xx details.
+here. At the end, two probes: a chunked body that declares 2 MB (413 at once) and a Content-Length that promises 1000
+bytes and sends 10 (408 after the body timeout, 10 s). ``--tree`` serves another checkout (a baseline) for a before /
+after in one sitting. Writes bench/results/hostile_http_<time>.json: requests, seeds, statuses, failures with their
+requests, the slowest answers and the distinct 4xx details.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote as _quote
@@ -81,6 +89,58 @@ PATH_VALUES = ["offsets-1", "banks-3", "1", "0", "-1", "x" * 3000, "ü", "%00", 
 EXTRA_PATHS = ["/openapi.json", "/docs", "/redoc", "/redoc/redoc.standalone.js", "/static/vendor/htmx.min.js",
                "/static/../app/main.py", "/static/%2e%2e/app/main.py", "/static/", "/static/nope.css", "/nope",
                "//api//layout", "/api/layout/", "/api/layout/.", "/%00", "/" + "a" * 9000]
+#: Numbers as text, for every form field and query parameter: past 2^63 and 10^308, signed zero, NaN and infinity
+#: spelled several ways, other bases, full-width and Arabic-Indic digits, U+2212 MINUS SIGN, a 400-digit integer.
+NUMBER_TEXTS = ["9223372036854775808", "18446744073709551617", "-9223372036854775809", "1e308", "-1e308", "1e309",
+                "-0", "-0.0", "+0", "NaN", "nan", "-NaN", "Infinity", "-inf", "0x7fffffff", "0b101", "1_000", "1e-400",
+                "５１２", "٣٢", "\u22124", "\u2212" + "1", "\u00bd", "4.0", " 4 ", "4\x00", "9" * 400]
+#: Layout notations past the caps: nested 1000 deep (shape, stride, or both), 100,000 characters long, and lookalikes
+#: of ASCII digits, minus, colon and parentheses.
+DEEP_SHAPE = "(" * 1000 + "4" + ")" * 1000
+NOTATIONS = [DEEP_SHAPE, DEEP_SHAPE + ":" + "(" * 1000 + "1" + ")" * 1000, "(4,8):" + DEEP_SHAPE,
+             "Sw<3,3,3> o " + DEEP_SHAPE, "(" + ",".join(["2"] * 50_000) + ")", "(4,(2,4)):(2,(1,8))" * 5300,
+             "(" * 100_000, "<2:1, " * 20_000 + ">", "(１６,８):(８,１)", "(16,8):(\u22128,1)", "(16,8)\uff1a(8,1)",
+             "\uff0816,8\uff09:(8,1)", "(٤,٨):(١,٤)", "(16,8):(8,1)\u200b", "\u00a0(16,8):(8,1)",
+             "Sw\u27e83,3,3\u27e9 o (8,64):(64,1)",
+             "(16,8):(8,1)" + ")" * 1000, "Sw<" * 1000, "(2,2):(1@" + "9" * 30 + ",1@1)", "(2,2):(1@-1,1@1)"]
+#: Range headers, well-formed and not.
+RANGES = ["bytes=0-10", "bytes=0-10,5-1", "bytes=-0", "bytes=99999999999999999999999-", "bytes=5-1", "bytes=0-",
+          "bytes=" + "0-0," * 400, "items=0-1", "bytes", "bytes=-", "bytes=a-b", "bytes=0-10;q=1", "bytes=-9" * 3]
+#: Paths with broken percent-encoding (sent as is: no quoting on the way out).
+BAD_PERCENT = ["/%", "/%zz", "/%c3%28", "/%ff%fe", "/api/atoms/%", "/api/atoms/%c3%28", "/api/atoms/SM80%ZZ",
+               "/static/%ff", "/static/vendor/%", "/lab/jobs/%zz", "/api/bench/jobs/%e2%82", "/drills/whiteboard/%",
+               "/api/drills/%25%/answer", "/%2e%2e/%2e%2e/etc/passwd", "/?layout=%", "/?layout=%zz",
+               "/algebra?op=%c3%28&a=%ff", "/banks?access=column%3A%zz", "/tv?atom=%", "/drills?kind=%&seed=%ff",
+               "/api/drills/next?seed=%", "/api/bench/jobs?limit=%2", "/doctor?tile=%E2%88%92"]
+#: Permalinks of the pages (CONTRACT §2) with garbage for one of their values.
+PERMALINKS = ["/?layout={}", "/algebra?op={}&a=(6,2):(8,2)&b=(4,3):(3,1)", "/algebra?op=composition&a={}&b=(4,3):(3,1)",
+              "/algebra?op=composition&a=(6,2):(8,2)&b={}", "/banks?layout={}&element_bytes=2&access=column:0",
+              "/banks?layout=(8,64):(64,1)&element_bytes={}&swizzle=Sw<3,3,3>&access=column:0",
+              "/banks?layout=(8,64):(64,1)&element_bytes=2&swizzle={}&access=column:0",
+              "/banks?layout=(8,64):(64,1)&element_bytes=2&access={}", "/tv?atom={}&operand=C",
+              "/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand={}", "/drills?kind={}&seed=1",
+              "/drills?kind=offsets&seed={}",
+              "/doctor?tile={}&element_bytes=2", "/lab?gemm={}", "/api/drills/next?kind=offsets&seed={}",
+              "/api/atoms/SM80_16x8x16_F32F16F16F32_TN?element_bits={}", "/api/bench/jobs?limit={}",
+              "/api/solve/linear/atom?name=SM80_16x8x16_F32F16F16F32_TN&operand=A&element_bits={}"]
+#: Lab jobs that take minutes of GPU time: the smem kernel (gpu_worker/kernels/smem.cu) runs runs + 4 launches, each
+#: of 8-warp blocks filling every SM (64 warps for a 4 kB or 16 kB tile), every warp issuing iterations x nacc
+#: accesses, here column reads of 4-byte words 32 rows apart (32-way: 32 wavefronts each), and the pipe serves one
+#: wavefront per clock per SM: 204 x 64 x 65536 x 32 x 32 clocks = 7.4 min at 1.98 GHz (104 launches: 3.8 min);
+#: the same kernel at nacc 16 and 1024 iterations took 16.97 ms a launch on an H200
+#: (bench/results/smem_H200_2026-11-30.json).
+#: Each must be refused by the lab's estimate (a 422 that names it), never queued (202) or refused only for want of
+#: a GPU worker (409: validation passed).
+SLOW_JOBS = [("smem", {"rows": 32, "cols": 32, "element_bytes": 4, "access": {"kind": "column", "index": 0},
+                       "nacc": 32, "iterations": 65536, "runs": 200}),
+             ("smem", {"rows": 64, "cols": 64, "element_bytes": 4, "access": {"kind": "column", "index": 0},
+                       "nacc": 32, "iterations": 65536, "runs": 100})]
+#: Jobs well under a minute that the estimate must let through: the defaults; conflict-free row reads at the same
+#: iterations and runs (one wavefront each: 14 s at 1.98 GHz); GEMM rung 1 at the largest size with the default
+#: timing knobs (24 runs of 8.8 TFLOP at about 46 TFLOP/s: 5 s).
+QUICK_JOBS = [("smem", {}), ("gemm", {}), ("transpose", {"n": 4096}),
+              ("smem", {"access": {"kind": "row", "index": 0}, "nacc": 32, "iterations": 65536, "runs": 200}),
+              ("gemm", {"rung": 1, "m": 16384, "n": 16384, "k": 16384})]
 
 
 # --------------------------------------------------------------------------- the wire
@@ -542,8 +602,130 @@ class Fuzzer:
         return (f"oracle {path}", [(build("POST", path, self.headers([("Content-Type", ct)]), body, self.host,
                 chunked=chunked), 0)], False, {"api": True, "oracle": want})
 
+    # ----- families added for the caps: numbers, notations, duplicated keys, HEAD / OPTIONS, permalinks, Range,
+    # broken percent-encoding, and lab jobs that take minutes
+    def leaves(self, value: Any, path: tuple = ()) -> list[tuple]:
+        """The paths of every leaf (str, number, bool, None) of a JSON value, lists by their first two items."""
+        if isinstance(value, dict):
+            return [p for k, v in value.items() for p in self.leaves(v, path + (k,))]
+        if isinstance(value, list):
+            return [p for i, v in enumerate(value[:2]) for p in self.leaves(v, path + (i,))]
+        return [path]
+
+    def replaced(self, value: Any, path: tuple, new: Any) -> Any:
+        if not path:
+            return new
+        out = dict(value) if isinstance(value, dict) else list(value)
+        out[path[0]] = self.replaced(value[path[0]], path[1:], new)
+        return out
+
+    def one_field(self, label: str, pick: Callable[[], Any], json_pick: Callable[[], Any]) -> tuple:
+        """A query parameter, a form field or a JSON leaf of a random route set to ``pick()`` (``json_pick()`` for
+        JSON, which may give a JSON number)."""
+        where = self.rng.random()
+        if where < 0.35:
+            r = self.rng.choice([r for r in self.get_routes if r["query"]])
+            target = self.fill(r["path"]) + "?" + quote(self.rng.choice(r["query"]), safe="") + "=" + quote(
+                str(pick()), safe="")
+            h = self.headers([("HX-Request", "true")] if self.rng.random() < 0.3 else [])
+            return (f"{label} query {r['path']}", [(build("GET", target, h, None, self.host), 0)], False, {})
+        if where < 0.6:
+            r = self.rng.choice(self.form_routes)
+            body = (quote(self.rng.choice(r["form"] or ["x"]), safe="") + "=" + quote(str(pick()), safe="")).encode()
+            h = [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", self.origin)]
+            if self.rng.random() < 0.5:
+                h += [("HX-Request", "true"), ("HX-Target", self.rng.choice(HTMX_TARGETS))]
+            return (f"{label} form {r['path']}", [(build("POST", self.fill(r["path"]), h, body, self.host), 0)],
+                    False, {})
+        r = self.rng.choice(self.json_routes)
+        good = self.good_body(r)
+        paths = self.leaves(good) if isinstance(good, (dict, list)) and good else [()]
+        body = self.replaced(good, self.rng.choice(paths), json_pick()) if paths != [()] else {"layout": json_pick()}
+        return (f"{label} json {r['path']}", [(build(r["method"], self.fill(r["path"]), self.headers(
+            [("Content-Type", "application/json")]), self.dumps(body), self.host), 0)], False, {"api": True})
+
+    def fam_numbers(self) -> tuple:
+        return self.one_field("numbers", lambda: self.rng.choice(NUMBER_TEXTS),
+                              lambda: self.rng.choice(NUMBER_TEXTS + ODD_NUMBERS))
+
+    def fam_notation(self) -> tuple:
+        return self.one_field("notation", lambda: self.rng.choice(NOTATIONS), lambda: self.rng.choice(NOTATIONS))
+
+    def fam_dup_query(self) -> tuple:
+        r = self.rng.choice([r for r in self.get_routes if r["query"]])
+        parts = []
+        for name in self.rng.sample(r["query"], min(len(r["query"]), self.rng.randint(1, 3))):
+            for _ in range(self.rng.randint(2, 5)):
+                value = self.rng.choice([random_layout(self.rng), self.odd_text(), self.rng.choice(NUMBER_TEXTS), ""])
+                parts.append(quote(name, safe="") + "=" + quote(value[:3000], safe=""))
+        self.rng.shuffle(parts)
+        return (f"dup-query {r['path']}", [(build("GET", self.fill(r["path"]) + "?" + "&".join(parts),
+                                                  self.headers(), None, self.host), 0)], False, {})
+
+    def fam_head_options(self) -> tuple:
+        r = self.rng.choice(self.table)
+        m = self.rng.choice(["HEAD", "OPTIONS"])
+        h = self.headers([("Access-Control-Request-Method", "POST")] if m == "OPTIONS" and self.rng.random() < 0.3
+                         else [])
+        return (f"{m.lower()} {r['path']}", [(build(m, self.fill(r["path"], hostile=self.rng.random() < 0.2), h, None,
+                                                  self.host), 0)], m == "HEAD",
+                {"allowed": m == "OPTIONS" or r["method"] == "GET"})
+
+    def fam_permalink(self) -> tuple:
+        link = self.rng.choice(PERMALINKS)
+        value = self.rng.choice([self.rng.choice(NUMBER_TEXTS), self.odd_text(),
+                                 self.rng.choice([n for n in NOTATIONS if len(n) < 3000])])
+        base, _, query = link.partition("?")
+        query = "&".join(k + "=" + (quote(value[:3000], safe="") if v == "{}" else quote(v, safe="(),:<>"))
+                         for k, _, v in (p.partition("=") for p in query.split("&")))
+        h = self.headers()
+        if self.rng.random() < 0.4:
+            h += [("HX-Request", "true"), ("HX-Target", self.rng.choice(HTMX_TARGETS)),
+                  ("HX-Current-URL", self.origin + base + "?" + query[:2000])]
+        return (f"permalink {base}", [(build("GET", base + "?" + query, h, None, self.host), 0)], False, {})
+
+    def fam_range(self) -> tuple:
+        path = self.rng.choice([self.fill(r["path"]) for r in self.get_routes] + EXTRA_PATHS[:5] + [
+            "/static/vendor/htmx.min.js", "/static/app.css"])
+        h = self.headers([("Range", self.rng.choice(RANGES))])
+        if self.rng.random() < 0.3:
+            h.append(("If-Range", self.rng.choice(['"x"', "Mon, 01 Jan 2024 00:00:00 GMT", "junk"])))
+        m = self.rng.choice(["GET", "GET", "HEAD"])
+        return (f"range {path[:60]}", [(build(m, path, h, None, self.host), 0)], m == "HEAD", {})
+
+    def fam_percent(self) -> tuple:
+        path = self.rng.choice(BAD_PERCENT)
+        m = self.rng.choice(["GET", "HEAD", "POST"])
+        body = b"kind=smem&rows=%zz&cols=%" if m == "POST" else None
+        h = self.headers([("Content-Type", "application/x-www-form-urlencoded"), ("Origin", self.origin)]
+                         if body else [])
+        return (f"percent {m} {path[:50]}", [(build(m, path, h, body, self.host), 0)], m == "HEAD", {})
+
+    def fam_lab_job(self) -> tuple:
+        """A lab job as JSON (``/api/bench/jobs``) or as the lab's form (``/lab/jobs``): one that takes minutes must
+        be refused by the estimate; the defaults must not be."""
+        slow = self.rng.random() < 0.75
+        kind, params = self.rng.choice(SLOW_JOBS if slow else QUICK_JOBS)
+        if self.rng.random() < 0.5:
+            body = self.dumps({"kind": kind, "params": params})
+            raw = build("POST", "/api/bench/jobs", self.headers([("Content-Type", "application/json")]), body,
+                        self.host)
+            where = "json"
+        else:
+            flat = {"kind": kind, **{k: v for k, v in params.items() if k != "access"}}
+            if "access" in params:
+                flat.update(access=params["access"]["kind"], index=params["access"]["index"])
+            body = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in flat.items()).encode()
+            raw = build("POST", "/lab/jobs", [("Content-Type", "application/x-www-form-urlencoded"),
+                                               ("Origin", self.origin), ("HX-Request", "true")], body, self.host)
+            where = "form"
+        return (f"lab-job {where} {kind}{' slow' if slow else ''}", [(raw, 0)], False,
+                {"job": "refuse" if slow else "accept"})
+
     FAMILIES = [("json_field", 22), ("json_whole", 10), ("content_type", 6), ("query", 16), ("form", 12),
-                ("method", 12), ("headers", 12), ("slow", 1), ("oracle", 9)]
+                ("method", 12), ("headers", 12), ("slow", 1), ("oracle", 9), ("numbers", 10), ("notation", 10),
+                ("dup_query", 5), ("head_options", 6), ("permalink", 8), ("range", 4), ("percent", 4),
+                ("lab_job", 4)]
 
     def draw(self) -> tuple:
         names = [n for n, _ in self.FAMILIES]
@@ -579,6 +761,17 @@ def problems(label: str, ans: Answer, checks: dict, head_only: bool) -> list[str
                 out.append(f"{ans.status} cut by the watchdog, not refused by an estimate: {detail[:80]!r}")
         elif not ans.body.strip():
             out.append(f"{ans.status} with an empty body")
+    if checks.get("allowed") and ans.status == 405:
+        out.append("405 for HEAD on a GET route or for OPTIONS")
+    job = checks.get("job")
+    if job == "refuse" and ans.status in (202, 409):
+        out.append(f"{ans.status}: a job that takes minutes of GPU time passed validation (no estimated cap)")
+    elif job == "refuse" and ans.status not in (422, 429):
+        out.append(f"{ans.status}: a job over the time cap refused as something else")
+    elif job == "refuse" and ans.status == 422 and b"estimate" not in ans.body:
+        out.append("422 that does not name the estimate and the cap")
+    elif job == "accept" and ans.status not in (202, 409, 429, 503):
+        out.append(f"{ans.status}: a job with the default parameters was refused: {ans.body[:160]!r}")
     want = checks.get("oracle")
     if want and not out:
         kind, arg, expect = want
@@ -730,6 +923,17 @@ async def declared_chunk_probe(port: int) -> dict:
     return {"status": ans.status, "seconds": round(ans.wall, 3), "error": ans.error}
 
 
+async def stalled_body_probe(port: int) -> dict:
+    """A POST whose Content-Length promises 1000 bytes and sends 10: status and seconds to the answer (408 after the
+    body timeout, LAYOUTLAB_BODY_TIMEOUT_S, 10 s; was 408 after gunicorn's 30 s timeout)."""
+    conn = Conn(port)
+    raw = (f"POST /api/layout HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
+           'Content-Length: 1000\r\n\r\n{"layout":').encode()
+    ans = await conn.exchange([(raw, 0)], False, 60)
+    conn.close()
+    return {"status": ans.status, "seconds": round(ans.wall, 3), "error": ans.error}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="9600", help="one seed, or a range a-b (inclusive)")
@@ -737,6 +941,8 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=6, help="connections each seed keeps busy")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds an answer may take before it is a hang")
     ap.add_argument("--url", help="a running server (default: start `layoutlab serve` on a free port)")
+    ap.add_argument("--tree", help="serve this checkout's app instead (a git worktree of a baseline revision with "
+                                    "static/vendor copied in), for a before / after in one sitting")
     args = ap.parse_args()
     a, _, b = args.seeds.partition("-")
     seeds = list(range(int(a), int(b or a) + 1))
@@ -746,9 +952,12 @@ def main() -> None:
         port = int(args.url.rsplit(":", 1)[1].strip("/"))
     else:
         os.environ["LAYOUTLAB_ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+        # the lab's rate limits high enough that a job reaches validation (lab_job checks the estimate there)
+        os.environ.setdefault("LAYOUTLAB_LAB_RATE", "100000/60")
+        os.environ.setdefault("LAYOUTLAB_LAB_ADDRESS_RATE", "100000/60")
         os.environ.setdefault("LAYOUTLAB_EMBEDDED_WORKER", "0")
         os.environ["LAYOUTLAB_DATA"] = tempfile.mkdtemp(prefix="hostile-http-")
-        server = _server.Server()
+        server = _server.Server(tree=args.tree)
         port = server.port
     stats: dict = {"requests": 0, "control": 0, "burst": 0, "pipelined": 0, "status": collections.Counter()}
     failures: list = []
@@ -765,6 +974,8 @@ def main() -> None:
                   f"{time.monotonic() - t0:.0f} s", flush=True)
         probe = asyncio.run(declared_chunk_probe(port))
         print(f"chunked body declaring 2 MB, 1 byte sent: {probe}")
+        stalled = asyncio.run(stalled_body_probe(port))
+        print(f"Content-Length 1000, 10 bytes sent: {stalled}")
         rss = server.rss_mb() if server else None
         cpu = server.cpu_seconds() - cpu0 if server else None
     finally:
@@ -785,11 +996,14 @@ def main() -> None:
     print("slowest:", slowest[:8])
     path = _server.write_result("hostile_http", {
         "command": "python bench/hostile_http.py " + " ".join(sys.argv[1:]), "machine": _server.machine(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "served_revision": _server.revision(Path(args.tree).resolve() if args.tree else ROOT),
         "seeds": args.seeds, "requests": stats["requests"], "control_requests": stats["control"],
         "burst_requests": stats["burst"], "pipelined_requests": stats["pipelined"], "route_methods": len(table),
         "status": dict(stats["status"]),
         "five_xx": fivexx, "failures": failures[:300], "failure_kinds": dict(by_kind),
-        "slowest": slowest[:40], "declared_chunk_over_cap": probe, "server_cpu_s": cpu, "server_rss_mb": rss,
+        "slowest": slowest[:40], "declared_chunk_over_cap": probe, "stalled_body": stalled, "server_cpu_s": cpu,
+        "server_rss_mb": rss,
         "details_4xx": dict(details.most_common(200)), "wall_s": round(time.monotonic() - t0, 1)})
     print(f"wrote {path}")
 

@@ -39,6 +39,9 @@ RESULTS_DIR = Path(__file__).resolve().parent.parent / "bench" / "results"
 DEFAULT_RESULTS = RESULTS_DIR / "gemm_h200.json"
 NVCC_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-gencode=arch=compute_90a,code=sm_90a")
 MAX_DIM = 16384
+#: TFLOP/s for the lab's estimate of a job (GemmParams.estimate): each rung's at the largest size it was measured at
+#: on an H200 (bench/results/gemm_h200.json), and cuBLAS's (key 0) slowest there.
+TFLOPS = {0: 220, 1: 46, 2: 105, 3: 340, 4: 350, 5: 460, 6: 630, 7: 860, 8: 850}
 RUN_TIMEOUT_S = 300.0
 
 
@@ -140,6 +143,15 @@ class GemmParams(BaseModel):
     dtype: Literal["bf16", "fp16"] = Field("bf16", description="inputs and output; accumulation is fp32")
     iters: int = Field(20, ge=5, le=200, description="timed runs (the median is reported)")
     warmup: int = Field(3, ge=0, le=50)
+
+    def estimate(self) -> tuple[float, str]:
+        """(GPU seconds, how): 2*M*N*K flops for each of the rung's and cuBLAS's runs (warm-up, timed and the check)
+        at :data:`TFLOPS` (the rung's rate at the largest size of bench/results/gemm_h200.json, cuBLAS's at its
+        slowest there)."""
+        flops, runs = 2 * self.m * self.n * self.k, self.iters + self.warmup + 1
+        seconds = flops * (runs / TFLOPS[self.rung] + (runs + 1) / TFLOPS[0]) / 1e12
+        return seconds, (f"{runs} runs of rung {self.rung} at about {TFLOPS[self.rung]} TFLOP/s and of cuBLAS on "
+                         f"{self.m}x{self.n}x{self.k}; lower iters, warmup or M, N, K")
 
     @model_validator(mode="after")
     def _tile_multiples(self) -> GemmParams:

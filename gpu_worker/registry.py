@@ -26,6 +26,7 @@ validated model and a :class:`JobContext`; an exception fails the job with its m
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+#: GPU seconds a job's estimate may reach (LAYOUTLAB_JOB_MAX_S): a longer one is refused before it is queued.
+MAX_JOB_SECONDS = float(os.environ.get("LAYOUTLAB_JOB_MAX_S", "60"))
 #: Modules imported on first use of the registry; each registers its kinds at import time. A missing module is skipped.
 BUILTIN_MODULES = ("gpu_worker.kinds", "gpu_worker.gemm", "gpu_worker.solve_kind")
 
@@ -136,9 +139,16 @@ def format_validation_error(exc: ValidationError) -> str:
 
 def validate(kind: str, params: dict | None) -> BaseModel:
     """Validate ``params`` for ``kind``. Post-condition: returns the model instance, or raises ParamsError whose
-    message names each bad field and the cap it broke."""
+    message names each bad field and the cap it broke, or, for a model with ``estimate() -> (seconds, how)``, the
+    estimated GPU time when it is over :data:`MAX_JOB_SECONDS` (checked here, before the job is queued)."""
     entry = get(kind)
     try:
-        return entry.params_model.model_validate(params or {})
+        model = entry.params_model.model_validate(params or {})
     except ValidationError as exc:
         raise ParamsError(format_validation_error(exc)) from None
+    if hasattr(model, "estimate"):
+        seconds, how = model.estimate()
+        if seconds > MAX_JOB_SECONDS:
+            raise ParamsError(f"estimated {seconds:,.0f} s of GPU time, over the lab's cap of {MAX_JOB_SECONDS:g} s "
+                              f"per job ({how})")
+    return model

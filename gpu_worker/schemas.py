@@ -90,6 +90,19 @@ class SmemParams(_Strict):
         """The address table and prediction computed during validation (same as patterns.plan_smem(spec()))."""
         return getattr(self, "_plan", None) or patterns.plan_smem(self.spec())
 
+    def estimate(self) -> tuple[float, str]:
+        """(GPU seconds, how) of the kernel's launches (kernels/smem.cu: 3 warm-up, ``runs`` timed, one check): the
+        shared-memory pipe serves one wavefront per clock per SM, and every SM holds up to 64 warps (8-warp blocks,
+        fewer when the footprint leaves room for fewer), each issuing ``iterations`` x the ``nacc`` accesses at the
+        wavefronts the bank model predicts for them, at 1.75 GHz (an H100 PCIe's top SM clock; an H200 runs 1.98). The
+        model times bench/results/smem_H200_2026-11-30.json's f32_col_naive (64 warps x 1024 x 16 accesses of 32
+        wavefronts) at 16.95 ms a launch at 1.98 GHz; it measured 16.97 ms."""
+        wavefronts = sum(a["wavefronts"] for a in self.plan()["prediction"]["per_access"])
+        warps = 8 * max(1, min(8, (228 << 10) // max(1, self.plan()["footprint_bytes"])))
+        seconds = (self.runs + 4) * warps * self.iterations * wavefronts / 1.75e9
+        return seconds, (f"{self.runs + 4} launches x {warps} warps per SM x {self.iterations} iterations x "
+                         f"{wavefronts} wavefronts per iteration at one per clock; lower iterations, runs or nacc")
+
 
 class TransposeParams(_Strict):
     """Transpose through shared memory; n x n elements of dtype; pad and swizzle default to the conflict-free fixes."""

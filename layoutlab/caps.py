@@ -23,3 +23,18 @@ def nesting_depth(text: str) -> int:
         elif ch in _CLOSE:
             depth = max(0, depth - 1)
     return best
+
+
+#: characters of an error message (never echo more of the input than this)
+MAX_ECHO = 400
+
+
+def clip(text: object, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to at most ``limit`` characters (plus a note of how many were left out): an error message never
+    echoes more than a few hundred characters of what the client sent. The middle goes: a message names the field
+    first and the reason last, and an echoed input sits between them."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 3 // 4, limit // 4
+    return f"{text[:head]} ... ({len(text) - head - tail:,} characters not shown) ... {text[-tail:]}"

@@ -124,9 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
         return _show(args) if args.cmd == "show" else _op(args)
-    except (_Bad, LayoutError) as exc:
-        msg = " ".join(str(exc).split())
-        print(f"layoutlab: {msg[:400]}", file=sys.stderr)
+    except (_Bad, LayoutError) as exc:  # one line; an echoed input cut in its middle, the reason kept
+        from layoutlab.caps import clip
+
+        print(f"layoutlab: {clip(' '.join(str(exc).split()))}", file=sys.stderr)
         return 2
     except RecursionError:
         print("layoutlab: input nested too deeply", file=sys.stderr)

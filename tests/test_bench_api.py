@@ -99,6 +99,45 @@ def test_params_validation_names_the_field_and_cap(client, kind, params, needle)
     assert needle in r.json()["detail"]
 
 
+#: An smem job of minutes: 204 launches x 64 warps x 65536 iterations x 32 accesses of 32 wavefronts (a 4-byte column
+#: 32 rows apart) at one wavefront per clock per SM: 7.4 min at 1.98 GHz (the same kernel at nacc 16 and 1024
+#: iterations took 16.97 ms a launch on an H200, bench/results/smem_H200_2026-11-30.json), over the 300 s run timeout.
+SLOW_SMEM = {"rows": 32, "cols": 32, "element_bytes": 4, "access": {"kind": "column", "index": 0}, "nacc": 32,
+             "iterations": 65536, "runs": 200}
+
+
+def test_a_job_of_minutes_is_refused_by_its_estimate_before_it_is_queued(client):
+    r = client.post("/api/bench/jobs", json={"kind": "smem", "params": SLOW_SMEM})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert "estimated 501 s of GPU time, over the lab's cap of 60 s" in detail and "1024 wavefronts" in detail
+    form = {"kind": "smem", "access": "column", "index": "0",
+            **{k: str(v) for k, v in SLOW_SMEM.items() if k != "access"}}
+    r = client.post("/lab/jobs", data=form, headers={"HX-Request": "true", "Origin": "http://testserver"})
+    assert r.status_code == 422 and "over the lab&#39;s cap of 60 s" in r.text, r.text[:400]
+    assert get_store().list_jobs(50) == []  # nothing queued
+
+
+def test_a_gemm_job_is_estimated_from_its_rung_s_rate(client, monkeypatch):
+    from gpu_worker import registry
+
+    big = {"rung": 1, "m": 16384, "n": 16384, "k": 16384, "iters": 200, "warmup": 50}  # 251 runs: 58 s at 46 TFLOP/s
+    assert 55 < registry.validate("gemm", big).estimate()[0] < 60
+    monkeypatch.setattr(registry, "MAX_JOB_SECONDS", 30.0)
+    r = client.post("/api/bench/jobs", json={"kind": "gemm", "params": big})
+    assert r.status_code == 422 and "cap of 30 s" in r.json()["detail"] and "46 TFLOP/s" in r.json()["detail"], r.text
+    assert client.post("/api/bench/jobs", json={"kind": "gemm", "params": {**big, "rung": 7}}).status_code in (202, 409)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("smem", {**SLOW_SMEM, "access": {"kind": "row", "index": 0}}),  # the same counts conflict-free: 16 s
+    ("gemm", {"rung": 1, "m": 16384, "n": 16384, "k": 16384}),  # 24 runs of 8.8 TFLOP at 46 TFLOP/s: 6 s
+])
+def test_long_but_quick_jobs_pass_the_estimate(client, kind, params):
+    r = client.post("/api/bench/jobs", json={"kind": kind, "params": params})
+    assert r.status_code in (202, 409), r.text  # queued, or no GPU worker here: validation passed either way
+
+
 @pytest.mark.skipif(telemetry.device_info()["available"], reason="this machine has a GPU")
 def test_device_without_gpu_reports_nvml_reason(client, worker):
     d = client.get("/api/bench/device").json()

@@ -514,3 +514,19 @@ def test_whiteboard_sessions_per_learner_are_capped(tmp_path, monkeypatch):
         assert refused.status_code == 429 and "cap is 2" in refused.json()["detail"]
         page = c.post("/drills/whiteboard", follow_redirects=False)
         assert page.status_code == 429 and "cap is 2" in page.text
+
+
+@pytest.mark.parametrize("asked, status, says", [
+    ("bytes=99999999999999999999999-", 416, "starts at or past the end of the file"),
+    ("bytes", 400, "is not of the form bytes=START-END"),
+    ("bytes=5-1", 400, "start must be less than end"),
+    ("items=0-1", 400, "Only support bytes range"),
+])
+def test_a_static_file_s_refused_range_names_the_condition(client, asked, status, says):
+    r = client.get("/static/vendor/htmx.min.js", headers={"Range": asked})
+    assert r.status_code == status and says in r.text, (r.status_code, r.text[:200])
+    if status == 416:
+        size = int(client.get("/static/vendor/htmx.min.js").headers["content-length"])
+        assert r.headers["content-range"] == f"bytes */{size}" and f"{size:,} bytes" in r.text
+    assert client.get("/static/vendor/htmx.min.js", headers={"Range": "bytes=0-9"}).content == \
+        client.get("/static/vendor/htmx.min.js").content[:10]

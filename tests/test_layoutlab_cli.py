@@ -91,6 +91,17 @@ def test_bad_input_exits_2_with_one_line(args):
     assert len(lines) == 1 and lines[0].startswith("layoutlab: ") and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args, reason", [
+    (("show", "(4,8):(8,1)", "--element-bytes", "9" * 400), "is not a whole number of bytes from 1 to 64"),
+    (("show", "(" * 1000 + "4" + ")" * 1000), "over the nesting cap of 32"),
+    (("op", "composition", "(" + ",".join(["2"] * 2100) + ")", "4:1"), "exceeds the cap of 4,000"),
+])
+def test_a_long_echoed_input_keeps_the_reason_on_its_one_line(args, reason):
+    r = run(*args)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].endswith(reason) and len(lines[0]) < 480, r.stderr
+
+
 def test_over_the_cap_still_shows_the_notation():
     r = run("show", "(1024,1024):(1024,1)")
     assert r.returncode == 2 and "(1024,1024):(1024,1)" in r.stdout and "render cap" in r.stdout

@@ -201,6 +201,34 @@ def test_a_half_sent_body_ends_after_the_read_timeout(served, path, kind, body):
     assert status == 408 and b"stopped arriving" in data, data[:300]  # named, on JSON routes and forms alike
 
 
+def test_a_stalled_body_ends_after_the_body_timeout_not_the_read_timeout_and_a_slow_one_is_read(tmp_path):
+    """A Content-Length that promises more than is sent: 408 after LAYOUTLAB_BODY_TIMEOUT_S of silence, long before
+    gunicorn's ``timeout`` (30 s here, as served); a body trickled in pieces over more than that bound in all, never
+    silent for as long, is read and answered."""
+    server = Served(tmp_path, LAYOUTLAB_READ_TIMEOUT_S="30", LAYOUTLAB_BODY_TIMEOUT_S="2")
+    try:
+        head = (f"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+                "Connection: close\r\nContent-Length: {}\r\n\r\n")
+        with server.connect(40) as s:
+            s.sendall(head.format(1000).encode() + b'{"layout":')
+            start = time.monotonic()
+            status, data = status_of(read_all(s))
+        assert status == 408 and b"stopped arriving" in data, data[:300]
+        assert time.monotonic() - start < 12  # the body's bound (2 s) and a loaded host's slack, not the 30 s
+        body = b'{"layout": "(4,8):(8,1)"}'
+        with server.connect(40) as s:
+            s.sendall(head.format(len(body)).encode())
+            start = time.monotonic()
+            for i in range(0, len(body), 4):
+                time.sleep(0.6)
+                s.sendall(body[i:i + 4])
+            assert time.monotonic() - start > 3  # longer in all than the body timeout
+            status, data = status_of(read_all(s))
+        assert status == 200 and b'"size":32' in data.replace(b" ", b""), data[:300]
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("path, kind, chunks", [
     ("/api/layout", "application/json", [b"200000\r\n{"]),  # one chunk that declares 2 MB, 1 byte of it sent
     ("/lab/jobs", "application/x-www-form-urlencoded", [b"80000\r\n" + b"k" * 0x80000 + b"\r\n", b"80001\r\n"]),

@@ -18,7 +18,7 @@ structured sample beyond.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_right
 from contextvars import ContextVar
 from itertools import islice
 from itertools import product as cartesian
@@ -28,7 +28,7 @@ from typing import Any
 from algebra.core import inttuple as it
 from algebra.core.arith import f2_apply, f2_columns, has_f2
 from algebra.core.errors import LayoutError
-from algebra.core.modes import coalesce_x_pair, flat_pair, offsets
+from algebra.core.modes import bw_coalesce, coalesce_x_pair, flat_pair, offsets
 from algebra.core.recorder import _ACTIVE
 
 _UNCHECKED: ContextVar[bool] = ContextVar("algebra_unchecked", default=False)
@@ -306,6 +306,23 @@ def _f2_agree(a: Any, b: Any, r: Any) -> bool:
 POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
 
 
+def _inverts(outer: Any, inner: Any) -> bool:
+    """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven mode by mode
+    (plain layouts, int strides): each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P
+    its 1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
+    if type(inner).__name__ != "Layout" or type(outer) is not type(inner) or not _ints((outer.stride, inner.stride)) \
+            or has_non_positive_shape(outer) or has_non_positive_shape(inner):
+        return False
+    os_, od = map(it.wrap, bw_coalesce(*flat_pair(outer.shape, outer.stride), 1, 0))
+    pre, reach, step = [prod(os_[:j]) for j in range(len(os_))], [0] * len(os_), 1
+    for s, d in zip(*flat_pair(inner.shape, inner.stride), strict=True):
+        j = bisect_right(pre, d) - 1
+        if s > 1 and (d <= 0 or d % pre[j] or d // pre[j] * od[j] != step):
+            return False
+        reach[j], step = reach[j] + (s - 1) * d // pre[j], step * s
+    return all(map(int.__lt__, reach, os_))
+
+
 def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: str) -> LayoutError:
     return LayoutError(f"{op}({layout}) is not a layout: {what}. CuTe would print {r} here; {detail}")
 
@@ -370,7 +387,7 @@ R(1) = 129, outside the domain of L
         k = it.product(r.shape).bit_length() - 1  # F2-linear L and R: L(R(i)) == i at the units i is all of it
         if _f2_agree(layout, r, type(r)((2,) * k, tuple(1 << t for t in range(k))) if k else type(r)(1, 0)):
             return
-    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    fa, fr = (None, None) if r is None or _inverts(layout, r) else (_on_domain(layout), _on_domain(r))
     if fa is None or fr is None:
         return
     (lt, dom), rt = fa, fr[0]
@@ -399,7 +416,7 @@ L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here
 R(12) = 6, but L(6) = 1
     """
     layout = args[0]
-    fa, fr = (None, None) if r is None else (_on_domain(layout), _on_domain(r))
+    fa, fr = (None, None) if r is None or _inverts(r, layout) else (_on_domain(layout), _on_domain(r))
     if fa is None or fr is None:
         return
     (lt, dom), rt = fa, fr[0]
@@ -421,18 +438,18 @@ R(12) = 6, but L(6) = 1
                                    f"{x}, but L({x}) = {z}")
 
 
-def _first_hole(ls: list, rs: list, cot: int) -> int | None:
-    """The least x in [0, cot) that is ``a + b`` for no offset a of ``ls`` and b of ``rs`` (both hold 0), else None:
-    bit sets of the sums below a bound that doubles, so a hole near 0 costs little however big the layouts are."""
-    lo_a, lo_b, w = min(ls), min(rs), 32
-    as_, bs = sorted({a - lo_a for a in ls}), sorted({b - lo_b for b in rs})
+def _first_hole(modes: list, cot: int) -> int | None:
+    """The least x in [0, cot) that is ``L(j) + R(i)`` for no i, j (``modes``: those of L and R), else None: bit sets of
+    the sums below a bound that doubles, mode by mode, so a hole near 0 costs little however big the layouts are."""
+    lo, w = sum(min(0, (s - 1) * d) for s, d in modes), 32
     while True:
         w = min(2 * w, cot)
-        width = w - lo_a - lo_b  # bit p of the sums is the offset p + lo_a + lo_b
-        part, reach = sum(1 << a for a in as_[:bisect_left(as_, width)]), 0
-        for b in bs[:bisect_left(bs, width)]:
-            reach |= part << b
-        if holes := ~(reach >> (-lo_a - lo_b)) & ((1 << w) - 1):
+        reach, mask = 1, (1 << (w - lo)) - 1  # bit p is the sum p + lo
+        for s, d in modes:
+            m = 1
+            while d and m < s:  # reach + {0, |d|, .., (m-1)|d|}, m doubling
+                reach, m = reach | reach << min(m, s - m) * abs(d) & mask, m + min(m, s - m)
+        if holes := ~(reach >> -lo) & ((1 << w) - 1):
             return (holes & -holes).bit_length() - 1
         if w == cot:
             return None
@@ -478,9 +495,8 @@ is L(j) + R(i) for no i, j
     if n < cot // fsize:
         text = show_call("complement", args)
         hole = ""
-        tabs = _tables(layout, r) if it.product(layout.shape) * n <= POST_CAP else None
-        if tabs is not None:
-            miss = _first_hole(tabs[0], tabs[1], cot)
+        if 0 < it.product(layout.shape) * n <= POST_CAP and not has_non_positive_shape(layout) and _ints(rd):
+            miss = _first_hole(list(zip(fs + rs, fd + rd, strict=True)), cot)
             if miss is not None:
                 hole = f"; offset {miss} < {cot} is L(j) + R(i) for no i, j"
         raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "

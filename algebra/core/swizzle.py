@@ -236,7 +236,7 @@ def merge_swizzles(a: Swizzle, b: Swizzle) -> Swizzle:
         raise LayoutError(f"composition {a} o {b}: CuTe merges only swizzles of the same shift "
                           "(\"Can only merge swizzles of the same shift.\")")
     res = make_swizzle(a.yyy_mask ^ b.yyy_mask, a.zzz_mask ^ b.zzz_mask)
-    for x in range(1 << min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b))) if checking() else 0):
+    for x in (1 << t for t in range(min(20, max(s.base + s.bits + abs(s.shift) for s in (a, b))) if checking() else 0)):
         if res(x) != a(b(x)):
             raise LayoutError(f"composition {a} o {b} is not a swizzle: their bits overlap. CuTe would print {res} "
                               f"here; at x = {x} that gives {res(x)}, but {a}({b}({x})) = {a(b(x))}")

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The ops whose never-wrong check read every point of a 2^20-point input, before and after the per-mode / per-bit
+proofs, in one sitting: each tree (an ``algebra/`` of git revision BEFORE, and this tree) in a fresh process, caches
+cleared before each call, CPU time per call (the best of --rounds), and the answer or refusal text of each, which
+must be the same in both. A table on stdout and JSON under bench/results/.
+
+Usage:  python3 bench/fast_checks.py BEFORE_REV [--rounds 3] [--out bench/results/fast_checks.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SW = "Sw<3,4,3> o 0 o "
+CASES = [("logical_product", ["2:1", SW + "(1024,1024):(1,1024)"]),
+         ("zipped_product", ["2:1", SW + "(1024,1024):(1024,1)"]),
+         ("tiled_product", ["1:0", "Sw<3,3,3> o 0 o (32,32,1024):(1,32,1024)"]),
+         ("flat_product", ["2:1", SW + "(1024,1024):(1,1024)"]),
+         ("logical_product", ["4:2", "Sw<1,9,-3> o 0 o (32,32,1024):(1,32768,32)"]),  # refused at j = 16384
+         ("right_inverse", ["(1024,1024):(1024,1)"]),
+         ("right_inverse", ["(32,32,1024):(1,32768,32)"]),
+         ("left_inverse", ["(1024,1024):(1024,1)"]),
+         ("max_common_vector", ["(1024,1024):(1,1024)", "(1024,1024):(1,1024)"]),
+         ("max_common_layout", ["(1024,1024):(1024,1)", "(1024,1024):(1024,1)"]),
+         ("composition", ["Sw<2,10,8>", "Sw<2,12,8>"]),  # two swizzles merged: 20 bits checked
+         ("complement", ["(16,64):(768,16384)"])]  # refused: the hole search, the corpus's slowest call
+RUN = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import algebra as A
+from algebra.core.memo import clear_caches
+out = []
+for op, args in json.loads(sys.argv[2]):
+    args = [A.parse(a) for a in args]
+    best = float("inf")
+    for _ in range(int(sys.argv[3])):
+        clear_caches()
+        t = time.thread_time()
+        try:
+            got = str(getattr(A, op)(*args))
+        except A.LayoutError as err:
+            got = "refused: " + str(err)
+        best = min(best, time.thread_time() - t)
+    out.append([best, got])
+print(json.dumps(out))
+'''
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("before")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "fast_checks.json")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "algebra"], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        res = {name: json.loads(subprocess.run([sys.executable, "-c", RUN, tree, json.dumps(CASES), str(args.rounds)],
+                                               capture_output=True, text=True, check=True).stdout)
+               for name, tree in (("before", tmp), ("after", str(ROOT)))}
+    rows = [{"call": f"{op}({', '.join(a)})", "before_ms": round(1e3 * res["before"][k][0], 2),
+             "after_ms": round(1e3 * res["after"][k][0], 2), "same_answer": res["before"][k][1] == res["after"][k][1],
+             "answer": res["after"][k][1][:160]} for k, (op, a) in enumerate(CASES)]
+    print(f"{'call':<84}{'before':>12}{'after':>10}  same")
+    for r in rows:
+        print(f"{r['call'][:84]:<84}{r['before_ms']:>9} ms{r['after_ms']:>7} ms  {r['same_answer']}")
+    args.out.write_text(json.dumps({"machine": platform.platform(), "date": dt.datetime.now(dt.UTC).isoformat(
+        timespec="seconds"), "command": f"python3 bench/fast_checks.py {args.before} --rounds {args.rounds}",
+        "rows": rows}, indent=1) + "\n")
+    return 0 if all(r["same_answer"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

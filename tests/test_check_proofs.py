@@ -1,0 +1,90 @@
+"""The checks that prove instead of enumerating give the answers and refusal texts that every point gives: the
+swizzled-tiler product checked at its unit indices (F2-linear sides), the inverses proven mode by mode
+(``checks._inverts``), the complement's hole found mode by mode. Each is compared with the point-by-point check (the
+proof switched off) or with a brute-force count on random inputs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import algebra as A
+from algebra.core import checks, products
+from algebra.core.inttuple import flatten
+from algebra.core.memo import clear_caches
+
+
+def _layout(rng: random.Random, pow2: bool) -> str:
+    n = rng.randint(1, 3)
+    sh = [rng.choice([1, 2, 4, 8] if pow2 else [1, 2, 3, 4, 6, 8]) for _ in range(n)]
+    st = [rng.choice([0, 1, 2, 4, 8, 16, 64, 128] if pow2 else [0, 1, 2, 3, 4, 6, 12, -1]) for _ in range(n)]
+    if rng.random() < 0.6:  # compact in a random order, some gaps
+        cur, order = 1, rng.sample(range(n), n)
+        for k in order:
+            st[k] = cur * rng.choice([1, 1, 2])
+            cur = st[k] * sh[k]
+    return f"({','.join(map(str, sh))}):({','.join(map(str, st))})"
+
+
+def _answers(calls: list) -> list[str]:
+    out = []
+    for op, args in calls:
+        clear_caches()
+        try:
+            out.append(str(getattr(A, op)(*map(A.parse, args))))
+        except A.LayoutError as err:
+            out.append(f"refused: {err}")
+    return out
+
+
+def test_a_swizzled_tiler_product_checked_at_the_units_answers_as_every_point(monkeypatch) -> None:
+    rng = random.Random(10)
+    calls = []
+    for _ in range(600):
+        b = rng.randint(1, 3)
+        m, s = rng.randint(0, 4), rng.choice([b, b + 1, b + 2, -b, -(b + 1)])
+        calls.append((rng.choice(["logical_product", "zipped_product", "tiled_product", "flat_product"]),
+                      [_layout(rng, rng.random() < 0.9), f"Sw<{b},{m},{s}> o 0 o {_layout(rng, rng.random() < 0.9)}"]))
+    calls.append(("logical_product", ["4:2", "Sw<1,9,-3> o 0 o (32,32,1024):(1,32768,32)"]))  # refused at j = 16384
+    fast = _answers(calls)
+    monkeypatch.setattr(products, "f2_columns", lambda *_: None)  # no proof: every point
+    assert _answers(calls) == fast
+    refused = [a for a in fast if "cannot move to the offsets" in a]
+    assert len(refused) >= 20 and "at (0, 16384)" in fast[-1]
+    clear_caches()
+
+
+def test_the_inverses_proven_mode_by_mode_answer_as_every_point(monkeypatch) -> None:
+    rng = random.Random(11)
+    calls = [(op, [_layout(rng, False)] + ([_layout(rng, False)] if op.startswith("max") else []))
+             for op in ["right_inverse", "left_inverse", "max_common_layout", "max_common_vector"] * 300]
+    fast = _answers(calls)
+    monkeypatch.setattr(checks, "_inverts", lambda *_: False)
+    assert _answers(calls) == fast
+    clear_caches()
+
+
+def test_the_inverse_proof_holds_where_it_says_so() -> None:
+    rng = random.Random(12)
+    proven = 0
+    for _ in range(3000):
+        outer = A.parse(_layout(rng, False))
+        inner = A.right_inverse(outer) if rng.random() < 0.3 else A.parse(_layout(rng, False))
+        if checks._inverts(outer, inner):
+            proven += 1
+            assert all(0 <= inner(i) < A.size(outer) and outer(inner(i)) == i for i in range(A.size(inner)))
+    assert proven > 300
+    assert checks._inverts(A.parse("(1024,1024):(1024,1)"), A.parse("(1024,1024):(1024,1)"))
+    assert not checks._inverts(A.parse("(4,4):(1,2)"), A.parse("16:1"))  # carries: not proven
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_complement_hole_is_the_least_sum_missed(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(400):
+        a, r = A.parse(_layout(rng, False)), A.parse(_layout(rng, False))
+        cot = rng.choice([1, 7, 64, 100, 3000])
+        modes = [(s, d) for x in (a, r) for s, d in zip(*map(flatten, (x.shape, x.stride)), strict=True)]
+        sums = {x + y for x in A.offsets(a) for y in A.offsets(r)}
+        assert checks._first_hole(modes, cot) == next((x for x in range(cot) if x not in sums), None)
