@@ -38,8 +38,8 @@ MAX_TOP_MODULES = 6
 # CuTe's slice, an F2 layout after a swizzle, the exact inverses and slices of Sw o O o (F2 layout), the F2 sign
 # condition, +61; a function nothing called and recast_layout's four cases, -9; CuTe's tile / partition / max common
 # run answered where it is the function, an inner composition not, +35); only comes down
-CORE_LINES = 5326
-ALGEBRA_LINES = 12587  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+CORE_LINES = 5323
+ALGEBRA_LINES = 12584  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
