@@ -274,3 +274,29 @@ def test_local_tile_answers_cute_s_tile_where_it_is_right() -> None:
     with pytest.raises(LayoutError, match=re.escape("CuTe would print local_tile(((3,4)):((4,1)), (2), (1)) = "
                                                     "((2)):((4)) at offset 8")):
         A.local_tile(lay, (2,), (1,))
+
+
+@pytest.mark.parametrize(("a", "tiler", "crd", "cute"), [
+    ("(8,12):(1,8)", ("4:-1",), (0, 0), "((4)):((-1)) @ 0"),
+    ("(3,4):(4,1)", (1, "2:-1"), (0, 0), "(1,2):(0,-1) @ 0"),
+    ("10:1", ("((8),1):((-1),2)",), (0,), "((((8),1))):((((-1),2))) @ 0"),
+    ("(8,(4,2)):(1,(8,32))", ("2:-16", "4:0"), (3, 0), "(2,4):(-16,0) @ 3"),
+    ("(2,(1,(3))):(0,(0,(1)))", ("(2):(-1)", 3), (0, 0), "((2),3):((0),1) @ 0"),
+    ("(4,2,(1,(2,4))):(2,8,(2,(1,-16)))", ("8:-1", 2), (0, 0, 4), "(8,2):(-2,8) @ -32")])
+def test_local_tile_answers_cute_s_tile_of_a_negative_stride_tiler_where_it_is_right(a, tiler, crd, cute) -> None:
+    """zipped_divide by a negative-stride tiler is not a layout (its rest shape is -1), but CuTe's tile is A at each
+    point of the tile's coordinates inside A's domain, mode by mode (the last: a point (1,1) of the tile reads mode 0
+    at -1, off A, though its 1-D offset 1 is in A): answered (corpus_s101xx.json, CuTe C++'s prints)."""
+    tl = tuple(A.parse(x) if isinstance(x, str) else x for x in tiler)
+    with pytest.raises(LayoutError, match="positive shape condition"):
+        A.zipped_divide(A.parse(a), tl)
+    r, off = A.local_tile(A.parse(a), tl, crd)
+    assert f"{r} @ {off}" == cute
+
+
+def test_local_tile_refuses_cute_s_tile_of_a_negative_stride_tiler_off_the_function() -> None:
+    """Tile 1 of (4,3):(3,1) by 4:-1 starts past mode 0 (size 4): CuTe prints ((4)):((-3)) at offset 12, but the tile's
+    first point is A's offset 4, A(0,1) = 1: refused with the condition and CuTe's print."""
+    with pytest.raises(LayoutError, match=re.escape("positive shape condition") + ".*" + re.escape(
+            "CuTe would print local_tile((4,3):(3,1), <4:-1>, (1,0)) = ((4)):((-3)) at offset 12")):
+        A.local_tile(A.parse("(4,3):(3,1)"), (A.parse("4:-1"),), (1, 0))
