@@ -24,7 +24,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import f2_columns, has_f2
-from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
+from algebra.core.checks import capped, checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, shows_cute, whole_refusal
@@ -271,7 +271,8 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     new_c, t_c, cat = (f2_columns(*x) if fast else None for x in ((new.shape, new.stride), (t.shape, t.stride), (
         (block.shape, comp.shape), (block.stride, comp.stride))))  # (A, A*): A(a) + A*(y) the XOR of disjoint bits
     lin = None not in (new_c, t_c, cat) and all(sw(c) * n0 >> len(cat) == 0 for c in t_c)  # Sw(T(j)) inside A*
-    for i in ((1 << b for b in range(len(new_c))) if lin else range(size(new))) if checking() else ():
+    for i in ((1 << b for b in range(len(new_c))) if lin else range(capped(size(new), f"logical_product({block}, "
+              f"{tiler}) is refused: CuTe would print {res}, not confirmed as the product ("))) if checking() else ():
         a, j = i % n0, i // n0
         got, want = res_sw(new_of(i)), block_of(a) + comp_of(sw(t_of(j)))
         if got != want:
@@ -480,7 +481,8 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     def at(j: int) -> Any:  # c with the kept modes at j
         return _kept_at(c, sliced.shape, j)
 
-    for j in range(1, min(size(sliced), 1 << 16) if checking() else 0):
+    for j in range(1, capped(size(sliced), f"slice of {sl} at {cs} is refused: CuTe would print {res}, not confirmed "
+                             "here (", few=True) if checking() else 0):
         if res(j) - res(0) != sl(at(j)) - sl(at(0)):
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
