@@ -291,12 +291,59 @@ def check_composition(a: Any, b: Any, r: Any) -> str | None:
     nb = size_of(b)
     if nb is not None and size_of(r) != nb:
         return f"size(R) = {size_of(r)}, size(B) = {nb}"
-    for i in domain(b):
+    for i in range(n) if isinstance(b, A.Swizzle) and n is not None else domain(b):  # A o Sw: A's shape, i < n
         x = value(b, i)
         if x is not None and 0 <= x < (n if n is not None else 1 << 62):
             want, got = value(a, x), value(r, i)
             if want != got:
                 return f"R({i}) = {got}, but A(B({i})) = A({x}) = {want}"
+    return None
+
+
+def _values(x: Any) -> list:
+    return sorted(v for v in (value(x, i) for i in range(size_of(x))) if v is not None)
+
+
+def check_divide(a: Any, b: Any, r: Any) -> str | None:
+    """``logical_divide(A, B)``: each mode k of R holds ``A_k o B_k`` first (B a tiler: mode by mode; a layout: mode
+    0), and R is A reordered (the same offsets, as a multiset, where B's tiles cover A)."""
+    bs = b if type(b) is tuple else (b,)
+    for k, bk in enumerate(bs):
+        ak, rk = (_mode(a, k), _mode(r, k)) if type(b) is tuple else (a, r)
+        if (why := check_composition(ak, bk, _mode(rk, 0))) is not None:
+            return f"mode {k}: {why}"
+    if size_of(r) == size_of(a) and _values(r) != _values(a):
+        return "R's offsets are not A's"
+    return None
+
+
+def check_product(a: Any, b: Any, r: Any) -> str | None:
+    """``logical_product(A, B)``: R's first mode is A, ``size(R) == size(A) * size(B)``, and R injective where A is
+    (B's copies of A land on offsets of their own)."""
+    n = size_of(a)
+    if size_of(r) != n * size_of(b):
+        return f"size(R) = {size_of(r)}, not size(A) * size(B) = {n} * {size_of(b)}"
+    if (bad := next((i for i in range(n) if value(r, i) != value(a, i)), None)) is not None:
+        return f"R({bad}) = {value(r, bad)}, A({bad}) = {value(a, bad)}"
+    if len(set(_values(a))) == n and len(set(vs := _values(r))) != len(vs):
+        return "R is not injective though A is"
+    return None
+
+
+def check_slice(x: Any, c: Any, r: Any) -> str | None:
+    """``x(c)`` with ``_`` in c: ``R(j) - R(0) == x(c_j) - x(c_0)`` (a XOR where x's strides are bit vectors), c_j
+    the coordinate with the kept modes at the natural coordinate of j."""
+    from algebra.core.layout import slice_layout
+    from algebra.core.products import _kept_at
+
+    inner = x if isinstance(x, A.Layout) else x.layout_b
+    xor, kept = _has_f2(inner.stride), slice_layout(c, inner).shape  # the offset: F2 bits; R's j: the kept modes' j
+    for j in range(size_of(r) or 0):
+        cj, c0 = _kept_at(c, kept, j), _kept_at(c, kept, 0)
+        got = value(r, j) ^ value(r, 0) if xor else value(r, j) - value(r, 0)
+        want = int(x(cj)) ^ int(x(c0)) if xor else int(x(cj)) - int(x(c0))
+        if got != want:
+            return f"at j = {j}, c_j = {cj}: R gives {got}, x gives {want}"
     return None
 
 
@@ -468,8 +515,41 @@ def check_one(stats: Counter, fails: list, op: str, args: tuple, check: Any) -> 
     return res
 
 
+def _coord(rng: random.Random, shape: Any, top: bool = True) -> Any:
+    if type(shape) is tuple and (top or rng.random() < 0.5):
+        return tuple(_coord(rng, s, False) for s in shape)
+    return None if rng.random() < 0.5 else rng.randrange(_size(shape))
+
+
+def _more(rng: random.Random, stats: Counter, fails: list, x: Any) -> None:
+    """The divides, products, slices and swizzle compositions of ``x`` (a layout or ``Sw o O o L``), checked."""
+    shape = x.shape
+    modes = shape if type(shape) is tuple else (shape,)
+    tiler = tuple(rng.choice((m, max(m // 2, 1), A.Layout(max(m // 2, 1), 2) if m >= 4 else 1))
+                  for m in map(_size, modes[:rng.randint(1, len(modes))]))
+    b = tiler if rng.random() < 0.6 else A.Layout(max(_size(modes[0]) // 2, 1), rng.choice((1, 2)))
+    check_one(stats, fails, "logical_divide", (x, b), lambda r: check_divide(x, b, r))
+    p = rng.choice((A.Layout(2, 1), A.Layout(4, 1), A.Layout(2, 2), A.Layout((2, 2), (2, 1)), A.Layout((2, 2))))
+    check_one(stats, fails, "logical_product", (x, p), lambda r: check_product(x, p, r))
+    c = _coord(rng, shape)
+    if type(c) is tuple and any(v is None for v in A.core.inttuple.flatten(c)):
+        stats["slice answered"] += 1
+        try:
+            r = x(c)
+        except A.LayoutError:
+            stats["slice answered"] -= 1
+            stats["slice refused"] += 1
+        else:
+            if (why := check_slice(x, c, r)) is not None:
+                fails.append(f"{x}({c}) = {r}: {why}")
+    if isinstance(x, A.Layout) and rng.random() < 0.5:  # an F2 (or int) layout after a swizzle
+        sw_ = A.Swizzle(rng.randint(1, 3), rng.randint(0, 4), rng.choice((3, 4, -3)))
+        if abs(sw_.shift) >= sw_.bits:
+            check_one(stats, fails, "composition", (x, sw_), lambda r: check_composition(x, sw_, r))
+
+
 def hunt(seed: int, n: int) -> tuple[list[str], Counter]:
-    rng = random.Random(seed)
+    rng, more = random.Random(seed), random.Random(seed * 7919 + 5)  # more: its own stream, rng's draws as before
     fails: list[str] = []
     stats: Counter = Counter()
     for k in range(n):
@@ -497,6 +577,7 @@ def hunt(seed: int, n: int) -> tuple[list[str], Counter]:
             if isinstance(x, A.ComposedLayout) and not x.offset and rng.random() < 0.4:  # a layout after the tile
                 outer = _pow2_perm(rng, max(value(x, j) for j in range(size_of(x))) + 1)
                 check_one(stats, fails, "composition", (outer, x), lambda r, o=outer, x=x: check_composition(o, x, r))
+            _more(more, stats, fails, x)
             if isinstance(x, A.Layout):
                 if rng.random() < 0.3:  # an int layout after the F2 one
                     m = 1 << (max(value(x, j) for j in range(size_of(x))).bit_length())

@@ -97,7 +97,8 @@ OVER_CAP = [("composition", ["(4,4,4):(F1,F4,F16)", "(10,10):(1,10)"], "A o B (F
             ("composition", ["(3,100):(1,3)", "Sw<1,0,1>"], "A o Sw (300 points", 64),
             ("logical_product", ["(2,4):(1,2)", "Sw<3,4,3> o 0 o (32,32,1024):(1,1024,32)"], "(8,388,608 points", 64),
             ("layout_add", ["(10,10):(1@0,1@1)", "(10,10):(1@0,1@1)"], "not confirmed here (100 points", 64),
-            ("slice_composed", [[None, 3], "Sw<3,4,3> o 0 o (256,64):(1,256)"], "not confirmed here (256 points", 16)]
+            ("slice_composed", [[None, 3], "Sw<3,4,3> o 0 o (256,64):(1,256)"], "not confirmed here (256 points", 16),
+            ("slice_composed", [[None, 1], "Sw<1,0,1> o 0 o (64,4):(F1,F64)"], "not confirmed here (64 points", 16)]
 #: The inverses over the cap are CuTe's answer, unconfirmed (the corpus's left_inverse((128,8192):(16384,64)), 2^21
 #: points, is right): not read, neither refused.
 UNCONFIRMED = [("left_inverse", "(60,30):(2,1)", "(2,60):(60,1)"),

@@ -34,10 +34,12 @@ MAX_TOP_MODULES = 6
 # the complement size refusal's hole found on bit sets that grow (126 ms -> 1.6 ms for (16,64):(768,16384)), +17;
 # the composition check's points counted before they are built (7.2 s -> 0.05 s for a divide of 2^24 points), +1;
 # the swizzled-tiler product checked at its unit indices and the inverses proven mode by mode instead of every point
-# (2^20 points: 2-10 s -> under 1 ms), +20; every check that reads points counts them first, refused over the cap
-# (checks.capped), +2); only comes down
-CORE_LINES = 5241
-ALGEBRA_LINES = 12473  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+# (2^20 points: 2-10 s -> under 1 ms), +20; a swizzled partition outside the shape with CuTe's print, x(c) with _ as
+# CuTe's slice, an F2 layout after a swizzle, the exact inverses and slices of Sw o O o (F2 layout), the F2 sign
+# condition, +61; a function nothing called and recast_layout's four cases, -9; every check that reads points
+# counts them first, refused over the cap (checks.capped), +3); only comes down
+CORE_LINES = 5294
+ALGEBRA_LINES = 12527  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -45,8 +47,9 @@ ALGEBRA_LINES = 12473  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        tensor's slice and partitions, +9 with +3 in the core; local_partition's thread coordinate
 #                        and C++'s divmod, +19; F2 offsets, complement and offsets as in the core, +16; a Triton
 #                        shared layout's offsets over the CTAs of a CGALayout, +3; the complement's hole, +17; the
-#                        checks proven per bit and per mode, +20 as in the core; points counted first, +2 as in the
-#                        core); only comes down
+#                        checks proven per bit and per mode, +20 as in the core; swizzled / F2 edges as in the core,
+#                        +61; a swizzled layout evaluated at a negative coordinate, +1; -9 as in the core; points
+#                        counted first, +3 as in the core); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

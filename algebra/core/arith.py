@@ -60,7 +60,10 @@ class F2(Frozen):
     def __init__(self, value: Any) -> None:
         v = value.value if isinstance(value, F2) else value
         if not is_int(v) or v < 0 or v.bit_length() > MAX_BITS:
-            raise LayoutError(f"an F2 vector is a non-negative integer of at most {MAX_BITS} bits, got {value!r}")
+            raise LayoutError(f"an F2 vector is a non-negative integer of at most {MAX_BITS} bits, got {value!r}" + (
+                " (F2 sign condition: a negative int offset, stride or coordinate met an F2 (XOR) stride; a bit vector "
+                "has no sign, so a layout cannot mix negative int strides with F2 strides)" if is_int(v) and v < 0
+                else ""))
         object.__setattr__(self, "value", v)
 
     def __add__(self, other: Any) -> F2:
@@ -295,10 +298,6 @@ def E(*modes: Any) -> Any:
     if len(modes) == 1 and isinstance(modes[0], list | tuple):
         modes = tuple(modes[0])
     return ScaledBasis(1, tuple(modes))
-
-
-def is_basis(x: Any) -> bool:
-    return isinstance(x, ScaledBasis)
 
 
 def basis_value(x: Any) -> Any:

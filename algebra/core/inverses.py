@@ -15,7 +15,7 @@ from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout, layout_arg
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle, chain
+from algebra.core.swizzle import ComposedLayout, Swizzle, _bit_modes, chain
 
 R = Layout._raw
 
@@ -54,6 +54,9 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
     nested, inverse(B) is itself composed and the answer is one chain (``swizzle.chain``)."""
     rec, name = active(), inverse.__name__
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
+    if type(a) is Swizzle and not off and type(b) is Layout and has_f2(b.stride) and f2_columns(b.shape, b.stride):
+        cols = f2_columns(b.shape, b.stride)  # over F2 (no CuTe print): Sw o B is one F2 layout, inverted exactly
+        return _f2_inverse(Layout(*_bit_modes(b.shape, [a(x) for x in cols])), name == "right_inverse")
     try:
         inv_b = nested(rec, inverse, b) if type(b) is not Swizzle else b
         inv_a = nested(rec, inverse, a) if type(a) is Layout else a

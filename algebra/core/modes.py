@@ -293,8 +293,9 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         cols = [it.crd2idx(bd.value << t, ls, ld) for t in range(k)]
         for c in cols:  # an int offset of A read by an F2 mode of B is an F2 element, unless negative or not an int
             if not hasattr(c, "is_f2") and (type(c) is not int or c < 0):
-                raise LayoutError(f"composition: the mode {bs}:{bd} of B (an F2 stride) reads A at {c}, which is not "
-                                  "an F2 element")
+                raise LayoutError(f"composition: F2 sign condition: the mode {bs}:{bd} of B has an F2 (XOR) stride, "
+                                  f"so R XORs A's offsets at its bit columns, which must be non-negative bit vectors; "
+                                  f"A({bd.value << cols.index(c)}) = {c}. CuTe has no F2 strides")
         cols = [c if hasattr(c, "is_f2") else F2(c) for c in cols]
         if rec is not None:
             rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "

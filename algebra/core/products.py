@@ -23,7 +23,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import f2_columns, has_f2
+from algebra.core.arith import F2, f2_columns, has_f2
 from algebra.core.checks import capped, checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
@@ -452,6 +452,8 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         if fixed(c) and isinstance(getattr(lay, "layout_a", None), Swizzle) and type(sub) is Layout and off + o < 0:
             _unsigned(sl, c, cs, sub, off + o, slice_layout(c, lay.layout_b).shape)  # decayed: o is unsigned
         return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
+    if has_f2(lay.stride):  # no CuTe print (CuTe has no F2 strides): Sw o 0 o slice, A(c_0) XORed, where exact
+        return _f2_slice(c, sl, cs)
     sliced = slice_layout(c, lay)
     m, b, s = sw.base, sw.bits, abs(sw.shift)
     shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)
@@ -463,13 +465,14 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
                                                              it.idx2crd(dc, parts[1].shape))), strict=True)
     mixed, pow2 = 0, None not in parts
     for n, d, x in leaves:  # CuTe's to_mixed_bits: each shape*stride a power of 2 (or 0)
-        mixed, pow2 = mixed ^ x * d, pow2 and n * d >= 0 and not n * d & (n * d - 1)
+        mixed, pow2 = mixed ^ x * d & (n - 1) * d, pow2 and n * d >= 0 and not n * d & (n * d - 1)
     if not pow2:  # CuTe's first refusal: a projection's composition, or to_mixed_bits
         why = next((_refused(*q) for q, p in zip(pairs, parts, strict=True) if p is None), "shape*stride not 2^k")
         raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the projection of {sw} through the layout ({why})")
     d_anti, _, s_only = parts
     bits = s_only(size(s_only) - 1)
-    new_off, passed, z, y = off ^ mixed, d_anti(dc), sw.zzz_mask & -sw.zzz_mask, sw.yyy_mask & -sw.yyy_mask
+    new_off, passed = off ^ mixed, it.crd2idx(dc, d_anti.shape, d_anti.stride)  # C++'s divmod: c may be < 0
+    z, y = sw.zzz_mask & -sw.zzz_mask, sw.yyy_mask & -sw.yyy_mask
     lo, hi = ([(z if new_off & (y << i) == 0 else -z) << i if f else (y + z if new_off & (z << i) == 0 else y - z) << i
                for i in range(b)] for f in (z < y, z > y))
     sw_lay = Layout((1 << m, *[2] * b, 1 << (s - b), *[2] * b, 1), (1, *lo, 1 << (m + b), *hi, 1 << (m + b + s)))
@@ -478,18 +481,40 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     if res is None:
         raise LayoutError(f"slice of {sl} at {show(c)}: CuTe refuses the composition of {sw_lay} with {sliced}")
 
-    def at(j: int) -> Any:  # c with the kept modes at j
-        return _kept_at(c, sliced.shape, j)
+    def at(j: int) -> Any:  # A at c with the kept modes at j (c < 0 too: C++'s arithmetic), and that c
+        x = _kept_at(c, sliced.shape, j)
+        return (sl(x) if min(it.flatten(x)) >= 0 else sw(off + it.crd2idx(x, lay.shape, lay.stride))), show(x)
 
     for j in range(1, capped(size(sliced), f"slice of {sl} at {cs} is refused: CuTe would print {res}, not confirmed "
                              "here (", few=True) if checking() else 0):
-        if res(j) - res(0) != sl(at(j)) - sl(at(0)):
+        if res(j) - res(0) != at(j)[0] - at(0)[0]:
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
-                f"coordinate with the kept modes at j; CuTe would print {res} here; at j = {j}, c_j = {show(at(j))}, "
-                f"that gives {res(j) - res(0)}, but A(c_j) - A(c_0) = {sl(at(j)) - sl(at(0))}. CuTe would print "
+                f"coordinate with the kept modes at j; CuTe would print {res} here; at j = {j}, c_j = {at(j)[1]}, "
+                f"that gives {res(j) - res(0)}, but A(c_j) - A(c_0) = {at(j)[0] - at(0)[0]}. CuTe would print "
                 f"evaluate({sl}, {cs}) = {res}")
     return res, sw(new_off) + passed if decay else passed
+
+
+def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
+    """The slice of ``Sw o O o L`` (L with F2 strides) at c: ``R = Sw o 0 o slice(c, L)`` and the XOR offset
+    ``F(A(c_0))``; exact where ``R(j) ^ A(c_0) == A(c_j)`` for every j (O adds to the bits of each ``L(c_j)`` without
+    a carry, as a XOR), else refused with the first j where it is not."""
+    sub = slice_layout(c, sl.layout_b)
+    res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(_kept_at(c, sub.shape, 0)))
+    for j in range(1, capped(size(sub), f"slice of {sl} at {cs} is refused: {res} (its F2 slice) is not confirmed "
+                             "here (", few=True) if checking() else 0):
+        if int(res(j)) ^ a0 != (want := int(sl(cj := _kept_at(c, sub.shape, j)))):
+            raise LayoutError(
+                f"slice of {sl} at {cs} is not a layout: F2 slice condition: R(j) ^ A(c_0) == A(c_j) for R = {res}, "
+                f"c_j the coordinate with the kept modes at j (the offset {sl.offset} adds to the bits of L(c_j) as a "
+                f"XOR only where it meets none of them); at j = {j}, c_j = {show(cj)}, R(j) ^ A(c_0) = "
+                f"{int(res(j)) ^ a0}, but A(c_j) = {want}. CuTe has no F2 strides: write L with int strides for its "
+                "slice")
+    return res, F2(a0)
+
+
+ComposedLayout.slice = staticmethod(lambda c, x: slice_composed(c, x)[0])  # x(c) with _ in c: CuTe's slice(c, x)
 
 
 # --------------------------------------------------------------------------------------------- partition

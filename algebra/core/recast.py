@@ -170,10 +170,5 @@ def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
         rec.step(f"{new_bits}/{old_bits} = {num}/{den}: " + ("the same width, A is unchanged" if num == den == 1 else
                  f"upcast by {num}, then downcast by {den}" if num > 1 and den > 1 else
                  f"upcast by {num}" if num > 1 else f"downcast by {den}"))
-    if num == 1 and den == 1:
-        return layout
-    if num == 1:
-        return downcast(layout, den)
-    if den == 1:
-        return upcast(layout, num)
-    return downcast(upcast(layout, num), den)
+    layout = upcast(layout, num) if num > 1 else layout
+    return downcast(layout, den) if den > 1 else layout

@@ -15,8 +15,8 @@ from algebra.core.arith import F2, Frozen, f2_apply, f2_columns
 from algebra.core.checks import capped, checking
 from algebra.core.errors import LayoutError, NoShape
 from algebra.core.inttuple import is_int
-from algebra.core.layout import Layout, _has_none, slice_and_offset
-from algebra.core.modes import offsets
+from algebra.core.layout import Layout, _has_none
+from algebra.core.modes import bw_coalesce, offsets
 
 
 class Swizzle(Frozen):
@@ -127,11 +127,8 @@ class ComposedLayout(Frozen):
 
     def __call__(self, *crd: Any) -> Any:
         c = crd[0] if len(crd) == 1 else tuple(crd)
-        if _has_none(c):
-            if type(self.layout_b) is not Layout:  # L o O o Sw has no shape; a nested one is not sliced here
-                raise LayoutError(f"{self}: slicing needs a layout as the inner part, here {self.layout_b}")
-            sub, off = slice_and_offset(c, self.layout_b)
-            return make_composed(self.layout_a, self.offset + off, sub)
+        if _has_none(c):  # CuTe's layout(crd) with _ is slice(crd, layout): products.slice_composed, set there
+            return ComposedLayout.slice(c, self)
         if (v := self.at(c, 1)) is None:  # a layout of the chain read at a negative index: off the domain
             raise LayoutError(f"{self} is not defined at x = {c!r}, a 1-D offset with {self.domain_text()}. CuTe "
                               f"would print evaluate({self}, {it.to_str(c)}) = {self.at(c, 2)}")
@@ -248,8 +245,13 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     the offsets side. Post: ``R(i) == a(sw(i))`` for every ``i < size(a)`` with ``sw(i) < size(a)`` (the unit indices
     decide where both are F2-linear); else (CuTe prints it: "works in simple cases") refused, with a counterexample."""
     y, z = a(sw.yyy_mask), a(sw.zzz_mask)
-    if not is_int(y) or not is_int(z):
-        raise LayoutError(f"composition {a} o {sw}: the layout's values at the swizzle masks are not integers")
+    if not is_int(y) or not is_int(z):  # F2 strides (CuTe has none): A o Sw, F2-linear, written as an F2 layout
+        n = it.product(a.shape)  # (Sw(i) past size(A) is no constraint: Sw(i) & (n - 1) keeps R linear)
+        if (cols := f2_columns(a.shape, a.stride) if not n & (n - 1) else None) is None:
+            raise LayoutError(f"composition {a} o {sw}: A has F2 strides, so A o Sw is written as an F2 layout, which "
+                              "needs A F2-linear (power-of-two shapes, int strides on bits of their own); CuTe has no "
+                              "F2 strides")
+        return Layout(*_bit_modes(a.shape, [f2_apply(cols, sw(1 << t) & (n - 1)) for t in range(len(cols))]))
     new = make_swizzle(y, z)
     res = make_composed(new, 0, a)
     n = it.product(a.shape)
@@ -266,6 +268,16 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     return res
 
 
+def _bit_modes(shape: Any, cols: list) -> tuple:
+    """(shape, stride) with the profile of ``shape``: each leaf on its next log2(s) columns (popped from ``cols``), as
+    the coalesced bit modes ``2:F(col)``, as ``as_f2_layout`` writes them."""
+    if type(shape) is tuple:
+        parts = [_bit_modes(s, cols) for s in shape]
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+    mine = [F2(cols.pop(0)) for _ in range(shape.bit_length() - 1)]
+    return bw_coalesce((2,) * (len(mine) - 1), tuple(mine[:-1]), 2, mine[-1]) if mine else (1, 0)
+
+
 def as_f2_layout(x: Any) -> Layout:
     """``Sw<B,M,S> o 0 o L`` as a Layout with F2 strides (``algebra.core.arith.F2``), L's profile kept: where L's
     offsets combine without carries (every leaf of shape > 1 has a power-of-two shape and stride, no two leaves share
@@ -277,8 +289,6 @@ def as_f2_layout(x: Any) -> Layout:
     >>> str(as_f2_layout(parse("Sw<3,0,3> o 0 o (8,8):(1,8)")))
     '(8,8):(F1,F9)'
     """
-    from algebra.core.modes import bw_coalesce
-
     if type(x) is Swizzle:
         k = x.base + x.bits + abs(x.shift)
         return Layout((2,) * k, tuple(F2(x(1 << t)) for t in range(k)))

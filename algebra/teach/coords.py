@@ -70,7 +70,8 @@ def evaluate(layout: Any, crd: Any) -> Any:
                      f"{res}", res, kind="result")
         return res
     if hasattr(layout, "layout_b"):
-        sw, _ = layout.layout_a, layout(crd)  # (a point off a chain's domain refuses, with CuTe's value)
+        sw = layout.layout_a  # a point off a chain's domain refuses, with CuTe's value; c < 0: C++'s arithmetic
+        _ = layout(crd) if min(it.flatten(crd)) >= 0 or type(layout.layout_b) is not Layout else None
         if rec is not None:
             rec.step(f"{layout}: evaluate the inner layout {layout.layout_b}, add the offset, then apply the swizzle")
         x = nested(rec, evaluate, layout.layout_b, crd) + layout.offset

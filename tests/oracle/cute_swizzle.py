@@ -194,9 +194,54 @@ def gen_wide_case(rng: random.Random, op: str) -> dict:
 def gen_wide_cases(seed: int, n: int) -> list[dict]:
     """``n`` distinct cases on swizzled layouts the other generators reach rarely: B up to 5, M up to 6, negative
     shifts, offsets, inner layouts whose offsets carry into the swizzle's bits, a swizzled layout on either side of
-    a composition or product, complement / divide / product / recast of swizzled layouts, and the inverses."""
-    rng = random.Random(seed)
-    return cc.distinct(n, lambda: gen_wide_case(rng, rng.choice(WIDE_OPS)))
+    a composition or product, complement / divide / product / recast of swizzled layouts, and the inverses; then
+    ``n // 3`` more (``wide_more``, its own stream: a seed's first n cases are as before)."""
+    rng, more = random.Random(seed), random.Random(seed * 7919 + 3)
+    return cc.distinct(n, lambda: gen_wide_case(rng, rng.choice(WIDE_OPS))) + cc.distinct(n // 3,
+                                                                                           lambda: wide_more(more))
+
+
+def _off_grid(rng: random.Random, x: int) -> int:
+    """A coordinate entry of a mode of x: inside it mostly, past it or negative now and then."""
+    return rng.randrange(x) if rng.random() < 0.7 else rng.choice([x, x + rng.randrange(1, 4), -1, -x])
+
+
+def wide_more(rng: random.Random) -> dict:
+    """Wide swizzled layouts sliced (``_`` in the coordinate, a fixed entry past its mode or negative now and then),
+    tiled (``local_tile`` at a tile coordinate inside, past or below the grid) and partitioned (``local_partition``
+    by thread layouts with negative strides, indices that are no thread's), divided and multiplied by a swizzled
+    layout on either side, and recast after a slice."""
+    from cute_fresh import slice_coord
+
+    atom = wide_atom(rng)
+    sw, _off, lay = (x.strip() for x in atom.split(" o ", 2))
+    shape, _ = cc.split_layout(lay)
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    k = rng.random()
+    if k < 0.3:
+        crd = slice_coord(rng, shape)
+        if isinstance(crd, tuple) and rng.random() < 0.3:  # a fixed top-level entry past its mode or negative
+            crd = tuple(_off_grid(rng, cc.prod(m)) if c is not None and not isinstance(c, tuple) else c
+                        for c, m in zip(crd, modes, strict=True))
+        return {"op": "evaluate", "args": [atom, cc.tstr(crd)]}
+    if k < 0.55:
+        tiler = [rng.choice(cc.divisors(cc.prod(m))) for m in modes[: rng.choice(range(1, len(modes) + 1))]]
+        reps = [cc.prod(m) // t for m, t in zip(modes, tiler, strict=False)] + [cc.prod(m) for m in modes[len(tiler):]]
+        crd = tuple(_off_grid(rng, x) if rng.random() < 0.8 else None for x in reps)
+        return {"op": "local_tile", "args": [atom, tiler, cc.tstr(crd)]}
+    if k < 0.8:
+        thr = tuple(rng.choice(cc.divisors(cc.prod(m))) for m in modes)
+        fd = cc.flat(cc.rand_stride(rng, thr, rng.choice(["compact", "perm", "gap"])))
+        fd = [-d if rng.random() < 0.3 else d for d in fd]
+        n = cc.prod(thr)
+        idx = rng.randrange(n) if rng.random() < 0.75 else rng.choice([n, n + 1, -1])
+        return {"op": "local_partition", "args": [atom, cc.lay(thr, cc.unflat(fd, thr)), idx]}
+    zero = f"{sw} o 0 o {lay}"
+    other = cc.rand_layout(rng, 64, kind=rng.choice(["compact", "perm"]), max_rank=2)
+    if k < 0.9:
+        op = rng.choice(["logical_divide", "zipped_divide", "logical_product", "blocked_product", "raked_product"])
+        return {"op": op, "args": [atom, other] if rng.random() < 0.5 else [other, zero]}
+    return {"op": rng.choice(["upcast", "downcast"]), "args": [atom, rng.choice([2, 4])]}
 
 
 # ------------------------------------------------------------------------------------------- nested composed layouts
