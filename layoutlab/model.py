@@ -366,7 +366,9 @@ def tv_cells(threads: Table, values: Table, by_warp: bool = False) -> tuple[list
 def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table, Table, Table]:
     """(threads, values, holders) of operand ``op`` ("A", "B", "C") of a tiled MMA over its whole M x K / N x K /
     M x N tile (column-major): cell (m, n) names the lowest thread whose ``partition_<op>`` holds it and its index in
-    that thread's fragment; ``holders`` counts the threads holding it."""
+    that thread's fragment; ``holders`` counts the threads holding it. A thread is named by its id as CuTe's
+    ``get_slice`` reads it and ``print_latex`` labels it (the offsets of ``thr_layout_vmnk``: SM70's quadpair atoms
+    use lanes 0-3 and 16-19, so a tiled MMA of 16 threads spans lanes 0-23)."""
     m, n, k = (tm.tile_size_mnk(i) for i in range(3))
     rows, cols = {"A": (m, k), "B": (n, k), "C": (m, n)}[op]
     threads = [[-1] * cols for _ in range(rows)]
@@ -374,7 +376,7 @@ def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table,
     holders = [[0] * cols for _ in range(rows)]
     tile = A.Layout((rows, cols))
     part = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
-    for t in range(tm.num_threads):
+    for t in sorted(set(enum(tm.thr_layout_vmnk, "threads"))):
         frag, off = part(tile, t)
         for v, o in enumerate(enum(frag, "fragment")):
             r, c = (off + o) % rows, (off + o) // rows

@@ -129,3 +129,14 @@ def test_explain_items_are_choices_with_reasons() -> None:
         wrong = next(x for x in "abcd" if x != d.expected)
         g = d.grade(wrong)
         assert not g.correct and "does not hold" in g.reason and len(g.reason) > 40
+
+
+def test_explain_reads_a_letter_with_spaces_inside_its_parentheses() -> None:
+    """``( a )`` or ``(a<tab>)`` is the letter a, as ``(a)`` is (found: refused as unreadable, seed 10400's hunt);
+    two letters stay unreadable and another letter stays wrong."""
+    for s in range(20):
+        d = generate("explain", s)
+        e, other = d.expected, next(x for x in "abcd" if x != d.expected)
+        for text in (f"( {e} )", f"(  {e}\t)  ", f"\n(\t{e})\n", f"option\t{e}"):
+            assert d.grade(text).correct, text
+        assert not d.grade(f"( {other} )").correct and not d.grade(f"({e})({other})").readable

@@ -23,6 +23,8 @@ RECORDS = json.loads((ORACLE / "data" / "vocab_s7.json").read_text())
 #: seed 9701: partitions and slices of tensors, coordinate tensors (make_identity_tensor) among them, which
 #: partition_A/B/C, partition_S/D and local_partition refused before
 TENSORS = json.loads((ORACLE / "data" / "vocab_s9701.json").read_text())
+#: seed 10801: 60 fresh cases (every kind) that CuTe C++ and we agreed on, kept so that a change is checked against them
+FRESH = json.loads((ORACLE / "data" / "vocab_s10801.json").read_text())
 
 
 @pytest.mark.parametrize("i", range(len(RECORDS)))
@@ -37,6 +39,15 @@ def test_equal_to_cute_cpp(i):
 @pytest.mark.parametrize("i", range(len(TENSORS)))
 def test_tensor_partitions_and_slices_equal_cute_cpp(i):
     rec = TENSORS[i]
+    ours = cute_vocab.ours(i, rec["case"])
+    assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
+    for key, val in ours.items():
+        assert rec["cute"][key] == val, (key, rec["case"])
+
+
+@pytest.mark.parametrize("i", range(len(FRESH)))
+def test_fresh_cases_still_equal_cute_cpp(i):
+    rec = FRESH[i]
     ours = cute_vocab.ours(i, rec["case"])
     assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
     for key, val in ours.items():
@@ -231,3 +242,23 @@ def test_local_tile_of_a_coordinate_tensor():
     assert str(A.local_tile(x, (16, 16, 8), (2, 1, None), (None, 1, 1))) == "ArithTuple(16,0) o (16,8,8):(1@0,1@1,8@1)"
     t = A.local_tile(A.parse("ArithTuple(0,0) o (128,64):(_1@0,_1@1)"), (32, 16), (1, 2))
     assert t(0) == (32, 32) and t(31 + 32 * 15) == (63, 47)
+
+
+def test_tma_atoms_as_cute_builds_them():
+    """make_tma_atom against CuTe C++ (tests/oracle/cute_tma.py, seed 10830): a size-1 global mode is no TMA
+    dimension (stride 0 in get_tma_tensor; it was a third dimension 1@2); modes CuTe's coalesce_256 merges into one
+    dimension and strides TMA cannot address (CuTe asserts) are refused."""
+    from algebra.hw import tma
+
+    a = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(128,512,1):(512,1,512)"),
+                          A.parse("(128,64,1):(64,1,8192)"), (128, 64, 1), 2)
+    assert str(a.tma_tensor()) == "ArithTuple(0,0) o (128,512,1):(1@1,1@0,0)"  # CuTe's print
+    assert (a.dims, a.full_box, a.box) == ((1, 0), (64, 128), (64, 64))  # construct_tma_gbasis: (64,128):(1@1,1@0)
+    for g, s, t, c, bits, words in (("(64,64,4):(256,4,1)", "(16,64,4):(256,4,1)", (16, 64, 4), 1, "FLOAT32",
+                                     "coalesce_256"),  # CuTe: ArithTuple(0,0) o (64,64,4):(1@1,4@0,1@0)
+                                    ("(8,16):(1,8)", "(8,8):(1,8)", (8, 8), 2, "FLOAT16", "coalesce_256"),
+                                    ("(32,256,32):(1,40,10240)", "(16,64,4):(1,64,16)", (16, 64, 4), 4, "UINT8",
+                                     "multiple of 16 bytes")):
+        with pytest.raises(A.LayoutError, match=words):
+            tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
+                              bits)

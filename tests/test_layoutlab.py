@@ -328,3 +328,20 @@ def _drawing(tex: str) -> str:
 def test_latex_draws_what_print_latex_draws():
     assert _drawing(layoutlab.latex("((3,3)):((12,4))")) == PRINT_LATEX_COLUMN.strip()
     assert _drawing(layoutlab.latex(A.parse("((2,4,2),1):((0,1,4),4)"), tile=(4, 2))) == PRINT_LATEX_TV.strip()
+
+
+def test_an_sm70_tiled_mma_draws_every_cell_with_cutes_lane_labels():
+    """SM70's quad-pair atoms put a tiled MMA's 16 threads on lanes 0-7 and 16-23: CuTe's print_latex labels the
+    cells by lane (tests/oracle/cute_pictures.py, seed 10820). The picture looped over thread indices 0..15 and left
+    the quad-pairs' second halves (rows 4-7 of C) empty; now every cell is drawn once, labelled as CuTe labels it."""
+    import algebra as A
+    from algebra import atoms
+    from layoutlab.inputs import panels
+
+    tm = atoms.make_tiled_mma("SM70_8x8x4_F32F16F16F32_TN", A.parse("(1,2,1)"))
+    a, b, c = panels(tm)
+    assert [(c.threads[4][n], c.values[4][n]) for n in range(3)] == [(16, 0), (16, 1), (18, 0)]  # CuTe's nodes
+    assert [(a.threads[4][k], a.values[4][k]) for k in range(2)] == [(16, 0), (16, 1)]
+    assert all(t >= 0 for p in (a, b, c) for row in p.threads for t in row)
+    assert "T16V0" in layoutlab.text(tm) and 'data-thread="16"' in layoutlab.svg(tm)
+    assert tm.partition_C(A.Layout((8, 16)), 16) == (A.parse("((2,2,2),1,1):((8,2,32),0,0)"), 4)  # CuTe's get_slice(16)

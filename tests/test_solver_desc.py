@@ -130,3 +130,11 @@ def test_matches_cutlass_built_here(tmp_path):
         assert int(value, 16) == CUTLASS[(major, int(span), int(bits))]
         assert int(D.encode(_tile_text(major, int(span), int(bits)), int(bits) // 8, major)["value"], 16) == \
             int(value, 16)
+
+
+@pytest.mark.parametrize("text", ["Sw<0,4,3> o smem_ptr[16b](unset) o ((_8,_16),(_8,_2)):((_8,_64),(_1,_1024))",
+                                  "Sw<0,3,3> o ((8,16),(8,2)):((8,64),(1,1024))", "((8,16),(8,2)):((8,64),(1,1024))"])
+def test_encode_reads_the_identity_swizzle_cute_prints_on_an_inter_tile(text):
+    """CuTe prints its INTER atoms with the identity swizzle ``Sw<0,4,3>``; that tile's first K-block is the
+    no-swizzle layout, and its descriptor is CUTLASS's (it was refused as "not a wgmma swizzle": seed 10810)."""
+    assert int(D.encode(text, 2, "K")["value"], 16) == CUTLASS[("K", 16, 16)]

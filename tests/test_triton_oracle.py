@@ -726,3 +726,188 @@ def _tv_equal(text: str, theirs: dict, shape: list[int]) -> None:
         for x, n in zip(c, shape, strict=True):
             want, m = want + x * m, m * n
         assert value == want, (text, i)
+
+
+# --------------------------------------------------------------------------- the F2 ops (seeds 10400-10599)
+
+def _random_ll(rng: random.Random, ins: dict | None = None, outs: dict | None = None):
+    """Random in-dims (any order, 0 to 4 bits) to random out-dims (any order, 1 to 16): unit, zero and dense bases."""
+    from algebra.doctor.linear_layout import LinearLayout
+
+    if outs is None:
+        outs = {n: 1 << rng.randint(0, 4) for n in rng.sample(["dim0", "dim1", "dim2"], rng.randint(1, 3))}
+    if ins is None:
+        ins = {n: rng.randint(0, 4) for n in rng.sample(["register", "lane", "warp", "block", "offset"],
+                                                        rng.randint(1, 3))}
+    bases = {}
+    for name, k in ins.items():
+        bases[name] = []
+        for _ in range(k):
+            v, pick, j = [0] * len(outs), rng.random(), rng.randrange(len(outs))
+            if pick < 0.5 and list(outs.values())[j] > 1:
+                v[j] = 1 << rng.randrange(list(outs.values())[j].bit_length() - 1)
+            elif pick >= 0.6:
+                v = [rng.randrange(s) for s in outs.values()]
+            bases[name].append(v)
+    return LinearLayout(list(bases.items()), list(outs.items()))
+
+
+def _tll(ll):
+    from triton._C.libtriton.linear_layout import LinearLayout as TL
+
+    return TL.from_bases(list(ll.bases.items()), list(ll.outs), list(ll.outs.values()), False)
+
+
+def _same(mine, theirs) -> bool:
+    return (mine.to_json()["bases"] == {n: [list(v) for v in b] for n, b in theirs.bases}
+            and list(mine.bases) == [n for n, _ in theirs.bases] and list(mine.outs.items()) == theirs.out_dims)
+
+
+@pytest.mark.parametrize("seed", range(10400, 10440))
+def test_f2_ops_equal_tritons_linear_layout(seed: int) -> None:
+    """The LinearLayout the Triton conversions are built with, against Triton's own (``triton.tools``): apply, the
+    matrix, compose, invert and the product, dims in Triton's order (found: the product put a new in- or out-dim of
+    the second layout last, where Triton's supremum puts it before the dims the two share)."""
+    rng = random.Random(seed)
+    for _ in range(20):
+        a = _random_ll(rng)
+        t = _tll(a)
+        x = {n: rng.randrange(1 << len(b)) for n, b in a.bases.items()}
+        assert list(a(**x)) == [t.apply(x)[n] for n in a.outs], (a, x)
+        assert a.matrix() == ["".join(map(str, row)) for row in t.get_matrix_view()], a
+        outer = _random_ll(rng, {n: s.bit_length() - 1 + rng.randint(0, 1) for n, s in a.outs.items()})
+        assert _same(a.compose(outer), t.compose(_tll(outer))), (a, outer)
+        n = sum(s.bit_length() - 1 for s in a.outs.values())
+        b = _random_ll(rng, {"offset": n}, dict(a.outs))
+        if b.invert() is not None:
+            assert _same(b.invert(), _tll(b).invert()), b
+        else:
+            assert not _tll(b).is_invertible(), b
+        c = _random_ll(rng)
+        assert _same(a * c, t * _tll(c)), (a, c)
+
+
+@pytest.mark.parametrize("seed", range(10440, 10480))
+def test_store_maps_equal_tritons_invert_and_compose(seed: int) -> None:
+    """The register/lane/warp -> shared offset map the conflict count stands on (``triton_conflicts.mapping``) is
+    Triton's conversion ``distributed.invert_and_compose(shared)``, for every distributed and shared kind drawn."""
+    rng = random.Random(seed)
+    checked = 0
+    for _ in range(5):
+        bits = rng.choice((8, 16, 32))
+        dist, rank = _fresh_distributed(rng)
+        if isinstance(dist, ttgl.DistributedLinearLayout) or rank != 2:
+            dist = blocked(rng, 2) if rng.random() < 0.5 else mma(rng)
+        sh, shape = shared(rng, bits)
+        if len(shape) != 2:
+            sh, shape = ttgl.SwizzledSharedLayout(sh.vec, sh.per_phase, sh.max_phase, _perm(rng, 2)), _shape(rng, 2, 3)
+        shape = [max(s, 16) for s in shape]
+        got = O._forked(lambda d=dist, s=sh, sp=shape, b=bits: [O.printed(d, sp, b), O.printed(s, sp, b),
+                                                                 _conversion(d, s, sp)])
+        if got is None:
+            continue
+        try:
+            d, s = T.convert(got[0], shape), T.convert(got[1], shape, bits)
+            m = C.mapping(d, s, bits)
+        except LayoutError as e:  # CTAs, the caps
+            assert "CGALayout" in str(e) or "cap" in str(e), e
+            continue
+        theirs = got[2]
+        regs = [o for o, v in zip(theirs["register"], d.bases()["register"], strict=True) if any(v)]
+        assert (m.reg, m.lane, m.warp) == (regs, theirs["lane"], theirs["warp"]), (got[0], got[1], shape)
+        checked += 1
+    assert checked
+
+
+def _conversion(dist, sh, shape) -> dict:
+    """Triton's dist.invert_and_compose(shared) for a single CTA: each in-dim's bases as offsets."""
+    from triton._C.libtriton.linear_layout import LinearLayout as TL
+
+    d, s = O.linear(dist, shape), O.linear(sh, shape)
+    names = [f"dim{i}" for i in range(len(shape))]
+    td = TL.from_bases([(k, d[k]) for k in ("register", "lane", "warp")], names, list(shape), False)
+    ts = TL.from_bases([("offset", s["offset"])], names, list(shape), True)
+    return {k: [v[0] for v in b] for k, b in td.invert_and_compose(ts).bases}
+
+
+def _load_pair(rng: random.Random, bits: int):
+    """A store pair, or a dot operand of an MMA (v2 A or B, wgmma A; kWidth 32 bits to 16 bytes a lane's run) read
+    back from a swizzled or NVMMA buffer: the loads that feed a tensor core."""
+    dist, sh, shape = _store_pair(rng, bits)
+    if rng.random() < 0.5:
+        parent = mma(rng)
+        op = 0 if parent.version[0] == 3 else rng.randrange(2)
+        dist = ttgl.DotOperandLayout(op, parent, rng.choice([k for k in (1, 2, 4, 8, 16) if 32 <= k * bits <= 128]))
+        shape = [max(shape[0], 16), max(shape[1], 16)]
+        if shape[0] * shape[1] > 1 << 14:
+            shape = [min(shape[0], 128), min(shape[1], 128)]
+    return dist, sh, shape
+
+
+@pytest.mark.parametrize("seed", range(10480, 10510))
+def test_load_instructions_and_wavefronts_equal_the_compiled_kernel(seed: int) -> None:
+    """The loads back into the registers (``op="load"``): ld.shared of the same width, or ldmatrix (.trans), and
+    how many, as in the kernel Triton compiles (PTX, sm_90); the wavefronts as ``_independent`` counts them."""
+    rng = random.Random(seed)
+    bits = rng.choice((8, 16, 16, 32))
+    dist, sh, shape = _load_pair(rng, bits)
+    got = O.compiled_store(dist, sh, shape, bits, "load")
+    if got is None:
+        pytest.skip("Triton refuses the kernel, or LLVM merged part of its loads")
+    d, s = T.convert(O.printed(dist, shape, bits), shape), T.convert(O.printed(sh, shape, bits), shape, bits)
+    for w in sorted({0, (1 << len(d.bases()["warp"])) - 1}):
+        p = C.plan(d, s, bits, "load", warp=w)
+        if got["kind"] == "st":
+            assert p["kind"].startswith("ld.shared") and p["instructions"][0]["vector_bytes"] == got["bytes"], (
+                p["kind"], got, O.printed(dist, shape, bits), O.printed(sh, shape, bits), shape)
+        else:
+            assert p["kind"] == f"ldmatrix.x{got['num']}" + (".trans" if got["trans"] else ""), (
+                p["kind"], got, O.printed(dist, shape, bits), O.printed(sh, shape, bits), shape)
+        assert p["count"] == got["count"], (p["kind"], p["count"], got, O.printed(dist, shape, bits),
+                                            O.printed(sh, shape, bits), shape)
+        assert (p["wavefronts"], p["ideal"], p["count"]) == _independent(dist, sh, shape, bits, got, w)
+
+
+def _got_of(p: dict) -> dict:
+    """The instruction of a plan in ``compiled_store``'s form (for ``_independent``)."""
+    if p["kind"].startswith(("st.shared", "ld.shared")):
+        return {"kind": "st", "bytes": p["instructions"][0]["vector_bytes"]}
+    return {"kind": "stmatrix", "num": int(p["kind"].split(".x")[1][0]), "trans": p["kind"].endswith(".trans")}
+
+
+@pytest.mark.parametrize("seed", range(10540, 10552))
+def test_conflicts_route_and_its_fix_equal_an_independent_count(seed: int) -> None:
+    """``/api/triton/conflicts``' service for stores and loads of blocked, MMA and dot-operand layouts, any warp:
+    its count is ``_independent``'s from Triton's own bases; the fix read back through the route costs what it
+    says; every swizzled / NVMMA candidate of the doctor's space, priced by ``_independent`` for the instruction
+    ``plan`` picks for it, costs no less than the fix."""
+    from algebra.doctor import triton_fix as F
+    from app.services.triton import conflicts_view
+
+    rng = random.Random(seed)
+    bits = rng.choice((8, 16, 16, 32))
+    dist, sh, shape = _load_pair(rng, bits)
+    op = rng.choice(("store", "load"))
+    d_text, s_text = O.printed(dist, shape, bits), O.printed(sh, shape, bits)
+    d = T.convert(d_text, shape)
+    warp = rng.randrange(1 << len(d.bases()["warp"]))
+    view = conflicts_view(d_text, s_text, shape, bits, op, warp)
+    p = C.plan(d, T.convert(s_text, shape, bits), bits, op, warp)
+    assert (view["wavefronts"], view["ideal"], view["count"]) == _independent(dist, sh, shape, bits, _got_of(p), warp)
+    fix = view["fix"]
+    again = conflicts_view(d_text, fix["ttgir"], shape, bits, op, warp)
+    assert (again["wavefronts"], again["instruction"]) == (fix["wavefronts"], fix["instruction"]), fix["ttgir"]
+    best = view["wavefronts"]
+    for a in F.candidates(shape, bits):
+        g = _gluon_shared(a, bits)
+        try:
+            t = T.convert(a, shape, bits)
+        except LayoutError:
+            continue
+        if g is None:
+            continue
+        q = C.plan(d, t, bits, op, warp)
+        mine = _independent(dist, g, shape, bits, _got_of(q), warp)
+        assert (q["wavefronts"], q["ideal"], q["count"]) == mine, (T.ttgir.format_attr(a), d_text)
+        best = min(best, mine[0])
+    assert fix["wavefronts"] <= best, (fix, best, d_text, s_text)

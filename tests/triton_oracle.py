@@ -161,18 +161,21 @@ def _forked(fn):
     return json.loads(data) if data else None
 
 
-def compiled_store(dist, shared, shape, bits: int) -> dict | None:
+def compiled_store(dist, shared, shape, bits: int, op: str = "store") -> dict | None:
     """The shared-memory stores of a Gluon kernel that loads a tensor of ``dist`` and stores it into ``shared``,
     compiled by Triton for sm_90 with no GPU: ``{"kind": "st" | "stmatrix", "bytes" (st), "num", "trans" (stmatrix),
     "count" (per thread), "pairs" (stmatrix.trans: the XOR of the register indices packed into one 32-bit word)}``,
-    None where Triton refuses the kernel or mixes instruction kinds (LLVM merged part of them)."""
+    None where Triton refuses the kernel or mixes instruction kinds (LLVM merged part of them). ``op="load"``: the
+    same kernel's shared-memory loads back into ``dist`` (``ld.shared`` / ``ldmatrix``, named "st" / "stmatrix")."""
+    st, mat = ("st", "stmatrix") if op == "store" else ("ld", "ldmatrix")
+
     def work():
         src = GluonASTSource(fn=_store_kernel(), signature={"src": _PTX_TYPES[bits], "dst": _PTX_TYPES[bits],
                                                             "R": "constexpr", "C": "constexpr", "L": "constexpr",
                                                             "S": "constexpr"},
                              constexprs={(2,): shape[0], (3,): shape[1], (4,): dist, (5,): shared})
         ptx = triton.compile(src, target=TARGET, options={"num_warps": num_warps(dist)}).asm["ptx"]
-        ops = re.findall(r"\b(st\.shared(?:\.[\w:]+)*|stmatrix(?:\.[\w:]+)*)\s", ptx)
+        ops = re.findall(rf"\b({st}\.shared(?:\.[\w:]+)*|{mat}(?:\.[\w:]+)*)\s", ptx)
         order = [x.strip() for g in re.findall(r"ld\.global(?:\.v\d)?\.b16 \{ ([^}]*) \}", ptx) for x in g.split(",")]
         idx = {name: i for i, name in enumerate(order)}
         pairs = sorted({idx[a] ^ idx[b] for a, b in re.findall(r"mov\.b32\s+%r\d+, \{(%rs\d+), (%rs\d+)\}", ptx)
@@ -181,11 +184,11 @@ def compiled_store(dist, shared, shape, bits: int) -> dict | None:
     got = _forked(work)
     if not got or len(set(got[0])) != 1:
         return None
-    op, n = got[0][0], len(got[0])
-    m = re.match(r"st\.shared(?:\.v(\d))?\.b(\d+)$", op)
+    n = len(got[0])
+    m = re.match(rf"{st}\.shared(?:\.v(\d))?\.b(\d+)$", got[0][0])
     if m:
         return {"kind": "st", "bytes": int(m.group(1) or 1) * int(m.group(2)) // 8, "count": n}
-    m = re.match(r"stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16$", op)
+    m = re.match(rf"{mat}\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16$", got[0][0])
     if m:
         return {"kind": "stmatrix", "num": int(m.group(1)), "trans": bool(m.group(2)), "count": n, "pairs": got[1]}
     return None

@@ -396,14 +396,6 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
     return res
 
 
-def _dice(c: Any, t: Any, top: bool = True) -> Any:
-    """CuTe's ``dice(c, t)``: the entries of ``t`` where ``c`` is not ``_``, nested ones lifted into this level (the
-    ranks checked by ``slice_layout`` first)."""
-    if type(c) is tuple:
-        return tuple(m for x, y in zip(c, t, strict=True) for m in _dice(x, y, False))
-    return () if c is None else t if top else (t,)
-
-
 def _refused(a: Any, b: Any) -> str:
     """CuTe's refusal of ``composition(a, b)``, in words."""
     try:
@@ -456,9 +448,9 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         return _f2_slice(c, sl, cs)
     sliced = slice_layout(c, lay)
     m, b, s = sw.base, sw.bits, abs(sw.shift)
-    shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), _dice(c, c)
+    shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), dice(c, c)
     anti, only = Layout(shp, (1, 0, 1 << (m + b), 0, 1 << (m + b + s))), Layout(shp, (0, 1 << m, 0, 1 << (m + s), 0))
-    diced = Layout._raw(_dice(c, lay.shape), _dice(c, lay.stride))
+    diced = Layout._raw(dice(c, lay.shape), dice(c, lay.stride))
     pairs = ((anti, diced), (only, diced), (only, sliced))
     parts = [cute_would_print(_composition, x, y) for x, y in pairs]
     leaves = [] if None in parts else zip(*map(it.flatten, (parts[1].shape, parts[1].stride,
@@ -520,14 +512,15 @@ ComposedLayout.slice = staticmethod(lambda c, x: slice_composed(c, x)[0])  # x(c
 # --------------------------------------------------------------------------------------------- partition
 
 
-def dice(proj: Any, x: Any) -> Any:
-    """CuTe's ``dice(proj, x)``: the entries of ``x`` where ``proj`` keeps the mode (an int, CuTe's ``_1``), without
-    those where it is ``None`` (CuTe's ``X``); nested projections dice nested tuples."""
-    if not is_tuple(proj):
-        return x if proj is not None else ()
-    if not is_tuple(x) or len(x) != len(proj):
+def dice(proj: Any, x: Any, top: bool = True) -> Any:
+    """CuTe's ``dice(proj, x)``: the entries of ``x`` where ``proj`` keeps the mode (not ``None``, CuTe's
+    ``X`` = ``_``), nested ones lifted into this level (CuTe's ``lift_dice``):
+    ``dice((1, (None, 1)), (a, (b, c))) == (a, c)``."""
+    if is_tuple(proj) and (not is_tuple(x) or len(x) != len(proj)):
         raise LayoutError(f"projection {show(proj)} has {len(proj)} modes but {show(x)} does not (mismatched ranks)")
-    return tuple(dice(p, e) if is_tuple(p) else e for p, e in zip(proj, x, strict=True) if p is not None)
+    if is_tuple(proj):
+        return tuple(m for p, e in zip(proj, x, strict=True) for m in dice(p, e, False))
+    return () if proj is None else x if top else (x,)
 
 
 @shows_cute
@@ -558,16 +551,19 @@ def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
 
 
 @shows_cute
-def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, int]:
+def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
     ``crd`` is CuTe's ``tile.get_flat_coord(index)`` (each leaf ``(index / stride) % shape`` in C++); where it is
     outside the shape or ``tile(crd) != index`` (an index out of range, a negative or gapped stride), CuTe partitions
     for another thread: refused with what it prints (thread coordinate condition); a stride-0 mode is refused (CuTe
-    divides by it)."""
+    divides by it). With ``proj`` (CuTe's ``Step``) the thread layout is first diced, ``dice(proj, tile)``, and
+    ``index`` is a thread of the whole ``tile`` (the condition is checked there)."""
     if isinstance(layout, CoordTensor):  # the thread's coordinates: a CoordTensor, its origin moved
-        return layout.moved(*local_partition(layout.layout, tile, index))
-    tile = _tiler_layout(tile)
+        return layout.moved(*local_partition(layout.layout, tile, index, proj))
+    full = tile = _tiler_layout(tile)
+    if proj is not None:
+        tile = Layout._raw(dice(proj, tile.shape), dice(proj, tile.stride))
     if not isinstance(index, int):
         raise LayoutError(f"local_partition: the thread index must be an integer, got {index!r}")
     if has_f2(tile.stride):  # CuTe's tile.get_flat_coord(index) divides the index by the strides
@@ -576,9 +572,9 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
                           "not allow; use a thread layout with integer strides")
     tiler = it.product_each(tile.shape)
     try:
-        crd, hier = get_flat_coord(tile, index), get_hier_coord(tile, index)
+        crd, hier = get_flat_coord(tile, index), get_hier_coord(full, index)
     except LayoutError as e:
-        raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {tile}: {e}") from None
+        raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {full}: {e}") from None
     if is_tuple(crd) and len(crd) < len(tiler):
         crd = crd + (None,) * (len(tiler) - len(crd))
     rec = active()
@@ -589,14 +585,15 @@ def local_partition(layout: Layout, tile: Layout, index: int) -> tuple[Layout, i
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
-    at, n = it.crd2idx(hier, tile.shape, tile.stride), size(tile)
-    if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(tile.shape), strict=True)):
-        call, got = f"local_partition({layout}, {tile}, {index})", cute_would_print(slice_composed, (crd, c1), tiled)
+    at, n = it.crd2idx(hier, full.shape, full.stride), size(full)
+    if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(full.shape), strict=True)):
+        call = f"local_partition({layout}, {full}, {index}{'' if proj is None else ', ' + show(proj)})"
+        got = cute_would_print(slice_composed, (crd, c1), tiled)
         out = "" if 0 <= index < n else f"; the thread index {index} is out of range 0..{n - 1} of its {n} threads"
         why = f", not {index}" if at != index else ", but c is outside its shape"
         raise LayoutError(
             f"{call} is not a layout: thread coordinate condition: tile(c) == {index} with c inside the shape of "
-            f"{tile}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; at c = "
+            f"{full}, c = CuTe's get_flat_coord({index}) (each leaf (index / stride) % shape){out}; at c = "
             f"{show(hier)} the thread layout gives {at}{why}: CuTe partitions for another thread (or none). " +
             (f"CuTe would print {call} = {got[0]} at offset {got[1]}" if got else "CuTe's slice there is unread"))
     sub, off = slice_composed((crd, c1), tiled)

@@ -205,14 +205,12 @@ class LinearLayout:
         return LinearLayout.raw(bases, sizes)
 
     def __mul__(self, other: LinearLayout) -> LinearLayout:
-        """Triton's product: the in-dims side by side, ``other``'s values scaled by ``self``'s out-dim sizes."""
-        outs = dict(self.outs)
-        for n, s in other.outs.items():
-            outs[n] = outs.get(n, 1) * s
-        names = list(outs)
-        ins = list(self.bases) + [n for n in other.bases if n not in self.bases]
+        """Triton's product: the in-dims side by side, ``other``'s values scaled by ``self``'s out-dim sizes; in-
+        and out-dims in the order of Triton's ``supremum`` of the two layouts' orders."""
+        names = supremum(list(self.outs), list(other.outs))
+        outs = {n: self.outs.get(n, 1) * other.outs.get(n, 1) for n in names}
         bases: dict[str, list[list[int]]] = {}
-        for i in ins:
+        for i in supremum(list(self.bases), list(other.bases)):
             rows = [[dict(zip(self.outs, v, strict=True)).get(n, 0) for n in names] for v in self.bases.get(i, [])]
             for v in other.bases.get(i, []):
                 got = dict(zip(other.outs, v, strict=True))
@@ -232,6 +230,18 @@ class LinearLayout:
         checked as a public LinearLayout."""
         me = self.transpose_outs(outs)
         return LinearLayout([(i, me.bases.get(i, [])) for i in ins], [(n, me.outs[n]) for n in outs])
+
+
+def supremum(x: list[str], y: list[str]) -> list[str]:
+    """Triton's ``supremum`` (``LayoutUtils.cpp``): x and y merged, each in its order; the next name of x comes first
+    unless y's next name is in x and x's is later in y than y's is in x (when the orders disagree, x's wins)."""
+    out: list[str] = []
+    while True:
+        a, b = [n for n in x if n not in out], [n for n in y if n not in out]
+        if not a or not b:
+            return out + a + b
+        first = a[0] == b[0] or a[0] not in y or (b[0] in x and y.index(a[0]) <= x.index(b[0]))
+        out.append(a[0] if first else b[0])
 
 
 def _validate(bases: list, out_dims: list) -> None:

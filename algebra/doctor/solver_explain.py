@@ -25,8 +25,8 @@ SWIZZLE_NAMES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: 
 
 def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int | None:
     """The span in bytes (32/64/128) when ``sw`` on elements is a TMA/wgmma mode (``bankfix.hardware_swizzles``),
-    16 for no swizzle, else None."""
-    if sw is None:
+    16 for no swizzle (Sw<0,M,S> is the identity: CuTe prints its INTER atoms so), else None."""
+    if sw is None or sw[0] == 0:
         return 16
     return 16 << sw[0] if tuple(sw) in hardware_swizzles(element_bytes) else None
 

@@ -17,6 +17,7 @@ from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.layout import (
     Layout,
+    cosize,
     get_flat_coord,
     make_layout,
     make_ordered_layout,
@@ -267,10 +268,11 @@ class TiledMMA:
 
     def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
         """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
-        hierarchical V, such as SM70's quad-pair ``(4,2):(1,16)``, is flattened to its index)."""
-        if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.num_threads:
-            raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA has {self.num_threads} threads "
-                              f"(0..{self.num_threads - 1})")
+        hierarchical V, such as SM70's quad-pair ``(4,2):(1,16)``, is flattened to its index). The index is a lane:
+        SM70's quad-pairs put 16 threads on lanes 0..23, so indices up to cosize(thr_layout_vmnk) - 1 are taken."""
+        top = max(self.num_threads, cosize(self.thr_layout_vmnk))
+        if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < top:
+            raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA's threads are lanes 0..{top - 1}")
         return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
 
     def _partition(self, which: str, tensor: Any, thr_idx: int) -> tuple[Layout, int]:

@@ -57,7 +57,8 @@ class TmaAtom:
     def tma_tensor(self) -> CoordTensor:
         """``get_tma_tensor(shape(gtensor))``: global coordinates as TMA coordinates."""
         shape = it.wrap(self.gmem.shape)
-        return CoordTensor((0,) * len(shape), Layout(shape, tuple(E(self.dims.index(j)) for j in range(len(shape)))))
+        return CoordTensor((0,) * len(self.dims), Layout(shape, tuple(E(self.dims.index(j)) if j in self.dims else 0
+                                                                      for j in range(len(shape)))))
 
     def owner(self, tile_index: int) -> tuple[int, int]:
         """(instruction, CTA of the cluster) that loads element ``tile_index`` (column-major in the CTA tile)."""
@@ -148,15 +149,10 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     coord_of_tile = Layout(tile, tuple(E(j) for j in range(len(tile))))
     cvec = coalesce(composition(coord_of_tile, inv))  # smem offset -> global coordinate, in smem order
     modes = [(sz, d) for sz, d in zip(it.flatten(cvec.shape), it.flatten(cvec.stride), strict=True) if sz > 1]
-    order = list(dict.fromkeys([d.mode_path[0] for _, d in modes] + list(range(len(tile)))))  # smem order first
-    if stride[order[0]] != 1:
-        raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
-                          f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
-    if len(order) > MAX_TMA_DIMS:
-        raise LayoutError(f"{len(order)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
     # one instruction's vector: the longest prefix of the smem walk that is a box (each global mode entered once,
-    # at its origin, extended contiguously, and left for good)
-    vector, seen, box = 1, [], {j: 1 for j in order}
+    # at its origin, extended contiguously, and left for good); then, as CuTe appends them, the global modes it does
+    # not enter, in mode order, but for those of size 1 or stride 0 (no TMA dimension: stride 0 in the TMA tensor)
+    vector, seen, box = 1, [], {j: 1 for j in range(len(tile))}
     for sz, d in modes:
         j = d.mode_path[0]
         if seen and j == seen[-1] and d.value == box[j]:
@@ -167,6 +163,26 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         else:
             break
         vector *= sz
+    if not seen:
+        raise LayoutError(f"shared memory {smem} does not start along a global mode at unit steps: no common "
+                          "tile-gmem vectorization (CuTe: static_assert smem_rank > 0)")
+    order = seen + [j for j in range(len(tile)) if j not in seen and shape[j] > 1 and stride[j] != 0]
+    if stride[order[0]] != 1:
+        raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
+                          f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
+    if len(order) > MAX_TMA_DIMS:
+        raise LayoutError(f"{len(order)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
+    esize = hopper.TMA_DTYPES[hopper.tma_dtype(dtype)]
+    # CuTe's coalesce_256: one TMA dimension for global modes contiguous over the box
+    for a, b in zip(seen, seen[1:], strict=False):
+        if box[a] * stride[a] == stride[b] and box[a] * box[b] <= 256:
+            raise LayoutError(f"global modes {a} and {b} are contiguous over the box ({box[a]} x stride {stride[a]} "
+                              f"= stride {stride[b]}, {box[a] * box[b]} <= 256 elements): CuTe merges them into one "
+                              "TMA dimension (coalesce_256), which this model does not do")
+    for j in order[1:]:
+        if stride[j] * esize % 16 or stride[j] * esize >= 1 << 40:
+            raise LayoutError(f"global mode {j}'s stride {stride[j]} x {esize} bytes is not a multiple of 16 bytes "
+                              "below 2^40: TMA cannot address it (CuTe asserts in make_tma_copy_desc)")
     full_box = tuple(box[j] for j in order)
     if any(b > 256 for b in full_box):
         raise LayoutError(f"the box {full_box} has an extent over 256 (TMA's limit per dimension)")
@@ -183,5 +199,5 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         raise LayoutError(f"the box {full_box} has fewer elements than the cluster has CTAs ({cluster_size})")
     total = size(plain)
     return TmaAtom(op, g, smem, tile, cluster_size, dtype, tuple(order), full_box, tuple(cut), vector,
-                   total // vector, composition(Layout(tile, tuple(E(order.index(j)) for j in range(len(tile)))),
-                                                inv))
+                   total // vector, composition(Layout(tile, tuple(E(order.index(j)) if j in order else 0
+                                                                   for j in range(len(tile)))), inv))

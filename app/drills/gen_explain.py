@@ -279,7 +279,7 @@ def read_choice(answer: str, options: list[str]) -> int:
     s = check_length(answer).strip().lower()
     for prefix in ("option", "answer", "choice"):
         s = s.removeprefix(prefix).strip(" :")
-    core = s.strip(" ().:")
+    core = "".join(s.split()).strip("().:")
     if len(core) == 1 and core in LETTERS[:len(options)]:
         return LETTERS.index(core)
     n = _norm(answer)

@@ -91,7 +91,7 @@ def tma_cluster_view(gmem: str, smem: str, tile: str, cluster: int, dtype: str =
            + (f", num_multicast={cluster}" if cluster > 1 else "") + ")\n"
            "tAsA, tAgA = cute.nvgpu.cpasync.tma_partition(tma_atom, cta_rank, cute.make_layout("
            f"{cluster}), cute.group_modes(sA, 0, 2), cute.group_modes(gA_tile, 0, 2))")
-    box = [atom.box[atom.dims.index(j)] for j in range(len(t))]
+    box = [atom.box[atom.dims.index(j)] if j in atom.dims else 1 for j in range(len(t))]  # a size-1 mode: no dim
     link = "/tv?" + urlencode({"ttensor": gmem, "tbox": ",".join(map(str, box)), "tdtype": dtype,
                                "tswz": enc.swizzle if hasattr(enc, "swizzle") else "NONE"}) + "#hopper-h"
     return TmaClusterView(atom=atom, grid=grid, parts=parts, encode=enc, cpp=cpp, dsl=dsl, hopper_link=link)

@@ -94,7 +94,25 @@ def gen_cases(seed: int, n: int) -> list[dict]:
     return out
 
 
-HEAD = ["#include <cstdio>", "#include <cute/tensor.hpp>", "using namespace cute;"]
+def gen_smem_cases(seed: int, n: int) -> list[dict]:
+    """``{"kind": "smem", ...}``: a GMMA smem atom (either major, every swizzle width, 8- / 16- / 32-bit elements)
+    tiled by ``tile_to_shape`` to 1-2 atoms a mode. The renderers draw CuTe's own print of it (``Sw<3,4,3> o
+    smem_ptr[16b](unset) o ...``), which ``print_layout`` / ``print_latex`` draw in element units."""
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        major, sw, t = rng.choice(["K", "MN"]), rng.choice(["INTER", "SW32", "SW64", "SW128"]), rng.choice(
+            ["uint8_t", "half_t", "float"])
+        w = {"INTER": 16, "SW32": 32, "SW64": 64, "SW128": 128}[sw] * 8 // {"uint8_t": 8, "half_t": 16, "float": 32}[t]
+        atom = (8, w) if major == "K" else (w, 8)
+        tile = [atom[0] * rng.choice([1, 1, 2]), atom[1] * rng.choice([1, 1, 2])]
+        if tile[0] * tile[1] <= 2048:
+            out.append({"kind": "smem", "atom": f"GMMA::Layout_{major}_{sw}_Atom<{t}>", "tile": tile})
+    return out
+
+
+HEAD = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
+        "using namespace cute;"]
 
 
 def program(cases: list[dict]) -> str:
@@ -103,6 +121,11 @@ def program(cases: list[dict]) -> str:
         if c["kind"] == "layout":
             lines += [f'  printf("@@{i}.table\\n"); print_layout({cvalue(c["layout"])});',
                       f'  printf("@@{i}.latex\\n"); print_latex({cvalue(c["layout"])});']
+        elif c["kind"] == "smem":
+            m, n = c["tile"]
+            lines += [f"  {{ auto L = tile_to_shape({c['atom']}{{}}, Shape<Int<{m}>,Int<{n}>>{{}});",
+                      f'    printf("@@{i}.print\\n"); print(L); printf("\\n");',
+                      f'    printf("@@{i}.table\\n"); print_layout(L); printf("@@{i}.latex\\n"); print_latex(L); }}']
         elif c["kind"] == "latex1":
             lines.append(f'  printf("@@{i}.latex\\n"); print_latex({cvalue(c["layout"])});')
         else:
@@ -149,6 +172,8 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
         try:
             if c["kind"] == "tv":
                 x, kw = A.parse(c["tv"]), {"tile": tuple(c["tile"])}
+            elif c["kind"] == "smem":  # CuTe's print of the tile, pasted
+                x, kw = cute[f"{i}.print"].strip(), {}
             else:
                 x, kw = c["layout"], {}
             tex = layoutlab.latex(x, **kw)
@@ -159,7 +184,7 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
                             min(len(ours_tex), len(theirs_tex)))
                 bad.append(f"{i}.latex {c}: line {diff}: cute={theirs_tex[diff:diff + 2]} "
                            f"ours={ours_tex[diff:diff + 2]}")
-            if c["kind"] != "layout":
+            if c["kind"] not in ("layout", "smem"):
                 continue
             theirs = cute[f"{i}.table"]
             ours = layoutlab.text(x)
@@ -167,7 +192,8 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
             o_head, o_rest = ours.split("\n", 1)
             if o_rest != t_rest:
                 bad.append(f"{i}.table {c}:\nCuTe:\n{theirs}\nours:\n{ours}")
-            if "Sw<" not in c["layout"] and A.parse(t_head) != A.parse(o_head):
+            th, oh = A.parse(t_head), A.parse(o_head)
+            if (th != oh) if "Sw<" not in x else (A.size(th) != A.size(oh) or A.offsets(th) != A.offsets(oh)):
                 bad.append(f"{i}.head {c}: cute={t_head} ours={o_head}")
             # the SVG and the HTML draw the same cells as the table: one data-offset per cell, in the same order
             want = [int(v) for v in re.findall(r"\| +(-?\d+) ", t_rest)]
@@ -186,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--cute", type=Path, help="CuTe output: read if it exists, else written")
     a = ap.parse_args(argv)
-    cases = gen_cases(a.seed, a.n)
+    cases = gen_cases(a.seed, a.n) + gen_smem_cases(a.seed, a.n // 4)
     if a.cute and a.cute.exists():
         cute = json.loads(a.cute.read_text())
     else:

@@ -19,7 +19,7 @@ from algebra.hw.hopper import smem_atom  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
-SM90_N = (8, 24, 64, 128, 256)
+SM90_N = tuple(range(8, 257, 8))  # every wgmma N
 SM90_TYPES = ("F16F16F16", "F32F16F16", "F32BF16BF16")
 CPP_COPY = {
     **{n: n for n in atoms.copy_names() if "LDSM" in n or "STSM" in n},
@@ -27,8 +27,7 @@ CPP_COPY = {
     "SM80_CP_ASYNC_CACHEALWAYS_8B": "SM80_CP_ASYNC_CACHEALWAYS<uint64_t>",
     "SM80_CP_ASYNC_CACHEALWAYS_16B": "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>",
     "SM80_CP_ASYNC_CACHEGLOBAL_16B": "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>",
-    "UniversalCopy_32b": "UniversalCopy<uint32_t>",
-    "UniversalCopy_128b": "UniversalCopy<uint128_t>",
+    **{f"UniversalCopy_{b}b": f"UniversalCopy<uint{b}_t>" for b in (8, 16, 32, 64, 128)},
 }
 
 

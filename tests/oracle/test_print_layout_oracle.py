@@ -69,6 +69,7 @@ def test_fresh_layouts_print_as_cute_prints_them():
     if cute_cpp.toolchain() is None:
         pytest.skip("no C++ compiler with CuTe and CUDA headers")
     seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
-    cases = cute_print.gen_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "60")))
+    n = int(os.environ.get("LAYOUTLAB_ORACLE_N", "60"))
+    cases = cute_print.gen_cases(seed, n) + cute_print.gen_smem_cases(seed, n // 4)  # + CuTe's printed GMMA tiles
     bad = cute_print.compare(cases, cute_print.run_cpp(cases))
     assert not bad, f"seed {seed}:\n" + "\n".join(bad[:10])

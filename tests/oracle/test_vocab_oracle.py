@@ -1,8 +1,9 @@
 """CuTe's kernel vocabulary against CuTe C++ host programs: fresh random cases (tests/oracle/cute_vocab.py: tiled
 MMAs on SM70 / SM80 / SM90 atoms with atom layouts and permutations, their get_layout*_TV, partition_shape_*,
 partition_*, partition_fragment_*, make_tiled_copy_A/B/C with ldmatrix / cp.async / universal copies, make_tiled_copy
-in both forms, local_tile with a projection), and the TV atlas's kernel-path code: every step's C++ compiles with
-nvcc (host only) exactly as the page shows it and prints what the page says.
+in both forms, local_tile with a projection; cute_gmma / cute_pictures / cute_tma below), and the TV atlas's
+kernel-path code: every step's C++ compiles with nvcc (host only) exactly as the page shows it and prints what the
+page says.
 
     LAYOUTLAB_ORACLE_SEED=5 LAYOUTLAB_ORACLE_N=60 python -m pytest -m oracle tests/oracle/test_vocab_oracle.py
 """
@@ -34,6 +35,20 @@ def test_fresh_cases_equal_cute_cpp():
     cases = cute_vocab.gen_cases(seed, n)
     cute = cute_vocab.run_cpp(cases)
     bad = cute_vocab.compare(cases, cute)
+    assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("module", ["cute_gmma", "cute_pictures", "cute_tma"])
+def test_fresh_descriptors_pictures_and_tma_equal_cute_cpp(module):
+    """cute_gmma: wgmma descriptors and canonical smem tiles (every atom, swizzle and element width, later K-blocks);
+    cute_pictures: print_latex of tiled MMAs / MMA atoms / tiled copies against every renderer's cells; cute_tma:
+    make_tma_atom's coordinate tensor, instruction size and box."""
+    if toolchain() is None:
+        pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
+    mod = __import__(module)
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    cases = mod.gen_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "30")))
+    bad = mod.compare(cases, mod.run_cpp(cases))
     assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
 
 

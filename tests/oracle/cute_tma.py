@@ -1,0 +1,164 @@
+"""TMA atoms against CuTe C++ (host only, g++: the tensor-map encode is compiled out; what ``make_tma_atom`` decides
+on the host is not): fresh rank-2 / rank-3 global tensors (any mode contiguous, padded leading strides), CTA tiles,
+shared-memory layouts that walk the contiguous mode first (row- / column-major, GMMA atoms tiled to the tile,
+swizzled, and modes in other orders) and clusters of 1-4 CTAs multicasting.
+
+Per case: ``get_tma_tensor(shape(g))`` (the TMA coordinate tensor), the elements of one instruction (the atom's
+``NumValSrc``) and ``construct_tma_gbasis`` (the box and its dimensions' global modes) against
+``algebra.hw.tma.make_tma_atom``. A case CuTe stops on (an assert at run time) must be refused here; global modes
+that CuTe's ``coalesce_256`` merges into one TMA dimension are refused here (not modelled: open, not counted).
+
+    python tests/oracle/cute_tma.py --seed 10830 --n 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from cute_cpp import cvalue, toolchain  # noqa: E402
+
+import algebra as A  # noqa: E402
+from algebra.hw import hopper, tma  # noqa: E402
+
+TYPES = {16: ("half_t", "FLOAT16"), 32: ("float", "FLOAT32"), 8: ("uint8_t", "UINT8")}
+
+
+def _smem(rng: random.Random, tile: tuple[int, ...], first: int, bits: int) -> str:
+    """A shared-memory layout of ``tile`` whose stride-1 mode is ``first`` (the global contiguous mode)."""
+    if len(tile) == 2 and rng.random() < 0.4:
+        major = "K" if first == 1 else "MN"
+        for span in rng.sample([128, 64, 32, 16], 4):
+            atom = hopper.smem_atom(major, span, bits)
+            if tile[0] % atom.shape[0] == 0 and tile[1] % atom.shape[1] == 0:
+                lay = A.tile_to_shape(atom.layout if span != 16 else A.Layout(atom.shape, atom.stride), tile)
+                return str(lay)
+    order = [first] + rng.sample([j for j in range(len(tile)) if j != first], len(tile) - 1)
+    stride, acc = [0] * len(tile), 1
+    for j in order:
+        stride[j], acc = acc, acc * tile[j]
+    lay = A.Layout(tile, tuple(stride))
+    if rng.random() < 0.3 and tile[first] * bits >= 1024:
+        b = rng.choice([1, 2, 3])
+        m = {8: 4, 16: 3, 32: 2}[bits]
+        return f"Sw<{b},{m},3> o 0 o {lay}"
+    return str(lay)
+
+
+def gen_cases(seed: int, n: int) -> list[dict]:
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        rank, bits = rng.choice([2, 2, 3]), rng.choice([16, 16, 32, 8])
+        tile = tuple(rng.choice([8, 16, 32, 64, 128]) if j < 2 else rng.choice([1, 2, 4]) for j in range(rank))
+        if A.inttuple.product(tile) > 16384:
+            continue
+        shape = tuple(t * rng.choice([1, 2, 4, 8]) for t in tile)
+        first = rng.randrange(rank)
+        order = [first] + rng.sample([j for j in range(rank) if j != first], rank - 1)
+        stride, acc = [0] * rank, 1
+        for j in order:
+            stride[j] = acc
+            acc *= shape[j] + (rng.choice([0, 0, 8, 64]) if j == first else 0)  # padded leading dimension
+        cluster = rng.choice([1, 1, 2, 4])
+        out.append({"g": str(A.Layout(shape, tuple(stride))), "s": _smem(rng, tile, first, bits), "tile": list(tile),
+                    "cluster": cluster, "bits": bits})
+    return out
+
+
+def _atom(c: dict) -> tma.TmaAtom:
+    op = "SM90_TMA_LOAD_MULTICAST" if c["cluster"] > 1 else "SM90_TMA_LOAD"
+    return tma.make_tma_atom(op, A.parse(c["g"]), A.parse(c["s"]), tuple(c["tile"]), c["cluster"],
+                             TYPES[c["bits"]][1])
+
+
+def program(cases: list[dict]) -> str:
+    lines = ["#include <cstdio>", "#include <cstdlib>", "#include <cute/tensor.hpp>",
+             "#include <cute/atom/copy_traits_sm90_tma.hpp>", "using namespace cute;"]
+    for i, c in enumerate(cases):
+        t = TYPES[c["bits"]][0]
+        plain = c["s"].split(" o ")[-1]
+        tile = "make_shape(" + ", ".join(f"Int<{x}>{{}}" for x in c["tile"]) + ")"
+        op = "SM90_TMA_LOAD_MULTICAST" if c["cluster"] > 1 else "SM90_TMA_LOAD"
+        lines += [f"void c{i}() {{", f"  {{ alignas(128) static {t} buf[{A.cosize(A.parse(c['g']))}];",
+                  f"    auto g = make_tensor(make_gmem_ptr(buf), {cvalue(c['g'])});",
+                  f"    auto s = {cvalue(c['s'])};",
+                  f"    auto atom = make_tma_atom({op}{{}}, g, s, {tile}, Int<{c['cluster']}>{{}});",
+                  f'    printf("{i}.tensor\\t"); print(atom.get_tma_tensor(shape(g))); printf("\\n");',
+                  f'    printf("{i}.vals\\t%d\\n", int(size<1>(typename decltype(atom)::ValLayoutSrc{{}})));',
+                  f"    auto v = make_identity_layout(shape(g)).compose({tile});",
+                  f'    printf("{i}.gbasis\\t"); print(detail::construct_tma_gbasis<{t}>(g, {cvalue(plain)}, v));'
+                  ' printf("\\n"); fflush(stdout); }', "}"]
+    calls = ", ".join(f"c{i}" for i in range(len(cases)))
+    lines += ["int main(int argc, char** argv) {", f"  void (*cs[])() = {{{calls}}};",
+              f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(cases)}; ++i) cs[i]();", "  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
+    """CuTe's values; a case that stops the program (a CuTe assert at run time) is ``<i>.refused``: its message."""
+    cmd = toolchain()
+    if cmd is None:
+        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
+    got: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="cute-tma-") as tmp:
+        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
+        src.write_text(program(cases))
+        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(r.stderr[-6000:])
+        start = 0
+        while start < len(cases):
+            r = subprocess.run([str(exe), str(start)], capture_output=True, text=True, timeout=120)
+            got.update(ln.split("\t", 1) for ln in r.stdout.splitlines() if "\t" in ln)
+            if r.returncode == 0:
+                break
+            stop = next(i for i in range(start, len(cases)) if f"{i}.gbasis" not in got)
+            got[f"{stop}.refused"] = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
+            start = stop + 1
+    return {a: b.replace("_", "") if not a.endswith("refused") else b for a, b in got.items()}
+
+
+def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
+    bad: list[str] = []
+    for i, c in enumerate(cases):
+        try:
+            a = _atom(c)
+        except A.LayoutError as exc:  # both refuse, or (OPEN) a merge of global modes we do not model
+            if f"{i}.refused" not in cute and "coalesce_256" not in str(exc):
+                bad.append(f"{i} {c}: we refuse ({exc}) where CuTe prints {cute.get(f'{i}.tensor')}")
+            continue
+        if f"{i}.refused" in cute:
+            bad.append(f"{i} {c}: CuTe stops ({cute[f'{i}.refused'][-200:]}) where we give {a.tma_tensor()}")
+            continue
+        try:
+            mine = {"tensor": str(a.tma_tensor()), "vals": str(a.vector),
+                    "gbasis": str(A.Layout(a.full_box, tuple(A.E(j) for j in a.dims[:len(a.full_box)])))}
+            for k, v in mine.items():
+                if cute.get(f"{i}.{k}") != v:
+                    bad.append(f"{i}.{k} {c}: cute={cute.get(f'{i}.{k}')} ours={v}")
+        except Exception as exc:  # noqa: BLE001 - reported as a mismatch
+            bad.append(f"{i} {c}: ours raised {exc!r}")
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n", type=int, default=40)
+    a = ap.parse_args(argv)
+    cases = gen_cases(a.seed, a.n)
+    bad = compare(cases, run_cpp(cases))
+    print("\n".join(bad) or f"all {len(cases)} cases agree")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
