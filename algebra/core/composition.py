@@ -63,9 +63,27 @@ def shows_cute(fn: Any) -> Any:
             new = whole_refusal(fn, args, err)
             if new is None:
                 raise
+            if fn.__name__ != "composition" and (whole := _right_slice(fn, args)) is not None:
+                return whole
             raise new from None
 
     return wrapper
+
+
+def _right_slice(fn: Any, args: tuple) -> Any:
+    """CuTe's tile (local_tile) or partition (local_partition) of a plain A where an inner composition is not A o B,
+    when it is the function there (A at each point the same op gives on A's compact layout, whose compositions are
+    right: one mode); else None."""
+    a, whole = args[0], cute_would_print(fn, *args)
+    try:  # (a tiler of layouts, of ints, or a thread layout: the same arguments after A)
+        z, z0 = (None, 0) if type(a) is not Layout or not _ints(a.stride) else fn(Layout(a.shape), *args[1:])
+    except LayoutError:
+        return None
+    n = -1 if z is None or type(whole) is not tuple else it.product(whole[0].shape)
+    if not 0 <= n <= 1 << 20 or it.product(z.shape) != n:
+        return None
+    size_a, w, w0 = it.product(a.shape), whole[0], whole[1]
+    return whole if all(not 0 <= (x := z(i) + z0) < size_a or a(x) == w(i) + w0 for i in range(n)) else None
 
 
 @memo
