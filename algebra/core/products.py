@@ -524,16 +524,16 @@ def dice(proj: Any, x: Any, top: bool = True) -> Any:
 
 
 @shows_cute
-def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
-    """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
+def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
+    """The tile of ``tensor`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
     offset of its first element. ``zipped_divide(L, tiler)(_, coord)``. With ``proj`` (CuTe's ``Step``: ``(1,
     None, 1)`` is ``Step<_1,X,_1>``) the tiler and the coordinate are first diced to the kept modes, so one
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
-        return local_tile(layout, dice(proj, tiler), dice(proj, coord))
-    if isinstance(layout, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
-        return layout.moved(*local_tile(layout.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
-    tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
+        return local_tile(tensor, dice(proj, tiler), dice(proj, coord))
+    if isinstance(tensor, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
+        return tensor.moved(*local_tile(tensor.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
+    tiled = zipped_divide(layout_arg(tensor, "local_tile"), tiler)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = (None,) * r0 if r0 > 1 else None
