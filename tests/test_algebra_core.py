@@ -300,3 +300,17 @@ def test_local_tile_refuses_cute_s_tile_of_a_negative_stride_tiler_off_the_funct
     with pytest.raises(LayoutError, match=re.escape("positive shape condition") + ".*" + re.escape(
             "CuTe would print local_tile((4,3):(3,1), <4:-1>, (1,0)) = ((4)):((-3)) at offset 12")):
         A.local_tile(A.parse("(4,3):(3,1)"), (A.parse("4:-1"),), (1, 0))
+
+
+def test_contract_ops_take_their_documented_keyword_arguments():
+    """CONTRACT §1 names the arguments (``A.complement(L, cotarget)``, ``A.coalesce(L, profile)``): by keyword they
+    give what they give by position, through the cache and the never-wrong layer alike."""
+    L = A.Layout((4, (2, 4)), (2, (1, 8)))
+    assert A.complement(L, cotarget=64) == A.complement(L, 64) == A.parse("2:32")
+    assert A.coalesce(L, profile=(1, 1)) == A.coalesce(L, (1, 1))
+    assert A.logical_divide(L, tiler=A.Layout(2)) == A.logical_divide(L, A.Layout(2))
+    assert A.local_partition(L, tile=A.Layout(2), index=1) == A.local_partition(L, A.Layout(2), 1)
+    with pytest.raises(TypeError, match="cotargt"):
+        A.complement(L, cotargt=64)
+    with pytest.raises(LayoutError):
+        A.complement(A.Layout((2, 2), (1, 1)), cotarget=8)

@@ -17,7 +17,7 @@ from algebra.core import inttuple as it
 from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, _as_layout, make_layout
-from algebra.core.memo import memo
+from algebra.core.memo import memo, positional
 from algebra.core.modes import coalesce_x_pair, compose
 from algebra.core.notation import show
 from algebra.core.recorder import _ACTIVE, nested
@@ -53,7 +53,8 @@ def shows_cute(fn: Any) -> Any:
     plain = fn.__name__ == "composition"
 
     @wraps(fn)
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        args = positional(fn, args, kw) if kw else args
         try:
             return fn(*args)
         except LayoutError as err:
