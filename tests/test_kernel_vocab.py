@@ -289,3 +289,18 @@ def test_tma_atoms_as_cute_builds_them():
         with pytest.raises(A.LayoutError, match=words):
             tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
                               bits)
+
+
+def test_contract_keyword_arguments_are_accepted():
+    """CONTRACT §7 names ``partition_fragment_A(tensor_layout, thr_idx)``, ``A.local_tile(tensor, tiler, coord, proj)``
+    and ``ref_layout(bits)``: each works by keyword as by position."""
+    mma = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", atom_layout=A.Layout((2, 2, 1)), permutation=None)
+    frag = mma.partition_fragment_A(tensor_layout=A.Layout((64, 32)), thr_idx=3)
+    assert frag == mma.partition_fragment_A(A.Layout((64, 32)), 3)
+    assert str(frag) == "((2,2,2),2,2):((1,2,4),8,16)"
+    t = A.Layout((128, 64, 32))
+    assert A.local_tile(tensor=t, tiler=(32, 16, 8), coord=(1, 0, 2), proj=(1, None, 1)) == \
+        A.local_tile(t, (32, 16, 8), (1, 0, 2), (1, None, 1)) == (A.Layout((32, 8, 32), (1, 128, 8192)), 2080)
+    tmem = atoms.get("SM100_TMEM_LOAD_32dp32b4x")
+    assert str(tmem.ref_layout(bits=32)) == str(tmem.ref_layout(32)) == "(32,128):(0,1)"
+    assert tmem.src_layout(bits=16) == tmem.src_layout(16) and tmem.dst_layout(bits=16) == tmem.dst_layout(16)

@@ -17,7 +17,7 @@ from algebra.core import inttuple as it
 from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout, _as_layout, make_layout
-from algebra.core.memo import memo
+from algebra.core.memo import memo, positional
 from algebra.core.modes import coalesce_x_pair, compose
 from algebra.core.notation import show
 from algebra.core.recorder import _ACTIVE, nested
@@ -53,7 +53,8 @@ def shows_cute(fn: Any) -> Any:
     plain = fn.__name__ == "composition"
 
     @wraps(fn)
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        args = positional(fn, args, kw) if kw else args
         try:
             return fn(*args)
         except LayoutError as err:
@@ -62,9 +63,27 @@ def shows_cute(fn: Any) -> Any:
             new = whole_refusal(fn, args, err)
             if new is None:
                 raise
+            if fn.__name__ != "composition" and (whole := _right_slice(fn, args)) is not None:
+                return whole
             raise new from None
 
     return wrapper
+
+
+def _right_slice(fn: Any, args: tuple) -> Any:
+    """CuTe's tile (local_tile) or partition (local_partition) of a plain A where an inner composition is not A o B,
+    when it is the function there (A at each point the same op gives on A's compact layout, whose compositions are
+    right: one mode); else None."""
+    a, whole = args[0], cute_would_print(fn, *args)
+    try:  # (a tiler of layouts, of ints, or a thread layout: the same arguments after A)
+        z, z0 = (None, 0) if type(a) is not Layout or not _ints(a.stride) else fn(Layout(a.shape), *args[1:])
+    except LayoutError:
+        return None
+    n = -1 if z is None or type(whole) is not tuple else it.product(whole[0].shape)
+    if not 0 <= n <= 1 << 20 or it.product(z.shape) != n:
+        return None
+    size_a, w, w0 = it.product(a.shape), whole[0], whole[1]
+    return whole if all(not 0 <= (x := z(i) + z0) < size_a or a(x) == w(i) + w0 for i in range(n)) else None
 
 
 @memo
