@@ -42,7 +42,7 @@ MAX_TOP_MODULES = 6
 # arguments, complement(L, cotarget=..), +11; CuTe's tile of a negative-stride tiler, mode by mode, and the tile's
 # point where it is not A, +20); only comes down
 CORE_LINES = 5357
-ALGEBRA_LINES = 12618  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+ALGEBRA_LINES = 12655  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -58,7 +58,8 @@ ALGEBRA_LINES = 12618  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        dims in Triton's supremum order, +10; CuTe's right tile / partition / max common run past an
 #                        inner composition not A o B, +35 as in the core; points counted first, +3 as in the core;
 #                        documented keyword arguments as in the core, +11; a negative-stride tiler's tile, +20 as in
-#                        the core); only comes down
+#                        the core; TMA dimensions that merge contiguous global modes as CuTe's coalesce_256, +37);
+#                        only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
