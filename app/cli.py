@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
                                      epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/"
                                             "--latex FILE) and `layoutlab op <op> <args...>` (`layoutlab show -h`)")
     sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("show", help="print a layout's table and write its pictures (`layoutlab show -h`)")
+    sub.add_parser("op", help="run an op of the algebra (`layoutlab op -h`)")
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)

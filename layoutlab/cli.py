@@ -1,6 +1,6 @@
 """``layoutlab show`` and ``layoutlab op``: the library face in a terminal (no web app is imported).
 
-- ``layoutlab show "<layout>" [--svg FILE] [--html FILE] [--latex FILE] [--color bank|thread|offset]
+- ``layoutlab show "<layout>" [--svg [FILE]] [--html [FILE]] [--latex [FILE]] [--color bank|thread|offset]
   [--element-bytes N] [--tile M,N] [--shape R,C]`` prints the table as ``cute::print_layout`` prints it and writes
   the pictures asked for; the layout may be CuTe notation (the DSL's printed forms too), an atom's name
   (``SM80_16x8x16_F32F16F16F32_TN``) or a TTGIR attribute with ``--shape``.
@@ -58,11 +58,14 @@ def _show(args: argparse.Namespace) -> int:
     pic = layoutlab.Picture(x, args.color, args.element_bytes, tile, shape, args.element_bits)
     outputs = [(args.svg, pic.svg), (args.html, lambda: _page(pic._repr_html_())), (args.latex, pic.latex)]
     rendered = [(path, make()) for path, make in outputs if path]  # every picture made before any file is written
-    sys.stdout.write(pic.text())
+    piped = [content for path, content in rendered if path == "-"]
+    sys.stdout.write("".join(piped) if piped else pic.text())
     over = [p for p in pic.panels if p.note is not None]
     if over:  # the notation and the reason are printed above; the status says nothing was drawn
         raise _Bad(f"{over[0].notation}: {over[0].note}")
     for path, content in rendered:
+        if path == "-":
+            continue
         try:
             Path(path).write_text(content, encoding="utf-8")
         except OSError as exc:
@@ -103,9 +106,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="print a layout's table (cute::print_layout) and write its pictures")
     s.add_argument("layout", help='CuTe notation ("(4,8):(8,1)", "Sw<3,4,3> o (8,64):(64,1)"), an atom\'s name, or a '
                                   "TTGIR attribute with --shape")
-    s.add_argument("--svg", metavar="FILE")
-    s.add_argument("--html", metavar="FILE", help="a self-contained page (inline style and script)")
-    s.add_argument("--latex", metavar="FILE", help="TikZ as CuTe's print_latex writes it")
+    out = " (no FILE, or -: to standard output in place of the table)"
+    s.add_argument("--svg", metavar="FILE", nargs="?", const="-", help="an SVG picture" + out)
+    s.add_argument("--html", metavar="FILE", nargs="?", const="-", help="a self-contained page (inline style and "
+                                                                         "script)" + out)
+    s.add_argument("--latex", metavar="FILE", nargs="?", const="-", help="TikZ as CuTe's print_latex writes it" + out)
     s.add_argument("--color", "--colour", dest="color", choices=("bank", "thread", "offset"), default=None)
     s.add_argument("--element-bytes", type=int, default=4, help="bytes per element for --color bank (default 4)")
     s.add_argument("--element-bits", type=int, default=16, help="element width of a copy atom / TTGIR shared layout")

@@ -248,3 +248,69 @@ def test_rank_mismatches_of_a_projection_or_an_order_name_the_ranks() -> None:
         A.local_tile(A.parse("((4),32):((1),0)"), (None, 4, 8), 2, (1, 1, None))
     with pytest.raises(LayoutError, match="mismatched ranks"):
         A.tile_to_shape(A.parse("(2,(1,3)):(3,(0,1))"), (4, 6), ((1, 0), 1))
+
+
+@pytest.mark.parametrize(("a", "b", "vec", "lay"), [("(8,3):(64,3)", "(1,(6,6)):(36,(6,1))", 1, "1:0"),
+                                                    ("(8,2,3):(1,8,2)", "(6,2,2):(1,36,6)", 6, "6:1"),
+                                                    ("(4,5,5):(1,4,60)", "(4,3,8):(1,0,4)", 4, "4:1")])
+def test_max_common_answers_cute_where_a_o_right_inverse_b_is_not_a_layout(a, b, vec, lay) -> None:
+    """A o right_inverse(B) is refused (not A o B past its first mode), but CuTe's run, the coalesced first mode of
+    its print, is the function: A(R(i)) == i up to it and not at it (corpus_s101xx.json, CuTe C++'s answers)."""
+    a, b = A.parse(a), A.parse(b)
+    with pytest.raises(LayoutError, match="is not a layout"):
+        A.composition(a, A.right_inverse(b))
+    assert A.max_common_vector(a, b) == vec and str(A.max_common_layout(a, b)) == lay
+
+
+def test_local_tile_answers_cute_s_tile_where_it_is_right() -> None:
+    """zipped_divide(((3,4)):((4,1)), 2) is not a layout (its rest mode steps through the 3 by 2), but tile 0 is A's
+    first two elements: CuTe's ((2)):((4)) at offset 0 is answered; tile 1 (A(2), A(3) = 8, 1) is refused with
+    CuTe's print (corpus_s101xx.json)."""
+    lay = A.parse("((3,4)):((4,1))")
+    with pytest.raises(LayoutError, match="is not a layout"):
+        A.zipped_divide(lay, (2,))
+    assert [str(x) for x in A.local_tile(lay, (2,), (0,))] == ["((2)):((4))", "0"]
+    assert [str(x) for x in A.local_tile(A.parse("((9,2),4):((4,64),16)"), (6,), (0, 0))] == ["((6)):((4))", "0"]
+    with pytest.raises(LayoutError, match=re.escape("CuTe would print local_tile(((3,4)):((4,1)), (2), (1)) = "
+                                                    "((2)):((4)) at offset 8")):
+        A.local_tile(lay, (2,), (1,))
+
+
+@pytest.mark.parametrize(("a", "tiler", "crd", "cute"), [
+    ("(8,12):(1,8)", ("4:-1",), (0, 0), "((4)):((-1)) @ 0"),
+    ("(3,4):(4,1)", (1, "2:-1"), (0, 0), "(1,2):(0,-1) @ 0"),
+    ("10:1", ("((8),1):((-1),2)",), (0,), "((((8),1))):((((-1),2))) @ 0"),
+    ("(8,(4,2)):(1,(8,32))", ("2:-16", "4:0"), (3, 0), "(2,4):(-16,0) @ 3"),
+    ("(2,(1,(3))):(0,(0,(1)))", ("(2):(-1)", 3), (0, 0), "((2),3):((0),1) @ 0"),
+    ("(4,2,(1,(2,4))):(2,8,(2,(1,-16)))", ("8:-1", 2), (0, 0, 4), "(8,2):(-2,8) @ -32")])
+def test_local_tile_answers_cute_s_tile_of_a_negative_stride_tiler_where_it_is_right(a, tiler, crd, cute) -> None:
+    """zipped_divide by a negative-stride tiler is not a layout (its rest shape is -1), but CuTe's tile is A at each
+    point of the tile's coordinates inside A's domain, mode by mode (the last: a point (1,1) of the tile reads mode 0
+    at -1, off A, though its 1-D offset 1 is in A): answered (corpus_s101xx.json, CuTe C++'s prints)."""
+    tl = tuple(A.parse(x) if isinstance(x, str) else x for x in tiler)
+    with pytest.raises(LayoutError, match="positive shape condition"):
+        A.zipped_divide(A.parse(a), tl)
+    r, off = A.local_tile(A.parse(a), tl, crd)
+    assert f"{r} @ {off}" == cute
+
+
+def test_local_tile_refuses_cute_s_tile_of_a_negative_stride_tiler_off_the_function() -> None:
+    """Tile 1 of (4,3):(3,1) by 4:-1 starts past mode 0 (size 4): CuTe prints ((4)):((-3)) at offset 12, but the tile's
+    first point is A's offset 4, A(0,1) = 1: refused with the condition and CuTe's print."""
+    with pytest.raises(LayoutError, match=re.escape("positive shape condition") + ".*" + re.escape(
+            "CuTe would print local_tile((4,3):(3,1), <4:-1>, (1,0)) = ((4)):((-3)) at offset 12")):
+        A.local_tile(A.parse("(4,3):(3,1)"), (A.parse("4:-1"),), (1, 0))
+
+
+def test_contract_ops_take_their_documented_keyword_arguments():
+    """CONTRACT §1 names the arguments (``A.complement(L, cotarget)``, ``A.coalesce(L, profile)``): by keyword they
+    give what they give by position, through the cache and the never-wrong layer alike."""
+    L = A.Layout((4, (2, 4)), (2, (1, 8)))
+    assert A.complement(L, cotarget=64) == A.complement(L, 64) == A.parse("2:32")
+    assert A.coalesce(L, profile=(1, 1)) == A.coalesce(L, (1, 1))
+    assert A.logical_divide(L, tiler=A.Layout(2)) == A.logical_divide(L, A.Layout(2))
+    assert A.local_partition(L, tile=A.Layout(2), index=1) == A.local_partition(L, A.Layout(2), 1)
+    with pytest.raises(TypeError, match="cotargt"):
+        A.complement(L, cotargt=64)
+    with pytest.raises(LayoutError):
+        A.complement(A.Layout((2, 2), (1, 1)), cotarget=8)

@@ -48,7 +48,8 @@ def test_a_swizzled_tiler_product_checked_at_the_units_answers_as_every_point(mo
                       [_layout(rng, rng.random() < 0.9), f"Sw<{b},{m},{s}> o 0 o {_layout(rng, rng.random() < 0.9)}"]))
     calls.append(("logical_product", ["4:2", "Sw<1,9,-3> o 0 o (32,32,1024):(1,32768,32)"]))  # refused at j = 16384
     fast = _answers(calls)
-    monkeypatch.setattr(products, "f2_columns", lambda *_: None)  # no proof: every point
+    monkeypatch.setattr(products, "f2_columns", lambda *_: None)  # no proof: every point (the last: 2^22 of them)
+    monkeypatch.setattr(checks, "FULL_CAP", 1 << 22)
     assert _answers(calls) == fast
     refused = [a for a in fast if "cannot move to the offsets" in a]
     assert len(refused) >= 20 and "at (0, 16384)" in fast[-1]
@@ -88,3 +89,73 @@ def test_the_complement_hole_is_the_least_sum_missed(seed: int) -> None:
         modes = [(s, d) for x in (a, r) for s, d in zip(*map(flatten, (x.shape, x.stride)), strict=True)]
         sums = {x + y for x in A.offsets(a) for y in A.offsets(r)}
         assert checks._first_hole(modes, cot) == next((x for x in range(cot) if x not in sums), None)
+
+
+#: Each check that reads points one by one, on an input no proof settles with more points than the caps below.
+OVER_CAP = [("composition", ["(4,4,4):(F1,F4,F16)", "(10,10):(1,10)"], "A o B (F2 strides, 100 points", 64),
+            ("composition", ["(384,3):(1,768)", "(128,64,128):(12,1,1)"], "A o B (1,048,576 points", 64),
+            ("composition", ["(3,100):(1,3)", "Sw<1,0,1>"], "A o Sw (300 points", 64),
+            ("logical_product", ["(2,4):(1,2)", "Sw<3,4,3> o 0 o (32,32,1024):(1,1024,32)"], "(8,388,608 points", 64),
+            ("layout_add", ["(10,10):(1@0,1@1)", "(10,10):(1@0,1@1)"], "not confirmed here (100 points", 64),
+            ("slice_composed", [[None, 3], "Sw<3,4,3> o 0 o (256,64):(1,256)"], "not confirmed here (256 points", 16),
+            ("slice_composed", [[None, 1], "Sw<1,0,1> o 0 o (64,4):(F1,F64)"], "not confirmed here (64 points", 16)]
+#: The inverses over the cap are CuTe's answer, unconfirmed (the corpus's left_inverse((128,8192):(16384,64)), 2^21
+#: points, is right): not read, neither refused.
+UNCONFIRMED = [("left_inverse", "(60,30):(2,1)", "(2,60):(60,1)"),
+               ("right_inverse", "Sw<2,0,3> o 5 o (10,10):(1,10)", "100:1 o -5 o Sw<2,0,3>")]
+#: Self-checks that loop over something else than points.
+NOT_POINTS = {"whole_refusal": "a message", "merge_swizzles": "the bits either swizzle touches",
+              "post_complement": "the modes, and bit sets of the sums below a bound that doubles"}
+
+
+@pytest.mark.parametrize(("op", "args", "names", "cap"), OVER_CAP)
+def test_a_check_counts_its_points_before_reading_them(monkeypatch, op: str, args: list, names: str, cap: int) -> None:
+    monkeypatch.setattr(checks, "FULL_CAP", 64)
+    monkeypatch.setattr(checks, "ENUM_CAP", 16)
+    clear_caches()
+    fn = products.slice_composed if op == "slice_composed" else getattr(A, op)
+    with pytest.raises(A.LayoutError, match="points to check one by one, over the") as e:
+        fn(*[A.parse(a) if isinstance(a, str) else tuple(a) for a in args])
+    assert names in str(e.value) and f"over the {cap}-point cap)" in str(e.value)
+    clear_caches()
+
+
+@pytest.mark.parametrize(("op", "arg", "cute"), UNCONFIRMED)
+def test_an_inverse_over_the_cap_is_not_read(monkeypatch, op: str, arg: str, cute: str) -> None:
+    monkeypatch.setattr(checks, "FULL_CAP", 16)
+    monkeypatch.setattr(checks, "offsets", lambda x: pytest.fail(f"{x} read over the cap"))
+    clear_caches()
+    assert str(getattr(A, op)(A.parse(arg))) == cute
+    clear_caches()
+
+
+def test_every_check_that_loops_counts_through_capped() -> None:
+    """Each post-condition (``checks.POST``) and each op that checks itself (calls ``checking()``) and loops reaches
+    ``checks.capped`` through the functions of its module, or loops over something else (NOT_POINTS); each is tried
+    over the cap above."""
+    import ast
+    from pathlib import Path
+
+    root = Path(checks.__file__).parent
+    defs, checked = {}, set(checks.POST.values()) | set(checks.POST_OUTERMOST.values())
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+                loops = any(isinstance(n, (ast.For, ast.comprehension)) for n in ast.walk(node))
+                defs[(path.stem, node.name)] = (calls, loops)
+    names = {(f.__module__.rsplit(".", 1)[1], f.__name__) for f in checked}
+    names |= {k for k, (calls, _) in defs.items() if "checking" in calls}
+    for mod, name in sorted(names):
+        seen, todo, reach, loops = set(), [name], False, False
+        while todo:
+            fn = todo.pop()
+            if fn in seen or (mod, fn) not in defs:
+                continue
+            seen.add(fn)
+            calls, loop = defs[(mod, fn)]
+            reach, loops = reach or "capped" in calls, loops or loop
+            todo += [c for c in calls if c != "checking"]
+        assert reach or not loops or name in NOT_POINTS, f"{mod}.{name} reads points without checks.capped"
+    tried = {op for op, *_ in OVER_CAP}
+    assert {"composition", "layout_add", "logical_product", "slice_composed"} <= tried

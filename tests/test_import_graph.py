@@ -36,10 +36,14 @@ MAX_TOP_MODULES = 6
 # the swizzled-tiler product checked at its unit indices and the inverses proven mode by mode instead of every point
 # (2^20 points: 2-10 s -> under 1 ms), +20; a swizzled partition outside the shape with CuTe's print, x(c) with _ as
 # CuTe's slice, an F2 layout after a swizzle, the exact inverses and slices of Sw o O o (F2 layout), the F2 sign
-# condition, +61; a function nothing called and recast_layout's four cases, -9; one dice as CuTe's, -3; a tile or
-# partition whose divide is not A o B answered where CuTe's tile is the function, +23); only comes down
-CORE_LINES = 5311
-ALGEBRA_LINES = 12572  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+# condition, +61; a function nothing called and recast_layout's four cases, -9; one dice as CuTe's, -3; CuTe's tile /
+# partition / max common run answered where it is the function, an inner composition not, +35; every check that
+# reads points counts them first, refused over the cap (checks.capped), +3; the ops take their documented keyword
+# arguments, complement(L, cotarget=..), +11; CuTe's tile of a negative-stride tiler, mode by mode, and the tile's
+# point where it is not A, +20; the same for a coordinate tensor's tile / partition (basis strides), +25); only
+# comes down
+CORE_LINES = 5382
+ALGEBRA_LINES = 12680  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -52,8 +56,11 @@ ALGEBRA_LINES = 12572  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        atoms as CuTe builds them: no TMA dimension for a size-1 global mode, the rest in mode
 #                        order, refusals of coalesce_256's merges and of strides TMA cannot address, +16; a tiled
 #                        MMA's threads read as lanes (SM70's quad-pairs reach lane 23), +2; the LinearLayout product's
-#                        dims in Triton's supremum order, +10; tiles through a divide that is not A o B, +23 as in
-#                        the core); only comes down
+#                        dims in Triton's supremum order, +10; CuTe's right tile / partition / max common run past an
+#                        inner composition not A o B, +35 as in the core; points counted first, +3 as in the core;
+#                        documented keyword arguments as in the core, +11; a negative-stride tiler's tile, +20 as in
+#                        the core; TMA dimensions that merge contiguous global modes as CuTe's coalesce_256, +37;
+#                        a coordinate tensor's tile / partition as in the core, +25); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -198,7 +198,7 @@ def test_tma_atom_box_cluster_and_partition():
 
     g = A.Layout((4096, 4096), (4096, 1))
     one = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64))
-    assert one.dims == (1, 0) and one.box == (64, 128) and one.instructions == 1
+    assert one.dims == ((1,), (0,)) and one.box == (64, 128) and one.instructions == 1
     assert str(one.tma_tensor()) == "ArithTuple(0,0) o (4096,4096):(1@1,1@0)"
     assert A.parse(str(one.tma_tensor())) == one.tma_tensor()
     two = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", g, A.parse(SW128), (128, 64), 2)
@@ -244,21 +244,63 @@ def test_local_tile_of_a_coordinate_tensor():
     assert t(0) == (32, 32) and t(31 + 32 * 15) == (63, 47)
 
 
+def _loaded(m, cta):
+    """Tile indices (column-major) whose TMA coordinate CTA ``cta``'s partition loads, through the coordinate tensor."""
+    tile, shape, pos = m.cta_tile, A.inttuple.wrap(m.gmem.shape), {}
+    for k in range(A.size(tile)):
+        crd = [k // A.size(tile[:j]) % tile[j] for j in range(len(tile))]  # column-major in the tile
+        pos[m.tma_tensor()(sum(x * A.size(shape[:j]) for j, x in enumerate(crd)))] = k
+    src = m.partition(cta)["source"]
+    return [pos[src(k)] for k in range(A.size(src.layout))]
+
+
 def test_tma_atoms_as_cute_builds_them():
-    """make_tma_atom against CuTe C++ (tests/oracle/cute_tma.py, seed 10830): a size-1 global mode is no TMA
-    dimension (stride 0 in get_tma_tensor; it was a third dimension 1@2); modes CuTe's coalesce_256 merges into one
-    dimension and strides TMA cannot address (CuTe asserts) are refused."""
+    """make_tma_atom against CuTe C++ (tests/oracle/cute_tma.py, seeds 10830, 11300-11311): a size-1 global mode is
+    no TMA dimension (stride 0 in get_tma_tensor; it was a third dimension 1@2); global modes contiguous over the box
+    share one TMA dimension while its box is <= 256 elements (coalesce_256; they were refused, and before that two
+    dimensions); strides TMA cannot address (CuTe asserts) are refused."""
     from algebra.hw import tma
 
     a = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(128,512,1):(512,1,512)"),
                           A.parse("(128,64,1):(64,1,8192)"), (128, 64, 1), 2)
     assert str(a.tma_tensor()) == "ArithTuple(0,0) o (128,512,1):(1@1,1@0,0)"  # CuTe's print
-    assert (a.dims, a.full_box, a.box) == ((1, 0), (64, 128), (64, 64))  # construct_tma_gbasis: (64,128):(1@1,1@0)
-    for g, s, t, c, bits, words in (("(64,64,4):(256,4,1)", "(16,64,4):(256,4,1)", (16, 64, 4), 1, "FLOAT32",
-                                     "coalesce_256"),  # CuTe: ArithTuple(0,0) o (64,64,4):(1@1,4@0,1@0)
-                                    ("(8,16):(1,8)", "(8,8):(1,8)", (8, 8), 2, "FLOAT16", "coalesce_256"),
-                                    ("(32,256,32):(1,40,10240)", "(16,64,4):(1,64,16)", (16, 64, 4), 4, "UINT8",
-                                     "multiple of 16 bytes")):
+    assert (a.dims, a.full_box, a.box) == (((1,), (0,)), (64, 128), (64, 64))
+    assert str(a.gbasis()) == "(64,128):(1@1,1@0)"  # construct_tma_gbasis
+    for g, s, t, c, bits, tensor, gbasis in (  # CuTe's get_tma_tensor and construct_tma_gbasis prints
+            ("(8,16):(1,8)", "(8,8):(1,8)", (8, 8), 2, "FLOAT16", "ArithTuple(0) o (8,16):(1@0,8@0)",
+             "((8,8)):((1@0,1@1))"),
+            ("(64,64,4):(256,4,1)", "(16,64,4):(256,4,1)", (16, 64, 4), 1, "FLOAT32",
+             "ArithTuple(0,0) o (64,64,4):(1@1,4@0,1@0)", "((4,64),16):((1@2,1@1),1@0)"),
+            ("(16,32,64):(1,16,512)", "(16,16,8):(1,16,256)", (16, 16, 8), 4, "UINT8",
+             "ArithTuple(0,0) o (16,32,64):(1@0,16@0,1@1)", "((16,16),8):((1@0,1@1),1@2)"),
+            ("(64,8,16):(1,64,512)", "(64,8,16):(1,64,512)", (64, 8, 16), 2, "FLOAT16",
+             "ArithTuple(0,0) o (64,8,16):(1@0,1@1,8@1)", "(64,(8,16)):(1@0,(1@1,1@2))"),
+            ("(64,16,32):(1,64,1024)", "(64,8,16):(1,64,512)", (64, 8, 16), 1, "FLOAT16",
+             "ArithTuple(0,0,0) o (64,16,32):(1@0,1@1,1@2)", "(64,8,16):(1@0,1@1,1@2)")):
+        m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
+                              bits)
+        assert (str(m.tma_tensor()), str(m.gbasis())) == (tensor, gbasis)
+        assert m.encode().valid and sorted(i for p in range(c) for i in _loaded(m, p)) == list(range(A.size(t)))
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(8,16):(1,8)"), A.parse("(8,8):(1,8)"), (8, 8), 2)
+    assert m.problem() == [(128, 1)] and m.box == (32,) and str(m.partition(1, (0, 1))["source"]) == \
+        "ArithTuple(96) o (32,1):(1@0,0)"  # one 1-D dimension of 128 elements; CTA 1 loads 96..127
+    for g, s, t, c, bits, words in (("(32,256,32):(1,40,10240)", "(16,64,4):(1,64,16)", (16, 64, 4), 4, "UINT8",
+                                     "multiple of 16 bytes"),):
         with pytest.raises(A.LayoutError, match=words):
             tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
                               bits)
+
+
+def test_contract_keyword_arguments_are_accepted():
+    """CONTRACT §7 names ``partition_fragment_A(tensor_layout, thr_idx)``, ``A.local_tile(tensor, tiler, coord, proj)``
+    and ``ref_layout(bits)``: each works by keyword as by position."""
+    mma = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", atom_layout=A.Layout((2, 2, 1)), permutation=None)
+    frag = mma.partition_fragment_A(tensor_layout=A.Layout((64, 32)), thr_idx=3)
+    assert frag == mma.partition_fragment_A(A.Layout((64, 32)), 3)
+    assert str(frag) == "((2,2,2),2,2):((1,2,4),8,16)"
+    t = A.Layout((128, 64, 32))
+    assert A.local_tile(tensor=t, tiler=(32, 16, 8), coord=(1, 0, 2), proj=(1, None, 1)) == \
+        A.local_tile(t, (32, 16, 8), (1, 0, 2), (1, None, 1)) == (A.Layout((32, 8, 32), (1, 128, 8192)), 2080)
+    tmem = atoms.get("SM100_TMEM_LOAD_32dp32b4x")
+    assert str(tmem.ref_layout(bits=32)) == str(tmem.ref_layout(32)) == "(32,128):(0,1)"
+    assert tmem.src_layout(bits=16) == tmem.src_layout(16) and tmem.dst_layout(bits=16) == tmem.dst_layout(16)

@@ -112,3 +112,27 @@ def test_serve_and_worker_remain():
     assert r.returncode == 0 and "serve" in r.stdout and "worker" in r.stdout and "layoutlab show" in r.stdout
     r = run("show", "--help")
     assert r.returncode == 0 and "--element-bytes" in r.stdout
+
+
+def test_contract_picture_flags_without_a_file_write_to_stdout(tmp_path):
+    """CONTRACT §7: ``layoutlab show "<layout>" [--svg|--html|--latex FILE]``: a flag without FILE (or with -) puts
+    that picture on standard output in place of the table; with FILE it is written there as before."""
+    r = run("show", "(4,8):(8,1)", "--svg")
+    assert r.returncode == 0 and r.stdout.startswith("<svg") and len(Cells(r.stdout).cells) == 32, r.stderr
+    r = run("show", "(4,8):(8,1)", "--html")
+    assert r.returncode == 0 and r.stdout.startswith("<!doctype html>") and len(Cells(r.stdout).cells) == 32
+    r = run("show", "(4,8):(8,1)", "--latex", "-")
+    assert r.returncode == 0 and "\\node[fill=" in r.stdout and PRINT_LAYOUT_4x8 not in r.stdout
+    r = run("show", "(4,8):(8,1)", "--svg", str(tmp_path / "c.svg"))
+    assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8 and (tmp_path / "c.svg").read_text().startswith("<svg")
+    r = run("show", "(4,8:(8,1)", "--svg")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stdout == ""
+
+
+def test_contract_python_m_layoutlab_and_every_command_named():
+    """``python -m layoutlab`` is the ``layoutlab`` command; an unknown command names all four."""
+    r = subprocess.run([sys.executable, "-m", "layoutlab", "show", "(4,8):(8,1)"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8, r.stderr
+    r = run("nope")
+    assert r.returncode == 2 and all(f"'{c}'" in r.stderr for c in ("show", "op", "serve", "worker"))

@@ -37,6 +37,14 @@ FULL_CAP = 1 << 20  # above ENUM_CAP a sample is tried first; up to this size al
 A_TABLE_CAP = 1 << 20  # A is tabulated up to this size, evaluated point by point beyond
 
 
+def capped(n: int, refusal: str | None, few: bool = False) -> int:
+    """``n``, the points a check (each one that reads points) is to read, counted first; over FULL_CAP (ENUM_CAP if
+    ``few``) a LayoutError: ``refusal`` (ending "("), ``n``, the cap; -1 if no refusal (the inverses: unconfirmed)."""
+    if n > (cap := ENUM_CAP if few else FULL_CAP) and refusal is not None:
+        raise LayoutError(f"{refusal}{n:,} points to check one by one, over the {cap:,}-point cap)")
+    return -1 if n > cap else n
+
+
 def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     """None when the composition of the coalesced A (shape ``a_shape``, flat) with B is provably A o B.
 
@@ -252,10 +260,9 @@ def post_composition(args: tuple, r: Any) -> None:
     if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
         if _f2_agree(a, b, r):  # carry-less strides: no structural proof; all linear, the units decide; else each point
             return
-        if it.product(b.shape) > FULL_CAP:
-            raise LayoutError(f"composition {a} o {b} is refused: CuTe would print {r}, not confirmed here to be A o B "
-                              f"(F2 strides, size(B) over the {FULL_CAP}-point check)")
-        hit = find_counterexample(a, b, r, exhaustive=True)  # offsets as bits (F0 is 0; an F2 B(i) indexes A)
+        capped(it.product(b.shape), f"composition {a} o {b} is refused: CuTe would print {r}, not confirmed here to "
+               "be A o B (F2 strides, ")  # then every point, its offsets as bits (F0 is 0; an F2 B(i) indexes A)
+        hit = find_counterexample(a, b, r, exhaustive=True)
         if hit is not None:
             _refuse(a, b, r, "F2 linearity condition: " + ("the steps of B through A's F2 modes carry, and a "
                     "carry-less product does not" if has_f2(a.stride) else "A's int offsets do not add B's XORs"), hit)
@@ -275,10 +282,7 @@ def post_composition(args: tuple, r: Any) -> None:
     n_b = it.product(it.flatten(b.shape))
     hit = find_counterexample(a, b, r)
     if hit is None and n_b > ENUM_CAP and why != "?":  # else every point was checked, or no structure is to blame
-        if n_b > FULL_CAP:
-            raise LayoutError(
-                f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, and this engine could not "
-                f"confirm it is A o B (size(B) = {n_b} is over the {FULL_CAP}-point check)")
+        capped(n_b, f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, not confirmed to be A o B (")
         hit = find_counterexample(a, b, r, exhaustive=True)  # the sample found nothing: settle it point by point
     if hit is not None:
         _refuse(a, b, r, why, hit)
@@ -303,9 +307,6 @@ def _f2_agree(a: Any, b: Any, r: Any) -> bool:
     return ok and all(f2_apply(ca, x) == y for x, y in zip(cb, cr, strict=True))
 
 
-POST_CAP = 1 << 20  # the inverses and the complement are checked point by point up to this many points
-
-
 def _inverts(outer: Any, inner: Any) -> bool:
     """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven mode by mode
     (plain layouts, int strides): each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P
@@ -327,12 +328,11 @@ def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: st
     return LayoutError(f"{op}({layout}) is not a layout: {what}. CuTe would print {r} here; {detail}")
 
 
-def _tables(*layouts: Any) -> list | None:
-    """Every offset of each layout (``offsets``), or None when one is over POST_CAP points or not integral."""
+def _tables(*layouts: Any, refusal: str | None = None) -> list | None:
+    """Every offset of each layout (``offsets``), or None when one is not integral or over ``capped`` unrefused."""
     out = []
     for x in layouts:
-        n = it.product(getattr(x, "shape", 1))
-        if not 0 < n <= POST_CAP or has_non_positive_shape(x):
+        if not 0 < capped(it.product(getattr(x, "shape", 1)), refusal) or has_non_positive_shape(x):
             return None
         t = offsets(x)
         for k, v in enumerate(t):
@@ -346,7 +346,7 @@ def _tables(*layouts: Any) -> list | None:
 
 def _on_domain(x: Any) -> tuple | None:
     """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw`` or of a chain with a layout read
-    after an offset, ``L o O o (Sw o 0 o B)``; that domain in words), or None."""
+    after an offset, ``L o O o (Sw o 0 o B)``; that domain in words), or None (also over the cap: ``capped``)."""
     part, y = False, x
     while hasattr(y, "layout_b"):
         part, y = part or hasattr(y.layout_a, "shape"), y.layout_b
@@ -355,17 +355,17 @@ def _on_domain(x: Any) -> tuple | None:
         return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
     if hasattr(x, "shape"):
         n = it.product(x.shape)
-        return None if not 0 < n <= POST_CAP or has_non_positive_shape(x) else (
+        return None if not 0 < capped(n, None) or has_non_positive_shape(x) else (
             {i: x.at(i) for i in range(n)}, f"x < {n}, {x.domain_text()}")  # None: not defined at i
     last = x  # a chain ending in L o O o Sw: its domain lies in that of the last one
     while hasattr(getattr(last, "layout_b", None), "layout_b"):
         last = last.layout_b
-    if not (hasattr(x, "domain") and hasattr(last.layout_a, "shape")) or it.product(last.layout_a.shape) > POST_CAP:
-        return None  # (the domain lies in [0, size(L)): over the cap, _tables(L) says None; not enumerated)
+    if not (hasattr(x, "domain") and hasattr(last.layout_a, "shape")) or capped(last.layout_a.size(), None) < 0:
+        return None  # (the domain lies in [0, size(L)), L the last layout: not enumerated over the cap)
     dom = x.domain()
     if last is not x:
-        return ({v: x(v) for v in dom}, x.domain_text()) if len(dom) <= POST_CAP else None
-    tab = None if len(dom) > POST_CAP else _tables(x.layout_a)
+        return {v: x(v) for v in dom}, x.domain_text()
+    tab = _tables(x.layout_a)
     return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
 
 
@@ -495,7 +495,7 @@ is L(j) + R(i) for no i, j
     if n < cot // fsize:
         text = show_call("complement", args)
         hole = ""
-        if 0 < it.product(layout.shape) * n <= POST_CAP and not has_non_positive_shape(layout) and _ints(rd):
+        if 0 < it.product(layout.shape) * n <= FULL_CAP and not has_non_positive_shape(layout) and _ints(rd):
             miss = _first_hole(list(zip(fs + rs, fd + rd, strict=True)), cot)
             if miss is not None:
                 hole = f"; offset {miss} < {cot} is L(j) + R(i) for no i, j"
@@ -516,9 +516,9 @@ def post_layout_add(args: tuple, r: Any) -> None:
     """``layout_add``'s post-condition: ``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (an F2 stride on a mode
     whose shape is not a power of two can break it: refused, with the point)."""
     a, b = (type(r)(x) if type(x) is int else x for x in args)  # an int n is the layout n:1, as layout_add reads it
-    tabs = _tables(a, b, r)
-    if tabs is None:  # basis strides, or over the cap: point by point, up to 2^16 points
-        pts = ((i, a(i) + b(i), r(i)) for i in range(min(it.product(a.shape), 1 << 16)))
+    tabs = _tables(a, b, r, refusal=f"layout_add({a}, {b}) is refused: CuTe would print {r}, not confirmed here (")
+    if tabs is None:  # basis strides: point by point
+        pts = ((i, a(i) + b(i), r(i)) for i in range(it.product(a.shape)))
     else:
         xor = has_f2(a.stride) or has_f2(b.stride)
         pts = ((i, x ^ y if xor else x + y, z) for i, (x, y, z) in enumerate(zip(*tabs, strict=True)))

@@ -7,7 +7,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
-from algebra.core.checks import unchecked
+from algebra.core.checks import cute_would_print, int_strides, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition, whole_refusal
 from algebra.core.errors import LayoutError
@@ -210,7 +210,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
         if rec is not None:
             rec.step(f"max_common_layout = {common}", common, kind="result")
         return common
-    inv_b, s0, d0 = _common(rec, a, b)
+    inv_b, s0, d0 = _common(rec, a, b, max_common_layout)
     res = nested(rec, composition, inv_b, R(s0, d0)) if d0 == 1 else R(1, 0)
     if rec is not None:
         rec.step(f"its first mode {s0}:1 is contiguous: right_inverse(B) o {s0}:1 = {res}" if d0 == 1 else
@@ -219,15 +219,32 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
     return res
 
 
-def _common(rec: Any, a: Any, b: Any) -> tuple[Layout, int, int]:
+def _cute_run(a: Layout, b: Layout, inv_b: Layout, fn: Any, err: LayoutError) -> Layout:
+    """CuTe's ``A o R`` (R = right_inverse(B)) where it is not A o R (``err``): its coalesced first mode ``s:1`` (else
+    1) is still the common run N when ``A(R(i)) == i`` for every ``i < N`` and not at N; refused otherwise."""
+    comp = cute_would_print(composition, a, inv_b)
+    if comp is None or not all(map(int_strides, (a, inv_b, comp))):
+        raise err
+    c = coalesce(comp)
+    n, size = it.wrap(c.shape)[0] if it.wrap(c.stride)[0] == 1 else 1, it.product(inv_b.shape)
+    run = next((i for i in range(min(n + 1, size)) if a(inv_b(i)) != i), size)
+    if run != n:  # CuTe's run is not A's: refused with the composition's point and CuTe's print of the whole
+        raise whole_refusal(fn, (a, b), err) or err
+    return comp
+
+
+def _common(rec: Any, a: Any, b: Any, fn: Any) -> tuple[Layout, int, int]:
     """``right_inverse(b)`` and the first mode ``s0:d0`` of ``coalesce(a o right_inverse(b))``, A's offset at each of
-    B's offsets 0, 1, 2, ..."""
+    B's offsets 0, 1, 2, ... (``fn``: the op asking)"""
     if rec is not None:
         rec.step("invert B on its contiguous offsets: right_inverse(B)")
     inv_b = nested(rec, right_inverse, b)
     if rec is not None:
         rec.step(f"compose A with right_inverse(B) = {inv_b}")
-    comp = nested(rec, composition, a, inv_b)
+    try:
+        comp = nested(rec, composition, a, inv_b)
+    except LayoutError as err:
+        comp = _cute_run(a, b, inv_b, fn, err)
     common = quiet(rec, coalesce, comp)
     if rec is not None:
         rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
@@ -242,7 +259,7 @@ def max_common_vector(a: Layout, b: Layout) -> int:
     rec = active()
     if type(a) is ComposedLayout or type(b) is ComposedLayout:
         return _swizzled_vector(rec, a, b)
-    _, s0, d0 = _common(rec, a, b)
+    _, s0, d0 = _common(rec, a, b, max_common_vector)
     n = s0 if d0 == 1 else 1
     if rec is not None:
         why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"

@@ -11,6 +11,7 @@ a count of entries alone does not bound memory when one entry can be a 2^16-cell
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import sys
 import threading
@@ -168,6 +169,14 @@ _LEAVES = _WIDE * _WIDE
 _BIG = 1 << 62
 
 
+def positional(fn: Any, args: tuple, kw: dict) -> tuple:
+    """``fn``'s arguments as one positional tuple, keyword arguments by their parameter names (the cache's key)."""
+    bound = inspect.signature(fn).bind(*args, **kw)
+    if bound.kwargs:  # a keyword past an omitted default: every parameter in place
+        bound.apply_defaults()
+    return bound.args
+
+
 def _small(x: Any) -> bool:
     """A Layout of at most _LEAVES leaves, an int below _BIG, None, a swizzle, a swizzled small layout, or a tuple of
     at most _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
@@ -280,7 +289,8 @@ def memo(fn: Callable) -> Callable:
     _OPS.append(cached)
 
     @wraps(fn)
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        args = positional(fn, args, kw) if kw else args
         if _recording() is not None or _unchecked():  # a derivation, or CuTe's print: the op itself, uncached
             value = checked(*args)
             return value if _nested() else verify(name, args, value, outermost=True)

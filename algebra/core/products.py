@@ -24,7 +24,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, ArithTuple, ScaledBasis, f2_columns, has_f2
-from algebra.core.checks import checking, cute_would_print, int_strides, offset_fn, unchecked
+from algebra.core.checks import capped, checking, cute_would_print, int_strides, offset_fn, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.complement import complement
 from algebra.core.composition import composition, shows_cute, whole_refusal
@@ -271,7 +271,8 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     new_c, t_c, cat = (f2_columns(*x) if fast else None for x in ((new.shape, new.stride), (t.shape, t.stride), (
         (block.shape, comp.shape), (block.stride, comp.stride))))  # (A, A*): A(a) + A*(y) the XOR of disjoint bits
     lin = None not in (new_c, t_c, cat) and all(sw(c) * n0 >> len(cat) == 0 for c in t_c)  # Sw(T(j)) inside A*
-    for i in ((1 << b for b in range(len(new_c))) if lin else range(size(new))) if checking() else ():
+    for i in ((1 << b for b in range(len(new_c))) if lin else range(capped(size(new), f"logical_product({block}, "
+              f"{tiler}) is refused: CuTe would print {res}, not confirmed as the product ("))) if checking() else ():
         a, j = i % n0, i // n0
         got, want = res_sw(new_of(i)), block_of(a) + comp_of(sw(t_of(j)))
         if got != want:
@@ -476,7 +477,8 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         x = _kept_at(c, sliced.shape, j)
         return (sl(x) if min(it.flatten(x)) >= 0 else sw(off + it.crd2idx(x, lay.shape, lay.stride))), show(x)
 
-    for j in range(1, min(size(sliced), 1 << 16) if checking() else 0):
+    for j in range(1, capped(size(sliced), f"slice of {sl} at {cs} is refused: CuTe would print {res}, not confirmed "
+                             "here (", few=True) if checking() else 0):
         if res(j) - res(0) != at(j)[0] - at(0)[0]:
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
@@ -492,7 +494,8 @@ def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
     a carry, as a XOR), else refused with the first j where it is not."""
     sub = slice_layout(c, sl.layout_b)
     res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(_kept_at(c, sub.shape, 0)))
-    for j in range(1, min(size(sub), 1 << 16) if checking() else 0):
+    for j in range(1, capped(size(sub), f"slice of {sl} at {cs} is refused: {res} (its F2 slice) is not confirmed "
+                             "here (", few=True) if checking() else 0):
         if int(res(j)) ^ a0 != (want := int(sl(cj := _kept_at(c, sub.shape, j)))):
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: F2 slice condition: R(j) ^ A(c_0) == A(c_j) for R = {res}, "
@@ -521,36 +524,38 @@ def dice(proj: Any, x: Any, top: bool = True) -> Any:
 
 
 def _tile_if_function(err: LayoutError, fn: Any, layout: Layout, *args: Any) -> tuple[Layout, Any]:
-    """``fn(layout, *args)`` (local_tile, local_partition) where the divide under it is not ``A o B``: CuTe's print
+    """``fn(layout, *args)`` (local_tile, local_partition) on basis strides (a coordinate tensor's layout; int strides:
+    ``composition._right_slice``) where the divide under it is not ``A o B``: CuTe's print
     ``(R, o)`` where it is the function, ``o + R(j) == A(I(j))`` for every j, ``(I, i)`` the same call on the compact
     layout of A's shape (the indices of the elements taken); else the divide's refusal."""
     val = lambda v: ArithTuple.of(v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)  # noqa: E731
-    if not checking() or layout == (compact := Layout(layout.shape)):  # the indices themselves are refused
+    basis = type(layout) is Layout and any(isinstance(d, ScaledBasis) for d in it.flatten(layout.stride))
+    if not checking() or not basis or layout == (compact := Layout(layout.shape)):  # int strides: shows_cute's
         raise err
     try:
         got, at = cute_would_print(fn, layout, *args), fn(compact, *args)
+        if got is not None and size(got[0]) == size(at[0]) <= 1 << 16 and all(
+                val(got[1] + got[0](j)) == val(layout(at[1] + at[0](j))) for j in range(size(at[0]))):
+            return got
     except LayoutError:  # the indices themselves are refused
-        raise err from None
-    if got is None or size(got[0]) != size(at[0]) or size(at[0]) > 1 << 16 or not all(
-            val(got[1] + got[0](j)) == val(layout(at[1] + at[0](j))) for j in range(size(at[0]))):
-        raise err
-    return got
+        pass
+    raise err
 
 
 @shows_cute
-def local_tile(layout: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
-    """The tile of ``layout`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
+def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
+    """The tile of ``tensor`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
     offset of its first element. ``zipped_divide(L, tiler)(_, coord)``. With ``proj`` (CuTe's ``Step``: ``(1,
     None, 1)`` is ``Step<_1,X,_1>``) the tiler and the coordinate are first diced to the kept modes, so one
     (BLK_M, BLK_N, BLK_K) tiler serves A, B and C; a ``None`` in ``coord`` keeps that mode of tiles."""
     if proj is not None:
-        return local_tile(layout, dice(proj, tiler), dice(proj, coord))
-    if isinstance(layout, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
-        return layout.moved(*local_tile(layout.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
+        return local_tile(tensor, dice(proj, tiler), dice(proj, coord))
+    if isinstance(tensor, CoordTensor):  # make_identity_tensor's tile: a CoordTensor, its origin moved by the
+        return tensor.moved(*local_tile(tensor.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
     try:
-        tiled = zipped_divide(layout_arg(layout, "local_tile"), tiler)
+        tiled = zipped_divide(layout_arg(tensor, "local_tile"), tiler)
     except LayoutError as err:  # the whole divide is not A o B; the one tile CuTe prints may still be
-        return _tile_if_function(err, local_tile, layout, tiler, coord)
+        return _tile_if_function(err, local_tile, tensor, tiler, coord)
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = (None,) * r0 if r0 > 1 else None

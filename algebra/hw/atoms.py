@@ -176,16 +176,16 @@ class CopyAtom:
     def num_threads(self) -> int:
         return size(self.thr_id)
 
-    def _recast(self, which: str, element_bits: int) -> Layout:
+    def _recast(self, which: str, bits: int) -> Layout:
         """``src_layout`` / ``dst_layout`` / ``ref_layout``: (thread, value) -> element index of the source
-        (destination, reference), for elements of ``element_bits``."""
+        (destination, reference), for elements of ``bits``."""
         lay = getattr(self, which)
         per_thread_bits = size(lay) // self.num_threads
-        if element_bits <= 0 or per_thread_bits % element_bits:
+        if bits <= 0 or per_thread_bits % bits:
             what = {"src": "source", "dst": "destination", "ref": "reference"}[which]
             raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
-                              f"{element_bits}-bit elements")
-        return recast_layout(lay, 1, element_bits)
+                              f"{bits}-bit elements")
+        return recast_layout(lay, 1, bits)
 
     src_layout = partialmethod(_recast, "src")
     dst_layout = partialmethod(_recast, "dst")

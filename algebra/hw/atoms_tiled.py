@@ -336,12 +336,12 @@ class TiledMMA:
     partition_shape_B = partialmethod(_partition_shape, "B")
     partition_shape_C = partialmethod(_partition_shape, "C")
 
-    def _fragment(self, which: str, tensor: Any, thr_idx: int) -> Layout:
+    def _fragment(self, which: str, tensor_layout: Any, thr_idx: int) -> Layout:
         """The layout of the registers thread ``thr_idx`` holds for its slice of A or B (CuTe's
         ``thr_mma.partition_fragment_A(tensor)``): ``make_fragment_like(partition_A(tensor))``, or for wgmma's SS
         form, whose A stays in shared memory, the partition itself (a tensor of descriptors over it). For C, the
         accumulators: a compact column-major layout of ``partition_C``'s shape (CuTe's make_fragment_C)."""
-        part, _ = self._partition(which, tensor, thr_idx)
+        part, _ = self._partition(which, tensor_layout, thr_idx)
         if which == "C":
             return Layout(part.shape)
         if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0

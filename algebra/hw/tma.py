@@ -15,7 +15,8 @@ cuTensorMapEncodeTiled's argument list with every documented rule checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -42,23 +43,56 @@ class TmaAtom:
     cta_tile: tuple[int, ...]
     cluster_size: int
     dtype: str
-    dims: tuple[int, ...]           # TMA dimension d -> global mode
+    dims: tuple[tuple[int, ...], ...]  # TMA dimension d -> its global modes (coalesce_256 merges contiguous ones)
     full_box: tuple[int, ...]       # one instruction's box, all CTAs together (TMA dim order)
     box: tuple[int, ...]            # the box one CTA loads (after the multicast cut)
     vector: int                     # elements one instruction moves into one CTA's tile (all CTAs together)
     instructions: int               # TMA instructions per CTA tile (TMA_Iter)
-    smem_to_coord: Layout           # smem offset -> TMA coordinate (basis strides)
+    mode_box: tuple[int, ...]       # each global mode's extent in one instruction's box (1 off the vector)
 
     @property
     def chunk(self) -> int:
         """Elements of each instruction's vector that one CTA of the cluster loads."""
         return self.vector // self.cluster_size
 
+    def problem(self) -> list[tuple[int, int]]:
+        """Each TMA dimension's (extent, element stride) as CuTe's fill_tma_gmem_shape_stride derives them from its
+        global modes: stride = gcd of theirs, extent by the recurrence (e - 1) * (d / g) + (s_j - 1) * (d_j / g) + 1."""
+        shape, stride, out = it.wrap(self.gmem.shape), it.wrap(self.gmem.stride), []
+        for grp in self.dims:
+            ext, d = 1, 0
+            for j in grp:
+                g = math.gcd(d, stride[j])
+                ext, d = ((ext - 1) * (d // g) + (shape[j] - 1) * (stride[j] // g) + 1 if g else shape[j]), g
+            out.append((ext, d))
+        return out
+
+    def mode_strides(self) -> tuple[Any, ...]:
+        """Each global mode's stride in the TMA coordinate tensor (CuTe's gmem_tma_basis_stride): 0 for a mode of size
+        1, stride 0 or no dimension; ``stride@0`` in dimension 0; ``1@k`` alone in dimension k; merged with others in
+        dimension k, ``(stride / the dimension's stride)@k`` (CuTe: ceil_div(d * bits / max(bytes stride, 16), 8))."""
+        shape, stride, prob, out = it.wrap(self.gmem.shape), it.wrap(self.gmem.stride), self.problem(), []
+        esize = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)]
+        for j, (s, d) in enumerate(zip(shape, stride, strict=True)):
+            k = next((k for k, grp in enumerate(self.dims) if j in grp), None)
+            out.append(0 if s == 1 or d == 0 or k is None else E(0) * d if k == 0 else E(k) if len(self.dims[k]) == 1
+                       else E(k) * -(-(d * esize * 8 // max(prob[k][1] * esize, 16)) // 8))
+        return tuple(out)
+
+    def gbasis(self) -> Layout:
+        """CuTe's ``construct_tma_gbasis``: one instruction's box per TMA dimension with the global modes it spans."""
+        one = [(self.mode_box[g[0]], E(g[0])) if len(g) == 1 else (tuple(self.mode_box[j] for j in g),
+                                                                   tuple(E(j) for j in g)) for g in self.dims]
+        return Layout(tuple(b for b, _ in one), tuple(e for _, e in one))
+
+    @property
+    def smem_to_coord(self) -> Layout:
+        """smem offset -> TMA coordinate (basis strides)."""
+        return composition(Layout(self.cta_tile, self.mode_strides()), right_inverse(_plain(self.smem)))
+
     def tma_tensor(self) -> CoordTensor:
         """``get_tma_tensor(shape(gtensor))``: global coordinates as TMA coordinates."""
-        shape = it.wrap(self.gmem.shape)
-        return CoordTensor((0,) * len(self.dims), Layout(shape, tuple(E(self.dims.index(j)) if j in self.dims else 0
-                                                                      for j in range(len(shape)))))
+        return CoordTensor((0,) * len(self.dims), Layout(it.wrap(self.gmem.shape), self.mode_strides()))
 
     def owner(self, tile_index: int) -> tuple[int, int]:
         """(instruction, CTA of the cluster) that loads element ``tile_index`` (column-major in the CTA tile)."""
@@ -77,7 +111,10 @@ class TmaAtom:
         div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
         mine = make_layout(composition(div[0], Layout(self.chunk)), div[1])  # this CTA's part of each vector
         first = self.smem_to_coord(start)
-        origin = [coord[self.dims[d]] * self.cta_tile[self.dims[d]] for d in range(len(self.dims))]
+        origin = [0] * len(self.dims)
+        for j, d in enumerate(self.mode_strides()):
+            if d != 0:
+                origin[d.mode_path[0]] += coord[j] * self.cta_tile[j] * d.value
         for d, x in enumerate(it.wrap(first.as_tuple() if hasattr(first, "as_tuple") else ())):
             origin[d] += x
         src = CoordTensor(tuple(origin), mine)
@@ -86,13 +123,9 @@ class TmaAtom:
 
     def encode(self, strict: bool = False) -> Any:
         """cuTensorMapEncodeTiled's arguments for this atom (``hopper.encode_tiled``), every rule checked."""
-        shape, stride = it.wrap(self.gmem.shape), it.wrap(self.gmem.stride)
-        esize = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)]
-        dims = [shape[j] for j in self.dims]
-        strides = [stride[j] * esize for j in self.dims[1:]]
-        return hopper.encode_tiled(self.dtype, dims, strides, list(self.box), swizzle=_swizzle_mode(self.smem,
-                                                                                                 esize),
-                                   strict=strict)
+        esize, prob = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)], self.problem()
+        return hopper.encode_tiled(self.dtype, [e for e, _ in prob], [d * esize for _, d in prob[1:]], list(self.box),
+                                   swizzle=_swizzle_mode(self.smem, esize), strict=strict)
 
 
 def _plain(smem: Any) -> Layout:
@@ -166,24 +199,31 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     if not seen:
         raise LayoutError(f"shared memory {smem} does not start along a global mode at unit steps: no common "
                           "tile-gmem vectorization (CuTe: static_assert smem_rank > 0)")
-    order = seen + [j for j in range(len(tile)) if j not in seen and shape[j] > 1 and stride[j] != 0]
-    if stride[order[0]] != 1:
+    # CuTe's coalesce_256: a vector mode whose stride is the merged box so far x its stride joins that TMA dimension
+    # while the dimension's box stays <= 256 elements; the modes off the vector follow, one dimension each (box 1)
+    groups: list[list[int]] = []
+    for j in seen:
+        ext = it.product(tuple(box[k] for k in groups[-1])) if groups else 0
+        if groups and ext * stride[groups[-1][0]] == stride[j] and ext * box[j] <= 256:
+            groups[-1].append(j)
+        else:
+            groups.append([j])
+    dims = tuple(map(tuple, groups)) + tuple((j,) for j in range(len(tile)) if j not in seen and shape[j] > 1
+                                             and stride[j] != 0)
+    if stride[dims[0][0]] != 1:
         raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
-                          f"runs along global mode {order[0]} first, whose stride is {stride[order[0]]}")
-    if len(order) > MAX_TMA_DIMS:
-        raise LayoutError(f"{len(order)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
+                          f"runs along global mode {dims[0][0]} first, whose stride is {stride[dims[0][0]]}")
+    if len(dims) > MAX_TMA_DIMS:
+        raise LayoutError(f"{len(dims)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
     esize = hopper.TMA_DTYPES[hopper.tma_dtype(dtype)]
-    # CuTe's coalesce_256: one TMA dimension for global modes contiguous over the box
-    for a, b in zip(seen, seen[1:], strict=False):
-        if box[a] * stride[a] == stride[b] and box[a] * box[b] <= 256:
-            raise LayoutError(f"global modes {a} and {b} are contiguous over the box ({box[a]} x stride {stride[a]} "
-                              f"= stride {stride[b]}, {box[a] * box[b]} <= 256 elements): CuTe merges them into one "
-                              "TMA dimension (coalesce_256), which this model does not do")
-    for j in order[1:]:
-        if stride[j] * esize % 16 or stride[j] * esize >= 1 << 40:
-            raise LayoutError(f"global mode {j}'s stride {stride[j]} x {esize} bytes is not a multiple of 16 bytes "
-                              "below 2^40: TMA cannot address it (CuTe asserts in make_tma_copy_desc)")
-    full_box = tuple(box[j] for j in order)
+    full_box = tuple(it.product(tuple(box[j] for j in grp)) for grp in dims)
+    atom = TmaAtom(op, g, smem, tile, cluster_size, dtype, dims, full_box, full_box, vector, size(plain) // vector,
+                   tuple(box[j] if j in seen else 1 for j in range(len(tile))))
+    for k, (ext, d) in enumerate(atom.problem()):
+        if ext > 1 << 32 or k and (d * esize % 16 or d * esize >= 1 << 40):
+            raise LayoutError(f"TMA dimension {k} (global modes {dims[k]}) has stride {d} x {esize} bytes, not a "
+                              "multiple of 16 bytes below 2^40, or extent over 2^32: TMA cannot address it (CuTe "
+                              "asserts in make_tma_copy_desc)")
     if any(b > 256 for b in full_box):
         raise LayoutError(f"the box {full_box} has an extent over 256 (TMA's limit per dimension)")
     cut, mult = list(full_box), cluster_size
@@ -197,7 +237,4 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         mult = new_mult
     if mult > 1:
         raise LayoutError(f"the box {full_box} has fewer elements than the cluster has CTAs ({cluster_size})")
-    total = size(plain)
-    return TmaAtom(op, g, smem, tile, cluster_size, dtype, tuple(order), full_box, tuple(cut), vector,
-                   total // vector, composition(Layout(tile, tuple(E(order.index(j)) if j in order else 0
-                                                                   for j in range(len(tile)))), inv))
+    return replace(atom, box=tuple(cut))

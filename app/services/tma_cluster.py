@@ -27,6 +27,8 @@ PRESETS: list[tuple[str, str, str, str, int, str]] = [
     ("K = 128 with a 64-wide swizzle atom: two TMA instructions", "(4096,4096):(4096,1)",
      "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))", "128,128", 1, "FLOAT16"),
     ("M-major fp32, no swizzle", "(2048,1024):(1,2048)", "(64,32):(1,64)", "64,32", 1, "FLOAT32"),
+    ("contiguous modes merged into one TMA dimension (coalesce_256)", "(32,1024):(1,32)", "(32,8):(1,32)", "32,8", 2,
+     "FLOAT16"),
 ]
 
 
@@ -91,15 +93,17 @@ def tma_cluster_view(gmem: str, smem: str, tile: str, cluster: int, dtype: str =
            + (f", num_multicast={cluster}" if cluster > 1 else "") + ")\n"
            "tAsA, tAgA = cute.nvgpu.cpasync.tma_partition(tma_atom, cta_rank, cute.make_layout("
            f"{cluster}), cute.group_modes(sA, 0, 2), cute.group_modes(gA_tile, 0, 2))")
-    box = [atom.box[atom.dims.index(j)] if j in atom.dims else 1 for j in range(len(t))]  # a size-1 mode: no dim
-    link = "/tv?" + urlencode({"ttensor": gmem, "tbox": ",".join(map(str, box)), "tdtype": dtype,
+    prob = atom.problem()  # the tensor TMA sees: one mode per TMA dimension (merged global modes as one)
+    link = "/tv?" + urlencode({"ttensor": str(A.Layout(tuple(e for e, _ in prob), tuple(d for _, d in prob))),
+                               "tbox": ",".join(map(str, atom.box)), "tdtype": dtype,
                                "tswz": enc.swizzle if hasattr(enc, "swizzle") else "NONE"}) + "#hopper-h"
     return TmaClusterView(atom=atom, grid=grid, parts=parts, encode=enc, cpp=cpp, dsl=dsl, hopper_link=link)
 
 
 def tma_json(v: TmaClusterView) -> dict[str, Any]:
     a = v.atom
-    return {"op": a.op, "dims": list(a.dims), "full_box": list(a.full_box), "box": list(a.box),
+    return {"op": a.op, "dims": [list(d) for d in a.dims], "gbasis": str(a.gbasis()), "full_box": list(a.full_box),
+            "box": list(a.box),
             "vector": a.vector, "instructions": a.instructions, "cluster_size": a.cluster_size,
             "tma_tensor": str(a.tma_tensor()), "partitions": v.parts, "owners": v.grid.text,
             "encode": v.encode.to_dict() if v.encode is not None else None}

@@ -300,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
                     "offsets, carries, either side, recasts (cute_swizzle.gen_wide_cases)")
     ap.add_argument("--nested", action="store_true", help="compositions into nested composed layouts, and ops on them")
     ap.add_argument("--fresh", action="store_true", help="negative strides, nested tilers, shape-1 modes, big sizes")
+    ap.add_argument("--bymode", action="store_true", help="tuples of layouts as tilers of the divides and products, "
+                    "sizes that do not divide, stride-0 nested B, profiles, nested cotargets and coordinates, slices "
+                    "at depth (cute_bymode.py)")
     ap.add_argument("--mixed", action="store_true", help="atoms' TV layouts, size-1 modes at every depth, "
                     "projections, recasts of every factor, chains through CuTe (cute_mixed.py)")
     a = ap.parse_args(argv)
@@ -316,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
         import cute_edge
 
         cases = cute_edge.gen_cases(a.seed, a.n)
+    elif a.bymode:
+        import cute_bymode
+
+        cases = cute_bymode.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None)
     elif a.fresh:
         import cute_fresh
 

@@ -199,6 +199,11 @@ def confirm_not_a_function(case: dict) -> str:
     ``0 <= B(i) < size(A)``), or CuTe's answer has a shape <= 0 (not a layout: the positive shape condition), and
     the layout the message says CuTe prints for the op is CuTe's answer."""
     msg = refusal_message(case)
+    if case["op"] in ("local_tile", "local_partition") and not _THREAD.search(msg) and (
+            why := _tile_agrees(case)) is not None:  # confirmed by a point of CuTe's tile, and the print shown
+        w = _WHOLE.search(msg)
+        return why or ("" if w and w.group(1).replace(" at offset ", " @ ") == case["cute"] else
+                       f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}")
     m = _INNER.search(msg)
     if m is None and _SLICE.search(msg):
         return _confirm_slice(case, msg)
@@ -236,6 +241,52 @@ def confirm_not_a_function(case: dict) -> str:
     if printed != case["cute"]:
         return f"the message says CuTe prints {printed}, CuTe printed {case['cute']}"
     return ""
+
+
+def _tile_agrees(case: dict) -> str:
+    """Why a refusal of CuTe's tile or partition of a plain A is not justified: CuTe's print W @ w0 is A at each point
+    of the tile's coordinates (Z @ z0, CuTe's same op on A's compact layout, whose compositions are right) read inside
+    A's domain, ``W(i) + w0 == A(Z(i) + z0)`` for every i (a tiler by mode: each mode's coordinate in its range); ""
+    when some point differs; None when A is not plain or Z is not CuTe's tile's size."""
+    import algebra as A
+    from algebra import Layout
+    from algebra.core.checks import cute_would_print
+
+    if case["cute"] in ("refused", "") or " @ " not in case["cute"] or any(
+            t in case["args"][0] for t in ("Sw<", "@", " o ")):
+        return None
+    a_s, a_d = split_layout(case["args"][0])
+    z = cute_would_print(getattr(A, case["op"]), Layout(a_s), *[to_py(x) for x in case["args"][1:]])
+    w_text, w0 = case["cute"].split(" @ ")
+    w_s, f_w = function(w_text)
+    n = prod(w_s)
+    if type(z) is not tuple or n > 1 << 16 or not 0 <= z[1] < prod(a_s):
+        return None
+    if prod(z[0].shape) != n:  # CuTe's tile has not the tile's size
+        return ""
+    modes = list(zip(a_s, a_d, strict=True)) if isinstance(a_s, tuple) else [(a_s, a_d)]
+    tiler, base = case["args"][1], [prod(tuple(m[0] for m in modes[:k])) for k in range(len(modes))]
+    by_mode = isinstance(tiler, list) and case["op"] == "local_tile" and len(z[0].shape) == len(tiler) <= len(modes)
+    if by_mode:  # each mode's coordinate in its own range
+        z_modes = [z[0][k] for k in range(len(tiler))]
+        c0 = [z[1] // b % prod(m[0]) for b, m in zip(base, modes, strict=True)]
+        if sum(c * b for c, b in zip(c0, base, strict=True)) != z[1]:
+            return None
+    for i in range(n):
+        if by_mode:
+            crd, rest = list(c0), i
+            for k, zk in enumerate(z_modes):
+                sz = prod(zk.shape)
+                crd[k] += zk(rest % sz) // base[k]
+                rest //= sz
+            if all(0 <= c < prod(m[0]) for c, m in zip(crd, modes, strict=True)) and f_w(i) + int(w0) != sum(
+                    offset_at(m[0], m[1], c) for c, m in zip(crd, modes, strict=True)):
+                return ""
+            continue
+        x = z[0](i) + z[1]
+        if 0 <= x < prod(a_s) and offset_at(a_s, a_d, x) != f_w(i) + int(w0):
+            return ""
+    return f"CuTe's {case['cute']} is A at each point of the tile's coordinates {z[0]} @ {z[1]}"
 
 
 _THREAD = re.compile(r"local_partition\(.*\) is not a layout: thread coordinate condition: .*?at c = (\S+) the thread "

@@ -168,3 +168,16 @@ def test_parse_reprints_cute_output() -> None:
         if back != t:
             bad.append(f"{t} -> {back}")
     assert not bad, f"{len(bad)} of {len(texts)} do not round-trip:\n" + "\n".join(bad[:20])
+
+
+def test_a_tile_refusal_is_confirmed_only_where_cute_s_tile_is_not_the_function() -> None:
+    """A refusal of local_tile / local_partition counts as confirmed only where CuTe's printed tile differs from A at
+    some point of the tile's coordinates, whatever an inner composition's counterexample says."""
+    right = {"op": "local_tile", "args": ["(8,12):(1,8)", ["4:-1"], "(0,0)"], "cute": "((4)):((-1)) @ 0"}
+    assert "is A at each point" in cn._tile_agrees(right)
+    aliased = {"op": "local_tile", "args": ["(2,(1,(3))):(0,(0,(1)))", ["(2):(-1)", 3], "(0,0)"],
+               "cute": "((2),3):((0),1) @ 0"}  # mode 0 read at -1 is off A, though the 1-D offset 1 is in A
+    assert "is A at each point" in cn._tile_agrees(aliased)
+    wrong = {"op": "local_tile", "args": ["(4,3):(3,1)", ["4:-1"], "(1,0)"], "cute": "((4)):((-3)) @ 12"}
+    assert cn._tile_agrees(wrong) == "" and cn.confirm_not_a_function(wrong) == ""
+    assert "at i = 0 CuTe's tile gives 12, but A at the tile's coordinate (0, 1) is 1" in cn.refusal_message(wrong)
