@@ -152,11 +152,12 @@ def test_the_complement_refusal_names_the_least_offset_no_sum_reaches():
 
     rng = random.Random(11)
     for _ in range(3000):
-        ls = [0] + [rng.randint(-60, 400) for _ in range(rng.randint(0, 16))]
-        rs = [0] + [rng.randint(-40, 300) for _ in range(rng.randint(0, 16))]
+        modes = [(rng.randint(1, 5), rng.randint(-60, 300)) for _ in range(rng.randint(0, 6))]
         cot = rng.randint(1, 1200)
-        sums = {a + b for a in ls for b in rs}
-        assert _first_hole(ls, rs, cot) == next((x for x in range(cot) if x not in sums), None), (ls, rs, cot)
+        sums = {0}
+        for size, stride in modes:  # every L(j) + R(i): the sums over all modes of L and R
+            sums = {x + k * stride for x in sums for k in range(size)}
+        assert _first_hole(modes, cot) == next((x for x in range(cot) if x not in sums), None), (modes, cot)
     with pytest.raises(A.LayoutError, match=r"768:1 here, of size 768; offset 12288 < 1043713 is L\(j\) \+ R\(i\)"):
         A.complement(A.parse("(16,64):(768,16384)"))
 
