@@ -534,7 +534,7 @@ def _tile_if_function(err: LayoutError, fn: Any, layout: Layout, *args: Any) -> 
         raise err
     try:
         got, at = cute_would_print(fn, layout, *args), fn(compact, *args)
-        if got is not None and size(got[0]) == size(at[0]) <= 1 << 16 and all(
+        if got is not None and size(got[0]) == capped(size(at[0]), None, few=True) and all(
                 val(got[1] + got[0](j)) == val(layout(at[1] + at[0](j))) for j in range(size(at[0]))):
             return got
     except LayoutError:  # the indices themselves are refused
