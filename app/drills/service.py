@@ -29,9 +29,9 @@ from app.drills.core import (
     random_seed,
 )
 
-#: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for. The rarest sub-skill
-#: (algebra_op's left_inverse, about one seed in 35) is missed one time in 1,400; with 48 seeds it was missed one time
-#: in three, and a banks variant one time in 300. The search stops at the first hit.
+#: How many seeds are tried to find a drill of the sub-skill spaced repetition asks for. The rarest sub-skills
+#: (algebra_op's left and right inverses, about one seed in 31) are missed about one time in 4,000; with 48 seeds
+#: they were missed one time in five, and a banks variant one time in 300. The search stops at the first hit.
 SKILL_SEARCH = 256
 
 
