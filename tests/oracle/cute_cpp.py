@@ -283,6 +283,22 @@ def compare(records: list[dict]) -> dict[str, dict[str, int]]:
     return stats
 
 
+def oracle_cli(doc: str, n: int, cases: Any, run: Any, compare: Any, argv: list[str] | None = None,
+               switches: dict[str, str] | None = None) -> int:
+    """The command line of a small oracle module: ``--seed``, ``--n`` and its own switches; ``cases(args)`` run
+    through CuTe by ``run`` and judged by ``compare`` (a list of differences); exit status 1 on any difference."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n", type=int, default=n)
+    for name, text in (switches or {}).items():
+        ap.add_argument(name, action="store_true", help=text)
+    a = ap.parse_args(argv)
+    todo = cases(a)
+    bad = compare(todo, run(todo))
+    print("\n".join(bad) or f"all {len(todo)} cases agree")
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)

@@ -13,7 +13,6 @@ tile and of CuTe's printed one (``Sw<3,4,3> o smem_ptr[16b](unset) o ...``), ``s
 
 from __future__ import annotations
 
-import argparse
 import random
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import _failures, toolchain  # noqa: E402
+from cute_cpp import _failures, oracle_cli, toolchain  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra.core.products import tile_to_shape  # noqa: E402
@@ -154,14 +153,7 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n", type=int, default=60)
-    a = ap.parse_args(argv)
-    cases = gen_cases(a.seed, a.n)
-    bad = compare(cases, run_cpp(cases))
-    print("\n".join(bad) or f"all {len(cases)} cases agree")
-    return 1 if bad else 0
+    return oracle_cli(__doc__, 60, lambda a: gen_cases(a.seed, a.n), run_cpp, compare, argv)
 
 
 if __name__ == "__main__":

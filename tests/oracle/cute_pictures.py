@@ -12,7 +12,6 @@ atoms alone, tiled copies in both forms (thread / value layouts; a TV layout and
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
@@ -23,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cute_vocab as V  # noqa: E402
-from cute_cpp import compile_and_run  # noqa: E402
+from cute_cpp import compile_and_run, oracle_cli  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -191,14 +190,7 @@ def compare(cases: list[dict], cute: dict[int, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n", type=int, default=30)
-    a = ap.parse_args(argv)
-    cases = gen_cases(a.seed, a.n)
-    bad = compare(cases, run_cpp(cases))
-    print("\n".join(bad) or f"all {len(cases)} cases agree")
-    return 1 if bad else 0
+    return oracle_cli(__doc__, 30, lambda a: gen_cases(a.seed, a.n), run_cpp, compare, argv)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ that CuTe's ``coalesce_256`` merges share one TMA dimension here as there.
 
 from __future__ import annotations
 
-import argparse
 import random
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import cvalue, toolchain  # noqa: E402
+from cute_cpp import cvalue, oracle_cli, toolchain  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra.hw import hopper, tma  # noqa: E402
@@ -154,15 +153,8 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n", type=int, default=40)
-    ap.add_argument("--merge", action="store_true", help="cases whose global modes coalesce_256 merges")
-    a = ap.parse_args(argv)
-    cases = gen_cases(a.seed, a.n, a.merge)
-    bad = compare(cases, run_cpp(cases))
-    print("\n".join(bad) or f"all {len(cases)} cases agree")
-    return 1 if bad else 0
+    return oracle_cli(__doc__, 40, lambda a: gen_cases(a.seed, a.n, a.merge), run_cpp, compare, argv,
+                      {"--merge": "cases whose global modes coalesce_256 merges"})
 
 
 if __name__ == "__main__":
