@@ -166,7 +166,8 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         view.coords = _rows(texts, rows)
     else:
         flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-        if any(type(c) is not int for c in flat):  # coordinates the integer path does not take (mixed strides)
+        if not all(type(d) is int for d in it.flatten(plain.stride)) and not set(map(type, flat)) <= {int}:
+            # coordinates the integer path does not take (mixed strides)
             coshape = A.coshape(plain)
             crds = [in_coshape(c, coshape) for c in flat]  # 0@0, 3@0 (one basis), (1,2) (several): one form
             view.coords = _rows([it.to_str(c) for c in crds], rows)
@@ -278,7 +279,7 @@ def facts(layout: Any) -> LayoutView:
 
 def finish(view: LayoutView) -> None:
     """``injective`` and ``compact`` of an enumerated view."""
-    flat = {v for row in view.offsets or [] for v in row}
+    flat = set(itertools.chain.from_iterable(view.offsets or ()))
     view.injective = len(flat) == view.size
     if view.coords is not None:  # compact: every coordinate of the codomain (its coshape) is reached once
         view.compact = view.injective and view.size == view.cosize
