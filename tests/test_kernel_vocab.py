@@ -217,7 +217,7 @@ def test_tma_atom_box_cluster_and_partition():
                          (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (128, 64), 2), "MULTICAST"),
                          (lambda: tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse(SW128), (64, 64)), "shape"),
                          (lambda: tma.make_tma_atom("SM90_TMA_LOAD", A.Layout((4096, 100), (100, 1)),
-                                                    A.parse(SW128), (128, 64)), "does not divide")):
+                                                    A.parse(SW128), (128, 64)), "multiple of 16 bytes")):
         with pytest.raises(A.LayoutError, match=needle):
             call()
 
@@ -230,8 +230,11 @@ def test_api_tma_partition(client):
     assert j["box"] == [64, 32] and len(j["partitions"]) == 4 and j["encode"]["valid"]
     assert {c for row in j["owners"] for c in row} == {"C0", "C1", "C2", "C3"}
     bad = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64",
-                                                  "cluster_size": 3})
+                                                  "cluster_size": 17})
     assert bad.status_code == 422 and "cluster_size" in bad.json()["detail"]
+    three = client.post("/api/tma/partition", json={"tensor": "(4096,4096):(4096,1)", "smem": SW128,
+                                                    "tile": "128,64", "cluster_size": 3})  # CuTe asserts: 128 % 3
+    assert three.status_code == 422 and "does not divide the box" in three.json()["detail"]
 
 
 def test_local_tile_of_a_coordinate_tensor():
@@ -289,6 +292,66 @@ def test_tma_atoms_as_cute_builds_them():
         with pytest.raises(A.LayoutError, match=words):
             tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
                               bits)
+
+
+def test_tma_tiles_off_the_grid_any_cluster_and_more_than_five_dimensions():
+    """CuTe C++ (tests/oracle/cute_tma.py --wide, seeds 11910-11913): a CTA tile need not divide the global tensor (TMA
+    fills past the edge; it was refused), a cluster of 3 CTAs multicasts where it divides the box (refused as not a
+    power of 2), a TMA dimension past the fourth is grouped into the fifth (``group<4,-1>``: a 1-tuple at rank 5; a
+    6th dimension was refused); a folded box not read at one stride is refused with CuTe's print, a folded merged
+    dimension because CuTe does not compile it."""
+    from algebra.hw import tma
+
+    for g, s, t, c, bits, tensor, gbasis in (  # CuTe's get_tma_tensor and construct_tma_gbasis prints
+            ("(104,72):(1,104)", "(64,32):(1,64)", (64, 32), 8, "FLOAT16", "ArithTuple(0,0) o (104,72):(1@0,1@1)",
+             "(64,32):(1@0,1@1)"),
+            ("(200,100):(1,200)", "(64,96):(1,64)", (64, 96), 3, "FLOAT16", "ArithTuple(0,0) o (200,100):(1@0,1@1)",
+             "(64,96):(1@0,1@1)"),
+            ("(35,32,2,12,26):(1,48,1536,3104,37264)", "(16,8,1,4,1):(1,16,0,128,0)", (16, 8, 1, 4, 1), 4, "UINT8",
+             "ArithTuple(0,0,0,0,0) o (35,32,2,12,26):(1@0,1@1,1@3,1@2,1@4)", "(16,8,4,1,(1)):(1@0,1@1,1@3,1@2,(1@4))"),
+            ("(16,192,8,3,6,12):(1,16,3072,24584,73752,442512)", "(16,64,4,1,1,4):(1,16,1024,0,0,4096)",
+             (16, 64, 4, 1, 1, 4), 8, "FLOAT16", "ArithTuple(0,0,0,0,0) o (16,192,8,3,6,12):(1@0,1@1,1@2,1@4,3@4,1@3)",
+             "(16,64,4,4,(1,1)):(1@0,1@1,1@2,1@5,(1@3,1@4))")):
+        m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
+                              bits)
+        assert (str(m.tma_tensor()), str(m.gbasis())) == (tensor, gbasis)
+    assert tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(200,100):(1,200)"), A.parse("(64,96):(1,64)"),
+                             (64, 96), 3).box == (64, 32)
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(40,12):(1,40)"), A.parse("(16,6):(1,16)"), (16, 6), 3)
+    assert m.box == (16, 2) and sorted(i for p in range(3) for i in _loaded(m, p)) == list(range(96))
+    seven = "(8,2,2,2,2,2,2):(1,16,64,256,1024,4096,16384)"
+    with pytest.raises(A.LayoutError, match=r"CuTe prints ArithTuple\(0,0,0,0,0\) o \(8,2,2,2,2,2,2\):\(1@0,1@1,1@2,"
+                                            r"1@3,1@4,4@4,16@4\)"):
+        tma.make_tma_atom("SM90_TMA_LOAD", A.parse(seven), A.parse("(8,2,2,2,2,2,2)"), (8, 2, 2, 2, 2, 2, 2))
+    with pytest.raises(A.LayoutError, match="does not compile"):
+        tma.make_tma_atom("SM90_TMA_LOAD", A.parse("(64,2,2,2,4,8):(1,128,512,2048,8192,32768)"),
+                          A.parse("(64,2,2,2,4,8)"), (64, 2, 2, 2, 4, 8))
+
+
+def test_tiled_mma_of_blackwell_umma_atoms():
+    """make_tiled_mma of a tcgen05.mma atom (1 and 2 CTAs) as CuTe C++ prints it (nvcc -arch=sm_100a; seed 11930 of
+    tests/oracle/cute_vocab.py --umma); it was refused ("is a copy atom"). The fragments are descriptors and TMEM:
+    refused by name, not drawn as registers."""
+    from algebra.hw import sm100
+
+    one = atoms.make_tiled_mma(sm100.umma("f16", 128, 256, "K", "K", 1, "smem", "f16", "f32"))
+    assert [str(one.get_layout_TV(op)) for op in "ABC"] == [
+        "(1,((128,16),(1,1))):(0,((1,128),(0,0)))", "(1,((256,16),(1,1))):(0,((1,256),(0,0)))",
+        "(1,((128,256),(1,1))):(0,((1,128),(0,0)))"]
+    assert one.partition_shape_A((256, 64)) == ((128, 16), 2, 4)
+    part, off = one.partition_A(A.make_layout_row_major((256, 64)), 0)
+    assert (str(part), off) == ("((128,16),2,4):((64,1),8192,16)", 0)
+    two = atoms.make_tiled_mma(sm100.umma("f16", 256, 128, "K", "MN", 2, "smem", "f16", "f32"))
+    assert [str(two.get_layout_TV(op)) for op in "ABC"] == [
+        "(2,((128,16),(1,1))):(128,((1,256),(0,0)))", "(2,((64,16),(1,1))):(64,((1,128),(0,0)))",
+        "(2,((128,128),(1,1))):(128,((1,256),(0,0)))"]
+    part, off = two.partition_A(A.Layout((256, 64)), 1)
+    assert (str(part), off, two.partition_shape_A((256, 64))) == ("((128,16),1,4):((1,256),0,4096)", 128,
+                                                                  ((128, 16), 1, 4))
+    part, off = two.partition_C(A.Layout((256, 128)), 1)
+    assert (str(part), off) == ("((128,128),1,1):((1,256),0,0)", 128)
+    with pytest.raises(A.LayoutError, match="tensor memory"):
+        two.partition_fragment_C(A.Layout((256, 128)), 1)
 
 
 def test_contract_keyword_arguments_are_accepted():

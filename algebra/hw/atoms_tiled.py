@@ -31,7 +31,7 @@ from algebra.core.notation import parse
 from algebra.core.ops import coalesce, complement, composition, filter_zeros, right_inverse
 from algebra.core.products import logical_divide, raked_product, tiled_product, zipped_divide
 from algebra.core.recast import upcast
-from algebra.hw.atoms import CopyAtom, MMAAtom, get
+from algebra.hw.atoms import CopyAtom, MMAAtom, MMAOperands, get
 
 
 def _unfold(layout: Layout) -> Layout:
@@ -237,7 +237,7 @@ def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layou
 class TiledMMA:
     """An MMA atom replicated over ``atom_layout`` (M, N, K) and permuted by ``permutation`` (CuTe's TiledMMA)."""
 
-    atom: MMAAtom
+    atom: MMAOperands
     thr_layout_vmnk: Layout
     permutation: tuple[Any, Any, Any]
 
@@ -341,6 +341,9 @@ class TiledMMA:
         ``thr_mma.partition_fragment_A(tensor)``): ``make_fragment_like(partition_A(tensor))``, or for wgmma's SS
         form, whose A stays in shared memory, the partition itself (a tensor of descriptors over it). For C, the
         accumulators: a compact column-major layout of ``partition_C``'s shape (CuTe's make_fragment_C)."""
+        if not isinstance(self.atom, MMAAtom):
+            raise LayoutError(f"{self.atom.name}'s fragments are shared-memory descriptors and tensor memory, not "
+                              "registers (sm100.umma_desc, sm100_tmem.accumulator_layout)")
         part, _ = self._partition(which, tensor_layout, thr_idx)
         if which == "C":
             return Layout(part.shape)
@@ -362,8 +365,8 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     unless a permutation (one layout or None per M, N, K) says otherwise.
     """
     atom = get(mma_atom) if isinstance(mma_atom, str) else mma_atom
-    if not isinstance(atom, MMAAtom):
-        raise LayoutError(f"{atom.name} is a copy atom, not an MMA atom")
+    if not isinstance(atom, MMAOperands):  # the SM70-SM90 atoms, and Blackwell's (algebra.hw.sm100.umma)
+        raise LayoutError(f"{getattr(atom, 'name', atom)!r} is not an MMA atom")
     lay = _as_layout(atom_layout) if atom_layout is not None else Layout((1, 1, 1))
     if len(lay) > 3:
         raise LayoutError(f"atom_layout must have rank <= 3 (M, N, K), not {lay}")

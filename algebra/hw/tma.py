@@ -81,8 +81,8 @@ class TmaAtom:
 
     def gbasis(self) -> Layout:
         """CuTe's ``construct_tma_gbasis``: one instruction's box per TMA dimension with the global modes it spans."""
-        one = [(self.mode_box[g[0]], E(g[0])) if len(g) == 1 else (tuple(self.mode_box[j] for j in g),
-                                                                   tuple(E(j) for j in g)) for g in self.dims]
+        one = [(self.mode_box[g[0]], E(g[0])) if len(g) == 1 and k < MAX_TMA_DIMS - 1 else (  # CuTe: group<4,-1>
+            tuple(self.mode_box[j] for j in g), tuple(E(j) for j in g)) for k, g in enumerate(self.dims)]
         return Layout(tuple(b for b, _ in one), tuple(e for _, e in one))
 
     @property
@@ -143,15 +143,17 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
                   dtype: str = "FLOAT16") -> TmaAtom:
     """CuTe's ``make_tma_atom(op, gtensor, slayout, cta_tile, cluster_size)`` for a flat global layout ``gmem``
     (element strides), a shared-memory layout ``smem`` (may be swizzled: ``Sw<B,M,S> o L``) of the CTA tile's
-    shape, and a cluster of ``cluster_size`` CTAs (a power of 2 up to 16; > 1 needs SM90_TMA_LOAD_MULTICAST).
+    shape (it need not divide the global tensor: TMA fills past its edge), and a cluster of ``cluster_size`` CTAs
+    (1..16; > 1 needs SM90_TMA_LOAD_MULTICAST).
 
     Refuses (LayoutError) what CuTe refuses or the hardware cannot do: a tile that is not the smem layout's shape,
-    a shared-memory vector whose first mode is not stride-1 in global memory, more than 5 TMA dimensions, a box the
-    cluster does not divide."""
+    a shared-memory vector whose first mode is not stride-1 in global memory, a box the cluster does not divide; and
+    where CuTe folds more than 5 TMA dimensions into 5, a folded box that is not read at one stride (CuTe's atom
+    loads other elements)."""
     if op not in OPS:
         raise LayoutError(f"op must be one of {', '.join(OPS)}, not {op!r}")
-    if not isinstance(cluster_size, int) or cluster_size < 1 or cluster_size > 16 or cluster_size & (cluster_size - 1):
-        raise LayoutError(f"cluster size must be a power of 2 in 1..16, not {cluster_size!r}")
+    if isinstance(cluster_size, bool) or not isinstance(cluster_size, int) or not 1 <= cluster_size <= 16:
+        raise LayoutError(f"cluster size must be an integer in 1..16, not {cluster_size!r}")
     if cluster_size > 1 and op != "SM90_TMA_LOAD_MULTICAST":
         raise LayoutError(f"a cluster of {cluster_size} CTAs shares a load only with SM90_TMA_LOAD_MULTICAST")
     g = gmem
@@ -163,10 +165,6 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     tile = tuple(cta_tile) if isinstance(cta_tile, list | tuple) else (cta_tile,)
     if len(tile) != len(shape) or not all(isinstance(t, int) and t > 0 for t in tile):
         raise LayoutError(f"the CTA tile {tile} needs one positive extent per global mode ({len(shape)})")
-    for j, (t, s) in enumerate(zip(tile, shape, strict=True)):
-        if s % t:
-            raise LayoutError(f"the CTA tile {tile} does not divide the global tensor {g}: mode {j} has {s}, "
-                              f"not a multiple of {t}")
     plain = _plain(smem)
     if not isinstance(plain, Layout):
         raise LayoutError(f"the shared-memory layout must be a layout, not {smem!r}")
@@ -213,8 +211,11 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
     if stride[dims[0][0]] != 1:
         raise LayoutError(f"TMA's first box dimension must be contiguous in global memory: shared memory {smem} "
                           f"runs along global mode {dims[0][0]} first, whose stride is {stride[dims[0][0]]}")
-    if len(dims) > MAX_TMA_DIMS:
-        raise LayoutError(f"{len(dims)} TMA dimensions: TMA takes at most {MAX_TMA_DIMS}")
+    if len(dims) >= MAX_TMA_DIMS:  # CuTe groups the dimensions past the fourth into one (group<4,-1>)
+        if any(len(grp) > 1 for grp in dims[MAX_TMA_DIMS - 1:]):
+            raise LayoutError(f"{len(dims)} TMA dimensions {dims}, and one of those CuTe folds into the fifth merges "
+                              "global modes already (coalesce_256): CuTe does not compile it (basis_get of a tuple)")
+        dims = dims[:MAX_TMA_DIMS - 1] + (tuple(j for grp in dims[MAX_TMA_DIMS - 1:] for j in grp),)
     esize = hopper.TMA_DTYPES[hopper.tma_dtype(dtype)]
     full_box = tuple(it.product(tuple(box[j] for j in grp)) for grp in dims)
     atom = TmaAtom(op, g, smem, tile, cluster_size, dtype, dims, full_box, full_box, vector, size(plain) // vector,
@@ -224,8 +225,16 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
             raise LayoutError(f"TMA dimension {k} (global modes {dims[k]}) has stride {d} x {esize} bytes, not a "
                               "multiple of 16 bytes below 2^40, or extent over 2^32: TMA cannot address it (CuTe "
                               "asserts in make_tma_copy_desc)")
-    if any(b > 256 for b in full_box):
-        raise LayoutError(f"the box {full_box} has an extent over 256 (TMA's limit per dimension)")
+    for k, (grp, (_, d)) in enumerate(zip(dims, atom.problem(), strict=True)):  # the box is read at d, 2d, ...
+        acc = 1
+        for j in (j for j in grp if atom.mode_box[j] > 1):
+            if stride[j] != d * acc:
+                raise LayoutError(f"TMA dimension {k} holds global modes {grp} (CuTe folds the dimensions past the "
+                                  f"fifth into one): TMA reads its box at multiples of stride {d}, so box element "
+                                  f"{acc} is read at offset {d * acc}, but it is global mode {j}'s first step, offset "
+                                  f"{stride[j]}; CuTe prints {atom.tma_tensor()} and loads other elements than the "
+                                  "tile's")
+            acc *= atom.mode_box[j]
     cut, mult = list(full_box), cluster_size
     for i in range(len(cut) - 1, -1, -1):  # CuTe: truncate the box by num_multicast from its last dimension
         if mult <= 1:
@@ -237,4 +246,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         mult = new_mult
     if mult > 1:
         raise LayoutError(f"the box {full_box} has fewer elements than the cluster has CTAs ({cluster_size})")
+    if any(b > 256 for b in cut):
+        raise LayoutError(f"the box {tuple(cut)} (one CTA's share of {full_box}) has an extent over 256 (TMA's limit "
+                          "per dimension)")
     return replace(atom, box=tuple(cut))

@@ -119,14 +119,13 @@ class TmaPartitionIn(RequestBody):
     smem: str = Field(..., min_length=1, max_length=400, examples=["Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))"],
                       description="the CTA tile's shared-memory layout (may be swizzled)")
     tile: str = Field(..., min_length=1, max_length=40, examples=["128,64"], description="the CTA tile")
-    cluster_size: int = Field(1, description="CTAs multicasting one load: 1, 2, 4, 8 or 16")
+    cluster_size: int = Field(1, description="CTAs multicasting one load: 1 to 16 (the box must split evenly)")
     dtype: str = Field("FLOAT16", max_length=60, description="CUtensorMapDataType")
     cta_coord: str = Field("", max_length=40, description="the CTA tile's coordinate in the grid of tiles")
 
 
-@router.post("/tma/partition", responses={422: {"description": "malformed layouts, a tile that does not divide the "
-                                                                 "tensor or is not the smem layout's shape, a box "
-                                                                 "the cluster does not divide"}})
+@router.post("/tma/partition", responses={422: {"description": "malformed layouts, a tile that is not the smem "
+                                                                 "layout's shape, a box the cluster does not divide"}})
 def post_tma_partition(body: TmaPartitionIn) -> dict:
     """CuTe's ``make_tma_atom(op, gA, sA_layout, cta_tile, cluster_size)`` and ``tma_partition``: the TMA
     dimensions (global modes in shared-memory order), the box (all CTAs together and one CTA's part), the instructions
@@ -135,8 +134,8 @@ def post_tma_partition(body: TmaPartitionIn) -> dict:
     checked."""
     from app.services import tma_cluster as TC
 
-    if body.cluster_size not in (1, 2, 4, 8, 16):
-        raise LayoutError(f"cluster_size must be 1, 2, 4, 8 or 16, not {body.cluster_size}")
+    if not 1 <= body.cluster_size <= 16:
+        raise LayoutError(f"cluster_size must be 1 to 16, not {body.cluster_size}")
     return TC.tma_json(TC.tma_cluster_view(body.tensor, body.smem, body.tile, body.cluster_size, body.dtype,
                                            body.cta_coord))
 

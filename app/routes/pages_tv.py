@@ -200,7 +200,7 @@ def kernel_ctx(q: dict[str, str]) -> dict:
 def tma_form(q: dict[str, str]) -> dict:
     """The TMA section's form: its fields (cheap; the partition itself is :func:`tma_ctx`)."""
     tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
-          "cluster": _int(q["tm_cluster"], 1, (1, 2, 4, 8, 16)), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
+          "cluster": _int(q["tm_cluster"], 1, tuple(range(1, 17))), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
     return {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
 
 

@@ -51,10 +51,13 @@ def _smem(rng: random.Random, tile: tuple[int, ...], first: int, bits: int) -> s
     return str(lay)
 
 
-def gen_cases(seed: int, n: int, merge: bool = False) -> list[dict]:
-    """``merge``: the contiguous mode's extent is its tile's, unpadded (global modes that coalesce_256 merges)."""
+def gen_cases(seed: int, n: int, merge: bool = False, wide: bool = False) -> list[dict]:
+    """``merge``: the contiguous mode's extent is its tile's, unpadded (global modes that coalesce_256 merges).
+    ``wide``: see ``_wide_case``."""
     rng = random.Random(seed)
     out: list[dict] = []
+    while wide and len(out) < n:
+        out.append(_wide_case(rng))
     while len(out) < n:
         rank, bits = rng.choice([2, 2, 3]), rng.choice([16, 16, 32, 8])
         tile = tuple(rng.choice([8, 16, 32, 64, 128]) if j < 2 else rng.choice([1, 2, 4]) for j in range(rank))
@@ -74,6 +77,35 @@ def gen_cases(seed: int, n: int, merge: bool = False) -> list[dict]:
         out.append({"g": str(A.Layout(shape, tuple(stride))), "s": _smem(rng, tile, first, bits), "tile": list(tile),
                     "cluster": cluster, "bits": bits})
     return out
+
+
+def _wide_case(rng: random.Random) -> dict:
+    """Tiles that do not divide the global shape, clusters of 1-16 CTAs (not only powers of 2), boxes over 256 that
+    the multicast cut brings under it, and rank 4-7 tensors (CuTe groups TMA dimensions 4.. into one)."""
+    rank, bits = rng.choice([2, 3, 4, 5, 6, 7]), rng.choice([16, 32, 8])
+    while True:
+        tile = [rng.choice([8, 16, 32, 64, 128, 256, 512]) if j == 0 else rng.choice([1, 2, 4, 8, 16, 32, 64])
+                if j == 1 else rng.choice([1, 1, 2, 4]) for j in range(rank)]
+        if A.inttuple.product(tuple(tile)) <= 16384:
+            break
+    shape = [t * rng.choice([1, 2, 3]) + (rng.choice([0, 1, 3, 8, 24]) if rng.random() < 0.5 else 0) for t in tile]
+    order = list(range(rank))
+    if rng.random() < 0.3:
+        order = [0] + rng.sample(order[1:], rank - 1)
+    stride, acc, unit = [0] * rank, 1, 128 // bits  # 16-byte multiples past the contiguous mode
+    for j in order:
+        stride[j] = acc
+        acc *= shape[j]
+        if j == 0 or rng.random() < 0.5:
+            acc = -(-acc // unit) * unit + (unit * rng.choice([0, 0, 1, 2]) if rng.random() < 0.5 else 0)
+    smem = A.Layout(tuple(tile))
+    s = str(smem)
+    if rng.random() < 0.2 and tile[0] * bits >= 1024:
+        s = f"Sw<{rng.choice([1, 2, 3])},{ {8: 4, 16: 3, 32: 2}[bits]},3> o 0 o {smem}"
+    if A.cosize(A.Layout(tuple(shape), tuple(stride))) > 1 << 25:
+        return _wide_case(rng)
+    return {"g": str(A.Layout(tuple(shape), tuple(stride))), "s": s, "tile": tile,
+            "cluster": rng.choice([1, 1, 2, 3, 4, 5, 6, 8, 16]), "bits": bits}
 
 
 def _atom(c: dict) -> tma.TmaAtom:
@@ -134,8 +166,8 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
     for i, c in enumerate(cases):
         try:
             a = _atom(c)
-        except A.LayoutError as exc:  # both refuse
-            if f"{i}.refused" not in cute:
+        except A.LayoutError as exc:  # both refuse, or we refuse CuTe's print (named in the message) as wrong
+            if f"{i}.refused" not in cute and f"CuTe prints {cute.get(f'{i}.tensor')} " not in str(exc):
                 bad.append(f"{i} {c}: we refuse ({exc}) where CuTe prints {cute.get(f'{i}.tensor')}")
             continue
         if f"{i}.refused" in cute:
@@ -153,8 +185,9 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return oracle_cli(__doc__, 40, lambda a: gen_cases(a.seed, a.n, a.merge), run_cpp, compare, argv,
-                      {"--merge": "cases whose global modes coalesce_256 merges"})
+    return oracle_cli(__doc__, 40, lambda a: gen_cases(a.seed, a.n, a.merge, a.wide), run_cpp, compare, argv,
+                      {"--merge": "cases whose global modes coalesce_256 merges",
+                       "--wide": "tiles that do not divide, clusters of 1-16, rank 4-7 (_wide_case)"})
 
 
 if __name__ == "__main__":

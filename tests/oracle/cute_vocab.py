@@ -37,6 +37,20 @@ MMAS: dict[str, tuple[str, str, str, str]] = {
     "SM90_64x64x16_F32F16F16_SS": (SM90_T.format(n=64, t="F32F16F16", form="SS"), "half_t", "half_t", "float"),
     "SM90_64x32x16_F16F16F16_RS": (SM90_T.format(n=32, t="F16F16F16", form="RS"), "half_t", "half_t", "half_t"),
 }
+#: more atoms for ``--wide``
+MMAS_WIDE: dict[str, tuple[str, str, str, str]] = {
+    "SM80_16x8x16_F32BF16BF16F32_TN": ("SM80_16x8x16_F32BF16BF16F32_TN", "bfloat16_t", "bfloat16_t", "float"),
+    "SM80_16x8x32_S32S8S8S32_TN": ("SM80_16x8x32_S32S8S8S32_TN", "int8_t", "int8_t", "int32_t"),
+    "SM80_16x8x4_F32TF32TF32F32_TN": ("SM80_16x8x4_F32TF32TF32F32_TN", "tfloat32_t", "tfloat32_t", "float"),
+    "SM70_8x8x4_F32F16F16F32_NN": ("SM70_8x8x4_F32F16F16F32_NN", "half_t", "half_t", "float"),
+    "SM70_8x8x4_F16F16F16F16_TT": ("SM70_8x8x4_F16F16F16F16_TT", "half_t", "half_t", "half_t"),
+    "SM90_64x8x16_F32BF16BF16_SS": (SM90_T.format(n=8, t="F32BF16BF16", form="SS"), "bfloat16_t", "bfloat16_t",
+                                    "float"),
+    "SM90_64x24x16_F32F16F16_RS": (SM90_T.format(n=24, t="F32F16F16", form="RS"), "half_t", "half_t", "float"),
+    "SM90_64x256x16_F16F16F16_SS": (SM90_T.format(n=256, t="F16F16F16", form="SS"), "half_t", "half_t", "half_t"),
+    "SM90_64x96x16_F32F16F16_SS": (SM90_T.format(n=96, t="F32F16F16", form="SS").replace("Major::K>", "Major::MN>"),
+                                   "half_t", "half_t", "float"),
+}
 #: copy atoms: our name -> C++ op
 COPIES: dict[str, str] = {
     "SM75_U32x1_LDSM_N": "SM75_U32x1_LDSM_N", "SM75_U32x2_LDSM_N": "SM75_U32x2_LDSM_N",
@@ -49,7 +63,7 @@ COPIES: dict[str, str] = {
     "UniversalCopy_128b": "UniversalCopy<uint128_t>", "UniversalCopy_16b": "UniversalCopy<uint16_t>",
 }
 ELEM = {16: "half_t", 32: "float", 64: "double", 8: "uint8_t"}
-BITS = {"half_t": 16, "float": 32, "tfloat32_t": 32, "double": 64}
+BITS = {"half_t": 16, "float": 32, "tfloat32_t": 32, "double": 64, "bfloat16_t": 16, "int8_t": 8, "int32_t": 32}
 
 
 # ------------------------------------------------------------------------------------------- cases
@@ -63,10 +77,13 @@ def _fits(copy: str, bits: int, tv: A.Layout) -> bool:
         return False
 
 
-def gen_cases(seed: int, n: int) -> list[dict]:
-    """``n`` cases: tiled MMAs (with their tiled copies), tiled copies in both forms and projected local_tiles."""
+def gen_cases(seed: int, n: int, wide: bool = False) -> list[dict]:
+    """``n`` cases: tiled MMAs (with their tiled copies), tiled copies in both forms and projected local_tiles.
+    ``wide``: tiled MMAs only (``_mma_wide``)."""
     rng = random.Random(seed)
     out: list[dict] = []
+    while wide and len(out) < n:
+        out.append(_mma_wide(rng))
     layouts = ["(1,1,1)", "(2,1,1)", "(1,2,1)", "(2,2,1)", "(4,1,1)", "(1,4,1)", "(2,2,1):(2,1,0)", "(4,2,1)",
                "(1,1,2)"]
     while len(out) < n:
@@ -120,6 +137,64 @@ def _mma_case(rng: random.Random, layouts: list[str]) -> dict:
     return {"kind": "mma", "atom": name, "layout": lay, "perm": perm, "thr": rng.randrange(tm.num_threads),
             "A": [m * rm, k * rk], "B": [n * rn, k * rk], "C": [m * rm, n * rn], "row_major": rng.random() < 0.5,
             "copies": copies, "identity": rng.choice("ABC")}
+
+
+def _perm_layout(rng: random.Random, size: int) -> str:
+    """A layout of ``size`` elements for a permutation tiler: a bijection of 0..size-1 (its modes' strides shuffled),
+    or (one time in three) one with holes (cosize > size)."""
+    f = []
+    left = size
+    while left > 1:
+        d = rng.choice([x for x in (2, 4, 8) if left % x == 0] or [left])
+        f.append(d)
+        left //= d
+    f = f or [1]
+    order = rng.sample(range(len(f)), len(f))
+    stride, acc = [0] * len(f), 1
+    for j in order:
+        stride[j] = acc
+        acc *= f[j] * (2 if rng.random() < 0.15 else 1)
+    return str(A.Layout(tuple(f), tuple(stride)))
+
+
+def _mma_wide(rng: random.Random) -> dict:
+    """Tiled MMAs of more atoms (bf16, s8, tf32 k4, SM70 NN/TT, wgmma N = 8 / 24 / 96 / 256, MN-major), every operand
+    permuted (sizes, bijections, tilers with holes; wgmma too), atom layouts with strides, tiles that are not
+    multiples of the tiled MMA's, with make_tiled_copy_A/B/C."""
+    name = rng.choice(list(MMAS) + list(MMAS_WIDE))
+    sm90 = name.startswith("SM90")
+    lay = rng.choice(["(1,1,1)", "(2,1,1)", "(1,2,1)", "(2,1,1):(1,0,0)"] if sm90 else
+                     ["(1,1,1)", "(2,1,1)", "(1,2,1)", "(2,2,1)", "(2,2,1):(2,1,0)", "(4,2,1)", "(1,1,2)",
+                      "(2,2,2):(1,2,4)", "(2,2,1):(1,2,0)", "(1,4,1)"])
+    tm = atoms.make_tiled_mma(name, A.parse(lay))
+    perm: list[Any] = [None, None, None]
+    for i in range(3):
+        t = tm.tile_size_mnk(i)
+        r = rng.random()
+        if r < 0.25:
+            perm[i] = t * rng.choice([1, 2])
+        elif r < 0.55 and t <= 256:
+            perm[i] = _perm_layout(rng, t)
+    tm = atoms.make_tiled_mma(name, A.parse(lay), _perm(perm))
+    m, n, k = (tm.tile_size_mnk(i) for i in range(3))
+    rm, rn, rk = (rng.choice([1, 2, 1.5]) for _ in range(3))
+    _, ta, tb, tc = {**MMAS, **MMAS_WIDE}[name]
+    copies = {}
+    for op, t in (("A", ta), ("B", tb), ("C", tc)):
+        bits = BITS[t]
+        try:
+            tv = tm.get_layout_TV(op)
+        except A.LayoutError:
+            continue
+        good = [c for c in COPIES if _fits(c, bits, tv) and (bits == 16 or "LDSM" not in c and "STSM" not in c)]
+        if op == "C":
+            good = [c for c in good if "CP_ASYNC" not in c]
+        if good and rng.random() < 0.7:
+            copies[op] = rng.choice(good)
+    dims = [max(1, int(m * rm)), max(1, int(n * rn)), max(1, int(k * rk))]
+    return {"kind": "mma", "atom": name, "layout": lay, "perm": perm, "thr": rng.randrange(tm.num_threads),
+            "A": [dims[0], dims[2]], "B": [dims[1], dims[2]], "C": [dims[0], dims[1]],
+            "row_major": rng.random() < 0.5, "copies": copies, "identity": rng.choice("ABC")}
 
 
 def _perm(perm: list[Any]) -> tuple:
@@ -256,7 +331,7 @@ def _cpp_case(i: int, case: dict) -> list[str]:
     k = case["kind"]
     body = [f"void c{i}() {{"]
     if k == "mma":
-        cpp, ta, tb, tc = MMAS[case["atom"]]
+        cpp, ta, tb, tc = {**MMAS, **MMAS_WIDE}[case["atom"]]
         lay = _cpp_layout(A.parse(case["layout"]))
         body += [f"  auto mma = make_tiled_mma({cpp}{{}}, {lay}, {_cpp_perm(case['perm'])});"]
         for op in "ABC":
@@ -386,6 +461,8 @@ def ours(i: int, case: dict) -> dict[str, str]:
     """Our values for the keys ``program`` prints for case ``i`` (an exception's message where we refuse)."""
     k = case["kind"]
     got: dict[str, str] = {}
+    if k == "umma":
+        return _ours_umma(i, case)
     if k == "mma":
         tm = atoms.make_tiled_mma(case["atom"], A.parse(case["layout"]), _perm(case["perm"]))
         for op in "ABC":
@@ -401,7 +478,7 @@ def ours(i: int, case: dict) -> dict[str, str]:
                 x = A.make_coord_tensor(tuple(0 for _ in shape), shape)
                 got[f"{i}.id{op}"] = str(getattr(tm, f"partition_{op}")(x, case["thr"]))
             if op in case["copies"]:
-                bits = BITS[MMAS[case["atom"]][1 + "ABC".index(op)]]
+                bits = BITS[{**MMAS, **MMAS_WIDE}[case["atom"]][1 + "ABC".index(op)]]
                 tc = getattr(atoms, f"make_tiled_copy_{op}")(case["copies"][op], tm, element_bits=bits)
                 got[f"{i}.cp{op}.tiler"] = _tstr(tuple(tc.tiler))
                 got[f"{i}.cp{op}.tv"] = str(tc.tv_layout)
@@ -463,14 +540,121 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
     return bad
 
 
+# ------------------------------------------------------------------------------------- tiled UMMA (nvcc)
+
+UMMA_KINDS = {"f16": [("f16", "f32"), ("bf16", "f32"), ("f16", "f16")], "tf32": [("tf32", "f32")],
+              "i8": [("s8", "s32")], "f8f6f4": [("e4m3", "f32")]}
+
+
+def gen_umma_cases(seed: int, n: int) -> list[dict]:
+    """Tiled MMAs of Blackwell's tcgen05.mma atoms (1 and 2 CTAs, SS and TS, both majors) over whole tiles and tiles
+    that are not multiples of the atom; each CTA's (``get_slice(v)``) partitions of a memory and a coordinate tensor."""
+    from algebra.hw import sm100
+
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        kind = rng.choice(list(UMMA_KINDS))
+        ab, c = rng.choice(UMMA_KINDS[kind])
+        cta, src = rng.choice([1, 2]), rng.choice(["smem", "smem", "tmem"])
+        m = rng.choice((64, 128) if cta == 1 else (128, 256))
+        am = "K" if src == "tmem" else rng.choice(["K", "MN"])
+        bm = rng.choice(["K", "MN"])
+        try:
+            ns, _ = sm100.n_rule(sm100._KIND_ALIASES[kind], m, cta, src, bm)
+            args = [kind, m, rng.choice(ns), am, bm, cta, src, ab, c]
+            atom = sm100.umma(*args)
+        except (KeyError, A.LayoutError, ValueError):
+            continue
+        lay = rng.choice(["(1,1,1)"] * 4 + ["(2,1,1)", "(1,2,1)"])
+        mm, nn, kk = atom.shape_mnk
+        fm, fn, fk = (rng.choice([1, 1, 2, 3]) for _ in range(3))
+        if rng.random() < 0.2:  # a tile the atom does not divide: CuTe's partitions pad the rest modes
+            fm = rng.choice([1, 2]) + 0.5
+        tile = {"A": [int(mm * fm), kk * fk], "B": [nn * fn, kk * fk], "C": [int(mm * fm), nn * fn]}
+        reps = 1 if lay == "(1,1,1)" else 2
+        out.append({"kind": "umma", "args": args, "layout": lay, "thr": rng.randrange(cta * reps),
+                    "tiles": tile, "row_major": rng.random() < 0.5, "identity": rng.choice("ABC")})
+    return out
+
+
+def _umma_cpp(i: int, case: dict) -> list[str]:
+    from algebra.hw import sm100
+
+    atom = sm100.umma(*case["args"])
+    body = [f"void c{i}() {{", f"  auto mma = make_tiled_mma(MMA_Atom<{atom.cpp()}>{{}}, "
+            f"{_cpp_layout(A.parse(case['layout']))});", f"  auto thr = mma.get_slice({case['thr']});"]
+    for op in "ABC":
+        shape = case["tiles"][op]
+        st = "Shape<" + ",".join(f"Int<{x}>" for x in shape) + ">{}"
+        lay = A.make_layout_row_major(tuple(shape)) if case["row_major"] else A.Layout(tuple(shape))
+        body += [_show(f"{i}.TV{op}", f"mma.get_layout{op}_TV()"),
+                 _show(f"{i}.pshape{op}", f"partition_shape_{op}(mma, {st})"),
+                 f"  {{ static int buf{op}[{A.cosize(lay)}];",
+                 f"    auto p = thr.partition_{op}(make_tensor(make_gmem_ptr(buf{op}), {_cpp_layout(lay)}));",
+                 _show(f"{i}.part{op}", "p.layout()"),
+                 f'    printf("{i}.off{op}\\t%d\\n", int(p.data().get() - buf{op})); }}']
+        if case["identity"] == op:
+            body.append(_show(f"{i}.id{op}", f"thr.partition_{op}(make_identity_tensor({st}))"))
+    return body + ["}"]
+
+
+def run_umma(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
+    """CuTe's values for the tiled-UMMA cases: one translation unit built by ``nvcc -arch=sm_100a``."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    from cute_cpp import cute_include
+
+    nvcc = shutil.which(os.environ.get("NVCC", "nvcc"))
+    if nvcc is None or cute_include() is None:
+        raise RuntimeError("needs nvcc and the CuTe headers")
+    lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
+             "using namespace cute;"]
+    for i, case in enumerate(cases):
+        lines += _umma_cpp(i, case)
+    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
+    with tempfile.TemporaryDirectory(prefix="cute-umma-") as tmp:
+        src, exe = Path(tmp) / "p.cu", Path(tmp) / "p"
+        src.write_text("\n".join(lines) + "\n")
+        r = subprocess.run([nvcc, "-std=c++17", "-arch=sm_100a", "-O0", "-w", f"-I{cute_include()}", str(src), "-o",
+                            str(exe)], capture_output=True, text=True, timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(r.stderr[-6000:])
+        out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=True).stdout
+    return {a: b.replace("_", "") for a, b in (line.split("\t", 1) for line in out.splitlines() if "\t" in line)}
+
+
+def _ours_umma(i: int, case: dict) -> dict[str, str]:
+    from algebra.hw import sm100
+
+    tm = atoms.make_tiled_mma(sm100.umma(*case["args"]), A.parse(case["layout"]))
+    got: dict[str, str] = {}
+    for op in "ABC":
+        shape = tuple(case["tiles"][op])
+        lay = A.make_layout_row_major(shape) if case["row_major"] else A.Layout(shape)
+        got[f"{i}.TV{op}"] = str(tm.get_layout_TV(op))
+        got[f"{i}.pshape{op}"] = _tstr(getattr(tm, f"partition_shape_{op}")(shape))
+        part, off = getattr(tm, f"partition_{op}")(lay, case["thr"])
+        got[f"{i}.part{op}"], got[f"{i}.off{op}"] = str(part), str(off)
+        if case["identity"] == op:
+            x = A.make_coord_tensor(tuple(0 for _ in shape), shape)
+            got[f"{i}.id{op}"] = str(getattr(tm, f"partition_{op}")(x, case["thr"]))
+    return got
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=30)
     ap.add_argument("--out", type=Path, help="write the cases with CuTe's answers here (JSON)")
+    ap.add_argument("--umma", action="store_true", help="tiled MMAs of SM100 tcgen05.mma atoms (nvcc -arch=sm_100a)")
+    ap.add_argument("--wide", action="store_true", help="wider draws: see gen_cases")
     a = ap.parse_args(argv)
-    cases = gen_cases(a.seed, a.n)
-    cute = run_cpp(cases)
+    cases = gen_umma_cases(a.seed, a.n) if a.umma else gen_cases(a.seed, a.n, a.wide)
+    cute = run_umma(cases) if a.umma else run_cpp(cases)
     if a.out:
         recs = [{"case": c, "cute": {k: v for k, v in cute.items() if k.split(".")[0] == str(i)}}
                 for i, c in enumerate(cases)]
