@@ -25,6 +25,9 @@ RECORDS = json.loads((ORACLE / "data" / "vocab_s7.json").read_text())
 TENSORS = json.loads((ORACLE / "data" / "vocab_s9701.json").read_text())
 #: seed 10801: 60 fresh cases (every kind) that CuTe C++ and we agreed on, kept so that a change is checked against them
 FRESH = json.loads((ORACLE / "data" / "vocab_s10801.json").read_text())
+#: seeds 11921 (--wide: permuted tiled MMAs of more atoms, wgmma included, tiles off the grid, their tiled copies) and
+#: 11931 (--umma: tiled MMAs of tcgen05.mma atoms, 1 and 2 CTAs), as CuTe C++ printed them
+WIDE = json.loads((ORACLE / "data" / "vocab_s119xx.json").read_text())
 
 
 @pytest.mark.parametrize("i", range(len(RECORDS)))
@@ -50,6 +53,20 @@ def test_fresh_cases_still_equal_cute_cpp(i):
     rec = FRESH[i]
     ours = cute_vocab.ours(i, rec["case"])
     assert ours and set(ours) == {k for k in rec["cute"] if k.split(".")[0] == str(i)}
+    for key, val in ours.items():
+        assert rec["cute"][key] == val, (key, rec["case"])
+
+
+@pytest.mark.parametrize("i", range(len(WIDE)))
+def test_permuted_and_blackwell_tiled_mmas_equal_cute_cpp(i):
+    rec = WIDE[i]
+    try:
+        ours = cute_vocab.ours(i, rec["case"])
+    except A.LayoutError as exc:  # a thread's MMA tile past a tensor smaller than the tile: CuTe's print is named
+        assert any(f"CuTe prints {rec['cute'][f'{i}.part{op}']} @ {rec['cute'][f'{i}.off{op}']}," in str(exc)
+                   for op in "ABC"), str(exc)
+        return
+    assert ours and set(ours) == set(rec["cute"])
     for key, val in ours.items():
         assert rec["cute"][key] == val, (key, rec["case"])
 
@@ -329,9 +346,10 @@ def test_tma_tiles_off_the_grid_any_cluster_and_more_than_five_dimensions():
 
 
 def test_tiled_mma_of_blackwell_umma_atoms():
-    """make_tiled_mma of a tcgen05.mma atom (1 and 2 CTAs) as CuTe C++ prints it (nvcc -arch=sm_100a; seed 11930 of
+    """make_tiled_mma of a tcgen05.mma atom (1 and 2 CTAs) as CuTe C++ prints it (seed 11931 of
     tests/oracle/cute_vocab.py --umma); it was refused ("is a copy atom"). The fragments are descriptors and TMEM:
-    refused by name, not drawn as registers."""
+    refused by name, not drawn as registers. A thread whose MMA tile starts past a tensor smaller than the tiled
+    MMA's tile is refused with CuTe's print (its origin is off the tensor; we gave offset 0, thread 0's tile)."""
     from algebra.hw import sm100
 
     one = atoms.make_tiled_mma(sm100.umma("f16", 128, 256, "K", "K", 1, "smem", "f16", "f32"))
@@ -352,6 +370,13 @@ def test_tiled_mma_of_blackwell_umma_atoms():
     assert (str(part), off) == ("((128,128),1,1):((1,256),0,0)", 128)
     with pytest.raises(A.LayoutError, match="tensor memory"):
         two.partition_fragment_C(A.Layout((256, 128)), 1)
+    pair = atoms.make_tiled_mma(sm100.umma("f16", 64, 24, "K", "K", 1, "smem", "f16", "f16"), A.parse("(2,1,1)"))
+    with pytest.raises(A.LayoutError, match=r"CuTe prints \(\(64,24\),1,3\):\(\(1,64\),0,1536\) @ 64,"):
+        pair.partition_C(A.Layout((64, 72)), 1)
+    sm80 = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.parse("(2,1,1)"))
+    with pytest.raises(A.LayoutError, match="past the tensor"):
+        sm80.partition_A(A.Layout((16, 16)), 32)
+    assert sm80.partition_fragment_A(A.Layout((16, 16)), 32) == sm80.partition_fragment_A(A.Layout((16, 16)), 0)
 
 
 def test_contract_keyword_arguments_are_accepted():

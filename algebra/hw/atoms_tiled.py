@@ -275,16 +275,31 @@ class TiledMMA:
             raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA's threads are lanes 0..{top - 1}")
         return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
 
-    def _partition(self, which: str, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
+    def _partition(self, which: str, tensor: Any, thr_idx: int, off_tensor: bool = False) -> tuple[Layout, int]:
         """``partition_A`` / ``_B`` / ``_C``: thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K (N x K, M x N)
-        tensor, and its origin offset; of a coordinate tensor, the thread's coordinates (a CoordTensor)."""
+        tensor, and its origin offset; of a coordinate tensor, the thread's coordinates (a CoordTensor). Refused
+        where the thread's MMA tile starts past the tensor (a tensor smaller than the tiled MMA's tile): CuTe's
+        origin is off the tensor there (named where it is known)."""
         if isinstance(tensor, CoordTensor):
-            return tensor.moved(*self._partition(which, tensor.layout, thr_idx))
+            return tensor.moved(*self._partition(which, tensor.layout, thr_idx, off_tensor))
         v, m, n, k = self._thr_vmnk(thr_idx)
         a, b = {"A": (m, k), "B": (n, k), "C": (m, n)}[which]
-        frg = self._thrfrg(_as_layout(tensor), which)
+        lay = _as_layout(tensor)
+        frg = self._thrfrg(lay, which)
         sub, off = slice_and_offset(((v, (a, b)), None), frg)  # ((FrgV, (RestM, RestN)))
-        return _unfold(sub[0] if len(sub) == 1 else sub), off  # (FrgV, RestM, RestN)
+        sub = _unfold(sub[0] if len(sub) == 1 else sub)  # (FrgV, RestM, RestN)
+        past = [(c, e, t) for t, (c, e) in enumerate(zip((a, b), self.atom.operand_shape(which), strict=True))
+                if c * e >= size(lay[t])]  # the thread's atom tile starts past the tensor along mode t
+        if past and not off_tensor:  # CuTe's rest mode keeps its stride past the tensor: c * e steps of the mode
+            c, e, t = past[0]
+            keep = all(isinstance(lay[u].shape, int) and isinstance(lay[u].stride, int) and
+                       self.permutation[{"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which][u]] is None for _, _, u in past)
+            cute = (f"; CuTe prints {sub} @ {off + sum(c * e * lay[u].stride for c, e, u in past)}, elements off the "
+                    "tensor" if keep and all(size(lay[u]) <= e for _, e, u in past) else "")
+            raise LayoutError(f"partition_{which}: thread {thr_idx}'s MMA tile starts at {c * e} along mode {t}, past "
+                              f"the tensor's {size(lay[t])} (the tiled MMA's tile is {self.tile_shape(which)}, the "
+                              f"tensor {it.product_each(lay.shape)}){cute}")
+        return sub, off
 
     partition_A = partialmethod(_partition, "A")
     partition_B = partialmethod(_partition, "B")
@@ -344,7 +359,7 @@ class TiledMMA:
         if not isinstance(self.atom, MMAAtom):
             raise LayoutError(f"{self.atom.name}'s fragments are shared-memory descriptors and tensor memory, not "
                               "registers (sm100.umma_desc, sm100_tmem.accumulator_layout)")
-        part, _ = self._partition(which, tensor_layout, thr_idx)
+        part, _ = self._partition(which, tensor_layout, thr_idx, off_tensor=True)  # registers, wherever the tile
         if which == "C":
             return Layout(part.shape)
         if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0
@@ -366,7 +381,8 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     """
     atom = get(mma_atom) if isinstance(mma_atom, str) else mma_atom
     if not isinstance(atom, MMAOperands):  # the SM70-SM90 atoms, and Blackwell's (algebra.hw.sm100.umma)
-        raise LayoutError(f"{getattr(atom, 'name', atom)!r} is not an MMA atom")
+        kind = "a copy atom, not an MMA atom" if isinstance(atom, CopyAtom) else "not an MMA atom"
+        raise LayoutError(f"{getattr(atom, 'name', atom)} is {kind}")
     lay = _as_layout(atom_layout) if atom_layout is not None else Layout((1, 1, 1))
     if len(lay) > 3:
         raise LayoutError(f"atom_layout must have rank <= 3 (M, N, K), not {lay}")

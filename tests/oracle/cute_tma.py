@@ -84,8 +84,8 @@ def _wide_case(rng: random.Random) -> dict:
     the multicast cut brings under it, and rank 4-7 tensors (CuTe groups TMA dimensions 4.. into one)."""
     rank, bits = rng.choice([2, 3, 4, 5, 6, 7]), rng.choice([16, 32, 8])
     while True:
-        tile = [rng.choice([8, 16, 32, 64, 128, 256, 512]) if j == 0 else rng.choice([1, 2, 4, 8, 16, 32, 64])
-                if j == 1 else rng.choice([1, 1, 2, 4]) for j in range(rank)]
+        tile = [rng.choice([8, 16, 32, 64, 128, 256, 512, 24, 48, 96, 192]) if j == 0 else rng.choice(
+            [1, 2, 4, 8, 16, 32, 64, 3, 6, 12, 24, 48]) if j == 1 else rng.choice([1, 1, 2, 4, 3]) for j in range(rank)]
         if A.inttuple.product(tuple(tile)) <= 16384:
             break
     shape = [t * rng.choice([1, 2, 3]) + (rng.choice([0, 1, 3, 8, 24]) if rng.random() < 0.5 else 0) for t in tile]
