@@ -51,7 +51,6 @@ def shows_cute(fn: Any, tile: Any = None) -> Any:
     products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
     ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``; ``tile(op, args)``
     then answers it where it is the function after all, or adds the point where not (``products._tile_if_function``)."""
-    plain = fn.__name__ == "composition"
 
     @wraps(fn)
     def wrapper(*args: Any, **kw: Any) -> Any:
@@ -59,10 +58,9 @@ def shows_cute(fn: Any, tile: Any = None) -> Any:
         try:
             return fn(*args)
         except LayoutError as err:
-            if plain and type(args[0]) is Layout and type(args[1]) is Layout:
-                raise  # composition of two layouts: its message already shows what CuTe prints
-            new = whole_refusal(fn, args, err)
-            if new is None:
+            if tile is None and type(args[0]) is Layout and type(args[1]) is Layout:
+                raise  # composition (the op with no tile) of two layouts: its message already shows CuTe's print
+            if (new := whole_refusal(fn, args, err)) is None:
                 raise
             if type(whole := tile(wrapper, args) if tile else None) is tuple:
                 return whole

@@ -73,8 +73,7 @@ def through_swizzle(fn: Any) -> Any:
                 return res
             return fn(layout, *args, **kwargs)
         except LayoutError as err:  # an inner composition is not A o B: also say what CuTe prints for this call
-            new = None if kwargs else whole_refusal(wrapper, (layout, *args), err)
-            if new is None:
+            if (new := None if kwargs else whole_refusal(wrapper, (layout, *args), err)) is None:
                 raise
             raise new from None
 
@@ -524,13 +523,12 @@ def dice(proj: Any, x: Any, top: bool = True) -> Any:
 
 
 def _tile_if_function(fn: Any, args: tuple, at_divide: bool = False) -> Any:
-    """CuTe's print ``(W, w0)`` of ``fn(*args)`` (local_tile, local_partition) of a plain A whose divide is not
-    ``A o B``, where that one tile is A's function all the same; else the first point where it is not (text: ints) or
-    None. Post: ``w0 + W(i) == A(x_i)`` at each point i read, ``x_i`` the index ``z0 + Z(i)`` that the same op takes
-    on A's compact layout, ``(Z, z0)`` (a tiler by mode of Z's rank: each mode's coordinate). Ints: Z is CuTe's print,
-    the points read are those inside A; asked once ``fn`` refused (``shows_cute``, each call of a projection). Scaled
-    bases (a coordinate tensor): Z is our checked tile (its steps join the derivation), every point is read, A
-    continued past its end (what a predicate reads there); asked where the divide fails (``at_divide``). F2: None.
+    """CuTe's print ``(W, w0)`` of ``fn(*args)`` (local_tile, local_partition) of a plain A whose divide is not A o B,
+    where that one tile is A's function all the same; else the point where it is not (text: ints) or None. Post:
+    ``w0 + W(i) == A(x_i)`` at each point read, ``x_i`` the index ``z0 + Z(i)`` the same op takes on A's compact layout
+    (a tiler by mode of Z's rank: each mode's coordinate). Ints: Z is CuTe's print, the points inside A are read (asked
+    by ``shows_cute``, each call of a projection); scaled bases: Z is our checked tile (its steps join the derivation),
+    every point is read, A continued past its end (asked where the divide fails: ``at_divide``); F2: None.
 
     >>> from algebra.core.notation import parse as P
     >>> local_tile(P("(8,(4,6)):(1,(8,100))"), (2, 3), (1, 0))  # 3 does not divide (4,6):(8,100), not one mode
@@ -540,18 +538,16 @@ def _tile_if_function(fn: Any, args: tuple, at_divide: bool = False) -> Any:
     >>> local_tile(P("(8,(4,6)):(1,(8,100))"), (2, 3), (1, 1))  # CuTe reads (3,0),(4,0),(5,0) for (3,0),(0,1),(1,1)
     Traceback (most recent call last):
     ...
-    algebra.core.errors.LayoutError: composition (4,6):(8,100) o (3,12):(1,3) is not a layout: ...; the tile is not \
-A: at i = 2 CuTe's tile gives 34, but A at the tile's coordinate (2, 4) is 102. CuTe would print local_tile(...) = \
-(2,3):(1,8) at offset 26
+    algebra.core.errors.LayoutError: ...; the tile is not A: at i = 2 CuTe's tile gives 34, but A at the tile's \
+coordinate (2, 4) is 102. CuTe would print local_tile(...) = (2,3):(1,8) at offset 26
     """
-    a = args[0]
+    a, rest = args[0], args[1:]
     basis = type(a) is Layout and any(isinstance(d, ScaledBasis) for d in it.flatten(a.stride))
     if not checking() or basis != at_divide or type(a) is not Layout or not (basis or int_strides(a)):
         return None
     val = lambda v: ArithTuple.of(v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)  # noqa: E731
     try:
-        compact = Layout(a.shape)
-        z, z0 = fn(compact, *args[1:]) if basis else cute_would_print(fn, compact, *args[1:]) or (None, 0)
+        z, z0 = fn(Layout(a.shape), *rest) if basis else cute_would_print(fn, Layout(a.shape), *rest) or (None, 0)
         if type(whole := cute_would_print(fn, *args)) is not tuple or z is None:
             return None
         n, (w, w0) = size(whole[0]), whole
@@ -559,14 +555,12 @@ A: at i = 2 CuTe's tile gives 34, but A at the tile's coordinate (2, 4) is 102. 
             return None
         if size(z) != n:
             return f"the tile is not A's: CuTe's has {n} points, the tile of A {size(z)} ({z} at offset {z0})"
-        by_mode = (not basis and fn.__name__ == "local_tile" and type(args[1]) is tuple
-                   and len(z.shape) == len(args[1]) <= len(a))
+        by_mode = (not basis and fn.__name__ == "local_tile" and type(rest[0]) is tuple
+                   and len(z.shape) == len(rest[0]) <= len(a))
         modes, parts = (list(a), list(z)) if by_mode else ([a], [z])  # the modes of A and of Z, or A and Z whole
         sizes, lens = [size(m) for m in modes], [size(zk) for zk in parts]
         base = [it.product(tuple(sizes[:k])) for k in range(len(sizes))]
-        c0 = [z0 // b % s for b, s in zip(base, sizes, strict=True)] if by_mode else [z0]
-        if sum(c * b for c, b in zip(c0, base, strict=True)) != z0:
-            return None
+        c0 = [z0 // b % s for b, s in zip(base, sizes, strict=True)] if by_mode else [z0]  # exact: 0 <= z0 < size(A)
         for i in range(n):
             crd, j = list(c0), i
             for k, zk in enumerate(parts):
