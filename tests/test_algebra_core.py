@@ -23,6 +23,15 @@ def test_contract_surface():
     assert A.crd2idx((1, (0, 1)), (3, (2, 3))) == 7
 
 
+def test_crd2idx_refuses_a_stride_not_congruent_with_the_shape():
+    """CuTe's crd2idx static_asserts "Mismatched Ranks" (seed 11500 probes): these crashed, or repeated a tuple."""
+    for crd, shape, stride in [((1, 2), (2, 3), (1,)), ((1, 2), (2, 3), 4), (5, 4, (1, 2)),
+                               ((1, (1, 1)), (2, (2, 2)), (1, 2))]:
+        with pytest.raises(A.LayoutError, match="not congruent"):
+            A.crd2idx(crd, shape, stride)
+    assert A.crd2idx(-3, (2, (3, 4)), (1, (2, 6))) == -3  # CuTe's print, C++'s divmod
+
+
 def test_default_stride_is_compact_col_major_with_static_ones():
     assert str(A.Layout((1, 4))) == "(1,4):(0,1)"
     assert str(A.Layout(((2, 3), 4))) == "((2,3),4):((1,2),6)"

@@ -246,6 +246,8 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
     """
     if stride is None:
         stride = prefix_product(shape)
+    if (type(shape) is tuple) != (type(stride) is tuple) or type(shape) is tuple and len(shape) != len(stride):
+        raise LayoutError(f"stride {to_str(stride)} is not congruent with shape {to_str(shape)} (mismatched ranks)")
     if type(crd) is tuple:
         if type(shape) is not tuple or len(crd) != len(shape):
             raise LayoutError(f"coordinate {to_str(crd)} does not match shape {to_str(shape)} (mismatched ranks)")
