@@ -24,12 +24,30 @@ def test_contract_surface():
 
 
 def test_crd2idx_refuses_a_stride_not_congruent_with_the_shape():
-    """CuTe's crd2idx static_asserts "Mismatched Ranks" (seed 11500 probes): these crashed, or repeated a tuple."""
+    """CuTe's crd2idx static_asserts "Mismatched Ranks" (hand probes, corpus_s115xx.json): these crashed, or
+    repeated a tuple."""
     for crd, shape, stride in [((1, 2), (2, 3), (1,)), ((1, 2), (2, 3), 4), (5, 4, (1, 2)),
                                ((1, (1, 1)), (2, (2, 2)), (1, 2))]:
         with pytest.raises(A.LayoutError, match="not congruent"):
             A.crd2idx(crd, shape, stride)
     assert A.crd2idx(-3, (2, (3, 4)), (1, (2, 6))) == -3  # CuTe's print, C++'s divmod
+    for idx, shape, stride in [(34, ((7, (7,)), 4), (1, (1, 3))), (2, 4, ((3, 2), (2, 1), 3)),
+                               (256, (7, ((3, 1), 5)), ((2,), 2)), ((1, 2), (2, 3), 4)]:  # seed 11520: crashed
+        with pytest.raises(A.LayoutError, match="not congruent"):
+            A.idx2crd(idx, shape, stride)
+    assert A.idx2crd(5, 1, (2, 3)) == 0 and A.idx2crd(5, (2, 3), 4) == (1, 0)  # CuTe's prints
+    assert A.idx2crd((1, 5), (2, (3, 2)), (1, 4)) == (1, (1, 0))
+
+
+def test_an_empty_tiler_as_cute():
+    """Hand probes (corpus_s115xx.json): flat_divide / flat_product slice the empty tile mode away (CuTe's
+    repeat<0>(_) is ()), tiled_divide keeps it; local_tile by an empty tiler does not compile in CuTe."""
+    L = A.parse("(4,(2,3)):(1,(4,8))")
+    assert str(A.flat_divide(L, ())) == str(A.flat_product(L, ())) == "(4,(2,3)):(1,(4,8))"
+    assert str(A.tiled_divide(L, ())) == "((),4,(2,3)):((),1,(4,8))"
+    assert str(A.zipped_divide(L, ())) == "((),(4,(2,3))):((),(1,(4,8)))"
+    with pytest.raises(A.LayoutError, match="empty"):
+        A.local_tile(L, (), (0,))
 
 
 def test_default_stride_is_compact_col_major_with_static_ones():

@@ -283,6 +283,9 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
                           f"{to_str(shape)}, got {shown}")
     if stride is None:
         return _idx2crd_cute(idx, shape)
+    if type(stride) is tuple and shape != 1 and (type(shape) is not tuple or len(stride) != len(shape)) or (
+            type(idx) is tuple and type(stride) is not tuple):  # CuTe: an int stride is compact over a tuple shape
+        raise LayoutError(f"stride {to_str(stride)} is not congruent with shape {to_str(shape)} (mismatched ranks)")
     if type(idx) is tuple:
         if type(shape) is not tuple or len(idx) != len(shape):
             raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")

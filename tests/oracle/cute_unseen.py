@@ -149,7 +149,30 @@ OPS = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "flat_p
        "right_inverse", "left_inverse", "complement", "complement", "coalesce", "filter", "composition",
        "composition", "upcast", "downcast", "max_common_vector", "max_common_layout", "size", "cosize",
        "make_layout", "make_layout_row_major", "make_ordered_layout", "tile_to_shape", "local_tile", "local_tile",
-       "local_partition", "tile_unzip", "evaluate", "crd2idx"]
+       "local_partition", "tile_unzip", "evaluate", "crd2idx", "inttuple"]
+
+
+def gen_inttuple(rng: random.Random) -> dict:
+    """shape_div / ceil_div of IntTuples by tuples (ranks more, fewer, nested) and ints that divide or not;
+    idx2crd / crd2idx with a stride (congruent with the shape or not, 0 and negative entries)."""
+    a = cb.shape_of(rng, 256, leaves=LEAVES + [7, 9, 12], depth=3)
+    op = rng.choice(["shape_div", "ceil_div", "idx2crd", "crd2idx"])
+    if op in ("shape_div", "ceil_div"):
+        k = rng.random()
+        b: Any = rng.choice(cc.divisors(cc.prod(a)) + [3, 5, 8]) if k < 0.4 else cb.shape_of(
+            rng, 64, leaves=[1, 2, 3, 4], depth=2)
+        if k > 0.8 and isinstance(a, tuple):  # the shape of a with each leaf split or cut
+            b = cc.unflat([rng.choice(cc.divisors(x)) for x in cc.flat(a)], a)
+        return {"op": op, "args": [cc.tstr(a), cc.tstr(b)]}
+    fd = [rng.choice(STRIDES) for _ in cc.flat(a)]
+    d: Any = cc.unflat(fd, a)
+    if rng.random() < 0.15:
+        d = cb.shape_of(rng, 64, leaves=[1, 2, 3], depth=2)  # mostly not congruent with a
+    n = cc.prod(a)
+    idx: Any = rng.randrange(-n, 3 * n) if rng.random() < 0.7 else cc.tstr(deep_crd(rng, a))
+    if isinstance(idx, str) and "_" in idx:
+        idx = rng.randrange(n)
+    return {"op": op, "args": [idx if isinstance(idx, int) else idx, cc.tstr(a), cc.tstr(d)]}
 
 
 def grid_crd(rng: random.Random, mode: Any, tile: Any) -> Any:
@@ -205,6 +228,8 @@ def gen_case(rng: random.Random, op: str) -> dict:
     shape, _ = cc.split_layout(L)
     if op in ("local_tile", "local_partition", "tile_unzip", "evaluate", "crd2idx"):
         return gen_tile(rng, op, L)
+    if op == "inttuple":
+        return gen_inttuple(rng)
     if op.endswith("_divide"):
         return {"op": op, "args": [L, deep_tiler(rng, L)]}
     if op in ("blocked_product", "raked_product"):
