@@ -50,6 +50,24 @@ def test_an_empty_tiler_as_cute():
         A.local_tile(L, (), (0,))
 
 
+def test_a_layout_without_modes_as_cute():
+    """make_layout(()) is ():() as CuTe prints it; the ops that read one of its modes refused in CuTe (get<R-1>, a
+    fold over nothing) and crashed or answered here (hand probes, corpus_s115xx.json)."""
+    E, L = A.make_layout(()), A.parse("(4,2):(1,4)")
+    assert (str(E), A.size(E), A.cosize(E), str(A.nullspace(E)), str(A.filter_zeros(E))) == ("():()", 1, 1, "1:0",
+                                                                                              "():()")
+    assert str(A.blocked_product(L, E)) == "((4,1),(2,1)):((1,0),(4,0))"  # appended to rank 2 first
+    assert str(A.tile_to_shape(E, (4, 2))) == "((1,4),(1,2)):((0,1),(0,4))"
+    ev = A.registry.get("evaluate").fn
+    for f in (lambda: A.coalesce(E), lambda: A.right_inverse(E), lambda: A.left_inverse(E), lambda: A.complement(E, 8),
+              lambda: A.composition(E, L), lambda: A.composition(L, E), lambda: A.logical_divide(L, E),
+              lambda: A.logical_product(E, L), lambda: A.upcast(E, 2), lambda: A.max_common_vector(L, E),
+              lambda: A.complement(L, ()), lambda: A.crd2idx((), ()), lambda: A.idx2crd(3, ()),
+              lambda: ev(A.Layout(((), 8), ((), 1)), ((), 3)), lambda: ev(A.Layout(((), 8), ((), 1)), 5)):
+        with pytest.raises(A.LayoutError, match="no modes"):
+            f()
+
+
 def test_default_stride_is_compact_col_major_with_static_ones():
     assert str(A.Layout((1, 4))) == "(1,4):(0,1)"
     assert str(A.Layout(((2, 3), 4))) == "((2,3),4):((1,2),6)"

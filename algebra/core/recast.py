@@ -15,7 +15,7 @@ from __future__ import annotations
 from math import gcd
 
 from algebra.core import inttuple as it
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, layout_arg
 from algebra.core.recorder import active
@@ -100,6 +100,8 @@ def upcast(layout: Layout, n: int) -> Layout:
     if isinstance(layout, Swizzle | ComposedLayout):
         return _swizzled(layout, n, True)
     layout = layout_arg(layout, "upcast")
+    if not it.flatten(layout.shape):
+        raise no_modes("upcast", layout)
 
     def leaf(s, d):
         if d == 0:

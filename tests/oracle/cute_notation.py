@@ -26,6 +26,9 @@ def parse_tuple(text: str) -> Any:
         if tok != "(":
             return tok if "@" in tok else int(tok)  # a scaled-basis stride k@i stays text
         out = []
+        if toks[pos] == ")":  # the empty tuple
+            pos += 1
+            return ()
         while True:
             out.append(go())
             tok = toks[pos]
