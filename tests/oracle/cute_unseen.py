@@ -14,7 +14,8 @@
   shapes with size-1 modes, ties and orders coarser than the shape; tile_to_shape of such blocks;
 - local_tile by those deep tilers (coordinates nested like the tiler or flat), local_partition by nested thread
   layouts with size-1 and stride-0 modes, tile_unzip by deep tilers, slices / crd2idx with coordinates deeper or
-  coarser than the shape (1-tuples around an index, ``_`` over a nested mode).
+  coarser than the shape (1-tuples around an index, ``_`` over a nested mode);
+- ``--ops inttuple``: shape_div / ceil_div of IntTuples, idx2crd / crd2idx with a stride (congruent or not).
 
     python tests/oracle/cute_cpp.py --unseen --seed 11500 --n 200 --out /tmp/unseen_11500.json
 """
