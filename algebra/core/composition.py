@@ -166,7 +166,7 @@ A(B(2)) = A(8) = 18
         if rec is not None:
             rec.step(f"B = {b} stands for the layout {b}:1: the first {b} elements of A")
         b = R(b, 1)
-    if type(b) is not Layout or not it.flatten(b.shape):
+    if type(b) is not Layout or b.shape == ():
         raise LayoutError(f"composition: cannot compose with {b!r}") if type(b) is not Layout else no_modes(
             "composition", f"B = {b}")
     if _has_basis(b.stride):  # each mode of B reads the mode of A its basis selects
