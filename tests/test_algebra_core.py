@@ -68,6 +68,11 @@ def test_a_layout_without_modes_as_cute():
             f()
 
 
+def test_recast_layout_bit_widths_are_integers():
+    with pytest.raises(A.LayoutError, match="positive integers, got '8'"):  # a TypeError before
+        A.recast_layout(A.parse("(4,2):(1,4)"), "8", 16)
+
+
 def test_default_stride_is_compact_col_major_with_static_ones():
     assert str(A.Layout((1, 4))) == "(1,4):(0,1)"
     assert str(A.Layout(((2, 3), 4))) == "((2,3),4):((1,2),6)"

@@ -164,8 +164,8 @@ def _leaves(layout: Layout) -> list[tuple]:
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
-    if old_bits <= 0 or new_bits <= 0:
-        raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
+    if not (is_int(old_bits) and is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
+        raise LayoutError(f"recast_layout: bit widths must be positive integers, got {old_bits!r} and {new_bits!r}")
     g = gcd(old_bits, new_bits)
     num, den = new_bits // g, old_bits // g
     if (rec := active()) is not None:
