@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _as_layout, layout_arg, make_layout
 from algebra.core.memo import memo
@@ -37,6 +37,8 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
     if type(profile) is tuple:
         return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
+    if not fs:
+        raise no_modes("coalesce", layout)
     if rec is None:
         return R(*bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1]))
     flat = R(fs, fd) if len(fs) > 1 else R(fs[0], fd[0])
