@@ -364,3 +364,17 @@ def test_contract_ops_take_their_documented_keyword_arguments():
         A.complement(L, cotargt=64)
     with pytest.raises(LayoutError):
         A.complement(A.Layout((2, 2), (1, 1)), cotarget=8)
+
+
+def test_a_layouts_text_is_refused_where_a_layout_or_int_tuple_is_expected():
+    """size / rank / depth / shape read IntTuples too, so text was read as a leaf (size("4:2") was "4:2"); cosize
+    raised AttributeError and coalesce took a text profile for none."""
+    for fn in (A.size, A.rank, A.depth, A.shape, A.cosize):
+        with pytest.raises(A.LayoutError, match="expected a layout"):
+            fn("4:2")
+    with pytest.raises(A.LayoutError, match="expected a layout"):
+        A.cosize((2, 3))
+    with pytest.raises(A.LayoutError, match="the text '\\(1,1\\)'"):
+        A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), "(1,1)")
+    assert (A.size((2, (3, 4))), A.rank((2, (3, 4))), A.depth((2, (3, 4)))) == (24, 2, 2)
+    assert str(A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), (1, 1))) == "(2,4):(1,2)"

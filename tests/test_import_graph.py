@@ -44,9 +44,10 @@ MAX_TOP_MODULES = 6
 # offsets as runs of ranges, a 2^20-cell table inside the CPU budget, +13; L(i) of a 1-D index without the slice
 # and entry checks, +3; crd2idx / idx2crd refuse a stride not congruent with the shape, as CuTe, +5; local_tile
 # refuses an empty tiler, flat_* drop its empty mode, +2; a layout without modes refused where CuTe reads one of its
-# modes (coalesce, composition, complement, upcast, crd2idx), +19); only comes down
-CORE_LINES = 5424
-ALGEBRA_LINES = 12724  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+# modes (coalesce, composition, complement, upcast, crd2idx), +19; a layout's text refused by size / rank / depth /
+# shape / cosize / coalesce's profile, +9); only comes down
+CORE_LINES = 5433
+ALGEBRA_LINES = 12733  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -66,7 +67,7 @@ ALGEBRA_LINES = 12724  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        a coordinate tensor's tile / partition as in the core, +25; runs of ranges, +13 as in the
 #                        core; L(i) of a 1-D index, +3 as in the core; crd2idx / idx2crd's congruent stride and
 #                        the empty tiler, +7 as in the core; a layout without modes, +19 as in the core and +2 in
-#                        evaluate); only comes down
+#                        evaluate; a layout's text refused, +9 as in the core); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
