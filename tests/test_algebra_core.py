@@ -378,3 +378,10 @@ def test_a_layouts_text_is_refused_where_a_layout_or_int_tuple_is_expected():
         A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), "(1,1)")
     assert (A.size((2, (3, 4))), A.rank((2, (3, 4))), A.depth((2, (3, 4)))) == (24, 2, 2)
     assert str(A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), (1, 1))) == "(2,4):(1,2)"
+
+
+def test_digits_are_ascii_digits():
+    """A full-width 8 is not the integer 8 in CuTe's notation: the character is named."""
+    with pytest.raises(A.LayoutError, match="unexpected character '８'"):
+        A.parse("(８,4):(1,8)")
+    assert str(A.parse("(8,\t4) : (1, 8)")) == "(8,4):(1,8)"
