@@ -263,8 +263,9 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
                 total = total + crd2idx(crd, shape[i], stride[i])
             else:  # C++'s divmod, as CuTe's: -3 into (2,4) is (-1,-1), not (1,-2)
                 sz = product(shape[i])
-                total = total + crd2idx(crd - sz * tdiv(crd, sz), shape[i], stride[i])
-                crd = tdiv(crd, sz)
+                q = crd // sz if crd >= 0 and sz > 0 else tdiv(crd, sz)
+                total = total + crd2idx(crd - sz * q, shape[i], stride[i])
+                crd = q
         return total
     return crd * stride
 

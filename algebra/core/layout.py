@@ -92,6 +92,8 @@ class Layout:
     def __call__(self, *crd: Any) -> Any:
         """Evaluate at a 1-D, flat or natural coordinate; with ``None`` entries, return the slice (a Layout)."""
         c = crd[0] if len(crd) == 1 else tuple(crd)
+        if type(c) is int and c >= 0:  # a 1-D index: nothing to slice or check
+            return it.crd2idx(c, self.shape, self.stride)
         if len(crd) == 0:
             raise LayoutError("a coordinate is required")
         if _has_none(c):
