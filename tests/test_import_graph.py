@@ -41,9 +41,13 @@ MAX_TOP_MODULES = 6
 # reads points counts them first, refused over the cap (checks.capped), +3; the ops take their documented keyword
 # arguments, complement(L, cotarget=..), +11; CuTe's tile of a negative-stride tiler, mode by mode, and the tile's
 # point where it is not A, +20; the same for a coordinate tensor's tile / partition (basis strides), +25; integer
-# offsets as runs of ranges, a 2^20-cell table inside the CPU budget, +13); only comes down
-CORE_LINES = 5395
-ALGEBRA_LINES = 12724  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+# offsets as runs of ranges, a 2^20-cell table inside the CPU budget, +13; L(i) of a 1-D index without the slice
+# and entry checks, +3; crd2idx / idx2crd refuse a stride not congruent with the shape, as CuTe, +5; local_tile
+# refuses an empty tiler, flat_* drop its empty mode, +2; a layout without modes refused where CuTe reads one of its
+# modes (coalesce, composition, complement, upcast, crd2idx), +19; a layout's text refused by size / rank / depth /
+# shape / cosize / coalesce's profile, +9); only comes down
+CORE_LINES = 5433
+ALGEBRA_LINES = 12816  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -61,9 +65,14 @@ ALGEBRA_LINES = 12724  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        documented keyword arguments as in the core, +11; a negative-stride tiler's tile, +20 as in
 #                        the core; TMA dimensions that merge contiguous global modes as CuTe's coalesce_256, +37;
 #                        a coordinate tensor's tile / partition as in the core, +25; runs of ranges, +13 as in the
-#                        core; TMA dimensions past the fifth folded as CuTe's group<4,-1> with the check that the
-#                        folded box is read at one stride, tiled UMMA atoms, +15; a tiled MMA's thread whose tile
-#                        starts past the tensor refused with CuTe's print, +16); only comes down
+#                        core; L(i) of a 1-D index, +3 as in the core; crd2idx / idx2crd's congruent stride and
+#                        the empty tiler, +7 as in the core; a layout without modes, +19 as in the core and +2 in
+#                        evaluate; a layout's text refused, +9 as in the core; a warp's ways without the whole bank
+#                        map and lane offsets cached on the layout and access, +64, less the doctor's own copy of
+#                        the phase cost, now the model's, -12; TMA dimensions past the fifth folded as CuTe's
+#                        group<4,-1> with the check that the folded box is read at one stride, tiled UMMA atoms,
+#                        +15; a tiled MMA's thread whose tile starts past the tensor refused with CuTe's print,
+#                        +16); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
