@@ -19,6 +19,7 @@ mode by mode (modes of the layout beyond the tiler are kept).
 
 from __future__ import annotations
 
+import functools
 from functools import wraps
 from typing import Any
 
@@ -477,8 +478,9 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         x = _kept_at(c, sliced.shape, j)
         return (sl(x) if min(it.flatten(x)) >= 0 else sw(off + it.crd2idx(x, lay.shape, lay.stride))), show(x)
 
+    proven = size(sliced) > 1 and checking() and _slice_proven(sw, off, lay, _kept_at(c, sliced.shape, 0), sliced, res)
     for j in range(1, capped(size(sliced), f"slice of {sl} at {cs} is refused: CuTe would print {res}, not confirmed "
-                             "here (", few=True) if checking() else 0):
+                             "here (", few=True) if checking() and not proven else 0):
         if res(j) - res(0) != at(j)[0] - at(0)[0]:
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
@@ -488,14 +490,56 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     return res, sw(new_off) + passed if decay else passed
 
 
+def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res: Any) -> bool:
+    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points. The bits of p
+    below m (below the swizzle's and every stride of S) pass through: p is taken without them. R = Sw o q o S with
+    q = p mod 2^h (h above the swizzle's bits): equal. Else, S of power-of-two shapes sums its columns S(2^t) over the
+    bits t of j; where their bits below h are disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) +
+    the rest`` (F2-linear below h, an int sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree
+    on the bits flipped. A Layout R sums its columns: equal when the flipped bits are disjoint and each column
+    matches. False: not proven (read the points)."""
+    k, h = size(sub).bit_length() - 1, (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
+    pow2 = lambda x: int_strides(x) and size(x) == 1 << k and not any(s & (s - 1) for s in it.flatten(x.shape))  # noqa: E731
+    disjoint = lambda xs: sum(xs) == functools.reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
+    try:
+        p = off + it.crd2idx(c0, lay.shape, lay.stride) if int_strides(sub) else None
+    except LayoutError:
+        return False
+    if p is None:
+        return False
+    flat = zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True)
+    cut = -(1 << min([sw.base] + [(d & -d).bit_length() - 1 for s, d in flat if s > 1 and d]))  # m: Sw(x + r) ==
+    # Sw(x) + r for r < 2^m, x a multiple of 2^m (m at most the swizzle's base and each stride's lowest bit)
+    same = type(res) is ComposedLayout and res.layout_a == sw and res.layout_b == sub  # R(j) = Sw(q + S(j))
+    if same and not (res.offset & cut) - (p & cut) & h:
+        return True  # q - p a multiple of 2^h: Sw(q + x) == Sw(p + x) + q - p
+    cols, p = [sub(1 << t) for t in range(k)] if pow2(sub) else [], p & cut
+    low = [x & h for x in cols]
+    if not cols or not disjoint([p & h, *low]):
+        return False
+    flips, ph = [sw(x) for x in low], sw(p & h)
+    if same:
+        q = res.offset & cut & h
+        return disjoint([q, *low]) and not (sw(q) ^ ph) & functools.reduce(int.__or__, flips)
+    return disjoint(flips) and pow2(res) and all(res(1 << t) == (ph ^ flips[t]) - ph + cols[t] - low[t]
+                                                 for t in range(k))
+
+
 def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
     """The slice of ``Sw o O o L`` (L with F2 strides) at c: ``R = Sw o 0 o slice(c, L)`` and the XOR offset
     ``F(A(c_0))``; exact where ``R(j) ^ A(c_0) == A(c_j)`` for every j (O adds to the bits of each ``L(c_j)`` without
-    a carry, as a XOR), else refused with the first j where it is not."""
-    sub = slice_layout(c, sl.layout_b)
-    res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(_kept_at(c, sub.shape, 0)))
+    a carry, as a XOR), else refused with the first j where it is not. Proven without the points where L is F2-linear
+    (``f2_columns``), c_0 inside its shape, and neither L(c_0) nor O + L(c_0) has a bit of the slice's columns: then
+    ``O + L(c_j) = (O + L(c_0)) ^ S(j)`` and ``A(c_j) = A(c_0) ^ Sw(S(j))``."""
+    sub, lay = slice_layout(c, sl.layout_b), sl.layout_b
+    res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(c0 := _kept_at(c, sub.shape, 0)))
+    inside = lambda x, s: (type(s) is tuple and len(x) == len(s) and all(map(inside, x, s))) if type(  # noqa: E731
+        x) is tuple else 0 <= x < it.product(s)
+    cols = f2_columns(sub.shape, sub.stride) if f2_columns(lay.shape, lay.stride) and inside(c0, lay.shape) else None
+    u = functools.reduce(int.__or__, cols, 0) if cols else 0
+    proven = bool(cols) and not (int(lay(c0)) & u or (sl.offset + int(lay(c0))) & u)
     for j in range(1, capped(size(sub), f"slice of {sl} at {cs} is refused: {res} (its F2 slice) is not confirmed "
-                             "here (", few=True) if checking() else 0):
+                             "here (", few=True) if checking() and not proven else 0):
         if int(res(j)) ^ a0 != (want := int(sl(cj := _kept_at(c, sub.shape, j)))):
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: F2 slice condition: R(j) ^ A(c_0) == A(c_j) for R = {res}, "
