@@ -201,7 +201,7 @@ def test_a_swizzled_slice_proven_on_the_bits_answers_as_every_point(monkeypatch)
     monkeypatch.setattr(products, "_slice_proven", lambda *_: False)  # no proof: every point
     monkeypatch.setattr(products, "f2_columns", lambda *_: None)
     assert _slice_answers(calls) == fast
-    assert sum(proven) >= 50 and sum(a.startswith("refused") for a in fast) >= 20 and "at j = 4," in fast[-1]
+    assert sum(proven) >= 50 and sum(a.startswith("refused") for a in fast) >= 15 and "at j = 4," in fast[-1]
     assert sum("F" in c[1] and not a.startswith("refused") for c, a in zip(calls, fast, strict=True)) >= 20
     clear_caches()
 

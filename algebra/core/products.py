@@ -442,6 +442,12 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
                           "itself composed, as a tuple: CuTe has no rank (tuple_size) of a ComposedLayout)")
     if not isinstance(sw, Swizzle) or not fixed(c):  # A o (O + offset) o slice, the inner part sliced as CuTe does
         sub, o = slice_composed(c, lay)
+        if type(o) is F2 and o.value:  # L(c_j) = o ^ sub(j) (XOR), which A o O o L adds to O as an int
+            raise LayoutError(f"slice of {sl} at {cs} is refused: F2 offset condition: the fixed coordinates give "
+                              f"{lay} the F2 (XOR) offset {o}, which the kept coordinates' offsets XOR into, while the "
+                              f"outer layout adds them to {off} as ints: no A o O' o slice(L) in general (CuTe has no "
+                              "F2 strides); slice the F2 layout itself")
+        o = int(o)  # F2(0): no fixed coordinate
         if fixed(c) and isinstance(getattr(lay, "layout_a", None), Swizzle) and type(sub) is Layout and off + o < 0:
             _unsigned(sl, c, cs, sub, off + o, slice_layout(c, lay.layout_b).shape)  # decayed: o is unsigned
         return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
