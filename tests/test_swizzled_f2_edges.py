@@ -148,3 +148,14 @@ def test_the_f2_form_of_a_rank_1_layout_is_rank_1(x: str, op: str, tiler: tuple,
     got, want = getattr(A, op)(f, tuple(map(P, tiler))), P(cute)
     assert A.rank(got) == A.rank(want.layout_b) and [int(got(i)) for i in range(A.size(want))] == [
         want(i) for i in range(A.size(want))]
+
+
+def test_the_f2_form_of_nested_swizzles_keeps_both() -> None:
+    """``as_f2_layout(Sw o 0 o Sw' o 0 o L)`` read L's strides through the outer swizzle only (``(8,16):(F1,F8)``,
+    32 where the layout gives 1056); now through both, and its divide is CuTe's divide of the nested layout."""
+    x = P("Sw<1,6,8> o 0 o Sw<2,5,-5> o 0 o (8,16):(1,8)")
+    f = A.as_f2_layout(x)
+    assert str(f) == "(8,(4,4)):(F1,(F8,F1056))" and [int(f(i)) for i in range(128)] == [x(i) for i in range(128)]
+    cute = P("Sw<1,6,8> o 0 o Sw<2,5,-5> o 0 o ((((2,2),2),1),(2,8)):((((2,1),4),0),(8,16))")
+    got = A.logical_divide(f, (P("((2,2),2):((2,1),4)"), 2))
+    assert [int(got(i)) for i in range(128)] == [cute(i) for i in range(128)]
