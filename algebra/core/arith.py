@@ -113,10 +113,6 @@ def _vec_add(a: Any, b: Any) -> Any:
     return a + b
 
 
-def _vec_scale(a: Any, k: int) -> Any:
-    return tuple(_vec_scale(x, k) for x in a) if is_tuple(a) else a * k
-
-
 def _canon(a: Any) -> Any:
     """Zero-extension normal form: trailing zeros dropped at every level, an all-zero tuple becomes 0."""
     if not is_tuple(a):
@@ -163,7 +159,7 @@ class _Vector(Frozen):
         return self * -1
 
     def __sub__(self, other: Any) -> Any:
-        return self + _vec_scale(_as_vec(other), -1)
+        return self + _map_leaves(_as_vec(other), lambda x: -x)
 
     def __rsub__(self, other: Any) -> Any:
         return (-self) + other
@@ -277,7 +273,7 @@ class ArithTuple(_Vector):
 
     def __mul__(self, k: Any) -> Any:
         if is_int(k):
-            return ArithTuple.of(_vec_scale(self.items, k))
+            return ArithTuple.of(_map_leaves(self.items, lambda x: x * k))
         return NotImplemented
 
     __rmul__ = __mul__

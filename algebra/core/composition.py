@@ -46,11 +46,11 @@ def whole_refusal(fn: Any, args: tuple, err: LayoutError) -> LayoutError | None:
     return LayoutError(f"{_WHOLE.sub('', msg)}. CuTe would print {fn.__name__}({text}) = {whole}")
 
 
-def shows_cute(fn: Any) -> Any:
+def shows_cute(fn: Any, tile: Any = None) -> Any:
     """For an op built on composition (composition with a tiler, local_tile, local_partition; the divides and
     products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
-    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``."""
-    plain = fn.__name__ == "composition"
+    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``; ``tile(op, args)``
+    then answers it where it is the function after all, or adds the point where not (``products._tile_if_function``)."""
 
     @wraps(fn)
     def wrapper(*args: Any, **kw: Any) -> Any:
@@ -58,12 +58,11 @@ def shows_cute(fn: Any) -> Any:
         try:
             return fn(*args)
         except LayoutError as err:
-            if plain and type(args[0]) is Layout and type(args[1]) is Layout:
-                raise  # composition of two layouts: its message already shows what CuTe prints
-            new = whole_refusal(fn, args, err)
-            if new is None:
+            if tile is None and type(args[0]) is Layout and type(args[1]) is Layout:
+                raise  # composition (the op with no tile) of two layouts: its message already shows CuTe's print
+            if (new := whole_refusal(fn, args, err)) is None:
                 raise
-            if type(whole := _right_slice(fn, args) if fn.__name__ != "composition" else None) is tuple:
+            if type(whole := tile(wrapper, args) if tile else None) is tuple:
                 return whole
             if whole:  # the point where CuTe's tile is not A
                 head, _, tail = str(new).rpartition(". CuTe would print ")
@@ -71,39 +70,6 @@ def shows_cute(fn: Any) -> Any:
             raise new from None
 
     return wrapper
-
-
-def _right_slice(fn: Any, args: tuple) -> Any:
-    """CuTe's tile (local_tile) or partition (local_partition) of a plain A where an inner composition is not A o B,
-    when it is the function there: A at each point of the tile's coordinates (CuTe's same op on A's compact layout,
-    whose compositions are right: one mode; a tiler by mode reads each mode's coordinate in its range); else the
-    point where it is not A, or None."""
-    a, whole = args[0], cute_would_print(fn, *args)
-    if type(a) is not Layout or not _ints(a.stride) or type(whole) is not tuple:
-        return None
-    z, z0 = cute_would_print(fn, Layout(a.shape), *args[1:]) or (None, 0)  # (a tiler of layouts, of ints, or threads)
-    n, w, w0 = it.product(whole[0].shape), whole[0], whole[1]
-    if z is None or not 0 <= n <= 1 << 20 or not 0 <= z0 < it.product(a.shape):
-        return None
-    if it.product(z.shape) != n:
-        return f"the tile is not A's: CuTe's has {n} points, the tile of A {it.product(z.shape)} ({z} at offset {z0})"
-    modes = [a[k] for k in range(len(a.shape))] if type(a.shape) is tuple else [a]
-    by_mode = fn.__name__ == "local_tile" and type(args[1]) is tuple and len(z.shape) == len(args[1]) <= len(modes)
-    sizes = [it.product(m.shape) for m in modes] if by_mode else [it.product(a.shape)]
-    base = [it.product(tuple(sizes[:k])) for k in range(len(sizes))]
-    parts = [z[k] for k in range(len(z.shape))] if by_mode else [z]
-    c0 = [z0 // b % sizes[k] for k, b in enumerate(base)]
-    if sum(c * b for c, b in zip(c0, base)) != z0:  # noqa: B905 (here and below: lists of one length)
-        return None
-    for i in range(n):
-        crd, rest = list(c0), i
-        for k, zk in enumerate(parts):
-            crd[k], rest = crd[k] + zk(rest % it.product(zk.shape)) // base[k], rest // it.product(zk.shape)
-        if all(0 <= c < s for c, s in zip(crd, sizes)) and w(i) + w0 != (  # noqa: B905
-                want := sum(m(c) for m, c in zip(modes, crd)) if by_mode else a(crd[0])):  # noqa: B905
-            return (f"the tile is not A: at i = {i} CuTe's tile gives {w(i) + w0}, but A at the tile's coordinate "
-                    f"{tuple(crd) if by_mode else crd[0]} is {want}")
-    return whole
 
 
 @memo

@@ -19,8 +19,7 @@ mode by mode (modes of the layout beyond the tiler are kept).
 
 from __future__ import annotations
 
-import functools
-from functools import wraps
+from functools import partial, reduce, wraps
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -74,8 +73,7 @@ def through_swizzle(fn: Any) -> Any:
                 return res
             return fn(layout, *args, **kwargs)
         except LayoutError as err:  # an inner composition is not A o B: also say what CuTe prints for this call
-            new = None if kwargs else whole_refusal(wrapper, (layout, *args), err)
-            if new is None:
+            if (new := None if kwargs else whole_refusal(wrapper, (layout, *args), err)) is None:
                 raise
             raise new from None
 
@@ -506,7 +504,7 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
     matches. False: not proven (read the points)."""
     k, h = size(sub).bit_length() - 1, (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
     pow2 = lambda x: int_strides(x) and size(x) == 1 << k and not any(s & (s - 1) for s in it.flatten(x.shape))  # noqa: E731
-    disjoint = lambda xs: sum(xs) == functools.reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
+    disjoint = lambda xs: sum(xs) == reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
     try:
         p = off + it.crd2idx(c0, lay.shape, lay.stride) if int_strides(sub) else None
     except LayoutError:
@@ -526,7 +524,7 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
     flips, ph = [sw(x) for x in low], sw(p & h)
     if same:
         q = res.offset & cut & h
-        return disjoint([q, *low]) and not (sw(q) ^ ph) & functools.reduce(int.__or__, flips)
+        return disjoint([q, *low]) and not (sw(q) ^ ph) & reduce(int.__or__, flips)
     return disjoint(flips) and pow2(res) and all(res(1 << t) == (ph ^ flips[t]) - ph + cols[t] - low[t]
                                                  for t in range(k))
 
@@ -542,7 +540,7 @@ def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
     inside = lambda x, s: (type(s) is tuple and len(x) == len(s) and all(map(inside, x, s))) if type(  # noqa: E731
         x) is tuple else 0 <= x < it.product(s)
     cols = f2_columns(sub.shape, sub.stride) if f2_columns(lay.shape, lay.stride) and inside(c0, lay.shape) else None
-    u = functools.reduce(int.__or__, cols, 0) if cols else 0
+    u = reduce(int.__or__, cols, 0) if cols else 0
     proven = bool(cols) and not (int(lay(c0)) & u or (sl.offset + int(lay(c0))) & u)
     for j in range(1, capped(size(sub), f"slice of {sl} at {cs} is refused: {res} (its F2 slice) is not confirmed "
                              "here (", few=True) if checking() and not proven else 0):
@@ -573,26 +571,61 @@ def dice(proj: Any, x: Any, top: bool = True) -> Any:
     return () if proj is None else x if top else (x,)
 
 
-def _tile_if_function(err: LayoutError, fn: Any, layout: Layout, *args: Any) -> tuple[Layout, Any]:
-    """``fn(layout, *args)`` (local_tile, local_partition) on basis strides (a coordinate tensor's layout; int strides:
-    ``composition._right_slice``) where the divide under it is not ``A o B``: CuTe's print
-    ``(R, o)`` where it is the function, ``o + R(j) == A(I(j))`` for every j, ``(I, i)`` the same call on the compact
-    layout of A's shape (the indices of the elements taken); else the divide's refusal."""
+def _tile_if_function(fn: Any, args: tuple, at_divide: bool = False) -> Any:
+    """CuTe's print ``(W, w0)`` of ``fn(*args)`` (local_tile, local_partition) of a plain A whose divide is not A o B,
+    where that one tile is A's function all the same; else the point where it is not (text: ints) or None. Post:
+    ``w0 + W(i) == A(x_i)`` at each point read, ``x_i`` the index ``z0 + Z(i)`` the same op takes on A's compact layout
+    (a tiler by mode of Z's rank: each mode's coordinate). Ints: Z is CuTe's print, the points inside A are read (asked
+    by ``shows_cute``, each call of a projection); scaled bases: Z is our checked tile (its steps join the derivation),
+    every point is read, A continued past its end (asked where the divide fails: ``at_divide``); F2: None.
+
+    >>> from algebra.core.notation import parse as P
+    >>> local_tile(P("(8,(4,6)):(1,(8,100))"), (2, 3), (1, 0))  # 3 does not divide (4,6):(8,100), not one mode
+    (Layout((2,3), (1,8)), 2)
+    >>> print(local_tile(P("ArithTuple(0,(0,0)) o (8,(4,6)):(1@0,(1@0@1,1@1@1))"), (2, 3), (1, 0)))
+    ArithTuple(2,(0,0)) o (2,3):(1@0,1@0@1)
+    >>> local_tile(P("(8,(4,6)):(1,(8,100))"), (2, 3), (1, 1))  # CuTe reads (3,0),(4,0),(5,0) for (3,0),(0,1),(1,1)
+    Traceback (most recent call last):
+    ...
+    algebra.core.errors.LayoutError: ...; the tile is not A: at i = 2 CuTe's tile gives 34, but A at the tile's \
+coordinate (2, 4) is 102. CuTe would print local_tile(...) = (2,3):(1,8) at offset 26
+    """
+    a, rest = args[0], args[1:]
+    basis = type(a) is Layout and any(isinstance(d, ScaledBasis) for d in it.flatten(a.stride))
+    if not checking() or basis != at_divide or type(a) is not Layout or not (basis or int_strides(a)):
+        return None
     val = lambda v: ArithTuple.of(v.as_tuple() if isinstance(v, ArithTuple | ScaledBasis) else v)  # noqa: E731
-    basis = type(layout) is Layout and any(isinstance(d, ScaledBasis) for d in it.flatten(layout.stride))
-    if not checking() or not basis or layout == (compact := Layout(layout.shape)):  # int strides: shows_cute's
-        raise err
     try:
-        got, at = cute_would_print(fn, layout, *args), fn(compact, *args)
-        if got is not None and size(got[0]) == capped(size(at[0]), None, few=True) and all(
-                val(got[1] + got[0](j)) == val(layout(at[1] + at[0](j))) for j in range(size(at[0]))):
-            return got
-    except LayoutError:  # the indices themselves are refused
-        pass
-    raise err
+        z, z0 = fn(Layout(a.shape), *rest) if basis else cute_would_print(fn, Layout(a.shape), *rest) or (None, 0)
+        if type(whole := cute_would_print(fn, *args)) is not tuple or z is None:
+            return None
+        n, (w, w0) = size(whole[0]), whole
+        if n < 0 or capped(n, None, few=basis) != n or not (basis or 0 <= z0 < size(a)) or basis and size(z) != n:
+            return None
+        if size(z) != n:
+            return f"the tile is not A's: CuTe's has {n} points, the tile of A {size(z)} ({z} at offset {z0})"
+        by_mode = (not basis and fn.__name__ == "local_tile" and type(rest[0]) is tuple
+                   and len(z.shape) == len(rest[0]) <= len(a))
+        modes, parts = (list(a), list(z)) if by_mode else ([a], [z])  # the modes of A and of Z, or A and Z whole
+        sizes, lens = [size(m) for m in modes], [size(zk) for zk in parts]
+        base = [it.product(tuple(sizes[:k])) for k in range(len(sizes))]
+        c0 = [z0 // b % s for b, s in zip(base, sizes, strict=True)] if by_mode else [z0]  # exact: 0 <= z0 < size(A)
+        for i in range(n):
+            crd, j = list(c0), i
+            for k, zk in enumerate(parts):
+                crd[k], j = crd[k] + zk(j % lens[k]) // base[k], j // lens[k]
+            if not (basis or all(0 <= c < s for c, s in zip(crd, sizes, strict=True))):
+                continue
+            want = sum(m(c) for m, c in zip(modes, crd, strict=True))
+            if (val(w0 + w(i)) != val(want)) if basis else w(i) + w0 != want:
+                return None if basis else (f"the tile is not A: at i = {i} CuTe's tile gives {w(i) + w0}, but A at "
+                                           f"the tile's coordinate {tuple(crd) if by_mode else crd[0]} is {want}")
+    except LayoutError:  # the indices themselves are refused, or A cannot be read there
+        return None
+    return whole
 
 
-@shows_cute
+@partial(shows_cute, tile=_tile_if_function)
 def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tuple[Layout, int]:
     """The tile of ``tensor`` at tile coordinate ``coord`` (CuTe's inner_partition): the tile layout and the
     offset of its first element. ``zipped_divide(L, tiler)(_, coord)``. With ``proj`` (CuTe's ``Step``: ``(1,
@@ -604,8 +637,10 @@ def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         return tensor.moved(*local_tile(tensor.layout, tiler, coord))  # tile's first coordinate, as CuTe prints it
     try:
         tiled = zipped_divide(layout_arg(tensor, "local_tile"), tiler)
-    except LayoutError as err:  # the whole divide is not A o B; the one tile CuTe prints may still be
-        return _tile_if_function(err, local_tile, tensor, tiler, coord)
+    except LayoutError:  # the whole divide is not A o B; the one tile CuTe prints may still be
+        if type(got := _tile_if_function(local_tile, (tensor, tiler, coord), True)) is tuple:
+            return got
+        raise
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
     c0 = (None,) * r0 if r0 > 1 else None
@@ -622,7 +657,7 @@ def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     return sub, off
 
 
-@shows_cute
+@partial(shows_cute, tile=_tile_if_function)
 def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) -> tuple[Layout, int]:
     """The elements that thread ``index`` of the thread layout ``tile`` owns (CuTe's outer_partition):
     ``zipped_divide(L, shape(tile))(crd, _)`` where ``tile(crd) == index``. Returns (layout, offset).
@@ -655,8 +690,10 @@ def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) 
                  f"{it.to_str(tiler)}")
     try:
         tiled = nested(rec, zipped_divide, layout_arg(layout, "local_partition"), tiler)
-    except LayoutError as err:
-        return _tile_if_function(err, local_partition, layout, full, index, proj)
+    except LayoutError:
+        if type(got := _tile_if_function(local_partition, (layout, full, index, proj), True)) is tuple:
+            return got
+        raise
     s = it.wrap(tiled.shape)
     r1 = it.rank(s[1])
     c1 = (None,) * r1 if r1 > 1 else None
