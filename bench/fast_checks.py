@@ -44,7 +44,7 @@ SLICES = [("slice", [[None, 3], SW + "(65536,4):(1,65536)"]),  # the kept mode o
           ("slice", [[None, None, 3, None], "Sw<3,4,3> o 0 o (16,8,8,512):(1,16,128,1024)"]),  # decays to a Layout
           ("slice", [[None, 1], "Sw<3,4,3> o 0 o (65536,4):(F1,F65536)"]),  # F2 strides
           ("slice", [[None, 1], "Sw<3,4,3> o 16 o (65536,4):(1,65536)"]),  # the offset carries into swizzled bits
-          ("slice", [[None, None, 3, None], "Sw<3,4,3> o 0 o (16,8,8,96):(1,16,128,1024)"]),  # 96: every point
+          ("slice", [[None, None, 3, None], "Sw<3,4,3> o 0 o (16,8,8,96):(1,16,128,1024)"]),  # 96: steps
           ("slice", [[None, 9], "Sw<3,2,3> o 8 o (4096,16):(16,1)"])]  # CuTe XORs the offset: refused at j = 1
 CAPPED = [("tiled_product", ["(2,4):(1,2)", SW + "(32,32,1024):(1,1024,32)"])]  # 2^23 points, not F2-linear
 RUN = r'''

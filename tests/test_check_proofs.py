@@ -211,6 +211,8 @@ PROVEN_SLICES = [((None, 3), "Sw<3,4,3> o 0 o (256,64):(1,256)", "Sw<3,4,3> o 76
                  ((None, 1), "Sw<2,3,2> o 8 o (64,4):(4,1)", "Sw<2,3,2> o 8 o (64):(4)"),  # 1 below every bit
                  ((None, None, 3, None), "Sw<3,4,3> o 0 o (16,8,8,64):(1,16,128,1024)",
                   "(16,(4,2),64):(1,(-16,64),1024)"),  # decays: y bits fixed, z bits kept
+                 ((None, None, 3, None), "Sw<3,4,3> o 0 o (16,8,8,96):(1,16,128,1024)",
+                  "(16,(4,2),96):(1,(-16,64),1024)"),  # 96: steps above the swizzle's bits
                  ((None, 1), "Sw<1,0,1> o 0 o (64,4):(F1,F64)", "Sw<1,0,1> o 0 o (64):(F1)")]
 
 

@@ -497,13 +497,13 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
 def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res: Any) -> bool:
     """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points. The bits of p
     below m (below the swizzle's and every stride of S) pass through: p is taken without them. R = Sw o q o S with
-    q = p mod 2^h (h above the swizzle's bits): equal. Else, S of power-of-two shapes sums its columns S(2^t) over the
-    bits t of j; where their bits below h are disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) +
-    the rest`` (F2-linear below h, an int sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree
-    on the bits flipped. A Layout R sums its columns: equal when the flipped bits are disjoint and each column
+    q = p mod 2^h (h above the swizzle's bits): equal. Else S(j) sums the columns of its leaves' bits (power-of-two
+    shapes) and the steps of its other leaves (strides with no bit below h); where the columns' bits below h are
+    disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int
+    sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree on the bits flipped. A Layout R, its
+    leaves grouped as S's, sums the groups: equal when the flipped bits are disjoint and each column and step
     matches. False: not proven (read the points)."""
-    k, h = size(sub).bit_length() - 1, (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
-    pow2 = lambda x: int_strides(x) and size(x) == 1 << k and not any(s & (s - 1) for s in it.flatten(x.shape))  # noqa: E731
+    h = (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
     disjoint = lambda xs: sum(xs) == reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
     try:
         p = off + it.crd2idx(c0, lay.shape, lay.stride) if int_strides(sub) else None
@@ -517,16 +517,30 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
     same = type(res) is ComposedLayout and res.layout_a == sw and res.layout_b == sub  # R(j) = Sw(q + S(j))
     if same and not (res.offset & cut) - (p & cut) & h:
         return True  # q - p a multiple of 2^h: Sw(q + x) == Sw(p + x) + q - p
-    cols, p = [sub(1 << t) for t in range(k)] if pow2(sub) else [], p & cut
-    low = [x & h for x in cols]
-    if not cols or not disjoint([p & h, *low]):
+    bits, steps, w, p = [], [], 1, p & cut  # S's leaves: the bits (index, column) of a power-of-two shape, or the
+    for s, d in zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True):  # steps (weight,
+        if s > 1 and not s & (s - 1):  # shape, stride) of another whose stride has no bit below h
+            bits += [(w << t, d << t) for t in range(s.bit_length() - 1)]
+        elif s > 1 and d & h:
+            return False
+        elif s > 1:
+            steps.append((w, s, d))
+        w *= s
+    low = [c & h for _, c in bits]
+    if not disjoint([p & h, *low]):
         return False
     flips, ph = [sw(x) for x in low], sw(p & h)
     if same:
         q = res.offset & cut & h
-        return disjoint([q, *low]) and not (sw(q) ^ ph) & reduce(int.__or__, flips)
-    return disjoint(flips) and pow2(res) and all(res(1 << t) == (ph ^ flips[t]) - ph + cols[t] - low[t]
-                                                 for t in range(k))
+        return disjoint([q, *low]) and not (sw(q) ^ ph) & reduce(int.__or__, flips, 0)
+    rs = [x for x in it.flatten(it.wrap(res.shape)) if x > 1] if type(res) is Layout and int_strides(res) else [0]
+    for s in (x for x in it.flatten(it.wrap(sub.shape)) if x > 1):  # R's leaves, grouped as S's: R sums the groups
+        n = 1
+        while n < s and rs:
+            n *= rs.pop(0)
+        rs = rs if n == s else [0]
+    return not rs and disjoint([0, *flips]) and all(res(i) == (ph ^ f) - ph + c - lo for (i, c), lo, f in zip(
+        bits, low, flips, strict=True)) and all(res(w * c) == c * d for w, s, d in steps for c in range(s))
 
 
 def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
