@@ -527,7 +527,7 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
             steps.append((w, s, d))
         w *= s
     low = [c & h for _, c in bits]
-    if not disjoint([p & h, *low]):
+    if not disjoint([p & h, *low]) or sum(s for _, s, _ in steps) > 1 << 16:  # (each step read along its mode)
         return False
     flips, ph = [sw(x) for x in low], sw(p & h)
     if same:
