@@ -1,7 +1,7 @@
 """The worst routes: server CPU time and wall time of the requests that used to pin a core (issue 12's repros and
 the biggest ordinary inputs), one at a time against an otherwise idle server.
 
-    python bench/worst_routes.py [--repeat 2]
+    python bench/worst_routes.py [--repeat 2] [--before REV]
 
 Starts uvicorn in a subprocess (bench/_server.py), sends each request ``--repeat`` times (the first is cold; later
 ones may be served from the caches), and reads the server's CPU seconds from /proc before and after each request.
@@ -11,7 +11,10 @@ Prints a table and writes bench/results/worst_routes_<time>.json. The target: no
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import Server, machine, write_result  # noqa: E402
+from _server import ROOT, Server, machine, write_result  # noqa: E402
 
 #: A first (uncached) answer slower than this is flagged in the table's summary.
 FLAG_MS = 300
@@ -160,18 +163,16 @@ def healthz_under_load(server: Server, heavy: int = 8, salt: int = 0) -> dict[st
             "healthz_p50_ms": round(1000 * lat[len(lat) // 2], 1), "healthz_max_ms": round(1000 * lat[-1], 1)}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=2)
-    args = ap.parse_args()
-    server = Server()
+def measure(repeat: int, tree: str | None = None) -> dict[str, Any]:
+    """Every route ``repeat`` times against a fresh server of ``tree`` (default: this checkout)."""
+    server = Server(tree=tree)
     rows = []
     try:
         with httpx.Client(base_url=server.url, timeout=120) as c:
             drill = c.get("/api/drills/next", params={"kind": "banks", "seed": 3})
             drill_id = drill.json().get("id") if drill.status_code == 200 else None
             for label, method, path, body in routes(drill_id):
-                for k in range(args.repeat):
+                for k in range(repeat):
                     time.sleep(0.05)
                     cpu0, t0 = server.cpu_seconds(), time.perf_counter()
                     if isinstance(body, bytes):
@@ -190,22 +191,46 @@ def main() -> None:
         starve = healthz_under_load(server)
     finally:
         server.stop()
-    print(f"{'route':52} {'run':>3} {'status':>6} {'wall ms':>9} {'cpu ms':>8} {'bytes':>10}")
-    for r in rows:
-        print(f"{r['route'][:52]:52} {r['run']:>3} {r['status']:>6} {r['wall_ms']:>9} {r['server_cpu_ms']:>8} "
-              f"{r['bytes']:>10}")
-    slow = sorted({r["route"] for r in rows if r["wall_ms"] > FLAG_MS and r["run"] == 0})
-    print(f"first answers over {FLAG_MS} ms wall: {', '.join(slow) or 'none'}")
     worst = max(rows, key=lambda r: r["server_cpu_ms"])
-    print(f"worst: {worst['route']} ({worst['server_cpu_ms']} ms server CPU); server RSS at the end {rss:.0f} MB")
+    return {"server": " ".join(server.args[1:]), "target_cpu_ms": 1000, "worst_cpu_ms": worst["server_cpu_ms"],
+            "worst_route": worst["route"], "rss_mb_end": round(rss, 1), "flag_ms": FLAG_MS,
+            "slow_first_answers": sorted({r["route"] for r in rows if r["wall_ms"] > FLAG_MS and r["run"] == 0}),
+            "healthz_under_load": starve, "rows": rows}
+
+
+def baseline_tree(rev: str) -> str:
+    """A temporary copy of revision ``rev`` (git archive) with this checkout's static/vendor, to serve beside it."""
+    tmp = tempfile.mkdtemp(prefix="worst-routes-")
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    shutil.copytree(ROOT / "static" / "vendor", Path(tmp) / "static" / "vendor", dirs_exist_ok=True)
+    return tmp
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--before", help="a git revision to measure first, in the same run (its rows: before_*)")
+    args = ap.parse_args()
+    before = measure(args.repeat, baseline_tree(args.before)) if args.before else None
+    after = measure(args.repeat)
+    old = {(r["route"], r["run"]): r for r in before["rows"]} if before else {}
+    print(f"{'route':52} {'run':>3} {'status':>6} {'wall ms':>9} {'cpu ms':>8} {'bytes':>10}"
+          + (f" {'before cpu ms':>14}" if before else ""))
+    for r in after["rows"]:
+        was = old.get((r["route"], r["run"]))
+        print(f"{r['route'][:52]:52} {r['run']:>3} {r['status']:>6} {r['wall_ms']:>9} {r['server_cpu_ms']:>8} "
+              f"{r['bytes']:>10}" + (f" {was['server_cpu_ms'] if was else '-':>14}" if before else ""))
+    print(f"first answers over {FLAG_MS} ms wall: {', '.join(after['slow_first_answers']) or 'none'}")
+    print(f"worst: {after['worst_route']} ({after['worst_cpu_ms']} ms server CPU); server RSS at the end "
+          f"{after['rss_mb_end']:.0f} MB" + (f"; before: {before['worst_route']} ({before['worst_cpu_ms']} ms)"
+                                            if before else ""))
+    starve = after["healthz_under_load"]
     print(f"{starve['heavy_requests']} heavy requests at once: all done in {starve['all_done_s']} s; /healthz p50 "
           f"{starve['healthz_p50_ms']} ms, slowest {starve['healthz_max_ms']} ms")
     path = write_result("worst_routes", {
         "command": "python bench/worst_routes.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(), "server": " ".join(server.args[1:]), "target_cpu_ms": 1000,
-        "worst_cpu_ms": worst["server_cpu_ms"], "worst_route": worst["route"], "rss_mb_end": round(rss, 1),
-        "flag_ms": FLAG_MS, "slow_first_answers": slow,
-        "healthz_under_load": starve, "rows": rows})
+        "machine": machine(), **after, **({"before": {"rev": args.before, **before}} if before else {})})
     print(f"wrote {path}")
 
 

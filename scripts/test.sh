@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set up (if needed) and run the whole default test suite (oracle and gpu markers are opt-in:
-#   scripts/test.sh -m oracle    scripts/test.sh -m gpu).
+# Set up (if needed) and run the whole default test suite (oracle, gpu and kernels markers are opt-in:
+#   scripts/test.sh -m oracle    scripts/test.sh -m gpu    scripts/test.sh -m kernels).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh test

@@ -23,6 +23,56 @@ def test_contract_surface():
     assert A.crd2idx((1, (0, 1)), (3, (2, 3))) == 7
 
 
+def test_crd2idx_refuses_a_stride_not_congruent_with_the_shape():
+    """CuTe's crd2idx static_asserts "Mismatched Ranks" (hand probes, corpus_s115xx.json): these crashed, or
+    repeated a tuple."""
+    for crd, shape, stride in [((1, 2), (2, 3), (1,)), ((1, 2), (2, 3), 4), (5, 4, (1, 2)),
+                               ((1, (1, 1)), (2, (2, 2)), (1, 2))]:
+        with pytest.raises(A.LayoutError, match="not congruent"):
+            A.crd2idx(crd, shape, stride)
+    assert A.crd2idx(-3, (2, (3, 4)), (1, (2, 6))) == -3  # CuTe's print, C++'s divmod
+    for idx, shape, stride in [(34, ((7, (7,)), 4), (1, (1, 3))), (2, 4, ((3, 2), (2, 1), 3)),
+                               (256, (7, ((3, 1), 5)), ((2,), 2)), ((1, 2), (2, 3), 4)]:  # seed 11520: crashed
+        with pytest.raises(A.LayoutError, match="not congruent"):
+            A.idx2crd(idx, shape, stride)
+    assert A.idx2crd(5, 1, (2, 3)) == 0 and A.idx2crd(5, (2, 3), 4) == (1, 0)  # CuTe's prints
+    assert A.idx2crd((1, 5), (2, (3, 2)), (1, 4)) == (1, (1, 0))
+
+
+def test_an_empty_tiler_as_cute():
+    """Hand probes (corpus_s115xx.json): flat_divide / flat_product slice the empty tile mode away (CuTe's
+    repeat<0>(_) is ()), tiled_divide keeps it; local_tile by an empty tiler does not compile in CuTe."""
+    L = A.parse("(4,(2,3)):(1,(4,8))")
+    assert str(A.flat_divide(L, ())) == str(A.flat_product(L, ())) == "(4,(2,3)):(1,(4,8))"
+    assert str(A.tiled_divide(L, ())) == "((),4,(2,3)):((),1,(4,8))"
+    assert str(A.zipped_divide(L, ())) == "((),(4,(2,3))):((),(1,(4,8)))"
+    with pytest.raises(A.LayoutError, match="empty"):
+        A.local_tile(L, (), (0,))
+
+
+def test_a_layout_without_modes_as_cute():
+    """make_layout(()) is ():() as CuTe prints it; the ops that read one of its modes refused in CuTe (get<R-1>, a
+    fold over nothing) and crashed or answered here (hand probes, corpus_s115xx.json)."""
+    E, L = A.make_layout(()), A.parse("(4,2):(1,4)")
+    assert (str(E), A.size(E), A.cosize(E), str(A.nullspace(E)), str(A.filter_zeros(E))) == ("():()", 1, 1, "1:0",
+                                                                                              "():()")
+    assert str(A.blocked_product(L, E)) == "((4,1),(2,1)):((1,0),(4,0))"  # appended to rank 2 first
+    assert str(A.tile_to_shape(E, (4, 2))) == "((1,4),(1,2)):((0,1),(0,4))"
+    ev = A.registry.get("evaluate").fn
+    for f in (lambda: A.coalesce(E), lambda: A.right_inverse(E), lambda: A.left_inverse(E), lambda: A.complement(E, 8),
+              lambda: A.composition(E, L), lambda: A.composition(L, E), lambda: A.logical_divide(L, E),
+              lambda: A.logical_product(E, L), lambda: A.upcast(E, 2), lambda: A.max_common_vector(L, E),
+              lambda: A.complement(L, ()), lambda: A.crd2idx((), ()), lambda: A.idx2crd(3, ()),
+              lambda: ev(A.Layout(((), 8), ((), 1)), ((), 3)), lambda: ev(A.Layout(((), 8), ((), 1)), 5)):
+        with pytest.raises(A.LayoutError, match="no modes"):
+            f()
+
+
+def test_recast_layout_bit_widths_are_integers():
+    with pytest.raises(A.LayoutError, match="positive integers, got '8'"):  # a TypeError before
+        A.recast_layout(A.parse("(4,2):(1,4)"), "8", 16)
+
+
 def test_default_stride_is_compact_col_major_with_static_ones():
     assert str(A.Layout((1, 4))) == "(1,4):(0,1)"
     assert str(A.Layout(((2, 3), 4))) == "((2,3),4):((1,2),6)"
@@ -314,3 +364,24 @@ def test_contract_ops_take_their_documented_keyword_arguments():
         A.complement(L, cotargt=64)
     with pytest.raises(LayoutError):
         A.complement(A.Layout((2, 2), (1, 1)), cotarget=8)
+
+
+def test_a_layouts_text_is_refused_where_a_layout_or_int_tuple_is_expected():
+    """size / rank / depth / shape read IntTuples too, so text was read as a leaf (size("4:2") was "4:2"); cosize
+    raised AttributeError and coalesce took a text profile for none."""
+    for fn in (A.size, A.rank, A.depth, A.shape, A.cosize):
+        with pytest.raises(A.LayoutError, match="expected a layout"):
+            fn("4:2")
+    with pytest.raises(A.LayoutError, match="expected a layout"):
+        A.cosize((2, 3))
+    with pytest.raises(A.LayoutError, match="the text '\\(1,1\\)'"):
+        A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), "(1,1)")
+    assert (A.size((2, (3, 4))), A.rank((2, (3, 4))), A.depth((2, (3, 4)))) == (24, 2, 2)
+    assert str(A.coalesce(A.parse("(2,(2,2)):(1,(2,4))"), (1, 1))) == "(2,4):(1,2)"
+
+
+def test_digits_are_ascii_digits():
+    """A full-width 8 is not the integer 8 in CuTe's notation: the character is named."""
+    with pytest.raises(A.LayoutError, match="unexpected character '８'"):
+        A.parse("(８,4):(1,8)")
+    assert str(A.parse("(8,\t4) : (1, 8)")) == "(8,4):(1,8)"

@@ -125,3 +125,38 @@ def test_padding_fix_none_when_impossible():
     assert padding_fix(Layout((32, 32), (0, 1)), 4, {"kind": "column", "index": 0}).padding == 0
     with pytest.raises(LayoutError, match="rank-2"):
         padding_fix(Layout(32, 1), 4, {"kind": "column", "index": 0})
+
+
+def _ways_or_error(fn):
+    try:
+        return fn()
+    except LayoutError as err:
+        return str(err)
+
+
+@pytest.mark.parametrize("layout,eb,access", [
+    ("(32,128):(128,1)", 4, {"kind": "column", "index": 5}),
+    ("(32,64):(64,1)", 2, {"kind": "row", "index": 3, "vector": 4}),
+    ("(16,64):(64,1)", 2, {"kind": "ldmatrix", "num": 2}),
+    ("(32,32):(32,1)", 8, {"kind": "row", "index": 0, "vector": 2}),
+    ("Sw<2,1,3> o 0 o (32,32):(32,1)", 4, {"kind": "column", "index": 1}),
+])
+def test_lane_ways_is_the_bank_maps_ways_under_every_kind_of_swizzle(layout, eb, access):
+    """The searches' fast test (``lane_ways``; Sw<B,M,S> applied as int arithmetic) answers as the whole bank map
+    does, the same LayoutError when a swizzle splits a vector; cached lane offsets are not changed by a map's
+    caller."""
+    from algebra.banks import lane_bank_map, lane_offsets, lane_ways
+    from algebra.core.swizzle import Swizzle
+
+    lanes = lane_offsets(layout, eb, access)
+    for sw in (None, Swizzle(3, 0, 5), Swizzle(2, 4, -3), Swizzle(1, 1, 1), lambda o: o ^ 1, Swizzle(3, 3, 3)):
+        plain = (lambda o, s=sw: s(o)) if sw is not None else None  # the same swizzle, as a plain callable
+        full = _ways_or_error(lambda s=sw: lane_bank_map(lanes, eb, s).ways)
+        assert _ways_or_error(lambda s=sw: lane_ways(lanes, eb, s)) == full
+        assert _ways_or_error(lambda p=plain: lane_bank_map(lanes, eb, p).to_dict()) == _ways_or_error(
+            lambda s=sw: lane_bank_map(lanes, eb, s).to_dict())
+    r = bank_access(layout, eb, access)
+    want = r.to_dict()
+    r.coordinates.append("changed")
+    r.element_offsets.append(-1)
+    assert bank_access(layout, eb, access).to_dict() == want

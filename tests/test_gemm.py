@@ -145,7 +145,8 @@ def test_bench_parses_ptxas_and_ncu():
 # ------------------------------------------------------------------------------------------------ nvcc
 @needs_nvcc
 @pytest.mark.nvcc
-@pytest.mark.parametrize(("rung", "dtype"), [*((r, "bf16") for r in range(1, 9)), (8, "fp16")])
+@pytest.mark.parametrize(("rung", "dtype"), [(8, "bf16"), *(pytest.param(*rd, marks=pytest.mark.kernels)
+                                                 for rd in [*((r, "bf16") for r in range(1, 8)), (8, "fp16")])])
 def test_rung_compiles_for_sm90a_and_describes_itself(rung, dtype):
     built = gemm.build_rung(rung, defines={"GEMM_FP16": 1} if dtype == "fp16" else None)
     assert built.path.is_file()
@@ -232,7 +233,7 @@ def test_rung4_experiments_name_existing_sources_and_refuse_unknown_variants():
 
 @needs_nvcc
 @pytest.mark.nvcc
-@pytest.mark.parametrize("name", ["staged_d2", "ws_cluster2"])
+@pytest.mark.parametrize("name", ["staged_d2", pytest.param("ws_cluster2", marks=pytest.mark.kernels)])
 def test_rung4_experiment_kernels_still_compile(name, tmp_path):
     exp = _experiments_module()
     nvcc = find_toolkit().nvcc or shutil.which("nvcc")

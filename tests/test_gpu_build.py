@@ -36,14 +36,17 @@ def _smem_defines() -> list[dict]:
 
 
 @needs_nvcc
-@pytest.mark.parametrize("defines", _smem_defines(), ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()))
+@pytest.mark.parametrize("defines", [d if k == 0 else pytest.param(d, marks=pytest.mark.kernels)
+                                     for k, d in enumerate(_smem_defines())],
+                         ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()))
 def test_smem_variants_compile(defines):
     res = build_kernel("smem", defines)
     assert res.path.is_file() and res.path.stat().st_size > 0
 
 
 @needs_nvcc
-@pytest.mark.parametrize("name", sorted(transpose_bench.CONFIGS))
+@pytest.mark.parametrize("name", [n if n == "fp16" else pytest.param(n, marks=pytest.mark.kernels)
+                                  for n in sorted(transpose_bench.CONFIGS)])
 def test_transpose_configs_compile(name):
     res = build_kernel("transpose", benches.transpose_defines(transpose_bench.CONFIGS[name]))
     assert res.path.is_file()

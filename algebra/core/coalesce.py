@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import is_int, is_tuple
-from algebra.core.layout import Layout, _as_layout, layout_arg, make_layout
+from algebra.core.layout import Layout, _as_layout, _not_text, layout_arg, make_layout
 from algebra.core.memo import memo
 from algebra.core.modes import bw_coalesce, flat_pair
 from algebra.core.recorder import Recorder, active, nested
@@ -34,9 +34,11 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
                 rec.step(f"A = {layout}: coalesce its inner layout {layout.layout_b}; the swizzle stays outside")
             return layout.with_layout_b(nested(rec, coalesce.__wrapped__, layout.layout_b, profile))
         layout = _as_layout(layout)
-    if type(profile) is tuple:
+    if type(_not_text(profile)) is tuple:
         return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
+    if not fs:
+        raise no_modes("coalesce", layout)
     if rec is None:
         return R(*bw_coalesce(fs[:-1], fd[:-1], fs[-1], fd[-1]))
     flat = R(fs, fd) if len(fs) > 1 else R(fs[0], fd[0])

@@ -9,7 +9,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import f2_columns, f2_solve, has_f2
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import tdiv
 from algebra.core.layout import Layout, _as_layout
 from algebra.core.memo import memo
@@ -36,6 +36,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     if type(layout) is not Layout:
         layout = _as_layout(layout)
     fs, fd = flat_pair(layout.shape, layout.stride)
+    if not fs or cotarget == ():
+        raise no_modes("complement", layout if not fs else "the cotarget ()")
     for d in fd:
         if type(d) is not int:
             ints = False

@@ -15,7 +15,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.checks import _ints, checking, cute_would_print
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo, positional
 from algebra.core.modes import coalesce_x_pair, compose
@@ -132,8 +132,9 @@ A(B(2)) = A(8) = 18
         if rec is not None:
             rec.step(f"B = {b} stands for the layout {b}:1: the first {b} elements of A")
         b = R(b, 1)
-    if type(b) is not Layout:
-        raise LayoutError(f"composition: cannot compose with {b!r}")
+    if type(b) is not Layout or b.shape == ():
+        raise LayoutError(f"composition: cannot compose with {b!r}") if type(b) is not Layout else no_modes(
+            "composition", f"B = {b}")
     if _has_basis(b.stride):  # each mode of B reads the mode of A its basis selects
         if rec is not None:
             rec.step("B has basis strides: each of its modes reads the mode of A that its basis selects")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from math import prod
 from typing import Any
 
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 
 #: Bounds on what the algebra accepts (the ops are symbolic; these only stop absurd input).
 MAX_DEPTH = 24
@@ -246,6 +246,10 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
     """
     if stride is None:
         stride = prefix_product(shape)
+    if (type(shape) is tuple) != (type(stride) is tuple) or type(shape) is tuple and len(shape) != len(stride):
+        raise LayoutError(f"stride {to_str(stride)} is not congruent with shape {to_str(shape)} (mismatched ranks)")
+    if shape == ():
+        raise no_modes("crd2idx", "the shape ()")
     if type(crd) is tuple:
         if type(shape) is not tuple or len(crd) != len(shape):
             raise LayoutError(f"coordinate {to_str(crd)} does not match shape {to_str(shape)} (mismatched ranks)")
@@ -263,8 +267,9 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
                 total = total + crd2idx(crd, shape[i], stride[i])
             else:  # C++'s divmod, as CuTe's: -3 into (2,4) is (-1,-1), not (1,-2)
                 sz = product(shape[i])
-                total = total + crd2idx(crd - sz * tdiv(crd, sz), shape[i], stride[i])
-                crd = tdiv(crd, sz)
+                q = crd // sz if crd >= 0 and sz > 0 else tdiv(crd, sz)
+                total = total + crd2idx(crd - sz * q, shape[i], stride[i])
+                crd = q
         return total
     return crd * stride
 
@@ -279,8 +284,13 @@ def idx2crd(idx: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> I
         shown = to_str(idx).replace("None", "_")  # ``_`` (a whole mode, in a slice) parses as None
         raise LayoutError(f"idx2crd: the index must be an integer or a tuple of integers congruent with the shape "
                           f"{to_str(shape)}, got {shown}")
+    if shape == ():
+        raise no_modes("idx2crd", "the shape ()")
     if stride is None:
         return _idx2crd_cute(idx, shape)
+    if type(stride) is tuple and shape != 1 and (type(shape) is not tuple or len(stride) != len(shape)) or (
+            type(idx) is tuple and type(stride) is not tuple):  # CuTe: an int stride is compact over a tuple shape
+        raise LayoutError(f"stride {to_str(stride)} is not congruent with shape {to_str(shape)} (mismatched ranks)")
     if type(idx) is tuple:
         if type(shape) is not tuple or len(idx) != len(shape):
             raise LayoutError(f"index {to_str(idx)} does not match shape {to_str(shape)} (mismatched ranks)")

@@ -92,6 +92,8 @@ class Layout:
     def __call__(self, *crd: Any) -> Any:
         """Evaluate at a 1-D, flat or natural coordinate; with ``None`` entries, return the slice (a Layout)."""
         c = crd[0] if len(crd) == 1 else tuple(crd)
+        if type(c) is int and c >= 0:  # a 1-D index: nothing to slice or check
+            return it.crd2idx(c, self.shape, self.stride)
         if len(crd) == 0:
             raise LayoutError("a coordinate is required")
         if _has_none(c):
@@ -186,7 +188,14 @@ def _eq(a: Any, b: Any) -> bool:
 
 def size(x: Any) -> int:
     """Number of coordinates: product of the shape (of a Layout, ComposedLayout or HTuple)."""
-    return it.product(x.shape) if hasattr(x, "shape") or hasattr(x, "layout_b") else it.product(x)
+    return it.product(x.shape) if hasattr(x, "shape") or hasattr(x, "layout_b") else it.product(_not_text(x))
+
+
+def _not_text(x: Any) -> Any:
+    """``x``, refused when it is a layout's text rather than a layout or an IntTuple."""
+    if isinstance(x, str):
+        raise LayoutError(f"expected a layout or an IntTuple, got the text {x!r} (A.parse reads it)")
+    return x
 
 
 def cosize(layout: Any) -> int:
@@ -197,6 +206,8 @@ def cosize(layout: Any) -> int:
         if hasattr(layout.layout_b, "yyy_mask"):  # L o O o Sw: no shape (nor has it a cosize in CuTe)
             raise NoShape(layout.no_shape())
         return cosize(layout.layout_b) + (layout.offset if is_int(layout.offset) else 0)
+    if not hasattr(layout, "stride"):
+        raise LayoutError(f"cosize: expected a layout, got {layout!r}")
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
     for i in range(len(fd)):
@@ -219,15 +230,15 @@ def cosize(layout: Any) -> int:
 
 
 def rank(x: Any) -> int:
-    return it.rank(x.shape if hasattr(x, "shape") else x)
+    return it.rank(x.shape if hasattr(x, "shape") else _not_text(x))
 
 
 def depth(x: Any) -> int:
-    return it.depth(x.shape if hasattr(x, "shape") else x)
+    return it.depth(x.shape if hasattr(x, "shape") else _not_text(x))
 
 
 def shape(x: Any) -> IntTuple:
-    return x.shape if hasattr(x, "shape") else x
+    return x.shape if hasattr(x, "shape") else _not_text(x)
 
 
 def stride(x: Layout) -> IntTuple:

@@ -16,7 +16,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import F2, has_f2
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import ceil_div_int
 from algebra.core.recorder import nested
 
@@ -172,6 +172,8 @@ def coalesce_x_pair(shape: Any, stride: Any) -> tuple:
     if last[0] is shape and last[1] is stride:
         return last[2]
     fs, fd = flat_pair(shape, stride)
+    if not fs:
+        raise no_modes("composition", f"A = {it.to_str(shape)}:{it.to_str(stride)}")
     res = bw_coalesce(fs[:-1], fd[:-1], 2 if fs[-1] == 1 else fs[-1], fd[-1])
     _last_x[0] = (shape, stride, res) if type(shape) is not list else last  # (tuples and ints never change)
     return res

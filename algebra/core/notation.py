@@ -37,7 +37,7 @@ from algebra.core.layout import Layout
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
 MAX_TEXT = 20_000
-_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b)")
+_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b)", re.ASCII)
 
 
 #: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout

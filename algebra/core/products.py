@@ -184,7 +184,7 @@ def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
     become top-level modes (a swizzled layout keeps its swizzle)."""
     inner = layout.layout_b if type(layout) is not Layout and hasattr(layout, "layout_b") else layout
     s = it.wrap(inner.shape)
-    c0 = (None,) * it.rank(s[0]) if first and it.rank(s[0]) > 1 else None
+    c0 = (None,) * it.rank(s[0]) if first and it.rank(s[0]) != 1 else None  # CuTe's repeat<0>(_) is ()
     c1 = (None,) * it.rank(s[1]) if it.rank(s[1]) > 1 else None
     res = slice_layout((c0, c1), inner)
     if inner is not layout:
@@ -657,6 +657,8 @@ def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
         raise
     s = it.wrap(tiled.shape)
     r0, r1 = it.rank(s[0]), it.rank(s[1])
+    if r0 == 0:  # CuTe slices it by repeat<0>(_) = (): its offset is a fold over nothing, which C++ does not compile
+        raise LayoutError(f"local_tile: the tiler {show(tiler)} is empty, there is no tile to take (CuTe refuses it)")
     c0 = (None,) * r0 if r0 > 1 else None
     c1 = coord
     if is_tuple(coord):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from math import gcd
 
 from algebra.core import inttuple as it
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, layout_arg
 from algebra.core.recorder import active
@@ -100,6 +100,8 @@ def upcast(layout: Layout, n: int) -> Layout:
     if isinstance(layout, Swizzle | ComposedLayout):
         return _swizzled(layout, n, True)
     layout = layout_arg(layout, "upcast")
+    if not it.flatten(layout.shape):
+        raise no_modes("upcast", layout)
 
     def leaf(s, d):
         if d == 0:
@@ -162,8 +164,8 @@ def _leaves(layout: Layout) -> list[tuple]:
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
-    if old_bits <= 0 or new_bits <= 0:
-        raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
+    if not (is_int(old_bits) and is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
+        raise LayoutError(f"recast_layout: bit widths must be positive integers, got {old_bits!r} and {new_bits!r}")
     g = gcd(old_bits, new_bits)
     num, den = new_bits // g, old_bits // g
     if (rec := active()) is not None:

@@ -38,6 +38,7 @@ from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
 from algebra.hw.bank_access import ldmatrix_rows, modes_2d
 from algebra.hw.banks import LANES_PER_PHASE
+from algebra.hw.banks import phase_costs as phase_cost  # the one bank model's per-phase cost
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
@@ -385,19 +386,6 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
                 return None
         out.append(o)
     return out
-
-
-def phase_cost(addrs: list[int], access_bytes: int, per_phase: int) -> list[int]:
-    """Wavefronts per phase (CONTRACT §3): distinct 4-byte words per bank, the largest count, at least 1.
-    Equal to ``algebra.hw.banks.analyze(...).phases`` (tests check it)."""
-    wpl = max(1, access_bytes // 4)
-    phases = []
-    for s in range(0, len(addrs), per_phase):
-        cnt = [0] * 32
-        for wd in {(a >> 2) + k for a in addrs[s:s + per_phase] for k in range(wpl)}:
-            cnt[wd & 31] += 1
-        phases.append(max(max(cnt), 1))
-    return phases
 
 
 @dataclass

@@ -5,16 +5,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.layout import cosize
+from algebra.core.layout import Layout, cosize
+from algebra.core.memo import bounded
 from algebra.core.notation import parse
-from algebra.core.swizzle import Swizzle
-from algebra.hw.banks import LDMATRIX_ROW_BYTES, WARP_SIZE, BankAnalysis, analyze, analyze_ldmatrix
+from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.hw import banks as _model
+from algebra.hw.banks import LDMATRIX_ROW_BYTES, WARP_SIZE, BankAnalysis
 
 Offsets = Callable[[Any], int]
 
@@ -239,9 +243,25 @@ class LaneOffsets:
     labels: list[Any]
     raw: list[list[int]]
 
+    @cached_property
+    def single(self) -> bool:
+        """True when every lane reads one element (no vector to keep contiguous)."""
+        return all(len(r) == 1 for r in self.raw)
+
 
 def lane_offsets(layout: Any, element_bytes: int, access: dict[str, Any]) -> LaneOffsets:
-    """The element offsets each lane of ``access`` reads through ``layout`` (its own swizzle included)."""
+    """The element offsets each lane of ``access`` reads through ``layout`` (its own swizzle included); a layout
+    given as text or as a Layout / ComposedLayout, with a JSON access, is read from a cache keyed on both."""
+    if type(layout) in (str, Layout, ComposedLayout):
+        try:
+            return _cached_lanes(layout, element_bytes, json.dumps(access, sort_keys=True))
+        except TypeError:  # an access holding objects: read afresh
+            pass
+    return _read_lanes(layout, element_bytes, access)
+
+
+def _read_lanes(layout: Any, element_bytes: int, access: dict[str, Any] | str) -> LaneOffsets:
+    access = json.loads(access) if isinstance(access, str) else access
     lay = _as_layout(layout)
     if element_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16, not {element_bytes}")
@@ -251,21 +271,42 @@ def lane_offsets(layout: Any, element_bytes: int, access: dict[str, Any]) -> Lan
     return LaneOffsets(kind, per_thread, labels, raw)
 
 
+_cached_lanes = bounded(1 << 20, "bank lane offsets")(_read_lanes)
+
+
 def lane_bank_map(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], int] | None = None,
                   base: int = 0) -> BankAnalysis:
     """The bank map of ``lanes`` with ``swizzle`` (a callable on element offsets, or None) applied to every offset.
 
     Post-condition: as :func:`bank_access`; LayoutError when a lane's elements are not contiguous after the swizzle."""
-    offsets = []
-    for lane, raw in enumerate(lanes.raw):
-        offs = raw if swizzle is None else [swizzle(o) for o in raw]
-        if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
-            raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
-                              "they are not one vector access")
-        offsets.append(offs[0])
+    offsets, req = _request(lanes, element_bytes, swizzle, base)
+    r = _model._phases(*req)
+    return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
+                        list(lanes.labels), offsets)
+
+
+def lane_ways(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], int] | None = None) -> int:
+    """``lane_bank_map(lanes, element_bytes, swizzle).ways`` (the same LayoutError), without the map's other parts:
+    the swizzle searches test each candidate with it."""
+    _, (addrs, access_bytes, _, per_phase) = _request(lanes, element_bytes, swizzle, 0)
+    return max(_model.phase_costs(addrs, access_bytes, per_phase))
+
+
+def _request(lanes: LaneOffsets, element_bytes: int, swizzle: Any, base: int) -> tuple[list[int], tuple]:
+    """Each lane's first element offset after ``swizzle``, and the checked request of their byte addresses
+    (``algebra.hw.banks.request``); LayoutError when a lane's elements are not contiguous after the swizzle."""
+    raw = lanes.raw
+    if lanes.single:  # one element per lane: no vector to keep contiguous
+        offsets = [o for (o,) in raw] if swizzle is None else [swizzle(o) for (o,) in raw]
+    else:
+        offsets = []
+        for lane, r in enumerate(raw):
+            offs = r if swizzle is None else [swizzle(o) for o in r]
+            if any(b - a != 1 for a, b in zip(offs, offs[1:], strict=False)):
+                raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
+                                  "they are not one vector access")
+            offsets.append(offs[0])
     addrs = [base + element_bytes * o for o in offsets]
     if lanes.kind in ("ldmatrix", "stmatrix"):
-        r = analyze_ldmatrix(addrs, num=len(addrs) // 8 if len(addrs) % 8 == 0 else 0, kind=lanes.kind)
-    else:
-        r = analyze(addrs, access_bytes=lanes.per_thread * element_bytes)
-    return replace(r, coordinates=lanes.labels, element_offsets=offsets)
+        return offsets, _model.ldmatrix_request(addrs, len(addrs) // 8 if len(addrs) % 8 == 0 else 0, lanes.kind)
+    return offsets, _model.request(addrs, lanes.per_thread * element_bytes)

@@ -135,11 +135,12 @@ class _Search:
 
     def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
         """The bank map under Sw<B,M,S> (:func:`swizzle_fn`) when it is conflict-free, else None."""
+        sw = swizzle_fn(*bms)
         try:
-            r = _b.lane_bank_map(self.lanes, self.element_bytes, swizzle_fn(*bms))
+            return _b.lane_bank_map(self.lanes, self.element_bytes, sw) if _b.lane_ways(
+                self.lanes, self.element_bytes, sw) == 1 else None
         except LayoutError:  # the swizzle splits a vector access
             return None
-        return r if r.ways == 1 else None
 
     def closed(self, bms: tuple[int, int, int]) -> bool:
         """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices): on a
@@ -166,7 +167,7 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
     the access is already conflict-free (no swizzle changes anything to fix). At most MAX_CLOSURE_CHECKS swizzles
     are checked against the tile; past that the search stops (bounded work)."""
     search = _Search(layout, element_bytes, access)
-    if _b.lane_bank_map(search.lanes, element_bytes).ways == 1:
+    if _b.lane_ways(search.lanes, element_bytes) == 1:
         return []
     fixes = []
     for bms in swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits):
@@ -198,7 +199,7 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     claim the search did not check)."""
     search = _Search(layout, element_bytes, access, offsets, on_work)
     search.spend(len(search.lanes.raw), 0)
-    ways = _b.lane_bank_map(search.lanes, element_bytes).ways
+    ways = _b.lane_ways(search.lanes, element_bytes)
     if ways == 1:
         return None
     bmax = widest_swizzle_bits(search.bits) if max_bits is None else max_bits
@@ -253,12 +254,12 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
         padded = Layout(lay.shape, tuple(stride))
         raw = [[_offset(padded, stride, t, c) for t, c in zip(tg, cs, strict=True)]
                for tg, cs in zip(tags, coords, strict=True)]
+        lanes = _b.LaneOffsets(kind, per_thread, labels, raw)
         try:
-            r = _b.lane_bank_map(_b.LaneOffsets(kind, per_thread, labels, raw), element_bytes)
+            if _b.lane_ways(lanes, element_bytes) == 1:
+                return Fix("padding", p, None, padded, _b.lane_bank_map(lanes, element_bytes))
         except LayoutError:
             continue
-        if r.ways == 1:
-            return Fix("padding", p, None, padded, r)
     return None
 
 

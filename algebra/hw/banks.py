@@ -85,19 +85,32 @@ def bank_of(byte_address: int) -> int:
     return (byte_address // BANK_BYTES) % NUM_BANKS
 
 
-def _phases(addrs: list[int], access_bytes: int, kind: str, per_phase: int) -> BankAnalysis:
-    """The bank map with phases of ``per_phase`` lanes, each lane reading ``access_bytes`` from its address: a
-    phase's distinct 4-byte words grouped by bank, its cost the largest group (>= 1)."""
-    phases, phase_lanes, bank_words = [], [], []
+def phase_costs(addrs: list[int], access_bytes: int, per_phase: int) -> list[int]:
+    """Each phase's cost: of the distinct 4-byte words its ``per_phase`` lanes touch (``access_bytes`` from each
+    lane's address), the most that fall in one bank (>= 1)."""
+    out, span = [], range(max(1, access_bytes // BANK_BYTES))
     for start in range(0, len(addrs), per_phase):
-        lanes = list(range(start, min(start + per_phase, len(addrs))))
+        count = [0] * NUM_BANKS
+        for w in {a // BANK_BYTES + k for a in addrs[start:start + per_phase] for k in span}:
+            count[w % NUM_BANKS] += 1
+        out.append(max(count) or 1)
+    return out
+
+
+def _phases(addrs: list[int], access_bytes: int, kind: str, per_phase: int) -> BankAnalysis:
+    """The bank map with phases of ``per_phase`` lanes (:func:`phase_costs`) and each phase's distinct 4-byte words
+    grouped by bank."""
+    phase_lanes, bank_words, span = [], [], range(max(1, access_bytes // BANK_BYTES))
+    for start in range(0, len(addrs), per_phase):
+        stop = min(start + per_phase, len(addrs))
         by_bank: dict[int, list[int]] = {}
-        for w in sorted({addrs[i] // BANK_BYTES + k for i in lanes for k in range(max(1, access_bytes // BANK_BYTES))}):
+        for w in sorted({a // BANK_BYTES + k for a in addrs[start:stop] for k in span}):
             by_bank.setdefault(w % NUM_BANKS, []).append(w)
-        phases.append(max(max((len(v) for v in by_bank.values()), default=1), 1))
-        phase_lanes.append(lanes)
+        phase_lanes.append(list(range(start, stop)))
         bank_words.append(by_bank)
-    return BankAnalysis(addrs, access_bytes, kind, [bank_of(a) for a in addrs], phases, phase_lanes, bank_words)
+    banks = [(a // BANK_BYTES) % NUM_BANKS for a in addrs]  # bank_of, inlined
+    return BankAnalysis(addrs, access_bytes, kind, banks, phase_costs(addrs, access_bytes, per_phase), phase_lanes,
+                        bank_words)
 
 
 def _check_addresses(addresses: Sequence[int], align: int, limit: int, what: str) -> list[int]:
@@ -122,16 +135,21 @@ def analyze(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "l
     Post-condition: ``banks[i] == (byte_addresses[i] // 4) % 32``; phase p covers lanes
     ``[p * n, (p + 1) * n)`` with n = 32, 16, 8 lanes for accesses of <= 4, 8, 16 bytes.
     """
+    return _phases(*request(byte_addresses, access_bytes, kind))
+
+
+def request(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "lds") -> tuple[list[int], int, str, int]:
+    """:func:`analyze`'s checked request: (addresses, access bytes, kind, lanes per phase); LayoutError as it."""
     if kind in ("ldmatrix", "stmatrix"):
         if len(byte_addresses) % 8:
             raise LayoutError(f"{kind}: the number of row addresses ({len(byte_addresses)}) must be 8, 16 or 32")
-        return analyze_ldmatrix(byte_addresses, num=len(byte_addresses) // 8, kind=kind)
+        return ldmatrix_request(byte_addresses, len(byte_addresses) // 8, kind)
     if kind not in ("lds", "sts"):
         raise LayoutError(f"kind must be lds, sts, ldmatrix or stmatrix, not {kind!r}")
     if access_bytes not in LANES_PER_PHASE:
         raise LayoutError(f"access_bytes must be one of 1, 2, 4, 8, 16, not {access_bytes}")
     addrs = _check_addresses(byte_addresses, access_bytes, WARP_SIZE, f"{access_bytes}-byte access")
-    return _phases(addrs, access_bytes, kind, LANES_PER_PHASE[access_bytes])
+    return addrs, access_bytes, kind, LANES_PER_PHASE[access_bytes]
 
 
 def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = False,
@@ -142,9 +160,13 @@ def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = F
     Post-condition: one phase per 8x8 matrix, phase m covering rows ``8m .. 8m+7``; so wavefronts >= num.
     """
     del trans  # the transpose happens in the register distribution; the rows read are the same
+    return _phases(*ldmatrix_request(row_addresses, num, kind))
+
+
+def ldmatrix_request(row_addresses: Sequence[int], num: int, kind: str) -> tuple[list[int], int, str, int]:
+    """:func:`analyze_ldmatrix`'s checked request, as :func:`request`."""
     if num not in (1, 2, 4):
         raise LayoutError(f"{kind}: num must be 1, 2 or 4 (x1, x2, x4), not {num}")
     if len(row_addresses) != 8 * num:
         raise LayoutError(f"{kind}.x{num} takes {8 * num} row addresses, {len(row_addresses)} given")
-    return _phases(_check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}"),
-                   LDMATRIX_ROW_BYTES, kind, 8)
+    return _check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}"), LDMATRIX_ROW_BYTES, kind, 8

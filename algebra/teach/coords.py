@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.errors import LayoutError
+from algebra.core.errors import LayoutError, no_modes
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout, _has_none, layout_arg
 from algebra.core.notation import show
@@ -26,6 +26,8 @@ from algebra.core.recorder import Recorder, active, nested
 def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
     """The natural coordinate that ``crd2idx`` reads from ``crd`` (an int over a tuple shape splits column-major;
     the last mode is not wrapped, so a coordinate past the end extends along it)."""
+    if shape == ():
+        raise no_modes("crd2idx", "the shape ()")
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):
             raise LayoutError(f"coordinate {show(crd)} does not match shape {show(shape)} (mismatched ranks)")

@@ -73,11 +73,11 @@ def _fixes(layout_text: str, ebytes: int, access: tuple[tuple[str, Any], ...]) -
     out = []
     for bms in closed_swizzles(layout_text):
         try:
-            r = B.lane_bank_map(lanes, ebytes, A.Swizzle(*bms))
+            sw = A.Swizzle(*bms)
+            if B.lane_ways(lanes, ebytes, sw) == 1:
+                out.append(B.Fix("swizzle", 0, bms, lay, B.lane_bank_map(lanes, ebytes, sw)))
         except A.LayoutError:  # the swizzle splits a vector access
             continue
-        if r.ways == 1:
-            out.append(B.Fix("swizzle", 0, bms, lay, r))
     return tuple(out)
 
 

@@ -321,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bymode", action="store_true", help="tuples of layouts as tilers of the divides and products, "
                     "sizes that do not divide, stride-0 nested B, profiles, nested cotargets and coordinates, slices "
                     "at depth (cute_bymode.py)")
+    ap.add_argument("--unseen", action="store_true", help="tilers deeper than the layout, odd recast ratios, "
+                    "non-injective max_common_*, gapped products, make_*layout of nested shapes (cute_unseen.py)")
     ap.add_argument("--mixed", action="store_true", help="atoms' TV layouts, size-1 modes at every depth, "
                     "projections, recasts of every factor, chains through CuTe (cute_mixed.py)")
     a = ap.parse_args(argv)
@@ -337,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         import cute_edge
 
         cases = cute_edge.gen_cases(a.seed, a.n)
+    elif a.unseen:
+        import cute_unseen
+
+        cases = cute_unseen.gen_cases(a.seed, a.n, [o for o in a.ops.split(",") if o] or None)
     elif a.bymode:
         import cute_bymode
 

@@ -26,6 +26,9 @@ def parse_tuple(text: str) -> Any:
         if tok != "(":
             return tok if "@" in tok else int(tok)  # a scaled-basis stride k@i stays text
         out = []
+        if toks[pos] == ")":  # the empty tuple
+            pos += 1
+            return ()
         while True:
             out.append(go())
             tok = toks[pos]
@@ -170,7 +173,7 @@ def run_ours(case: dict) -> str:
         return NOT_A_FUNCTION if "CuTe would print" in str(e) else "refused"
     except Exception as e:  # noqa: BLE001 - a crash is a finding, not a test error
         return f"error: {type(e).__name__}: {e}"
-    if op in ("idx2crd", "crd2idx", "evaluate"):  # a coordinate or an index, in CuTe's notation
+    if op in ("idx2crd", "crd2idx", "evaluate", "shape_div", "ceil_div", "prefix_product", "product"):  # an IntTuple
         return tstr(res) if type(res) in (int, tuple) else str(res)
     if type(res) is tuple and len(res) == 2:  # local_tile / local_partition: (layout, offset of the first element)
         return f"{res[0]} @ {res[1]}"
