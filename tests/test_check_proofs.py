@@ -14,6 +14,8 @@ from algebra.core import checks, products
 from algebra.core.inttuple import flatten
 from algebra.core.memo import clear_caches
 
+_KEPT_AT = products._kept_at
+
 
 def _layout(rng: random.Random, pow2: bool) -> str:
     n = rng.randint(1, 3)
@@ -97,8 +99,8 @@ OVER_CAP = [("composition", ["(4,4,4):(F1,F4,F16)", "(10,10):(1,10)"], "A o B (F
             ("composition", ["(3,100):(1,3)", "Sw<1,0,1>"], "A o Sw (300 points", 64),
             ("logical_product", ["(2,4):(1,2)", "Sw<3,4,3> o 0 o (32,32,1024):(1,1024,32)"], "(8,388,608 points", 64),
             ("layout_add", ["(10,10):(1@0,1@1)", "(10,10):(1@0,1@1)"], "not confirmed here (100 points", 64),
-            ("slice_composed", [[None, 3], "Sw<3,4,3> o 0 o (256,64):(1,256)"], "not confirmed here (256 points", 16),
-            ("slice_composed", [[None, 1], "Sw<1,0,1> o 0 o (64,4):(F1,F64)"], "not confirmed here (64 points", 16)]
+            ("slice_composed", [[None, 3], "Sw<3,4,3> o 8 o (64,64):(2,512)"], "not confirmed here (64 points", 16),
+            ("slice_composed", [[None, 1], "Sw<1,0,1> o 1 o (64,4):(F1,F64)"], "not confirmed here (64 points", 16)]
 #: The inverses over the cap are CuTe's answer, unconfirmed (the corpus's left_inverse((128,8192):(16384,64)), 2^21
 #: points, is right): not read, neither refused.
 UNCONFIRMED = [("left_inverse", "(60,30):(2,1)", "(2,60):(60,1)"),
@@ -159,3 +161,64 @@ def test_every_check_that_loops_counts_through_capped() -> None:
         assert reach or not loops or name in NOT_POINTS, f"{mod}.{name} reads points without checks.capped"
     tried = {op for op, *_ in OVER_CAP}
     assert {"composition", "layout_add", "logical_product", "slice_composed"} <= tried
+
+
+def _slices(rng: random.Random, n: int) -> list:
+    """Random slices of swizzled layouts: int or F2 strides, offsets that carry or not, fixed modes anywhere."""
+    out = []
+    for _ in range(n):
+        b = rng.randint(1, 3)
+        sw = f"Sw<{b},{rng.randint(0, 4)},{rng.choice([b, b + 1, b + 2, -b, -(b + 1)])}>"
+        f2 = rng.random() < 0.25
+        lay = A.parse(_layout(rng, rng.random() < 0.9))
+        shape, stride = (lay.shape, lay.stride) if type(lay.shape) is tuple else ((lay.shape, 2), (lay.stride, 64))
+        if f2:
+            stride = tuple(f"F{rng.choice([1, 3, 9, 16, 33])}" if rng.random() < 0.6 else str(abs(d)) for d in stride)
+        text = f"({','.join(map(str, shape))}):({','.join(map(str, stride))})"
+        c = tuple(None if rng.random() < 0.5 else rng.randrange(s) for s in shape)
+        c = c if None in c else (None, *c[1:])
+        out.append((c, f"{sw} o {rng.choice([0, 0, 0, 1, 8, 16, 40, 64, 256])} o {text}"))
+    return out
+
+
+def _slice_answers(calls: list) -> list[str]:
+    out = []
+    for c, x in calls:
+        clear_caches()
+        try:
+            out.append(str(products.slice_composed(c, A.parse(x))))
+        except A.LayoutError as err:
+            out.append(f"refused: {err}")
+    return out
+
+
+def test_a_swizzled_slice_proven_on_the_bits_answers_as_every_point(monkeypatch) -> None:
+    calls = _slices(random.Random(13), 240) + [((None, 1), "Sw<3,2,3> o 8 o (8,32):(32,1)"),  # (2,2,2):(36,56,144)
+                                               ((None, 9), "Sw<3,2,3> o 8 o (8,32):(32,1)")]  # CuTe XORs: refused
+    proven, real = [], products._slice_proven
+    monkeypatch.setattr(products, "_slice_proven", lambda *a: proven.append(real(*a)) or proven[-1])
+    fast = _slice_answers(calls)
+    monkeypatch.setattr(products, "_slice_proven", lambda *_: False)  # no proof: every point
+    monkeypatch.setattr(products, "f2_columns", lambda *_: None)
+    assert _slice_answers(calls) == fast
+    assert sum(proven) >= 50 and sum(a.startswith("refused") for a in fast) >= 15 and "at j = 4," in fast[-1]
+    assert sum("F" in c[1] and not a.startswith("refused") for c, a in zip(calls, fast, strict=True)) >= 20
+    clear_caches()
+
+
+#: Slices proven on the bits: answered over the point cap, their points not read.
+PROVEN_SLICES = [((None, 3), "Sw<3,4,3> o 0 o (256,64):(1,256)", "Sw<3,4,3> o 768 o (256):(1)"),
+                 ((None, 1), "Sw<2,3,2> o 8 o (64,4):(4,1)", "Sw<2,3,2> o 8 o (64):(4)"),  # 1 below every bit
+                 ((None, None, 3, None), "Sw<3,4,3> o 0 o (16,8,8,64):(1,16,128,1024)",
+                  "(16,(4,2),64):(1,(-16,64),1024)"),  # decays: y bits fixed, z bits kept
+                 ((None, None, 3, None), "Sw<3,4,3> o 0 o (16,8,8,96):(1,16,128,1024)",
+                  "(16,(4,2),96):(1,(-16,64),1024)"),  # 96: steps above the swizzle's bits
+                 ((None, 1), "Sw<1,0,1> o 0 o (64,4):(F1,F64)", "Sw<1,0,1> o 0 o (64):(F1)")]
+
+
+@pytest.mark.parametrize(("crd", "arg", "want"), PROVEN_SLICES)
+def test_a_proven_slice_is_answered_over_the_cap(monkeypatch, crd: tuple, arg: str, want: str) -> None:
+    monkeypatch.setattr(checks, "ENUM_CAP", 16)
+    monkeypatch.setattr(products, "_kept_at", lambda c, s, j: _KEPT_AT(c, s, 0) if j == 0 else pytest.fail(f"j = {j}"))
+    assert str(products.slice_composed(crd, A.parse(arg))[0]) == want
+    clear_caches()

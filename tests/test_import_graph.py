@@ -45,9 +45,13 @@ MAX_TOP_MODULES = 6
 # and entry checks, +3; crd2idx / idx2crd refuse a stride not congruent with the shape, as CuTe, +5; local_tile
 # refuses an empty tiler, flat_* drop its empty mode, +2; a layout without modes refused where CuTe reads one of its
 # modes (coalesce, composition, complement, upcast, crd2idx), +19; a layout's text refused by size / rank / depth /
-# shape / cosize / coalesce's profile, +9); only comes down
-CORE_LINES = 5433
-ALGEBRA_LINES = 12816  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+# shape / cosize / coalesce's profile, +9; the swizzled slice's check proven on the bits of j and the steps of the
+# modes above the swizzle's bits, where the offsets do not carry in the swizzle's bits (2^16 points: seconds -> under
+# 1 ms), +57; an F2 inner layout's slice offset, F2(0) as 0 and a fixed one refused with its condition, +6; the F2
+# form of a rank-1 layout kept rank 1 (a divide by mode read past its first bit mode), +5; the F2 form of nested
+# swizzles through each swizzle (the inner one was dropped), +5); only comes down
+CORE_LINES = 5506
+ALGEBRA_LINES = 12889  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -69,7 +73,9 @@ ALGEBRA_LINES = 12816  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        the empty tiler, +7 as in the core; a layout without modes, +19 as in the core and +2 in
 #                        evaluate; a layout's text refused, +9 as in the core; a warp's ways without the whole bank
 #                        map and lane offsets cached on the layout and access, +64, less the doctor's own copy of
-#                        the phase cost, now the model's, -12; TMA dimensions past the fifth folded as CuTe's
+#                        the phase cost, now the model's, -12; the swizzled slice proven on the bits, +57 as in the
+#                        core; an F2 inner layout's slice offset, +6 as in the core; a rank-1 F2 form and nested
+#                        swizzles' F2 form, +10 as in the core; TMA dimensions past the fifth folded as CuTe's
 #                        group<4,-1> with the check that the folded box is read at one stride, tiled UMMA atoms,
 #                        +15; a tiled MMA's thread whose tile starts past the tensor refused with CuTe's print,
 #                        +16); only comes down

@@ -109,10 +109,13 @@ def test_slice_of_a_swizzled_f2_layout(x: str, crd: tuple, want: str) -> None:
     ("Sw<3,4,3> o 0 o (8,64):(64,1)", (None, 9), "((2,4)):((64,144))"),  # decayed, as CuTe
     ("Sw<3,2,3> o 8 o (8,32):(32,1)", (None, 9), "slice condition"),  # CuTe prints (8):(36), not the function
     ("(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o (8,2):(1,8)", (None, 1), "(16,4):(4,1) o 0 o (8):(1)"),
+    ("Sw<1,1,1> o 40 o (4,4):(F9,F1)", (None, None), "Sw<1,1,1> o 40 o (4,4):(F9,F1)"),  # all _: the layout itself
+    ("(16,16):(1,16) o 0 o (4,4):(F1,F3)", (None, 1), "F2 offset condition"),  # 0 + (F3 ^ j): not an int sum
 ])
 def test_a_composed_layout_called_with_underscore_is_cutes_slice(x: str, crd: tuple, want: str) -> None:
     """CuTe's ``layout(crd)`` with ``_`` is ``slice(crd, layout)``; ``ComposedLayout.__call__`` kept the swizzle
-    and added the offset (``Sw<3,2,3> o 17 o (8):(32)`` for the second), which is not what CuTe prints."""
+    and added the offset (``Sw<3,2,3> o 17 o (8):(32)`` for the second), which is not what CuTe prints. An F2 inner
+    layout's offset was added to the int offset (the all-``_`` slice refused: "the offset must be an integer")."""
     lay = P(x)
     if "condition" in want:
         with pytest.raises(A.LayoutError, match=want):
@@ -131,3 +134,28 @@ def test_a_tile_past_the_grid_cute_gets_right_has_cutes_offset() -> None:
     """The fixed entries' bits that feed the swizzle are masked to their modes (to_mixed_bits): the offset was 3708."""
     r, off = A.local_tile(P("Sw<5,4,-5> o 512 o (32,8,2):(1,64,32)"), (4, 4), (7, 2, 3))
     assert (str(r), off) == ("(4,4):(1,2112)", 1084)
+
+
+@pytest.mark.parametrize(("x", "op", "tiler", "cute"), [
+    ("Sw<1,0,-8> o 0 o 8:1", "logical_divide", ("(2,2):(1,2)",), "Sw<1,0,-8> o 0 o (((2,2),2)):(((1,2),4))"),
+])
+def test_the_f2_form_of_a_rank_1_layout_is_rank_1(x: str, op: str, tiler: tuple, cute: str) -> None:
+    """``as_f2_layout`` keeps L's profile: a rank-1 L stays one mode (its bit modes nested), so a tiler by mode divides
+    the whole layout as CuTe's divide of ``Sw o 0 o L`` does (it was ``(2,4):(F257,F2)``, rank 2: the tiler's mode
+    0 divided the mode 2:F257 alone, and went past it: ``(((2,2),1),4):(((F257,F514),0),F2)``, 514 at i = 2)."""
+    f = A.as_f2_layout(P(x))
+    assert A.rank(f) == 1 and str(f) == "((2,4)):((F257,F2))"
+    got, want = getattr(A, op)(f, tuple(map(P, tiler))), P(cute)
+    assert A.rank(got) == A.rank(want.layout_b) and [int(got(i)) for i in range(A.size(want))] == [
+        want(i) for i in range(A.size(want))]
+
+
+def test_the_f2_form_of_nested_swizzles_keeps_both() -> None:
+    """``as_f2_layout(Sw o 0 o Sw' o 0 o L)`` read L's strides through the outer swizzle only (``(8,16):(F1,F8)``,
+    32 where the layout gives 1056); now through both, and its divide is CuTe's divide of the nested layout."""
+    x = P("Sw<1,6,8> o 0 o Sw<2,5,-5> o 0 o (8,16):(1,8)")
+    f = A.as_f2_layout(x)
+    assert str(f) == "(8,(4,4)):(F1,(F8,F1056))" and [int(f(i)) for i in range(128)] == [x(i) for i in range(128)]
+    cute = P("Sw<1,6,8> o 0 o Sw<2,5,-5> o 0 o ((((2,2),2),1),(2,8)):((((2,1),4),0),(8,16))")
+    got = A.logical_divide(f, (P("((2,2),2):((2,1),4)"), 2))
+    assert [int(got(i)) for i in range(128)] == [cute(i) for i in range(128)]

@@ -911,3 +911,42 @@ def test_conflicts_route_and_its_fix_equal_an_independent_count(seed: int) -> No
         assert (q["wavefronts"], q["ideal"], q["count"]) == mine, (T.ttgir.format_attr(a), d_text)
         best = min(best, mine[0])
     assert fix["wavefronts"] <= best, (fix, best, d_text, s_text)
+
+
+@pytest.mark.parametrize("seed", range(11700, 11740))
+def test_linear_layout_ops_in_odd_dim_orders_equal_tritons(seed: int) -> None:
+    """Dim orders the F2 ops test above does not draw: ``compose`` with the outer layout's in-dims in another order
+    than the inner's out-dims (and larger), ``invert`` of several in-dims in any order onto out-dims in any order,
+    and ``to_cute``'s layout evaluated at every input against Triton's ``apply`` (in-dims concatenated in the order
+    to_cute reads them, out-dims packed the first lowest)."""
+    import algebra as A
+    from algebra.doctor.linear_layout import to_cute
+
+    rng = random.Random(seed)
+    for _ in range(15):
+        a = _random_ll(rng)
+        t = _tll(a)
+        names = rng.sample(list(a.outs), len(a.outs))
+        outer = _random_ll(rng, {n: a.outs[n].bit_length() - 1 + rng.randint(0, 1) for n in names})
+        assert _same(a.compose(outer), t.compose(_tll(outer))), (a, outer)
+        n = sum(s.bit_length() - 1 for s in a.outs.values())
+        k = rng.randint(1, 3)
+        cuts = sorted(rng.choices(range(n + 1), k=k - 1))
+        ins = dict(zip(rng.sample(["register", "lane", "warp", "block", "offset"], k),
+                       [y - x for x, y in zip([0, *cuts], [*cuts, n], strict=True)], strict=True))
+        b = _random_ll(rng, ins, dict(a.outs))
+        inv = b.invert()
+        assert (inv is not None) == _tll(b).is_invertible(), b
+        assert inv is None or _same(inv, _tll(b).invert()), b
+        r = to_cute(a)
+        if r["cute"] is None or r["kind"] == "offset":
+            continue
+        cute = A.parse(r["cute"])
+        order = list(a.bases) if r["kind"] == "forward" else [
+            x for x in ("lane", "warp", "block", "register") if x in a.bases]
+        for i in range(1 << sum(len(a.bases[x]) for x in order)):
+            x, sh = {}, 0
+            for name in order:
+                x[name], sh = (i >> sh) & ((1 << len(a.bases[name])) - 1), sh + len(a.bases[name])
+            got = t.apply(x)
+            assert int(cute(i)) == a.pack([got[o] for o in a.outs]), (a, r["cute"], i)

@@ -19,7 +19,7 @@ mode by mode (modes of the layout beyond the tiler are kept).
 
 from __future__ import annotations
 
-from functools import partial, wraps
+from functools import partial, reduce, wraps
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -440,6 +440,12 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
                           "itself composed, as a tuple: CuTe has no rank (tuple_size) of a ComposedLayout)")
     if not isinstance(sw, Swizzle) or not fixed(c):  # A o (O + offset) o slice, the inner part sliced as CuTe does
         sub, o = slice_composed(c, lay)
+        if type(o) is F2 and o.value:  # L(c_j) = o ^ sub(j) (XOR), which A o O o L adds to O as an int
+            raise LayoutError(f"slice of {sl} at {cs} is refused: F2 offset condition: the fixed coordinates give "
+                              f"{lay} the F2 (XOR) offset {o}, which the kept coordinates' offsets XOR into, while the "
+                              f"outer layout adds them to {off} as ints: no A o O' o slice(L) in general (CuTe has no "
+                              "F2 strides); slice the F2 layout itself")
+        o = int(o)  # F2(0): no fixed coordinate
         if fixed(c) and isinstance(getattr(lay, "layout_a", None), Swizzle) and type(sub) is Layout and off + o < 0:
             _unsigned(sl, c, cs, sub, off + o, slice_layout(c, lay.layout_b).shape)  # decayed: o is unsigned
         return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
@@ -476,8 +482,9 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         x = _kept_at(c, sliced.shape, j)
         return (sl(x) if min(it.flatten(x)) >= 0 else sw(off + it.crd2idx(x, lay.shape, lay.stride))), show(x)
 
+    proven = size(sliced) > 1 and checking() and _slice_proven(sw, off, lay, _kept_at(c, sliced.shape, 0), sliced, res)
     for j in range(1, capped(size(sliced), f"slice of {sl} at {cs} is refused: CuTe would print {res}, not confirmed "
-                             "here (", few=True) if checking() else 0):
+                             "here (", few=True) if checking() and not proven else 0):
         if res(j) - res(0) != at(j)[0] - at(0)[0]:
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: slice condition: R(j) - R(0) == A(c_j) - A(c_0), c_j the "
@@ -487,14 +494,70 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     return res, sw(new_off) + passed if decay else passed
 
 
+def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res: Any) -> bool:
+    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points. The bits of p
+    below m (below the swizzle's and every stride of S) pass through: p is taken without them. R = Sw o q o S with
+    q = p mod 2^h (h above the swizzle's bits): equal. Else S(j) sums the columns of its leaves' bits (power-of-two
+    shapes) and the steps of its other leaves (strides with no bit below h); where the columns' bits below h are
+    disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int
+    sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree on the bits flipped. A Layout R, its
+    leaves grouped as S's, sums the groups: equal when the flipped bits are disjoint and each column and step
+    matches. False: not proven (read the points)."""
+    h = (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
+    disjoint = lambda xs: sum(xs) == reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
+    try:
+        p = off + it.crd2idx(c0, lay.shape, lay.stride) if int_strides(sub) else None
+    except LayoutError:
+        return False
+    if p is None:
+        return False
+    flat = zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True)
+    cut = -(1 << min([sw.base] + [(d & -d).bit_length() - 1 for s, d in flat if s > 1 and d]))  # m: Sw(x + r) ==
+    # Sw(x) + r for r < 2^m, x a multiple of 2^m (m at most the swizzle's base and each stride's lowest bit)
+    same = type(res) is ComposedLayout and res.layout_a == sw and res.layout_b == sub  # R(j) = Sw(q + S(j))
+    if same and not (res.offset & cut) - (p & cut) & h:
+        return True  # q - p a multiple of 2^h: Sw(q + x) == Sw(p + x) + q - p
+    bits, steps, w, p = [], [], 1, p & cut  # S's leaves: the bits (index, column) of a power-of-two shape, or the
+    for s, d in zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True):  # steps (weight,
+        if s > 1 and not s & (s - 1):  # shape, stride) of another whose stride has no bit below h
+            bits += [(w << t, d << t) for t in range(s.bit_length() - 1)]
+        elif s > 1 and d & h:
+            return False
+        elif s > 1:
+            steps.append((w, s, d))
+        w *= s
+    low = [c & h for _, c in bits]
+    if not disjoint([p & h, *low]) or sum(s for _, s, _ in steps) > 1 << 16:  # (each step read along its mode)
+        return False
+    flips, ph = [sw(x) for x in low], sw(p & h)
+    if same:
+        q = res.offset & cut & h
+        return disjoint([q, *low]) and not (sw(q) ^ ph) & reduce(int.__or__, flips, 0)
+    rs = [x for x in it.flatten(it.wrap(res.shape)) if x > 1] if type(res) is Layout and int_strides(res) else [0]
+    for s in (x for x in it.flatten(it.wrap(sub.shape)) if x > 1):  # R's leaves, grouped as S's: R sums the groups
+        n = 1
+        while n < s and rs:
+            n *= rs.pop(0)
+        rs = rs if n == s else [0]
+    return not rs and disjoint([0, *flips]) and all(res(i) == (ph ^ f) - ph + c - lo for (i, c), lo, f in zip(
+        bits, low, flips, strict=True)) and all(res(w * c) == c * d for w, s, d in steps for c in range(s))
+
+
 def _f2_slice(c: Any, sl: ComposedLayout, cs: str) -> tuple[Any, F2]:
     """The slice of ``Sw o O o L`` (L with F2 strides) at c: ``R = Sw o 0 o slice(c, L)`` and the XOR offset
     ``F(A(c_0))``; exact where ``R(j) ^ A(c_0) == A(c_j)`` for every j (O adds to the bits of each ``L(c_j)`` without
-    a carry, as a XOR), else refused with the first j where it is not."""
-    sub = slice_layout(c, sl.layout_b)
-    res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(_kept_at(c, sub.shape, 0)))
+    a carry, as a XOR), else refused with the first j where it is not. Proven without the points where L is F2-linear
+    (``f2_columns``), c_0 inside its shape, and neither L(c_0) nor O + L(c_0) has a bit of the slice's columns: then
+    ``O + L(c_j) = (O + L(c_0)) ^ S(j)`` and ``A(c_j) = A(c_0) ^ Sw(S(j))``."""
+    sub, lay = slice_layout(c, sl.layout_b), sl.layout_b
+    res, a0 = make_composed(sl.layout_a, 0, sub), int(sl(c0 := _kept_at(c, sub.shape, 0)))
+    inside = lambda x, s: (type(s) is tuple and len(x) == len(s) and all(map(inside, x, s))) if type(  # noqa: E731
+        x) is tuple else 0 <= x < it.product(s)
+    cols = f2_columns(sub.shape, sub.stride) if f2_columns(lay.shape, lay.stride) and inside(c0, lay.shape) else None
+    u = reduce(int.__or__, cols, 0) if cols else 0
+    proven = bool(cols) and not (int(lay(c0)) & u or (sl.offset + int(lay(c0))) & u)
     for j in range(1, capped(size(sub), f"slice of {sl} at {cs} is refused: {res} (its F2 slice) is not confirmed "
-                             "here (", few=True) if checking() else 0):
+                             "here (", few=True) if checking() and not proven else 0):
         if int(res(j)) ^ a0 != (want := int(sl(cj := _kept_at(c, sub.shape, j)))):
             raise LayoutError(
                 f"slice of {sl} at {cs} is not a layout: F2 slice condition: R(j) ^ A(c_0) == A(c_j) for R = {res}, "

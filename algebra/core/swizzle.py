@@ -268,14 +268,19 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     return res
 
 
-def _bit_modes(shape: Any, cols: list) -> tuple:
+def _bit_modes(shape: Any, cols: list, top: bool = True) -> tuple:
     """(shape, stride) with the profile of ``shape``: each leaf on its next log2(s) columns (popped from ``cols``), as
     the coalesced bit modes ``2:F(col)``, as ``as_f2_layout`` writes them."""
     if type(shape) is tuple:
-        parts = [_bit_modes(s, cols) for s in shape]
+        parts = [_bit_modes(s, cols, False) for s in shape]
         return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
     mine = [F2(cols.pop(0)) for _ in range(shape.bit_length() - 1)]
-    return bw_coalesce((2,) * (len(mine) - 1), tuple(mine[:-1]), 2, mine[-1]) if mine else (1, 0)
+    return _one_mode(bw_coalesce((2,) * (len(mine) - 1), tuple(mine[:-1]), 2, mine[-1]) if mine else (1, 0), top)
+
+
+def _one_mode(sd: tuple, top: bool) -> tuple:
+    """A leaf's bit modes ``(s, d)``; at the top of a rank-1 layout (``top``), kept one mode: ``((s,), (d,))``."""
+    return ((sd[0],), (sd[1],)) if top and type(sd[0]) is tuple else sd
 
 
 def as_f2_layout(x: Any) -> Layout:
@@ -297,6 +302,11 @@ def as_f2_layout(x: Any) -> Layout:
     if x.offset != 0:
         raise LayoutError(f"{x}: the offset {x.offset} makes the map affine, not linear over F2")
     sw, used = x.layout_a, 0
+    if type(x.layout_b) is ComposedLayout:  # Sw o 0 o (Sw' o 0 o L): L's bit columns through Sw', then through Sw
+        inner, lay = as_f2_layout(x.layout_b), x.layout_b
+        while type(lay) is ComposedLayout:
+            lay = lay.layout_b
+        return Layout(*_bit_modes(lay.shape, [sw(c) for c in f2_columns(inner.shape, inner.stride)]))
 
     def walk(s: Any, d: Any) -> tuple:
         nonlocal used
@@ -317,4 +327,4 @@ def as_f2_layout(x: Any) -> Layout:
         cols = [F2(sw(d << t)) for t in range(s.bit_length() - 1)]
         return bw_coalesce((2,) * (len(cols) - 1), tuple(cols[:-1]), 2, cols[-1])
 
-    return Layout(*walk(x.layout_b.shape, x.layout_b.stride))
+    return Layout(*_one_mode(walk(x.layout_b.shape, x.layout_b.stride), type(x.layout_b.shape) is not tuple))

@@ -315,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wide", action="store_true", help="with --swizzle: wide swizzles (B<=5, M<=6, negative S), "
                     "offsets, carries, either side, recasts (cute_swizzle.gen_wide_cases)")
     ap.add_argument("--nested", action="store_true", help="compositions into nested composed layouts, and ops on them")
+    ap.add_argument("--cut", action="store_true", help="inverses of swizzled tiles with negative shifts and offsets, "
+                    "and tilers whose strides cut across the swizzle's bits (cute_swizzle.gen_cut_cases)")
     ap.add_argument("--fresh", action="store_true", help="negative strides, nested tilers, shape-1 modes, big sizes")
     ap.add_argument("--bymode", action="store_true", help="tuples of layouts as tilers of the divides and products, "
                     "sizes that do not divide, stride-0 nested B, profiles, nested cotargets and coordinates, slices "
@@ -353,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
         import cute_swizzle
 
         cases = cute_swizzle.gen_nested_cases(a.seed, a.n)
+    elif a.cut:
+        import cute_swizzle
+
+        cases = cute_swizzle.gen_cut_cases(a.seed, a.n)
     elif a.inverses:
         import cute_swizzle
 

@@ -306,3 +306,63 @@ def gen_nested_cases(seed: int, n: int) -> list[dict]:
                 "args": [f"{left} o {more.randint(-64, 64)} o {sw}", more.choice([2, 4])]}
 
     return cc.distinct(n, draw) + cc.distinct(n // 2, draw_more)
+
+
+# ------------------------------------------------------------------------------------- swizzle bits cut across
+
+def cut_stride(rng: random.Random, b: int, m: int, s: int) -> int:
+    """A stride that lands inside, between or just off the swizzle's bit fields: 2^k for k around M, M+|S|, M+B+|S|,
+    an odd multiple of them, or plus one."""
+    k = rng.choice([m - 1, m, m + 1, m + b - 1, m + abs(s), m + abs(s) + 1, m + b + abs(s) - 1, 0, 1])
+    d = 1 << max(k, 0)
+    return d * rng.choice([1, 1, 1, 3]) + (1 if rng.random() < 0.15 else 0)
+
+
+def cut_tiler(rng: random.Random, n: int, b: int, m: int, s: int) -> str:
+    """A layout of one or two modes whose strides cut across the swizzle's bits, its reach within n."""
+    for _ in range(50):
+        r = rng.choice([1, 2, 2])
+        shape = [rng.choice([2, 2, 4, 8, 3]) for _ in range(r)]
+        stride = [cut_stride(rng, b, m, s) for _ in range(r)]
+        if sum((x - 1) * d for x, d in zip(shape, stride, strict=True)) < n:
+            return cc.lay(tuple(shape) if r > 1 else shape[0], tuple(stride) if r > 1 else stride[0])
+    return cc.lay(2, 1)
+
+
+def gen_cut_case(rng: random.Random) -> dict:
+    """Inverses of swizzled tiles with negative shifts and offsets (and of CuTe's ``L^-1 o -O o Sw`` back), and
+    compositions / divides / products of swizzled tiles with tilers whose strides cut across the swizzle's bits."""
+    b, m, s = wide_swizzle(rng)
+    b = max(b, 1)
+    s = -abs(s) if rng.random() < 0.6 and abs(s) >= b else s if abs(s) >= b else b
+    off = rng.choice([0, 1 << m, (1 << (m + abs(s))), (1 << m) + 1, 3 << m, rng.randint(1, 300)])
+    atom = f"Sw<{b},{m},{s}> o {off} o {wide_layout(rng)}"
+    shape, _ = cc.split_layout(atom.split(" o ", 2)[2])
+    n, k = cc.prod(shape), rng.random()
+    if k < 0.35:
+        return {"op": rng.choice(["right_inverse", "left_inverse"]), "args": [atom]}
+    if k < 0.7:
+        modes = shape if isinstance(shape, tuple) else (shape,)
+        tiler = cut_tiler(rng, n, b, m, s) if rng.random() < 0.7 or len(modes) < 2 else [
+            cut_tiler(rng, cc.prod(x), b, m, s) for x in modes]
+        return {"op": "composition", "args": [atom, tiler]}
+    op = rng.choice(["logical_divide", "zipped_divide", "logical_product", "blocked_product"])
+    return {"op": op, "args": [atom, cut_tiler(rng, n if op.endswith("divide") else 64, b, m, s)]}
+
+
+def gen_cut_cases(seed: int, n: int) -> list[dict]:
+    """``n`` distinct ``gen_cut_case``s, then the inverses of each inverse that our engine answers as a layout after
+    a swizzle (CuTe's ``L^-1 o -O o Sw``)."""
+    import algebra as A
+
+    rng = random.Random(seed)
+    cases = cc.distinct(n, lambda: gen_cut_case(rng))
+    for case in list(cases):
+        if case["op"].endswith("inverse"):
+            try:
+                r = getattr(A, case["op"])(A.parse(case["args"][0]))
+            except A.LayoutError:
+                continue
+            if isinstance(r, A.ComposedLayout) and isinstance(r.layout_b, A.Swizzle):
+                cases.append({"op": rng.choice(["right_inverse", "left_inverse"]), "args": [str(r)]})
+    return cases
