@@ -6,7 +6,7 @@ opens them filled."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from playwright.sync_api import expect
@@ -190,4 +190,19 @@ def test_a_walkthrough_loads_when_opened(page, live_server, screenshot, name):
     expect(page.locator(f"#{name}-sec")).to_have_attribute("open", "")
     expect(page.locator(f"#{wid}-walk-thread b")).to_have_text("3")
     assert len(asked) == 1
+    assert not page.console_errors
+
+
+def test_tma_cluster_of_three_ctas(page, live_server, screenshot):
+    """A cluster need not be a power of 2: CuTe cuts the multicast box among 3 CTAs where the box's outer mode is
+    divisible by 3, and asserts otherwise (the page names the reason)."""
+    q = urlencode({"tm_g": "(200,100):(1,200)", "tm_s": "(64,96):(1,64)", "tm_tile": "64,96", "tm_cluster": "3"})
+    page.goto(f"{live_server.url}/tv?{q}#tmac-h")
+    expect(page.locator("#tmac-parts tbody tr")).to_have_count(3)
+    expect(page.locator("#tmac-box")).to_have_text("(64, 32)")  # CuTe's box: 96 cut among 3 CTAs
+    page.locator("#tmac-h").scroll_into_view_if_needed()
+    screenshot(page, "tv-tma-cluster3", full_page=False)
+    q = urlencode({"tm_g": "(4096,4096):(1,4096)", "tm_s": "(128,64):(1,128)", "tm_tile": "128,64", "tm_cluster": "3"})
+    page.goto(f"{live_server.url}/tv?{q}#tmac-h")
+    expect(page.locator("#tmac-sec .msg.error")).to_contain_text("the cluster of 3 CTAs does not divide the box")
     assert not page.console_errors
