@@ -22,7 +22,7 @@ from algebra.core.modes import bw_coalesce, offsets
 class Swizzle(Frozen):
     """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
 
-    __slots__ = ("bits", "base", "shift")
+    __slots__ = ("bits", "base", "shift", "yyy_mask")
 
     def __init__(self, bits: int, base: int, shift: int | None = None) -> None:
         shift = bits if shift is None else shift
@@ -35,13 +35,9 @@ class Swizzle(Frozen):
             raise LayoutError(f"Swizzle<{bits},{base},{shift}>: |S| must be at least B")
         if bits > 16 or base > 32 or abs(shift) > 32:
             raise LayoutError(f"Swizzle<{bits},{base},{shift}>: parameters exceed the cap (B<=16, M<=32, |S|<=32)")
-        for k, v in zip(self.__slots__, (bits, base, shift), strict=True):
+        # yyy_mask: the source bits (read, shifted down by S), computed once
+        for k, v in zip(self.__slots__, (bits, base, shift, ((1 << bits) - 1) << (base + max(0, shift))), strict=True):
             object.__setattr__(self, k, v)
-
-    @property
-    def yyy_mask(self) -> int:
-        """The source bits (read, shifted down by S)."""
-        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
 
     @property
     def zzz_mask(self) -> int:
@@ -49,7 +45,7 @@ class Swizzle(Frozen):
         return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
 
     def __call__(self, offset: int) -> int:
-        if not is_int(offset):
+        if type(offset) is not int and not is_int(offset):
             if type(offset) is F2:  # an F2 offset (a layout with F2 strides inside): the same bits, swizzled
                 return F2(self(offset.value))
             raise LayoutError(f"a swizzle applies to integer offsets, got {offset!r}")
