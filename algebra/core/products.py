@@ -485,14 +485,11 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
 
 
 def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res: Any) -> bool:
-    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points. The bits of p
-    below m (below the swizzle's and every stride of S) pass through: p is taken without them. R = Sw o q o S with
-    q = p mod 2^h (h above the swizzle's bits): equal. Else S(j) sums the columns of its leaves' bits (power-of-two
-    shapes) and the steps of its other leaves (strides with no bit below h); where the columns' bits below h are
-    disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int
-    sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree on the bits flipped. A Layout R, its
-    leaves grouped as S's, sums the groups: equal when the flipped bits are disjoint and each column and step
-    matches. False: not proven (read the points)."""
+    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points (False: not
+    proven, read them). Where the bit columns of S below h (above the swizzle's bits) are disjoint and none of p's,
+    ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int sum above): R = Sw o q o S
+    is equal when Sw(q_h), Sw(p_h) agree on the bits flipped; a Layout R when the flipped bits are disjoint and each
+    column and step matches."""
     h = (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
     disjoint = lambda xs: sum(xs) == reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
     try:
