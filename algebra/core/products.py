@@ -685,8 +685,6 @@ def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) 
         crd, hier = get_flat_coord(tile, index), get_hier_coord(full, index)
     except LayoutError as e:
         raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {full}: {e}") from None
-    if is_tuple(crd) and len(crd) < len(tiler):
-        crd = crd + (None,) * (len(tiler) - len(crd))
     if (rec := active()) is not None:
         rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
                  f"{it.to_str(tiler)}")
