@@ -92,8 +92,8 @@ _UPPER = {name: module for module, names in (
     ("algebra.hw.coalescing", "coalescing partition_sectors sectors widest_vector"),
     ("algebra.teach.codegen", "op_to_cpp op_to_dsl to_cpp to_dsl"),
     ("algebra.teach.explain", "explain derive explain_ops format_steps"),
-    ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula index_formula natural_names "
-                              "parse_symbolic")) for name in names.split()}
+    ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula natural_names parse_symbolic"),
+) for name in names.split()}
 _MODULES = {"atoms", "banks", "registry", "hw", "doctor", "teach", "hopper", "coalescing", "explain"}  # A.formula: def
 
 
