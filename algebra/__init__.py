@@ -90,7 +90,7 @@ _UPPER = {name: module for module, names in (
     ("algebra.doctor.linear_layout", "describe_swizzle"), ("algebra.hw.bank_access", "bank_access"),
     ("algebra.hw.bankfix", "padding_fix swizzle_fixes"), ("algebra.hw.banks", "analyze analyze_ldmatrix"),
     ("algebra.hw.coalescing", "coalescing partition_sectors sectors widest_vector"),
-    ("algebra.teach.codegen", "op_to_cpp op_to_dsl to_cpp to_dsl"),
+    ("algebra.core.emit", "to_cpp to_dsl"), ("algebra.teach.codegen", "op_to_cpp op_to_dsl"),
     ("algebra.teach.explain", "explain derive explain_ops format_steps"),
     ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula natural_names parse_symbolic"),
 ) for name in names.split()}

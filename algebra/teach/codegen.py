@@ -1,7 +1,6 @@
 """CuTe C++ and CuTe DSL (Python) source for op calls: ``op_to_cpp(op, *args)`` / ``op_to_dsl(op, *args)`` write
 the statements that build the arguments and call the op (``program=True`` wraps them in a compilable program), each
-op's call from its emitter in the op table (``registry``). The spellings of one layout, ``to_cpp`` / ``to_dsl``, are
-``algebra.core.emit``'s, named here too.
+op's call from its emitter in the op table (``registry``); one layout is spelled by ``algebra.core.emit``.
 
 Post-condition: the emitted statements compute the same layout in CuTe as the op here.
 """
@@ -14,8 +13,6 @@ from algebra.core.emit import cpp_shape, cpp_step, py_tuple, to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.teach import registry
-
-__all__ = ["op_to_cpp", "op_to_dsl", "to_cpp", "to_dsl"]
 
 
 def _cpp_coord(c: Any) -> str:
