@@ -29,8 +29,7 @@ class Layout:
 
     ``Layout(shape)`` uses the compact column-major stride (CuTe's ``LayoutLeft``: shape-1 modes get stride 0).
     Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; hashable (treat it as immutable:
-    no function of the package ever mutates a Layout); ``_leaves`` is the number of leaves of the shape, counted
-    while validating (for a Layout built by ``_raw``: a bound above every count, until ``leaves`` counts them).
+    no function of the package ever mutates a Layout); ``_leaves`` counts the leaves of the shape (``leaves``).
     """
 
     __slots__ = ("shape", "stride", "_hash", "_leaves")
@@ -290,15 +289,14 @@ def _lift(c: Any, t: Any) -> tuple:
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
     """The slice of ``layout`` at ``crd`` and the offset of the fixed coordinates (None counts as 0)."""
-    return slice_layout(crd, layout), it.crd2idx(_zero_none(crd, layout.shape), layout.shape, layout.stride)
+    return slice_layout(crd, layout), it.crd2idx(_zero_none(crd), layout.shape, layout.stride)
 
 
-def _zero_none(c: Any, s: Any) -> Any:
-    if c is None:
-        return it.repeat_like(s, 0)
+def _zero_none(c: Any) -> Any:
+    """``c`` with 0 for each None (a 0 into a whole mode is its coordinate 0)."""
     if type(c) is tuple:
-        return tuple(_zero_none(x, y) for x, y in zip(c, s, strict=True))
-    return c
+        return tuple(_zero_none(x) for x in c)
+    return 0 if c is None else c
 
 
 def get_hier_coord(layout: Layout, index: int) -> IntTuple:
