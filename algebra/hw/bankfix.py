@@ -238,17 +238,15 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     limit = max_padding if max_padding is not None else max(1, NUM_BANKS * BANK_BYTES // element_bytes)
     kind, per_thread, labels, items = _b._pattern(lay, access, element_bytes)
     rows = lay.shape[0]
-    coords = [[(v % rows, v // rows) if tag == "c" and isinstance(v, int) else
-               (tuple(v) if tag == "c" else v) for tag, v in its] for its in items]
-    tags = [[tag for tag, _ in its] for its in items]
+    cells = [[(tag, (v % rows, v // rows) if tag == "c" and isinstance(v, int) else tuple(v) if tag == "c" else v)
+              for tag, v in its] for its in items]
     if on_work is not None:
         on_work(len(items) * (limit + 1), 0)
     for p in range(limit + 1):
         stride = list(lay.stride)
         stride[lead] += p
         padded = Layout(lay.shape, tuple(stride))
-        raw = [[_offset(padded, stride, t, c) for t, c in zip(tg, cs, strict=True)]
-               for tg, cs in zip(tags, coords, strict=True)]
+        raw = [[_offset(padded, stride, tag, c) for tag, c in its] for its in cells]
         analysis = _b.conflict_free_map(_b.LaneOffsets(kind, per_thread, labels, raw), element_bytes)
         if analysis is not None:
             return Fix("padding", p, None, padded, analysis)

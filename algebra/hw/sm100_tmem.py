@@ -71,10 +71,8 @@ def tmem_copy_table() -> dict[str, tuple[str, str, str, str, str]]:
     t: dict[str, tuple[str, str, str, str, str]] = {}
     for shape, (_, v, reps) in SHAPES.items():
         for r in reps:
-            for packed in (False, True):
-                suffix = "_16b" if packed else ""
-                src, dst = f"(32,{v * r}):(0,1)", _dst(shape, r)
-                mod = ".pack::16b" if packed else ""
+            src, dst = f"(32,{v * r}):(0,1)", _dst(shape, r)
+            for suffix, mod in (("", ""), ("_16b", ".pack::16b")):
                 t[f"SM100_TMEM_LOAD_{shape}{r}x{suffix}"] = (
                     "32:1", src, dst, src, f"tcgen05.ld.sync.aligned.{_PTX_SHAPE[shape]}.x{r}{mod}.b32")
                 t[f"SM100_TMEM_STORE_{shape}{r}x{suffix}"] = (
