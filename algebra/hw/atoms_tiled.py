@@ -99,23 +99,19 @@ class TiledCopy:
     def num_threads(self) -> int:
         return size(self.tv_layout[0])
 
-    def _tile2thrfrg(self, tensor: Layout, ref2trg: Layout) -> Layout:
-        tiles = zipped_divide(tensor, tuple(Layout(t) for t in self.tiler))
-        return self._tile2thrfrg_unfolded(tiles, ref2trg)  # ((thr, val), rest_m, rest_n, ...)
-
     def _ref2trg(self, src: bool) -> Layout:
         """CuTe's ``AtomLayoutRef`` -> ``AtomLayoutSrc`` / ``AtomLayoutDst``: ``right_inverse(ref) o src|dst``."""
         ref = right_inverse(self.atom.ref_layout(self.element_bits))
         return composition(ref, (self.atom.src_layout if src else self.atom.dst_layout)(self.element_bits))
 
     @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
-    def tidfrg_S(self, tensor: Any) -> Layout:
-        """((thread, value), rest...) view of a source tile (CuTe's ``tidfrg_S``)."""
-        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(True))
+    def _tidfrg(self, src: bool, tensor: Any) -> Layout:
+        """((thread, value), rest...) view of a source (destination) tile (CuTe's ``tidfrg_S`` / ``tidfrg_D``)."""
+        tiles = zipped_divide(_as_layout(tensor), tuple(Layout(t) for t in self.tiler))
+        return self._tile2thrfrg_unfolded(tiles, self._ref2trg(src))  # ((thr, val), rest_m, rest_n, ...)
 
-    @bounded(4 << 20, "tiled copy fragments")
-    def tidfrg_D(self, tensor: Any) -> Layout:
-        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(False))
+    tidfrg_S = partialmethod(_tidfrg, True)
+    tidfrg_D = partialmethod(_tidfrg, False)
 
     def _partition(self, src: bool, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """``partition_S`` / ``partition_D``: thread ``thr_idx``'s (CPY, CPY_M, CPY_N, ...) view of a source /
@@ -123,7 +119,7 @@ class TiledCopy:
         thread's coordinates (a CoordTensor)."""
         if isinstance(tensor, CoordTensor):
             return tensor.moved(*self._partition(src, tensor.layout, thr_idx))
-        frg = self.tidfrg_S(tensor) if src else self.tidfrg_D(tensor)
+        frg = self._tidfrg(src, tensor)
         if not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread {thr_idx} out of range: the tiled copy has {self.num_threads} threads")
         crd = ((thr_idx, None),) + (None,) * (len(frg) - 1)
