@@ -225,7 +225,7 @@ def test_tma_atom_box_cluster_and_partition():
     assert all(two.owner(m + 128 * k)[1] == m // 64 for m in (0, 63, 64, 127) for k in (0, 63))
     p = [two.partition(r, (1, 2)) for r in range(2)]
     assert p[0]["source"](0) == (128, 128) and p[1]["source"](0) == (128, 192)
-    assert p[1]["smem_offset"] == 4096 and two.encode().valid
+    assert p[1]["smem_offset"] == 0 and p[1]["destination"].offset == 4096 and two.encode().valid  # CuTe: see below
     k128 = tma.make_tma_atom("SM90_TMA_LOAD", g, A.parse("Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"),
                              (128, 128))
     assert k128.box == (64, 128) and k128.instructions == 2
@@ -237,6 +237,26 @@ def test_tma_atom_box_cluster_and_partition():
                                                     A.parse(SW128), (128, 64)), "multiple of 16 bytes")):
         with pytest.raises(A.LayoutError, match=needle):
             call()
+
+
+def test_tma_partition_as_cute_returns_it():
+    """tma_partition(atom, r, Layout<N>{}, group_modes<0,R>(sA), group_modes<0,R>(gA)) as CuTe C++ prints it
+    (tests/oracle/cute_tma.py --partition, seeds 12700-12702): rank 1, ((TMA, TMA_Iter)), each part coalesced; the TMA
+    mode is the whole instruction (all CTAs), domain-offset to CTA r's share (it was cut to the share, rank 2); a
+    swizzled destination carries the offset in its layout, the pointer stays (it was the pointer's offset)."""
+    from algebra.hw import tma
+
+    g = A.Layout((4096, 4096), (4096, 1))
+    four = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", g, A.parse("Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"),
+                             (128, 128), 4)
+    p = four.partition(1, (2, 1))
+    assert str(p["source"]) == "ArithTuple(128,288) o (((64,128),2)):(((1@0,1@1),64@0))"
+    assert (str(p["destination"]), p["smem_offset"]) == ("Sw<3,3,3> o 2048 o ((8192,2)):((1,8192))", 0)
+    assert str(p["loads"]) == "ArithTuple(128,288) o ((64,32),2):((1@0,1@1),64@0)"
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(8,16):(1,8)"), A.parse("(8,8):(1,8)"), (8, 8), 2)
+    p = m.partition(1, (0, 1))
+    assert (str(p["source"]), str(p["destination"]), p["smem_offset"]) == (
+        "ArithTuple(96) o ((64,1)):((1@0,0))", "((64,1)):((1,0))", 32)
 
 
 def test_api_tma_partition(client):
@@ -270,7 +290,7 @@ def _loaded(m, cta):
     for k in range(A.size(tile)):
         crd = [k // A.size(tile[:j]) % tile[j] for j in range(len(tile))]  # column-major in the tile
         pos[m.tma_tensor()(sum(x * A.size(shape[:j]) for j, x in enumerate(crd)))] = k
-    src = m.partition(cta)["source"]
+    src = m.partition(cta)["loads"]
     return [pos[src(k)] for k in range(A.size(src.layout))]
 
 
@@ -302,7 +322,7 @@ def test_tma_atoms_as_cute_builds_them():
         assert (str(m.tma_tensor()), str(m.gbasis())) == (tensor, gbasis)
         assert m.encode().valid and sorted(i for p in range(c) for i in _loaded(m, p)) == list(range(A.size(t)))
     m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(8,16):(1,8)"), A.parse("(8,8):(1,8)"), (8, 8), 2)
-    assert m.problem() == [(128, 1)] and m.box == (32,) and str(m.partition(1, (0, 1))["source"]) == \
+    assert m.problem() == [(128, 1)] and m.box == (32,) and str(m.partition(1, (0, 1))["loads"]) == \
         "ArithTuple(96) o (32,1):(1@0,0)"  # one 1-D dimension of 128 elements; CTA 1 loads 96..127
     for g, s, t, c, bits, words in (("(32,256,32):(1,40,10240)", "(16,64,4):(1,64,16)", (16, 64, 4), 4, "UINT8",
                                      "multiple of 16 bytes"),):

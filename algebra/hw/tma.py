@@ -100,32 +100,45 @@ class TmaAtom:
         return o // self.vector, (o % self.vector) // self.chunk
 
     def partition(self, cta_rank: int, cta_coord: tuple[int, ...] | None = None) -> dict[str, Any]:
-        """``tma_partition(atom, cta_rank, Layout<N>{}, sA, gA)`` for the CTA tile at ``cta_coord`` (default 0):
-        the source (TMA coordinates) and destination (smem offsets) views ((TMA, TMA_Iter)) of CTA ``cta_rank``."""
+        """``tma_partition(atom, cta_rank, Layout<N>{}, group_modes<0,R>(sA), group_modes<0,R>(gA))`` for the CTA
+        tile at ``cta_coord`` (default 0), as CuTe returns it: ``source`` (TMA coordinates) and ``destination``
+        (smem; a swizzled one keeps its swizzle, the CTA's offset inside it) are rank 1, ``((TMA, TMA_Iter))``, each
+        part coalesced; the TMA mode is one instruction's whole vector (all CTAs: copy consumes it whole), domain-offset
+        to this CTA's share, so only its first ``chunk`` values are what this CTA loads: ``loads`` is that part,
+        ``(chunk, TMA_Iter)``. ``smem_offset`` is the destination's pointer offset (0 for a swizzled layout)."""
         if not 0 <= cta_rank < self.cluster_size:
             raise LayoutError(f"CTA {cta_rank} is out of range: the cluster has {self.cluster_size} CTAs")
         coord = tuple(cta_coord or (0,) * len(self.cta_tile))
         if len(coord) != len(self.cta_tile):
             raise LayoutError(f"CTA tile coordinate {coord} needs {len(self.cta_tile)} entries")
-        start = cta_rank * self.chunk
+        start, plain = cta_rank * self.chunk, _plain(self.smem)
         div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
-        mine = make_layout(composition(div[0], Layout(self.chunk)), div[1])  # this CTA's part of each vector
-        first = self.smem_to_coord(start)
         origin = [0] * len(self.dims)
         for j, d in enumerate(self.mode_strides()):
             if d != 0:
                 origin[d.mode_path[0]] += coord[j] * self.cta_tile[j] * d.value
+        first = self.smem_to_coord(start)
         for d, x in enumerate(it.wrap(first.as_tuple() if hasattr(first, "as_tuple") else ())):
             origin[d] += x
-        src = CoordTensor(tuple(origin), mine)
-        dst = Layout((self.chunk, self.instructions), (1, self.vector))
-        return {"cta": cta_rank, "source": src, "destination": dst, "smem_offset": start}
+        sdiv = logical_divide(composition(plain, right_inverse(plain)), Layout(self.vector))
+        dst, off = _rank1(sdiv), sdiv((start, 0))
+        if plain is not self.smem:  # CuTe: a composed layout's domain_offset moves its offset, not the pointer
+            dst, off = type(self.smem)(self.smem.layout_a, self.smem.offset + off, dst), 0
+        loads = CoordTensor(tuple(origin), make_layout(composition(div[0], Layout(self.chunk)), div[1]))
+        return {"cta": cta_rank, "source": CoordTensor(tuple(origin), _rank1(div)), "destination": dst,
+                "smem_offset": off, "loads": loads}
 
     def encode(self, strict: bool = False) -> Any:
         """cuTensorMapEncodeTiled's arguments for this atom (``hopper.encode_tiled``), every rule checked."""
         esize, prob = hopper.TMA_DTYPES[hopper.tma_dtype(self.dtype)], self.problem()
         return hopper.encode_tiled(self.dtype, [e for e, _ in prob], [d * esize for _, d in prob[1:]], list(self.box),
                                    swizzle=_swizzle_mode(self.smem, esize), strict=strict)
+
+
+def _rank1(div: Layout) -> Layout:
+    """CuTe's ``coalesce(t, Shape<Shape<_1,_1>>{})`` of a ((TMA), (TMA_Iter)) layout: one mode, each part coalesced."""
+    two = make_layout(coalesce(div[0]), coalesce(div[1]))
+    return Layout((two.shape,), (two.stride,))
 
 
 def _plain(smem: Any) -> Layout:

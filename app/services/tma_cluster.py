@@ -75,8 +75,8 @@ def tma_cluster_view(gmem: str, smem: str, tile: str, cluster: int, dtype: str =
         parts = []
         for r in range(cluster):
             p = atom.partition(r, coord)
-            parts.append({"cta": str(r), "source": str(p["source"]), "destination":
-                          f"smem offset {p['smem_offset']} + {p['destination']}"})
+            parts.append({"cta": str(r), "source": str(p["source"]), "loads": str(p["loads"]), "destination":
+                          str(p["destination"]) + (f" at smem offset {p['smem_offset']}" if p["smem_offset"] else "")})
         enc = atom.encode()
     grid = GridView(id="grid-tma", rows=rows, cols=cols, text=text, colour=colour, css="tv",
                     caption=f"CTA tile {rows}x{cols}: C<r> = CTA r of the cluster loads it"

@@ -6,9 +6,12 @@ swizzled, and modes in other orders) and clusters of 1-4 CTAs multicasting.
 Per case: ``get_tma_tensor(shape(g))`` (the TMA coordinate tensor), the elements of one instruction (the atom's
 ``NumValSrc``) and ``construct_tma_gbasis`` (the box and its dimensions' global modes) against
 ``algebra.hw.tma.make_tma_atom``. A case CuTe stops on (an assert at run time) must be refused here; global modes
-that CuTe's ``coalesce_256`` merges share one TMA dimension here as there.
+that CuTe's ``coalesce_256`` merges share one TMA dimension here as there. ``--partition``: also ``tma_partition``
+for every CTA of the cluster at a drawn CTA tile coordinate (its source and destination, as CuTe prints them) against
+``TmaAtom.partition``.
 
     python tests/oracle/cute_tma.py --seed 10830 --n 40
+    python tests/oracle/cute_tma.py --seed 12702 --n 60 --wide --partition
 """
 
 from __future__ import annotations
@@ -51,10 +54,20 @@ def _smem(rng: random.Random, tile: tuple[int, ...], first: int, bits: int) -> s
     return str(lay)
 
 
-def gen_cases(seed: int, n: int, merge: bool = False, wide: bool = False) -> list[dict]:
+def gen_cases(seed: int, n: int, merge: bool = False, wide: bool = False, partition: bool = False) -> list[dict]:
     """``merge``: the contiguous mode's extent is its tile's, unpadded (global modes that coalesce_256 merges).
-    ``wide``: see ``_wide_case``."""
-    rng = random.Random(seed)
+    ``wide``: see ``_wide_case``. ``partition``: each case gets a CTA tile coordinate (``coord``) and is compared
+    with ``tma_partition`` for every CTA of its cluster as well."""
+    out = _gen(random.Random(seed), n, merge, wide)
+    rng = random.Random(seed + 1)
+    for c in out if partition else ():
+        shape = A.parse(c["g"]).shape
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        c["coord"] = [rng.randrange(-(-s // t)) for s, t in zip(shape, c["tile"], strict=True)]
+    return out
+
+
+def _gen(rng: random.Random, n: int, merge: bool, wide: bool) -> list[dict]:
     out: list[dict] = []
     while wide and len(out) < n:
         out.append(_wide_case(rng))
@@ -108,6 +121,10 @@ def _wide_case(rng: random.Random) -> dict:
             "cluster": rng.choice([1, 1, 2, 3, 4, 5, 6, 8, 16]), "bits": bits}
 
 
+def _plain(s: object) -> A.Layout:
+    return s.layout_b if hasattr(s, "layout_b") else s
+
+
 def _atom(c: dict) -> tma.TmaAtom:
     op = "SM90_TMA_LOAD_MULTICAST" if c["cluster"] > 1 else "SM90_TMA_LOAD"
     return tma.make_tma_atom(op, A.parse(c["g"]), A.parse(c["s"]), tuple(c["tile"]), c["cluster"],
@@ -130,11 +147,32 @@ def program(cases: list[dict]) -> str:
                   f'    printf("{i}.vals\\t%d\\n", int(size<1>(typename decltype(atom)::ValLayoutSrc{{}})));',
                   f"    auto v = make_identity_layout(shape(g)).compose({tile});",
                   f'    printf("{i}.gbasis\\t"); print(detail::construct_tma_gbasis<{t}>(g, {cvalue(plain)}, v));'
-                  ' printf("\\n"); fflush(stdout); }', "}"]
+                  ' printf("\\n"); fflush(stdout);']
+        lines += _partition_lines(i, c, t, tile) + [f'    printf("{i}.done\\t1\\n"); fflush(stdout); }}', "}"]
     calls = ", ".join(f"c{i}" for i in range(len(cases)))
     lines += ["int main(int argc, char** argv) {", f"  void (*cs[])() = {{{calls}}};",
               f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(cases)}; ++i) cs[i]();", "  return 0;", "}"]
     return "\n".join(lines) + "\n"
+
+
+def _partition_lines(i: int, c: dict, t: str, tile: str) -> list[str]:
+    """``tma_partition(atom, r, Layout<N>{}, group_modes<0,R>(sA), group_modes<0,R>(gA))`` for every CTA ``r`` of
+    the cluster, ``gA = local_tile(get_tma_tensor(shape(g)), tile, coord)``: the source (gmem) view and the
+    destination's layout (smem, the pointer left out)."""
+    if "coord" not in c:
+        return []
+    r, n = len(c["tile"]), c["cluster"]
+    coord = "make_coord(" + ", ".join(map(str, c["coord"])) + ")"
+    return [f"    static {t} sbuf[{A.cosize(_plain(A.parse(c['s'])))}];",
+            "    auto sA = make_tensor(make_smem_ptr(sbuf), s);",
+            f"    auto gA = local_tile(atom.get_tma_tensor(shape(g)), {tile}, {coord});",
+            f"    for (int r = 0; r < {n}; ++r) {{",
+            f"      auto [tAgA, tAsA] = tma_partition(atom, r, Layout<Int<{n}>>{{}}, group_modes<0,{r}>(sA), "
+            f"group_modes<0,{r}>(gA));",
+            f'      printf("{i}.src%d\\t", r); print(tAgA); printf("\\n");',
+            f'      printf("{i}.dst%d\\t", r); print(tAsA.layout());',
+            '      printf(" + %d\\n", int(raw_pointer_cast(tAsA.data()) - raw_pointer_cast(sA.data())));',
+            "      fflush(stdout); }"]
 
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
@@ -155,7 +193,7 @@ def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
             got.update(ln.split("\t", 1) for ln in r.stdout.splitlines() if "\t" in ln)
             if r.returncode == 0:
                 break
-            stop = next(i for i in range(start, len(cases)) if f"{i}.gbasis" not in got)
+            stop = next(i for i in range(start, len(cases)) if f"{i}.done" not in got)
             got[f"{stop}.refused"] = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
             start = stop + 1
     return {a: b.replace("_", "") if not a.endswith("refused") else b for a, b in got.items()}
@@ -176,6 +214,10 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
         try:
             mine = {"tensor": str(a.tma_tensor()), "vals": str(a.vector),
                     "gbasis": str(a.gbasis())}
+            for r in range(c["cluster"]) if "coord" in c else ():
+                p = a.partition(r, tuple(c["coord"]))
+                mine[f"src{r}"] = str(p["source"])
+                mine[f"dst{r}"] = f"{p['destination']} + {p['smem_offset']}"
             for k, v in mine.items():
                 if cute.get(f"{i}.{k}") != v:
                     bad.append(f"{i}.{k} {c}: cute={cute.get(f'{i}.{k}')} ours={v}")
@@ -185,9 +227,11 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return oracle_cli(__doc__, 40, lambda a: gen_cases(a.seed, a.n, a.merge, a.wide), run_cpp, compare, argv,
+    return oracle_cli(__doc__, 40, lambda a: gen_cases(a.seed, a.n, a.merge, a.wide, a.partition), run_cpp, compare,
+                      argv,
                       {"--merge": "cases whose global modes coalesce_256 merges",
-                       "--wide": "tiles that do not divide, clusters of 1-16, rank 4-7 (_wide_case)"})
+                       "--wide": "tiles that do not divide, clusters of 1-16, rank 4-7 (_wide_case)",
+                       "--partition": "tma_partition's source and destination views, every CTA of the cluster"})
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -633,6 +634,121 @@ def _ours_umma(i: int, case: dict) -> dict[str, str]:
     return got
 
 
+# ------------------------------------------------------------ tensor memory: tiled tcgen05.ld / st, accumulators
+
+TMEM_T = {32: "float", 16: "half_t", 8: "uint8_t"}
+
+
+def gen_tmem_cases(seed: int, n: int) -> list[dict]:
+    """``make_tmem_copy`` of tcgen05.ld / st atoms (every shape, repeats 1x up to the largest CuTe defines, packed
+    ``_16b`` or not) over a dense TMEM tensor of 32-, 16- or 8-bit elements, one thread of warps 0-3 (against
+    ``sm100_tmem.thread_map``); and the accumulators of tcgen05.mma atoms with f32 and f16 C (the traits'
+    ``FrgTypeC::make``, against ``sm100_tmem.accumulator_layout``)."""
+    from algebra.hw import sm100, sm100_tmem
+
+    rng = random.Random(seed)
+    names = sorted(sm100_tmem.tmem_copy_table())
+    out: list[dict] = []
+    while len(out) < n:
+        if rng.random() < 0.7:
+            name = rng.choice(names)
+            _, shape, r, packed = sm100_tmem.split_name(name)
+            if r > 1 and rng.random() < 0.4:  # the narrow ones more often
+                r = rng.choice([1, 2])
+                name = re.sub(r"(\d+dp\d+b)\d+x", rf"\g<1>{r}x", name)
+            per_thread = sm100_tmem.SHAPES[shape][1] * r // 32
+            bits = 16 if packed else rng.choice([b for b in (32, 16, 8) if per_thread % b == 0])  # _16b: 16-bit
+            out.append({"kind": "tmem_copy", "atom": name, "bits": bits, "warp": rng.randrange(4),
+                        "thread": rng.randrange(32)})
+            continue
+        kind = rng.choice(["f16", "f16", "tf32", "f8f6f4"])
+        ab, c = rng.choice([("f16", "f16"), ("f16", "f32"), ("bf16", "f32")] if kind == "f16" else [
+            ("tf32", "f32")] if kind == "tf32" else [("e4m3", "f16"), ("e4m3", "f32")])
+        cta, src = rng.choice([1, 2]), rng.choice(["smem", "tmem"])
+        m = rng.choice((64, 128) if cta == 1 else (128, 256))
+        try:
+            ns, _ = sm100.n_rule(sm100._KIND_ALIASES[kind], m, cta, src, "K")
+            args = [kind, m, rng.choice(ns), "K", "K", cta, src, ab, c]
+            sm100.umma(*args)
+        except (KeyError, A.LayoutError, ValueError):
+            continue
+        out.append({"kind": "tmem_acc", "args": args})
+    return out
+
+
+def _tmem_cpp(i: int, case: dict) -> list[str]:
+    from algebra.hw import sm100, sm100_tmem
+
+    if case["kind"] == "tmem_acc":
+        atom = sm100.umma(*case["args"])
+        m, n, _ = atom.shape_mnk
+        cta = atom.cta_group
+        return [f"void c{i}() {{", f"  using Tr = MMA_Traits<{atom.cpp()}>;",
+                _show(f"{i}.acc", f"Tr::FrgTypeC::make(Shape<Shape<Int<{m // cta}>,Int<{n}>>,_1,_1>{{}}).layout()"),
+                f'  printf("{i}.cbits\\t%d\\n", int(sizeof_bits_v<typename Tr::ValTypeC>));', "}"]
+    kind, shape, r, packed = sm100_tmem.split_name(case["atom"])
+    per_lane = sm100_tmem.SHAPES[shape][1] * r // sm100_tmem.SHAPES[shape][0]  # register bits per TMEM lane
+    # a dense tensor of the case's type; _16b: one 16-bit value in each 32-bit column (tmem_frg<half_t, uint32_t>)
+    t, cols, step = TMEM_T[case["bits"]], (per_lane // 16 if packed else per_lane // case["bits"]), 2 if packed else 1
+    part = "partition_D" if kind == "LOAD" else "partition_S"  # the register side: the thread's own values
+    return [f"void c{i}() {{",
+            f"  auto L = Layout<Shape<_128,Int<{cols}>>, Stride<TMEM::DP<{t}>,_{step}>>{{}};",
+            f"  auto tiled = make_tmem_copy({case['atom']}{{}}, make_tensor(make_tmem_ptr<{t}>(0), L));",
+            f"  auto tI = tiled.get_slice({32 * case['warp'] + case['thread']}).{part}("
+            "make_identity_tensor(shape(L)));",
+            f'  printf("{i}.vals\\t");',
+            "  for (int v = 0; v < size<0>(tI); ++v) { auto c = tI(v, 0, 0); int o = L(get<0>(c), get<1>(c));",
+            f"    printf(\"%d.%d.%d \", o / int(TMEM::DP<{t}>{{}}), o % int(TMEM::DP<{t}>{{}}) * {case['bits']} / 32, "
+            f"o % int(TMEM::DP<{t}>{{}}) * {case['bits']} % 32); }}",
+            '  printf("\\n");', "}"]
+
+
+def run_tmem(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
+    """CuTe's values for the tensor-memory cases: one host-only translation unit against ``copy_traits_sm100.hpp``
+    and ``mma_traits_sm100.hpp`` (the traits and ``make_tmem_copy`` are host code)."""
+    lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
+             "#include <cute/atom/copy_traits_sm100.hpp>", "using namespace cute;"]
+    for i, case in enumerate(cases):
+        lines += _tmem_cpp(i, case)
+    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
+    out = compile_and_run("\n".join(lines) + "\n", timeout)
+    return {a: b.strip().replace("_", "") for a, b in (ln.split("\t", 1) for ln in out.splitlines() if "\t" in ln)}
+
+
+def compare_tmem(cases: list[dict], cute: dict[str, str]) -> list[str]:
+    """Copies: each value's TMEM (lane, 32-bit column, first bit), ``thread_map`` against the tiled copy's
+    partition of the thread. Accumulators: per CTA, each element's (lane, 32-bit column), ``accumulator_layout``
+    against CuTe's layout in C elements (lane * DP<C> + column * 32 / bits(C); a value off a column's first bit
+    is printed with its bit)."""
+    from algebra.hw import sm100, sm100_tmem
+
+    bad: list[str] = []
+    for i, case in enumerate(cases):
+        if case["kind"] == "tmem_copy":
+            tm = sm100_tmem.thread_map(case["atom"], case["warp"], case["bits"])[case["thread"]]
+            mine, theirs = " ".join(f"{v['lane']}.{v['column']}.{v['bit']}" for v in tm), cute.get(f"{i}.vals")
+        else:
+            atom = sm100.umma(*case["args"])
+            m, n, _ = atom.shape_mnk
+            cta, bits = atom.cta_group, int(cute.get(f"{i}.cbits", "32"))
+            ours, rows, dp = sm100_tmem.accumulator_layout(m, n, cta), m // cta, (1 << 16) * (32 // bits)
+            lay = A.parse(cute[f"{i}.acc"]) if f"{i}.acc" in cute else None
+            got, want = [], []
+            for c in range(cta):
+                for j in range(n):
+                    for r in range(rows):
+                        a = ours((c * rows + r, j))
+                        got.append(f"{a >> 32}:{(a >> 16) & 0xFFFF}.{a & 0xFFFF}")
+                        if lay is not None:
+                            o, x = lay(r + rows * j), lay(r + rows * j) % dp * bits
+                            want.append(f"{c}:{o // dp}.{x // 32}" + (f"+{x % 32}b" if x % 32 else ""))
+            mine, theirs = " ".join(got), " ".join(want) if lay is not None else None
+        if mine != theirs:
+            bad.append(f"{i} {json.dumps(case)}: cute={cute.get(f'{i}.vals', cute.get(f'{i}.acc'))} "
+                       f"ours={mine[:300]} (CuTe's as ours: {(theirs or '')[:300]})")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -640,14 +756,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the cases with CuTe's answers here (JSON)")
     ap.add_argument("--umma", action="store_true", help="tiled MMAs of SM100 tcgen05.mma atoms")
     ap.add_argument("--wide", action="store_true", help="wider draws: see gen_cases")
+    ap.add_argument("--tmem", action="store_true", help="tiled tcgen05.ld / st copies and f16 / f32 accumulators in "
+                    "tensor memory (gen_tmem_cases)")
     a = ap.parse_args(argv)
-    cases = gen_umma_cases(a.seed, a.n) if a.umma else gen_cases(a.seed, a.n, a.wide)
-    cute = run_umma(cases) if a.umma else run_cpp(cases)
+    cases = gen_tmem_cases(a.seed, a.n) if a.tmem else gen_umma_cases(a.seed, a.n) if a.umma else gen_cases(
+        a.seed, a.n, a.wide)
+    cute = run_tmem(cases) if a.tmem else run_umma(cases) if a.umma else run_cpp(cases)
     if a.out:
         recs = [{"case": c, "cute": {k: v for k, v in cute.items() if k.split(".")[0] == str(i)}}
                 for i, c in enumerate(cases)]
         a.out.write_text("[\n" + ",\n".join(json.dumps(r, separators=(",", ":")) for r in recs) + "\n]\n")
-    bad = compare(cases, cute)
+    bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute)
     print("\n".join(bad) or f"all {len(cases)} cases agree")
     return 1 if bad else 0
 
