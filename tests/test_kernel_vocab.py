@@ -257,6 +257,11 @@ def test_tma_partition_as_cute_returns_it():
     p = m.partition(1, (0, 1))
     assert (str(p["source"]), str(p["destination"]), p["smem_offset"]) == (
         "ArithTuple(96) o ((64,1)):((1@0,0))", "((64,1)):((1,0))", 32)
+    # global modes 0 and 2 share TMA dimension 1 (coalesce_256): CuTe scales them by run-time ints, and its coalesce
+    # leaves (64,4):(1@1,64@1) unmerged (it was 256:1@1)
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST", A.parse("(64,32,4):(32,1,2048)"), A.parse("(64,16,4):(16,1,1024)"),
+                          (64, 16, 4), 4, "UINT8")
+    assert str(m.partition(3)["source"]) == "ArithTuple(0,192) o (((16,64,4),1)):(((1@0,1@1,64@1),0))"
 
 
 def test_api_tma_partition(client):
@@ -286,10 +291,10 @@ def test_local_tile_of_a_coordinate_tensor():
 
 def _loaded(m, cta):
     """Tile indices (column-major) whose TMA coordinate CTA ``cta``'s partition loads, through the coordinate tensor."""
-    tile, shape, pos = m.cta_tile, A.inttuple.wrap(m.gmem.shape), {}
+    tile, shape, pos, coords = m.cta_tile, A.inttuple.wrap(m.gmem.shape), {}, m.tma_tensor()
     for k in range(A.size(tile)):
         crd = [k // A.size(tile[:j]) % tile[j] for j in range(len(tile))]  # column-major in the tile
-        pos[m.tma_tensor()(sum(x * A.size(shape[:j]) for j, x in enumerate(crd)))] = k
+        pos[coords(sum(x * A.size(shape[:j]) for j, x in enumerate(crd)))] = k
     src = m.partition(cta)["loads"]
     return [pos[src(k)] for k in range(A.size(src.layout))]
 

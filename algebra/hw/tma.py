@@ -125,7 +125,17 @@ class TmaAtom:
         if plain is not self.smem:  # CuTe: a composed layout's domain_offset moves its offset, not the pointer
             dst, off = type(self.smem)(self.smem.layout_a, self.smem.offset + off, dst), 0
         loads = CoordTensor(tuple(origin), make_layout(composition(div[0], Layout(self.chunk)), div[1]))
-        return {"cta": cta_rank, "source": CoordTensor(tuple(origin), _rank1(div)), "destination": dst,
+        # a TMA dimension past the first that merges global modes scales each by a run-time int in CuTe
+        # (gmem_tma_basis_stride), so CuTe's coalesce joins none of them with a neighbour: each such global mode
+        # walks its own basis here, E(len(dims) + j), until the view is coalesced
+        real, n = self.mode_strides(), len(self.dims)
+        dyn = {j for k, grp in enumerate(self.dims) if k and len(grp) > 1 for j in grp if real[j] != 0}
+        own = Layout(self.cta_tile, tuple(E(n + j) if j in dyn else d for j, d in enumerate(real)))
+        view = _rank1(logical_divide(composition(own, right_inverse(plain)), Layout(self.vector)))
+        back = tuple(real[d.mode_path[0] - n] * d.value if hasattr(d, "mode_path") and d.mode_path[0] >= n else d
+                     for d in it.flatten(view.stride))
+        view = Layout(view.shape, it.unflatten(back, view.stride))
+        return {"cta": cta_rank, "source": CoordTensor(tuple(origin), view), "destination": dst,
                 "smem_offset": off, "loads": loads}
 
     def encode(self, strict: bool = False) -> Any:

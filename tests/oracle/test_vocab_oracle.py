@@ -52,6 +52,31 @@ def test_fresh_descriptors_pictures_and_tma_equal_cute_cpp(module):
     assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
 
 
+def test_fresh_tma_partitions_equal_cute_cpp():
+    """``tma_partition`` for every CTA of the cluster (cute_tma.py --partition, --wide draws): the source and
+    destination views as CuTe returns them."""
+    if toolchain() is None:
+        pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
+    import cute_tma
+
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    cases = cute_tma.gen_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "30")), wide=seed % 2 == 1,
+                               partition=True)
+    bad = cute_tma.compare(cases, cute_tma.run_cpp(cases))
+    assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
+
+
+def test_fresh_tmem_copies_and_accumulators_equal_cute_cpp():
+    """Tiled tcgen05.ld / st copies (``make_tmem_copy``: each value's TMEM lane, column and bit for one thread) and
+    the f16 / f32 accumulators' TMEM layouts (cute_vocab.py --tmem)."""
+    if toolchain() is None:
+        pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
+    seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
+    cases = cute_vocab.gen_tmem_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "30")))
+    bad = cute_vocab.compare_tmem(cases, cute_vocab.run_tmem(cases))
+    assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
+
+
 def _nvcc() -> list[str] | None:
     nvcc, inc, cuda = shutil.which("nvcc"), cute_include(), cuda_include()
     if nvcc is None or inc is None or not cuda:
