@@ -715,6 +715,33 @@ def run_tmem(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     return {a: b.strip().replace("_", "") for a, b in (ln.split("\t", 1) for ln in out.splitlines() if "\t" in ln)}
 
 
+def _tmem_names() -> list[str]:
+    """The tcgen05.ld / st atoms CuTe defines (``arch/copy_sm100.hpp``: 1x to 128x, powers of 2 only) against the
+    names ``sm100_tmem`` takes; every other repeat (3x, 5x, 6x, ...) must be refused."""
+    from cute_cpp import cute_include
+
+    from algebra.hw import sm100_tmem
+
+    text = (cute_include() / "cute" / "arch" / "copy_sm100.hpp").read_text()
+    theirs = set(re.findall(r"struct (SM100_TMEM_(?:LOAD|STORE)_\d+dp\d+b\d+x(?:_16b)?)\b", text))
+    ours = set(sm100_tmem.tmem_copy_table())
+    bad = [f"tcgen05 atoms: only CuTe's {sorted(theirs - ours)[:8]}, only ours {sorted(ours - theirs)[:8]}"] * (
+        theirs != ours)
+    for shape in sm100_tmem.SHAPES:
+        for r in range(1, 129):
+            for kind in ("LOAD", "STORE"):
+                name = f"SM100_TMEM_{kind}_{shape}{r}x"
+                try:
+                    sm100_tmem.split_name(name)
+                    ok = True
+                except A.LayoutError:
+                    ok = False
+                if ok != (name in theirs):
+                    bad.append(f"{name}: CuTe {'defines' if name in theirs else 'lacks'} it, we "
+                               f"{'take' if ok else 'refuse'} it")
+    return bad
+
+
 def compare_tmem(cases: list[dict], cute: dict[str, str]) -> list[str]:
     """Copies: each value's TMEM (lane, 32-bit column, first bit), ``thread_map`` against the tiled copy's
     partition of the thread. Accumulators: per CTA, each element's (lane, 32-bit column), ``accumulator_layout``
@@ -722,7 +749,7 @@ def compare_tmem(cases: list[dict], cute: dict[str, str]) -> list[str]:
     is printed with its bit)."""
     from algebra.hw import sm100, sm100_tmem
 
-    bad: list[str] = []
+    bad = _tmem_names()
     for i, case in enumerate(cases):
         if case["kind"] == "tmem_copy":
             tm = sm100_tmem.thread_map(case["atom"], case["warp"], case["bits"])[case["thread"]]
