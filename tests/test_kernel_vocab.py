@@ -417,3 +417,28 @@ def test_contract_keyword_arguments_are_accepted():
     tmem = atoms.get("SM100_TMEM_LOAD_32dp32b4x")
     assert str(tmem.ref_layout(bits=32)) == str(tmem.ref_layout(32)) == "(32,128):(0,1)"
     assert tmem.src_layout(bits=16) == tmem.src_layout(16) and tmem.dst_layout(bits=16) == tmem.dst_layout(16)
+
+
+def test_tmem_copies_and_f16_accumulators_as_cute():
+    """Tiled tcgen05.ld / st (make_tmem_copy over a dense TMEM tensor; _16b: one 16-bit value per 32-bit column) and
+    f16 accumulators' TMEM layouts as CuTe C++ gives them (tests/oracle/cute_vocab.py --tmem, seed 12721): each
+    value's lane.column.bit for one thread, 1x and 2x repeats, 8- / 16- / 32-bit values."""
+    from algebra.hw import sm100_tmem
+
+    for name, bits, warp, thread, want in (
+            ("SM100_TMEM_LOAD_32dp32b1x", 32, 1, 20, "52.0.0"),
+            ("SM100_TMEM_LOAD_16dp32b1x", 16, 1, 13, "45.0.0 45.0.16"),
+            ("SM100_TMEM_STORE_16dp256b1x_16b", 16, 0, 31,
+             "7.12.0 7.13.0 7.14.0 7.15.0 15.12.0 15.13.0 15.14.0 15.15.0"),
+            ("SM100_TMEM_STORE_16dp128b1x", 8, 3, 31,
+             "103.3.0 103.3.8 103.3.16 103.3.24 111.3.0 111.3.8 111.3.16 111.3.24"),
+            ("SM100_TMEM_STORE_16dp128b2x_16b", 16, 0, 13, "3.2.0 3.3.0 11.2.0 11.3.0 3.10.0 3.11.0 11.10.0 11.11.0"),
+            ("SM100_TMEM_LOAD_16dp64b2x", 32, 0, 31, "15.1.0 15.3.0")):
+        got = sm100_tmem.thread_map(name, warp, bits)[thread]
+        assert " ".join(f"{v['lane']}.{v['column']}.{v['bit']}" for v in got) == want, name
+    # FrgTypeC::make(((M/CTAs, N), 1, 1)) of f16 C: half_t units, lane at DP<half_t> = 2^17, one 32-bit column each
+    for m, n, cta, cute in ((64, 8, 1, "(((16,4),8),1,1):(((131072,4194304),2),0,0)"),
+                            (128, 16, 1, "((128,16),1,1):((131072,2),0,0)"),
+                            (128, 96, 2, "((64,(48,2)),1,1):((131072,(2,8388608)),0,0)")):
+        ours, theirs, rows = sm100_tmem.accumulator_layout(m, n, cta), A.parse(cute), m // cta
+        assert all(2 * (ours((r, j)) & 0xFFFFFFFF) == theirs(r + rows * j) for j in range(0, n, 3) for r in range(rows))
