@@ -250,9 +250,7 @@ _RULE = "a thread layout maps lane t to the tile's column-major 1-D coordinate r
 
 
 def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, int]]:
-    """The (row, col) of each lane's first element: ``layout(t)`` read as the tile's column-major 1-D coordinate
-    (``of`` = coordinate, the default) or as an element offset of the tile as given (``of`` = offset). A
-    coordinate read whose vectors are not consecutive, aligned offsets is refused with the convention named."""
+    """The (row, col) of each lane's first element of a ``thread_layout`` access (see the module docstring)."""
     from algebra.core.layout import Layout
 
     of = spec.get("of", "coordinate")
@@ -386,6 +384,15 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
                 return None
         out.append(o)
     return out
+
+
+def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int) -> list[int]:
+    """``acc.cost(offs)`` of the k-th access, kept in ``memo`` (one per search) under (k, offsets)."""
+    key = (k, tuple(offs))
+    p = memo.get(key)
+    if p is None:
+        p = memo[key] = acc.cost(offs, element_bytes)
+    return p
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Any
 from algebra.core.errors import LayoutError
 from algebra.hw import hopper
 from algebra.hw import sm100_smem as U
+from algebra.hw.bankfix import swizzle_fn
 
 SPAN_OF_TYPE = {code: span for span, (_, _, code) in hopper.SWIZZLE_KINDS.items()}
 RESERVED_MASK = ((1 << 64) - 1) & ~sum(((1 << w) - 1) << lo for _, lo, w, _ in hopper.DESCRIPTOR_FIELDS)
@@ -334,7 +335,7 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
     shp = t.shape if isinstance(t.shape, tuple) else ()
     mn = product(shp[0]) if len(shp) == 2 else 64
     ktot = product(shp[1]) if len(shp) == 2 else 32 // element_bytes
-    k = min(ktot, 32 // element_bytes) if str(major).upper() == "K" else min(ktot, 8 if ktot >= 8 else ktot)
+    k = min(ktot, 32 // element_bytes if str(major).upper() == "K" else 8)
     out = decode(value, element_bytes, major, min(mn, 256), k, tile=str(t), arch="sm100")
     out["encoded_from"] = tile
     if not out["valid"]:
@@ -346,6 +347,11 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
 # --------------------------------------------------------------------------- TMA: cuTensorMapEncodeTiled
 
 
+#: argument -> the name of its enum (``CU_TENSOR_MAP_<name>_...``)
+TMA_ENUMS = {"dtype": "DATA_TYPE", "interleave": "INTERLEAVE", "swizzle": "SWIZZLE", "l2_promotion": "L2_PROMOTION",
+             "oob_fill": "FLOAT_OOB_FILL"}
+
+
 def parse_tma_call(text: str) -> dict[str, Any]:
     """The arguments of a pasted ``cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr, dims,
     strides, box, elementStrides, INTERLEAVE, SWIZZLE, L2, OOB)`` call: the enum names and the ``{...}`` lists (or
@@ -354,21 +360,15 @@ def parse_tma_call(text: str) -> dict[str, Any]:
 
     if not isinstance(text, str) or len(text) > 4000:
         raise LayoutError("call: paste the cuTensorMapEncodeTiled call (at most 4000 characters)")
-    enums = {k: re.search(rf"CU_TENSOR_MAP_{k}_(\w+)", text) for k in ("DATA_TYPE", "INTERLEAVE", "SWIZZLE",
-                                                                        "L2_PROMOTION", "FLOAT_OOB_FILL")}
-    if not enums["DATA_TYPE"]:
+    enums = {k: re.search(rf"CU_TENSOR_MAP_{name}_(\w+)", text) for k, name in TMA_ENUMS.items()}
+    if not enums["dtype"]:
         raise LayoutError("call: no CU_TENSOR_MAP_DATA_TYPE_... argument found")
     lists = [[int(x, 0) for x in re.findall(r"-?0x[0-9a-fA-F]+|-?\d+", m)]  # a minus sign is kept (was dropped)
              for m in re.findall(r"\{([^{}]*)\}", text)]
     if len(lists) < 3:
         raise LayoutError("call: write globalDim, globalStrides, boxDim (and elementStrides) as {..} lists")
-    args = {"dtype": enums["DATA_TYPE"].group(1), "global_dim": lists[0], "global_strides": lists[1],
-            "box_dim": lists[2], "element_strides": lists[3] if len(lists) > 3 else None}
-    for key, name in (("interleave", "INTERLEAVE"), ("swizzle", "SWIZZLE"), ("l2_promotion", "L2_PROMOTION"),
-                      ("oob_fill", "FLOAT_OOB_FILL")):
-        if enums[name]:
-            args[key] = enums[name].group(1)
-    return args
+    return {"global_dim": lists[0], "global_strides": lists[1], "box_dim": lists[2],
+            "element_strides": lists[3] if len(lists) > 3 else None, **{k: m.group(1) for k, m in enums.items() if m}}
 
 
 #: 16-byte chunks drawn per box row: a box over TMA's 256-element limit is refused by its rule, and its drawing (one
@@ -402,11 +402,10 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     inner = box[0] * esize if box else 0
     rows = math.prod(box[1:])
     span = hopper.TMA_SWIZZLE_SPAN[r.swizzle]
-    mask = (1 << {0: 0, 32: 1, 64: 2, 128: 3}[span]) - 1
+    sw = swizzle_fn({0: 0, 32: 1, 64: 2, 128: 3}[span], 4, 3)  # Sw<B,4,3> on byte addresses
     chunks = max(1, inner // 16)
     shown = range(0, 16 * min(chunks, MAX_DRAWN_CHUNKS), 16)  # a legal box row has at most 256 x 8 B = 128 chunks
-    grid = [[(a ^ (((a >> 7) & mask) << 4)) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)]
-            for row in range(min(rows, 64))]
+    grid = [[sw(a) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)] for row in range(min(rows, 64))]
     out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
                   "shown_chunks": min(chunks, MAX_DRAWN_CHUNKS),
                   "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}

@@ -90,12 +90,6 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
     return f"UMMA::Layout_MN_SW128_32B_Atom<{CPP_TYPES[tile.element_bytes]}> (SWIZZLE_128B_BASE32B)"
 
 
-def _dense_box(tile: Tile) -> int | None:
-    """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
-    extent = tile.dense_extent
-    return None if extent is None else extent * tile.element_bytes
-
-
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     """``{"tma", "wgmma", "umma", "base_alignment", "constraints_met", "notes"}`` for a candidate (``umma``: the
     SM100 smem atom and UMMA descriptor layout type that read it, 128B_BASE32B included)."""
@@ -105,7 +99,8 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     tile_mode = None
     if cand.kind in ("naive", "swizzle"):
         span = hardware_swizzle(cand.swizzle, eb)
-        box = _dense_box(tile) if eb <= 8 else None  # TMA's element types are at most 8 bytes
+        extent = tile.dense_extent if eb <= 8 else None  # TMA's element types are at most 8 bytes
+        box = None if extent is None else extent * eb  # bytes of a dense box's contiguous extent
         if span is not None:
             wgmma = _atom_match(tile, cand.swizzle, span)
             if cand.swizzle is None:

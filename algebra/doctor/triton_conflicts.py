@@ -113,9 +113,8 @@ def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | Non
 
 
 def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int, list[int]]:
-    """(v, the register columns that enumerate the instructions): v as the module docstring says, at most ``cap``
-    elements. The registers need only span the offsets 1, 2, ..., v/2: the compiled code relabels registers (an F2
-    change of basis of the register index; seen in Triton 3.9's PTX and measured with Triton 3.6 on the H200).
+    """(v, the register columns that enumerate the instructions): v as the module docstring says (the relabelled
+    registers: seen in Triton 3.9's PTX and measured with Triton 3.6 on the H200), at most ``cap`` elements.
     Post: the columns returned span the registers' offsets beyond the vector, low log2(v) bits cleared, and are
     independent."""
     top = max(1, 128 // max(element_bits, 1)) if cap is None else cap
@@ -125,12 +124,16 @@ def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int,
     v = 1
     while 2 * v <= top and not lanes & (2 * v - 1) and f2_rank([*m.reg, v]) == have:
         v *= 2
-    rest: list[int] = []
-    for c in m.reg:
-        c &= ~(v - 1)
-        if c and f2_rank([*rest, c]) > len(rest):
-            rest.append(c)
-    return v, rest
+    return v, _independent([c & ~(v - 1) for c in m.reg])
+
+
+def _independent(cols: list[int]) -> list[int]:
+    """The nonzero columns independent of those kept before them (the core's ``f2_rank``), in order."""
+    out: list[int] = []
+    for c in cols:
+        if c and f2_rank([*out, c]) > len(out):
+            out.append(c)
+    return out
 
 
 def _contiguous(m: Mapping, cols: list[int], v: int) -> bool:
@@ -200,10 +203,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     cache: dict[int, tuple[int, list[int]]] = {}
     bases, mult = span(rest), 1
     if fast and memo and not m.paddings:  # an instruction's cost depends on its start modulo a 128-byte line
-        low: list[int] = []
-        for c in rest:
-            if c % line and f2_rank([*low, c % line]) > len(low):
-                low.append(c % line)
+        low = _independent([c % line for c in rest])
         bases, mult = span(low), 1 << (len(rest) - len(low))
     lane_bits = reduce(or_, lane_sets[0], 0)
     out, total, ideal = [], 0, 0
