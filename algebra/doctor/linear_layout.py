@@ -295,8 +295,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
                           "not offsets)")
     shp = inner.shape
     modes = list(shp) if it.is_tuple(shp) else [shp]
-    sizes = [it.product(m) for m in modes]
-    bits = [log2(s, "shape") for s in sizes]
+    bits = [log2(it.product(m), "shape") for m in modes]
     for s in it.flatten(shp):
         log2(s, "shape")
     n = sum(bits)

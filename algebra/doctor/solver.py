@@ -32,6 +32,7 @@ from algebra.doctor.solver_access import (
     parse_accesses,
     priced,
 )
+from algebra.doctor.solver_explain import describe, hardware
 from algebra.hw.bankfix import bank_bits, compact_tail, swizzle_fn, varying_bits
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
@@ -292,8 +293,6 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     """The doctor's answer (CONTRACT §5): ``{"candidates": [...best first], "naive": {...}, "ideal", "searched"}``.
 
     Raises SolveError (a LayoutError, 422) naming the field on bad input."""
-    from algebra.doctor.solver_explain import describe, hardware
-
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)
     naive, cands, counts = search(t, accs)

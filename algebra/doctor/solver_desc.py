@@ -23,7 +23,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
+from algebra.core.notation import parse
+from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.doctor.solver_explain import hardware_swizzle
 from algebra.hw import hopper
 from algebra.hw import sm100_smem as U
 from algebra.hw.bankfix import swizzle_fn
@@ -63,8 +68,6 @@ def _check_element_bytes(element_bytes: int, arch: str) -> None:
 
 
 def _parse_tile(tile: str) -> Any:
-    from algebra.core.notation import parse
-
     try:
         return parse(tile)
     except (LayoutError, ValueError) as exc:
@@ -75,9 +78,6 @@ def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, 
                      arch: str = "sm90") -> Any:
     """The element layout (MN x K) a descriptor of ``arch`` implies, the swizzle composed on (offsets relative to
     the start)."""
-    from algebra.core.layout import Layout
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     _check_element_bytes(element_bytes, "sm90")
     t = 16 // element_bytes
     if arch == "sm100":
@@ -215,8 +215,6 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
     ``arch``: "sm90" (Hopper's wgmma descriptor), "sm100" (Blackwell's UMMA descriptor, with LBO / SBO explained
     under ``explain``) or "auto" (Blackwell when bits 46-47 hold 1); the answer's ``arch`` and ``encoding`` say which
     it was read as."""
-    from algebra.core.layout import offsets
-
     if arch not in ("sm90", "sm100", "auto"):
         raise LayoutError(f"arch: sm90, sm100 or auto, not {arch!r}")
     value = parse_descriptor(descriptor)
@@ -266,11 +264,6 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     "sm90" (``make_gmma_desc``) or "sm100" (``make_umma_desc``, :func:`_encode_sm100`): the swizzle gives the layout
     type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and comparing the
     implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
-    from algebra.core import inttuple as it
-    from algebra.core.layout import Layout
-    from algebra.core.swizzle import Swizzle
-    from algebra.doctor.solver_explain import hardware_swizzle
-
     if arch == "sm100":
         return _encode_sm100(tile, element_bytes, major, start_address)
     if arch != "sm90":
@@ -324,8 +317,6 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
 def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int) -> dict[str, Any]:
     """The UMMA descriptor of a smem tile (MN x K; CuTe's print or element units), as ``make_umma_desc`` builds it,
     decoded again on the tile's first MMA K-block (LayoutError naming the canonical-form rule when it is none)."""
-    from algebra.core.inttuple import product
-
     _check_element_bytes(element_bytes, "sm100")
     try:
         value = U.umma_desc(tile, 8 * element_bytes, major, start_address)
@@ -333,8 +324,8 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
         raise LayoutError(f"tile: {exc}") from None
     t = _parse_tile(tile)
     shp = t.shape if isinstance(t.shape, tuple) else ()
-    mn = product(shp[0]) if len(shp) == 2 else 64
-    ktot = product(shp[1]) if len(shp) == 2 else 32 // element_bytes
+    mn = it.product(shp[0]) if len(shp) == 2 else 64
+    ktot = it.product(shp[1]) if len(shp) == 2 else 32 // element_bytes
     k = min(ktot, 32 // element_bytes if str(major).upper() == "K" else 8)
     out = decode(value, element_bytes, major, min(mn, 256), k, tile=str(t), arch="sm100")
     out["encoded_from"] = tile

@@ -181,20 +181,19 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
         variant, used, rows, sel = fit
         rest = [c for i, c in enumerate(m.reg) if i not in used]
         num = 1 << len(sel)
-        kind = ("stmatrix" if op == "store" else "ldmatrix") + f".x{num}" + variant
-        lane_sets = [[s ^ r for s in span(sel) for r in span(rows)]]  # matrix-major: 8 rows of each matrix
-        vbytes, how, akind = 16, "matrix", ("stmatrix" if op == "store" else "ldmatrix")
+        akind = "stmatrix" if op == "store" else "ldmatrix"
+        kind, vbytes = akind + f".x{num}" + variant, 16
+        lanes = [s ^ r for s in span(sel) for r in span(rows)]  # matrix-major: 8 rows of each matrix
         why = (f"{kind}: 8 rows of 16 bytes per matrix ("
                + ("lanes 2-4 run along a row, register 0 and lanes 0-1 pick the rows" if variant else
                   "each lane's 32-bit word and lanes 0-1 run along a row, lanes 2-4 pick the rows") + ")")
-        v = 16 // eb
     else:
         v, rest = _vector(m, element_bits)
         while v > 1 and not _contiguous(m, rest + m.lane + m.warp, v):  # one width for every warp
             v, rest = _vector(m, element_bits, v // 2)
         vbytes = v * eb
-        kind, how, akind = _name(op, vbytes), "vector", ("sts" if op == "store" else "lds")
-        lane_sets = [span(m.lane)]
+        kind, akind = _name(op, vbytes), ("sts" if op == "store" else "lds")
+        lanes = span(m.lane)
         why = (f"{kind}: {v} element{'s' if v > 1 else ''} per lane, the widest run that is consecutive in "
                "registers and in shared memory" + (" and stays aligned after the paddings" if m.paddings else ""))
     if (1 << len(rest)) > MAX_INSTRUCTIONS:
@@ -205,7 +204,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     if fast and memo and not m.paddings:  # an instruction's cost depends on its start modulo a 128-byte line
         low = _independent([c % line for c in rest])
         bases, mult = span(low), 1 << (len(rest) - len(low))
-    lane_bits = reduce(or_, lane_sets[0], 0)
+    lane_bits = reduce(or_, lanes, 0)
     out, total, ideal = [], 0, 0
     for i, base in enumerate(bases):
         b = base ^ wbase
@@ -215,7 +214,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
         key = key if memo else None
         got = cache.get(key) if key is not None else None
         if got is None:
-            addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lane_sets[0]]
+            addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lanes]
             r = analyze(addrs, access_bytes=vbytes, kind=akind)
             got = (r.wavefronts, list(r.phases))
             if key is not None:
@@ -226,4 +225,4 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
             out.append({"kind": kind, "vector_bytes": vbytes, "wavefronts": got[0], "ideal": len(got[1]),
                         "phases": got[1], "index": i})
     return {"instructions": out, "wavefronts": total, "ideal": ideal, "warp": warp, "warps": m.warps,
-            "vector": v if how == "vector" else None, "kind": kind, "count": 1 << len(rest), "why": why}
+            "vector": None if fit else v, "kind": kind, "count": 1 << len(rest), "why": why}
