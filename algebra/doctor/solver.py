@@ -191,9 +191,8 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
             keep, keep_key = cols[j], None
             for m in masks:
                 tried += 1
-                trial = [[x ^ m if h else x for x, h in zip(r, hs, strict=True)]
-                         for r, hs in zip(rest, has, strict=True)]
-                total = sum(sum(priced(memo, k, a, offs, eb)) for (k, a), offs in zip(lsu, trial, strict=True))
+                total = sum(sum(priced(memo, k, a, [x ^ m if h else x for x, h in zip(r, hs, strict=True)], eb))
+                            for (k, a), r, hs in zip(lsu, rest, has, strict=True))
                 key = (total, bin(m).count("1"))
                 if keep_key is None or key < keep_key:
                     keep, keep_key = m, key
