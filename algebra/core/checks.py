@@ -143,12 +143,10 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
     ``_UNDECIDED`` when that does not apply (basis strides in A, R not of B's profile) or the points pass ENUM_CAP.
     B's strides are ints (``post_composition``)."""
-    if not int_strides(r):
+    parts: list = []
+    if not int_strides(r) or not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
     fd = it.flatten(b.stride)
-    parts: list = []
-    if not _parts_like(b.shape, r.shape, r.stride, parts):
-        return _UNDECIDED
     size_a = it.product(a.shape)
     n = len(parts)
     ext = [(parts[k][0] - 1) * fd[k] for k in range(n)]  # each mode's reach, negative or not
@@ -230,7 +228,6 @@ def offset_fn(shape: Any, stride: Any) -> Any:
 
 
 def int_strides(layout: Any) -> bool:
-    """``layout`` has a stride and every leaf of it is an int."""
     return _ints(getattr(layout, "stride", None))
 
 
