@@ -449,13 +449,17 @@ is L(j) + R(i) for no i, j
     if type(cot) is not int and cot is not None or r is None or type(layout).__name__ != "Layout":
         return  # a cotarget shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
     fs, fd = flat_pair(layout.shape, layout.stride)
-    if not fd or not _ints(fd):
+    if not fd:
         return
     fsize = reach = 1
-    for s, d in zip(fs, fd, strict=True):
+    for i in range(len(fs)):
+        d = fd[i]
+        if type(d) is not int:
+            return
         if d:
+            s = fs[i]
             fsize *= s
-            reach += (s - 1) * abs(d)
+            reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
         cot = reach
     rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
