@@ -72,12 +72,9 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
             cotarget += (shapes[i] - 1) * abs(strides[i])
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
-    elif type(cotarget) is int and cotarget > 0:
-        pass
-    elif isinstance(cotarget, Layout | ComposedLayout):
-        cotarget = cotarget.shape  # CuTe: shape(cotarget)
-    else:
-        cotarget = it.check_shape(cotarget, "cotarget")
+    elif type(cotarget) is not int or cotarget <= 0:  # a layout: CuTe's shape(cotarget)
+        cotarget = cotarget.shape if isinstance(cotarget, Layout | ComposedLayout) else \
+            it.check_shape(cotarget, "cotarget")
     if not shapes:
         res = Layout(it.product(cotarget))
         if rec is not None:
@@ -119,10 +116,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         del strides[k]
         min_d = strides[0] if len(strides) == 1 else min(strides)
     new_d = strides[0] * shapes[0]
-    if type(cotarget) is int and new_d > 0:
-        rest_s = (cotarget + new_d - 1) // new_d
-    else:
-        rest_s = it.product(_copies(layout, cotarget, new_d))
+    rest_s = (cotarget + new_d - 1) // new_d if type(cotarget) is int and new_d > 0 else \
+        it.product(_copies(layout, cotarget, new_d))
     res = R(*bw_coalesce(res_s, res_d, rest_s, 0 if rest_s == 1 else new_d))
     if rec is not None:
         rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "

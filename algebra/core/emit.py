@@ -51,9 +51,8 @@ def _cpp_int(v: int, static: bool, typ: bool = False) -> str:
 def _cpp_leaf(d: Any, static: bool, typ: bool) -> str:
     if getattr(d, "is_basis", False):
         path = ",".join(map(str, d.mode_path))
-        if d.value == 1:
-            return f"E<{path}>" + ("" if typ else "{}")
-        return f"ScaledBasis<{_cpp_int(d.value, True, True)},{path}>" + ("" if typ else "{}")
+        name = f"E<{path}>" if d.value == 1 else f"ScaledBasis<{_cpp_int(d.value, True, True)},{path}>"
+        return name if typ else name + "{}"
     if not is_int(d):
         raise LayoutError(f"cannot emit the stride {d!r}")
     return _cpp_int(d, static, typ)
