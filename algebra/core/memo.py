@@ -113,11 +113,8 @@ class BoundedCache:
         if cost > self.max_bytes // 8:
             return
         with self._lock:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
+            self.bytes += cost - self._data.pop(key, (None, 0))[1]
             self._data[key] = (value, cost)
-            self.bytes += cost
             while self.bytes > self.max_bytes and self._data:
                 _, (_, c) = self._data.popitem(last=False)
                 self.bytes -= c

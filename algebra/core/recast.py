@@ -62,12 +62,9 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
     if not isinstance(sw, Swizzle) or off < 0:
         raise _refusal(layout, n, up)
     new_sw = _swizzle(sw, n, up)
-    if up:
-        if off % n:
-            raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
-        new_off, new_inner = off // n, upcast(inner, n)
-    else:
-        new_off, new_inner = off * n, downcast(inner, n)
+    if up and off % n:
+        raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
+    new_off, new_inner = off // n if up else off * n, (upcast if up else downcast)(inner, n)
     res = ComposedLayout(new_sw, new_off, new_inner)
     if rec is not None:
         rec.step(f"{name}<{n}> each part of {layout}: the swizzle {sw} -> {new_sw} (M moves by log2 {n} = "

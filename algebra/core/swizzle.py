@@ -281,10 +281,8 @@ def as_f2_layout(x: Any) -> Layout:
         raise LayoutError(f"{x}: the offset {x.offset} makes the map affine, not linear over F2")
     sw, used = x.layout_a, 0
     if type(x.layout_b) is ComposedLayout:  # Sw o 0 o (Sw' o 0 o L): L's bit columns through Sw', then through Sw
-        inner, lay = as_f2_layout(x.layout_b), x.layout_b
-        while type(lay) is ComposedLayout:
-            lay = lay.layout_b
-        return Layout(*_bit_modes(lay.shape, [sw(c) for c in f2_columns(inner.shape, inner.stride)]))
+        inner = as_f2_layout(x.layout_b)  # (a chain's shape is its innermost layout's)
+        return Layout(*_bit_modes(x.layout_b.shape, [sw(c) for c in f2_columns(inner.shape, inner.stride)]))
 
     def walk(s: Any, d: Any) -> tuple:
         nonlocal used
