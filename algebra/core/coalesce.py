@@ -1,7 +1,5 @@
-"""Coalesce and filter (CuTe's ``layout.hpp``, static case): the same function in fewer modes.
-
-Every function returns a new Layout (a ComposedLayout keeps its swizzle outside); refusals raise ``LayoutError``
-naming the failed condition. The mode arithmetic is ``algebra.core.modes.bw_coalesce``.
+"""Coalesce and filter (CuTe's ``layout.hpp``, static case): the same function in fewer modes (a ComposedLayout keeps
+its swizzle outside; the mode arithmetic is ``algebra.core.modes.bw_coalesce``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
-
-One implementation for every layout (it records its steps when ``explain`` asks); it refuses overlapping modes.
-"""
+"""Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach."""
 
 from __future__ import annotations
 
@@ -167,9 +164,8 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     cols = [c for c in cols if c]  # filter(L): a broadcast mode (F0 or 0) drops out first, as in CuTe
     if any(f2_solve(cols[:j], [cols[j]])[0] is not None for j in range(len(cols))):  # a column in the span before
         raise LayoutError(f"Non-injective Layout detected in complement: the F2 columns of {layout} are dependent")
-    top = max((c.bit_length() for c in cols), default=0)
     if cotarget is None:
-        cotarget = 1 << top
+        cotarget = 1 << max((c.bit_length() for c in cols), default=0)
     if type(cotarget) is not int or cotarget <= 0:
         raise LayoutError(f"complement of {layout} (F2 strides): the cotarget must be a positive int: {show(cotarget)}")
     chosen: list[int] = []

@@ -1,10 +1,5 @@
 """Composition, CuTe's ``R = A o B`` (``cute/layout.hpp`` and ``swizzle_layout.hpp``, static case), and what a
-refused op built on it names: what CuTe would print for the whole call.
-
-``composition`` coalesces A and walks each mode of B through it (``algebra.core.modes.compose``, CuTe's
-``composition_impl``); a tiler goes mode by mode; swizzles stay outside (``compose_swizzled``). The never-wrong
-check is applied to the result by ``memo`` (``checks.post_composition``). With a recorder active (``explain``) the
-same code runs and records each decision.
+refused op built on it names: what CuTe would print for the whole call (``shows_cute``).
 """
 
 from __future__ import annotations
@@ -47,9 +42,8 @@ def whole_refusal(fn: Any, args: tuple, err: LayoutError) -> LayoutError | None:
 
 
 def shows_cute(fn: Any, tile: Any = None) -> Any:
-    """For an op built on composition (composition with a tiler, local_tile, local_partition; the divides and
-    products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
-    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``; ``tile(op, args)``
+    """For an op built on composition (with a tiler, local_tile, local_partition): a refusal because an inner
+    composition is not ``A o B`` also names what CuTe prints for the whole op (``whole_refusal``); ``tile(op, args)``
     then answers it where it is the function after all, or adds the point where not (``products._tile_if_function``)."""
 
     @wraps(fn)

@@ -1,9 +1,7 @@
 """``Swizzle<B,M,S>`` and ``ComposedLayout`` (swizzle o offset o layout), as in CuTe's ``swizzle.hpp``.
 
 ``Sw<B,M,S>(x) = x ^ ((x & yyy_mask) >> S)`` with ``yyy_mask = ((1<<B)-1) << (M + max(0,S))``: the B bits
-starting at bit M+S are XOR-ed into the B bits starting at bit M. ``merge_swizzles`` and ``layout_swizzle`` are
-CuTe's compositions of a swizzle with a swizzle and of a layout with a swizzle; ``algebra.core.composition``
-dispatches to them.
+starting at bit M+S are XOR-ed into the B bits starting at bit M.
 """
 
 from __future__ import annotations
