@@ -40,9 +40,7 @@ def _swizzle(sw: Swizzle, n: int, up: bool) -> Swizzle:
     if n & (n - 1):
         raise LayoutError(f"{name}<{n}> of the swizzle {sw}: N must be a power of two")
     k = n.bit_length() - 1
-    if not up:
-        return Swizzle(sw.bits, sw.base + k, sw.shift)
-    new_m = sw.base - k
+    new_m = sw.base - k if up else sw.base + k  # (only an upcast can take M below 0)
     return Swizzle(sw.bits, new_m, sw.shift) if new_m >= 0 else Swizzle(max(sw.bits + new_m, 0), 0, sw.shift)
 
 
