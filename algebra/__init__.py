@@ -7,7 +7,7 @@ The package is four floors, each importing only those below it (``docs/architect
 ``tests/test_import_graph.py``): ``algebra.core`` (the algebra: Layout, notation, the ops, the never-wrong check),
 ``algebra.hw`` (the hardware models: banks, sectors, atoms, Hopper), ``algebra.doctor`` (the layout doctor: the
 solver, Triton layouts) and ``algebra.teach`` (the op table, explain, formulas, code for op calls). This module,
-and the thin ``algebra.atoms``, ``algebra.banks`` and ``algebra.registry``, sit on top and name what they hold.
+and the thin ``algebra.atoms`` and ``algebra.banks``, sit on top and name what they hold.
 """
 
 # modules, under the names the flat package had (algebra.explain is callable: A.explain(op, *args))
@@ -85,15 +85,15 @@ from algebra.core.swizzle import ComposedLayout, Swizzle, as_f2_layout
 
 # the floors above the core load on first use (``A.analyze``, ``from algebra import atoms``): importing costs the core
 _UPPER = {name: module for module, names in (
-    ("algebra.atoms", "atoms"), ("algebra.banks", "banks"), ("algebra.registry", "registry"), ("algebra.hw", "hw"),
-    ("algebra.doctor", "doctor"), ("algebra.teach", "teach"), ("algebra.hw.hopper", "hopper"),
+    ("algebra.atoms", "atoms"), ("algebra.banks", "banks"), ("algebra.hw", "hw"), ("algebra.doctor", "doctor"),
+    ("algebra.teach", "teach"), ("algebra.teach.registry", "registry"), ("algebra.hw.hopper", "hopper"),
     ("algebra.doctor.linear_layout", "describe_swizzle"), ("algebra.hw.bank_access", "bank_access"),
     ("algebra.hw.bankfix", "padding_fix swizzle_fixes"), ("algebra.hw.banks", "analyze analyze_ldmatrix"),
     ("algebra.hw.coalescing", "coalescing partition_sectors sectors widest_vector"),
-    ("algebra.teach.codegen", "op_to_cpp op_to_dsl to_cpp to_dsl"),
+    ("algebra.core.emit", "to_cpp to_dsl"), ("algebra.teach.codegen", "op_to_cpp op_to_dsl"),
     ("algebra.teach.explain", "explain derive explain_ops format_steps"),
-    ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula index_formula natural_names "
-                              "parse_symbolic")) for name in names.split()}
+    ("algebra.teach.formula", "FormulaCheck SymLayout evaluate_formula formula natural_names parse_symbolic"),
+) for name in names.split()}
 _MODULES = {"atoms", "banks", "registry", "hw", "doctor", "teach", "hopper", "coalescing", "explain"}  # A.formula: def
 
 

@@ -12,8 +12,9 @@ import pytest
 import algebra as A
 from algebra import LayoutError
 from algebra.core.arith import E
+from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.layout import make_identity_layout
-from algebra.teach.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl
+from algebra.teach.codegen import op_to_cpp, op_to_dsl
 
 P = A.parse
 H = P("(4,(2,4)):(2,(1,8))")

@@ -15,7 +15,6 @@ from algebra.teach.formula import (
     evaluate,
     evaluate_formula,
     formula,
-    index_formula,
     natural_names,
     parse_formula,
     parse_symbolic,
@@ -38,7 +37,6 @@ P = A.parse
 ])
 def test_seed_002_formulas(layout, want):
     assert formula(P(layout)) == want
-    assert index_formula(P(layout)) == want
 
 
 def test_names():

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 
 import algebra as A
-from algebra.registry import OPS
+from algebra.teach.registry import OPS
 
 NESTED = ["Sw<3,0,3> o 0 o Sw<3,0,-3> o 0 o (8,8):(8,1)", "(16,4):(4,1) o -8 o Sw<1,2,4> o 0 o 8:1",
           "Sw<2,4,3> o 16 o Sw<1,2,3> o 0 o (16,8):(1,16)", "Sw<1,0,2> o 0 o Sw<1,1,2> o 0 o Sw<1,2,2> o 0 o 16:1"]

@@ -63,7 +63,7 @@ def through_swizzle(fn: Any) -> Any:
         if type(layout) is not Layout:
             layout = layout_arg(layout, fn.__name__)
         try:
-            if type(layout) is not Layout and hasattr(layout, "layout_b"):
+            if type(layout) is not Layout:  # (layout_arg: a Layout or Sw o O o L)
                 rec, inner = active(), fn if type(layout.layout_b) is Layout else wrapper  # nested: recursively
                 if rec is None:
                     return layout.with_layout_b(inner(layout.layout_b, *args, **kwargs))
@@ -97,17 +97,16 @@ def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
     n = it.rank(layout.shape)
     if len(tiler) > n:
         raise LayoutError(f"{name}: too many modes in tiler ({len(tiler)} for a rank-{n} layout {layout})")
-    rec = active()
+    rec, kept = active(), [layout[i] for i in range(len(tiler), n)]
     if rec is None:
-        modes = [f(layout[i], tiler[i]) for i in range(len(tiler))] + [layout[i] for i in range(len(tiler), n)]
-        return make_layout(*modes)
+        return make_layout(*[f(layout[i], t) for i, t in enumerate(tiler)], *kept)
     rec.step(f"the tiler has {len(tiler)} modes: {name} mode i of A by tiler mode i"
-             + ("; the other modes of A are kept" if len(tiler) < n else ""))
+             + ("; the other modes of A are kept" if kept else ""))
     modes = []
-    for i in range(len(tiler)):
-        rec.step(f"mode {i}: {name}({layout[i]}, {show(tiler[i])})")
-        modes.append(nested(rec, f, layout[i], tiler[i]))
-    res = make_layout(*(modes + [layout[i] for i in range(len(tiler), n)]))
+    for i, t in enumerate(tiler):
+        rec.step(f"mode {i}: {name}({layout[i]}, {show(t)})")
+        modes.append(nested(rec, f, layout[i], t))
+    res = make_layout(*modes, *kept)
     rec.step(f"side by side: {res}", res, kind="result")
     return res
 
@@ -182,7 +181,7 @@ def _regroup(layout: Layout, tiler: Any, first: str, second: str) -> Layout:
 def _unpacked(layout: Layout, first: bool, what: str) -> Layout:
     """Slice ``((first modes), (second modes))`` with ``_`` per mode: the second group, and the first if asked,
     become top-level modes (a swizzled layout keeps its swizzle)."""
-    inner = layout.layout_b if type(layout) is not Layout and hasattr(layout, "layout_b") else layout
+    inner = layout.layout_b if type(layout) is not Layout else layout
     s = it.wrap(inner.shape)
     c0 = (None,) * it.rank(s[0]) if first and it.rank(s[0]) != 1 else None  # CuTe's repeat<0>(_) is ()
     c1 = (None,) * it.rank(s[1]) if it.rank(s[1]) > 1 else None
@@ -220,7 +219,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
         return _keep(block, rec)
     if type(tiler) is tuple:
         return _by_mode(block, tiler, logical_product.__wrapped__, "logical_product")
-    if type(tiler) is not Layout and hasattr(tiler, "layout_b") and not hasattr(block, "layout_b"):
+    if type(tiler) is not Layout and hasattr(tiler, "layout_b"):  # (through_swizzle gives a plain block)
         return _swizzled_tiler_product(block, tiler)
     t = _tiler_layout(tiler)
     size_a, cos_b = it.product(block.shape), cosize(t)
@@ -259,8 +258,7 @@ def _swizzled_tiler_product(block: Layout, tiler: Any) -> Any:
     zy = Layout((1 << m, 1 << b, 1 << (sh - b), 1 << b, 1), (0, 1 << m, 0, 1 << (m + sh), 0))
     only_zy = quiet(active(), unchecked, _composition, zy, t)  # CuTe's own step (its own conditions refuse it)
     bits = only_zy(size(only_zy) - 1)
-    new_z = new((0, t(bits & sw.zzz_mask)))
-    new_y = new((0, t(bits & sw.yyy_mask)))
+    new_z, new_y = (new((0, t(bits & mask))) for mask in (sw.zzz_mask, sw.yyy_mask))
     res = make_composed(make_swizzle(new_y, new_z), 0, new)
     n0 = it.product(block.shape)
     comp = _complement(block, n0 * cosize(t))
@@ -317,12 +315,12 @@ def _append_to_rank(layout: Layout, r: int) -> Layout:
 def _zip_modes(a: Layout, b: Layout) -> Layout:
     def z(x, y):
         # CuTe's zip(t0, t1): an integer t0 pairs with t1 whole; a tuple t0 needs a tuple t1 of equal rank
-        if type(x) is tuple:
-            if type(y) is not tuple or len(x) != len(y):
-                raise LayoutError(f"zip: mismatched ranks between {it.to_str(x)} and {it.to_str(y)} "
-                                  "(the block and the product modes must have the same profile at the top)")
-            return tuple((x[i], y[i]) for i in range(len(x)))
-        return ((x, y),)
+        if type(x) is not tuple:
+            return ((x, y),)
+        if type(y) is not tuple or len(x) != len(y):
+            raise LayoutError(f"zip: mismatched ranks between {it.to_str(x)} and {it.to_str(y)} "
+                              "(the block and the product modes must have the same profile at the top)")
+        return tuple(zip(x, y, strict=True))
 
     return R(z(a.shape, b.shape), z(a.stride, b.stride))
 
@@ -331,8 +329,7 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
     block, tiler = _tiler_layout(block, "A"), _tiler_layout(tiler)
     r = max(it.rank(block.shape), it.rank(tiler.shape))
     pb, pt = _append_to_rank(block, r), _append_to_rank(tiler, r)
-    rec = active()
-    if rec is None:
+    if (rec := active()) is None:
         res = logical_product.__wrapped__(pb, pt)
         return _zip_modes(res[1], res[0]) if raked else _zip_modes(res[0], res[1])
     if pb != block or pt != tiler:
@@ -340,14 +337,10 @@ def _rank_sensitive(block: Any, tiler: Layout, raked: bool) -> Any:
     rec.step("logical_product(A, B) = (A, A* o B)")
     lp = nested(rec, logical_product, pb, pt)
     rec.step(f"logical_product = {lp}", lp)
-    if raked:
-        res = _zip_modes(lp[1], lp[0])
-        rec.step(f"zip mode by mode, repeats first: mode i = ((A* o B)_i, A_i), so the copies interleave (rake) "
-                 f"inside each mode: {res}", res, kind="result")
-    else:
-        res = _zip_modes(lp[0], lp[1])
-        rec.step(f"zip mode by mode: mode i = (A_i, (A* o B)_i), the block inside, then which block: {res}", res,
-                 kind="result")
+    res = _zip_modes(lp[1], lp[0]) if raked else _zip_modes(lp[0], lp[1])
+    how = (", repeats first: mode i = ((A* o B)_i, A_i), so the copies interleave (rake) inside each mode" if raked
+           else ": mode i = (A_i, (A* o B)_i), the block inside, then which block")
+    rec.step(f"zip mode by mode{how}: {res}", res, kind="result")
     return res
 
 
@@ -385,8 +378,7 @@ def tile_to_shape(block: Layout, target_shape: Any, order: Any = None) -> Layout
             f"tile_to_shape: block shape {it.to_str(bshape)} does not divide the target shape {it.to_str(tshape)}")
     pshape = it.ceil_div(tshape, bshape)
     tiler = Layout(pshape) if order is None else make_ordered_layout(pshape, order)
-    rec = active()
-    if rec is None:
+    if (rec := active()) is None:
         return blocked_product(padded, tiler)
     rec.step(f"the block covers {it.to_str(bshape)} of the target {it.to_str(tshape)}: repeat it "
              f"{it.to_str(pshape)} times, the repeats laid out as {tiler}", tiler)
@@ -425,11 +417,9 @@ def _unsigned(sl: Any, c: Any, cs: str, sub: Layout, total: int, kept: Any) -> N
 
 def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
     """CuTe's ``slice_and_offset(c, A o O o L)`` (``swizzle_layout.hpp``, ``layout_composed.hpp``): the sliced layout
-    and the offset of the fixed coordinates. A plain layout: ``slice_and_offset``; ``A`` not a swizzle, or ``c`` all
-    ``_``: ``A o (O + offset) o slice``; a swizzle: the fixed coordinates' bits that feed it go into the new offset
-    and, where the kept modes do not hit a swizzled pair of bits, the slice decays to a plain layout (CuTe's own
-    arithmetic). Post: ``R(j) - R(0) == A(c_j) - A(c_0)``, ``c_j`` the coordinate with the kept modes at j; else
-    refused (CuTe XORs the old offset with the fixed bits: ``Sw<3,2,3> o 8 o (8,32):(32,1)`` at ``(_,9)``)."""
+    and the offset of the fixed coordinates, as CuTe computes them. Post: ``R(j) - R(0) == A(c_j) - A(c_0)``, ``c_j``
+    the coordinate with the kept modes at j; else refused (CuTe XORs the old offset with the fixed bits:
+    ``Sw<3,2,3> o 8 o (8,32):(32,1)`` at ``(_,9)``)."""
     if not isinstance(sl, ComposedLayout):
         return slice_and_offset(c, sl)
     sw, off, lay = sl.layout_a, sl.offset, layout_arg(sl, "slice").layout_b  # L o O o Sw: no shape, refused
@@ -451,7 +441,7 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
         return make_composed(sw, off + o, sub), 0  # (CuTe drops Sw<0,M,S> o 0 before a Layout)
     if has_f2(lay.stride):  # no CuTe print (CuTe has no F2 strides): Sw o 0 o slice, A(c_0) XORed, where exact
         return _f2_slice(c, sl, cs)
-    sliced = slice_layout(c, lay)
+    sliced = slice_layout(c, lay)  # a swizzle: the fixed coordinates' bits that feed it go into the new offset
     m, b, s = sw.base, sw.bits, abs(sw.shift)
     shp, dc = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1), dice(c, c)
     anti, only = Layout(shp, (1, 0, 1 << (m + b), 0, 1 << (m + b + s))), Layout(shp, (0, 1 << m, 0, 1 << (m + s), 0))
@@ -495,14 +485,11 @@ def slice_composed(c: Any, sl: Any) -> tuple[Any, int]:
 
 
 def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res: Any) -> bool:
-    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points. The bits of p
-    below m (below the swizzle's and every stride of S) pass through: p is taken without them. R = Sw o q o S with
-    q = p mod 2^h (h above the swizzle's bits): equal. Else S(j) sums the columns of its leaves' bits (power-of-two
-    shapes) and the steps of its other leaves (strides with no bit below h); where the columns' bits below h are
-    disjoint and none of p's, ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int
-    sum above). R = Sw o q o S has that form: equal when Sw(q_h), Sw(p_h) agree on the bits flipped. A Layout R, its
-    leaves grouped as S's, sums the groups: equal when the flipped bits are disjoint and each column and step
-    matches. False: not proven (read the points)."""
+    """``R(j) - R(0) == Sw(p + S(j)) - Sw(p)`` (p = O + L(c_0), S = sub) for every j, without the points (False: not
+    proven, read them). Where the bit columns of S below h (above the swizzle's bits) are disjoint and none of p's,
+    ``Sw(p + S(j)) = (Sw(p_h) ^ XOR_t Sw(low_t)) + the rest`` (F2-linear below h, an int sum above): R = Sw o q o S
+    is equal when Sw(q_h), Sw(p_h) agree on the bits flipped; a Layout R when the flipped bits are disjoint and each
+    column and step matches."""
     h = (1 << (sw.yyy_mask | sw.zzz_mask).bit_length()) - 1
     disjoint = lambda xs: sum(xs) == reduce(int.__or__, xs)  # noqa: E731  (non-negative bit sets)
     try:
@@ -511,15 +498,15 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
         return False
     if p is None:
         return False
-    flat = zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True)
-    cut = -(1 << min([sw.base] + [(d & -d).bit_length() - 1 for s, d in flat if s > 1 and d]))  # m: Sw(x + r) ==
+    leaves = list(zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True))
+    cut = -(1 << min([sw.base] + [(d & -d).bit_length() - 1 for s, d in leaves if s > 1 and d]))  # m: Sw(x + r) ==
     # Sw(x) + r for r < 2^m, x a multiple of 2^m (m at most the swizzle's base and each stride's lowest bit)
     same = type(res) is ComposedLayout and res.layout_a == sw and res.layout_b == sub  # R(j) = Sw(q + S(j))
     if same and not (res.offset & cut) - (p & cut) & h:
         return True  # q - p a multiple of 2^h: Sw(q + x) == Sw(p + x) + q - p
     bits, steps, w, p = [], [], 1, p & cut  # S's leaves: the bits (index, column) of a power-of-two shape, or the
-    for s, d in zip(it.flatten(it.wrap(sub.shape)), it.flatten(it.wrap(sub.stride)), strict=True):  # steps (weight,
-        if s > 1 and not s & (s - 1):  # shape, stride) of another whose stride has no bit below h
+    for s, d in leaves:  # steps (weight, shape, stride) of another whose stride has no bit below h
+        if s > 1 and not s & (s - 1):
             bits += [(w << t, d << t) for t in range(s.bit_length() - 1)]
         elif s > 1 and d & h:
             return False
@@ -534,7 +521,7 @@ def _slice_proven(sw: Swizzle, off: int, lay: Layout, c0: Any, sub: Layout, res:
         q = res.offset & cut & h
         return disjoint([q, *low]) and not (sw(q) ^ ph) & reduce(int.__or__, flips, 0)
     rs = [x for x in it.flatten(it.wrap(res.shape)) if x > 1] if type(res) is Layout and int_strides(res) else [0]
-    for s in (x for x in it.flatten(it.wrap(sub.shape)) if x > 1):  # R's leaves, grouped as S's: R sums the groups
+    for s in (s for s, _ in leaves if s > 1):  # R's leaves, grouped as S's: R sums the groups
         n = 1
         while n < s and rs:
             n *= rs.pop(0)
@@ -698,10 +685,7 @@ def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) 
         crd, hier = get_flat_coord(tile, index), get_hier_coord(full, index)
     except LayoutError as e:
         raise LayoutError(f"local_partition: thread {index}'s coordinate in the thread layout {full}: {e}") from None
-    if is_tuple(crd) and len(crd) < len(tiler):
-        crd = crd + (None,) * (len(tiler) - len(crd))
-    rec = active()
-    if rec is not None:
+    if (rec := active()) is not None:
         rec.step(f"thread {index} sits at coordinate {show(crd)} of the thread layout {tile}; divide A by its shape "
                  f"{it.to_str(tiler)}")
     try:
@@ -710,8 +694,7 @@ def local_partition(layout: Layout, tile: Layout, index: int, proj: Any = None) 
         if type(got := _tile_if_function(local_partition, (layout, full, index, proj), True)) is tuple:
             return got
         raise
-    s = it.wrap(tiled.shape)
-    r1 = it.rank(s[1])
+    r1 = it.rank(it.wrap(tiled.shape)[1])
     c1 = (None,) * r1 if r1 > 1 else None
     at, n = it.crd2idx(hier, full.shape, full.stride), size(full)
     if at != index or any(not 0 <= c < m for c, m in zip(it.flatten(hier), it.flatten(full.shape), strict=True)):

@@ -1,7 +1,6 @@
 """CuTe C++ and CuTe DSL (Python) source for op calls: ``op_to_cpp(op, *args)`` / ``op_to_dsl(op, *args)`` write
 the statements that build the arguments and call the op (``program=True`` wraps them in a compilable program), each
-op's call from its emitter in the op table (``registry``). The spellings of one layout, ``to_cpp`` / ``to_dsl``, are
-``algebra.core.emit``'s, named here too.
+op's call from its emitter in the op table (``registry``); one layout is spelled by ``algebra.core.emit``.
 
 Post-condition: the emitted statements compute the same layout in CuTe as the op here.
 """
@@ -14,8 +13,6 @@ from algebra.core.emit import cpp_shape, cpp_step, py_tuple, to_cpp, to_dsl
 from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.teach import registry
-
-__all__ = ["op_to_cpp", "op_to_dsl", "to_cpp", "to_dsl"]
 
 
 def _cpp_coord(c: Any) -> str:
@@ -32,7 +29,7 @@ def op_to_cpp(op: str, *args: Any, program: bool = False) -> str:
     """CuTe C++ statements computing ``op(*args)`` and printing the result (``program=True``: a whole program).
     ``op``: any op of ``algebra.registry``; its emitter writes the call."""
     entry = _entry(op)
-    lines, n = _bind(entry, args, lambda name, x: f"auto {name} = {to_cpp(x)};", True, _cpp_inline)
+    lines, n = _bind(entry, args, lambda name, x: f"auto {name} = {to_cpp(x)};", "ABC", _cpp_inline)
     out = entry.cpp(n, args) if entry.cpp else f"{op}({', '.join(n)})"
     lines += [f"auto R = {out};", "print(R);"] if isinstance(out, str) else list(out)
     if not program:
@@ -49,7 +46,7 @@ def op_to_dsl(op: str, *args: Any, program: bool = False) -> str:
     """CuTe DSL statements computing ``op(*args)`` and printing the result (``program=True``: a runnable script
     with a ``@cute.jit`` function). An op the DSL does not offer gets a comment naming its C++ form."""
     entry = _entry(op)
-    lines, n = _bind(entry, args, lambda name, x: f"{name} = {to_dsl(x)}", False, lambda k, x: py_tuple(x))
+    lines, n = _bind(entry, args, lambda name, x: f"{name} = {to_dsl(x)}", "abc", lambda k, x: py_tuple(x))
     if not entry.has_dsl:
         lines.append(f"# no CuTe DSL emitter for {op}; in CuTe C++: {op}({', '.join(n)})")
         lines.append("r = None")
@@ -70,19 +67,15 @@ def _entry(op: str) -> Any:
         raise LayoutError(f"no code emitter for {op!r}; one of: {', '.join(registry.names())}") from None
 
 
-def _bind(entry: Any, args: tuple, fmt: Any, upper: bool, inline: Any) -> tuple[list[str], list[str]]:
-    """Name the layout and tiler arguments (A, B, C / a, b, c; an integer tiler tuple ``tiler``) and return
-    (statements, the text of every argument); other kinds stay inline."""
+def _bind(entry: Any, args: tuple, fmt: Any, letters: str, inline: Any) -> tuple[list[str], list[str]]:
+    """Name the layout and tiler arguments (A, B, C / a, b, c by ``letters``; an integer tiler tuple ``tiler``) and
+    return (statements, the text of every argument); other kinds stay inline."""
     lines, names = [], []
-    k = 0
     for x, spec in zip(args, entry.args, strict=False):
         if spec.kind not in ("layout", "tiler") or (spec.kind == "tiler" and is_int(x)):
             names.append(inline(spec.kind, x) if spec.kind != "tiler" else inline("shape", x))
             continue
-        name = "ABC"[k] if upper else "abc"[k]
-        k += 1
-        if is_tuple(x) and all(e is None or is_int(e) for e in x):
-            name = "tiler"
+        name = "tiler" if is_tuple(x) and all(e is None or is_int(e) for e in x) else letters[len(lines)]
         lines.append(fmt(name, x))
         names.append(name)
     return lines, names

@@ -34,9 +34,7 @@ from algebra.teach import registry
 __all__ = ["derive", "explain", "explain_ops", "format_steps"]
 
 
-def explain_ops() -> list[str]:
-    """The op names ``explain`` knows: every op of ``algebra.registry``."""
-    return registry.names()
+explain_ops = registry.names  # the op names explain knows: every op of the table
 
 
 def _close(rec: Recorder, op: registry.Op, result: Any) -> None:
@@ -106,8 +104,7 @@ def format_steps(steps: list[dict[str, Any]]) -> str:
 class _CallableModule(types.ModuleType):
     """``algebra.explain`` is this module, and calling it calls ``explain``."""
 
-    def __call__(self, op_name: str, *args: Any) -> list[dict[str, Any]]:
-        return explain(op_name, *args)
+    __call__ = staticmethod(explain)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -181,9 +181,6 @@ def _basis_formula(layout: Any, flat: tuple, ds: tuple) -> str:
     return build(coprofile(layout), ())
 
 
-index_formula = formula
-
-
 # --------------------------------------------------------------------------------------------- safe parser
 
 _TOK = re.compile(r"\s*(?:(\d+)|([A-Za-z_]\w*)|(//|<<|>>|[-+*%^&|()]))")
@@ -340,17 +337,14 @@ def evaluate_formula(text: str, layout: Any, values: dict[str, int] | None = Non
     (``method == "sampled"``). Raises ``LayoutError`` for an unparseable formula, unknown names, or more than 2^16
     coordinates. Post: ``correct`` iff no mismatch was found; ``mismatches`` lists up to 3 of them.
     """
-    return _grade(parse_formula(text), _as_layoutish(layout), values, names)
-
-
-def _grade(tree: Any, layout: Any, values: dict[str, int] | None, names: Any) -> FormulaCheck:
+    tree, layout = parse_formula(text), _as_layoutish(layout)
     if isinstance(layout, SymLayout):
         syms = layout.symbols()
-        if values is not None or not syms:
-            return _grade(tree, layout.bind(values or {}), values, names)
-        if any(isinstance(x, str) for x in it.flatten(layout.shape)):
-            raise LayoutError(f"give values for the symbols {', '.join(syms)} to enumerate the coordinates")
-        return _grade_symbolic(tree, layout, syms, names)
+        if values is None and syms:
+            if any(isinstance(x, str) for x in it.flatten(layout.shape)):
+                raise LayoutError(f"give values for the symbols {', '.join(syms)} to enumerate the coordinates")
+            return _grade_symbolic(tree, layout, syms, names)
+        layout = layout.bind(values or {})
     return _enumerate(FormulaCheck(True, 0), tree, layout, values or {}, names)
 
 

@@ -17,9 +17,10 @@ Emitters take ``(n, a)``: ``n[k]`` is argument k as C++ (or DSL) text (a bound v
 inline otherwise) and ``a[k]`` its value; they return an expression, or a list of statements that print the result.
 An op without an emitter is emitted as ``name(args...)`` / ``cute.name(args...)``.
 
-Adding an op: implement it in its module (recording its steps through ``algebra.core.recorder.active()``, see
-``algebra.core.coalesce.coalesce``), then add one ``_op(...)`` line below (``nullspace``'s is the plainest). The
-workbench, the API, explain and codegen pick it up; ``tests/test_registry.py`` runs its example everywhere.
+Adding an op: implement it in its group's module (``_IMPLEMENTED_IN``), recording its steps through
+``algebra.core.recorder.active()`` (see ``algebra.core.coalesce.coalesce``), then add one ``_op(...)`` row below
+(``nullspace``'s is the plainest). The workbench, the API, explain and codegen pick it up; ``tests/test_registry.py``
+runs its example everywhere.
 """
 
 from __future__ import annotations
@@ -82,24 +83,28 @@ class Op:
 
 OPS: dict[str, Op] = {}
 
-
-def _not_in_cpp(name: str, result: Any) -> list[str]:
-    """The statements for an op CuTe C++ does not have: its result, computed here, as a C++ literal."""
-    return [f"// CuTe C++ has no {name}; its result, computed by this algebra:", f"auto R = {emit.to_cpp(result)};",
-            "print(R);"]
+#: the module that implements a group's ops, each under its op's name
+_IMPLEMENTED_IN = {"Basics": ops, "Inverses": inverses, "Divides": products, "Products": products,
+                   "Tiling": products, "Recast": recast, "Coordinates": coords}
 
 
-def _op(name: str, fn: Callable, args: str, gloss: str, group: str, examples: list[tuple[str, ...]], *,
+def _op(name: str, args: str, gloss: str, group: str, examples: list[tuple[str, ...]], *,
         cpp: Callable | None = None, dsl: Callable | None | bool = True, link: str = "",
         result: str = "layout") -> None:
-    """Register ``name``: ``args`` as ``"A:layout B:tiler cotarget:shape?"`` (``?`` marks an optional one)."""
-    spec = []
-    for part in args.split():
-        arg_name, kind = part.split(":")
-        spec.append(Arg(arg_name.replace("_", " "), kind.rstrip("?"), kind.endswith("?")))
-        assert spec[-1].kind in KINDS, part
-    OPS[name] = Op(name, fn, tuple(spec), gloss, group, tuple(Example(e[0], tuple(e[1:])) for e in examples),
-                   cpp, dsl if callable(dsl) else None, link, result, dsl is not None)
+    """Register ``name``, the function of that name in its group's module: ``args`` as
+    ``"A:layout B:tiler cotarget:shape?"`` (``?`` marks an optional one)."""
+    spec = tuple(Arg(arg.replace("_", " "), kind.rstrip("?"), kind.endswith("?"))
+                 for arg, kind in (part.split(":") for part in args.split()))
+    assert all(a.kind in KINDS for a in spec), args
+    OPS[name] = Op(name, getattr(_IMPLEMENTED_IN[group], name), spec, gloss, group,
+                   tuple(Example(e[0], tuple(e[1:])) for e in examples), cpp, dsl if callable(dsl) else None, link,
+                   result, dsl is not None)
+
+
+def _not_in_cpp(name: str) -> Callable:
+    """The C++ of an op CuTe C++ does not have: its result, computed here, as a C++ literal."""
+    return lambda n, a: [f"// CuTe C++ has no {name}; its result, computed by this algebra:",
+                         f"auto R = {emit.to_cpp(OPS[name].fn(*a))};", "print(R);"]
 
 
 def _tensor_op(op: str) -> Callable:
@@ -109,9 +114,13 @@ def _tensor_op(op: str) -> Callable:
         "print(R.layout()); print(\"  first offset: \"); print(*R.data());"]
 
 
-def _dsl_unzip(op: str, block: Any, tiler: tuple) -> list[str]:
+def _dsl_product(op: str) -> Callable:
     """The DSL's zipped/tiled/flat_product take one layout as the tiler; for a tiler tuple, regroup the by-mode
     logical_product by hand as ``tile_unzip`` does."""
+    return lambda n, a: _dsl_unzip(op, a[0], a[1]) if it.is_tuple(a[1]) else f"cute.{op}({n[0]}, {n[1]})"
+
+
+def _dsl_unzip(op: str, block: Any, tiler: tuple) -> list[str]:
     if any(it.is_tuple(e) for e in tiler):
         return [f"# the DSL's {op} takes a single layout; nested tiler modes are not regrouped here",
                 "r = cute.logical_product(a, b)"]
@@ -143,99 +152,89 @@ def _ctype(bits: int) -> str:
 
 # --------------------------------------------------------------------------------------------- the table
 
-_op("coalesce", ops.coalesce, "A:layout profile:profile?", "the same function of the 1-D coordinate, with the fewest "
-    "modes (by mode: each mode of the profile on its own)", "Basics",
+_op("coalesce", "A:layout profile:profile?", "the same function of the 1-D coordinate, with the fewest modes (by mode: "
+    "each mode of the profile on its own)", "Basics",
     [("coalesce", "(2,(1,6)):(1,(6,2))"), ("coalesce by mode", "(2,(1,6)):(1,(6,2))", "(1,1)")], link="same",
     dsl=lambda n, a: f"cute.coalesce({n[0]}, target_profile={n[1]})" if len(n) > 1 else f"cute.coalesce({n[0]})")
-_op("filter", ops.filter, "A:layout profile:profile?", "coalesce after dropping stride-0 and size-1 modes", "Basics",
+_op("filter", "A:layout profile:profile?", "coalesce after dropping stride-0 and size-1 modes", "Basics",
     [("filter", "(4,(2,3)):(0,(1,2))")])
-_op("filter_zeros", ops.filter_zeros, "A:layout", "every stride-0 mode gets size 1", "Basics",
-    [("filter_zeros", "(4,(2,3)):(0,(1,2))")])
-_op("composition", ops.composition, "A:layout B:tiler", "R(c) = A(B(c)): B picks which of A's coordinates", "Basics",
+_op("filter_zeros", "A:layout", "every stride-0 mode gets size 1", "Basics", [("filter_zeros", "(4,(2,3)):(0,(1,2))")])
+_op("composition", "A:layout B:tiler", "R(c) = A(B(c)): B picks which of A's coordinates", "Basics",
     [("composition", "(6,2):(8,2)", "(4,3):(3,1)"), ("transpose by composition", "(4,8):(8,1)", "(8,4):(4,1)"),
      ("composition with a tiler", "(12,(4,8)):(59,(13,1))", "<3:4, 8:2>")], link="via-b")
-_op("complement", ops.complement, "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the "
-    "cotarget", "Basics", [("complement", "(2,2):(1,6)", "24")],
+_op("complement", "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the cotarget",
+    "Basics", [("complement", "(2,2):(1,6)", "24")],
     cpp=lambda n, a: f"complement({n[0]}, {emit.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
     dsl=lambda n, a: f"cute.complement({n[0]}, {n[1] if len(n) > 1 else f'cute.cosize({n[0]})'})")
-_op("right_inverse", inverses.right_inverse, "A:layout",
-    "A(R(i)) = i on R's domain, the longest contiguous run of offsets", "Inverses",
+_op("right_inverse", "A:layout", "A(R(i)) = i on R's domain, the longest contiguous run of offsets", "Inverses",
     [("right inverse", "(4,(2,4)):(2,(1,8))"), ("right inverse of a transpose", "(4,8):(8,1)")], link="index")
-_op("left_inverse", inverses.left_inverse, "A:layout", "R(A(i)) = i for every coordinate i of an injective A",
-    "Inverses", [("left inverse", "(4,8):(8,1)")], link="index")
-_op("max_common_layout", inverses.max_common_layout, "A:layout B:layout",
-    "the longest run R with A(R(i)) = B(R(i)) = i", "Inverses", [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")],
-    link="index")
-_op("max_common_vector", inverses.max_common_vector, "A:layout B:layout",
-    "how many elements are contiguous in both A and B", "Inverses", [("max_common_vector", "(4,8):(1,4)", "32:1")],
-    result="value")
-_op("nullspace", inverses.nullspace, "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
+_op("left_inverse", "A:layout", "R(A(i)) = i for every coordinate i of an injective A", "Inverses",
+    [("left inverse", "(4,8):(8,1)")], link="index")
+_op("max_common_layout", "A:layout B:layout", "the longest run R with A(R(i)) = B(R(i)) = i", "Inverses",
+    [("max_common_layout", "(4,8):(1,4)", "(8,4):(1,8)")], link="index")
+_op("max_common_vector", "A:layout B:layout", "how many elements are contiguous in both A and B", "Inverses",
+    [("max_common_vector", "(4,8):(1,4)", "32:1")], result="value")
+_op("nullspace", "A:layout", "the coordinates A sends to offset 0 (its stride-0 modes)", "Inverses",
     [("nullspace", "(4,(2,3)):(0,(1,0))")], link="index")
-_op("layout_add", inverses.layout_add, "A:layout B:layout", "R(i) = A(i) + B(i): the sum of two layouts as one layout",
-    "Inverses", [("layout_add", "(4,3):(1,4)", "(4,3):(3,1)"), ("one mode and two", "12:2", "(4,3):(3,1)")],
-    cpp=lambda n, a: _not_in_cpp("layout_add", inverses.layout_add(*a)), dsl=None)
-_op("greatest_common_domain", inverses.greatest_common_domain, "A:layout B:layout",
-    "the largest 1-D sub-modes that both shapes split into, in order", "Inverses",
-    [("greatest_common_domain", "(5,3,4):(1,5,15)", "(10,6):(1,10)")], link="index",
-    cpp=lambda n, a: _not_in_cpp("greatest_common_domain", inverses.greatest_common_domain(*a)), dsl=None)
-for _name, _fn, _gloss, _ex in [
-    ("logical_divide", products.logical_divide, "A o (B, B*): ((inside a tile), (which tile))",
-     ("(4,2,3):(2,1,8)", "4:2")),
-    ("zipped_divide", products.zipped_divide, "logical_divide with the tile modes gathered first",
-     ("(8,8):(1,8)", "<2:1, 4:1>")),
-    ("tiled_divide", products.tiled_divide, "zipped_divide with the tile-index modes unpacked",
-     ("(8,8):(1,8)", "<2:1, 4:1>")),
-    ("flat_divide", products.flat_divide, "zipped_divide with every mode unpacked", ("(8,8):(1,8)", "<2:1, 4:1>"))]:
-    _op(_name, _fn, "A:layout tiler:tiler", _gloss, "Divides", [(_name.replace("_", " "), *_ex)], link="offset")
-_op("logical_product", products.logical_product, "A:layout B:tiler", "(A, A* o B): A repeated in the pattern of B",
-    "Products", [("logical product", "(2,2):(4,1)", "6:1")], link="offset")
-for _name, _gloss in [("zipped_product", "logical_product with the block modes gathered first"),
-                      ("tiled_product", "zipped_product with the repeat modes unpacked"),
-                      ("flat_product", "zipped_product with every mode unpacked")]:
-    _op(_name, getattr(products, _name), "A:layout B:tiler", _gloss, "Products",
-        [(_name.replace("_", " "), "(2,2):(1,2)", "<3:1, 2:1>")], link="offset",
-        dsl=lambda n, a, _o=_name: _dsl_unzip(_o, a[0], a[1]) if it.is_tuple(a[1])
-        else f"cute.{_o}({n[0]}, {n[1]})")
-_op("blocked_product", products.blocked_product, "A:layout B:layout", "A's blocks laid out by B, mode by mode",
-    "Products", [("blocked product", "(2,2):(1,2)", "(3,4):(1,3)")], link="offset")
-_op("raked_product", products.raked_product, "A:layout B:layout", "A's elements interleaved (raked) across B's pattern",
-    "Products", [("raked product", "(2,2):(1,2)", "(3,4):(1,3)")])
-_op("tile_to_shape", products.tile_to_shape, "block:layout shape:shape order:profile?",
+_op("layout_add", "A:layout B:layout", "R(i) = A(i) + B(i): the sum of two layouts as one layout", "Inverses",
+    [("layout_add", "(4,3):(1,4)", "(4,3):(3,1)"), ("one mode and two", "12:2", "(4,3):(3,1)")],
+    cpp=_not_in_cpp("layout_add"), dsl=None)
+_op("greatest_common_domain", "A:layout B:layout", "the largest 1-D sub-modes that both shapes split into, in order",
+    "Inverses", [("greatest_common_domain", "(5,3,4):(1,5,15)", "(10,6):(1,10)")], link="index",
+    cpp=_not_in_cpp("greatest_common_domain"), dsl=None)
+_op("logical_divide", "A:layout tiler:tiler", "A o (B, B*): ((inside a tile), (which tile))", "Divides",
+    [("logical divide", "(4,2,3):(2,1,8)", "4:2")], link="offset")
+_op("zipped_divide", "A:layout tiler:tiler", "logical_divide with the tile modes gathered first", "Divides",
+    [("zipped divide", "(8,8):(1,8)", "<2:1, 4:1>")], link="offset")
+_op("tiled_divide", "A:layout tiler:tiler", "zipped_divide with the tile-index modes unpacked", "Divides",
+    [("tiled divide", "(8,8):(1,8)", "<2:1, 4:1>")], link="offset")
+_op("flat_divide", "A:layout tiler:tiler", "zipped_divide with every mode unpacked", "Divides",
+    [("flat divide", "(8,8):(1,8)", "<2:1, 4:1>")], link="offset")
+_op("logical_product", "A:layout B:tiler", "(A, A* o B): A repeated in the pattern of B", "Products",
+    [("logical product", "(2,2):(4,1)", "6:1")], link="offset")
+_op("zipped_product", "A:layout B:tiler", "logical_product with the block modes gathered first", "Products",
+    [("zipped product", "(2,2):(1,2)", "<3:1, 2:1>")], link="offset", dsl=_dsl_product("zipped_product"))
+_op("tiled_product", "A:layout B:tiler", "zipped_product with the repeat modes unpacked", "Products",
+    [("tiled product", "(2,2):(1,2)", "<3:1, 2:1>")], link="offset", dsl=_dsl_product("tiled_product"))
+_op("flat_product", "A:layout B:tiler", "zipped_product with every mode unpacked", "Products",
+    [("flat product", "(2,2):(1,2)", "<3:1, 2:1>")], link="offset", dsl=_dsl_product("flat_product"))
+_op("blocked_product", "A:layout B:layout", "A's blocks laid out by B, mode by mode", "Products",
+    [("blocked product", "(2,2):(1,2)", "(3,4):(1,3)")], link="offset")
+_op("raked_product", "A:layout B:layout", "A's elements interleaved (raked) across B's pattern", "Products",
+    [("raked product", "(2,2):(1,2)", "(3,4):(1,3)")])
+_op("tile_to_shape", "block:layout shape:shape order:profile?",
     "the block repeated (blocked_product) until it covers the shape, the repeats in the given mode order", "Tiling",
     [("tile_to_shape", "(2,2):(1,2)", "(8,8)"), ("tile_to_shape, repeats row-major", "(2,2):(1,2)", "(8,8)", "(1,0)")],
     dsl=lambda n, a: f"cute.tile_to_shape({n[0]}, {n[1]}, "
                      f"{n[2] if len(n) > 2 else emit.py_tuple(_default_order(a[1]))})")
-_op("local_tile", products.local_tile, "A:layout tiler:tiler tile_coordinate:coord",
+_op("local_tile", "A:layout tiler:tiler tile_coordinate:coord",
     "the tile of A at a tile coordinate: zipped_divide(A, tiler)(_, coord), and where it starts", "Tiling",
     [("local_tile: tile (1,2) of 4x4 tiles", "(16,16):(16,1)", "<4:1, 4:1>", "(1,2)")], link="offset", result="tile",
-    cpp=_tensor_op("local_tile"),
-    dsl=lambda n, a: f"cute.local_tile(cute.make_tensor(0, {n[0]}), {n[1]}, {n[2]})")
-_op("local_partition", products.local_partition, "A:layout thread_layout:layout thread_index:int",
+    cpp=_tensor_op("local_tile"), dsl=lambda n, a: f"cute.local_tile(cute.make_tensor(0, {n[0]}), {n[1]}, {n[2]})")
+_op("local_partition", "A:layout thread_layout:layout thread_index:int",
     "what one thread of a thread layout owns: zipped_divide(A, shape(thr))(thr^-1(index), _)", "Tiling",
     [("local_partition: thread 5 of (4,8)", "(16,32):(32,1)", "(4,8):(8,1)", "5")], link="offset", result="tile",
     cpp=_tensor_op("local_partition"),
     dsl=lambda n, a: f"cute.local_partition(cute.make_tensor(0, {n[0]}), {n[1]}, cutlass.Int32({n[2]}))")
-_op("tile_unzip", products.tile_unzip, "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), "
-    "(rest modes))", "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], link="offset", dsl=None)
-_op("upcast", recast.upcast, "A:layout n:int", "n consecutive elements viewed as one", "Recast",
-    [("upcast by 2", "(8,8):(1,8)", "2")], cpp=lambda n, a: f"upcast<{a[1]}>({n[0]})",
-    dsl=lambda n, a: f"cute.recast_layout({a[1]}, 1, {n[0]})")
-_op("downcast", recast.downcast, "A:layout n:int", "each element viewed as n smaller ones", "Recast",
+_op("tile_unzip", "A:layout tiler:tiler", "regroup a by-mode divide or product as ((tile modes), (rest modes))",
+    "Tiling", [("tile_unzip", "((2,4),(4,2)):((1,2),(8,32))", "<2:1, 4:1>")], link="offset", dsl=None)
+_op("upcast", "A:layout n:int", "n consecutive elements viewed as one", "Recast", [("upcast by 2", "(8,8):(1,8)", "2")],
+    cpp=lambda n, a: f"upcast<{a[1]}>({n[0]})", dsl=lambda n, a: f"cute.recast_layout({a[1]}, 1, {n[0]})")
+_op("downcast", "A:layout n:int", "each element viewed as n smaller ones", "Recast",
     [("downcast by 2", "(4,8):(1,4)", "2")], cpp=lambda n, a: f"downcast<{a[1]}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout(1, {a[1]}, {n[0]})")
-_op("recast_layout", recast.recast_layout, "A:layout old_bits:int new_bits:int",
-    "A re-expressed in elements of new_bits instead of old_bits", "Recast",
-    [("recast 16-bit to 32-bit", "(8,8):(1,8)", "16", "32")],
+_op("recast_layout", "A:layout old_bits:int new_bits:int", "A re-expressed in elements of new_bits instead of old_bits",
+    "Recast", [("recast 16-bit to 32-bit", "(8,8):(1,8)", "16", "32")],
     cpp=lambda n, a: f"recast_layout<{_ctype(a[1])}, {_ctype(a[2])}>({n[0]})",
     dsl=lambda n, a: f"cute.recast_layout({a[2]}, {a[1]}, {n[0]})")
-_op("evaluate", coords.evaluate, "A:layout coordinate:coord", "the offset A gives a 1-D, flat or natural coordinate",
-    "Coordinates", [("evaluate at a natural coordinate", "(4,(2,4)):(2,(1,8))", "(1,5)")], result="value",
+_op("evaluate", "A:layout coordinate:coord", "the offset A gives a 1-D, flat or natural coordinate", "Coordinates",
+    [("evaluate at a natural coordinate", "(4,(2,4)):(2,(1,8))", "(1,5)")], result="value",
     cpp=lambda n, a: f"{n[0]}({n[1]})", dsl=lambda n, a: f"cute.crd2idx({n[1]}, {n[0]})")
-_op("idx2crd", coords.idx2crd, "index:coord shape:shape", "the natural coordinate of a 1-D index in a shape",
-    "Coordinates", [("idx2crd", "7", "(3,(2,3))")], result="value",
+_op("idx2crd", "index:coord shape:shape", "the natural coordinate of a 1-D index in a shape", "Coordinates",
+    [("idx2crd", "7", "(3,(2,3))")], result="value",
     cpp=lambda n, a: f"idx2crd({n[0]}, {emit.cpp_shape(a[1], static=False)})")
-_op("crd2idx", coords.crd2idx, "coordinate:coord shape:shape", "the 1-D index of a coordinate in a shape "
-    "(column-major)", "Coordinates", [("crd2idx", "(1,(0,1))", "(3,(2,3))")], result="value",
+_op("crd2idx", "coordinate:coord shape:shape", "the 1-D index of a coordinate in a shape (column-major)",
+    "Coordinates", [("crd2idx", "(1,(0,1))", "(3,(2,3))")], result="value",
     cpp=lambda n, a: f"crd2idx({n[0]}, {emit.cpp_shape(a[1], static=False)})")
 
 GROUPS = tuple(dict.fromkeys(op.group for op in OPS.values()))

@@ -12,8 +12,8 @@ from algebra import LayoutError, registry
 from algebra.core.checks import ENUM_CAP, FULL_CAP, has_f2
 from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
-from algebra.registry import Op
 from algebra.teach.explain import derive
+from algebra.teach.registry import Op
 from app.budget import charge, offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from algebra import LayoutError
-from algebra.teach.codegen import op_to_cpp, op_to_dsl, to_cpp, to_dsl
+from algebra.core.emit import to_cpp, to_dsl
+from algebra.teach.codegen import op_to_cpp, op_to_dsl
 from algebra.teach.formula import formula
 from app.services.guard import guard
 
