@@ -81,8 +81,7 @@ def test_a_partition_walk_divides_the_tensor_once_not_once_per_thread(monkeypatc
         atoms_tiled.TiledMMA._thrfrg.cache_clear()
         walk = W.mma_walk("SM80_16x8x16_F32F16F16F32_TN", "(4,8,1)", "", "1023")
     else:
-        atoms_tiled.TiledCopy.tidfrg_S.cache_clear()
-        atoms_tiled.TiledCopy.tidfrg_D.cache_clear()
+        atoms_tiled.TiledCopy._tidfrg.cache_clear()
         walk = W.copy_walk("SM80_CP_ASYNC_CACHEALWAYS_16B", "(128,8):(8,1)", "(1,8):(8,1)", 16, "(128,64):(64,1)",
                            "(128,64):(64,1)", "1023")
     assert walk.num_threads == 1024 and walk.thread == 1023

@@ -71,9 +71,7 @@ class F2(Frozen):
             return F2(self.value ^ F2(other).value)
         return NotImplemented
 
-    __radd__ = __add__
-    __sub__ = __add__
-    __rsub__ = __add__
+    __radd__ = __sub__ = __rsub__ = __add__  # over F2, subtraction is addition
 
     def __mul__(self, other: Any) -> F2:
         if isinstance(other, F2) or is_int(other):
@@ -380,17 +378,13 @@ def f2_columns(shape: Any, stride: Any) -> list[int] | None:
             continue
         if s & (s - 1):
             return None
-        k = s.bit_length() - 1
-        if type(d) is F2:
-            cols += [d.value << t for t in range(k)]
-        elif type(d) is int and d >= 0 and d & (d - 1) == 0:
-            bits = (s - 1) * d
-            if used & bits:
-                return None
-            used |= bits
-            cols += [d << t for t in range(k)]
+        if type(d) is int and d >= 0 and d & (d - 1) == 0 and not used & (s - 1) * d:
+            used |= (s - 1) * d
+        elif type(d) is F2:
+            d = d.value
         else:
             return None
+        cols += [d << t for t in range(s.bit_length() - 1)]
     return cols
 
 

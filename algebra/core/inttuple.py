@@ -261,16 +261,12 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> A
         raise LayoutError(f"coordinate {crd!r} is not an integer")
     if type(shape) is tuple:
         total = 0
-        n = len(shape)
-        for i in range(n):
-            if i == n - 1:
-                total = total + crd2idx(crd, shape[i], stride[i])
-            else:  # C++'s divmod, as CuTe's: -3 into (2,4) is (-1,-1), not (1,-2)
-                sz = product(shape[i])
-                q = crd // sz if crd >= 0 and sz > 0 else tdiv(crd, sz)
-                total = total + crd2idx(crd - sz * q, shape[i], stride[i])
-                crd = q
-        return total
+        for i in range(len(shape) - 1):  # C++'s divmod, as CuTe's: -3 into (2,4) is (-1,-1), not (1,-2)
+            sz = product(shape[i])
+            q = crd // sz if crd >= 0 and sz > 0 else tdiv(crd, sz)
+            total = total + crd2idx(crd - sz * q, shape[i], stride[i])
+            crd = q
+        return total + crd2idx(crd, shape[-1], stride[-1])
     return crd * stride
 
 
@@ -316,15 +312,11 @@ def _idx2crd_cute(idx: IntTuple, shape: IntTuple) -> IntTuple:
     if type(shape) is not tuple:
         return idx
     out = []
-    last = len(shape) - 1
-    for k, s in enumerate(shape):
-        if k == last:
-            out.append(_idx2crd_cute(idx, s))
-        else:
-            n = product(s)
-            out.append(_idx2crd_cute(idx - n * tdiv(idx, n), s))  # C++'s divmod, as in crd2idx
-            idx = tdiv(idx, n)
-    return tuple(out)
+    for s in shape[:-1]:  # C++'s divmod, as in crd2idx; the last mode takes the rest
+        n = product(s)
+        out.append(_idx2crd_cute(idx - n * tdiv(idx, n), s))
+        idx = tdiv(idx, n)
+    return (*out, _idx2crd_cute(idx, shape[-1])) if shape else ()
 
 
 def coordinates(shape: IntTuple) -> list:
@@ -342,16 +334,9 @@ def to_str(t: IntTuple) -> str:
 # --------------------------------------------------------------------------------------------- validation
 
 
-def check_shape(shape: Any, what: str = "shape") -> IntTuple:
-    """Validate a shape (positive ints, bounded depth and magnitude); return it as nested tuples."""
-    return _check(shape, what, positive=True, level=0)
-
-
-def check_stride(stride: Any, what: str = "stride") -> IntTuple:
-    return _check(stride, what, positive=False, level=0)
-
-
-def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
+def check_shape(x: Any, what: str = "shape", positive: bool = True, level: int = 0) -> IntTuple:
+    """Validate a shape (positive ints) or, with ``positive`` False, a stride (ints, ScaledBasis or F2 leaves), of
+    bounded depth and magnitude; return it as nested tuples."""
     if type(x) is tuple and len(x) <= MAX_LEAVES:
         for e in x:  # a flat tuple of ints in range: valid as it is
             if type(e) is not int or (positive and e <= 0) or not -MAX_MAGNITUDE <= e <= MAX_MAGNITUDE:
@@ -365,7 +350,7 @@ def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
     if isinstance(x, list | tuple):
         if len(x) > MAX_LEAVES:
             raise LayoutError(f"{what} has more than {MAX_LEAVES} modes")
-        return tuple(_check(e, what, positive, level + 1) for e in x)
+        return tuple(check_shape(e, what, positive, level + 1) for e in x)
     if is_int(x):
         if positive and x <= 0:
             raise LayoutError(f"{what} entries must be positive integers, got {x}")
@@ -375,3 +360,7 @@ def _check(x: Any, what: str, positive: bool, level: int) -> IntTuple:
     if not positive and (hasattr(x, "is_basis") or hasattr(x, "is_f2")):
         return x  # a ScaledBasis or an F2 element (``algebra.core.arith``)
     raise LayoutError(f"{what} entries must be integers, got {x!r}")
+
+
+def check_stride(stride: Any, what: str = "stride") -> IntTuple:
+    return check_shape(stride, what, positive=False)

@@ -9,6 +9,7 @@ layer of ``algebra.core.checks``, neither of which builds a Layout.
 from __future__ import annotations
 
 import itertools
+from math import prod
 from typing import Any
 
 from algebra.core import inttuple as it
@@ -28,8 +29,7 @@ class Layout:
 
     ``Layout(shape)`` uses the compact column-major stride (CuTe's ``LayoutLeft``: shape-1 modes get stride 0).
     Post-conditions: ``congruent(shape, stride)``; shapes are positive ints; hashable (treat it as immutable:
-    no function of the package ever mutates a Layout); ``_leaves`` is the number of leaves of the shape, counted
-    while validating (for a Layout built by ``_raw``: a bound above every count, until ``leaves`` counts them).
+    no function of the package ever mutates a Layout); ``_leaves`` counts the leaves of the shape (``leaves``).
     """
 
     __slots__ = ("shape", "stride", "_hash", "_leaves")
@@ -124,28 +124,13 @@ class Layout:
 
     # ----------------------------------------------------------------------------------------- identity
     def __eq__(self, other: object) -> bool:
-        if other is self:
-            return True
-        if type(other) is not Layout or self.shape != other.shape:
-            return False
-        a, b = self.stride, other.stride
-        if a != b:
-            return False
-        if type(a) is tuple and type(b) is tuple:  # flat int strides: equal tuples are equal strides
-            for x in a:
-                if type(x) is not int:
-                    return _eq(a, b)
-            for x in b:
-                if type(x) is not int:
-                    return _eq(a, b)
-            return True
-        return (type(a) is int and type(b) is int) or _eq(a, b)
+        # a stride leaf (int, ScaledBasis, F2) equals only a leaf of its own kind: plain tuple equality suffices
+        return other is self or type(other) is Layout and self.shape == other.shape and self.stride == other.stride
 
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
-            h = hash((self.shape, self.stride))
-            self._hash = h
+            h = self._hash = hash((self.shape, self.stride))
         return h
 
     def __str__(self) -> str:
@@ -157,9 +142,6 @@ class Layout:
     # ----------------------------------------------------------------------------------------- conveniences
     def size(self) -> int:
         return it.product(self.shape)
-
-    def cosize(self) -> int:
-        return cosize(self)
 
     def with_shape(self, *shape: Any) -> Layout:
         """``composition(self, make_layout(shape))`` (CuTe's ``Layout::with_shape``). Post: ``R(c) == self(i)``
@@ -174,13 +156,6 @@ def _has_none(c: Any) -> bool:
     if c is None:
         return True
     return type(c) is tuple and any(_has_none(x) for x in c)
-
-
-def _eq(a: Any, b: Any) -> bool:
-    if type(a) is tuple or type(b) is tuple:
-        return (type(a) is tuple and type(b) is tuple and len(a) == len(b)
-                and all(_eq(x, y) for x, y in zip(a, b, strict=True)))
-    return type(a) is type(b) and a == b if not (is_int(a) and is_int(b)) else a == b
 
 
 # --------------------------------------------------------------------------------------------- free functions
@@ -210,11 +185,10 @@ def cosize(layout: Any) -> int:
         raise LayoutError(f"cosize: expected a layout, got {layout!r}")
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
-    for i in range(len(fd)):
-        d = fd[i]
+    for s, d in zip(fs, fd, strict=True):
         if type(d) is not int:
             break
-        total += (fs[i] - 1) * (d if d >= 0 else -d)
+        total += (s - 1) * (d if d >= 0 else -d)
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
@@ -258,10 +232,8 @@ def make_layout(*args: Any) -> Layout:
         strides.append(x.stride)
     if args and len(shapes) == len(args):
         return Layout._raw(tuple(shapes), tuple(strides))
-    if len(args) == 1:
-        return Layout(args[0])
-    if len(args) == 2:
-        return Layout(args[0], args[1])
+    if 1 <= len(args) <= 2:
+        return Layout(*args)
     raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")
 
 
@@ -293,10 +265,7 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
     def go(sh: Any, o: Any) -> Any:
         if type(o) is tuple:
             return tuple(go(a, b) for a, b in zip(sh, o, strict=True))
-        start = 1
-        for x, y in zip(ref_shape, ref_order, strict=True):
-            if y < o:
-                start *= x
+        start = prod([x for x, y in zip(ref_shape, ref_order, strict=True) if y < o])
         return it.compact_col_major(sh, start)
 
     return Layout._raw(s, go(s, order))
@@ -304,16 +273,13 @@ def make_ordered_layout(shape_: Any, order: Any) -> Layout:
 
 def slice_layout(crd: Any, layout: Layout) -> Layout:
     """CuTe's ``slice``: keep the modes where ``crd`` is None (``_``), drop the others."""
-    return Layout._raw(_slice(crd, layout.shape), _slice(crd, layout.stride))
-
-
-def _slice(c: Any, t: Any) -> Any:
-    if type(c) is tuple:
-        return _lift(c, t)  # a tuple coordinate: the kept modes, nested slices flattened into this level
-    return t if c is None else ()
+    if crd is None:
+        return Layout._raw(layout.shape, layout.stride)
+    return Layout._raw(_lift(crd, layout.shape), _lift(crd, layout.stride))
 
 
 def _lift(c: Any, t: Any) -> tuple:
+    """The modes of ``t`` that ``c`` keeps, nested slices flattened into this level."""
     if type(c) is not tuple:
         return (t,) if c is None else ()
     if type(t) is not tuple or len(c) != len(t):
@@ -323,15 +289,14 @@ def _lift(c: Any, t: Any) -> tuple:
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:
     """The slice of ``layout`` at ``crd`` and the offset of the fixed coordinates (None counts as 0)."""
-    return slice_layout(crd, layout), it.crd2idx(_zero_none(crd, layout.shape), layout.shape, layout.stride)
+    return slice_layout(crd, layout), it.crd2idx(_zero_none(crd), layout.shape, layout.stride)
 
 
-def _zero_none(c: Any, s: Any) -> Any:
-    if c is None:
-        return it.repeat_like(s, 0)
+def _zero_none(c: Any) -> Any:
+    """``c`` with 0 for each None (a 0 into a whole mode is its coordinate 0)."""
     if type(c) is tuple:
-        return tuple(_zero_none(x, y) for x, y in zip(c, s, strict=True))
-    return c
+        return tuple(_zero_none(x) for x in c)
+    return 0 if c is None else c
 
 
 def get_hier_coord(layout: Layout, index: int) -> IntTuple:

@@ -37,7 +37,8 @@ from algebra.core.layout import Layout
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
 MAX_TEXT = 20_000
-_TOKEN = re.compile(r"\s*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b)", re.ASCII)
+#: the tokens, after any whitespace (``str.isspace``); group 7 is a character no token starts with
+_TOKEN = re.compile(r"(?u:\s)*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b|((?u:\S)))", re.ASCII)
 
 
 #: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout
@@ -107,17 +108,11 @@ class _Parser:
             text = text[:m.start()] + " " + text[m.end():]
         self.text = _normalize(text)
         self.toks: list[tuple[str, str, int]] = []
-        pos, s = 0, self.text
-        while pos < len(s):
-            if s[pos].isspace():
-                pos += 1
-                continue
-            m = _TOKEN.match(s, pos)
-            if not m or m.end() == pos:
-                raise LayoutError(f"unexpected character {s[pos]!r} at position {pos} in {text!r}", pos=pos)
-            kind = ("int", "sw", "@", "p", "o", "f2")[m.lastindex - 1]
-            self.toks.append((kind, m.group(m.lastindex), m.start(m.lastindex)))
-            pos = m.end()
+        for m in _TOKEN.finditer(self.text):
+            kind, pos = ("int", "sw", "@", "p", "o", "f2", None)[m.lastindex - 1], m.start(m.lastindex)
+            if kind is None:
+                raise LayoutError(f"unexpected character {m.group(7)!r} at position {pos} in {text!r}", pos=pos)
+            self.toks.append((kind, m.group(m.lastindex), pos))
         self.i = 0
 
     # ------------------------------------------------------------------ token helpers
@@ -136,9 +131,13 @@ class _Parser:
         self.i += 1
         return t
 
-    def at(self, value: str) -> bool:
+    def accept(self, value: str) -> bool:
+        """Take the next token when it is ``value``."""
         t = self.peek()
-        return t is not None and t[1] == value
+        if t is None or t[1] != value:
+            return False
+        self.i += 1
+        return True
 
     def done(self, value: Any = None) -> Any:
         t = self.peek()
@@ -148,37 +147,32 @@ class _Parser:
 
     # ------------------------------------------------------------------ grammar
     def int_(self) -> int:
-        while self.at("_"):
-            self.take("_")
+        while self.accept("_"):
+            pass
         return _int(self.take(kind="int")[1])
 
     def htuple(self, level: int = 0, allow_basis: bool = False, keep: bool = False) -> Any:
         if level > it.MAX_DEPTH:
             raise LayoutError(f"nested deeper than {it.MAX_DEPTH} levels")
-        if self.at("("):
-            self.take("(")
+        if self.accept("("):
             items = [self.htuple(level + 1, allow_basis, keep)]
-            while self.at(","):
-                self.take(",")
+            while self.accept(","):
                 items.append(self.htuple(level + 1, allow_basis, keep))
             self.take(")")
             return tuple(items)
         if allow_basis and (t := self.peek()) is not None and t[0] == "f2":
             self.i += 1
             return F2(_int(t[1]))  # an F2 stride leaf, ``F9``
-        if keep and self.at("_") and (self.peek(1) is None or self.peek(1)[1] in (",", ")")):
-            self.i += 1
-            return None  # CuTe's ``_`` in a coordinate: the whole mode
+        if keep and self.accept("_") and (self.peek() is None or self.peek()[1] in (",", ")")):
+            return None  # CuTe's ``_`` in a coordinate: the whole mode (a ``_`` before an integer is a static marker)
         v, path = self.int_(), []
-        while allow_basis and self.at("@"):
-            self.take("@")
+        while allow_basis and self.accept("@"):
             path.append(self.int_())
         return ScaledBasis(v, tuple(reversed(path))) if path else v  # a basis path is printed innermost first
 
     def layout(self) -> Layout:
         shape = self.htuple()
-        if self.at(":"):
-            self.take(":")
+        if self.accept(":"):
             return Layout(shape, self.htuple(allow_basis=True))
         return Layout(shape)
 
@@ -195,7 +189,7 @@ class _Parser:
         t = self.peek()
         if t is None:
             raise LayoutError("empty notation")
-        if t[1] == "<":
+        if self.accept("<"):
             return self.tiler()
         return self.chain()
 
@@ -224,20 +218,18 @@ class _Parser:
     def tiler(self, level: int = 0) -> tuple:
         if level > it.MAX_DEPTH:
             raise LayoutError(f"tiler nested deeper than {it.MAX_DEPTH} levels")
-        self.take("<")
-        items = [self.tiler_item(level)]
-        while self.at(","):
-            self.take(",")
+        items = [self.tiler_item(level)]  # its ``<`` taken
+        while self.accept(","):
             items.append(self.tiler_item(level))
         self.take(">")
         return tuple(items)
 
     def tiler_item(self, level: int) -> Any:
-        if self.at("<"):
+        if self.accept("<"):
             return self.tiler(level + 1)
         t, nxt = self.peek(), self.peek(1)
         if t and t[1] == "_" and (nxt is None or nxt[1] in (",", ">")):
-            self.take("_")
+            self.i += 1
             return None
         j = self.i
         while j < len(self.toks) and self.toks[j][1] == "_":
@@ -326,8 +318,6 @@ def parse_tiler_entry(x: Any) -> Any:
 
 def to_str(x: Any) -> str:
     """CuTe notation of a Layout, Swizzle, ComposedLayout, tiler tuple, HTuple or int."""
-    if isinstance(x, Layout | Swizzle | ComposedLayout | CoordTensor):
-        return str(x)
     if isinstance(x, tuple):
         return "<" + ", ".join("_" if e is None else to_str(e) for e in x) + ">"
     return "_" if x is None else str(x)

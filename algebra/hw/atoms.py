@@ -125,11 +125,10 @@ def _mma_table() -> dict[str, tuple]:
     for acc in ("F16F16F16F16", "F32F16F16F32"):
         c = SM70_8x8_16b if acc.startswith("F16") else SM70_8x8_32b
         for tn in ("TN", "NT", "NN", "TT"):
-            a = SM70_8x4_Row if tn[0] == "T" else SM70_8x4_Col
-            b = SM70_8x4_Row if tn[1] == "N" else SM70_8x4_Col
-            lay = {"T": "row", "N": "col"}
-            t[f"SM70_8x8x4_{acc}_{tn}"] = (8, 8, 4, SM70_QuadPair, a, b, c, acc,
-                                           f"mma.sync.aligned.m8n8k4.{lay[tn[0]]}.{'col' if tn[1] == 'N' else 'row'}")
+            a_row, b_col = tn[0] == "T", tn[1] == "N"
+            t[f"SM70_8x8x4_{acc}_{tn}"] = (8, 8, 4, SM70_QuadPair, SM70_8x4_Row if a_row else SM70_8x4_Col,
+                                           SM70_8x4_Row if b_col else SM70_8x4_Col, c, acc, "mma.sync.aligned.m8n8k4."
+                                           f"{'row' if a_row else 'col'}.{'col' if b_col else 'row'}")
     for n in _SM90_N:
         c = f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))"
         b = f"(128,({n},16)):(0,(1,{n}))"
@@ -208,7 +207,6 @@ _LDSM = {  # (src, dst) of SM75 ldmatrix in bits
     "SM75_U16x8_LDSM_T": ("(32,128):(128,1)", "((4,8),(16,2,4)):((256,16),(1,128,1024))",
                           "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
 }
-_STSM = {ld.replace("SM75", "SM90").replace("LDSM", "STSM"): ld for ld in _LDSM}  # stmatrix: ldmatrix reversed
 #: bits -> the unsigned type CuTe names for them
 UINT_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
 
@@ -216,20 +214,16 @@ UINT_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t", 128:
 @cache
 def _copy_table() -> dict[str, tuple[str, str, str, str, str]]:
     t: dict[str, tuple[str, str, str, str, str]] = {}
-    for name, (src, dst, ptx) in _LDSM.items():
+    for name, (src, dst, ptx) in _LDSM.items():  # stmatrix: ldmatrix reversed
         t[name] = ("32:1", src, dst, dst, ptx)
-    for name, ld in _STSM.items():
-        src, dst, ptx = _LDSM[ld]
-        t[name] = ("32:1", dst, src, dst, ptx.replace("ldmatrix", "stmatrix"))
-    for bits in (32, 64, 128):
-        lay = f"(1,{bits}):(0,1)"
-        ptx = f"cp.async.ca.shared.global [{bits // 8}]"
-        t[f"SM80_CP_ASYNC_CACHEALWAYS_{bits // 8}B"] = ("1:0", lay, lay, lay, ptx)
-    t["SM80_CP_ASYNC_CACHEGLOBAL_16B"] = ("1:0", "(1,128):(0,1)", "(1,128):(0,1)", "(1,128):(0,1)",
-                                          "cp.async.cg.shared.global [16]")
-    for bits in UINT_TYPES:
-        lay = f"(1,{bits}):(0,1)"
-        t[f"UniversalCopy_{bits}b"] = ("1:0", lay, lay, lay, f"ld/st of {bits} bits")
+        t[name.replace("SM75", "SM90").replace("LDSM", "STSM")] = ("32:1", dst, src, dst,
+                                                                    ptx.replace("ldmatrix", "stmatrix"))
+    for bits in UINT_TYPES:  # one thread moves `bits` bits: src = dst = ref = (1,bits):(0,1)
+        one = ("1:0",) + (f"(1,{bits}):(0,1)",) * 3
+        if bits >= 32:
+            t[f"SM80_CP_ASYNC_CACHEALWAYS_{bits // 8}B"] = one + (f"cp.async.ca.shared.global [{bits // 8}]",)
+        t[f"UniversalCopy_{bits}b"] = one + (f"ld/st of {bits} bits",)
+    t["SM80_CP_ASYNC_CACHEGLOBAL_16B"] = t["SM80_CP_ASYNC_CACHEALWAYS_16B"][:4] + ("cp.async.cg.shared.global [16]",)
     t.update(tmem_copy_table())  # SM100 tcgen05.ld / tcgen05.st (algebra.hw.sm100_tmem)
     return t
 

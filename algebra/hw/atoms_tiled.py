@@ -1,9 +1,7 @@
 """Tiled copies and tiled MMAs, built and partitioned as CuTe's ``make_tiled_copy`` / ``make_tiled_mma`` do.
 
-``make_tiled_copy(atom, thr, val)``: ``layout_mn = raked_product(thr, val)``; ``tv = right_inverse(layout_mn)
-.with_shape(size(thr), size(val))``; ``tiler = product_each(shape(layout_mn))``. Partitions follow CuTe's
-``tidfrg_S/D`` and ``thrfrg_A/B/C``, written with the algebra's own operations; ``copy_coverage`` says whether a
-TV layout covers its tile and ``make_fragment_like`` gives a partition's registers.
+Partitions follow CuTe's ``tidfrg_S/D`` and ``thrfrg_A/B/C``, written with the algebra's own operations;
+``copy_coverage`` says whether a TV layout covers its tile and ``make_fragment_like`` gives a partition's registers.
 """
 
 from __future__ import annotations
@@ -101,23 +99,19 @@ class TiledCopy:
     def num_threads(self) -> int:
         return size(self.tv_layout[0])
 
-    def _tile2thrfrg(self, tensor: Layout, ref2trg: Layout) -> Layout:
-        tiles = zipped_divide(tensor, tuple(Layout(t) for t in self.tiler))
-        return self._tile2thrfrg_unfolded(tiles, ref2trg)  # ((thr, val), rest_m, rest_n, ...)
-
     def _ref2trg(self, src: bool) -> Layout:
         """CuTe's ``AtomLayoutRef`` -> ``AtomLayoutSrc`` / ``AtomLayoutDst``: ``right_inverse(ref) o src|dst``."""
         ref = right_inverse(self.atom.ref_layout(self.element_bits))
         return composition(ref, (self.atom.src_layout if src else self.atom.dst_layout)(self.element_bits))
 
     @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
-    def tidfrg_S(self, tensor: Any) -> Layout:
-        """((thread, value), rest...) view of a source tile (CuTe's ``tidfrg_S``)."""
-        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(True))
+    def _tidfrg(self, src: bool, tensor: Any) -> Layout:
+        """((thread, value), rest...) view of a source (destination) tile (CuTe's ``tidfrg_S`` / ``tidfrg_D``)."""
+        tiles = zipped_divide(_as_layout(tensor), tuple(Layout(t) for t in self.tiler))
+        return self._tile2thrfrg_unfolded(tiles, self._ref2trg(src))  # ((thr, val), rest_m, rest_n, ...)
 
-    @bounded(4 << 20, "tiled copy fragments")
-    def tidfrg_D(self, tensor: Any) -> Layout:
-        return self._tile2thrfrg(_as_layout(tensor), self._ref2trg(False))
+    tidfrg_S = partialmethod(_tidfrg, True)
+    tidfrg_D = partialmethod(_tidfrg, False)
 
     def _partition(self, src: bool, tensor: Any, thr_idx: int) -> tuple[Layout, int]:
         """``partition_S`` / ``partition_D``: thread ``thr_idx``'s (CPY, CPY_M, CPY_N, ...) view of a source /
@@ -125,7 +119,7 @@ class TiledCopy:
         thread's coordinates (a CoordTensor)."""
         if isinstance(tensor, CoordTensor):
             return tensor.moved(*self._partition(src, tensor.layout, thr_idx))
-        frg = self.tidfrg_S(tensor) if src else self.tidfrg_D(tensor)
+        frg = self._tidfrg(src, tensor)
         if not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread {thr_idx} out of range: the tiled copy has {self.num_threads} threads")
         crd = ((thr_idx, None),) + (None,) * (len(frg) - 1)
@@ -159,8 +153,7 @@ class TiledCopy:
         return copy_coverage(self.tv_layout, tuple(self.tiler), limit)
 
     def coverage(self) -> dict[str, int]:
-        """``{"duplicates": n, "uncovered": n}``: the tile's elements claimed by more than one (thread, value), and
-        those claimed by none. Claims outside the tile (a stride-0 thread layout's) count as neither."""
+        """``{"duplicates": n, "uncovered": n}`` of :meth:`coverage_detail`."""
         d = self.coverage_detail(limit=0)
         return {"duplicates": d["duplicates"], "uncovered": d["uncovered"]}
 
@@ -233,6 +226,9 @@ def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layou
     return TiledCopy(atom, element_bits, tv, it.product_each(layout_mn.shape))
 
 
+_MNK = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}  # the M, N, K modes of each operand's tile
+
+
 @dataclass(frozen=True)
 class TiledMMA:
     """An MMA atom replicated over ``atom_layout`` (M, N, K) and permuted by ``permutation`` (CuTe's TiledMMA)."""
@@ -251,20 +247,13 @@ class TiledMMA:
 
     @bounded(4 << 20, "tiled MMA fragments")  # partition_A / _B / _C slice it once per thread
     def _thrfrg(self, tensor: Layout, which: str) -> Layout:
-        i, j = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which]
+        i, j = _MNK[which]
         t_tensor = logical_divide(tensor, (self.permutation[i], self.permutation[j]))
         shp = self.atom.operand_shape(which)
         ab = zipped_divide(t_tensor, (Layout(shp[0]), Layout(shp[1])))  # ((AtomM, AtomK), (RestM, RestK))
         tv = composition(ab, (self.atom.operand(which), None))  # ((ThrV, FrgV), (RestM, RestK))
         thr_tile = (None, (Layout(size(self.thr_layout_vmnk[i + 1])), Layout(size(self.thr_layout_vmnk[j + 1]))))
         return zipped_divide(tv, thr_tile)  # ((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK)))
-
-    def _thrfrg_of(self, which: str, tensor: Any) -> Layout:
-        return self._thrfrg(_as_layout(tensor), which)
-
-    thrfrg_A = partialmethod(_thrfrg_of, "A")
-    thrfrg_B = partialmethod(_thrfrg_of, "B")
-    thrfrg_C = partialmethod(_thrfrg_of, "C")
 
     def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
         """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
@@ -293,7 +282,7 @@ class TiledMMA:
         if past and not off_tensor:  # CuTe's rest mode keeps its stride past the tensor: c * e steps of the mode
             c, e, t = past[0]
             keep = all(isinstance(lay[u].shape, int) and isinstance(lay[u].stride, int) and
-                       self.permutation[{"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which][u]] is None for _, _, u in past)
+                       self.permutation[_MNK[which][u]] is None for _, _, u in past)
             cute = (f"; CuTe prints {sub} @ {off + sum(c * e * lay[u].stride for c, e, u in past)}, elements off the "
                     "tensor" if keep and all(size(lay[u]) <= e for _, e, u in past) else "")
             raise LayoutError(f"partition_{which}: thread {thr_idx}'s MMA tile starts at {c * e} along mode {t}, past "
@@ -307,8 +296,7 @@ class TiledMMA:
 
     # ------------------------------------------------------------------ CuTe's TiledMMA::get_layout*_TV
     def _thridx_2_thrid(self) -> Layout:
-        """thr_idx -> (ThrV, ThrM, ThrN, ThrK): ``composition((size(vmnk), 1):(1, 0),
-        right_inverse(make_layout(vmnk, complement(vmnk))))``."""
+        """thr_idx -> (ThrV, ThrM, ThrN, ThrK)."""
         vmnk = self.thr_layout_vmnk
         return composition(Layout((size(vmnk), 1), (1, 0)), right_inverse(make_layout(vmnk, complement(vmnk))))
 
@@ -331,8 +319,8 @@ class TiledMMA:
     get_layoutC_TV = partialmethod(get_layout_TV, "C")
 
     def tile_shape(self, which: str) -> tuple[int, int]:
-        """The (rows, cols) of the operand's tile: (M, K), (N, K) or (M, N) of ``tile_size_mnk``."""
-        i, j = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which.upper()]
+        """(M, K), (N, K) or (M, N) of ``tile_size_mnk``."""
+        i, j = _MNK[which.upper()]
         return self.tile_size_mnk(i), self.tile_size_mnk(j)
 
     # ------------------------------------------------------------------ partition_shape / partition_fragment

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -280,9 +280,7 @@ def lane_bank_map(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int
 
     Post-condition: as :func:`bank_access`; LayoutError when a lane's elements are not contiguous after the swizzle."""
     offsets, req = _request(lanes, element_bytes, swizzle, base)
-    r = _model._phases(*req)
-    return BankAnalysis(r.byte_addresses, r.access_bytes, r.kind, r.banks, r.phases, r.phase_lanes, r.bank_words,
-                        list(lanes.labels), offsets)
+    return replace(_model._phases(*req), coordinates=list(lanes.labels), element_offsets=offsets)
 
 
 def lane_ways(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], int] | None = None) -> int:
@@ -290,6 +288,16 @@ def lane_ways(lanes: LaneOffsets, element_bytes: int, swizzle: Callable[[int], i
     the swizzle searches test each candidate with it."""
     _, (addrs, access_bytes, _, per_phase) = _request(lanes, element_bytes, swizzle, 0)
     return max(_model.phase_costs(addrs, access_bytes, per_phase))
+
+
+def conflict_free_map(lanes: LaneOffsets, element_bytes: int,
+                      swizzle: Callable[[int], int] | None = None) -> BankAnalysis | None:
+    """``lane_bank_map(lanes, element_bytes, swizzle)`` when it is conflict-free, else None (None too when the
+    swizzle or a padding splits a vector access): the fix searches' test of each candidate."""
+    try:
+        return lane_bank_map(lanes, element_bytes, swizzle) if lane_ways(lanes, element_bytes, swizzle) == 1 else None
+    except LayoutError:
+        return None
 
 
 def _request(lanes: LaneOffsets, element_bytes: int, swizzle: Any, base: int) -> tuple[list[int], tuple]:

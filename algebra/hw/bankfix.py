@@ -135,12 +135,7 @@ class _Search:
 
     def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
         """The bank map under Sw<B,M,S> (:func:`swizzle_fn`) when it is conflict-free, else None."""
-        sw = swizzle_fn(*bms)
-        try:
-            return _b.lane_bank_map(self.lanes, self.element_bytes, sw) if _b.lane_ways(
-                self.lanes, self.element_bytes, sw) == 1 else None
-        except LayoutError:  # the swizzle splits a vector access
-            return None
+        return _b.conflict_free_map(self.lanes, self.element_bytes, swizzle_fn(*bms))
 
     def closed(self, bms: tuple[int, int, int]) -> bool:
         """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices): on a
@@ -243,23 +238,18 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
     limit = max_padding if max_padding is not None else max(1, NUM_BANKS * BANK_BYTES // element_bytes)
     kind, per_thread, labels, items = _b._pattern(lay, access, element_bytes)
     rows = lay.shape[0]
-    coords = [[(v % rows, v // rows) if tag == "c" and isinstance(v, int) else
-               (tuple(v) if tag == "c" else v) for tag, v in its] for its in items]
-    tags = [[tag for tag, _ in its] for its in items]
+    cells = [[(tag, (v % rows, v // rows) if tag == "c" and isinstance(v, int) else tuple(v) if tag == "c" else v)
+              for tag, v in its] for its in items]
     if on_work is not None:
         on_work(len(items) * (limit + 1), 0)
     for p in range(limit + 1):
         stride = list(lay.stride)
         stride[lead] += p
         padded = Layout(lay.shape, tuple(stride))
-        raw = [[_offset(padded, stride, t, c) for t, c in zip(tg, cs, strict=True)]
-               for tg, cs in zip(tags, coords, strict=True)]
-        lanes = _b.LaneOffsets(kind, per_thread, labels, raw)
-        try:
-            if _b.lane_ways(lanes, element_bytes) == 1:
-                return Fix("padding", p, None, padded, _b.lane_bank_map(lanes, element_bytes))
-        except LayoutError:
-            continue
+        raw = [[_offset(padded, stride, tag, c) for tag, c in its] for its in cells]
+        analysis = _b.conflict_free_map(_b.LaneOffsets(kind, per_thread, labels, raw), element_bytes)
+        if analysis is not None:
+            return Fix("padding", p, None, padded, analysis)
     return None
 
 

@@ -155,7 +155,7 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     v = widest if vector is None else int(vector)
     if v < 1 or nval % v:
         raise LayoutError(f"vector {v} must divide the {nval} values per thread")
-    if v > 1 and v > widest and vector is not None:
+    if v > widest:  # only a vector asked for can be wider
         raise LayoutError(f"vector {v} is wider than the layout allows: each thread's values are contiguous and "
                           f"aligned only in groups of {widest}")
     if nval // v > MAX_INSTRUCTIONS:

@@ -7,7 +7,7 @@ On elements of ``b`` bits the same permutation is ``Sw<B, 4 + 3 - log2(b), 3>`` 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -56,12 +56,8 @@ SWIZZLE_SPANS = {v[0]: k for k, v in SWIZZLE_KINDS.items()}  # "SW128" -> 128
 
 @dataclass(frozen=True)
 class SmemAtom:
-    """One of CuTe's ``GMMA::Layout_{MN,K}_{INTER,SW32,SW64,SW128}_Atom<T>``.
-
-    ``shape``/``stride`` are the atom in elements (K-major: (8, W) : (W, 1); MN-major: (W, 8) : (1, W), with
-    W = span * 8 / element_bits); ``byte_swizzle`` is CuTe's ``Sw<B,4,3>``; ``element_swizzle`` the same
-    permutation on element offsets. ``layout`` is ``Sw o (shape):(stride)`` in element units.
-    """
+    """One of CuTe's ``GMMA::Layout_{MN,K}_{INTER,SW32,SW64,SW128}_Atom<T>``: ``shape``/``stride`` in elements,
+    ``byte_swizzle`` CuTe's ``Sw<B,4,3>``, ``element_swizzle`` the same permutation on element offsets."""
 
     name: str
     major: str
@@ -79,14 +75,11 @@ class SmemAtom:
 
     def cute_print(self) -> str:
         """What CuTe prints for the atom: the byte swizzle, the flagged smem pointer, the element layout."""
-        b, m, s = self.byte_swizzle
-        shp = "(" + ",".join(f"_{x}" for x in self.shape) + ")"
-        std = "(" + ",".join(f"_{x}" for x in self.stride) + ")"
-        return f"Sw<{b},{m},{s}> o smem_ptr[{self.element_bits}b](unset) o {shp}:{std}"
+        return "Sw<{},{},{}> o smem_ptr[{}b](unset) o (_{},_{}):(_{},_{})".format(*self.byte_swizzle, self.element_bits,
+                                                                                  *self.shape, *self.stride)
 
     def __str__(self) -> str:
-        b, m, s = self.element_swizzle
-        return f"Sw<{b},{m},{s}> o ({self.shape[0]},{self.shape[1]}):({self.stride[0]},{self.stride[1]})"
+        return "Sw<{},{},{}> o ({},{}):({},{})".format(*self.element_swizzle, *self.shape, *self.stride)
 
 
 def smem_atom(major: str, span_bytes: int, element_bits: int) -> SmemAtom:
@@ -217,10 +210,9 @@ class TensorMapArgs:
         return all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "checks"}
-        d["valid"] = self.valid
-        d["checks"] = [{"rule": c.rule, "ok": c.ok, "text": c.text} for c in self.checks]
-        return d
+        d = asdict(self)
+        checks = d.pop("checks")
+        return {**d, "valid": self.valid, "checks": checks}
 
 
 # --------------------------------------------------------------------------- TMA: cuTensorMapEncodeTiled
@@ -286,15 +278,14 @@ def encode_tiled(dtype: str, global_dim: list[int], global_strides: list[int], b
     rule("lengths", len(box_dim) == rank and len(estr) == rank and len(global_strides) == max(rank - 1, 0),
          f"boxDim and elementStrides need {rank} entries and globalStrides {max(rank - 1, 0)}; got "
          f"{len(box_dim)}, {len(estr)} and {len(global_strides)}")
-    align = 32 if il == "32B" else 16
+    align = 32 if il == "32B" else 16  # of the address and of every stride
     rule("global_address", global_address % align == 0,
          f"globalAddress {global_address} must be {align}-byte aligned")
     for i, d in enumerate(global_dim):
         rule(f"global_dim[{i}]", 0 < d <= 1 << 32, f"globalDim[{i}] = {d} must be in [1, 2^32]")
-    smul = 32 if il == "32B" else 16
     for i, s in enumerate(global_strides):
-        rule(f"global_strides[{i}]", s % smul == 0 and 0 < s < 1 << 40,
-             f"globalStrides[{i}] = {s} bytes (of dimension {i + 1}) must be a positive multiple of {smul} "
+        rule(f"global_strides[{i}]", s % align == 0 and 0 < s < 1 << 40,
+             f"globalStrides[{i}] = {s} bytes (of dimension {i + 1}) must be a positive multiple of {align} "
              f"and < 2^40")
     for i, b in enumerate(box_dim):
         rule(f"box_dim[{i}]", 0 < b <= 256, f"boxDim[{i}] = {b} must be in [1, 256]")

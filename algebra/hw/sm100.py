@@ -217,18 +217,10 @@ def decode_instr_desc(value: int, kind: str | None = None) -> list[dict[str, Any
     out = []
     for name, lo, w in INSTR_FIELDS:
         v = (value >> lo) & ((1 << w) - 1)
-        meaning = ""
-        if name == "c_format":
-            meaning = {0: "F16", 1: "F32", 2: "S32"}.get(v, "undefined")
-        elif name in ("a_format", "b_format"):
-            meaning = _FORMAT_NAMES[kkey].get(v, "undefined") if kkey else f"format code {v}"
-        elif name in ("a_major", "b_major"):
-            meaning = "MN-major" if v else "K-major"
-        elif name == "n_dim":
-            meaning = f"N = {v << 3}"
-        elif name == "m_dim":
-            meaning = f"M = {v << 4}"
-        elif name == "sparse_flag":
-            meaning = "sparse" if v else "dense"
+        fmt = _FORMAT_NAMES[kkey].get(v, "undefined") if kkey else f"format code {v}"
+        major = "MN-major" if v else "K-major"
+        meaning = {"c_format": {0: "F16", 1: "F32", 2: "S32"}.get(v, "undefined"), "a_format": fmt, "b_format": fmt,
+                   "a_major": major, "b_major": major, "n_dim": f"N = {v << 3}", "m_dim": f"M = {v << 4}",
+                   "sparse_flag": "sparse" if v else "dense"}.get(name, "")
         out.append({"name": name, "bits": f"[{lo},{lo + w})", "value": v, "meaning": meaning})
     return out

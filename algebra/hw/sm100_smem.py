@@ -3,9 +3,7 @@
 ``UMMA::make_umma_desc<Major>``, ``UMMA::Layout_*_Atom``) and the PTX ISA (tcgen05 "Shared memory descriptor").
 Checked against CuTe C++ host programs, not measured on hardware.
 
-Bit fields of the 64-bit descriptor: start address [0,14), LBO [16,30), SBO [32,46) (all in 16-byte units),
-version [46,48) (1 on Blackwell), base offset [49,52), LBO mode [52,53), layout type [61,64):
-0 SWIZZLE_NONE, 1 SWIZZLE_128B_BASE32B, 2 SWIZZLE_128B, 4 SWIZZLE_64B, 6 SWIZZLE_32B (3, 5, 7 are not defined).
+The 64-bit descriptor's bit fields: :data:`FIELDS` (version 1 on Blackwell); its layout types: :data:`LAYOUT_TYPES`.
 
 Canonical layouts, in 16-byte units (T = 128 / element_bits elements per unit), as ``make_umma_desc`` reads them
 after ``logical_divide`` by (W, 2) (K-major) or (W, 8) (MN-major), W = 1, 2, 4, 8 units for none / 32B / 64B / 128B:
@@ -18,6 +16,7 @@ after ``logical_divide`` by (W, 2) (K-major) or (W, 8) (MN-major), W = 1, 2, 4, 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -47,13 +46,11 @@ def layout_type_of(byte_swizzle: tuple[int, int, int] | None) -> int:
     B = 0..3 -> none / 32B / 64B / 128B, Sw<2,5,2> -> 128B_BASE32B; any other swizzle is refused with the rule."""
     if byte_swizzle is None or byte_swizzle[0] == 0:
         return 0
-    b, m, s = byte_swizzle
-    if m == 4 and s == 3 and b in (1, 2, 3):
-        return {1: 6, 2: 4, 3: 2}[b]
-    if (b, m, s) == (2, 5, 2):
-        return 1
-    raise LayoutError(f"Sw<{b},{m},{s}> on byte addresses is not a UMMA swizzle: UMMA takes Sw<B,4,3> (B = 0, 1, 2, 3: "
-                      "none, 32B, 64B, 128B) or Sw<2,5,2> (128B_BASE32B)")
+    for lt, (_, bms, _) in LAYOUT_GEOMETRY.items():
+        if bms == tuple(byte_swizzle):
+            return lt
+    raise LayoutError("Sw<{},{},{}> on byte addresses is not a UMMA swizzle: UMMA takes Sw<B,4,3> (B = 0, 1, 2, 3: "
+                      "none, 32B, 64B, 128B) or Sw<2,5,2> (128B_BASE32B)".format(*byte_swizzle))
 
 
 def _split(layout: Any, element_bits: int) -> tuple[Layout, tuple[int, int, int] | None]:
@@ -165,11 +162,9 @@ def umma_smem_atom(name: str, element_bits: int) -> hopper.SmemAtom:
     core = name.strip().removeprefix("cute::").removeprefix("UMMA::").removeprefix("SM100::")
     core = core.split("<")[0]
     if core == "Layout_MN_SW128_32B_Atom":
-        if element_bits not in (4, 8, 16, 32, 64):
-            raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits}")
-        w = 1024 // element_bits
-        return hopper.SmemAtom(core, "MN", 128, element_bits, (w, 4), (1, w), (2, 5, 2),
-                               hopper.swizzle_to_elements((2, 5, 2), element_bits))
+        atom = hopper.smem_atom("MN", 128, element_bits)  # the SW128 MN atom's 1024 bits by 4 rows, not 8
+        return replace(atom, name=core, shape=(atom.shape[0], 4), byte_swizzle=(2, 5, 2),
+                       element_swizzle=hopper.swizzle_to_elements((2, 5, 2), element_bits))
     parts = core.split("_")
     if len(parts) != 4 or parts[0] != "Layout" or parts[3] != "Atom" or parts[2] not in hopper.SWIZZLE_SPANS:
         raise LayoutError(f"unknown UMMA smem atom {name!r}: Layout_<K|MN>_<INTER|SW32|SW64|SW128>_Atom or "

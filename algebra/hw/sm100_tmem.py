@@ -6,22 +6,9 @@ Tensor memory is 128 lanes (data paths, "dp") x 512 columns of 32 bits per SM. A
 of the lanes: warp w accesses lanes ``32 * (w % 4)`` to ``32 * (w % 4) + 31`` (PTX ISA, tcgen05 "Matrix fragments";
 CuTe asserts ``(threadIdx.x / 32) % 4 == (lane / 32) % 4`` in ``copy_unpack``).
 
-CuTe's TMEM copy traits, as formulas (r = the repeat ``.x{r}``; V = bits one warp moves; verified on every atom of
-the header by ``tests/oracle/test_sm100_oracle.py``):
-
-=========== ========= ======================================================================================
-shape        V         DstLayout of SM100_TMEM_LOAD_<shape><r>x (thread, bit) -> bit
-=========== ========= ======================================================================================
-32dp32b      1024 r    (32,32r):(32r,1)
-16dp32b      1024 r    ((16,2),32r):((64r,32r),1)
-16dp64b      1024 r    ((2,2,8),(32,r)):((512r,32,64r),(1,64))        (r = 1: ((2,2,8),32):((512,32,64),1))
-16dp128b     2048 r    ((4,8),(32,2,r)):((32,128r),(1,1024r,128))     (r = 1 drops the last mode)
-16dp256b     4096 r    ((4,8),(64,2,r)):((64,256r),(1,2048r,256))     (r = 1 drops the last mode)
-=========== ========= ======================================================================================
-
-SrcLayout = RefLayout = (32,V):(0,1) and ThrID = 32:1 for every load; a store swaps Src and Dst (Ref stays). ValID
-(bit -> TMEM address, a lane is ``DP_b = 2^21``): ``(V/d, d):(1, DP_b)`` over d = 32 or 16 lanes, or for the packed
-``_16b`` forms ``((16, V/(16 d)), d):((1, 32), DP_b)`` (16 bits of each 32-bit column).
+CuTe's TMEM copy traits (every atom of the header checked by ``tests/oracle/test_sm100_oracle.py``): ThrID = 32:1;
+for a load SrcLayout = RefLayout = (32,V):(0,1), V the bits one warp moves (:data:`SHAPES`), and DstLayout (thread, bit)
+-> bit by shape (:func:`_dst`); a store swaps Src and Dst (Ref stays). ValID: :func:`val_id`.
 """
 
 from __future__ import annotations
@@ -55,6 +42,7 @@ _NAME = re.compile(r"SM100_TMEM_(LOAD|STORE)_(\d+dp\d+b)(\d+)x(_16b)?")
 
 
 def _dst(shape: str, r: int) -> str:
+    """CuTe's DstLayout of ``SM100_TMEM_LOAD_<shape><r>x``: (thread, bit) -> bit (r = 1 drops the repeat mode)."""
     if shape == "32dp32b":
         return f"(32,{32 * r}):({32 * r},1)"
     if shape == "16dp32b":
@@ -83,10 +71,8 @@ def tmem_copy_table() -> dict[str, tuple[str, str, str, str, str]]:
     t: dict[str, tuple[str, str, str, str, str]] = {}
     for shape, (_, v, reps) in SHAPES.items():
         for r in reps:
-            for packed in (False, True):
-                suffix = "_16b" if packed else ""
-                src, dst = f"(32,{v * r}):(0,1)", _dst(shape, r)
-                mod = ".pack::16b" if packed else ""
+            src, dst = f"(32,{v * r}):(0,1)", _dst(shape, r)
+            for suffix, mod in (("", ""), ("_16b", ".pack::16b")):
                 t[f"SM100_TMEM_LOAD_{shape}{r}x{suffix}"] = (
                     "32:1", src, dst, src, f"tcgen05.ld.sync.aligned.{_PTX_SHAPE[shape]}.x{r}{mod}.b32")
                 t[f"SM100_TMEM_STORE_{shape}{r}x{suffix}"] = (
@@ -158,9 +144,7 @@ def accumulator_columns(m: int, n: int, cta_group: int = 1) -> int:
     """TMEM columns one CTA's share of an M x N accumulator takes (C is stored one 32-bit column per element, f16
     accumulators included: CuTe's ``tmem_frg<c_type, uint32_t>``): N, except M = 128 over 2 CTAs (64 rows per CTA,
     laid as 2 x 64 lanes over N/2 columns)."""
-    if cta_group == 2 and m == 128:
-        return n // 2
-    return n
+    return n // 2 if cta_group == 2 and m == 128 else n
 
 
 def accumulator_layout(m: int, n: int, cta_group: int = 1) -> Layout:

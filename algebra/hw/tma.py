@@ -156,12 +156,11 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         raise LayoutError(f"cluster size must be an integer in 1..16, not {cluster_size!r}")
     if cluster_size > 1 and op != "SM90_TMA_LOAD_MULTICAST":
         raise LayoutError(f"a cluster of {cluster_size} CTAs shares a load only with SM90_TMA_LOAD_MULTICAST")
-    g = gmem
-    if not isinstance(g, Layout):
+    if not isinstance(gmem, Layout):
         raise LayoutError(f"the global tensor must be a layout, not {gmem!r}")
-    shape, stride = it.wrap(g.shape), it.wrap(g.stride)
+    shape, stride = it.wrap(gmem.shape), it.wrap(gmem.stride)
     if any(it.is_tuple(s) for s in shape) or any(not isinstance(d, int) for d in stride):
-        raise LayoutError(f"the global tensor must be flat with integer strides (one mode per dimension): {g}")
+        raise LayoutError(f"the global tensor must be flat with integer strides (one mode per dimension): {gmem}")
     tile = tuple(cta_tile) if isinstance(cta_tile, list | tuple) else (cta_tile,)
     if len(tile) != len(shape) or not all(isinstance(t, int) and t > 0 for t in tile):
         raise LayoutError(f"the CTA tile {tile} needs one positive extent per global mode ({len(shape)})")
@@ -218,7 +217,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
         dims = dims[:MAX_TMA_DIMS - 1] + (tuple(j for grp in dims[MAX_TMA_DIMS - 1:] for j in grp),)
     esize = hopper.TMA_DTYPES[hopper.tma_dtype(dtype)]
     full_box = tuple(it.product(tuple(box[j] for j in grp)) for grp in dims)
-    atom = TmaAtom(op, g, smem, tile, cluster_size, dtype, dims, full_box, full_box, vector, size(plain) // vector,
+    atom = TmaAtom(op, gmem, smem, tile, cluster_size, dtype, dims, full_box, full_box, vector, size(plain) // vector,
                    tuple(box[j] if j in seen else 1 for j in range(len(tile))))
     for k, (ext, d) in enumerate(atom.problem()):
         if ext > 1 << 32 or k and (d * esize % 16 or d * esize >= 1 << 40):
@@ -241,9 +240,7 @@ def make_tma_atom(op: str, gmem: Any, smem: Any, cta_tile: Any, cluster_size: in
             break
         if cut[i] % mult and mult % cut[i]:
             raise LayoutError(f"the cluster of {cluster_size} CTAs does not divide the box {full_box}")
-        new_mult = -(-mult // cut[i])
-        cut[i] = -(-cut[i] // mult)
-        mult = new_mult
+        cut[i], mult = -(-cut[i] // mult), -(-mult // cut[i])
     if mult > 1:
         raise LayoutError(f"the box {full_box} has fewer elements than the cluster has CTAs ({cluster_size})")
     if any(b > 256 for b in cut):
