@@ -34,7 +34,6 @@ def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
     """The algebra.doctor.solver Candidate for a layout choice (see the module docstring)."""
     from algebra.doctor import solver
     from algebra.doctor.solver_access import SolveError
-    from algebra.doctor.solver_xor import make_place
 
     if choice == "best":
         if best is None:
@@ -58,7 +57,7 @@ def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
         cols = {int(k): int(v) for k, v in dict(choice["xor"]).items()}
         if any(v >> k for k, v in cols.items()):
             raise SolveError("layouts: an XOR map may only flip bits below its source bit")
-        return solver.Candidate("xor", make_place(tile, cols), xor=cols, footprint_bytes=tile.footprint_bytes)
+        return solver.Candidate("xor", solver.make_place(tile, cols), xor=cols, footprint_bytes=tile.footprint_bytes)
     raise SolveError(f"layouts: unknown layout choice {choice!r}")
 
 

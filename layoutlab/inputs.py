@@ -148,8 +148,7 @@ def _tile(tile: Any) -> tuple[int, int]:
 
 
 def _triton(text: str, shape: Any, element_bits: int) -> list[Panel]:
-    from algebra.doctor.triton_cute import cute_of
-    from algebra.doctor.triton_layouts import convert
+    from algebra.doctor.triton_layouts import convert, cute_of
     from algebra.doctor.triton_shared import offset_table
 
     shp = [int(s) for s in _ints(shape, "shape")] if not isinstance(shape, int) else [int(shape)]

@@ -1,4 +1,4 @@
-"""The op table (algebra/registry.py): every op's examples run through the API, the workbench page, explain and
+"""The op table (algebra/teach/registry.py): every op's examples run through the API, the workbench page, explain and
 codegen; the four read the same op set; the workbench's op switching drops stale arguments."""
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ import algebra as A
 from algebra.doctor import triton_conflicts as C
 from algebra.doctor import triton_fix as F
 from algebra.doctor import ttgir
-from algebra.doctor.triton_cute import cute_of
-from algebra.doctor.triton_layouts import convert
+from algebra.doctor.triton_layouts import convert, cute_of
 from algebra.doctor.triton_shared import offset_table
 
 DUMP = """#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]}>

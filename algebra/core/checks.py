@@ -9,11 +9,9 @@ sum carries into the next mode of A, which the printed layout cannot do.
 
 ``post_composition((A, B), R)`` accepts R (returns None) exactly when ``R(i) == A(B(i))`` for every ``i`` with
 ``0 <= B(i) < size(A)``, and otherwise raises ``LayoutError`` naming the failed condition, the modes involved, what
-CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases; the rest
-are decided by enumeration: of exactly the coordinates of B that land inside A (``relevant_counterexample``, built
-mode by mode with the bounds the other modes can still add, so a B of 2^18 points of which two land inside A costs
-two), else (basis strides, more than ``ENUM_CAP`` such points) of all of B up to ``ENUM_CAP`` coordinates, a
-structured sample beyond.
+CuTe would print (R) and one counterexample coordinate. A cheap structural proof settles the usual cases
+(``structural_failure``); the rest are decided by enumeration (``relevant_counterexample``, else
+``find_counterexample``).
 """
 
 from __future__ import annotations
@@ -76,20 +74,17 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
             if rest_d > cs:
                 return None  # CuTe refuses this itself (stride divisibility); the composition raised already
             if cs % rest_d == 0:
-                next_s = cs // rest_d
-                if rest_s > next_s:
+                if rest_s > cs // rest_d:
                     used[i] += cs - rest_d
-                    rest_s //= next_s
+                    rest_s //= cs // rest_d
                     rest_d = 1
                     continue
-                used[i] += rest_d * (rest_s - 1)
-                break
-            if (rest_s - 1) * rest_d < cs:
-                used[i] += rest_d * (rest_s - 1)
-                break
-            return (f"stride divisibility condition: mode {k} of B ({s}:{d}) steps by {rest_d} through mode {i} "
-                    f"of the coalesced A (shape {cs}); {rest_d} does not divide {cs}, so the steps cross that "
-                    f"mode's end at a point the result cannot express")
+            elif (rest_s - 1) * rest_d >= cs:
+                return (f"stride divisibility condition: mode {k} of B ({s}:{d}) steps by {rest_d} through mode {i} "
+                        f"of the coalesced A (shape {cs}); {rest_d} does not divide {cs}, so the steps cross that "
+                        f"mode's end at a point the result cannot express")
+            used[i] += rest_d * (rest_s - 1)
+            break
     for i in range(n):
         if used[i] >= a_shape[i]:
             return (f"disjointness condition: the modes of B together reach {used[i]} in mode {i} of the coalesced A "
@@ -97,25 +92,14 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     return None
 
 
-def _coords(shape: tuple) -> Any:
-    """Coordinates to test, as flat tuples: all of them when few, else corners and steps per mode."""
-    if it.product(shape) <= ENUM_CAP:
-        return None
-    picks = []
-    for s in shape:
-        cand = {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
-        picks.append(sorted(c for c in cand if 0 <= c < s))
-    return list(islice(cartesian(*picks), ENUM_CAP))
-
-
 def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
     """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
-    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``."""
+    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``, else the first
+    ENUM_CAP coordinates of B made of corners and steps of each mode."""
     size_a = it.product(a.shape)
     a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
     fs = it.flatten(b.shape)
-    picks = None if exhaustive else _coords(fs)
-    if picks is None:
+    if exhaustive or it.product(fs) <= ENUM_CAP:
         if (int_strides(b) or has_f2(b.stride)) and (int_strides(r) or has_f2(r.stride)):  # (F2 offsets: bits)
             pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
         else:
@@ -124,10 +108,12 @@ def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tup
             if type(x) is int and 0 <= x < size_a and a_of(x) != y:
                 return i, x, a_of(x), y
         return None
+    picks = [sorted(c for c in {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
+                    if 0 <= c < s) for s in fs]
     index_of = _dot(it.flatten(it.prefix_product(fs)))
     b_of = _dot(it.flatten(b.stride)) if int_strides(b) else (lambda c: b(index_of(c)))
     r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
-    for c in picks:
+    for c in islice(cartesian(*picks), ENUM_CAP):
         x = b_of(c)
         if type(x) is int and 0 <= x < size_a:
             i = index_of(c)
@@ -157,12 +143,10 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
     strides: one already past size(A)). R is read mode by mode of B too (``R(c) == sum_k R_k(c_k)``).
     ``_UNDECIDED`` when that does not apply (basis strides in A, R not of B's profile) or the points pass ENUM_CAP.
     B's strides are ints (``post_composition``)."""
-    if not int_strides(r):
+    parts: list = []
+    if not int_strides(r) or not _parts_like(b.shape, r.shape, r.stride, parts):
         return _UNDECIDED
     fd = it.flatten(b.stride)
-    parts: list = []
-    if not _parts_like(b.shape, r.shape, r.stride, parts):
-        return _UNDECIDED
     size_a = it.product(a.shape)
     n = len(parts)
     ext = [(parts[k][0] - 1) * fd[k] for k in range(n)]  # each mode's reach, negative or not
@@ -171,7 +155,7 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
         lo_rest[k] = lo_rest[k + 1] + min(ext[k], 0)
         hi_rest[k] = hi_rest[k + 1] + max(ext[k], 0)
     pts = [(0, 0, 0)]  # (B(c), index of c, R(c)) over the coordinates c built so far
-    w, lo_done, hi_done = 1, 0, 0  # index weight of the next mode; the least and the most B(c) so far
+    w = 1  # index weight of the next mode
     mult = 1  # coordinates each point stands for: those of the stride-0 modes of B on which R is constant, whose
     # first coordinate (0) has the least index and the same B(c) and R(c) as the others
     signed = lo_rest[0] < 0  # some stride of B is negative
@@ -183,10 +167,10 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
             return _UNDECIDED
         d = fd[k]
         lo, hi = lo_rest[k + 1], hi_rest[k + 1]
-        if d > 0:
-            m = min(s, (size_a - 1 - lo - lo_done) // d + 1)
+        if d > 0:  # the coordinates of the mode that the others, at their least (lo_rest[0]), keep below size(A)
+            m = min(s, (size_a - 1 - lo_rest[0]) // d + 1)
         else:
-            m = s if d == 0 else min(s, (hi_done + hi) // -d + 1)
+            m = s if d == 0 else min(s, hi_rest[0] // -d + 1)
         if m <= 0:
             return None  # not even B(0) = 0 is inside A
         at = (lambda c, rd=rd: c * rd) if type(rs) is int else offset_fn(rs, rd)
@@ -208,8 +192,6 @@ def relevant_counterexample(a: Any, b: Any, r: Any) -> Any:
                               ENUM_CAP // mult + 1))
         if len(pts) * mult > ENUM_CAP:
             return _UNDECIDED
-        lo_done += min(ext[k], 0)
-        hi_done += max(ext[k], 0)
         w *= s
     if not int_strides(a):
         a_of = a
@@ -246,7 +228,6 @@ def offset_fn(shape: Any, stride: Any) -> Any:
 
 
 def int_strides(layout: Any) -> bool:
-    """``layout`` has a stride and every leaf of it is an int."""
     return _ints(getattr(layout, "stride", None))
 
 
@@ -268,12 +249,10 @@ def post_composition(args: tuple, r: Any) -> None:
                     "carry-less product does not" if has_f2(a.stride) else "A's int offsets do not add B's XORs"), hit)
         return
     why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
-    if why is None:
+    # proven; or basis (E) strides, which select a mode of A, each composed with that mode alone; or CuTe's C++
+    # arithmetic on the non-positive shapes of negative-stride complements, printed as is
+    if why is None or not _ints(b.stride) or has_non_positive_shape(r) or has_non_positive_shape(a):
         return
-    if not _ints(b.stride):
-        return  # basis (E) strides select a mode of A: each is composed with that mode alone
-    if has_non_positive_shape(r) or has_non_positive_shape(a):
-        return  # CuTe's C++ arithmetic on the non-positive shapes of negative-stride complements: printed as is
     hit = relevant_counterexample(a, b, r)
     if hit is None:
         return  # every i with B(i) inside A was checked
@@ -290,10 +269,8 @@ def post_composition(args: tuple, r: Any) -> None:
 
 def _ints(stride: Any) -> bool:
     """Every leaf of the stride is an int (the usual stride: no other kind of leaf to look for)."""
-    if type(stride) is int:
-        return True
     if type(stride) is not tuple:
-        return False
+        return type(stride) is int
     for x in stride:
         if type(x) is not int and not _ints(x):
             return False
@@ -334,12 +311,9 @@ def _tables(*layouts: Any, refusal: str | None = None) -> list | None:
     for x in layouts:
         if not 0 < capped(it.product(getattr(x, "shape", 1)), refusal) or has_non_positive_shape(x):
             return None
-        t = offsets(x)
-        for k, v in enumerate(t):
-            if type(v) is not int:
-                if not getattr(v, "is_f2", False):
-                    return None
-                t[k] = v.value  # an F2 offset is its bits
+        t = offsets(x)  # (F2 offsets as their bits)
+        if any(type(v) is not int for v in t):
+            return None  # basis offsets
         out.append(t)
     return out
 
@@ -472,10 +446,8 @@ is L(j) + R(i) for no i, j
     """
     layout = args[0]
     cot = args[1] if len(args) > 1 else None
-    if type(cot) is not int and cot is not None:
-        return  # a shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
-    if r is None or type(layout).__name__ != "Layout":
-        return
+    if type(cot) is not int and cot is not None or r is None or type(layout).__name__ != "Layout":
+        return  # a cotarget shape: CuTe folds the division across its modes (ceil_div), which the divides rely on
     fs, fd = flat_pair(layout.shape, layout.stride)
     if not fd:
         return
@@ -493,22 +465,21 @@ is L(j) + R(i) for no i, j
     rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
     n = prod(rs)
     if n < cot // fsize:
-        text = show_call("complement", args)
         hole = ""
         if 0 < it.product(layout.shape) * n <= FULL_CAP and not has_non_positive_shape(layout) and _ints(rd):
             miss = _first_hole(list(zip(fs + rs, fd + rd, strict=True)), cot)
             if miss is not None:
                 hole = f"; offset {miss} < {cot} is L(j) + R(i) for no i, j"
-        raise LayoutError(f"{text} is not a layout: complement size condition: size(R) >= cotarget / "
-                          f"size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would print {r} here, of "
-                          f"size {n}{hole}")
+        raise LayoutError(f"complement({', '.join(map(str, args))}) is not a layout: complement size condition: "
+                          f"size(R) >= cotarget / size(filter(A)) = {cot} / {fsize} = {cot // fsize}, but CuTe would "
+                          f"print {r} here, of size {n}{hole}")
     top = 0  # R is ordered when each mode of size > 1 steps past the largest offset of those before it (O(modes))
     for k in range(len(rs)):
         if rs[k] > 1:
             if rd[k] <= top:
-                raise LayoutError(f"{show_call('complement', args)} is not a layout: complement order condition: "
-                                  f"R(i-1) < R(i), but CuTe would print {r} here, whose mode {k} ({rs[k]}:{rd[k]}) "
-                                  "steps inside the modes before it")
+                raise LayoutError(f"complement({', '.join(map(str, args))}) is not a layout: complement order "
+                                  f"condition: R(i-1) < R(i), but CuTe would print {r} here, whose mode {k} "
+                                  f"({rs[k]}:{rd[k]}) steps inside the modes before it")
             top += (rs[k] - 1) * rd[k]
 
 
@@ -526,11 +497,6 @@ def post_layout_add(args: tuple, r: Any) -> None:
         if got != want:
             raise LayoutError(f"layout_add({a}, {b}) is not a layout: sum condition: R(i) == A(i) + B(i). The "
                               f"common domain would give {r}; at i = {i} that is {got}, but A({i}) + B({i}) = {want}")
-
-
-def show_call(op: str, args: tuple) -> str:
-    """``op(args)`` in CuTe notation (a layout's ``str``, an int, a tuple of ints)."""
-    return f"{op}({', '.join(str(a) if not isinstance(a, tuple) else it.to_str(a) for a in args)})"
 
 
 #: The never-wrong layer: op name -> its post-condition ``post(args, result)``, which returns when the result is
@@ -590,9 +556,8 @@ def has_non_positive_shape(value: Any) -> bool:
 def not_a_layout(call: str, result: Any) -> LayoutError | None:
     """The refusal of ``result``, the answer CuTe computes for ``call`` (its text, e.g. ``"complement((3):(-1), 2)"``),
     when a shape entry of it is <= 0, else None. CuTe's integer arithmetic goes on through negative strides and
-    prints such layouts (``complement((3):(-1), 2)`` is ``(-1,0):(1,-3)``): no coordinate indexes a shape <= 0, so
-    they are not functions a learner can use, and ``parse(str(R))`` rejects them. The message names the condition,
-    the mode and what CuTe prints, as the other refusals of this module do."""
+    prints such layouts (``complement((3):(-1), 2)`` is ``(-1,0):(1,-3)``): no coordinate indexes a shape <= 0, and
+    ``parse(str(R))`` rejects them."""
     inner = getattr(result, "layout_b", result)
     sh = getattr(inner, "shape", None)
     hit = None if sh is None else _first_non_positive(sh, "")

@@ -1,7 +1,5 @@
-"""Coalesce and filter (CuTe's ``layout.hpp``, static case): the same function in fewer modes.
-
-Every function returns a new Layout (a ComposedLayout keeps its swizzle outside); refusals raise ``LayoutError``
-naming the failed condition. The mode arithmetic is ``algebra.core.modes.bw_coalesce``.
+"""Coalesce and filter (CuTe's ``layout.hpp``, static case): the same function in fewer modes (a ComposedLayout keeps
+its swizzle outside; the mode arithmetic is ``algebra.core.modes.bw_coalesce``).
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError, no_modes
-from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _as_layout, _not_text, layout_arg, make_layout
 from algebra.core.memo import memo
 from algebra.core.modes import bw_coalesce, flat_pair
@@ -59,14 +57,10 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
                  + (", the others kept" if len(profile) < n else ""))
     modes = []
     for i in range(len(profile)):
-        if rec is None:
-            modes.append(f(layout[i], profile[i]))
-            continue
-        rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
-        modes.append(nested(rec, f, layout[i], profile[i]))
-    for i in range(len(profile), n):
-        modes.append(layout[i])
-    res = make_layout(*modes)
+        if rec is not None:
+            rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
+        modes.append(f(layout[i], profile[i]) if rec is None else nested(rec, f, layout[i], profile[i]))
+    res = make_layout(*modes, *(layout[i] for i in range(len(profile), n)))
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res
@@ -78,13 +72,9 @@ def filter_zeros(layout: Layout) -> Layout:
     if type(layout) is ComposedLayout:
         return layout
     layout = layout_arg(layout, "filter_zeros")
-
-    def go(s, d):
-        if is_tuple(s):
-            return tuple(go(a, b) for a, b in zip(s, d, strict=True))
-        return 1 if (is_int(d) and d == 0) else s
-
-    return R(go(layout.shape, layout.stride), layout.stride)
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    shape = [1 if is_int(d) and d == 0 else s for s, d in zip(fs, fd, strict=True)]
+    return R(it.unflatten(shape, layout.shape), layout.stride)
 
 
 def filter(layout: Layout, profile: Any = None) -> Layout:  # noqa: A001 (CuTe's name)

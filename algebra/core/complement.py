@@ -1,7 +1,4 @@
-"""Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach.
-
-One implementation for every layout (it records its steps when ``explain`` asks); it refuses overlapping modes.
-"""
+"""Complement (CuTe's ``layout.hpp``, static case): the layout of the offsets a layout does not reach."""
 
 from __future__ import annotations
 
@@ -72,12 +69,9 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
             cotarget += (shapes[i] - 1) * abs(strides[i])
         if rec is not None:
             rec.step(f"no cotarget given: use cosize(A) = {cotarget}")
-    elif type(cotarget) is int and cotarget > 0:
-        pass
-    elif isinstance(cotarget, Layout | ComposedLayout):
-        cotarget = cotarget.shape  # CuTe: shape(cotarget)
-    else:
-        cotarget = it.check_shape(cotarget, "cotarget")
+    elif type(cotarget) is not int or cotarget <= 0:  # a layout: CuTe's shape(cotarget)
+        cotarget = cotarget.shape if isinstance(cotarget, Layout | ComposedLayout) else \
+            it.check_shape(cotarget, "cotarget")
     if not shapes:
         res = Layout(it.product(cotarget))
         if rec is not None:
@@ -119,10 +113,8 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         del strides[k]
         min_d = strides[0] if len(strides) == 1 else min(strides)
     new_d = strides[0] * shapes[0]
-    if type(cotarget) is int and new_d > 0:
-        rest_s = (cotarget + new_d - 1) // new_d
-    else:
-        rest_s = it.product(_copies(layout, cotarget, new_d))
+    rest_s = (cotarget + new_d - 1) // new_d if type(cotarget) is int and new_d > 0 else \
+        it.product(_copies(layout, cotarget, new_d))
     res = R(*bw_coalesce(res_s, res_d, rest_s, 0 if rest_s == 1 else new_d))
     if rec is not None:
         rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "
@@ -172,9 +164,8 @@ def _f2_complement(layout: Layout, cotarget: Any, rec: Any) -> Layout:
     cols = [c for c in cols if c]  # filter(L): a broadcast mode (F0 or 0) drops out first, as in CuTe
     if any(f2_solve(cols[:j], [cols[j]])[0] is not None for j in range(len(cols))):  # a column in the span before
         raise LayoutError(f"Non-injective Layout detected in complement: the F2 columns of {layout} are dependent")
-    top = max((c.bit_length() for c in cols), default=0)
     if cotarget is None:
-        cotarget = 1 << top
+        cotarget = 1 << max((c.bit_length() for c in cols), default=0)
     if type(cotarget) is not int or cotarget <= 0:
         raise LayoutError(f"complement of {layout} (F2 strides): the cotarget must be a positive int: {show(cotarget)}")
     chosen: list[int] = []

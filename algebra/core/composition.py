@@ -1,10 +1,5 @@
 """Composition, CuTe's ``R = A o B`` (``cute/layout.hpp`` and ``swizzle_layout.hpp``, static case), and what a
-refused op built on it names: what CuTe would print for the whole call.
-
-``composition`` coalesces A and walks each mode of B through it (``algebra.core.modes.compose``, CuTe's
-``composition_impl``); a tiler goes mode by mode; swizzles stay outside (``compose_swizzled``). The never-wrong
-check is applied to the result by ``memo`` (``checks.post_composition``). With a recorder active (``explain``) the
-same code runs and records each decision.
+refused op built on it names: what CuTe would print for the whole call (``shows_cute``).
 """
 
 from __future__ import annotations
@@ -14,6 +9,7 @@ from functools import wraps
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import has_f2
 from algebra.core.checks import _ints, checking, cute_would_print
 from algebra.core.errors import LayoutError, no_modes
 from algebra.core.layout import Layout, _as_layout, make_layout
@@ -47,9 +43,8 @@ def whole_refusal(fn: Any, args: tuple, err: LayoutError) -> LayoutError | None:
 
 
 def shows_cute(fn: Any, tile: Any = None) -> Any:
-    """For an op built on composition (composition with a tiler, local_tile, local_partition; the divides and
-    products get the same from ``products.through_swizzle``): a refusal because an inner composition is not
-    ``A o B`` also names what CuTe prints for the whole op, ``... CuTe would print op(args) = R``; ``tile(op, args)``
+    """For an op built on composition (with a tiler, local_tile, local_partition): a refusal because an inner
+    composition is not ``A o B`` also names what CuTe prints for the whole op (``whole_refusal``); ``tile(op, args)``
     then answers it where it is the function after all, or adds the point where not (``products._tile_if_function``)."""
 
     @wraps(fn)
@@ -135,39 +130,40 @@ A(B(2)) = A(8) = 18
     if type(b) is not Layout or b.shape == ():
         raise LayoutError(f"composition: cannot compose with {b!r}") if type(b) is not Layout else no_modes(
             "composition", f"B = {b}")
-    if _has_basis(b.stride):  # each mode of B reads the mode of A its basis selects
-        if rec is not None:
-            rec.step("B has basis strides: each of its modes reads the mode of A that its basis selects")
-        cs, cd = a.shape, a.stride
-    else:
-        cs, cd = _f2_sign(a, b, coalesce_x_pair, a.shape, a.stride)
-        if rec is not None:
-            rec.step(_coalesce_x_text(a, R(cs, cd)), R(cs, cd))
-    res = R(*_f2_sign(a, b, compose, cs, cd, b.shape, b.stride, rec))
+    basis = _has_basis(b.stride)  # each mode of B reads the mode of A its basis selects
+    try:
+        if basis:
+            if rec is not None:
+                rec.step("B has basis strides: each of its modes reads the mode of A that its basis selects")
+            cs, cd = a.shape, a.stride
+        else:
+            cs, cd = coalesce_x_pair(a.shape, a.stride)
+            if rec is not None:
+                rec.step(_coalesce_x_text(a, R(cs, cd)), R(cs, cd))
+        res = R(*compose(cs, cd, b.shape, b.stride, rec))
+    except LayoutError:
+        _f2_sign(a, b)
+        raise
     if rec is not None:
         rec.step(f"R = A o B = {res}: R(c) = A(B(c)) for every coordinate c of B with B(c) in A's domain", res,
                  kind="result")
     return res
 
 
-def _f2_sign(a: Layout, b: Layout, fn: Any, *args: Any) -> Any:
-    """``fn(*args)``; where it refuses and a negative int stride meets F2 (XOR) strides (beside them in one layout,
-    or in B where A has them: A's bit vectors read at B's offsets bit by bit), that condition and where it shows."""
-    try:
-        return fn(*args)
-    except LayoutError:
-        f2 = [any(getattr(d, "is_f2", False) for d in it.flatten(x.stride)) for x in (a, b)]
-        for name, x in (("A", a), ("B", b)) if f2[0] or f2[1] else ():
-            fs, fd = it.flatten(x.shape), it.flatten(x.stride)
-            if (k := next((k for k, d in enumerate(fd) if type(d) is int and d < 0 < fs[k] - 1), None)) is not None \
-                    and (f2[0] or name == "B"):
-                raise LayoutError(
-                    f"composition {a} o {b}: F2 sign condition: F2 (XOR) strides are bit vectors, with no sign, so "
-                    f"no negative int stride may sit beside them nor be read by them; {name} has the stride {fd[k]} "
-                    f"({name}({it.product(tuple(fs[:k]))}) = {fd[k]}) and {'A' if f2[0] else 'B'} has F2 strides. "
-                    "CuTe has no F2 strides: write the F2 layout with int strides (or as the swizzled layout it stands "
-                    "for) for CuTe's composition") from None
-        raise
+def _f2_sign(a: Layout, b: Layout) -> None:
+    """Where ``a o b`` is refused and a negative int stride meets F2 (XOR) strides (beside them in one layout, or in B
+    where A has them: A's bit vectors read at B's offsets bit by bit): that condition and where it shows instead."""
+    f2 = [has_f2(x.stride) for x in (a, b)]
+    for name, x in (("A", a), ("B", b)) if f2[0] or f2[1] else ():
+        fs, fd = it.flatten(x.shape), it.flatten(x.stride)
+        if (k := next((k for k, d in enumerate(fd) if type(d) is int and d < 0 < fs[k] - 1), None)) is not None \
+                and (f2[0] or name == "B"):
+            raise LayoutError(
+                f"composition {a} o {b}: F2 sign condition: F2 (XOR) strides are bit vectors, with no sign, so "
+                f"no negative int stride may sit beside them nor be read by them; {name} has the stride {fd[k]} "
+                f"({name}({it.product(tuple(fs[:k]))}) = {fd[k]}) and {'A' if f2[0] else 'B'} has F2 strides. "
+                "CuTe has no F2 strides: write the F2 layout with int strides (or as the swizzled layout it stands "
+                "for) for CuTe's composition") from None
 
 
 def _coalesce_x_text(a: Layout, c: Layout) -> str:

@@ -1,9 +1,8 @@
 """Coordinate tensors with an origin, as CuTe prints them: ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)``.
 
-A ``CoordTensor`` is CuTe's tensor over an ``ArithmeticTupleIterator``: ``x(i) = origin + layout(i)``, a coordinate
-tuple (``make_identity_tensor`` offset by ``local_tile``, or TMA's ``get_tma_tensor``). It prints as CuTe does,
-``ArithTuple(2,3) o (4,4):(1@0,1@1)`` (our layouts print without the ``_`` static markers); ``notation.parse``
-reads that, CuTe's printed form with ``_`` and the short ``(2,3) o (4,4):(1@0,1@1)``.
+A ``CoordTensor`` is CuTe's tensor over an ``ArithmeticTupleIterator``: ``x(i) = origin + layout(i)``
+(``make_identity_tensor`` offset by ``local_tile``, or TMA's ``get_tma_tensor``), printed without CuTe's ``_`` static
+markers; ``notation.parse`` also reads CuTe's form and the short ``(2,3) o (4,4):(1@0,1@1)``.
 
 Post-conditions: ``parse(str(x)) == x``; ``x(i)`` is a plain tuple of the origin's rank (or of the layout's
 codomain, if longer).
@@ -32,8 +31,7 @@ class CoordTensor:
         if not isinstance(self.layout, Layout):
             raise LayoutError(f"a coordinate tensor needs a layout, not {self.layout!r}")
         o = self.origin.as_tuple() if isinstance(self.origin, ArithTuple | ScaledBasis) else self.origin
-        if isinstance(o, list):
-            o = tuple(o)
+        o = tuple(o) if isinstance(o, list) else o
         if not all(it.is_int(x) for x in it.flatten(o)):
             raise LayoutError(f"a coordinate tensor's origin is a tuple of integers, not {self.origin!r}")
         object.__setattr__(self, "origin", o)

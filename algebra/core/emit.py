@@ -48,23 +48,18 @@ def _cpp_int(v: int, static: bool, typ: bool = False) -> str:
     return name if typ else name + "{}"
 
 
-def _cpp_leaf(d: Any, static: bool, typ: bool) -> str:
-    if getattr(d, "is_basis", False):
-        path = ",".join(map(str, d.mode_path))
-        if d.value == 1:
-            return f"E<{path}>" + ("" if typ else "{}")
-        return f"ScaledBasis<{_cpp_int(d.value, True, True)},{path}>" + ("" if typ else "{}")
-    if not is_int(d):
-        raise LayoutError(f"cannot emit the stride {d!r}")
-    return _cpp_int(d, static, typ)
-
-
 def _cpp_tuple(t: Any, maker: str, static: bool, typ: bool = False) -> str:
     """``maker(a, b)``; with ``typ`` the static type ``maker<a,b>``."""
     if is_tuple(t):
         parts = [_cpp_tuple(x, maker, static, typ) for x in t]
         return f"{maker}<{','.join(parts)}>" if typ else f"{maker}({', '.join(parts)})"
-    return _cpp_leaf(t, static, typ)
+    if getattr(t, "is_basis", False):
+        path = ",".join(map(str, t.mode_path))
+        name = f"E<{path}>" if t.value == 1 else f"ScaledBasis<{_cpp_int(t.value, True, True)},{path}>"
+        return name if typ else name + "{}"
+    if not is_int(t):
+        raise LayoutError(f"cannot emit the stride {t!r}")
+    return _cpp_int(t, static, typ)
 
 
 def to_cpp(x: Any, style: str = "make", static: bool = True) -> str:

@@ -31,10 +31,9 @@ def _sorted_modes(strides: tuple) -> list[int]:
     return a
 
 
-def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list, Any]:
+def _inverse_modes(layout: Layout, name: str) -> tuple[tuple, tuple, list, Any]:
     """The flat modes of ``coalesce(layout)``, the prefix products of their shapes (1, s0, s0*s1, ...), the recorder."""
     rec = active()
-    layout = _as_layout(layout)
     c = quiet(rec, coalesce, layout)
     ls, ld = it.wrap(c.shape), it.wrap(c.stride)
     if any(not is_int(d) for d in ld):
@@ -47,16 +46,21 @@ def _inverse_modes(layout: Any, name: str) -> tuple[tuple, tuple, list, Any]:
     return ls, ld, pre, rec
 
 
-def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
-    """CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): ``inverse(B) o Sw``
-    for ``Sw o 0 o B`` (``swizzle_layout.hpp``), kept where it is the inverse; else ``inverse(B) o -O o inverse(A)``
+def _other_inverse(layout: Any, inverse: Any) -> Any:
+    """The inverse of None, a swizzle (itself, as in CuTe), F2 strides (``_f2_inverse``), ``_as_layout(layout)``, or
+    CuTe's inverse of ``A o O o B`` (each a Layout or a Swizzle, a swizzle its own inverse): ``inverse(B) o Sw`` for
+    ``Sw o 0 o B`` (``swizzle_layout.hpp``), kept where it is the inverse; else ``inverse(B) o -O o inverse(A)``
     (``layout_composed.hpp``): ``L^-1 o -O o Sw``, ``R(x) = L^-1(Sw(x) - O)`` on its domain, for ``Sw o O o L``; B
     nested, inverse(B) is itself composed and the answer is one chain (``swizzle.chain``)."""
+    if layout is None or type(layout) is Swizzle:
+        return layout
     rec, name = active(), inverse.__name__
+    if type(layout) is not ComposedLayout:
+        return _f2_inverse(layout, name) if type(layout) is Layout else inverse(_as_layout(layout))
     a, off, b = layout.layout_a, layout.offset, layout.layout_b
     if type(a) is Swizzle and not off and type(b) is Layout and has_f2(b.stride) and f2_columns(b.shape, b.stride):
         cols = f2_columns(b.shape, b.stride)  # over F2 (no CuTe print): Sw o B is one F2 layout, inverted exactly
-        return _f2_inverse(Layout(*_bit_modes(b.shape, [a(x) for x in cols])), name == "right_inverse")
+        return _f2_inverse(Layout(*_bit_modes(b.shape, [a(x) for x in cols])), name)
     try:
         inv_b = nested(rec, inverse, b) if type(b) is not Swizzle else b
         inv_a = nested(rec, inverse, a) if type(a) is Layout else a
@@ -71,15 +75,6 @@ def _swizzled_inverse(layout: ComposedLayout, inverse: Any) -> Any:
                  + (", composed into the inverse of B when O = 0" if off == 0 and type(a) is Swizzle else "")
                  + f"): {name}({layout}) = {res}", res, kind="result")
     return res
-
-
-def _other_inverse(layout: Any, inv: Any) -> Any:
-    """The inverse of None, a swizzle (itself, as in CuTe), a ComposedLayout, F2 strides, or ``_as_layout(layout)``."""
-    if layout is None or type(layout) is Swizzle:
-        return layout
-    if type(layout) is ComposedLayout:
-        return _swizzled_inverse(layout, inv)
-    return _f2_inverse(layout, inv.__name__ == "right_inverse") if type(layout) is Layout else inv(_as_layout(layout))
 
 
 @memo
@@ -145,7 +140,7 @@ def left_inverse(layout: Layout) -> Layout:
     return res
 
 
-def _f2_inverse(layout: Layout, right: bool) -> Layout:
+def _f2_inverse(layout: Layout, name: str) -> Layout:
     """The inverses of an F2-linear layout (``arith.f2_columns``: a swizzled tile written with F2 strides), exact.
 
     Right: ``R`` with ``L(R(i)) == i`` for the longest run ``i < 2^k`` of offsets in L's image; left (quasi):
@@ -159,7 +154,7 @@ def _f2_inverse(layout: Layout, right: bool) -> Layout:
     '(2,4):(F4,F1)'
     """
     cols = f2_columns(layout.shape, layout.stride)
-    name = "right_inverse" if right else "left_inverse"
+    right = name == "right_inverse"
     if cols is None:
         raise LayoutError(f"{name}: {layout} has F2 strides but is not F2-linear (each mode needs a power-of-two "
                           "shape, and an F2 stride or a power-of-two int stride on bits of its own)")
@@ -257,34 +252,29 @@ def max_common_vector(a: Layout, b: Layout) -> int:
     A swizzled side (CuTe's overloads): that of the inner layouts, at most ``2^M`` of each swizzle (no cut when both
     have the same swizzle)."""
     rec = active()
-    if type(a) is ComposedLayout or type(b) is ComposedLayout:
-        return _swizzled_vector(rec, a, b)
+    if type(b) is ComposedLayout and type(a) is not ComposedLayout:
+        a, b = b, a  # CuTe: max_common_vector(Layout, Composed) is max_common_vector(Composed, Layout)
+        if rec is not None:
+            rec.step("B is swizzled: CuTe answers max_common_vector(B, A)")
+    if type(a) is ComposedLayout:
+        if type(b) is ComposedLayout:
+            caps = [] if a.layout_a == b.layout_a else [_swizzle_base(a), _swizzle_base(b)]
+            inner_b = b.layout_b
+        else:
+            caps, inner_b = [_swizzle_base(a)], b
+        if rec is not None:
+            rec.step(f"the inner layouts {a.layout_b} and {inner_b} have a common vector; "
+                     + (f"cap it at 2^M of each swizzle: {', '.join(map(str, caps))}" if caps else
+                        "both have the same swizzle, which moves their offsets alike: no cap"))
+        n = min([nested(rec, max_common_vector, a.layout_b, inner_b)] + caps)
+        if rec is not None:
+            rec.step(f"{n} element(s) are contiguous in both", None, kind="result", value=str(n))
+        return n
     _, s0, d0 = _common(rec, a, b, max_common_vector)
     n = s0 if d0 == 1 else 1
     if rec is not None:
         why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"
         rec.step(f"{why}: {n} element(s) are contiguous in both", None, kind="result", value=str(n))
-    return n
-
-
-def _swizzled_vector(rec: Any, a: Any, b: Any) -> int:
-    if type(a) is not ComposedLayout:
-        a, b = b, a  # CuTe: max_common_vector(Layout, Composed) is max_common_vector(Composed, Layout)
-        if rec is not None:
-            rec.step("B is swizzled: CuTe answers max_common_vector(B, A)")
-    if type(b) is ComposedLayout:
-        caps = [] if a.layout_a == b.layout_a else [_swizzle_base(a), _swizzle_base(b)]
-        inner_b = b.layout_b
-    else:
-        caps, inner_b = [_swizzle_base(a)], b
-    if rec is not None:
-        rec.step(f"the inner layouts {a.layout_b} and {inner_b} have a common vector; "
-                 + (f"cap it at 2^M of each swizzle: {', '.join(map(str, caps))}" if caps else
-                    "both have the same swizzle, which moves their offsets alike: no cap"))
-    vec = nested(rec, max_common_vector, a.layout_b, inner_b)
-    n = min([vec] + caps)
-    if rec is not None:
-        rec.step(f"{n} element(s) are contiguous in both", None, kind="result", value=str(n))
     return n
 
 
@@ -324,10 +314,7 @@ def _leaf_spans(x: Any) -> list[tuple[int, int]]:
 
 def _room(d: int, spans: list) -> int | None:
     """How far a mode starting at the 1-D stride ``d`` can reach inside one leaf (``end // d``), or None."""
-    for start, end in spans:
-        if d % start == 0 and end % d == 0 and d < end:
-            return end // d
-    return None
+    return next((end // d for start, end in spans if d % start == 0 and end % d == 0 and d < end), None)
 
 
 def _divisors(n: int) -> list[int]:
@@ -342,12 +329,6 @@ def _divisors(n: int) -> list[int]:
         out = [d * q for d in out for q in powers] if len(powers) > 1 else out
         p += 1
     return [d * q for d in out for q in (1, n)] if n > 1 else out
-
-
-def _starts(spans: list, size: int) -> set[int]:
-    """The 1-D strides below ``size``'s divisors where a sub-mode of a leaf can start (``start * j``, ``j`` a
-    divisor of the leaf's size)."""
-    return {v for v in _divisors(size) if any(v % start == 0 and end % v == 0 for start, end in spans)}
 
 
 def greatest_common_domain(a: Any, b: Any) -> Layout:
@@ -366,7 +347,8 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     sa, sb = _leaf_spans(a), _leaf_spans(b)
     ends = [spans[-1][1] if spans else 1 for spans in (sa, sb)]
     limit, g = min(ends), math.gcd(*ends)
-    common = sorted(_starts(sa, g) & _starts(sb, g))
+    common = sorted(v for v in _divisors(g)  # the divisors of g where a sub-mode of a leaf of each shape can start
+                    if all(any(v % start == 0 and end % v == 0 for start, end in spans) for spans in (sa, sb)))
     shapes, strides = [], []
     d = 1
     while d < limit:

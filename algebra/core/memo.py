@@ -1,12 +1,7 @@
-"""Memoization of the pure layout operations, in caches bounded by (approximate) bytes.
-
-Layouts are immutable values, so an operation's result depends only on its (hashable) arguments. ``memo`` keeps
-the most recent results of every memoized operation on small arguments in one cache of at most MEMO_ENTRIES entries
-of a few KB each; bigger arguments, arguments that cannot be hashed (lists) and every call made while a derivation is
-being recorded (``algebra.core.recorder``: the op must run to record its steps) bypass it.
-
-:class:`BoundedCache` and :func:`bounded` are the same cache for other pure functions (the web services use them):
-a count of entries alone does not bound memory when one entry can be a 2^16-cell table and the next a short string.
+"""Memoization of the pure layout operations (``memo``: the most recent results on small, hashable arguments; a
+call made while a derivation is recorded runs the op itself), and caches bounded by (approximate) bytes for other pure
+functions (:class:`BoundedCache`, :func:`bounded`: a count of entries does not bound memory when one entry can be a
+2^16-cell table and the next a short string).
 """
 
 from __future__ import annotations
@@ -118,11 +113,8 @@ class BoundedCache:
         if cost > self.max_bytes // 8:
             return
         with self._lock:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
+            self.bytes += cost - self._data.pop(key, (None, 0))[1]
             self._data[key] = (value, cost)
-            self.bytes += cost
             while self.bytes > self.max_bytes and self._data:
                 _, (_, c) = self._data.popitem(last=False)
                 self.bytes -= c
@@ -216,10 +208,9 @@ class _Uncached(Exception):  # noqa: N818 - not an error: carries the result of 
 
 
 class _Refused:
-    """What the cache keeps for a call that refuses: a refusal (``LayoutError``, ``value`` None), or a result with a
-    shape entry <= 0 (CuTe's arithmetic on negative strides) or one that fails the op's own post-condition
-    (``checks.POST_OUTERMOST``). Inside another op the result is the value CuTe computes on with; otherwise the
-    refusal (``err``, the exception's type and arguments, raised anew at every call; else ``checks.not_a_layout``)."""
+    """What the cache keeps for a refusal (``value`` None), a result with a shape entry <= 0 or one that fails the
+    op's ``checks.POST_OUTERMOST``: ``value`` is what CuTe computes on with inside another op; ``err`` the refusal's
+    type and arguments, raised anew at every call (None: ``checks.not_a_layout``)."""
 
     __slots__ = ("value", "err")
 
@@ -232,9 +223,8 @@ _CODES: list = []  # the code of ``memo``'s wrapper and of its miss (one code ob
 
 
 def _nested() -> bool:
-    """True inside an op (called by an op's wrapper): the ops it calls are its steps and get what CuTe computes, also
-    a layout with a shape <= 0 (only the op asked for refuses it). No flag is set: the frame of another op's wrapper
-    or miss (``_CODES``) is on this thread's stack above the wrapper that asks."""
+    """True inside an op: the frame of another op's wrapper or miss (``_CODES``) is on this thread's stack above the
+    wrapper that asks. The ops an op calls are its steps and get what CuTe computes, also a shape <= 0."""
     f, wrapper, run = sys._getframe(2), *_CODES
     while f is not None:
         if f.f_code is run or f.f_code is wrapper:
@@ -295,16 +285,14 @@ def memo(fn: Callable) -> Callable:
             value = checked(*args)
             return value if _nested() else verify(name, args, value, outermost=True)
         try:
-            value = cached(*args)
+            try:
+                value = cached(*args)
+            except TypeError as exc:
+                if "unhashable" not in str(exc):
+                    raise
+                value = run(*args)
         except _Uncached as big:
             value = big.value
-        except TypeError as exc:
-            if "unhashable" not in str(exc):
-                raise
-            try:
-                value = run(*args)
-            except _Uncached as big:
-                value = big.value
         if type(value) is not _Refused:
             return value
         if value.value is not None and _nested():

@@ -1,11 +1,6 @@
-"""The mode arithmetic of the algebra on raw ``(shape, stride)`` pairs: every offset of a layout, coalesce, and
-composition's walk of B's modes through the coalesced A. One implementation: ``Layout`` itself (its ``with_shape``
-is a composition), the ops (``coalesce``, ``composition``, ``complement``) and the never-wrong check
-(``algebra.core.checks``) all stand on it. Nothing here builds a ``Layout``.
-
-A recorder passed as ``rec`` (``algebra.core.recorder``) gets one step per decision, the layouts in them as CuTe
-notation text; with ``rec`` None the same code runs and records nothing. ``compose_int`` raises CuTe's own
-refusals (its divisibility conditions); whether the answer is the function ``A o B`` is the check's business.
+"""The mode arithmetic on raw ``(shape, stride)`` pairs, under ``Layout``, the ops and the never-wrong checks: every
+offset of a layout, coalesce, and composition's walk of B's modes through the coalesced A. Nothing here builds a
+``Layout``. A recorder passed as ``rec`` gets one step per decision (layouts as CuTe notation text).
 """
 
 from __future__ import annotations
@@ -24,6 +19,11 @@ from algebra.core.recorder import nested
 def _lstr(shape: Any, stride: Any) -> str:
     """CuTe notation of the layout ``shape:stride`` (as ``str(Layout(shape, stride))``)."""
     return f"{it.to_str(shape)}:{it.to_str(stride)}"
+
+
+def _modes_str(ss: list, ds: list) -> str:
+    """CuTe notation of the modes ``ss:ds`` (one mode unwrapped)."""
+    return _lstr(ss[0], ds[0]) if len(ss) == 1 else _lstr(tuple(ss), tuple(ds))
 
 
 def flat_pair(shape: Any, stride: Any) -> tuple[tuple, tuple]:
@@ -151,7 +151,7 @@ def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = N
             front_s, front_d = s, d
             continue
         if rec is not None:
-            rec.step(why, _lstr((front_s, *ns[::-1]), (front_d, *nd[::-1])) if ns else _lstr(front_s, front_d))
+            rec.step(why, _modes_str([front_s, *ns[::-1]], [front_d, *nd[::-1]]))
     if not ns:
         return (1, 0) if front_s == 1 else (front_s, front_d)
     ns.append(front_s)
@@ -249,7 +249,7 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
             left = rest_s // new_s
             rec.step(f"mode {i} of A ({cs}:{ld[i]}): stepping by {rest_d} leaves {next_s} elements {rest_d}*{ld[i]} = "
                      f"{rest_d * ld[i]} apart; take {new_s} of them" + (f", {left} still to take" if left > 1 else ""),
-                     _lstr(res_s[0], res_d[0]) if len(res_s) == 1 else _lstr(tuple(res_s), tuple(res_d)))
+                     _modes_str(res_s, res_d))
         rest_s //= new_s
         rest_d = next_d
     if not res_s:
@@ -259,8 +259,7 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
         return rest_s, rest_d * ld[-1]
     if rest_s == 1:
         if rec is not None:
-            rec.step(f"all {rs} are taken",
-                     _lstr(res_s[0], res_d[0]) if len(res_s) == 1 else _lstr(tuple(res_s), tuple(res_d)))
+            rec.step(f"all {rs} are taken", _modes_str(res_s, res_d))
         return (res_s[0], res_d[0]) if len(res_s) == 1 else (tuple(res_s), tuple(res_d))
     res_s.append(rest_s)
     res_d.append(rest_d * ld[-1])

@@ -1,10 +1,5 @@
-"""The layout algebra's ops under their CuTe names, in one namespace (``cute/layout.hpp``, static case).
-
-Each op lives in its own module, with its post-condition in its docstring: ``coalesce`` and ``filter``
-(``algebra.core.coalesce``), ``composition`` (``algebra.core.composition``), ``complement``
-(``algebra.core.complement``), the inverses (``algebra.core.inverses``), divides, products, ``local_tile`` and
-``local_partition`` (``algebra.core.products``).
-"""
+"""The layout algebra's ops under their CuTe names, in one namespace (``cute/layout.hpp``, static case); each lives
+in its own module, its post-condition in its docstring."""
 
 from algebra.core.coalesce import coalesce, filter, filter_zeros
 from algebra.core.complement import complement

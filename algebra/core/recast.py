@@ -13,11 +13,13 @@ Sw<3,3,3> o 0 o (8,32):(32,1) Sw<3,3,3> Sw<3,5,3>
 from __future__ import annotations
 
 from math import gcd
+from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError, no_modes
-from algebra.core.inttuple import is_int, is_tuple
+from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, layout_arg
+from algebra.core.modes import flat_pair
 from algebra.core.recorder import active
 from algebra.core.swizzle import ComposedLayout, Swizzle
 
@@ -38,9 +40,7 @@ def _swizzle(sw: Swizzle, n: int, up: bool) -> Swizzle:
     if n & (n - 1):
         raise LayoutError(f"{name}<{n}> of the swizzle {sw}: N must be a power of two")
     k = n.bit_length() - 1
-    if not up:
-        return Swizzle(sw.bits, sw.base + k, sw.shift)
-    new_m = sw.base - k
+    new_m = sw.base - k if up else sw.base + k  # (only an upcast can take M below 0)
     return Swizzle(sw.bits, new_m, sw.shift) if new_m >= 0 else Swizzle(max(sw.bits + new_m, 0), 0, sw.shift)
 
 
@@ -60,12 +60,9 @@ def _swizzled(layout: object, n: int, up: bool) -> object:
     if not isinstance(sw, Swizzle) or off < 0:
         raise _refusal(layout, n, up)
     new_sw = _swizzle(sw, n, up)
-    if up:
-        if off % n:
-            raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
-        new_off, new_inner = off // n, upcast(inner, n)
-    else:
-        new_off, new_inner = off * n, downcast(inner, n)
+    if up and off % n:
+        raise LayoutError(f"upcast<{n}>: the offset {off} of {layout} is not a multiple of {n}")
+    new_off, new_inner = off // n if up else off * n, (upcast if up else downcast)(inner, n)
     res = ComposedLayout(new_sw, new_off, new_inner)
     if rec is not None:
         rec.step(f"{name}<{n}> each part of {layout}: the swizzle {sw} -> {new_sw} (M moves by log2 {n} = "
@@ -114,10 +111,10 @@ def upcast(layout: Layout, n: int) -> Layout:
             raise LayoutError(f"upcast<{n}>: stride {d} and {n} do not divide each other")
         return it.ceil_div_int(s, it.ceil_div_int(n, abs(d))), it.signum(d) * it.ceil_div_int(abs(d), n)
 
-    res = _leafwise(layout, leaf)
+    res, leaves = _leafwise(layout, leaf)
     if (rec := active()) is not None:
         notes = []
-        for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True):
+        for (s0, d0), (s1, d1) in leaves:
             why = ("stride 0, unchanged" if d0 == 0 else f"stride {d0}/{n}" if d0 % n == 0 else
                    f"{it.ceil_div_int(n, abs(d0))} of its elements make one: shape divided by that, rounded up, "
                    f"stride {d1}")
@@ -137,29 +134,21 @@ def downcast(layout: Layout, n: int) -> Layout:
     if 1 not in it.flatten(layout.stride):  # CuTe's has_int1: a stride of +1 (a -1 stride alone does not do)
         raise LayoutError("downcast requires a stride-1 mode (adjacent elements)")
 
-    res = _leafwise(layout, lambda s, d: (s * n, d) if d in (1, -1) else (s, d * n))
+    res, leaves = _leafwise(layout, lambda s, d: (s * n, d) if d in (1, -1) else (s, d * n))
     if (rec := active()) is not None:
         notes = [f"{s0}:{d0} -> {s1}:{d1} (" + (f"stride 1: shape times {n}" if d0 in (1, -1) else f"stride times {n}")
-                 + ")" for (s0, d0), (s1, d1) in zip(_leaves(layout), _leaves(res), strict=True)]
+                 + ")" for (s0, d0), (s1, d1) in leaves]
         rec.step(f"each element becomes {n}, leaf by leaf: " + ", ".join(notes))
         rec.step(f"downcast<{n}>({layout}) = {res}", res, kind="result")
     return res
 
 
-def _leafwise(layout: Layout, f) -> Layout:
-    """The layout whose leaf (s, d) is ``f(s, d)`` at each leaf (s, d) of ``layout``."""
-
-    def go(s, d):
-        if is_tuple(s):
-            pairs = [go(a, b) for a, b in zip(s, d, strict=True)]
-            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-        return f(s, d)
-
-    return R(*go(layout.shape, layout.stride))
-
-
-def _leaves(layout: Layout) -> list[tuple]:
-    return list(zip(it.flatten(layout.shape), it.flatten(layout.stride), strict=True))
+def _leafwise(layout: Layout, f: Any) -> tuple[Layout, list]:
+    """The layout whose leaf is ``f(s, d)`` at each leaf ``s:d`` of ``layout``; its leaves ``[((s, d), f(s, d))]``."""
+    fs, fd = flat_pair(layout.shape, layout.stride)
+    leaves = [((s, d), f(s, d)) for s, d in zip(fs, fd, strict=True)]
+    shape = it.unflatten([new[0] for _, new in leaves], layout.shape)
+    return R(shape, it.unflatten([new[1] for _, new in leaves], layout.shape)), leaves
 
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:

@@ -1,16 +1,10 @@
 """The derivation recorder: the ops write their own steps while ``explain`` asks for them.
 
-``explain(op, *args)`` (``algebra.teach.explain``) makes a ``Recorder`` active (a context variable, so concurrent
-requests never mix their steps) and runs the op itself. Each op checks ``active()`` once; when it is None (the
-ordinary call) the op runs its fast paths and records nothing; when a recorder is active the op skips its fast
-paths, ``memo`` skips its cache, and the op calls ``rec.step(text, layout)`` at each decision. The derivation is
-therefore a trace of the code that computed the answer and cannot disagree with it.
-
-A step is a dict ``{"text", "layout", "kind", "depth"}`` (plus extras such as ``"value"`` or ``"offset"``):
-``layout`` is the intermediate result as the op passed it (a Layout, a tiler, CuTe notation text) or None; ``kind``
-is "step", "result" or "error"; ``depth`` is 0 for the op that was asked for and grows by one inside each nested op
-(``nested``). The recorder keeps what it is given and knows nothing of layouts: ``explain`` writes each step's
-layout in CuTe notation once the run is over (``algebra.core.notation.show``).
+``explain`` (``algebra.teach.explain``) makes a ``Recorder`` active (a context variable: concurrent requests never mix)
+and runs the op itself, which skips its fast paths (``memo`` its cache) and calls ``rec.step(text, layout)`` at each
+decision: the derivation is a trace of the code that computed the answer. A step is a dict ``{"text", "layout",
+"kind", "depth"}`` (plus extras such as ``"value"``): ``layout`` as the op passed it (``explain`` writes it in CuTe
+notation once the run is over), ``kind`` "step", "result" or "error", ``depth`` one more inside each nested op.
 """
 
 from __future__ import annotations
@@ -36,13 +30,10 @@ class Recorder:
         """Record one sentence and (optionally) the layout it arrives at (kept as given; see the module doc)."""
         if self.muted:
             return
-        entry = {"text": text, "layout": layout, "kind": kind, "depth": self.depth}
-        entry.update(extra)
-        self.steps.append(entry)
+        self.steps.append({"text": text, "layout": layout, "kind": kind, "depth": self.depth, **extra})
 
 
-#: ``active()``: the recorder of the derivation being recorded, or None (then ops run their fast paths).
-#: (The context variable's own ``get``: no Python frame on the ops' hot paths.)
+#: The recorder of the derivation being recorded, or None (the context variable's own ``get``: no Python frame).
 active: Callable[[], Recorder | None] = _ACTIVE.get
 
 

@@ -1,15 +1,7 @@
-"""Common refinement and common coarsening of shapes under the compatibility order (seed 001).
-
-``compatible(a, b)`` ("a <= b") means every coordinate of a is a coordinate of b: b is a, with some leaves split
-into tuples of the same size. Then:
-
-- ``common_refinement(a, b)``: the least shape c with ``a <= c`` and ``b <= c`` (the coarsest shape both refine to);
-- ``common_coarsening(a, b)``: the greatest shape c with ``c <= a`` and ``c <= b`` (the finest shape both coarsen to).
-
-Both raise ``LayoutError`` when no such shape exists (different sizes; or, for a refinement, two tuples of
-different ranks, or two leaves of different sizes, at the same place). ``flat_refinement`` is the other common
-notion, on flat factorizations: the common refinement of two chains of divisors, as the divisibility conditions
-of composition need.
+"""Common refinement and common coarsening of shapes under the compatibility order (seed 001): ``compatible(a, b)``
+("a <= b") means b is a with some leaves split into tuples of the same size. Both raise ``LayoutError`` when no such
+shape exists; ``flat_refinement`` is the common refinement of two flat chains of divisors (composition's divisibility
+conditions).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``Swizzle<B,M,S>`` and ``ComposedLayout`` (swizzle o offset o layout), as in CuTe's ``swizzle.hpp``.
 
 ``Sw<B,M,S>(x) = x ^ ((x & yyy_mask) >> S)`` with ``yyy_mask = ((1<<B)-1) << (M + max(0,S))``: the B bits
-starting at bit M+S are XOR-ed into the B bits starting at bit M. ``merge_swizzles`` and ``layout_swizzle`` are
-CuTe's compositions of a swizzle with a swizzle and of a layout with a swizzle; ``algebra.core.composition``
-dispatches to them.
+starting at bit M+S are XOR-ed into the B bits starting at bit M.
 """
 
 from __future__ import annotations
@@ -53,10 +51,8 @@ class Swizzle(Frozen):
         return offset ^ (y >> self.shift if self.shift >= 0 else y << -self.shift)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Swizzle) and self._key() == other._key()
-
-    def _key(self) -> tuple[int, int, int]:
-        return (self.bits, self.base, self.shift)
+        return isinstance(other, Swizzle) and (
+            self.bits, self.base, self.shift) == (other.bits, other.base, other.shift)
 
     def __hash__(self) -> int:
         return hash(("Sw", self.bits, self.base, self.shift))
@@ -140,20 +136,17 @@ class ComposedLayout(Frozen):
             y = y.value
         if y is None or type(a) is Swizzle or 0 <= y + self.offset < a.size() or how and y + self.offset > 0:
             return None if y is None else a(y + self.offset)
-        return _c_idx(y + self.offset, a.shape, a.stride) if how == 2 else None
+        return it.crd2idx(y + self.offset, a.shape, a.stride) if how == 2 else None  # (C's divmod, as CuTe's)
 
     def __getitem__(self, i: int) -> ComposedLayout:
         return make_composed(self.layout_a, self.offset, self.layout_b[i] if self.shape is not None else None)
 
-    def __len__(self) -> int:
-        return it.rank(self.shape)
+    __len__ = Layout.__len__  # of the shape (a nested chain: its innermost layout's)
+    size = Layout.size
 
     def with_layout_b(self, b: Layout) -> Any:
         """``composition(layout_a, offset, b)``: the same outer function around a new inner layout."""
         return make_composed(self.layout_a, self.offset, b) if self.shape is not None else None
-
-    def size(self) -> int:
-        return it.product(self.shape)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposedLayout) and (self.layout_a, self.offset, self.layout_b) == (
@@ -167,18 +160,6 @@ class ComposedLayout(Frozen):
 
     def __repr__(self) -> str:
         return f"ComposedLayout({self.layout_a!r}, {self.offset}, {self.layout_b!r})"
-
-
-def _c_idx(c: int, s: Any, d: Any) -> int:
-    """CuTe's ``crd2idx`` of an int ``c`` (negative too) over shape s, stride d: C's truncating divmod, mode by mode."""
-    if type(s) is not tuple:
-        return c * d
-    out = 0
-    for k, (x, e) in enumerate(zip(s, d, strict=True)):
-        p = it.product(x)
-        q = c // p if c >= 0 or k == len(s) - 1 else -(-c // p)
-        out, c = out + _c_idx(c if k == len(s) - 1 else c - q * p, x, e), q
-    return out
 
 
 def make_composed(a: Any, offset: int, b: Any) -> Any:
@@ -240,9 +221,9 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
     """CuTe's ``composition(Layout a, Swizzle sw)``: ``make_swizzle<a(yyy), a(zzz)>() o a``, the swizzle moved to
     the offsets side. Post: ``R(i) == a(sw(i))`` for every ``i < size(a)`` with ``sw(i) < size(a)`` (the unit indices
     decide where both are F2-linear); else (CuTe prints it: "works in simple cases") refused, with a counterexample."""
-    y, z = a(sw.yyy_mask), a(sw.zzz_mask)
+    y, z, n = a(sw.yyy_mask), a(sw.zzz_mask), it.product(a.shape)
     if not is_int(y) or not is_int(z):  # F2 strides (CuTe has none): A o Sw, F2-linear, written as an F2 layout
-        n = it.product(a.shape)  # (Sw(i) past size(A) is no constraint: Sw(i) & (n - 1) keeps R linear)
+        # (Sw(i) past size(A) is no constraint: Sw(i) & (n - 1) keeps R linear)
         if (cols := f2_columns(a.shape, a.stride) if not n & (n - 1) else None) is None:
             raise LayoutError(f"composition {a} o {sw}: A has F2 strides, so A o Sw is written as an F2 layout, which "
                               "needs A F2-linear (power-of-two shapes, int strides on bits of their own); CuTe has no "
@@ -250,7 +231,6 @@ def layout_swizzle(a: Layout, sw: Swizzle) -> Any:
         return Layout(*_bit_modes(a.shape, [f2_apply(cols, sw(1 << t) & (n - 1)) for t in range(len(cols))]))
     new = make_swizzle(y, z)
     res = make_composed(new, 0, a)
-    n = it.product(a.shape)
     cols = f2_columns(a.shape, a.stride) if checking() and not n & (n - 1) and (sw.yyy_mask | sw.zzz_mask) < n else None
     if cols is None and checking():
         capped(n, f"composition {a} o {sw} is refused: CuTe would print {res}, not confirmed here to be A o Sw (")
@@ -299,10 +279,8 @@ def as_f2_layout(x: Any) -> Layout:
         raise LayoutError(f"{x}: the offset {x.offset} makes the map affine, not linear over F2")
     sw, used = x.layout_a, 0
     if type(x.layout_b) is ComposedLayout:  # Sw o 0 o (Sw' o 0 o L): L's bit columns through Sw', then through Sw
-        inner, lay = as_f2_layout(x.layout_b), x.layout_b
-        while type(lay) is ComposedLayout:
-            lay = lay.layout_b
-        return Layout(*_bit_modes(lay.shape, [sw(c) for c in f2_columns(inner.shape, inner.stride)]))
+        inner = as_f2_layout(x.layout_b)  # (a chain's shape is its innermost layout's)
+        return Layout(*_bit_modes(x.layout_b.shape, [sw(c) for c in f2_columns(inner.shape, inner.stride)]))
 
     def walk(s: Any, d: Any) -> tuple:
         nonlocal used

@@ -143,8 +143,7 @@ class LinearLayout:
 
     # ------------------------------------------------------------------ as a map
     def columns(self) -> list[int]:
-        """Each input bit's image packed into one integer (out-dims concatenated, the first lowest): the F2 strides
-        of ``layout``, one per coordinate bit."""
+        """Each input bit's image (``pack``ed): the F2 strides of ``layout``, one per coordinate bit."""
         if self._cols is None:
             self._cols = f2_columns(self.layout.shape, self.layout.stride)
         return list(self._cols)
@@ -296,8 +295,7 @@ def from_cute(layout: Any) -> dict[str, Any]:
                           "not offsets)")
     shp = inner.shape
     modes = list(shp) if it.is_tuple(shp) else [shp]
-    sizes = [it.product(m) for m in modes]
-    bits = [log2(s, "shape") for s in sizes]
+    bits = [log2(it.product(m), "shape") for m in modes]
     for s in it.flatten(shp):
         log2(s, "shape")
     n = sum(bits)
@@ -361,6 +359,11 @@ def _layout_from(cols: list[int], groups: list[int]) -> Any:
     return coalesce(lay, tuple([1] * len(groups))) if len(groups) > 1 else coalesce(lay)
 
 
+def swizzles(n: int) -> list[tuple[int, int, int]]:
+    """Every distinct Sw<B,M,S> (B >= 1, S >= B, M + S + B <= n) on n bits, as (B, M, S), M then S then B rising."""
+    return [(b, m, s) for m in range(n) for s in range(1, n - m) for b in range(1, min(s, n - m - s) + 1)]
+
+
 def to_cute(ll: LinearLayout) -> dict[str, Any]:
     """The CuTe layout of a linear layout, or why there is none: ``{"cute", "kind", "why"}``.
 
@@ -387,14 +390,10 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     clash = _disjoint(cols)
     if clash is None:
         return {"cute": str(_layout_from(cols, groups)), "kind": kind, "why": None}
-    nb = max(max(cols, default=0).bit_length(), 1)
-    for m in range(nb):
-        for s in range(1, nb - m):
-            for b in range(1, min(s, nb - m - s) + 1):
-                sw = Swizzle(b, m, s)
-                sc = [sw(c) for c in cols]
-                if _disjoint(sc) is None and kind != "tv":
-                    return {"cute": str(ComposedLayout(sw, 0, _layout_from(sc, groups))), "kind": kind, "why": None}
+    for sw in (Swizzle(*bms) for bms in swizzles(max(max(cols, default=0).bit_length(), 1))) if kind != "tv" else ():
+        sc = [sw(c) for c in cols]
+        if _disjoint(sc) is None:
+            return {"cute": str(ComposedLayout(sw, 0, _layout_from(sc, groups))), "kind": kind, "why": None}
     i, j = clash
     return {"cute": None, "kind": kind,
             "why": f"input bits {i} and {j} map to {cols[i]} and {cols[j]}, which share bit(s) "

@@ -7,20 +7,20 @@
 * every padding of the leading stride of a flat rank-2 tile by p = 1 .. 128 / element_bytes elements (bank
   behaviour repeats with period 128 bytes, so larger paddings only cost more bytes);
 * when no swizzle reaches the ideal, a general F2-linear map ``x ^ A(x_hi)`` that XORs the bits above a 128-byte
-  line into the bank bits above the widest vector, built greedily bit by bit (``solver_xor``), kept only when it
+  line into the bank bits above the widest vector, built greedily bit by bit (``xor_search``), kept only when it
   beats every swizzle.
 
-A candidate that breaks a vector access (its elements are no longer contiguous and aligned) is rejected. Ranking:
-constraints met (tma / wgmma accesses), total wavefronts, vectors kept tile-wide, CuTe layouts before XOR maps,
-extra bytes, then hardware modes and fewer XOR bits first.
-Post-condition: each candidate's ``wavefronts`` are ``algebra.hw.banks.analyze`` of its addresses (the reference
-model); ``candidates[0]`` costs no more than any swizzle or padding tried.
+A candidate that breaks a vector access (its elements are no longer contiguous and aligned) is rejected; the rest
+are ranked by ``rank_key``. Post-condition: each candidate's ``wavefronts`` are ``algebra.hw.banks.analyze`` of its
+addresses (the reference model); ``candidates[0]`` costs no more than any swizzle or padding tried.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from algebra.core.arith import f2_apply
+from algebra.doctor.linear_layout import swizzles
 from algebra.doctor.solver_access import (
     Access,
     Candidate,
@@ -30,8 +30,10 @@ from algebra.doctor.solver_access import (
     lane_offsets,
     make_tile,
     parse_accesses,
+    priced,
 )
-from algebra.hw.bankfix import compact_tail, swizzle_fn
+from algebra.doctor.solver_explain import describe, hardware
+from algebra.hw.bankfix import bank_bits, compact_tail, swizzle_fn, varying_bits
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
 MAX_CANDIDATES = 12
@@ -67,11 +69,9 @@ def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
 
 
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
-    """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits. Swizzles whose
-    source bits reach past the largest offset act as a smaller B and are not repeated. (On a power-of-two footprint
-    every one fits; elsewhere ``swizzle_footprint`` says how many bytes one that does not fit needs.)"""
-    n = tile.max_offset.bit_length()
-    return [(b, m, s) for m in range(n) for s in range(1, n - m) for b in range(1, min(s, n - m - s) + 1)]
+    """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
+    bits reach past the largest offset acts as a smaller B)."""
+    return swizzles(tile.max_offset.bit_length())
 
 
 def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
@@ -85,8 +85,7 @@ def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
 
 
 def padding_space(tile: Tile) -> list[int]:
-    """Paddings (elements added to the leading stride) worth trying: 1 .. 128 / element_bytes; none when the tile is
-    not a flat rank-2 row- or column-major layout."""
+    """Paddings of the leading stride worth trying (the module docstring); none unless the tile is flat rank-2."""
     return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
@@ -97,7 +96,7 @@ def _padding_place(tile: Tile, p: int) -> Place:
 
 def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
     """Fill ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per search, shared
-    with ``solver_xor``) holds each access's phases by its lanes' offsets."""
+    with ``xor_search``) holds each access's phases by its lanes' offsets."""
     memo = {} if memo is None else memo
     phases: list[list[int] | None] = []
     for k, acc in enumerate(accesses):
@@ -107,11 +106,7 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
         offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place, cand.safe_vector)
         if offs is None:
             return False
-        key = (k, tuple(offs))
-        p = memo.get(key)
-        if p is None:
-            p = memo[key] = acc.cost(offs, tile.element_bytes)
-        phases.append(p)
+        phases.append(priced(memo, k, acc, offs, tile.element_bytes))
     cand.phases = phases
     return True
 
@@ -140,6 +135,76 @@ def _footprint(tile: Tile, cand: Candidate) -> int:
     return (last + 1) * tile.element_bytes
 
 
+def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
+    """(target bits, source bits) of the search; empty lists when there is no room (vectors as wide as a line)."""
+    n = tile.nbits or 0
+    vec = max((a.vector for a in accesses if not a.constraint), default=1)
+    lo, hi = bank_bits(tile.element_bytes)
+    t_lo, t_hi = max(vec.bit_length() - 1, lo), min(n, hi)
+    if t_lo >= t_hi or t_hi >= n:
+        return [], []
+    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
+    sources = [j for j in range(t_hi, n) if (varying >> j) & 1]
+    return list(range(t_lo, t_hi)), sources
+
+
+def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
+    """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
+    ``cols[j]`` (the column of ``skip`` left out)."""
+    return [(1 << j) ^ (cols.get(j, 0) if j != skip else 0) for j in range(n)]
+
+
+def make_place(tile: Tile, cols: dict[int, int]) -> Place:
+    """The placement ``(r, c) -> f(tile offset)`` for the F2 map with ``cols[source bit] = target mask``."""
+    f = f2_columns_of(max(tile.max_offset.bit_length(), max(cols, default=-1) + 1), cols)
+    off = tile.offset
+    return lambda r, c: f2_apply(f, off(r, c))
+
+
+def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int]:
+    """(the best F2 candidate found or None, the number of maps evaluated). The target bits (bank bits that keep
+    every vector whole) and the source bits (those above the 128-byte line) do not overlap, so ``x ^ A(x_hi)`` is
+    its own inverse and a bijection on the tile's 2^n offsets; a Swizzle is the case where A is a shifted identity
+    block. A is built greedily: for each source bit that varies among the accessed offsets, the column (a mask of
+    target bits) with the fewest total wavefronts given the columns chosen so far; two sweeps.
+
+    Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
+    the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
+    widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
+    targets, sources = xor_bits(tile, accesses)
+    if not targets or not sources:
+        return None, 0
+    eb, n = tile.element_bytes, max(tile.max_offset.bit_length(), sources[-1] + 1)
+    lo = targets[0]
+    masks = [m << lo for m in range(1 << len(targets))]
+    ideal = sum(a.ideal(eb) for a in accesses)
+    lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
+    naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]
+    cols = {j: 0 for j in sources}
+    tried = 0
+    best: Any = None
+    for _sweep in range(2):
+        for j in sources:
+            f = f2_columns_of(n, cols, j)
+            rest = [[f2_apply(f, o) for o in offs] for offs in naive]
+            has = [[(o >> j) & 1 for o in offs] for offs in naive]
+            keep, keep_key = cols[j], None
+            for m in masks:
+                tried += 1
+                total = sum(sum(priced(memo, k, a, [x ^ m if h else x for x, h in zip(r, hs, strict=True)], eb))
+                            for (k, a), r, hs in zip(lsu, rest, has, strict=True))
+                key = (total, bin(m).count("1"))
+                if keep_key is None or key < keep_key:
+                    keep, keep_key = m, key
+            cols[j] = keep
+        best = Candidate("xor", make_place(tile, cols), xor={j: m for j, m in cols.items() if m})
+        evaluate(tile, accesses, best, memo)
+        best.footprint_bytes = tile.footprint_bytes
+        if best.total <= ideal:
+            break
+    return (best if best.xor else None), tried
+
+
 def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[str, int]]:
     """(naive, every surviving candidate unsorted -- the tile as given among them, so the best is never worse than
     leaving it alone --, counts of what was tried and rejected)."""
@@ -164,9 +229,7 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
-        from algebra.doctor.solver_xor import xor_search
-
-        found = xor_search(tile, accesses, memo, evaluate)
+        found = xor_search(tile, accesses, memo)
         counts["xor"] = found[1]
         if found[0] is not None and found[0].total < best_swizzle:
             out.append(found[0])
@@ -229,8 +292,6 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     """The doctor's answer (CONTRACT §5): ``{"candidates": [...best first], "naive": {...}, "ideal", "searched"}``.
 
     Raises SolveError (a LayoutError, 422) naming the field on bad input."""
-    from algebra.doctor.solver_explain import describe, hardware
-
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)
     naive, cands, counts = search(t, accs)

@@ -36,6 +36,8 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
+from algebra.core.notation import parse
 from algebra.hw.bank_access import ldmatrix_rows, modes_2d
 from algebra.hw.banks import LANES_PER_PHASE
 from algebra.hw.banks import phase_costs as phase_cost  # the one bank model's per-phase cost
@@ -150,8 +152,6 @@ def _int(v: Any, where: str, lo: int, hi: int) -> int:
 
 def _parse(text: Any, where: str, example: str) -> Any:
     """The layout written in ``text``; SolveError naming ``where`` when it is empty or does not parse."""
-    from algebra.core.notation import parse
-
     if not isinstance(text, str) or not text.strip():
         raise SolveError(f"{where}: give the {example}")
     try:
@@ -162,8 +162,6 @@ def _parse(text: Any, where: str, example: str) -> Any:
 
 def make_tile(text: str, element_bytes: int) -> Tile:
     """Parse and enumerate the tile. Raises SolveError naming ``tile`` / ``element_bytes`` on bad input or caps."""
-    from algebra.core.layout import Layout, offsets
-
     if isinstance(element_bytes, bool) or element_bytes not in ELEMENT_BYTES:
         raise SolveError(f"element_bytes: must be one of {', '.join(map(str, ELEMENT_BYTES))}, not {element_bytes!r}")
     lay = _parse(text, "tile", "tile layout in CuTe notation, e.g. (64,64):(64,1)")
@@ -250,11 +248,7 @@ _RULE = "a thread layout maps lane t to the tile's column-major 1-D coordinate r
 
 
 def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, int]]:
-    """The (row, col) of each lane's first element: ``layout(t)`` read as the tile's column-major 1-D coordinate
-    (``of`` = coordinate, the default) or as an element offset of the tile as given (``of`` = offset). A
-    coordinate read whose vectors are not consecutive, aligned offsets is refused with the convention named."""
-    from algebra.core.layout import Layout
-
+    """The (row, col) of each lane's first element of a ``thread_layout`` access (see the module docstring)."""
     of = spec.get("of", "coordinate")
     if of not in THREAD_LAYOUT_OF:
         raise SolveError(f"{w}.of: {str(of)[:20]!r} is not one of coordinate (the tile's column-major 1-D "
@@ -293,8 +287,6 @@ def _whole_vector(tile: Tile, r: int, c: int, vec: int) -> bool:
 def _convention(tl: Any, tile: Tile) -> str:
     """The way out of the convention: the coordinate-read layout that reads what ``tl`` would read as element offsets
     of the tile, when one exists (each stride an offset of the tile and the map linear), and the ``of`` field."""
-    from algebra.core.layout import Layout
-
     text = ""
     where = {o: i for i, o in enumerate(tile.table)}
     flat = it.flatten(tl.stride)
@@ -386,6 +378,15 @@ def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] |
                 return None
         out.append(o)
     return out
+
+
+def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int) -> list[int]:
+    """``acc.cost(offs)`` of the k-th access, kept in ``memo`` (one per search) under (k, offsets)."""
+    key = (k, tuple(offs))
+    p = memo.get(key)
+    if p is None:
+        p = memo[key] = acc.cost(offs, element_bytes)
+    return p
 
 
 @dataclass

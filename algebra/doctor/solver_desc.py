@@ -23,9 +23,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout, offsets
+from algebra.core.notation import parse
+from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.doctor.solver_explain import hardware_swizzle
 from algebra.hw import hopper
 from algebra.hw import sm100_smem as U
+from algebra.hw.bankfix import swizzle_fn
 
 SPAN_OF_TYPE = {code: span for span, (_, _, code) in hopper.SWIZZLE_KINDS.items()}
 RESERVED_MASK = ((1 << 64) - 1) & ~sum(((1 << w) - 1) << lo for _, lo, w, _ in hopper.DESCRIPTOR_FIELDS)
@@ -62,8 +68,6 @@ def _check_element_bytes(element_bytes: int, arch: str) -> None:
 
 
 def _parse_tile(tile: str) -> Any:
-    from algebra.core.notation import parse
-
     try:
         return parse(tile)
     except (LayoutError, ValueError) as exc:
@@ -74,9 +78,6 @@ def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, 
                      arch: str = "sm90") -> Any:
     """The element layout (MN x K) a descriptor of ``arch`` implies, the swizzle composed on (offsets relative to
     the start)."""
-    from algebra.core.layout import Layout
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     _check_element_bytes(element_bytes, "sm90")
     t = 16 // element_bytes
     if arch == "sm100":
@@ -214,8 +215,6 @@ def decode(descriptor: Any, element_bytes: int = 2, major: str = "K", mn: int = 
     ``arch``: "sm90" (Hopper's wgmma descriptor), "sm100" (Blackwell's UMMA descriptor, with LBO / SBO explained
     under ``explain``) or "auto" (Blackwell when bits 46-47 hold 1); the answer's ``arch`` and ``encoding`` say which
     it was read as."""
-    from algebra.core.layout import offsets
-
     if arch not in ("sm90", "sm100", "auto"):
         raise LayoutError(f"arch: sm90, sm100 or auto, not {arch!r}")
     value = parse_descriptor(descriptor)
@@ -265,11 +264,6 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     "sm90" (``make_gmma_desc``) or "sm100" (``make_umma_desc``, :func:`_encode_sm100`): the swizzle gives the layout
     type, the strides between core matrices give LBO / SBO; the result is checked by decoding it and comparing the
     implied layout with the tile on the first K-block (LayoutError when it is not canonical)."""
-    from algebra.core import inttuple as it
-    from algebra.core.layout import Layout
-    from algebra.core.swizzle import Swizzle
-    from algebra.doctor.solver_explain import hardware_swizzle
-
     if arch == "sm100":
         return _encode_sm100(tile, element_bytes, major, start_address)
     if arch != "sm90":
@@ -323,8 +317,6 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
 def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int) -> dict[str, Any]:
     """The UMMA descriptor of a smem tile (MN x K; CuTe's print or element units), as ``make_umma_desc`` builds it,
     decoded again on the tile's first MMA K-block (LayoutError naming the canonical-form rule when it is none)."""
-    from algebra.core.inttuple import product
-
     _check_element_bytes(element_bytes, "sm100")
     try:
         value = U.umma_desc(tile, 8 * element_bytes, major, start_address)
@@ -332,9 +324,9 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
         raise LayoutError(f"tile: {exc}") from None
     t = _parse_tile(tile)
     shp = t.shape if isinstance(t.shape, tuple) else ()
-    mn = product(shp[0]) if len(shp) == 2 else 64
-    ktot = product(shp[1]) if len(shp) == 2 else 32 // element_bytes
-    k = min(ktot, 32 // element_bytes) if str(major).upper() == "K" else min(ktot, 8 if ktot >= 8 else ktot)
+    mn = it.product(shp[0]) if len(shp) == 2 else 64
+    ktot = it.product(shp[1]) if len(shp) == 2 else 32 // element_bytes
+    k = min(ktot, 32 // element_bytes if str(major).upper() == "K" else 8)
     out = decode(value, element_bytes, major, min(mn, 256), k, tile=str(t), arch="sm100")
     out["encoded_from"] = tile
     if not out["valid"]:
@@ -346,6 +338,11 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
 # --------------------------------------------------------------------------- TMA: cuTensorMapEncodeTiled
 
 
+#: argument -> the name of its enum (``CU_TENSOR_MAP_<name>_...``)
+TMA_ENUMS = {"dtype": "DATA_TYPE", "interleave": "INTERLEAVE", "swizzle": "SWIZZLE", "l2_promotion": "L2_PROMOTION",
+             "oob_fill": "FLOAT_OOB_FILL"}
+
+
 def parse_tma_call(text: str) -> dict[str, Any]:
     """The arguments of a pasted ``cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr, dims,
     strides, box, elementStrides, INTERLEAVE, SWIZZLE, L2, OOB)`` call: the enum names and the ``{...}`` lists (or
@@ -354,21 +351,15 @@ def parse_tma_call(text: str) -> dict[str, Any]:
 
     if not isinstance(text, str) or len(text) > 4000:
         raise LayoutError("call: paste the cuTensorMapEncodeTiled call (at most 4000 characters)")
-    enums = {k: re.search(rf"CU_TENSOR_MAP_{k}_(\w+)", text) for k in ("DATA_TYPE", "INTERLEAVE", "SWIZZLE",
-                                                                        "L2_PROMOTION", "FLOAT_OOB_FILL")}
-    if not enums["DATA_TYPE"]:
+    enums = {k: re.search(rf"CU_TENSOR_MAP_{name}_(\w+)", text) for k, name in TMA_ENUMS.items()}
+    if not enums["dtype"]:
         raise LayoutError("call: no CU_TENSOR_MAP_DATA_TYPE_... argument found")
     lists = [[int(x, 0) for x in re.findall(r"-?0x[0-9a-fA-F]+|-?\d+", m)]  # a minus sign is kept (was dropped)
              for m in re.findall(r"\{([^{}]*)\}", text)]
     if len(lists) < 3:
         raise LayoutError("call: write globalDim, globalStrides, boxDim (and elementStrides) as {..} lists")
-    args = {"dtype": enums["DATA_TYPE"].group(1), "global_dim": lists[0], "global_strides": lists[1],
-            "box_dim": lists[2], "element_strides": lists[3] if len(lists) > 3 else None}
-    for key, name in (("interleave", "INTERLEAVE"), ("swizzle", "SWIZZLE"), ("l2_promotion", "L2_PROMOTION"),
-                      ("oob_fill", "FLOAT_OOB_FILL")):
-        if enums[name]:
-            args[key] = enums[name].group(1)
-    return args
+    return {"global_dim": lists[0], "global_strides": lists[1], "box_dim": lists[2],
+            "element_strides": lists[3] if len(lists) > 3 else None, **{k: m.group(1) for k, m in enums.items() if m}}
 
 
 #: 16-byte chunks drawn per box row: a box over TMA's 256-element limit is refused by its rule, and its drawing (one
@@ -402,11 +393,10 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     inner = box[0] * esize if box else 0
     rows = math.prod(box[1:])
     span = hopper.TMA_SWIZZLE_SPAN[r.swizzle]
-    mask = (1 << {0: 0, 32: 1, 64: 2, 128: 3}[span]) - 1
+    sw = swizzle_fn({0: 0, 32: 1, 64: 2, 128: 3}[span], 4, 3)  # Sw<B,4,3> on byte addresses
     chunks = max(1, inner // 16)
     shown = range(0, 16 * min(chunks, MAX_DRAWN_CHUNKS), 16)  # a legal box row has at most 256 x 8 B = 128 chunks
-    grid = [[(a ^ (((a >> 7) & mask) << 4)) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)]
-            for row in range(min(rows, 64))]
+    grid = [[sw(a) // 16 - row * inner // 16 for a in (row * inner + c for c in shown)] for row in range(min(rows, 64))]
     out["box"] = {"rows": rows, "row_bytes": inner, "chunks": chunks, "chunk_of": grid, "shown_rows": len(grid),
                   "shown_chunks": min(chunks, MAX_DRAWN_CHUNKS),
                   "bytes": rows * inner, "smem_alignment": 8 * span if span else 128}

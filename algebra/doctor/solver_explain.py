@@ -15,8 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra.doctor.solver_access import Access, Tile
+from algebra.core.emit import to_cpp, to_dsl
+from algebra.core.layout import Layout, offsets
+from algebra.core.products import tile_to_shape
+from algebra.core.swizzle import ComposedLayout, Swizzle
+from algebra.doctor.solver_access import Access, Tile, lane_offsets
+from algebra.hw import hopper, sm100_smem
 from algebra.hw.bankfix import bank_bits, hardware_swizzles
+from algebra.hw.banks import analyze
 
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 #: swizzle span in bytes -> the name TMA and the UMMA descriptor give it
@@ -45,10 +51,6 @@ def modes_on_tile(sw: tuple[int, int, int], element_bytes: int, nbits: int) -> l
 
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
-    from algebra.core.layout import Layout, offsets
-    from algebra.core.products import tile_to_shape
-    from algebra.hw import hopper
-
     if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
     for major in ("K", "MN"):
@@ -73,9 +75,6 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
 def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) -> str | None:
     """The SM100 UMMA smem atom (and descriptor layout type) that tiles to the candidate: the GMMA atoms are UMMA's
     too; ``Sw<2,5,2>`` on bytes is ``Layout_MN_SW128_32B_Atom`` (SWIZZLE_128B_BASE32B, MN-major only)."""
-    from algebra.core.layout import offsets
-    from algebra.hw import sm100_smem
-
     if wgmma is not None:
         span = hardware_swizzle(sw, tile.element_bytes) or 16
         return wgmma.replace("GMMA::", "UMMA::") + f" ({SWIZZLE_NAMES[span]})"
@@ -90,12 +89,6 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
     return f"UMMA::Layout_MN_SW128_32B_Atom<{CPP_TYPES[tile.element_bytes]}> (SWIZZLE_128B_BASE32B)"
 
 
-def _dense_box(tile: Tile) -> int | None:
-    """Bytes of the contiguous extent when the tile is a dense row- or column-major box (TMA's smem image)."""
-    extent = tile.dense_extent
-    return None if extent is None else extent * tile.element_bytes
-
-
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     """``{"tma", "wgmma", "umma", "base_alignment", "constraints_met", "notes"}`` for a candidate (``umma``: the
     SM100 smem atom and UMMA descriptor layout type that read it, 128B_BASE32B included)."""
@@ -105,7 +98,8 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     tile_mode = None
     if cand.kind in ("naive", "swizzle"):
         span = hardware_swizzle(cand.swizzle, eb)
-        box = _dense_box(tile) if eb <= 8 else None  # TMA's element types are at most 8 bytes
+        extent = tile.dense_extent if eb <= 8 else None  # TMA's element types are at most 8 bytes
+        box = None if extent is None else extent * eb  # bytes of a dense box's contiguous extent
         if span is not None:
             wgmma = _atom_match(tile, cand.swizzle, span)
             if cand.swizzle is None:
@@ -172,9 +166,6 @@ def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
 
 def layout_of(tile: Tile, cand: Any) -> Any:
     """The fixed tile as an algebra object (Layout / ComposedLayout), or None for an XOR map."""
-    from algebra.core.layout import Layout
-    from algebra.core.swizzle import ComposedLayout, Swizzle
-
     if cand.kind == "swizzle":
         return ComposedLayout(Swizzle(*cand.swizzle), 0, tile.layout)
     if cand.kind == "padding":
@@ -188,8 +179,6 @@ def layout_of(tile: Tile, cand: Any) -> Any:
 
 def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
     """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.core.emit``); an XOR map as a plain function."""
-    from algebra.core.emit import to_cpp, to_dsl
-
     lay = layout_of(tile, cand)
     if lay is not None:
         cpp = f"auto smem_layout = {to_cpp(lay)};"
@@ -263,9 +252,6 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
 def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
-    from algebra.doctor.solver_access import lane_offsets
-    from algebra.hw.banks import analyze
-
     eb = tile.element_bytes
     per_access = []
     for a in accesses:

@@ -148,10 +148,6 @@ def ensure_not_larger(ll: TLL, shape: dict[str, int], broadcast_registers: bool 
     return TLL.raw(bases, {n: min(ll.outs[n], shape[n]) for n in names})
 
 
-def as_dict(names: list[str], shape: list[int]) -> dict[str, int]:
-    return dict(zip(names, shape, strict=True))
-
-
 # --------------------------------------------------------------------------- CTAs of a cluster
 
 
@@ -179,7 +175,7 @@ def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: b
     for n in names:
         if n not in cta.outs:
             cta = cta * identity1d(1, next(iter(cta.bases), "register"), n)
-    cga = ensure_not_larger(cga, as_dict(names, shape)).transpose_outs(list(cta.outs))
+    cga = ensure_not_larger(cga, dict(zip(names, shape, strict=True))).transpose_outs(list(cta.outs))
     cta_shape = {n: max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)}
     in_dim = next(iter(cta.bases))
     cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape, broadcast_registers=keep_registers)

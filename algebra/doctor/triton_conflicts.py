@@ -113,9 +113,8 @@ def _matrix_fit(m: Mapping) -> tuple[str, list[int], list[int], list[int]] | Non
 
 
 def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int, list[int]]:
-    """(v, the register columns that enumerate the instructions): v as the module docstring says, at most ``cap``
-    elements. The registers need only span the offsets 1, 2, ..., v/2: the compiled code relabels registers (an F2
-    change of basis of the register index; seen in Triton 3.9's PTX and measured with Triton 3.6 on the H200).
+    """(v, the register columns that enumerate the instructions): v as the module docstring says (the relabelled
+    registers: seen in Triton 3.9's PTX and measured with Triton 3.6 on the H200), at most ``cap`` elements.
     Post: the columns returned span the registers' offsets beyond the vector, low log2(v) bits cleared, and are
     independent."""
     top = max(1, 128 // max(element_bits, 1)) if cap is None else cap
@@ -125,12 +124,16 @@ def _vector(m: Mapping, element_bits: int, cap: int | None = None) -> tuple[int,
     v = 1
     while 2 * v <= top and not lanes & (2 * v - 1) and f2_rank([*m.reg, v]) == have:
         v *= 2
-    rest: list[int] = []
-    for c in m.reg:
-        c &= ~(v - 1)
-        if c and f2_rank([*rest, c]) > len(rest):
-            rest.append(c)
-    return v, rest
+    return v, _independent([c & ~(v - 1) for c in m.reg])
+
+
+def _independent(cols: list[int]) -> list[int]:
+    """The nonzero columns independent of those kept before them (the core's ``f2_rank``), in order."""
+    out: list[int] = []
+    for c in cols:
+        if c and f2_rank([*out, c]) > len(out):
+            out.append(c)
+    return out
 
 
 def _contiguous(m: Mapping, cols: list[int], v: int) -> bool:
@@ -178,20 +181,19 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
         variant, used, rows, sel = fit
         rest = [c for i, c in enumerate(m.reg) if i not in used]
         num = 1 << len(sel)
-        kind = ("stmatrix" if op == "store" else "ldmatrix") + f".x{num}" + variant
-        lane_sets = [[s ^ r for s in span(sel) for r in span(rows)]]  # matrix-major: 8 rows of each matrix
-        vbytes, how, akind = 16, "matrix", ("stmatrix" if op == "store" else "ldmatrix")
+        akind = "stmatrix" if op == "store" else "ldmatrix"
+        kind, vbytes = akind + f".x{num}" + variant, 16
+        lanes = [s ^ r for s in span(sel) for r in span(rows)]  # matrix-major: 8 rows of each matrix
         why = (f"{kind}: 8 rows of 16 bytes per matrix ("
                + ("lanes 2-4 run along a row, register 0 and lanes 0-1 pick the rows" if variant else
                   "each lane's 32-bit word and lanes 0-1 run along a row, lanes 2-4 pick the rows") + ")")
-        v = 16 // eb
     else:
         v, rest = _vector(m, element_bits)
         while v > 1 and not _contiguous(m, rest + m.lane + m.warp, v):  # one width for every warp
             v, rest = _vector(m, element_bits, v // 2)
         vbytes = v * eb
-        kind, how, akind = _name(op, vbytes), "vector", ("sts" if op == "store" else "lds")
-        lane_sets = [span(m.lane)]
+        kind, akind = _name(op, vbytes), ("sts" if op == "store" else "lds")
+        lanes = span(m.lane)
         why = (f"{kind}: {v} element{'s' if v > 1 else ''} per lane, the widest run that is consecutive in "
                "registers and in shared memory" + (" and stays aligned after the paddings" if m.paddings else ""))
     if (1 << len(rest)) > MAX_INSTRUCTIONS:
@@ -200,12 +202,9 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
     cache: dict[int, tuple[int, list[int]]] = {}
     bases, mult = span(rest), 1
     if fast and memo and not m.paddings:  # an instruction's cost depends on its start modulo a 128-byte line
-        low: list[int] = []
-        for c in rest:
-            if c % line and f2_rank([*low, c % line]) > len(low):
-                low.append(c % line)
+        low = _independent([c % line for c in rest])
         bases, mult = span(low), 1 << (len(rest) - len(low))
-    lane_bits = reduce(or_, lane_sets[0], 0)
+    lane_bits = reduce(or_, lanes, 0)
     out, total, ideal = [], 0, 0
     for i, base in enumerate(bases):
         b = base ^ wbase
@@ -215,7 +214,7 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
         key = key if memo else None
         got = cache.get(key) if key is not None else None
         if got is None:
-            addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lane_sets[0]]
+            addrs = [(m.offset(b ^ x) if m.paddings else b ^ x) * eb for x in lanes]
             r = analyze(addrs, access_bytes=vbytes, kind=akind)
             got = (r.wavefronts, list(r.phases))
             if key is not None:
@@ -226,4 +225,4 @@ def plan(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = 
             out.append({"kind": kind, "vector_bytes": vbytes, "wavefronts": got[0], "ideal": len(got[1]),
                         "phases": got[1], "index": i})
     return {"instructions": out, "wavefronts": total, "ideal": ideal, "warp": warp, "warps": m.warps,
-            "vector": v if how == "vector" else None, "kind": kind, "count": 1 << len(rest), "why": why}
+            "vector": None if fit else v, "kind": kind, "count": 1 << len(rest), "why": why}

@@ -22,8 +22,7 @@ from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.doctor.triton_conflicts import plan
-from algebra.doctor.triton_cute import cute_of
-from algebra.doctor.triton_layouts import TritonLayout, convert
+from algebra.doctor.triton_layouts import TritonLayout, convert, cute_of
 from algebra.doctor.triton_shared import padded
 from algebra.doctor.ttgir import Attr, format_attr
 

@@ -11,6 +11,12 @@
 ``convert(text_or_attr, shape, element_bits)`` -> ``TritonLayout``. Bad parameters raise ``TTGIRError`` naming the
 field (``blocked.threadsPerWarp: ...``). Post-condition: the layout's out-dim sizes equal ``shape``; Triton's own
 ``to_linear_layout`` gives the same bases (``tests/test_triton_oracle.py``).
+
+``cute_of(layout) -> {"cute", "kind", "why", "swizzle"}``: the layout as CuTe sees it, or why no CuTe layout equals
+it. Distributed: the TV layout ``((lane, warp, block), register) -> column-major index in the tensor`` (CuTe's TV
+convention, as the atoms' A/B/C), when its bases move disjoint bits (``linear_layout.to_cute``); shared: coordinate
+-> element offset, ``(R,C):(...)`` or ``Sw<B,M,S> o (R,C):(...)``. Post: ``cute`` (when not null), evaluated at
+every coordinate, gives the layout's offset (shared) or index (distributed).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 
 from algebra.core.errors import LayoutError
 from algebra.doctor import ttgir
-from algebra.doctor.linear_layout import MAX_BITS, LinearLayout
+from algebra.doctor.linear_layout import MAX_BITS, LinearLayout, _layout_from, inverse_columns, to_cute
 from algebra.doctor.triton_attrs import (
     TLL,
     _bases,
@@ -32,7 +38,6 @@ from algebra.doctor.triton_attrs import (
     _int,
     _order,
     _pow2s,
-    as_dict,
     dims,
     empty,
     ensure_not_larger,
@@ -42,7 +47,7 @@ from algebra.doctor.triton_attrs import (
     matrix_order,
     zeros1d,
 )
-from algebra.doctor.triton_shared import shared_layout
+from algebra.doctor.triton_shared import padded, shared_layout
 from algebra.doctor.ttgir import Attr, TTGIRError
 
 DISTRIBUTED = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear")
@@ -95,17 +100,22 @@ def _blocked(a: Attr, shape: list[int]) -> TLL:
     return _combine(cta, _cga(a, rank), shape, a.name)
 
 
-def _mma_tile(tile: list[int], kwidth: int, order: list[int], rep_order: list[int], owner: str) -> TLL:
-    """Triton's nvidiaMmaTile: kWidth registers, 4 lanes (inner), 8 lanes (outer), then register repeats."""
-    names = dims(len(tile))
+def _mma_cta(tile: list[int], kwidth: int, row_major: bool, wpc: list[int], major: int, owner: str,
+             kdim: int | None = None) -> TLL:
+    """Triton's nvidiaMmaTile (kWidth registers, 4 lanes (inner), 8 lanes (outer), then register repeats), with the
+    warps of ``warpsPerCTA`` outside (along K, dimension ``kdim``, they broadcast)."""
+    rank = len(tile)
+    names = dims(rank)
+    order = matrix_order(rank, row_major)
     inner, outer = order[0], order[1]
     m, n = tile[outer], tile[inner]
     if m % 8 or n % (kwidth * 4):
         raise TTGIRError(f"{owner}: an instruction tile of {tile} does not hold 8 x {kwidth * 4} elements")
-    ll = identity_nd("register", [1] * len(tile), rep_order)
-    return (ll * identity1d(kwidth, "register", names[inner]) * identity1d(4, "lane", names[inner])
-            * identity1d(8, "lane", names[outer]) * identity1d(m // 8, "register", names[outer])
-            * identity1d(n // (kwidth * 4), "register", names[inner]))
+    ll = identity_nd("register", [1] * rank, order)
+    cta = (ll * identity1d(kwidth, "register", names[inner]) * identity1d(4, "lane", names[inner])
+           * identity1d(8, "lane", names[outer]) * identity1d(m // 8, "register", names[outer])
+           * identity1d(n // (kwidth * 4), "register", names[inner]))
+    return cta * identity_nd("warp", wpc, matrix_order(rank, major != 3), kdim).transpose_outs(list(cta.outs))
 
 
 def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
@@ -132,10 +142,7 @@ def _mma(a: Attr, shape: list[int]) -> TLL:
     major, wpc, tile = _mma_params(a, rank)
     if tile[-1] & (tile[-1] - 1):  # its dot operands are read (they do not depend on N)
         raise _fail(a.name, "instrShape", f"N = {tile[-1]} is not a power of two (Triton's conversion needs one)")
-    order = matrix_order(rank, True)
-    cta = _mma_tile(tile, 2, order, order, a.name)
-    cta = cta * identity_nd("warp", wpc, matrix_order(rank, major != 3)).transpose_outs(list(cta.outs))
-    return _combine(cta, _cga(a, rank), shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, 2, True, wpc, major, a.name), _cga(a, rank), shape, a.name, keep_registers=True)
 
 
 def _dot(a: Attr, shape: list[int]) -> TLL:
@@ -165,10 +172,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
                                      "register layout")
     tile = [1] * rank
     tile[-2:] = [16, kwidth * 8] if op == 0 else [kwidth * 8, 8]
-    order = matrix_order(rank, op == 0)
-    cta = _mma_tile(tile, kwidth, order, order, a.name)
-    warps = identity_nd("warp", wpc, matrix_order(rank, major != 3), kdim).transpose_outs(list(cta.outs))
-    return _combine(cta * warps, cga, shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, kwidth, op == 0, wpc, major, a.name, kdim), cga, shape, a.name, keep_registers=True)
 
 
 def _slice(a: Attr, shape: list[int]) -> TLL:
@@ -214,8 +218,8 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
     order = list(dict.fromkeys(next(i for i, x in enumerate(v) if x) for v in bases["register"] if any(v)))
     order += [i for i in range(rank - 1, -1, -1) if i not in order]
     ll = ll.transpose_outs([names[i] for i in order])
-    ll = ensure_not_smaller(ll, as_dict(names, shape), "register")
-    ll = ensure_not_larger(ll, as_dict(names, shape), broadcast_registers=False)
+    want = dict(zip(names, shape, strict=True))
+    ll = ensure_not_larger(ensure_not_smaller(ll, want, "register"), want, broadcast_registers=False)
     return ll.transpose_outs(names)
 
 
@@ -262,3 +266,36 @@ def check_shape(shape: Any) -> list[int]:
     if prod(shape) > MAX_ELEMENTS:
         raise LayoutError(f"shape: {prod(shape):,} elements is over the cap of {MAX_ELEMENTS:,}")
     return list(shape)
+
+
+def _padded_cute(t: TritonLayout) -> dict[str, Any]:
+    """A padded_shared layout whose linear part moves whole bits is one integer layout: its paddings add to each
+    coordinate bit's stride (an offset o = sum of distinct powers of two has o // i = sum of (2^k // i), so padding
+    is additive over the bits)."""
+    ll = t.ll.to_linear(("offset",), dims(len(t.shape)))
+    cols = ll.columns()
+    inv = inverse_columns(cols) if len(cols) == sum(ll.out_bits) else None  # coordinate bit -> linear offset
+    if inv is None:
+        return {"cute": None, "kind": "offset", "why": "the linear part is not a bijection onto the tensor"}
+    if any(c & (c - 1) for c in inv):
+        return {"cute": None, "kind": "offset",
+                "why": "the linear part XORs offset bits (a swizzle) under the paddings: CuTe has no layout "
+                       "that pads after a swizzle (pad o Sw o L), so no CuTe text is exact"}
+    return {"cute": str(_layout_from([padded(c, t.paddings) for c in inv], ll.out_bits)), "kind": "offset",
+            "why": None}
+
+
+def cute_of(t: TritonLayout) -> dict[str, Any]:
+    """The CuTe text of a Triton layout (see the module docstring), and its swizzle when it has one."""
+    if t.paddings:
+        out = _padded_cute(t)
+    elif t.shared:
+        if any(any(v) for v in t.ll.bases.get("block", [])):
+            return {"cute": None, "kind": "offset", "why": "a layout over several CTAs (CGALayout) is not one CuTe "
+                    "layout of one shared buffer", "swizzle": None}
+        out = to_cute(t.ll.to_linear(("offset",), dims(len(t.shape))))
+    else:
+        out = to_cute(t.linear())
+    text = out.get("cute")
+    sw = [int(x) for x in text[3:text.index(">")].split(",")] if text and text.startswith("Sw<") else None
+    return {"cute": text, "kind": out.get("kind"), "why": out.get("why"), "swizzle": sw}

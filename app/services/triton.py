@@ -16,8 +16,7 @@ from algebra import LayoutError, Swizzle
 from algebra.doctor import triton_conflicts as C
 from algebra.doctor import triton_fix as F
 from algebra.doctor.linear_layout import describe_swizzle
-from algebra.doctor.triton_cute import cute_of
-from algebra.doctor.triton_layouts import TritonLayout, check_shape, convert
+from algebra.doctor.triton_layouts import TritonLayout, check_shape, convert, cute_of
 from algebra.doctor.triton_shared import offset_table
 from algebra.doctor.ttgir import TTGIRError
 from app.budget import charge
