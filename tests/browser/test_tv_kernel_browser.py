@@ -140,6 +140,11 @@ def test_tma_cluster_section(page, live_server, screenshot):
     expect(page.locator("#tmac-parts tbody tr")).to_have_count(4)
     page.locator("#tmac-h").scroll_into_view_if_needed()
     screenshot(page, "tv-tma-cluster", full_page=False)
+    row = page.locator("#tmac-parts tbody tr").nth(1).locator("td")  # CTA 1: CuTe's whole box, and its own share
+    expect(row.nth(1)).to_contain_text("ArithTuple(")
+    expect(row.nth(3)).not_to_be_empty()
+    page.locator("#tmac-parts").scroll_into_view_if_needed()
+    screenshot(page, "tv-tma-partition-loads", full_page=False)
     assert not page.console_errors
 
 
