@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -41,14 +42,19 @@ def test_fresh_cases_equal_cute_cpp():
 @pytest.mark.parametrize("module", ["cute_gmma", "cute_pictures", "cute_tma"])
 def test_fresh_descriptors_pictures_and_tma_equal_cute_cpp(module):
     """cute_gmma: wgmma descriptors and canonical smem tiles (every atom, swizzle and element width, later K-blocks);
-    cute_pictures: print_latex of tiled MMAs / MMA atoms / tiled copies against every renderer's cells; cute_tma:
+    cute_pictures: print_latex of tiled MMAs / MMA atoms / tiled copies against every renderer's cells (CuTe's
+    copy nodes off its own grid are warned of as CuTe's fault once ours equal the TV layout's function); cute_tma:
     make_tma_atom's coordinate tensor, instruction size and box."""
     if toolchain() is None:
         pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
     mod = __import__(module)
     seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
     cases = mod.gen_cases(seed, int(os.environ.get("LAYOUTLAB_ORACLE_N", "30")))
-    bad = mod.compare(cases, mod.run_cpp(cases))
+    faults: list[str] = []  # CuTe's own faults (cute_pictures.OFF_GRID), each checked against the TV layout
+    cute = mod.run_cpp(cases)
+    bad = mod.compare(cases, cute, faults) if module == "cute_pictures" else mod.compare(cases, cute)
+    for f in faults:
+        warnings.warn(f"seed {seed}: {f}", stacklevel=1)
     assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
 
 
