@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cute_vocab as V  # noqa: E402
-from cute_cpp import compile_and_run, oracle_cli  # noqa: E402
+from cute_cpp import oracle_cli, toolchain  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -83,14 +85,41 @@ def program(cases: list[dict]) -> str:
                 tiler = "Shape<" + ",".join(f"Int<{x}>" for x in c["tiler"]) + ">{}"
                 tv = V._cpp_layout(A.parse(c["tv"]))
                 lines.append(f"  print_latex(make_tiled_copy_impl({atom}, {tv}, {tiler}));")
-        lines.append("}")
-    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
+        lines += [f'  printf("{DONE}\\n"); fflush(stdout);', "}"]
+    calls = ", ".join(f"c{i}" for i in range(len(cases)))
+    lines += ["int main(int argc, char** argv) {", f"  void (*cs[])() = {{{calls}}};",
+              f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(cases)}; ++i) cs[i]();", "  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
 
+DONE, DIED = "%% done", "CuTe's program died"  # DIED: print_latex wrote past its grid's array (a TV layout off it)
+
+
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[int, str]:
-    parts = compile_and_run(program(cases), timeout).split("@@")[1:]
-    return {int(p.split("\n", 1)[0]): p.split("\n", 1)[1] for p in parts}
+    """Each case's print; one that kills the program is ``DIED: <status>`` and the run goes on from the next."""
+    cmd = toolchain()
+    if cmd is None:
+        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
+    got: dict[int, str] = {}
+    with tempfile.TemporaryDirectory(prefix="cute-pic-") as tmp:
+        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
+        src.write_text(program(cases))
+        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(r.stderr[-6000:])
+        start = 0
+        while start < len(cases):
+            r = subprocess.run([str(exe), str(start)], capture_output=True, timeout=120)
+            for part in r.stdout.decode(errors="replace").split("@@")[1:]:
+                head, body = part.split("\n", 1)
+                if body.rstrip().endswith(DONE[1:]):
+                    got[int(head)] = body
+            if r.returncode == 0:
+                break
+            stop = next(i for i in range(start, len(cases)) if i not in got)
+            got[stop] = f"{DIED}: status {r.returncode}"
+            start = stop + 1
+    return got
 
 
 def cute_panels(c: dict, tex: str) -> dict[str, Cells]:
@@ -216,6 +245,24 @@ def compare(cases: list[dict], cute: dict[int, str], faults: list[str] | None = 
     bad: list[str] = []
     for i, c in enumerate(cases):
         try:
+            if cute[i].startswith(DIED):  # CuTe's fault only where the TV layout leaves the tile and ours refuses it
+                x = _copy_obj(c) if c["kind"] not in ("mma", "atom") else None
+                off = x and [(nm, tv) for nm, tv in (("S", x.get_layoutS_TV()), ("D", x.get_layoutD_TV()))
+                             if A.cosize(tv) > it_product(x.tiler)]
+                try:
+                    ours(c)
+                    refused = ""
+                except A.LayoutError as exc:
+                    refused = str(exc)
+                fl = [f"{i} {c}: {cute[i]} in print_latex; {nm} TV layout {tv} reaches index {A.cosize(tv) - 1} "
+                      f"of the {' x '.join(map(str, x.tiler))} tile; ours refuse: {refused}" for nm, tv in off or []]
+                if not (fl and "outside the" in refused):
+                    bad.append(f"{i} {c}: {cute[i]}, and ours {'refuse: ' + refused if refused else 'draw it'}")
+                elif faults is None:
+                    bad += fl
+                else:
+                    faults += fl
+                continue
             theirs = cute_panels(c, cute[i])
             mine, ps, x = ours(c)
             if c["kind"] not in ("mma", "atom"):
