@@ -3,7 +3,8 @@ Stride<...>>{}``) that ``cute::print`` the result; a batch of cases is one trans
 
 A case CuTe refuses does not compile (a ``static_assert`` fires). The batch is compiled with ``-fmax-errors=0``; every
 error is traced back (by line number) to the case that instantiated it, those cases are recorded as ``"refused"`` with
-the compiler's message, and the rest is compiled again until it builds; then it runs and its output is read back.
+the compiler's message, and the rest is compiled again until it builds; then it runs and its output is read back (a
+case that kills the program at run time is refused, and the run goes on from the next: ``run_resuming``).
 
     python tests/oracle/cute_cpp.py --seed 1 --n 400 --out tests/oracle/data/corpus_s1.json
 
@@ -71,18 +72,75 @@ def toolchain() -> list[str] | None:
     return [cxx, "-std=c++17", "-O0", "-w", "-fmax-errors=0", f"-I{inc}"] + [f"-I{c}" for c in cuda]
 
 
-def compile_and_run(program: str, timeout: int = 1800) -> str:
-    """Compile one translation unit against CuTe and run it: its stdout (bytes that are not UTF-8 replaced)."""
-    cmd = toolchain()
+def compile_refusing(emit_todo: Any, work: Path, tag: str = "p", timeout: float | None = 1800, rounds: int = 20):
+    """Compile ``emit_todo(refused)`` (the translation unit of the cases not refused yet, and a map line number -> case)
+    until it builds: a case CuTe refuses does not compile, so each compiler error is traced by its line to its case,
+    which is refused with the message. Returns the executable and {case: message}."""
+    cmd, refused = toolchain(), {}
     if cmd is None:
         raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
+    src, exe = work / f"{tag}.cpp", work / f"{tag}.bin"
+    for _round in range(rounds):
+        text, owner = emit_todo(refused)
+        src.write_text(text)
+        p = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
+        if p.returncode == 0:
+            return exe, refused
+        bad = _failures(p.stderr, str(src), owner)
+        if not bad:
+            raise RuntimeError(f"compile failed without a case to blame:\n{p.stderr[-6000:]}")
+        broken = [msg for msg in bad.values() if "was not declared" in msg or msg.startswith("expected")]
+        if broken:  # the emitted C++ itself is wrong: not a refusal
+            raise RuntimeError(f"emitter bug: {broken[0]}")
+        refused.update(bad)
+    raise RuntimeError("too many compile rounds")
+
+
+def compile_and_run(program: str, timeout: int = 1800) -> str:
+    """Compile one translation unit against CuTe and run it: its stdout (bytes that are not UTF-8 replaced)."""
     with tempfile.TemporaryDirectory(prefix="cute-run-") as tmp:
-        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
-        src.write_text(program)
-        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-        if r.returncode:
-            raise RuntimeError(r.stderr[-6000:])
+        exe, _ = compile_refusing(lambda _: (program, {}), Path(tmp), timeout=timeout)
         return subprocess.run([str(exe)], capture_output=True, timeout=120, check=True).stdout.decode(errors="replace")
+
+
+def printed(out: str) -> dict[str, str]:
+    """A program's ``key<TAB>value`` lines as {key: value}."""
+    return dict(ln.split("\t", 1) for ln in out.splitlines() if "\t" in ln)
+
+
+def resumable_main(calls: list[str]) -> list[str]:
+    """A ``main`` that calls ``calls`` (one a case, each ``void()``) from the one at index ``argv[1]`` (0 if none)."""
+    return ["#include <cstdlib>", "int main(int argc, char** argv) {",
+            f"  void (*cs[])() = {{{', '.join(calls + ['nullptr'])}}};",
+            f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(calls)}; ++i) cs[i]();", "  return 0;", "}"]
+
+
+def run_resuming(exe: Path, n: int, read: Any, finished: Any) -> dict[int, tuple[int, str]]:
+    """Run ``exe`` (``resumable_main``, ``n`` cases), ``read`` each run's stdout; where it dies (a CuTe assert or fault
+    at run time), again from the case after the first not ``finished``. Returns {the case it died in: (its exit
+    status, the last line of its stderr or ``status <exit status>``)}."""
+    died: dict[int, tuple[int, str]] = {}
+    start = 0
+    while start < n:
+        r = subprocess.run([str(exe), str(start)], capture_output=True, timeout=120)
+        read(r.stdout.decode(errors="replace"))
+        if r.returncode == 0:
+            break
+        err = r.stderr.decode(errors="replace")
+        stop = next((i for i in range(start, n) if not finished(i)), None)
+        if stop is None:
+            raise RuntimeError(f"oracle binary failed ({r.returncode}) past its last case: {err[-2000:]}")
+        died[stop] = (r.returncode, (err.strip().splitlines() or [f"status {r.returncode}"])[-1])
+        start = stop + 1
+    return died
+
+
+def compile_and_resume(program: list[str], n: int, read: Any, finished: Any, timeout: int = 1800) -> dict:
+    """``program`` (``void c0()`` .. ``c<n-1>()``, one a case) with ``resumable_main``, compiled, ``run_resuming``."""
+    with tempfile.TemporaryDirectory(prefix="cute-run-") as tmp:
+        text = "\n".join(program + resumable_main([f"c{i}" for i in range(n)])) + "\n"
+        exe, _ = compile_refusing(lambda _: (text, {}), Path(tmp), timeout=timeout)
+        return run_resuming(exe, n, read, finished)
 
 
 # ------------------------------------------------------------------------------------------- emission
@@ -173,10 +231,7 @@ def emit(cases: list[tuple[int, dict]]) -> tuple[str, dict[int, int]]:
         for k in range(len(body)):
             owner[len(lines) + k + 1] = i
         lines += body
-    lines.append("int main() {")
-    lines += [f"  c{i}();" for i, _ in cases]
-    lines += ["  return 0;", "}"]
-    return "\n".join(lines) + "\n", owner
+    return "\n".join(lines + resumable_main([f"c{i}" for i, _ in cases])) + "\n", owner
 
 
 # ------------------------------------------------------------------------------------------- compile and run
@@ -200,55 +255,38 @@ def _failures(stderr: str, src: str, owner: dict[int, int]) -> dict[int, str]:
     return out
 
 
-def _build(cmd: list[str], cases: list[tuple[int, dict]], work: Path, tag: str) -> tuple[dict, dict]:
-    """Compile until it builds, run; returns ({idx: printed}, {idx: refusal message})."""
-    refused: dict[int, str] = {}
-    todo = list(cases)
-    for _round in range(20):
-        if not todo:
-            return {}, refused
-        src = work / f"{tag}.cpp"
-        text, owner = emit(todo)
-        src.write_text(text)
-        exe = work / f"{tag}.bin"
-        p = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True)
-        if p.returncode == 0:
-            run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-            got = {}
-            for line in run.stdout.splitlines():
-                m = re.match(r"@(\d+) (.*)", line)
-                if m:
-                    got[int(m.group(1))] = m.group(2).replace("_", "")
-            if run.returncode != 0:  # CuTe's own arithmetic crashed at run time (e.g. SIGFPE): no answer
-                dead = next((i for i, _ in todo if i not in got), None)
-                if dead is None:
-                    raise RuntimeError(f"oracle binary failed ({run.returncode}): {run.stderr[-2000:]}")
-                refused[dead] = f"runtime: the program died with signal {-run.returncode} in this case"
-                todo = [(i, c) for i, c in todo if i != dead]
-                continue
-            return got, refused
-        bad = _failures(p.stderr, str(src), owner)
-        if not bad:
-            raise RuntimeError(f"compile failed without a case to blame:\n{p.stderr[-4000:]}")
-        broken = [msg for msg in bad.values() if "was not declared" in msg or msg.startswith("expected")]
-        if broken:  # the emitted C++ itself is wrong: not a refusal
-            raise RuntimeError(f"emitter bug: {broken[0]}")
-        refused.update(bad)
-        todo = [(i, c) for i, c in todo if i not in bad]
-    raise RuntimeError("too many compile rounds")
+def _build(cases: list[tuple[int, dict]], work: Path, tag: str) -> tuple[dict, dict]:
+    """Compile until it builds, run; returns ({idx: printed}, {idx: refusal message}). A case whose run dies (CuTe's
+    own arithmetic at run time, e.g. SIGFPE) has no answer: refused, and the run goes on from the next case."""
+    todo: list[tuple[int, dict]] = []
+
+    def emit_todo(refused: dict[int, str]) -> tuple[str, dict[int, int]]:
+        todo[:] = [(i, c) for i, c in cases if i not in refused]
+        return emit(todo)
+
+    exe, refused = compile_refusing(emit_todo, work, tag, timeout=None)
+    got: dict[int, str] = {}
+
+    def read(out: str) -> None:
+        for line in out.splitlines():
+            m = re.match(r"@(\d+) (.*)", line)
+            if m:
+                got[int(m.group(1))] = m.group(2).replace("_", "")
+
+    died = run_resuming(exe, len(todo), read, lambda k: todo[k][0] in got)
+    refused.update({todo[k][0]: f"runtime: the program died with signal {-rc} in this case" for k, (rc, _) in
+                    died.items()})
+    return got, refused
 
 
 def run_cases(cases: list[dict], jobs: int = 2, chunk: int = 150) -> list[dict]:
     """CuTe's answer for each case: returns copies with ``"cute"`` (and ``"reason"`` when refused)."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
     indexed = list(enumerate(cases))
     parts = [indexed[k:k + chunk] for k in range(0, len(indexed), chunk)]
     results: dict[int, str] = {}
     reasons: dict[int, str] = {}
     with tempfile.TemporaryDirectory(prefix="cute-oracle-") as tmp, ThreadPoolExecutor(jobs) as pool:
-        futs = [pool.submit(_build, cmd, part, Path(tmp), f"b{n}") for n, part in enumerate(parts)]
+        futs = [pool.submit(_build, part, Path(tmp), f"b{n}") for n, part in enumerate(parts)]
         for f in futs:
             got, bad = f.result()
             results.update(got)

@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import _failures, oracle_cli, toolchain  # noqa: E402
+from cute_cpp import compile_refusing, oracle_cli, printed  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra.core.products import tile_to_shape  # noqa: E402
@@ -75,33 +75,23 @@ def _case_cpp(i: int, c: dict) -> list[str]:
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     """CuTe's printed values; a case whose static_assert fires is ``{"<i>.refused": message}``."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
-    refused: dict[int, str] = {}
-    with tempfile.TemporaryDirectory(prefix="cute-gmma-") as tmp:
-        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
-        for _ in range(4):
-            lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
-                     "using namespace cute;"]
-            owner: dict[int, int] = {}
-            for i, c in enumerate(cases):
-                if i in refused:
-                    continue
+
+    def emit_todo(refused: dict[int, str]) -> tuple[str, dict[int, int]]:
+        lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm90_gmma.hpp>",
+                 "using namespace cute;"]
+        owner: dict[int, int] = {}
+        for i, c in enumerate(cases):
+            if i not in refused:
                 body = _case_cpp(i, c)
                 owner.update({len(lines) + j + 1: i for j in range(len(body))})
                 lines += body
-            lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases)) if i not in refused] + ["}"]
-            src.write_text("\n".join(lines) + "\n")
-            r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-            if r.returncode == 0:
-                break
-            new = _failures(r.stderr, str(src), owner)
-            if not new:
-                raise RuntimeError(r.stderr[-6000:])
-            refused.update(new)
+        lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases)) if i not in refused] + ["}"]
+        return "\n".join(lines) + "\n", owner
+
+    with tempfile.TemporaryDirectory(prefix="cute-gmma-") as tmp:
+        exe, refused = compile_refusing(emit_todo, Path(tmp), timeout=timeout, rounds=4)
         out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120).stdout
-    got = {a: b for a, b in (ln.split("\t", 1) for ln in out.splitlines() if "\t" in ln)}
+    got = printed(out)
     got.update({f"{i}.refused": m for i, m in refused.items()})
     return got
 

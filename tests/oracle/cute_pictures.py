@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cute_vocab as V  # noqa: E402
-from cute_cpp import oracle_cli, toolchain  # noqa: E402
+from cute_cpp import compile_and_resume, oracle_cli  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -63,7 +61,8 @@ def _copy_obj(c: dict) -> Any:
                                  element_bits=c["bits"])
 
 
-def program(cases: list[dict]) -> str:
+def program(cases: list[dict]) -> list[str]:
+    """Case ``i`` is ``void c<i>()``."""
     lines = list(V.HEADERS)
     for i, c in enumerate(cases):
         lines += [f"void c{i}() {{", f'  printf("@@{i}\\n");']
@@ -86,10 +85,7 @@ def program(cases: list[dict]) -> str:
                 tv = V._cpp_layout(A.parse(c["tv"]))
                 lines.append(f"  print_latex(make_tiled_copy_impl({atom}, {tv}, {tiler}));")
         lines += [f'  printf("{DONE}\\n"); fflush(stdout);', "}"]
-    calls = ", ".join(f"c{i}" for i in range(len(cases)))
-    lines += ["int main(int argc, char** argv) {", f"  void (*cs[])() = {{{calls}}};",
-              f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(cases)}; ++i) cs[i]();", "  return 0;", "}"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 DONE, DIED = "%% done", "CuTe's program died"  # DIED: print_latex wrote past its grid's array (a TV layout off it)
@@ -97,28 +93,16 @@ DONE, DIED = "%% done", "CuTe's program died"  # DIED: print_latex wrote past it
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[int, str]:
     """Each case's print; one that kills the program is ``DIED: <status>`` and the run goes on from the next."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
     got: dict[int, str] = {}
-    with tempfile.TemporaryDirectory(prefix="cute-pic-") as tmp:
-        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
-        src.write_text(program(cases))
-        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-        if r.returncode:
-            raise RuntimeError(r.stderr[-6000:])
-        start = 0
-        while start < len(cases):
-            r = subprocess.run([str(exe), str(start)], capture_output=True, timeout=120)
-            for part in r.stdout.decode(errors="replace").split("@@")[1:]:
-                head, body = part.split("\n", 1)
-                if body.rstrip().endswith(DONE[1:]):
-                    got[int(head)] = body
-            if r.returncode == 0:
-                break
-            stop = next(i for i in range(start, len(cases)) if i not in got)
-            got[stop] = f"{DIED}: status {r.returncode}"
-            start = stop + 1
+
+    def read(out: str) -> None:
+        for part in out.split("@@")[1:]:
+            head, body = part.split("\n", 1)
+            if body.rstrip().endswith(DONE[1:]):
+                got[int(head)] = body
+
+    died = compile_and_resume(program(cases), len(cases), read, got.__contains__, timeout)
+    got.update({i: f"{DIED}: status {status}" for i, (status, _) in died.items()})
     return got
 
 

@@ -17,15 +17,13 @@ for every CTA of the cluster at a drawn CTA tile coordinate (its source and dest
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import cvalue, oracle_cli, toolchain  # noqa: E402
+from cute_cpp import compile_and_resume, cvalue, oracle_cli, printed  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra.hw import hopper, tma  # noqa: E402
@@ -131,8 +129,9 @@ def _atom(c: dict) -> tma.TmaAtom:
                              TYPES[c["bits"]][1])
 
 
-def program(cases: list[dict]) -> str:
-    lines = ["#include <cstdio>", "#include <cstdlib>", "#include <cute/tensor.hpp>",
+def program(cases: list[dict]) -> list[str]:
+    """Case ``i`` is ``void c<i>()``."""
+    lines = ["#include <cstdio>", "#include <cute/tensor.hpp>",
              "#include <cute/atom/copy_traits_sm90_tma.hpp>", "using namespace cute;"]
     for i, c in enumerate(cases):
         t = TYPES[c["bits"]][0]
@@ -149,10 +148,7 @@ def program(cases: list[dict]) -> str:
                   f'    printf("{i}.gbasis\\t"); print(detail::construct_tma_gbasis<{t}>(g, {cvalue(plain)}, v));'
                   ' printf("\\n"); fflush(stdout);']
         lines += _partition_lines(i, c, t, tile) + [f'    printf("{i}.done\\t1\\n"); fflush(stdout); }}', "}"]
-    calls = ", ".join(f"c{i}" for i in range(len(cases)))
-    lines += ["int main(int argc, char** argv) {", f"  void (*cs[])() = {{{calls}}};",
-              f"  for (int i = argc > 1 ? atoi(argv[1]) : 0; i < {len(cases)}; ++i) cs[i]();", "  return 0;", "}"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _partition_lines(i: int, c: dict, t: str, tile: str) -> list[str]:
@@ -177,25 +173,10 @@ def _partition_lines(i: int, c: dict, t: str, tile: str) -> list[str]:
 
 def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     """CuTe's values; a case that stops the program (a CuTe assert at run time) is ``<i>.refused``: its message."""
-    cmd = toolchain()
-    if cmd is None:
-        raise RuntimeError("no C++ toolchain with the CuTe and CUDA headers")
     got: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="cute-tma-") as tmp:
-        src, exe = Path(tmp) / "p.cpp", Path(tmp) / "p"
-        src.write_text(program(cases))
-        r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
-        if r.returncode:
-            raise RuntimeError(r.stderr[-6000:])
-        start = 0
-        while start < len(cases):
-            r = subprocess.run([str(exe), str(start)], capture_output=True, text=True, timeout=120)
-            got.update(ln.split("\t", 1) for ln in r.stdout.splitlines() if "\t" in ln)
-            if r.returncode == 0:
-                break
-            stop = next(i for i in range(start, len(cases)) if f"{i}.done" not in got)
-            got[f"{stop}.refused"] = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
-            start = stop + 1
+    died = compile_and_resume(program(cases), len(cases), lambda out: got.update(printed(out)),
+                              lambda i: f"{i}.done" in got, timeout)
+    got.update({f"{i}.refused": msg for i, (_, msg) in died.items()})
     return {a: b.replace("_", "") if not a.endswith("refused") else b for a, b in got.items()}
 
 

@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import compile_and_run, cvalue  # noqa: E402
+from cute_cpp import compile_and_run, cvalue, printed  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -437,18 +437,20 @@ HEADERS = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/at
            "#include <cute/atom/copy_traits_sm80.hpp>", "using namespace cute;"]
 
 
-def program(cases: list[dict]) -> str:
-    lines = list(HEADERS)
+def program(cases: list[dict], headers: list[str] = HEADERS, case_cpp: Any = None) -> str:
+    """``headers``, ``case_cpp(i, case)`` (``void c<i>()``, ``_cpp_case`` by default) for each case and a ``main``
+    that calls them."""
+    lines = list(headers)
     for i, case in enumerate(cases):
-        lines += _cpp_case(i, case)
+        lines += (case_cpp or _cpp_case)(i, case)
     lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
 
-def run_cpp(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
-    """CuTe C++'s printed values for every key of every case (underscores removed)."""
-    out = compile_and_run(program(cases), timeout)
-    return {a: b.replace("_", "") for a, b in (line.split("\t", 1) for line in out.splitlines() if "\t" in line)}
+def run_cpp(cases: list[dict], timeout: int = 1800, headers: list[str] = HEADERS, case_cpp: Any = None) -> dict:
+    """CuTe C++'s printed values for every key of every case (underscores removed); see ``program``."""
+    return {a: b.replace("_", "") for a, b in printed(compile_and_run(program(cases, headers, case_cpp),
+                                                                       timeout)).items()}
 
 
 # ------------------------------------------------------------------------------------------- ours
@@ -607,13 +609,8 @@ def _umma_cpp(i: int, case: dict) -> list[str]:
 def run_umma(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     """CuTe's values for the tiled-UMMA cases: one host-only translation unit (CuTe's SM100 MMA traits and tiled MMA
     are host code; g++ builds them as nvcc -arch=sm_100a does, in a fraction of the time)."""
-    lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
-             "using namespace cute;"]
-    for i, case in enumerate(cases):
-        lines += _umma_cpp(i, case)
-    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
-    out = compile_and_run("\n".join(lines) + "\n", timeout)
-    return {a: b.replace("_", "") for a, b in (line.split("\t", 1) for line in out.splitlines() if "\t" in line)}
+    return run_cpp(cases, timeout, ["#include <cstdio>", "#include <cute/tensor.hpp>",
+                                    "#include <cute/atom/mma_traits_sm100.hpp>", "using namespace cute;"], _umma_cpp)
 
 
 def _ours_umma(i: int, case: dict) -> dict[str, str]:
@@ -706,13 +703,9 @@ def _tmem_cpp(i: int, case: dict) -> list[str]:
 def run_tmem(cases: list[dict], timeout: int = 1800) -> dict[str, str]:
     """CuTe's values for the tensor-memory cases: one host-only translation unit against ``copy_traits_sm100.hpp``
     and ``mma_traits_sm100.hpp`` (the traits and ``make_tmem_copy`` are host code)."""
-    lines = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
-             "#include <cute/atom/copy_traits_sm100.hpp>", "using namespace cute;"]
-    for i, case in enumerate(cases):
-        lines += _tmem_cpp(i, case)
-    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
-    out = compile_and_run("\n".join(lines) + "\n", timeout)
-    return {a: b.strip().replace("_", "") for a, b in (ln.split("\t", 1) for ln in out.splitlines() if "\t" in ln)}
+    return {k: v.strip() for k, v in run_cpp(cases, timeout, [
+        "#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
+        "#include <cute/atom/copy_traits_sm100.hpp>", "using namespace cute;"], _tmem_cpp).items()}
 
 
 def _tmem_names() -> list[str]:

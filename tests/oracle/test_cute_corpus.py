@@ -181,3 +181,18 @@ def test_a_tile_refusal_is_confirmed_only_where_cute_s_tile_is_not_the_function(
     wrong = {"op": "local_tile", "args": ["(4,3):(3,1)", ["4:-1"], "(1,0)"], "cute": "((4)):((-3)) @ 12"}
     assert cn._tile_agrees(wrong) == "" and cn.confirm_not_a_function(wrong) == ""
     assert "at i = 0 CuTe's tile gives 12, but A at the tile's coordinate (0, 1) is 1" in cn.refusal_message(wrong)
+
+
+def test_a_run_that_dies_goes_on_from_the_next_case(tmp_path: Path) -> None:
+    """``cute_cpp.run_resuming`` (``cute_cpp``'s batches, ``cute_tma``, ``cute_pictures``): a program that dies in
+    case 2 of 5 is run again from case 3; the case it died in gets its exit status and the last line of its stderr."""
+    import cute_cpp
+
+    exe = tmp_path / "p"
+    exe.write_text('#!/bin/sh\ni=${1:-0}\nwhile [ "$i" -lt 5 ]; do\n  [ "$i" = 2 ] && { echo "x\nassert in 2" >&2; '
+                   'exit 134; }\n  printf "%s.done\\t1\\n" "$i"\n  i=$((i + 1))\ndone\n')
+    exe.chmod(0o755)
+    out: list[str] = []
+    died = cute_cpp.run_resuming(exe, 5, out.append, lambda i: f"{i}.done" in cute_cpp.printed("".join(out)))
+    assert died == {2: (134, "assert in 2")}
+    assert list(cute_cpp.printed("".join(out))) == ["0.done", "1.done", "3.done", "4.done"]
