@@ -3,7 +3,6 @@ partitions and the GMMA smem atoms, and each line is compared with ``algebra.ato
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cute_cpp import toolchain  # noqa: E402
+from cute_cpp import compile_and_run, printed, toolchain  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -83,17 +82,10 @@ def program() -> str:
 
 
 @pytest.fixture(scope="module")
-def cute_output(tmp_path_factory) -> dict[str, str]:
-    cmd = toolchain()
-    if cmd is None:
+def cute_output() -> dict[str, str]:
+    if toolchain() is None:
         pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
-    d = tmp_path_factory.mktemp("atoms_oracle")
-    src, exe = d / "atoms.cpp", d / "atoms"
-    src.write_text(program())
-    r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-4000:]
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
-    return dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+    return printed(compile_and_run(program(), 900))
 
 
 def plain(s: str) -> str:

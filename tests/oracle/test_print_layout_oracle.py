@@ -38,18 +38,12 @@ def cpp(text: str) -> str:
     return cute_cpp.cvalue(text)
 
 
-def test_show_prints_what_print_layout_prints(tmp_path):
-    cmd = cute_cpp.toolchain()
-    if cmd is None:
+def test_show_prints_what_print_layout_prints():
+    if cute_cpp.toolchain() is None:
         pytest.skip("no C++ compiler with CuTe and CUDA headers")
     body = "\n".join(f'  printf("@@{k}\\n"); print_layout({cpp(t)});' for k, t in enumerate(LAYOUTS))
-    src = tmp_path / "print_layout.cpp"
-    src.write_text("#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n"
-                   f"int main() {{\n{body}\n  return 0;\n}}\n")
-    exe = tmp_path / "print_layout.bin"
-    built = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-3000:]
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
+    out = cute_cpp.compile_and_run("#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n"
+                                   f"int main() {{\n{body}\n  return 0;\n}}\n")
     tables = out.split("@@")[1:]
     assert len(tables) == len(LAYOUTS)
     for text, table in zip(LAYOUTS, tables, strict=True):
