@@ -41,23 +41,22 @@ def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
         return best
     kind = choice.get("kind") if isinstance(choice, dict) else None
     if kind == "naive":
-        return solver.Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "naive")
     if kind == "swizzle":
         b, m, s = (int(x) for x in choice["swizzle"])
         if not solver.swizzle_fits(tile, b, m, s) or b < 1 or s < b:
             raise SolveError(f"layouts: Sw<{b},{m},{s}> does not fit the tile")
-        return solver.Candidate("swizzle", solver._swizzle_place(tile, b, m, s), swizzle=(b, m, s),
-                                footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "swizzle", (b, m, s))
     if kind == "padding":
         p = int(choice["pad"])
         if tile.lead is None or not 1 <= p <= 128:
             raise SolveError("layouts: padding needs a flat rank-2 tile and 1 <= pad <= 128")
-        return solver.Candidate("padding", solver._padding_place(tile, p), pad=p)
+        return solver.candidate(tile, "padding", p)
     if kind == "xor":
         cols = {int(k): int(v) for k, v in dict(choice["xor"]).items()}
         if any(v >> k for k, v in cols.items()):
             raise SolveError("layouts: an XOR map may only flip bits below its source bit")
-        return solver.Candidate("xor", solver.make_place(tile, cols), xor=cols, footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "xor", cols)
     raise SolveError(f"layouts: unknown layout choice {choice!r}")
 
 
@@ -81,8 +80,6 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
         cand = candidate_of(tile, choice, best)
         if not solver.evaluate(tile, accs, cand):
             raise solver.SolveError(f"layouts: {choice} breaks a vector access")
-        if cand.kind == "padding":
-            cand.footprint_bytes = solver._footprint(tile, cand)
         d = describe(tile, accs, cand, dict(hardware(tile, accs, cand), vector_kept=True), naive)
         runs = []
         for a, pa in zip(accs, d["per_access"], strict=True):

@@ -17,6 +17,7 @@ addresses (the reference model); ``candidates[0]`` costs no more than any swizzl
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from algebra.core.arith import f2_apply
@@ -24,7 +25,6 @@ from algebra.doctor.linear_layout import swizzles
 from algebra.doctor.solver_access import (
     Access,
     Candidate,
-    Place,
     SolveError,
     Tile,
     lane_offsets,
@@ -37,11 +37,6 @@ from algebra.hw.bankfix import bank_bits, compact_tail, swizzle_fn, varying_bits
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
 MAX_CANDIDATES = 12
-
-
-def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
-    f, off = swizzle_fn(b, m, s), tile.offset
-    return lambda r, c: f(off(r, c))
 
 
 def _swizzle_moved(tile: Tile, b: int, m: int, s: int) -> list[int] | None:
@@ -89,9 +84,26 @@ def padding_space(tile: Tile) -> list[int]:
     return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
-def _padding_place(tile: Tile, p: int) -> Place:
-    ld = tile.layout.stride[tile.lead] + p
-    return (lambda r, c: r * ld + c) if tile.lead == 0 else (lambda r, c: r + c * ld)
+def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate | None:
+    """The candidate of one fix, its ``fn`` on the tile's offsets and its footprint: ``naive`` (no arg), ``swizzle``
+    (arg (B, M, S); None when ``swizzle_footprint`` is), ``padding`` (arg p elements: a flat rank-2 tile's
+    ``r * ld + c`` or ``r + c * ld`` is ``o + (o // ld) * p`` of its offset o) or ``xor`` (arg {source bit: target
+    mask}, a bijection on the tile's 2^n offsets, ``f2_columns_of``)."""
+    fn, foot, eb = None, tile.footprint_bytes, tile.element_bytes
+    if kind == "swizzle":
+        fn, foot = swizzle_fn(*arg), swizzle_footprint(tile, *arg)
+        if foot is None:
+            return None
+    elif kind == "padding":
+        ld = tile.layout.stride[tile.lead]
+        fn = lambda o: o + o // ld * arg  # noqa: E731
+        foot = (fn(tile.max_offset) + 1) * eb
+    elif kind == "xor":
+        fn = partial(f2_apply, f2_columns_of(max(tile.max_offset.bit_length(), max(arg, default=-1) + 1), arg))
+    off = tile.offset
+    return Candidate(kind, off if fn is None else lambda r, c: fn(off(r, c)), fn, swizzle=arg if kind == "swizzle"
+                     else None, pad=arg if kind == "padding" else 0, xor=arg if kind == "xor" else None,
+                     footprint_bytes=foot)
 
 
 def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
@@ -99,11 +111,12 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
     with ``xor_search``) holds each access's phases by its lanes' offsets."""
     memo = {} if memo is None else memo
     phases: list[list[int] | None] = []
+    safe = cand.safe_vector
     for k, acc in enumerate(accesses):
         if acc.constraint:
             phases.append(None)
             continue
-        offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place, cand.safe_vector)
+        offs = lane_offsets(acc, cand.place) if cand.fn is None else _fast_offsets(tile, k, acc, cand.fn, safe, memo)
         if offs is None:
             return False
         phases.append(priced(memo, k, acc, offs, tile.element_bytes))
@@ -111,14 +124,14 @@ def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | N
     return True
 
 
-def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) -> list[int] | None:
-    """``lane_offsets`` for a placement ``fn(tile offset)``: the lanes' offsets in the tile as given are computed once
-    (they are contiguous and aligned: the naive candidate is checked first), then only ``fn`` runs."""
+def _fast_offsets(tile: Tile, k: int, acc: Access, f: Any, safe: int, memo: dict) -> list[int] | None:
+    """``lane_offsets`` for a placement ``f(tile offset)``: the lanes' offsets in the tile as given are computed once
+    (they are contiguous and aligned: the naive candidate is checked first), then only ``f`` runs."""
     base = memo.get(("lanes", k))
     if base is None:
         base = memo[("lanes", k)] = [tile.offset(r, c) for r, c in acc.lanes]
-    f, v = cand.fn, acc.vector
-    if v <= cand.safe_vector:
+    v = acc.vector
+    if v <= safe:
         return [f(o) for o in base]
     out = []
     for o in base:
@@ -127,12 +140,6 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) 
             return None
         out.append(x)
     return out
-
-
-def _footprint(tile: Tile, cand: Candidate) -> int:
-    """Bytes a padded tile spans."""
-    last = max(cand.place(r, c) for r in (0, tile.rows - 1) for c in (0, tile.cols - 1))
-    return (last + 1) * tile.element_bytes
 
 
 def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
@@ -152,13 +159,6 @@ def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
     """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
     ``cols[j]`` (the column of ``skip`` left out)."""
     return [(1 << j) ^ (cols.get(j, 0) if j != skip else 0) for j in range(n)]
-
-
-def make_place(tile: Tile, cols: dict[int, int]) -> Place:
-    """The placement ``(r, c) -> f(tile offset)`` for the F2 map with ``cols[source bit] = target mask``."""
-    f = f2_columns_of(max(tile.max_offset.bit_length(), max(cols, default=-1) + 1), cols)
-    off = tile.offset
-    return lambda r, c: f2_apply(f, off(r, c))
 
 
 def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int]:
@@ -197,9 +197,8 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
                 if keep_key is None or key < keep_key:
                     keep, keep_key = m, key
             cols[j] = keep
-        best = Candidate("xor", make_place(tile, cols), xor={j: m for j, m in cols.items() if m})
+        best = candidate(tile, "xor", {j: m for j, m in cols.items() if m})
         evaluate(tile, accesses, best, memo)
-        best.footprint_bytes = tile.footprint_bytes
         if best.total <= ideal:
             break
     return (best if best.xor else None), tried
@@ -209,23 +208,19 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     """(naive, every surviving candidate unsorted -- the tile as given among them, so the best is never worse than
     leaving it alone --, counts of what was tried and rejected)."""
     memo: dict = {}
-    naive = Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
+    naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
         raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
-    swizzles = [Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
-                          fn=swizzle_fn(b, m, s))
-                for b, m, s in swizzle_space(tile) if (foot := swizzle_footprint(tile, b, m, s)) is not None]
-    paddings = [Candidate("padding", _padding_place(tile, p), pad=p) for p in padding_space(tile)]
+    swizzles = [c for bms in swizzle_space(tile) if (c := candidate(tile, "swizzle", bms)) is not None]
+    paddings = [candidate(tile, "padding", p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
     out = [naive]
     for c in swizzles + paddings:
-        if not evaluate(tile, accesses, c, memo):
+        if evaluate(tile, accesses, c, memo):
+            out.append(c)
+        else:
             counts["rejected_vector"] += 1
-            continue
-        if c.kind == "padding":
-            c.footprint_bytes = _footprint(tile, c)
-        out.append(c)
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
@@ -240,11 +235,9 @@ def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
     """True when the candidate keeps every vector of the accesses' width whole anywhere in the tile, not only at the
     lanes given: a swizzle needs M >= log2(widest vector), a padding a leading stride that is a multiple of it."""
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    if c.kind == "swizzle":
-        return (1 << c.swizzle[1]) >= vec
     if c.kind == "padding":
         return (tile.layout.stride[tile.lead] + c.pad) % vec == 0
-    return c.kind != "xor" or c.safe_vector >= vec
+    return c.kind == "naive" or c.safe_vector >= vec
 
 
 def rank_key(c: Candidate, hw: dict) -> tuple:
@@ -256,36 +249,27 @@ def rank_key(c: Candidate, hw: dict) -> tuple:
             {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
 
-def fold_paddings(cands: list[Candidate], hws: dict) -> tuple[list[Candidate], dict[int, list[Candidate]]]:
+def fold_paddings(cands: list[Candidate], hws: dict) -> list[tuple[Candidate, dict[str, Any] | None]]:
     """Distinct outcomes: of the paddings with one result (wavefronts per access, vectors kept, constraints met),
     only the first in ``cands`` (ranked: the fewest extra bytes, so the smallest padding) stays; the others are
-    folded under it. Post-condition: the kept list is ``cands`` in order minus the folded paddings; ``folded[id(c)]``
-    lists what each kept candidate stands for (empty for all but paddings)."""
-    kept: list[Candidate] = []
-    folded: dict[int, list[Candidate]] = {}
-    first: dict[tuple, Candidate] = {}
+    folded under it. Post-condition: the kept candidates are ``cands`` in order minus the folded paddings, each with
+    ``{"count", "pads", "text"}`` on the paddings folded under it (same wavefronts, more bytes), or None."""
+    kept, same = [], {}
     for c in cands:
-        if c.kind == "padding":
-            hw = hws[id(c)]
-            key = (tuple(c.wavefronts), hw["vector_kept"], hw["constraints_met"])
-            if key in first:
-                folded[id(first[key])].append(c)
-                continue
-            first[key] = c
-        kept.append(c)
-        folded[id(c)] = []
-    return kept, folded
-
-
-def folded_note(tile: Tile, c: Candidate, same: list[Candidate]) -> dict[str, Any] | None:
-    """``{"count", "pads", "text"}`` for the paddings folded under ``c`` (same wavefronts, more bytes), or None."""
-    if not same:
-        return None
-    pads = sorted(x.pad for x in same)
-    shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
-    return {"count": len(pads), "pads": pads,
-            "text": f"{len(pads)} larger padding{'s' if len(pads) > 1 else ''} ({shown} elements) give the same "
-                    f"wavefronts with more bytes; +{c.pad} is the smallest"}
+        hw = hws[id(c)]
+        key = (tuple(c.wavefronts), hw["vector_kept"], hw["constraints_met"]) if c.kind == "padding" else id(c)
+        if key in same:
+            same[key].append(c.pad)
+            continue
+        kept.append((c, same.setdefault(key, [])))
+    out = []
+    for c, folded in kept:
+        pads = sorted(folded)
+        shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
+        out.append((c, {"count": len(pads), "pads": pads, "text": f"{len(pads)} larger padding"
+                        f"{'s' if len(pads) > 1 else ''} ({shown} elements) give the same wavefronts with more bytes; "
+                        f"+{c.pad} is the smallest"} if pads else None))
+    return out
 
 
 def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDATES) -> dict[str, Any]:
@@ -297,8 +281,6 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     naive, cands, counts = search(t, accs)
     hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
     cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
-    kept, folded = fold_paddings(cands, hws)
-    top = kept[:limit]
     wide = [(a, a.access_bytes(t.element_bytes)) for a in accs if a.kind == "lds" and len(a.lanes) < 32]
     notes = [f"{a.name}: {len(a.lanes)} lanes of {ab}-byte accesses. The bank model (CONTRACT 3) splits the active "
              "lanes into phases; measured on an H200 (bench/results/solve_smem_*), the hardware still takes one pass "
@@ -307,7 +289,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs], "notes": notes,
             "ideal": sum(a.ideal(t.element_bytes) for a in accs),
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
-            "naive": describe(t, accs, naive, dict(hardware(t, accs, naive), vector_kept=True), naive),
-            "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=folded_note(t, c, folded[id(c)]))
-                           for c in top],
+            "naive": describe(t, accs, naive, hws[id(naive)], naive),
+            "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=note)
+                           for c, note in fold_paddings(cands, hws)[:limit]],
             "searched": counts}

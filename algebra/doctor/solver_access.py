@@ -219,16 +219,13 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
                 raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
             lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
                           _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
-    elif kind == "row":
-        r = _int(spec.get("index", 0), f"{w}.index", 0, rows - 1)
-        start = _int(spec.get("start", 0), f"{w}.start", 0, cols - 1)
+    elif kind in ("row", "column"):  # lane t at (index, start + t * vector) of a row, (start + t, index) of a column
+        along, across, step = (cols, rows, vec) if kind == "row" else (rows, cols, 1)
+        i = _int(spec.get("index", 0), f"{w}.index", 0, across - 1)
+        start = _int(spec.get("start", 0), f"{w}.start", 0, along - 1)
         count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
-        lanes = [(r, start + t * vec) for t in range(min((cols - start) // vec, count))]
-    elif kind == "column":
-        c = _int(spec.get("index", 0), f"{w}.index", 0, cols - 1)
-        start = _int(spec.get("start", 0), f"{w}.start", 0, rows - 1)
-        count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
-        lanes = [(start + t, c) for t in range(min(rows - start, count))]
+        pos = [start + t * step for t in range(min((along - start) // step, count))]
+        lanes = [(i, x) for x in pos] if kind == "row" else [(x, i) for x in pos]
     elif kind == "thread_layout":
         lanes = _thread_lanes(spec, w, tile, vec)
     elif kind == "ldmatrix":
@@ -391,28 +388,37 @@ def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int)
 
 @dataclass
 class Candidate:
-    """One placement of the tile in shared memory, as the layout doctor's search keeps it: ``kind`` naive / swizzle
-    / padding / xor, its parameters and the wavefronts of each access under it (``phases``, None for a
-    constraint)."""
+    """One placement of the tile in shared memory, as the layout doctor's search keeps it (``solver.candidate``
+    builds each kind): offset o of the tile as given goes to ``fn(o)`` -- ``swizzle`` ``Sw<B,M,S>``, ``xor`` the F2
+    map ``o ^ A(o_hi)`` with ``xor[source bit] = target mask``, ``padding`` the leading stride stretched by ``pad``
+    elements; ``fn`` is None for ``naive``, the tile as given --, ``place`` is (r, c) -> that offset, and ``phases``
+    the wavefronts of each access under it (None for a constraint)."""
 
     kind: str
     place: Place
+    fn: Callable[[int], int] | None = None
     swizzle: tuple[int, int, int] | None = None
     pad: int = 0
     xor: dict[int, int] | None = None
-    phases: list[list[int] | None] = field(default_factory=list)
     footprint_bytes: int = 0
-    fn: Any = None  # offset -> offset, when the placement is a function of the tile's own offsets (swizzles)
+    phases: list[list[int] | None] = field(default_factory=list)
+
+    @property
+    def columns(self) -> dict[int, int]:
+        """The map as ``o ^ A(o_hi)``, source bit -> target mask: a swizzle's B shifted unit columns, an XOR map's
+        own; empty for naive and padding."""
+        if self.swizzle:
+            b, m, s = self.swizzle
+            return {m + s + t: 1 << (m + t) for t in range(b)}
+        return self.xor or {}
 
     @property
     def safe_vector(self) -> int:
         """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
         target bit (the tile as given is checked once, as the naive candidate)."""
-        if self.swizzle:
-            return 1 << self.swizzle[1]
-        if self.kind == "xor":
-            return min((m & -m for m in (self.xor or {}).values() if m), default=1 << 30)
-        return 1
+        if self.kind in ("naive", "padding"):
+            return 1
+        return min((m & -m for m in self.columns.values() if m), default=1 << 30)
 
     @property
     def wavefronts(self) -> list[int]:
@@ -424,6 +430,4 @@ class Candidate:
 
     @property
     def xor_bits(self) -> int:
-        if self.swizzle:
-            return self.swizzle[0]
-        return sum(bin(m).count("1") for m in (self.xor or {}).values())
+        return sum(bin(m).count("1") for m in self.columns.values())

@@ -153,12 +153,7 @@ def bit_labels(tile: Tile) -> list[str]:
 def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
     """``{"nbits", "labels", "xor": [[source bit, target bit], ...], "kept": low bits untouched, "bank_bits"}``."""
     eb = tile.element_bytes
-    pairs: list[list[int]] = []
-    if cand.swizzle is not None:
-        b, m, s = cand.swizzle
-        pairs = [[m + s + t, m + t] for t in range(b)]
-    elif cand.xor:
-        pairs = [[j, t] for j, mask in sorted(cand.xor.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
+    pairs = [[j, t] for j, mask in sorted(cand.columns.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
     low = min((p[1] for p in pairs), default=0)
     return {"nbits": tile.max_offset.bit_length(), "labels": bit_labels(tile), "xor": pairs, "kept": low,
             "bank_bits": list(range(*bank_bits(eb))), "element_bytes": eb}
