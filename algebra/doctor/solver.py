@@ -100,27 +100,26 @@ def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate | None:
         foot = (fn(tile.max_offset) + 1) * eb
     elif kind == "xor":
         fn = partial(f2_apply, f2_columns_of(max(tile.max_offset.bit_length(), max(arg, default=-1) + 1), arg))
-    off = tile.offset
-    return Candidate(kind, off if fn is None else lambda r, c: fn(off(r, c)), fn, swizzle=arg if kind == "swizzle"
-                     else None, pad=arg if kind == "padding" else 0, xor=arg if kind == "xor" else None,
-                     footprint_bytes=foot)
+    return Candidate(kind, fn, swizzle=arg if kind == "swizzle" else None, pad=arg if kind == "padding" else 0,
+                     xor=arg if kind == "xor" else None, footprint_bytes=foot)
 
 
 def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
-    """Fill ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per search, shared
-    with ``xor_search``) holds each access's phases by its lanes' offsets."""
+    """Fill ``cand.offsets`` and ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per
+    search, shared with ``xor_search``) holds each access's phases by its lanes' offsets."""
     memo = {} if memo is None else memo
-    phases: list[list[int] | None] = []
-    safe = cand.safe_vector
+    offsets: list[list[int] | None] = []
+    f, safe = cand.fn, cand.safe_vector
     for k, acc in enumerate(accesses):
-        if acc.constraint:
-            phases.append(None)
-            continue
-        offs = lane_offsets(acc, cand.place) if cand.fn is None else _fast_offsets(tile, k, acc, cand.fn, safe, memo)
-        if offs is None:
-            return False
-        phases.append(priced(memo, k, acc, offs, tile.element_bytes))
-    cand.phases = phases
+        offs = None
+        if not acc.constraint:
+            offs = lane_offsets(acc, tile.offset) if f is None else _fast_offsets(tile, k, acc, f, safe, memo)
+            if offs is None:
+                return False
+        offsets.append(offs)
+    cand.offsets = offsets
+    cand.phases = [None if o is None else priced(memo, k, a, o, tile.element_bytes)
+                   for k, (a, o) in enumerate(zip(accesses, offsets, strict=True))]
     return True
 
 
@@ -142,19 +141,6 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, f: Any, safe: int, memo: dict
     return out
 
 
-def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
-    """(target bits, source bits) of the search; empty lists when there is no room (vectors as wide as a line)."""
-    n = tile.nbits or 0
-    vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    lo, hi = bank_bits(tile.element_bytes)
-    t_lo, t_hi = max(vec.bit_length() - 1, lo), min(n, hi)
-    if t_lo >= t_hi or t_hi >= n:
-        return [], []
-    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
-    sources = [j for j in range(t_hi, n) if (varying >> j) & 1]
-    return list(range(t_lo, t_hi)), sources
-
-
 def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
     """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
     ``cols[j]`` (the column of ``skip`` left out)."""
@@ -171,12 +157,15 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
     Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
     the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
     widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
-    targets, sources = xor_bits(tile, accesses)
-    if not targets or not sources:
+    eb, n = tile.element_bytes, tile.nbits or 0
+    vec = max((a.vector for a in accesses if not a.constraint), default=1)
+    lo, hi = bank_bits(eb)
+    lo, hi = max(vec.bit_length() - 1, lo), min(n, hi)  # the target bits: bank bits above the widest vector
+    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
+    sources = [j for j in range(hi, n) if (varying >> j) & 1]
+    if lo >= hi or hi >= n or not sources:
         return None, 0
-    eb, n = tile.element_bytes, max(tile.max_offset.bit_length(), sources[-1] + 1)
-    lo = targets[0]
-    masks = [m << lo for m in range(1 << len(targets))]
+    masks = [m << lo for m in range(1 << (hi - lo))]
     ideal = sum(a.ideal(eb) for a in accesses)
     lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
     naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]

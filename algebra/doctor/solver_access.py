@@ -353,26 +353,15 @@ def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
 
 # --------------------------------------------------------------------------- cost under a placement
 
-Place = Callable[[int, int], int]
-
-
-def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] | None:
+def lane_offsets(acc: Access, place: Callable[[int, int], int]) -> list[int] | None:
     """Each lane's first element offset under ``place`` (r, c) -> offset, or None when some lane's vector is not
-    contiguous and aligned there (then the access is no longer one vector instruction).
-
-    ``safe_vector``: the placement only changes offset bits at or above log2(safe_vector) of the tile as given
-    (whose vectors are contiguous and aligned), so vectors up to that width need no element-by-element check."""
+    contiguous and aligned there (then the access is no longer one vector instruction)."""
     v = acc.vector
-    if v <= safe_vector:
-        return [place(r, c) for r, c in acc.lanes]
     out = []
     for r, c in acc.lanes:
         o = place(r, c)
-        if o % v:
+        if o % v or any(place(r, c + k) != o + k for k in range(1, v)):
             return None
-        for k in range(1, v):
-            if place(r, c + k) != o + k:
-                return None
         out.append(o)
     return out
 
@@ -391,16 +380,16 @@ class Candidate:
     """One placement of the tile in shared memory, as the layout doctor's search keeps it (``solver.candidate``
     builds each kind): offset o of the tile as given goes to ``fn(o)`` -- ``swizzle`` ``Sw<B,M,S>``, ``xor`` the F2
     map ``o ^ A(o_hi)`` with ``xor[source bit] = target mask``, ``padding`` the leading stride stretched by ``pad``
-    elements; ``fn`` is None for ``naive``, the tile as given --, ``place`` is (r, c) -> that offset, and ``phases``
-    the wavefronts of each access under it (None for a constraint)."""
+    elements; ``fn`` is None for ``naive``, the tile as given. ``solver.evaluate`` fills, per access, each lane's
+    first offset (``offsets``) and the wavefronts of each phase (``phases``), None for a constraint."""
 
     kind: str
-    place: Place
     fn: Callable[[int], int] | None = None
     swizzle: tuple[int, int, int] | None = None
     pad: int = 0
     xor: dict[int, int] | None = None
     footprint_bytes: int = 0
+    offsets: list[list[int] | None] = field(default_factory=list)
     phases: list[list[int] | None] = field(default_factory=list)
 
     @property

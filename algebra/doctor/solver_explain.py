@@ -19,7 +19,7 @@ from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.layout import Layout, offsets
 from algebra.core.products import tile_to_shape
 from algebra.core.swizzle import ComposedLayout, Swizzle
-from algebra.doctor.solver_access import Access, Tile, lane_offsets
+from algebra.doctor.solver_access import Access, Tile
 from algebra.hw import hopper, sm100_smem
 from algebra.hw.bankfix import bank_bits, hardware_swizzles
 from algebra.hw.banks import analyze
@@ -249,12 +249,11 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
     eb = tile.element_bytes
     per_access = []
-    for a in accesses:
-        if a.constraint:
+    for a, offs in zip(accesses, cand.offsets, strict=True):
+        if offs is None:  # a constraint
             per_access.append({"name": a.name, "kind": a.kind, "wavefronts": 0, "ideal": 0, "phases": [],
                                "byte_addresses": [], "banks": []})
             continue
-        offs = lane_offsets(a, cand.place) or []
         addrs = [o * eb for o in offs]
         r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
