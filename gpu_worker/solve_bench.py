@@ -72,7 +72,7 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
     naive, cands, _ = solver.search(tile, accs)
     best = None
     if any(c == "best" for c in layouts):
-        hws = {id(c): dict(hardware(tile, accs, c), vector_kept=solver.vector_kept(tile, accs, c)) for c in cands}
+        hws = {id(c): hardware(tile, accs, c) for c in cands}
         cands.sort(key=lambda c: solver.rank_key(c, hws[id(c)]))
         best = cands[0] if cands else None
     out = []

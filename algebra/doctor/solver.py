@@ -39,30 +39,6 @@ __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space",
 MAX_CANDIDATES = 12
 
 
-def _swizzle_moved(tile: Tile, b: int, m: int, s: int) -> list[int] | None:
-    """Where ``Sw<b,m,s>`` sends the offsets it may move out of the tile (on a compact tile its ``compact_tail``,
-    otherwise every offset, at most 16384); None when they are too many to check."""
-    if tile.compact:
-        xs: Any = compact_tail(len(tile.table), b, m)
-    elif len(tile.table) <= 16384:
-        xs = tile.table
-    else:
-        return None
-    ymask = ((1 << b) - 1) << (m + s)
-    return [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
-
-
-def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
-    """True when ``Sw<b,m,s>`` maps the tile's set of offsets onto itself."""
-    moved = _swizzle_moved(tile, b, m, s)
-    if moved is None:
-        return False
-    if tile.compact:
-        return all(x < len(tile.table) for x in moved)
-    offs = set(tile.table)
-    return all(x in offs for x in moved)
-
-
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
     """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
     bits reach past the largest offset acts as a smaller B)."""
@@ -72,11 +48,26 @@ def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
 def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
     """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
     the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
-    offsets are not a contiguous range)."""
-    moved = _swizzle_moved(tile, b, m, s)
-    if moved is None:
+    offsets are not a contiguous range). Only the offsets it may move out of the tile are moved: on a compact tile
+    its ``compact_tail``, otherwise every offset (at most 16384)."""
+    if tile.compact:
+        xs: Any = compact_tail(len(tile.table), b, m)
+    elif len(tile.table) <= 16384:
+        xs = tile.table
+    else:
         return None
+    ymask = ((1 << b) - 1) << (m + s)
+    moved = [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
     return (max(moved + [tile.max_offset] if tile.compact else moved) + 1) * tile.element_bytes
+
+
+def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
+    """True when ``Sw<b,m,s>`` maps every offset of the tile to an offset of the tile (onto itself for S >= B, where
+    it is one-to-one); on a compact tile, when it moves none past the end."""
+    foot = swizzle_footprint(tile, b, m, s)
+    if foot is None or not tile.compact:
+        return foot is not None and set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
+    return foot == tile.footprint_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
@@ -220,15 +211,6 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     return naive, out, counts
 
 
-def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
-    """True when the candidate keeps every vector of the accesses' width whole anywhere in the tile, not only at the
-    lanes given: a swizzle needs M >= log2(widest vector), a padding a leading stride that is a multiple of it."""
-    vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    if c.kind == "padding":
-        return (tile.layout.stride[tile.lead] + c.pad) % vec == 0
-    return c.kind == "naive" or c.safe_vector >= vec
-
-
 def rank_key(c: Candidate, hw: dict) -> tuple:
     """Constraints met, total wavefronts, vectors kept tile-wide, a CuTe layout before a general XOR map (which no
     CuTe type, TMA mode or GMMA atom expresses), extra bytes, hardware mode, fewer XOR bits, then (B, S, M) /
@@ -268,7 +250,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)
     naive, cands, counts = search(t, accs)
-    hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
+    hws = {id(c): hardware(t, accs, c) for c in cands}
     cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
     wide = [(a, a.access_bytes(t.element_bytes)) for a in accs if a.kind == "lds" and len(a.lanes) < 32]
     notes = [f"{a.name}: {len(a.lanes)} lanes of {ab}-byte accesses. The bank model (CONTRACT 3) splits the active "
