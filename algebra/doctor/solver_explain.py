@@ -53,25 +53,26 @@ def modes_on_tile(sw: tuple[int, int, int], element_bytes: int, nbits: int) -> l
             if m2 == m and min(b2, live) == min(b, live)]
 
 
+def _tiles_to(tile: Tile, atom: Any) -> bool:
+    """True when ``tile_to_shape(atom, (rows, cols))`` (CuTe's, the swizzle left out) has the tile's offsets."""
+    ar, ac = atom.shape
+    if tile.rows % ar or tile.cols % ac:
+        return False
+    try:
+        tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile.rows, tile.cols))
+    except ValueError:
+        return False
+    probe = [(r, c) for r in (0, 1, ar - 1, tile.rows - 1) for c in (0, 1, ac - 1, tile.cols - 1)]
+    return all(tiled(r + tile.rows * c) == tile.offset(r, c) for r, c in probe) and offsets(tiled) == tile.table
+
+
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
     if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
     for major in ("K", "MN"):
         atom = hopper.smem_atom(major, span, 8 * tile.element_bytes)
-        if sw is not None and atom.element_swizzle != sw:
-            continue
-        ar, ac = atom.shape
-        if tile.rows % ar or tile.cols % ac:
-            continue
-        try:
-            tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile.rows, tile.cols))
-        except ValueError:
-            continue
-        probe = [(r, c) for r in (0, 1, ar - 1, tile.rows - 1) for c in (0, 1, ac - 1, tile.cols - 1)]
-        if any(tiled(r + tile.rows * c) != tile.offset(r, c) for r, c in probe):
-            continue
-        if offsets(tiled) == tile.table:
+        if (sw is None or atom.element_swizzle == sw) and _tiles_to(tile, atom):
             return f"GMMA::{atom.name}<{CPP_TYPES[tile.element_bytes]}>"
     return None
 
@@ -84,11 +85,7 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
         return wgmma.replace("GMMA::", "UMMA::") + f" ({SWIZZLE_NAMES[span]})"
     if sw is None or tile.element_bytes > 4 or (sw[0], sw[1] + tile.element_bytes.bit_length() - 1, sw[2]) != (2, 5, 2):
         return None
-    atom = sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)
-    if tile.rows % atom.shape[0] or tile.cols % atom.shape[1]:
-        return None
-    tiled = sm100_smem.tile_atom(atom, tile.rows, tile.cols).layout_b
-    if offsets(tiled) != tile.table:
+    if not _tiles_to(tile, sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)):
         return None
     return f"UMMA::Layout_MN_SW128_32B_Atom<{CPP_TYPES[tile.element_bytes]}> (SWIZZLE_128B_BASE32B)"
 
@@ -206,8 +203,9 @@ def _chunk_sentence(accesses: list[Access], eb: int, m: int) -> str:
     return f"{kept}; {what}, {tail}."
 
 
-def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
-    """One paragraph: what conflicts in the tile as given and how this candidate spreads it."""
+def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any, bits: dict[str, Any]) -> str:
+    """One paragraph: what conflicts in the tile as given and how this candidate spreads it (a swizzle's source bits
+    named as its ``bit_diagram`` labels them)."""
     eb = tile.element_bytes
     row_bytes = (tile.cols if tile.lead != 1 else tile.rows) * eb
     worst = max(((a, w) for a, w in zip(accesses, naive.wavefronts, strict=True) if not a.constraint),
@@ -232,8 +230,7 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
                        "bank bits (an F2-linear map that is not a shifted identity), which keeps every vector whole "
                        "because it only flips bits above the widest vector.")
     b, m, s = cand.swizzle
-    labels = bit_labels(tile)
-    src = [labels[m + s + t] or f"bit {m + s + t}" for t in range(b)]
+    src = [bits["labels"][j] or f"bit {j}" for j, _ in bits["xor"]]
     vec_bytes = eb << m
     text = (f"Sw<{b},{m},{s}> XORs offset bits {m + s}..{m + s + b - 1} ({', '.join(src)}) into bits "
             f"{m}..{m + b - 1}. " + _chunk_sentence(accesses, eb, m) + " "
@@ -259,7 +256,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
         r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
                            "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
-    lay, sw, xor = layout_of(tile, cand), cand.swizzle, sorted((cand.xor or {}).items())
+    lay, sw, xor, bits = layout_of(tile, cand), cand.swizzle, sorted((cand.xor or {}).items()), bit_diagram(tile, cand)
     xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in xor) + f"> o {tile.text}"
     return {"kind": cand.kind, "layout": str(lay) if lay is not None else xor_name,
             "swizzle": f"Sw<{sw[0]},{sw[1]},{sw[2]}>" if sw else None, "pad": cand.pad,
@@ -270,8 +267,8 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "tma": hw["tma"] if hw["tma"] != "SWIZZLE_NONE" or cand.kind == "naive" else None, "wgmma": hw["wgmma"],
             "umma": hw.get("umma"), "atom": hw["wgmma"], "base_alignment": hw["base_alignment"],
             "constraints_met": hw["constraints_met"],
-            "notes": hw["notes"], "bits": bit_diagram(tile, cand), "code": code(tile, lay, xor, hw["wgmma"]),
-            "why": why(tile, accesses, cand, naive) + ("" if hw["vector_kept"] else
+            "notes": hw["notes"], "bits": bits, "code": code(tile, lay, xor, hw["wgmma"]),
+            "why": why(tile, accesses, cand, naive, bits) + ("" if hw["vector_kept"] else
                    " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "
                    "elsewhere in the tile (it flips bits inside a vector there); a fix marked as keeping vectors is "
                    "safe for the same pattern on every row."),
