@@ -69,12 +69,8 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
 
     tile = solver.make_tile(tile_text, element_bytes)
     accs = solver.parse_accesses(accesses, tile)
-    naive, cands, _ = solver.search(tile, accs)
-    best = None
-    if any(c == "best" for c in layouts):
-        hws = {id(c): hardware(tile, accs, c) for c in cands}
-        cands.sort(key=lambda c: solver.rank_key(c, hws[id(c)]))
-        best = cands[0] if cands else None
+    naive, cands, _, _ = solver.search(tile, accs)
+    best = cands[0] if any(c == "best" for c in layouts) else None
     out = []
     for choice in layouts:
         cand = candidate_of(tile, choice, best)

@@ -184,9 +184,10 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
     return (best if best.xor else None), tried
 
 
-def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[str, int]]:
-    """(naive, every surviving candidate unsorted -- the tile as given among them, so the best is never worse than
-    leaving it alone --, counts of what was tried and rejected)."""
+def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[int, dict], dict[str, int]]:
+    """(naive, every surviving candidate ranked by ``rank_key`` -- the tile as given among them, so the best is never
+    worse than leaving it alone --, each one's ``hardware`` verdict by ``id``, counts of what was tried and
+    rejected)."""
     memo: dict = {}
     naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
@@ -208,7 +209,9 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
         counts["xor"] = found[1]
         if found[0] is not None and found[0].total < best_swizzle:
             out.append(found[0])
-    return naive, out, counts
+    hws = {id(c): hardware(tile, accesses, c) for c in out}
+    out.sort(key=lambda c: rank_key(c, hws[id(c)]))
+    return naive, out, hws, counts
 
 
 def rank_key(c: Candidate, hw: dict) -> tuple:
@@ -249,9 +252,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     Raises SolveError (a LayoutError, 422) naming the field on bad input."""
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)
-    naive, cands, counts = search(t, accs)
-    hws = {id(c): hardware(t, accs, c) for c in cands}
-    cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
+    naive, cands, hws, counts = search(t, accs)
     wide = [(a, a.access_bytes(t.element_bytes)) for a in accs if a.kind == "lds" and len(a.lanes) < 32]
     notes = [f"{a.name}: {len(a.lanes)} lanes of {ab}-byte accesses. The bank model (CONTRACT 3) splits the active "
              "lanes into phases; measured on an H200 (bench/results/solve_smem_*), the hardware still takes one pass "
