@@ -138,7 +138,7 @@ def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
     return [(1 << j) ^ (cols.get(j, 0) if j != skip else 0) for j in range(n)]
 
 
-def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int]:
+def xor_search(tile: Tile, accesses: list[Access], naive: Candidate, ideal: int, memo: dict) -> tuple[Any, int]:
     """(the best F2 candidate found or None, the number of maps evaluated). The target bits (bank bits that keep
     every vector whole) and the source bits (those above the 128-byte line) do not overlap, so ``x ^ A(x_hi)`` is
     its own inverse and a bijection on the tile's 2^n offsets; a Swizzle is the case where A is a shifted identity
@@ -147,32 +147,30 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
 
     Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
     the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
-    widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
+    widest vector, so vectors stay whole and only the lanes' first offsets matter: the naive candidate's)."""
     eb, n = tile.element_bytes, tile.nbits or 0
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
     lo, hi = bank_bits(eb)
     lo, hi = max(vec.bit_length() - 1, lo), min(n, hi)  # the target bits: bank bits above the widest vector
-    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
+    lsu = [(k, a, offs) for k, (a, offs) in enumerate(zip(accesses, naive.offsets, strict=True)) if offs is not None]
+    varying = varying_bits(*(offs for _, _, offs in lsu))
     sources = [j for j in range(hi, n) if (varying >> j) & 1]
     if lo >= hi or hi >= n or not sources:
         return None, 0
     masks = [m << lo for m in range(1 << (hi - lo))]
-    ideal = sum(a.ideal(eb) for a in accesses)
-    lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
-    naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]
     cols = {j: 0 for j in sources}
     tried = 0
     best: Any = None
     for _sweep in range(2):
         for j in sources:
             f = f2_columns_of(n, cols, j)
-            rest = [[f2_apply(f, o) for o in offs] for offs in naive]
-            has = [[(o >> j) & 1 for o in offs] for offs in naive]
+            rest = [[f2_apply(f, o) for o in offs] for _, _, offs in lsu]
+            has = [[(o >> j) & 1 for o in offs] for _, _, offs in lsu]
             keep, keep_key = cols[j], None
             for m in masks:
                 tried += 1
                 total = sum(sum(priced(memo, k, a, [x ^ m if h else x for x, h in zip(r, hs, strict=True)], eb))
-                            for (k, a), r, hs in zip(lsu, rest, has, strict=True))
+                            for (k, a, _), r, hs in zip(lsu, rest, has, strict=True))
                 key = (total, bin(m).count("1"))
                 if keep_key is None or key < keep_key:
                     keep, keep_key = m, key
@@ -205,7 +203,7 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
-        found = xor_search(tile, accesses, memo)
+        found = xor_search(tile, accesses, naive, ideal, memo)
         counts["xor"] = found[1]
         if found[0] is not None and found[0].total < best_swizzle:
             out.append(found[0])
