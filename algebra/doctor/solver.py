@@ -221,11 +221,12 @@ def rank_key(c: Candidate, hw: dict) -> tuple:
             {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
 
-def fold_paddings(cands: list[Candidate], hws: dict) -> list[tuple[Candidate, dict[str, Any] | None]]:
+def fold_paddings(cands: list[Candidate], hws: dict, limit: int) -> list[tuple[Candidate, dict[str, Any] | None]]:
     """Distinct outcomes: of the paddings with one result (wavefronts per access, vectors kept, constraints met),
     only the first in ``cands`` (ranked: the fewest extra bytes, so the smallest padding) stays; the others are
-    folded under it. Post-condition: the kept candidates are ``cands`` in order minus the folded paddings, each with
-    ``{"count", "pads", "text"}`` on the paddings folded under it (same wavefronts, more bytes), or None."""
+    folded under it. Post-condition: the first ``limit`` kept candidates, ``cands`` in order minus the folded
+    paddings, each with ``{"count", "pads", "text"}`` on the paddings folded under it (same wavefronts, more bytes),
+    or None."""
     kept, same = [], {}
     for c in cands:
         hw = hws[id(c)]
@@ -235,7 +236,7 @@ def fold_paddings(cands: list[Candidate], hws: dict) -> list[tuple[Candidate, di
             continue
         kept.append((c, same.setdefault(key, [])))
     out = []
-    for c, folded in kept:
+    for c, folded in kept[:limit]:
         pads = sorted(folded)
         shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
         out.append((c, {"count": len(pads), "pads": pads, "text": f"{len(pads)} larger padding"
@@ -261,5 +262,5 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
             "naive": describe(t, accs, naive, hws[id(naive)], naive),
             "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=note)
-                           for c, note in fold_paddings(cands, hws)[:limit]],
+                           for c, note in fold_paddings(cands, hws, limit)],
             "searched": counts}

@@ -392,7 +392,7 @@ class Candidate:
     offsets: list[list[int] | None] = field(default_factory=list)
     phases: list[list[int] | None] = field(default_factory=list)
 
-    @property
+    @cached_property
     def columns(self) -> dict[int, int]:
         """The map as ``o ^ A(o_hi)``, source bit -> target mask: a swizzle's B shifted unit columns, an XOR map's
         own; empty for naive and padding."""
@@ -401,7 +401,7 @@ class Candidate:
             return {m + s + t: 1 << (m + t) for t in range(b)}
         return self.xor or {}
 
-    @property
+    @cached_property
     def safe_vector(self) -> int:
         """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
         target bit (the tile as given is checked once, as the naive candidate)."""
