@@ -266,19 +266,18 @@ def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, i
                              f"tile.{_convention(tl, tile)}")
     out = [(x % rows, x // rows) for x in xs]
     for t, (r, c) in enumerate(out):
-        if not _whole_vector(tile, r, c, vec):
+        if c + vec > tile.cols or not _whole_vector(tile.offset, r, c, vec):
             raise SolveError(f"{w}.layout: {_RULE.format(rows=rows)}; lane {t} -> {xs[t]} = ({r}, {c}), whose {vec} "
                              f"elements are not {vec} consecutive offsets from a multiple of {vec} (offset "
                              f"{tile.offset(r, c)} first).{_convention(tl, tile)}")
     return out
 
 
-def _whole_vector(tile: Tile, r: int, c: int, vec: int) -> bool:
-    """True when (r, c) .. (r, c + vec - 1) are ``vec`` consecutive offsets of the tile, the first a multiple of vec."""
-    if c + vec > tile.cols:
-        return False
-    o = tile.offset(r, c)
-    return o % vec == 0 and all(tile.offset(r, c + k) == o + k for k in range(1, vec))
+def _whole_vector(place: Callable[[int, int], int], r: int, c: int, vec: int) -> bool:
+    """True when (r, c) .. (r, c + vec - 1) lie at ``vec`` consecutive offsets under ``place``, the first a multiple
+    of vec (one vector instruction)."""
+    o = place(r, c)
+    return o % vec == 0 and all(place(r, c + k) == o + k for k in range(1, vec))
 
 
 def _convention(tl: Any, tile: Tile) -> str:
@@ -356,14 +355,9 @@ def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
 def lane_offsets(acc: Access, place: Callable[[int, int], int]) -> list[int] | None:
     """Each lane's first element offset under ``place`` (r, c) -> offset, or None when some lane's vector is not
     contiguous and aligned there (then the access is no longer one vector instruction)."""
-    v = acc.vector
-    out = []
-    for r, c in acc.lanes:
-        o = place(r, c)
-        if o % v or any(place(r, c + k) != o + k for k in range(1, v)):
-            return None
-        out.append(o)
-    return out
+    if not all(_whole_vector(place, r, c, acc.vector) for r, c in acc.lanes):
+        return None
+    return [place(r, c) for r, c in acc.lanes]
 
 
 def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int) -> list[int]:
