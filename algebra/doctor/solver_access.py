@@ -386,7 +386,7 @@ class Candidate:
     offsets: list[list[int] | None] = field(default_factory=list)
     phases: list[list[int] | None] = field(default_factory=list)
 
-    @cached_property
+    @property
     def columns(self) -> dict[int, int]:
         """The map as ``o ^ A(o_hi)``, source bit -> target mask: a swizzle's B shifted unit columns, an XOR map's
         own; empty for naive and padding."""
@@ -395,13 +395,13 @@ class Candidate:
             return {m + s + t: 1 << (m + t) for t in range(b)}
         return self.xor or {}
 
-    @cached_property
+    @property
     def safe_vector(self) -> int:
         """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
-        target bit (the tile as given is checked once, as the naive candidate)."""
-        if self.kind in ("naive", "padding"):
-            return 1
-        return min((m & -m for m in self.columns.values() if m), default=1 << 30)
+        target bit (the tile as given is checked once, as the naive candidate); a swizzle's is 2^M."""
+        if self.swizzle:
+            return 1 << self.swizzle[1]
+        return min((m & -m for m in self.xor.values() if m), default=1 << 30) if self.kind == "xor" else 1
 
     @property
     def wavefronts(self) -> list[int]:
@@ -413,4 +413,5 @@ class Candidate:
 
     @property
     def xor_bits(self) -> int:
-        return sum(bin(m).count("1") for m in self.columns.values())
+        """Bits the map XORs in: the popcount of its columns (B for a swizzle)."""
+        return self.swizzle[0] if self.swizzle else sum(bin(m).count("1") for m in (self.xor or {}).values())
