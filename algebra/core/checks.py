@@ -285,11 +285,16 @@ def _f2_agree(a: Any, b: Any, r: Any) -> bool:
 
 
 def _inverts(outer: Any, inner: Any) -> bool:
-    """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven mode by mode
-    (plain layouts, int strides): each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P
-    its 1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
-    if type(inner).__name__ != "Layout" or type(outer) is not type(inner) or not _ints((outer.stride, inner.stride)) \
-            or has_non_positive_shape(outer) or has_non_positive_shape(inner):
+    """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven (plain
+    layouts). F2 strides: both F2-linear (``arith.f2_columns``), so it holds where it holds at the unit indices. Int
+    strides, mode by mode: each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P its
+    1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
+    if type(inner).__name__ != "Layout" or type(outer) is not type(inner):
+        return False
+    if has_f2(outer.stride) or has_f2(inner.stride):
+        co, ci = f2_columns(outer.shape, outer.stride), f2_columns(inner.shape, inner.stride)
+        return None not in (co, ci) and all(x >> len(co) == 0 and f2_apply(co, x) == 1 << t for t, x in enumerate(ci))
+    if not _ints((outer.stride, inner.stride)) or has_non_positive_shape(outer) or has_non_positive_shape(inner):
         return False
     os_, od = map(it.wrap, bw_coalesce(*flat_pair(outer.shape, outer.stride), 1, 0))
     pre, reach, step = [prod(os_[:j]) for j in range(len(os_))], [0] * len(os_), 1
@@ -357,10 +362,6 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
-    if type(r).__name__ == "Layout" and type(layout) is type(r) and (has_f2(layout.stride) or has_f2(r.stride)):
-        k = it.product(r.shape).bit_length() - 1  # F2-linear L and R: L(R(i)) == i at the units i is all of it
-        if _f2_agree(layout, r, type(r)((2,) * k, tuple(1 << t for t in range(k))) if k else type(r)(1, 0)):
-            return
     fa, fr = (None, None) if r is None or _inverts(layout, r) else (_on_domain(layout), _on_domain(r))
     if fa is None or fr is None:
         return
