@@ -291,10 +291,12 @@ def _inverts(outer: Any, inner: Any) -> bool:
     1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
     if type(inner).__name__ != "Layout" or type(outer) is not type(inner):
         return False
-    if has_f2(outer.stride) or has_f2(inner.stride):
+    if not _ints((outer.stride, inner.stride)):
+        if not (has_f2(outer.stride) or has_f2(inner.stride)):
+            return False  # (basis strides)
         co, ci = f2_columns(outer.shape, outer.stride), f2_columns(inner.shape, inner.stride)
         return None not in (co, ci) and all(x >> len(co) == 0 and f2_apply(co, x) == 1 << t for t, x in enumerate(ci))
-    if not _ints((outer.stride, inner.stride)) or has_non_positive_shape(outer) or has_non_positive_shape(inner):
+    if has_non_positive_shape(outer) or has_non_positive_shape(inner):
         return False
     os_, od = map(it.wrap, bw_coalesce(*flat_pair(outer.shape, outer.stride), 1, 0))
     pre, reach, step = [prod(os_[:j]) for j in range(len(os_))], [0] * len(os_), 1
