@@ -89,3 +89,17 @@ def test_the_walkthroughs_outline_an_sm70_thread_where_the_atoms_picture_names_i
     assert all(g.marks for g in grids)
     kp = KP.kernel_path(SM70, "(1,2,1)", "", "UniversalCopy_32b", "UniversalCopy_32b", "UniversalCopy_32b", "", "5")
     assert set(kp.steps[0].grids[0].marks) == lane17
+
+
+def test_the_tiled_mma_sections_thread_buttons_name_its_lanes(tv_client: Any) -> None:
+    """SM70 (1,2,1): 16 threads on lanes 0-7 and 16-23, the labels of its cells; each button isolates cells."""
+    r = tv_client.get(f"/tv?panel=tiled&tatom={SM70}&tlayout=(1,2,1)&top=C")
+    assert r.status_code == 200
+    buttons = [int(t) for t in re.findall(r'data-thread="(\d+)" aria-pressed', r.text)]
+    assert buttons == [*range(8), *range(16, 24)]
+    from tests.conftest import parse_grid
+
+    labels = {x.split("V")[0] for row in parse_grid(r.text, "grid-tiled").text for x in row}
+    assert labels == {f"T{t}" for t in buttons}
+    r = tv_client.get(f"/tv?panel=tiled&tatom={SM80}&tlayout=(2,2,1)&top=C")  # identity thr_id: 0 .. 127
+    assert [int(t) for t in re.findall(r'data-thread="(\d+)" aria-pressed', r.text)] == list(range(128))
