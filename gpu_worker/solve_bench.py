@@ -41,23 +41,22 @@ def candidate_of(tile: Any, choice: Any, best: Any = None) -> Any:
         return best
     kind = choice.get("kind") if isinstance(choice, dict) else None
     if kind == "naive":
-        return solver.Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "naive")
     if kind == "swizzle":
         b, m, s = (int(x) for x in choice["swizzle"])
         if not solver.swizzle_fits(tile, b, m, s) or b < 1 or s < b:
             raise SolveError(f"layouts: Sw<{b},{m},{s}> does not fit the tile")
-        return solver.Candidate("swizzle", solver._swizzle_place(tile, b, m, s), swizzle=(b, m, s),
-                                footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "swizzle", (b, m, s))
     if kind == "padding":
         p = int(choice["pad"])
         if tile.lead is None or not 1 <= p <= 128:
             raise SolveError("layouts: padding needs a flat rank-2 tile and 1 <= pad <= 128")
-        return solver.Candidate("padding", solver._padding_place(tile, p), pad=p)
+        return solver.candidate(tile, "padding", p)
     if kind == "xor":
         cols = {int(k): int(v) for k, v in dict(choice["xor"]).items()}
         if any(v >> k for k, v in cols.items()):
             raise SolveError("layouts: an XOR map may only flip bits below its source bit")
-        return solver.Candidate("xor", solver.make_place(tile, cols), xor=cols, footprint_bytes=tile.footprint_bytes)
+        return solver.candidate(tile, "xor", cols)
     raise SolveError(f"layouts: unknown layout choice {choice!r}")
 
 
@@ -70,19 +69,13 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
 
     tile = solver.make_tile(tile_text, element_bytes)
     accs = solver.parse_accesses(accesses, tile)
-    naive, cands, _ = solver.search(tile, accs)
-    best = None
-    if any(c == "best" for c in layouts):
-        hws = {id(c): dict(hardware(tile, accs, c), vector_kept=solver.vector_kept(tile, accs, c)) for c in cands}
-        cands.sort(key=lambda c: solver.rank_key(c, hws[id(c)]))
-        best = cands[0] if cands else None
+    naive, cands, _, _ = solver.search(tile, accs)
+    best = cands[0] if any(c == "best" for c in layouts) else None
     out = []
     for choice in layouts:
         cand = candidate_of(tile, choice, best)
         if not solver.evaluate(tile, accs, cand):
             raise solver.SolveError(f"layouts: {choice} breaks a vector access")
-        if cand.kind == "padding":
-            cand.footprint_bytes = solver._footprint(tile, cand)
         d = describe(tile, accs, cand, dict(hardware(tile, accs, cand), vector_kept=True), naive)
         runs = []
         for a, pa in zip(accs, d["per_access"], strict=True):

@@ -17,6 +17,7 @@ addresses (the reference model); ``candidates[0]`` costs no more than any swizzl
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from algebra.core.arith import f2_apply
@@ -24,7 +25,6 @@ from algebra.doctor.linear_layout import swizzles
 from algebra.doctor.solver_access import (
     Access,
     Candidate,
-    Place,
     SolveError,
     Tile,
     lane_offsets,
@@ -39,35 +39,6 @@ __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space",
 MAX_CANDIDATES = 12
 
 
-def _swizzle_place(tile: Tile, b: int, m: int, s: int) -> Place:
-    f, off = swizzle_fn(b, m, s), tile.offset
-    return lambda r, c: f(off(r, c))
-
-
-def _swizzle_moved(tile: Tile, b: int, m: int, s: int) -> list[int] | None:
-    """Where ``Sw<b,m,s>`` sends the offsets it may move out of the tile (on a compact tile its ``compact_tail``,
-    otherwise every offset, at most 16384); None when they are too many to check."""
-    if tile.compact:
-        xs: Any = compact_tail(len(tile.table), b, m)
-    elif len(tile.table) <= 16384:
-        xs = tile.table
-    else:
-        return None
-    ymask = ((1 << b) - 1) << (m + s)
-    return [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
-
-
-def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
-    """True when ``Sw<b,m,s>`` maps the tile's set of offsets onto itself."""
-    moved = _swizzle_moved(tile, b, m, s)
-    if moved is None:
-        return False
-    if tile.compact:
-        return all(x < len(tile.table) for x in moved)
-    offs = set(tile.table)
-    return all(x in offs for x in moved)
-
-
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
     """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
     bits reach past the largest offset acts as a smaller B)."""
@@ -77,11 +48,26 @@ def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
 def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
     """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
     the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
-    offsets are not a contiguous range)."""
-    moved = _swizzle_moved(tile, b, m, s)
-    if moved is None:
+    offsets are not a contiguous range). Only the offsets it may move out of the tile are moved: on a compact tile
+    its ``compact_tail``, otherwise every offset (at most 16384)."""
+    if tile.compact:
+        xs: Any = compact_tail(len(tile.table), b, m)
+    elif len(tile.table) <= 16384:
+        xs = tile.table
+    else:
         return None
+    ymask = ((1 << b) - 1) << (m + s)
+    moved = [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
     return (max(moved + [tile.max_offset] if tile.compact else moved) + 1) * tile.element_bytes
+
+
+def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
+    """True when ``Sw<b,m,s>`` maps every offset of the tile to an offset of the tile (onto itself for S >= B, where
+    it is one-to-one); on a compact tile, when it moves none past the end."""
+    foot = swizzle_footprint(tile, b, m, s)
+    if foot is None or not tile.compact:
+        return foot is not None and set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
+    return foot == tile.footprint_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
@@ -89,36 +75,53 @@ def padding_space(tile: Tile) -> list[int]:
     return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
-def _padding_place(tile: Tile, p: int) -> Place:
-    ld = tile.layout.stride[tile.lead] + p
-    return (lambda r, c: r * ld + c) if tile.lead == 0 else (lambda r, c: r + c * ld)
+def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate | None:
+    """The candidate of one fix, its ``fn`` on the tile's offsets and its footprint: ``naive`` (no arg), ``swizzle``
+    (arg (B, M, S); None when ``swizzle_footprint`` is), ``padding`` (arg p elements: a flat rank-2 tile's
+    ``r * ld + c`` or ``r + c * ld`` is ``o + (o // ld) * p`` of its offset o) or ``xor`` (arg {source bit: target
+    mask}, a bijection on the tile's 2^n offsets, ``f2_columns_of``)."""
+    fn, foot, eb = None, tile.footprint_bytes, tile.element_bytes
+    if kind == "swizzle":
+        fn, foot = swizzle_fn(*arg), swizzle_footprint(tile, *arg)
+        if foot is None:
+            return None
+    elif kind == "padding":
+        ld = tile.layout.stride[tile.lead]
+        fn = lambda o: o + o // ld * arg  # noqa: E731
+        foot = (fn(tile.max_offset) + 1) * eb
+    elif kind == "xor":
+        fn = partial(f2_apply, f2_columns_of(max(tile.max_offset.bit_length(), max(arg, default=-1) + 1), arg))
+    return Candidate(kind, fn, swizzle=arg if kind == "swizzle" else None, pad=arg if kind == "padding" else 0,
+                     xor=arg if kind == "xor" else None, footprint_bytes=foot)
 
 
 def evaluate(tile: Tile, accesses: list[Access], cand: Candidate, memo: dict | None = None) -> bool:
-    """Fill ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per search, shared
-    with ``xor_search``) holds each access's phases by its lanes' offsets."""
+    """Fill ``cand.offsets`` and ``cand.phases``; False when the placement breaks a vector access. ``memo`` (one per
+    search, shared with ``xor_search``) holds each access's phases by its lanes' offsets."""
     memo = {} if memo is None else memo
-    phases: list[list[int] | None] = []
+    offsets: list[list[int] | None] = []
+    f, safe = cand.fn, cand.safe_vector
     for k, acc in enumerate(accesses):
-        if acc.constraint:
-            phases.append(None)
-            continue
-        offs = _fast_offsets(tile, k, acc, cand, memo) if cand.fn else lane_offsets(acc, cand.place, cand.safe_vector)
-        if offs is None:
-            return False
-        phases.append(priced(memo, k, acc, offs, tile.element_bytes))
-    cand.phases = phases
+        offs = None
+        if not acc.constraint:
+            offs = lane_offsets(acc, tile.offset) if f is None else _fast_offsets(tile, k, acc, f, safe, memo)
+            if offs is None:
+                return False
+        offsets.append(offs)
+    cand.offsets = offsets
+    cand.phases = [None if o is None else priced(memo, k, a, o, tile.element_bytes)
+                   for k, (a, o) in enumerate(zip(accesses, offsets, strict=True))]
     return True
 
 
-def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) -> list[int] | None:
-    """``lane_offsets`` for a placement ``fn(tile offset)``: the lanes' offsets in the tile as given are computed once
-    (they are contiguous and aligned: the naive candidate is checked first), then only ``fn`` runs."""
+def _fast_offsets(tile: Tile, k: int, acc: Access, f: Any, safe: int, memo: dict) -> list[int] | None:
+    """``lane_offsets`` for a placement ``f(tile offset)``: the lanes' offsets in the tile as given are computed once
+    (they are contiguous and aligned: the naive candidate is checked first), then only ``f`` runs."""
     base = memo.get(("lanes", k))
     if base is None:
         base = memo[("lanes", k)] = [tile.offset(r, c) for r, c in acc.lanes]
-    f, v = cand.fn, acc.vector
-    if v <= cand.safe_vector:
+    v = acc.vector
+    if v <= safe:
         return [f(o) for o in base]
     out = []
     for o in base:
@@ -129,39 +132,13 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, cand: Candidate, memo: dict) 
     return out
 
 
-def _footprint(tile: Tile, cand: Candidate) -> int:
-    """Bytes a padded tile spans."""
-    last = max(cand.place(r, c) for r in (0, tile.rows - 1) for c in (0, tile.cols - 1))
-    return (last + 1) * tile.element_bytes
-
-
-def xor_bits(tile: Tile, accesses: list[Access]) -> tuple[list[int], list[int]]:
-    """(target bits, source bits) of the search; empty lists when there is no room (vectors as wide as a line)."""
-    n = tile.nbits or 0
-    vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    lo, hi = bank_bits(tile.element_bytes)
-    t_lo, t_hi = max(vec.bit_length() - 1, lo), min(n, hi)
-    if t_lo >= t_hi or t_hi >= n:
-        return [], []
-    varying = varying_bits(*([tile.offset(r, c) for r, c in a.lanes] for a in accesses))  # a constraint: no lanes
-    sources = [j for j in range(t_hi, n) if (varying >> j) & 1]
-    return list(range(t_lo, t_hi)), sources
-
-
 def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
     """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
     ``cols[j]`` (the column of ``skip`` left out)."""
     return [(1 << j) ^ (cols.get(j, 0) if j != skip else 0) for j in range(n)]
 
 
-def make_place(tile: Tile, cols: dict[int, int]) -> Place:
-    """The placement ``(r, c) -> f(tile offset)`` for the F2 map with ``cols[source bit] = target mask``."""
-    f = f2_columns_of(max(tile.max_offset.bit_length(), max(cols, default=-1) + 1), cols)
-    off = tile.offset
-    return lambda r, c: f2_apply(f, off(r, c))
-
-
-def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int]:
+def xor_search(tile: Tile, accesses: list[Access], naive: Candidate, ideal: int, memo: dict) -> tuple[Any, int]:
     """(the best F2 candidate found or None, the number of maps evaluated). The target bits (bank bits that keep
     every vector whole) and the source bits (those above the 128-byte line) do not overlap, so ``x ^ A(x_hi)`` is
     its own inverse and a bijection on the tile's 2^n offsets; a Swizzle is the case where A is a shifted identity
@@ -170,81 +147,69 @@ def xor_search(tile: Tile, accesses: list[Access], memo: dict) -> tuple[Any, int
 
     Trying column m for source bit j changes each lane's offset by m exactly when the lane's offset has bit j, so
     the offsets are precomputed without bit j's column and each trial is one XOR per lane (targets lie above the
-    widest vector, so vectors stay whole and only the lanes' first offsets matter)."""
-    targets, sources = xor_bits(tile, accesses)
-    if not targets or not sources:
+    widest vector, so vectors stay whole and only the lanes' first offsets matter: the naive candidate's)."""
+    eb, n = tile.element_bytes, tile.nbits or 0
+    vec = max((a.vector for a in accesses if not a.constraint), default=1)
+    lo, hi = bank_bits(eb)
+    lo, hi = max(vec.bit_length() - 1, lo), min(n, hi)  # the target bits: bank bits above the widest vector
+    lsu = [(k, a, offs) for k, (a, offs) in enumerate(zip(accesses, naive.offsets, strict=True)) if offs is not None]
+    varying = varying_bits(*(offs for _, _, offs in lsu))
+    sources = [j for j in range(hi, n) if (varying >> j) & 1]
+    if lo >= hi or hi >= n or not sources:
         return None, 0
-    eb, n = tile.element_bytes, max(tile.max_offset.bit_length(), sources[-1] + 1)
-    lo = targets[0]
-    masks = [m << lo for m in range(1 << len(targets))]
-    ideal = sum(a.ideal(eb) for a in accesses)
-    lsu = [(k, a) for k, a in enumerate(accesses) if not a.constraint]
-    naive = [[tile.offset(r, c) for r, c in a.lanes] for _, a in lsu]
+    masks = [m << lo for m in range(1 << (hi - lo))]
     cols = {j: 0 for j in sources}
     tried = 0
     best: Any = None
     for _sweep in range(2):
         for j in sources:
             f = f2_columns_of(n, cols, j)
-            rest = [[f2_apply(f, o) for o in offs] for offs in naive]
-            has = [[(o >> j) & 1 for o in offs] for offs in naive]
+            rest = [[f2_apply(f, o) for o in offs] for _, _, offs in lsu]
+            has = [[(o >> j) & 1 for o in offs] for _, _, offs in lsu]
             keep, keep_key = cols[j], None
             for m in masks:
                 tried += 1
                 total = sum(sum(priced(memo, k, a, [x ^ m if h else x for x, h in zip(r, hs, strict=True)], eb))
-                            for (k, a), r, hs in zip(lsu, rest, has, strict=True))
+                            for (k, a, _), r, hs in zip(lsu, rest, has, strict=True))
                 key = (total, bin(m).count("1"))
                 if keep_key is None or key < keep_key:
                     keep, keep_key = m, key
             cols[j] = keep
-        best = Candidate("xor", make_place(tile, cols), xor={j: m for j, m in cols.items() if m})
+        best = candidate(tile, "xor", {j: m for j, m in cols.items() if m})
         evaluate(tile, accesses, best, memo)
-        best.footprint_bytes = tile.footprint_bytes
         if best.total <= ideal:
             break
     return (best if best.xor else None), tried
 
 
-def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[str, int]]:
-    """(naive, every surviving candidate unsorted -- the tile as given among them, so the best is never worse than
-    leaving it alone --, counts of what was tried and rejected)."""
+def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidate], dict[int, dict], dict[str, int]]:
+    """(naive, every surviving candidate ranked by ``rank_key`` -- the tile as given among them, so the best is never
+    worse than leaving it alone --, each one's ``hardware`` verdict by ``id``, counts of what was tried and
+    rejected)."""
     memo: dict = {}
-    naive = Candidate("naive", tile.offset, footprint_bytes=tile.footprint_bytes)
+    naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
         raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
                          "consecutive, aligned offsets); check vector and the tile's contiguous mode")
-    swizzles = [Candidate("swizzle", _swizzle_place(tile, b, m, s), swizzle=(b, m, s), footprint_bytes=foot,
-                          fn=swizzle_fn(b, m, s))
-                for b, m, s in swizzle_space(tile) if (foot := swizzle_footprint(tile, b, m, s)) is not None]
-    paddings = [Candidate("padding", _padding_place(tile, p), pad=p) for p in padding_space(tile)]
+    swizzles = [c for bms in swizzle_space(tile) if (c := candidate(tile, "swizzle", bms)) is not None]
+    paddings = [candidate(tile, "padding", p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
     out = [naive]
     for c in swizzles + paddings:
-        if not evaluate(tile, accesses, c, memo):
+        if evaluate(tile, accesses, c, memo):
+            out.append(c)
+        else:
             counts["rejected_vector"] += 1
-            continue
-        if c.kind == "padding":
-            c.footprint_bytes = _footprint(tile, c)
-        out.append(c)
     ideal = sum(a.ideal(tile.element_bytes) for a in accesses)
     best_swizzle = min((c.total for c in out if c.kind == "swizzle"), default=naive.total)
     if tile.nbits is not None and best_swizzle > ideal:
-        found = xor_search(tile, accesses, memo)
+        found = xor_search(tile, accesses, naive, ideal, memo)
         counts["xor"] = found[1]
         if found[0] is not None and found[0].total < best_swizzle:
             out.append(found[0])
-    return naive, out, counts
-
-
-def vector_kept(tile: Tile, accesses: list[Access], c: Candidate) -> bool:
-    """True when the candidate keeps every vector of the accesses' width whole anywhere in the tile, not only at the
-    lanes given: a swizzle needs M >= log2(widest vector), a padding a leading stride that is a multiple of it."""
-    vec = max((a.vector for a in accesses if not a.constraint), default=1)
-    if c.kind == "swizzle":
-        return (1 << c.swizzle[1]) >= vec
-    if c.kind == "padding":
-        return (tile.layout.stride[tile.lead] + c.pad) % vec == 0
-    return c.kind != "xor" or c.safe_vector >= vec
+    hws = {id(c): hardware(tile, accesses, c) for c in out}
+    out.sort(key=lambda c: rank_key(c, hws[id(c)]))
+    return naive, out, hws, counts
 
 
 def rank_key(c: Candidate, hw: dict) -> tuple:
@@ -256,36 +221,28 @@ def rank_key(c: Candidate, hw: dict) -> tuple:
             {"naive": 0, "swizzle": 1, "xor": 2, "padding": 3}[c.kind], c.xor_bits, c.swizzle or (0, 0, 0), c.pad)
 
 
-def fold_paddings(cands: list[Candidate], hws: dict) -> tuple[list[Candidate], dict[int, list[Candidate]]]:
+def fold_paddings(cands: list[Candidate], hws: dict, limit: int) -> list[tuple[Candidate, dict[str, Any] | None]]:
     """Distinct outcomes: of the paddings with one result (wavefronts per access, vectors kept, constraints met),
     only the first in ``cands`` (ranked: the fewest extra bytes, so the smallest padding) stays; the others are
-    folded under it. Post-condition: the kept list is ``cands`` in order minus the folded paddings; ``folded[id(c)]``
-    lists what each kept candidate stands for (empty for all but paddings)."""
-    kept: list[Candidate] = []
-    folded: dict[int, list[Candidate]] = {}
-    first: dict[tuple, Candidate] = {}
+    folded under it. Post-condition: the first ``limit`` kept candidates, ``cands`` in order minus the folded
+    paddings, each with ``{"count", "pads", "text"}`` on the paddings folded under it (same wavefronts, more bytes),
+    or None."""
+    kept, same = [], {}
     for c in cands:
-        if c.kind == "padding":
-            hw = hws[id(c)]
-            key = (tuple(c.wavefronts), hw["vector_kept"], hw["constraints_met"])
-            if key in first:
-                folded[id(first[key])].append(c)
-                continue
-            first[key] = c
-        kept.append(c)
-        folded[id(c)] = []
-    return kept, folded
-
-
-def folded_note(tile: Tile, c: Candidate, same: list[Candidate]) -> dict[str, Any] | None:
-    """``{"count", "pads", "text"}`` for the paddings folded under ``c`` (same wavefronts, more bytes), or None."""
-    if not same:
-        return None
-    pads = sorted(x.pad for x in same)
-    shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
-    return {"count": len(pads), "pads": pads,
-            "text": f"{len(pads)} larger padding{'s' if len(pads) > 1 else ''} ({shown} elements) give the same "
-                    f"wavefronts with more bytes; +{c.pad} is the smallest"}
+        hw = hws[id(c)]
+        key = (tuple(c.wavefronts), hw["vector_kept"], hw["constraints_met"]) if c.kind == "padding" else id(c)
+        if key in same:
+            same[key].append(c.pad)
+            continue
+        kept.append((c, same.setdefault(key, [])))
+    out = []
+    for c, folded in kept[:limit]:
+        pads = sorted(folded)
+        shown = ", ".join(map(str, pads[:6])) + (", ..." if len(pads) > 6 else "")
+        out.append((c, {"count": len(pads), "pads": pads, "text": f"{len(pads)} larger padding"
+                        f"{'s' if len(pads) > 1 else ''} ({shown} elements) give the same wavefronts with more bytes; "
+                        f"+{c.pad} is the smallest"} if pads else None))
+    return out
 
 
 def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDATES) -> dict[str, Any]:
@@ -294,11 +251,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     Raises SolveError (a LayoutError, 422) naming the field on bad input."""
     t = make_tile(tile, element_bytes)
     accs = parse_accesses(accesses, t)
-    naive, cands, counts = search(t, accs)
-    hws = {id(c): dict(hardware(t, accs, c), vector_kept=vector_kept(t, accs, c)) for c in cands}
-    cands.sort(key=lambda c: rank_key(c, hws[id(c)]))
-    kept, folded = fold_paddings(cands, hws)
-    top = kept[:limit]
+    naive, cands, hws, counts = search(t, accs)
     wide = [(a, a.access_bytes(t.element_bytes)) for a in accs if a.kind == "lds" and len(a.lanes) < 32]
     notes = [f"{a.name}: {len(a.lanes)} lanes of {ab}-byte accesses. The bank model (CONTRACT 3) splits the active "
              "lanes into phases; measured on an H200 (bench/results/solve_smem_*), the hardware still takes one pass "
@@ -307,7 +260,7 @@ def solve(element_bytes: Any, tile: Any, accesses: Any, limit: int = MAX_CANDIDA
     return {"tile": t.text, "element_bytes": t.element_bytes, "accesses": [a.name for a in accs], "notes": notes,
             "ideal": sum(a.ideal(t.element_bytes) for a in accs),
             "ideal_per_access": [a.ideal(t.element_bytes) for a in accs],
-            "naive": describe(t, accs, naive, dict(hardware(t, accs, naive), vector_kept=True), naive),
-            "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=folded_note(t, c, folded[id(c)]))
-                           for c in top],
+            "naive": describe(t, accs, naive, hws[id(naive)], naive),
+            "candidates": [dict(describe(t, accs, c, hws[id(c)], naive), folded=note)
+                           for c, note in fold_paddings(cands, hws, limit)],
             "searched": counts}

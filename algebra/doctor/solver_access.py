@@ -219,16 +219,13 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
                 raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
             lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
                           _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
-    elif kind == "row":
-        r = _int(spec.get("index", 0), f"{w}.index", 0, rows - 1)
-        start = _int(spec.get("start", 0), f"{w}.start", 0, cols - 1)
+    elif kind in ("row", "column"):  # lane t at (index, start + t * vector) of a row, (start + t, index) of a column
+        along, across, step = (cols, rows, vec) if kind == "row" else (rows, cols, 1)
+        i = _int(spec.get("index", 0), f"{w}.index", 0, across - 1)
+        start = _int(spec.get("start", 0), f"{w}.start", 0, along - 1)
         count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
-        lanes = [(r, start + t * vec) for t in range(min((cols - start) // vec, count))]
-    elif kind == "column":
-        c = _int(spec.get("index", 0), f"{w}.index", 0, cols - 1)
-        start = _int(spec.get("start", 0), f"{w}.start", 0, rows - 1)
-        count = _int(spec.get("count", WARP), f"{w}.count", 1, WARP)
-        lanes = [(start + t, c) for t in range(min(rows - start, count))]
+        pos = [start + t * step for t in range(min((along - start) // step, count))]
+        lanes = [(i, x) for x in pos] if kind == "row" else [(x, i) for x in pos]
     elif kind == "thread_layout":
         lanes = _thread_lanes(spec, w, tile, vec)
     elif kind == "ldmatrix":
@@ -269,19 +266,18 @@ def _thread_lanes(spec: dict, w: str, tile: Tile, vec: int) -> list[tuple[int, i
                              f"tile.{_convention(tl, tile)}")
     out = [(x % rows, x // rows) for x in xs]
     for t, (r, c) in enumerate(out):
-        if not _whole_vector(tile, r, c, vec):
+        if c + vec > tile.cols or not _whole_vector(tile.offset, r, c, vec):
             raise SolveError(f"{w}.layout: {_RULE.format(rows=rows)}; lane {t} -> {xs[t]} = ({r}, {c}), whose {vec} "
                              f"elements are not {vec} consecutive offsets from a multiple of {vec} (offset "
                              f"{tile.offset(r, c)} first).{_convention(tl, tile)}")
     return out
 
 
-def _whole_vector(tile: Tile, r: int, c: int, vec: int) -> bool:
-    """True when (r, c) .. (r, c + vec - 1) are ``vec`` consecutive offsets of the tile, the first a multiple of vec."""
-    if c + vec > tile.cols:
-        return False
-    o = tile.offset(r, c)
-    return o % vec == 0 and all(tile.offset(r, c + k) == o + k for k in range(1, vec))
+def _whole_vector(place: Callable[[int, int], int], r: int, c: int, vec: int) -> bool:
+    """True when (r, c) .. (r, c + vec - 1) lie at ``vec`` consecutive offsets under ``place``, the first a multiple
+    of vec (one vector instruction)."""
+    o = place(r, c)
+    return o % vec == 0 and all(place(r, c + k) == o + k for k in range(1, vec))
 
 
 def _convention(tl: Any, tile: Tile) -> str:
@@ -356,28 +352,12 @@ def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
 
 # --------------------------------------------------------------------------- cost under a placement
 
-Place = Callable[[int, int], int]
-
-
-def lane_offsets(acc: Access, place: Place, safe_vector: int = 1) -> list[int] | None:
+def lane_offsets(acc: Access, place: Callable[[int, int], int]) -> list[int] | None:
     """Each lane's first element offset under ``place`` (r, c) -> offset, or None when some lane's vector is not
-    contiguous and aligned there (then the access is no longer one vector instruction).
-
-    ``safe_vector``: the placement only changes offset bits at or above log2(safe_vector) of the tile as given
-    (whose vectors are contiguous and aligned), so vectors up to that width need no element-by-element check."""
-    v = acc.vector
-    if v <= safe_vector:
-        return [place(r, c) for r, c in acc.lanes]
-    out = []
-    for r, c in acc.lanes:
-        o = place(r, c)
-        if o % v:
-            return None
-        for k in range(1, v):
-            if place(r, c + k) != o + k:
-                return None
-        out.append(o)
-    return out
+    contiguous and aligned there (then the access is no longer one vector instruction)."""
+    if not all(_whole_vector(place, r, c, acc.vector) for r, c in acc.lanes):
+        return None
+    return [place(r, c) for r, c in acc.lanes]
 
 
 def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int) -> list[int]:
@@ -391,28 +371,37 @@ def priced(memo: dict, k: int, acc: Access, offs: list[int], element_bytes: int)
 
 @dataclass
 class Candidate:
-    """One placement of the tile in shared memory, as the layout doctor's search keeps it: ``kind`` naive / swizzle
-    / padding / xor, its parameters and the wavefronts of each access under it (``phases``, None for a
-    constraint)."""
+    """One placement of the tile in shared memory, as the layout doctor's search keeps it (``solver.candidate``
+    builds each kind): offset o of the tile as given goes to ``fn(o)`` -- ``swizzle`` ``Sw<B,M,S>``, ``xor`` the F2
+    map ``o ^ A(o_hi)`` with ``xor[source bit] = target mask``, ``padding`` the leading stride stretched by ``pad``
+    elements; ``fn`` is None for ``naive``, the tile as given. ``solver.evaluate`` fills, per access, each lane's
+    first offset (``offsets``) and the wavefronts of each phase (``phases``), None for a constraint."""
 
     kind: str
-    place: Place
+    fn: Callable[[int], int] | None = None
     swizzle: tuple[int, int, int] | None = None
     pad: int = 0
     xor: dict[int, int] | None = None
-    phases: list[list[int] | None] = field(default_factory=list)
     footprint_bytes: int = 0
-    fn: Any = None  # offset -> offset, when the placement is a function of the tile's own offsets (swizzles)
+    offsets: list[list[int] | None] = field(default_factory=list)
+    phases: list[list[int] | None] = field(default_factory=list)
+
+    @property
+    def columns(self) -> dict[int, int]:
+        """The map as ``o ^ A(o_hi)``, source bit -> target mask: a swizzle's B shifted unit columns, an XOR map's
+        own; empty for naive and padding."""
+        if self.swizzle:
+            b, m, s = self.swizzle
+            return {m + s + t: 1 << (m + t) for t in range(b)}
+        return self.xor or {}
 
     @property
     def safe_vector(self) -> int:
         """Vectors this wide stay whole without checking: swizzles and XOR maps flip no bit below their lowest
-        target bit (the tile as given is checked once, as the naive candidate)."""
+        target bit (the tile as given is checked once, as the naive candidate); a swizzle's is 2^M."""
         if self.swizzle:
             return 1 << self.swizzle[1]
-        if self.kind == "xor":
-            return min((m & -m for m in (self.xor or {}).values() if m), default=1 << 30)
-        return 1
+        return min((m & -m for m in self.xor.values() if m), default=1 << 30) if self.kind == "xor" else 1
 
     @property
     def wavefronts(self) -> list[int]:
@@ -424,6 +413,5 @@ class Candidate:
 
     @property
     def xor_bits(self) -> int:
-        if self.swizzle:
-            return self.swizzle[0]
-        return sum(bin(m).count("1") for m in (self.xor or {}).values())
+        """Bits the map XORs in: the popcount of its columns (B for a swizzle)."""
+        return self.swizzle[0] if self.swizzle else sum(bin(m).count("1") for m in (self.xor or {}).values())

@@ -19,7 +19,7 @@ from algebra.core.emit import to_cpp, to_dsl
 from algebra.core.layout import Layout, offsets
 from algebra.core.products import tile_to_shape
 from algebra.core.swizzle import ComposedLayout, Swizzle
-from algebra.doctor.solver_access import Access, Tile, lane_offsets
+from algebra.doctor.solver_access import Access, Tile
 from algebra.hw import hopper, sm100_smem
 from algebra.hw.bankfix import bank_bits, hardware_swizzles
 from algebra.hw.banks import analyze
@@ -27,6 +27,10 @@ from algebra.hw.banks import analyze
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 #: swizzle span in bytes -> the name TMA and the UMMA descriptor give it
 SWIZZLE_NAMES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
+#: why a fix that is no CuTe swizzle of the tile meets no hardware path
+NOT_HARDWARE = {"padding": "a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
+                           "the canonical (8 x 16-byte core matrix) layouts",
+                "xor": "a general XOR map is no TMA swizzle mode nor GMMA atom: only Sw<1..3,4,3> on bytes are"}
 
 
 def hardware_swizzle(sw: tuple[int, int, int] | None, element_bytes: int) -> int | None:
@@ -49,25 +53,26 @@ def modes_on_tile(sw: tuple[int, int, int], element_bytes: int, nbits: int) -> l
             if m2 == m and min(b2, live) == min(b, live)]
 
 
+def _tiles_to(tile: Tile, atom: Any) -> bool:
+    """True when ``tile_to_shape(atom, (rows, cols))`` (CuTe's, the swizzle left out) has the tile's offsets."""
+    ar, ac = atom.shape
+    if tile.rows % ar or tile.cols % ac:
+        return False
+    try:
+        tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile.rows, tile.cols))
+    except ValueError:
+        return False
+    probe = [(r, c) for r in (0, 1, ar - 1, tile.rows - 1) for c in (0, 1, ac - 1, tile.cols - 1)]
+    return all(tiled(r + tile.rows * c) == tile.offset(r, c) for r, c in probe) and offsets(tiled) == tile.table
+
+
 def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str | None:
     """The GMMA atom name when tile_to_shape(atom, (rows, cols)) has the tile's offsets, else None."""
     if tile.element_bytes >= 8:  # GMMA operands are 8-, 16- or 32-bit
         return None
     for major in ("K", "MN"):
         atom = hopper.smem_atom(major, span, 8 * tile.element_bytes)
-        if sw is not None and atom.element_swizzle != sw:
-            continue
-        ar, ac = atom.shape
-        if tile.rows % ar or tile.cols % ac:
-            continue
-        try:
-            tiled = tile_to_shape(Layout(atom.shape, atom.stride), (tile.rows, tile.cols))
-        except ValueError:
-            continue
-        probe = [(r, c) for r in (0, 1, ar - 1, tile.rows - 1) for c in (0, 1, ac - 1, tile.cols - 1)]
-        if any(tiled(r + tile.rows * c) != tile.offset(r, c) for r, c in probe):
-            continue
-        if offsets(tiled) == tile.table:
+        if (sw is None or atom.element_swizzle == sw) and _tiles_to(tile, atom):
             return f"GMMA::{atom.name}<{CPP_TYPES[tile.element_bytes]}>"
     return None
 
@@ -80,59 +85,55 @@ def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) 
         return wgmma.replace("GMMA::", "UMMA::") + f" ({SWIZZLE_NAMES[span]})"
     if sw is None or tile.element_bytes > 4 or (sw[0], sw[1] + tile.element_bytes.bit_length() - 1, sw[2]) != (2, 5, 2):
         return None
-    atom = sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)
-    if tile.rows % atom.shape[0] or tile.cols % atom.shape[1]:
-        return None
-    tiled = sm100_smem.tile_atom(atom, tile.rows, tile.cols).layout_b
-    if offsets(tiled) != tile.table:
+    if not _tiles_to(tile, sm100_smem.umma_smem_atom("Layout_MN_SW128_32B_Atom", 8 * tile.element_bytes)):
         return None
     return f"UMMA::Layout_MN_SW128_32B_Atom<{CPP_TYPES[tile.element_bytes]}> (SWIZZLE_128B_BASE32B)"
 
 
 def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
-    """``{"tma", "wgmma", "umma", "base_alignment", "constraints_met", "notes"}`` for a candidate (``umma``: the
-    SM100 smem atom and UMMA descriptor layout type that read it, 128B_BASE32B included)."""
-    eb = tile.element_bytes
+    """``{"tma", "wgmma", "umma", "base_alignment", "constraints_met", "notes", "vector_kept"}`` for a candidate
+    (``umma``: the SM100 smem atom and UMMA descriptor layout type that read it, 128B_BASE32B included;
+    ``vector_kept``: every vector of the accesses' width stays whole anywhere in the tile, not only at the lanes
+    given -- a swizzle needs M >= log2(widest vector), a padding a leading stride that is a multiple of it)."""
+    eb, sw = tile.element_bytes, cand.swizzle
     tma = wgmma = umma = None
     notes: list[str] = []
     tile_mode = None
     if cand.kind in ("naive", "swizzle"):
-        span = hardware_swizzle(cand.swizzle, eb)
-        extent = tile.dense_extent if eb <= 8 else None  # TMA's element types are at most 8 bytes
-        box = None if extent is None else extent * eb  # bytes of a dense box's contiguous extent
+        span = hardware_swizzle(sw, eb)
+        box = (tile.dense_extent or 0) * eb if eb <= 8 else 0  # bytes of a dense box's contiguous extent, 0 for none
+        dense = box > 0 and box % 16 == 0  # TMA's element types are at most 8 bytes
         if span is not None:
-            wgmma = _atom_match(tile, cand.swizzle, span)
-            if cand.swizzle is None:
-                tma = "SWIZZLE_NONE" if box is not None and box % 16 == 0 else None
-            elif (box is not None and box % 16 == 0 and box <= span) or wgmma is not None:
+            wgmma = _atom_match(tile, sw, span)
+            if sw is None:
+                tma = "SWIZZLE_NONE" if dense else None
+            elif (dense and box <= span) or wgmma is not None:
                 tma = SWIZZLE_NAMES[span]
-        if tma is None and cand.swizzle is not None and box is not None and box % 16 == 0:
-            wide = [sp for sp in modes_on_tile(cand.swizzle, eb, tile.max_offset.bit_length()) if box <= sp]
-            if wide:
-                tile_mode, tma = wide[0], SWIZZLE_NAMES[wide[0]]
-                b, m, s = cand.swizzle
-                notes.append(f"TMA: on this tile Sw<{b},{m},{s}> is the {tma} mode (the mode's higher source bits "
-                             f"lie past the tile's last offset), which takes the {box}-byte box rows; base aligned "
-                             f"to {8 * wide[0]} bytes")
+        wide = [sp for sp in modes_on_tile(sw, eb, tile.max_offset.bit_length()) if box <= sp] if (
+            tma is None and sw is not None and dense) else []
+        if wide:
+            tile_mode, tma = wide[0], SWIZZLE_NAMES[wide[0]]
+            notes.append(f"TMA: on this tile Sw<{sw[0]},{sw[1]},{sw[2]}> is the {tma} mode (the mode's higher source "
+                         f"bits lie past the tile's last offset), which takes the {box}-byte box rows; base aligned "
+                         f"to {8 * wide[0]} bytes")
         if eb <= 4:
-            umma = _umma_match(tile, cand.swizzle, wgmma)
-    elif cand.kind == "padding":
-        notes.append("a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
-                     "the canonical (8 x 16-byte core matrix) layouts")
+            umma = _umma_match(tile, sw, wgmma)
     else:
-        notes.append("a general XOR map is no TMA swizzle mode nor GMMA atom: only Sw<1..3,4,3> on bytes are")
-    align = eb << sum(cand.swizzle) if cand.swizzle is not None else 128  # Sw<B,M,S> repeats every 2^(M+S+B)
+        notes.append(NOT_HARDWARE[cand.kind])
+    align = eb << sum(sw) if sw is not None else 128  # Sw<B,M,S> repeats every 2^(M+S+B)
     if tile_mode is not None:  # TMA's pattern follows the address: the base sits on the mode's 8-row repeat
         align = max(align, 8 * tile_mode)
-    met = True
+    fixed = len(notes)
     for a in accesses:
         if a.kind == "tma" and tma is None:
-            met = False
             notes.append(f"{a.name}: TMA cannot write this layout")
         if a.kind == "wgmma" and (wgmma is None or (a.major == "MN") != ("_MN_" in wgmma)):
-            met = False
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
-    return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": met, "notes": notes}
+    vec = max((a.vector for a in accesses if not a.constraint), default=1)
+    kept = ((tile.layout.stride[tile.lead] + cand.pad) % vec == 0 if cand.kind == "padding"
+            else cand.kind == "naive" or cand.safe_vector >= vec)
+    return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": len(notes) == fixed,
+            "notes": notes, "vector_kept": kept}
 
 
 # --------------------------------------------------------------------------- bits, code, why
@@ -153,12 +154,7 @@ def bit_labels(tile: Tile) -> list[str]:
 def bit_diagram(tile: Tile, cand: Any) -> dict[str, Any]:
     """``{"nbits", "labels", "xor": [[source bit, target bit], ...], "kept": low bits untouched, "bank_bits"}``."""
     eb = tile.element_bytes
-    pairs: list[list[int]] = []
-    if cand.swizzle is not None:
-        b, m, s = cand.swizzle
-        pairs = [[m + s + t, m + t] for t in range(b)]
-    elif cand.xor:
-        pairs = [[j, t] for j, mask in sorted(cand.xor.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
+    pairs = [[j, t] for j, mask in sorted(cand.columns.items()) for t in range(mask.bit_length()) if (mask >> t) & 1]
     low = min((p[1] for p in pairs), default=0)
     return {"nbits": tile.max_offset.bit_length(), "labels": bit_labels(tile), "xor": pairs, "kept": low,
             "bank_bits": list(range(*bank_bits(eb))), "element_bytes": eb}
@@ -169,24 +165,21 @@ def layout_of(tile: Tile, cand: Any) -> Any:
     if cand.kind == "swizzle":
         return ComposedLayout(Swizzle(*cand.swizzle), 0, tile.layout)
     if cand.kind == "padding":
-        d0, d1 = tile.layout.stride
-        st = (d0 + cand.pad, d1) if tile.lead == 0 else (d0, d1 + cand.pad)
-        return Layout(tile.layout.shape, st)
-    if cand.kind == "naive":
-        return tile.layout
-    return None
+        lay = tile.layout
+        return Layout(lay.shape, tuple(d + cand.pad * (i == tile.lead) for i, d in enumerate(lay.stride)))
+    return tile.layout if cand.kind == "naive" else None
 
 
-def code(tile: Tile, cand: Any, wgmma: str | None) -> dict[str, str]:
-    """CuTe C++ and CuTe DSL source for the fixed tile (``algebra.core.emit``); an XOR map as a plain function."""
-    lay = layout_of(tile, cand)
+def code(tile: Tile, lay: Any, xor: list[tuple[int, int]], wgmma: str | None) -> dict[str, str]:
+    """CuTe C++ and CuTe DSL source for the fixed tile ``lay`` (``algebra.core.emit``); an XOR map (``lay`` None) as
+    a plain function of the (source bit, target mask) pairs ``xor``."""
     if lay is not None:
         cpp = f"auto smem_layout = {to_cpp(lay)};"
         if wgmma:
             cpp += f"\n// the same layout from the GMMA atom:\nauto smem_layout = tile_to_shape({wgmma}{{}}, " \
                    f"make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
         return {"cpp": cpp, "dsl": f"smem_layout = {to_dsl(lay)}"}
-    terms = " ^ ".join(f"(((o >> {j}) & 1) * 0x{m:x})" for j, m in sorted((cand.xor or {}).items()))
+    terms = " ^ ".join(f"(((o >> {j}) & 1) * 0x{m:x})" for j, m in xor)
     return {"cpp": f"// o = {tile.text}(r, c); no CuTe Swizzle expresses this map\n"
                    f"__device__ int smem_offset(int o) {{ return o ^ {terms or '0'}; }}",
             "dsl": f"def smem_offset(o):  # o = the offset of {tile.text}\n    return o ^ {terms or '0'}"}
@@ -210,8 +203,9 @@ def _chunk_sentence(accesses: list[Access], eb: int, m: int) -> str:
     return f"{kept}; {what}, {tail}."
 
 
-def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
-    """One paragraph: what conflicts in the tile as given and how this candidate spreads it."""
+def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any, bits: dict[str, Any]) -> str:
+    """One paragraph: what conflicts in the tile as given and how this candidate spreads it (a swizzle's source bits
+    named as its ``bit_diagram`` labels them)."""
     eb = tile.element_bytes
     row_bytes = (tile.cols if tile.lead != 1 else tile.rows) * eb
     worst = max(((a, w) for a, w in zip(accesses, naive.wavefronts, strict=True) if not a.constraint),
@@ -236,8 +230,7 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any) -> str:
                        "bank bits (an F2-linear map that is not a shifted identity), which keeps every vector whole "
                        "because it only flips bits above the widest vector.")
     b, m, s = cand.swizzle
-    labels = bit_labels(tile)
-    src = [labels[m + s + t] or f"bit {m + s + t}" for t in range(b)]
+    src = [bits["labels"][j] or f"bit {j}" for j, _ in bits["xor"]]
     vec_bytes = eb << m
     text = (f"Sw<{b},{m},{s}> XORs offset bits {m + s}..{m + s + b - 1} ({', '.join(src)}) into bits "
             f"{m}..{m + b - 1}. " + _chunk_sentence(accesses, eb, m) + " "
@@ -254,30 +247,28 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
     eb = tile.element_bytes
     per_access = []
-    for a in accesses:
-        if a.constraint:
+    for a, offs in zip(accesses, cand.offsets, strict=True):
+        if offs is None:  # a constraint
             per_access.append({"name": a.name, "kind": a.kind, "wavefronts": 0, "ideal": 0, "phases": [],
                                "byte_addresses": [], "banks": []})
             continue
-        offs = lane_offsets(a, cand.place) or []
         addrs = [o * eb for o in offs]
         r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
                            "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
-    lay = layout_of(tile, cand)
-    sw = cand.swizzle
-    xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in sorted((cand.xor or {}).items())) + ">"
-    return {"kind": cand.kind, "layout": str(lay) if lay is not None else f"{xor_name} o {tile.text}",
+    lay, sw, xor, bits = layout_of(tile, cand), cand.swizzle, sorted((cand.xor or {}).items()), bit_diagram(tile, cand)
+    xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in xor) + f"> o {tile.text}"
+    return {"kind": cand.kind, "layout": str(lay) if lay is not None else xor_name,
             "swizzle": f"Sw<{sw[0]},{sw[1]},{sw[2]}>" if sw else None, "pad": cand.pad,
-            "xor": {str(k): v for k, v in sorted((cand.xor or {}).items())} or None,
+            "xor": {str(k): v for k, v in xor} or None,
             "wavefronts": [p["wavefronts"] for p in per_access], "total": sum(p["wavefronts"] for p in per_access),
             "ideal": sum(a.ideal(eb) for a in accesses), "footprint_bytes": cand.footprint_bytes,
             "extra_bytes": cand.footprint_bytes - tile.footprint_bytes, "vector_kept": hw["vector_kept"],
             "tma": hw["tma"] if hw["tma"] != "SWIZZLE_NONE" or cand.kind == "naive" else None, "wgmma": hw["wgmma"],
             "umma": hw.get("umma"), "atom": hw["wgmma"], "base_alignment": hw["base_alignment"],
             "constraints_met": hw["constraints_met"],
-            "notes": hw["notes"], "bits": bit_diagram(tile, cand), "code": code(tile, cand, hw["wgmma"]),
-            "why": why(tile, accesses, cand, naive) + ("" if hw["vector_kept"] else
+            "notes": hw["notes"], "bits": bits, "code": code(tile, lay, xor, hw["wgmma"]),
+            "why": why(tile, accesses, cand, naive, bits) + ("" if hw["vector_kept"] else
                    " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "
                    "elsewhere in the tile (it flips bits inside a vector there); a fix marked as keeping vectors is "
                    "safe for the same pattern on every row."),
