@@ -34,9 +34,7 @@ from algebra.hw.atoms import CopyAtom, MMAAtom, MMAOperands, get
 
 def _unfold(layout: Layout) -> Layout:
     """(X, (R0, R1, ...)) -> (X, R0, R1, ...): CuTe's ``tensor(make_coord(_, _), _)`` unfolding of the rest mode."""
-    rest = layout[1]
-    modes = list(rest) if it.is_tuple(rest.shape) else [rest]
-    return make_layout(layout[0], *modes)
+    return make_layout(layout[0], *layout[1])  # a rank-1 layout iterates as its one mode
 
 
 def _zip2(layout: Layout) -> Layout:
@@ -371,7 +369,7 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     if len(lay) > 3:
         raise LayoutError(f"atom_layout must have rank <= 3 (M, N, K), not {lay}")
     while len(lay) < 3:
-        lay = make_layout(*list(lay), Layout(1)) if it.is_tuple(lay.shape) else make_layout(lay, Layout(1))
+        lay = make_layout(*lay, Layout(1))
     vmnk = tiled_product(atom.thr_id, lay)
     perm = tuple(permutation) if permutation is not None else (None, None, None)
     if len(perm) != 3:
