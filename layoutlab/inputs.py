@@ -129,12 +129,17 @@ def _layout_panel(layout: Any, title: str = "") -> Panel:
     return p
 
 
-def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_major: bool = False) -> Panel:
+def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_major: bool = False,
+              atom: Any = None) -> Panel:
+    """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``."""
     p = Panel(title=title, notation=notation, rows=rows, cols=cols)
     if rows * cols > MAX_CELLS or A.size(tv) > MAX_SIZE:
         p.note = f"a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
         return p
-    p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
+    if atom is None:
+        p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
+    else:
+        p.threads, p.values, _ = model.atom_tile(atom, tv, rows, cols, row_major)
     p.index = [[r * cols + c if row_major else r + rows * c for c in range(cols)] for r in range(rows)]
     return p
 
@@ -180,16 +185,12 @@ def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
     from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
     from algebra.hw.sm100 import UmmaAtom
 
-    if isinstance(x, MMAAtom | UmmaAtom):  # UmmaAtom: a tcgen05.mma atom (one thread per CTA)
-        return [_tv_panel(f"{x.name} · {op}", str(x.operand(op)), x.operand(op), *x.operand_shape(op))
-                for op in ("A", "B", "C")]
-    if isinstance(x, CopyAtom):
+    if isinstance(x, MMAAtom | UmmaAtom | CopyAtom):  # UmmaAtom: a tcgen05.mma atom (one thread per CTA)
         out = []
-        for op in ("src", "dst"):
-            tv = x.src_layout(element_bits) if op == "src" else x.dst_layout(element_bits)
-            cols = max(1, 128 // element_bits)
-            out.append(_tv_panel(f"{x.name} · {op} ({element_bits}-bit elements, rows of 16 bytes)", str(tv), tv,
-                                 -(-A.cosize(tv) // cols), cols, row_major=True))
+        for op in ("src", "dst") if isinstance(x, CopyAtom) else ("A", "B", "C"):
+            tv, rows, cols, row_major = model.atom_operand(x, op, element_bits)
+            title = f"{x.name} · {op}" + (f" ({element_bits}-bit elements, rows of 16 bytes)" if row_major else "")
+            out.append(_tv_panel(title, str(tv), tv, rows, cols, row_major, atom=x))
         return out
     if isinstance(x, TiledCopy):
         rows, cols = (1, x.tiler[0]) if len(x.tiler) == 1 else (x.tiler[0], it.product(tuple(x.tiler[1:])))

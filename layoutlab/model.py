@@ -354,6 +354,35 @@ def tv_tile(tv: Any, rows: int, cols: int, row_major: bool = False, enum: Enum =
     return threads, values, count
 
 
+def atom_operand(atom: Any, op: str, element_bits: int = 16) -> tuple[Any, int, int, bool]:
+    """(TV layout, rows, cols, row_major) of operand ``op`` of an atom as its picture draws it: an MMA atom's A / B /
+    C (D is C) over its M x K / N x K / M x N tile, column-major; a copy atom's src / dst over its element span as
+    rows of 16 bytes (row-major, so an ldmatrix 8x8 matrix shows as 8 rows of 8 fp16 values)."""
+    if hasattr(atom, "operand_shape"):
+        return atom.operand(op), *atom.operand_shape(op), False
+    tv = atom.src_layout(element_bits) if op == "src" else atom.dst_layout(element_bits)
+    cols = max(1, 128 // element_bits)
+    return tv, -(-A.cosize(tv) // cols), cols, True
+
+
+def atom_tile(atom: Any, tv: Any, rows: int, cols: int, row_major: bool = False,
+              enum: Enum = plain_offsets) -> tuple[Table, Table, Table]:
+    """:func:`tv_tile` of one of ``atom``'s TV layouts with each thread index ``t`` named ``thr_id(t)``, the lane
+    CuTe's ``print_latex(MMA_Atom)`` (``print_latex(make_tiled_mma(atom))``) labels it with: SM70's quad-pair atoms
+    put threads 0-7 on lanes 0-3 and 16-19 (``T16 V0`` at (4, 0) of C); every other atom's ``thr_id`` is the
+    identity. Cells and values are ``tv_tile``'s."""
+    threads, values, holders = tv_tile(tv, rows, cols, row_major, enum)
+    lanes = atom_lanes(atom)
+    if any(t >= len(lanes) for row in threads for t in row):
+        raise LayoutError(f"{atom.name}: TV layout {tv} has threads past thr_id {atom.thr_id}")
+    return [[lanes[t] if t >= 0 else -1 for t in row] for row in threads], values, holders
+
+
+def atom_lanes(atom: Any) -> list[int]:
+    """The lane of each thread index of ``atom`` (its ``thr_id``, enumerated)."""
+    return [atom.thr_id(t) for t in range(A.size(atom.thr_id))]
+
+
 def tv_cells(threads: Table, values: Table, by_warp: bool = False) -> tuple[list[list[str]], Table, dict[str, Any]]:
     """(labels ``T<thread>V<value>``, palette indices, hover metadata) of a thread / value grid, coloured by thread
     (32 lane colours, ``thread mod 32``) or, with ``by_warp``, by warp (``thread // 32``)."""

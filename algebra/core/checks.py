@@ -92,34 +92,44 @@ def structural_failure(a_shape: Any, b_shape: Any, b_stride: Any) -> str | None:
     return None
 
 
-def find_counterexample(a: Any, b: Any, r: Any, exhaustive: bool = False) -> tuple | None:
-    """``(i, B(i), A(B(i)), R(i))`` for the first ``i`` (in the order tested) where R differs from A o B inside
-    ``size(A)``; None when none is found. Exhaustive when ``size(B) <= ENUM_CAP`` or ``exhaustive``, else the first
-    ENUM_CAP coordinates of B made of corners and steps of each mode."""
+def find_counterexample(a: Any, b: Any, r: Any, why: str, f2: bool = False) -> tuple | None:
+    """``(i, B(i), A(B(i)), R(i))`` for an ``i`` where R differs from A o B inside ``size(A)``, else None: the one
+    search of ``post_composition`` (``why``: the condition to blame). Unless ``f2`` (B's strides are ints), the least
+    such ``i`` when the points that can land inside A decide it (``relevant_counterexample``); else, over ENUM_CAP
+    points, the first found among the first ENUM_CAP coordinates of B made of corners and steps of each mode; then,
+    unless that found one or no structure is to blame (``why == "?"``), the least ``i`` over every point, counted
+    first (``capped``)."""
+    if not f2 and (hit := relevant_counterexample(a, b, r)) is not _UNDECIDED:
+        return hit
     size_a = it.product(a.shape)
     a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
     fs = it.flatten(b.shape)
-    if exhaustive or it.product(fs) <= ENUM_CAP:
-        if (int_strides(b) or has_f2(b.stride)) and (int_strides(r) or has_f2(r.stride)):  # (F2 offsets: bits)
-            pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
-        else:
-            pairs = ((i, (b(i), r(i))) for i in range(it.product(fs)))
-        for i, (x, y) in pairs:
-            if type(x) is int and 0 <= x < size_a and a_of(x) != y:
-                return i, x, a_of(x), y
-        return None
-    picks = [sorted(c for c in {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
-                    if 0 <= c < s) for s in fs]
-    index_of = _dot(it.flatten(it.prefix_product(fs)))
-    b_of = _dot(it.flatten(b.stride)) if int_strides(b) else (lambda c: b(index_of(c)))
-    r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
-    for c in islice(cartesian(*picks), ENUM_CAP):
-        x = b_of(c)
-        if type(x) is int and 0 <= x < size_a:
-            i = index_of(c)
-            y = r_of(i)
-            if a_of(x) != y:
-                return i, x, a_of(x), y
+    n_b = it.product(fs)
+    if not f2 and n_b > ENUM_CAP:
+        picks = [sorted(c for c in {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
+                        if 0 <= c < s) for s in fs]
+        index_of = _dot(it.flatten(it.prefix_product(fs)))
+        b_of = _dot(it.flatten(b.stride))
+        r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
+        for c in islice(cartesian(*picks), ENUM_CAP):
+            x = b_of(c)
+            if 0 <= x < size_a:
+                i = index_of(c)
+                y = r_of(i)
+                if a_of(x) != y:
+                    return i, x, a_of(x), y
+        if why == "?":
+            return None
+    if f2 or n_b > ENUM_CAP:
+        capped(n_b, f"composition {a} o {b} is refused: " + (f"CuTe would print {r}, not confirmed here to be A o B "
+               "(F2 strides, " if f2 else f"{why}. CuTe would print {r} here, not confirmed to be A o B ("))
+    if (int_strides(b) or has_f2(b.stride)) and (int_strides(r) or has_f2(r.stride)):  # (F2 offsets: bits)
+        pairs = enumerate(zip(offsets(b), offsets(r), strict=True))
+    else:
+        pairs = ((i, (b(i), r(i))) for i in range(n_b))
+    for i, (x, y) in pairs:
+        if type(x) is int and 0 <= x < size_a and a_of(x) != y:
+            return i, x, a_of(x), y
     return None
 
 
@@ -238,33 +248,23 @@ def post_composition(args: tuple, r: Any) -> None:
     a, b = args
     if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
-    if not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride)):
-        if _f2_agree(a, b, r):  # carry-less strides: no structural proof; all linear, the units decide; else each point
+    f2 = not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride))
+    if f2:  # carry-less strides: no structural proof; all linear, the units decide; else each point (its offsets as
+        if _f2_agree(a, b, r):  # bits: F0 is 0; an F2 B(i) indexes A)
             return
-        capped(it.product(b.shape), f"composition {a} o {b} is refused: CuTe would print {r}, not confirmed here to "
-               "be A o B (F2 strides, ")  # then every point, its offsets as bits (F0 is 0; an F2 B(i) indexes A)
-        hit = find_counterexample(a, b, r, exhaustive=True)
-        if hit is not None:
-            _refuse(a, b, r, "F2 linearity condition: " + ("the steps of B through A's F2 modes carry, and a "
-                    "carry-less product does not" if has_f2(a.stride) else "A's int offsets do not add B's XORs"), hit)
-        return
-    why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
-    # proven; or basis (E) strides, which select a mode of A, each composed with that mode alone; or CuTe's C++
-    # arithmetic on the non-positive shapes of negative-stride complements, printed as is
-    if why is None or not _ints(b.stride) or has_non_positive_shape(r) or has_non_positive_shape(a):
-        return
-    hit = relevant_counterexample(a, b, r)
-    if hit is None:
-        return  # every i with B(i) inside A was checked
-    if hit is not _UNDECIDED:
-        _refuse(a, b, r, why, hit)
-    n_b = it.product(it.flatten(b.shape))
-    hit = find_counterexample(a, b, r)
-    if hit is None and n_b > ENUM_CAP and why != "?":  # else every point was checked, or no structure is to blame
-        capped(n_b, f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, not confirmed to be A o B (")
-        hit = find_counterexample(a, b, r, exhaustive=True)  # the sample found nothing: settle it point by point
+        why = "F2 linearity condition: " + ("the steps of B through A's F2 modes carry, and a carry-less product "
+                                            "does not" if has_f2(a.stride) else "A's int offsets do not add B's XORs")
+    else:
+        why = structural_failure(coalesce_x_pair(a.shape, a.stride)[0], b.shape, b.stride)
+        # proven; or basis (E) strides, which select a mode of A, each composed with that mode alone; or CuTe's C++
+        # arithmetic on the non-positive shapes of negative-stride complements, printed as is
+        if why is None or not _ints(b.stride) or has_non_positive_shape(r) or has_non_positive_shape(a):
+            return
+    hit = find_counterexample(a, b, r, why, f2)
     if hit is not None:
-        _refuse(a, b, r, why, hit)
+        i, x, ax, ri = hit
+        raise LayoutError(f"composition {a} o {b} is not a layout: {'the result is not A o B' if why == '?' else why}"
+                          f". CuTe would print {r} here; at i = {i} that gives {ri}, but A(B({i})) = A({x}) = {ax}")
 
 
 def _ints(stride: Any) -> bool:
@@ -285,11 +285,18 @@ def _f2_agree(a: Any, b: Any, r: Any) -> bool:
 
 
 def _inverts(outer: Any, inner: Any) -> bool:
-    """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven mode by mode
-    (plain layouts, int strides): each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P
-    its 1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
-    if type(inner).__name__ != "Layout" or type(outer) is not type(inner) or not _ints((outer.stride, inner.stride)) \
-            or has_non_positive_shape(outer) or has_non_positive_shape(inner):
+    """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven (plain
+    layouts). F2 strides: both F2-linear (``arith.f2_columns``), so it holds where it holds at the unit indices. Int
+    strides, mode by mode: each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P its
+    1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
+    if type(inner).__name__ != "Layout" or type(outer) is not type(inner):
+        return False
+    if not _ints((outer.stride, inner.stride)):
+        if not (has_f2(outer.stride) or has_f2(inner.stride)):
+            return False  # (basis strides)
+        co, ci = f2_columns(outer.shape, outer.stride), f2_columns(inner.shape, inner.stride)
+        return None not in (co, ci) and all(x >> len(co) == 0 and f2_apply(co, x) == 1 << t for t, x in enumerate(ci))
+    if has_non_positive_shape(outer) or has_non_positive_shape(inner):
         return False
     os_, od = map(it.wrap, bw_coalesce(*flat_pair(outer.shape, outer.stride), 1, 0))
     pre, reach, step = [prod(os_[:j]) for j in range(len(os_))], [0] * len(os_), 1
@@ -357,10 +364,6 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
-    if type(r).__name__ == "Layout" and type(layout) is type(r) and (has_f2(layout.stride) or has_f2(r.stride)):
-        k = it.product(r.shape).bit_length() - 1  # F2-linear L and R: L(R(i)) == i at the units i is all of it
-        if _f2_agree(layout, r, type(r)((2,) * k, tuple(1 << t for t in range(k))) if k else type(r)(1, 0)):
-            return
     fa, fr = (None, None) if r is None or _inverts(layout, r) else (_on_domain(layout), _on_domain(r))
     if fa is None or fr is None:
         return
@@ -515,15 +518,6 @@ def verify(op: str, args: tuple, result: Any, outermost: bool = False) -> Any:
     if post is not None and not _UNCHECKED.get() and not (outermost and has_non_positive_shape(result)):
         post(args, result)
     return result
-
-
-def _refuse(a: Any, b: Any, r: Any, why: str, hit: tuple) -> None:
-    i, x, ax, ri = hit
-    if why == "?":
-        why = "the result is not A o B"
-    raise LayoutError(
-        f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} that gives {ri}, "
-        f"but A(B({i})) = A({x}) = {ax}")
 
 
 def _first_non_positive(shape: Any, path: str) -> tuple | None:

@@ -187,11 +187,39 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
     """The layout ``R`` of the longest run with ``a(R(i)) == i`` and ``b(R(i)) == i``.
     One swizzled side (CuTe's overload): that of its inner layout and the other, cut to ``2^M`` elements (the
     swizzle leaves the low M bits of an offset alone); both swizzled: refused, as CuTe has no overload."""
-    rec = active()
+    return _max_common(a, b, max_common_layout)
+
+
+def max_common_vector(a: Layout, b: Layout) -> int:
+    """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``.
+    A swizzled side (CuTe's overloads): that of the inner layouts, at most ``2^M`` of each swizzle (no cut when both
+    have the same swizzle)."""
+    return _max_common(a, b, max_common_vector)
+
+
+def _max_common(a: Any, b: Any, fn: Any) -> Any:
+    """``fn`` (max_common_layout or max_common_vector) of ``a`` and ``b``: the swizzled side first (CuTe's
+    ``fn(Layout, Composed)`` is ``fn(Composed, Layout)``) and read through its inner layout; else both from the first
+    mode ``s0:d0`` of ``coalesce(a o right_inverse(b))``, A's offset at each of B's offsets 0, 1, 2, ..."""
+    rec, vector = active(), fn is max_common_vector
     if type(b) is ComposedLayout and type(a) is not ComposedLayout:
-        a, b = b, a  # CuTe: max_common_layout(Layout, Composed) is max_common_layout(Composed, Layout)
+        a, b = b, a
         if rec is not None:
-            rec.step("B is swizzled: CuTe answers max_common_layout(B, A)")
+            rec.step(f"B is swizzled: CuTe answers {fn.__name__}(B, A)")
+    if type(a) is ComposedLayout and vector:
+        if type(b) is ComposedLayout:
+            caps = [] if a.layout_a == b.layout_a else [_swizzle_base(a), _swizzle_base(b)]
+            inner_b = b.layout_b
+        else:
+            caps, inner_b = [_swizzle_base(a)], b
+        if rec is not None:
+            rec.step(f"the inner layouts {a.layout_b} and {inner_b} have a common vector; "
+                     + (f"cap it at 2^M of each swizzle: {', '.join(map(str, caps))}" if caps else
+                        "both have the same swizzle, which moves their offsets alike: no cap"))
+        n = min([nested(rec, max_common_vector, a.layout_b, inner_b)] + caps)
+        if rec is not None:
+            rec.step(f"{n} element(s) are contiguous in both", None, kind="result", value=str(n))
+        return n
     if type(a) is ComposedLayout:
         if type(b) is ComposedLayout:
             raise LayoutError(f"max_common_layout: CuTe has no overload for two swizzled layouts ({a}, {b})")
@@ -205,9 +233,26 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
         if rec is not None:
             rec.step(f"max_common_layout = {common}", common, kind="result")
         return common
-    inv_b, s0, d0 = _common(rec, a, b, max_common_layout)
-    res = nested(rec, composition, inv_b, R(s0, d0)) if d0 == 1 else R(1, 0)
     if rec is not None:
+        rec.step("invert B on its contiguous offsets: right_inverse(B)")
+    inv_b = nested(rec, right_inverse, b)
+    if rec is not None:
+        rec.step(f"compose A with right_inverse(B) = {inv_b}")
+    try:
+        comp = nested(rec, composition, a, inv_b)
+    except LayoutError as err:
+        comp = _cute_run(a, b, inv_b, fn, err)
+    common = quiet(rec, coalesce, comp)
+    if rec is not None:
+        rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
+                 common)
+    s0, d0 = it.wrap(common.shape)[0], it.wrap(common.stride)[0]
+    d0 = 1 if d0 == F2(1) else d0  # c * F1 is c
+    res = (s0 if d0 == 1 else 1) if vector else nested(rec, composition, inv_b, R(s0, d0)) if d0 == 1 else R(1, 0)
+    if rec is not None and vector:
+        why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"
+        rec.step(f"{why}: {res} element(s) are contiguous in both", None, kind="result", value=str(res))
+    elif rec is not None:
         rec.step(f"its first mode {s0}:1 is contiguous: right_inverse(B) o {s0}:1 = {res}" if d0 == 1 else
                  f"its first mode {s0}:{d0} is not stride 1: nothing in common beyond one element, 1:0", res,
                  kind="result")
@@ -226,56 +271,6 @@ def _cute_run(a: Layout, b: Layout, inv_b: Layout, fn: Any, err: LayoutError) ->
     if run != n:  # CuTe's run is not A's: refused with the composition's point and CuTe's print of the whole
         raise whole_refusal(fn, (a, b), err) or err
     return comp
-
-
-def _common(rec: Any, a: Any, b: Any, fn: Any) -> tuple[Layout, int, int]:
-    """``right_inverse(b)`` and the first mode ``s0:d0`` of ``coalesce(a o right_inverse(b))``, A's offset at each of
-    B's offsets 0, 1, 2, ... (``fn``: the op asking)"""
-    if rec is not None:
-        rec.step("invert B on its contiguous offsets: right_inverse(B)")
-    inv_b = nested(rec, right_inverse, b)
-    if rec is not None:
-        rec.step(f"compose A with right_inverse(B) = {inv_b}")
-    try:
-        comp = nested(rec, composition, a, inv_b)
-    except LayoutError as err:
-        comp = _cute_run(a, b, inv_b, fn, err)
-    common = quiet(rec, coalesce, comp)
-    if rec is not None:
-        rec.step(f"A o right_inverse(B) = {comp}, coalesced {common}: A's offset at each of B's offsets 0, 1, 2, ...",
-                 common)
-    return inv_b, it.wrap(common.shape)[0], 1 if (d0 := it.wrap(common.stride)[0]) == F2(1) else d0  # c * F1 is c
-
-
-def max_common_vector(a: Layout, b: Layout) -> int:
-    """The largest ``N`` such that the first N elements are contiguous in both ``a`` and ``b``.
-    A swizzled side (CuTe's overloads): that of the inner layouts, at most ``2^M`` of each swizzle (no cut when both
-    have the same swizzle)."""
-    rec = active()
-    if type(b) is ComposedLayout and type(a) is not ComposedLayout:
-        a, b = b, a  # CuTe: max_common_vector(Layout, Composed) is max_common_vector(Composed, Layout)
-        if rec is not None:
-            rec.step("B is swizzled: CuTe answers max_common_vector(B, A)")
-    if type(a) is ComposedLayout:
-        if type(b) is ComposedLayout:
-            caps = [] if a.layout_a == b.layout_a else [_swizzle_base(a), _swizzle_base(b)]
-            inner_b = b.layout_b
-        else:
-            caps, inner_b = [_swizzle_base(a)], b
-        if rec is not None:
-            rec.step(f"the inner layouts {a.layout_b} and {inner_b} have a common vector; "
-                     + (f"cap it at 2^M of each swizzle: {', '.join(map(str, caps))}" if caps else
-                        "both have the same swizzle, which moves their offsets alike: no cap"))
-        n = min([nested(rec, max_common_vector, a.layout_b, inner_b)] + caps)
-        if rec is not None:
-            rec.step(f"{n} element(s) are contiguous in both", None, kind="result", value=str(n))
-        return n
-    _, s0, d0 = _common(rec, a, b, max_common_vector)
-    n = s0 if d0 == 1 else 1
-    if rec is not None:
-        why = f"its first mode {s0}:{d0} has stride 1" if d0 == 1 else f"its first mode {s0}:{d0} is not stride 1"
-        rec.step(f"{why}: {n} element(s) are contiguous in both", None, kind="result", value=str(n))
-    return n
 
 
 def nullspace(layout: Layout) -> Layout:

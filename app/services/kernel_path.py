@@ -278,7 +278,7 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
     v = TV.tv_view(tm.atom.name, "C")
     g = TV.tv_grid(v, "kp-atom")
     g.caption = f"C of one atom · {v.tv_layout}"
-    lane = t % tm.atom.num_threads
+    lane = tm.atom.thr_id(t % tm.atom.num_threads)  # the picture labels the atom's threads by lane (thr_id)
     g.marks = {(i, j): "acc" for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}
     m, n, k = tm.atom.shape_mnk
     path.steps.append(Step("1 · the MMA atom", f"{tm.atom.name} ({tm.atom.ptx}): {tm.atom.num_threads} threads "

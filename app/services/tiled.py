@@ -59,6 +59,8 @@ class TiledView:
     layout_s: str = ""
     layout_d: str = ""
     extra: dict[str, Any] | None = None
+    #: a tiled MMA's lanes (``thr_layout_vmnk``'s offsets, sorted): the labels of its threads; None: 0 .. num_threads-1
+    lanes: list[int] | None = None
 
 
 def _threads(n: int, what: str) -> None:
@@ -153,6 +155,8 @@ def tiled_mma_view(atom: str, layout_text: str, operand: str, perm_text: str = "
         m, n, k = (tm.tile_size_mnk(i) for i in range(3))
         tvs = {o: str(tm.get_layout_TV(o)) for o in "ABC"}
     _threads(tm.num_threads, "tiled MMA")
+    with guard("make_tiled_mma"):
+        lanes = sorted(tm.thr_layout_vmnk(i) for i in range(tm.num_threads))
     rows, cols = {"A": (m, k), "B": (n, k), "C": (m, n)}[op]
     _cells(rows, cols, "tiled MMA")
     with guard("make_tiled_mma"):
@@ -164,7 +168,7 @@ def tiled_mma_view(atom: str, layout_text: str, operand: str, perm_text: str = "
     cpp, _ = code.tiled_mma_code(tm.atom.name, lay)
     return TiledView(kind="mma", name=tm.atom.name, operand=op, tv_layout=str(tm.thr_layout_vmnk), rows=rows,
                      cols=cols, threads=threads, values=values, num_threads=tm.num_threads, num_values=nvals,
-                     tile=f"{m} x {n} x {k}", cpp=cpp, note=note,
+                     tile=f"{m} x {n} x {k}", cpp=cpp, note=note, lanes=lanes,
                      extra={"layout_TV": tvs, "tile_mnk": [m, n, k],
                             "permutation": [None if p is None else str(p) for p in tm.permutation]})
 

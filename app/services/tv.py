@@ -18,7 +18,7 @@ from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout, pow2_text
-from layoutlab.model import Table, tv_cells, tv_tile
+from layoutlab.model import atom_lanes, atom_operand, atom_tile, tv_cells
 
 DEFAULT_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
 MMA_OPERANDS = ("A", "B", "C")
@@ -60,6 +60,7 @@ class TVView:
     shape: list[int]
     ptx: str
     note: str = ""
+    lanes: list[int] | None = None  # an atom's thread index -> lane (thr_id), the labels of its threads
 
     def to_json(self) -> dict[str, Any]:
         return {"operand": self.operand, "tv_layout": self.tv_layout, "rows": self.rows, "cols": self.cols,
@@ -71,15 +72,11 @@ def _get(name: str) -> Any:
         return atoms.get(name)
 
 
-def _tile_of(tv: Any, rows: int, cols: int, row_major: bool) -> tuple[Table, Table, Table]:
-    """threads/values/sharer-count per cell of a rows x cols tile indexed column-major (or row-major), labelled as
-    CuTe's print_latex_tv labels them (``layoutlab.model.tv_tile``), enumerated under the request's budget."""
-    return tv_tile(tv, rows, cols, row_major, offsets)
-
-
 @lru_cache(maxsize=256)
 def tv_view(name: str, operand: str = "C", element_bits: int = 16) -> TVView:
-    """The TV grid of one operand of an atom: cell (m, n) holds thread ``threads[m][n]``'s value ``values[m][n]``.
+    """The TV grid of one operand of an atom: cell (m, n) holds thread ``threads[m][n]``'s value ``values[m][n]``,
+    the thread named by its lane (the atom's ``thr_id``, as CuTe's print_latex labels it:
+    ``layoutlab.model.atom_tile``).
 
     MMA operands index the M x K / N x K / M x N tile column-major; copy atoms index their element span, drawn as
     rows of 16 bytes (row-major), so an ldmatrix 8x8 matrix shows as 8 rows of 8 fp16 values."""
@@ -88,30 +85,26 @@ def tv_view(name: str, operand: str = "C", element_bits: int = 16) -> TVView:
         op = operand.upper()
         if op not in MMA_OPERANDS + ("D",):
             raise LayoutError(f"operand of an MMA atom is A, B or C, not {operand!r}")
-        tv = atom.operand(op)
-        rows, cols = atom.operand_shape(op)
-        row_major, kind, ops = False, "mma", MMA_OPERANDS
-        shape, ptx = list(atom.shape_mnk), atom.ptx
+        kind, ops, shape = "mma", MMA_OPERANDS, list(atom.shape_mnk)
     else:
         op = operand.lower()
         if op not in COPY_OPERANDS:
             raise LayoutError(f"operand of a copy atom is src or dst, not {operand!r}")
-        with guard("atom"):
-            tv = atom.src_layout(element_bits) if op == "src" else atom.dst_layout(element_bits)
-        cols = max(1, 128 // element_bits)
-        rows = -(-A.cosize(tv) // cols)
-        row_major, kind, ops = True, "copy", COPY_OPERANDS
-        shape, ptx = [rows, cols], atom.ptx
+        kind, ops, shape = "copy", COPY_OPERANDS, []
+    with guard("atom"):
+        tv, rows, cols, row_major = atom_operand(atom, op, element_bits)
+    shape = shape or [rows, cols]
     if rows * cols > MAX_CELLS:
         raise LayoutError(f"{name} {op}: {rows}x{cols} exceeds the render cap of {MAX_CELLS:,} cells")
     with guard("atom"):
-        threads, values, count = _tile_of(tv, rows, cols, row_major)
+        threads, values, count = atom_tile(atom, tv, rows, cols, row_major, offsets)
     shared = max((c for row in count for c in row), default=1)
     note = (f"each element is held by {shared} (thread, value) pairs: the thread mode has stride 0 (the operand is "
             "read from shared memory by every thread); the first thread is shown") if shared > 1 else ""
     return TVView(name=atom.name, kind=kind, operand=op, operands=ops, tv_layout=str(tv), rows=rows, cols=cols,
                   threads=threads, values=values, sharers=count, num_threads=it.product(tv.shape[0]),
-                  num_values=it.product(tv.shape[1]), shape=shape, ptx=ptx, note=note)
+                  num_values=it.product(tv.shape[1]), shape=shape, ptx=atom.ptx, note=note,
+                  lanes=atom_lanes(atom))
 
 
 def tv_grid(view: Any, grid_id: str, by_warp: bool = False) -> GridView:

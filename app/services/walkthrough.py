@@ -218,7 +218,8 @@ def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
     m, n, k = _tile_mnk(tile, own)
     t = _thread(thread, tm.num_threads)
     walk = Walk(kind="mma", atom=tm.atom.name, thread=t, num_threads=tm.num_threads)
-    lane, nthr_atom = t % tm.atom.num_threads, tm.atom.num_threads
+    idx, nthr_atom = t % tm.atom.num_threads, tm.atom.num_threads
+    lane = tm.atom.thr_id(idx)  # the atom's pictures label its threads by lane (thr_id)
     level1 = []
     for op in ("B", "A", "C"):  # drawn as CuTe's print_latex draws an MMA: B (transposed) above C, A left of C
         v = TV.tv_view(tm.atom.name, op)
@@ -229,8 +230,9 @@ def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
         g.css = "tv compact"
         g.caption = f"{op} · {v.tv_layout}"
         level1.append(_outline(g, {(i, j) for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}))
+    who = f"thread {idx} of the atom" + (f" (lane {lane}, as the cells name it)" if lane != idx else "")
     walk.levels.append(("1 · the MMA atom: A, B and C", f"{tm.atom.name} ({tm.atom.ptx}): {nthr_atom} threads; "
-                        f"thread {lane} of the atom outlined in A, B and C. B is drawn transposed (K x N) above C "
+                        f"{who} outlined in A, B and C. B is drawn transposed (K x N) above C "
                         "(M x N), A (M x K) to its left, as CuTe's print_latex draws an MMA", level1, "mma-atom"))
     tv = T.tiled_mma_view(tm.atom.name, layout.strip(), "C")
     g2 = TV.tv_grid(tv, "walk-warps", by_warp=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -23,6 +24,23 @@ def test_tiled_mma_isolates_a_thread(page, live_server, screenshot):
     page.wait_for_function("() => document.querySelector('#tiled .msg.note')?.textContent"
                            ".includes('held by 2 threads')")
     assert parse_qs(urlparse(page.url).query)["top"] == ["A"]
+    assert not page.console_errors
+
+
+def test_an_sm70_atom_names_its_threads_by_lane(page, live_server):
+    """SM70's quad-pair atom: cell (4,0) of C is T16V0 as CuTe's print_latex draws it; the thread buttons name lanes,
+    T16 isolates its 8 values, and the grid's SVG export draws T16V0 in row 4, column 0."""
+    page.goto(f"{live_server.url}/tv?atom=SM70_8x8x4_F32F16F16F32_TN&operand=C")
+    assert page.inner_text(cell("grid-tv", 4, 0)) == "T16V0"
+    assert page.locator(".threads[data-grid='grid-tv'] button").all_inner_texts() == [
+        "T0", "T1", "T2", "T3", "T16", "T17", "T18", "T19"]
+    page.click(".threads button[data-thread='16']")
+    lit = page.eval_on_selector_all("#grid-tv .gr > span:not(.dim)", "els => els.map(e => e.textContent)")
+    assert sorted(lit) == [f"T16V{v}" for v in range(8)]
+    svg = page.evaluate("window.layoutlabSvg('grid-tv')")
+    x, y = (float(g) for g in re.search(r'<rect x="([\d.]+)" y="([\d.]+)"[^>]*/><text[^>]*>T16V0<', svg).groups())
+    x0, y0 = (float(g) for g in re.search(r'<rect x="([\d.]+)" y="([\d.]+)"[^>]*/><text[^>]*>T0V0<', svg).groups())
+    assert x == x0 and y > y0  # column 0, below row 0
     assert not page.console_errors
 
 
