@@ -103,14 +103,6 @@ _SM90_N = tuple(range(8, 257, 8))
 _SM90_TYPES = ("F16F16F16", "F32F16F16", "F32BF16BF16")
 
 
-def _split_types(t: str) -> tuple[str, ...]:
-    """``"F32BF16BF16F32"`` -> ("F32", "BF16", "BF16", "F32"): the longest known name first at each place."""
-    out = tuple(re.findall("|".join(sorted(_T_NAMES, key=len, reverse=True)), t))
-    if "".join(out) != t:
-        raise LayoutError(f"cannot read value types {t!r}")
-    return out
-
-
 SM90_ALayout_64x16 = "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"  # register A of the RS form, 16-bit A
 
 
@@ -142,16 +134,6 @@ def _mma_table() -> dict[str, tuple]:
 def mma_names() -> list[str]:
     """Every MMA atom name this module knows (CuTe's struct names)."""
     return sorted(_mma_table())
-
-
-@cache
-def _mma(name: str) -> MMAAtom:
-    m, n, k, thr, a, b, c, types, ptx = _mma_table()[name]
-    vt = _split_types(types)
-    if len(vt) == 3:  # SM90 names list D, A, B (C is D)
-        vt = (vt[0], vt[1], vt[2], vt[0])
-    return MMAAtom(name, (m, n, k), parse_layout(thr), parse_layout(a), parse_layout(b), parse_layout(c),
-                   tuple(_T_NAMES[x] for x in vt), ptx)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- copy atoms
@@ -240,9 +222,16 @@ def copy_names() -> list[str]:
 
 
 @cache
-def _copy(name: str) -> CopyAtom:
-    thr, src, dst, ref, ptx = _copy_table()[name]
-    return CopyAtom(name, parse_layout(thr), parse_layout(src), parse_layout(dst), parse_layout(ref), ptx)
+def _atom(name: str) -> MMAAtom | CopyAtom:
+    """The one builder of both tables' atoms: their layouts parsed from CuTe's notation, an MMA atom's value types read
+    from its name's spelling (``F32BF16BF16F32``: D, A, B, C; SM90's ``F32BF16BF16`` lists D, A, B and C is D)."""
+    if name in _copy_table():
+        thr, src, dst, ref, ptx = _copy_table()[name]
+        return CopyAtom(name, *map(parse_layout, (thr, src, dst, ref)), ptx)
+    m, n, k, thr, a, b, c, types, ptx = _mma_table()[name]
+    vt = re.findall(r"[BT]?F\d+|S\d+", types)
+    return MMAAtom(name, (m, n, k), *map(parse_layout, (thr, a, b, c)), tuple(_T_NAMES[x] for x in (vt + vt[:1])[:4]),
+                   ptx)  # type: ignore[arg-type]
 
 
 def names() -> list[str]:
@@ -256,10 +245,8 @@ def get(name: str) -> MMAAtom | CopyAtom:
     key = name.strip().removeprefix("cute::").replace(" ", "")
     key = key.removeprefix("SM100::TMEM::LOAD::").removeprefix("SM100::TMEM::STORE::")
     key = _ALIASES.get(key, key)
-    if key in _mma_table():
-        return _mma(key)
-    if key in _copy_table():
-        return _copy(key)
+    if key in _mma_table() or key in _copy_table():
+        return _atom(key)
     raise LayoutError(f"unknown atom {name!r}; atoms.names() lists the {len(names())} known atoms")
 
 

@@ -34,9 +34,7 @@ from algebra.hw.atoms import CopyAtom, MMAAtom, MMAOperands, get
 
 def _unfold(layout: Layout) -> Layout:
     """(X, (R0, R1, ...)) -> (X, R0, R1, ...): CuTe's ``tensor(make_coord(_, _), _)`` unfolding of the rest mode."""
-    rest = layout[1]
-    modes = list(rest) if it.is_tuple(rest.shape) else [rest]
-    return make_layout(layout[0], *modes)
+    return make_layout(layout[0], *layout[1])  # a rank-1 layout iterates as its one mode
 
 
 def _zip2(layout: Layout) -> Layout:
@@ -99,16 +97,11 @@ class TiledCopy:
     def num_threads(self) -> int:
         return size(self.tv_layout[0])
 
-    def _ref2trg(self, src: bool) -> Layout:
-        """CuTe's ``AtomLayoutRef`` -> ``AtomLayoutSrc`` / ``AtomLayoutDst``: ``right_inverse(ref) o src|dst``."""
-        ref = right_inverse(self.atom.ref_layout(self.element_bits))
-        return composition(ref, (self.atom.src_layout if src else self.atom.dst_layout)(self.element_bits))
-
     @bounded(4 << 20, "tiled copy fragments")  # partition_S / _D slice it once per thread
     def _tidfrg(self, src: bool, tensor: Any) -> Layout:
         """((thread, value), rest...) view of a source (destination) tile (CuTe's ``tidfrg_S`` / ``tidfrg_D``)."""
         tiles = zipped_divide(_as_layout(tensor), tuple(Layout(t) for t in self.tiler))
-        return self._tile2thrfrg_unfolded(tiles, self._ref2trg(src))  # ((thr, val), rest_m, rest_n, ...)
+        return self._tile2thrfrg_unfolded(tiles, src)  # ((thr, val), rest_m, rest_n, ...)
 
     tidfrg_S = partialmethod(_tidfrg, True)
     tidfrg_D = partialmethod(_tidfrg, False)
@@ -133,17 +126,18 @@ class TiledCopy:
         """(thr_idx, val_idx) -> column-major index of the tiler tile, as the source / destination sees it (CuTe's
         ``TiledCopy::get_layoutS_TV`` / ``get_layoutD_TV``)."""
         ref = Layout((tuple(self.tiler), 1))  # ((M, N), 1): the tile itself, one rest
-        return self._tile2thrfrg_unfolded(ref, self._ref2trg(src))[0]  # ((thr, val), 1) -> (thr, val)
+        return self._tile2thrfrg_unfolded(ref, src)[0]  # ((thr, val), 1) -> (thr, val)
 
     get_layoutS_TV = partialmethod(_layout_TV, True)
     get_layoutD_TV = partialmethod(_layout_TV, False)
 
-    def _tile2thrfrg_unfolded(self, tensor: Layout, ref2trg: Layout) -> Layout:
-        """CuTe's ``tile2thrfrg`` of a ((tile), (rest)) tensor: (thr, val, rest...)."""
-        nthr = size(self.atom.thr_id)
-        nval = size(self.atom.ref_layout(self.element_bits)[1])
-        atom_tv = zipped_divide(self.tv_layout, (nthr, nval))  # ((atom_tid, atom_val), (rest_tid, rest_val))
-        trg_tv = make_layout(composition(atom_tv[0], ref2trg), atom_tv[1])
+    def _tile2thrfrg_unfolded(self, tensor: Layout, src: bool) -> Layout:
+        """CuTe's ``tile2thrfrg`` of a ((tile), (rest)) tensor: (thr, val, rest...), the atom's values read through
+        ``AtomLayoutRef`` -> ``AtomLayoutSrc`` / ``AtomLayoutDst``: ``right_inverse(ref) o src|dst``."""
+        bits = self.element_bits
+        ref, trg = self.atom.ref_layout(bits), (self.atom.src_layout if src else self.atom.dst_layout)(bits)
+        atom_tv = zipped_divide(self.tv_layout, (size(self.atom.thr_id), size(ref[1])))  # ((atom_tid, atom_val), rest)
+        trg_tv = make_layout(composition(atom_tv[0], composition(right_inverse(ref), trg)), atom_tv[1])
         thrval2mn = coalesce(_zip2(trg_tv), (1, (1, 1)))  # ((tid), (val)) -> (m, n)
         return _unfold(composition(tensor, (thrval2mn, None)))
 
@@ -375,7 +369,7 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     if len(lay) > 3:
         raise LayoutError(f"atom_layout must have rank <= 3 (M, N, K), not {lay}")
     while len(lay) < 3:
-        lay = make_layout(*list(lay), Layout(1)) if it.is_tuple(lay.shape) else make_layout(lay, Layout(1))
+        lay = make_layout(*lay, Layout(1))
     vmnk = tiled_product(atom.thr_id, lay)
     perm = tuple(permutation) if permutation is not None else (None, None, None)
     if len(perm) != 3:

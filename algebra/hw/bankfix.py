@@ -21,7 +21,7 @@ elements it is about to spend (it may raise to stop the search).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
@@ -133,9 +133,17 @@ class _Search:
         if self.on_work is not None:
             self.on_work(lanes, elements)
 
-    def conflict_free(self, bms: tuple[int, int, int]) -> BankAnalysis | None:
-        """The bank map under Sw<B,M,S> (:func:`swizzle_fn`) when it is conflict-free, else None."""
-        return _b.conflict_free_map(self.lanes, self.element_bytes, swizzle_fn(*bms))
+    def fixes(self, order: list[tuple[int, int, int]]) -> Iterator[Fix | None]:
+        """The Sw<B,M,S> of ``order`` whose bank map (under :func:`swizzle_fn`) is conflict-free and that map the tile
+        onto itself (:meth:`closed`), as Fixes, in order; a conflict-free one met after MAX_CLOSURE_CHECKS closure
+        checks yields None and ends the search (bounded work)."""
+        for bms in order:
+            analysis = _b.conflict_free_map(self.lanes, self.element_bytes, swizzle_fn(*bms))
+            if analysis is not None and self.closure_checks >= MAX_CLOSURE_CHECKS:
+                yield None
+                return
+            if analysis is not None and self.closed(bms):
+                yield Fix("swizzle", 0, bms, self.layout, analysis)
 
     def closed(self, bms: tuple[int, int, int]) -> bool:
         """True when the swizzle maps the tile's offsets onto themselves (it is a bijection, so into suffices): on a
@@ -164,16 +172,7 @@ def swizzle_fixes(layout: Any, element_bytes: int, access: dict[str, Any], max_b
     search = _Search(layout, element_bytes, access)
     if _b.lane_ways(search.lanes, element_bytes) == 1:
         return []
-    fixes = []
-    for bms in swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits):
-        analysis = search.conflict_free(bms)
-        if analysis is None:
-            continue
-        if search.closure_checks >= MAX_CLOSURE_CHECKS:
-            break
-        if search.closed(bms):
-            fixes.append(Fix("swizzle", 0, bms, search.layout, analysis))
-    return fixes
+    return [fix for fix in search.fixes(swizzle_candidates(search.lanes, element_bytes, search.bits, max_bits)) if fix]
 
 
 def widest_swizzle_bits(offset_bits: int) -> int:
@@ -204,15 +203,12 @@ def best_swizzle_fix(layout: Any, element_bytes: int, access: dict[str, Any], ma
     candidates = swizzle_candidates(search.lanes, element_bytes, search.bits, bmax)
     order += [c for c in candidates if c not in order and c[0] >= bmin]
     search.spend(len(search.lanes.raw) * len(order), 0)
-    for bms in order:  # no repeats: the candidates are distinct and skip the hardware modes
-        analysis = search.conflict_free(bms)
-        if analysis is None:
-            continue
-        if search.closure_checks >= MAX_CLOSURE_CHECKS:
-            raise LayoutError(f"swizzle search: {MAX_CLOSURE_CHECKS} conflict-free swizzles checked against the "
-                              "tile, none maps it onto itself; the search stops at that cap")
-        if search.closed(bms):
-            return Fix("swizzle", 0, bms, search.layout, analysis)
+    fix = next(search.fixes(order), False)  # no repeats: the candidates are distinct and skip the hardware modes
+    if fix is None:
+        raise LayoutError(f"swizzle search: {MAX_CLOSURE_CHECKS} conflict-free swizzles checked against the "
+                          "tile, none maps it onto itself; the search stops at that cap")
+    if fix:
+        return fix
     if len(candidates) >= MAX_SWIZZLE_CANDIDATES:
         raise LayoutError(f"swizzle search: no fix among the first {MAX_SWIZZLE_CANDIDATES} candidates (the "
                           "search's cap)")

@@ -217,7 +217,7 @@ class TensorMapArgs:
 
 # --------------------------------------------------------------------------- TMA: cuTensorMapEncodeTiled
 
-#: CUtensorMapDataType names -> element size in bytes (the packed 4/6-bit types are not modelled)
+#: CUtensorMapDataType names -> element size in bytes (packed 4/6-bit types not modelled; FLOAT names the floats)
 TMA_DTYPES: dict[str, int] = {
     "UINT8": 1, "UINT16": 2, "UINT32": 4, "INT32": 4, "UINT64": 8, "INT64": 8, "FLOAT16": 2, "FLOAT32": 4,
     "FLOAT64": 8, "BFLOAT16": 2, "FLOAT32_FTZ": 4, "TFLOAT32": 4, "TFLOAT32_FTZ": 4,
@@ -226,7 +226,6 @@ _DTYPE_ALIASES = {"FP16": "FLOAT16", "HALF": "FLOAT16", "HALF_T": "FLOAT16", "BF
                   "BFLOAT16_T": "BFLOAT16", "FP32": "FLOAT32", "FLOAT": "FLOAT32", "TF32": "TFLOAT32",
                   "FP64": "FLOAT64", "DOUBLE": "FLOAT64", "FP8": "UINT8", "E4M3": "UINT8", "E5M2": "UINT8",
                   "INT8": "UINT8", "UINT8_T": "UINT8"}
-_FLOAT_TYPES = {"FLOAT16", "FLOAT32", "FLOAT64", "BFLOAT16", "FLOAT32_FTZ", "TFLOAT32", "TFLOAT32_FTZ"}
 TMA_SWIZZLE_SPAN = {"NONE": 0, "32B": 32, "64B": 64, "128B": 128}
 TMA_INTERLEAVE = ("NONE", "16B", "32B")
 TMA_L2_PROMOTION = ("NONE", "L2_64B", "L2_128B", "L2_256B")
@@ -303,7 +302,7 @@ def encode_tiled(dtype: str, global_dim: list[int], global_strides: list[int], b
     if il == "32B":
         rule("interleave_swizzle", sw == "32B", f"interleave 32B requires swizzle 32B, not {sw}")
     if oob != "NONE":
-        rule("oob_fill", dt in _FLOAT_TYPES, f"NaN out-of-bounds fill needs a floating-point type, not {dt}")
+        rule("oob_fill", "FLOAT" in dt, f"NaN out-of-bounds fill needs a floating-point type, not {dt}")
     out = TensorMapArgs(dt, rank, list(global_dim), list(global_strides), list(box_dim), estr, il, sw, l2, oob,
                         checks)
     if strict and not out.valid:

@@ -113,7 +113,7 @@ def umma_desc(layout: Any, element_bits: int, major: str = "K", start_address: i
     if not isinstance(start_address, int) or start_address < 0 or start_address % 16 or start_address >= 1 << 18:
         raise LayoutError(f"start_address must be a multiple of 16 below 2^18, not {start_address!r}")
     lt, lbo, sbo = _canonical(layout, element_bits, major)
-    return (start_address >> 4) | (lbo << 16) | (sbo << 32) | (1 << 46) | (lt << 61)
+    return encode_fields(start_address, 16 * lbo, 16 * sbo, lt)  # FIELDS: version 1, base offset 0, LBO mode 0
 
 
 def decode_umma_desc(d: int) -> dict[str, Any]:

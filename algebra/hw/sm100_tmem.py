@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import groupby
 from typing import Any
 
 from algebra.core.errors import LayoutError
@@ -113,10 +114,8 @@ def thread_map(name: str, warp: int = 0, element_bits: int = 32, lane_base: int 
     """For each of the warp's 32 threads, the TMEM (lane, column, first bit) of each register value it loads (or
     stores), for values of ``element_bits``: value v of thread t is bit ``dst(t, v * element_bits)`` of the
     instruction, placed by ValID. Lanes count from ``lane_base`` (default: the warp's quarter)."""
-    kind, shape, _r, _packed = split_name(name)
-    key = name.strip().removeprefix("cute::").split("::")[-1]
-    _, src, dst, _, _ = tmem_copy_table()[key]
-    reg = parse_layout(dst if kind == "LOAD" else src)
+    _, shape, r, _ = split_name(name)
+    reg = parse_layout(_dst(shape, r))  # the registers' side: a load's DstLayout, a store's SrcLayout
     vid = val_id(name)
     per_thread = size(reg) // 32
     if element_bits not in (8, 16, 32) or per_thread % element_bits:
@@ -174,13 +173,8 @@ def occupancy(m: int, n: int, cta_group: int = 1) -> dict[str, Any]:
     ctas = []
     for c in range(cta_group):
         lanes = sorted({lane for row in grid for (cta, lane, _) in row if cta == c})
-        ranges = []
-        for lane in lanes:
-            if ranges and ranges[-1][1] == lane - 1:
-                ranges[-1][1] = lane
-            else:
-                ranges.append([lane, lane])
-        ctas.append({"cta": c, "lanes": [f"{a}-{b}" for a, b in ranges], "lane_count": len(lanes),
+        runs = [[x for _, x in g] for _, g in groupby(enumerate(lanes), lambda p: p[1] - p[0])]  # consecutive lanes
+        ctas.append({"cta": c, "lanes": [f"{g[0]}-{g[-1]}" for g in runs], "lane_count": len(lanes),
                      "columns": cols, "alloc": alloc_columns(cols)})
     return {"m": m, "n": n, "cta_group": cta_group, "columns": cols, "alloc": alloc_columns(cols), "ctas": ctas,
             "total_lanes": LANES, "total_columns": COLUMNS}

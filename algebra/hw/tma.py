@@ -113,13 +113,9 @@ class TmaAtom:
             raise LayoutError(f"CTA tile coordinate {coord} needs {len(self.cta_tile)} entries")
         start, plain = cta_rank * self.chunk, _plain(self.smem)
         div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
-        origin = [0] * len(self.dims)
-        for j, d in enumerate(self.mode_strides()):
-            if d != 0:
-                origin[d.mode_path[0]] += coord[j] * self.cta_tile[j] * d.value
-        first = self.smem_to_coord(start)
-        for d, x in enumerate(it.wrap(first.as_tuple() if hasattr(first, "as_tuple") else ())):
-            origin[d] += x
+        o = Layout(self.cta_tile, self.mode_strides())(tuple(c * t for c, t in zip(coord, self.cta_tile, strict=True)))
+        o = getattr(o + self.smem_to_coord(start), "as_tuple", tuple)()  # the CTA tile's origin + this CTA's share
+        origin = o + (0,) * (len(self.dims) - len(o))  # in TMA coordinates
         sdiv = logical_divide(composition(plain, right_inverse(plain)), Layout(self.vector))
         dst, off = _rank1(sdiv), sdiv((start, 0))
         if plain is not self.smem:  # CuTe: a composed layout's domain_offset moves its offset, not the pointer
