@@ -442,3 +442,28 @@ def test_tmem_copies_and_f16_accumulators_as_cute():
                             (128, 96, 2, "((64,(48,2)),1,1):((131072,(2,8388608)),0,0)")):
         ours, theirs, rows = sm100_tmem.accumulator_layout(m, n, cta), A.parse(cute), m // cta
         assert all(2 * (ours((r, j)) & 0xFFFFFFFF) == theirs(r + rows * j) for j in range(0, n, 3) for r in range(rows))
+
+
+def test_a_permutation_cute_does_not_divide_refuses_b_and_c_only():
+    """``cute_vocab.py --wide`` seed 13224 case 28: N permuted by a shuffled bijection of 0..191 whose divide by the
+    wgmma atom's N = 96 leaves 3 against a mode of 2. CuTe C++ does not compile get_layoutB_TV / get_layoutC_TV /
+    partition_shape_B/C / partition_B/C ("Shape Divisibility Condition") and prints the A keys below; the oracle's
+    compare takes a case CuTe does not compile as one we must refuse."""
+    case = {"kind": "mma", "atom": "SM90_64x96x16_F32F16F16_SS", "layout": "(1,2,1)",
+            "perm": [None, "(2,2,8,2,3):(4,2,24,1,8)", None], "thr": 4, "A": [128, 24], "B": [384, 24],
+            "C": [128, 384], "row_major": False, "copies": {"A": "SM80_CP_ASYNC_CACHEALWAYS_8B"}, "identity": "C"}
+    tm = atoms.make_tiled_mma(case["atom"], A.parse(case["layout"]), cute_vocab._perm(case["perm"]))
+    assert str(tm.get_layout_TV("A")) == "(256,((64,16),(1,1))):(0,((1,64),(0,0)))"
+    assert tm.partition_shape_A((128, 24)) == ((64, 16), 2, 2)
+    assert tuple(map(str, tm.partition_A(A.Layout((128, 24)), 4))) == ("((64,16),2,2):((1,128),64,2048)", "0")
+    tc = atoms.make_tiled_copy_A(case["copies"]["A"], tm, element_bits=16)
+    assert (str(tc.tv_layout), str(tc.get_layoutS_TV())) == ("(256,((64,16),(1,1))):(0,((1,64),(0,0)))",
+                                                             "(256,(4,256)):(0,(1,4))")
+    for call in (lambda: tm.get_layout_TV("B"), lambda: tm.get_layout_TV("C"),
+                 lambda: tm.partition_shape_B((384, 24)), lambda: tm.partition_C(A.Layout((128, 384)), 4)):
+        with pytest.raises(A.LayoutError, match="divisib"):
+            call()
+    refused = {"0.refused": "static assertion failed: Shape Divisibility Condition"}
+    assert cute_vocab.compare([case], refused) == []
+    answered = {**case, "perm": [None, None, None]}
+    assert "where we answer" in cute_vocab.compare([answered], refused)[0]

@@ -2,8 +2,9 @@
 ``partition_{A,B,C}``, ``partition_fragment_*``), the tiled copies that feed them (``make_tiled_copy_{A,B,C}``),
 ``make_tiled_copy`` in both forms (thread/value layouts; a TV layout and a tiler) and ``local_tile`` with a projection.
 
-A case is a dict (JSON); ``program(cases)`` is one host-only translation unit that prints ``key<TAB>value`` lines,
-``ours(case)`` gives the same keys from ``algebra``. Values are compared as printed, underscores removed.
+A case is a dict (JSON); ``program(cases)`` is one host-only translation unit that prints ``key<TAB>value`` lines
+(a case CuTe does not compile is ``<i>.refused`` and must be refused here); ``ours(case)`` gives the same keys from
+``algebra``. Values are compared as printed, underscores removed.
 
     python tests/oracle/cute_vocab.py --seed 3 --n 40 --out tests/oracle/data/vocab_s3.json
 """
@@ -14,14 +15,16 @@ import argparse
 import json
 import random
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from cute_cpp import compile_and_run, cvalue, printed  # noqa: E402
+from cute_cpp import compile_refusing, cvalue, printed  # noqa: E402
 
 import algebra as A  # noqa: E402
 from algebra import atoms  # noqa: E402
@@ -437,20 +440,29 @@ HEADERS = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/at
            "#include <cute/atom/copy_traits_sm80.hpp>", "using namespace cute;"]
 
 
-def program(cases: list[dict], headers: list[str] = HEADERS, case_cpp: Any = None) -> str:
-    """``headers``, ``case_cpp(i, case)`` (``void c<i>()``, ``_cpp_case`` by default) for each case and a ``main``
-    that calls them."""
-    lines = list(headers)
+def program(cases: list[dict], headers: list[str] = HEADERS, case_cpp: Any = None,
+            skip: frozenset = frozenset()) -> tuple[str, dict[int, int]]:
+    """``headers``, ``case_cpp(i, case)`` (``void c<i>()``, ``_cpp_case`` by default) for each case not in ``skip``
+    and a ``main`` that calls them; and a map line number -> case index (``compile_refusing``)."""
+    lines, owner = list(headers), {}
     for i, case in enumerate(cases):
-        lines += (case_cpp or _cpp_case)(i, case)
-    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases))] + ["  return 0;", "}"]
-    return "\n".join(lines) + "\n"
+        if i not in skip:
+            body = (case_cpp or _cpp_case)(i, case)
+            owner.update({len(lines) + j + 1: i for j in range(len(body))})
+            lines += body
+    lines += ["int main() {"] + [f"  c{i}();" for i in range(len(cases)) if i not in skip] + ["  return 0;", "}"]
+    return "\n".join(lines) + "\n", owner
 
 
 def run_cpp(cases: list[dict], timeout: int = 1800, headers: list[str] = HEADERS, case_cpp: Any = None) -> dict:
-    """CuTe C++'s printed values for every key of every case (underscores removed); see ``program``."""
-    return {a: b.replace("_", "") for a, b in printed(compile_and_run(program(cases, headers, case_cpp),
-                                                                       timeout)).items()}
+    """CuTe C++'s printed values for every key of every case (underscores removed); see ``program``. A case that CuTe
+    does not compile (a static_assert in any of its keys) is ``<i>.refused``: the compiler's message."""
+    with tempfile.TemporaryDirectory(prefix="cute-run-") as tmp:
+        exe, refused = compile_refusing(lambda r: program(cases, headers, case_cpp, frozenset(r)), Path(tmp),
+                                        timeout=timeout)
+        out = subprocess.run([str(exe)], capture_output=True, timeout=120, check=True).stdout.decode(errors="replace")
+    got = {a: b.replace("_", "") for a, b in printed(out).items()}
+    return got | {f"{i}.refused": msg for i, msg in refused.items()}
 
 
 # ------------------------------------------------------------------------------------------- ours
@@ -532,6 +544,13 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
     """Every key where we differ from CuTe: ``key: cute=... ours=...``."""
     bad = []
     for i, case in enumerate(cases):
+        if f"{i}.refused" in cute:  # CuTe does not compile the case: we must refuse (one of its keys at least)
+            try:
+                ours(i, case)
+                bad.append(f"{i} {json.dumps(case)}: CuTe refuses ({cute[f'{i}.refused']}) where we answer")
+            except A.LayoutError:
+                pass
+            continue
         try:
             mine = ours(i, case)
         except Exception as exc:  # noqa: BLE001 - reported as a mismatch, unless it names CuTe's print
