@@ -282,7 +282,7 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
     d_t, a_t, b_t, c_t = tm.atom.types
     # 1 · the atom
     v = TV.tv_view(tm.atom.name, "C")
-    g = TV.tv_grid(v, "kp-atom")
+    g = TV.tv_grid(v, "kp-mma-atom")
     g.caption = f"C of one atom · {v.tv_layout}"
     idx, lane = lane_in_atom(tm, t)  # the picture labels the atom's threads by lane (thr_id)
     g.marks = {(i, j): "acc" for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}

@@ -219,7 +219,7 @@ SM70_LANES = [f"T{t}" for t in (*range(8), *range(16, 24))]
 LANE_PAGES = {
     "kernel": ({"kp_atom": SM70, "kp_layout": "(1,2,1)", "kp_perm": "", "kp_a": "UniversalCopy_32b",
                 "kp_b": "UniversalCopy_32b", "kp_c": "UniversalCopy_32b", "kp_cta": "", "kp_t": "0"}, "kp_t",
-               "#kp-lane-buttons", "div.grid#kp-atom", "#kp-part-c", "kernel-h", "kernel-path-sm70-lanes"),
+               "#kp-lane-buttons", "#kp-mma-atom", "#kp-part-c", "kernel-h", "kernel-path-sm70-lanes"),
     "mmawalk": ({"mw_atom": SM70, "mw_layout": "(1,2,1)", "mw_tile": "", "mw_t": "0"}, "mw_t", "#mma-lane-buttons",
                 "#walk-atom-c", "#walk-part-c", "mmawalk-h", "walkthrough-sm70-lanes"),
 }
@@ -247,6 +247,9 @@ def test_a_lane_button_follows_an_sm70_lane(page, live_server, screenshot, name)
     for grid in (atom_c, part_c):
         labels = lit_labels(page, grid)
         assert len(labels) == 8 and all(x.startswith("T16V") for x in labels), (grid, labels)
+    dup = page.evaluate("() => { const seen = new Set(), dup = []; for (const e of document.querySelectorAll('[id]'))"
+                        " { if (seen.has(e.id)) dup.push(e.id); seen.add(e.id); } return dup; }")
+    assert dup == [], dup  # a form field and a grid once shared the id kp-atom
     heading_to_top(page, heading)
     page.wait_for_function("(g) => document.querySelectorAll(g + ' .gr').length > 0", arg=atom_c)
     screenshot(page, shot, full_page=False)
