@@ -246,6 +246,16 @@
     btn.setAttribute("aria-pressed", on ? "true" : "false");
   });
 
+  // ---- the kernel path's and the MMA walkthrough's lane buttons: follow that lane (its form's thread field, sent)
+  document.addEventListener("click", (ev) => {
+    const btn = ev.target.closest && ev.target.closest(".lanes button[data-lane]");
+    if (!btn) return;
+    const input = document.getElementById(btn.closest(".lanes").dataset.input);
+    if (!input || !input.form) return;
+    input.value = btn.dataset.lane;
+    input.form.requestSubmit();
+  });
+
   // dim every cell of the grid that thread t does not hold (t null: none dimmed)
   function dimThread(grid, t) {
     const meta = metaFor(grid);
