@@ -9,7 +9,8 @@ Enumeration goes through ``enum(layout, what) -> [L(k) for k < size(L)]``: the a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -383,6 +384,53 @@ def atom_lanes(atom: Any) -> list[int]:
     return [atom.thr_id(t) for t in range(A.size(atom.thr_id))]
 
 
+def mma_lanes(tm: Any, enum: Enum = plain_offsets) -> list[int]:
+    """The lanes of a tiled MMA, ascending: the offsets of ``thr_layout_vmnk``, the thread ids CuTe's ``get_slice``
+    reads and ``print_latex`` labels. SM70's quad-pair atoms in a (1,2,1) layout: lanes 0-7 and 16-23 (8-15 are
+    no thread's: ``get_slice(8)`` would read lane 0's coordinate); atoms whose ``thr_id`` is the identity (SM80,
+    SM90): 0 .. num_threads - 1."""
+    return sorted(set(enum(tm.thr_layout_vmnk, "threads")))
+
+
+def lane_in_atom(tm: Any, lane: int) -> tuple[int, int]:
+    """(thread index in its atom, the lane the atom's picture names it by) of tiled-MMA lane ``lane``: the V of
+    CuTe's ``get_slice(lane)`` (``thr_layout_vmnk.get_flat_coord(lane)``), and that index's :func:`atom_lanes`.
+    SM70 (1,2,1): lane 21 is thread 5 of the atom at N = 1, labelled T17 in the atom's picture."""
+    v = A.get_flat_coord(tm.thr_layout_vmnk, lane)[0]
+    return v, atom_lanes(tm.atom)[v]
+
+
+def lanes_text(lanes: Sequence[int]) -> str:
+    """Ascending lanes as runs: ``[0, 1, 2, 3, 16, 17]`` -> ``"0-3, 16-17"``."""
+    runs: list[list[int]] = []
+    for t in lanes:
+        if runs and t == runs[-1][1] + 1:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
+def pick_lane(text: Any, lanes: Sequence[int], what: str = "thread") -> int:
+    """The lane a thread picker names: one of ``lanes`` (ascending), typed as a whole number or as its label
+    (``17`` or ``T17``); blank is the first lane. Anything else raises LayoutError naming the valid lanes: not a
+    whole number, negative or past the last lane ("out of range"), or a number between lanes that no thread has
+    (SM70 (1,2,1): 8)."""
+    s = str(text if text is not None else "").strip()
+    if not s:
+        return lanes[0]
+    valid = f"{len(lanes)} thread{'s' if len(lanes) != 1 else ''} are lanes {lanes_text(lanes)}"
+    digits = s[1:] if s[:1] in "Tt" else s
+    if not re.fullmatch(r"-?[0-9]+", digits):
+        raise LayoutError(f"{what}: {s[:40]!r} is not a lane (a whole number, or T and one); the {valid}")
+    if digits.startswith("-") or len(digits) > 9 or int(digits) > lanes[-1]:
+        raise LayoutError(f"{what}: {digits[:40]}{'…' if len(digits) > 40 else ''} is out of range: the {valid}")
+    v = int(digits)
+    if v not in lanes:
+        raise LayoutError(f"{what}: {v} is not the lane of any thread: the {valid}")
+    return v
+
+
 def tv_cells(threads: Table, values: Table, by_warp: bool = False) -> tuple[list[list[str]], Table, dict[str, Any]]:
     """(labels ``T<thread>V<value>``, palette indices, hover metadata) of a thread / value grid, coloured by thread
     (32 lane colours, ``thread mod 32``) or, with ``by_warp``, by warp (``thread // 32``)."""
@@ -406,7 +454,7 @@ def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table,
     holders = [[0] * cols for _ in range(rows)]
     tile = A.Layout((rows, cols))
     part = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
-    for t in sorted(set(enum(tm.thr_layout_vmnk, "threads"))):
+    for t in mma_lanes(tm, enum):
         frag, off = part(tile, t)
         for v, o in enumerate(enum(frag, "fragment")):
             r, c = (off + o) % rows, (off + o) // rows

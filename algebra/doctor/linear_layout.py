@@ -31,9 +31,9 @@ DISTRIBUTED = ("register", "lane", "warp", "block")
 GLUON = ("reg_bases", "lane_bases", "warp_bases", "block_bases")  # Gluon's names of DISTRIBUTED
 
 
-def log2(n: int, what: str) -> int:
+def log2(n: int, what: str, error: type[LayoutError] = LayoutError) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1 or n & (n - 1):
-        raise LayoutError(f"{what}: {n!r} is not a power of two")
+        raise error(f"{what}: {n!r} is not a power of two")
     return n.bit_length() - 1
 
 
@@ -293,10 +293,8 @@ def from_cute(layout: Any) -> dict[str, Any]:
     if not all(isinstance(d, int) for d in it.flatten(inner.stride)):
         raise LayoutError("layout: strides must be integers (an identity or basis-stride layout maps to coordinates, "
                           "not offsets)")
-    shp = inner.shape
-    modes = list(shp) if it.is_tuple(shp) else [shp]
-    bits = [log2(it.product(m), "shape") for m in modes]
-    for s in it.flatten(shp):
+    bits = [log2(m, "shape") for m in it.product_each(inner.shape)]
+    for s in it.flatten(inner.shape):
         log2(s, "shape")
     n = sum(bits)
     if n > MAX_BITS:
@@ -328,8 +326,7 @@ def from_tv(tv: Any, tile: tuple[int, ...], threads_per_warp: int = 32) -> Linea
     split = LinearLayout.raw({}, outs).unpack  # column-major index in the tile -> coordinate
     cols_t = [int(tv((1 << j, 0))) for j in range(tb)]
     cols_v = [int(tv((0, 1 << j))) for j in range(vb)]
-    cols = cols_t + cols_v
-    _check_linear(offsets(tv), cols, f"TV layout {tv}")  # tv's 1-D index x is (x mod T, x div T)
+    _check_linear(offsets(tv), cols_t + cols_v, f"TV layout {tv}")  # tv's 1-D index x is (x mod T, x div T)
     lw = log2(threads_per_warp, "threads_per_warp")
     return LinearLayout([("register", [split(c) for c in cols_v]), ("lane", [split(c) for c in cols_t[:lw]]),
                          ("warp", [split(c) for c in cols_t[lw:]]), ("block", [])], outs)
@@ -371,16 +368,15 @@ def to_cute(ll: LinearLayout) -> dict[str, Any]:
     layout ((lane, warp, block), register) -> column-major index in the out-dims' tile. dimK in-dims: the forward
     map itself. Post: the returned layout, evaluated on every input, equals the linear layout."""
     names = list(ll.bases)
-    out_bits = ll.out_bits
     cols = ll.columns()
     if names == ["offset"]:
-        n = sum(out_bits)
+        n = sum(ll.out_bits)
         inv = inverse_columns(cols) if len(cols) == n else None
         if inv is None:
             return {"cute": None, "kind": "offset", "why": f"offset -> coordinate must be a bijection between "
                     f"{len(cols)} offset bits and {n} coordinate bits (rank {f2_rank(cols)}); CuTe needs "
                     "coordinate -> offset"}
-        cols, groups, kind = inv, out_bits, "offset"
+        cols, groups, kind = inv, ll.out_bits, "offset"
     elif all(n in DISTRIBUTED for n in names):
         thr = [ll.pack(v) for n in ("lane", "warp", "block") for v in ll.bases.get(n, [])]
         reg = [ll.pack(v) for v in ll.bases.get("register", [])]

@@ -38,8 +38,8 @@ def _int(a: Attr, key: str, allowed: tuple[int, ...] | None = None, default: Any
         raise _fail(a.name, key, f"expected an integer, got {ttgir.value_text(v)}")
     if allowed is not None and v not in allowed:
         raise _fail(a.name, key, f"{v} is not one of {', '.join(map(str, allowed))}")
-    if pow2 and (v < 1 or v & (v - 1)):
-        raise _fail(a.name, key, f"{v} is not a power of two")
+    if pow2:
+        log2(v, f"{a.name}.{key}", TTGIRError)
     return v
 
 
@@ -50,8 +50,7 @@ def _pow2s(a: Attr, key: str, rank: int) -> list[int]:
     if len(v) != rank:
         raise _fail(a.name, key, f"has {len(v)} entries, but the tensor has rank {rank}")
     for x in v:
-        if x < 1 or x & (x - 1):
-            raise _fail(a.name, key, f"{x} is not a power of two")
+        log2(x, f"{a.name}.{key}", TTGIRError)
     return list(v)
 
 

@@ -84,7 +84,7 @@ def mapping(dist: TritonLayout, shared: TritonLayout, element_bits: int) -> Mapp
 
     def go(vs: list[list[int]]) -> list[int]:
         return [f2_apply(inverse, pack(v, shape)) for v in vs]
-    reg = [c for c, v in zip(go(b["register"]), b["register"], strict=True) if any(v)]
+    reg = go([v for v in b["register"] if any(v)])
     return Mapping(reg, go(b["lane"]), go(b.get("warp", [])), inverse, shared.paddings, max(1, element_bits // 8),
                    1 << len(b.get("warp", [])))
 

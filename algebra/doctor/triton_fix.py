@@ -71,17 +71,14 @@ def fix(dist: TritonLayout, shared: TritonLayout, element_bits: int, op: str = "
     """``{"ttgir", "cute", "kind", "wavefronts", "ideal", "instruction", "pad_bytes", "tma", "wgmma",
     "alternatives": [...]}``: the best candidate and the next ``limit - 1`` distinct ones."""
     order = shared.attr.fields.get("order")
-    seen: dict[tuple, TritonLayout] = {_key(shared): shared}
-    pool = [shared]
+    seen: dict[tuple, TritonLayout] = {_key(shared): shared}  # the first layout of each key, in order
     for a in candidates(dist.shape, element_bits):
         try:
             t = convert(a, dist.shape, element_bits)
         except LayoutError:
             continue  # this shape does not admit it (an nvmma swizzle wider than a row, ...)
-        k = _key(t)
-        if k not in seen:
-            seen[k] = t
-            pool.append(t)
+        seen.setdefault(_key(t), t)
+    pool = list(seen.values())
     priced = []
     for t in pool:
         p = plan(dist, t, element_bits, op, warp, fast=True)

@@ -159,10 +159,8 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
         spt, tpw, wpc = (_pow2s(parent, k, rank) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA"))
         order = _order(parent, rank)
         spt[kdim] = shape[kdim]
-        rep = [dims(rank)[d] for d in order]
-        cta = (identity_nd("register", spt, order).transpose_outs(rep)
-               * identity_nd("lane", tpw, order, kdim).transpose_outs(rep)
-               * identity_nd("warp", wpc, order, kdim).transpose_outs(rep))
+        cta = (identity_nd("register", spt, order) * identity_nd("lane", tpw, order, kdim)
+               * identity_nd("warp", wpc, order, kdim))
         # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
         return _combine(cta, cga, shape, a.name, keep_registers=True)
     major, wpc, _ = _mma_params(parent, rank)
@@ -210,7 +208,7 @@ def _linear(a: Attr, shape: list[int]) -> TLL:
         raise _fail(a.name, "lane", f"{len(bases['lane'])} bases: an NVIDIA warp has 32 lanes (5 bases)")
     ll = TLL.inferred(bases, names)
     reach = ll.to_linear(("register", "lane", "warp", "block"), names).rank()
-    nbits = sum(s.bit_length() - 1 for s in ll.outs.values())
+    nbits = sum(ll.out_bits)
     if reach != nbits:
         raise TTGIRError(f"{a.name}: the bases reach {reach} of the {nbits} coordinate bits of "
                          f"{list(ll.outs.values())}: Triton requires every element to be held (surjective)")

@@ -55,16 +55,17 @@ def _swizzled(a: Attr, shape: list[int]) -> TLL:
     if rank == 1:
         return _combine(identity1d(per_cta[0], "offset", "dim0"), cga, shape, a.name)
     col, row = order[0], order[1]
-    ncols, nrows = per_cta[col], per_cta[row]
     if a.name == "shared" and a.fields.get("hasLeadingOffset") is True:
-        return _leading_offset(a, shape, vec, per, maxp, order, cga)
-    ll = _swizzle(nrows, ncols, vec, per, maxp, names[row], names[col], wrap=True)
+        ll, sizes = _leading_offset(a, shape, vec, per, maxp, order), shape
+    else:
+        ll, sizes = _swizzle(per_cta[row], per_cta[col], vec, per, maxp, names[row], names[col], wrap=True), per_cta
     for d in order[2:]:
-        ll = ll * identity1d(per_cta[d], "offset", names[d])
+        ll = ll * identity1d(sizes[d], "offset", names[d])
     return _combine(ll, cga, shape, a.name)
 
 
-def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, order: list[int], cga: TLL) -> TLL:
+def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, order: list[int]) -> TLL:
+    """One 8-row core tile of the tensor-core layouts: offset -> (row, col), ``order``'s two innermost dims."""
     widths = {(4, 2): 32, (2, 4): 64, (1, 8): 128}
     if (per, maxp) not in widths:
         raise _fail(a.name, "perPhase", "with hasLeadingOffset, (perPhase, maxPhase) is (4, 2), (2, 4) or (1, 8)")
@@ -76,10 +77,7 @@ def _leading_offset(a: Attr, shape: list[int], vec: int, per: int, maxp: int, or
     tile_cols = 8 * widths[(per, maxp)] // bits
     if shape[col] < tile_cols or shape[row] < 8:
         raise TTGIRError(f"{a.name}: the shape {shape} is smaller than one 8 x {tile_cols} core tile")
-    ll = _swizzle(8, tile_cols, vec, per, maxp, names[row], names[col])
-    for d in order[2:]:
-        ll = ll * identity1d(shape[d], "offset", names[d])
-    return _combine(ll, cga, shape, a.name)
+    return _swizzle(8, tile_cols, vec, per, maxp, names[row], names[col])
 
 
 def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
@@ -102,15 +100,14 @@ def _nvmma(a: Attr, shape: list[int], element_bits: int | None) -> TLL:
     per_cta = {n: max(1, s // cga.outs[n]) for n, s in zip(dims(rank), shape, strict=True)}
     contig = rank - 2 if transposed else rank - 1
     tma = [min(s, 256) for s in per_cta.values()]
-    if width:
-        span = 8 * width // ebits
-        if tma[contig] < span:
-            raise TTGIRError(f"nvmma_shared.swizzlingByteWidth: {width} bytes is {span} elements of "
-                             f"{ebits} bits, more than the {tma[contig]} along the contiguous dimension")
-        tma[contig] = span
     if not width:
         ll = identity_nd("offset", tma, [contig] + [d for d in range(rank - 1, -1, -1) if d != contig])
         return _combine(ensure_not_smaller(ll, per_cta, "offset"), cga, shape, a.name)
+    span = 8 * width // ebits
+    if tma[contig] < span:
+        raise TTGIRError(f"nvmma_shared.swizzlingByteWidth: {width} bytes is {span} elements of "
+                         f"{ebits} bits, more than the {tma[contig]} along the contiguous dimension")
+    tma[contig] = span
     rows, cols = prod(tma) // tma[contig], tma[contig]  # the other dimensions collapsed into rows, dim1 the faster
     vec, per, maxp = 128 // ebits, 128 // width, width // 16
     if rows < 8:

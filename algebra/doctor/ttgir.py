@@ -138,7 +138,6 @@ class _Reader:
         while self.peek()[1] != "}":
             tok = self.take()
             if tok[0] != "ident":
-                self.i -= 1
                 raise TTGIRError(f"{owner}: expected a field name, {self._where(tok)}")
             key = tok[1]
             if key in out:

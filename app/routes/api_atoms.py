@@ -163,7 +163,9 @@ def post_gmma(body: GmmaIn) -> dict:
 
 class PartitionIn(RequestBody):
     atom: str = Field(..., min_length=1, max_length=80, examples=["SM80_CP_ASYNC_CACHEALWAYS_16B"])
-    thread: int = Field(0, ge=0, le=1 << 20, description="the thread followed (thr_copy / thr_mma = get_slice(t))")
+    thread: int = Field(0, ge=0, le=1 << 20,
+                        description="the thread followed (thr_copy / thr_mma = get_slice(t)); of an MMA, one of its "
+                                    "lanes (thr_layout_vmnk's offsets: SM70 (1,2,1) has 0-7 and 16-23)")
     thr_layout: str = Field("(16,8):(8,1)", max_length=400, description="copy: make_tiled_copy's thread layout")
     val_layout: str = Field("(1,8):(8,1)", max_length=400, description="copy: make_tiled_copy's value layout")
     element_bits: int = Field(16, ge=8, le=128, description="copy: the element size")

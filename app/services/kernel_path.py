@@ -23,6 +23,7 @@ from app.services import tv as TV
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout
+from layoutlab.model import lane_in_atom, lanes_text, mma_lanes, pick_lane
 
 MAX_THREADS = 1024
 
@@ -71,11 +72,17 @@ class Step:
 @dataclass
 class KernelPath:
     atom: str
-    thread: int
+    thread: int  # a lane: the id CuTe's get_slice reads and print_latex labels (T<lane>)
     num_threads: int
     tile_mnk: tuple[int, int, int]
     cta_mnk: tuple[int, int, int]
     steps: list[Step] = field(default_factory=list)
+    #: the tiled MMA's lanes (:func:`layoutlab.model.mma_lanes`), the thread picker's choices
+    lanes: list[int] = field(default_factory=list)
+
+    @property
+    def lanes_text(self) -> str:
+        return lanes_text(self.lanes)
 
 
 # ------------------------------------------------------------------------------------------- parsing
@@ -137,14 +144,13 @@ def build_mma(atom: str, layout_text: str, perm_text: str) -> tuple[Any, Any]:
     return tm, lay
 
 
-def check_thread(t: Any, n: int) -> int:
-    text = str(t if t is not None else 0).strip()
-    if not text.lstrip("-").isdecimal():
-        raise LayoutError(f"thread: {text!r} is not a thread index")
-    v = int(text)
-    if not 0 <= v < n:
-        raise LayoutError(f"thread: {v} is out of range: the tiled MMA has {n} threads (0..{n - 1})")
-    return v
+def check_thread(t: Any, tm: Any) -> tuple[int, list[int]]:
+    """(the lane ``t`` names, all the tiled MMA's lanes): a thread is picked by its lane, as CuTe's ``get_slice``
+    reads it and ``print_latex`` labels it (:func:`layoutlab.model.pick_lane`); a number that is no lane is refused
+    with the lanes named."""
+    with guard("make_tiled_mma"):
+        lanes = mma_lanes(tm, offsets)
+    return pick_lane(t, lanes), lanes
 
 
 def check_cta(cta: tuple[int, int, int], tile: tuple[int, int, int], what: str = "CTA tile") -> None:
@@ -270,19 +276,21 @@ def kernel_path(atom: str, layout: str, perm: str, copy_a: str, copy_b: str, cop
     tile = tuple(tm.tile_size_mnk(i) for i in range(3))
     cta_mnk = parse_mnk(cta, "CTA tile") or tile
     check_cta(cta_mnk, tile)  # type: ignore[arg-type]
-    t = check_thread(thread, tm.num_threads)
+    t, lanes = check_thread(thread, tm)
     path = KernelPath(atom=tm.atom.name, thread=t, num_threads=tm.num_threads, tile_mnk=tile,  # type: ignore[arg-type]
-                      cta_mnk=cta_mnk)  # type: ignore[arg-type]
+                      cta_mnk=cta_mnk, lanes=lanes)  # type: ignore[arg-type]
     d_t, a_t, b_t, c_t = tm.atom.types
     # 1 · the atom
     v = TV.tv_view(tm.atom.name, "C")
-    g = TV.tv_grid(v, "kp-atom")
+    g = TV.tv_grid(v, "kp-mma-atom")
     g.caption = f"C of one atom · {v.tv_layout}"
-    lane = tm.atom.thr_id(t % tm.atom.num_threads)  # the picture labels the atom's threads by lane (thr_id)
+    idx, lane = lane_in_atom(tm, t)  # the picture labels the atom's threads by lane (thr_id)
     g.marks = {(i, j): "acc" for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}
     m, n, k = tm.atom.shape_mnk
+    who = f"thread {t} is the atom's thread {idx}" + (f", T{lane} in its picture" if lane != idx else "")
     path.steps.append(Step("1 · the MMA atom", f"{tm.atom.name} ({tm.atom.ptx}): {tm.atom.num_threads} threads "
-                           f"compute one {m}x{n}x{k} product; A is {tm.atom.A}, B {tm.atom.B}, C {tm.atom.C}",
+                           f"compute one {m}x{n}x{k} product; A is {tm.atom.A}, B {tm.atom.B}, C {tm.atom.C}; "
+                           f"{who}, outlined",
                            [g], [("ThrID", str(tm.atom.thr_id))],
                            cpp=f"using Atom = MMA_Atom<{mma_cpp(tm, lay).split('(', 1)[1].split('{', 1)[0]}>;\n"
                                + _p("Atom::LayoutC_TV{}"),
@@ -389,7 +397,7 @@ def _replicated(tc: Any, tm: Any, op: str) -> bool:
 
 
 def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[GridView, str, int]:
-    """partition_``op`` of a column-major rows x cols tensor: owner per cell (lowest thread), thread t outlined."""
+    """partition_``op`` of a column-major rows x cols tensor: owner per cell (lowest lane), lane t outlined."""
     if rows * cols > MAX_CELLS:
         raise LayoutError(f"a {rows}x{cols} operand exceeds the render cap of {MAX_CELLS:,} cells")
     tensor = A.Layout((rows, cols))
@@ -399,7 +407,7 @@ def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[Grid
     mine: set[tuple[int, int]] = set()
     frag_t, off_t = "", 0
     with guard(f"partition_{op}"):
-        for u in range(tm.num_threads):
+        for u in mma_lanes(tm, offsets):
             frag, off = fn(tensor, u)
             if u == t:
                 frag_t, off_t = str(frag), off
@@ -429,7 +437,7 @@ def mma_vocab(atom: str, layout: str, perm: str, tile: str, thread: Any) -> dict
     own = tuple(tm.tile_size_mnk(i) for i in range(3))
     mnk = parse_mnk(tile, "tile") or own
     check_cta(mnk, own, "tile")  # type: ignore[arg-type]
-    t = check_thread(thread, tm.num_threads)
+    t, _ = check_thread(thread, tm)
     m, n, k = mnk
     shapes = {"A": (m, k), "B": (n, k), "C": (m, n)}
     parts, frags, pshapes = [], {}, {}

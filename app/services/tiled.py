@@ -15,7 +15,7 @@ from app.config import MAX_CELLS
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import parse_layout
-from layoutlab.model import tiled_mma_tile
+from layoutlab.model import mma_lanes, tiled_mma_tile
 
 MAX_THREADS = 1024
 
@@ -156,7 +156,7 @@ def tiled_mma_view(atom: str, layout_text: str, operand: str, perm_text: str = "
         tvs = {o: str(tm.get_layout_TV(o)) for o in "ABC"}
     _threads(tm.num_threads, "tiled MMA")
     with guard("make_tiled_mma"):
-        lanes = sorted(tm.thr_layout_vmnk(i) for i in range(tm.num_threads))
+        lanes = mma_lanes(tm, offsets)
     rows, cols = {"A": (m, k), "B": (n, k), "C": (m, n)}[op]
     _cells(rows, cols, "tiled MMA")
     with guard("make_tiled_mma"):

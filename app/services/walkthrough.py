@@ -22,6 +22,7 @@ from app.services import tv as TV
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import is_composed, parse_layout, table_shape
+from layoutlab.model import lane_in_atom, lanes_text, mma_lanes, pick_lane
 
 #: (label, atom, thread layout, value layout, element bits, source, destination) for the copy walkthrough
 COPY_WALKS: list[tuple[str, str, str, str, int, str, str]] = [
@@ -59,22 +60,18 @@ class Part:
 class Walk:
     kind: str
     atom: str
-    thread: int
+    thread: int  # MMA: a lane, the id CuTe's get_slice reads and print_latex labels; copy: make_tiled_copy's index
     num_threads: int
     #: (title, text, grids, arrangement: "" side by side, "mma-atom" B above C and A left of C)
     levels: list[tuple[str, str, list[GridView], str]] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: MMA: the tiled MMA's lanes (:func:`layoutlab.model.mma_lanes`), the thread picker's choices; copy: empty
+    lanes: list[int] = field(default_factory=list)
 
-
-def _thread(text: str, n: int) -> int:
-    text = (text or "0").strip()
-    if not text.lstrip("-").isdecimal():
-        raise LayoutError(f"thread: {text!r} is not a thread index")
-    t = int(text)
-    if not 0 <= t < n:
-        raise LayoutError(f"thread: {t} is out of range: this tiling has {n} threads (0..{n - 1})")
-    return t
+    @property
+    def lanes_text(self) -> str:
+        return lanes_text(self.lanes)
 
 
 def _outline(g: GridView, cells: set[tuple[int, int]]) -> GridView:
@@ -82,10 +79,11 @@ def _outline(g: GridView, cells: set[tuple[int, int]]) -> GridView:
     return g
 
 
-def _owners(layout: Any, nthreads: int, part: Any) -> tuple[int, int, list[list[int]], list[list[int]],
-                                                             dict[int, tuple[str, int, list[tuple[int, int]]]]]:
+def _owners(layout: Any, lanes: Any, part: Any) -> tuple[int, int, list[list[int]], list[list[int]],
+                                                           dict[int, tuple[str, int, list[tuple[int, int]]]]]:
     """For a (possibly swizzled) tensor layout: (rows, cols, owning thread per cell, fragment index per cell,
-    per thread (fragment, origin, cells)). ``part(plain, t)`` is CuTe's partition of the unswizzled tensor."""
+    per thread (fragment, origin, cells)), for each thread id t of ``lanes``. ``part(plain, t)`` is CuTe's partition
+    of the unswizzled tensor."""
     plain = layout.layout_b if is_composed(layout) else layout
     outer = (lambda o: layout.layout_a(layout.offset + o)) if is_composed(layout) else (lambda o: o)
     rows, cols = table_shape(plain)
@@ -97,7 +95,7 @@ def _owners(layout: Any, nthreads: int, part: Any) -> tuple[int, int, list[list[
     threads = [[-1] * cols for _ in range(rows)]
     values = [[-1] * cols for _ in range(rows)]
     per: dict[int, tuple[str, int, list[tuple[int, int]]]] = {}
-    for t in range(nthreads):
+    for t in lanes:
         frag, off = part(plain, t)
         cells = []
         for v, o in enumerate(offsets(frag, "fragment")):
@@ -126,7 +124,7 @@ def _owner_grid(grid_id: str, caption: str, rows: int, cols: int, threads: list[
 def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thread: str) -> Walk:
     """Copy atom -> make_tiled_copy(atom, thr, val) -> partition_S(src) / partition_D(dst), following ``thread``."""
     tview = T.tiled_copy_view(atom.strip(), thr.strip(), val.strip(), bits)
-    t = _thread(thread, tview.num_threads)
+    t = pick_lane(thread, range(tview.num_threads))  # a tiled copy's threads: 0 .. n - 1
     with guard("make_tiled_copy"):
         tc = atoms.make_tiled_copy(atom.strip(), thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
     walk = Walk(kind="copy", atom=tc.atom.name, thread=t, num_threads=tc.num_threads)
@@ -177,7 +175,7 @@ def _copy_table(atom: str, thr: str, val: str, bits: int, text: str, side: str) 
         tc = atoms.make_tiled_copy(atom, thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
     lay = parse_layout(text, "source" if side == "S" else "destination")
     with guard(f"partition_{side}"):
-        return _owners(lay, tc.num_threads, tc.partition_S if side == "S" else tc.partition_D)
+        return _owners(lay, range(tc.num_threads), tc.partition_S if side == "S" else tc.partition_D)
 
 
 @lru_cache(maxsize=16)
@@ -187,7 +185,7 @@ def _mma_table(atom: str, layout: str, op: str, rows: int, cols: int) -> tuple:
         tm = atoms.make_tiled_mma(atom, A.parse(layout))
     fn = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
     with guard(f"partition_{op}"):
-        return _owners(A.Layout((rows, cols)), tm.num_threads, fn)
+        return _owners(A.Layout((rows, cols)), mma_lanes(tm, offsets), fn)
 
 
 def _tile_mnk(text: str, default: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -216,10 +214,12 @@ def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
     if tm.num_threads > MAX_PART_THREADS:
         raise LayoutError(f"tiled MMA: {tm.num_threads:,} threads exceeds the cap of {MAX_PART_THREADS:,}")
     m, n, k = _tile_mnk(tile, own)
-    t = _thread(thread, tm.num_threads)
-    walk = Walk(kind="mma", atom=tm.atom.name, thread=t, num_threads=tm.num_threads)
-    idx, nthr_atom = t % tm.atom.num_threads, tm.atom.num_threads
-    lane = tm.atom.thr_id(idx)  # the atom's pictures label its threads by lane (thr_id)
+    with guard("make_tiled_mma"):
+        lanes = mma_lanes(tm, offsets)
+    t = pick_lane(thread, lanes)
+    walk = Walk(kind="mma", atom=tm.atom.name, thread=t, num_threads=tm.num_threads, lanes=lanes)
+    nthr_atom = tm.atom.num_threads
+    idx, lane = lane_in_atom(tm, t)  # the atom's pictures label its threads by lane (thr_id)
     level1 = []
     for op in ("B", "A", "C"):  # drawn as CuTe's print_latex draws an MMA: B (transposed) above C, A left of C
         v = TV.tv_view(tm.atom.name, op)
@@ -230,7 +230,8 @@ def mma_walk(atom: str, layout: str, tile: str, thread: str) -> Walk:
         g.css = "tv compact"
         g.caption = f"{op} · {v.tv_layout}"
         level1.append(_outline(g, {(i, j) for i, row in enumerate(v.threads) for j, x in enumerate(row) if x == lane}))
-    who = f"thread {idx} of the atom" + (f" (lane {lane}, as the cells name it)" if lane != idx else "")
+    who = f"thread {t} is thread {idx} of the atom" + (f" (lane {lane}, as the cells name it: T{lane})"
+                                                         if lane != idx else "") + ","
     walk.levels.append(("1 · the MMA atom: A, B and C", f"{tm.atom.name} ({tm.atom.ptx}): {nthr_atom} threads; "
                         f"{who} outlined in A, B and C. B is drawn transposed (K x N) above C "
                         "(M x N), A (M x K) to its left, as CuTe's print_latex draws an MMA", level1, "mma-atom"))

@@ -211,3 +211,80 @@ def test_tma_cluster_of_three_ctas(page, live_server, screenshot):
     page.goto(f"{live_server.url}/tv?{q}#tmac-h")
     expect(page.locator("#tmac-sec .msg.error")).to_contain_text("the cluster of 3 CTAs does not divide the box")
     assert not page.console_errors
+
+
+#: the long menus of the sections sent closed (templates/_menu.html): section -> select ids
+MENUS = {"tiled": ("tatom-select",), "copywalk": ("cw-atom",), "mmawalk": ("mw-atom",),
+         "kernel": ("kp-atom", "kp-a", "kp-b", "kp-c"), "blackwell": ("bw-ld",)}
+MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id);
+    return [id, s.value, s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : null,
+            [...s.querySelectorAll('optgroup, option')].map((o) => o.label || o.value)]; })"""
+
+
+def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
+    """A section sent closed holds only the chosen option of each long menu; opening it (a click, a link to its
+    heading) puts in the whole list, as the section sent open has it, the same one chosen; a search box then filters
+    it as before."""
+    ids = [i for group in MENUS.values() for i in group]
+    fields = {"tbits": "16", "cw_t": "0", "mw_t": "0", "kp_t": "0", "bw_warp": "0"}  # the defaults: sent open
+    page.goto(f"{live_server.url}/tv?{urlencode(fields)}")
+    whole = page.evaluate(MENU_JS, ids)
+    assert all(len(opts) > 10 for *_, opts in whole)
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    short = page.evaluate(MENU_JS, ids)
+    assert [(i, v, t, len(o)) for i, v, t, o in short] == [(i, v, t, 1) for i, v, t, _ in whole]
+    for name in ("tiled", "copywalk", "mmawalk", "blackwell"):
+        page.click(f"#{name}-sec > summary")
+    page.click('a[href="#kernel-h"]')  # a link to a closed section's heading opens it
+    expect(page.locator("#kernel-sec")).to_have_attribute("open", "")
+    assert page.evaluate(MENU_JS, ids) == whole
+    assert page.locator("template[id$='-all']").count() == 0
+    page.fill("#tatom-search", "LDSM_T")  # the search box filters the whole list
+    assert page.evaluate("document.getElementById('tatom-select').value").endswith("LDSM_T")
+    assert not page.console_errors
+
+
+SM70 = "SM70_8x8x4_F32F16F16F32_TN"
+SM70_LANES = [f"T{t}" for t in (*range(8), *range(16, 24))]
+#: (the page's fields for SM70 (1,2,1), its thread field, its lane buttons, the atom's C picture, partition_C's grid)
+LANE_PAGES = {
+    "kernel": ({"kp_atom": SM70, "kp_layout": "(1,2,1)", "kp_perm": "", "kp_a": "UniversalCopy_32b",
+                "kp_b": "UniversalCopy_32b", "kp_c": "UniversalCopy_32b", "kp_cta": "", "kp_t": "0"}, "kp_t",
+               "#kp-lane-buttons", "#kp-mma-atom", "#kp-part-c", "kernel-h", "kernel-path-sm70-lanes"),
+    "mmawalk": ({"mw_atom": SM70, "mw_layout": "(1,2,1)", "mw_tile": "", "mw_t": "0"}, "mw_t", "#mma-lane-buttons",
+                "#walk-atom-c", "#walk-part-c", "mmawalk-h", "walkthrough-sm70-lanes"),
+}
+
+
+def lit_labels(page, grid: str) -> list[str]:
+    """The labels of a grid's outlined cells, once every tile of it is drawn (tiles are drawn as they come near)."""
+    page.locator(grid).scroll_into_view_if_needed()
+    page.wait_for_function("(g) => document.querySelectorAll(g + ' .gr').length > 0", arg=grid)
+    return page.eval_on_selector_all(f"{grid} .acc", "els => els.map(e => e.textContent)")
+
+
+@pytest.mark.parametrize("name", list(LANE_PAGES))
+def test_a_lane_button_follows_an_sm70_lane(page, live_server, screenshot, name):
+    """SM70 (1,2,1): the thread picker's buttons name the lanes T0-T7, T16-T23 (as the cells do); T16 follows lane 16,
+    thread 4 of the first atom: its 8 values of the atom's C and of the tile's C are outlined, and the permalink
+    names lane 16. A number that is no lane (8) is refused with the lanes named."""
+    fields, field, buttons, atom_c, part_c, heading, shot = LANE_PAGES[name]
+    page.goto(f"{live_server.url}/tv?{urlencode(fields)}#{heading}")
+    expect(page.locator(f"#{name}-sec")).to_have_attribute("open", "")
+    assert page.locator(f"{buttons} button").all_inner_texts() == SM70_LANES
+    page.click(f"{buttons} button[data-lane='16']")
+    expect(page.locator(f"{buttons} button[data-lane='16']")).to_have_attribute("aria-pressed", "true")
+    assert parse_qs(urlparse(page.url).query)[field] == ["16"]
+    for grid in (atom_c, part_c):
+        labels = lit_labels(page, grid)
+        assert len(labels) == 8 and all(x.startswith("T16V") for x in labels), (grid, labels)
+    dup = page.evaluate("() => { const seen = new Set(), dup = []; for (const e of document.querySelectorAll('[id]'))"
+                        " { if (seen.has(e.id)) dup.push(e.id); seen.add(e.id); } return dup; }")
+    assert dup == [], dup  # a form field and a grid once shared the id kp-atom
+    heading_to_top(page, heading)
+    page.wait_for_function("(g) => document.querySelectorAll(g + ' .gr').length > 0", arg=atom_c)
+    screenshot(page, shot, full_page=False)
+    page.fill(f"#{field.replace('_', '-')}", "8")
+    page.press(f"#{field.replace('_', '-')}", "Enter")
+    expect(page.locator(f"#{name}-sec .msg.error")).to_contain_text("the 16 threads are lanes 0-7, 16-23")
+    assert not page.console_errors
