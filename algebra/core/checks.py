@@ -394,49 +394,43 @@ def _tables(*layouts: Any, refusal: str | None = None) -> list | None:
 def _on_domain(x: Any, tables: bool = True) -> tuple | None:
     """x on its domain: ``(points, get, domain, n)``, ``points`` its ``(i, x(i))`` (None where x is not defined),
     ``get`` x as a function (None off its domain), ``domain`` that domain in words (None for a plain layout: its
-    indices ``[0, n)``), n the points read. Every point, from a table (``offsets``), up to the cap (``capped``); over
-    it (or without ``tables``: the other side is sampled) a sample (``_sample``) and x point by point. The domain of
-    ``L o O o Sw`` or of a chain with a layout read after an offset, ``L o O o (Sw o 0 o B)``, lies in
-    ``[0, size(L))``, L the last layout. None where x's offsets are not ints or a shape is not positive."""
+    indices ``[0, n)``), n the points read: every point, from a table (``offsets``), up to the cap (``capped``);
+    over it (or without ``tables``: the other side is sampled) a sample (``_sample``) and x point by point. The
+    domain of ``L o O o Sw`` or of a chain with a layout read after an offset, ``L o O o (Sw o 0 o B)``: offsets
+    ``x >= 0`` in that of the last, in ``[0, size(L)]``. None where x's offsets are not ints or a shape is not
+    positive."""
     part, y = False, x
     while hasattr(y, "layout_b"):
         part, y = part or hasattr(y.layout_a, "shape"), y.layout_b
-    if hasattr(x, "shape") and not part:
-        n = it.product(x.shape)
-        if capped(n, None) < 0 or not tables:
-            if has_non_positive_shape(x) or not (int_strides(y) or has_f2(y.stride)):
-                return None
-            at = _at(x)
-            return ((i, at(i)) for i in _sample(x)), lambda v: at(v) if type(v) is int and 0 <= v < n else None, None, n
-        tab = _tables(x)
-        return None if tab is None else (enumerate(tab[0]), lambda v: tab[0][v] if type(v) is int and 0 <= v < n
-                                          else None, None, n)
-    if hasattr(x, "shape"):
-        n = it.product(x.shape)
-        if n <= 0 or has_non_positive_shape(x):
-            return None
-        text = f"x < {n}, {x.domain_text()}"
-        if capped(n, None) < 0 or not tables:
-            return ((i, x.at(i)) for i in _sample(x)), lambda v: x.at(v) if type(v) is int and 0 <= v < n else None, \
-                text, n
-        tab = {i: x.at(i) for i in range(n)}  # None: not defined at i
-        return tab.items(), tab.get, text, n
-    last = x  # a chain ending in L o O o Sw: its domain lies in that of the last one
+    last = x
     while hasattr(getattr(last, "layout_b", None), "layout_b"):
         last = last.layout_b
-    if not (hasattr(x, "domain") and hasattr(last.layout_a, "shape")):
-        return None
-    if capped(n := last.layout_a.size(), None) < 0 or not tables:
-        return ((i, x.at(i)) for i in _sample(x)), lambda v: x.at(v) if type(v) is int else None, x.domain_text(), n
-    dom = x.domain()
-    if last is not x:
-        tab = {v: x(v) for v in dom}
+    if hasattr(x, "shape"):
+        n, text = it.product(x.shape), f"x < {it.product(x.shape)}, {x.domain_text()}" if part else None
+        if n <= 0 or has_non_positive_shape(x) or not (part or int_strides(y) or has_f2(y.stride)):
+            return None  # (basis offsets)
+        at = x.at if part else _at(x)  # (F2 offsets as their bits)
+
+        def get(v: Any) -> Any:
+            return at(v) if type(v) is int and 0 <= v < n else None
+    elif hasattr(x, "domain") and hasattr(last.layout_a, "shape"):
+        n, text = last.layout_a.size(), x.domain_text()
+
+        def get(v: Any) -> Any:
+            return x.at(v) if type(v) is int and v >= 0 else None
     else:
+        return None
+    if capped(n, None) < 0 or not tables:
+        return ((i, get(i)) for i in _sample(x)), get, text, n
+    if hasattr(x, "shape"):
+        tab = [x.at(i) for i in range(n)] if part else offsets(x)  # None: not defined at i
+        return enumerate(tab), lambda v: tab[v] if type(v) is int and 0 <= v < n else None, text, n
+    if last is x:
         lt = _tables(x.layout_a)
         if lt is None:
             return None
-        tab = {v: lt[0][x.offset + x.layout_b(v)] for v in dom}
-    return tab.items(), tab.get, x.domain_text(), n
+    tab = {v: x(v) if last is not x else lt[0][x.offset + x.layout_b(v)] for v in x.domain()}
+    return tab.items(), tab.get, text, n
 
 
 def _unconfirmed(op: str, layout: Any, r: Any, what: str, n: int) -> None:
