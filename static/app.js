@@ -292,6 +292,26 @@
     if (a) openSectionOf(a.getAttribute("href"));
   });
   window.addEventListener("hashchange", () => openSectionOf(location.hash));
+
+  // ---- a long menu of a section sent closed (templates/_menu.html): it holds its chosen option and its whole list
+  // waits in an inert <template>; the list goes in when the section opens, or when the menu is reached first (focus,
+  // pointer, a search box filtering it). Post-condition: the same options, the same one chosen, as if sent whole.
+  function fullMenu(sel) {
+    const tpl = sel && sel.dataset.options !== undefined && document.getElementById(sel.dataset.options);
+    if (!tpl) return;
+    delete sel.dataset.options;
+    sel.replaceChildren(tpl.content);  // its options carry `selected` on the one shown now
+    tpl.remove();
+  }
+  const fullMenus = (root) => { for (const sel of root.querySelectorAll("select[data-options]")) fullMenu(sel); };
+  // toggle does not bubble: caught on its way down, before htmx's listener on the <details> sends the section's form
+  document.addEventListener("toggle", (ev) => { if (ev.target.open) fullMenus(ev.target); }, true);
+  for (const type of ["focusin", "pointerdown"]) {
+    document.addEventListener(type, (ev) => {
+      if (ev.target.matches && ev.target.matches("select[data-options]")) fullMenu(ev.target);
+    }, true);
+  }
+  window.LayoutLab.fullMenu = fullMenu;
   document.addEventListener("DOMContentLoaded", () => openSectionOf(location.hash));  // after htmx's own set-up
 
   // ---- typing: a form's requests run one at a time (hx-sync="this:queue last": the one in flight is never aborted,

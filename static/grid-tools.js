@@ -209,6 +209,7 @@
     ev.stopPropagation();
     const sel = document.getElementById(box.dataset.filterFor);
     if (!sel) return;
+    window.LayoutLab.fullMenu(sel);  // a menu sent short (templates/_menu.html): its whole list first
     const words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
     let first = null, count = 0;
     for (const opt of sel.options) {

@@ -112,3 +112,41 @@ def test_a_closed_walkthrough_stays_out_of_the_other_forms_requests(client):
             assert f"#{name}-form" not in inc, form[:60]
             if "#tv-form" in inc:  # the forms that carry the page's other fields carry the open walkthroughs' too
                 assert f"#{name}-sec[open] #{name}-form" in inc, form[:60]
+
+
+#: the long menus of the sections sent closed (templates/_menu.html), by section
+MENUS = {"tiled": ("tatom-select",), "copywalk": ("cw-atom",), "mmawalk": ("mw-atom",),
+         "kernel": ("kp-atom", "kp-a", "kp-b", "kp-c"), "blackwell": ("bw-ld",)}
+
+
+def _options(html: str) -> list[str]:
+    return re.findall(r"<option[^>]*>[^<]*</option>", html)
+
+
+def _text(option: str) -> str:
+    return re.sub(r"<[^>]*>", "", option)
+
+
+def test_a_closed_sections_long_menus_wait_in_a_template(client):
+    """Sent closed, a section's atom menu holds only its chosen option and its whole list waits in an inert
+    <template>: the same options, the same one chosen, as the section sent open shows (a permalink naming its
+    fields). The first load then has a quarter of the <option>s: the browser's work on them was a fifth of the page's
+    (docs/measurements.md)."""
+    closed = client.get(TV_128).text
+    opened = client.get(TV_128 + "&" + "&".join(f"{f}={DEFAULTS[f]}" for f, _ in SECTIONS.values())).text
+    waiting = 0
+    for name, ids in MENUS.items():
+        assert " open" in section_tag(opened, name) and " open" not in section_tag(closed, name)
+        for sid in ids:
+            full = re.search(rf'<select id="{sid}" name="\w+">(.*?)</select>', opened, re.S)
+            short = re.search(rf'<select id="{sid}" name="\w+" data-options="{sid}-all">(.*?)</select>'
+                              rf'<template id="{sid}-all">(.*?)</template>', closed, re.S)
+            assert full and short, sid
+            assert "data-options" not in full.group(0) and f'id="{sid}-all"' not in opened
+            assert short.group(2).split() == full.group(1).split()  # the same markup, whitespace aside
+            chosen = [o for o in _options(full.group(1)) if " selected" in o] or _options(full.group(1))[:1]
+            (one,) = _options(short.group(1))
+            assert " selected" in one and _text(one) == _text(chosen[0])  # the chosen name
+            assert ('value=""' in one) == ('value=""' in chosen[0])  # "(none)" submits ""
+            waiting += len(_options(short.group(2)))
+    assert waiting > 1000 and len(_options(closed)) - waiting < 600

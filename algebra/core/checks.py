@@ -628,17 +628,14 @@ def _first_non_positive(shape: Any, path: str) -> tuple | None:
 def has_non_positive_shape(value: Any) -> bool:
     """A Layout (or the inner layout of a ComposedLayout) with a shape entry <= 0."""
     sh = getattr(getattr(value, "layout_b", value), "shape", None)
-    if type(sh) is int:
-        return sh <= 0
-    if type(sh) is not tuple:
-        return False
-    todo = [sh]  # the leaves, without a frame per tuple
-    while todo:
-        for x in todo.pop():
-            if type(x) is tuple:
-                todo.append(x)
-            elif x <= 0:
-                return True
+    return _non_positive(sh) if type(sh) is tuple else type(sh) is int and sh <= 0
+
+
+def _non_positive(t: tuple) -> bool:
+    """Some leaf of the tuple ``t`` is <= 0 (its leaves are ints or tuples)."""
+    for x in t:
+        if x <= 0 if type(x) is not tuple else _non_positive(x):
+            return True
     return False
 
 

@@ -32,7 +32,7 @@ def coalesce(layout: Layout, profile: Any = None) -> Layout:
                 rec.step(f"A = {layout}: coalesce its inner layout {layout.layout_b}; the swizzle stays outside")
             return layout.with_layout_b(nested(rec, coalesce.__wrapped__, layout.layout_b, profile))
         layout = _as_layout(layout)
-    if type(_not_text(profile)) is tuple:
+    if type(profile) is tuple or isinstance(profile, str) and _not_text(profile):  # (a text is refused)
         return _by_profile(rec, layout, profile, coalesce.__wrapped__, "coalesce")
     fs, fd = flat_pair(layout.shape, layout.stride)
     if not fs:
@@ -60,7 +60,7 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
         if rec is not None:
             rec.step(f"mode {i}: {name}({layout[i]}, {it.to_str(profile[i])})", layout[i])
         modes.append(f(layout[i], profile[i]) if rec is None else nested(rec, f, layout[i], profile[i]))
-    res = make_layout(*modes, *(layout[i] for i in range(len(profile), n)))
+    res = make_layout(*modes, *map(layout.__getitem__, range(len(profile), n)))
     if rec is not None:
         rec.step(f"put the modes back side by side: {res}", res, kind="result")
     return res

@@ -130,7 +130,7 @@ A(B(2)) = A(8) = 18
     if type(b) is not Layout or b.shape == ():
         raise LayoutError(f"composition: cannot compose with {b!r}") if type(b) is not Layout else no_modes(
             "composition", f"B = {b}")
-    basis = _has_basis(b.stride)  # each mode of B reads the mode of A its basis selects
+    basis = not _ints(b.stride) and _has_basis(b.stride)  # each mode of B reads the mode of A its basis selects
     try:
         if basis:
             if rec is not None:
@@ -176,9 +176,8 @@ def _coalesce_x_text(a: Layout, c: Layout) -> str:
 
 
 def _has_basis(d: Any) -> bool:
-    """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused."""
-    if type(d) is int or (type(d) is tuple and _ints(d)):  # int strides, the usual case: no leaf to sort
-        return False
+    """True when the strides are basis elements (E strides); mixing them with non-zero ints is refused (the caller
+    tests for int strides, the usual case, first: no leaf to sort)."""
     kinds = {"basis" if hasattr(x, "is_basis") else "zero" if type(x) is int and x == 0 else "other"
              for x in it.flatten(d)}  # the kinds of the stride leaves: ``v@m``, int 0, other
     if "basis" not in kinds:

@@ -36,7 +36,7 @@ class Layout:
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if stride is None and type(shape) is int:  # one mode: its compact stride, then the int fast path
-            stride = it.compact_col_major(shape)
+            stride = it.compact_major(shape)
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
             for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
                 if type(x) is not int or not 0 < x <= _MAXM:
@@ -185,10 +185,10 @@ def cosize(layout: Any) -> int:
         raise LayoutError(f"cosize: expected a layout, got {layout!r}")
     fs, fd = flat_pair(layout.shape, layout.stride)
     total = 1
-    for s, d in zip(fs, fd, strict=True):
-        if type(d) is not int:
+    for i in range(len(fs)):  # (flat_pair: as many strides as shapes)
+        if type(d := fd[i]) is not int:
             break
-        total += (s - 1) * (d if d >= 0 else -d)
+        total += (fs[i] - 1) * (d if d >= 0 else -d)
     else:
         return total
     if any(hasattr(d, "is_f2") for d in fd):  # F2 strides: the largest offset + 1 (bits: one past the top bit)
@@ -284,7 +284,7 @@ def _lift(c: Any, t: Any) -> tuple:
         return (t,) if c is None else ()
     if type(t) is not tuple or len(c) != len(t):
         raise LayoutError(f"slice coordinate rank does not match {it.to_str(t)}")
-    return tuple([m for x, y in zip(c, t, strict=True) for m in _lift(x, y)])
+    return tuple([m for i in range(len(c)) for m in ((t[i],) if c[i] is None else _lift(c[i], t[i]))])
 
 
 def slice_and_offset(crd: Any, layout: Layout) -> tuple[Layout, int]:

@@ -182,7 +182,7 @@ def _small(x: Any) -> bool:
                 if e._leaves > _LEAVES and e.leaves() > _LEAVES:
                     return False
             elif te is int:
-                if not -_BIG < e < _BIG:
+                if abs(e) >= _BIG:
                     return False
             elif e is not None and not _small(e):
                 return False
@@ -190,7 +190,7 @@ def _small(x: Any) -> bool:
     if tp is Layout:
         return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
-        return -_BIG < x < _BIG
+        return abs(x) < _BIG
     if x is None:
         return True
     inner = getattr(x, "layout_b", None)
@@ -258,7 +258,9 @@ def memo(fn: Callable) -> Callable:
 
     def run(*args: Any) -> Any:  # a miss (never inside ``cute_would_print``: the wrapper runs that uncached)
         try:
-            value = checked(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
+            value = fn(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
+            if post is not None:  # ``checked`` without its frame (checks are on here)
+                post(args, value)
         except LayoutError as err:
             if not _small(args):
                 raise  # not kept

@@ -120,6 +120,8 @@ def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = N
     >>> bw_coalesce((4,), (2,), 2, 1)
     ((4, 2), (2, 1))
     """
+    if not fs and rec is None:  # nothing to fold onto the seed (the usual one-mode layout)
+        return (1, 0) if new_s == 1 else (new_s, new_d)
     ns: list = []  # the finished modes, back to front (``front`` is the mode being built, in front of them)
     nd: list = []
     front_s, front_d = new_s, new_d

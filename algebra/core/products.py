@@ -97,9 +97,9 @@ def _by_mode(layout: Layout, tiler: tuple, f, name: str) -> Layout:
     n = it.rank(layout.shape)
     if len(tiler) > n:
         raise LayoutError(f"{name}: too many modes in tiler ({len(tiler)} for a rank-{n} layout {layout})")
-    rec, kept = active(), [layout[i] for i in range(len(tiler), n)]
+    rec, kept = active(), [*map(layout.__getitem__, range(len(tiler), n))]
     if rec is None:
-        return make_layout(*[f(layout[i], t) for i, t in enumerate(tiler)], *kept)
+        return make_layout(*map(f, map(layout.__getitem__, range(len(tiler))), tiler), *kept)
     rec.step(f"the tiler has {len(tiler)} modes: {name} mode i of A by tiler mode i"
              + ("; the other modes of A are kept" if kept else ""))
     modes = []
@@ -132,7 +132,7 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
         return _keep(layout, rec)
     if type(tiler) is tuple:
         return _by_mode(layout, tiler, logical_divide.__wrapped__, "logical_divide")
-    t = _tiler_layout(tiler)
+    t = tiler if type(tiler) is Layout else _tiler_layout(tiler)
     if rec is None:
         return _composition(layout, make_layout(t, _complement(t, _coalesce(layout).shape)))
     cshape = quiet(rec, _coalesce, layout).shape
@@ -150,8 +150,8 @@ def _zip2_by(t: Any, guide: Any) -> Any:
     if type(guide) is tuple:
         if type(t) is not tuple or len(t) < len(guide):
             raise LayoutError("zip2_by: mismatched ranks")
-        split = [_zip2_by(t[i], guide[i]) for i in range(len(guide))]
-        return (tuple(s[0] for s in split), tuple(s[1] for s in split) + tuple(t[len(guide):]))
+        firsts, seconds = zip(*map(_zip2_by, t, guide)) if guide else ((), ())  # noqa: B905 (pairs, the guide's)
+        return firsts, seconds + t[len(guide):]
     if type(t) is not tuple or len(t) != 2:
         raise LayoutError("zip2_by: expected a rank-2 mode")
     return t
@@ -221,7 +221,7 @@ def logical_product(block: Any, tiler: Any) -> Any:
         return _by_mode(block, tiler, logical_product.__wrapped__, "logical_product")
     if type(tiler) is not Layout and hasattr(tiler, "layout_b"):  # (through_swizzle gives a plain block)
         return _swizzled_tiler_product(block, tiler)
-    t = _tiler_layout(tiler)
+    t = tiler if type(tiler) is Layout else _tiler_layout(tiler)
     size_a, cos_b = it.product(block.shape), cosize(t)
     cotarget = size_a * cos_b
     if rec is None:

@@ -213,6 +213,37 @@ def test_tma_cluster_of_three_ctas(page, live_server, screenshot):
     assert not page.console_errors
 
 
+#: the long menus of the sections sent closed (templates/_menu.html): section -> select ids
+MENUS = {"tiled": ("tatom-select",), "copywalk": ("cw-atom",), "mmawalk": ("mw-atom",),
+         "kernel": ("kp-atom", "kp-a", "kp-b", "kp-c"), "blackwell": ("bw-ld",)}
+MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id);
+    return [id, s.value, s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : null,
+            [...s.querySelectorAll('optgroup, option')].map((o) => o.label || o.value)]; })"""
+
+
+def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
+    """A section sent closed holds only the chosen option of each long menu; opening it (a click, a link to its
+    heading) puts in the whole list, as the section sent open has it, the same one chosen; a search box then filters
+    it as before."""
+    ids = [i for group in MENUS.values() for i in group]
+    fields = {"tbits": "16", "cw_t": "0", "mw_t": "0", "kp_t": "0", "bw_warp": "0"}  # the defaults: sent open
+    page.goto(f"{live_server.url}/tv?{urlencode(fields)}")
+    whole = page.evaluate(MENU_JS, ids)
+    assert all(len(opts) > 10 for *_, opts in whole)
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    short = page.evaluate(MENU_JS, ids)
+    assert [(i, v, t, len(o)) for i, v, t, o in short] == [(i, v, t, 1) for i, v, t, _ in whole]
+    for name in ("tiled", "copywalk", "mmawalk", "blackwell"):
+        page.click(f"#{name}-sec > summary")
+    page.click('a[href="#kernel-h"]')  # a link to a closed section's heading opens it
+    expect(page.locator("#kernel-sec")).to_have_attribute("open", "")
+    assert page.evaluate(MENU_JS, ids) == whole
+    assert page.locator("template[id$='-all']").count() == 0
+    page.fill("#tatom-search", "LDSM_T")  # the search box filters the whole list
+    assert page.evaluate("document.getElementById('tatom-select').value").endswith("LDSM_T")
+    assert not page.console_errors
+
+
 SM70 = "SM70_8x8x4_F32F16F16F32_TN"
 SM70_LANES = [f"T{t}" for t in (*range(8), *range(16, 24))]
 #: (the page's fields for SM70 (1,2,1), its thread field, its lane buttons, the atom's C picture, partition_C's grid)
