@@ -106,8 +106,7 @@ def find_counterexample(a: Any, b: Any, r: Any, why: str, f2: bool = False) -> t
     fs = it.flatten(b.shape)
     n_b = it.product(fs)
     if not f2 and n_b > ENUM_CAP:
-        picks = [sorted(c for c in {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
-                        if 0 <= c < s) for s in fs]
+        picks = _picks(fs)
         index_of = _dot(it.flatten(it.prefix_product(fs)))
         b_of = _dot(it.flatten(b.stride))
         r_of = offset_fn(r.shape, r.stride) if int_strides(r) else r
@@ -131,6 +130,36 @@ def find_counterexample(a: Any, b: Any, r: Any, why: str, f2: bool = False) -> t
         if type(x) is int and 0 <= x < size_a and a_of(x) != y:
             return i, x, a_of(x), y
     return None
+
+
+def _picks(fs: list) -> list[list[int]]:
+    """The corners and steps of each mode of size ``s`` in ``fs``: 0..3, the middle, the last two and the powers of
+    two below s, sorted (the sample ``find_counterexample`` and ``_sample`` read)."""
+    return [sorted(c for c in {0, 1, 2, 3, s // 2, s - 2, s - 1} | {min(s - 1, 1 << k) for k in range(2, 24)}
+                   if 0 <= c < s) for s in fs]
+
+
+def _sample(x: Any) -> Any:
+    """The indices i of the first ENUM_CAP coordinates of x's shape made of corners and steps of each mode
+    (``_picks``), least first; for ``L o O o Sw`` (no shape) ``i = Sw(y - O)`` for such indices ``y >= O`` of L;
+    none for a longer chain without a shape."""
+    inner = getattr(x, "layout_b", None)
+    if type(inner).__name__ == "Swizzle":
+        return (inner(y - x.offset) for y in _sample(x.layout_a) if y >= x.offset)
+    if inner is not None and not hasattr(x, "shape"):
+        return iter(())
+    fs = it.flatten(x.shape)
+    crds = islice(cartesian(*reversed(_picks(fs))), ENUM_CAP)  # the first mode fastest: increasing index
+    return map(_dot(tuple(reversed(it.flatten(it.prefix_product(fs))))), crds)
+
+
+def _at(x: Any) -> Any:
+    """Index -> ``x(i)`` of a layout whose offsets are ints or F2 bits (``offsets`` for one point), or of ``Sw o O o
+    x``."""
+    if hasattr(x, "layout_b"):
+        inner, outer, off = _at(x.layout_b), x.layout_a, x.offset
+        return lambda i: outer(off + inner(i))
+    return offset_fn(x.shape, x.stride) if int_strides(x) else lambda i: int(x(i))
 
 
 _UNDECIDED = object()
@@ -284,28 +313,65 @@ def _f2_agree(a: Any, b: Any, r: Any) -> bool:
     return ok and all(f2_apply(ca, x) == y for x, y in zip(cb, cr, strict=True))
 
 
-def _inverts(outer: Any, inner: Any) -> bool:
+def _inverts(outer: Any, inner: Any, zeros: bool = False) -> bool:
     """``outer(inner(i)) == i`` and ``0 <= inner(i) < size(outer)`` for every ``i < size(inner)``, proven (plain
     layouts). F2 strides: both F2-linear (``arith.f2_columns``), so it holds where it holds at the unit indices. Int
     strides, mode by mode: each mode s:d of inner steps by d / P through one mode S:D of the coalesced outer (P its
-    1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry)."""
-    if type(inner).__name__ != "Layout" or type(outer) is not type(inner):
-        return False
-    if not _ints((outer.stride, inner.stride)):
-        if not (has_f2(outer.stride) or has_f2(inner.stride)):
+    1-D step, P | d), by d / P * D == its own 1-D step, and those in one mode reach < S together (no carry).
+    With ``zeros``, inner's stride-0 modes are skipped: ``outer(inner(i)) == E(i)``, i with their coordinates set to
+    0 (E(i) its 1-D coordinate), so ``inner(outer(inner(i))) == inner(i)`` (a left inverse of a broadcast).
+    A swizzled side ``Sw o 0 o B``: F2-linear when B is, its columns those of B swizzled (with ``zeros``, a column 0
+    is skipped). Swizzles that cancel
+    (``_unswizzled``): what is left."""
+    if (xy := _unswizzled(outer, inner, zeros)) is not None:
+        return _inverts(*xy, zeros)
+    plain = type(inner).__name__ == "Layout" and type(outer) is type(inner)
+    if not plain or not _ints((outer.stride, inner.stride)):
+        if plain and not (has_f2(outer.stride) or has_f2(inner.stride)):
             return False  # (basis strides)
-        co, ci = f2_columns(outer.shape, outer.stride), f2_columns(inner.shape, inner.stride)
-        return None not in (co, ci) and all(x >> len(co) == 0 and f2_apply(co, x) == 1 << t for t, x in enumerate(ci))
+        co, ci = _f2_cols(outer), _f2_cols(inner)
+        return None not in (co, ci) and all(x >> len(co) == 0 and f2_apply(co, x) == 1 << t or zeros and not x
+                                            for t, x in enumerate(ci))
     if has_non_positive_shape(outer) or has_non_positive_shape(inner):
         return False
     os_, od = map(it.wrap, bw_coalesce(*flat_pair(outer.shape, outer.stride), 1, 0))
     pre, reach, step = [prod(os_[:j]) for j in range(len(os_))], [0] * len(os_), 1
     for s, d in zip(*flat_pair(inner.shape, inner.stride), strict=True):
+        if d == 0 and zeros:
+            step *= s
+            continue
         j = bisect_right(pre, d) - 1
         if s > 1 and (d <= 0 or d % pre[j] or d // pre[j] * od[j] != step):
             return False
         reach[j], step = reach[j] + (s - 1) * d // pre[j], step * s
     return all(map(int.__lt__, reach, os_))
+
+
+def _unswizzled(outer: Any, inner: Any, zeros: bool) -> tuple | None:
+    """``(X, Y)``, two layouts, where ``outer o inner`` is ``X o Y`` up to swizzles that cancel, else None: outer
+    ``X o -O o Sw`` after inner ``Sw o O o Y``, ``O >= 0`` (``X(Y(i))``; inner(i) is in outer's domain, offsets
+    ``x >= 0`` with ``0 <= Sw(x) - O < size(X)``, where ``0 <= Y(i) < size(X)``); outer ``Sw o O o X`` after inner
+    ``Y o -O o Sw`` (``Sw(O + X(Y(Sw(x) - O)))`` on inner's domain ``0 <= Sw(x) - O < size(Y)``, x itself where
+    ``X(Y(j)) == j``: not with ``zeros``, x being an offset)."""
+    if not (hasattr(outer, "layout_b") and hasattr(inner, "layout_b")) or outer.offset != -inner.offset:
+        return None
+    if type(outer.layout_b).__name__ == "Swizzle" and outer.layout_b == inner.layout_a and inner.offset >= 0:
+        xy = outer.layout_a, inner.layout_b
+    elif type(outer.layout_a).__name__ == "Swizzle" and outer.layout_a == inner.layout_b and not zeros:
+        xy = outer.layout_b, inner.layout_a
+    else:
+        return None
+    return xy if all(type(x).__name__ == "Layout" for x in xy) else None
+
+
+def _f2_cols(x: Any) -> list | None:
+    """The F2 columns (``arith.f2_columns``) of an F2-linear layout, or of ``Sw o 0 o B`` for such a B: the swizzle
+    (F2-linear) of each column of B; else None."""
+    sw, b = (x.layout_a, x.layout_b) if hasattr(x, "layout_b") and not x.offset else (None, x)
+    if type(b).__name__ != "Layout" or sw is not None and type(sw).__name__ != "Swizzle":
+        return None
+    cols = f2_columns(b.shape, b.stride)
+    return cols if sw is None or cols is None else [sw(c) for c in cols]
 
 
 def _inverse_refusal(op: str, layout: Any, r: Any, what: str, i: int, detail: str) -> LayoutError:
@@ -325,35 +391,59 @@ def _tables(*layouts: Any, refusal: str | None = None) -> list | None:
     return out
 
 
-def _on_domain(x: Any) -> tuple | None:
-    """(x's values, a list on [0, size) or a dict on the domain of ``L o O o Sw`` or of a chain with a layout read
-    after an offset, ``L o O o (Sw o 0 o B)``; that domain in words), or None (also over the cap: ``capped``)."""
+def _on_domain(x: Any, tables: bool = True) -> tuple | None:
+    """x on its domain: ``(points, get, domain, n)``, ``points`` its ``(i, x(i))`` (None where x is not defined),
+    ``get`` x as a function (None off its domain), ``domain`` that domain in words (None for a plain layout: its
+    indices ``[0, n)``), n the points read: every point, from a table (``offsets``), up to the cap (``capped``);
+    over it (or without ``tables``: the other side is sampled) a sample (``_sample``) and x point by point. The
+    domain of ``L o O o Sw`` or of a chain with a layout read after an offset, ``L o O o (Sw o 0 o B)``: offsets
+    ``x >= 0`` in that of the last, in ``[0, size(L)]``. None where x's offsets are not ints or a shape is not
+    positive."""
     part, y = False, x
     while hasattr(y, "layout_b"):
         part, y = part or hasattr(y.layout_a, "shape"), y.layout_b
-    if hasattr(x, "shape") and not part:
-        tab = _tables(x)
-        return None if tab is None else (tab[0], f"[0, {len(tab[0])})")
-    if hasattr(x, "shape"):
-        n = it.product(x.shape)
-        return None if not 0 < capped(n, None) or has_non_positive_shape(x) else (
-            {i: x.at(i) for i in range(n)}, f"x < {n}, {x.domain_text()}")  # None: not defined at i
-    last = x  # a chain ending in L o O o Sw: its domain lies in that of the last one
+    last = x
     while hasattr(getattr(last, "layout_b", None), "layout_b"):
         last = last.layout_b
-    if not (hasattr(x, "domain") and hasattr(last.layout_a, "shape")) or capped(last.layout_a.size(), None) < 0:
-        return None  # (the domain lies in [0, size(L)), L the last layout: not enumerated over the cap)
-    dom = x.domain()
-    if last is not x:
-        return {v: x(v) for v in dom}, x.domain_text()
-    tab = _tables(x.layout_a)
-    return None if tab is None else ({v: tab[0][x.offset + x.layout_b(v)] for v in dom}, x.domain_text())
+    if hasattr(x, "shape"):
+        n, text = it.product(x.shape), f"x < {it.product(x.shape)}, {x.domain_text()}" if part else None
+        if n <= 0 or has_non_positive_shape(x) or not (part or int_strides(y) or has_f2(y.stride)):
+            return None  # (basis offsets)
+        at = x.at if part else _at(x)  # (F2 offsets as their bits)
+
+        def get(v: Any) -> Any:
+            return at(v) if type(v) is int and 0 <= v < n else None
+    elif hasattr(x, "domain") and hasattr(last.layout_a, "shape"):
+        n, text = last.layout_a.size(), x.domain_text()
+
+        def get(v: Any) -> Any:
+            return x.at(v) if type(v) is int and v >= 0 else None
+    else:
+        return None
+    if capped(n, None) < 0 or not tables:
+        return ((i, get(i)) for i in _sample(x)), get, text, n
+    if hasattr(x, "shape"):
+        tab = [x.at(i) for i in range(n)] if part else offsets(x)  # None: not defined at i
+        return enumerate(tab), lambda v: tab[v] if type(v) is int and 0 <= v < n else None, text, n
+    if last is x:
+        lt = _tables(x.layout_a)
+        if lt is None:
+            return None
+    tab = {v: x(v) if last is not x else lt[0][x.offset + x.layout_b(v)] for v in x.domain()}
+    return tab.items(), tab.get, text, n
+
+
+def _unconfirmed(op: str, layout: Any, r: Any, what: str, n: int) -> None:
+    """Over the cap, no counterexample in the sample: refused, naming the points and the cap (``capped``)."""
+    capped(n, f"{op}({layout}) is refused: {what}. CuTe would print {r} here, not confirmed (")
 
 
 def post_right_inverse(args: tuple, r: Any) -> None:
     """CuTe's right inverse (``cute/layout.hpp``): ``L(R(i)) == i`` for every ``i < size(R)`` (every i of R's domain
     for ``L^-1 o -O o Sw``), each ``R(i)`` a 1-D coordinate of L. A swizzle with a negative shift moves the low bits
-    up, where CuTe's ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample.
+    up, where CuTe's ``right_inverse(L) o Sw`` reads L past its domain: refused, with a counterexample. Over the cap
+    (``capped``) without a proof (``_inverts``), a sample of R's domain (``_sample``) is read: refused with its
+    counterexample, else naming the cap.
 
     >>> from algebra.core.notation import parse
     >>> post_right_inverse((parse("Sw<2,0,-7> o 4:1"),), parse("Sw<2,0,-7> o 4:1"))
@@ -364,25 +454,29 @@ L(R(i)) == i with R(i) in the domain [0, 4) of L. CuTe would print Sw<2,0,-7> o 
 R(1) = 129, outside the domain of L
     """
     layout = args[0]
-    fa, fr = (None, None) if r is None or _inverts(layout, r) else (_on_domain(layout), _on_domain(r))
-    if fa is None or fr is None:
+    fr = None if r is None or _inverts(layout, r) else _on_domain(r)
+    fa = None if fr is None else _on_domain(layout, capped(fr[3], None) >= 0)
+    if fa is None:
         return
-    (lt, dom), rt = fa, fr[0]
-    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom} of L"
-    n, get = len(lt), type(lt) is dict and lt.get
-    for i, x in enumerate(rt) if type(rt) is list else rt.items():
+    (_, get, dom, na), (pts, _, _, n) = fa, fr
+    what = f"right inverse condition: L(R(i)) == i with R(i) in the domain {dom or f'[0, {na})'} of L"
+    for i, x in pts:
         if x is None:  # i < size(R), where a layout of R's chain is read outside [0, its size)
-            raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} < size(R) = {len(rt)}, R is "
+            raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} < size(R) = {n}, R is "
                                    f"not defined ({r.domain_text()} fails)")
-        if (y := get(x) if get else lt[x] if 0 <= x < n else None) != i:
+        if (y := get(x)) != i:
             raise _inverse_refusal("right_inverse", layout, r, what, i, f"at i = {i} it gives R({i}) = {x}, "
                                    + ("outside the domain of L" if y is None else f"and L({x}) = {y}"))
+    _unconfirmed("right_inverse", layout, r, what, n)
 
 
 def post_left_inverse(args: tuple, r: Any) -> None:
     """CuTe's left inverse is a quasi-inverse (``cute/layout.hpp``, above ``left_inverse``): ``L(R(L(i))) == L(i)``
     for every ``i < size(L)``, ``R(L(i))`` a 1-D coordinate of L (the left inverse ``R(L(i)) == i`` when L is
-    injective). Where CuTe prints a layout without that property (a non-injective L) it is refused.
+    injective). Where CuTe prints a layout without that property (a non-injective L) it is refused. Proven for L
+    with broadcast modes whose other modes R inverts (``_inverts(R, L, zeros=True)``); over the cap (``capped``)
+    without a proof, a sample of L's domain (``_sample``) is read: refused with its counterexample, else naming the
+    cap.
 
     >>> from algebra.core.notation import parse
     >>> post_left_inverse((parse("(6,3):(2,1)"),), parse("(2,6):(6,1)"))
@@ -393,26 +487,27 @@ L(R(L(i))) == L(i) for every i < size(L) = 18. CuTe would print (2,6):(6,1) here
 R(12) = 6, but L(6) = 1
     """
     layout = args[0]
-    fa, fr = (None, None) if r is None or _inverts(r, layout) else (_on_domain(layout), _on_domain(r))
-    if fa is None or fr is None:
+    fa = None if r is None or _inverts(r, layout, True) else _on_domain(layout)
+    fr = None if fa is None else _on_domain(r, capped(fa[3], None) >= 0)
+    if fr is None:
         return
-    (lt, dom), rt = fa, fr[0]
-    n, nr, get, get_r = len(lt), len(rt), type(lt) is dict and lt.get, type(rt) is dict and rt.get
-    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i {f'with {dom}' if get else f'< size(L) = {n}'}"
-    for i, y in enumerate(lt) if type(lt) is list else lt.items():
+    (pts, get, dom, n), (_, get_r, dom_r, _) = fa, fr
+    what = f"quasi-inverse condition: L(R(L(i))) == L(i) for every i {f'with {dom}' if dom else f'< size(L) = {n}'}"
+    for i, y in pts:
         if y is None:  # L is not defined at i
             continue
-        if (x := get_r(y) if get_r else rt[y] if 0 <= y < nr else None) is None:  # past R's size: R(y) goes on
-            if get_r:
+        if (x := get_r(y)) is None:  # past R's size: R(y) goes on
+            if dom_r:
                 raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y}, outside the "
                                        "domain of R")
             if type(y) is not int or y < 0:
-                return  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
+                break  # a negative offset: R is not evaluated there (CuTe's own arithmetic)
             x = r(y)
-        if (z := get(x) if get else lt[x] if type(x) is int and 0 <= x < n else None) != y:
+        if (z := get(x)) != y:
             raise _inverse_refusal("left_inverse", layout, r, what, i, f"at i = {i}, L({i}) = {y} and R({y}) = {x}, "
                                    "outside the domain of L" if z is None else f"at i = {i}, L({i}) = {y}, R({y}) = "
                                    f"{x}, but L({x}) = {z}")
+    _unconfirmed("left_inverse", layout, r, what, n)
 
 
 def _first_hole(modes: list, cot: int) -> int | None:
