@@ -134,6 +134,28 @@ def test_a_refusal_is_shown_as_a_lesson(client, read_grid):
     assert api.status_code == 422 and "CuTe would print (2,2):(32,2)" in api.json()["detail"]
 
 
+@pytest.mark.parametrize("op,a,b,note,inner", [
+    ("composition", "(6,2):(8,2)", "4:4", "is not the function A o B", False),
+    ("logical_divide", "(6,2):(8,2)", "4:4", "is not the function A o B", True),
+    ("left_inverse", "(6,3):(2,1)", "", "breaks the condition above", False),
+    ("complement", "(8,24):(9,97)", "2298", "breaks the condition above", False),
+    ("right_inverse", "Sw<2,0,-7> o 4:1", "", "breaks the condition above", False),
+    ("right_inverse", "Sw<3,3,3> o 0 o (3,1024,2048):(1,3,3072)", "", "could not be confirmed", False),
+])
+def test_a_refusals_note_names_its_kind(client, op, a, b, note, inner):
+    """The note under CuTe's print says what is wrong with it: a composition's print is not A o B, another op's
+    breaks its own condition (not "built on that composition"), one over the point cap is not confirmed; CuTe's print
+    is split out whole, a swizzled one included."""
+    r = client.get("/algebra", params={"op": op, "a": a, "b": b})
+    text = unescape(r.text)
+    assert r.status_code == 200 and 'id="refusal-layout"' in r.text, text[:300]
+    m = re.search(r'id="refusal-note">(.*?)</p>', text, re.S)
+    assert m and note in " ".join(m[1].split()), m and m[1]
+    assert ('id="refusal-inner"' in r.text) == inner
+    why = re.search(r'id="refusal-why">(.*?)</p>', text, re.S)[1]
+    assert "CuTe would print" not in why and not why.endswith("but.")
+
+
 def test_malformed_input_is_an_error_not_a_lesson(client):
     r = client.get("/algebra", params={"op": "composition", "a": "(4,8", "b": "2:1"})
     assert 'role="alert"' in r.text and 'id="refusal"' not in r.text

@@ -28,19 +28,21 @@ HINTS = {"layout": "a layout, e.g. (4,8):(8,1)", "tiler": "a layout, an integer,
          "int": "an integer", "shape": "an integer or a shape such as (8,8)",
          "profile": "an integer tuple such as (1,1): only its structure matters",
          "coord": "an integer or a coordinate such as (1,2); _ keeps a mode"}
-_CUTE = re.compile(r"^(?P<why>.*?)\s*CuTe would print (?P<layout>\S+?) here(?P<rest>.*)$", re.S)
+_CUTE = re.compile(r"^(?P<why>.*?)\s*CuTe would print (?P<layout>.+?) here(?=[;,.]|$)(?P<rest>.*)$", re.S)
 _WHERE = re.compile(r"at i = (?P<i>\d+) that gives (?P<r>-?\d+), but A\(B\(\d+\)\) = A\((?P<x>-?\d+)\) = (?P<ax>-?\d+)")
 
 
 def _lesson(message: str) -> dict:
-    """A refusal split for the page: the failed condition, and (when the text says) what CuTe would print and
-    where that goes wrong."""
+    """A refusal split for the page: the failed condition, and (when the text says) what CuTe would print, where
+    that goes wrong, whether the refusal is a composition's (its print is not A o B) and whether the print was
+    found wrong or only not confirmed (over the point cap)."""
     m = _CUTE.match(message)
     if not m:
         return {"why": message, "layout": None, "rest": "", "where": None}
     w = _WHERE.search(m["rest"])
     where = {k: int(v) for k, v in w.groupdict().items()} if w else None
-    return {"why": m["why"].rstrip(" ."), "layout": m["layout"], "rest": m["rest"].lstrip(";,. "), "where": where}
+    return {"why": re.sub(r",? but$", "", m["why"].rstrip(" .")), "layout": m["layout"], "rest": m["rest"].lstrip(";,. "), "where": where,
+            "composition": message.startswith("composition "), "confirmed": "not confirmed" not in m["rest"]}
 
 
 def _about(message: str, parsed: list) -> bool:
@@ -84,7 +86,8 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
             ctx["refusal_steps"] = [s for s in getattr(exc, "steps", []) if s.get("kind") != "error"]
             parsed = getattr(exc, "parsed", [])
             where = ctx["lesson"]["where"]  # outline the counterexample: B(i) in B, A(B(i)) in A, unless ...
-            if ctx["lesson"]["layout"] and not _about(str(exc), parsed):  # a composition inside the op
+            lesson = ctx["lesson"]
+            if lesson["layout"] and lesson["composition"] and not _about(str(exc), parsed):  # one inside the op
                 ctx["lesson"]["inner"] = True
                 where = ctx["lesson"]["where"] = None  # its counterexample is not in these grids
             ctx["grids"] = input_grids(op, parsed, {where["ax"]} if where else None,
