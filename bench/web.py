@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import RESULTS, Server, machine, revision  # noqa: E402
+from _server import Server, machine, revision, write_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWS = {
@@ -275,11 +275,7 @@ def main() -> None:
     res["machine_after"] = machine()
     print(f"chromium {res['chromium']}, {os.cpu_count()} cores, {res['date']}")
     table(res)
-    import json
-
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"web_{a.tag + '_' if a.tag else ''}{time.strftime('%Y%m%d_%H%M%S')}.json"
-    out.write_text(json.dumps(res, indent=2) + "\n")
+    out = write_result("web" + (f"_{a.tag}" if a.tag else ""), res)
     print(f"wrote {out.relative_to(ROOT)}")
 
 

@@ -12,7 +12,6 @@ one warm-up round. Prints a table and writes bench/results/web_cpu_[<tag>_]<time
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import RESULTS, Server, machine, revision  # noqa: E402
+from _server import Server, machine, revision, write_result  # noqa: E402
 
 PATHS = ["/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C", "/tv", "/?layout=(128,128):(128,1)"]
 PAINTED_JS = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -89,9 +88,7 @@ def main() -> None:
                                         "html_bytes": rs[-1]["html_bytes"], "elements": rs[-1]["elements"], "runs": rs}
             print(f"{path[-48:]:<48}{name:<8}{med['cpu_ms']:>8.0f}{med['painted']:>9.0f}{med['dcl_to_load_ms']:>10.0f}"
                   f"{rs[-1]['html_bytes'] / 1000:>9.0f}{rs[-1]['elements']:>9}")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"web_cpu_{a.tag + '_' if a.tag else ''}{time.strftime('%Y%m%d_%H%M%S')}.json"
-    out.write_text(json.dumps(res, indent=2) + "\n")
+    out = write_result("web_cpu" + (f"_{a.tag}" if a.tag else ""), res)
     print(f"wrote {out.relative_to(Path(__file__).resolve().parent.parent)}")
 
 

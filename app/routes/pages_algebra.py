@@ -41,8 +41,9 @@ def _lesson(message: str) -> dict:
         return {"why": message, "layout": None, "rest": "", "where": None}
     w = _WHERE.search(m["rest"])
     where = {k: int(v) for k, v in w.groupdict().items()} if w else None
-    return {"why": re.sub(r",? but$", "", m["why"].rstrip(" .")), "layout": m["layout"], "rest": m["rest"].lstrip(";,. "), "where": where,
-            "composition": message.startswith("composition "), "confirmed": "not confirmed" not in m["rest"]}
+    return {"why": re.sub(r",? but$", "", m["why"].rstrip(" .")), "layout": m["layout"],
+            "rest": m["rest"].lstrip(";,. "), "where": where, "composition": message.startswith("composition "),
+            "confirmed": "not confirmed" not in m["rest"]}
 
 
 def _about(message: str, parsed: list) -> bool:
