@@ -321,8 +321,7 @@ def _inverts(outer: Any, inner: Any, zeros: bool = False) -> bool:
     With ``zeros``, inner's stride-0 modes are skipped: ``outer(inner(i)) == E(i)``, i with their coordinates set to
     0 (E(i) its 1-D coordinate), so ``inner(outer(inner(i))) == inner(i)`` (a left inverse of a broadcast).
     A swizzled side ``Sw o 0 o B``: F2-linear when B is, its columns those of B swizzled (with ``zeros``, a column 0
-    is skipped). Swizzles that cancel
-    (``_unswizzled``): what is left."""
+    is skipped). Swizzles that cancel (``_unswizzled``): what is left."""
     if (xy := _unswizzled(outer, inner, zeros)) is not None:
         return _inverts(*xy, zeros)
     plain = type(inner).__name__ == "Layout" and type(outer) is type(inner)
