@@ -5,8 +5,11 @@ belongs to the client that submitted it."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BeforeValidator
 
 from app.budget import BudgetedRoute
 from app.openapi import errors
@@ -65,7 +68,9 @@ def post_job(body: JobRequest, request: Request):
 def list_jobs(request: Request, limit: int = 30,
               gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
                                       description="only the jobs this GPU (its UUID) ran"),
-              mine: bool = Query(False, description="only this client's jobs")) -> list[dict]:
+              mine: Annotated[bool, BeforeValidator(S.mine_flag), Query(
+                  description="only this client's jobs (1 / true / yes / on; 0 / false / no / off)")] = False,
+              ) -> list[dict]:
     """The latest jobs, newest first (at most 200), each with its ``submitter`` (the drills' profile name of the
     browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps only those); ``gpu`` keeps
     the jobs of one GPU (422 for a value that is no GPU UUID)."""

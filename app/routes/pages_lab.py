@@ -63,9 +63,9 @@ def form_params(form: dict) -> tuple[str, dict]:
 def _page_ctx(request: Request, **extra) -> dict:
     try:  # ?gpu=<uuid> (or, for the history's poll, the page's own URL) keeps the jobs of one GPU
         gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
+        mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
     except S.ParamsError as exc:
         raise HTTPException(422, str(exc)) from None
-    mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
     jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
     device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
