@@ -203,6 +203,35 @@ def test_a_lab_form_of_hundreds_of_unit_modes_is_cheap_and_healthz_answers_meanw
     assert max(health) < 5.0, f"/healthz took {max(health):.2f} s while the submissions ran"
 
 
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to read the server's CPU time")
+def test_a_form_body_is_capped_before_it_is_decoded_on_the_event_loop(tmp_path):
+    """A form is decoded on the event loop, outside the work budget: a body of just under 1 MB of percent escapes
+    (``answer=%41%41...``) cost 0.2-0.3 s of server CPU each there, and 8 at once held /healthz for 1.6 s. Every
+    form route now refuses a form body over MAX_FORM_BYTES with 413 naming the cap and closing the connection,
+    whether it declares its length or comes chunked; the largest real form (a 4,000-character answer of 4-byte
+    characters) still passes."""
+    from app.middleware import MAX_FORM_BYTES
+
+    escapes = b"answer=" + b"%41" * ((1 << 20) // 3 - 100)
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    with _serve(tmp_path) as (proc, url), httpx.Client(base_url=url, timeout=30) as c:
+        drill = c.get("/api/drills/next", params={"kind": "layout_stats", "seed": 2}).json()["id"]
+        before = _tree_cpu(proc.pid)
+        for path in ("/drills/answer", "/lab/jobs", "/drills/profile", f"/drills/whiteboard/{drill}/answer"):
+            for body in (escapes, [escapes], [escapes[:MAX_FORM_BYTES], escapes[MAX_FORM_BYTES:]],
+                         [escapes[i:i + 8192] for i in range(0, len(escapes), 8192)]):  # its length, or chunked
+                r = c.post(path, content=body if isinstance(body, bytes) else iter(body), headers=form)
+                assert r.status_code == 413 and f"{MAX_FORM_BYTES:,} bytes" in r.text, (path, r.status_code,
+                                                                                      r.text[:200])
+                assert r.headers["connection"] == "close"  # the body was left unread: not reused (one client)
+        spent = _tree_cpu(proc.pid) - before
+        largest = c.post("/drills/answer", data={"id": drill, "answer": "\U0001d7d8" * 4000},
+                         headers={"Accept": "text/html"})
+        assert largest.status_code == 200, (largest.status_code, largest.text[:300])
+    assert spent < 1.0, f"{spent:.2f} s of server CPU for 16 refused form bodies"
+
+
 # ------------------------------------------------------------------------------------------------ trusted hosts
 def test_host_names_parse_and_match():
     assert hosts.host_name("[::1]:8000") == "::1" and hosts.host_name("Example.ORG.:80") == "example.org"

@@ -83,8 +83,9 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
 
 async def form_fields(request: Request) -> dict[str, str]:
     """The submitted form's fields. On the event loop only the body is awaited and decoded, as FastAPI decodes every
-    route's body: at most 1 MB (BodyLimitMiddleware) and MAX_FORM_FIELDS fields (400 past it), linear in its size.
-    Reading the fields as a job, validating and queueing it run in the budgeted handler."""
+    route's body: at most MAX_FORM_BYTES (64 kB, BodyLimitMiddleware's cap on a form) and MAX_FORM_FIELDS fields
+    (400 past it), linear in its size. Reading the fields as a job, validating and queueing it run in the budgeted
+    handler."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
