@@ -411,7 +411,7 @@ def _tmpfs(path: Path, size: str):
 def _fill(path: Path) -> Path:
     """Fill the volume of ``path`` to its last byte; returns the filler file."""
     filler = path / "filler"
-    with open(filler, "wb") as f:
+    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (and fail) at close
         try:
             while True:
                 f.write(b"\0" * 65536)
@@ -420,7 +420,7 @@ def _fill(path: Path) -> Path:
             assert exc.errno == errno.ENOSPC
     for size in (4096, 512, 1):  # the last partial blocks
         try:
-            with open(path / f"filler-{size}", "wb") as f:
+            with open(path / f"filler-{size}", "wb", buffering=0) as f:
                 while True:
                     f.write(b"\0" * size)
                     f.flush()
