@@ -106,6 +106,21 @@ def test_bad_lab_forms_are_4xx(lab_app):
         assert 400 <= r.status_code < 500
 
 
+
+def test_a_refused_job_echoes_at_most_max_echo_characters(lab_app):
+    """A refusal's message is clipped as every error message is: the lab form echoed a 60,000-character kind whole,
+    and 2,000 bad offsets gave a 367 kB detail."""
+    from app.config import MAX_ECHO
+
+    offsets = {"kind": "smem", "params": {"access": {"kind": "offsets", "offsets": [[{}]] * 2000}}}
+    with TestClient(lab_app) as c:
+        page = c.post("/lab/jobs", data={"kind": "k" * 60_000}, headers={"HX-Request": "true"})
+        api = c.post("/api/bench/jobs", json=offsets)
+    assert page.status_code == 422 and "unknown kind" in page.text and len(page.text) < 2 * MAX_ECHO, len(page.text)
+    assert api.status_code == 422 and "access.offsets.0" in api.json()["detail"], api.text[:200]
+    assert len(api.json()["detail"]) < MAX_ECHO + 100, len(api.json()["detail"])
+
+
 # ------------------------------------------------------------------------------------------------- live server
 def _free_port() -> int:
     with socket.socket() as s:
