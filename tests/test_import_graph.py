@@ -55,9 +55,10 @@ MAX_TOP_MODULES = 6
 #: The inverses over the point cap, never CuTe's answer unchecked: proven for broadcasts (stride-0 modes skipped),
 #: F2-linear swizzled tiles and swizzles that cancel, else a sample searched, else refused naming the cap, +95;
 #: a swizzle that permutes [0, N) after a compact L of size N commutes with L^-1 (proven, not capped), +17.
-#: The empty tuple read as CuTe prints it (():() parses back), +2.
-CORE_LINES = 5367
-ALGEBRA_LINES = 12487  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: The empty tuple read as CuTe prints it (():() parses back), +2; a swizzled layout's sample ends with its last
+#: 2^(B+M+|S|) indices, where the swizzle moves an index past the end, +3.
+CORE_LINES = 5370
+ALGEBRA_LINES = 12490  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
