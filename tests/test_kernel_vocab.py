@@ -197,6 +197,24 @@ def test_api_tiled_and_partition(client):
     assert r.status_code == 422 and "does not fit" in r.json()["detail"]
 
 
+
+def test_a_copy_partition_over_the_drawn_cell_cap_is_refused_before_its_grids(client):
+    """Two 256x256 tensors (each under the 65,536-cell render cap) drew the source grid and the copy table first and
+    were refused at the destination grid, 2.5 s later: the walk's grids are now estimated before any is built, and
+    the refusal names the drawn-cell cap."""
+    from app import budget
+    from app.services import walkthrough as W
+
+    body = {"atom": "UniversalCopy_32b", "thr_layout": "(32,32)", "val_layout": "(1,2)", "thread": 5,
+            "src": "(256,256)", "dst": "(256,256)"}
+    r = client.post("/api/partition", json=body)
+    assert r.status_code == 422 and "draw 131,072 cells, over the work cap of 87,381 drawn cells" in r.text, r.text
+    with budget.within_budget() as b, pytest.raises(A.LayoutError, match="drawn cells per request"):
+        W.copy_walk("UniversalCopy_32b", "(32,32)", "(1,2)", 16, "(256,256)", "(256,256)", "5")
+    assert not [w for w, _ in b.charges if w.startswith(("grid walk", "copy table"))], b.charges
+    ok = client.post("/api/partition", json={**body, "src": "(128,128)", "dst": "(128,128)"})
+    assert ok.status_code == 200 and len(ok.json()["parts"][0]["cells"]) == 16
+
 def test_tv_page_names_the_duplicates(client):
     r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
                                   "tval": "(1,8):(8,1)", "kp_t": "0"})  # kp_t: the kernel path comes open
