@@ -354,6 +354,28 @@ def test_tma_atoms_as_cute_builds_them():
                               bits)
 
 
+
+@pytest.mark.parametrize("g,s,t,c,coord,tensor,sources", [  # CuTe C++'s get_tma_tensor and tma_partition prints
+    ("(64,256):(0,1)", "(64,64):(64,1)", (64, 64), 2, (0, 2), "ArithTuple(0) o (64,256):(0,1@0)",
+     ["ArithTuple(128) o (((64,64),1)):(((1@0,0),0))"] * 2),
+    ("(256,64):(1,0)", "(64,64):(1,64)", (64, 64), 2, (1, 0), "ArithTuple(0) o (256,64):(1@0,0)",
+     ["ArithTuple(64) o (((64,64),1)):(((1@0,0),0))"] * 2),
+    ("(256,4,64):(1,0,256)", "(64,4,16):(1,1024,64)", (64, 4, 16), 4, (1, 0, 2),
+     "ArithTuple(0,0) o (256,4,64):(1@0,0,1@1)", ["ArithTuple(64,32) o (((64,16,4),1)):(((1@0,1@1,0),0))"] * 4),
+    ("(256,1,64):(1,0,256)", "(64,1,16):(1,64,64)", (64, 1, 16), 1, (1, 0, 2),
+     "ArithTuple(0,0) o (256,1,64):(1@0,0,1@1)", ["ArithTuple(64,32) o (((64,16),1)):(((1@0,1@1),0))"]),
+])
+def test_tma_coordinates_of_a_broadcast_global_mode(g, s, t, c, coord, tensor, sources):
+    """A global mode of stride 0 (a broadcast) that shared memory walks last has no TMA coordinate: CuTe's
+    coordinate tensor is make_coord_tensor of the strides, whose coprofile ends at the last dimension a mode walks
+    (tests/oracle/cute_tma.py's program on these cases; seed range 13450-13499). It printed ArithTuple(0,0) for
+    (64,256):(0,1)."""
+    from algebra.hw import tma
+
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c)
+    assert str(m.tma_tensor()) == tensor
+    assert [str(m.partition(r, coord)["source"]) for r in range(c)] == sources
+
 def test_tma_tiles_off_the_grid_any_cluster_and_more_than_five_dimensions():
     """CuTe C++ (tests/oracle/cute_tma.py --wide, seeds 11910-11913): a CTA tile need not divide the global tensor (TMA
     fills past the edge; it was refused), a cluster of 3 CTAs multicasts where it divides the box (refused as not a
