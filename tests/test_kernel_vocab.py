@@ -297,6 +297,20 @@ def test_api_tma_partition(client):
     assert three.status_code == 422 and "does not divide the box" in three.json()["detail"]
 
 
+
+def test_api_tma_partition_takes_a_cta_coordinate_with_a_zero(client):
+    """cta_coord "1,0" (the second tile down the first mode) was refused as "not a list of positive integers", and
+    "0,0,0" for a rank-2 tile was read as no coordinate: a tile coordinate is integers >= 0, its rank checked. The
+    sources are CuTe's tma_partition of local_tile(get_tma_tensor(shape(g)), (128,64), coord)."""
+    body = {"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64"}
+    for coord, origin in (("1,0", "(0,128)"), ("0,1", "(64,0)"), ("1,1", "(64,128)"), ("0,0", "(0,0)")):
+        r = client.post("/api/tma/partition", json={**body, "cta_coord": coord})
+        assert r.status_code == 200, r.text
+        assert r.json()["partitions"][0]["source"] == f"ArithTuple{origin} o (((64,128),1)):(((1@0,1@1),0))"
+    for coord, needle in (("0,0,0", "needs 2 entries"), ("-1,0", "integers >= 0"), ("2000000,0", "up to 2^20")):
+        r = client.post("/api/tma/partition", json={**body, "cta_coord": coord})
+        assert r.status_code == 422 and needle in r.json()["detail"], r.text
+
 def test_local_tile_of_a_coordinate_tensor():
     """CuTe C++ prints these for local_tile(make_identity_tensor(shape), tiler, coord, proj)."""
     x = A.make_coord_tensor((0, 0), (32, 64))
