@@ -215,6 +215,40 @@ def test_a_copy_partition_over_the_drawn_cell_cap_is_refused_before_its_grids(cl
     ok = client.post("/api/partition", json={**body, "src": "(128,128)", "dst": "(128,128)"})
     assert ok.status_code == 200 and len(ok.json()["parts"][0]["cells"]) == 16
 
+
+#: Copy_Atom<Op, T> that CuTe C++ does not compile (static_assert "CopyOperation is not valid for Src / Dst / Ref of
+#: ValType": a recast layout with fewer threads than the atom), from every copy atom of cute_vocab.COPIES with 8-, 16-,
+#: 32- and 64-bit T (seed range 13450-13499's audit); the other pairs print what atoms.get(op).src/dst/ref_layout give
+INVALID_T = [("SM75_U32x2_LDSM_N", 64), ("SM75_U32x4_LDSM_N", 64), ("SM75_U16x2_LDSM_T", 32), ("SM75_U16x4_LDSM_T", 32),
+             ("SM75_U16x4_LDSM_T", 64), ("SM75_U16x8_LDSM_T", 32), ("SM75_U16x8_LDSM_T", 64), ("SM90_U32x2_STSM_N", 64),
+             ("SM90_U32x4_STSM_N", 64)]
+
+
+@pytest.mark.parametrize("op,bits", INVALID_T)
+def test_copy_atoms_refuse_the_element_types_cute_refuses(client, op, bits):
+    """ldmatrix / stmatrix hold 32-bit registers (the .trans forms 16-bit halves): with 64-bit (32-bit) T a recast
+    layout has 16 threads for 32, and the page drew a 16-thread TV layout (make_tiled_copy_A of an F64 MMA with
+    SM90_U32x4_STSM_N passed; CuTe does not compile it). Refused wherever the atom is used, naming CuTe's assert."""
+    atom = atoms.get(op)
+    with pytest.raises(A.LayoutError, match="CopyOperation is not valid for (Src|Dst|Ref) of ValType"):
+        atom.src_layout(bits)
+    with pytest.raises(A.LayoutError, match="cannot move"):
+        atoms.make_tiled_copy(op, A.Layout((32, 1)), A.Layout((1, 8)), element_bits=bits)
+    r = client.post("/api/tiled", json={"atom": op, "element_bits": bits, "thr_layout": "(32,1)",
+                                        "val_layout": "(1,8)"})
+    assert r.status_code == 422 and "CopyOperation is not valid" in r.json()["detail"], r.text
+    if bits == 64:
+        tm = atoms.make_tiled_mma("SM80_8x8x4_F64F64F64F64_TN")
+        with pytest.raises(A.LayoutError, match="cannot move 64-bit elements"):
+            atoms.make_tiled_copy_A(op, tm, element_bits=64)
+
+
+def test_copy_atoms_keep_the_element_types_cute_takes():
+    """CuTe C++'s ValLayoutSrc / ValLayoutDst of ldmatrix / stmatrix x4 with 32-bit T (tf32 operands)."""
+    ld, st = atoms.get("SM75_U32x4_LDSM_N"), atoms.get("SM90_U32x4_STSM_N")
+    assert (str(ld.src_layout(32)), str(ld.dst_layout(32))) == ("(32,4):(4,1)", "(32,(1,4)):(1,(1,32))")
+    assert (str(st.src_layout(32)), str(st.dst_layout(32))) == ("(32,(1,4)):(1,(1,32))", "(32,4):(4,1)")
+
 def test_tv_page_names_the_duplicates(client):
     r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
                                   "tval": "(1,8):(8,1)", "kp_t": "0"})  # kp_t: the kernel path comes open
