@@ -249,6 +249,29 @@ def test_copy_atoms_keep_the_element_types_cute_takes():
     assert (str(ld.src_layout(32)), str(ld.dst_layout(32))) == ("(32,4):(4,1)", "(32,(1,4)):(1,(1,32))")
     assert (str(st.src_layout(32)), str(st.dst_layout(32))) == ("(32,(1,4)):(1,(1,32))", "(32,4):(4,1)")
 
+
+def test_a_permutation_with_holes_never_lists_cells_off_the_operand(client):
+    """make_tiled_mma's N entry (8,2):(1,16) has size 16 and cosize 24: the tiles step by 16, so thread 64 (the atom at
+    N = 1) holds B rows 16.. and C columns 16.. of a 16-wide tile. /api/partition listed them wrapped into the tensor
+    (B (0,1) for row 16) and past it (C (0,16) of a 32x16 C); /api/tiled and the kernel path answered "cannot evaluate
+    this input (IndexError ...)". Each is refused before the partition, naming the permutation and the divide that
+    reaches past the operand; a tile that covers the holes (N = 32) is answered, every cell inside its operand."""
+    body = {"atom": SM80, "permutation": "_,(8,2):(1,16),_", "thread": 64}
+    r = client.post("/api/partition", json=body)
+    assert r.status_code == 422, r.text
+    assert "the permutation's N entry (8,2):(1,16) (size 16, cosize 24) divides the 16x16 B's 16 into " \
+        "((8,2),2):((1,16),8), which reaches 31: past the tensor" in r.json()["detail"], r.text
+    ok = client.post("/api/partition", json={**body, "tile": "32,32,16"})
+    assert ok.status_code == 200, ok.text
+    for part in ok.json()["parts"]:
+        assert all(0 <= i < part["rows"] and 0 <= j < part["cols"] for i, j in part["cells"]), part
+    t = client.post("/api/tiled", json={"atom": SM80, "atom_layout": "(2,2,1)", "permutation": "_,(8,2):(1,16),_"})
+    assert t.status_code == 422 and "past the tensor" in t.text and "IndexError" not in t.text, t.text
+    page = client.get("/tv", params={"panel": "kernel", "kp_perm": "_,(8,2):(1,16),_", "kp_layout": "(2,2,1)",
+                                     "kp_cta": "32,16,16", "kp_a": "UniversalCopy_32b", "kp_b": "UniversalCopy_32b",
+                                     "kp_c": "UniversalCopy_32b"})
+    assert "which reaches 31: past the tensor" in page.text and "IndexError" not in page.text
+
 def test_tv_page_names_the_duplicates(client):
     r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
                                   "tval": "(1,8):(8,1)", "kp_t": "0"})  # kp_t: the kernel path comes open

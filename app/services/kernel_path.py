@@ -23,7 +23,7 @@ from app.services import tv as TV
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout
-from layoutlab.model import lane_in_atom, lanes_text, mma_lanes, pick_lane
+from layoutlab.model import check_permutation_fits, lane_in_atom, lanes_text, mma_cell, mma_lanes, pick_lane
 
 MAX_THREADS = 1024
 
@@ -406,14 +406,14 @@ def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[Grid
     values = [[-1] * cols for _ in range(rows)]
     mine: set[tuple[int, int]] = set()
     frag_t, off_t = "", 0
+    check_permutation_fits(tm, op, rows, cols)
     with guard(f"partition_{op}"):
         for u in mma_lanes(tm, offsets):
             frag, off = fn(tensor, u)
             if u == t:
                 frag_t, off_t = str(frag), off
             for v, o in enumerate(offsets(frag, "fragment")):
-                e = off + o
-                r, c = e % rows, e // rows
+                r, c = mma_cell(tm, op, u, v, off + o, rows, cols)
                 if threads[r][c] < 0:
                     threads[r][c], values[r][c] = u, v
                 if u == t:
@@ -447,8 +447,10 @@ def mma_vocab(atom: str, layout: str, perm: str, tile: str, thread: Any) -> dict
             rows, cols = shapes[op]
             if rows * cols > MAX_CELLS:
                 raise LayoutError(f"a {rows}x{cols} operand exceeds the cap of {MAX_CELLS:,} cells")
+            check_permutation_fits(tm, op, rows, cols)
             frag, off = getattr(tm, f"partition_{op}")(A.Layout((rows, cols)), t)
-            cells = sorted([(off + o) % rows, (off + o) // rows] for o in offsets(frag, "fragment"))
+            cells = sorted(list(mma_cell(tm, op, t, v, off + o, rows, cols))
+                           for v, o in enumerate(offsets(frag, "fragment")))
             parts.append({"call": f"thr_mma.partition_{op}(g{op})", "fragment": str(frag), "offset": off,
                           "rows": rows, "cols": cols, "cells": cells})
             frags[op] = str(getattr(tm, f"partition_fragment_{op}")(A.Layout((rows, cols)), t))
