@@ -40,6 +40,15 @@ def test_a_wrong_left_inverse_over_the_cap_is_refused_with_its_counterexample() 
         "left_inverse", "(128,8192):(16384,64)")  # L at the cap, R over it: every point of L, R point by point
 
 
+def test_a_swizzled_right_inverse_over_the_cap_is_refused_where_the_swizzle_moves_past_the_end() -> None:
+    """``Sw o 0 o L``, L compact of odd size N: Sw does not permute [0, N), so CuTe's ``Sw o 0 o N:1`` sends
+    i = N - 56 to N, outside L. The sample reads the last 2^(B+M+|S|) indices of a swizzled layout."""
+    got = _inverse("right_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)")
+    assert got.endswith("CuTe would print Sw<3,3,3> o 0 o 2096127:1 here; at i = 2096071 it gives R(2096071) = "
+                        "2096127, outside the domain of L"), got
+    assert A.Swizzle(3, 3, 3)(2096071) == 2096127 == A.size(A.parse("(3,341,2049):(1,3,1023)"))
+
+
 #: Over the cap and right: CuTe's answer, proven (no point is read).
 PROVEN = [("left_inverse", "(1024,2048):(1,0)", "1024:1"),  # a broadcast: R(L(i)) == i with the stride-0 part 0
           ("left_inverse", "(2,1048576):(0,1)", "1048576:2"),
@@ -49,7 +58,10 @@ PROVEN = [("left_inverse", "(1024,2048):(1,0)", "1024:1"),  # a broadcast: R(L(i
           ("left_inverse", "Sw<2,1,-3> o 0 o (1024,2048):(1,0)", "Sw<2,1,-3> o 0 o 1024:1"),  # F2, a broadcast
           ("left_inverse", "Sw<3,4,-4> o 0 o (2048,2048):(0,2)", "Sw<3,14,-4> o 0 o (2,2048):(0,2048)"),
           ("right_inverse", "Sw<3,4,3> o 8 o (2048,1024):(1024,1)", "(1024,2048):(2048,1) o -8 o Sw<3,4,3>"),
-          ("left_inverse", "Sw<3,4,3> o 8 o (2048,1024):(1024,1)", "(1024,2048):(2048,1) o -8 o Sw<3,4,3>")]
+          ("left_inverse", "Sw<3,4,3> o 8 o (2048,1024):(1024,1)", "(1024,2048):(2048,1) o -8 o Sw<3,4,3>"),
+          # Sw o 0 o L, L compact, not a power of 2: Sw permutes [0, size(L)) (512 divides it), so it commutes with L^-1
+          ("right_inverse", "Sw<3,3,3> o 0 o (3,1024,2048):(1,3,3072)", "Sw<3,3,3> o 0 o 6291456:1"),
+          ("left_inverse", "Sw<3,3,-3> o 0 o (3,1024,2047):(1,3,3072)", "Sw<3,3,-3> o 0 o 6288384:1")]
 
 
 @pytest.mark.parametrize(("op", "arg", "want"), PROVEN)
@@ -66,7 +78,7 @@ def test_a_broadcast_left_inverse_is_right_at_every_point() -> None:
 
 
 #: Over the cap, not proven, no counterexample among the corners and steps: refused, naming the cap.
-UNPROVEN = [("right_inverse", "Sw<3,3,3> o 0 o (3,1024,2048):(1,3,3072)", "6,291,456 " + CAP),
+UNPROVEN = [("left_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)", "2,096,127 " + CAP),
             ("left_inverse", "Sw<2,0,3> o 0 o (4096,1024,4):(16384,1,2048)", "16,777,216 " + CAP)]
 
 
@@ -81,7 +93,7 @@ def test_an_inverse_over_the_cap_that_nothing_proves_is_refused_naming_the_cap(o
 def test_the_api_and_the_workbench_show_the_refusal(client) -> None:
     r = client.post("/api/algebra", json={"op": "left_inverse", "args": ["(6,3,65536):(2,1,16)"]})
     assert r.status_code == 422 and "at i = 17, L(17) = 12, R(12) = 6, but L(6) = 1" in r.json()["detail"]
-    r = client.post("/api/algebra", json={"op": "right_inverse", "args": [UNPROVEN[0][1]]})
+    r = client.post("/api/algebra", json={"op": UNPROVEN[0][0], "args": [UNPROVEN[0][1]]})
     assert r.status_code == 422 and r.json()["detail"].endswith(UNPROVEN[0][2])
     page = client.get("/algebra", params={"op": "left_inverse", "a": "(6,3,65536):(2,1,16)"})
     assert page.status_code == 200 and 'id="refusal"' in page.text
