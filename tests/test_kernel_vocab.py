@@ -243,6 +243,15 @@ def test_copy_atoms_refuse_the_element_types_cute_refuses(client, op, bits):
             atoms.make_tiled_copy_A(op, tm, element_bits=64)
 
 
+def test_a_copy_narrower_than_its_element_is_refused_with_cutes_print():
+    """CuTe C++ compiles Copy_Atom<UniversalCopy<uint32_t>, double> and prints ValLayoutSrc (1,1):(0,1) (its recast
+    rounds 32 bits up to one 64-bit element): refused here, and the refusal now says what CuTe prints."""
+    for op, bits in (("UniversalCopy_32b", 64), ("UniversalCopy_16b", 32), ("UniversalCopy_16b", 64)):
+        with pytest.raises(A.LayoutError, match=r"not a whole number .*CuTe's recast rounds up and prints "
+                                                r"\(1,1\):\(0,1\)"):
+            atoms.get(op).src_layout(bits)
+
+
 def test_copy_atoms_keep_the_element_types_cute_takes():
     """CuTe C++'s ValLayoutSrc / ValLayoutDst of ldmatrix / stmatrix x4 with 32-bit T (tf32 operands)."""
     ld, st = atoms.get("SM75_U32x4_LDSM_N"), atoms.get("SM90_U32x4_STSM_N")

@@ -167,8 +167,10 @@ class CopyAtom:
             lay = getattr(self, key)
             per_thread_bits = size(lay) // self.num_threads
             if bits <= 0 or per_thread_bits % bits:
+                cute = (f" (CuTe's recast rounds up and prints (1,1):(0,1): one {bits}-bit element per "
+                        f"{per_thread_bits}-bit copy)") if self.num_threads == 1 and bits > per_thread_bits else ""
                 raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
-                                  f"{bits}-bit elements")
+                                  f"{bits}-bit elements{cute}")
             out[key] = recast_layout(lay, 1, bits)
             if size(out[key][0]) != self.num_threads:
                 raise LayoutError(f"{self.name} cannot move {bits}-bit elements: its {what} layout {lay} (bits) "
