@@ -281,6 +281,19 @@ def test_a_permutation_with_holes_never_lists_cells_off_the_operand(client):
                                      "kp_c": "UniversalCopy_32b"})
     assert "which reaches 31: past the tensor" in page.text and "IndexError" not in page.text
 
+
+def test_a_rank_1_tiler_with_holes_or_duplicates_is_named_not_a_500(client):
+    """make_tiled_copy(atom, layout_tv, tiler = (128)) leaves 64 holes: the coverage words unpacked each element as
+    (row, col) and /api/tiled answered 500. A rank-1 tile is drawn as one row; its elements are named as CuTe's
+    coordinates, (64)."""
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_32b", "layout_tv": "(32,2):(1,32)", "tiler": "128"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["coverage"]["uncovered"] == 64 and "64 element(s) are claimed by no thread (holes), e.g. (64), (65)" in \
+        j["problem"], j["problem"]
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_32b", "layout_tv": "(32,2):(1,0)", "tiler": "32"})
+    assert r.status_code == 200 and "(0) by T0V0, T0V1" in r.json()["problem"], r.text
+
 def test_tv_page_names_the_duplicates(client):
     r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
                                   "tval": "(1,8):(8,1)", "kp_t": "0"})  # kp_t: the kernel path comes open

@@ -194,24 +194,28 @@ def tv_layout_grid(tv: Any, rows: int, cols: int, grid_id: str, caption: str, th
 
 
 def coverage_words(tc: Any, what: str) -> tuple[str, set[tuple[int, int]]]:
-    """The tiled copy's duplicates and holes in words (which threads, which elements) and the cells to mark."""
+    """The tiled copy's duplicates and holes in words (which threads, which elements) and the cells to mark (a rank-1
+    tile is drawn as one row: element (e,) is cell (0, e))."""
     d = tc.coverage_detail(limit=4096)
     if not d["duplicates"] and not d["uncovered"]:
         return "", set()
+
+    def cell(el: tuple[int, ...]) -> tuple[int, int]:
+        return (0, el[0]) if len(el) == 1 else (el[0], el[1])
+
     parts = []
     if d["duplicates"]:
-        ex = "; ".join(f"({e['element'][0]},{e['element'][1]}) by " + ", ".join(f"T{t}V{v}" for t, v in e["claims"])
+        ex = "; ".join(f"{A.inttuple.to_str(tuple(e['element']))} by " + ", ".join(f"T{t}V{v}" for t, v in e["claims"])
                        for e in d["duplicate_elements"][:4])
         parts.append(f"{d['duplicates']} element(s) of the {'x'.join(map(str, d['tile']))} tile are claimed more "
                      f"than once (up to {d['claims_per_element']} claims each), e.g. {ex}; threads "
                      f"{', '.join(f'T{t}' for t in d['duplicate_threads'][:8])}"
                      f"{' …' if len(d['duplicate_threads']) > 8 else ''} repeat each other's elements")
     if d["uncovered"]:
-        ex = ", ".join(f"({m},{n})" for m, n in d["uncovered_elements"][:6])
+        ex = ", ".join(A.inttuple.to_str(tuple(e)) for e in d["uncovered_elements"][:6])
         parts.append(f"{d['uncovered']} element(s) are claimed by no thread (holes), e.g. {ex}")
     extra = f"; {d['outside']} claims fall outside the tile and count as neither" if d["outside"] else ""
-    cells = {(e["element"][0], e["element"][1]) for e in d["duplicate_elements"]}
-    cells |= {(m, n) for m, n in d["uncovered_elements"]}
+    cells = {cell(e["element"]) for e in d["duplicate_elements"]} | {cell(e) for e in d["uncovered_elements"]}
     return f"{what} does not cover its tile exactly: " + "; ".join(parts) + extra + ".", cells
 
 
