@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.budget import BudgetedRoute
+from app.config import clip
 from app.openapi import errors
 from app.proxies import client_address
 from app.services import bench as S
@@ -33,17 +34,19 @@ def address_of(request: Request) -> str | None:
 
 
 def refusal(exc: Exception) -> JSONResponse | None:
-    """The JSON answer for a refused submission or action: 422, 409, 429 (with Retry-After), 503 or 403."""
+    """The JSON answer for a refused submission or action: 422, 409, 429 (with Retry-After), 503 or 403; its detail
+    at most MAX_ECHO characters (``clip``), as every error message's."""
+    detail = clip(str(exc))
     if isinstance(exc, S.ParamsError):
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        return JSONResponse({"detail": detail}, status_code=422)
     if isinstance(exc, S.NoWorker):
-        return JSONResponse({"detail": str(exc)}, status_code=409)
+        return JSONResponse({"detail": detail}, status_code=409)
     if isinstance(exc, S.RateLimited):
-        return JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
+        return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, S.QueueFull):
-        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "30"})
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "30"})
     if isinstance(exc, S.Forbidden):
-        return JSONResponse({"detail": str(exc)}, status_code=403)
+        return JSONResponse({"detail": detail}, status_code=403)
     return None
 
 
