@@ -600,3 +600,59 @@ def test_a_permutation_cute_does_not_divide_refuses_b_and_c_only():
     assert cute_vocab.compare([case], refused) == []
     answered = {**case, "perm": [None, None, None]}
     assert "where we answer" in cute_vocab.compare([answered], refused)[0]
+
+
+def test_tma_partition_says_what_tma_does_with_a_tile_past_the_tensor(client):
+    """A CTA tile coordinate past the tensor ("100,100" of a 256x256 tensor in 64x64 tiles) was answered as CuTe prints
+    it and nothing more. TMA loads write zeros for the out-of-bounds box (CuTe's tensor map: OOB fill NONE) and stores
+    drop it: the answer and the TV page say so, for a tile wholly outside and one that reaches past the edge."""
+    body = {"tensor": "(256,256):(256,1)", "smem": "(64,64):(64,1)", "tile": "64,64", "cluster_size": 1}
+    far = client.post("/api/tma/partition", json={**body, "cta_coord": "100,100"})
+    assert far.status_code == 200, far.text
+    assert far.json()["partitions"][0]["source"] == "ArithTuple(6400,6400) o (((64,64),1)):(((1@0,1@1),0))"
+    (note,) = far.json()["notes"]
+    assert "wholly outside" in note and "mode 0: 6400..6463 of 0..255" in note and "zeros" in note
+    edge = client.post("/api/tma/partition", json={**body, "tensor": "(200,256):(256,1)", "cta_coord": "3,1"})
+    (note,) = edge.json()["notes"]
+    assert "reaches past" in note and "mode 0: 192..255 of 0..199" in note and "zeros" in note
+    inside = client.post("/api/tma/partition", json={**body, "cta_coord": "3,3"})
+    assert inside.status_code == 200 and inside.json()["notes"] == []
+    page = client.get("/tv", params={"tm_g": body["tensor"], "tm_s": body["smem"], "tm_tile": "64,64",
+                                     "tm_cluster": "1", "tm_coord": "100,100", "panel": "tmac"})
+    assert page.status_code == 200 and 'id="tmac-oob"' in page.text and "wholly outside" in page.text
+    bad = client.get("/tv", params={"tm_coord": "-1,0", "panel": "tmac"})
+    assert bad.status_code == 200 and "CTA coordinate" in bad.text and 'id="tmac-oob"' not in bad.text
+
+
+def test_the_tma_oracle_draws_broadcast_global_modes():
+    """cute_tma.gen_cases never drew a global mode of stride 0 (the audit's (64,256):(0,1)); now about one case in
+    five has one, drawn from its own stream so the other cases of a seed stay as they were."""
+    import cute_tma
+
+    new = cute_tma.gen_cases(13800, 60)
+    zero = [c for c in new if 0 in A.inttuple.flatten(A.parse(c["g"]).stride)]
+    assert 5 <= len(zero) <= 25
+    assert any(1 not in A.inttuple.flatten(A.parse(c["g"]).stride) for c in zero)  # the stride-1 mode too, rarely
+    old = cute_tma._gen(__import__("random").Random(13800), 60, False, False)
+    assert [n == o for n, o in zip(new, old, strict=True)] == [n not in zero for n in new]
+
+
+def test_the_vocab_oracle_draws_copy_atoms_with_element_types_cute_refuses():
+    """cute_vocab.gen_cases never drew Copy_Atom<Op, T> with a T CuTe's static_assert refuses: now one case in ten is
+    an atom with a T of any width. CuTe C++ (seeds 13806-13810): SM90_U32x4_STSM_N with double and SM75_U16x8_LDSM_T
+    with float do not compile; UniversalCopy<uint32_t> with double prints (1,1):(0,1) for all three value layouts,
+    which we refuse naming that print."""
+    cases = cute_vocab.gen_cases(13806, 60)
+    drawn = {(c["atom"], c["bits"]) for c in cases if c["kind"] == "atom_t"}
+    assert len(drawn) >= 3
+    st, ldt, uc = ({"kind": "atom_t", "atom": a, "bits": b} for a, b in (
+        ("SM90_U32x4_STSM_N", 64), ("SM75_U16x8_LDSM_T", 32), ("UniversalCopy_32b", 64)))
+    refused = {"0.refused": "static assertion failed: CopyOperation is not valid for Src of ValType.",
+               "1.refused": "static assertion failed: CopyOperation is not valid for Dst of ValType.",
+               **{f"2.v{x}": "(1,1):(0,1)" for x in ("src", "dst", "ref")}}
+    assert cute_vocab.compare([st, ldt, uc], refused) == []
+    ok = {"kind": "atom_t", "atom": "SM75_U32x4_LDSM_N", "bits": 32}
+    assert cute_vocab.ours(0, ok) == {"0.vsrc": "(32,4):(4,1)", "0.vdst": "(32,(1,4)):(1,(1,32))",
+                                      "0.vref": "(32,(1,4)):(1,(1,32))"}
+    assert "where we answer" in cute_vocab.compare([ok], {"0.refused": "static assertion failed"})[0]
+    assert "ours raised" in cute_vocab.compare([uc], {f"0.v{x}": "(1,2):(0,1)" for x in ("src", "dst", "ref")})[0]

@@ -43,7 +43,7 @@ DEFAULTS: dict[str, str] = {
     "kp_a": KP.PRESETS[0][4], "kp_b": KP.PRESETS[0][5], "kp_c": KP.PRESETS[0][6], "kp_cta": KP.PRESETS[0][7],
     "kp_t": "0",
     "tm_g": TC.PRESETS[0][1], "tm_s": TC.PRESETS[0][2], "tm_tile": TC.PRESETS[0][3],
-    "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5],
+    "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5], "tm_coord": "",
     "bw_kind": "f16", "bw_m": "128", "bw_n": "256", "bw_cta": "1", "bw_src": "smem", "bw_am": "K", "bw_bm": "K",
     "bw_ab": "", "bw_c": "f32", "bw_ld": "SM100_TMEM_LOAD_32dp32b4x", "bw_warp": "0",
 }
@@ -200,7 +200,8 @@ def kernel_ctx(q: dict[str, str]) -> dict:
 def tma_form(q: dict[str, str]) -> dict:
     """The TMA section's form: its fields (cheap; the partition itself is :func:`tma_ctx`)."""
     tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
-          "cluster": _int(q["tm_cluster"], 1, tuple(range(1, 17))), "dtype": q["tm_dtype"].strip() or "FLOAT16"}
+          "cluster": _int(q["tm_cluster"], 1, tuple(range(1, 17))), "dtype": q["tm_dtype"].strip() or "FLOAT16",
+          "coord": q["tm_coord"].strip()}
     return {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
 
 
@@ -209,7 +210,7 @@ def tma_ctx(q: dict[str, str]) -> dict:
     ctx = tma_form(q)
     tm = ctx["tm"]
     try:
-        ctx["tmv"] = TC.tma_cluster_view(tm["g"], tm["s"], tm["tile"], tm["cluster"], tm["dtype"])
+        ctx["tmv"] = TC.tma_cluster_view(tm["g"], tm["s"], tm["tile"], tm["cluster"], tm["dtype"], tm["coord"])
     except LayoutError as exc:
         ctx["tm_error"] = str(exc)
     return ctx

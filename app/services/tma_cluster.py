@@ -41,6 +41,7 @@ class TmaClusterView:
     cpp: str = ""
     dsl: str = ""
     hopper_link: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def _ints(text: str, what: str, low: int = 1) -> tuple[int, ...]:
@@ -50,6 +51,21 @@ def _ints(text: str, what: str, low: int = 1) -> tuple[int, ...]:
         kind = "positive integers" if low else "integers >= 0"
         raise LayoutError(f"{what}: {text!r} is not a list of {kind} up to 2^20, e.g. {'128,64' if low else '1,0'}")
     return tuple(int(p) for p in parts)
+
+
+def bounds_notes(shape: tuple[int, ...], tile: tuple[int, ...], coord: tuple[int, ...]) -> list[str]:
+    """What TMA does with the CTA tile at ``coord`` where it leaves the ``shape`` tensor: CuTe encodes the tensor map
+    with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, so a load writes zeros into shared memory for every out-of-bounds element
+    and a store skips them. CuTe's tma_partition prints the coordinates all the same (they are not checked)."""
+    past = [(k, c * t, e) for k, (e, t, c) in enumerate(zip(shape, tile, coord, strict=True)) if (c + 1) * t > e]
+    if not past:
+        return []
+    where = "; ".join(f"mode {k}: {lo}..{lo + tile[k] - 1} of 0..{e - 1}" for k, lo, e in past)
+    if any(lo >= e for _, lo, e in past):
+        return [f"the CTA tile at {coord} is wholly outside the {shape} tensor ({where}): a TMA load fills all of it "
+                "with zeros in shared memory (the tensor map's OOB fill is NONE: zeros) and a TMA store writes nothing"]
+    return [f"the CTA tile at {coord} reaches past the {shape} tensor ({where}): a TMA load fills the elements outside "
+            "it with zeros in shared memory (the tensor map's OOB fill is NONE: zeros) and a TMA store skips them"]
 
 
 @lru_cache(maxsize=16)
@@ -99,7 +115,10 @@ def tma_cluster_view(gmem: str, smem: str, tile: str, cluster: int, dtype: str =
     link = "/tv?" + urlencode({"ttensor": str(A.Layout(tuple(e for e, _ in prob), tuple(d for _, d in prob))),
                                "tbox": ",".join(map(str, atom.box)), "tdtype": dtype,
                                "tswz": enc.swizzle if hasattr(enc, "swizzle") else "NONE"}) + "#hopper-h"
-    return TmaClusterView(atom=atom, grid=grid, parts=parts, encode=enc, cpp=cpp, dsl=dsl, hopper_link=link)
+    shape = tuple(A.inttuple.flatten(g.shape))
+    notes = bounds_notes(shape, t, coord or (0,) * len(t)) if len(shape) == len(t) else []
+    return TmaClusterView(atom=atom, grid=grid, parts=parts, encode=enc, cpp=cpp, dsl=dsl, hopper_link=link,
+                          notes=notes)
 
 
 def tma_json(v: TmaClusterView) -> dict[str, Any]:
@@ -107,5 +126,5 @@ def tma_json(v: TmaClusterView) -> dict[str, Any]:
     return {"op": a.op, "dims": [list(d) for d in a.dims], "gbasis": str(a.gbasis()), "full_box": list(a.full_box),
             "box": list(a.box),
             "vector": a.vector, "instructions": a.instructions, "cluster_size": a.cluster_size,
-            "tma_tensor": str(a.tma_tensor()), "partitions": v.parts, "owners": v.grid.text,
+            "tma_tensor": str(a.tma_tensor()), "partitions": v.parts, "notes": v.notes, "owners": v.grid.text,
             "encode": v.encode.to_dict() if v.encode is not None else None}

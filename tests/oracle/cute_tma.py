@@ -1,7 +1,10 @@
 """TMA atoms against CuTe C++ (host only, g++: the tensor-map encode is compiled out; what ``make_tma_atom`` decides
 on the host is not): fresh rank-2 / rank-3 global tensors (any mode contiguous, padded leading strides), CTA tiles,
 shared-memory layouts that walk the contiguous mode first (row- / column-major, GMMA atoms tiled to the tile,
-swizzled, and modes in other orders) and clusters of 1-4 CTAs multicasting.
+swizzled, and modes in other orders) and clusters of 1-4 CTAs multicasting. One case in five has a global mode of
+stride 0 (a broadcast; drawn from its own stream, ``seed + 2``, so the other cases of a seed are unchanged), mostly
+one that shared memory does not walk first: CuTe compiles every such case and stops at run time where the stride-1
+mode is gone (refused here as there).
 
 Per case: ``get_tma_tensor(shape(g))`` (the TMA coordinate tensor), the elements of one instruction (the atom's
 ``NumValSrc``) and ``construct_tma_gbasis`` (the box and its dimensions' global modes) against
@@ -57,6 +60,10 @@ def gen_cases(seed: int, n: int, merge: bool = False, wide: bool = False, partit
     ``wide``: see ``_wide_case``. ``partition``: each case gets a CTA tile coordinate (``coord``) and is compared
     with ``tma_partition`` for every CTA of its cluster as well."""
     out = _gen(random.Random(seed), n, merge, wide)
+    bcast = random.Random(seed + 2)
+    for c in out:
+        if bcast.random() < 0.2:
+            c["g"] = _broadcast(bcast, c["g"])
     rng = random.Random(seed + 1)
     for c in out if partition else ():
         shape = A.parse(c["g"]).shape
@@ -88,6 +95,17 @@ def _gen(rng: random.Random, n: int, merge: bool, wide: bool) -> list[dict]:
         out.append({"g": str(A.Layout(shape, tuple(stride))), "s": _smem(rng, tile, first, bits), "tile": list(tile),
                     "cluster": cluster, "bits": bits})
     return out
+
+
+def _broadcast(rng: random.Random, g: str) -> str:
+    """``g`` with one mode's stride 0: one that is not its stride-1 mode four times in five, else that one."""
+    lay = A.parse(g)
+    stride = list(lay.stride)
+    ones = [j for j, d in enumerate(stride) if d == 1]
+    others = [j for j in range(len(stride)) if j not in ones]
+    j = rng.choice(others if others and (not ones or rng.random() < 0.8) else ones)
+    stride[j] = 0
+    return str(A.Layout(lay.shape, tuple(stride)))
 
 
 def _wide_case(rng: random.Random) -> dict:

@@ -6,6 +6,11 @@ A case is a dict (JSON); ``program(cases)`` is one host-only translation unit th
 (a case CuTe does not compile is ``<i>.refused`` and must be refused here); ``ours(case)`` gives the same keys from
 ``algebra``. Values are compared as printed, underscores removed.
 
+One case in ten (drawn from its own stream, ``seed + 3``, so the other cases of a seed are unchanged) is a copy atom
+with any of 8-, 16-, 32- and 64-bit elements (``_type_case``): ``Copy_Atom<Op, T>``'s three value layouts, where
+CuTe's static_assert refuses the pairs whose recast loses threads (both sides must refuse) and prints
+``(1,1):(0,1)`` for a copy narrower than T (refused here, naming that print).
+
     python tests/oracle/cute_vocab.py --seed 3 --n 40 --out tests/oracle/data/vocab_s3.json
 """
 
@@ -84,7 +89,7 @@ def _fits(copy: str, bits: int, tv: A.Layout) -> bool:
 def gen_cases(seed: int, n: int, wide: bool = False) -> list[dict]:
     """``n`` cases: tiled MMAs (with their tiled copies), tiled copies in both forms and projected local_tiles.
     ``wide``: tiled MMAs only (``_mma_wide``)."""
-    rng = random.Random(seed)
+    rng, types = random.Random(seed), random.Random(seed + 3)
     out: list[dict] = []
     while wide and len(out) < n:
         out.append(_mma_wide(rng))
@@ -104,7 +109,14 @@ def gen_cases(seed: int, n: int, wide: bool = False) -> list[dict]:
             out.append(_lpart_case(rng))
         else:
             out.append(_slice_case(rng))
+        if types.random() < 0.1:
+            out[-1] = _type_case(types)
     return out
+
+
+def _type_case(rng: random.Random) -> dict:
+    """A copy atom with an element type drawn from all four widths, whether CuTe takes the pair or not."""
+    return {"kind": "atom_t", "atom": rng.choice(list(COPIES)), "bits": rng.choice([8, 16, 32, 64])}
 
 
 def _mma_case(rng: random.Random, layouts: list[str]) -> dict:
@@ -375,6 +387,9 @@ def _cpp_case(i: int, case: dict) -> list[str]:
         body += [_show(f"{i}.tiler", "typename decltype(tc)::Tiler_MN{}"),
                  _show(f"{i}.tv", "typename decltype(tc)::TiledLayout_TV{}"),
                  _show(f"{i}.S", "tc.get_layoutS_TV()"), _show(f"{i}.D", "tc.get_layoutD_TV()")]
+    elif k == "atom_t":
+        body.append(f"  using Atom = Copy_Atom<{COPIES[case['atom']]}, {ELEM[case['bits']]}>;")
+        body += [_show(f"{i}.v{x.lower()}", f"typename Atom::ValLayout{x}{{}}") for x in ("Src", "Dst", "Ref")]
     elif k == "cpart":
         atom = f"Copy_Atom<{COPIES[case['atom']]}, {ELEM[case['bits']]}>{{}}"
         body += [f"  auto tc = make_tiled_copy({atom}, {_cpp_layout(A.parse(case['thr']))}, "
@@ -507,6 +522,10 @@ def ours(i: int, case: dict) -> dict[str, str]:
                                        element_bits=case["bits"])
         got[f"{i}.tiler"], got[f"{i}.tv"] = _tstr(tuple(tc.tiler)), str(tc.tv_layout)
         got[f"{i}.S"], got[f"{i}.D"] = str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())
+    elif k == "atom_t":
+        atom = atoms.get(case["atom"])
+        for x in ("src", "dst", "ref"):
+            got[f"{i}.v{x}"] = str(getattr(atom, f"{x}_layout")(case["bits"]))
     elif k == "cpart":
         tc = atoms.make_tiled_copy(case["atom"], A.parse(case["thr"]), A.parse(case["val"]),
                                    element_bits=case["bits"])
@@ -555,6 +574,8 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
             mine = ours(i, case)
         except Exception as exc:  # noqa: BLE001 - reported as a mismatch, unless it names CuTe's print
             said = [f"CuTe prints {cute.get(f'{i}.part{op}')} @ {cute.get(f'{i}.off{op}')}," for op in "ABC"]
+            if case["kind"] == "atom_t" and len({cute.get(f"{i}.v{x}") for x in ("src", "dst", "ref")}) == 1:
+                said.append(f"prints {cute.get(f'{i}.vsrc')}:")  # a copy narrower than T: recast rounded up
             if not (isinstance(exc, A.LayoutError) and any(x in str(exc) for x in said)):
                 bad.append(f"{i} {json.dumps(case)}: ours raised {exc!r}")
             continue
