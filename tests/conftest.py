@@ -383,3 +383,15 @@ def pg_database(postgres_url: str) -> Iterator[str]:
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     except psycopg.OperationalError:  # the server goes with the session anyway
         pass
+
+
+@pytest.fixture()
+def drills_pg(pg_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The drills' store on a fresh PostgreSQL database (its URL), its connections reset before and after."""
+    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    from app.drills import store
+
+    store.reset_connections()
+    yield pg_database
+    store.reset_connections()

@@ -15,14 +15,8 @@ pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture()
-def pg(pg_database, tmp_path, monkeypatch):
-    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
-    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
-    from app.drills import store
-
-    store.reset_connections()
-    yield pg_database
-    store.reset_connections()
+def pg(drills_pg):
+    return drills_pg
 
 
 def test_learning_record_on_postgres(pg):

@@ -45,14 +45,10 @@ def sqlite_store(tmp_path, monkeypatch):
 
 
 @pytest.fixture()
-def pg_store(pg_database, tmp_path, monkeypatch):
-    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
-    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+def pg_store(drills_pg):
     from app.drills import store
 
-    store.reset_connections()
-    yield store
-    store.reset_connections()
+    return store
 
 
 def test_look_alike_names_are_refused_through_the_api_and_the_page(sqlite_store, monkeypatch):
