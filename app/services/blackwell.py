@@ -53,13 +53,13 @@ def whole(text: str, what: str) -> int:
 
 def _occupancy_svg(occ: dict[str, Any]) -> str:
     """Per CTA a 128-lane x allocated-column box: the accumulator's cells filled (colour: which row of C), and for a
-    TS form A's cells right after C's (the same colour for the same row, outlined), the four 32-lane quarters marked;
-    one pixel per column (at most 512), two per lane. ``occ``: :func:`algebra.hw.sm100_tmem.occupancy`."""
+    TS form A's cells right after C's (the same colour for the same row, its columns framed), the four 32-lane
+    quarters marked; one pixel per column (at most 512), two per lane. ``occ``: ``sm100_tmem.occupancy``."""
     m, n, cta_group = occ["m"], occ["n"], occ["cta_group"]
-    layers = [("C", sm100_tmem.accumulator_map(m, n, cta_group), 0, "")]
+    layers = [("C", sm100_tmem.accumulator_map(m, n, cta_group), 0, 0)]
     if "a" in occ:
         layers.append(("A", sm100_tmem.tmem_map(sm100_tmem.a_operand_layout(m, cta_group), m),
-                       occ["a"]["first_column"], ' stroke="#222" stroke-width="0.5"'))
+                       occ["a"]["first_column"], occ["a"]["columns"]))
     cols = occ["a"]["alloc"] if "a" in occ else occ["alloc"]
     width, height, gap = max(cols, 120) + 80, 2 * 128 + 30, 20
     what = "an accumulator" + (" and A" if "a" in occ else "")
@@ -75,7 +75,7 @@ def _occupancy_svg(occ: dict[str, Any]) -> str:
                          'stroke="#999" stroke-dasharray="3,2"/>')
             parts.append(f'<text x="{x0 - 74}" y="{20 + 64 * q + 36}" font-size="10">lanes {32 * q}-{32 * q + 31}'
                          '</text>')
-        for op, grid, first, outline in layers:
+        for op, grid, first, framed in layers:
             for i, row in enumerate(grid):
                 if row[0][0] != c:
                     continue
@@ -86,8 +86,11 @@ def _occupancy_svg(occ: dict[str, Any]) -> str:
                 hue = (i * 360 // m) % 360
                 for ln, cl in lanes.items():
                     parts.append(f'<rect class="tmem-{op.lower()}" x="{x0 + min(cl)}" y="{20 + 2 * ln}" '
-                                 f'width="{max(cl) - min(cl) + 1}" height="2" fill="hsl({hue},60%,55%)"{outline}>'
+                                 f'width="{max(cl) - min(cl) + 1}" height="2" fill="hsl({hue},60%,55%)">'
                                  f'<title>{op} row {i}: lane {ln}, columns {min(cl)}-{max(cl)}</title></rect>')
+            if framed:  # A's columns: a frame over them and its name under it
+                parts.append(f'<rect x="{x0 + first - 0.5}" y="19.5" width="{framed + 1}" height="257" fill="none" '
+                             f'stroke="#222"/><text x="{x0 + first}" y="{height - 1}" font-size="9">{op}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
