@@ -178,6 +178,10 @@ def test_api_descriptor_arch(client):
     assert r.status_code == 422 and "layout type 7" in r.json()["detail"]
     r = client.post("/api/solve/descriptor", json={"descriptor": "1", "arch": "sm120"})
     assert r.status_code == 422
+    # a K beyond the swizzle atom names Blackwell's MMA, not Hopper's
+    r = client.post("/api/solve/descriptor", json={"descriptor": "0x4000404000010000", "arch": "sm100", "mn": 256,
+                                                   "k": 256, "element_bytes": 1})
+    assert r.status_code == 422 and "one tcgen05.mma reads 32 bytes of K" in r.json()["detail"]
 
 
 def test_tv_blackwell_panel(client):
