@@ -136,14 +136,15 @@ class UmmaAtom(MMAOperands):
 
     def tmem(self) -> dict[str, Any]:
         """Where the accumulator lies in tensor memory (per CTA: lanes, columns, allocation); a TS form adds where A
-        lies (``"a"``) for 8-, 16- and 32-bit A, and for 6- and 4-bit A says in ``"a_note"`` why it is not drawn."""
+        lies (``"a"``) for 8-, 16- and 32-bit A, and for fp6 / fp4 A (unpacked in smem or not) says in ``"a_note"``
+        why it is not drawn."""
         m, n, _ = self.shape_mnk
-        bits = TYPES[self.types[1]][1]
-        out = occupancy(m, n, self.cta_group, "tmem" if self.a_source == "tmem" and bits in (8, 16, 32) else "smem")
-        if self.a_source == "tmem" and "a" not in out:
-            out["a_note"] = (f"A of {self.types[1]} ({bits}-bit) in tensor memory is not drawn: the instruction "
-                             "reads its 32 K elements as 256 bits of a row, CuTe's tmem_frg addresses them at "
-                             f"{bits} bits, and which is right is not confirmed here")
+        whole = self.types[1] in _MN_MAJOR_OK  # the 8-, 16- and 32-bit types
+        out = occupancy(m, n, self.cta_group, "tmem" if self.a_source == "tmem" and whole else "smem")
+        if self.a_source == "tmem" and not whole:
+            out["a_note"] = (f"A of {self.types[1]} in tensor memory is not drawn: the instruction reads its 32 K "
+                             "elements as 256 bits of a row, CuTe's tmem_frg addresses them as sub-byte values (half "
+                             "the columns), and which is right is not confirmed here")
         return out
 
 
