@@ -288,3 +288,14 @@ def test_umma_refuses_non_integers_with_the_rule():
         sm100_tmem.warp_lanes(32)
     with pytest.raises(A.LayoutError, match="element_bits must be 4, 8, 16, 32 or 64, not 16.0"):  # was a TypeError
         sm100.umma_desc("Sw<3,3,3> o (64,64):(64,1)", 16.0, "K")
+
+
+def test_packed_tmem_load_fills_every_column():
+    # .pack::16b: each 32-bit column gives a 16-bit value, two to a register; drawn with 32-bit values, columns 1 and
+    # 3 of SM100_TMEM_LOAD_32dp32b2x_16b looked unread and the load seemed to span 3 columns
+    from app.services import blackwell as BW
+
+    v = BW.tmem_view("SM100_TMEM_LOAD_32dp32b2x_16b", 1)
+    assert v.columns == 4 and v.value_bits == 16
+    assert v.rows[5]["lane"] == 37 and v.rows[5]["cells"] == [(5, 0), (5, 1), (5, 2), (5, 3)]
+    assert all(None not in r["cells"] for r in BW.tmem_view("SM100_TMEM_LOAD_16dp256b1x_16b", 0).rows[:16])

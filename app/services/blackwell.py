@@ -40,6 +40,7 @@ class TmemView:
     rows: list[dict[str, Any]] = field(default_factory=list)
     columns: int = 0
     svg: str = ""
+    value_bits: int = 32
 
 
 def whole(text: str, what: str) -> int:
@@ -105,17 +106,19 @@ def umma_view(kind: str, m: int, n: int, a_major: str, b_major: str, cta_group: 
 
 def tmem_view(name: str, warp: int, element_bits: int = 32) -> TmemView:
     """Which thread of warp ``warp`` receives which (lane, column) with the load ``name``; the warp's own quarter
-    is the only one it reaches."""
+    is the only one it reaches. A ``_16b`` atom's values are 16 bits, one per column (two to a register)."""
     with guard("tmem"):
         if name not in sm100_tmem.tmem_copy_table():
             raise LayoutError(f"atom: {name!r} is not a tcgen05 copy atom (SM100_TMEM_LOAD_* / SM100_TMEM_STORE_*)")
         from algebra import atoms
 
-        _, shape, _, _ = sm100_tmem.split_name(name)
+        _, shape, _, packed = sm100_tmem.split_name(name)
         first, last = sm100_tmem.warp_lanes(warp, shape)
-        tm = sm100_tmem.thread_map(name, warp, element_bits)
+        bits = 16 if packed else element_bits  # .pack::16b: a register holds two columns' 16-bit values
+        tm = sm100_tmem.thread_map(name, warp, bits)
         cols = max(v["column"] for t in tm for v in t) + 1
-        view = TmemView(name, atoms.get(name), warp, first, last, sm100_tmem.tmem_copy_table()[name][4], columns=cols)
+        view = TmemView(name, atoms.get(name), warp, first, last, sm100_tmem.tmem_copy_table()[name][4], columns=cols,
+                        value_bits=bits)
         shown = min(cols, 64)
         cell = {(v["lane"], v["column"]): (t, j) for t, vals in enumerate(tm) for j, v in enumerate(vals)}
         for lane in range(32 * (warp % 4), 32 * (warp % 4) + 32):
