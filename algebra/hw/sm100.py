@@ -143,8 +143,8 @@ class UmmaAtom(MMAOperands):
         out = occupancy(m, n, self.cta_group, "tmem" if self.a_source == "tmem" and whole else "smem")
         if self.a_source == "tmem" and not whole:
             out["a_note"] = (f"A of {self.types[1]} in tensor memory is not drawn: the instruction reads its 32 K "
-                             "elements as 256 bits of a row, CuTe's tmem_frg addresses them as sub-byte values (half "
-                             "the columns), and which is right is not confirmed here")
+                             "elements as 256 bits of a row, CuTe's tmem_frg addresses them as sub-byte values "
+                             "(fewer columns), and which is right is not confirmed here")
         return out
 
 
