@@ -20,8 +20,8 @@ output says so and shows its notation.
 Every cell of the HTML and SVG outputs is one element with a ``data-offset`` attribute holding its offset (CuTe's
 ``L(i, j)``), its text the offset; TV cells also carry ``data-thread`` / ``data-value`` and read ``T<t>V<v>``.
 
-Importing this package in IPython registers display formatters: a bare Layout, ComposedLayout, atom, tiled copy /
-MMA or pycute Layout as a cell's last line draws itself.
+Importing this package in IPython registers display formatters: a bare Layout, ComposedLayout, coordinate tensor,
+atom, tiled copy / MMA or pycute Layout as a cell's last line draws itself.
 """
 
 from __future__ import annotations
@@ -164,18 +164,20 @@ def _format_text(obj: Any, p: Any, cycle: bool) -> None:
 
 def register(ip: Any = None) -> bool:
     """Register ``text/html`` (the grid) and ``text/plain`` (print_layout's table) formatters for our layouts,
-    atoms, tiled copies / MMAs and pycute's Layout (by name: pycute is not imported). True when registered."""
+    coordinate tensors (``ArithTuple(2,3) o (4,4):(1@0,1@1)``), atoms, tiled copies / MMAs and pycute's Layout (by
+    name: pycute is not imported). True when registered."""
     ip = ip or _ipython()
     if ip is None or not hasattr(ip, "display_formatter"):
         return False
     from algebra import Layout
+    from algebra.core.coord_tensor import CoordTensor
     from algebra.core.swizzle import ComposedLayout
     from algebra.hw.atoms import CopyAtom, MMAAtom
     from algebra.hw.atoms_tiled import TiledCopy, TiledMMA
     from algebra.hw.sm100 import UmmaAtom
 
     fmts = ip.display_formatter.formatters
-    for cls in (Layout, ComposedLayout, MMAAtom, UmmaAtom, CopyAtom, TiledCopy, TiledMMA):
+    for cls in (Layout, ComposedLayout, CoordTensor, MMAAtom, UmmaAtom, CopyAtom, TiledCopy, TiledMMA):
         fmts["text/html"].for_type(cls, _format_html)
         fmts["text/plain"].for_type(cls, _format_text)
     fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)

@@ -13,6 +13,8 @@ Bad input exits with status 2 and one line on stderr: ``layoutlab: <reason>``.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from pathlib import Path
 
@@ -46,6 +48,10 @@ def _object(text: str, shape: tuple[int, ...] | None) -> object:
 
         if name in set(atoms.names()):
             return atoms.get(name)
+        if re.fullmatch(r"[A-Za-z]\w*", name):  # a name, not notation: say which atoms come close
+            near = difflib.get_close_matches(name, atoms.names(), n=3)
+            raise _Bad(f"{name!r} is neither CuTe notation nor an atom's name"
+                       + (f"; did you mean {', '.join(near)}?" if near else " (algebra.atoms.names() lists them)"))
     return name
 
 

@@ -33,3 +33,16 @@ def cell(nb: Any, needle: str) -> Any:
 
 def html_of(c: Any) -> str:
     return "".join(o.get("data", {}).get("text/html", "") for o in c.outputs)
+
+
+def run_cells(sources: list[str]) -> Any:
+    """A fresh notebook of ``sources`` (one code cell each) executed with a real kernel, errors kept as outputs."""
+    import pytest
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(ROOT)}}).execute()
+    return nb

@@ -33,6 +33,18 @@ def test_rank1_is_one_row(client):
     assert j["table"] == {"rows": 1, "cols": 8, "offsets": [[0, 2, 4, 6, 8, 10, 12, 14]]}
 
 
+def test_the_empty_layout_is_one_cell_and_its_bank_accesses_say_what_is_wrong(client):
+    """():() as CuTe prints the rank-0 layout: one cell at offset 0; a bank access reads its one cell, and a row or
+    column access is refused with CuTe's reason (a shape with no modes), not an internal error."""
+    j = post(client, "():()").json()
+    assert (j["layout"], j["size"], j["rank"], j["table"]["offsets"]) == ("():()", 1, 0, [[0]])
+    banks = {"layout": "():()", "swizzle": None, "element_bytes": 4}
+    r = client.post("/api/banks", json={**banks, "access": {"kind": "offsets", "offsets": [0] * 32}})
+    assert r.status_code == 200 and r.json()["banks"] == [0]
+    r = client.post("/api/banks", json={**banks, "access": {"kind": "column", "index": 0}})
+    assert r.status_code == 422 and "has no modes" in r.json()["detail"]
+
+
 def test_rank3_folds_modes_into_columns(client):
     t = post(client, "(4,2,3):(1,12,4)").json()["table"]
     assert (t["rows"], t["cols"]) == (4, 6)

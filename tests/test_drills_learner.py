@@ -226,3 +226,5 @@ def test_the_sheets_numbers_are_a_choice_through_the_api_and_the_page(client) ->
     assert all(from_id(i).sheet for i in ids if not i.startswith("explain"))
     assert "expected" not in s["parts"][0]  # the keys come with the review, once every question is answered
     assert client.post("/api/drills/whiteboard", json={"numbers": "odd"}).status_code == 422
+    page = client.post("/drills/whiteboard", data={"numbers": "odd"}, follow_redirects=False)
+    assert page.status_code == 422 and "numbers" in page.text  # the form refuses it too, never a fresh session

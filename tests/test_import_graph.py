@@ -53,9 +53,11 @@ MAX_TOP_MODULES = 6
 #: The third diet (every answer, refusal, derivation and print byte-identical): 5,502 -> 5,265; one counterexample
 #: search, one inverse proof over int / F2 strides and one max_common body in checks / inverses: 5,265 -> 5,254.
 #: The inverses over the point cap, never CuTe's answer unchecked: proven for broadcasts (stride-0 modes skipped),
-#: F2-linear swizzled tiles and swizzles that cancel, else a sample searched, else refused naming the cap, +95.
-CORE_LINES = 5348
-ALGEBRA_LINES = 12508  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: F2-linear swizzled tiles and swizzles that cancel, else a sample searched, else refused naming the cap, +95;
+#: a swizzle that permutes [0, N) after a compact L of size N commutes with L^-1 (proven, not capped), +17.
+#: The empty tuple read as CuTe prints it (():() parses back), +2.
+CORE_LINES = 5367
+ALGEBRA_LINES = 12528  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -88,9 +90,9 @@ ALGEBRA_LINES = 12508  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        way, -68; the hardware models with one atom builder, one swizzle-search loop, one UMMA
 #                        bit layout, -34; byte-identical, 12,490 -> 12,388; the Triton conversions with one
 #                        power-of-two check and one swizzled_shared tail, byte-identical, 12,388 -> 12,374; the
-#                        inverses over the cap as in the core, +95; a TS form's A in tensor memory (CuTe's
-#                        FrgTypeA) beside C, warps past a CTA's 32 and non-integer sizes refused, +40); only comes
-#                        down
+#                        inverses over the cap as in the core, +95; the empty tuple as in the core, +2; a TS
+#                        form's A in tensor memory (CuTe's FrgTypeA) beside C, warps past a CTA's 32 and
+#                        non-integer sizes refused, +41); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

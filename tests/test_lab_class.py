@@ -188,3 +188,26 @@ def test_a_name_given_after_the_jobs_still_names_them(app):
     assert c.get(f"/api/bench/jobs/{job}").json()["submitter"] is None
     assert c.post("/api/drills/profile", json={"name": "Late Lin"}).status_code == 200
     assert TestClient(app).get(f"/api/bench/jobs/{job}").json()["submitter"] == "Late Lin"
+
+
+def test_the_leaderboard_keeps_a_best_result_older_than_the_newest_jobs_listed(app, monkeypatch):
+    """The board is the best of every finished job of the class, however many jobs came after it: the job list is
+    capped (MAX_JOBS, here 3), the record is not."""
+    from app.services import lab_class
+    from gpu_worker.store import get_store
+
+    monkeypatch.setattr(lab_class, "MAX_JOBS", 3)
+    ada, bob = _student(app, "Ada"), _student(app, "Bob")
+    for s in (ada, bob):
+        assert s.post("/api/class/join", json={"code": "cute-101"}).status_code == 200
+    best = _submit(ada).json()["id"]
+    _finish(best, {"tflops": 600.0, "params": {"rung": 8, "m": 4096}}, "gemm")
+    bob_client = get_store().get(_submit(bob).json()["id"])["client"]
+    later = [get_store().create("compile_only", {"nvcc": "skip"}, client=bob_client)["id"] for _ in range(4)]
+    for k, job in enumerate(later):
+        _finish(job, {"tflops": 500.0 + k, "params": {"rung": 8, "m": 4096}}, "gemm")
+    view = TestClient(app).get("/api/class/cute-101/jobs", headers={"Authorization": f"Bearer {TOKEN}"}).json()
+    assert len(view["jobs"]) == 3 and best not in {j["id"] for j in view["jobs"]}
+    row = next(r for r in view["leaderboard"] if r["kernel"] == "gemm rung 8 m=4096")
+    assert (row["value"], row["submitter"], row["job"], row["runs"]) == (600.0, "Ada", best, 5)
+    assert bob.get("/api/class/cute-101/leaderboard").json()["leaderboard"] == view["leaderboard"]

@@ -82,6 +82,20 @@ def test_a_128x128_grid_is_ordinary_and_over_the_cap_says_so():
     assert layoutlab.latex("(64,64):(64,1)").count("\\node[fill=") == 64 * 64
 
 
+def test_the_empty_layout_reads_as_cute_prints_it():
+    """CuTe prints the rank-0 layout as ():() (size 1, L(0) = 0); typed back it is the same layout, and it draws the
+    grid an object with shape () and stride () draws: one cell, offset 0."""
+    class Empty:
+        shape, stride = (), ()
+
+    for text in ("():()", "(4,()):(1,())"):
+        assert str(A.parse(text)) == text
+    assert A.parse("():()") == A.Layout((), ()) and A.size(A.parse("()")) == 1
+    cells = [(c["data-offset"], c["text"]) for c in Cells(layoutlab.html("():()")).cells]
+    assert cells == [(c["data-offset"], c["text"]) for c in Cells(layoutlab.html(Empty())).cells] == [("0", "0")]
+    assert layoutlab.text("():()") == layoutlab.text(Empty())
+
+
 def test_same_grid_from_every_input_kind():
     import numpy as np
 

@@ -102,6 +102,15 @@ def test_a_long_echoed_input_keeps_the_reason_on_its_one_line(args, reason):
     assert r.returncode == 2 and len(lines) == 1 and lines[0].endswith(reason) and len(lines[0]) < 480, r.stderr
 
 
+def test_a_name_that_is_no_atom_is_named_as_such():
+    r = run("show", "SM80_16x8x16_F32F16F16F32_NT")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "neither CuTe notation nor an atom's name" in r.stderr
+    assert "did you mean SM80_16x8x16_F32F16F16F32_TN" in r.stderr
+    r = run("show", "Layout")
+    assert r.returncode == 2 and "algebra.atoms.names() lists them" in r.stderr
+    assert run("show", "Sw<3,3,3> o 64").returncode == 0  # notation that starts with a letter is still notation
+
+
 def test_over_the_cap_still_shows_the_notation():
     r = run("show", "(1024,1024):(1024,1)")
     assert r.returncode == 2 and "(1024,1024):(1024,1)" in r.stdout and "render cap" in r.stdout

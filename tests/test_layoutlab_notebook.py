@@ -4,9 +4,11 @@ array draw the grid the same layout draws as text."""
 
 from __future__ import annotations
 
+import re
+
 import algebra as A
 from algebra import atoms
-from tests.notebook_tour import cell, executed, html_of
+from tests.notebook_tour import cell, executed, html_of, run_cells
 from tests.test_layoutlab import Cells, cute_tv_labels, offsets_by_row
 
 
@@ -72,3 +74,24 @@ def test_big_and_bad_input_say_why():
     blocked = Cells(html_of(cell(nb, "#ttg.blocked"))).cells
     assert len(blocked) == 128 and blocked[0]["text"] == "T0V0"
     assert "+----+" in "".join(o.get("text", "") for o in cell(nb, "layoutlab.text(").outputs)
+
+
+def test_a_bare_coordinate_tensor_and_awkward_layouts_draw_themselves():
+    """Each bare object as a cell's last line: a coordinate tensor draws its coordinates (as layoutlab.text prints
+    them), negative and zero strides their offsets, and a layout over a cap says why, never a traceback."""
+    coord = "ArithTuple(2,3) o (4,4):(1@0,1@1)"
+    nb = run_cells(["import layoutlab\nimport algebra as A", f"A.parse({coord!r})", 'A.parse("(2,3):(-3,0)")',
+                    "A.Layout((1 << 40, 2), (1, 1 << 40))", "A.Layout((2, (2, (2, (2, (2, (2, (2, 2))))))))"])
+    outs = [c.outputs for c in nb.cells[1:]]
+    assert all(len(o) == 1 and o[0].output_type == "execute_result" and "text/html" in o[0].data for o in outs)
+    html = [o[0].data["text/html"] for o in outs]
+    coords = re.findall(r'data-coord="([^"]*)"[^>]*>([^<]*)<', html[0])
+    import layoutlab
+
+    table = layoutlab.text(coord)
+    assert len(coords) == 16 and all(a == b and f"| {a} |" in table for a, b in coords)
+    assert coords[0][0] == "(2,3)" and coords[-1][0] == "(5,6)"
+    assert "+-------+" in outs[0][0].data["text/plain"]
+    assert [int(x["data-offset"]) for x in Cells(html[1]).cells] == offsets_by_row(A.parse("(2,3):(-3,0)"))
+    assert "render cap" in html[2] and not Cells(html[2]).cells
+    assert "depth 7 exceeds the cap" in html[3] and "Traceback" not in html[3]

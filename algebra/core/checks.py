@@ -351,16 +351,33 @@ def _unswizzled(outer: Any, inner: Any, zeros: bool) -> tuple | None:
     ``X o -O o Sw`` after inner ``Sw o O o Y``, ``O >= 0`` (``X(Y(i))``; inner(i) is in outer's domain, offsets
     ``x >= 0`` with ``0 <= Sw(x) - O < size(X)``, where ``0 <= Y(i) < size(X)``); outer ``Sw o O o X`` after inner
     ``Y o -O o Sw`` (``Sw(O + X(Y(Sw(x) - O)))`` on inner's domain ``0 <= Sw(x) - O < size(Y)``, x itself where
-    ``X(Y(j)) == j``: not with ``zeros``, x being an offset)."""
-    if not (hasattr(outer, "layout_b") and hasattr(inner, "layout_b")) or outer.offset != -inner.offset:
+    ``X(Y(j)) == j``: not with ``zeros``, x being an offset). A side ``Sw o 0 o Y`` with Y the identity on [0, N)
+    (coalesced ``N:1``) and Sw a bijection on [0, N) (``2^(B+M+|S|)`` divides N) is also ``Y o 0 o Sw``."""
+    if not (hasattr(outer, "layout_b") and hasattr(inner, "layout_b")):
         return None
-    if type(outer.layout_b).__name__ == "Swizzle" and outer.layout_b == inner.layout_a and inner.offset >= 0:
-        xy = outer.layout_a, inner.layout_b
-    elif type(outer.layout_a).__name__ == "Swizzle" and outer.layout_a == inner.layout_b and not zeros:
-        xy = outer.layout_b, inner.layout_a
-    else:
-        return None
-    return xy if all(type(x).__name__ == "Layout" for x in xy) else None
+    for oa, oo, ob in _sides(outer):
+        for ia, io, ib in _sides(inner):
+            if oo != -io:
+                continue
+            if type(ob).__name__ == "Swizzle" and ob == ia and io >= 0:
+                xy = oa, ib
+            elif type(oa).__name__ == "Swizzle" and oa == ib and not zeros:
+                xy = ob, ia
+            else:
+                continue
+            if all(type(x).__name__ == "Layout" for x in xy):
+                return xy
+    return None
+
+
+def _sides(x: Any) -> list:
+    """``x = A o O o B`` as ``(A, O, B)``, and as ``(Y, 0, Sw)`` too when it is ``Sw o 0 o Y`` that commutes so."""
+    sw, y, out = x.layout_a, x.layout_b, [(x.layout_a, x.offset, x.layout_b)]
+    if type(sw).__name__ == "Swizzle" and not x.offset and type(y).__name__ == "Layout" and int_strides(y):
+        s, d = map(it.wrap, bw_coalesce(*flat_pair(y.shape, y.stride), 1, 0))
+        if len(s) == 1 and d[0] == 1 and s[0] % (1 << (sw.bits + sw.base + abs(sw.shift))) == 0:
+            out.append((y, 0, sw))
+    return out
 
 
 def _f2_cols(x: Any) -> list | None:

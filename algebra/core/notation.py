@@ -151,13 +151,15 @@ class _Parser:
             pass
         return _int(self.take(kind="int")[1])
 
-    def htuple(self, level: int = 0, allow_basis: bool = False, keep: bool = False) -> Any:
+    def htuple(self, level: int = 0, allow_basis: bool = False, keep: bool = False, empty: bool = False) -> Any:
         if level > it.MAX_DEPTH:
             raise LayoutError(f"nested deeper than {it.MAX_DEPTH} levels")
         if self.accept("("):
-            items = [self.htuple(level + 1, allow_basis, keep)]
+            if empty and self.accept(")"):
+                return ()  # a layout's empty shape or stride, as CuTe prints a rank-0 layout: ():()
+            items = [self.htuple(level + 1, allow_basis, keep, empty)]
             while self.accept(","):
-                items.append(self.htuple(level + 1, allow_basis, keep))
+                items.append(self.htuple(level + 1, allow_basis, keep, empty))
             self.take(")")
             return tuple(items)
         if allow_basis and (t := self.peek()) is not None and t[0] == "f2":
@@ -171,9 +173,9 @@ class _Parser:
         return ScaledBasis(v, tuple(reversed(path))) if path else v  # a basis path is printed innermost first
 
     def layout(self) -> Layout:
-        shape = self.htuple()
+        shape = self.htuple(empty=True)
         if self.accept(":"):
-            return Layout(shape, self.htuple(allow_basis=True))
+            return Layout(shape, self.htuple(allow_basis=True, empty=True))
         return Layout(shape)
 
     def swizzle(self) -> Swizzle:

@@ -45,9 +45,9 @@ def _as_swizzle(swizzle: Any) -> Callable[[int], int]:
 
 
 def modes_2d(layout: Any) -> tuple[int, int]:
-    """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row)."""
+    """The rank-2 view (rows, cols) of a layout: mode 0 x the rest (rank 1: one row; rank 0, ():(), one cell)."""
     shp = layout.shape
-    if not it.is_tuple(shp) or len(shp) == 1:
+    if not it.is_tuple(shp) or len(shp) <= 1:
         return 1, it.product(shp)
     return it.product(shp[0]), it.product(shp[1:])
 

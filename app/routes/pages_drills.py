@@ -8,7 +8,7 @@ ignored); opening the next hint is a POST (``/drills/hint``), as are answers, re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -220,10 +220,10 @@ def whiteboard_intro(request: Request) -> Response:
 
 @router.post("/drills/whiteboard", include_in_schema=False)
 @cpu_scale(WHITEBOARD_CPU_SCALE)
-def whiteboard_start(request: Request, numbers: str = Form("fresh", max_length=10)) -> Response:
+def whiteboard_start(request: Request, numbers: Literal["fresh", "sheet"] = Form("fresh")) -> Response:
     learner = _learner(request)
     try:
-        sid = progress.start_whiteboard(learner[0], numbers="sheet" if numbers == "sheet" else "fresh")
+        sid = progress.start_whiteboard(learner[0], numbers=numbers)
     except store.SessionRefused as err:
         ctx = {"error": str(err), "res": None, "drill": None, "parts": progress.WHITEBOARD, "sheet": progress.SHEET,
                "limit_min": progress.PART_LIMIT_S // 60}

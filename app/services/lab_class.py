@@ -199,24 +199,27 @@ def names(clients: list[str]) -> dict[str, str | None]:
     return out
 
 
-def jobs_of(clients: list[str], limit: int = MAX_JOBS) -> list[dict]:
-    """The newest ``limit`` jobs submitted by any of ``clients``, newest first: the SQL job table, and in Redis mode
-    the live page merged in (Redis's copy wins)."""
+def jobs_of(clients: list[str], limit: int | None = MAX_JOBS, done: bool = False) -> list[dict]:
+    """The newest ``limit`` jobs (all of them for None; with ``done``, the finished ones only) submitted by any of
+    ``clients``, newest first: the SQL job table, and in Redis mode the live page merged in (Redis's copy wins)."""
     if not clients:
         return []
     hist = job_store.history_store()
     found: dict[str, dict] = {}
+    status = " AND status = 'done'" if done else ""
     with hist._lock:
         for k in range(0, len(clients), 200):
             part = clients[k:k + 200]
             marks = ", ".join("?" * len(part))
-            rows = hist.conn.execute(f"SELECT * FROM bench_jobs WHERE client IN ({marks}) ORDER BY created DESC "
-                                     "LIMIT ?", (*part, limit)).fetchall()
+            rows = hist.conn.execute(f"SELECT * FROM bench_jobs WHERE client IN ({marks}){status} ORDER BY created "
+                                     "DESC" + (" LIMIT ?" if limit else ""), (*part, *([limit] if limit else []))
+                                     ).fetchall()
             found.update({j["id"]: j for j in (hist._row(r) for r in rows)})
     live = job_store.get_store()
     if live is not hist:
         wanted = set(clients)
-        found.update({j["id"]: j for j in live.list_jobs(limit) if j.get("client") in wanted})
+        found.update({j["id"]: j for j in live.list_jobs(limit or MAX_JOBS) if j.get("client") in wanted
+                      and (j.get("status") == "done" or not done)})
     return sorted(found.values(), key=lambda j: float(j.get("created") or 0), reverse=True)[:limit]
 
 
@@ -335,8 +338,9 @@ def class_view(code: str, instructor: bool, client: str | None = None, learner: 
         raise ClassError(403, "only the instructor (LAYOUTLAB_INSTRUCTOR_TOKEN) or a member of the class sees it")
     clients = members(found)
     jobs = jobs_of(clients, MAX_JOBS)
-    who = names(clients)
-    out: dict[str, Any] = {"class": found, "members": len(clients), "leaderboard": leaderboard(jobs, who)}
+    who = names(clients)  # the board: every finished job of the class, not only the newest listed
+    out: dict[str, Any] = {"class": found, "members": len(clients),
+                           "leaderboard": leaderboard(jobs_of(clients, None, done=True), who)}
     if instructor:
         out["jobs"] = [{**j, "submitter": who.get(j.get("client") or "")} for j in jobs[:limit]]
         out["students"] = sorted({n or "(no name)" for n in who.values()})
