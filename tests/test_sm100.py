@@ -299,3 +299,13 @@ def test_packed_tmem_load_fills_every_column():
     assert v.columns == 4 and v.value_bits == 16
     assert v.rows[5]["lane"] == 37 and v.rows[5]["cells"] == [(5, 0), (5, 1), (5, 2), (5, 3)]
     assert all(None not in r["cells"] for r in BW.tmem_view("SM100_TMEM_LOAD_16dp256b1x_16b", 0).rows[:16])
+
+
+def test_a_kind_named_by_a_type_takes_that_type():
+    # kind "e5m2" gave an E4M3 atom (the kind's default type); "bf16" and "u8" already took theirs
+    a = atoms.umma("e5m2", 128, 64)
+    assert a.types[1:3] == ("float_e5m2_t", "float_e5m2_t") and a.instr_desc >> 7 & 0x3F == 0b001001
+    assert a == atoms.umma("f8f6f4", 128, 64, ab_type="e5m2")
+    assert atoms.umma("bf16", 128, 64).types[1] == "bfloat16_t" and atoms.umma("u8", 128, 64).types[1] == "uint8_t"
+    assert atoms.umma("s8", 128, 64).types[1] == "int8_t" and atoms.umma("fp8", 128, 64).types[1] == "float_e4m3_t"
+    assert atoms.umma("kind::f16", 128, 64).types[1] == "half_t"

@@ -159,8 +159,9 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
     if kkey is None:
         raise LayoutError(f"kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4; not {kind!r}")
     frag, ptx_kind, ab_ok, c_ok, default = KINDS[kkey]
-    if ab_type is None:
-        ab_type = "bfloat16_t" if str(kind).lower() == "bf16" else "uint8_t" if str(kind).lower() == "u8" else default
+    if ab_type is None:  # a kind named by a type (bf16, u8, e5m2, ...) takes that type
+        named = SHORT.get(str(kind).strip().lower().removeprefix("kind::"))
+        ab_type = named if named in ab_ok else default
     a_t, b_t = (ab_type if isinstance(ab_type, tuple | list) and len(ab_type) == 2 else (ab_type, ab_type))
     if kkey == "i8" and (c_type is None or cute_type(c_type) == "float"):
         c_type = "int32_t"
