@@ -25,6 +25,12 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: The largest request body accepted, in bytes (CONTRACT §5: over 1 MB answers 413).
 MAX_BODY_BYTES = 1 << 20
+#: The largest form body (FORM_TYPES) accepted, in bytes. A form is decoded on the event loop before any handler
+#: (and so outside the work budget), and percent-decoding costs about 0.3 s of CPU a MB; the largest form here, a
+#: drill answer of 4,000 characters (MAX_ANSWER_CHARS), is at most 48 kB percent-encoded.
+MAX_FORM_BYTES = 64 << 10
+#: The content types whose bodies are read as forms (Starlette's ``Request.form``).
+FORM_TYPES = (b"application/x-www-form-urlencoded", b"multipart/form-data")
 
 #: No inline script anywhere (``script-src 'self'``; a ``<script type="application/json">`` data block is not
 #: executed, so it is allowed). Styles may be inline: the grids size their tiles with ``style="--w:..."``.
@@ -38,41 +44,55 @@ SECURITY_HEADERS = [
 ]
 
 
-def too_large_detail(limit: int = MAX_BODY_BYTES) -> str:
+def is_form(headers: Any) -> bool:
+    """Whether a request with these ASGI headers (``(name, value)`` bytes, names lower-case) sends a form body."""
+    return any(name == b"content-type" and value.split(b";", 1)[0].strip().lower() in FORM_TYPES
+               for name, value in headers)
+
+
+def too_large_detail(limit: int = MAX_BODY_BYTES, form: bool = False) -> str:
+    if form:
+        return (f"form body exceeds the cap of {limit:,} bytes ({limit >> 10} kB) for a form (application/"
+                "x-www-form-urlencoded or multipart/form-data): a form here carries at most a 4,000-character answer")
     return f"request body exceeds the cap of {limit:,} bytes (1 MB)"
 
 
 class BodyTooLarge(HTTPException):
     """Raised from ``receive`` once more than the cap has arrived; FastAPI re-raises HTTPExceptions from body
-    parsing, so the app's exception middleware answers it as a 413."""
+    parsing, so the app's exception middleware answers it as a 413, with ``Connection: close``: the rest of the body
+    is never read, so the connection cannot carry another request (a client that reused it would find it closed)."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(status_code=413, detail=too_large_detail(limit))
+    def __init__(self, limit: int, form: bool = False) -> None:
+        super().__init__(status_code=413, detail=too_large_detail(limit, form), headers={"Connection": "close"})
 
 
 class BodyLimitMiddleware:
-    """Answer 413 when a request body is over ``limit`` bytes.
+    """Answer 413 when a request body is over ``limit`` bytes, or a form body (FORM_TYPES) over ``form_limit``.
 
     Post-conditions: a request whose Content-Length is over the limit is answered before any of its body is read;
     a chunked or lying request is cut off as soon as the bytes received pass the limit (at most one extra chunk is
     held in memory)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES, form_limit: int = MAX_FORM_BYTES) -> None:
         self.app = app
         self.limit = limit
+        self.form_limit = form_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", ()):
+        headers = scope.get("headers", ())
+        form = is_form(headers)
+        limit = min(self.limit, self.form_limit) if form else self.limit
+        for name, value in headers:
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.limit:
-                    await _answer_413(send, self.limit)
+                if declared > limit:
+                    await _answer_413(send, limit, form)
                     return
         received = 0
         started = False
@@ -82,8 +102,8 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)
+                if received > limit:
+                    raise BodyTooLarge(limit, form)
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -96,11 +116,11 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await _answer_413(send, self.limit)
+                await _answer_413(send, limit, form)
 
 
-async def _answer_413(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": too_large_detail(limit)}).encode()
+async def _answer_413(send: Send, limit: int, form: bool = False) -> None:
+    body = json.dumps({"detail": too_large_detail(limit, form)}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"connection", b"close"), *SECURITY_HEADERS]
     await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -48,7 +48,7 @@ from gunicorn.asgi import parser as h1
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
-from app.middleware import MAX_BODY_BYTES, BodyTooLarge
+from app.middleware import MAX_BODY_BYTES, MAX_FORM_BYTES, BodyTooLarge, is_form
 
 #: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
 SETTINGS: dict[str, Any] = {
@@ -85,16 +85,19 @@ def body_timeout() -> float:
 
 class DeclaredBodyReceiver(BodyReceiver):
     """gunicorn's ASGI body receiver (the app's ``receive``), told by the protocol how many body bytes the request's
-    chunk sizes have declared so far. Once that passes ``MAX_BODY_BYTES`` the body can only be over the cap (a chunk
-    carries exactly the bytes its size line declares), so ``receive`` raises ``BodyTooLarge``, as the app's
-    ``BodyLimitMiddleware`` does once the bytes received pass the cap, and the app answers 413 at once: a waiting
-    ``receive`` is woken, instead of waiting for the chunk's bytes until the read timeout (408)."""
+    chunk sizes have declared so far. Once that passes the body's cap (``MAX_BODY_BYTES``, ``MAX_FORM_BYTES`` for a
+    form) the body can only be over it (a chunk carries exactly the bytes its size line declares), so ``receive``
+    raises ``BodyTooLarge``, as the app's ``BodyLimitMiddleware`` does once the bytes received pass the cap, and the
+    app answers 413 at once: a waiting ``receive`` is woken, instead of waiting for the chunk's bytes until the read
+    timeout (408)."""
 
     def __init__(self, request: Any, protocol: Any) -> None:
         super().__init__(request, protocol)
         self.fed = 0  # body bytes handed over by the parser
         self.declared = 0  # the most body bytes the chunk sizes read so far add up to
         self.silence = body_timeout()
+        self.form = is_form(getattr(request, "headers_bytes", None) or ())
+        self.cap = MAX_FORM_BYTES if self.form else MAX_BODY_BYTES
 
     async def _wait_for_data(self) -> None:
         """gunicorn's wait for the next piece of the body (bounded by its ``timeout``), bounded by
@@ -112,17 +115,17 @@ class DeclaredBodyReceiver(BodyReceiver):
     def declare(self, total: int) -> None:
         if total > self.declared:
             self.declared = total
-            if total > MAX_BODY_BYTES:
+            if total > self.cap:
                 self._wake_waiter()
 
     async def receive(self) -> dict:
-        if self.declared > MAX_BODY_BYTES:
-            raise BodyTooLarge(MAX_BODY_BYTES)
+        if self.declared > self.cap:
+            raise BodyTooLarge(self.cap, self.form)
         return await super().receive()
 
     def _build_receive_result(self) -> dict:  # after a wait: woken by data, the end, a disconnect or ``declare``
-        if self.declared > MAX_BODY_BYTES:
-            raise BodyTooLarge(MAX_BODY_BYTES)
+        if self.declared > self.cap:
+            raise BodyTooLarge(self.cap, self.form)
         return super()._build_receive_result()
 
 

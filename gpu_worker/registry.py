@@ -36,6 +36,11 @@ from pydantic import BaseModel, ValidationError
 
 #: GPU seconds a job's estimate may reach (LAYOUTLAB_JOB_MAX_S): a longer one is refused before it is queued.
 MAX_JOB_SECONDS = float(os.environ.get("LAYOUTLAB_JOB_MAX_S", "60"))
+#: The most values (objects, arrays, keys' values and items, at every level) a job's params may hold; the largest
+#: real one (a solver job's 8 accesses of 32 [row, col] offsets) holds about 1,000. Counted before the kind's model
+#: runs, so its errors (one per bad value) stay few: 90,000 bad values in a 1 MB body cost 0.6-1.7 s of CPU in
+#: pydantic's own code, which the work budget cannot interrupt.
+MAX_PARAM_VALUES = 4096
 #: Modules imported on first use of the registry; each registers its kinds at import time. A missing module is skipped.
 BUILTIN_MODULES = ("gpu_worker.kinds", "gpu_worker.gemm", "gpu_worker.solve_kind")
 
@@ -137,11 +142,29 @@ def format_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _values_over(value: object, cap: int) -> bool:
+    """Whether ``value`` (parsed JSON) holds more than ``cap`` values; stops counting past ``cap``."""
+    stack, seen = [value], 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        if seen > cap:
+            return True
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return False
+
+
 def validate(kind: str, params: dict | None) -> BaseModel:
     """Validate ``params`` for ``kind``. Post-condition: returns the model instance, or raises ParamsError whose
     message names each bad field and the cap it broke, or, for a model with ``estimate() -> (seconds, how)``, the
     estimated GPU time when it is over :data:`MAX_JOB_SECONDS` (checked here, before the job is queued)."""
     entry = get(kind)
+    if _values_over(params, MAX_PARAM_VALUES):
+        raise ParamsError(f"params: more than {MAX_PARAM_VALUES:,} values (objects, arrays and their items, at every "
+                          "level), over the cap; a job's parameters hold at most about 1,000")
     try:
         model = entry.params_model.model_validate(params or {})
     except ValidationError as exc:

@@ -18,10 +18,13 @@ displays that reason instead. A layout over the render cap (``layoutlab.caps.MAX
 output says so and shows its notation.
 
 Every cell of the HTML and SVG outputs is one element with a ``data-offset`` attribute holding its offset (CuTe's
-``L(i, j)``), its text the offset; TV cells also carry ``data-thread`` / ``data-value`` and read ``T<t>V<v>``.
+``L(i, j)`` as ``print_layout`` prints it: an integer, or for a coordinate tensor such as
+``ArithTuple(2,3) o (4,4):(1@0,1@1)`` the coordinate, ``(2,3)``), its text the offset; TV cells also carry
+``data-thread`` / ``data-value`` and read ``T<t>V<v>``.
 
-Importing this package in IPython registers display formatters: a bare Layout, ComposedLayout, coordinate tensor,
-atom, tiled copy / MMA or pycute Layout as a cell's last line draws itself.
+Importing this package in IPython registers display formatters (``text/html`` and ``text/plain`` alike): a bare
+Layout, ComposedLayout, coordinate tensor, atom, tiled copy / MMA, or pycute Layout or ComposedLayout as a cell's last
+line draws itself.
 """
 
 from __future__ import annotations
@@ -162,10 +165,14 @@ def _format_text(obj: Any, p: Any, cycle: bool) -> None:
         p.text(str(obj))
 
 
+#: pycute's kinds drawn by a bare cell (registered by module and name: pycute is not imported).
+PYCUTE_KINDS = (("pycute.layout", "Layout"), ("pycute.swizzle", "ComposedLayout"))
+
+
 def register(ip: Any = None) -> bool:
     """Register ``text/html`` (the grid) and ``text/plain`` (print_layout's table) formatters for our layouts,
-    coordinate tensors (``ArithTuple(2,3) o (4,4):(1@0,1@1)``), atoms, tiled copies / MMAs and pycute's Layout (by
-    name: pycute is not imported). True when registered."""
+    coordinate tensors (``ArithTuple(2,3) o (4,4):(1@0,1@1)``), atoms, tiled copies / MMAs and pycute's Layout and
+    ComposedLayout (PYCUTE_KINDS). True when registered."""
     ip = ip or _ipython()
     if ip is None or not hasattr(ip, "display_formatter"):
         return False
@@ -180,9 +187,9 @@ def register(ip: Any = None) -> bool:
     for cls in (Layout, ComposedLayout, CoordTensor, MMAAtom, UmmaAtom, CopyAtom, TiledCopy, TiledMMA):
         fmts["text/html"].for_type(cls, _format_html)
         fmts["text/plain"].for_type(cls, _format_text)
-    fmts["text/html"].for_type_by_name("pycute.layout", "Layout", _format_html)
-    fmts["text/plain"].for_type_by_name("pycute.layout", "Layout", _format_text)
-    fmts["text/html"].for_type_by_name("pycute.swizzle", "ComposedLayout", _format_html)
+    for module, name in PYCUTE_KINDS:
+        fmts["text/html"].for_type_by_name(module, name, _format_html)
+        fmts["text/plain"].for_type_by_name(module, name, _format_text)
     if hasattr(ip, "set_custom_exc") and not getattr(ip, "_layoutlab_exc", False):
         ip.set_custom_exc((LayoutError,), _one_line)  # a refusal reads as its one line, not a traceback
         ip._layoutlab_exc = True

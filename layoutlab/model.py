@@ -441,6 +441,32 @@ def tv_cells(threads: Table, values: Table, by_warp: bool = False) -> tuple[list
     return text, colour, meta
 
 
+def check_permutation_fits(tm: Any, op: str, rows: int, cols: int) -> None:
+    """Refuse an operand that a permutation with holes (cosize > size) tiles past its edge: each of the operand's two
+    modes is ``logical_divide(extent:1, p)``, whose cosize must stay within the extent (a 16-wide B divided by
+    (8,2):(1,16) spans 32, so the atoms at N = 1 read rows 16.. of memory: CuTe's partition points off the tensor)."""
+    for mode, extent in zip(({"A": 0, "B": 1, "C": 0}[op], {"A": 2, "B": 2, "C": 1}[op]), (rows, cols), strict=True):
+        p = tm.permutation[mode]
+        if p is not None and A.cosize(p) > A.size(p):
+            div = A.logical_divide(A.Layout(extent), p)
+            if A.cosize(div) > extent:
+                raise LayoutError(f"partition_{op}: the permutation's {'MNK'[mode]} entry {p} (size {A.size(p)}, "
+                                  f"cosize {A.cosize(p)}) divides the {rows}x{cols} {op}'s {extent} into {div}, "
+                                  f"which reaches {A.cosize(div) - 1}: past the tensor (CuTe's partition points off "
+                                  "it)")
+
+
+def mma_cell(tm: Any, op: str, t: int, v: int, e: int, rows: int, cols: int) -> tuple[int, int]:
+    """(row, col) of element ``e`` (column-major) of a rows x cols operand ``op``, value ``v`` of thread ``t``'s
+    ``partition_<op>``. An element past the operand is refused: a permutation with holes (cosize > size) steps its
+    tiles by its size, so the last tile reaches past any tensor (CuTe's partition points off it)."""
+    if 0 <= e < rows * cols:
+        return e % rows, e // rows
+    why = "".join(f"; the permutation's {'MNK'[i]} entry {p} spans {A.cosize(p)}, more than its size {A.size(p)}"
+                  for i, p in enumerate(tm.permutation) if p is not None and A.cosize(p) > A.size(p))
+    raise LayoutError(f"partition_{op}: thread {t}'s value {v} is element {e}, outside the {rows}x{cols} {op}{why}")
+
+
 def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table, Table, Table]:
     """(threads, values, holders) of operand ``op`` ("A", "B", "C") of a tiled MMA over its whole M x K / N x K /
     M x N tile (column-major): cell (m, n) names the lowest thread whose ``partition_<op>`` holds it and its index in
@@ -452,12 +478,13 @@ def tiled_mma_tile(tm: Any, op: str, enum: Enum = plain_offsets) -> tuple[Table,
     threads = [[-1] * cols for _ in range(rows)]
     values = [[-1] * cols for _ in range(rows)]
     holders = [[0] * cols for _ in range(rows)]
+    check_permutation_fits(tm, op, rows, cols)
     tile = A.Layout((rows, cols))
     part = {"A": tm.partition_A, "B": tm.partition_B, "C": tm.partition_C}[op]
     for t in mma_lanes(tm, enum):
         frag, off = part(tile, t)
         for v, o in enumerate(enum(frag, "fragment")):
-            r, c = (off + o) % rows, (off + o) // rows
+            r, c = mma_cell(tm, op, t, v, off + o, rows, cols)
             if threads[r][c] < 0:
                 threads[r][c], values[r][c] = t, v
             holders[r][c] += 1

@@ -7,7 +7,9 @@
 
 A cell of the HTML and SVG outputs is one element carrying its offset: ``<span data-offset="5">5</span>`` in the
 HTML (a TV cell also ``data-thread`` and ``data-value``, its text ``T<t>V<v>``), ``<g class="cell"
-data-offset="5">`` in the SVG; headers and labels carry none. So ``[data-offset]`` counts the cells.
+data-offset="5">`` in the SVG; headers and labels carry none. So ``[data-offset]`` counts the cells, whatever the
+layout. The offset is ``L(i, j)`` as ``cute::print_layout`` prints it: an integer, or for a coordinate layout (scaled
+basis strides, ``ArithTuple(2,3) o (4,4):(1@0,1@1)``) the coordinate it maps to, ``data-offset="(2,3)"``.
 """
 
 from __future__ import annotations
@@ -58,9 +60,7 @@ def grid_of(p: Panel, grid_id: str, colour: str | None = None, element_bytes: in
         return Grid(id=grid_id, rows=p.rows, cols=p.cols, text=text, colour=palette, css="tv", meta=meta,
                     caption=f"{p.title} · {p.notation}" if p.title else p.notation, cell_attrs=attrs, inline=True)
     view = p.view
-    cells = view.coords or view.offsets
-    name = "data-coord" if view.coords else "data-offset"
-    attrs = [[f' {name}="{escape(v)}"' for v in row] for row in cells]
+    attrs = [[f' data-offset="{escape(v)}"' for v in row] for row in view.coords or view.offsets]
     g = model.layout_grid(view, grid_id, hover=f"{grid_id}-card", colour=colour or "offset", cls=Grid,
                           element_bytes=element_bytes, cell_attrs=attrs, inline=True)
     if g is not None:

@@ -5,7 +5,8 @@ The job queue lives in Redis (LAYOUTLAB_REDIS_URL), PostgreSQL (LAYOUTLAB_DATABA
 server, a network cut or a failover shows up as a connection error on the next call; the call may succeed a moment
 later. :func:`is_outage` tells those errors from the rest (a bug, a bad statement): the worker retries them with
 :class:`Backoff` and never exits for one (gpu_worker.service), and the app answers them 503 with Retry-After
-(app.outage). A SQLite database locked past its busy timeout counts too (another process holds it).
+(app.outage). A SQLite database locked past its busy timeout counts too (another process holds it), and so does a
+full data volume (storage.volume.disk_full): the worker waits for space as it waits for a backend.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
+
+from storage.volume import MESSAGE, disk_full
 
 
 def outage_errors() -> tuple[type[BaseException], ...]:
@@ -34,7 +37,10 @@ def outage_errors() -> tuple[type[BaseException], ...]:
 
 
 def is_outage(exc: BaseException) -> bool:
-    """Whether ``exc`` says the backend is unreachable or busy for now (retrying later may succeed)."""
+    """Whether ``exc`` says the backend is unreachable or busy for now, or its volume is full (storage.volume):
+    retrying later may succeed."""
+    if disk_full(exc):
+        return True
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc)
         return "locked" in text or "busy" in text
@@ -54,6 +60,8 @@ def backend_name(exc: BaseException) -> str:
 def describe(exc: BaseException) -> str:
     """One line naming the backend and its error (never a traceback)."""
     text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    if disk_full(exc):
+        return f"{MESSAGE} ({backend_name(exc)}: {text})"
     return f"{backend_name(exc)} is unreachable ({text})"
 
 

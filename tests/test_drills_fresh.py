@@ -224,3 +224,25 @@ def test_fresh_drills_hunt(seed: int) -> None:
 
     got = drill_hunt.hunt(seed, 2)
     assert got["wrong accepted"] == got["right refused"] == 0, got
+
+
+def test_mma_registers_follows_a_lane_of_the_tiled_mma() -> None:
+    """The thread of an mma_registers drill is a lane CuTe's ``get_slice`` reads (``thr_layout_vmnk``'s offsets), as
+    /api/partition takes it: SM70's quad-pairs are lanes 0-3 and 16-19, and ``get_slice(4)`` would read lane 0's
+    coordinate: seed 13485 asked for "thread 5" of SM70_8x8x4_F32F16F16F32_TN (1,1,1) (8 threads) and keyed lane 1's
+    elements (1,0) (1,1) (3,0) ...; seed 13460 thread 8 of SM70 (2,1,1). The prompt names the lanes where they are
+    not 0..n-1."""
+    import algebra as A
+    from algebra import atoms
+
+    seen = 0
+    for seed in range(13450, 13500):
+        d = generate("mma_registers", seed)
+        if not d.data["atom"].startswith("SM70"):
+            continue
+        tm = atoms.make_tiled_mma(d.data["atom"], A.Layout(tuple(d.data["atom_layout"])))
+        lanes = sorted(set(A.offsets(tm.thr_layout_vmnk)))
+        assert d.data["thread"] in lanes, (d.id, d.data)
+        assert "lanes 0-3, 16-19" in d.prompt or "lanes 0-7, 16-23" in d.prompt, d.prompt
+        seen += 1
+    assert seen >= 5

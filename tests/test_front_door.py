@@ -106,6 +106,21 @@ def test_bad_lab_forms_are_4xx(lab_app):
         assert 400 <= r.status_code < 500
 
 
+
+def test_a_refused_job_echoes_at_most_max_echo_characters(lab_app):
+    """A refusal's message is clipped as every error message is: the lab form echoed a 60,000-character kind whole,
+    and 2,000 bad offsets gave a 367 kB detail."""
+    from app.config import MAX_ECHO
+
+    offsets = {"kind": "smem", "params": {"access": {"kind": "offsets", "offsets": [[{}]] * 2000}}}
+    with TestClient(lab_app) as c:
+        page = c.post("/lab/jobs", data={"kind": "k" * 60_000}, headers={"HX-Request": "true"})
+        api = c.post("/api/bench/jobs", json=offsets)
+    assert page.status_code == 422 and "unknown kind" in page.text and len(page.text) < 2 * MAX_ECHO, len(page.text)
+    assert api.status_code == 422 and "access.offsets.0" in api.json()["detail"], api.text[:200]
+    assert len(api.json()["detail"]) < MAX_ECHO + 100, len(api.json()["detail"])
+
+
 # ------------------------------------------------------------------------------------------------- live server
 def _free_port() -> int:
     with socket.socket() as s:
@@ -201,6 +216,67 @@ def test_a_lab_form_of_hundreds_of_unit_modes_is_cheap_and_healthz_answers_meanw
     assert all("modes" in r.text or "characters" in r.text for r in answers)
     assert spent / len(answers) < 1.0, f"{spent:.2f} s of server CPU for {len(answers)} submissions"
     assert max(health) < 5.0, f"/healthz took {max(health):.2f} s while the submissions ran"
+
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to read the server's CPU time")
+def test_a_form_body_is_capped_before_it_is_decoded_on_the_event_loop(tmp_path):
+    """A form is decoded on the event loop, outside the work budget: a body of just under 1 MB of percent escapes
+    (``answer=%41%41...``) cost 0.2-0.3 s of server CPU each there, and 8 at once held /healthz for 1.6 s. Every
+    form route now refuses a form body over MAX_FORM_BYTES with 413 naming the cap and closing the connection,
+    whether it declares its length or comes chunked; the largest real form (a 4,000-character answer of 4-byte
+    characters) still passes."""
+    from app.middleware import MAX_FORM_BYTES
+
+    escapes = b"answer=" + b"%41" * ((1 << 20) // 3 - 100)
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    with _serve(tmp_path) as (proc, url), httpx.Client(base_url=url, timeout=30) as c:
+        drill = c.get("/api/drills/next", params={"kind": "layout_stats", "seed": 2}).json()["id"]
+        before = _tree_cpu(proc.pid)
+        for path in ("/drills/answer", "/lab/jobs", "/drills/profile", f"/drills/whiteboard/{drill}/answer"):
+            for body in (escapes, [escapes], [escapes[:MAX_FORM_BYTES], escapes[MAX_FORM_BYTES:]],
+                         [escapes[i:i + 8192] for i in range(0, len(escapes), 8192)]):  # its length, or chunked
+                r = c.post(path, content=body if isinstance(body, bytes) else iter(body), headers=form)
+                assert r.status_code == 413 and f"{MAX_FORM_BYTES:,} bytes" in r.text, (path, r.status_code,
+                                                                                      r.text[:200])
+                assert r.headers["connection"] == "close"  # the body was left unread: not reused (one client)
+        spent = _tree_cpu(proc.pid) - before
+        largest = c.post("/drills/answer", data={"id": drill, "answer": "\U0001d7d8" * 4000},
+                         headers={"Accept": "text/html"})
+        assert largest.status_code == 200, (largest.status_code, largest.text[:300])
+    assert spent < 1.0, f"{spent:.2f} s of server CPU for 16 refused form bodies"
+
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to read the server's CPU time")
+def test_a_json_body_of_bad_values_is_refused_within_the_budget(tmp_path):
+    """pydantic makes one error per bad value, in its own code: the work budget cannot interrupt it, and for a
+    request body it runs on the event loop. An SVG body whose lists were bad throughout (300,000 errors in 670 kB)
+    cost 1.4 s of server CPU; a job whose params held 90,000 bad values cost 0.6-1.7 s in the budgeted handler. Now
+    the SVG's lists stop at their first bad item, and a job's params over MAX_PARAM_VALUES values are refused,
+    naming the cap, before the kind's model runs."""
+    from gpu_worker.registry import MAX_PARAM_VALUES
+
+    n = 65536
+    svg = {"rows": 1, "cols": 1, "text": [1] * n, "palette": [], "colour": [99] * n, "row_levels": [9] * n,
+           "col_levels": [9] * n, "marks": [1] * 40000}
+    jobs = [{"kind": "compile_only", "params": {"defines": {f"k{i}": "x" for i in range(80000)}}},
+            {"kind": "smem", "params": {f"k{i}": 1 for i in range(90000)}},
+            {"kind": "smem", "params": {"access": {"kind": "offsets", "offsets": [[{}]] * 150000}}}]
+    with _serve(tmp_path, LAYOUTLAB_LAB_RATE="1000/60", LAYOUTLAB_LAB_ADDRESS_RATE="1000/60") as (proc, url):
+        with httpx.Client(base_url=url, timeout=60) as c:
+            before = _tree_cpu(proc.pid)
+            r = c.post("/api/svg", json=svg)
+            spent = _tree_cpu(proc.pid) - before
+            assert r.status_code == 422 and "text.0" in r.json()["detail"], r.text[:300]
+            assert spent < 0.6, f"{spent:.2f} s of server CPU for the SVG body"
+            for body in jobs:
+                before = _tree_cpu(proc.pid)
+                r = c.post("/api/bench/jobs", json=body)
+                spent = _tree_cpu(proc.pid) - before
+                assert r.status_code == 422 and f"more than {MAX_PARAM_VALUES:,} values" in r.json()["detail"], \
+                    r.text[:300]
+                assert spent < 0.6, f"{spent:.2f} s of server CPU for {str(body)[:60]}"
 
 
 # ------------------------------------------------------------------------------------------------ trusted hosts
@@ -350,7 +426,7 @@ def _tmpfs(path: Path, size: str):
 def _fill(path: Path) -> Path:
     """Fill the volume of ``path`` to its last byte; returns the filler file."""
     filler = path / "filler"
-    with open(filler, "wb") as f:
+    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (and fail) at close
         try:
             while True:
                 f.write(b"\0" * 65536)
@@ -359,7 +435,7 @@ def _fill(path: Path) -> Path:
             assert exc.errno == errno.ENOSPC
     for size in (4096, 512, 1):  # the last partial blocks
         try:
-            with open(path / f"filler-{size}", "wb") as f:
+            with open(path / f"filler-{size}", "wb", buffering=0) as f:
                 while True:
                     f.write(b"\0" * size)
                     f.flush()

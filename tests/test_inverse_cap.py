@@ -40,6 +40,15 @@ def test_a_wrong_left_inverse_over_the_cap_is_refused_with_its_counterexample() 
         "left_inverse", "(128,8192):(16384,64)")  # L at the cap, R over it: every point of L, R point by point
 
 
+def test_a_swizzled_right_inverse_over_the_cap_is_refused_where_the_swizzle_moves_past_the_end() -> None:
+    """``Sw o 0 o L``, L compact of odd size N: Sw does not permute [0, N), so CuTe's ``Sw o 0 o N:1`` sends
+    i = N - 56 to N, outside L. The sample reads the last 2^(B+M+|S|) indices of a swizzled layout."""
+    got = _inverse("right_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)")
+    assert got.endswith("CuTe would print Sw<3,3,3> o 0 o 2096127:1 here; at i = 2096071 it gives R(2096071) = "
+                        "2096127, outside the domain of L"), got
+    assert A.Swizzle(3, 3, 3)(2096071) == 2096127 == A.size(A.parse("(3,341,2049):(1,3,1023)"))
+
+
 #: Over the cap and right: CuTe's answer, proven (no point is read).
 PROVEN = [("left_inverse", "(1024,2048):(1,0)", "1024:1"),  # a broadcast: R(L(i)) == i with the stride-0 part 0
           ("left_inverse", "(2,1048576):(0,1)", "1048576:2"),
@@ -69,8 +78,7 @@ def test_a_broadcast_left_inverse_is_right_at_every_point() -> None:
 
 
 #: Over the cap, not proven, no counterexample among the corners and steps: refused, naming the cap.
-# The first: CuTe is wrong at i = N - 56 (R(i) = N), a point no sample reads.
-UNPROVEN = [("right_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)", "2,096,127 " + CAP),
+UNPROVEN = [("left_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)", "2,096,127 " + CAP),
             ("left_inverse", "Sw<2,0,3> o 0 o (4096,1024,4):(16384,1,2048)", "16,777,216 " + CAP)]
 
 
@@ -85,7 +93,7 @@ def test_an_inverse_over_the_cap_that_nothing_proves_is_refused_naming_the_cap(o
 def test_the_api_and_the_workbench_show_the_refusal(client) -> None:
     r = client.post("/api/algebra", json={"op": "left_inverse", "args": ["(6,3,65536):(2,1,16)"]})
     assert r.status_code == 422 and "at i = 17, L(17) = 12, R(12) = 6, but L(6) = 1" in r.json()["detail"]
-    r = client.post("/api/algebra", json={"op": "right_inverse", "args": [UNPROVEN[0][1]]})
+    r = client.post("/api/algebra", json={"op": UNPROVEN[0][0], "args": [UNPROVEN[0][1]]})
     assert r.status_code == 422 and r.json()["detail"].endswith(UNPROVEN[0][2])
     page = client.get("/algebra", params={"op": "left_inverse", "a": "(6,3,65536):(2,1,16)"})
     assert page.status_code == 200 and 'id="refusal"' in page.text

@@ -197,6 +197,103 @@ def test_api_tiled_and_partition(client):
     assert r.status_code == 422 and "does not fit" in r.json()["detail"]
 
 
+
+def test_a_copy_partition_over_the_drawn_cell_cap_is_refused_before_its_grids(client):
+    """Two 256x256 tensors (each under the 65,536-cell render cap) drew the source grid and the copy table first and
+    were refused at the destination grid, 2.5 s later: the walk's grids are now estimated before any is built, and
+    the refusal names the drawn-cell cap."""
+    from app import budget
+    from app.services import walkthrough as W
+
+    body = {"atom": "UniversalCopy_32b", "thr_layout": "(32,32)", "val_layout": "(1,2)", "thread": 5,
+            "src": "(256,256)", "dst": "(256,256)"}
+    r = client.post("/api/partition", json=body)
+    assert r.status_code == 422 and "draw 131,072 cells, over the work cap of 87,381 drawn cells" in r.text, r.text
+    with budget.within_budget() as b, pytest.raises(A.LayoutError, match="drawn cells per request"):
+        W.copy_walk("UniversalCopy_32b", "(32,32)", "(1,2)", 16, "(256,256)", "(256,256)", "5")
+    assert not [w for w, _ in b.charges if w.startswith(("grid walk", "copy table"))], b.charges
+    ok = client.post("/api/partition", json={**body, "src": "(128,128)", "dst": "(128,128)"})
+    assert ok.status_code == 200 and len(ok.json()["parts"][0]["cells"]) == 16
+
+
+#: Copy_Atom<Op, T> that CuTe C++ does not compile (static_assert "CopyOperation is not valid for Src / Dst / Ref of
+#: ValType": a recast layout with fewer threads than the atom), from every copy atom of cute_vocab.COPIES with 8-, 16-,
+#: 32- and 64-bit T (seed range 13450-13499's audit); the other pairs print what atoms.get(op).src/dst/ref_layout give
+INVALID_T = [("SM75_U32x2_LDSM_N", 64), ("SM75_U32x4_LDSM_N", 64), ("SM75_U16x2_LDSM_T", 32), ("SM75_U16x4_LDSM_T", 32),
+             ("SM75_U16x4_LDSM_T", 64), ("SM75_U16x8_LDSM_T", 32), ("SM75_U16x8_LDSM_T", 64), ("SM90_U32x2_STSM_N", 64),
+             ("SM90_U32x4_STSM_N", 64)]
+
+
+@pytest.mark.parametrize("op,bits", INVALID_T)
+def test_copy_atoms_refuse_the_element_types_cute_refuses(client, op, bits):
+    """ldmatrix / stmatrix hold 32-bit registers (the .trans forms 16-bit halves): with 64-bit (32-bit) T a recast
+    layout has 16 threads for 32, and the page drew a 16-thread TV layout (make_tiled_copy_A of an F64 MMA with
+    SM90_U32x4_STSM_N passed; CuTe does not compile it). Refused wherever the atom is used, naming CuTe's assert."""
+    atom = atoms.get(op)
+    with pytest.raises(A.LayoutError, match="CopyOperation is not valid for (Src|Dst|Ref) of ValType"):
+        atom.src_layout(bits)
+    with pytest.raises(A.LayoutError, match="cannot move"):
+        atoms.make_tiled_copy(op, A.Layout((32, 1)), A.Layout((1, 8)), element_bits=bits)
+    r = client.post("/api/tiled", json={"atom": op, "element_bits": bits, "thr_layout": "(32,1)",
+                                        "val_layout": "(1,8)"})
+    assert r.status_code == 422 and "CopyOperation is not valid" in r.json()["detail"], r.text
+    if bits == 64:
+        tm = atoms.make_tiled_mma("SM80_8x8x4_F64F64F64F64_TN")
+        with pytest.raises(A.LayoutError, match="cannot move 64-bit elements"):
+            atoms.make_tiled_copy_A(op, tm, element_bits=64)
+
+
+def test_a_copy_narrower_than_its_element_is_refused_with_cutes_print():
+    """CuTe C++ compiles Copy_Atom<UniversalCopy<uint32_t>, double> and prints ValLayoutSrc (1,1):(0,1) (its recast
+    rounds 32 bits up to one 64-bit element): refused here, and the refusal now says what CuTe prints."""
+    for op, bits in (("UniversalCopy_32b", 64), ("UniversalCopy_16b", 32), ("UniversalCopy_16b", 64)):
+        with pytest.raises(A.LayoutError, match=r"not a whole number .*CuTe's recast rounds up and prints "
+                                                r"\(1,1\):\(0,1\)"):
+            atoms.get(op).src_layout(bits)
+
+
+def test_copy_atoms_keep_the_element_types_cute_takes():
+    """CuTe C++'s ValLayoutSrc / ValLayoutDst of ldmatrix / stmatrix x4 with 32-bit T (tf32 operands)."""
+    ld, st = atoms.get("SM75_U32x4_LDSM_N"), atoms.get("SM90_U32x4_STSM_N")
+    assert (str(ld.src_layout(32)), str(ld.dst_layout(32))) == ("(32,4):(4,1)", "(32,(1,4)):(1,(1,32))")
+    assert (str(st.src_layout(32)), str(st.dst_layout(32))) == ("(32,(1,4)):(1,(1,32))", "(32,4):(4,1)")
+
+
+def test_a_permutation_with_holes_never_lists_cells_off_the_operand(client):
+    """make_tiled_mma's N entry (8,2):(1,16) has size 16 and cosize 24: the tiles step by 16, so thread 64 (the atom at
+    N = 1) holds B rows 16.. and C columns 16.. of a 16-wide tile. /api/partition listed them wrapped into the tensor
+    (B (0,1) for row 16) and past it (C (0,16) of a 32x16 C); /api/tiled and the kernel path answered "cannot evaluate
+    this input (IndexError ...)". Each is refused before the partition, naming the permutation and the divide that
+    reaches past the operand; a tile that covers the holes (N = 32) is answered, every cell inside its operand."""
+    body = {"atom": SM80, "permutation": "_,(8,2):(1,16),_", "thread": 64}
+    r = client.post("/api/partition", json=body)
+    assert r.status_code == 422, r.text
+    assert "the permutation's N entry (8,2):(1,16) (size 16, cosize 24) divides the 16x16 B's 16 into " \
+        "((8,2),2):((1,16),8), which reaches 31: past the tensor" in r.json()["detail"], r.text
+    ok = client.post("/api/partition", json={**body, "tile": "32,32,16"})
+    assert ok.status_code == 200, ok.text
+    for part in ok.json()["parts"]:
+        assert all(0 <= i < part["rows"] and 0 <= j < part["cols"] for i, j in part["cells"]), part
+    t = client.post("/api/tiled", json={"atom": SM80, "atom_layout": "(2,2,1)", "permutation": "_,(8,2):(1,16),_"})
+    assert t.status_code == 422 and "past the tensor" in t.text and "IndexError" not in t.text, t.text
+    page = client.get("/tv", params={"panel": "kernel", "kp_perm": "_,(8,2):(1,16),_", "kp_layout": "(2,2,1)",
+                                     "kp_cta": "32,16,16", "kp_a": "UniversalCopy_32b", "kp_b": "UniversalCopy_32b",
+                                     "kp_c": "UniversalCopy_32b"})
+    assert "which reaches 31: past the tensor" in page.text and "IndexError" not in page.text
+
+
+def test_a_rank_1_tiler_with_holes_or_duplicates_is_named_not_a_500(client):
+    """make_tiled_copy(atom, layout_tv, tiler = (128)) leaves 64 holes: the coverage words unpacked each element as
+    (row, col) and /api/tiled answered 500. A rank-1 tile is drawn as one row; its elements are named as CuTe's
+    coordinates, (64)."""
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_32b", "layout_tv": "(32,2):(1,32)", "tiler": "128"})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["coverage"]["uncovered"] == 64 and "64 element(s) are claimed by no thread (holes), e.g. (64), (65)" in \
+        j["problem"], j["problem"]
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_32b", "layout_tv": "(32,2):(1,0)", "tiler": "32"})
+    assert r.status_code == 200 and "(0) by T0V0, T0V1" in r.json()["problem"], r.text
+
 def test_tv_page_names_the_duplicates(client):
     r = client.get("/tv", params={"tatom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "tthr": "(16,8):(8,0)",
                                   "tval": "(1,8):(8,1)", "kp_t": "0"})  # kp_t: the kernel path comes open
@@ -279,6 +376,20 @@ def test_api_tma_partition(client):
     assert three.status_code == 422 and "does not divide the box" in three.json()["detail"]
 
 
+
+def test_api_tma_partition_takes_a_cta_coordinate_with_a_zero(client):
+    """cta_coord "1,0" (the second tile down the first mode) was refused as "not a list of positive integers", and
+    "0,0,0" for a rank-2 tile was read as no coordinate: a tile coordinate is integers >= 0, its rank checked. The
+    sources are CuTe's tma_partition of local_tile(get_tma_tensor(shape(g)), (128,64), coord)."""
+    body = {"tensor": "(4096,4096):(4096,1)", "smem": SW128, "tile": "128,64"}
+    for coord, origin in (("1,0", "(0,128)"), ("0,1", "(64,0)"), ("1,1", "(64,128)"), ("0,0", "(0,0)")):
+        r = client.post("/api/tma/partition", json={**body, "cta_coord": coord})
+        assert r.status_code == 200, r.text
+        assert r.json()["partitions"][0]["source"] == f"ArithTuple{origin} o (((64,128),1)):(((1@0,1@1),0))"
+    for coord, needle in (("0,0,0", "needs 2 entries"), ("-1,0", "integers >= 0"), ("2000000,0", "up to 2^20")):
+        r = client.post("/api/tma/partition", json={**body, "cta_coord": coord})
+        assert r.status_code == 422 and needle in r.json()["detail"], r.text
+
 def test_local_tile_of_a_coordinate_tensor():
     """CuTe C++ prints these for local_tile(make_identity_tensor(shape), tiler, coord, proj)."""
     x = A.make_coord_tensor((0, 0), (32, 64))
@@ -335,6 +446,28 @@ def test_tma_atoms_as_cute_builds_them():
             tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c,
                               bits)
 
+
+
+@pytest.mark.parametrize("g,s,t,c,coord,tensor,sources", [  # CuTe C++'s get_tma_tensor and tma_partition prints
+    ("(64,256):(0,1)", "(64,64):(64,1)", (64, 64), 2, (0, 2), "ArithTuple(0) o (64,256):(0,1@0)",
+     ["ArithTuple(128) o (((64,64),1)):(((1@0,0),0))"] * 2),
+    ("(256,64):(1,0)", "(64,64):(1,64)", (64, 64), 2, (1, 0), "ArithTuple(0) o (256,64):(1@0,0)",
+     ["ArithTuple(64) o (((64,64),1)):(((1@0,0),0))"] * 2),
+    ("(256,4,64):(1,0,256)", "(64,4,16):(1,1024,64)", (64, 4, 16), 4, (1, 0, 2),
+     "ArithTuple(0,0) o (256,4,64):(1@0,0,1@1)", ["ArithTuple(64,32) o (((64,16,4),1)):(((1@0,1@1,0),0))"] * 4),
+    ("(256,1,64):(1,0,256)", "(64,1,16):(1,64,64)", (64, 1, 16), 1, (1, 0, 2),
+     "ArithTuple(0,0) o (256,1,64):(1@0,0,1@1)", ["ArithTuple(64,32) o (((64,16),1)):(((1@0,1@1),0))"]),
+])
+def test_tma_coordinates_of_a_broadcast_global_mode(g, s, t, c, coord, tensor, sources):
+    """A global mode of stride 0 (a broadcast) that shared memory walks last has no TMA coordinate: CuTe's
+    coordinate tensor is make_coord_tensor of the strides, whose coprofile ends at the last dimension a mode walks
+    (tests/oracle/cute_tma.py's program on these cases; seed range 13450-13499). It printed ArithTuple(0,0) for
+    (64,256):(0,1)."""
+    from algebra.hw import tma
+
+    m = tma.make_tma_atom("SM90_TMA_LOAD_MULTICAST" if c > 1 else "SM90_TMA_LOAD", A.parse(g), A.parse(s), t, c)
+    assert str(m.tma_tensor()) == tensor
+    assert [str(m.partition(r, coord)["source"]) for r in range(c)] == sources
 
 def test_tma_tiles_off_the_grid_any_cluster_and_more_than_five_dimensions():
     """CuTe C++ (tests/oracle/cute_tma.py --wide, seeds 11910-11913): a CTA tile need not divide the global tensor (TMA

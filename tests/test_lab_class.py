@@ -211,3 +211,33 @@ def test_the_leaderboard_keeps_a_best_result_older_than_the_newest_jobs_listed(a
     row = next(r for r in view["leaderboard"] if r["kernel"] == "gemm rung 8 m=4096")
     assert (row["value"], row["submitter"], row["job"], row["runs"]) == (600.0, "Ada", best, 5)
     assert bob.get("/api/class/cute-101/leaderboard").json()["leaderboard"] == view["leaderboard"]
+
+
+def test_the_mine_flag_is_read_one_way_by_the_json_route_and_the_pages(app):
+    """One parser (app.services.bench.mine_flag) for ``?mine=``: the spellings the JSON route takes keep the same jobs
+    on /lab and /lab/history, and a value it refuses with 422 (``maybe``, ``x``) the pages refuse with 422 too."""
+    import random
+
+    ada, bob = _student(app, "Ada"), _student(app, "Bob")
+    a, b = _submit(ada).json()["id"], _submit(bob).json()["id"]
+    rng = random.Random(13700)
+    spellings = ["1", "true", "yes", "on", "t", "y", "0", "false", "no", "off", "f", "n", "", "maybe", "x", "2",
+                 "truee", "-1", "none", "null", "ja"]
+    spellings += ["".join(ch.upper() if rng.random() < 0.5 else ch for ch in s) for s in spellings]
+    for value in spellings:
+        api = ada.get("/api/bench/jobs", params={"mine": value})
+        for path in ("/lab/history", "/lab"):
+            page = ada.get(path, params={"mine": value})
+            assert page.status_code == api.status_code, (path, value, page.status_code, api.status_code)
+            if api.status_code == 422:
+                assert page.json()["detail"] == api.json()["detail"] and "is not a flag" in api.json()["detail"]
+                continue
+            listed = page.text.split('id="history-jobs"')[1]
+            assert a in listed and (b in listed) == (b in {j["id"] for j in api.json()}), (path, value)
+        if api.status_code == 200:
+            assert {j["id"] for j in api.json()} == ({a} if value.lower() in ("1", "true", "yes", "on", "t", "y")
+                                                     else {a, b}), value
+    assert [api.status_code for api in (ada.get("/api/bench/jobs?mine=maybe"), ada.get("/lab/history?mine=x"))] \
+        == [422, 422]
+    poll = ada.get("/lab/history", headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/lab?mine=x"})
+    assert poll.status_code == 422  # the poll reads the page's own URL the same way

@@ -359,3 +359,22 @@ def test_an_sm70_tiled_mma_draws_every_cell_with_cutes_lane_labels():
     assert all(t >= 0 for p in (a, b, c) for row in p.threads for t in row)
     assert "T16V0" in layoutlab.text(tm) and 'data-thread="16"' in layoutlab.svg(tm)
     assert tm.partition_C(A.Layout((8, 16)), 16) == (A.parse("((2,2,2),1,1):((8,2,32),0,0)"), 4)  # CuTe's get_slice(16)
+
+
+def test_a_coordinate_layouts_cells_carry_data_offset_as_every_cell_does():
+    """One attribute names a cell's value in the HTML and the SVG (the package docstring's promise): a coordinate
+    layout's cells carry ``data-offset`` holding the coordinate print_layout prints, as an integer layout's carry
+    their offsets, so ``[data-offset]`` counts the cells of any layout."""
+    import random
+
+    rng = random.Random(13701)
+    for _ in range(6):
+        r, c, x, y = rng.randint(1, 5), rng.randint(1, 5), rng.randint(0, 9), rng.randint(0, 9)
+        text = f"ArithTuple({x},{y}) o ({r},{c}):(1@0,1@1)"
+        table = layoutlab.text(text)
+        want = [f"({x + i},{y + j})" for i in range(r) for j in range(c)]
+        for doc in (layoutlab.html(text), layoutlab.svg(text)):
+            assert "data-coord" not in doc
+            got = [x["data-offset"] for x in Cells(doc).cells]
+            assert got == want and all(re.search(rf"\| +{re.escape(v)} \|", table) for v in got), (text, got)
+        assert [x["text"] for x in Cells(layoutlab.html(text)).cells] == want

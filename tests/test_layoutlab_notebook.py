@@ -4,8 +4,6 @@ array draw the grid the same layout draws as text."""
 
 from __future__ import annotations
 
-import re
-
 import algebra as A
 from algebra import atoms
 from tests.notebook_tour import cell, executed, html_of, run_cells
@@ -85,7 +83,7 @@ def test_a_bare_coordinate_tensor_and_awkward_layouts_draw_themselves():
     outs = [c.outputs for c in nb.cells[1:]]
     assert all(len(o) == 1 and o[0].output_type == "execute_result" and "text/html" in o[0].data for o in outs)
     html = [o[0].data["text/html"] for o in outs]
-    coords = re.findall(r'data-coord="([^"]*)"[^>]*>([^<]*)<', html[0])
+    coords = [(x["data-offset"], x["text"]) for x in Cells(html[0]).cells]  # one attribute for every cell's value
     import layoutlab
 
     table = layoutlab.text(coord)
@@ -95,3 +93,22 @@ def test_a_bare_coordinate_tensor_and_awkward_layouts_draw_themselves():
     assert [int(x["data-offset"]) for x in Cells(html[1]).cells] == offsets_by_row(A.parse("(2,3):(-3,0)"))
     assert "render cap" in html[2] and not Cells(html[2]).cells
     assert "depth 7 exceeds the cap" in html[3] and "Traceback" not in html[3]
+
+
+def test_bare_pycute_objects_draw_themselves_as_html_and_as_text():
+    """pycute's Layout and ComposedLayout (the nvidia-cutlass wheel) as a cell's last line: both formatters, each the
+    grid / table of the same layout typed as text."""
+    import pytest
+
+    pytest.importorskip("pycute")
+    import layoutlab
+
+    nb = run_cells(["import layoutlab\nfrom pycute import ComposedLayout, Layout, Swizzle",
+                    "ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))",
+                    "Layout((4, (2, 4)), (2, (1, 8)))"])
+    for c, text in zip(nb.cells[1:], ("Sw<3,4,3> o _0 o (8,64):(64,1)", "(4,(2,4)):(2,(1,8))"), strict=True):
+        assert len(c.outputs) == 1 and c.outputs[0].output_type == "execute_result", c.source
+        data = c.outputs[0].data
+        assert data["text/plain"] == layoutlab.text(text), c.source
+        cells = [int(x["data-offset"]) for x in Cells(data["text/html"]).cells]
+        assert cells == offsets_by_row(A.parse(text))

@@ -140,7 +140,7 @@ def test_a_refusal_is_shown_as_a_lesson(client, read_grid):
     ("left_inverse", "(6,3):(2,1)", "", "breaks the condition above", False),
     ("complement", "(8,24):(9,97)", "2298", "breaks the condition above", False),
     ("right_inverse", "Sw<2,0,-7> o 4:1", "", "breaks the condition above", False),
-    ("right_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)", "", "could not be confirmed", False),
+    ("left_inverse", "Sw<3,3,3> o 0 o (3,341,2049):(1,3,1023)", "", "could not be confirmed", False),
 ])
 def test_a_refusals_note_names_its_kind(client, op, a, b, note, inner):
     """The note under CuTe's print says what is wrong with it: a composition's print is not A o B, another op's

@@ -229,18 +229,21 @@ def test_a_stalled_body_ends_after_the_body_timeout_not_the_read_timeout_and_a_s
         server.stop()
 
 
-@pytest.mark.parametrize("path, kind, chunks", [
-    ("/api/layout", "application/json", [b"200000\r\n{"]),  # one chunk that declares 2 MB, 1 byte of it sent
-    ("/lab/jobs", "application/x-www-form-urlencoded", [b"80000\r\n" + b"k" * 0x80000 + b"\r\n", b"80001\r\n"]),
+@pytest.mark.parametrize("path, kind, chunks, cap", [
+    ("/api/layout", "application/json", [b"200000\r\n{"], b"1,048,576"),  # one chunk that declares 2 MB, 1 byte sent
+    ("/api/layout", "application/json", [b"80000\r\n" + b" " * 0x80000 + b"\r\n", b"80001\r\n"], b"1,048,576"),
+    ("/lab/jobs", "application/x-www-form-urlencoded", [b"8000\r\n" + b"k" * 0x8000 + b"\r\n", b"8001\r\n"],
+     b"65,536"),
+    ("/drills/answer", "application/x-www-form-urlencoded", [b"100000\r\nanswer="], b"65,536"),
 ])
-def test_a_chunked_body_that_declares_more_than_the_cap_is_refused_at_once(served, path, kind, chunks):
-    """The chunk sizes add up past 1 MB: 413 as soon as the size line arrives (the body can only be over the cap),
-    not 408 after the read timeout while the server waits for the declared bytes."""
+def test_a_chunked_body_that_declares_more_than_the_cap_is_refused_at_once(served, path, kind, chunks, cap):
+    """The chunk sizes add up past the cap (1 MB; 64 kB for a form): 413 as soon as the size line arrives (the body
+    can only be over the cap), not 408 after the read timeout while the server waits for the declared bytes."""
     with served.connect(READ_TIMEOUT_S + 10) as s:
         s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nContent-Type: {kind}\r\nOrigin: "
                   f"http://127.0.0.1:{served.port}\r\nTransfer-Encoding: chunked\r\n\r\n".encode() + b"".join(chunks))
         status, data = status_of(read_all(s))
-    assert status == 413 and b"exceeds the cap of 1,048,576 bytes" in data, data[:300]
+    assert status == 413 and b"exceeds the cap of " + cap + b" bytes" in data, data[:300]
 
 
 @pytest.mark.parametrize("head, body, status, named", [

@@ -252,3 +252,89 @@ def test_the_embedded_worker_thread_is_started_again_after_an_unexpected_error(m
     monkeypatch.setattr(service, "run_worker", failing_twice)
     service.supervised(stop, restart_s=0.01)
     assert len(runs) == 3 and stop.is_set()
+
+
+def test_the_worker_rides_out_a_full_data_volume(tmp_path, monkeypatch):
+    """The SQLite queue on a real tmpfs filled to its last byte while a job runs: the `layoutlab worker` process
+    waits for space as it waits for a backend (it exited with "database or disk is full", and its supervisor started
+    it again and again), the job's outcome is written once space is freed, and a job submitted afterwards is done."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from gpu_worker import service
+    from tests.test_front_door import _fill, _root_reason, _tmpfs
+
+    if _root_reason() is not None:
+        pytest.skip(_root_reason())
+    with _tmpfs(tmp_path / "data", "8m") as data:
+        env = {"LAYOUTLAB_DATA": str(data), "LAYOUTLAB_HEARTBEAT_S": "0.3", "LAYOUTLAB_WORKER_STALE_S": "3",
+               "LAYOUTLAB_LEASE_S": "30", "LAYOUTLAB_EMBEDDED_WORKER": "0"}
+        for var in ("LAYOUTLAB_REDIS_URL", "LAYOUTLAB_DATABASE_URL", "LAYOUTLAB_FAKE_GPUS"):
+            monkeypatch.delenv(var, raising=False)
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        log_path = tmp_path / "worker.log"
+        with open(log_path, "wb") as log:
+            worker = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, stdout=log,
+                                      stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            with TestClient(create_app(), raise_server_exceptions=False) as client:
+                _wait(service.live_workers, 30, "the worker")
+                params = {"nvcc": "skip", "hold_ms": HOLD_MS, "tag": "full"}
+                first = client.post("/api/bench/jobs", json={"kind": "compile_only", "params": params}).json()["id"]
+                _wait(lambda: client.get(f"/api/bench/jobs/{first}").json()["status"] == "running", 20, "the job")
+                _fill(data)  # the job's outcome and the worker's heartbeats fall due on a full volume
+                time.sleep(HOLD_MS / 1000 + 3)
+                assert worker.poll() is None, log_path.read_text()[-3000:]
+                assert "Traceback" not in log_path.read_text(), log_path.read_text()[-3000:]
+                for f in data.glob("filler*"):
+                    f.unlink()
+                done = _wait(lambda: (j := client.get(f"/api/bench/jobs/{first}").json())["status"]
+                             in ("done", "failed") and j, 40, "the first job's outcome")
+                assert done["status"] == "done" and done["attempts"] == 1, done
+                r = client.post("/api/bench/jobs", json={"kind": "compile_only", "params": {"nvcc": "skip"}})
+                assert r.status_code == 202, r.text
+                later = r.json()["id"]
+                after = _wait(lambda: (j := client.get(f"/api/bench/jobs/{later}").json())["status"]
+                              in ("done", "failed") and j, 30, "the job submitted after")
+                assert after["status"] == "done", after
+            assert worker.poll() is None
+            assert "the data volume is full" in log_path.read_text()
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            try:
+                worker.wait(20)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+
+@pytest.mark.redis
+def test_a_redis_that_stops_answering_is_an_outage_within_the_socket_timeout(tmp_path, monkeypatch):
+    """A frozen Redis (SIGSTOP: the port accepts, nothing answers) is a 503 with Retry-After on the job routes within
+    ``SOCKET_TIMEOUT_S``, not after a long wait; once it answers again (SIGCONT) the routes answer again."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server not installed")
+    server = RedisServer(tmp_path).start()
+    for k, v in {"LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_REDIS_URL": server.url,
+                 "LAYOUTLAB_EMBEDDED_WORKER": "0"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    try:
+        with TestClient(create_app(), raise_server_exceptions=False) as client:
+            assert client.get("/api/bench/jobs").status_code == 200
+            server.proc.send_signal(signal.SIGSTOP)
+            try:
+                start = time.monotonic()
+                r = client.get("/api/bench/jobs")
+                took = time.monotonic() - start
+                assert r.status_code == 503 and int(r.headers["Retry-After"]) > 0, (r.status_code, r.text[:300])
+                assert took < 8, took  # (it waited 15 s before)
+            finally:
+                server.proc.send_signal(signal.SIGCONT)
+            assert _wait(lambda: client.get("/api/bench/jobs").status_code == 200, 20, "the routes again")
+    finally:
+        server.stop()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from contextvars import ContextVar
-from itertools import islice
+from itertools import chain, islice
 from itertools import product as cartesian
 from math import prod
 from typing import Any
@@ -141,8 +141,9 @@ def _picks(fs: list) -> list[list[int]]:
 
 def _sample(x: Any) -> Any:
     """The indices i of the first ENUM_CAP coordinates of x's shape made of corners and steps of each mode
-    (``_picks``), least first; for ``L o O o Sw`` (no shape) ``i = Sw(y - O)`` for such indices ``y >= O`` of L;
-    none for a longer chain without a shape."""
+    (``_picks``), least first, then for ``Sw o O o L`` the last ``2^(B+M+|S|)`` (up to 4096: where Sw moves an index
+    past the end); for ``L o O o Sw`` (no shape) ``i = Sw(y - O)`` for such indices ``y >= O`` of L; none for a
+    longer chain without a shape."""
     inner = getattr(x, "layout_b", None)
     if type(inner).__name__ == "Swizzle":
         return (inner(y - x.offset) for y in _sample(x.layout_a) if y >= x.offset)
@@ -150,7 +151,9 @@ def _sample(x: Any) -> Any:
         return iter(())
     fs = it.flatten(x.shape)
     crds = islice(cartesian(*reversed(_picks(fs))), ENUM_CAP)  # the first mode fastest: increasing index
-    return map(_dot(tuple(reversed(it.flatten(it.prefix_product(fs))))), crds)
+    n, sw = prod(fs), getattr(x, "layout_a", None)
+    tail = min(4096, 1 << sw.bits + sw.base + abs(sw.shift)) if type(sw).__name__ == "Swizzle" else 0
+    return chain(map(_dot(tuple(reversed(it.flatten(it.prefix_product(fs))))), crds), range(max(0, n - tail), n))
 
 
 def _at(x: Any) -> Any:

@@ -159,14 +159,25 @@ class CopyAtom:
 
     def _recast(self, which: str, bits: int) -> Layout:
         """``src_layout`` / ``dst_layout`` / ``ref_layout``: (thread, value) -> element index of the source
-        (destination, reference), for elements of ``bits``."""
-        lay = getattr(self, which)
-        per_thread_bits = size(lay) // self.num_threads
-        if bits <= 0 or per_thread_bits % bits:
-            what = {"src": "source", "dst": "destination", "ref": "reference"}[which]
-            raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
-                              f"{bits}-bit elements")
-        return recast_layout(lay, 1, bits)
+        (destination, reference), for elements of ``bits``. Refused, as CuTe's ``Copy_Atom<Op, T>`` static asserts
+        do for all three, where a recast layout loses threads: ldmatrix's registers are 32-bit pieces, so with
+        64-bit T its (32, 32-bit) register side has 16 "threads" (CopyOperation is not valid for Dst of ValType)."""
+        out = {}
+        for key, what in (("src", "source"), ("dst", "destination"), ("ref", "reference")):
+            lay = getattr(self, key)
+            per_thread_bits = size(lay) // self.num_threads
+            if bits <= 0 or per_thread_bits % bits:
+                cute = (f" (CuTe's recast rounds up and prints (1,1):(0,1): one {bits}-bit element per "
+                        f"{per_thread_bits}-bit copy)") if self.num_threads == 1 and bits > per_thread_bits else ""
+                raise LayoutError(f"{self.name}: {per_thread_bits} bits per thread ({what}) is not a whole number of "
+                                  f"{bits}-bit elements{cute}")
+            out[key] = recast_layout(lay, 1, bits)
+            if size(out[key][0]) != self.num_threads:
+                raise LayoutError(f"{self.name} cannot move {bits}-bit elements: its {what} layout {lay} (bits) "
+                                  f"recast to {bits}-bit elements is {out[key]}, {size(out[key][0])} threads where the "
+                                  f"atom has {self.num_threads} (CuTe: static_assert \"CopyOperation is not valid for "
+                                  f"{key.capitalize()} of ValType\")")
+        return out[which]
 
     src_layout = partialmethod(_recast, "src")
     dst_layout = partialmethod(_recast, "dst")

@@ -90,9 +90,14 @@ class TmaAtom:
         """smem offset -> TMA coordinate (basis strides)."""
         return composition(Layout(self.cta_tile, self.mode_strides()), right_inverse(_plain(self.smem)))
 
+    def coord_rank(self) -> int:
+        """The TMA coordinates' rank as CuTe prints them (``make_coord_tensor``: the strides' coprofile): one past the
+        last dimension a global mode walks, so trailing dimensions of stride-0 global modes have no entry."""
+        return max(d.mode_path[0] + 1 for d in self.mode_strides() if hasattr(d, "mode_path"))
+
     def tma_tensor(self) -> CoordTensor:
         """``get_tma_tensor(shape(gtensor))``: global coordinates as TMA coordinates."""
-        return CoordTensor((0,) * len(self.dims), Layout(it.wrap(self.gmem.shape), self.mode_strides()))
+        return CoordTensor((0,) * self.coord_rank(), Layout(it.wrap(self.gmem.shape), self.mode_strides()))
 
     def owner(self, tile_index: int) -> tuple[int, int]:
         """(instruction, CTA of the cluster) that loads element ``tile_index`` (column-major in the CTA tile)."""
@@ -115,7 +120,7 @@ class TmaAtom:
         div = logical_divide(self.smem_to_coord, Layout(self.vector))  # ((vector), (iterations))
         o = Layout(self.cta_tile, self.mode_strides())(tuple(c * t for c, t in zip(coord, self.cta_tile, strict=True)))
         o = getattr(o + self.smem_to_coord(start), "as_tuple", tuple)()  # the CTA tile's origin + this CTA's share
-        origin = o + (0,) * (len(self.dims) - len(o))  # in TMA coordinates
+        origin = o + (0,) * (self.coord_rank() - len(o))  # in TMA coordinates
         sdiv = logical_divide(composition(plain, right_inverse(plain)), Layout(self.vector))
         dst, off = _rank1(sdiv), sdiv((start, 0))
         if plain is not self.smem:  # CuTe: a composed layout's domain_offset moves its offset, not the pointer

@@ -13,6 +13,7 @@ from app.drills.common import grade_cells, lstr, pick, step
 from app.drills.core import Drill, Grade, register
 from app.drills.parse_words import parse_rc
 from app.drills.parsing import AnswerError, clean, parse_pairs
+from layoutlab.model import lanes_text, mma_lanes
 
 #: small tiled MMAs: (atom, atom layout, permutation or None)
 MMAS = [("SM80_16x8x8_F16F16F16F16_TN", (1, 1, 1)), ("SM80_16x8x8_F16F16F16F16_TN", (2, 1, 1)),
@@ -38,14 +39,16 @@ def make_mma_registers(rng: random.Random, seed: int) -> Drill:
     m, n, _ = (tm.tile_size_mnk(i) for i in range(3))
     rm, rn = pick(rng, [(1, 1), (1, 2), (2, 1)])
     rows, cols = m * rm, n * rn
-    t = rng.randrange(tm.num_threads)
+    lanes = mma_lanes(tm)  # get_slice reads a lane: SM70's quad-pairs are lanes 0-3 and 16-19, not 0-7
+    t = lanes[rng.randrange(len(lanes))]
     frag, off, cells = _thread_cells(tm, rows, cols, t)
     regs = tm.partition_fragment_C(A.Layout((rows, cols)), t)
     tv = tm.get_layoutC_TV()
     vmnk = A.get_flat_coord(tm.thr_layout_vmnk, t)
+    where = "" if lanes[-1] < len(lanes) else f" (lanes {lanes_text(lanes)}, as mma.get_slice reads them)"
     head = (f"mma = make_tiled_mma({name}{{}}, Layout<Shape<_{lay[0]},_{lay[1]},_{lay[2]}>>{{}}) has "
-            f"{tm.num_threads} threads; its C tile is {m}x{n} (get_layoutC_TV() = {tv}). C is a {rows}x{cols} "
-            f"column-major tensor.")
+            f"{tm.num_threads} threads{where}; its C tile is {m}x{n} "
+            f"(get_layoutC_TV() = {tv}). C is a {rows}x{cols} column-major tensor.")
     steps = [step(RULE_C),
              step(f"Thread {t} sits at (V,M,N,K) = {lstr(vmnk)} of thr_layout_vmnk {tm.thr_layout_vmnk}."),
              step(f"partition_C(C) = {frag} at offset {off}; partition_fragment_C = {regs}.", frag)]
@@ -63,7 +66,7 @@ def make_mma_registers(rng: random.Random, seed: int) -> Drill:
                   "(row,col) pairs in any order, e.g. {ex}", expected, grade, steps, [RULE_C, steps[1]["text"]],
                   "cells")
         d.with_data(atom=name, atom_layout=list(lay), tile=[rows, cols], thread=t)
-        other = (t + 1) % tm.num_threads
+        other = lanes[(lanes.index(t) + 1) % len(lanes)]
         _, _, oc = _thread_cells(tm, rows, cols, other)
         d.mistake(f"the elements of thread {other}: the thread index is the flat coordinate in thr_layout_vmnk",
                   lambda ans, oc=oc: set(parse_pairs(ans)) == set(oc) and set(oc) != set(cells),

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from app.drills import store_db
+from app.drills import names, store_db
 from app.drills.store_db import DB_NAME
 from storage import db
 
@@ -38,7 +38,6 @@ _read = store_db.read
 
 
 LEARNER_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
-NAME_RE = re.compile(r"[\w .'-]{1,40}")
 
 
 def valid_learner(value: str | None) -> bool:
@@ -87,30 +86,35 @@ class NameTaken(ValueError):
 
 
 def claim_name(learner: str, name: str) -> str:
-    """Give the learner a display name. Post-condition: returns ``learner``, which now holds ``name`` (its row is
-    created if it had none).
+    """Give the learner a display name. Post-condition: returns ``learner``, which now holds ``name`` as
+    ``app.drills.names.check`` stores it (its row is created if it had none).
 
-    Raises ValueError for an empty or odd name and NameTaken when another learner holds it: a name never moves a
-    browser onto someone else's progress. Two browsers claiming one name at once: one gets it, the other NameTaken.
+    Raises ValueError (stating the rule) for an empty or odd name, or one mixing scripts, and NameTaken when another
+    learner holds a name with the same key (``names.name_key``: case, width and look-alike letters ignored, so
+    ``ada`` or ``Adа`` cannot sit beside ``Ada``): a name never moves a browser onto someone else's progress. Two
+    browsers claiming one name at once: one gets it, the other NameTaken (a unique key on ``name_key`` decides).
     """
-    name = (name or "").strip()
-    if not NAME_RE.fullmatch(name):
-        raise ValueError("a profile name is 1-40 letters, digits, spaces, . ' _ or -")
-    taken = NameTaken(f"the profile name {name!r} belongs to another browser; choose another name")
+    shown = names.check(name)
+    key = names.name_key(shown)
 
     def run(c: Any) -> None:
-        rows = c.execute("SELECT id FROM learners WHERE name = ?", (name,)).fetchall()
+        rows = c.execute("SELECT id, name FROM learners WHERE name_key = ?", (key,)).fetchall()
         if rows and rows[0]["id"] != learner:
-            raise taken
-        if not rows:
-            c.execute("INSERT INTO learners (id, name, created) VALUES (?, ?, ?) "
-                      "ON CONFLICT (id) DO UPDATE SET name = excluded.name", (learner, name, time.time()))
+            raise _taken(shown, rows[0]["name"])
+        c.execute("INSERT INTO learners (id, name, name_key, created) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+                  " SET name = excluded.name, name_key = excluded.name_key", (learner, shown, key, time.time()))
 
     try:
         store_db.atomically(run)
     except db.IntegrityError:  # lost the name to a concurrent claim more times than the retries
-        raise taken from None
+        raise _taken(shown, None) from None
     return learner
+
+
+def _taken(name: str, held: str | None) -> NameTaken:
+    like = f" (as {held!r}, which is the same name)" if held and held != name else ""
+    return NameTaken(f"the profile name {name!r} belongs to another browser{like}: names that differ only in case, "
+                     "width or letters that look alike are one name; choose another name")
 
 
 def mark_served(learner: str, drill_id: str, now: float | None = None) -> None:

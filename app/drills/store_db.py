@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from app.drills import names
 from storage import db
 
 DB_NAME = "drills"
@@ -29,7 +30,7 @@ T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS learners (
-  id TEXT PRIMARY KEY, name TEXT UNIQUE, created REAL NOT NULL);
+  id TEXT PRIMARY KEY, name TEXT UNIQUE, created REAL NOT NULL, name_key TEXT);
 CREATE TABLE IF NOT EXISTS served (
   learner TEXT NOT NULL, drill_id TEXT NOT NULL, served_at REAL NOT NULL, hints INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (learner, drill_id));
@@ -70,9 +71,11 @@ def migrate(c: Any) -> dict[str, int]:
     """Bring an existing database to the current schema, in one transaction. Post-conditions: every attempt has its
     number (1, 2, ... per learner and drill, in the order they were stored); a whiteboard part keeps only its first
     answer (the later ones were races the old code let through); served rows that only say a page was opened
-    (no hint) are gone; learners with nothing recorded and no name are gone; the unique keys exist. Returns how
+    (no hint) are gone; learners with nothing recorded and no name are gone; every name has its key
+    (``names.name_key``), unique: of names stored before the key that are one name under it (``Ada`` and ``ada``),
+    the oldest keeps it and each later one is renamed ``<name>-2``, ``-3``, ...; the unique keys exist. Returns how
     many rows each step changed."""
-    out = {"numbered": 0, "duplicate_parts": 0, "empty_served": 0, "idle_learners": 0}
+    out = {"numbered": 0, "duplicate_parts": 0, "empty_served": 0, "idle_learners": 0, "renamed": 0}
     with _begin(c):
         if c.backend == "postgres":
             c.execute("SELECT pg_advisory_xact_lock(2020)")  # one server migrates at a time
@@ -88,8 +91,36 @@ def migrate(c: Any) -> dict[str, int]:
             out["empty_served"] = c.execute("DELETE FROM served WHERE hints = 0").rowcount
             for statement in (s for s in KEYS.split(";") if s.strip()):
                 c.execute(statement)
+        if not _has_index(c, "learners_name_once"):
+            out["renamed"] = _key_names(c)
         out["idle_learners"] = c.execute(f"DELETE FROM learners WHERE {_IDLE_LEARNER}").rowcount
     return out
+
+
+def _key_names(c: Any) -> int:
+    """Inside the migration: give every named learner its name key, renaming the later of two names that share one,
+    then key them uniquely. Returns how many were renamed."""
+    if "name_key" not in _columns(c, "learners"):
+        c.execute("ALTER TABLE learners ADD COLUMN name_key TEXT")
+    rows = c.execute("SELECT id, name FROM learners WHERE name IS NOT NULL ORDER BY created, id").fetchall()
+    taken = {str(r["name"]) for r in rows}
+    keys: set[str] = set()
+    renamed = 0
+    for r in rows:
+        name, key = r["name"], names.name_key(r["name"])
+        n = 1
+        while key in keys:
+            n += 1
+            name = f"{r['name'][:40 - len(str(n)) - 1]}-{n}"
+            key = names.name_key(name) if name not in taken else key
+        keys.add(key)
+        if name != r["name"]:
+            taken.add(name)
+            renamed += 1
+        c.execute("UPDATE learners SET name = ?, name_key = ? WHERE id = ?", (name, key, r["id"]))
+    # not learners_name_key: PostgreSQL names the UNIQUE constraint on learners.name so
+    c.execute("CREATE UNIQUE INDEX IF NOT EXISTS learners_name_once ON learners (name_key)")
+    return renamed
 
 
 def _has_index(c: Any, name: str) -> bool:

@@ -5,10 +5,14 @@ belongs to the client that submitted it."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BeforeValidator
 
 from app.budget import BudgetedRoute
+from app.config import clip
 from app.openapi import errors
 from app.proxies import client_address
 from app.services import bench as S
@@ -33,17 +37,19 @@ def address_of(request: Request) -> str | None:
 
 
 def refusal(exc: Exception) -> JSONResponse | None:
-    """The JSON answer for a refused submission or action: 422, 409, 429 (with Retry-After), 503 or 403."""
+    """The JSON answer for a refused submission or action: 422, 409, 429 (with Retry-After), 503 or 403; its detail
+    at most MAX_ECHO characters (``clip``), as every error message's."""
+    detail = clip(str(exc))
     if isinstance(exc, S.ParamsError):
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        return JSONResponse({"detail": detail}, status_code=422)
     if isinstance(exc, S.NoWorker):
-        return JSONResponse({"detail": str(exc)}, status_code=409)
+        return JSONResponse({"detail": detail}, status_code=409)
     if isinstance(exc, S.RateLimited):
-        return JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
+        return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, S.QueueFull):
-        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "30"})
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "30"})
     if isinstance(exc, S.Forbidden):
-        return JSONResponse({"detail": str(exc)}, status_code=403)
+        return JSONResponse({"detail": detail}, status_code=403)
     return None
 
 
@@ -65,7 +71,9 @@ def post_job(body: JobRequest, request: Request):
 def list_jobs(request: Request, limit: int = 30,
               gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
                                       description="only the jobs this GPU (its UUID) ran"),
-              mine: bool = Query(False, description="only this client's jobs")) -> list[dict]:
+              mine: Annotated[bool, BeforeValidator(S.mine_flag), Query(
+                  description="only this client's jobs (1 / true / yes / on; 0 / false / no / off)")] = False,
+              ) -> list[dict]:
     """The latest jobs, newest first (at most 200), each with its ``submitter`` (the drills' profile name of the
     browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps only those); ``gpu`` keeps
     the jobs of one GPU (422 for a value that is no GPU UUID)."""

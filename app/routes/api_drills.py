@@ -208,9 +208,11 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
                                           {409: "the name belongs to another browser"},
                                           {429: "too many attempts to join a class from this address"}))
 def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
-    """Name this browser's profile. A name another browser holds is refused with 409: a name never takes over
-    someone else's progress. ``class_code`` joins a class (app.services.lab_class): this browser's GPU-lab jobs then
-    share the class's quota; 403 for a code that is no class here, 404 when the server has none."""
+    """Name this browser's profile (stored NFKC-normalised, as the answer's ``name`` shows). A name another browser
+    holds, or one that differs from it only in case, width or look-alike letters, is refused with 409: a name never
+    takes over someone else's progress; a name mixing scripts is refused with 422. ``class_code`` joins a class
+    (app.services.lab_class): this browser's GPU-lab jobs then share the class's quota; 403 for a code that is no
+    class here, 404 when the server has none."""
     klass = None
     if body.class_code is not None:
         try:
@@ -225,7 +227,7 @@ def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learne
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
     lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner)  # its jobs show the name
-    return {"name": body.name.strip(), "switched": False, **({"class": klass} if klass else {})}
+    return {"name": store.learner_name(learner), "switched": False, **({"class": klass} if klass else {})}
 
 
 class WhiteboardIn(RequestBody):

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.budget import BudgetedRoute
+from app.config import clip
 from app.routes.api_bench import address_of, client_of, refusal
 from app.services import bench as S
 from app.services import lab_class, lab_results
@@ -63,9 +64,9 @@ def form_params(form: dict) -> tuple[str, dict]:
 def _page_ctx(request: Request, **extra) -> dict:
     try:  # ?gpu=<uuid> (or, for the history's poll, the page's own URL) keeps the jobs of one GPU
         gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
+        mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
     except S.ParamsError as exc:
         raise HTTPException(422, str(exc)) from None
-    mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
     jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
     device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
@@ -83,8 +84,9 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
 
 async def form_fields(request: Request) -> dict[str, str]:
     """The submitted form's fields. On the event loop only the body is awaited and decoded, as FastAPI decodes every
-    route's body: at most 1 MB (BodyLimitMiddleware) and MAX_FORM_FIELDS fields (400 past it), linear in its size.
-    Reading the fields as a job, validating and queueing it run in the budgeted handler."""
+    route's body: at most MAX_FORM_BYTES (64 kB, BodyLimitMiddleware's cap on a form) and MAX_FORM_FIELDS fields
+    (400 past it), linear in its size. Reading the fields as a job, validating and queueing it run in the budgeted
+    handler."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
@@ -100,12 +102,12 @@ def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) ->
         job = S.get_job(S.submit(kind, params, client_of(request), address_of(request),
                                  lab_class.learner_of(request.cookies))["id"], client_of(request))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
-        answer = refusal(exc)  # the JSON route's status and Retry-After
-        error, status = str(exc), answer.status_code
+        answer = refusal(exc)  # the JSON route's status, Retry-After and clipped detail
+        error, status = clip(str(exc)), answer.status_code
         if "retry-after" in answer.headers:
             headers["Retry-After"] = answer.headers["retry-after"]
     except ValueError as exc:  # a field that is no number
-        error, status = str(exc), 422
+        error, status = clip(str(exc)), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
                                       block_name="job_card", status_code=status, headers=headers)
 

@@ -194,12 +194,32 @@ def gpu_filter(value: str | None, current_url: str | None = None) -> str | None:
     return value
 
 
+#: The spellings of the history's "mine" flag (as pydantic reads a bool query parameter), case-insensitive.
+FLAG_TRUE, FLAG_FALSE = ("1", "true", "t", "yes", "y", "on"), ("0", "false", "f", "no", "n", "off")
+
+
+def mine_flag(value: Any) -> bool:
+    """The ``mine`` query parameter, read one way by the JSON route and the pages: absent or empty is False, a
+    spelling of FLAG_TRUE / FLAG_FALSE is that (a bool stays as it is); anything else raises ParamsError naming
+    them (the routes answer 422)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in FLAG_TRUE or text in FLAG_FALSE or not text:
+        return text in FLAG_TRUE
+    raise ParamsError(f"{str(value)[:40]!r} is not a flag (one of {', '.join(FLAG_TRUE + FLAG_FALSE)})")
+
+
 def mine_filter(value: str | None, current_url: str | None = None) -> bool:
-    """The history's "mine" filter: ``value`` (the ``mine`` query parameter: 1 / true / on), else the ``mine`` of
-    ``current_url`` (the page's own URL, which the history's htmx poll sends as HX-Current-URL)."""
+    """The history's "mine" filter: ``value`` (the ``mine`` query parameter, read by :func:`mine_flag`), else the
+    ``mine`` of ``current_url`` (the page's own URL, which the history's htmx poll sends as HX-Current-URL).
+    Raises ParamsError for a value that is no flag."""
     if value is None and current_url:
-        value = (parse_qs(urlsplit(current_url).query).get("mine") or [""])[0]
-    return (value or "").strip().lower() in ("1", "true", "on", "yes")
+        value = (parse_qs(urlsplit(current_url).query, keep_blank_values=True).get("mine") or [None])[0]
+    try:
+        return mine_flag(value)
+    except ParamsError as exc:
+        raise ParamsError(f"mine: {exc}") from None  # as the JSON route's 422 names the parameter
 
 
 def gpu_choices(jobs: list[dict], device: dict, selected: str | None = None) -> list[dict]:

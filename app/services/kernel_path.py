@@ -23,7 +23,7 @@ from app.services import tv as TV
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout
-from layoutlab.model import lane_in_atom, lanes_text, mma_lanes, pick_lane
+from layoutlab.model import check_permutation_fits, lane_in_atom, lanes_text, mma_cell, mma_lanes, pick_lane
 
 MAX_THREADS = 1024
 
@@ -194,24 +194,28 @@ def tv_layout_grid(tv: Any, rows: int, cols: int, grid_id: str, caption: str, th
 
 
 def coverage_words(tc: Any, what: str) -> tuple[str, set[tuple[int, int]]]:
-    """The tiled copy's duplicates and holes in words (which threads, which elements) and the cells to mark."""
+    """The tiled copy's duplicates and holes in words (which threads, which elements) and the cells to mark (a rank-1
+    tile is drawn as one row: element (e,) is cell (0, e))."""
     d = tc.coverage_detail(limit=4096)
     if not d["duplicates"] and not d["uncovered"]:
         return "", set()
+
+    def cell(el: tuple[int, ...]) -> tuple[int, int]:
+        return (0, el[0]) if len(el) == 1 else (el[0], el[1])
+
     parts = []
     if d["duplicates"]:
-        ex = "; ".join(f"({e['element'][0]},{e['element'][1]}) by " + ", ".join(f"T{t}V{v}" for t, v in e["claims"])
+        ex = "; ".join(f"{A.inttuple.to_str(tuple(e['element']))} by " + ", ".join(f"T{t}V{v}" for t, v in e["claims"])
                        for e in d["duplicate_elements"][:4])
         parts.append(f"{d['duplicates']} element(s) of the {'x'.join(map(str, d['tile']))} tile are claimed more "
                      f"than once (up to {d['claims_per_element']} claims each), e.g. {ex}; threads "
                      f"{', '.join(f'T{t}' for t in d['duplicate_threads'][:8])}"
                      f"{' …' if len(d['duplicate_threads']) > 8 else ''} repeat each other's elements")
     if d["uncovered"]:
-        ex = ", ".join(f"({m},{n})" for m, n in d["uncovered_elements"][:6])
+        ex = ", ".join(A.inttuple.to_str(tuple(e)) for e in d["uncovered_elements"][:6])
         parts.append(f"{d['uncovered']} element(s) are claimed by no thread (holes), e.g. {ex}")
     extra = f"; {d['outside']} claims fall outside the tile and count as neither" if d["outside"] else ""
-    cells = {(e["element"][0], e["element"][1]) for e in d["duplicate_elements"]}
-    cells |= {(m, n) for m, n in d["uncovered_elements"]}
+    cells = {cell(e["element"]) for e in d["duplicate_elements"]} | {cell(e) for e in d["uncovered_elements"]}
     return f"{what} does not cover its tile exactly: " + "; ".join(parts) + extra + ".", cells
 
 
@@ -406,14 +410,14 @@ def partition_grid(tm: Any, op: str, rows: int, cols: int, t: int) -> tuple[Grid
     values = [[-1] * cols for _ in range(rows)]
     mine: set[tuple[int, int]] = set()
     frag_t, off_t = "", 0
+    check_permutation_fits(tm, op, rows, cols)
     with guard(f"partition_{op}"):
         for u in mma_lanes(tm, offsets):
             frag, off = fn(tensor, u)
             if u == t:
                 frag_t, off_t = str(frag), off
             for v, o in enumerate(offsets(frag, "fragment")):
-                e = off + o
-                r, c = e % rows, e // rows
+                r, c = mma_cell(tm, op, u, v, off + o, rows, cols)
                 if threads[r][c] < 0:
                     threads[r][c], values[r][c] = u, v
                 if u == t:
@@ -447,8 +451,10 @@ def mma_vocab(atom: str, layout: str, perm: str, tile: str, thread: Any) -> dict
             rows, cols = shapes[op]
             if rows * cols > MAX_CELLS:
                 raise LayoutError(f"a {rows}x{cols} operand exceeds the cap of {MAX_CELLS:,} cells")
+            check_permutation_fits(tm, op, rows, cols)
             frag, off = getattr(tm, f"partition_{op}")(A.Layout((rows, cols)), t)
-            cells = sorted([(off + o) % rows, (off + o) // rows] for o in offsets(frag, "fragment"))
+            cells = sorted(list(mma_cell(tm, op, t, v, off + o, rows, cols))
+                           for v, o in enumerate(offsets(frag, "fragment")))
             parts.append({"call": f"thr_mma.partition_{op}(g{op})", "fragment": str(frag), "offset": off,
                           "rows": rows, "cols": cols, "cells": cells})
             frags[op] = str(getattr(tm, f"partition_fragment_{op}")(A.Layout((rows, cols)), t))

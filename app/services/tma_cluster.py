@@ -43,10 +43,12 @@ class TmaClusterView:
     hopper_link: str = ""
 
 
-def _ints(text: str, what: str) -> tuple[int, ...]:
+def _ints(text: str, what: str, low: int = 1) -> tuple[int, ...]:
+    """Integers in ``low`` .. 2^20, comma-separated: a CTA tile's extents (low 1) or a tile coordinate (low 0)."""
     parts = [p.strip() for p in str(text).strip("() ").split(",") if p.strip()]
-    if not parts or not all(p.isdecimal() and 0 < int(p) <= 1 << 20 for p in parts):
-        raise LayoutError(f"{what}: {text!r} is not a list of positive integers, e.g. 128,64")
+    if not parts or not all(p.isdecimal() and low <= int(p) <= 1 << 20 for p in parts):
+        kind = "positive integers" if low else "integers >= 0"
+        raise LayoutError(f"{what}: {text!r} is not a list of {kind} up to 2^20, e.g. {'128,64' if low else '1,0'}")
     return tuple(int(p) for p in parts)
 
 
@@ -56,7 +58,7 @@ def tma_cluster_view(gmem: str, smem: str, tile: str, cluster: int, dtype: str =
     g = parse_layout(gmem, "global tensor", plain=True)
     s = parse_layout(smem, "shared-memory layout")
     t = _ints(tile, "CTA tile")
-    coord = _ints(cta_coord, "CTA coordinate") if cta_coord.strip() and cta_coord.strip("0, ") else None
+    coord = _ints(cta_coord, "CTA coordinate", 0) if cta_coord.strip() else None
     op = "SM90_TMA_LOAD_MULTICAST" if cluster > 1 else "SM90_TMA_LOAD"
     with guard("make_tma_atom"):
         atom = TMA.make_tma_atom(op, g, s, t, cluster, dtype)

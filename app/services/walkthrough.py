@@ -15,7 +15,7 @@ from typing import Any
 
 import algebra as A
 from algebra import LayoutError, atoms
-from app.budget import offsets
+from app.budget import WorkCapError, cap_of, offsets, remaining
 from app.config import MAX_CELLS
 from app.services import tiled as T
 from app.services import tv as TV
@@ -127,6 +127,7 @@ def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thre
     t = pick_lane(thread, range(tview.num_threads))  # a tiled copy's threads: 0 .. n - 1
     with guard("make_tiled_copy"):
         tc = atoms.make_tiled_copy(atom.strip(), thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
+    _walk_cells(parse_layout(src, "source"), parse_layout(dst, "destination"))
     walk = Walk(kind="copy", atom=tc.atom.name, thread=t, num_threads=tc.num_threads)
     a_src, a_dst = TV.tv_view(tc.atom.name, "src", bits), TV.tv_view(tc.atom.name, "dst", bits)
     level1 = [TV.tv_grid(a_src, "walk-atom-src"), TV.tv_grid(a_dst, "walk-atom-dst")]
@@ -147,6 +148,22 @@ def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thre
         if is_composed(lay):
             walk.parts.append(_physical(lay, cols, threads, values, mine, grid_id, tc.num_threads > 32))
     return walk
+
+
+def _walk_cells(*tensors: Any) -> None:
+    """The cells a copy walk draws for its tensors (each whole, and a swizzled one by address as well), estimated
+    before any is built: over the request's drawn-cell cap, refused naming it (a tensor over the render cap is
+    refused by ``_owners``, naming that cap)."""
+    cells = 0
+    for lay in tensors:
+        rows, cols = table_shape(lay.layout_b if is_composed(lay) else lay)
+        if rows * cols > MAX_CELLS:
+            return
+        cells += rows * cols + (-(-A.cosize(lay) // cols) * cols if is_composed(lay) else 0)
+    if cells > remaining("drawn cell"):
+        raise WorkCapError(f"partition_S / partition_D: the source and destination grids draw {cells:,} cells, over "
+                           f"the work cap of {cap_of('drawn cell'):,} drawn cells per request (smaller tensors: the "
+                           "tiled copy's tile is enough)")
 
 
 def _physical(lay: Any, cols: int, threads: list[list[int]], values: list[list[int]],
