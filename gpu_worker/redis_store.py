@@ -108,14 +108,20 @@ return 1
 """
 
 
+#: Seconds a Redis call may wait for its answer: a Redis that stops answering (SIGSTOP, a frozen host) is an outage
+#: (503 with Retry-After on the job routes, a retry with back-off in the worker) after this long. Redis answers in
+#: well under a millisecond; the longest wait is the 1 s XREADGROUP block of a lease.
+SOCKET_TIMEOUT_S = 5
+
+
 class RedisStore:
     """Jobs, queue and workers in Redis (see the module docstring); shared by every host that points at it."""
 
     def __init__(self, url: str) -> None:
-        # a Redis that stops answering (not only one that refuses) fails a call within socket_timeout instead of
+        # a Redis that stops answering (not only one that refuses) fails a call within SOCKET_TIMEOUT_S instead of
         # hanging it: longer than the 1 s XREADGROUP block of a lease; the caller retries (storage.outage)
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=5, socket_timeout=15,
-                                      health_check_interval=15)
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=SOCKET_TIMEOUT_S,
+                                      socket_timeout=SOCKET_TIMEOUT_S, health_check_interval=15)
         self.queue, self.finished, self.expiry = P + "queue", P + "finished", P + "expiry"
         self._scripts = {name: self.r.register_script(src) for name, src in
                          (("create", _CREATE), ("take", _TAKE), ("renew", _RENEW), ("progress", _PROGRESS),

@@ -383,3 +383,38 @@ def pg_database(postgres_url: str) -> Iterator[str]:
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     except psycopg.OperationalError:  # the server goes with the session anyway
         pass
+
+
+@pytest.fixture()
+def drills_pg(pg_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The drills' store on a fresh PostgreSQL database (its URL), its connections reset before and after."""
+    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    from app.drills import store
+
+    store.reset_connections()
+    yield pg_database
+    store.reset_connections()
+
+
+def race(n: int, fn: Any) -> list[Any]:
+    """Run ``fn(i)`` in ``n`` threads released at the same moment; their results in order (an exception raised is
+    the result: the race's outcome is what a test reads)."""
+    import threading
+
+    gate = threading.Barrier(n)
+    out: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        gate.wait()
+        try:
+            out[i] = fn(i)
+        except Exception as exc:  # noqa: BLE001
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return out

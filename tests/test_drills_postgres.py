@@ -5,24 +5,17 @@ per drill, one answer per whiteboard part, one holder per name), with an old tab
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from app.drills.core import DrillError, from_id
+from tests.conftest import race
 
 pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture()
-def pg(pg_database, tmp_path, monkeypatch):
-    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
-    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
-    from app.drills import store
-
-    store.reset_connections()
-    yield pg_database
-    store.reset_connections()
+def pg(drills_pg):
+    return drills_pg
 
 
 def test_learning_record_on_postgres(pg):
@@ -49,25 +42,6 @@ def test_learning_record_on_postgres(pg):
     assert len(res["sheet"]) == 7 and res["total"] >= 21 and res["current"] == 0
     with pytest.raises(DrillError):
         progress.session_results(b, sid)
-
-
-def race(n, fn):
-    gate = threading.Barrier(n)
-    out = [None] * n
-
-    def run(i):
-        gate.wait()
-        try:
-            out[i] = fn(i)
-        except Exception as exc:  # noqa: BLE001 - the race's outcome is what the test reads
-            out[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return out
 
 
 def test_racing_writes_are_exact_on_postgres(pg):

@@ -9,7 +9,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,25 +19,9 @@ from fastapi.testclient import TestClient
 
 from app.drills import identity, service, store
 from app.drills.core import from_id
+from tests.conftest import race
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def race(n: int, fn: Any) -> list[Any]:
-    """Run ``fn(i)`` in ``n`` threads released at the same moment; their results in order."""
-    gate = threading.Barrier(n)
-    out: list[Any] = [None] * n
-
-    def run(i: int) -> None:
-        gate.wait()
-        out[i] = fn(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return out
 
 
 def browser_cookie() -> tuple[str, dict[str, str]]:

@@ -7,12 +7,12 @@ name, the later ones are renamed) instead of failing."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.drills import names
+from tests.conftest import race
 
 CLASHING = ["Ada", "ada", "ADA", "Ａｄａ", "aDA", " Ada ", "ａｄａ", "AdA"]
 
@@ -45,14 +45,10 @@ def sqlite_store(tmp_path, monkeypatch):
 
 
 @pytest.fixture()
-def pg_store(pg_database, tmp_path, monkeypatch):
-    monkeypatch.setenv("LAYOUTLAB_DATABASE_URL", pg_database)
-    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+def pg_store(drills_pg):
     from app.drills import store
 
-    store.reset_connections()
-    yield store
-    store.reset_connections()
+    return store
 
 
 def test_look_alike_names_are_refused_through_the_api_and_the_page(sqlite_store, monkeypatch):
@@ -79,27 +75,8 @@ def test_look_alike_names_are_refused_through_the_api_and_the_page(sqlite_store,
     assert r.status_code == 200 and r.json()["name"] == "ADA"
 
 
-def race(values, claim):
-    gate = threading.Barrier(len(values))
-    out: list = [None] * len(values)
-
-    def run(i):
-        gate.wait()
-        try:
-            out[i] = claim(values[i])
-        except Exception as exc:  # noqa: BLE001 - the race's outcome is what the test reads
-            out[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(values))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return out
-
-
 def _one_holder(store):
-    out = race(CLASHING, lambda name: store.claim_name(store.learner_id(None)[0], name))
+    out = race(len(CLASHING), lambda i: store.claim_name(store.learner_id(None)[0], CLASHING[i]))
     won = [x for x in out if isinstance(x, str)]
     assert len(won) == 1 and all(isinstance(x, store.NameTaken) for x in out if not isinstance(x, str)), out
     held = store_db_rows(store, "SELECT name, name_key FROM learners WHERE name IS NOT NULL")

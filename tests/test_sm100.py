@@ -178,6 +178,10 @@ def test_api_descriptor_arch(client):
     assert r.status_code == 422 and "layout type 7" in r.json()["detail"]
     r = client.post("/api/solve/descriptor", json={"descriptor": "1", "arch": "sm120"})
     assert r.status_code == 422
+    # a K beyond the swizzle atom names Blackwell's MMA, not Hopper's
+    r = client.post("/api/solve/descriptor", json={"descriptor": "0x4000404000010000", "arch": "sm100", "mn": 256,
+                                                   "k": 256, "element_bytes": 1})
+    assert r.status_code == 422 and "one tcgen05.mma reads 32 bytes of K" in r.json()["detail"]
 
 
 def test_tv_blackwell_panel(client):
@@ -201,3 +205,107 @@ def test_accumulator_is_a_layout_over_tmem_addresses(m, n, cta_group):
                for i in range(0, m, 7) for j in range(0, n, 5))
     assert len({c for row in grid for c in row}) == m * n
     assert str(sm100_tmem.accumulator_layout(64, 8)) == "((16,4),8):((65536,2097152),1)"
+
+
+# FrgTypeA::make(((M/CTAs, K), 1, 1)) of the TS traits (UMMA::tmem_frg) as CuTe prints it (nvcc -arch=sm_100a,
+# nvidia-cutlass 4.2): offsets in A's units, lane at DP<A> = 2^16 * 32 / bits(A)
+CUTE_FRG_A = [
+    ("SM100_MMA_F16BF16_TS<half_t, half_t, float, 64, 64, K, K>", (64, 1, 16, 16),
+     "(((16,4),16),1,1):(((131072,4194304),1),0,0)"),
+    ("SM100_MMA_TF32_TS<tfloat32_t, tfloat32_t, float, 64, 64, K, K>", (64, 1, 8, 32),
+     "(((16,4),8),1,1):(((65536,2097152),1),0,0)"),
+    ("SM100_MMA_S8_TS<int8_t, int8_t, int32_t, 128, 64, K, K>", (128, 1, 32, 8), "((128,32),1,1):((262144,1),0,0)"),
+    ("SM100_MMA_F16BF16_2x1SM_TS<half_t, half_t, float, 128, 64, K, K>", (128, 2, 16, 16),
+     "((128,16),1,1):((131072,1),0,0)"),
+    ("SM100_MMA_S8_2x1SM_TS<int8_t, int8_t, int32_t, 128, 64, K, K>", (128, 2, 32, 8),
+     "((128,32),1,1):((262144,1),0,0)"),
+    ("SM100_MMA_F16BF16_2x1SM_TS<half_t, half_t, float, 256, 64, K, K>", (256, 2, 16, 16),
+     "((128,16),1,1):((131072,1),0,0)"),
+]
+
+
+@pytest.mark.parametrize(("op", "mckb", "cute"), CUTE_FRG_A, ids=[f"{c[0].split('<')[0]}-{c[1][0]}"
+                                                                  for c in CUTE_FRG_A])
+def test_ts_a_operand_is_cutes_frg_a(op, mckb, cute):
+    # each CTA's A: (row, K element) -> (lane, 32-bit column); the Duplicated fragment (2 CTAs, M = 128) has 128 rows,
+    # the second 64 a copy of the first on lanes 64-127
+    m, cta, k, bits = mckb
+    ours, theirs, rows = sm100_tmem.a_operand_layout(m, cta), A.parse(cute), m // cta
+    dp, cute_rows = (1 << 16) * (32 // bits), A.size(A.parse(cute)) // k
+    for c in range(cta):
+        for kk in range(k):
+            for r in range(cute_rows):
+                a, o = ours((c * rows + r % rows, kk * bits // 32, r // rows)), theirs(r + cute_rows * kk)
+                assert (a >> 32, a >> 16 & 0xFFFF, a & 0xFFFF) == (c, o // dp, o % dp * bits // 32), (op, c, r, kk)
+
+
+def test_ts_atom_places_a_after_c():
+    occ = atoms.umma("f16", 128, 64, cta_group=2, a_source="tmem").tmem()
+    assert occ["columns"] == 32 and occ["a"] == {"columns": 8, "first_column": 32, "alloc": 64,
+                                                  "lanes": [["0-127"], ["0-127"]]}
+    assert atoms.umma("i8", 64, 64, a_source="tmem").tmem()["a"]["lanes"] == [["0-15", "32-47", "64-79", "96-111"]]
+    assert "a" not in atoms.umma("f16", 128, 64).tmem()  # SS: A stays in shared memory
+    # fp6 / fp4 A: CuTe's tmem_frg addresses it at 4 bits (DP<float_e2m1_t> and DP<float_e2m1_unpacksmem_t> =
+    # 2^19, as printed), the instruction reads 256 bits of K per row: not reconciled here, so not drawn
+    for t in ("e2m1", "float_e2m1_unpacksmem_t", "float_e3m2_unpacksmem_t", "e2m3"):
+        occ = atoms.umma("f8f6f4", 128, 64, a_source="tmem", ab_type=(t, "e4m3")).tmem()
+        assert "a" not in occ and "not drawn" in occ["a_note"], t
+    assert "a" in atoms.umma("f8f6f4", 128, 64, a_source="tmem", ab_type=("e5m2", "e4m3")).tmem()
+
+
+def test_tv_blackwell_draws_a_in_tmem(client):
+    r = client.get("/tv?bw_kind=f16&bw_m=128&bw_n=64&bw_cta=2&bw_src=tmem", headers={"HX-Request": "true",
+                                                                                 "HX-Target": "blackwell"})
+    assert r.status_code == 200 and 'id="tmem-a"' in r.text and "Duplicated" in r.text
+    assert 'id="tmem-alloc-a">64<' in r.text
+    # each CTA: 64 rows of C on 2 x 64 lanes (128 runs) and 64 rows of A on lanes 0-63 and 64-127 (128 runs)
+    assert r.text.count('class="tmem-a"') == r.text.count('class="tmem-c"') == 256
+    assert "<title>A row 70: lane 6, columns 32-39</title>" in r.text and "A row 70: lane 70," in r.text
+    r = client.get("/tv?bw_kind=f16&bw_m=128&bw_n=64", headers={"HX-Request": "true", "HX-Target": "blackwell"})
+    assert 'class="tmem-a"' not in r.text and 'id="tmem-a"' not in r.text
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("bw_m=abc", "M must be a whole number (at most 4 digits), not 'abc'"),
+    ("bw_n=%D9%A3%D9%A2", "N must be a whole number"),  # Arabic-Indic digits are not read as 32
+    ("bw_cta=3", "cta_group must be 1 or 2, not 3"),
+    ("bw_warp=40", "warp must be a warp of the CTA, 0 to 31"),
+    ("bw_warp=99999", "warp must be a whole number (at most 4 digits), not '99999'"),
+])
+def test_tv_blackwell_names_the_bad_field(client, query, words):
+    r = client.get(f"/tv?{query}", headers={"HX-Request": "true", "HX-Target": "blackwell"})
+    assert r.status_code == 200 and words in r.text.replace("&#39;", "'")
+
+
+def test_umma_refuses_non_integers_with_the_rule():
+    with pytest.raises(A.LayoutError, match="M must be 64 or 128 for 1 CTA, not 128.0"):
+        atoms.umma("f16", 128.0, 64)
+    with pytest.raises(A.LayoutError, match="N must be a multiple of 8 between 8 and 256, not 64.0"):
+        atoms.umma("f16", 128, 64.0)
+    with pytest.raises(A.LayoutError, match="cta_group must be 1 or 2, not 2.0"):
+        atoms.umma("f16", 128, 64, cta_group=2.0)
+    with pytest.raises(A.LayoutError, match="0 to 31"):
+        sm100_tmem.warp_lanes(32)
+    with pytest.raises(A.LayoutError, match="element_bits must be 4, 8, 16, 32 or 64, not 16.0"):  # was a TypeError
+        sm100.umma_desc("Sw<3,3,3> o (64,64):(64,1)", 16.0, "K")
+
+
+def test_packed_tmem_load_fills_every_column():
+    # .pack::16b: each 32-bit column gives a 16-bit value, two to a register; drawn with 32-bit values, columns 1 and
+    # 3 of SM100_TMEM_LOAD_32dp32b2x_16b looked unread and the load seemed to span 3 columns
+    from app.services import blackwell as BW
+
+    v = BW.tmem_view("SM100_TMEM_LOAD_32dp32b2x_16b", 1)
+    assert v.columns == 4 and v.value_bits == 16
+    assert v.rows[5]["lane"] == 37 and v.rows[5]["cells"] == [(5, 0), (5, 1), (5, 2), (5, 3)]
+    assert all(None not in r["cells"] for r in BW.tmem_view("SM100_TMEM_LOAD_16dp256b1x_16b", 0).rows[:16])
+
+
+def test_a_kind_named_by_a_type_takes_that_type():
+    # kind "e5m2" gave an E4M3 atom (the kind's default type); "bf16" and "u8" already took theirs
+    a = atoms.umma("e5m2", 128, 64)
+    assert a.types[1:3] == ("float_e5m2_t", "float_e5m2_t") and a.instr_desc >> 7 & 0x3F == 0b001001
+    assert a == atoms.umma("f8f6f4", 128, 64, ab_type="e5m2")
+    assert atoms.umma("bf16", 128, 64).types[1] == "bfloat16_t" and atoms.umma("u8", 128, 64).types[1] == "uint8_t"
+    assert atoms.umma("s8", 128, 64).types[1] == "int8_t" and atoms.umma("fp8", 128, 64).types[1] == "float_e4m3_t"
+    assert atoms.umma("kind::f16", 128, 64).types[1] == "half_t"

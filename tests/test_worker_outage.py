@@ -306,3 +306,35 @@ def test_the_worker_rides_out_a_full_data_volume(tmp_path, monkeypatch):
                 worker.wait(20)
             except subprocess.TimeoutExpired:
                 worker.kill()
+
+
+@pytest.mark.redis
+def test_a_redis_that_stops_answering_is_an_outage_within_the_socket_timeout(tmp_path, monkeypatch):
+    """A frozen Redis (SIGSTOP: the port accepts, nothing answers) is a 503 with Retry-After on the job routes within
+    ``SOCKET_TIMEOUT_S``, not after a long wait; once it answers again (SIGCONT) the routes answer again."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server not installed")
+    server = RedisServer(tmp_path).start()
+    for k, v in {"LAYOUTLAB_DATA": str(tmp_path), "LAYOUTLAB_REDIS_URL": server.url,
+                 "LAYOUTLAB_EMBEDDED_WORKER": "0"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("LAYOUTLAB_DATABASE_URL", raising=False)
+    try:
+        with TestClient(create_app(), raise_server_exceptions=False) as client:
+            assert client.get("/api/bench/jobs").status_code == 200
+            server.proc.send_signal(signal.SIGSTOP)
+            try:
+                start = time.monotonic()
+                r = client.get("/api/bench/jobs")
+                took = time.monotonic() - start
+                assert r.status_code == 503 and int(r.headers["Retry-After"]) > 0, (r.status_code, r.text[:300])
+                assert took < 8, took  # (it waited 15 s before)
+            finally:
+                server.proc.send_signal(signal.SIGCONT)
+            assert _wait(lambda: client.get("/api/bench/jobs").status_code == 200, 20, "the routes again")
+    finally:
+        server.stop()

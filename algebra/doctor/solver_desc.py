@@ -104,7 +104,7 @@ def canonical_layout(major: str, layout_type: int, element_bytes: int, mn: int, 
         stride = ((t, sbo_e), (1, lbo_e)) if layout_type == 0 else ((w * t, sbo_e), (1, t))
         if layout_type and k // t > w:
             raise LayoutError(f"tile: K = {k} elements spans {k * element_bytes} bytes, more than the {span}-byte "
-                              "swizzle atom (one wgmma reads 32 bytes of K)")
+                              f"swizzle atom (one {'tcgen05.mma' if arch == 'sm100' else 'wgmma'} reads 32 bytes of K)")
     elif major == "MN":
         if mn % (w * t) or k % 8:
             raise LayoutError(f"tile: MN-major {span}B needs MN a multiple of {w * t} and K a multiple of 8")

@@ -93,8 +93,8 @@ def smem_atom(major: str, span_bytes: int, element_bits: int) -> SmemAtom:
         raise LayoutError(f"major must be 'K' or 'MN', not {major!r}")
     if span_bytes not in SWIZZLE_KINDS:
         raise LayoutError(f"swizzle span must be one of 16 (INTER), 32, 64, 128 bytes, not {span_bytes}")
-    if element_bits not in (4, 8, 16, 32, 64):
-        raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits}")
+    if type(element_bits) is not int or element_bits not in (4, 8, 16, 32, 64):
+        raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits!r}")
     frag, b, _ = SWIZZLE_KINDS[span_bytes]
     w = span_bytes * 8 // element_bits
     shape, stride = ((8, w), (w, 1)) if major == "K" else ((w, 8), (1, w))

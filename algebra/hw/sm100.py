@@ -135,8 +135,17 @@ class UmmaAtom(MMAOperands):
         return out
 
     def tmem(self) -> dict[str, Any]:
-        """Where the accumulator lies in tensor memory (per CTA: lanes, columns, allocation)."""
-        return occupancy(self.shape_mnk[0], self.shape_mnk[1], self.cta_group)
+        """Where the accumulator lies in tensor memory (per CTA: lanes, columns, allocation); a TS form adds where A
+        lies (``"a"``) for 8-, 16- and 32-bit A, and for fp6 / fp4 A (unpacked in smem or not) says in ``"a_note"``
+        why it is not drawn."""
+        m, n, _ = self.shape_mnk
+        whole = self.types[1] in _MN_MAJOR_OK  # the 8-, 16- and 32-bit types
+        out = occupancy(m, n, self.cta_group, "tmem" if self.a_source == "tmem" and whole else "smem")
+        if self.a_source == "tmem" and not whole:
+            out["a_note"] = (f"A of {self.types[1]} in tensor memory is not drawn: the instruction reads its 32 K "
+                             "elements as 256 bits of a row, CuTe's tmem_frg addresses them as sub-byte values "
+                             "(fewer columns), and which is right is not confirmed here")
+        return out
 
 
 def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_group: int = 1,
@@ -150,8 +159,9 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
     if kkey is None:
         raise LayoutError(f"kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4; not {kind!r}")
     frag, ptx_kind, ab_ok, c_ok, default = KINDS[kkey]
-    if ab_type is None:
-        ab_type = "bfloat16_t" if str(kind).lower() == "bf16" else "uint8_t" if str(kind).lower() == "u8" else default
+    if ab_type is None:  # a kind named by a type (bf16, u8, e5m2, ...) takes that type
+        named = SHORT.get(str(kind).strip().lower().removeprefix("kind::"))
+        ab_type = named if named in ab_ok else default
     a_t, b_t = (ab_type if isinstance(ab_type, tuple | list) and len(ab_type) == 2 else (ab_type, ab_type))
     if kkey == "i8" and (c_type is None or cute_type(c_type) == "float"):
         c_type = "int32_t"
@@ -177,15 +187,15 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
         if mj == "MN" and t not in _MN_MAJOR_OK:
             raise LayoutError(f"{what} of {t} must be K-major: MN-major is valid only for E4M3, E5M2, INT8, F16, BF16 "
                               "and TF32 (instruction descriptor, a_major / b_major)")
-    if cta_group not in (1, 2) or isinstance(cta_group, bool):
+    if type(cta_group) is not int or cta_group not in (1, 2):
         raise LayoutError(f"cta_group must be 1 or 2, not {cta_group!r}")
     ms = (64, 128) if cta_group == 1 else (128, 256)
     name = f"SM100_MMA_{frag}_{'2x1SM_' if cta_group == 2 else ''}{'TS' if a_source == 'tmem' else 'SS'}"
-    if m not in ms or isinstance(m, bool):
+    if type(m) is not int or m not in ms:
         raise LayoutError(f"{name}: M must be {ms[0]} or {ms[1]} for {cta_group} CTA{'s' if cta_group == 2 else ''}, "
                           f"not {m!r}")
     ns, rule = n_rule(kkey, m, cta_group, a_source, b_major)
-    if n not in ns or isinstance(n, bool):
+    if type(n) is not int or n not in ns:
         raise LayoutError(f"{name} (M = {m}{', B MN-major' if kkey == 'f8f6f4' and b_major == 'MN' else ''}): N must "
                           f"be {rule}, not {n!r}")
     k = 32 if kkey == "f8f6f4" else 256 // TYPES[a_t][1]

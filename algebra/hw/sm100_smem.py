@@ -84,7 +84,7 @@ def _canonical(layout: Any, element_bits: int, major: str) -> tuple[int, int, in
     major = str(major).upper().replace(" ", "").removeprefix("CUTE::").removeprefix("UMMA::").removeprefix("MAJOR::")
     if major not in ("K", "MN"):
         raise LayoutError(f"major must be 'K' or 'MN', not {major!r}")
-    if element_bits not in (4, 6, 8, 16, 32, 64):
+    if type(element_bits) is not int or element_bits not in (4, 8, 16, 32, 64):
         raise LayoutError(f"element_bits must be 4, 8, 16, 32 or 64, not {element_bits!r}")
     inner, bsw = _split(layout, element_bits)
     lt = layout_type_of(bsw)

@@ -28,6 +28,8 @@ COLUMNS = 512
 COLUMN_BITS = 32
 DP_B = 1 << 21  # CuTe's TMEM::DP_b: one lane (data path) in TMEM bit addresses
 MIN_ALLOC = 32
+MAX_WARPS = 32  # a CTA has at most 1024 threads
+A_COLUMNS = 8  # a TS-form MMA's A in TMEM: the instruction's 256 bits of K on each row's lane
 
 #: shape -> (lanes per warp access, V / r in bits, the repeats CuTe defines)
 SHAPES: dict[str, tuple[int, int, tuple[int, ...]]] = {
@@ -96,8 +98,8 @@ def warp_lanes(warp: int, shape: str = "32dp32b", lane_base: int | None = None) 
     """The first and last TMEM lane warp ``warp`` reaches with an access of ``shape`` whose address names lane
     ``lane_base`` (default: the first lane of the warp's quarter). LayoutError when the base lies outside the quarter
     ``[32 (w % 4), 32 (w % 4) + 32)`` or the access would cross it."""
-    if not isinstance(warp, int) or warp < 0:
-        raise LayoutError(f"warp must be a non-negative warp index, not {warp!r}")
+    if not isinstance(warp, int) or isinstance(warp, bool) or not 0 <= warp < MAX_WARPS:
+        raise LayoutError(f"warp must be a warp of the CTA, 0 to {MAX_WARPS - 1} (at most 1024 threads), not {warp!r}")
     if shape not in SHAPES:
         raise LayoutError(f"shape must be one of {', '.join(SHAPES)}, not {shape!r}")
     q = 32 * (warp % 4)
@@ -159,22 +161,52 @@ def accumulator_layout(m: int, n: int, cta_group: int = 1) -> Layout:
     return Layout(((m // cta_group, cta_group), n), ((1 << 16, 1 << 32), 1))
 
 
-def accumulator_map(m: int, n: int, cta_group: int = 1) -> list[list[tuple[int, int, int]]]:
-    """(cta, lane, column) of each element (i, j) of the M x N accumulator (:func:`accumulator_layout`)."""
-    flat = offsets(accumulator_layout(m, n, cta_group))  # column-major: element (i, j) at i + m * j
+def a_operand_layout(m: int, cta_group: int = 1) -> Layout:
+    """CuTe's ``FrgTypeA::make`` for the A operand of a TS-form MMA (A read from tensor memory) at TMEM address 0, in
+    32-bit columns: (i, c, copy) -> ``cta * 2^32 + lane << 16 | column``. A row takes the instruction's 256 bits of K
+    on its lane, :data:`A_COLUMNS` columns (column c holds K elements [c 32 / bits, (c + 1) 32 / bits)). 1 CTA
+    (``tmem_frg_1sm<a_type, a_type, NonInterleaved>``) and 2 CTAs M = 256: row i on the lane of the accumulator's
+    row i; 2 CTAs M = 128 (``tmem_frg_2sm<a_type, a_type, Duplicated>``): each CTA's 64 rows on lanes 0-63 and a copy
+    on lanes 64-127 (mode ``copy``, of size 2; 1 otherwise). For 8-, 16- and 32-bit A (``tests/oracle``)."""
+    if cta_group == 2 and m == 128:
+        return Layout(((64, 2), A_COLUMNS, 2), ((1 << 16, 1 << 32), 1, 64 << 16))
+    acc = accumulator_layout(m, A_COLUMNS, cta_group)
+    return Layout((acc.shape[0], A_COLUMNS, 1), (acc.stride[0], 1, 0))
+
+
+def tmem_map(layout: Layout, m: int) -> list[list[tuple[int, int, int]]]:
+    """(cta, lane, column) of every cell row i of ``layout`` takes, for each of its M rows (mode 0; the other modes,
+    column-major, follow: :func:`accumulator_layout`, :func:`a_operand_layout`)."""
+    flat = offsets(layout)  # column-major: row i's cells at i, i + m, i + 2 m, ...
     return [[(a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF) for a in flat[i::m]] for i in range(m)]
 
 
-def occupancy(m: int, n: int, cta_group: int = 1) -> dict[str, Any]:
-    """Per CTA: the lanes and columns the accumulator covers, the columns to allocate, and a 128 x columns picture
-    (row i of C at each covered (lane, column))."""
+def accumulator_map(m: int, n: int, cta_group: int = 1) -> list[list[tuple[int, int, int]]]:
+    """(cta, lane, column) of each element (i, j) of the M x N accumulator (:func:`accumulator_layout`)."""
+    return tmem_map(accumulator_layout(m, n, cta_group), m)
+
+
+def _lane_runs(grid: list[list[tuple[int, int, int]]], cta: int) -> tuple[list[str], int]:
+    """The runs of consecutive lanes CTA ``cta``'s cells of ``grid`` cover ("0-15", "32-47", ...), and how many."""
+    lanes = sorted({lane for row in grid for (c, lane, _) in row if c == cta})
+    runs = [[x for _, x in g] for _, g in groupby(enumerate(lanes), lambda p: p[1] - p[0])]  # consecutive lanes
+    return [f"{g[0]}-{g[-1]}" for g in runs], len(lanes)
+
+
+def occupancy(m: int, n: int, cta_group: int = 1, a_source: str = "smem") -> dict[str, Any]:
+    """Per CTA: the lanes and columns the accumulator covers and the columns to allocate. A TS form (``a_source``
+    ``"tmem"``) adds ``"a"``: A's :data:`A_COLUMNS` columns, drawn right after C's, the lanes of its rows per CTA,
+    and the allocation for C and A together."""
     cols = accumulator_columns(m, n, cta_group)
     grid = accumulator_map(m, n, cta_group)
     ctas = []
     for c in range(cta_group):
-        lanes = sorted({lane for row in grid for (cta, lane, _) in row if cta == c})
-        runs = [[x for _, x in g] for _, g in groupby(enumerate(lanes), lambda p: p[1] - p[0])]  # consecutive lanes
-        ctas.append({"cta": c, "lanes": [f"{g[0]}-{g[-1]}" for g in runs], "lane_count": len(lanes),
-                     "columns": cols, "alloc": alloc_columns(cols)})
-    return {"m": m, "n": n, "cta_group": cta_group, "columns": cols, "alloc": alloc_columns(cols), "ctas": ctas,
-            "total_lanes": LANES, "total_columns": COLUMNS}
+        lanes, count = _lane_runs(grid, c)
+        ctas.append({"cta": c, "lanes": lanes, "lane_count": count, "columns": cols, "alloc": alloc_columns(cols)})
+    out = {"m": m, "n": n, "cta_group": cta_group, "columns": cols, "alloc": alloc_columns(cols), "ctas": ctas,
+           "total_lanes": LANES, "total_columns": COLUMNS}
+    if a_source == "tmem":
+        a = tmem_map(a_operand_layout(m, cta_group), m)
+        out["a"] = {"columns": A_COLUMNS, "first_column": cols, "alloc": alloc_columns(cols + A_COLUMNS),
+                    "lanes": [_lane_runs(a, c)[0] for c in range(cta_group)]}
+    return out

@@ -227,14 +227,12 @@ def blackwell_ctx(q: dict[str, str]) -> dict:
     ctx = blackwell_form(q)
     bw = ctx["bw"]
     try:
-        m, n = (int(bw[x]) if bw[x].isdecimal() and len(bw[x]) < 5 else -1 for x in ("m", "n"))
-        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], 2 if bw["cta"] == "2" else 1, bw["src"],
-                                   bw["ab"], bw["c"] or "f32")
+        m, n, cta = (BW.whole(bw[x], what) for x, what in (("m", "M"), ("n", "N"), ("cta", "CTAs")))
+        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], cta, bw["src"], bw["ab"], bw["c"] or "f32")
     except LayoutError as exc:
         ctx["bw_error"] = str(exc)
     try:
-        warp = int(bw["warp"]) if bw["warp"].isdecimal() and len(bw["warp"]) < 4 else -1
-        ctx["tmem"] = BW.tmem_view(bw["ld"], warp)
+        ctx["tmem"] = BW.tmem_view(bw["ld"], BW.whole(bw["warp"], "warp"))
     except LayoutError as exc:
         ctx["ld_error"] = str(exc)
     return ctx

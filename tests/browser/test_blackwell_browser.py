@@ -40,6 +40,24 @@ def test_blackwell_section(page, live_server, screenshot):
     assert not page.console_errors
 
 
+def test_ts_form_draws_a_beside_c(page, live_server, screenshot):
+    """A from tensor memory (the TS form) over 2 CTAs with M = 128: A's 8 columns sit right after C's, each CTA's 64
+    rows on lanes 0-63 and again on 64-127 (CuTe's Duplicated FrgTypeA); switching A back to smem removes them."""
+    page.goto(f"{live_server.url}/tv?bw_kind=f16&bw_m=128&bw_n=64&bw_cta=2&bw_src=tmem#blackwell-h")
+    expect(page.locator("#umma-name")).to_have_text("SM100_MMA_F16BF16_2x1SM_TS")
+    expect(page.locator("#tmem-a")).to_contain_text("Duplicated")
+    expect(page.locator("#tmem-alloc-a")).to_have_text("64")
+    assert page.locator("#tmem-svg rect.tmem-a").count() == page.locator("#tmem-svg rect.tmem-c").count() == 256
+    box = page.locator("#tmem-svg rect.tmem-a").first.bounding_box()
+    assert box is not None and abs(box["width"] - 8) <= 1  # one pixel per column, and the outline
+    page.locator("#tmem-c").scroll_into_view_if_needed()
+    screenshot(page, "tv-blackwell-ts-a", full_page=False)
+    page.select_option("#bw-src", "smem")
+    page.wait_for_function("() => document.querySelector('#umma-name')?.textContent === 'SM100_MMA_F16BF16_2x1SM_SS'")
+    assert page.locator("#tmem-svg rect.tmem-a").count() == 0 and page.locator("#tmem-a").count() == 0
+    assert not page.console_errors
+
+
 def test_blackwell_section_loads_when_opened(page, live_server, screenshot):
     asked = panel_requests(page)
     page.goto(f"{live_server.url}/tv")

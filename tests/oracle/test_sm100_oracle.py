@@ -33,7 +33,7 @@ from algebra.core.layout import Layout  # noqa: E402
 from algebra.core.notation import parse  # noqa: E402
 from algebra.core.ops import composition  # noqa: E402
 from algebra.hw import sm100  # noqa: E402
-from algebra.hw.sm100_tmem import accumulator_layout, tmem_copy_table, val_id  # noqa: E402
+from algebra.hw.sm100_tmem import a_operand_layout, accumulator_layout, tmem_copy_table, val_id  # noqa: E402
 
 pytestmark = [pytest.mark.oracle, pytest.mark.nvcc, pytest.mark.timeout(3600)]
 
@@ -108,6 +108,17 @@ def tmem_shapes(cfgs: list[dict]) -> list[tuple[int, int, int]]:
     return sorted({(c["args"][1], c["args"][2], c["args"][5]) for c in cfgs})
 
 
+def tmem_a_cases(cfgs: list[dict]) -> list[int]:
+    """The TS configurations whose A the page draws in TMEM (8-, 16- and 32-bit A), one per (M, CTA group, A type):
+    their ``FrgTypeA`` fragments are compared."""
+    seen: dict[tuple, int] = {}
+    for i, c in enumerate(cfgs):
+        a = c["atom"]
+        if "a" in a.tmem():
+            seen.setdefault((a.shape_mnk[0], a.cta_group, a.types[1]), i)
+    return sorted(seen.values())
+
+
 def program(cfgs: list[dict], smem: list[dict], skip: frozenset = frozenset()) -> tuple[str, dict[int, str]]:
     """The translation unit, and line number -> the smem case key ("s<i>" whole tile, "b<i>" first K-block) whose
     lines those are (a static_assert CuTe fires is traced back to its case); ``skip``: keys left out."""
@@ -124,6 +135,11 @@ def program(cfgs: list[dict], smem: list[dict], skip: frozenset = frozenset()) -
     for m, n, cta in tmem_shapes(cfgs):
         lines.append(f'  show("t{m}.{n}.{cta}", UMMA::tmem_frg<float, uint32_t, {cta}>::make('
                      f'Shape<Shape<Int<{m // cta}>,Int<{n}>>,_1,_1>{{}}).layout());')
+    for i in tmem_a_cases(cfgs):
+        a = cfgs[i]["atom"]
+        m, _, k = a.shape_mnk
+        lines.append(f'  show("u{i}.FrgA", MMA_Traits<{a.cpp()}>::FrgTypeA::make('
+                     f'Shape<Shape<Int<{m // a.cta_group}>,Int<{k}>>,_1,_1>{{}}).layout());')
     for name in tmem_copy_table() if cfgs else ():
         for op in ("SrcLayout", "DstLayout", "RefLayout", "ThrID", "ValID"):
             lines.append(f'  show("{name}.{op}", typename Copy_Traits<{name}>::{op}{{}});')
@@ -216,6 +232,26 @@ def test_tmem_accumulator_addresses(oracle):
             assert all(g >> 32 == c for g in got), (m, n, cta)
             assert [g & 0xFFFFFFFF for g in got] == [theirs(k) for k in range(rows * n)], (m, n, cta, str(ours),
                                                                                             str(theirs))
+
+
+def test_tmem_a_operand(oracle):
+    """TS forms: each element of A in TMEM (lane, 32-bit column) per CTA, ``sm100_tmem.a_operand_layout`` against
+    CuTe's ``FrgTypeA::make(((M/CTAs, K), 1, 1))`` (A's units: lane * DP<A> + k). A Duplicated fragment (2 CTAs,
+    M = 128) has 128 rows: the second 64 are the copy."""
+    out, cases = oracle["out"], tmem_a_cases(oracle["cfgs"])
+    assert len(cases) >= 8
+    for i in cases:
+        a = oracle["cfgs"][i]["atom"]
+        m, _, k = a.shape_mnk
+        bits, rows = sm100.TYPES[a.types[1]][1], m // a.cta_group
+        theirs, ours = parse(plain(out[f"u{i}.FrgA"])), a_operand_layout(m, a.cta_group)
+        dp, cute_rows = (1 << 16) * (32 // bits), theirs.size() // k
+        for c in range(a.cta_group):
+            got = [ours((c * rows + r % rows, kk * bits // 32, r // rows)) for kk in range(k) for r in range(cute_rows)]
+            want = [theirs(r + cute_rows * kk) for kk in range(k) for r in range(cute_rows)]
+            assert [g >> 32 for g in got] == [c] * len(got), (a.name, m, c)
+            assert [(g >> 16 & 0xFFFF, g & 0xFFFF) for g in got] == [(o // dp, o % dp * bits // 32) for o in want], (
+                a.name, m, a.types[1], str(ours), str(theirs))
 
 
 def test_tmem_copy_atoms(oracle):
