@@ -105,8 +105,9 @@ OVER_CAP = [("composition", ["(4,4,4):(F1,F4,F16)", "(10,10):(1,10)"], "A o B (F
 #: (the least under the cap too), answered where proven (swizzles that cancel), else refused naming the cap.
 OVER_CAP_INVERSES = [("left_inverse", "(60,30):(2,1)", "(2,60):(60,1) here; at i = 179, L(179) = 120, R(120) = 60"),
                      ("right_inverse", "Sw<2,0,3> o 5 o (10,10):(1,10)", "100:1 o -5 o Sw<2,0,3>"),
-                     ("right_inverse", "Sw<3,3,3> o 0 o (3,16,32):(1,3,48)",
-                      "CuTe would print Sw<3,3,3> o 0 o 1536:1 here, not confirmed (1,536 points to check one by one, "
+                     ("right_inverse", "Sw<3,3,3> o 0 o (3,16,32):(1,3,48)", "Sw<3,3,3> o 0 o 1536:1"),  # proven
+                     ("right_inverse", "Sw<3,3,3> o 0 o (3,17,32):(1,3,51)",
+                      "CuTe would print Sw<3,3,3> o 0 o 1632:1 here, not confirmed (1,632 points to check one by one, "
                       "over the 16-point cap)")]
 #: Self-checks that loop over something else than points.
 NOT_POINTS = {"whole_refusal": "a message", "merge_swizzles": "the bits either swizzle touches",

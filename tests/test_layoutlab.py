@@ -88,8 +88,9 @@ def test_the_empty_layout_reads_as_cute_prints_it():
     class Empty:
         shape, stride = (), ()
 
-    for text in ("():()", "(4,()):(1,())"):
-        assert str(A.parse(text)) == text
+    assert str(A.parse("():()")) == "():()"
+    with pytest.raises(A.LayoutError):  # an empty mode inside a layout is not read (test_printed_forms)
+        A.parse("(4,()):(1,())")
     assert A.parse("():()") == A.Layout((), ()) and A.size(A.parse("()")) == 1
     cells = [(c["data-offset"], c["text"]) for c in Cells(layoutlab.html("():()")).cells]
     assert cells == [(c["data-offset"], c["text"]) for c in Cells(layoutlab.html(Empty())).cells] == [("0", "0")]

@@ -155,7 +155,7 @@ class _Parser:
         if level > it.MAX_DEPTH:
             raise LayoutError(f"nested deeper than {it.MAX_DEPTH} levels")
         if self.accept("("):
-            if empty and self.accept(")"):
+            if empty and not level and self.accept(")"):
                 return ()  # a layout's empty shape or stride, as CuTe prints a rank-0 layout: ():()
             items = [self.htuple(level + 1, allow_basis, keep, empty)]
             while self.accept(","):
