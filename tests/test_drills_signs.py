@@ -68,7 +68,11 @@ def test_a_label_sign_inside_parentheses_cuts_nothing() -> None:
     n = int(d.expected)
     assert not d.grade(f"((1:2):(3:{n}))").correct
     assert d.grade(f"L(16) = {n}").correct
+    assert d.grade(f"L(3,(1,2)): {n}").correct
     assert d.grade(f"{n}-way").correct
+    for wrong in (f"100000000000000000000:{n}", f"16:{n}"):  # a layout n:d is no labelled integer
+        g = d.grade(wrong)
+        assert not g.correct and not g.readable, wrong
 
 
 def spellings(text: str) -> list[str]:

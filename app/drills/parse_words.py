@@ -60,12 +60,15 @@ def labelled_int(text: str) -> int:
     ``16 banks``, ``4-way bank conflict``, ``L(16) = 25``. Post-condition: an int, else AnswerError (a word that is
     no label, or not exactly one number)."""
     s = clean(text).replace("→", "->")
-    cut, depth = -1, 0
+    cut, depth, depths = -1, 0, []
     for k, ch in enumerate(s):  # the last label sign outside every parenthesis: "((1:2):(3:4))" has none
         depth += (ch == "(") - (ch == ")")
+        depths.append(depth)
         if depth == 0 and (ch in "=:" or (ch == ">" and s[k - 1:k] == "-")):
             cut = k
     if cut >= 0 and re.search(r"[0-9]", s[cut + 1:]):
+        if s[cut] == ":" and any(ch.isdigit() and d == 0 for ch, d in zip(s[:cut], depths, strict=False)):
+            raise AnswerError("that reads as a layout n:d; give one integer")  # "16:1" is no labelled 1
         s = s[cut + 1:]
     nums: list[int] = []
     toks = tokens(s)
