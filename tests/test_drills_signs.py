@@ -149,3 +149,13 @@ def test_hostile_answers_on_both_routes_are_graded_and_never_recorded(client: An
         assert r.status_code == 200 and r.json()["readable"] and not r.json()["correct"]
         r = fresh.post(f"/api/drills/{d.id}/answer", json={"answer": INT.sub(lambda m: "+" + m.group(1), d.expected)})
         assert r.json()["correct"] is True
+
+
+@pytest.mark.parametrize("did", ["offsets-\u0661", "offsets-\uff11", "offsets-1\u0663", "offsets-\U0001d7cf"])
+def test_a_drill_id_is_written_with_ascii_digits(client: Any, did: str) -> None:
+    """``offsets-١`` is no drill id (it was graded as offsets-1): 404 on the JSON routes and the page routes."""
+    assert client.post(f"/api/drills/{did}/answer", json={"answer": "1"}).status_code == 404
+    assert client.post(f"/api/drills/{did}/reveal", json={}).status_code == 404
+    assert client.post(f"/api/drills/{did}/hint", json={"level": 1}).status_code == 404
+    assert client.post("/drills/answer", data={"id": did, "answer": "1"}).status_code == 404
+    assert client.post("/drills/reveal", data={"id": did}).status_code == 404
