@@ -159,3 +159,33 @@ def test_a_drill_id_is_written_with_ascii_digits(client: Any, did: str) -> None:
     assert client.post(f"/api/drills/{did}/hint", json={"level": 1}).status_code == 404
     assert client.post("/drills/answer", data={"id": did, "answer": "1"}).status_code == 404
     assert client.post("/drills/reveal", data={"id": did}).status_code == 404
+
+
+def pycute(t: Any) -> str:
+    """A tuple as pycute prints it (Python's repr: ``(24,)`` for a 1-tuple, ``(4, 8)``)."""
+    if isinstance(t, tuple):
+        return "(" + ", ".join(pycute(x) for x in t) + ("," if len(t) == 1 else "") + ")"
+    return str(t)
+
+
+@pytest.mark.parametrize("kind", ["algebra_op", "vector", "transpose_view", "design_view", "tiled_view", "tv_layout"])
+def test_pycute_prints_of_the_key_are_the_key(kind: str) -> None:
+    """pycute prints a layout as Python tuples: ``(4, 8):(1, 4)``, and a rank-1 tuple with a trailing comma,
+    ``(24,):(1,)``; both are the key."""
+    import algebra as A
+
+    seen = 0
+    for s in SEEDS:
+        d = generate(kind, s)
+        if ":" not in d.expected or d.variant.split("/")[0] in ("divide_tile", "prove", "spot", "formula", "mma_owner",
+                                                                "mma_pos", "copy", "ldmatrix", "max_common_vector"):
+            continue
+        lay = A.parse(d.expected)
+        forms = [f"{pycute(lay.shape)}:{pycute(lay.stride)}"]
+        if isinstance(lay.shape, int):
+            forms.append(f"({lay.shape},):({lay.stride},)")
+        for form in forms:
+            g = d.grade(form)
+            assert g.correct, (d.id, d.expected, form, g.reason)
+        seen += 1
+    assert seen
