@@ -65,8 +65,9 @@ def layout_text(text: str) -> str:
     ``auto L =``) dropped, a closing ``.`` or ``;`` and wrapping backticks dropped,
     CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
     CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``; ``cute::`` dropped, ``composition(Swizzle<..>{}, L)``
-    read as ``Sw<..> o L``; pycute's 1-tuples ``(24,):(1,)`` lose their trailing comma. A row-major shape from ``LayoutRight`` comes back as
-    ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
+    read as ``Sw<..> o L``; pycute's 1-tuples ``(24,):(1,)`` lose their trailing comma. A row-major shape from
+    ``LayoutRight`` comes back as ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after
+    :func:`resolve_right`)."""
     s = clean(text).replace("\n", " ").strip().strip("`").strip()
     s = s.rstrip(";.").rstrip()  # the end of a sentence or of a C++ statement: "(4,8):(8,1)." or "... = L;"
     if s[:5].lower() == "auto ":
