@@ -189,3 +189,23 @@ def test_pycute_prints_of_the_key_are_the_key(kind: str) -> None:
             assert g.correct, (d.id, d.expected, form, g.reason)
         seen += 1
     assert seen
+
+
+def test_symbolic_formulas_right_only_below_some_size_are_wrong() -> None:
+    """A symbolic answer is graded at admissible values of its symbols; one that agrees with the layout only while
+    ``lda`` (or ``N``) stays below a bound (``lda % 5000``, ``lda // 5200``, ``N % 33``) must meet a value past it."""
+    for s in list(SEEDS)[:40]:
+        d = generate("symbolic", s)
+        e = d.expected
+        if not d.variant.startswith("formula"):
+            continue
+        names = re.findall(r"\b(ld\w*|[MNB])\b", e)
+        if not names:
+            continue
+        sym = names[0]
+        assert d.grade(e).correct
+        for bound in (5000, 2_000_000) if sym.startswith("ld") else (33, 90):  # sizes are probed up to about 100
+            tricked = re.sub(rf"\b{sym}\b", f"({sym} % {bound})", e, count=1)
+            assert not d.grade(tricked).correct, (d.id, e, tricked)
+            floor = f"{e} + {sym} // {bound}"
+            assert not d.grade(floor).correct, (d.id, e, floor)
