@@ -108,6 +108,9 @@ def test_a_failed_shape_condition_prints_no_layout() -> None:
         raise AssertionError("no shape-failing composition drill")
     assert d.grade(d.expected).correct
     assert not d.grade(f"{d.expected}, (2,2):(4,1)").correct
+    for stray in (f"{d.expected} 999", f"{d.expected} {'9' * 60}"):  # a number that is no layout is not read past
+        g = d.grade(stray)
+        assert not g.correct and not g.readable, stray
 
 
 HOSTILE = ["\x00", "\u200b", "\u202e", "\ufeff", "\x07"]

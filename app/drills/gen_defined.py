@@ -202,6 +202,8 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
                          items=items + [True])
         if not all(items):
             return Grade.wrong("; ".join(notes), items=items)
+        if layout is None and re.search(r"[0-9]", clean(ans)):  # "shape 999": a number that is no layout
+            raise AnswerError("a number here is read only as part of the layout CuTe prints (shape:stride)")
         if verdict in ("shape", "both") and layout is not None:
             return Grade.wrong("right about both conditions, but a failed shape condition stops CuTe at compile time "
                                "(a static_assert): it prints no layout", items=items + [False])
