@@ -56,6 +56,8 @@ class SectorReport:
 def sectors(byte_addresses: Sequence[int], access_bytes: int = 4) -> SectorReport:
     """The sectors touched when lane i accesses ``access_bytes`` bytes at ``byte_addresses[i]``.
 
+    Addresses count from a tensor's pointer at a sector boundary (cudaMalloc gives 256 bytes); a negative stride
+    reaches below it, and such a byte's sector is ``floor(b / 32)`` all the same.
     Post-condition: ``sectors`` is the sorted set of ``b // 32`` over every byte b accessed.
     """
     addrs = [int(a) for a in byte_addresses]
@@ -64,8 +66,8 @@ def sectors(byte_addresses: Sequence[int], access_bytes: int = 4) -> SectorRepor
     if access_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"access_bytes must be 1, 2, 4, 8 or 16, not {access_bytes}")
     for lane, a in enumerate(addrs):
-        if a < 0 or a % access_bytes:
-            raise LayoutError(f"lane {lane}: byte address {a} must be a non-negative multiple of {access_bytes}")
+        if a % access_bytes:
+            raise LayoutError(f"lane {lane}: byte address {a} is not a multiple of the {access_bytes}-byte access")
     used = {a + k for a in addrs for k in range(access_bytes)}
     secs = sorted({b // SECTOR_BYTES for b in used})
     return SectorReport(addrs, access_bytes, secs, len(addrs) * access_bytes, len(used))
@@ -150,6 +152,9 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     ``vector`` defaults to :func:`widest_vector`. Byte address = ``base + element_bytes * offset``. More than
     MAX_INSTRUCTIONS instructions per warp is refused (LayoutError naming the cap).
     """
+    if element_bytes not in (1, 2, 4, 8, 16):
+        raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16 (a global access moves 1 to 16 bytes per "
+                          f"thread), not {element_bytes}")
     nthr, nval = _tv_sizes(tv)
     widest = widest_vector(tv, element_bytes, memory)
     v = widest if vector is None else int(vector)
