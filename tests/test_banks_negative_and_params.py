@@ -234,3 +234,14 @@ def test_fixes_of_a_reversed_tile_are_fixes():
 def test_the_xor_table_of_a_reversed_swizzled_tile_is_drawn(client):
     r = client.get("/banks?layout=(8,64):(-64,1)&element_bytes=2&swizzle=Sw<3,3,3>&access=column:0")
     assert r.status_code == 200 and 'id="xor-table"' in r.text
+
+
+def test_a_swizzled_tile_past_the_drawing_budget_still_gets_its_analysis(client):
+    # 256x256 swizzled: enumerating (8 units a cell) and drawing (24) the tile is past one request's work budget;
+    # the bank map is 32 lanes and must still be shown, with why the grid is not drawn
+    import html
+
+    r = client.get("/banks?layout=(256,256):(256,1)&element_bytes=4&swizzle=Sw<2,3,4>&access=column:1&compare=0")
+    text = html.unescape(r.text)
+    assert r.status_code == 200 and 'id="permalink"' in r.text, text[text.find('role="alert"'):][:300]
+    assert 'id="grid-note"' in r.text and "work cap" in text

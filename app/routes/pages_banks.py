@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, parse, size
-from app.budget import COST, BudgetedRoute, remaining
+from app.budget import COST, BudgetedRoute, WorkCapError, remaining
 from app.services import banks as S
 from app.services import hopper as H
 from app.services import presets
@@ -87,9 +87,13 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
             raise LayoutError(bad_number)
         acc = S.parse_access(access, vec, n, tr)
         view = S.analyze(layout, swizzle or None, e, acc)
-        g = S.bank_grid(view, "grid-banks", hover="hover-banks")
+        try:  # the bank map is 32 lanes; drawing the whole tile is what a big swizzled tile may not afford
+            g, note = S.bank_grid(view, "grid-banks", hover="hover-banks"), None
+        except WorkCapError as exc:
+            g, note = None, (f"the tile is not drawn: {exc}; the bank strip and the counts above are exact "
+                             "(a smaller tile, or compare off, draws it)")
         ctx.update(view=view, g=g, xor=S.xor_rows(view), code=S.tile_code(view),
-                   grid_note=None if g else S.no_grid_reason(view),
+                   grid_note=note or (None if g else S.no_grid_reason(view)),
                    ldm=S.ldmatrix_story(acc, S.tile_rows(view), e))
         if ctx["compare_on"]:
             ctx["cmp"] = _compare_grids(S.compare(layout, swizzle or None, e, acc))
