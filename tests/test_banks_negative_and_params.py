@@ -245,3 +245,27 @@ def test_a_swizzled_tile_past_the_drawing_budget_still_gets_its_analysis(client)
     text = html.unescape(r.text)
     assert r.status_code == 200 and 'id="permalink"' in r.text, text[text.find('role="alert"'):][:300]
     assert 'id="grid-note"' in r.text and "work cap" in text
+
+
+def test_the_doctor_names_why_it_does_not_take_a_reversed_tile(client):
+    r = client.post("/api/solve/smem", json={"element_bytes": 4, "tile": "(32,32):(-32,1)",
+                                             "accesses": [{"name": "c", "kind": "column", "index": 0}]})
+    assert r.status_code == 422
+    assert "offset -992" in r.json()["detail"] and "negative stride" in r.json()["detail"]
+
+
+def test_a_swizzled_partition_at_the_table_cap_is_answered_within_the_budget(client):
+    # 65,536 (thread, value) pairs, the cap of a swizzled partition: it used to be read pair by pair and ran past
+    # the request's CPU budget; the answer is the brute-force count
+    tv = "Sw<3,3,3> o ((32,64),32):((32,1024),1)"
+    r = client.post("/api/sectors", json={"tv": tv, "element_bytes": 4, "vector": 1})
+    assert r.status_code == 200, r.text
+
+    def sw(x):
+        return x ^ ((x & (7 << 6)) >> 3)
+
+    total = 0
+    for v in range(32):
+        addrs = [4 * sw(32 * t + v) for t in range(32)]  # warp 0: threads 0..31 of the (32,64) mode
+        total += len({(a + k) // 32 for a in addrs for k in range(4)})
+    assert r.json()["total_sectors"] == total

@@ -108,13 +108,15 @@ def _tv_sizes(tv: Any) -> tuple[int, int]:
 
 def _offset_fn(tv: Any, memory: Any, threads: Any = ()) -> Any:
     """(t, v) -> element offset; for a plain TV layout (additive: T(t) + V(v)) each mode is evaluated once, T on
-    ``threads`` only."""
+    ``threads`` only; anything else (a swizzled TV layout) is enumerated once, in one pass over its 1-D indices
+    ``t + threads * v`` (callers keep it under MAX_TABLE pairs), not pair by pair."""
     if memory is None and isinstance(tv, Layout):
         t_off, v_off = {t: tv[0](t) for t in threads}, offsets(tv[1])
         return lambda t, v: t_off[t] + v_off[v]
+    table, nthr = offsets(tv), _tv_sizes(tv)[0]
     if memory is None:
-        return lambda t, v: tv((t, v))
-    return lambda t, v: memory(tv((t, v)))
+        return lambda t, v: table[t + nthr * v]
+    return lambda t, v: memory(table[t + nthr * v])
 
 
 def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: int = MAX_VECTOR_BYTES) -> int:
@@ -156,6 +158,9 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
         raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16 (a global access moves 1 to 16 bytes per "
                           f"thread), not {element_bytes}")
     nthr, nval = _tv_sizes(tv)
+    if not (memory is None and isinstance(tv, Layout)) and nthr * nval > MAX_TABLE:
+        raise LayoutError(f"sectors: a swizzled or memory-mapped partition is read value by value, and "
+                          f"{nthr * nval:,} (thread, value) pairs is over the cap of {MAX_TABLE:,}")
     widest = widest_vector(tv, element_bytes, memory)
     v = widest if vector is None else int(vector)
     if v < 1 or nval % v:

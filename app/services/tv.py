@@ -13,7 +13,7 @@ import algebra as A
 from algebra import LayoutError, atoms, coalescing
 from algebra import inttuple as it
 from algebra.core.memo import bounded
-from app.budget import offsets
+from app.budget import cell_kind, charge, offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
@@ -132,6 +132,8 @@ def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> 
     tv = parse_layout(tv_text, "TV layout", offsets=True)
     if A.size(tv) > MAX_SIZE:
         raise LayoutError(f"TV layout: size {pow2_text(A.size(tv))} exceeds the cap of {pow2_text(MAX_SIZE)}")
+    if not isinstance(tv, A.Layout) and A.size(tv) <= coalescing.MAX_TABLE:  # read pair by pair: estimated first
+        charge(cell_kind(tv), 2 * A.size(tv), "sectors: the partition's (thread, value) pairs, read twice")
     with guard("sectors"):
         r = coalescing.partition_sectors(tv, element_bytes, vector=vector)
     ins = [{"values": s.values, "sectors": s.num_sectors, "bytes": s.bytes_requested,
