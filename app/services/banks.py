@@ -10,7 +10,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import banks as B
 from algebra.core.memo import bounded
-from algebra.hw.bankfix import keeps_tile, widest_swizzle_bits
+from algebra.hw.bankfix import compact_plain, keeps_tile, widest_swizzle_bits
 from app.budget import charge, offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
@@ -204,12 +204,15 @@ def _preset_fix(lay: Any, element_bytes: int, access: dict[str, Any]) -> str | N
     """The widest hardware swizzle mode (SW128, then SW64, SW32; ``swizzle_presets``) that makes ``access``
     conflict-free on ``lay`` and maps the tile onto itself (``keeps_tile``), or None: the lab's default "swizzled"
     column is one a TMA / wgmma tile can use."""
+    offs: list[int] | None = None
     for _label, sw in reversed(swizzle_presets(element_bytes)):
         try:
             if analyze(str(lay), sw, element_bytes, access).ways == 1:
                 s = A.parse(sw)
+                if offs is None and not compact_plain(lay) and A.size(lay) <= MAX_CELLS:
+                    offs = offsets(lay, "swizzle check: the tile's offsets")  # estimated first, read once
                 with guard("swizzle check"):
-                    if keeps_tile(lay, (s.bits, s.base, s.shift)):
+                    if keeps_tile(lay, (s.bits, s.base, s.shift), offs):
                         return sw
         except LayoutError:
             continue
