@@ -269,3 +269,32 @@ def test_a_swizzled_partition_at_the_table_cap_is_answered_within_the_budget(cli
         addrs = [4 * sw(32 * t + v) for t in range(32)]  # warp 0: threads 0..31 of the (32,64) mode
         total += len({(a + k) // 32 for a in addrs for k in range(4)})
     assert r.json()["total_sectors"] == total
+
+
+@pytest.mark.parametrize("seed", range(14190, 14192))
+def test_sectors_and_lines_match_the_brute_force(client, seed):
+    rng = random.Random(seed)
+    for _ in range(20):
+        t0 = rng.choice([32, 8, 4])
+        s0, s1 = rng.choice([1, 2, 3, 8]), rng.choice([16, 64, 100, 256])
+        nval, vs = rng.choice([1, 2]), rng.choice([1, 512])
+        eb = rng.choice([1, 2, 4, 8, 16])
+        tv = f"(({t0},{32 // t0}),{nval}):(({s0},{s1}),{vs})"
+        r = client.post("/api/sectors", json={"tv": tv, "element_bytes": eb, "vector": 1})
+        assert r.status_code == 200, (tv, r.text)
+        sectors = lines = 0
+        for v in range(nval):
+            addrs = [eb * ((t % t0) * s0 + (t // t0) * s1 + v * vs) for t in range(32)]
+            touched = {(a + k) // 32 for a in addrs for k in range(eb)}
+            sectors, lines = sectors + len(touched), lines + len({x // 4 for x in touched})
+        j = r.json()
+        assert (j["total_sectors"], j["total_lines"]) == (sectors, lines), tv
+        assert [i["lines"] for i in j["instructions"]] == [
+            len({(eb * ((t % t0) * s0 + (t // t0) * s1 + v * vs) + k) // 128 for t in range(32) for k in range(eb)})
+            for v in range(nval)]
+
+
+def test_the_sectors_panel_shows_the_lines(client):
+    # fp32, 32 threads on 32 consecutive offsets per value: 4 sectors, one 128-byte line per instruction
+    r = client.get("/tv?part=((16,2),4):((1,16),32)&eb=4")
+    assert 'id="total-sectors">16<' in r.text and 'id="total-lines">4<' in r.text

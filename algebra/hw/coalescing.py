@@ -18,6 +18,8 @@ from algebra.core.layout import Layout, offsets
 from algebra.hw.banks import WARP_SIZE
 
 SECTOR_BYTES = 32
+#: An L1 / L2 cache line: four sectors.
+LINE_BYTES = 128
 MAX_VECTOR_BYTES = 16
 #: The most instructions (values per thread / vector) one warp's report lists: the work is 32 lanes each.
 MAX_INSTRUCTIONS = 1024
@@ -46,9 +48,14 @@ class SectorReport:
         """Distinct requested bytes / fetched bytes."""
         return self.bytes_used / (SECTOR_BYTES * len(self.sectors))
 
+    @property
+    def num_lines(self) -> int:
+        """The 128-byte cache lines the sectors fall in (``sector // 4``)."""
+        return len({sec // (LINE_BYTES // SECTOR_BYTES) for sec in self.sectors})
+
     def to_dict(self) -> dict[str, Any]:
         return {"byte_addresses": list(self.byte_addresses), "access_bytes": self.access_bytes,
-                "sectors": list(self.sectors), "num_sectors": self.num_sectors,
+                "sectors": list(self.sectors), "num_sectors": self.num_sectors, "num_lines": self.num_lines,
                 "bytes_requested": self.bytes_requested, "bytes_used": self.bytes_used,
                 "utilization": self.utilization, "values": self.values}
 
@@ -90,12 +97,17 @@ class PartitionSectors:
         return sum(r.num_sectors for r in self.instructions)
 
     @property
+    def total_lines(self) -> int:
+        """128-byte lines summed over the instructions (a line two instructions touch counts for each)."""
+        return sum(r.num_lines for r in self.instructions)
+
+    @property
     def utilization(self) -> float:
         return sum(r.bytes_used for r in self.instructions) / (SECTOR_BYTES * self.total_sectors)
 
     def to_dict(self) -> dict[str, Any]:
         return {"vector": self.vector, "max_vector": self.max_vector, "element_bytes": self.element_bytes,
-                "total_sectors": self.total_sectors, "utilization": self.utilization,
+                "total_sectors": self.total_sectors, "total_lines": self.total_lines, "utilization": self.utilization,
                 "instructions": [r.to_dict() for r in self.instructions]}
 
 

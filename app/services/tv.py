@@ -124,6 +124,7 @@ class SectorView:
     utilization: float
     total_sectors: int
     instructions: list[dict[str, Any]]
+    total_lines: int = 0
 
 
 @bounded(4 << 20, "sector views")
@@ -136,8 +137,9 @@ def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> 
         charge(cell_kind(tv), 2 * A.size(tv), "sectors: the partition's (thread, value) pairs, read twice")
     with guard("sectors"):
         r = coalescing.partition_sectors(tv, element_bytes, vector=vector)
-    ins = [{"values": s.values, "sectors": s.num_sectors, "bytes": s.bytes_requested,
+    ins = [{"values": s.values, "sectors": s.num_sectors, "lines": s.num_lines, "bytes": s.bytes_requested,
             "utilization": s.bytes_used / (32 * s.num_sectors), "first": s.byte_addresses[:8]}
            for s in r.instructions]
     return SectorView(tv=str(tv), element_bytes=element_bytes, vector=r.vector, max_vector=r.max_vector,
-                      utilization=r.utilization, total_sectors=r.total_sectors, instructions=ins)
+                      utilization=r.utilization, total_sectors=r.total_sectors, instructions=ins,
+                      total_lines=r.total_lines)
