@@ -298,3 +298,15 @@ def test_the_sectors_panel_shows_the_lines(client):
     # fp32, 32 threads on 32 consecutive offsets per value: 4 sectors, one 128-byte line per instruction
     r = client.get("/tv?part=((16,2),4):((1,16),32)&eb=4")
     assert 'id="total-sectors">16<' in r.text and 'id="total-lines">4<' in r.text
+
+
+@pytest.mark.parametrize(("typed", "selected"), [("16", 'value="16" selected'), ("3", 'value="3" selected'),
+                                                 ("%D9%A4", 'value="\u0664" selected')])
+def test_the_doctor_permalink_keeps_the_element_size_it_names(client, typed, selected):
+    # 16 B is a size the solver takes; 3 and a unicode digit are kept as typed, so the solver's 422 names the rule
+    # instead of the page solving for the preset's 2 B
+    r = client.get(f"/doctor?tile=(32,32):(32,1)&element_bytes={typed}")
+    menu = r.text.split('id="s-eb"', 1)[1].split("</select>", 1)[0]
+    assert selected in menu and menu.count(" selected") == 1
+    body = {"element_bytes": 3, "tile": "(32,32):(32,1)", "accesses": [{"name": "c", "kind": "column", "index": 0}]}
+    assert "must be one of 1, 2, 4, 8, 16" in client.post("/api/solve/smem", json=body).json()["detail"]
