@@ -310,3 +310,20 @@ def test_the_doctor_permalink_keeps_the_element_size_it_names(client, typed, sel
     assert selected in menu and menu.count(" selected") == 1
     body = {"element_bytes": 3, "tile": "(32,32):(32,1)", "accesses": [{"name": "c", "kind": "column", "index": 0}]}
     assert "must be one of 1, 2, 4, 8, 16" in client.post("/api/solve/smem", json=body).json()["detail"]
+
+
+@pytest.mark.parametrize("seed", range(14196, 14198))
+def test_a_reversed_tile_costs_what_its_buffer_costs_from_its_start(seed):
+    # the kernel's buffer starts at the tile's lowest offset, rounded down to a 128-byte line: every address moves
+    # by the same multiple of 128 bytes, which keeps each word's bank, so the model's count is the count of the raw
+    # (non-negative) addresses the GPU lab measures
+    from algebra.banks import analyze
+
+    rng = random.Random(seed)
+    for _ in range(30):
+        rows, cols, eb = rng.choice([8, 16, 32]), rng.choice([32, 64]), rng.choice([1, 2, 4, 8])
+        pitch = -(cols + rng.choice([0, 0, 1, 4, 8]))
+        r = bank_access(f"({rows},{cols}):({pitch},1)", eb, {"kind": "column", "index": rng.randrange(cols)})
+        shift = -(min(r.byte_addresses) // 128) * 128
+        raw = analyze([a + shift for a in r.byte_addresses], access_bytes=eb)
+        assert (raw.banks, raw.phases) == (r.banks, r.phases)
