@@ -81,6 +81,10 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
         for a, pa in zip(accs, d["per_access"], strict=True):
             if a.constraint:
                 continue
+            if a.kind == "stmatrix":  # smem_access.cu issues ld.shared, st.shared and ldmatrix only
+                raise solver.SolveError(f"accesses: {a.name} is a stmatrix; the lab's smem_access kernel measures "
+                                        "ld.shared, st.shared and ldmatrix, not stmatrix (its bank model is "
+                                        "ldmatrix's)")
             addrs = list(pa["byte_addresses"])
             mode = "ldmatrix" if a.kind == "ldmatrix" else ("st" if a.op == "store" else "ld")
             lanes = len(addrs)

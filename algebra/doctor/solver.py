@@ -32,7 +32,7 @@ from algebra.doctor.solver_access import (
     parse_accesses,
     priced,
 )
-from algebra.doctor.solver_explain import describe, hardware
+from algebra.doctor.solver_explain import describe, hardware, wgmma_refusal
 from algebra.hw.bankfix import bank_bits, compact_tail, swizzle_fn, varying_bits
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
@@ -132,6 +132,22 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, f: Any, safe: int, memo: dict
     return out
 
 
+def broken_vector(tile: Tile, accesses: list[Access]) -> str:
+    """Why the tile as given cannot serve an access: the first lane whose ``vector`` elements are not consecutive
+    offsets from a multiple of ``vector`` (one vector instruction needs both), with its coordinates and offsets."""
+    for k, acc in enumerate(accesses):
+        v = acc.vector
+        for t, (r, c) in enumerate(acc.lanes):
+            offs = [tile.offset(r, c + j) for j in range(v)]
+            if offs[0] % v or offs != list(range(offs[0], offs[0] + v)):
+                what = f"{acc.kind}.x{acc.num} row" if acc.matrix else f"{v * tile.element_bytes}-byte vector"
+                shown = ", ".join(map(str, offs[:4])) + (", ..." if v > 4 else "")
+                return (f"accesses[{k}]: lane {t}'s {what} ({v} elements from (row {r}, col {c})) lies at offsets "
+                        f"{shown} of {tile.text}: one access needs {v} consecutive offsets starting at a multiple of "
+                        f"{v}; check vector, the access's position and the tile's contiguous mode")
+    return "accesses: a vector access is not contiguous in the tile as given"
+
+
 def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
     """The map ``x ^ A(x_hi)`` on n offset bits as F2 columns (``arith.f2_apply``): bit j goes to itself XOR
     ``cols[j]`` (the column of ``skip`` left out)."""
@@ -186,11 +202,14 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     """(naive, every surviving candidate ranked by ``rank_key`` -- the tile as given among them, so the best is never
     worse than leaving it alone --, each one's ``hardware`` verdict by ``id``, counts of what was tried and
     rejected)."""
+    for k, a in enumerate(accesses):
+        refusal = wgmma_refusal(tile, a.major) if a.kind == "wgmma" and a.major else None
+        if refusal:
+            raise SolveError(f"accesses[{k}]: {refusal}")
     memo: dict = {}
     naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
-        raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
-                         "consecutive, aligned offsets); check vector and the tile's contiguous mode")
+        raise SolveError(broken_vector(tile, accesses))
     swizzles = [c for bms in swizzle_space(tile) if (c := candidate(tile, "swizzle", bms)) is not None]
     paddings = [candidate(tile, "padding", p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}

@@ -27,6 +27,7 @@ from algebra.hw.banks import analyze
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 #: swizzle span in bytes -> the name TMA and the UMMA descriptor give it
 SWIZZLE_NAMES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
+TMA_SPANS = {name: span for span, name in SWIZZLE_NAMES.items()}
 #: why a fix that is no CuTe swizzle of the tile meets no hardware path
 NOT_HARDWARE = {"padding": "a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
                            "the canonical (8 x 16-byte core matrix) layouts",
@@ -75,6 +76,24 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
         if (sw is None or atom.element_swizzle == sw) and _tiles_to(tile, atom):
             return f"GMMA::{atom.name}<{CPP_TYPES[tile.element_bytes]}>"
     return None
+
+
+def wgmma_refusal(tile: Tile, major: str) -> str | None:
+    """Why no candidate can serve a ``major``-major wgmma operand, or None: the doctor only permutes the tile as given
+    (a swizzle) or pads it, so some GMMA atom (INTER, SW32, SW64 or SW128) must tile to its offsets."""
+    eb = tile.element_bytes
+    for span in (16, 32, 64, 128):
+        atom = hopper.smem_atom(major, span, 8 * eb)
+        if _tiles_to(tile, atom):
+            return None
+    atom = hopper.smem_atom(major, 128, 8 * eb)
+    ar, ac = atom.shape
+    hint = (f"tile_to_shape(GMMA::{atom.name}<{CPP_TYPES[eb]}>{{}}, make_shape({tile.rows}, {tile.cols})) is such a "
+            "layout" if tile.rows % ar == 0 and tile.cols % ac == 0 else
+            f"the {major}-major atoms are {'8 x W' if major == 'K' else 'W x 8'} (W = 16..128 bytes of elements)")
+    return (f"no {major}-major GMMA atom (INTER, SW32, SW64, SW128) tiles to {tile.text} (tile_to_shape over its "
+            f"{tile.rows} x {tile.cols} (MN x K) gives other offsets), so no swizzle or padding of it is a layout "
+            f"wgmma reads; {hint}")
 
 
 def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) -> str | None:
@@ -127,6 +146,9 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     for a in accesses:
         if a.kind == "tma" and tma is None:
             notes.append(f"{a.name}: TMA cannot write this layout")
+        elif a.kind == "tma" and tma != "SWIZZLE_NONE" and a.box_inner_bytes > TMA_SPANS[tma]:
+            notes.append(f"{a.name}: the box's inner extent is {a.box_inner_bytes} bytes, wider than the {tma} mode's "
+                         f"{TMA_SPANS[tma]}-byte span (TMA needs the inner box extent within the swizzle span)")
         if a.kind == "wgmma" and (wgmma is None or (a.major == "MN") != ("_MN_" in wgmma)):
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
@@ -193,7 +215,7 @@ def _chunk_sentence(accesses: list[Access], eb: int, m: int) -> str:
     if widest == eb:
         what = f"every access here is a {eb}-byte scalar"
     else:
-        kinds = {"ldmatrix rows" if a.kind == "ldmatrix" else "vectors" for a in accesses
+        kinds = {f"{a.kind} rows" if a.matrix else "vectors" for a in accesses
                  if not a.constraint and a.access_bytes(eb) == widest}
         what = f"the widest accesses here are {widest} bytes ({' and '.join(sorted(kinds, reverse=True))})"
     kept = (f"M = 0 keeps no low bit fixed: the swizzle moves single {eb}-byte elements" if m == 0 else
