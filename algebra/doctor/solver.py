@@ -3,7 +3,8 @@
 ``solve(element_bytes, tile, accesses)`` tries, on the tile's element offsets:
 
 * every ``Sw<B,M,S>`` that fits the tile (maps its offsets onto themselves) -- on a power-of-two footprint of
-  2^n elements every B >= 1, M, S >= B with M + S + B <= n, which is every distinct swizzle function there;
+  2^n elements every B >= 1, M, S >= B with M + S + B <= n, which is every distinct swizzle function there --
+  that can change a bank (``swizzle_space``; the others cost what the tile as given costs);
 * every padding of the leading stride of a flat rank-2 tile by p = 1 .. 128 / element_bytes elements (bank
   behaviour repeats with period 128 bytes, so larger paddings only cost more bytes);
 * when no swizzle reaches the ideal, a general F2-linear map ``x ^ A(x_hi)`` that XORs the bits above a 128-byte
@@ -21,6 +22,7 @@ from functools import partial
 from typing import Any
 
 from algebra.core.arith import f2_apply
+from algebra.core.swizzle import MAX_B, MAX_S
 from algebra.doctor.linear_layout import swizzles
 from algebra.doctor.solver_access import (
     Access,
@@ -41,8 +43,15 @@ MAX_CANDIDATES = 12
 
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
     """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
-    bits reach past the largest offset acts as a smaller B)."""
-    return swizzles(tile.max_offset.bit_length())
+    bits reach past the largest offset acts as a smaller B) and that can change what an access costs: some source bit
+    is set in some offset of the tile (else it is the identity there) and some target bit is a bank bit
+    (``bankfix.bank_bits``), within the cap of ``core.swizzle.Swizzle``. Any other swizzle keeps every word's bank and which lanes share a word, so it costs
+    exactly what the tile as given costs (the naive candidate), and it is no TMA / GMMA mode (their target bits are
+    bank bits). The work is then bounded by the bank bits, not by the size of the largest offset."""
+    lo, hi = bank_bits(tile.element_bytes)
+    live = tile.live_bits
+    return [(b, m, s) for b, m, s in swizzles(tile.max_offset.bit_length())
+            if m < hi and m + b > lo and (live >> (m + s)) & ((1 << b) - 1) and b <= MAX_B and s <= MAX_S]
 
 
 def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:

@@ -45,6 +45,7 @@ from algebra.hw.banks import phase_costs as phase_cost  # the one bank model's p
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
+MAX_SPAN_BYTES = 1 << 24        # 16 MiB from offset 0 to the last element: far past any GPU's shared memory
 MAX_ACCESSES = 8
 WARP = 32
 KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "stmatrix", "tma", "wgmma")
@@ -76,6 +77,16 @@ class Tile:
 
     def offset(self, r: int, c: int) -> int:
         return self.table[r + self.rows * c]
+
+    @cached_property
+    def live_bits(self) -> int:
+        """The offset bits set in some offset of the tile (the OR of its offsets)."""
+        if self.compact:
+            return (1 << self.max_offset.bit_length()) - 1
+        out = 0
+        for o in self.table:
+            out |= o
+        return out
 
     @cached_property
     def coordinate_of(self) -> dict[int, tuple[int, int]]:
@@ -186,6 +197,10 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     table = offsets(lay)
     if min(table) < 0:
         raise SolveError("tile: negative offsets")
+    if (max(table) + 1) * element_bytes > MAX_SPAN_BYTES:
+        raise SolveError(f"tile: {lay} spans {(max(table) + 1) * element_bytes} bytes from offset 0 to its last "
+                         f"element, over the cap of {MAX_SPAN_BYTES} bytes (16 MiB; shared memory is at most 228 KB "
+                         "per SM)")
     if len(set(table)) != size:
         raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
     compact = max(table) + 1 == size

@@ -153,9 +153,17 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
     kept = ((tile.layout.stride[tile.lead] + cand.pad) % vec == 0 if cand.kind == "padding"
-            else cand.kind == "naive" or cand.safe_vector >= vec)
+            else cand.kind == "naive" or cand.safe_vector >= vec or _keeps_vectors(tile, cand.columns, vec))
     return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": len(notes) == fixed,
             "notes": notes, "vector_kept": kept}
+
+
+def _keeps_vectors(tile: Tile, columns: dict[int, int], vec: int) -> bool:
+    """True when the XOR map ``o ^ A(o_hi)`` (source bit -> target mask) keeps every ``vec``-aligned run of ``vec``
+    offsets of the tile whole: each source bit set in some offset lies above the vector's bits and XORs into none of
+    them (a source bit never set in the tile, such as bit 3 of ``(64,8):(16,1)``, moves nothing)."""
+    low = vec - 1
+    return all(j >= low.bit_length() and not mask & low for j, mask in columns.items() if (tile.live_bits >> j) & 1)
 
 
 # --------------------------------------------------------------------------- bits, code, why
