@@ -216,9 +216,9 @@ def test_a_sparse_tile_answers_and_searches_only_swizzles_that_can_move_a_bank()
 def test_the_swizzles_left_out_cost_what_the_tile_as_given_costs(seed):
     """``swizzle_space`` leaves out swizzles that move no bank bit or no bit set in the tile: each costs the naive
     total (checked against every Sw<B,M,S> on the tile's bits)."""
+    from algebra.doctor.linear_layout import swizzles
     from algebra.doctor.solver import candidate, evaluate
     from algebra.doctor.solver_access import parse_accesses
-    from algebra.doctor.linear_layout import swizzles
 
     rng = random.Random(seed)
     eb = rng.choice([1, 2, 4, 8, 16])
@@ -243,3 +243,27 @@ def test_vector_kept_is_exact_on_a_gapped_tile():
     r = solve(2, "(64,64):(64,1)", [{"kind": "row", "index": 0, "vector": 8}, {"kind": "column", "index": 0}])
     assert all(c["vector_kept"] == (int(c["swizzle"][3:].split(",")[1]) >= 3)
                for c in r["candidates"] if c["swizzle"])
+
+
+def test_the_routes_take_stmatrix_and_refuse_impossible_asks_with_422(client):
+    body = {"element_bytes": 2, "tile": "(16,64):(64,1)", "accesses": [{"kind": "stmatrix", "index": [0, 0], "num": 2}]}
+    r = client.post("/api/solve/smem", json=body)
+    assert r.status_code == 200 and r.json()["candidates"][0]["wavefronts"] == [2]
+    r = client.post("/api/solve/access", json={"element_bytes": 2, "tile": "(16,64):(64,1)",
+                                                "access": {"kind": "stmatrix", "index": [0, 0], "num": 2}})
+    assert r.status_code == 200 and r.json()["kind"] == "stmatrix" and r.json()["wavefronts"] == 16
+    for acc, words in (({"kind": "tma", "box": [64, 32]}, "dense block"),
+                       ({"kind": "wgmma", "operand": "B", "major": "MN"}, "no MN-major GMMA atom")):
+        r = client.post("/api/solve/smem", json={"element_bytes": 2, "tile": "(64,64):(64,1)",
+                                                 "accesses": [acc, {"kind": "column", "index": 0}]})
+        assert r.status_code == 422 and r.json()["detail"].startswith("accesses[0]") and words in r.json()["detail"]
+    r = client.post("/api/solve/smem", json={"element_bytes": 2, "tile": "(2,2):(4611686018427387904,1)",
+                                             "accesses": [{"kind": "column", "index": 0}]})
+    assert r.status_code == 422 and "over the cap of 16777216 bytes" in r.json()["detail"]
+
+
+def test_the_lab_says_it_does_not_measure_stmatrix():
+    from gpu_worker import solve_bench
+
+    with pytest.raises(SolveError, match="not stmatrix"):
+        solve_bench.plan(2, "(16,64):(64,1)", [{"kind": "stmatrix", "index": [0, 0], "num": 4}], [{"kind": "naive"}])

@@ -16,7 +16,6 @@ from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none
 from algebra.core.modes import bw_coalesce, offsets
 
-
 MAX_B, MAX_M, MAX_S = 16, 32, 32  # the largest Swizzle<B,M,S> parameters (the cap on every parsed swizzle)
 
 

@@ -45,9 +45,10 @@ def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
     """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
     bits reach past the largest offset acts as a smaller B) and that can change what an access costs: some source bit
     is set in some offset of the tile (else it is the identity there) and some target bit is a bank bit
-    (``bankfix.bank_bits``), within the cap of ``core.swizzle.Swizzle``. Any other swizzle keeps every word's bank and which lanes share a word, so it costs
-    exactly what the tile as given costs (the naive candidate), and it is no TMA / GMMA mode (their target bits are
-    bank bits). The work is then bounded by the bank bits, not by the size of the largest offset."""
+    (``bankfix.bank_bits``), within the cap of ``core.swizzle.Swizzle``. Any other swizzle keeps every word's bank
+    and which lanes share a word, so it costs exactly what the tile as given costs (the naive candidate), and it is no
+    TMA / GMMA mode (their target bits are bank bits). The work is then bounded by the bank bits, not by the size of
+    the largest offset."""
     lo, hi = bank_bits(tile.element_bytes)
     live = tile.live_bits
     return [(b, m, s) for b, m, s in swizzles(tile.max_offset.bit_length())
