@@ -267,3 +267,12 @@ def test_the_lab_says_it_does_not_measure_stmatrix():
 
     with pytest.raises(SolveError, match="not stmatrix"):
         solve_bench.plan(2, "(16,64):(64,1)", [{"kind": "stmatrix", "index": [0, 0], "num": 4}], [{"kind": "naive"}])
+
+
+def test_vector_kept_is_false_where_the_tile_as_given_splits_vectors():
+    # (32,256):(257,1): odd rows start at odd offsets, so a 2-element vector there is split whatever the swizzle
+    r = solve(2, "(32,256):(257,1)", [{"kind": "thread_layout", "layout": "(32,1):(64,1)", "vector": 2}])
+    for c in r["candidates"]:
+        assert c["vector_kept"] == (c["kind"] == "padding" and (257 + c["pad"]) % 2 == 0), c["layout"]
+        if c["kind"] == "swizzle":
+            assert "already splits some vectors" in c["why"]

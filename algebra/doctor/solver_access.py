@@ -78,6 +78,22 @@ class Tile:
     def offset(self, r: int, c: int) -> int:
         return self.table[r + self.rows * c]
 
+    def vectors_whole(self, vec: int) -> bool:
+        """True when every run (r, c) .. (r, c + vec - 1) with c a multiple of vec lies at vec consecutive offsets
+        from a multiple of vec in the tile as given (a row-major ``(R,C):(ld,1)``: vec divides ld)."""
+        if vec == 1:
+            return True
+        if self.lead == 0:
+            return self.rows == 1 or self.layout.stride[0] % vec == 0
+        if vec not in self._whole:
+            self._whole[vec] = all(_whole_vector(self.offset, r, c, vec) for r in range(self.rows)
+                                   for c in range(0, self.cols - vec + 1, vec))
+        return self._whole[vec]
+
+    @cached_property
+    def _whole(self) -> dict[int, bool]:
+        return {}
+
     @cached_property
     def live_bits(self) -> int:
         """The offset bits set in some offset of the tile (the OR of its offsets)."""

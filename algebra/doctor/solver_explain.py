@@ -153,7 +153,8 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
     kept = ((tile.layout.stride[tile.lead] + cand.pad) % vec == 0 if cand.kind == "padding"
-            else cand.kind == "naive" or cand.safe_vector >= vec or _keeps_vectors(tile, cand.columns, vec))
+            else tile.vectors_whole(vec) and (cand.kind == "naive" or cand.safe_vector >= vec
+                                              or _keeps_vectors(tile, cand.columns, vec)))
     return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": len(notes) == fixed,
             "notes": notes, "vector_kept": kept}
 
@@ -299,6 +300,9 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "constraints_met": hw["constraints_met"],
             "notes": hw["notes"], "bits": bits, "code": code(tile, lay, xor, hw["wgmma"]),
             "why": why(tile, accesses, cand, naive, bits) + ("" if hw["vector_kept"] else
+                   " Caution: the tile as given already splits some vectors of that width (its rows do not start at "
+                   "a multiple of the width); only the lanes given are whole vectors." if not tile.vectors_whole(
+                       max((a.vector for a in accesses if not a.constraint), default=1)) else
                    " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "
                    "elsewhere in the tile (it flips bits inside a vector there); a fix marked as keeping vectors is "
                    "safe for the same pattern on every row."),
