@@ -276,3 +276,10 @@ def test_vector_kept_is_false_where_the_tile_as_given_splits_vectors():
         assert c["vector_kept"] == (c["kind"] == "padding" and (257 + c["pad"]) % 2 == 0), c["layout"]
         if c["kind"] == "swizzle":
             assert "already splits some vectors" in c["why"]
+
+
+def test_the_cpp_snippet_declares_each_name_once():
+    # the atom form used to be a second `auto smem_layout = ...`, which does not compile pasted as shown
+    r = solve(2, "(64,64):(64,1)", [{"kind": "column", "index": 0}, {"kind": "wgmma", "operand": "A", "major": "K"}])
+    cpp = r["candidates"][0]["code"]["cpp"]
+    assert cpp.count("auto smem_layout =") == 1 and "auto smem_layout_gmma = tile_to_shape(GMMA::Layout_K_SW128" in cpp

@@ -207,8 +207,9 @@ def code(tile: Tile, lay: Any, xor: list[tuple[int, int]], wgmma: str | None) ->
     if lay is not None:
         cpp = f"auto smem_layout = {to_cpp(lay)};"
         if wgmma:
-            cpp += f"\n// the same layout from the GMMA atom:\nauto smem_layout = tile_to_shape({wgmma}{{}}, " \
-                   f"make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
+            cpp += f"\n// the same tile from the GMMA atom (its swizzle acts on the smem pointer's byte address: " \
+                   f"use it as make_tensor(make_smem_ptr(p), smem_layout_gmma)):\nauto smem_layout_gmma = " \
+                   f"tile_to_shape({wgmma}{{}}, make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
         return {"cpp": cpp, "dsl": f"smem_layout = {to_dsl(lay)}"}
     terms = " ^ ".join(f"(((o >> {j}) & 1) * 0x{m:x})" for j, m in xor)
     return {"cpp": f"// o = {tile.text}(r, c); no CuTe Swizzle expresses this map\n"
