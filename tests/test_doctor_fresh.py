@@ -88,6 +88,19 @@ def _cost(f, rows: int, lsu: list, eb: int) -> int | None:
     return total
 
 
+def _check_witness(pa: dict, ab: int, per: int) -> None:
+    """A conflict's witness is real: its lanes lie in its phase, each touches its word, every word is in its bank
+    and distinct, and there are as many as the phase's wavefronts (the worst phase's)."""
+    c = pa["conflict"]
+    if max(pa["phases"]) == 1:
+        assert c is None
+        return
+    assert c["ways"] == max(pa["phases"]) == pa["phases"][c["phase"]] == len(set(c["words"])) == len(c["lanes"])
+    for lane, addr, word in zip(c["lanes"], c["byte_addresses"], c["words"], strict=True):
+        assert c["phase"] * per <= lane < (c["phase"] + 1) * per and pa["byte_addresses"][lane] == addr
+        assert addr // 4 * 4 <= word < addr + max(ab, 4) and (word // 4) % 32 == c["bank"]
+
+
 def _ask(rng: random.Random) -> dict:
     eb = rng.choice([1, 2, 2, 4, 4, 8, 16])
     rows, cols = rng.choice([8, 16, 32, 64]), rng.choice([8, 16, 32, 64, 128])
@@ -131,8 +144,9 @@ def test_fresh_asks_checked_without_the_solver(seed):
         assert (max(image) + 1) * eb == cand["footprint_bytes"] or cand["kind"] == "naive", cand["layout"]
         assert _cost(f, rows, lsu, eb) == cand["total"], (cand["layout"], cand["wavefronts"])
         assert cand["total"] >= r["ideal"]
-        for (lanes, _, _), pa in zip(lsu, [p for p in cand["per_access"] if p["byte_addresses"]], strict=True):
+        for (lanes, v, matrix), pa in zip(lsu, [p for p in cand["per_access"] if p["byte_addresses"]], strict=True):
             assert pa["byte_addresses"] == [f(rr + rows * c) * eb for rr, c in lanes], (cand["layout"], pa["name"])
+            _check_witness(pa, 16 if matrix else v * eb, 8 if matrix else PER_PHASE[v * eb])
     brute = _cost(lambda i: table[i], rows, lsu, eb)
     nbits = max(table).bit_length()
     for b in range(1, nbits + 1):
@@ -283,3 +297,16 @@ def test_the_cpp_snippet_declares_each_name_once():
     r = solve(2, "(64,64):(64,1)", [{"kind": "column", "index": 0}, {"kind": "wgmma", "operand": "A", "major": "K"}])
     cpp = r["candidates"][0]["code"]["cpp"]
     assert cpp.count("auto smem_layout =") == 1 and "auto smem_layout_gmma = tile_to_shape(GMMA::Layout_K_SW128" in cpp
+
+
+def test_a_conflicting_layout_is_shown_with_its_lanes_addresses_and_bank():
+    r = solve(4, "(32,32):(32,1)", [{"kind": "row", "index": 0, "op": "store"}, {"kind": "column", "index": 0}])
+    c = r["naive"]["per_access"][1]["conflict"]
+    assert c == {"phase": 0, "bank": 0, "ways": 32, "lanes": list(range(32)),
+                 "byte_addresses": [128 * t for t in range(32)], "words": [128 * t for t in range(32)]}
+    assert "lanes 0, 1, 2, 3," in r["naive"]["why"] and "touch 32 different 4-byte words of bank 0" in r["naive"]["why"]
+    assert r["candidates"][0]["per_access"][1]["conflict"] is None and "Left here" not in r["candidates"][0]["why"]
+    # 16-byte vectors: a lane touches 4 words; the witness names the lane of each word
+    r = solve(2, "(64,64):(64,1)", [{"kind": "thread_layout", "layout": "(8,4):(1,512)", "vector": 8}])
+    c = r["naive"]["per_access"][0]["conflict"]
+    assert c["ways"] == 8 and c["lanes"] == list(range(8)) and c["bank"] == 0

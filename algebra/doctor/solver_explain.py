@@ -274,6 +274,17 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any, bits: dict[st
     return head + text
 
 
+def _witness(per_access: list[dict[str, Any]]) -> str:
+    """The conflict left in this placement, one access's worst bank (``BankAnalysis.conflict``), as a sentence."""
+    worst = max((p for p in per_access if p.get("conflict")), key=lambda p: p["wavefronts"] - p["ideal"], default=None)
+    if worst is None:
+        return ""
+    c = worst["conflict"]
+    return (f" Left here: in {worst['name']}'s phase {c['phase']}, lanes {', '.join(map(str, c['lanes']))} (byte "
+            f"addresses {', '.join(map(str, c['byte_addresses']))}) touch {c['ways']} different 4-byte words of bank "
+            f"{c['bank']}, so that phase takes {c['ways']} wavefronts.")
+
+
 def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
@@ -282,12 +293,13 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     for a, offs in zip(accesses, cand.offsets, strict=True):
         if offs is None:  # a constraint
             per_access.append({"name": a.name, "kind": a.kind, "wavefronts": 0, "ideal": 0, "phases": [],
-                               "byte_addresses": [], "banks": []})
+                               "conflict": None, "byte_addresses": [], "banks": []})
             continue
         addrs = [o * eb for o in offs]
         r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
-                           "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
+                           "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks,
+                           "conflict": r.conflict()})
     lay, sw, xor, bits = layout_of(tile, cand), cand.swizzle, sorted((cand.xor or {}).items()), bit_diagram(tile, cand)
     xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in xor) + f"> o {tile.text}"
     return {"kind": cand.kind, "layout": str(lay) if lay is not None else xor_name,
@@ -300,7 +312,7 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "umma": hw.get("umma"), "atom": hw["wgmma"], "base_alignment": hw["base_alignment"],
             "constraints_met": hw["constraints_met"],
             "notes": hw["notes"], "bits": bits, "code": code(tile, lay, xor, hw["wgmma"]),
-            "why": why(tile, accesses, cand, naive, bits) + ("" if hw["vector_kept"] else
+            "why": why(tile, accesses, cand, naive, bits) + _witness(per_access) + ("" if hw["vector_kept"] else
                    " Caution: the tile as given already splits some vectors of that width (its rows do not start at "
                    "a multiple of the width); only the lanes given are whole vectors." if not tile.vectors_whole(
                        max((a.vector for a in accesses if not a.constraint), default=1)) else
