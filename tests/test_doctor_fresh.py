@@ -244,7 +244,7 @@ def test_the_swizzles_left_out_cost_what_the_tile_as_given_costs(seed):
     assert evaluate(t, accs, naive)
     kept = set(swizzle_space(t))
     for bms in swizzles(t.max_offset.bit_length()):
-        if bms in kept or (c := candidate(t, "swizzle", bms)) is None or not evaluate(t, accs, c):
+        if bms in kept or not evaluate(t, accs, c := candidate(t, "swizzle", bms)):
             continue
         assert c.wavefronts == naive.wavefronts, bms
 
@@ -310,3 +310,22 @@ def test_a_conflicting_layout_is_shown_with_its_lanes_addresses_and_bank():
     r = solve(2, "(64,64):(64,1)", [{"kind": "thread_layout", "layout": "(8,4):(1,512)", "vector": 8}])
     c = r["naive"]["per_access"][0]["conflict"]
     assert c["ways"] == 8 and c["lanes"] == list(range(8)) and c["bank"] == 0
+
+
+@pytest.mark.parametrize("seed", [14281, 14282])
+def test_a_padded_tiles_swizzle_footprint_is_the_largest_moved_offset(seed):
+    """Off a compact range the footprint walks the offsets from the largest down (bounded by the target mask); it
+    equals the largest swizzled offset over every offset, also past the old 16,384-offset limit (then no swizzle was
+    tried at all)."""
+    from algebra.doctor.linear_layout import swizzles
+    from algebra.doctor.solver import swizzle_footprint
+
+    rng = random.Random(seed)
+    for _ in range(6):
+        r, c = rng.choice([8, 16, 32]), rng.choice([16, 32, 64])
+        t = make_tile(rng.choice([f"({r},{c}):({c + rng.randrange(1, 9)},1)", f"({r},{c}):({2 * c},1)"]), 2)
+        for b, m, s in swizzles(t.max_offset.bit_length()):
+            want = max(x ^ ((x & (((1 << b) - 1) << (m + s))) >> s) for x in t.table)
+            assert swizzle_footprint(t, b, m, s) == (want + 1) * 2, (t.text, b, m, s)
+    r = solve(1, "(256,256):(257,1)", [{"kind": "column", "index": 3}, {"kind": "row", "index": 5}])
+    assert r["searched"]["swizzles"] > 0 and r["candidates"][0]["total"] == 2

@@ -55,29 +55,29 @@ def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
             if m < hi and m + b > lo and (live >> (m + s)) & ((1 << b) - 1) and b <= MAX_B and s <= MAX_S]
 
 
-def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
+def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int:
     """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
-    the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
-    offsets are not a contiguous range). Only the offsets it may move out of the tile are moved: on a compact tile
-    its ``compact_tail``, otherwise every offset (at most 16384)."""
-    if tile.compact:
-        xs: Any = compact_tail(len(tile.table), b, m)
-    elif len(tile.table) <= 16384:
-        xs = tile.table
-    else:
-        return None
+    the end (a larger buffer, counted like padding). Only the offsets it may move past the largest are moved: on a
+    compact tile its ``compact_tail``; otherwise the offsets from the largest down, until one plus the target mask
+    (the most a swizzle can add to it) cannot beat the largest moved so far."""
     ymask = ((1 << b) - 1) << (m + s)
-    moved = [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
-    return (max(moved + [tile.max_offset] if tile.compact else moved) + 1) * tile.element_bytes
+    if tile.compact:
+        moved = [x ^ ((x & ymask) >> s) for x in compact_tail(len(tile.table), b, m)]  # swizzle_fn written out
+        return (max(moved + [tile.max_offset]) + 1) * tile.element_bytes
+    tmask, top = ((1 << b) - 1) << m, -1
+    for x in tile.descending:
+        if x + tmask <= top:
+            break
+        top = max(top, x ^ ((x & ymask) >> s))
+    return (top + 1) * tile.element_bytes
 
 
 def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
     """True when ``Sw<b,m,s>`` maps every offset of the tile to an offset of the tile (onto itself for S >= B, where
     it is one-to-one); on a compact tile, when it moves none past the end."""
-    foot = swizzle_footprint(tile, b, m, s)
-    if foot is None or not tile.compact:
-        return foot is not None and set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
-    return foot == tile.footprint_bytes
+    if not tile.compact:
+        return set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
+    return swizzle_footprint(tile, b, m, s) == tile.footprint_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
@@ -85,16 +85,14 @@ def padding_space(tile: Tile) -> list[int]:
     return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
-def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate | None:
+def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate:
     """The candidate of one fix, its ``fn`` on the tile's offsets and its footprint: ``naive`` (no arg), ``swizzle``
-    (arg (B, M, S); None when ``swizzle_footprint`` is), ``padding`` (arg p elements: a flat rank-2 tile's
+    (arg (B, M, S)), ``padding`` (arg p elements: a flat rank-2 tile's
     ``r * ld + c`` or ``r + c * ld`` is ``o + (o // ld) * p`` of its offset o) or ``xor`` (arg {source bit: target
     mask}, a bijection on the tile's 2^n offsets, ``f2_columns_of``)."""
     fn, foot, eb = None, tile.footprint_bytes, tile.element_bytes
     if kind == "swizzle":
         fn, foot = swizzle_fn(*arg), swizzle_footprint(tile, *arg)
-        if foot is None:
-            return None
     elif kind == "padding":
         ld = tile.layout.stride[tile.lead]
         fn = lambda o: o + o // ld * arg  # noqa: E731
@@ -220,7 +218,7 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
         raise SolveError(broken_vector(tile, accesses))
-    swizzles = [c for bms in swizzle_space(tile) if (c := candidate(tile, "swizzle", bms)) is not None]
+    swizzles = [candidate(tile, "swizzle", bms) for bms in swizzle_space(tile)]
     paddings = [candidate(tile, "padding", p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
     out = [naive]

@@ -95,6 +95,11 @@ class Tile:
         return {}
 
     @cached_property
+    def descending(self) -> list[int]:
+        """The tile's offsets, largest first."""
+        return sorted(self.table, reverse=True)
+
+    @cached_property
     def live_bits(self) -> int:
         """The offset bits set in some offset of the tile (the OR of its offsets)."""
         if self.compact:
