@@ -217,7 +217,8 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     rows, cols = modes_2d(lay)
     table = offsets(lay)
     if min(table) < 0:
-        raise SolveError("tile: negative offsets")
+        raise SolveError(f"tile: {lay} reaches offset {min(table)}, below its pointer (a negative stride); the "
+                         "doctor lays a tile out from offset 0 up: give it with non-negative strides")
     if (max(table) + 1) * element_bytes > MAX_SPAN_BYTES:
         raise SolveError(f"tile: {lay} spans {(max(table) + 1) * element_bytes} bytes from offset 0 to its last "
                          f"element, over the cap of {MAX_SPAN_BYTES} bytes (16 MiB; shared memory is at most 228 KB "
