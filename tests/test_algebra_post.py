@@ -146,6 +146,43 @@ def test_layout_add_and_the_greatest_common_domain():
     assert str(A.parse(str(A.parse("(8,8):(F1,F9)")))) == "(8,8):(F1,F9)"
 
 
+def test_layout_add_of_xor_and_integer_offsets_is_their_integer_sum_or_refused():
+    """An F2 (XOR) layout's offsets are its bits, an int layout's are integers: their sum is the integer sum. Where XOR
+    and integer addition differ (a carry), no answer stands: refused with the point, never the XOR of the two."""
+    with pytest.raises(A.LayoutError, match=r"sum condition.* at i = 1 that is 0, but A\(1\) \+ B\(1\) = 2"):
+        A.layout_add(A.parse("8:F1"), A.parse("8:1"))  # was 8:F0: offsets 0,0,...,0 for 0+0, 1+1, ..., 7+7
+    with pytest.raises(A.LayoutError, match="sum condition"):
+        A.layout_add(A.parse("(8,8):(8,1)"), A.parse("(8,8):(F1,F9)"))  # was (8,8):(F9,F8)
+    assert str(A.layout_add(A.parse("(8,8):(F1,F9)"), A.parse("64:0"))) == "(8,8):(F1,F9)"
+    assert str(A.layout_add(A.parse("(4,4):(F1,F2)"), A.parse("(4,4):(0,16)"))) == "(4,4):(F1,F18)"  # no carry
+    rng = random.Random(14530)
+    answered = 0
+    for _ in range(60):
+        f = A.as_f2_layout(_swizzled_tile(rng))
+        n = A.size(f)
+        other = rng.choice([A.Layout(n, rng.choice([0, 1, n])), A.make_layout_row_major(A.shape(f))])
+        for a, b in ((f, other), (other, f)):
+            try:
+                r = A.layout_add(a, b)
+            except A.LayoutError as e:
+                assert "sum condition" in str(e), str(e)
+                continue
+            answered += 1
+            assert all(_bits(r(i)) == _bits(a(i)) + _bits(b(i)) for i in range(n)), (str(a), str(b), str(r))
+    assert answered > 10
+
+
+def test_layout_add_of_a_swizzled_layout_reads_its_f2_strides_or_names_the_argument():
+    sw = A.parse("Sw<3,0,3> o (8,8):(1,8)")
+    f2 = A.parse("(8,8):(F0,F1)")
+    assert str(A.layout_add(sw, f2)) == str(A.layout_add(A.as_f2_layout(sw), f2)) == "64:F1"
+    for bad, why in (("Sw<3,0,3> o 8 o (8,8):(1,8)", "offset 8"), ("(8,64):(64,1) o 0 o Sw<3,3,3>", "layout_add: A = "),
+                     ("Sw<3,3,3>", "layout_add: A = Sw<3,3,3> is a swizzle")):
+        with pytest.raises(A.LayoutError, match=why) as e:
+            A.layout_add(A.parse(bad), A.Layout(64 if bad.startswith("Sw<3,0") else 512))
+        assert "ComposedLayout(" not in str(e.value) and "Swizzle(" not in str(e.value)
+
+
 def _modules_run(fn, *args):
     mods = set()
 

@@ -602,13 +602,15 @@ is L(j) + R(i) for no i, j
 
 def post_layout_add(args: tuple, r: Any) -> None:
     """``layout_add``'s post-condition: ``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (an F2 stride on a mode
-    whose shape is not a power of two can break it: refused, with the point)."""
+    whose shape is not a power of two can break it: refused, with the point). Offsets are compared as integers (an F2
+    offset as its bits): the sum is XOR where both are F2 (or swizzled), else the integer sum (an F2 and an int
+    offset that carry have no XOR sum)."""
     a, b = (type(r)(x) if type(x) is int else x for x in args)  # an int n is the layout n:1, as layout_add reads it
     tabs = _tables(a, b, r, refusal=f"layout_add({a}, {b}) is refused: CuTe would print {r}, not confirmed here (")
     if tabs is None:  # basis strides: point by point
         pts = ((i, a(i) + b(i), r(i)) for i in range(it.product(a.shape)))
     else:
-        xor = has_f2(a.stride) or has_f2(b.stride)
+        xor = all(hasattr(x, "layout_b") or has_f2(x.stride) for x in (a, b))  # (Sw o 0 o L: read as F2 strides)
         pts = ((i, x ^ y if xor else x + y, z) for i, (x, y, z) in enumerate(zip(*tabs, strict=True)))
     for i, want, got in pts:
         if got != want:

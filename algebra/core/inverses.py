@@ -15,7 +15,7 @@ from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout, layout_arg
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle, _bit_modes, chain
+from algebra.core.swizzle import ComposedLayout, Swizzle, _bit_modes, as_f2_layout, chain
 
 R = Layout._raw
 
@@ -362,6 +362,18 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     return res
 
 
+def _addend(x: Any, name: str) -> Layout:
+    """Argument ``name`` of ``layout_add`` as a Layout (``layout_arg``); a swizzled ``Sw o 0 o L`` as its F2 strides
+    (``as_f2_layout``), refused naming the argument where it is not F2-linear."""
+    x = layout_arg(x, "layout_add", name)
+    if type(x) is not ComposedLayout:
+        return x
+    try:
+        return as_f2_layout(x)
+    except LayoutError as e:
+        raise LayoutError(f"layout_add: {name} = {e}") from None
+
+
 @memo
 def layout_add(a: Layout, b: Layout) -> Layout:
     """``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (int, basis or F2 sums), as one layout.
@@ -369,6 +381,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     Pre: ``size(A) == size(B)``; the coalesced A and B share a common domain of their whole size
     (``greatest_common_domain``), on which both are linear. Post: R is that domain with stride ``A(d) + B(d)`` at
     each of its modes ``s:d``, coalesced; checked point by point (``checks.post_layout_add``). Refused otherwise.
+    A swizzled ``Sw o 0 o L`` is read as its F2 strides; an F2 and an int offset add as integers (refused at a carry).
 
     >>> from algebra.core.notation import parse
     >>> str(layout_add(parse("(4,3):(1,4)"), parse("(4,3):(3,1)")))
@@ -376,7 +389,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     >>> str(layout_add(parse("12:2"), parse("(4,3):(3,1)")))
     '(4,3):(5,9)'
     """
-    a, b = _as_layout(a), _as_layout(b)
+    a, b = _addend(a, "A"), _addend(b, "B")
     if it.product(a.shape) != it.product(b.shape):
         raise LayoutError(f"layout_add: size condition: size(A) = {it.product(a.shape)} and size(B) = "
                           f"{it.product(b.shape)} differ")
