@@ -252,3 +252,16 @@ def test_a_refused_swizzled_inverse_names_the_exact_one(client):
     detail = r.json()["detail"]
     assert "CuTe would print Sw<2,0,-7> o 0 o 4:1 here" in detail
     assert "The right inverse of this function is 1:0 (through its F2 form 4:F129" in detail
+
+
+def test_layout_add_of_swizzled_and_f2_layouts_through_the_api_and_the_workbench(client):
+    """A swizzled addend is read as its F2 strides; an F2 and an int offset add as integers, refused at a carry (it
+    answered 8:F0, the XOR, for 8:F1 + 8:1), on the page as in the API."""
+    assert run(client, "layout_add", "Sw<3,0,3> o (8,8):(1,8)", "(8,8):(0,64)").json()["result"] == "(8,8):(F1,F73)"
+    assert run(client, "layout_add", "Sw<3,0,3> o (8,8):(1,8)", "(8,8):(F0,F1)").json()["result"] == "64:F1"
+    r = run(client, "layout_add", "8:F1", "8:1")
+    assert r.status_code == 422 and "sum condition" in r.json()["detail"] and "A(1) + B(1) = 2" in r.json()["detail"]
+    page = client.get("/algebra", params={"op": "layout_add", "a": "8:F1", "b": "8:1"})
+    assert page.status_code == 200 and "A(1) + B(1) = 2" in page.text
+    r = run(client, "layout_add", "Sw<3,0,3> o 8 o (8,8):(1,8)", "64:1")
+    assert r.status_code == 422 and r.json()["detail"].startswith("layout_add: A = Sw<3,0,3> o 8 o (8,8):(1,8)")
