@@ -183,6 +183,31 @@ def test_layout_add_of_a_swizzled_layout_reads_its_f2_strides_or_names_the_argum
         assert "ComposedLayout(" not in str(e.value) and "Swizzle(" not in str(e.value)
 
 
+def _big(n: int) -> int:
+    """n with its primes 2, 3, 5, 7 replaced by primes past 2^16 (divisibility, gcd and lcm kept)."""
+    out = 1
+    for small, large in ((2, 65537), (3, 65539), (5, 65543), (7, 65551)):
+        while n % small == 0:
+            n, out = n // small, out * large
+    assert n == 1
+    return out
+
+
+def test_the_greatest_common_domain_of_shapes_with_large_prime_factors():
+    """The walk's next common start did not see a start made of two primes past 2^16 (factored by trial division up to
+    2^16): (65537,2,65539) and (2,65537,65539) gave (1):(0). The domain depends on divisibility only, so the same
+    shapes with small primes give it."""
+    assert str(A.greatest_common_domain((65537, 2, 65539), (2, 65537, 65539))) == "(65539):(131074)"
+    rng = random.Random(14560)
+    for _ in range(200):
+        sa, sb = (tuple(rng.choice((1, 2, 3, 4, 5, 6, 7, 10, 14, 15)) for _ in range(rng.randint(1, 3)))
+                  for _ in range(2))
+        small = A.greatest_common_domain(sa, sb)
+        big = A.greatest_common_domain(tuple(map(_big, sa)), tuple(map(_big, sb)))
+        want = (tuple(map(_big, A.shape(small))), tuple(_big(d) if d else 0 for d in A.stride(small)))
+        assert (A.shape(big), A.stride(big)) == want, (sa, sb, str(small), str(big))
+
+
 def _modules_run(fn, *args):
     mods = set()
 

@@ -312,20 +312,6 @@ def _room(d: int, spans: list) -> int | None:
     return next((end // d for start, end in spans if d % start == 0 and end % d == 0 and d < end), None)
 
 
-def _divisors(n: int) -> list[int]:
-    """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
-    huge shape costs milliseconds, never a hang)."""
-    out, p = [1], 2
-    while p * p <= n and p < 1 << 16:
-        powers = [1]
-        while n % p == 0:
-            powers.append(powers[-1] * p)
-            n //= p
-        out = [d * q for d in out for q in powers] if len(powers) > 1 else out
-        p += 1
-    return [d * q for d in out for q in (1, n)] if n > 1 else out
-
-
 def greatest_common_domain(a: Any, b: Any) -> Layout:
     """The largest layout ``R`` of the 1-D coordinate that both ``shape(a)`` and ``shape(b)`` split into whole
     sub-modes, in order: each mode ``s:d`` of R lies inside one leaf of each shape (the leaf's start divides ``d``,
@@ -340,10 +326,9 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     ('(7):(6)', '(1):(0)')
     """
     sa, sb = _leaf_spans(a), _leaf_spans(b)
-    ends = [spans[-1][1] if spans else 1 for spans in (sa, sb)]
-    limit, g = min(ends), math.gcd(*ends)
-    common = sorted(v for v in _divisors(g)  # the divisors of g where a sub-mode of a leaf of each shape can start
-                    if all(any(v % start == 0 and end % v == 0 for start, end in spans) for spans in (sa, sb)))
+    limit = min(spans[-1][1] if spans else 1 for spans in (sa, sb))
+    # where a sub-mode of a leaf of each shape can start: the least such point of two leaves is the lcm of their starts
+    common = sorted({v for s0, e0 in sa for s1, e1 in sb if e0 % (v := math.lcm(s0, s1)) == 0 and e1 % v == 0})
     shapes, strides = [], []
     d = 1
     while d < limit:
