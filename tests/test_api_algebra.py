@@ -265,3 +265,21 @@ def test_layout_add_of_swizzled_and_f2_layouts_through_the_api_and_the_workbench
     assert page.status_code == 200 and "A(1) + B(1) = 2" in page.text
     r = run(client, "layout_add", "Sw<3,0,3> o 8 o (8,8):(1,8)", "64:1")
     assert r.status_code == 422 and r.json()["detail"].startswith("layout_add: A = Sw<3,0,3> o 8 o (8,8):(1,8)")
+
+
+@pytest.mark.parametrize(("op", "arg"), [("left_inverse", "Sw<3,0,6> o 0 o (8,8):(8,1)"),
+                                         ("left_inverse", "Sw<4,1,-7> o 0 o (2):(16)"),
+                                         ("right_inverse", "Sw<3,2,3> o 0 o (2,64):(64,1)")])
+def test_an_inverse_cute_does_not_compile_names_the_exact_one_too(client, op, arg):
+    """CuTe's make_swizzle fails inside these inverses (CuTe does not compile them): refused as CuTe does, and the
+    message names the exact inverse of the same function through its F2 form, as for CuTe's wrong prints."""
+    r = run(client, op, arg)
+    assert r.status_code == 422 and "make_swizzle" in r.json()["detail"], r.text
+    named = r.json()["detail"].split("of this function is ")[1].split(" (through its F2 form")[0]
+    tile, inv = A.parse(arg), A.parse(named)
+    n, vals = A.size(tile), [A.parse(arg)(i) for i in range(A.size(tile))]
+    at = [v if isinstance(v, int) else v.value for v in (inv(i) for i in range(A.size(inv)))]
+    if op == "right_inverse":
+        assert all(0 <= x < n and vals[x] == i for i, x in enumerate(at))
+    else:
+        assert all(at[vals[i]] == i for i in range(n))
