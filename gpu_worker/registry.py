@@ -166,7 +166,7 @@ def validate(kind: str, params: dict | None) -> BaseModel:
         raise ParamsError(f"params: more than {MAX_PARAM_VALUES:,} values (objects, arrays and their items, at every "
                           "level), over the cap; a job's parameters hold at most about 1,000")
     try:
-        model = entry.params_model.model_validate(params or {})
+        model = entry.params_model.model_validate(params or {}, strict=True)  # JSON types: no true for 1, no "4"
     except ValidationError as exc:
         raise ParamsError(format_validation_error(exc)) from None
     if hasattr(model, "estimate"):

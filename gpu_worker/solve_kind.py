@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gpu_worker import solve_bench
 from gpu_worker.registry import JobContext, register
+from gpu_worker.schemas import ExactInt
 
 
 class SmemSolveParams(BaseModel):
@@ -17,7 +18,7 @@ class SmemSolveParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    element_bytes: Literal[1, 2, 4, 8] = 2
+    element_bytes: Annotated[Literal[1, 2, 4, 8], ExactInt] = 2
     tile: str = Field(..., min_length=1, max_length=4000)
     accesses: list[dict[str, Any]] = Field(..., min_length=1, max_length=8)
     layouts: list[Literal["best"] | dict[str, Any]] = Field(
