@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from app.config import MAX_CELLS, MAX_NESTING, MAX_TEXT, nesting_depth
-from gpu_worker.schemas import ExactInt, exact_int  # noqa: F401  (one JSON-integer rule for the API and the jobs)
+from gpu_worker.schemas import ExactInt  # noqa: F401  (one JSON-integer rule for the API and the jobs)
 
 
 def check_nesting(text: str) -> str:
