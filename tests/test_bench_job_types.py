@@ -80,3 +80,15 @@ def test_the_http_route_names_the_field(client):
     assert r.status_code == 422 and r.json()["detail"].startswith("rung:"), r.text
     r = client.post("/api/bench/jobs", json={"kind": "smem", "params": {"rows": "32"}})
     assert r.status_code == 422 and "rows" in r.json()["detail"], r.text
+
+
+def test_a_coordinate_layout_is_refused_from_its_strides_before_any_cell():
+    """``(256,256):(1@0,1@1)`` used to be enumerated (65,536 coordinate cells, about 0.9 s of CPU) before the refusal;
+    the strides say it already."""
+    import time
+
+    registry.validate("smem", {"variant": "custom", "layout": "(8,8):(8,1)"})  # imports done
+    for text in ("(256,256):(1@0,1@1)", "(256,256):(256,1@0)", "(128,512):(1@1,1@0)"):
+        t = time.thread_time()
+        msg = _refused("smem", {"variant": "custom", "layout": text})
+        assert "maps coordinates to coordinates" in msg and time.thread_time() - t < 0.2, (text, msg)
