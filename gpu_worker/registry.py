@@ -136,7 +136,8 @@ def format_validation_error(exc: ValidationError) -> str:
     """One line per failed field: ``field.path: message``."""
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()))
+        # a union's branch labels (``literal['best']``, ``tagged-union[...]``) are no field: the path keeps the fields
+        loc = ".".join(str(x) for x in err.get("loc", ()) if "[" not in str(x))
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(parts)

@@ -92,3 +92,19 @@ def test_a_coordinate_layout_is_refused_from_its_strides_before_any_cell():
         t = time.thread_time()
         msg = _refused("smem", {"variant": "custom", "layout": text})
         assert "maps coordinates to coordinates" in msg and time.thread_time() - t < 0.2, (text, msg)
+
+
+def test_smem_solve_layout_choices_are_typed():
+    base = {"element_bytes": 2, "tile": "(64,64):(64,1)", "accesses": [{"kind": "column", "index": 0}]}
+    for bad, field in ((({"kind": "padding", "pad": True}), "layouts.0.padding.pad"),
+                       ({"kind": "padding", "pad": 1.5}, "layouts.0.padding.pad"),
+                       ({"kind": "swizzle", "swizzle": [True, 3, 3]}, "layouts.0.swizzle.swizzle.0"),
+                       ({"kind": "swizzle", "swizzle": [3, 3, 3], "extra": 1}, "layouts.0.swizzle.extra"),
+                       ({"kind": "xor", "xor": "x"}, "layouts.0.xor.xor"),
+                       ({"kind": "xor", "xor": {"a": 1}}, "layouts.0.xor.xor.a"),
+                       ({"kind": "nope"}, "layouts.0")):
+        msg = _refused("smem_solve", {**base, "layouts": [bad]})
+        assert field in msg and "tagged-union" not in msg, (bad, msg)
+    ok = registry.validate("smem_solve", {**base, "layouts": [{"kind": "padding", "pad": 8}, "best"]})
+    assert ok.spec()["layouts"] == [{"kind": "padding", "pad": 8}, "best"]
+    assert registry.validate("smem_solve", base).spec()["layouts"] == [{"kind": "naive"}, "best"]
