@@ -56,3 +56,14 @@ def test_a_running_hold_ends_soon_after_its_cancel(lab):
     assert job["finished"] - job["started"] < 10 and job["attempts"] == 1
     listed = [j for j in lab.get("/api/bench/jobs").json() if j["id"] == job_id]
     assert [(j["status"], j["error"]) for j in listed] == [("failed", "cancelled by user")]
+
+
+def test_the_lab_form_reads_numbers_as_the_json_api_does(lab):
+    """The form's fields become the JSON API's params: ASCII digits are numbers; unicode digits, ``1_024`` or a
+    non-number index are refused by the field's name (the index used to be dropped silently, reading column 0)."""
+    for field, value in (("rows", "٣٢"), ("cols", "1_024"), ("index", "x3"), ("nacc", "１６")):
+        r = lab.post("/lab/jobs", data={"kind": "smem", "variant": "naive", "access": "column", field: value})
+        assert r.status_code == 422 and field in r.text, (field, r.status_code)
+    r = lab.post("/lab/jobs", data={"kind": "smem", "variant": "naive", "access": "column", "rows": "32",
+                                    "cols": "32", "index": "3", "nacc": "16"})
+    assert r.status_code == 409 and "no live worker" in r.text, r.text[:300]  # valid; no GPU worker here
