@@ -142,7 +142,7 @@ def _mma(a: Attr, shape: list[int]) -> TLL:
     major, wpc, tile = _mma_params(a, rank)
     if tile[-1] & (tile[-1] - 1):  # its dot operands are read (they do not depend on N)
         raise _fail(a.name, "instrShape", f"N = {tile[-1]} is not a power of two (Triton's conversion needs one)")
-    return _combine(_mma_cta(tile, 2, True, wpc, major, a.name), _cga(a, rank), shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, 2, True, wpc, major, a.name), _cga(a, rank), shape, a.name)
 
 
 def _dot(a: Attr, shape: list[int]) -> TLL:
@@ -161,8 +161,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
         spt[kdim] = shape[kdim]
         cta = (identity_nd("register", spt, order) * identity_nd("lane", tpw, order, kdim)
                * identity_nd("warp", wpc, order, kdim))
-        # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
-        return _combine(cta, cga, shape, a.name, keep_registers=True)
+        return _combine(cta, cga, shape, a.name)
     major, wpc, _ = _mma_params(parent, rank)
     kwidth = _int(a, "kWidth", pow2=True)
     if major == 3 and op == 1:
@@ -170,7 +169,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
                                      "register layout")
     tile = [1] * rank
     tile[-2:] = [16, kwidth * 8] if op == 0 else [kwidth * 8, 8]
-    return _combine(_mma_cta(tile, kwidth, op == 0, wpc, major, a.name, kdim), cga, shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, kwidth, op == 0, wpc, major, a.name, kdim), cga, shape, a.name)
 
 
 def _slice(a: Attr, shape: list[int]) -> TLL:
