@@ -206,3 +206,20 @@ def test_a_field_the_attribute_does_not_have_is_refused_by_name(text, field):
     with pytest.raises(A.LayoutError) as err:
         convert(text, [64, 64], 16)
     assert field in str(err.value) and "not a field" in str(err.value)
+
+
+def test_mma_v2_with_another_tile_is_converted_as_triton_converts_it():
+    """Triton's conversion takes any version-2 instrShape of powers of two from 8 (its verifier takes any): [16, 16]
+    and [32, 8] were refused ('mma.sync tiles are [16, 8]'); bases from Triton 3.6's to_linear_layout. A dot operand
+    does not depend on its parent's tile, so one of a parent Triton cannot lay out itself is still read."""
+    mma = "#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = {}}}>"
+    lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]
+    assert convert(mma.format([16, 16]), [64, 64]).bases() == {
+        "register": [[0, 1], [8, 0], [0, 8], [0, 32], [32, 0]], "lane": lane, "warp": [[0, 16], [16, 0]], "block": []}
+    assert convert(mma.format([32, 8]), [64, 64]).bases() == {
+        "register": [[0, 1], [8, 0], [16, 0], [0, 16], [0, 32]], "lane": lane, "warp": [[0, 8], [32, 0]], "block": []}
+    with pytest.raises(A.LayoutError, match=r"nvidia_mma\.instrShape: \[16, 4\]"):
+        convert(mma.format([16, 4]), [64, 64])
+    dot = "#mma = {}\n#ttg.dot_op<{{opIdx = 1, parent = #mma, kWidth = 2}}>"
+    assert convert(dot.format(mma.format([4, 64])), [128, 32]).bases() == convert(
+        dot.format(mma.format([16, 8])), [128, 32]).bases()
