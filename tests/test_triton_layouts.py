@@ -223,3 +223,18 @@ def test_mma_v2_with_another_tile_is_converted_as_triton_converts_it():
     dot = "#mma = {}\n#ttg.dot_op<{{opIdx = 1, parent = #mma, kWidth = 2}}>"
     assert convert(dot.format(mma.format([4, 64])), [128, 32]).bases() == convert(
         dot.format(mma.format([16, 8])), [128, 32]).bases()
+
+
+@pytest.mark.parametrize("cga", ["[[0, 2]]", "[[0, 3]]", "[[1, 1]]"])
+def test_a_cga_layout_that_leaves_a_cta_tile_empty_is_refused_as_triton_refuses_it(cga):
+    """Triton 3.6 aborts on these (its LinearLayout is not surjective); they were read (CTA bases [0, 32], [0, 48],
+    [32, 32]). [[0, 1], [0, 1]] (two CTAs on one tile) and [[0, 0]] (a broadcast) are taken, as Triton takes them."""
+    for text in ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                 "order = [1, 0], CGALayout = %s}>",
+                 "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = %s}>"):
+        with pytest.raises(A.LayoutError, match=r"\.CGALayout: the bases reach 1 of the 2 bits"):
+            convert(text % cga, [64, 64], 16)
+    ok = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], " \
+         "CGALayout = %s}>"
+    assert convert(ok % "[[0, 1], [0, 1]]", [64, 64]).bases()["block"] == [[0, 32], [0, 32]]
+    assert convert(ok % "[[0, 0]]", [64, 64]).bases()["block"] == [[0, 0]]

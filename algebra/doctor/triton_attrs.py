@@ -153,7 +153,13 @@ def ensure_not_larger(ll: TLL, shape: dict[str, int], broadcast_registers: bool 
 def _cga(a: Attr, rank: int) -> TLL:
     names = dims(rank)
     if "CGALayout" in a.fields:
-        return TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+        cga = TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+        reach, nbits = cga.to_linear(("block",), names).rank(), sum(cga.out_bits)
+        if reach != nbits:  # Triton aborts on such a layout ([[0, 2]]: 4 CTA tiles along dim 1 from one basis)
+            raise _fail(a.name, "CGALayout", f"the bases reach {reach} of the {nbits} bits of the "
+                                             f"{list(cga.outs.values())} CTA tiles they span: Triton requires every "
+                                             "tile to have a CTA (surjective)")
+        return cga
     if "CTAsPerCGA" in a.fields:
         ctas, split = _pow2s(a, "CTAsPerCGA", rank), _pow2s(a, "CTASplitNum", rank)
         out = empty()
