@@ -204,9 +204,9 @@ def test_blocked_layouts_and_their_operands_on_edge_shapes_equal_tritons(seed: i
 
 
 def test_generic_linear_round_trips() -> None:
-    """Triton 3.9 prints a linear layout whose warp bases XOR dimensions as #ttg.generic_linear: read back to the
-    bases given."""
-    rng = random.Random(11)
+    """Triton 3.9 prints a linear layout whose warp bases XOR dimensions as #ttg.generic_linear (3.6 as #ttg.linear):
+    read back to the bases given."""
+    rng, checked = random.Random(11), 0
     for _ in range(20):
         layout, shape = blocked(rng, 2), [64, 64]
         b = O.linear(layout, shape)
@@ -215,9 +215,13 @@ def test_generic_linear_round_trips() -> None:
         warp = [list(v) for v in b["warp"]]
         warp[0][0] ^= next(v[0] for v in b["register"] + b["lane"] if v[0])  # swizzle a warp basis
         lin = ttgl.DistributedLinearLayout(b["register"], b["lane"], warp, [], shape)
-        text = O.printed(lin, shape)
-        assert "#ttg.generic_linear<" in text
+        text = O._forked(lambda lay=lin, s=shape: O.printed(lay, s))
+        if text is None:  # Triton 3.6 aborts on some of them (its verifier of the linear layout)
+            continue
+        assert ("#ttg.generic_linear<" if O.VERSION >= "3.9" else "#ttg.linear<") in text
         assert T.convert(text, shape).bases() == {**b, "warp": warp}
+        checked += 1
+    assert checked, "Triton printed none of them"
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -610,6 +614,8 @@ def _offsets_equal(view: dict, theirs: dict, shape: list[int], pads: list[list[i
 def test_transposed_rank_3_nvmma_is_refused_as_triton_cannot_lay_it_out() -> None:
     """Triton 3.9 gives a transposed rank-3 nvmma_shared zero offset bases (each element at several offsets) and
     aborts on a swizzled one (40 of 40 draws, seed 9450): LayoutLab refuses it and says so."""
+    if not O.SHARED_LINEAR:
+        pytest.skip(f"Triton {O.VERSION} converts no shared layout (triton_oracle.SHARED_LINEAR)")
     for width, shape in ((0, [2, 16, 8]), (0, [4, 64, 16]), (64, [2, 32, 16]), (128, [2, 64, 16])):
         layout = ttgl.NVMMASharedLayout(width, 16, rank=3, transposed=True)
         got = O._forked(lambda lay=layout, s=shape: O.linear(lay, s))
