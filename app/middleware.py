@@ -66,6 +66,17 @@ class BodyTooLarge(HTTPException):
         super().__init__(status_code=413, detail=too_large_detail(limit, form), headers={"Connection": "close"})
 
 
+class BodyTooSlow(HTTPException):
+    """Raised from ``receive`` (by ``app.serve``'s body receiver) once a request body has taken longer in all than
+    the server's body deadline, however steadily it trickles in: answered 408, with ``Connection: close``, as
+    :class:`BodyTooLarge` is answered 413."""
+
+    def __init__(self, deadline: float) -> None:
+        super().__init__(status_code=408, headers={"Connection": "close"},
+                         detail=f"the request body took longer than {deadline:g} s in all to arrive (the server's body "
+                                "deadline, LAYOUTLAB_BODY_DEADLINE_S): a body here is at most 1 MB; send it at once")
+
+
 class BodyLimitMiddleware:
     """Answer 413 when a request body is over ``limit`` bytes, or a form body (FORM_TYPES) over ``form_limit``.
 
@@ -92,7 +103,7 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = 0
                 if declared > limit:
-                    await _answer_413(send, limit, form)
+                    await _answer(send, 413, too_large_detail(limit, form))
                     return
         received = 0
         started = False
@@ -114,16 +125,17 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge:
+        except (BodyTooLarge, BodyTooSlow) as exc:
             if not started:
-                await _answer_413(send, limit, form)
+                await _answer(send, exc.status_code, exc.detail)
 
 
-async def _answer_413(send: Send, limit: int, form: bool = False) -> None:
-    body = json.dumps({"detail": too_large_detail(limit, form)}).encode()
+async def _answer(send: Send, status: int, detail: str) -> None:
+    """A JSON refusal of the request's body, before any of the app's answer: the connection closes after it."""
+    body = json.dumps({"detail": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"connection", b"close"), *SECURITY_HEADERS]
-    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -18,8 +18,10 @@ gunicorn's settings (:data:`SETTINGS`):
   for that long ends the request (the app sees a disconnect and answers 408). gunicorn has no setting of its own
   for it (it waits ``timeout``, which also bounds the heartbeat and a worker's boot, so lowering it would kill
   slow-booting workers on a loaded host); :class:`DeclaredBodyReceiver` applies this bound to the same wait and ends
-  it as gunicorn's own expiry does. It bounds each silence, not the whole body: a slow client that keeps sending
-  (a byte a second) is never cut, and a body here is at most 1 MB;
+  it as gunicorn's own expiry does;
+- :data:`BODY_DEADLINE_S` (60 s, ``LAYOUTLAB_BODY_DEADLINE_S``): the whole body, from the end of the request's head,
+  however steadily it trickles in (a byte every second is never silent for 10 s); past it, 408 naming the
+  deadline, and the connection closes. A body here is at most 1 MB, so 60 s allows about 17 kB/s;
 - ``graceful_timeout`` (10 s): after SIGTERM, requests in flight get that long; then the master kills what is left,
   so the server ends within that bound whatever a client does (a half-sent body, an idle connection);
 - the master restarts a worker process that dies (``kill -9``, an out-of-memory kill, a silent loop).
@@ -41,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -48,7 +51,7 @@ from gunicorn.asgi import parser as h1
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
-from app.middleware import MAX_BODY_BYTES, MAX_FORM_BYTES, BodyTooLarge, is_form
+from app.middleware import MAX_BODY_BYTES, MAX_FORM_BYTES, BodyTooLarge, BodyTooSlow, is_form
 
 #: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
 SETTINGS: dict[str, Any] = {
@@ -71,16 +74,20 @@ ENV = {"keepalive": "LAYOUTLAB_KEEPALIVE_S", "timeout": "LAYOUTLAB_READ_TIMEOUT_
 #: gunicorn's ``timeout``.
 BODY_TIMEOUT_S = 10.0
 BODY_TIMEOUT_ENV = "LAYOUTLAB_BODY_TIMEOUT_S"
+#: Seconds a whole request body may take to arrive, from the end of its head (408): LAYOUTLAB_BODY_DEADLINE_S.
+BODY_DEADLINE_S = 60.0
+BODY_DEADLINE_ENV = "LAYOUTLAB_BODY_DEADLINE_S"
 
 
-def body_timeout() -> float:
-    """:data:`BODY_TIMEOUT_S`, or LAYOUTLAB_BODY_TIMEOUT_S's whole seconds (at least 1). Raises ValueError naming the
-    variable when it is not a number."""
-    raw = os.environ.get(BODY_TIMEOUT_ENV)
+def body_timeout(env: str = BODY_TIMEOUT_ENV, default: float = BODY_TIMEOUT_S) -> float:
+    """:data:`BODY_TIMEOUT_S`, or LAYOUTLAB_BODY_TIMEOUT_S's whole seconds (at least 1); with ``env`` and ``default``
+    the same for another of the body's bounds (:data:`BODY_DEADLINE_S`). Raises ValueError naming the variable when
+    it is not a number."""
+    raw = os.environ.get(env)
     try:
-        return max(1, round(float(raw))) if raw else BODY_TIMEOUT_S
+        return max(1, round(float(raw))) if raw else default
     except ValueError:
-        raise ValueError(f"{BODY_TIMEOUT_ENV} must be a number of seconds, got {raw[:40]!r}") from None
+        raise ValueError(f"{env} must be a number of seconds, got {raw[:40]!r}") from None
 
 
 class DeclaredBodyReceiver(BodyReceiver):
@@ -89,24 +96,33 @@ class DeclaredBodyReceiver(BodyReceiver):
     form) the body can only be over it (a chunk carries exactly the bytes its size line declares), so ``receive``
     raises ``BodyTooLarge``, as the app's ``BodyLimitMiddleware`` does once the bytes received pass the cap, and the
     app answers 413 at once: a waiting ``receive`` is woken, instead of waiting for the chunk's bytes until the read
-    timeout (408)."""
+    timeout (408). It also holds the body to :data:`BODY_DEADLINE_S` in all: a wait that reaches the deadline
+    raises ``BodyTooSlow`` (408 naming it)."""
 
     def __init__(self, request: Any, protocol: Any) -> None:
         super().__init__(request, protocol)
         self.fed = 0  # body bytes handed over by the parser
         self.declared = 0  # the most body bytes the chunk sizes read so far add up to
         self.silence = body_timeout()
+        self.allowed = body_timeout(BODY_DEADLINE_ENV, BODY_DEADLINE_S)
+        self.deadline = time.monotonic() + self.allowed
+        self.too_slow = False
         self.form = is_form(getattr(request, "headers_bytes", None) or ())
         self.cap = MAX_FORM_BYTES if self.form else MAX_BODY_BYTES
 
     async def _wait_for_data(self) -> None:
         """gunicorn's wait for the next piece of the body (bounded by its ``timeout``), bounded by
         :data:`BODY_TIMEOUT_S` too; past it, gunicorn's own state for a body that stopped arriving (the app receives
-        ``http.disconnect``; the connection stays gunicorn's to close)."""
+        ``http.disconnect``; the connection stays gunicorn's to close). A wait cut by the body's deadline instead
+        marks it too slow."""
+        left = self.deadline - time.monotonic()
         try:
-            await asyncio.wait_for(super()._wait_for_data(), self.silence)
+            await asyncio.wait_for(super()._wait_for_data(), max(0.0, min(self.silence, left)))
         except TimeoutError:
-            self._body_wait_expired = True
+            if left <= self.silence:
+                self.too_slow = True
+            else:
+                self._body_wait_expired = True
 
     def feed(self, chunk: bytes) -> None:
         self.fed += len(chunk)
@@ -118,14 +134,18 @@ class DeclaredBodyReceiver(BodyReceiver):
             if total > self.cap:
                 self._wake_waiter()
 
-    async def receive(self) -> dict:
+    def _refuse(self) -> None:
         if self.declared > self.cap:
             raise BodyTooLarge(self.cap, self.form)
+        if self.too_slow:
+            raise BodyTooSlow(self.allowed)
+
+    async def receive(self) -> dict:
+        self._refuse()
         return await super().receive()
 
     def _build_receive_result(self) -> dict:  # after a wait: woken by data, the end, a disconnect or ``declare``
-        if self.declared > self.cap:
-            raise BodyTooLarge(self.cap, self.form)
+        self._refuse()
         return super()._build_receive_result()
 
 
@@ -249,7 +269,8 @@ def options(host: str, port: int, workers: int, trusted: list[str]) -> dict[str,
                 out[key] = max(1, round(float(raw)))  # whole seconds, at least 1 (0 would turn the bound off)
             except ValueError:
                 raise ValueError(f"{var} must be a number of seconds, got {raw[:40]!r}") from None
-    body_timeout()  # a bad LAYOUTLAB_BODY_TIMEOUT_S fails here, before anything starts
+    body_timeout()  # a bad LAYOUTLAB_BODY_TIMEOUT_S or LAYOUTLAB_BODY_DEADLINE_S fails here, before anything starts
+    body_timeout(BODY_DEADLINE_ENV, BODY_DEADLINE_S)
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     out.update(bind=[bind], workers=max(1, workers), forwarded_allow_ips=",".join(trusted) or "",
                proc_name="layoutlab")

@@ -229,6 +229,46 @@ def test_a_stalled_body_ends_after_the_body_timeout_not_the_read_timeout_and_a_s
         server.stop()
 
 
+@pytest.mark.parametrize("path, kind", [("/api/layout", "application/json"),
+                                        ("/drills/answer", "application/x-www-form-urlencoded")])
+def test_a_body_that_trickles_in_past_the_body_deadline_is_cut_with_408_naming_it(tmp_path, path, kind):
+    """A byte every 0.4 s is never silent for the body timeout (2 s here), but the whole body may take only
+    LAYOUTLAB_BODY_DEADLINE_S (3 s here) from the end of its head: 408 naming the deadline, then the connection
+    closes, on JSON routes and forms alike; a bad value of the variable stops the server before it starts."""
+    server = Served(tmp_path, LAYOUTLAB_BODY_TIMEOUT_S="2", LAYOUTLAB_BODY_DEADLINE_S="3")
+    try:
+        with server.connect(40) as s:
+            s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: {kind}\r\nOrigin: "
+                      f"http://127.0.0.1:{server.port}\r\nContent-Length: 1000\r\n\r\n".encode())
+            start, sent = time.monotonic(), 0
+            s.settimeout(0.4)
+            got = b""
+            while time.monotonic() - start < 30 and sent < 1000:
+                try:
+                    s.sendall(b"a")
+                    sent += 1
+                    got += s.recv(4096)
+                except TimeoutError:
+                    continue
+                except OSError:  # the server closed the connection after its answer
+                    break
+                if got:
+                    break
+            s.settimeout(10)
+            status, data = status_of(got + read_all(s))
+            took = time.monotonic() - start
+        assert status == 408 and b"LAYOUTLAB_BODY_DEADLINE_S" in data and b"3 s in all" in data, data[:300]
+        assert 2.5 < took < 12 and sent < 100, (took, sent)  # the deadline, not the body's end or the silence bound
+    finally:
+        server.stop()
+    from app.serve import options
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LAYOUTLAB_BODY_DEADLINE_S", "soon")
+        with pytest.raises(ValueError, match="LAYOUTLAB_BODY_DEADLINE_S must be a number"):
+            options("127.0.0.1", 8000, 1, [])
+
+
 @pytest.mark.parametrize("path, kind, chunks, cap", [
     ("/api/layout", "application/json", [b"200000\r\n{"], b"1,048,576"),  # one chunk that declares 2 MB, 1 byte sent
     ("/api/layout", "application/json", [b"80000\r\n" + b" " * 0x80000 + b"\r\n", b"80001\r\n"], b"1,048,576"),

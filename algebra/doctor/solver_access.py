@@ -176,7 +176,8 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     rows, cols = modes_2d(lay)
     table = offsets(lay)
     if min(table) < 0:
-        raise SolveError("tile: negative offsets")
+        raise SolveError(f"tile: {lay} reaches offset {min(table)}, below its pointer (a negative stride); the "
+                         "doctor lays a tile out from offset 0 up: give it with non-negative strides")
     if len(set(table)) != size:
         raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
     compact = max(table) + 1 == size

@@ -96,6 +96,9 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         if not 0 <= i < rows:
             raise LayoutError(f"row {i} out of range: the tile has {rows} rows")
         n = int(access.get("count", min((cols - start) // vec, WARP_SIZE)))
+        if n < 1:
+            raise LayoutError(f"row {i} from column {start}: its {cols - start} columns hold no whole vector of "
+                              f"{vec} elements; pick a vector of at most {cols - start} (a power of two)")
         labels = [(i, start + t * vec) for t in range(n)]
         return kind, vec, labels, [[("c", i + rows * (j + k)) for k in range(vec)] for _, j in labels]
     if kind in ("offsets", "coords", "coordinates"):
@@ -169,9 +172,18 @@ def ldmatrix_rows(num: int, r0: int, c0: int, per_row: int, arrange: str) -> lis
     return [(r0 + 8 * (m % 2) + r, c0 + (m // 2) * per_row) for m in range(num) for r in range(8)]
 
 
+def offset_span(layout: Any) -> tuple[int, int]:
+    """[low, high): the element offsets a plain layout's (integer) strides reach, ``low <= 0``; a negative stride
+    reaches below 0. Post-condition: ``high - low == cosize(layout)`` (CuTe's cosize, with |strides|)."""
+    fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
+    low = sum((n - 1) * d for n, d in zip(fs, fd, strict=True) if isinstance(d, int) and d < 0)
+    return low, low + cosize(layout)
+
+
 def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: int, offsets: bool) -> None:
     """Every entry must name an element of the tile: a ``[row, column]`` inside rows x cols, a 1-D coordinate below
-    size, or (``offsets``) an element offset with its ``vec`` elements inside [0, cosize)."""
+    size, or (``offsets``) an element offset with its ``vec`` elements inside the offsets the layout reaches
+    (:func:`offset_span`: [0, cosize) for non-negative strides)."""
     plain = layout.layout_b if hasattr(layout, "layout_b") else layout
     for lane, e in enumerate(entries):
         if isinstance(e, list | tuple):
@@ -179,11 +191,11 @@ def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: i
                 raise LayoutError(f"lane {lane}: coordinate ({_short(e[0])},{_short(e[1])}) is outside the "
                                   f"{rows}x{cols} tile")
             continue
-        limit = cosize(plain) if offsets else rows * cols
-        if not 0 <= int(e) or int(e) + (vec if offsets else 1) > limit:
+        low, limit = offset_span(plain) if offsets else (0, rows * cols)
+        if not low <= int(e) or int(e) + (vec if offsets else 1) > limit:
             what = f"offset {_short(e)}" + (f" (+{vec} elements)" if offsets and vec > 1 else "")
             raise LayoutError(f"lane {lane}: {what} is outside the tile: "
-                              f"{'offsets' if offsets else 'coordinates'} must lie in [0, {limit})")
+                              f"{'offsets' if offsets else 'coordinates'} must lie in [{low}, {limit})")
 
 
 def _view_coordinate(e: list | tuple, rows: int) -> Any:
@@ -314,7 +326,8 @@ def _request(lanes: LaneOffsets, element_bytes: int, swizzle: Any, base: int) ->
                 raise LayoutError(f"lane {lane}: its {len(offs)} elements are at offsets {offs}, not contiguous, so "
                                   "they are not one vector access")
             offsets.append(offs[0])
-    addrs = [base + element_bytes * o for o in offsets]
+    addrs = [base + element_bytes * o for o in offsets]  # from the tensor's pointer: below it where a stride is < 0
     if lanes.kind in ("ldmatrix", "stmatrix"):
-        return offsets, _model.ldmatrix_request(addrs, len(addrs) // 8 if len(addrs) % 8 == 0 else 0, lanes.kind)
-    return offsets, _model.request(addrs, lanes.per_thread * element_bytes)
+        return offsets, _model.ldmatrix_request(addrs, len(addrs) // 8 if len(addrs) % 8 == 0 else 0, lanes.kind,
+                                                relative=True)
+    return offsets, _model.request(addrs, lanes.per_thread * element_bytes, relative=True)

@@ -108,6 +108,38 @@ def compact_tail(n: int, b: int, m: int) -> range:
     return range(n - n % (1 << (m + b)), n)
 
 
+def compact_plain(layout: Any) -> bool:
+    """True when a plain layout's offsets are exactly 0 .. size-1 (its modes, sorted by stride, each start where
+    the ones before end), read from its strides alone: no enumeration, any size."""
+    if not isinstance(layout, Layout):
+        return False
+    modes = sorted((d, n) for n, d in zip(_flat(layout.shape), _flat(layout.stride), strict=True) if n != 1)
+    reach = 1
+    for d, n in modes:
+        if type(d) is not int or d != reach:
+            return False
+        reach *= n
+    return True
+
+
+def _flat(t: Any) -> list[Any]:
+    return [y for x in t for y in _flat(x)] if isinstance(t, tuple) else [t]
+
+
+def keeps_tile(layout: Any, bms: tuple[int, int, int], offsets: list[int] | None = None) -> bool | None:
+    """Whether Sw<B,M,S> maps the tile's offsets onto themselves (a fix that sends an element outside the tile's
+    storage is no fix): a compact tile checks only its :func:`compact_tail`; another one, up to MAX_TILE
+    elements, every offset (``offsets``, when a caller has them); None past that (not checked)."""
+    sw, n = swizzle_fn(*bms), size(layout)
+    if compact_plain(layout):
+        return all(sw(o) < n for o in compact_tail(n, bms[0], bms[1]))
+    if offsets is None and n > MAX_TILE:
+        return None
+    offs = all_offsets(layout) if offsets is None else offsets
+    tile = frozenset(offs)
+    return all(sw(o) in tile for o in offs)
+
+
 class _Search:
     """The state one search shares across candidates: the lanes' offsets and the tile's offset set (built once).
 
@@ -123,6 +155,10 @@ class _Search:
             raise LayoutError(f"swizzle search: the tile has {n:,} elements, over the cap of {MAX_TILE:,}")
         self.lanes = _b.lane_offsets(self.layout, element_bytes, access)
         self.offsets = all_offsets(self.layout) if offsets is None else offsets
+        low = min(self.offsets, default=0)
+        if low < 0:
+            raise LayoutError(f"swizzle search: the tile reaches offset {low}, below its pointer (a negative "
+                              "stride); the search reads tiles whose offsets run up from 0")
         self.tile = frozenset(self.offsets)
         self.bits = max(max(self.offsets, default=1), 1).bit_length()
         self.compact = len(self.tile) == len(self.offsets) and min(self.offsets, default=0) == 0 \
@@ -240,7 +276,7 @@ def padding_fix(layout: Any, element_bytes: int, access: dict[str, Any], max_pad
         on_work(len(items) * (limit + 1), 0)
     for p in range(limit + 1):
         stride = list(lay.stride)
-        stride[lead] += p
+        stride[lead] += p if stride[lead] >= 0 else -p  # padding widens the pitch, whichever way it runs
         padded = Layout(lay.shape, tuple(stride))
         raw = [[_offset(padded, stride, tag, c) for tag, c in its] for its in cells]
         analysis = _b.conflict_free_map(_b.LaneOffsets(kind, per_thread, labels, raw), element_bytes)

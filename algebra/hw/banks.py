@@ -113,14 +113,16 @@ def _phases(addrs: list[int], access_bytes: int, kind: str, per_phase: int) -> B
                         bank_words)
 
 
-def _check_addresses(addresses: Sequence[int], align: int, limit: int, what: str) -> list[int]:
+def _check_addresses(addresses: Sequence[int], align: int, limit: int, what: str, relative: bool) -> list[int]:
+    """``relative``: the addresses count from a tensor's pointer at a 128-byte boundary (a layout's offsets), so a
+    negative one lies below the pointer and keeps its bank, ``floor(a / 4) mod 32``; else they are absolute (>= 0)."""
     addrs = [int(a) for a in addresses]
     if not addrs:
         raise LayoutError(f"{what}: at least one address is required")
     if len(addrs) > limit:
         raise LayoutError(f"{what}: {len(addrs)} addresses given, at most {limit} lanes")
     for lane, a in enumerate(addrs):
-        if a < 0:
+        if a < 0 and not relative:
             raise LayoutError(f"{what}: lane {lane} has negative byte address {a}")
         if a % align:
             raise LayoutError(f"{what}: lane {lane} byte address {a} is not a multiple of the {align}-byte access")
@@ -138,17 +140,20 @@ def analyze(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "l
     return _phases(*request(byte_addresses, access_bytes, kind))
 
 
-def request(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "lds") -> tuple[list[int], int, str, int]:
-    """:func:`analyze`'s checked request: (addresses, access bytes, kind, lanes per phase); LayoutError as it."""
+def request(byte_addresses: Sequence[int], access_bytes: int = 4, kind: str = "lds",
+            relative: bool = False) -> tuple[list[int], int, str, int]:
+    """:func:`analyze`'s checked request: (addresses, access bytes, kind, lanes per phase); LayoutError as it.
+    ``relative=True``: addresses from a layout's offsets, counted from a 128-byte-aligned pointer (negative ones
+    allowed: a negative stride reaches below the pointer)."""
     if kind in ("ldmatrix", "stmatrix"):
         if len(byte_addresses) % 8:
             raise LayoutError(f"{kind}: the number of row addresses ({len(byte_addresses)}) must be 8, 16 or 32")
-        return ldmatrix_request(byte_addresses, len(byte_addresses) // 8, kind)
+        return ldmatrix_request(byte_addresses, len(byte_addresses) // 8, kind, relative)
     if kind not in ("lds", "sts"):
         raise LayoutError(f"kind must be lds, sts, ldmatrix or stmatrix, not {kind!r}")
     if access_bytes not in LANES_PER_PHASE:
         raise LayoutError(f"access_bytes must be one of 1, 2, 4, 8, 16, not {access_bytes}")
-    addrs = _check_addresses(byte_addresses, access_bytes, WARP_SIZE, f"{access_bytes}-byte access")
+    addrs = _check_addresses(byte_addresses, access_bytes, WARP_SIZE, f"{access_bytes}-byte access", relative)
     return addrs, access_bytes, kind, LANES_PER_PHASE[access_bytes]
 
 
@@ -163,10 +168,12 @@ def analyze_ldmatrix(row_addresses: Sequence[int], num: int = 1, trans: bool = F
     return _phases(*ldmatrix_request(row_addresses, num, kind))
 
 
-def ldmatrix_request(row_addresses: Sequence[int], num: int, kind: str) -> tuple[list[int], int, str, int]:
+def ldmatrix_request(row_addresses: Sequence[int], num: int, kind: str,
+                     relative: bool = False) -> tuple[list[int], int, str, int]:
     """:func:`analyze_ldmatrix`'s checked request, as :func:`request`."""
     if num not in (1, 2, 4):
         raise LayoutError(f"{kind}: num must be 1, 2 or 4 (x1, x2, x4), not {num}")
     if len(row_addresses) != 8 * num:
         raise LayoutError(f"{kind}.x{num} takes {8 * num} row addresses, {len(row_addresses)} given")
-    return _check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}"), LDMATRIX_ROW_BYTES, kind, 8
+    addrs = _check_addresses(row_addresses, LDMATRIX_ROW_BYTES, WARP_SIZE, f"{kind}.x{num}", relative)
+    return addrs, LDMATRIX_ROW_BYTES, kind, 8

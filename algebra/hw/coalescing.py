@@ -18,6 +18,8 @@ from algebra.core.layout import Layout, offsets
 from algebra.hw.banks import WARP_SIZE
 
 SECTOR_BYTES = 32
+#: An L1 / L2 cache line: four sectors.
+LINE_BYTES = 128
 MAX_VECTOR_BYTES = 16
 #: The most instructions (values per thread / vector) one warp's report lists: the work is 32 lanes each.
 MAX_INSTRUCTIONS = 1024
@@ -46,9 +48,14 @@ class SectorReport:
         """Distinct requested bytes / fetched bytes."""
         return self.bytes_used / (SECTOR_BYTES * len(self.sectors))
 
+    @property
+    def num_lines(self) -> int:
+        """The 128-byte cache lines the sectors fall in (``sector // 4``)."""
+        return len({sec // (LINE_BYTES // SECTOR_BYTES) for sec in self.sectors})
+
     def to_dict(self) -> dict[str, Any]:
         return {"byte_addresses": list(self.byte_addresses), "access_bytes": self.access_bytes,
-                "sectors": list(self.sectors), "num_sectors": self.num_sectors,
+                "sectors": list(self.sectors), "num_sectors": self.num_sectors, "num_lines": self.num_lines,
                 "bytes_requested": self.bytes_requested, "bytes_used": self.bytes_used,
                 "utilization": self.utilization, "values": self.values}
 
@@ -56,6 +63,8 @@ class SectorReport:
 def sectors(byte_addresses: Sequence[int], access_bytes: int = 4) -> SectorReport:
     """The sectors touched when lane i accesses ``access_bytes`` bytes at ``byte_addresses[i]``.
 
+    Addresses count from a tensor's pointer at a sector boundary (cudaMalloc gives 256 bytes); a negative stride
+    reaches below it, and such a byte's sector is ``floor(b / 32)`` all the same.
     Post-condition: ``sectors`` is the sorted set of ``b // 32`` over every byte b accessed.
     """
     addrs = [int(a) for a in byte_addresses]
@@ -64,8 +73,8 @@ def sectors(byte_addresses: Sequence[int], access_bytes: int = 4) -> SectorRepor
     if access_bytes not in (1, 2, 4, 8, 16):
         raise LayoutError(f"access_bytes must be 1, 2, 4, 8 or 16, not {access_bytes}")
     for lane, a in enumerate(addrs):
-        if a < 0 or a % access_bytes:
-            raise LayoutError(f"lane {lane}: byte address {a} must be a non-negative multiple of {access_bytes}")
+        if a % access_bytes:
+            raise LayoutError(f"lane {lane}: byte address {a} is not a multiple of the {access_bytes}-byte access")
     used = {a + k for a in addrs for k in range(access_bytes)}
     secs = sorted({b // SECTOR_BYTES for b in used})
     return SectorReport(addrs, access_bytes, secs, len(addrs) * access_bytes, len(used))
@@ -88,12 +97,17 @@ class PartitionSectors:
         return sum(r.num_sectors for r in self.instructions)
 
     @property
+    def total_lines(self) -> int:
+        """128-byte lines summed over the instructions (a line two instructions touch counts for each)."""
+        return sum(r.num_lines for r in self.instructions)
+
+    @property
     def utilization(self) -> float:
         return sum(r.bytes_used for r in self.instructions) / (SECTOR_BYTES * self.total_sectors)
 
     def to_dict(self) -> dict[str, Any]:
         return {"vector": self.vector, "max_vector": self.max_vector, "element_bytes": self.element_bytes,
-                "total_sectors": self.total_sectors, "utilization": self.utilization,
+                "total_sectors": self.total_sectors, "total_lines": self.total_lines, "utilization": self.utilization,
                 "instructions": [r.to_dict() for r in self.instructions]}
 
 
@@ -106,13 +120,15 @@ def _tv_sizes(tv: Any) -> tuple[int, int]:
 
 def _offset_fn(tv: Any, memory: Any, threads: Any = ()) -> Any:
     """(t, v) -> element offset; for a plain TV layout (additive: T(t) + V(v)) each mode is evaluated once, T on
-    ``threads`` only."""
+    ``threads`` only; anything else (a swizzled TV layout) is enumerated once, in one pass over its 1-D indices
+    ``t + threads * v`` (callers keep it under MAX_TABLE pairs), not pair by pair."""
     if memory is None and isinstance(tv, Layout):
         t_off, v_off = {t: tv[0](t) for t in threads}, offsets(tv[1])
         return lambda t, v: t_off[t] + v_off[v]
+    table, nthr = offsets(tv), _tv_sizes(tv)[0]
     if memory is None:
-        return lambda t, v: tv((t, v))
-    return lambda t, v: memory(tv((t, v)))
+        return lambda t, v: table[t + nthr * v]
+    return lambda t, v: memory(table[t + nthr * v])
 
 
 def widest_vector(tv: Any, element_bytes: int, memory: Any = None, max_bytes: int = MAX_VECTOR_BYTES) -> int:
@@ -150,7 +166,13 @@ def partition_sectors(tv: Any, element_bytes: int, memory: Any = None, vector: i
     ``vector`` defaults to :func:`widest_vector`. Byte address = ``base + element_bytes * offset``. More than
     MAX_INSTRUCTIONS instructions per warp is refused (LayoutError naming the cap).
     """
+    if element_bytes not in (1, 2, 4, 8, 16):
+        raise LayoutError(f"element_bytes must be 1, 2, 4, 8 or 16 (a global access moves 1 to 16 bytes per "
+                          f"thread), not {element_bytes}")
     nthr, nval = _tv_sizes(tv)
+    if not (memory is None and isinstance(tv, Layout)) and nthr * nval > MAX_TABLE:
+        raise LayoutError(f"sectors: a swizzled or memory-mapped partition is read value by value, and "
+                          f"{nthr * nval:,} (thread, value) pairs is over the cap of {MAX_TABLE:,}")
     widest = widest_vector(tv, element_bytes, memory)
     v = widest if vector is None else int(vector)
     if v < 1 or nval % v:

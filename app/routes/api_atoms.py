@@ -44,10 +44,11 @@ class SectorsIn(RequestBody):
 
 @router.post("/sectors")
 def post_sectors(body: SectorsIn) -> dict:
-    """32-byte sectors per instruction for warp 0 of the partition, and the overall utilization."""
+    """32-byte sectors (and the 128-byte lines they fall in) per instruction for warp 0 of the partition, and the
+    overall utilization."""
     v = S.sector_view(body.tv, body.element_bytes, body.vector)
     return {"tv": v.tv, "vector": v.vector, "max_vector": v.max_vector, "total_sectors": v.total_sectors,
-            "utilization": v.utilization, "instructions": v.instructions}
+            "total_lines": v.total_lines, "utilization": v.utilization, "instructions": v.instructions}
 
 
 class TiledIn(RequestBody):

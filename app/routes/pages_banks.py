@@ -8,8 +8,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, parse, size
-from app.budget import COST, BudgetedRoute, remaining
+from app.budget import COST, BudgetedRoute, WorkCapError, remaining
 from app.services import banks as S
+from app.services import hopper as H
 from app.services import presets
 from app.services.swizzle_note import byte_form_note
 from app.templating import page_or_fragment
@@ -17,16 +18,25 @@ from app.templating import page_or_fragment
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
-def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:
+FLAGS = {"": False, "0": False, "false": False, "off": False, "no": False,
+         "1": True, "true": True, "on": True, "yes": True}
+
+
+def _numbers(element_bytes: str, vector: str, num: str, trans: str) -> tuple[int, int, int, bool, str | None]:
+    """(element bytes, vector, ldmatrix num, trans, the first field's refusal or None): a field that is not one of
+    its legal values is named, with what it takes; the form then shows that field's default."""
+    e, vec, n, tr, error = 2, 1, 4, False, None
     try:
-        v = int(text)
-    except ValueError:
-        return default
-    return v if v in allowed else default
-
-
-def _flag(text: str) -> bool:
-    return text.strip().lower() in ("1", "true", "on", "yes")
+        e = H.pick(element_bytes, (1, 2, 4, 8, 16), 2, "element_bytes", " (bytes per element)")
+        vec = H.pick(vector, S.vector_widths(e), 1, "vector",
+                     f" (elements of {e} bytes per thread: one access moves at most 16 bytes)")
+        n = H.pick(num, (1, 2, 4), 4, "num", " (ldmatrix .x1, .x2, .x4)")
+        if trans.strip().lower() not in FLAGS:
+            raise LayoutError(f"trans: {trans.strip()[:20]!r} is not one of 0, 1 (ldmatrix .trans off / on)")
+        tr = FLAGS[trans.strip().lower()]
+    except LayoutError as exc:
+        error = str(exc)
+    return e, vec, n, tr, error
 
 
 def _compare_grids(panels: list[dict]) -> list[dict]:
@@ -50,10 +60,7 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                swizzle: str = Query(""), access: str = Query("column:0"), vector: str = Query("1"),
                num: str = Query("4"), trans: str = Query("0"), compare: str = Query("1")) -> HTMLResponse:
     """``num`` (1, 2, 4) and ``trans`` (0 / 1) are ldmatrix's .xN and .trans; the other kinds ignore them."""
-    e = _int(element_bytes, 2, (1, 2, 4, 8, 16))
-    vec = _int(vector, 1, (1, 2, 4, 8, 16))
-    n = _int(num, 4, (1, 2, 4))
-    tr = _flag(trans)
+    e, vec, n, tr, bad_number = _numbers(element_bytes, vector, num, trans)
     layout, swizzle, access = layout.strip(), swizzle.strip(), access.strip()
     if swizzle.lower() == "none":
         swizzle = ""
@@ -76,11 +83,17 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                  "permalink": "/banks?" + urlencode(params),
                  "preset_query": {k: v for k, v in params.items() if k != "swizzle"}}
     try:
+        if bad_number:
+            raise LayoutError(bad_number)
         acc = S.parse_access(access, vec, n, tr)
         view = S.analyze(layout, swizzle or None, e, acc)
-        g = S.bank_grid(view, "grid-banks", hover="hover-banks")
+        try:  # the bank map is 32 lanes; drawing the whole tile is what a big swizzled tile may not afford
+            g, note = S.bank_grid(view, "grid-banks", hover="hover-banks"), None
+        except WorkCapError as exc:
+            g, note = None, (f"the tile is not drawn: {exc}; the bank strip and the counts above are exact "
+                             "(a smaller tile, or compare off, draws it)")
         ctx.update(view=view, g=g, xor=S.xor_rows(view), code=S.tile_code(view),
-                   grid_note=None if g else S.no_grid_reason(view),
+                   grid_note=note or (None if g else S.no_grid_reason(view)),
                    ldm=S.ldmatrix_story(acc, S.tile_rows(view), e))
         if ctx["compare_on"]:
             ctx["cmp"] = _compare_grids(S.compare(layout, swizzle or None, e, acc))

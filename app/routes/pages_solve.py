@@ -30,8 +30,10 @@ def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatr
         start["accesses_text"] = accesses.strip()[:8000]
     if tile.strip():
         start["tile"] = tile.strip()[:400]
-    if element_bytes in ("1", "2", "4", "8"):
+    if element_bytes.strip() in ("1", "2", "4", "8", "16"):
         start["element_bytes"] = int(element_bytes)
+    elif element_bytes.strip():  # kept as typed, so the solver names the rule instead of solving another size
+        start["element_bytes"] = element_bytes.strip()[:12]
     desc = {"descriptor": descriptor.strip()[:64], "mn": desc_mn if desc_mn.isdecimal() and len(desc_mn) < 4 else "",
             "tile": desc_tile.strip()[:400], "tma_call": tma_call.strip()[:2000]}
     mma = [n for n in atoms.mma_names() if n.startswith(("SM80_16x8x16", "SM80_16x8x8", "SM70_8x8x4_F32F16F16F32"))]

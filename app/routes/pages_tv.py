@@ -71,10 +71,15 @@ def atom_ctx(q: dict[str, str]) -> dict:
 
 
 def sectors_ctx(q: dict[str, str]) -> dict:
-    ctx: dict = {"part": q["part"].strip(), "eb": _int(q["eb"], 4, (1, 2, 4, 8, 16)), "vector": q["vector"].strip(),
+    ctx: dict = {"part": q["part"].strip(), "eb": 4, "vector": q["vector"].strip(),
                  "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
+    try:
+        ctx["eb"] = H.pick(q["eb"], (1, 2, 4, 8, 16), 4, "element bytes")
+    except LayoutError as exc:
+        ctx["sec_error"] = str(exc)
+        return ctx
     text = ctx["vector"]
-    if text and not text.isdecimal():
+    if text and not (text.isascii() and text.isdigit() and len(text) < 6):
         ctx["sec_error"] = f"vector: {text!r} is not a whole number of values (leave it blank for the widest legal)"
         return ctx
     try:

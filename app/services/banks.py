@@ -10,7 +10,7 @@ import algebra as A
 from algebra import LayoutError
 from algebra import banks as B
 from algebra.core.memo import bounded
-from algebra.hw.bankfix import widest_swizzle_bits
+from algebra.hw.bankfix import compact_plain, keeps_tile, widest_swizzle_bits
 from app.budget import charge, offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services import code
@@ -180,8 +180,11 @@ def xor_rows(view: BanksView) -> list[dict[str, Any]]:
     width = max(8, max((o.bit_length() for o in post), default=1), sw.base + sw.bits + sw.shift)
     rows = []
     for lane, (before, after) in enumerate(zip(view.pre_offsets, post, strict=True)):
-        bits_b = [(int(c), _bitclass(sw, width - 1 - k, True)) for k, c in enumerate(format(before, f"0{width}b"))]
-        bits_a = [(int(c), _bitclass(sw, width - 1 - k, False)) for k, c in enumerate(format(after, f"0{width}b"))]
+        mask = (1 << width) - 1  # a negative offset (a negative stride) as its two's-complement low bits
+        bits_b = [(int(c), _bitclass(sw, width - 1 - k, True))
+                  for k, c in enumerate(format(before & mask, f"0{width}b"))]
+        bits_a = [(int(c), _bitclass(sw, width - 1 - k, False))
+                  for k, c in enumerate(format(after & mask, f"0{width}b"))]
         crd = (view.analysis.coordinates or [None] * len(post))[lane]
         rows.append({"lane": lane, "crd": crd, "before": before, "after": after, "bits_before": bits_b,
                      "bits_after": bits_a, "byte": view.analysis.byte_addresses[lane],
@@ -199,11 +202,18 @@ def _bitclass(sw: Any, bit: int, source: bool) -> str:
 
 def _preset_fix(lay: Any, element_bytes: int, access: dict[str, Any]) -> str | None:
     """The widest hardware swizzle mode (SW128, then SW64, SW32; ``swizzle_presets``) that makes ``access``
-    conflict-free on ``lay``, or None: the lab's default "swizzled" column is one a TMA / wgmma tile can use."""
+    conflict-free on ``lay`` and maps the tile onto itself (``keeps_tile``), or None: the lab's default "swizzled"
+    column is one a TMA / wgmma tile can use."""
+    offs: list[int] | None = None
     for _label, sw in reversed(swizzle_presets(element_bytes)):
         try:
             if analyze(str(lay), sw, element_bytes, access).ways == 1:
-                return sw
+                s = A.parse(sw)
+                if offs is None and not compact_plain(lay) and A.size(lay) <= MAX_CELLS:
+                    offs = offsets(lay, "swizzle check: the tile's offsets")  # estimated first, read once
+                with guard("swizzle check"):
+                    if keeps_tile(lay, (s.bits, s.base, s.shift), offs):
+                        return sw
         except LayoutError:
             continue
     return None
@@ -251,7 +261,7 @@ def _search_swizzle(lay: Any, element_bytes: int, access: dict[str, Any]) -> tup
         with guard("swizzle search"):
             offs = offsets(lay, "swizzle search: the tile's offsets")
             best = B.best_swizzle_fix(lay, element_bytes, access, offsets=offs, on_work=_metered)
-    except LayoutError as exc:  # a cap or the work budget ended the search: say so, not "none exists"
+    except LayoutError as exc:  # a cap, the work budget or a tile it does not read: say so, not "none exists"
         return None, f"the search stopped at a bound before finding a fix: {exc}"
     if best is not None:
         return str(A.Swizzle(*best.swizzle)), ""

@@ -51,15 +51,25 @@ def parse_access(text: str, vector: int = 1, num: int = 4, trans: bool = False) 
         raise LayoutError(f"access: unknown kind {kind!r}; one of {', '.join(KINDS)}")
     try:
         if kind in ("column", "row"):
-            return {"kind": kind, "index": int(arg or 0), "vector": vector}
+            return {"kind": kind, "index": _whole(arg or "0"), "vector": vector}
         if kind == "ldmatrix":
             r0, _, c0 = arg.partition(",")
-            return _ldmatrix(num, int(r0 or 0), int(c0 or 0), trans)
+            return _ldmatrix(num, _whole(r0.strip() or "0"), _whole(c0.strip() or "0"), trans)
         if kind == "offsets":
-            return {"kind": kind, "offsets": [int(x) for x in arg.replace(" ", "").split(",") if x], "vector": vector}
+            return {"kind": kind, "offsets": [_whole(x) for x in arg.replace(" ", "").split(",") if x],
+                    "vector": vector}
     except ValueError:
         raise LayoutError(f"access: {text!r} is not kind:integer(s), e.g. column:0 or ldmatrix:0,8") from None
     return {"kind": kind, "layout": _thread_layout(arg or "32:1", "access: thread layout"), "vector": vector}
+
+
+def _whole(text: str) -> int:
+    """A whole number as typed in the access field: ASCII digits with an optional minus sign, at most 40 of them
+    (``int()`` alone would also read ``1_0``, ``+3`` and other scripts' digits); else ValueError."""
+    body = text[1:] if text.startswith("-") else text
+    if not (body.isascii() and body.isdigit() and len(body) <= 40):
+        raise ValueError(text)
+    return int(text)
 
 
 def _ldmatrix(num: int, row: int, col: int, trans: bool) -> dict[str, Any]:

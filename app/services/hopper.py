@@ -21,6 +21,19 @@ DTYPE_OF_BITS = {8: "UINT8", 16: "FLOAT16", 32: "FLOAT32"}
 TMA_SWIZZLES = ("atom", "NONE", "32B", "64B", "128B")
 
 
+def pick(text: str, allowed: tuple[int, ...] | list[int], default: int, what: str, why: str = "") -> int:
+    """A typed whole-number form field: blank -> ``default``; ASCII digits naming one of ``allowed`` -> that number;
+    anything else (another number, a unicode digit, a word) -> LayoutError naming the field and what it takes, so a
+    page never answers a question that was not asked."""
+    t = str(text).strip()
+    if not t:
+        return default
+    if t.isascii() and t.isdigit() and len(t) < 6 and int(t) in allowed:
+        return int(t)
+    shown = t if len(t) <= 20 else t[:20] + "..."
+    raise LayoutError(f"{what}: {shown!r} is not one of {', '.join(map(str, allowed))}{why}")
+
+
 def choose(value: Any, allowed: tuple, default: Any) -> Any:
     """``value`` (as the allowed entry's type) when it is one of ``allowed``, else ``default``."""
     try:

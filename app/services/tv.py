@@ -13,7 +13,7 @@ import algebra as A
 from algebra import LayoutError, atoms, coalescing
 from algebra import inttuple as it
 from algebra.core.memo import bounded
-from app.budget import offsets
+from app.budget import cell_kind, charge, offsets
 from app.config import MAX_CELLS, MAX_SIZE
 from app.services.grid import GridView
 from app.services.guard import guard
@@ -124,6 +124,7 @@ class SectorView:
     utilization: float
     total_sectors: int
     instructions: list[dict[str, Any]]
+    total_lines: int = 0
 
 
 @bounded(4 << 20, "sector views")
@@ -132,10 +133,13 @@ def sector_view(tv_text: str, element_bytes: int, vector: int | None = None) -> 
     tv = parse_layout(tv_text, "TV layout", offsets=True)
     if A.size(tv) > MAX_SIZE:
         raise LayoutError(f"TV layout: size {pow2_text(A.size(tv))} exceeds the cap of {pow2_text(MAX_SIZE)}")
+    if not isinstance(tv, A.Layout) and A.size(tv) <= coalescing.MAX_TABLE:  # read pair by pair: estimated first
+        charge(cell_kind(tv), 2 * A.size(tv), "sectors: the partition's (thread, value) pairs, read twice")
     with guard("sectors"):
         r = coalescing.partition_sectors(tv, element_bytes, vector=vector)
-    ins = [{"values": s.values, "sectors": s.num_sectors, "bytes": s.bytes_requested,
+    ins = [{"values": s.values, "sectors": s.num_sectors, "lines": s.num_lines, "bytes": s.bytes_requested,
             "utilization": s.bytes_used / (32 * s.num_sectors), "first": s.byte_addresses[:8]}
            for s in r.instructions]
     return SectorView(tv=str(tv), element_bytes=element_bytes, vector=r.vector, max_vector=r.max_vector,
-                      utilization=r.utilization, total_sectors=r.total_sectors, instructions=ins)
+                      utilization=r.utilization, total_sectors=r.total_sectors, instructions=ins,
+                      total_lines=r.total_lines)
