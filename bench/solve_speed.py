@@ -42,7 +42,9 @@ CASES = {
         {"kind": "column", "index": 9}, {"kind": "offsets", "offsets": [[2 * t, 3 * t] for t in range(32)]}]),
     "fp64_128x128_column_vector_row": (8, "(128,128):(128,1)", [
         {"kind": "column", "index": 1}, {"kind": "row", "index": 2, "vector": 2}]),
-    "fp16_256x256_colmajor_wgmma_mn": (2, "(256,256):(1,256)", [
+    # an MN-major wgmma operand: one SW128 atom along MN (64 fp16), tiled along K; 256 x 256 in that order is no
+    # GMMA atom's tiling, which the doctor refuses
+    "fp16_64x256_colmajor_wgmma_mn": (2, "(64,256):(1,64)", [
         {"kind": "row", "index": 0}, {"kind": "wgmma", "operand": "B", "major": "MN"}]),
 }
 

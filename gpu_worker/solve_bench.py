@@ -78,9 +78,13 @@ def plan(element_bytes: int, tile_text: str, accesses: list[dict], layouts: list
             raise solver.SolveError(f"layouts: {choice} breaks a vector access")
         d = describe(tile, accs, cand, dict(hardware(tile, accs, cand), vector_kept=True), naive)
         runs = []
-        for a, pa in zip(accs, d["per_access"], strict=True):
+        for k, (a, pa) in enumerate(zip(accs, d["per_access"], strict=True)):
             if a.constraint:
                 continue
+            if a.kind == "stmatrix":  # smem_access.cu issues ld.shared, st.shared and ldmatrix only
+                raise solver.SolveError(f"accesses[{k}].kind: the lab measures ld.shared, st.shared and ldmatrix "
+                                        "(kernel smem_access.cu), not stmatrix; the doctor's prediction for it uses "
+                                        "ldmatrix's bank model (one phase per 8x8 matrix)")
             addrs = list(pa["byte_addresses"])
             mode = "ldmatrix" if a.kind == "ldmatrix" else ("st" if a.op == "store" else "ld")
             lanes = len(addrs)

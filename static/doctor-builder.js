@@ -1,5 +1,5 @@
 // The layout doctor's access builder: one row of fields per access (kind, vector width, thread layout and how it is
-// read, ldmatrix .xN / .trans, wgmma operand, TMA box), written to the advanced JSON field (#s-acc, which the solver
+// read, ldmatrix / stmatrix .xN / .trans, wgmma operand, TMA box), written to the advanced JSON field (#s-acc, which the solver
 // reads), read back from it when it is edited, and a live preview of the lanes of the access being edited
 // (POST /api/solve/access: (row, col), offset, byte address and bank of each lane).
 "use strict";
@@ -18,12 +18,12 @@
     return n;
   }
   const KINDS = [["row", "row"], ["column", "column"], ["thread_layout", "thread layout"], ["offsets", "[row, col] per lane"],
-    ["ldmatrix", "ldmatrix"], ["tma", "TMA box"], ["wgmma", "wgmma operand"]];
+    ["ldmatrix", "ldmatrix"], ["stmatrix", "stmatrix"], ["tma", "TMA box"], ["wgmma", "wgmma operand"]];
   const DEFAULTS = {
     row: {kind: "row", index: 0, vector: 1}, column: {kind: "column", index: 0},
     thread_layout: {kind: "thread_layout", layout: "(8,4):(512,1)", vector: 1},
     offsets: {kind: "offsets", offsets: [[0, 0], [1, 0]], vector: 1},
-    ldmatrix: {kind: "ldmatrix", index: [0, 0], num: 4}, tma: {kind: "tma", box: [64, 64]},
+    ldmatrix: {kind: "ldmatrix", index: [0, 0], num: 4}, stmatrix: {kind: "stmatrix", index: [0, 0], num: 4}, tma: {kind: "tma", box: [64, 64]},
     wgmma: {kind: "wgmma", operand: "A", major: "K"},
   };
   const LSU = new Set(["row", "column", "thread_layout", "offsets"]);
@@ -68,7 +68,7 @@
         vector(i, s));
     }
     if (s.kind === "offsets") f.push(text(i, "offsets", "[row, col] of each lane (JSON)", JSON.stringify(s.offsets || []), "json", "wide mono"), vector(i, s));
-    if (s.kind === "ldmatrix") {
+    if (s.kind === "ldmatrix" || s.kind === "stmatrix") {
       const [r, c] = Array.isArray(s.index) ? s.index : [s.index || 0, 0];
       f.push(num(i, "index.0", "first row", r, "idx0"), num(i, "index.1", "first col", c, "idx1"),
         select(i, "num", "matrices", [[1, ".x1"], [2, ".x2"], [4, ".x4"]], s.num || 4, "int"));

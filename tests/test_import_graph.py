@@ -56,9 +56,12 @@ MAX_TOP_MODULES = 6
 #: F2-linear swizzled tiles and swizzles that cancel, else a sample searched, else refused naming the cap, +95;
 #: a swizzle that permutes [0, N) after a compact L of size N commutes with L^-1 (proven, not capped), +17.
 #: The empty tuple read as CuTe prints it (():() parses back), +2; a swizzled layout's sample ends with its last
-#: 2^(B+M+|S|) indices, where the swizzle moves an index past the end, +3.
-CORE_LINES = 5370
-ALGEBRA_LINES = 12661  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: 2^(B+M+|S|) indices, where the swizzle moves an index past the end, +3; Swizzle's cap named once, +3;
+#: layout_add reads a swizzled addend as its F2 strides and sums an F2 and an int offset as integers, +15; the
+#: greatest common domain's next start read from its leaves' starts (no factoring), -15; layout_add proven over the
+#: cap on the chain of leaf starts, +19.
+CORE_LINES = 5392
+ALGEBRA_LINES = 12880  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -100,9 +103,15 @@ ALGEBRA_LINES = 12661  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        offsets counted from the tensor's pointer in the bank and sector models, a padding that
 #                        widens a negative pitch, a swizzle fix that keeps the tile in its storage, +61; a swizzled
 #                        partition's sectors read in one pass and the doctor's refusal of a reversed tile, +6; the
-#                        128-byte lines of a warp's sectors, +12; a TTGIR field an attribute lacks and a CGALayout
-#                        that leaves a CTA tile empty refused by name, MMA v2 tiles as Triton converts them, +34);
-#                        only comes down
+#                        128-byte lines of a warp's sectors, +12; the doctor's stmatrix, TMA boxes checked against
+#                        the tile, wgmma types / majors / atoms refused, the span cap, swizzles that can move a bank,
+#                        exact vector_kept, the lane that breaks a vector, a C++ snippet that compiles pasted, +169
+#                        with +3 as in the core; a conflict's witness (phase, bank, lanes, addresses) from the bank
+#                        model, shown by the doctor, +28; a padded tile's swizzle footprint from its largest offsets
+#                        down, at any size, +3; layout_add's addends, the greatest
+#                        common domain and layout_add's proof as in the core, +19; a TTGIR field an attribute lacks
+#                        and a CGALayout that leaves a CTA tile empty refused by name, MMA v2 tiles as Triton
+#                        converts them, +34); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

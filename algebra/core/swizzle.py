@@ -16,6 +16,8 @@ from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _has_none
 from algebra.core.modes import bw_coalesce, offsets
 
+MAX_B, MAX_M, MAX_S = 16, 32, 32  # the largest Swizzle<B,M,S> parameters (the cap on every parsed swizzle)
+
 
 class Swizzle(Frozen):
     """A bit-XOR function on offsets. Post: a bijection on [0, 2^(M+B+|S|)) that fixes bits outside the mask."""
@@ -31,8 +33,9 @@ class Swizzle(Frozen):
             raise LayoutError(f"Swizzle<{bits},{base},{shift}>: B and M must be non-negative")
         if abs(shift) < bits:
             raise LayoutError(f"Swizzle<{bits},{base},{shift}>: |S| must be at least B")
-        if bits > 16 or base > 32 or abs(shift) > 32:
-            raise LayoutError(f"Swizzle<{bits},{base},{shift}>: parameters exceed the cap (B<=16, M<=32, |S|<=32)")
+        if bits > MAX_B or base > MAX_M or abs(shift) > MAX_S:
+            raise LayoutError(f"Swizzle<{bits},{base},{shift}>: parameters exceed the cap (B<={MAX_B}, M<={MAX_M}, "
+                              f"|S|<={MAX_S})")
         # yyy_mask: the source bits (read, shifted down by S), computed once
         for k, v in zip(self.__slots__, (bits, base, shift, ((1 << bits) - 1) << (base + max(0, shift))), strict=True):
             object.__setattr__(self, k, v)

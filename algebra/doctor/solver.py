@@ -3,7 +3,8 @@
 ``solve(element_bytes, tile, accesses)`` tries, on the tile's element offsets:
 
 * every ``Sw<B,M,S>`` that fits the tile (maps its offsets onto themselves) -- on a power-of-two footprint of
-  2^n elements every B >= 1, M, S >= B with M + S + B <= n, which is every distinct swizzle function there;
+  2^n elements every B >= 1, M, S >= B with M + S + B <= n, which is every distinct swizzle function there --
+  that can change a bank (``swizzle_space``; the others cost what the tile as given costs);
 * every padding of the leading stride of a flat rank-2 tile by p = 1 .. 128 / element_bytes elements (bank
   behaviour repeats with period 128 bytes, so larger paddings only cost more bytes);
 * when no swizzle reaches the ideal, a general F2-linear map ``x ^ A(x_hi)`` that XORs the bits above a 128-byte
@@ -21,6 +22,7 @@ from functools import partial
 from typing import Any
 
 from algebra.core.arith import f2_apply
+from algebra.core.swizzle import MAX_B, MAX_S
 from algebra.doctor.linear_layout import swizzles
 from algebra.doctor.solver_access import (
     Access,
@@ -32,7 +34,7 @@ from algebra.doctor.solver_access import (
     parse_accesses,
     priced,
 )
-from algebra.doctor.solver_explain import describe, hardware
+from algebra.doctor.solver_explain import describe, hardware, wgmma_refusal
 from algebra.hw.bankfix import bank_bits, compact_tail, swizzle_fn, varying_bits
 
 __all__ = ["Candidate", "SolveError", "solve", "swizzle_space", "padding_space", "evaluate"]
@@ -41,33 +43,41 @@ MAX_CANDIDATES = 12
 
 def swizzle_space(tile: Tile) -> list[tuple[int, int, int]]:
     """Every distinct Sw<B,M,S> (B >= 1, S >= B) whose source bits lie inside the tile's offset bits (one whose source
-    bits reach past the largest offset acts as a smaller B)."""
-    return swizzles(tile.max_offset.bit_length())
+    bits reach past the largest offset acts as a smaller B) and that can change what an access costs: some source bit
+    is set in some offset of the tile (else it is the identity there) and some target bit is a bank bit
+    (``bankfix.bank_bits``), within the cap of ``core.swizzle.Swizzle``. Any other swizzle keeps every word's bank
+    and which lanes share a word, so it costs exactly what the tile as given costs (the naive candidate), and it is no
+    TMA / GMMA mode (their target bits are bank bits). The work is then bounded by the bank bits, not by the size of
+    the largest offset."""
+    lo, hi = bank_bits(tile.element_bytes)
+    live = tile.live_bits
+    return [(b, m, s) for b, m, s in swizzles(tile.max_offset.bit_length())
+            if m < hi and m + b > lo and (live >> (m + s)) & ((1 << b) - 1) and b <= MAX_B and s <= MAX_S]
 
 
-def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int | None:
+def swizzle_footprint(tile: Tile, b: int, m: int, s: int) -> int:
     """Bytes the swizzled tile spans: the tile's own footprint when the swizzle fits, more when it moves offsets past
-    the end (a larger buffer, counted like padding); None when that cannot be bounded cheaply (a large tile whose
-    offsets are not a contiguous range). Only the offsets it may move out of the tile are moved: on a compact tile
-    its ``compact_tail``, otherwise every offset (at most 16384)."""
-    if tile.compact:
-        xs: Any = compact_tail(len(tile.table), b, m)
-    elif len(tile.table) <= 16384:
-        xs = tile.table
-    else:
-        return None
+    the end (a larger buffer, counted like padding). Only the offsets it may move past the largest are moved: on a
+    compact tile its ``compact_tail``; otherwise the offsets from the largest down, until one plus the target mask
+    (the most a swizzle can add to it) cannot beat the largest moved so far."""
     ymask = ((1 << b) - 1) << (m + s)
-    moved = [x ^ ((x & ymask) >> s) for x in xs]  # swizzle_fn written out: this loop runs for every candidate
-    return (max(moved + [tile.max_offset] if tile.compact else moved) + 1) * tile.element_bytes
+    if tile.compact:
+        moved = [x ^ ((x & ymask) >> s) for x in compact_tail(len(tile.table), b, m)]  # swizzle_fn written out
+        return (max(moved + [tile.max_offset]) + 1) * tile.element_bytes
+    tmask, top = ((1 << b) - 1) << m, -1
+    for x in tile.descending:
+        if x + tmask <= top:
+            break
+        top = max(top, x ^ ((x & ymask) >> s))
+    return (top + 1) * tile.element_bytes
 
 
 def swizzle_fits(tile: Tile, b: int, m: int, s: int) -> bool:
     """True when ``Sw<b,m,s>`` maps every offset of the tile to an offset of the tile (onto itself for S >= B, where
     it is one-to-one); on a compact tile, when it moves none past the end."""
-    foot = swizzle_footprint(tile, b, m, s)
-    if foot is None or not tile.compact:
-        return foot is not None and set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
-    return foot == tile.footprint_bytes
+    if not tile.compact:
+        return set(map(swizzle_fn(b, m, s), tile.table)) <= set(tile.table)
+    return swizzle_footprint(tile, b, m, s) == tile.footprint_bytes
 
 
 def padding_space(tile: Tile) -> list[int]:
@@ -75,16 +85,14 @@ def padding_space(tile: Tile) -> list[int]:
     return [] if tile.lead is None else list(range(1, 128 // tile.element_bytes + 1))
 
 
-def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate | None:
+def candidate(tile: Tile, kind: str, arg: Any = None) -> Candidate:
     """The candidate of one fix, its ``fn`` on the tile's offsets and its footprint: ``naive`` (no arg), ``swizzle``
-    (arg (B, M, S); None when ``swizzle_footprint`` is), ``padding`` (arg p elements: a flat rank-2 tile's
+    (arg (B, M, S)), ``padding`` (arg p elements: a flat rank-2 tile's
     ``r * ld + c`` or ``r + c * ld`` is ``o + (o // ld) * p`` of its offset o) or ``xor`` (arg {source bit: target
     mask}, a bijection on the tile's 2^n offsets, ``f2_columns_of``)."""
     fn, foot, eb = None, tile.footprint_bytes, tile.element_bytes
     if kind == "swizzle":
         fn, foot = swizzle_fn(*arg), swizzle_footprint(tile, *arg)
-        if foot is None:
-            return None
     elif kind == "padding":
         ld = tile.layout.stride[tile.lead]
         fn = lambda o: o + o // ld * arg  # noqa: E731
@@ -130,6 +138,22 @@ def _fast_offsets(tile: Tile, k: int, acc: Access, f: Any, safe: int, memo: dict
             return None
         out.append(x)
     return out
+
+
+def broken_vector(tile: Tile, accesses: list[Access]) -> str:
+    """Why the tile as given cannot serve an access: the first lane whose ``vector`` elements are not consecutive
+    offsets from a multiple of ``vector`` (one vector instruction needs both), with its coordinates and offsets."""
+    for k, acc in enumerate(accesses):
+        v = acc.vector
+        for t, (r, c) in enumerate(acc.lanes):
+            offs = [tile.offset(r, c + j) for j in range(v)]
+            if offs[0] % v or offs != list(range(offs[0], offs[0] + v)):
+                what = f"{acc.kind}.x{acc.num} row" if acc.matrix else f"{v * tile.element_bytes}-byte vector"
+                shown = ", ".join(map(str, offs[:4])) + (", ..." if v > 4 else "")
+                return (f"accesses[{k}]: lane {t}'s {what} ({v} elements from (row {r}, col {c})) lies at offsets "
+                        f"{shown} of {tile.text}: one access needs {v} consecutive offsets starting at a multiple of "
+                        f"{v}; check vector, the access's position and the tile's contiguous mode")
+    return "accesses: a vector access is not contiguous in the tile as given"
 
 
 def f2_columns_of(n: int, cols: dict[int, int], skip: int = -1) -> list[int]:
@@ -186,12 +210,15 @@ def search(tile: Tile, accesses: list[Access]) -> tuple[Candidate, list[Candidat
     """(naive, every surviving candidate ranked by ``rank_key`` -- the tile as given among them, so the best is never
     worse than leaving it alone --, each one's ``hardware`` verdict by ``id``, counts of what was tried and
     rejected)."""
+    for k, a in enumerate(accesses):
+        refusal = wgmma_refusal(tile, a.major) if a.kind == "wgmma" and a.major else None
+        if refusal:
+            raise SolveError(f"accesses[{k}]: {refusal}")
     memo: dict = {}
     naive = candidate(tile, "naive")
     if not evaluate(tile, accesses, naive, memo):
-        raise SolveError("accesses: a vector access is not contiguous in the tile as given (its elements must be "
-                         "consecutive, aligned offsets); check vector and the tile's contiguous mode")
-    swizzles = [c for bms in swizzle_space(tile) if (c := candidate(tile, "swizzle", bms)) is not None]
+        raise SolveError(broken_vector(tile, accesses))
+    swizzles = [candidate(tile, "swizzle", bms) for bms in swizzle_space(tile)]
     paddings = [candidate(tile, "padding", p) for p in padding_space(tile)]
     counts = {"swizzles": len(swizzles), "paddings": len(paddings), "xor": 0, "rejected_vector": 0}
     out = [naive]

@@ -19,6 +19,7 @@ Access kinds (``kind``):
 * ``ldmatrix``: ``.x{num}`` (1, 2, 4), first matrix at ``index`` = [row, col] (or ``row``/``col``); matrix m covers
   rows r0 + 8 (m % 2) + i and the 16 bytes from column c0 + (m // 2) * 16 / element_bytes; ``trans`` moves
   registers only, the rows read are the same.
+* ``stmatrix``: ldmatrix's rows written (``op`` store, the same bank model: one phase per 8x8 matrix).
 * ``tma``: a box written by the copy engine (``box`` = [rows, cols]); no LSU wavefronts, but the fix must be a
   layout TMA writes (a 32/64/128-byte swizzle mode or no swizzle on a dense box).
 * ``wgmma``: an operand read through a matrix descriptor (``operand`` A/B, ``major`` K/MN); no LSU wavefronts, but
@@ -44,9 +45,11 @@ from algebra.hw.banks import phase_costs as phase_cost  # the one bank model's p
 
 ELEMENT_BYTES = (1, 2, 4, 8, 16)
 MAX_ELEMENTS = 1 << 16          # 256 x 256: every offset of the tile is enumerated
+MAX_SPAN_BYTES = 1 << 24        # 16 MiB from offset 0 to the last element: far past any GPU's shared memory
 MAX_ACCESSES = 8
 WARP = 32
-KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "tma", "wgmma")
+KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "stmatrix", "tma", "wgmma")
+MATRIX_KINDS = ("ldmatrix", "stmatrix")
 
 
 class SolveError(LayoutError):
@@ -74,6 +77,37 @@ class Tile:
 
     def offset(self, r: int, c: int) -> int:
         return self.table[r + self.rows * c]
+
+    def vectors_whole(self, vec: int) -> bool:
+        """True when every run (r, c) .. (r, c + vec - 1) with c a multiple of vec lies at vec consecutive offsets
+        from a multiple of vec in the tile as given (a row-major ``(R,C):(ld,1)``: vec divides ld)."""
+        if vec == 1:
+            return True
+        if self.lead == 0:
+            return self.rows == 1 or self.layout.stride[0] % vec == 0
+        if vec not in self._whole:
+            self._whole[vec] = all(_whole_vector(self.offset, r, c, vec) for r in range(self.rows)
+                                   for c in range(0, self.cols - vec + 1, vec))
+        return self._whole[vec]
+
+    @cached_property
+    def _whole(self) -> dict[int, bool]:
+        return {}
+
+    @cached_property
+    def descending(self) -> list[int]:
+        """The tile's offsets, largest first."""
+        return sorted(self.table, reverse=True)
+
+    @cached_property
+    def live_bits(self) -> int:
+        """The offset bits set in some offset of the tile (the OR of its offsets)."""
+        if self.compact:
+            return (1 << self.max_offset.bit_length()) - 1
+        out = 0
+        for o in self.table:
+            out |= o
+        return out
 
     @cached_property
     def coordinate_of(self) -> dict[int, tuple[int, int]]:
@@ -107,7 +141,8 @@ class Tile:
 class Access:
     """One warp instruction: per lane the (row, col) of its first element, ``vector`` elements each.
 
-    ``kind`` is ``lds`` (ordinary load / store), ``ldmatrix`` or a constraint (``tma`` / ``wgmma``, no lanes)."""
+    ``kind`` is ``lds`` (ordinary load / store), ``ldmatrix`` / ``stmatrix`` (16-byte row addresses, 8 per matrix)
+    or a constraint (``tma`` / ``wgmma``, no lanes)."""
 
     name: str
     kind: str
@@ -117,17 +152,23 @@ class Access:
     num: int = 0
     spec: dict = field(default_factory=dict)
     major: str | None = None
+    box_inner_bytes: int = 0  # tma: the bytes of the box's contiguous extent (``_tma_box``)
 
     @property
     def constraint(self) -> bool:
         return self.kind in ("tma", "wgmma")
 
+    @property
+    def matrix(self) -> bool:
+        """True for ldmatrix / stmatrix: row addresses of 16 bytes, one phase per 8x8 matrix."""
+        return self.kind in MATRIX_KINDS
+
     def access_bytes(self, element_bytes: int) -> int:
-        return 16 if self.kind == "ldmatrix" else self.vector * element_bytes
+        return 16 if self.matrix else self.vector * element_bytes
 
     def per_phase(self, element_bytes: int) -> int:
         """Lanes per phase: one 8x8 matrix of ldmatrix, else by the access width (CONTRACT §3)."""
-        return 8 if self.kind == "ldmatrix" else LANES_PER_PHASE[self.access_bytes(element_bytes)]
+        return 8 if self.matrix else LANES_PER_PHASE[self.access_bytes(element_bytes)]
 
     def cost(self, offsets: list[int], element_bytes: int) -> list[int]:
         """Per-phase wavefronts (``phase_cost``) with lane i's first element at element offset ``offsets[i]``."""
@@ -178,6 +219,10 @@ def make_tile(text: str, element_bytes: int) -> Tile:
     if min(table) < 0:
         raise SolveError(f"tile: {lay} reaches offset {min(table)}, below its pointer (a negative stride); the "
                          "doctor lays a tile out from offset 0 up: give it with non-negative strides")
+    if (max(table) + 1) * element_bytes > MAX_SPAN_BYTES:
+        raise SolveError(f"tile: {lay} spans {(max(table) + 1) * element_bytes} bytes from offset 0 to its last "
+                         f"element, over the cap of {MAX_SPAN_BYTES} bytes (16 MiB; shared memory is at most 228 KB "
+                         "per SM)")
     if len(set(table)) != size:
         raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
     compact = max(table) + 1 == size
@@ -229,8 +274,8 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         lanes = [(i, x) for x in pos] if kind == "row" else [(x, i) for x in pos]
     elif kind == "thread_layout":
         lanes = _thread_lanes(spec, w, tile, vec)
-    elif kind == "ldmatrix":
-        return _ldmatrix(spec, w, name, tile)
+    elif kind in MATRIX_KINDS:
+        return _ldmatrix(spec, w, name, tile, kind)
     else:
         return _constraint(spec, kind, w, name, op, tile)
     if not lanes:
@@ -294,30 +339,36 @@ def _convention(tl: Any, tile: Tile) -> str:
     return text + " to give offsets, set \"of\": \"offset\"."
 
 
-def _ldmatrix(spec: dict, w: str, name: str, tile: Tile) -> Access:
+def _ldmatrix(spec: dict, w: str, name: str, tile: Tile, kind: str = "ldmatrix") -> Access:
+    """An ldmatrix (or stmatrix: the same rows, written) access; ``kind`` names the instruction in messages."""
     num = spec.get("num", 4)
     if num not in (1, 2, 4) or isinstance(num, bool):
-        raise SolveError(f"{w}.num: ldmatrix takes 1, 2 or 4 matrices (.x1/.x2/.x4), not {num!r}")
+        raise SolveError(f"{w}.num: {kind} takes 1, 2 or 4 matrices (.x1/.x2/.x4), not {num!r}")
     if 16 % tile.element_bytes:
-        raise SolveError("element_bytes: ldmatrix rows are 16 bytes of b16; element_bytes must divide 16")
+        raise SolveError(f"element_bytes: {kind} rows are 16 bytes of b16; element_bytes must divide 16")
+    op = str(spec.get("op", "store" if kind == "stmatrix" else "load")).lower()
+    if op != ("store" if kind == "stmatrix" else "load"):
+        raise SolveError(f"{w}.op: {kind} {'stores' if kind == 'stmatrix' else 'loads'}, not {spec.get('op')!r}; "
+                         f"the {'load' if kind == 'stmatrix' else 'store'} of the same rows is "
+                         f"{'ldmatrix' if kind == 'stmatrix' else 'stmatrix'}")
     idx = spec.get("index")
     if isinstance(idx, list) and len(idx) == 2:
         r0, c0 = idx
     elif idx is None or isinstance(idx, int):
         r0, c0 = spec.get("row", idx or 0), spec.get("col", 0)
     else:
-        raise SolveError(f"{w}.index: ldmatrix takes [row, col] of the first matrix's first row")
+        raise SolveError(f"{w}.index: {kind} takes [row, col] of the first matrix's first row")
     r0 = _int(r0, f"{w}.index[0]", 0, tile.rows - 1)
     c0 = _int(c0, f"{w}.index[1]", 0, tile.cols - 1)
     per = 16 // tile.element_bytes
     lanes = ldmatrix_rows(num, r0, c0, per, "grid")
     for r, c in lanes:
         if r >= tile.rows or c + per > tile.cols:
-            raise SolveError(f"{w}.index: ldmatrix.x{num} at ({r0}, {c0}) needs row {r}, columns {c}..{c + per - 1}: "
+            raise SolveError(f"{w}.index: {kind}.x{num} at ({r0}, {c0}) needs row {r}, columns {c}..{c + per - 1}: "
                              f"outside the {tile.rows}x{tile.cols} tile")
     if "trans" in spec and not isinstance(spec["trans"], bool):
         raise SolveError(f"{w}.trans: true or false")
-    return Access(name, "ldmatrix", "load", lanes, per, num=num, spec=dict(spec))
+    return Access(name, kind, "store" if kind == "stmatrix" else "load", lanes, per, num=num, spec=dict(spec))
 
 
 def _constraint(spec: dict, kind: str, w: str, name: str, op: str, tile: Tile) -> Access:
@@ -330,6 +381,7 @@ def _constraint(spec: dict, kind: str, w: str, name: str, op: str, tile: Tile) -
         bc = _int(box[1], f"{w}.box[1]", 1, 256)
         if tile.rows % br or tile.cols % bc:
             raise SolveError(f"{w}.box: {br}x{bc} does not tile the {tile.rows}x{tile.cols} tile")
+        inner = _tma_box(tile, br, bc, f"{w}.box")
     else:
         operand = str(spec.get("operand", "A")).upper()
         if operand not in ("A", "B"):
@@ -337,7 +389,62 @@ def _constraint(spec: dict, kind: str, w: str, name: str, op: str, tile: Tile) -
         major = str(spec.get("major", "K")).upper()
         if major not in ("K", "MN"):
             raise SolveError(f"{w}.major: K or MN, not {spec.get('major')!r}")
-    return Access(name, kind, "store" if kind == "tma" else "load", [], 1, spec=dict(spec), major=major)
+        eb = tile.element_bytes
+        if eb not in (1, 2, 4):
+            raise SolveError(f"{w}: wgmma reads 8-, 16- or 32-bit (tf32) operands from shared memory, not "
+                             f"{8 * eb}-bit elements (element_bytes {eb})")
+        if major == "MN" and eb != 2:
+            raise SolveError(f"{w}.major: wgmma reads an MN-major operand only for 16-bit types (f16 / bf16: the "
+                             f"transpose of imm-trans-a/b); {8 * eb}-bit operands (element_bytes {eb}) must be K-major")
+    return Access(name, kind, "store" if kind == "tma" else "load", [], 1, spec=dict(spec), major=major,
+                  box_inner_bytes=inner if kind == "tma" else 0)
+
+
+TMA_SMEM_ALIGN = 128  # bytes: a TMA box's shared-memory address (cp.async.bulk.tensor)
+
+
+def _tma_box(tile: Tile, br: int, bc: int, where: str) -> int:
+    """The bytes of the box's inner (contiguous) extent when TMA can write the tile as given box by box: each
+    ``br x bc`` box is one dense block in shared memory (its inner dimension, the columns or the rows, fastest), at a
+    128-byte-aligned address, its inner extent a multiple of 16 bytes, elements of at most 8 bytes. A swizzle
+    candidate permutes within that image; a padding breaks it. SolveError naming the rule and a counterexample when
+    no orientation works (no candidate of the search could then meet the constraint)."""
+    eb = tile.element_bytes
+    if eb > 8:
+        raise SolveError(f"{where}: TMA moves elements of 1, 2, 4 or 8 bytes (cuTensorMapEncodeTiled's data types), "
+                         f"not {eb}")
+    why = []
+    for inner, outer, name in ((bc, br, "columns"), (br, bc, "rows")):
+        if inner * eb % 16:
+            why.append(f"with the {name} inner, the box's inner extent is {inner} x {eb} = {inner * eb} bytes, not a "
+                       "multiple of 16")
+            continue
+        bad = None
+        for r0 in range(0, tile.rows, br):
+            for c0 in range(0, tile.cols, bc):
+                base = tile.offset(r0, c0)
+                if base * eb % TMA_SMEM_ALIGN:
+                    bad = (f"the box at ({r0}, {c0}) starts at byte {base * eb}, not a multiple of "
+                           f"{TMA_SMEM_ALIGN}")
+                    break
+                for i in range(outer):
+                    for j in range(inner):
+                        r, c = (r0 + i, c0 + j) if name == "columns" else (r0 + j, c0 + i)
+                        if tile.offset(r, c) != base + i * inner + j:
+                            bad = (f"element ({r}, {c}) is at offset {tile.offset(r, c)}, but a dense box from "
+                                   f"offset {base} puts it at {base + i * inner + j}")
+                            break
+                    if bad:
+                        break
+                if bad:
+                    break
+            if bad:
+                break
+        if bad is None:
+            return inner * eb
+        why.append(f"with the {name} inner, {bad}")
+    raise SolveError(f"{where}: TMA cannot write {tile.text} with a {br}x{bc} box: it writes each box as one dense "
+                     f"block at a {TMA_SMEM_ALIGN}-byte-aligned address; " + "; ".join(why))
 
 
 def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
@@ -346,8 +453,8 @@ def parse_accesses(specs: Any, tile: Tile) -> list[Access]:
         raise SolveError(f"accesses: give 1 to {MAX_ACCESSES} accesses")
     out = [make_access(s, i, tile) for i, s in enumerate(specs)]
     if all(a.constraint for a in out):
-        raise SolveError("accesses: at least one warp access (offsets, row, column, thread_layout or ldmatrix) is "
-                         "needed; tma and wgmma only constrain the layout")
+        raise SolveError("accesses: at least one warp access (offsets, row, column, thread_layout, ldmatrix or "
+                         "stmatrix) is needed; tma and wgmma only constrain the layout")
     return out
 
 

@@ -27,6 +27,7 @@ from algebra.hw.banks import analyze
 CPP_TYPES = {1: "uint8_t", 2: "half_t", 4: "float", 8: "double", 16: "uint128_t"}
 #: swizzle span in bytes -> the name TMA and the UMMA descriptor give it
 SWIZZLE_NAMES = {16: "SWIZZLE_NONE", 32: "SWIZZLE_32B", 64: "SWIZZLE_64B", 128: "SWIZZLE_128B"}
+TMA_SPANS = {name: span for span, name in SWIZZLE_NAMES.items()}
 #: why a fix that is no CuTe swizzle of the tile meets no hardware path
 NOT_HARDWARE = {"padding": "a padded tile is neither a TMA box nor a GMMA atom: TMA writes dense boxes and wgmma reads "
                            "the canonical (8 x 16-byte core matrix) layouts",
@@ -75,6 +76,24 @@ def _atom_match(tile: Tile, sw: tuple[int, int, int] | None, span: int) -> str |
         if (sw is None or atom.element_swizzle == sw) and _tiles_to(tile, atom):
             return f"GMMA::{atom.name}<{CPP_TYPES[tile.element_bytes]}>"
     return None
+
+
+def wgmma_refusal(tile: Tile, major: str) -> str | None:
+    """Why no candidate can serve a ``major``-major wgmma operand, or None: the doctor only permutes the tile as given
+    (a swizzle) or pads it, so some GMMA atom (INTER, SW32, SW64 or SW128) must tile to its offsets."""
+    eb = tile.element_bytes
+    for span in (16, 32, 64, 128):
+        atom = hopper.smem_atom(major, span, 8 * eb)
+        if _tiles_to(tile, atom):
+            return None
+    atom = hopper.smem_atom(major, 128, 8 * eb)
+    ar, ac = atom.shape
+    hint = (f"tile_to_shape(GMMA::{atom.name}<{CPP_TYPES[eb]}>{{}}, make_shape({tile.rows}, {tile.cols})) is such a "
+            "layout" if tile.rows % ar == 0 and tile.cols % ac == 0 else
+            f"the {major}-major atoms are {'8 x W' if major == 'K' else 'W x 8'} (W = 16..128 bytes of elements)")
+    return (f"no {major}-major GMMA atom (INTER, SW32, SW64, SW128) tiles to {tile.text} (tile_to_shape over its "
+            f"{tile.rows} x {tile.cols} (MN x K) gives other offsets), so no swizzle or padding of it is a layout "
+            f"wgmma reads; {hint}")
 
 
 def _umma_match(tile: Tile, sw: tuple[int, int, int] | None, wgmma: str | None) -> str | None:
@@ -127,13 +146,25 @@ def hardware(tile: Tile, accesses: list[Access], cand: Any) -> dict[str, Any]:
     for a in accesses:
         if a.kind == "tma" and tma is None:
             notes.append(f"{a.name}: TMA cannot write this layout")
+        elif a.kind == "tma" and tma != "SWIZZLE_NONE" and a.box_inner_bytes > TMA_SPANS[tma]:
+            notes.append(f"{a.name}: the box's inner extent is {a.box_inner_bytes} bytes, wider than the {tma} mode's "
+                         f"{TMA_SPANS[tma]}-byte span (TMA needs the inner box extent within the swizzle span)")
         if a.kind == "wgmma" and (wgmma is None or (a.major == "MN") != ("_MN_" in wgmma)):
             notes.append(f"{a.name}: no {a.major}-major GMMA atom tiles to this layout")
     vec = max((a.vector for a in accesses if not a.constraint), default=1)
     kept = ((tile.layout.stride[tile.lead] + cand.pad) % vec == 0 if cand.kind == "padding"
-            else cand.kind == "naive" or cand.safe_vector >= vec)
+            else tile.vectors_whole(vec) and (cand.kind == "naive" or cand.safe_vector >= vec
+                                              or _keeps_vectors(tile, cand.columns, vec)))
     return {"tma": tma, "wgmma": wgmma, "umma": umma, "base_alignment": align, "constraints_met": len(notes) == fixed,
             "notes": notes, "vector_kept": kept}
+
+
+def _keeps_vectors(tile: Tile, columns: dict[int, int], vec: int) -> bool:
+    """True when the XOR map ``o ^ A(o_hi)`` (source bit -> target mask) keeps every ``vec``-aligned run of ``vec``
+    offsets of the tile whole: each source bit set in some offset lies above the vector's bits and XORs into none of
+    them (a source bit never set in the tile, such as bit 3 of ``(64,8):(16,1)``, moves nothing)."""
+    low = vec - 1
+    return all(j >= low.bit_length() and not mask & low for j, mask in columns.items() if (tile.live_bits >> j) & 1)
 
 
 # --------------------------------------------------------------------------- bits, code, why
@@ -176,8 +207,9 @@ def code(tile: Tile, lay: Any, xor: list[tuple[int, int]], wgmma: str | None) ->
     if lay is not None:
         cpp = f"auto smem_layout = {to_cpp(lay)};"
         if wgmma:
-            cpp += f"\n// the same layout from the GMMA atom:\nauto smem_layout = tile_to_shape({wgmma}{{}}, " \
-                   f"make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
+            cpp += f"\n// the same tile from the GMMA atom (its swizzle acts on the smem pointer's byte address: " \
+                   f"use it as make_tensor(make_smem_ptr(p), smem_layout_gmma)):\nauto smem_layout_gmma = " \
+                   f"tile_to_shape({wgmma}{{}}, make_shape(Int<{tile.rows}>{{}}, Int<{tile.cols}>{{}}));"
         return {"cpp": cpp, "dsl": f"smem_layout = {to_dsl(lay)}"}
     terms = " ^ ".join(f"(((o >> {j}) & 1) * 0x{m:x})" for j, m in xor)
     return {"cpp": f"// o = {tile.text}(r, c); no CuTe Swizzle expresses this map\n"
@@ -193,7 +225,7 @@ def _chunk_sentence(accesses: list[Access], eb: int, m: int) -> str:
     if widest == eb:
         what = f"every access here is a {eb}-byte scalar"
     else:
-        kinds = {"ldmatrix rows" if a.kind == "ldmatrix" else "vectors" for a in accesses
+        kinds = {f"{a.kind} rows" if a.matrix else "vectors" for a in accesses
                  if not a.constraint and a.access_bytes(eb) == widest}
         what = f"the widest accesses here are {widest} bytes ({' and '.join(sorted(kinds, reverse=True))})"
     kept = (f"M = 0 keeps no low bit fixed: the swizzle moves single {eb}-byte elements" if m == 0 else
@@ -242,6 +274,17 @@ def why(tile: Tile, accesses: list[Access], cand: Any, naive: Any, bits: dict[st
     return head + text
 
 
+def _witness(per_access: list[dict[str, Any]]) -> str:
+    """The conflict left in this placement, one access's worst bank (``BankAnalysis.conflict``), as a sentence."""
+    worst = max((p for p in per_access if p.get("conflict")), key=lambda p: p["wavefronts"] - p["ideal"], default=None)
+    if worst is None:
+        return ""
+    c = worst["conflict"]
+    return (f" Left here: in {worst['name']}'s phase {c['phase']}, lanes {', '.join(map(str, c['lanes']))} (byte "
+            f"addresses {', '.join(map(str, c['byte_addresses']))}) touch {c['ways']} different 4-byte words of bank "
+            f"{c['bank']}, so that phase takes {c['ways']} wavefronts.")
+
+
 def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], naive: Any) -> dict[str, Any]:
     """A candidate as JSON (CONTRACT §5 fields and the doctor's extras). The wavefronts are recomputed with
     ``algebra.hw.banks.analyze`` (the reference model) from the candidate's addresses."""
@@ -250,12 +293,13 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
     for a, offs in zip(accesses, cand.offsets, strict=True):
         if offs is None:  # a constraint
             per_access.append({"name": a.name, "kind": a.kind, "wavefronts": 0, "ideal": 0, "phases": [],
-                               "byte_addresses": [], "banks": []})
+                               "conflict": None, "byte_addresses": [], "banks": []})
             continue
         addrs = [o * eb for o in offs]
         r = analyze(addrs, a.access_bytes(eb), a.kind)  # kind: lds or ldmatrix
         per_access.append({"name": a.name, "kind": a.kind, "op": a.op, "wavefronts": r.wavefronts,
-                           "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks})
+                           "ideal": a.ideal(eb), "phases": r.phases, "byte_addresses": addrs, "banks": r.banks,
+                           "conflict": r.conflict()})
     lay, sw, xor, bits = layout_of(tile, cand), cand.swizzle, sorted((cand.xor or {}).items()), bit_diagram(tile, cand)
     xor_name = "Xor<" + ",".join(f"{j}:{m}" for j, m in xor) + f"> o {tile.text}"
     return {"kind": cand.kind, "layout": str(lay) if lay is not None else xor_name,
@@ -268,7 +312,10 @@ def describe(tile: Tile, accesses: list[Access], cand: Any, hw: dict[str, Any], 
             "umma": hw.get("umma"), "atom": hw["wgmma"], "base_alignment": hw["base_alignment"],
             "constraints_met": hw["constraints_met"],
             "notes": hw["notes"], "bits": bits, "code": code(tile, lay, xor, hw["wgmma"]),
-            "why": why(tile, accesses, cand, naive, bits) + ("" if hw["vector_kept"] else
+            "why": why(tile, accesses, cand, naive, bits) + _witness(per_access) + ("" if hw["vector_kept"] else
+                   " Caution: the tile as given already splits some vectors of that width (its rows do not start at "
+                   "a multiple of the width); only the lanes given are whole vectors." if not tile.vectors_whole(
+                       max((a.vector for a in accesses if not a.constraint), default=1)) else
                    " Caution: this fix keeps the vectors of the lanes given whole, but not every vector of that width "
                    "elsewhere in the tile (it flips bits inside a vector there); a fix marked as keeping vectors is "
                    "safe for the same pattern on every row."),

@@ -56,6 +56,22 @@ class BankAnalysis:
         """True when every phase is served in one wavefront."""
         return self.ways == 1
 
+    def conflict(self) -> dict[str, Any] | None:
+        """A witness of the worst phase's conflict, None when conflict-free: the bank with the most distinct words
+        there, and for each of those words the first lane touching it (``{"phase", "bank", "ways", "lanes",
+        "byte_addresses" (those lanes' addresses), "words" (each word's first byte)}``).
+
+        Post-condition: ``ways == max(phases)``; every word lies in ``bank``; lane ``lanes[i]`` touches ``words[i]``."""
+        if self.ways == 1:
+            return None
+        p = self.phases.index(self.ways)
+        bank, words = max(self.bank_words[p].items(), key=lambda kv: (len(kv[1]), -kv[0]))
+        span = max(1, self.access_bytes // BANK_BYTES)
+        lanes = [next(t for t in self.phase_lanes[p] if 0 <= w - self.byte_addresses[t] // BANK_BYTES < span)
+                 for w in words]
+        return {"phase": p, "bank": bank, "ways": len(words), "lanes": lanes,
+                "byte_addresses": [self.byte_addresses[t] for t in lanes], "words": [w * BANK_BYTES for w in words]}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: banks, ways, wavefronts, byte_addresses, phases, phase_lanes, bank_words."""
         out: dict[str, Any] = {

@@ -252,7 +252,7 @@ def parse_id(text: str) -> tuple[str, int]:
     """Split a drill id ``"<kind>-<seed>"``. Post-condition: the kind is registered and 0 <= seed <= MAX_SEED,
     else DrillError."""
     _load()
-    m = re.fullmatch(r"([a-z][a-z0-9_]*)-(\d{1,10})", text or "")
+    m = re.fullmatch(r"([a-z][a-z0-9_]*)-([0-9]{1,10})", text or "")  # ASCII digits: "offsets-١" is no id
     if not m:
         raise DrillError(f"malformed drill id {text!r}: expected <kind>-<seed>, e.g. offsets-42")
     kind, seed = m.group(1), int(m.group(2))

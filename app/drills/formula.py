@@ -31,7 +31,8 @@ _BINOPS: dict[type, Callable[[int, int], int]] = {
 def normalise(text: str, variables: Sequence[str]) -> str:
     """Rewrite whiteboard notation into an expression over ``variables`` (also read by the engine's formula parser).
 
-    Post-condition: ``mod``/``xor`` are ``%``/``^``, ``/`` is ``//``, typographic signs are ASCII, implicit products
+    Post-condition: ``mod``/``xor`` are ``%``/``^``, ``/`` is ``//``, typographic signs are ASCII, ``_8`` and ``08``
+    are ``8``, implicit products
     are explicit and a leading ``offset =`` is gone; raises AnswerError for an empty or over-long text, or one with
     more than MAX_OPERATIONS operators."""
     s = check_length(text)
@@ -39,6 +40,8 @@ def normalise(text: str, variables: Sequence[str]) -> str:
         raise AnswerError(f"a formula is at most {MAX_FORMULA_CHARS} characters")
     s = s.translate(str.maketrans({"×": "*", "·": "*", "−": "-", "–": "-", "÷": "/", "⊕": "^", "[": "(", "]": ")"}))
     s = strip_lhs(s)
+    s = re.sub(r"(?<![A-Za-z0-9_])_(?=\d)", "", s)  # CuTe's compile-time _8 is the number 8
+    s = re.sub(r"(?<![\w.])0+(?=\d)", "", s)  # 08 is 8 (a decimal with a leading zero, not octal)
     s = re.sub(r"\bmod\b", "%", s, flags=re.IGNORECASE)
     s = re.sub(r"\bxor\b", "^", s, flags=re.IGNORECASE)
     s = re.sub(r"(?<![/])/(?![/])", "//", s)

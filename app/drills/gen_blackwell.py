@@ -9,7 +9,8 @@ import re
 from algebra.hw import sm100, sm100_tmem
 from app.drills.common import pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parsing import AnswerError
+from app.drills.parse_words import _isnum, negated, tokens
+from app.drills.parsing import AnswerError, clean
 
 _TYPE_WORDS = {"SWIZZLE_NONE": ("none", "interleave", "inter", "no swizzle", "swizzle_none", "0"),
                "SWIZZLE_32B": ("32b", "sw32", "swizzle_32b", "6"),
@@ -21,7 +22,7 @@ _TYPE_WORDS = {"SWIZZLE_NONE": ("none", "interleave", "inter", "no swizzle", "sw
 def parse_desc_answer(ans: str) -> tuple[str, int, int]:
     """"SWIZZLE_128B, LBO=16, SBO=1024" (any order; "B" / "bytes" after numbers; the layout type by name, short
     name or code) -> (layout type name, LBO bytes, SBO bytes)."""
-    text = ans.strip().lower().replace("bytes", "").replace("byte", "")
+    text = clean(ans).strip().lower().replace("bytes", "").replace("byte", "")
     nums = {}
     for key in ("lbo", "sbo"):
         m = re.search(rf"{key}\s*[=:]?\s*(\d+)\s*b?\b", text)
@@ -86,9 +87,20 @@ def make_umma_desc(rng: random.Random, seed: int) -> Drill:
                      "SWIZZLE_64B, LBO=32, SBO=2048", "SWIZZLE_NONE, LBO=256, SBO=512")
 
 
+_LANE_WORDS = ("lanes", "lane", "to", "through", "thru", "and", "from", "tmem")
+
+
 def parse_lanes(ans: str) -> tuple[int, int]:
     """"64-95", "64..95", "64 to 95", "lanes [64, 95]" or a list of consecutive lanes -> (first, last)."""
-    nums = [int(x) for x in re.findall(r"\d+", ans)]
+    toks = tokens(ans)
+    nums = []
+    for k, tok in enumerate(toks):
+        if _isnum(tok):
+            if "." in tok or negated(toks, k):
+                raise AnswerError(f"a lane is a whole number 0-127, not {'-' if '.' not in tok else ''}{tok}")
+            nums.append(int(tok))
+        elif tok not in _LANE_WORDS and tok not in "-+.,():":
+            raise AnswerError(f"unexpected {tok!r}: write the first and last lane, e.g. 32-63")
     if len(nums) == 2:
         return nums[0], nums[1]
     if len(nums) > 2 and nums == list(range(nums[0], nums[0] + len(nums))):

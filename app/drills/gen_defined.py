@@ -144,7 +144,8 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
                                if verdict == "overlap" else "A is injective: no two coordinates share an offset")
         if verdict == "overlap":
             return Grade.right("right: CuTe refuses an overlapping A")
-        rest = s[len(head):].lstrip(" ,;:=-")
+        rest = s[len(head):]
+        rest = rest[3:] if rest.startswith(" - ") else rest.lstrip(" ,;:=")  # a minus sign stays with its number
         if not rest:
             raise AnswerError("also give complement(A, M): defined, then the complement in CuTe notation")
         got = read_layout(rest)
@@ -201,6 +202,11 @@ def make_defined(rng: random.Random, seed: int) -> Drill:
                          items=items + [True])
         if not all(items):
             return Grade.wrong("; ".join(notes), items=items)
+        if layout is None and re.search(r"[0-9]", clean(ans)):  # "shape 999": a number that is no layout
+            raise AnswerError("a number here is read only as part of the layout CuTe prints (shape:stride)")
+        if verdict in ("shape", "both") and layout is not None:
+            return Grade.wrong("right about both conditions, but a failed shape condition stops CuTe at compile time "
+                               "(a static_assert): it prints no layout", items=items + [False])
         if verdict == "defined" and layout is not None:
             same = A.size(layout) == A.size(printed) and all(layout(i) == printed(i) for i in range(A.size(printed)))
             if not same:

@@ -2,10 +2,11 @@
 row-major M x N matrix with leading dimension ld, or the stride of a transposed view in terms of N.
 
 The layouts are the engine's symbolic layouts (``algebra.parse_symbolic``) and formula keys come from
-``algebra.teach.formula``. Answers are graded by meaning: at twelve admissible values of the symbols (a leading
-dimension at least one row or column long, sizes from 1 up, odd and even, small and large) the typed formula or layout
-must agree with the engine at every coordinate. Where sympy is installed, the engine also proves a formula over a
-concrete shape for every value of the symbols, and the verdict says so; without sympy the sampled check alone decides.
+``algebra.teach.formula``. Answers are graded by meaning: at sixteen admissible values of the symbols (a leading
+dimension at least one row or column long, up to 2^26 past it, sizes from 1 to about 100, odd and even) the typed
+formula or layout must agree with the engine at every coordinate. Where sympy is installed, the engine also proves a
+formula over a concrete shape for every value of the symbols, and the verdict says so; without sympy the sampled check
+alone decides.
 """
 
 from __future__ import annotations
@@ -30,13 +31,20 @@ PAIRS = [(4, 6), (2, 3), (3, 2), (4, 4), (5, 7), (8, 3), (6, 10), (16, 9), (13, 
 EXAMPLE = {"M": 4, "N": 6, "B": 2}
 
 
+#: Large admissible values, (M, N, B, ld - lead): a formula that only agrees with the layout below some size (``lda %
+#: 5000``, ``N // 40``, ...) disagrees at one of them.
+PROBES = [(3, 97, 1, 65539), (101, 2, 2, 1048583), (1, 3, 103, 16777259), (2, 2, 1, 67108879)]
+
+
 def bindings(sym: Any, ld: str | None, lead: str | int | None) -> list[dict[str, int]]:
-    """Twelve admissible values of the symbols of ``sym``: M, N from PAIRS, B from 1..3, ``ld`` = lead + PADS[k].
+    """Sixteen admissible values of the symbols of ``sym``: twelve with M, N from PAIRS, B from 1..3, ``ld`` = lead +
+    PADS[k], and the four large PROBES.
 
     Post-condition: every binding gives each symbol of ``sym`` an int, and ``ld >= lead``."""
     out = []
-    for k, ((m, n), pad) in enumerate(zip(PAIRS, PADS, strict=True)):
-        vals = {"M": m, "N": n, "B": 1 + k % 3}
+    rows = [(m, n, 1 + k % 3, pad) for k, ((m, n), pad) in enumerate(zip(PAIRS, PADS, strict=True))] + PROBES
+    for m, n, b, pad in rows:
+        vals = {"M": m, "N": n, "B": b}
         if ld:
             vals[ld] = (vals[lead] if isinstance(lead, str) else lead) + pad
         out.append({s: vals[s] for s in sym.symbols()})

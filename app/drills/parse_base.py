@@ -7,6 +7,10 @@ them imports another in a circle.
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from layoutlab.caps import MAX_NESTING as MAX_ANSWER_NESTING
+from layoutlab.caps import nesting_depth
 
 MAX_ANSWER_CHARS = 4000
 MAX_NESTING = 12
@@ -19,12 +23,36 @@ class AnswerError(ValueError):
 
 
 def check_length(text: str) -> str:
-    """Return ``text`` stripped. Post-condition: raises AnswerError if it is empty or over MAX_ANSWER_CHARS."""
+    """Return ``text`` stripped. Post-condition: raises AnswerError if it is empty, over MAX_ANSWER_CHARS, nested
+    deeper than MAX_ANSWER_NESTING, or holds a character no answer is written with (see :func:`_odd_character`)."""
     if text is None or not str(text).strip():
         raise AnswerError("the answer is empty")
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerError(f"the answer is {len(text)} characters long; at most {MAX_ANSWER_CHARS} are read")
-    return str(text).strip()
+    text = str(text)
+    odd = _odd_character(text)
+    if odd:
+        raise AnswerError(odd)
+    deep = max(nesting_depth(text.replace("<", "").replace(">", "")),
+               nesting_depth("".join(ch for ch in text if ch in "<>")))
+    if deep > MAX_ANSWER_NESTING:
+        raise AnswerError(f"brackets nested {deep} deep; at most {MAX_ANSWER_NESTING} are read")
+    return text.strip()
+
+
+def _odd_character(text: str) -> str:
+    """Why ``text`` cannot be an answer, or "": a control or invisible formatting character (tabs and new lines
+    aside), a lone surrogate, or a digit other than ASCII 0-9 (a look-alike such as a full-width or Arabic-Indic
+    digit is refused, never read as the number it resembles). Linear time."""
+    for ch in text:
+        if ch in "\t\n\r" or " " <= ch <= "~":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            return f"the answer holds an invisible or control character (U+{ord(ch):04X})"
+        if cat[0] == "N":
+            return f"the answer holds {ch!r} (U+{ord(ch):04X}): write numbers with the digits 0-9"
+    return ""
 
 
 _TRANSLATE = str.maketrans({"[": "(", "]": ")", "{": "(", "}": ")", "×": "*", "·": "*", "−": "-", "–": "-",
@@ -56,16 +84,22 @@ _BIN = re.compile(r"(?<![\w.])0[bB]([01](?:[01_']{0,70}[01])?)(?![\w.])")
 
 
 def clean(text: str) -> str:
-    """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``
-    and ``_N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary ``0b1111`` (a bit mask) ``15``,
-    brackets become parens, typographic signs become ASCII; the text is otherwise unchanged."""
+    """Normalise notation. Post-condition: whitespace runs are one character, C++ value braces are gone, ``Int<N>``,
+    ``_N`` and a number's explicit sign ``+N`` become ``N``, hexadecimal ``0x1c`` becomes ``28`` and binary
+    ``0b1111`` (a bit mask) ``15``, brackets become parens, typographic signs become ASCII; the text is otherwise
+    unchanged."""
     text = squeeze(check_length(text))
     text = _HEX.sub(lambda m: str(int(m.group(1), 16)), text)  # 0x1c -> 28
     text = _BIN.sub(lambda m: str(int(re.sub(r"[_']", "", m.group(1)), 2)), text)  # 0b1111 (a bit mask) -> 15
     text = re.sub(r"(?<=[\w>]) ?\{ ?\}", "", text)  # C++ value braces: _4{}, Int<4>{}, LayoutRight{}
     text = re.sub(r"Int ?< ?(-?\d+) ?>", r"\1", text)
     text = re.sub(r"(?<![A-Za-z0-9])_(?=\d)", "", text)
-    return text.translate(_TRANSLATE)
+    return _PLUS.sub(r"\1\2", text.translate(_TRANSLATE))
+
+
+#: An explicit plus sign on a number that starts an item (``(+4,+8):(+1,+4)``, ``LBO=+1024``, ``16, +100%``); a
+#: plus between two terms (``i + 2``) is an operator and stays.
+_PLUS = re.compile(r"(^|[(,:;<=*/%\n])( ?)\+ ?(?=\d)")
 
 
 def _tokens(text: str) -> list[str]:

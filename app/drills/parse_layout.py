@@ -65,8 +65,9 @@ def layout_text(text: str) -> str:
     ``auto L =``) dropped, a closing ``.`` or ``;`` and wrapping backticks dropped,
     CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
     CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``; ``cute::`` dropped, ``composition(Swizzle<..>{}, L)``
-    read as ``Sw<..> o L``. A row-major shape from ``LayoutRight`` comes back as
-    ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after :func:`resolve_right`)."""
+    read as ``Sw<..> o L``; pycute's 1-tuples ``(24,):(1,)`` lose their trailing comma. A row-major shape from
+    ``LayoutRight`` comes back as ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after
+    :func:`resolve_right`)."""
     s = clean(text).replace("\n", " ").strip().strip("`").strip()
     s = s.rstrip(";.").rstrip()  # the end of a sentence or of a C++ statement: "(4,8):(8,1)." or "... = L;"
     if s[:5].lower() == "auto ":
@@ -76,7 +77,7 @@ def layout_text(text: str) -> str:
         if low.startswith(word) and s[len(word):].lstrip()[:1] in (":", "="):
             s = s[len(word):].lstrip().lstrip(":=").strip()
             break
-    s = "".join(s.split()).replace("cute::", "")
+    s = "".join(s.split()).replace("cute::", "").replace(",)", ")")  # pycute prints a 1-tuple (24,):(1,)
     for head in ("composition(", "make_composed_layout("):  # composition(Swizzle<3,3,3>{}, L) is Sw<3,3,3> o L
         if s.startswith(head) and _closing(s, len(head) - 1) == len(s) - 1:
             parts = _split_top(s[len(head):-1])

@@ -21,6 +21,13 @@ def _isnum(tok: str) -> bool:
     return "0" <= tok[:1] <= "9"
 
 
+def negated(toks: list[str], k: int) -> bool:
+    """True when the number ``toks[k]`` carries a minus sign: a ``-`` right before it that joins no two items (not
+    the ``-`` of a range ``8-15``, of ``4-way`` or of ``(1,2)-(3,4)``)."""
+    return k > 0 and toks[k - 1] == "-" and (k == 1 or not (_isnum(toks[k - 2]) or toks[k - 2].isalpha()
+                                                              or toks[k - 2] == ")"))
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased words, numbers (``12``, ``12.5``) and single signs of ``text``, in order (``16-way`` ->
     ``16``, ``-``, ``way``)."""
@@ -53,8 +60,15 @@ def labelled_int(text: str) -> int:
     ``16 banks``, ``4-way bank conflict``, ``L(16) = 25``. Post-condition: an int, else AnswerError (a word that is
     no label, or not exactly one number)."""
     s = clean(text).replace("→", "->")
-    cut = max(s.rfind("="), s.rfind("->") + 1 if "->" in s else -1, s.rfind(":"))
+    cut, depth, depths = -1, 0, []
+    for k, ch in enumerate(s):  # the last label sign outside every parenthesis: "((1:2):(3:4))" has none
+        depth += (ch == "(") - (ch == ")")
+        depths.append(depth)
+        if depth == 0 and (ch in "=:" or (ch == ">" and s[k - 1:k] == "-")):
+            cut = k
     if cut >= 0 and re.search(r"[0-9]", s[cut + 1:]):
+        if s[cut] == ":" and any(ch.isdigit() and d == 0 for ch, d in zip(s[:cut], depths, strict=False)):
+            raise AnswerError("that reads as a layout n:d; give one integer")  # "16:1" is no labelled 1
         s = s[cut + 1:]
     nums: list[int] = []
     toks = tokens(s)
@@ -62,8 +76,7 @@ def labelled_int(text: str) -> int:
         if _isnum(tok):
             if "." in tok:
                 raise AnswerError(f"expected one integer, got {tok}")
-            neg = k > 0 and toks[k - 1] == "-" and (k == 1 or not (_isnum(toks[k - 2]) or toks[k - 2].isalpha()))
-            nums.append(-int(tok) if neg else int(tok))
+            nums.append(-int(tok) if negated(toks, k) else int(tok))
         elif tok.isalpha() and tok not in NUMBER_LABELS:
             raise AnswerError(f"expected one integer, got the word {tok!r}")
         elif not tok.isalpha() and tok not in "-.,()=:>#":
@@ -120,11 +133,13 @@ def parse_rc(text: str) -> tuple[int, int]:
             j = k + 1
             while j < len(toks) and toks[j] in ("=", ":", "is"):
                 j += 1
+            if j + 1 < len(toks) and toks[j] == "-" and _isnum(toks[j + 1]):
+                j += 1  # row -1
             if j < len(toks) and _isnum(toks[j]):
                 key = "row" if tok in _ROW else "col"
                 if key in found:
                     raise AnswerError(f"two values for the {key}")
-                found[key] = int(toks[j])
+                found[key] = -int(toks[j]) if toks[j - 1] == "-" else int(toks[j])
     if len(found) == 2:
         nums = [t for t in toks if _isnum(t)]
         if len(nums) != 2:
@@ -133,10 +148,11 @@ def parse_rc(text: str) -> tuple[int, int]:
     words = [t for t in toks if t.isalpha()]
     if any(w not in _ROW + _COL + ("and", "is", "at") for w in words):
         raise AnswerError("expected (row,col), or row R, col C")
-    nums = [t for t in toks if _isnum(t)]
-    if len(nums) != 2 or any("." in n for n in nums):
+    nums = [(t, negated(toks, k)) for k, t in enumerate(toks) if _isnum(t)]
+    if len(nums) != 2 or any("." in n for n, _ in nums):
         raise AnswerError("expected two integers: (row,col)")
-    return int(nums[0]), int(nums[1])
+    (r, r_neg), (c, c_neg) = nums
+    return -int(r) if r_neg else int(r), -int(c) if c_neg else int(c)
 
 
 def _number(tok: str) -> Fraction:
@@ -181,13 +197,13 @@ def parse_sector_answer(text: str) -> tuple[int, Fraction, Fraction]:
         (k0, a), (k1, b) = (k1, b), (k0, a)
     if "." in a or "/" in a:
         raise AnswerError("the number of sectors is an integer")
-    util = _number(b)
+    util = -_number(b) if negated(items, k1) else _number(b)
     decimals = len(b.split(".")[1]) if "." in b else 0
     tol = Fraction(0) if "/" in b else Fraction(1, 2 * 10 ** decimals)
     percent = k1 + 1 < len(items) and items[k1 + 1] == "%"
     if percent or (util > 1 and "/" not in b):
         util, tol = util / 100, tol / 100
-    return int(a), util, tol
+    return -int(a) if negated(items, k0) else int(a), util, tol
 
 
 _PAD_WORDS = ("padding", "pad")
@@ -204,6 +220,8 @@ def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
     turned into elements of ``element_bytes`` (AnswerError when it is not a whole number of them, or the element size
     is unknown). Post-condition: None when the text is not a padding answer at all; linear time."""
     s = clean(text).lower().strip()
+    if str(text).lstrip()[:1] == "+" and s[:1] != "+":
+        s = "+" + s  # "+4": the plus marks an increment here (clean drops a number's sign)
     sign = 1
     for word in _PAD_WORDS + ("+",):
         if s.startswith(word):
@@ -271,5 +289,5 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "find_words", "labelled_int", "parse_coord", "parse_padding", "parse_rc",
+__all__ = ["COORD_LABELS", "find_words", "labelled_int", "negated", "parse_coord", "parse_padding", "parse_rc",
            "parse_sector_answer", "parse_swizzle", "tokens"]

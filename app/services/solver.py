@@ -92,7 +92,7 @@ def preview_access(element_bytes: Any, tile: Any, access: Any, index: int = 0) -
                               "in the tile as given, so they are not one vector access")
         eb = t.element_bytes
         addrs = [o * eb for o in offs]
-        r = analyze_ldmatrix(addrs, acc.num) if acc.kind == "ldmatrix" else analyze(addrs, acc.access_bytes(eb))
+        r = analyze_ldmatrix(addrs, acc.num, kind=acc.kind) if acc.matrix else analyze(addrs, acc.access_bytes(eb))
         lanes = [{"lane": k, "row": rc[0], "col": rc[1], "offset": o, "byte": a, "bank": b}
                  for k, (rc, o, a, b) in enumerate(zip(acc.lanes, offs, addrs, r.banks, strict=True))]
         return dict(head, lanes=lanes, access_bytes=acc.access_bytes(eb), phases=list(r.phases),

@@ -113,12 +113,20 @@ def test_doctor_access_builder(page, live_server, screenshot, width):
     page.check("#b-1-trans")
     page.wait_for_function("() => document.querySelectorAll('#b-lanes tbody tr').length === 16")
     assert _raw(page)[1]["num"] == 2 and _raw(page)[1]["trans"] is True
-    # a wgmma operand has no lanes; the solver answers the built list
+    # stmatrix: the same rows, written
+    page.select_option("#b-1-kind", "stmatrix")
+    page.wait_for_function("() => document.querySelectorAll('#b-lanes tbody tr').length === 32")
+    assert _raw(page)[1]["kind"] == "stmatrix" and page.input_value("#b-1-num") == "4"
+    # a wgmma operand has no lanes; an MN-major one on this row-major tile is refused (no MN-major GMMA atom tiles
+    # to it), the K-major one is answered
     page.click("#b-add")
     page.select_option("#b-2-kind", "wgmma")
     page.select_option("#b-2-major", "MN")
     page.wait_for_selector("#b-summary:has-text('no lanes')")
     assert _raw(page)[2] == {"name": "access 3", "kind": "wgmma", "operand": "A", "major": "MN"}
+    page.click("#s-go")
+    page.wait_for_selector("#s-error:has-text('no MN-major GMMA atom')")
+    page.select_option("#b-2-major", "K")
     page.click("#s-go")
     page.wait_for_function("() => location.search.includes('wgmma')")
     page.wait_for_selector("#s-cands tbody tr.sel")
