@@ -141,6 +141,9 @@ def test_tv_bad_panel_input_is_inline(client, q, target):
     assert client.get("/tv", params=q).status_code == 200
 
 
-def test_tv_unknown_choices_fall_back(client):
+def test_tv_unknown_choices_are_refused_naming_the_field(client):
+    """A value no menu offers is not read as the default (that drew SW128 for hspan=48): 422 naming the field."""
     r = client.get("/tv", params={"hspan": "48", "hmajor": "Q", "hbits": "7"}, headers={**HX, "HX-Target": "hopper"})
-    assert r.status_code == 200 and "GMMA::Layout_K_SW128_Atom&lt;half_t&gt;" in r.text
+    assert r.status_code == 422 and "hmajor" in r.text and "is not one of K, MN" in r.text, r.text[:300]
+    r = client.get("/tv", params={"hspan": "32", "hmajor": "k", "hbits": "16"}, headers={**HX, "HX-Target": "hopper"})
+    assert r.status_code == 200 and "GMMA::Layout_K_SW32_Atom&lt;half_t&gt;" in r.text

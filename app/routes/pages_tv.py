@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 import algebra as A
@@ -49,13 +49,25 @@ DEFAULTS: dict[str, str] = {
 }
 
 
-def _int(text: str, default: int, allowed: tuple[int, ...]) -> int:
-    return H.choose(text, allowed, default)
+#: The TV atlas's menus: field -> (what its menu offers, the default). A value no menu offers (a hand-edited
+#: permalink: ``bits=12``, ``hmajor=X``, ``tm_cluster=٢``) is refused with a 422 naming the field and its choices,
+#: before any section is drawn; it was read as the default, answering a question that was not asked.
+_BITS = (8, 16, 32, 64, 128)
+MENUS: dict[str, tuple[tuple, int | str]] = {
+    "bits": (_BITS, 16), "tbits": (_BITS, 16), "cw_bits": (_BITS, 16), "hmajor": (H.MAJORS, "K"),
+    "hspan": (H.SPANS, 128), "hbits": (H.BITS, 16), "tswz": (H.TMA_SWIZZLES, "atom"),
+    "tm_cluster": (tuple(range(1, 17)), 1)}
+
+
+def _menu(q: dict[str, str], key: str) -> int | str:
+    """The value of the menu field ``key`` (:data:`MENUS`); LayoutError for one its menu does not offer."""
+    allowed, default = MENUS[key]
+    return H.pick(q[key], allowed, default, key)
 
 
 def atom_ctx(q: dict[str, str]) -> dict:
     atom, operand = q["atom"].strip(), q["operand"].strip()
-    bits = _int(q["bits"], 16, (8, 16, 32, 64, 128))
+    bits = _menu(q, "bits")
     ctx: dict = {"atom": atom, "bits": bits, "operand": operand, "view": None, "g": None, "error": None,
                  "code": None}
     try:
@@ -93,7 +105,7 @@ def tiled_form(q: dict[str, str]) -> dict:
     """The tiled copy / tiled MMA form: its fields, menus and presets (cheap; the tiling is :func:`tiled_ctx`)."""
     kind = "mma" if q["tatom"].strip() in set(atoms.mma_names()) else "copy"
     return {"tkind": kind, "tatom": q["tatom"].strip(), "tthr": q["tthr"].strip(), "tval": q["tval"].strip(),
-            "tbits": _int(q["tbits"], 16, (8, 16, 32, 64, 128)), "tlayout": q["tlayout"].strip(),
+            "tbits": _menu(q, "tbits"), "tlayout": q["tlayout"].strip(),
             "top": q["top"].strip().upper() or "C", "copy_presets": T.COPY_PRESETS,
             "mma_presets": T.MMA_PRESETS, "tview": None, "tg": None, "t_error": None,
             "copy_atoms": atoms.copy_names(), "mma_atoms": atoms.mma_names()}
@@ -114,10 +126,9 @@ def tiled_ctx(q: dict[str, str]) -> dict:
 
 
 def hopper_ctx(q: dict[str, str]) -> dict:
-    ctx: dict = {"hmajor": H.choose(q["hmajor"].upper(), H.MAJORS, "K"), "hspan": H.choose(q["hspan"], H.SPANS, 128),
-                 "hbits": H.choose(q["hbits"], H.BITS, 16), "tdtype": q["tdtype"].strip(),
-                 "ttensor": q["ttensor"].strip(), "tbox": q["tbox"].strip(),
-                 "tswz": q["tswz"] if q["tswz"] in H.TMA_SWIZZLES else "atom", "dmn": q["dmn"].strip(),
+    ctx: dict = {"hmajor": _menu(q, "hmajor"), "hspan": _menu(q, "hspan"), "hbits": _menu(q, "hbits"),
+                 "tdtype": q["tdtype"].strip(), "ttensor": q["ttensor"].strip(), "tbox": q["tbox"].strip(),
+                 "tswz": _menu(q, "tswz"), "dmn": q["dmn"].strip(),
                  "dk": q["dk"].strip(), "dstart": q["dstart"].strip(), "majors": H.MAJORS, "spans": H.SPANS,
                  "bitss": H.BITS, "swizzles": H.TMA_SWIZZLES, "dtypes": list(H.hopper.TMA_DTYPES),
                  "smem": None, "h_error": None, "tma": None, "tma_error": None, "desc": None, "desc_error": None}
@@ -145,7 +156,7 @@ def hopper_ctx(q: dict[str, str]) -> dict:
 def copywalk_form(q: dict[str, str]) -> dict:
     """The copy walkthrough's form: its fields and menus (cheap; the walk itself is :func:`copywalk_ctx`)."""
     cw = {"atom": q["cw_atom"].strip(), "thr": q["cw_thr"].strip(), "val": q["cw_val"].strip(),
-          "bits": _int(q["cw_bits"], 16, (8, 16, 32, 64, 128)), "src": q["cw_src"].strip(),
+          "bits": _menu(q, "cw_bits"), "src": q["cw_src"].strip(),
           "dst": q["cw_dst"].strip(), "t": q["cw_t"].strip(), "walk": None, "error": None}
     return {"cw": cw, "walk": None, "w_error": None, "wid": "copy", "copy_walks": W.COPY_WALKS,
             "copy_atoms": atoms.copy_names()}
@@ -205,7 +216,7 @@ def kernel_ctx(q: dict[str, str]) -> dict:
 def tma_form(q: dict[str, str]) -> dict:
     """The TMA section's form: its fields (cheap; the partition itself is :func:`tma_ctx`)."""
     tm = {"g": q["tm_g"].strip(), "s": q["tm_s"].strip(), "tile": q["tm_tile"].strip(),
-          "cluster": _int(q["tm_cluster"], 1, tuple(range(1, 17))), "dtype": q["tm_dtype"].strip() or "FLOAT16",
+          "cluster": _menu(q, "tm_cluster"), "dtype": q["tm_dtype"].strip() or "FLOAT16",
           "coord": q["tm_coord"].strip()}
     return {"tm": tm, "tmv": None, "tm_error": None, "tm_presets": TC.PRESETS}
 
@@ -269,6 +280,11 @@ def tv_page(request: Request) -> HTMLResponse:
     """The whole page, or one panel's fragment: the panel named by ``?panel=`` (a lazy section's first opening) or
     by htmx's HX-Target (a form re-rendering its own result)."""
     q = {k: request.query_params.get(k, v)[:8000 if k.startswith("tt_") else 4000] for k, v in DEFAULTS.items()}
+    try:
+        for key in MENUS:
+            _menu(q, key)
+    except LayoutError as exc:
+        raise HTTPException(422, str(exc)) from None
     state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
     base: dict = {"request": request, "menu": S.atom_menu(), "permalink": "/tv?" + urlencode(state) if state else "/tv"}
     name = request.query_params.get("panel") or (request.headers.get("HX-Target") or "" if is_htmx(request) else "")

@@ -21,26 +21,20 @@ DTYPE_OF_BITS = {8: "UINT8", 16: "FLOAT16", 32: "FLOAT32"}
 TMA_SWIZZLES = ("atom", "NONE", "32B", "64B", "128B")
 
 
-def pick(text: str, allowed: tuple[int, ...] | list[int], default: int, what: str, why: str = "") -> int:
-    """A typed whole-number form field: blank -> ``default``; ASCII digits naming one of ``allowed`` -> that number;
-    anything else (another number, a unicode digit, a word) -> LayoutError naming the field and what it takes, so a
-    page never answers a question that was not asked."""
+def pick(text: str, allowed: tuple | list, default: Any, what: str, why: str = "") -> Any:
+    """A menu's form field: blank -> ``default``; ASCII digits naming one of ``allowed`` -> that number; one of the
+    words in ``allowed`` in any case -> that word; anything else (another number, a unicode digit, another word) ->
+    LayoutError naming the field and what it takes, so a page never answers a question that was not asked."""
     t = str(text).strip()
     if not t:
         return default
     if t.isascii() and t.isdigit() and len(t) < 6 and int(t) in allowed:
         return int(t)
+    word = next((a for a in allowed if isinstance(a, str) and a.upper() == t.upper()), None)
+    if word is not None:
+        return word
     shown = t if len(t) <= 20 else t[:20] + "..."
     raise LayoutError(f"{what}: {shown!r} is not one of {', '.join(map(str, allowed))}{why}")
-
-
-def choose(value: Any, allowed: tuple, default: Any) -> Any:
-    """``value`` (as the allowed entry's type) when it is one of ``allowed``, else ``default``."""
-    try:
-        v = type(default)(value)
-    except (TypeError, ValueError):
-        return default
-    return v if v in allowed else default
 
 
 @dataclass
