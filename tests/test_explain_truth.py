@@ -35,6 +35,7 @@ CLAIMS = [
     (re.compile(rf"\({_N} \+ {_N} - 1\) / {_N} = {_N}"), lambda a, b, b2, c: b == b2 and c == _cdiv(a + b - 1, b)),
     (re.compile(rf"{_N} / {_N} = {_N} in C\+\+"), lambda a, b, c: b != 0 and c == _cdiv(a, b)),
     (re.compile(rf"(?<![\w.@(+*-] )(?<![\w.@(+*-]){_N}\*{_N} = {_N}(?![\w@])"), lambda a, b, c: a * b == c),
+    (re.compile(rf"(?<![\w.@(*-]){_N} % {_N} = {_N}"), lambda a, b, c: b > 0 and c == a - b * _cdiv(a, b)),
 ]
 SUM = re.compile(r"((?:-?\d+\*-?\d+ \+ )+-?\d+\*-?\d+) = (-?\d+)")
 
@@ -59,6 +60,10 @@ def stated_arithmetic_errors(steps: list[dict]) -> list[str]:
     ("complement", ("(2,2):(1,5)", "24")),  # 2 does not divide 5: 5 // 2 = 2, not "5/2 = 2"
     ("complement", ("(2,2):(1,4)", "(3,5)")),  # a tuple cotarget: ceil_div folds mode by mode
     ("composition", ("(4,8):(1,5)", "(2,2):(1,-6)")),  # -6 over 4 carries -ceil(6/4) = -2, not "-6/4 = -2"
+    ("idx2crd", ("-7", "(3,(2,3))")),  # C++'s divmod, stated as such: not "-7 // 1 = -1"
+    ("idx2crd", ("40", "(3,(2,3))")),  # past the end: the last mode goes on
+    ("evaluate", ("(4,(2,4)):(2,(1,8))", "-3")),
+    ("crd2idx", ("-5", "(4,(2,4))")),
 ])
 def test_stated_arithmetic_recomputes(op, args):
     try:
