@@ -3,6 +3,7 @@ remainder and inner product in a step recomputes, and every closed formula equal
 
 from __future__ import annotations
 
+import math
 import random
 import re
 
@@ -36,6 +37,8 @@ CLAIMS = [
     (re.compile(rf"{_N} / {_N} = {_N} in C\+\+"), lambda a, b, c: b != 0 and c == _cdiv(a, b)),
     (re.compile(rf"(?<![\w.@(+*-] )(?<![\w.@(+*-]){_N}\*{_N} = {_N}(?![\w@])"), lambda a, b, c: a * b == c),
     (re.compile(rf"(?<![\w.@(*-]){_N} % {_N} = {_N}"), lambda a, b, c: b > 0 and c == a - b * _cdiv(a, b)),
+    (re.compile(rf"gcd\({_N}, {_N}\) = {_N}"), lambda a, b, c: math.gcd(a, b) == c),
+    (re.compile(rf"(\d+):{_N}\+{_N} = (\d+):{_N}"), lambda s, a, b, s2, c: s == s2 and a + b == c),
 ]
 SUM = re.compile(r"((?:-?\d+\*-?\d+ \+ )+-?\d+\*-?\d+) = (-?\d+)")
 
@@ -125,3 +128,20 @@ def test_fresh_formulas_equal_the_layout():
                 if A.size(x) <= 4096:
                     chk = evaluate_formula(formula(x), x)
                     assert chk.correct, (str(x), formula(x), chk.mismatches)
+
+
+@pytest.mark.parametrize(("a", "b"), [("(5,3,4):(1,5,15)", "(10,6):(1,10)"), ("(2,21)", "(3,14)"), ("(5,3)", "(3,5)"),
+                                      ("(4,3):(1,4)", "(2,6):(6,1)"), ("((2,2),6):((1,2),4)", "(4,6):(6,1)")])
+def test_common_domain_and_layout_add_derivations_show_each_mode(a, b):
+    """Each mode of the greatest common domain is a step with its gcd; layout_add states each mode's stride sum, and
+    the modes the steps add are the answer's."""
+    result, steps = derive("greatest_common_domain", a, b)
+    added = [tuple(map(int, m)) for s in steps for m in re.findall(r"add (\d+):(\d+)", s["text"])]
+    assert added == [x for x in zip(A.flatten(result.shape), A.flatten(result.stride), strict=True) if x != (1, 0)]
+    assert stated_arithmetic_errors(steps) == []
+    if A.size(A.Layout(P(a).shape)) == A.size(A.Layout(P(b).shape)) and A.size(result) == A.size(P(a)):
+        total, steps = derive("layout_add", a, b)
+        assert any(re.search(r"\d+:-?\d+\+-?\d+ = \d+:-?\d+", s["text"]) for s in steps)
+        assert stated_arithmetic_errors(steps) == [] and steps[-1]["layout"] == str(total)
+        x, y = P(a), P(b)
+        assert all(total(i) == x(i) + y(i) for i in range(A.size(x)))
