@@ -145,3 +145,25 @@ def test_common_domain_and_layout_add_derivations_show_each_mode(a, b):
         assert stated_arithmetic_errors(steps) == [] and steps[-1]["layout"] == str(total)
         x, y = P(a), P(b)
         assert all(total(i) == x(i) + y(i) for i in range(A.size(x)))
+
+
+def test_api_refusal_is_the_derivations_last_step(client):
+    """A refusal through POST /api/algebra: the same words as the derivation's last step, cold and cached (the API
+    clips a detail past 400 characters); the workbench shows the steps recorded up to it and the whole refusal."""
+    import html
+
+    for op, args in [("composition", ["(6,2):(8,2)", "4:4"]), ("complement", ["2:-1", "128"]),
+                     ("logical_divide", ["(6,2):(8,2)", "4:4"]), ("layout_add", ["(4,3):(1,5)", "(3,4):(1,5)"]),
+                     ("left_inverse", ["(6,3):(2,1)"])]:
+        with pytest.raises(LayoutError) as exc:
+            derive(op, *args)
+        cold = client.post("/api/algebra", json={"op": op, "args": args})
+        warm = client.post("/api/algebra", json={"op": op, "args": args})
+        assert cold.status_code == warm.status_code == 422 and cold.json() == warm.json()
+        assert exc.value.steps[-1]["text"] == f"refused: {exc.value}"
+        if len(str(exc.value)) <= 400:
+            assert cold.json()["detail"] == str(exc.value)
+        page = client.get("/algebra", params={"op": op, **dict(zip("abc", args, strict=False))}).text
+        page = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
+        assert str(exc.value) in page
+        assert all(s["text"] in page for s in exc.value.steps[:-1] if s["depth"] == 0)

@@ -102,7 +102,7 @@ def idx2crd(idx: Any, shape: Any) -> Any:
     int over a tuple shape is split by ``_split``, the walk its derivation narrates (C++'s ``%`` and ``/``, as
     ``algebra.core.inttuple.idx2crd``)."""
     rec = active()
-    if is_tuple(idx) or not is_tuple(shape):
+    if is_tuple(idx) or not is_tuple(shape) or not is_int(idx):  # (``it.idx2crd`` refuses a ``_`` by name)
         res = it.idx2crd(idx, shape)
         if rec is not None:
             rec.step(f"{show(idx)} is already a coordinate of {show(shape)}: {show(res)}", None, kind="result",
