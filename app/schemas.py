@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from app.config import MAX_CELLS, MAX_NESTING, MAX_TEXT, nesting_depth
+from gpu_worker.schemas import ExactInt  # noqa: F401  (one JSON-integer rule for the API and the jobs)
 
 
 def check_nesting(text: str) -> str:
@@ -30,15 +30,6 @@ class RequestBody(BaseModel):
     model_config = ConfigDict(strict=True)
 
 
-def exact_int(value: Any) -> Any:
-    """A JSON integer: ``Literal[1, 2, 4]`` alone takes ``true`` and ``4.0`` even in strict mode (True == 1)."""
-    if type(value) is not int:
-        raise PydanticCustomError("int_type", "Input should be a valid integer")
-    return value
-
-
-#: Put before an int Literal: ``Annotated[Literal[1, 2, 4], ExactInt]``.
-ExactInt = BeforeValidator(exact_int)
 
 
 class LayoutIn(RequestBody):

@@ -82,6 +82,13 @@ CASES = [
     # padded_shared: st.shared only
     ("b18_48-pad64p8-64x64", [64, 64], B18_48, ("padded", [[64, 8]], ROW)),
     ("mma2-pad64p16col-16x16", [16, 16], ("mma", [2, 0], [4, 2], [16, 8]), ("padded", [[64, 16]], COL)),
+    # fresh draws (seeds 14008, 14025, 14031, 14043): CTA tiles larger than the tensor along a dimension (registers
+    # and lanes that broadcast), each with conflicts; and an MMA v2 tile other than [16, 8]
+    ("b42_48col-sw248-8x128-i8", [8, 128], ("blocked", [4, 2], [4, 8], [2, 1], COL), ("swizzled", 2, 4, 8, ROW), 8),
+    ("b81_162-sw421-32x64", [32, 64], ("blocked", [8, 1], [16, 2], [1, 4], ROW), ("swizzled", 4, 2, 1, ROW)),
+    ("b14_84-sw241-8x32-f32", [8, 32], ("blocked", [1, 4], [8, 4], [2, 2], ROW), ("swizzled", 2, 4, 1, ROW), 32),
+    ("b42_84-sw812-16x8", [16, 8], ("blocked", [4, 2], [8, 4], [1, 1], ROW), ("swizzled", 8, 1, 2, ROW)),
+    ("mma2i1616-sw818-64x64", [64, 64], ("mma", [2, 0], [2, 2], [16, 16]), ("swizzled", 8, 1, 8, ROW)),
 ]
 DTYPES = {8: ("i8", "int8"), 16: ("fp16", "float16"), 32: ("fp32", "float32")}
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from gpu_worker import patterns, telemetry
 from gpu_worker.build import build_kernel, find_toolkit
-from gpu_worker.run import RunError, run_binary
+from gpu_worker.run import RunCancelled, RunError, run_binary
 
 Progress = Callable[..., None]
 SMEM_BYTES_PER_CLK_PER_SM = 128
@@ -253,15 +253,19 @@ def run_transpose(spec: dict, *, progress: Progress = _noop, cancelled: Callable
     }
 
 
-def run_compile_only(spec: dict, *, progress: Progress = _noop, worker_id: str = "") -> dict:
+def run_compile_only(spec: dict, *, progress: Progress = _noop, worker_id: str = "",
+                     cancelled: Callable[[], bool] = lambda: False) -> dict:
     """Render (and, when nvcc is present or required, compile) one template; used to exercise the queue.
-    Post-condition: ``compiled`` is True only when nvcc built the binary; ``nvcc: "require"`` without nvcc raises."""
+    Post-condition: ``compiled`` is True only when nvcc built the binary; ``nvcc: "require"`` without nvcc raises;
+    the hold (``hold_ms``) ends early with RunCancelled once ``cancelled()`` answers True (checked every 50 ms)."""
     import time
 
     progress("building")
-    hold = int(spec.get("hold_ms", 0))
-    if hold:
-        time.sleep(hold / 1000.0)
+    end = time.monotonic() + int(spec.get("hold_ms", 0)) / 1000.0
+    while (left := end - time.monotonic()) > 0:
+        if cancelled():
+            raise RunCancelled("stopped while holding")
+        time.sleep(min(0.05, left))
     toolkit = find_toolkit()
     mode = spec.get("nvcc", "auto")
     out = {"kind": "compile_only", "template": spec.get("template", "noop"), "worker": worker_id, "compiled": False,

@@ -20,7 +20,8 @@ def run_transpose(params: TransposeParams, ctx: JobContext) -> dict:
 def run_compile_only(params: CompileOnlyParams, ctx: JobContext) -> dict:
     """Runner for ``compile_only``: see gpu_worker.benches.run_compile_only; cancellable while holding."""
     ctx.check_cancel()
-    out = benches.run_compile_only(params.spec(), progress=ctx.progress, worker_id=ctx.worker_id)
+    out = benches.run_compile_only(params.spec(), progress=ctx.progress, worker_id=ctx.worker_id,
+                                   cancelled=ctx.cancelled)
     ctx.check_cancel()
     return out
 

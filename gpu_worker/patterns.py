@@ -114,6 +114,8 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
         raise PatternError(f"layout {text!r} has shape {r_}x{c_}, expected {rows}x{cols}")
     if r_ * c_ > MAX_ELEMENTS:
         raise PatternError(f"tile of {r_}x{c_} elements is over the cap of {MAX_ELEMENTS} elements")
+    if not _offset_strides(layout):  # read from the strides, before a cell is evaluated
+        raise PatternError(f"layout {text!r} maps coordinates to coordinates, not to offsets")
     # L((r, c)) == L(r + c * R): CuTe's 1-D coordinate of (r, c) in a rank-2 shape; every offset mode by mode
     try:
         flat = [int(o) for o in A.offsets(layout)]
@@ -124,6 +126,17 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
     if low < 0:
         raise PatternError(f"layout {text!r} maps a coordinate to a negative offset ({low})")
     return str(layout), r_, c_, table
+
+
+def _offset_strides(layout: Any) -> bool:
+    """Whether every layout in ``layout`` (itself, or the parts of a composed layout) has integer strides: no basis
+    strides (1@0), which map coordinates to coordinates."""
+    from algebra.core.checks import int_strides
+
+    parts = (layout, getattr(layout, "layout_a", None), getattr(layout, "layout_b", None),
+             getattr(layout, "layout", None), getattr(layout, "inner", None), getattr(layout, "outer", None))
+    return all(int_strides(p) for p in parts if p is not None and not callable(getattr(p, "stride", None))
+               and getattr(p, "stride", None) is not None)
 
 
 def _shape_of(layout: Any) -> Any:

@@ -136,7 +136,8 @@ def format_validation_error(exc: ValidationError) -> str:
     """One line per failed field: ``field.path: message``."""
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()))
+        # a union's branch labels (``literal['best']``, ``tagged-union[...]``) are no field: the path keeps the fields
+        loc = ".".join(str(x) for x in err.get("loc", ()) if "[" not in str(x))
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(parts)
@@ -166,7 +167,7 @@ def validate(kind: str, params: dict | None) -> BaseModel:
         raise ParamsError(f"params: more than {MAX_PARAM_VALUES:,} values (objects, arrays and their items, at every "
                           "level), over the cap; a job's parameters hold at most about 1,000")
     try:
-        model = entry.params_model.model_validate(params or {})
+        model = entry.params_model.model_validate(params or {}, strict=True)  # JSON types: no true for 1, no "4"
     except ValidationError as exc:
         raise ParamsError(format_validation_error(exc)) from None
     if hasattr(model, "estimate"):

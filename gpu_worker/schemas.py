@@ -6,9 +6,10 @@ Errors name the field and the cap it broke, e.g. ``rows: Input should be less th
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from gpu_worker import patterns
 
@@ -18,16 +19,27 @@ TRANSPOSE_SWIZZLE = {("fp32", 32): "Sw<5,0,5>", ("fp32", 64): "Sw<5,0,6>",
 TRANSPOSE_VARIANTS = ("naive", "tiled", "padded", "swizzled")
 
 
+def exact_int(value: Any) -> Any:
+    """A JSON integer: ``Literal[1, 2, 4]`` alone takes ``true`` and ``4.0`` even in strict mode (True == 1)."""
+    if type(value) is not int:
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: Put before an int Literal: ``Annotated[Literal[1, 2, 4], ExactInt]``.
+ExactInt = BeforeValidator(exact_int)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 # Bounds shared by a kind's parameters and the compile-time constants compile_only may pass to its template.
-ElementBytes = Literal[1, 2, 4, 8, 16]
+ElementBytes = Annotated[Literal[1, 2, 4, 8, 16], ExactInt]
 Nacc = Annotated[int, Field(ge=1, le=32, description="distinct accesses per loop iteration")]
-LdmNum = Literal[1, 2, 4]
-TransposeTile = Literal[32, 64, 128]
-BlockRows = Literal[4, 8, 16]
+LdmNum = Annotated[Literal[1, 2, 4], ExactInt]
+TransposeTile = Annotated[Literal[32, 64, 128], ExactInt]
+BlockRows = Annotated[Literal[4, 8, 16], ExactInt]
 TransposePad = Annotated[int, Field(ge=1, le=8, description="elements per tile row")]
 SwizzleBits = Annotated[int, Field(ge=0, le=7)]
 
@@ -39,7 +51,8 @@ class AccessSpec(_Strict):
     index: int = Field(0, ge=0, le=65535, description="first column / row / 8x8 block")
     num: LdmNum = Field(4, description="ldmatrix .x1/.x2/.x4")
     trans: bool = Field(False, description="ldmatrix .trans")
-    offsets: list[int | tuple[int, int]] | None = Field(None, description="32 entries: element offset or [r, c]")
+    offsets: list[int | Annotated[list[int], Field(min_length=2, max_length=2)]] | None = Field(
+        None, min_length=32, max_length=32, description="32 entries (one per lane): element offset or [r, c]")
     layout: str | None = Field(None, max_length=patterns.MAX_LAYOUT_CHARS,
                                description="thread layout (CuTe notation), size 32")
 
@@ -60,6 +73,13 @@ class SmemParams(_Strict):
     iterations: int = Field(1024, ge=1, le=65536)
     runs: int = Field(30, ge=20, le=200)
     profile: bool = Field(False, description="count wavefronts with Nsight Compute when present")
+
+    @field_validator("swizzle")
+    @classmethod
+    def _swizzle(cls, v: str | None) -> str | None:
+        if v is not None:  # checked whatever the variant: a swizzle that is given is read
+            patterns.parse_swizzle(v)
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> SmemParams:
@@ -165,18 +185,18 @@ class SmemDefines(_Strict):
     """Compile-time constants of ``kernels/smem.cu``: the bounds of SmemParams (gpu_worker.benches.smem_defines)."""
 
     ELEM_BYTES: ElementBytes = 4
-    MODE: Literal[0, 1] = Field(0, description="1: ldmatrix")
+    MODE: Annotated[Literal[0, 1], ExactInt] = Field(0, description="1: ldmatrix")
     LDM_NUM: LdmNum = 4
-    LDM_TRANS: Literal[0, 1] = 0
+    LDM_TRANS: Annotated[Literal[0, 1], ExactInt] = 0
     NACC: Nacc = 16
-    WARPS: Literal[1, 2, 4, 8, 16, 32] = 8
+    WARPS: Annotated[Literal[1, 2, 4, 8, 16, 32], ExactInt] = 8
 
 
 class TransposeDefines(_Strict):
     """Compile-time constants of ``kernels/transpose.cu``: the bounds of TransposeParams
     (gpu_worker.benches.transpose_defines)."""
 
-    ELEM_BYTES: Literal[2, 4] = 4
+    ELEM_BYTES: Annotated[Literal[2, 4], ExactInt] = 4
     TILE: TransposeTile = 32
     BLOCK_ROWS: BlockRows = 8
     PAD: TransposePad = 1

@@ -134,12 +134,38 @@ class Grid:
         """The cells as JSON for the client-side tile builder (safe inside ``<script type="application/json">``):
         ``{"t": labels by row, "c": palette index by row or null, "cm": 32 when the colour is the label mod 32
         (then "c" is null), "m": [[i, j, class]], "rl" / "cl": {index: level} of the rows / columns whose boundary level
-        is not 0, "ch": the column labels, or null when column j is labelled j}``."""
-        data = {"t": self.text, "c": None if self.colour_mod else self.colour, "cm": PALETTE if self.colour_mod else 0,
+        is not 0, "ch": the column labels, or null when column j is labelled j}``. A thread / value grid whose labels
+        and colours are its hover tables' (``_tv_period``) sends ``"t": "tv"``, ``"c": null`` and ``"tv": p`` instead:
+        cell (i, j) reads ``T<thread>V<value>`` and has colour ``(thread // p) mod 32`` (blank and -1 where the thread
+        is -1), from ``meta["threads"]`` and ``meta["values"]`` (the SM90 64x256 C grid's JSON: 196 kB -> 0.1 kB)."""
+        tv = self._tv_period()
+        data = {"t": "tv" if tv else self.text, "c": None if self.colour_mod or tv else self.colour,
+                "cm": PALETTE if self.colour_mod else 0, **({"tv": tv} if tv else {}),
                 "m": [[i, j, c] for (i, j), c in self.marks.items()],
                 "rl": _sparse(self.row_levels), "cl": _sparse(self.col_levels),
                 "ch": [str(x) for x in self.col_labels] if self.col_labels else None}
         return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+
+    def _tv_period(self) -> int:
+        """p (1: by thread, 32: by warp) when every label is ``T<thread>V<value>`` of ``meta["threads"]`` and
+        ``meta["values"]`` (blank where the thread is -1) and every colour ``(thread // p) % PALETTE`` (-1 there), as
+        ``layoutlab.model.tv_cells`` draws them; else 0. Checked in full: a grid that differs anywhere sends its cells.
+        """
+        threads, values = self.meta.get("threads"), self.meta.get("values")
+        if (self.colour is None or not isinstance(threads, list) or not isinstance(values, list)
+                or len(threads) != self.rows or len(values) != self.rows):
+            return 0
+        try:
+            text = [[f"T{t}V{v}" if t >= 0 else "" for t, v in zip(tr, vr, strict=True)]
+                    for tr, vr in zip(threads, values, strict=True)]
+        except (TypeError, ValueError):
+            return 0
+        if text != self.text:
+            return 0
+        for p in (1, 32):
+            if self.colour == [[(t // p) % PALETTE if t >= 0 else -1 for t in tr] for tr in threads]:
+                return p
+        return 0
 
     def header(self) -> str:
         """The column-label row: the corner above the row labels, then the labels in tiles of ``tile_cols`` (cold

@@ -21,6 +21,13 @@
     if (!script) return null;
     if (!dataCache.has(script)) {
       const d = JSON.parse(script.textContent);
+      if (d.t === "tv") {
+        // a thread / value grid (GridView.data_json): cell (i, j) reads T<thread>V<value> of the hover tables and
+        // has colour (thread / d.tv) mod 32; a cell no thread holds (-1) is blank and uncoloured
+        const meta = metaFor(grid), p = d.tv;
+        d.t = meta.threads.map((tr, i) => tr.map((t, j) => (t >= 0 ? `T${t}V${meta.values[i][j]}` : "")));
+        d.c = meta.threads.map((tr) => tr.map((t) => (t >= 0 ? Math.floor(t / p) % 32 : -1)));
+      }
       d.marks = new Map(d.m.map(([i, j, c]) => [i * 1e6 + j, c]));
       dataCache.set(script, d);
     }

@@ -169,9 +169,15 @@ class RenderedGrid:
         return [[self.cells[i, j][1] for j in range(self.cols)] for i in range(self.rows)]
 
 
-def fill_deferred(out: RenderedGrid, d: dict[str, Any]) -> None:
+def fill_deferred(out: RenderedGrid, d: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
     """The cells a deferred tile gets from the grid's JSON (app/services/grid.py ``data_json``), as static/app.js
-    ``fill`` writes them; cells already in the HTML are kept."""
+    ``fill`` writes them; cells already in the HTML are kept. A thread / value grid's labels and colours come from its
+    hover tables (``meta``) where the JSON says ``"t": "tv"``."""
+    if d["t"] == "tv":
+        assert meta is not None, "a thread / value grid's JSON needs its grid-meta"
+        d = dict(d, t=[[f"T{t}V{v}" if t >= 0 else "" for t, v in zip(tr, vr, strict=True)]
+                       for tr, vr in zip(meta["threads"], meta["values"], strict=True)],
+                 c=[[(t // d["tv"]) % 32 if t >= 0 else -1 for t in tr] for tr in meta["threads"]])
     marks = {(i, j): c for i, j, c in d["m"]}
     cl = {int(k): v for k, v in d["cl"].items()}  # only the non-zero levels travel
     cols = len(d["t"][0]) if d["t"] else 0
@@ -214,6 +220,8 @@ def parse_grid(html: str, grid_id: str) -> RenderedGrid:
                 out.cold.add((int(node["data-i0"]), int(node["data-j"])))
             elif tag == "script" and node.get("data-for") == grid_id and "grid-data" in node["class"]:
                 self.data = True
+            elif tag == "script" and node.get("data-for") == grid_id and "grid-meta" in node["class"]:
+                self.meta = True
             elif self.inside and tag == "span":
                 parent = self.stack[-2]
                 self.span = [parent, node["class"], "", parent["n"]]
@@ -246,9 +254,12 @@ def parse_grid(html: str, grid_id: str) -> RenderedGrid:
         def handle_data(self, data: str) -> None:
             if self.span is not None:
                 self.span[2] += data
+            elif getattr(self, "meta", False):
+                self.meta = False
+                self.meta_json = json.loads(data)
             elif getattr(self, "data", False):
                 self.data = False
-                fill_deferred(out, json.loads(data))
+                fill_deferred(out, json.loads(data), getattr(self, "meta_json", None))
 
     reader = Reader()
     reader.feed(html)

@@ -146,6 +146,82 @@ def test_layout_add_and_the_greatest_common_domain():
     assert str(A.parse(str(A.parse("(8,8):(F1,F9)")))) == "(8,8):(F1,F9)"
 
 
+def test_layout_add_of_xor_and_integer_offsets_is_their_integer_sum_or_refused():
+    """An F2 (XOR) layout's offsets are its bits, an int layout's are integers: their sum is the integer sum. Where XOR
+    and integer addition differ (a carry), no answer stands: refused with the point, never the XOR of the two."""
+    with pytest.raises(A.LayoutError, match=r"sum condition.* at i = 1 that is 0, but A\(1\) \+ B\(1\) = 2"):
+        A.layout_add(A.parse("8:F1"), A.parse("8:1"))  # was 8:F0: offsets 0,0,...,0 for 0+0, 1+1, ..., 7+7
+    with pytest.raises(A.LayoutError, match="sum condition"):
+        A.layout_add(A.parse("(8,8):(8,1)"), A.parse("(8,8):(F1,F9)"))  # was (8,8):(F9,F8)
+    assert str(A.layout_add(A.parse("(8,8):(F1,F9)"), A.parse("64:0"))) == "(8,8):(F1,F9)"
+    assert str(A.layout_add(A.parse("(4,4):(F1,F2)"), A.parse("(4,4):(0,16)"))) == "(4,4):(F1,F18)"  # no carry
+    rng = random.Random(14530)
+    answered = 0
+    for _ in range(60):
+        f = A.as_f2_layout(_swizzled_tile(rng))
+        n = A.size(f)
+        other = rng.choice([A.Layout(n, rng.choice([0, 1, n])), A.make_layout_row_major(A.shape(f))])
+        for a, b in ((f, other), (other, f)):
+            try:
+                r = A.layout_add(a, b)
+            except A.LayoutError as e:
+                assert "sum condition" in str(e), str(e)
+                continue
+            answered += 1
+            assert all(_bits(r(i)) == _bits(a(i)) + _bits(b(i)) for i in range(n)), (str(a), str(b), str(r))
+    assert answered > 10
+
+
+def test_layout_add_of_a_swizzled_layout_reads_its_f2_strides_or_names_the_argument():
+    sw = A.parse("Sw<3,0,3> o (8,8):(1,8)")
+    f2 = A.parse("(8,8):(F0,F1)")
+    assert str(A.layout_add(sw, f2)) == str(A.layout_add(A.as_f2_layout(sw), f2)) == "64:F1"
+    for bad, why in (("Sw<3,0,3> o 8 o (8,8):(1,8)", "offset 8"), ("(8,64):(64,1) o 0 o Sw<3,3,3>", "layout_add: A = "),
+                     ("Sw<3,3,3>", "layout_add: A = Sw<3,3,3> is a swizzle")):
+        with pytest.raises(A.LayoutError, match=why) as e:
+            A.layout_add(A.parse(bad), A.Layout(64 if bad.startswith("Sw<3,0") else 512))
+        assert "ComposedLayout(" not in str(e.value) and "Swizzle(" not in str(e.value)
+
+
+def test_layout_add_over_the_point_cap_is_proven_on_the_chain_of_leaf_starts():
+    """Int or basis strides are linear on each step between consecutive leaf starts of A, B and R when those starts
+    divide one another, so R(i) == A(i) + B(i) holds everywhere once it holds at them: no refusal over the cap
+    (an 8192 x 8192 sum was refused, "2^26 points to check one by one")."""
+    a, b = A.parse("(8192,8192):(1,8192)"), A.parse("(8192,8192):(8192,1)")
+    assert str(A.layout_add(a, b)) == "(8192,8192):(8193,8193)"
+    assert str(A.layout_add(A.parse("(1073741824,4):(1,1073741824)"), 4294967296)) == "4294967296:2"
+    a, b = A.parse("(4096,4096):(1@0,1@1)"), A.parse("(4096,4096):(0,2@0)")
+    r = A.layout_add(a, b)
+    assert all(r(i) == a(i) + b(i) for i in (0, 1, 4095, 4096, 4097, 12345678, 4096 * 4096 - 1))
+    with pytest.raises(A.LayoutError, match="over the 1,048,576-point cap"):  # F2 strides: not linear over the ints
+        A.layout_add(A.Layout((3, 1 << 20), (A.F2(1), A.F2(4))), A.Layout((3, 1 << 20), (A.F2(2), A.F2(8))))
+
+
+def _big(n: int) -> int:
+    """n with its primes 2, 3, 5, 7 replaced by primes past 2^16 (divisibility, gcd and lcm kept)."""
+    out = 1
+    for small, large in ((2, 65537), (3, 65539), (5, 65543), (7, 65551)):
+        while n % small == 0:
+            n, out = n // small, out * large
+    assert n == 1
+    return out
+
+
+def test_the_greatest_common_domain_of_shapes_with_large_prime_factors():
+    """The walk's next common start did not see a start made of two primes past 2^16 (factored by trial division up to
+    2^16): (65537,2,65539) and (2,65537,65539) gave (1):(0). The domain depends on divisibility only, so the same
+    shapes with small primes give it."""
+    assert str(A.greatest_common_domain((65537, 2, 65539), (2, 65537, 65539))) == "(65539):(131074)"
+    rng = random.Random(14560)
+    for _ in range(200):
+        sa, sb = (tuple(rng.choice((1, 2, 3, 4, 5, 6, 7, 10, 14, 15)) for _ in range(rng.randint(1, 3)))
+                  for _ in range(2))
+        small = A.greatest_common_domain(sa, sb)
+        big = A.greatest_common_domain(tuple(map(_big, sa)), tuple(map(_big, sb)))
+        want = (tuple(map(_big, A.shape(small))), tuple(_big(d) if d else 0 for d in A.stride(small)))
+        assert (A.shape(big), A.stride(big)) == want, (sa, sb, str(small), str(big))
+
+
 def _modules_run(fn, *args):
     mods = set()
 

@@ -252,3 +252,34 @@ def test_a_refused_swizzled_inverse_names_the_exact_one(client):
     detail = r.json()["detail"]
     assert "CuTe would print Sw<2,0,-7> o 0 o 4:1 here" in detail
     assert "The right inverse of this function is 1:0 (through its F2 form 4:F129" in detail
+
+
+def test_layout_add_of_swizzled_and_f2_layouts_through_the_api_and_the_workbench(client):
+    """A swizzled addend is read as its F2 strides; an F2 and an int offset add as integers, refused at a carry (it
+    answered 8:F0, the XOR, for 8:F1 + 8:1), on the page as in the API."""
+    assert run(client, "layout_add", "Sw<3,0,3> o (8,8):(1,8)", "(8,8):(0,64)").json()["result"] == "(8,8):(F1,F73)"
+    assert run(client, "layout_add", "Sw<3,0,3> o (8,8):(1,8)", "(8,8):(F0,F1)").json()["result"] == "64:F1"
+    r = run(client, "layout_add", "8:F1", "8:1")
+    assert r.status_code == 422 and "sum condition" in r.json()["detail"] and "A(1) + B(1) = 2" in r.json()["detail"]
+    page = client.get("/algebra", params={"op": "layout_add", "a": "8:F1", "b": "8:1"})
+    assert page.status_code == 200 and "A(1) + B(1) = 2" in page.text
+    r = run(client, "layout_add", "Sw<3,0,3> o 8 o (8,8):(1,8)", "64:1")
+    assert r.status_code == 422 and r.json()["detail"].startswith("layout_add: A = Sw<3,0,3> o 8 o (8,8):(1,8)")
+
+
+@pytest.mark.parametrize(("op", "arg"), [("left_inverse", "Sw<3,0,6> o 0 o (8,8):(8,1)"),
+                                         ("left_inverse", "Sw<4,1,-7> o 0 o (2):(16)"),
+                                         ("right_inverse", "Sw<3,2,3> o 0 o (2,64):(64,1)")])
+def test_an_inverse_cute_does_not_compile_names_the_exact_one_too(client, op, arg):
+    """CuTe's make_swizzle fails inside these inverses (CuTe does not compile them): refused as CuTe does, and the
+    message names the exact inverse of the same function through its F2 form, as for CuTe's wrong prints."""
+    r = run(client, op, arg)
+    assert r.status_code == 422 and "make_swizzle" in r.json()["detail"], r.text
+    named = r.json()["detail"].split("of this function is ")[1].split(" (through its F2 form")[0]
+    tile, inv = A.parse(arg), A.parse(named)
+    n, vals = A.size(tile), [A.parse(arg)(i) for i in range(A.size(tile))]
+    at = [v if isinstance(v, int) else v.value for v in (inv(i) for i in range(A.size(inv)))]
+    if op == "right_inverse":
+        assert all(0 <= x < n and vals[x] == i for i, x in enumerate(at))
+    else:
+        assert all(at[vals[i]] == i for i in range(n))

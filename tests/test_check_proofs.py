@@ -98,7 +98,7 @@ OVER_CAP = [("composition", ["(4,4,4):(F1,F4,F16)", "(10,10):(1,10)"], "A o B (F
             ("composition", ["(384,3):(1,768)", "(128,64,128):(12,1,1)"], "A o B (1,048,576 points", 64),
             ("composition", ["(3,100):(1,3)", "Sw<1,0,1>"], "A o Sw (300 points", 64),
             ("logical_product", ["(2,4):(1,2)", "Sw<3,4,3> o 0 o (32,32,1024):(1,1024,32)"], "(8,388,608 points", 64),
-            ("layout_add", ["(10,10):(1@0,1@1)", "(10,10):(1@0,1@1)"], "not confirmed here (100 points", 64),
+            ("layout_add", ["(10,10):(F1,F16)", "(10,10):(F2,F32)"], "not confirmed here (100 points", 64),
             ("slice_composed", [[None, 3], "Sw<3,4,3> o 8 o (64,64):(2,512)"], "not confirmed here (64 points", 16),
             ("slice_composed", [[None, 1], "Sw<1,0,1> o 1 o (64,4):(F1,F64)"], "not confirmed here (64 points", 16)]
 #: The inverses over the cap read a sample of corners and steps, never every point: refused with its counterexample

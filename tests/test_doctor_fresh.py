@@ -6,12 +6,11 @@ over every Sw<B,M,S> and padding. Then the asks the hardware cannot serve, which
 
 from __future__ import annotations
 
+import math
 import random
 import re
 
 import pytest
-from pycute import Layout as PyLayout
-from pycute import flatten, product
 
 from algebra.doctor.solver import solve, swizzle_space
 from algebra.doctor.solver_access import SolveError, make_tile
@@ -19,9 +18,32 @@ from algebra.doctor.solver_access import SolveError, make_tile
 PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
 
 
-def _plain(text: str) -> PyLayout:
+def flatten(t) -> tuple:
+    return sum((flatten(x) for x in t), ()) if isinstance(t, tuple) else (t,)
+
+
+def product(t) -> int:
+    return math.prod(flatten(t))
+
+
+class _Plain:
+    """A plain layout written from the definition (colexicographic coordinates, the inner product with the strides),
+    independent of the algebra under test."""
+
+    def __init__(self, shape, stride) -> None:
+        self.shape, self.stride = shape, stride
+
+    def __call__(self, i: int) -> int:
+        total = 0
+        for n, d in zip(flatten(self.shape), flatten(self.stride), strict=True):
+            total += (i % n) * d
+            i //= n
+        return total
+
+
+def _plain(text: str) -> _Plain:
     shape, stride = text.split(":")
-    return PyLayout(eval(shape), eval(stride))  # noqa: S307 - test data in CuTe notation, tuples of ints
+    return _Plain(eval(shape), eval(stride))  # noqa: S307 - test data in CuTe notation, tuples of ints
 
 
 def _swizzle(b: int, m: int, s: int, o: int) -> int:

@@ -145,8 +145,35 @@ def test_a_closed_sections_long_menus_wait_in_a_template(client):
             assert "data-options" not in full.group(0) and f'id="{sid}-all"' not in opened
             assert short.group(2).split() == full.group(1).split()  # the same markup, whitespace aside
             chosen = [o for o in _options(full.group(1)) if " selected" in o] or _options(full.group(1))[:1]
-            (one,) = _options(short.group(1))
+            one, keeper = _options(short.group(1))
             assert " selected" in one and _text(one) == _text(chosen[0])  # the chosen name
+            assert " hidden disabled" in keeper and _text(keeper) == max(map(_text, _options(full.group(1))), key=len)
             assert ('value=""' in one) == ('value=""' in chosen[0])  # "(none)" submits ""
             waiting += len(_options(short.group(2)))
     assert waiting > 1000 and len(_options(closed)) - waiting < 600
+
+
+def test_the_atom_picker_is_sent_short_and_keeps_its_width(client):
+    """The atom picker at the top (379 names, shown at once) holds its chosen atom and one hidden group with the
+    longest group label and name, so its box is as wide as the whole list's (a monospace font: the longest is the
+    widest); the list waits in a <template> in the menu's order, and static/app.js puts it in when the menu is
+    reached (focus, pointer, the search box)."""
+    from app.services.tv import atom_menu
+
+    groups = atom_menu()
+    html = client.get("/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C").text
+    short = re.search(r'<select id="atom-select" name="atom" data-options="atom-select-all">(.*?)</select>'
+                      r'<template id="atom-select-all">(.*?)</template>', html, re.S)
+    assert short, "the atom picker is sent short"
+    one, keeper = _options(short.group(1))
+    assert one == "<option selected>SM90_64x256x16_F32F16F16_SS</option>"
+    longest = max((n for _, names in groups for n in names), key=len)
+    label = max((g for g, _ in groups), key=len)
+    assert f'<optgroup label="{label}" hidden><option hidden disabled>{longest}</option></optgroup>' in short.group(1)
+    assert re.findall(r'<optgroup label="([^"]*)">', short.group(2)) == [g for g, _ in groups]
+    listed = [_text(o) for o in _options(short.group(2))]
+    assert listed == [n for _, names in groups for n in names]
+    assert [o for o in _options(short.group(2)) if " selected" in o] == [
+        "<option selected>SM90_64x256x16_F32F16F16_SS</option>"]
+    live = re.sub(r"<template .*?</template>", "", html, flags=re.S)
+    assert len(_options(live)) < 150  # outside the templates: was 391 with the whole list in the picker

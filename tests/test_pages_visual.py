@@ -52,7 +52,7 @@ def test_banks_page_offers_only_legal_widths(client):
     assert widths(4) == ["1", "2", "4"]
     assert widths(16) == ["1"]
     page = client.get("/banks", params={"element_bytes": 2, "vector": 16, "access": "row:0"}, headers=HX).text
-    assert "1 to 8 elements" in page
+    assert "vector: &#39;16&#39; is not one of 1, 2, 4, 8" in page and "at most 16 bytes" in page  # the rule, named
 
 
 def test_sector_form_reports_the_layout_not_the_vector(client):

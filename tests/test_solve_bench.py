@@ -41,7 +41,7 @@ def test_partial_warps_run_only_their_lanes():
     ([{"kind": "swizzle", "swizzle": [3, 1, 7]}], "breaks a vector"),
     ([{"kind": "padding", "pad": 200}], "padding"),
     ([{"kind": "xor", "xor": {"3": 8}}], "XOR"),
-    ([{"kind": "diagonal"}], "unknown layout"),
+    ([{"kind": "diagonal"}], "tag .diagonal. found using .kind. does not match"),
 ])
 def test_smem_solve_kind_refuses_bad_layouts(layouts, msg):
     spec = solve_smem.CASES["fp16_64x64_cpasync_ldmatrix_x4"]

@@ -176,3 +176,65 @@ def test_wgmma_with_an_n_that_is_not_a_power_of_two():
         [16, 0], [32, 0]]
     with pytest.raises(A.LayoutError, match=r"nvidia_mma.instrShape: N = 160 is not a power of two"):
         convert(mma + "#mma", [64, 256])
+
+
+def test_a_blocked_layout_larger_than_the_shape_keeps_its_registers_as_zero_bases():
+    """Triton 3.6 (the H200's) and 3.8 (``pip install triton`` here) keep a blocked layout's registers past the
+    shape as zero bases (broadcasts), as they do for MMA layouts and dot operands (seed 14018 of the fresh audit)."""
+    text = "#ttg.blocked<{sizePerThread = [8, 16], threadsPerWarp = [4, 8], warpsPerCTA = [2, 8], order = [1, 0]}>"
+    assert convert(text, [2, 32]).bases() == {
+        "register": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [0, 0], [0, 0]],
+        "lane": [[0, 16], [0, 0], [0, 0], [0, 0], [0, 0]], "warp": [[0, 0]] * 4, "block": []}
+    one = "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
+    assert convert(one, [4]).bases()["register"] == [[1], [2], [0]]  # the oracle's seed 67
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    # Triton's parser refuses these keys; read silently, the misspelt field would be dropped (a wrong layout)
+    ("#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposd = true, elementBitWidth = 16}>",
+     "nvmma_shared.transposd"),
+    ("#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayot = [[0, 1]]}>",
+     "swizzled_shared.CGALayot"),
+    ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], "
+     "unknownField = 3}>", "blocked.unknownField"),
+    ("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8], "
+     "CTALayout = [[0, 1]]}>", "nvidia_mma.CTALayout"),
+    ("#ttg.linear<{register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [], blocks = []}>",
+     "linear.blocks"),
+])
+def test_a_field_the_attribute_does_not_have_is_refused_by_name(text, field):
+    with pytest.raises(A.LayoutError) as err:
+        convert(text, [64, 64], 16)
+    assert field in str(err.value) and "not a field" in str(err.value)
+
+
+def test_mma_v2_with_another_tile_is_converted_as_triton_converts_it():
+    """Triton's conversion takes any version-2 instrShape of powers of two from 8 (its verifier takes any): [16, 16]
+    and [32, 8] were refused ('mma.sync tiles are [16, 8]'); bases from Triton 3.6's to_linear_layout. A dot operand
+    does not depend on its parent's tile, so one of a parent Triton cannot lay out itself is still read."""
+    mma = "#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = {}}}>"
+    lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]
+    assert convert(mma.format([16, 16]), [64, 64]).bases() == {
+        "register": [[0, 1], [8, 0], [0, 8], [0, 32], [32, 0]], "lane": lane, "warp": [[0, 16], [16, 0]], "block": []}
+    assert convert(mma.format([32, 8]), [64, 64]).bases() == {
+        "register": [[0, 1], [8, 0], [16, 0], [0, 16], [0, 32]], "lane": lane, "warp": [[0, 8], [32, 0]], "block": []}
+    with pytest.raises(A.LayoutError, match=r"nvidia_mma\.instrShape: \[16, 4\]"):
+        convert(mma.format([16, 4]), [64, 64])
+    dot = "#mma = {}\n#ttg.dot_op<{{opIdx = 1, parent = #mma, kWidth = 2}}>"
+    assert convert(dot.format(mma.format([4, 64])), [128, 32]).bases() == convert(
+        dot.format(mma.format([16, 8])), [128, 32]).bases()
+
+
+@pytest.mark.parametrize("cga", ["[[0, 2]]", "[[0, 3]]", "[[1, 1]]"])
+def test_a_cga_layout_that_leaves_a_cta_tile_empty_is_refused_as_triton_refuses_it(cga):
+    """Triton 3.6 aborts on these (its LinearLayout is not surjective); they were read (CTA bases [0, 32], [0, 48],
+    [32, 32]). [[0, 1], [0, 1]] (two CTAs on one tile) and [[0, 0]] (a broadcast) are taken, as Triton takes them."""
+    for text in ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                 "order = [1, 0], CGALayout = %s}>",
+                 "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = %s}>"):
+        with pytest.raises(A.LayoutError, match=r"\.CGALayout: the bases reach 1 of the 2 bits"):
+            convert(text % cga, [64, 64], 16)
+    ok = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], " \
+         "CGALayout = %s}>"
+    assert convert(ok % "[[0, 1], [0, 1]]", [64, 64]).bases()["block"] == [[0, 32], [0, 32]]
+    assert convert(ok % "[[0, 0]]", [64, 64]).bases()["block"] == [[0, 0]]

@@ -6,6 +6,7 @@ behind the ``oracle`` marker: ``pytest -m oracle tests/test_triton_oracle.py``."
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -204,9 +205,9 @@ def test_blocked_layouts_and_their_operands_on_edge_shapes_equal_tritons(seed: i
 
 
 def test_generic_linear_round_trips() -> None:
-    """Triton 3.9 prints a linear layout whose warp bases XOR dimensions as #ttg.generic_linear: read back to the
-    bases given."""
-    rng = random.Random(11)
+    """Triton 3.8+ prints a linear layout whose warp bases XOR dimensions as #ttg.generic_linear (3.6 as #ttg.linear):
+    read back to the bases given."""
+    rng, checked = random.Random(11), 0
     for _ in range(20):
         layout, shape = blocked(rng, 2), [64, 64]
         b = O.linear(layout, shape)
@@ -215,9 +216,14 @@ def test_generic_linear_round_trips() -> None:
         warp = [list(v) for v in b["warp"]]
         warp[0][0] ^= next(v[0] for v in b["register"] + b["lane"] if v[0])  # swizzle a warp basis
         lin = ttgl.DistributedLinearLayout(b["register"], b["lane"], warp, [], shape)
-        text = O.printed(lin, shape)
-        assert "#ttg.generic_linear<" in text
+        text = O._forked(lambda lay=lin, s=shape: O.printed(lay, s))
+        if text is None:  # Triton 3.6 aborts on some of them (its verifier of the linear layout)
+            continue
+        new = tuple(int(x) for x in O.VERSION.split(".")[:2]) >= (3, 8)
+        assert ("#ttg.generic_linear<" if new else "#ttg.linear<") in text
         assert T.convert(text, shape).bases() == {**b, "warp": warp}
+        checked += 1
+    assert checked, "Triton printed none of them"
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -610,6 +616,8 @@ def _offsets_equal(view: dict, theirs: dict, shape: list[int], pads: list[list[i
 def test_transposed_rank_3_nvmma_is_refused_as_triton_cannot_lay_it_out() -> None:
     """Triton 3.9 gives a transposed rank-3 nvmma_shared zero offset bases (each element at several offsets) and
     aborts on a swizzled one (40 of 40 draws, seed 9450): LayoutLab refuses it and says so."""
+    if not O.SHARED_LINEAR:
+        pytest.skip(f"Triton {O.VERSION} converts no shared layout (triton_oracle.SHARED_LINEAR)")
     for width, shape in ((0, [2, 16, 8]), (0, [4, 64, 16]), (64, [2, 32, 16]), (128, [2, 64, 16])):
         layout = ttgl.NVMMASharedLayout(width, 16, rank=3, transposed=True)
         got = O._forked(lambda lay=layout, s=shape: O.linear(lay, s))
@@ -950,3 +958,61 @@ def test_linear_layout_ops_in_odd_dim_orders_equal_tritons(seed: int) -> None:
                 x[name], sh = (i >> sh) & ((1 << len(a.bases[name])) - 1), sh + len(a.bases[name])
             got = t.apply(x)
             assert int(cute(i)) == a.pack([got[o] for o in a.outs]), (a, r["cute"], i)
+
+
+# --------------------------------------------------------------------------- text as people paste it (14000-14099)
+
+def _pasted(rng: random.Random, text: str) -> str:
+    """Triton's print as a person might paste it: each attribute's fields in another order, other spacing around
+    '=' and ',', and now and then the attribute behind an alias of its own."""
+    def fields(m: Any) -> str:
+        parts, depth, cur = [], 0, ""
+        for ch in m.group(1):
+            depth += ch in "[<"
+            depth -= ch in "]>"
+            if ch == "," and depth == 0:
+                parts, cur = [*parts, cur], ""
+            else:
+                cur += ch
+        parts = [p.strip() for p in [*parts, cur] if p.strip()]
+        rng.shuffle(parts)
+        sp = rng.choice(("", " ", "  ", "\t"))
+        eq = rng.choice(("=", " = ", "  =\t"))
+        return "{" + sp + ("," + sp).join(p.replace(" = ", eq, 1) for p in parts) + sp + "}"
+    lines = [re.sub(r"\{([^{}]*)\}", fields, line) if rng.random() < 0.8 else line for line in text.splitlines()]
+    if len(lines) == 1 and rng.random() < 0.4:
+        lines = ["#pasted = " + lines[0], "#pasted"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(14000, 14100))
+def test_pasted_text_in_any_field_order_reads_as_tritons_layout(seed: int) -> None:
+    """Six draws a seed of the fresh kinds (padded layouts aside), printed by Triton and pasted in another field
+    order and spacing: the bases are Triton's (Triton 3.6 and 3.8 keep a blocked layout's registers past the shape
+    as zero bases: 57 of 330 draws here were read without them); refused only over a cap or where Triton refuses."""
+    rng, checked = random.Random(seed), 0
+    for _ in range(6):
+        bits = rng.choice((8, 16, 32))
+        try:
+            if rng.random() < 0.55:
+                layout, rank = _fresh_distributed(rng)
+                shape = _given_shape(layout) or _shape(rng, rank, 0, 1 << 15)
+            else:
+                layout, shape = _fresh_shared(rng, bits)
+        except (AssertionError, TypeError):  # Gluon refuses them; 3.6's padded layout builder takes fewer arguments
+            continue
+        if isinstance(layout, ttgl.PaddedSharedLayout) or (not O.SHARED_LINEAR and "Shared" in type(layout).__name__):
+            continue
+        got = O._forked(lambda lay=layout, s=shape, b=bits: [O.linear(lay, s), O.printed(lay, s, b)])
+        if got is None:
+            continue  # Triton refuses the layout for this shape
+        theirs, text = got
+        try:
+            mine = T.convert(_pasted(rng, text), shape, bits).bases()
+        except LayoutError as e:
+            assert "cap" in str(e) or "rank-3 tensor is not modelled" in str(e), (text, shape, e)
+            continue
+        assert mine == theirs, (text, shape)
+        checked += 1
+    if not checked:
+        pytest.skip(f"no draw of this seed is one Triton {O.VERSION} converts")

@@ -39,8 +39,18 @@ def _builder():
     return ctx, gluon_ir.GluonOpBuilder(ctx)
 
 
+#: Triton 3.6's ``to_linear_layout`` wraps a shared layout's LinearLayout as a distributed one and aborts the process
+#: (an MLIR assertion: "Expected input dimension 0 to be 'register'"); 3.8 and 3.9 convert shared layouts
+SHARED_LINEAR = not VERSION.startswith("3.6")
+
+
 def linear(layout, shape) -> dict:
-    """Triton's LinearLayout of ``layout`` (a Gluon layout object) for ``shape``."""
+    """Triton's LinearLayout of ``layout`` (a Gluon layout object) for ``shape``; on Triton 3.6 a shared layout skips
+    the test (``SHARED_LINEAR``) instead of aborting the run."""
+    if not SHARED_LINEAR and "Shared" in type(layout).__name__:
+        import pytest
+
+        pytest.skip(f"Triton {VERSION}'s to_linear_layout aborts on shared layouts (3.8 or 3.9 converts them)")
     ctx, b = _builder()
     ll = b.to_linear_layout(layout._to_ir(b), list(shape))
     if hasattr(ll, "offset_bases"):

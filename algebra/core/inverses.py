@@ -15,7 +15,7 @@ from algebra.core.inttuple import is_int, tdiv
 from algebra.core.layout import Layout, _as_layout, layout_arg
 from algebra.core.memo import memo
 from algebra.core.recorder import active, nested, quiet
-from algebra.core.swizzle import ComposedLayout, Swizzle, _bit_modes, chain
+from algebra.core.swizzle import ComposedLayout, Swizzle, _bit_modes, as_f2_layout, chain
 
 R = Layout._raw
 
@@ -312,20 +312,6 @@ def _room(d: int, spans: list) -> int | None:
     return next((end // d for start, end in spans if d % start == 0 and end % d == 0 and d < end), None)
 
 
-def _divisors(n: int) -> list[int]:
-    """The divisors of ``n`` from its factors (trial division up to 2^16; a larger cofactor counts as one prime, so a
-    huge shape costs milliseconds, never a hang)."""
-    out, p = [1], 2
-    while p * p <= n and p < 1 << 16:
-        powers = [1]
-        while n % p == 0:
-            powers.append(powers[-1] * p)
-            n //= p
-        out = [d * q for d in out for q in powers] if len(powers) > 1 else out
-        p += 1
-    return [d * q for d in out for q in (1, n)] if n > 1 else out
-
-
 def greatest_common_domain(a: Any, b: Any) -> Layout:
     """The largest layout ``R`` of the 1-D coordinate that both ``shape(a)`` and ``shape(b)`` split into whole
     sub-modes, in order: each mode ``s:d`` of R lies inside one leaf of each shape (the leaf's start divides ``d``,
@@ -340,10 +326,9 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     ('(7):(6)', '(1):(0)')
     """
     sa, sb = _leaf_spans(a), _leaf_spans(b)
-    ends = [spans[-1][1] if spans else 1 for spans in (sa, sb)]
-    limit, g = min(ends), math.gcd(*ends)
-    common = sorted(v for v in _divisors(g)  # the divisors of g where a sub-mode of a leaf of each shape can start
-                    if all(any(v % start == 0 and end % v == 0 for start, end in spans) for spans in (sa, sb)))
+    limit = min(spans[-1][1] if spans else 1 for spans in (sa, sb))
+    # where a sub-mode of a leaf of each shape can start: the least such point of two leaves is the lcm of their starts
+    common = sorted({v for s0, e0 in sa for s1, e1 in sb if e0 % (v := math.lcm(s0, s1)) == 0 and e1 % v == 0})
     shapes, strides = [], []
     rec = active()
     if rec is not None:
@@ -380,6 +365,18 @@ def _spans_text(spans: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a} to {b}" for a, b in spans) or "none (size 1)"
 
 
+def _addend(x: Any, name: str) -> Layout:
+    """Argument ``name`` of ``layout_add`` as a Layout (``layout_arg``); a swizzled ``Sw o 0 o L`` as its F2 strides
+    (``as_f2_layout``), refused naming the argument where it is not F2-linear."""
+    x = layout_arg(x, "layout_add", name)
+    if type(x) is not ComposedLayout:
+        return x
+    try:
+        return as_f2_layout(x)
+    except LayoutError as e:
+        raise LayoutError(f"layout_add: {name} = {e}") from None
+
+
 @memo
 def layout_add(a: Layout, b: Layout) -> Layout:
     """``R(i) == A(i) + B(i)`` for every ``i < size(A)`` (int, basis or F2 sums), as one layout.
@@ -387,6 +384,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     Pre: ``size(A) == size(B)``; the coalesced A and B share a common domain of their whole size
     (``greatest_common_domain``), on which both are linear. Post: R is that domain with stride ``A(d) + B(d)`` at
     each of its modes ``s:d``, coalesced; checked point by point (``checks.post_layout_add``). Refused otherwise.
+    A swizzled ``Sw o 0 o L`` is read as its F2 strides; an F2 and an int offset add as integers (refused at a carry).
 
     >>> from algebra.core.notation import parse
     >>> str(layout_add(parse("(4,3):(1,4)"), parse("(4,3):(3,1)")))
@@ -394,7 +392,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     >>> str(layout_add(parse("12:2"), parse("(4,3):(3,1)")))
     '(4,3):(5,9)'
     """
-    a, b = _as_layout(a), _as_layout(b)
+    a, b = _addend(a, "A"), _addend(b, "B")
     if it.product(a.shape) != it.product(b.shape):
         raise LayoutError(f"layout_add: size condition: size(A) = {it.product(a.shape)} and size(B) = "
                           f"{it.product(b.shape)} differ")

@@ -153,7 +153,13 @@ def ensure_not_larger(ll: TLL, shape: dict[str, int], broadcast_registers: bool 
 def _cga(a: Attr, rank: int) -> TLL:
     names = dims(rank)
     if "CGALayout" in a.fields:
-        return TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+        cga = TLL.inferred({"block": _bases(a, "CGALayout", rank)}, names)
+        reach, nbits = cga.to_linear(("block",), names).rank(), sum(cga.out_bits)
+        if reach != nbits:  # Triton aborts on such a layout ([[0, 2]]: 4 CTA tiles along dim 1 from one basis)
+            raise _fail(a.name, "CGALayout", f"the bases reach {reach} of the {nbits} bits of the "
+                                             f"{list(cga.outs.values())} CTA tiles they span: Triton requires every "
+                                             "tile to have a CTA (surjective)")
+        return cga
     if "CTAsPerCGA" in a.fields:
         ctas, split = _pow2s(a, "CTAsPerCGA", rank), _pow2s(a, "CTASplitNum", rank)
         out = empty()
@@ -165,11 +171,10 @@ def _cga(a: Attr, rank: int) -> TLL:
     return TLL.raw({"block": []}, {n: 1 for n in names})
 
 
-def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: bool = False) -> TLL:
+def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str) -> TLL:
     """Triton's combineCtaCgaWithShape: fit the CTA's layout to shape / CTAs (repeating it over registers; past the
-    shape, registers are dropped, or with ``keep_registers`` kept as zero bases -- Triton 3.9 keeps them for MMA
-    layouts and for every dot operand, an FMA one of a blocked parent too; drops them for blocked ones) and put the
-    CTAs outside."""
+    shape, registers are kept as zero bases -- broadcasts -- as Triton 3.6 and 3.8 keep them for every distributed
+    layout; Triton 3.9 drops a blocked layout's) and put the CTAs outside."""
     names = dims(len(shape))
     for n in names:
         if n not in cta.outs:
@@ -177,7 +182,7 @@ def _combine(cta: TLL, cga: TLL, shape: list[int], owner: str, keep_registers: b
     cga = ensure_not_larger(cga, dict(zip(names, shape, strict=True))).transpose_outs(list(cta.outs))
     cta_shape = {n: max(1, s // cga.outs[n]) for n, s in zip(names, shape, strict=True)}
     in_dim = next(iter(cta.bases))
-    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape, broadcast_registers=keep_registers)
+    cta = ensure_not_larger(ensure_not_smaller(cta, cta_shape, in_dim), cta_shape)
     out = (cta * cga).transpose_outs(names)
     got = [out.outs[n] for n in names]
     if got != list(shape):

@@ -129,8 +129,6 @@ def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
     want = rank if major == 2 else 3
     if not isinstance(instr, list) or len(instr) != want or not all(isinstance(x, int) for x in instr):
         raise _fail(a.name, "instrShape", f"expected {want} integers, got {ttgir.value_text(instr)}")
-    if major == 2 and instr[-2:] != [16, 8]:
-        raise _fail(a.name, "instrShape", f"{ttgir.value_text(instr)}: mma.sync (version 2) tiles are [16, 8]")
     if major == 3 and (instr[0] != 16 or instr[1] % 8 or not 8 <= instr[1] <= 256):
         raise _fail(a.name, "instrShape", f"{ttgir.value_text(instr)}: wgmma (version 3) is [16, N, K] with N a "
                                           "multiple of 8 up to 256")
@@ -140,9 +138,13 @@ def _mma_params(a: Attr, rank: int) -> tuple[int, list[int], list[int]]:
 def _mma(a: Attr, shape: list[int]) -> TLL:
     rank = len(shape)
     major, wpc, tile = _mma_params(a, rank)
-    if tile[-1] & (tile[-1] - 1):  # its dot operands are read (they do not depend on N)
+    # checked here, not for a parent: its dot operands are read (they do not depend on the tile)
+    if major == 2 and any(x < 8 or x & (x - 1) for x in tile[-2:]):
+        raise _fail(a.name, "instrShape", f"{ttgir.value_text(tile)}: the tile [M, N] of version 2 (mma.sync: "
+                                          "[16, 8]) must be powers of two, at least 8 (Triton's conversion)")
+    if tile[-1] & (tile[-1] - 1):
         raise _fail(a.name, "instrShape", f"N = {tile[-1]} is not a power of two (Triton's conversion needs one)")
-    return _combine(_mma_cta(tile, 2, True, wpc, major, a.name), _cga(a, rank), shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, 2, True, wpc, major, a.name), _cga(a, rank), shape, a.name)
 
 
 def _dot(a: Attr, shape: list[int]) -> TLL:
@@ -161,8 +163,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
         spt[kdim] = shape[kdim]
         cta = (identity_nd("register", spt, order) * identity_nd("lane", tpw, order, kdim)
                * identity_nd("warp", wpc, order, kdim))
-        # Triton keeps the K registers past the shape as zero bases here, as for the MMA operands
-        return _combine(cta, cga, shape, a.name, keep_registers=True)
+        return _combine(cta, cga, shape, a.name)
     major, wpc, _ = _mma_params(parent, rank)
     kwidth = _int(a, "kWidth", pow2=True)
     if major == 3 and op == 1:
@@ -170,7 +171,7 @@ def _dot(a: Attr, shape: list[int]) -> TLL:
                                      "register layout")
     tile = [1] * rank
     tile[-2:] = [16, kwidth * 8] if op == 0 else [kwidth * 8, 8]
-    return _combine(_mma_cta(tile, kwidth, op == 0, wpc, major, a.name, kdim), cga, shape, a.name, keep_registers=True)
+    return _combine(_mma_cta(tile, kwidth, op == 0, wpc, major, a.name, kdim), cga, shape, a.name)
 
 
 def _slice(a: Attr, shape: list[int]) -> TLL:

@@ -118,6 +118,7 @@ class _Reader:
             self.take("=", f"{mnemonic}.{key}")
             fields[key] = self.value(f"{mnemonic}.{key}")
         self.take(">", f"#{name}")
+        _known(mnemonic, fields)
         return Attr(mnemonic, fields)
 
     def paddings(self) -> list[list[int]]:
@@ -175,6 +176,33 @@ class _Reader:
         if abs(v) > 1 << 31:
             raise TTGIRError(f"{what}: {v} is out of range")
         return v
+
+
+_CTA = ("CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder")
+#: the fields each attribute has in some Triton 3.x (the CTA fields of a cluster in both spellings)
+FIELDS = {
+    "blocked": ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", *_CTA),
+    "nvidia_mma": ("versionMajor", "versionMinor", "warpsPerCTA", "instrShape", *_CTA),
+    "dot_op": ("opIdx", "parent", "kWidth"),
+    "slice": ("dim", "parent"),
+    "linear": ("register", "lane", "warp", "block"),
+    "generic_linear": ("register", "lane", "warp", "block"),
+    "swizzled_shared": ("vec", "perPhase", "maxPhase", "order", *_CTA),
+    "shared": ("vec", "perPhase", "maxPhase", "order", "hasLeadingOffset", *_CTA),
+    "nvmma_shared": ("swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", "rank", *_CTA),
+    "padded_shared": ("paddings", "order", "shape", "offset", "block", *_CTA),
+    "shared_linear": ("offset", "block", "alignment"),
+}
+
+
+def _known(mnemonic: str, fields: dict[str, Any]) -> None:
+    """TTGIRError naming the first field ``mnemonic`` does not have: Triton's parser refuses an unknown key (or,
+    for some attributes, drops it), and a misspelt optional field read as absent would describe another layout."""
+    allowed = FIELDS.get(mnemonic)
+    bad = [k for k in fields if allowed is not None and k not in allowed]
+    if bad:
+        names = ", ".join(k for k in allowed if k != "paddings")
+        raise TTGIRError(f"{mnemonic}.{bad[0]}: not a field of #ttg.{mnemonic} (its fields: {names})")
 
 
 def parse(text: Any) -> Attr:

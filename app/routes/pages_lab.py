@@ -23,6 +23,13 @@ MAX_FORM_FIELDS = 64
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
 
 
+def _number(text: str) -> int | str:
+    """A form field as the JSON integer it spells (ASCII digits, an optional minus), else the text as typed, which
+    the kind's model refuses by the field's name: ``٣٢`` or ``1_024`` are no numbers here, as in the JSON API."""
+    t = text.strip()
+    return int(t) if t.isascii() and t.lstrip("-").isdigit() and t.count("-") <= 1 else t
+
+
 def form_params(form: dict) -> tuple[str, dict]:
     """(kind, params) from the lab form's flat fields; empty fields are left to the model's defaults."""
     kind = form.get("kind", "smem")
@@ -30,29 +37,29 @@ def form_params(form: dict) -> tuple[str, dict]:
         params: dict = {"dtype": form.get("dtype", "fp32")}
         for key in ("n", "tile"):
             if form.get(key):
-                params[key] = int(form[key]) if form[key].isdecimal() else form[key]
+                params[key] = _number(form[key])
         variants = [v for v in ("naive", "tiled", "padded", "swizzled") if form.get(f"v_{v}")]
         if variants:
             params["variants"] = variants
         return kind, params
     if kind == "gemm":
-        return kind, {key: int(form[key]) if form[key].strip().isdecimal() else form[key]
+        return kind, {key: _number(form[key])
                       for key in ("rung", "m", "n", "k") if (form.get(key) or "").strip()}
     if kind == "compile_only":
         return kind, {"template": form.get("template", "noop")}
     params = {"variant": form.get("variant", "naive")}
-    for key, cast in SMEM_FIELDS.items():
+    for key in SMEM_FIELDS:
         val = (form.get(key) or "").strip()
         if val:
-            params[key] = cast(val) if val.lstrip("-").isdecimal() else val
+            params[key] = _number(val)
     for key in ("swizzle", "layout"):
         if (form.get(key) or "").strip():
             params[key] = form[key].strip()
     access: dict = {"kind": form.get("access", "column")}
-    if (form.get("index") or "").isdecimal():
-        access["index"] = int(form["index"])
+    if (form.get("index") or "").strip():
+        access["index"] = _number(form["index"])
     if access["kind"] == "ldmatrix":
-        access["num"] = int(form.get("num") or 4)
+        access["num"] = _number(form.get("num") or "4")
         access["trans"] = bool(form.get("trans"))
     if access["kind"] == "thread_layout":
         access["layout"] = (form.get("thread_layout") or "").strip()

@@ -169,9 +169,11 @@ def _charge_f2_checks(op: Op, parsed: list[Any]) -> None:
 
 def _exact_inverse(name: str, parsed: list[Any], exc: LayoutError) -> None:
     """An inverse of a swizzled layout refused because CuTe's print is not the inverse (``right_inverse(Sw<2,0,-7> o
-    4:1)``: CuTe prints the layout itself): the message also names the exact inverse of the same function, through its
-    F2 form (``as_f2_layout``), where there is one (there: 1:0)."""
-    if name not in ("right_inverse", "left_inverse") or "CuTe would print" not in str(exc) or not parsed:
+    4:1)``: CuTe prints the layout itself) or CuTe does not compile it (its ``make_swizzle`` fails): the message also
+    names the exact inverse of the same function, through its F2 form (``as_f2_layout``), where there is one (there:
+    1:0)."""
+    if name not in ("right_inverse", "left_inverse") or not parsed or not (
+            "CuTe would print" in str(exc) or "make_swizzle" in str(exc)):
         return
     try:
         f2 = A.as_f2_layout(parsed[0])

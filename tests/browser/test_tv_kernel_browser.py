@@ -218,7 +218,8 @@ MENUS = {"tiled": ("tatom-select",), "copywalk": ("cw-atom",), "mmawalk": ("mw-a
          "kernel": ("kp-atom", "kp-a", "kp-b", "kp-c"), "blackwell": ("bw-ld",)}
 MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id);
     return [id, s.value, s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : null,
-            [...s.querySelectorAll('optgroup, option')].map((o) => o.label || o.value)]; })"""
+            [...s.querySelectorAll('optgroup:not([hidden]), option:not([hidden])')].map((o) => o.label || o.value),
+            s.getBoundingClientRect().width]; })"""
 
 
 def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
@@ -229,16 +230,22 @@ def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
     fields = {"tbits": "16", "cw_t": "0", "mw_t": "0", "kp_t": "0", "bw_warp": "0"}  # the defaults: sent open
     page.goto(f"{live_server.url}/tv?{urlencode(fields)}")
     whole = page.evaluate(MENU_JS, ids)
-    assert all(len(opts) > 10 for *_, opts in whole)
+    assert all(len(opts) > 10 for _, _, _, opts, _ in whole)
     page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
     short = page.evaluate(MENU_JS, ids)
-    assert [(i, v, t, len(o)) for i, v, t, o in short] == [(i, v, t, 1) for i, v, t, _ in whole]
+    assert [(i, v, t, len(o)) for i, v, t, o, _ in short] == [(i, v, t, 1) for i, v, t, _, _ in whole]
     for name in ("tiled", "copywalk", "mmawalk", "blackwell"):
         page.click(f"#{name}-sec > summary")
     page.click('a[href="#kernel-h"]')  # a link to a closed section's heading opens it
     expect(page.locator("#kernel-sec")).to_have_attribute("open", "")
-    assert page.evaluate(MENU_JS, ids) == whole
+    assert page.evaluate(MENU_JS, ids) == whole  # the same options, and each menu as wide as it was sent whole
+    assert page.locator("template[id$='-all']").count() == 1  # the atom picker's own, until it is reached
+    width = page.evaluate("document.getElementById('atom-select').getBoundingClientRect().width")
+    page.focus("#atom-select")  # reached: its whole list, the box as wide as before
     assert page.locator("template[id$='-all']").count() == 0
+    assert page.evaluate("document.getElementById('atom-select').options.length") > 300
+    assert page.evaluate("document.getElementById('atom-select').value") == "SM90_64x256x16_F32F16F16_SS"
+    assert page.evaluate("document.getElementById('atom-select').getBoundingClientRect().width") == width
     page.fill("#tatom-search", "LDSM_T")  # the search box filters the whole list
     assert page.evaluate("document.getElementById('tatom-select').value").endswith("LDSM_T")
     assert not page.console_errors
