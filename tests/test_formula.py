@@ -53,7 +53,7 @@ def test_names():
 def test_basis_and_swizzle_formulas():
     assert formula(make_identity_layout((4, (2, 3)))) == "(i, (j, k))"
     assert formula(A.Layout((4, 8), (A.arith.E(1), A.arith.E(0)))) == "(j, i)"
-    assert formula(P("Sw<3,4,3> o 0 o (8,64):(64,1)")) == "Sw<3,4,3>(i*64 + j)"
+    assert formula(P("Sw<3,4,3> o 0 o (8,64):(64,1)")) == "(i*64 + j) ^ (((i*64 + j) & 896) >> 3)"
 
 
 def test_symbolic_layouts():

@@ -100,12 +100,7 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
                               "message (its static_assert) even where no two modes overlap")
         res_s.append(new_s)
         if rec is not None:
-            fill = (f"it starts where that block ends: no gap (the mode 1:{last}, dropped when coalescing)"
-                    if new_s == 1 else f"{new_s} copies of that block, {last} apart, fill [0, {min_d}) (a gap of "
-                    f"{new_s - 1}): add {new_s}:{last}")
-            rec.step(f"mode {shapes[k]}:{min_d} starts at {min_d}; the block covered so far has size {last}, so "
-                     f"{fill}; with the mode the block reaches {min_d * shapes[k]}",
-                     R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d))))
+            rec.step(_fill_text(shapes[k], min_d, last, new_s), R(it.unwrap(tuple(res_s)), it.unwrap(tuple(res_d))))
         if len(shapes) == 1:
             break
         last = min_d * shapes.pop(k)
@@ -117,11 +112,43 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
         it.product(_copies(layout, cotarget, new_d))
     res = R(*bw_coalesce(res_s, res_d, rest_s, 0 if rest_s == 1 else new_d))
     if rec is not None:
-        rec.step(f"A and the gaps cover [0, {new_d}); ceil({show(cotarget)} / {new_d}) = {rest_s} copies of that "
-                 f"block, {new_d} apart, reach the cotarget: add {rest_s}:{new_d}")
+        rec.step(_copies_text(cotarget, new_d, rest_s))
         rec.step(f"coalesce {it.to_str(tuple(res_s) + (rest_s,))}:{it.to_str(tuple(res_d) + (new_d,))}: the "
                  f"complement is {res}", res, kind="result")
     return res
+
+
+def _fill_text(s: int, d: int, last: int, new_s: int) -> str:
+    """The step that adds the gap mode ``new_s:last`` before the mode ``s:d`` (``new_s`` = CuTe's ``d / last``)."""
+    if d > 0 and last > 0 and d % last:
+        return (f"mode {s}:{d} starts at {d}; the block covered so far has size {last}, which does not divide {d}: "
+                f"CuTe's integer division {d} // {last} = {new_s} adds {new_s}:{last}, and the copies of the block "
+                f"stop at {new_s * last}, short of {d}; with the mode the block reaches {d}*{s} = {d * s}")
+    if d > 0 and last > 0:
+        fill = (f"it starts where that block ends: no gap (the mode 1:{last}, dropped when coalescing)"
+                if new_s == 1 else f"{new_s} copies of that block, {last} apart, fill [0, {d}) ({d}/{last} = {new_s}, "
+                f"a gap of {new_s - 1}): add {new_s}:{last}")
+        return (f"mode {s}:{d} starts at {d}; the block covered so far has size {last}, so {fill}; with the mode the "
+                f"block reaches {d}*{s} = {d * s}")
+    return (f"mode {s}:{d} has a negative stride (or follows one): CuTe's fold divides its stride by the extent so "
+            f"far, {d} / {last} = {new_s} in C++'s integer division (toward zero), and adds {new_s}:{last}; the "
+            f"extent becomes {d}*{s} = {d * s} (no longer an interval [0, n) of offsets)")
+
+
+def _copies_text(cotarget: Any, new_d: int, rest_s: int) -> str:
+    """The step that adds ``rest_s:new_d``, the copies of the block [0, new_d) that reach the cotarget (CuTe's
+    ``ceil_div(cotarget, new_d)``, its product where the cotarget is a tuple)."""
+    if type(cotarget) is int and new_d > 0:
+        return (f"A's modes and the gap modes make a block of extent {new_d}; ceil({cotarget} / {new_d}) = {rest_s} "
+                f"copies of that block, {new_d} apart, reach the cotarget: add {rest_s}:{new_d}")
+    if type(cotarget) is int:
+        return (f"A and the gaps end at {new_d} (a negative extent): CuTe's ceil_div({cotarget}, {new_d}) = "
+                f"({cotarget} + {new_d} - 1) / {new_d} = {rest_s} in C++'s integer division (toward zero): add "
+                f"{rest_s}:{new_d}")
+    per_mode = it.ceil_div(cotarget, new_d)
+    return (f"A and the gaps cover an extent of {new_d}; CuTe's ceil_div({show(cotarget)}, {new_d}) divides the "
+            f"cotarget mode by mode by what is left of {new_d}: {show(per_mode)}, {rest_s} copies of that block in "
+            f"all, {new_d} apart: add {rest_s}:{new_d}")
 
 
 def _copies(layout: Layout, cotarget: Any, new_d: int) -> Any:

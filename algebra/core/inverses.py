@@ -330,6 +330,11 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
     # where a sub-mode of a leaf of each shape can start: the least such point of two leaves is the lcm of their starts
     common = sorted({v for s0, e0 in sa for s1, e1 in sb if e0 % (v := math.lcm(s0, s1)) == 0 and e1 % v == 0})
     shapes, strides = [], []
+    rec = active()
+    if rec is not None:
+        rec.step(f"in the 1-D coordinate, each leaf of shape(A) steps from its stride to its end: {_spans_text(sa)}; "
+                 f"each of shape(B): {_spans_text(sb)}; walk the 1-D coordinate d from 1 and keep the sub-modes that "
+                 "sit inside one leaf of each")
     d = 1
     while d < limit:
         ra, rb = _room(d, sa), _room(d, sb)
@@ -337,14 +342,27 @@ def greatest_common_domain(a: Any, b: Any) -> Layout:
         if g > 1:
             shapes.append(g)
             strides.append(d)
+            if rec is not None:
+                rec.step(f"at d = {d}: a sub-mode of A's leaf can take {ra} steps ({ra * d}/{d} = {ra}), of B's "
+                         f"{rb} ({rb * d}/{d} = {rb}); gcd({ra}, {rb}) = {g}: add {g}:{d}, then d = {d}*{g} = {d * g}")
             d *= g
             continue
-        d = next((v for v in common if v > d), limit)
+        nxt = next((v for v in common if v > d), limit)
+        if rec is not None:
+            why = (f"A's leaf can take {ra} steps, B's {rb}, and gcd({ra}, {rb}) = 1" if ra and rb else
+                   f"a sub-mode starting there fits in no leaf of {'A' if not ra else 'B'}")
+            rec.step(f"at d = {d}: {why}, so no common sub-mode starts there; " + (
+                f"skip to {nxt}, the next 1-D coordinate where a sub-mode can start in both" if nxt < limit else
+                "none starts past it either: done"))
+        d = nxt
     res = R(tuple(shapes), tuple(strides)) if shapes else R((1,), (0,))
-    if (rec := active()) is not None:
-        rec.step(f"walk the leaves of both shapes along the 1-D coordinate, keeping the sub-modes that sit inside one "
-                 f"leaf of each: {res}", res, kind="result")
+    if rec is not None:
+        rec.step(f"the common domain is {res}", res, kind="result")
     return res
+
+
+def _spans_text(spans: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{a} to {b}" for a, b in spans) or "none (size 1)"
 
 
 def _addend(x: Any, name: str) -> Layout:
@@ -380,12 +398,18 @@ def layout_add(a: Layout, b: Layout) -> Layout:
                           f"{it.product(b.shape)} differ")
     rec = active()
     ca, cb = quiet(rec, coalesce, a), quiet(rec, coalesce, b)
+    if rec is not None:
+        rec.step(f"coalesce both: A = {ca}, B = {cb}; find their greatest common domain")
     g = nested(rec, greatest_common_domain, ca, cb)
     if it.product(g.shape) != it.product(a.shape):
         raise LayoutError(f"layout_add: common domain condition: coalesced, {ca} and {cb} share the common domain "
                           f"{g} of size {it.product(g.shape)}, not all {it.product(a.shape)} coordinates")
-    res = coalesce(R(g.shape, tuple(ca(d) + cb(d) for d in g.stride)))
+    raw = R(g.shape, tuple(ca(d) + cb(d) for d in g.stride))
     if rec is not None:
-        rec.step(f"on that domain both are linear: each mode s:d gets the stride A(d) + B(d); coalesced, R = {res}",
-                 res, kind="result")
+        rec.step("on that domain both are linear: each mode s:d gets the stride A(d) + B(d): " + ", ".join(
+            f"{s}:{ca(d)}+{cb(d)} = {s}:{ca(d) + cb(d)}" for s, d in zip(it.wrap(g.shape), it.wrap(g.stride),
+                                                                           strict=True)) + f", so {raw}", raw)
+    res = quiet(rec, coalesce, raw)
+    if rec is not None:
+        rec.step(f"coalesced, R = {res}: R(i) = A(i) + B(i) for every i < {it.product(a.shape)}", res, kind="result")
     return res

@@ -235,7 +235,7 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
             if rec is not None:
                 rec.step(f"mode {i} of A ({cs}:{ld[i]}): nothing is left to take; the step becomes {next_d}"
                          if rest_s == 1 else f"mode {i} of A ({cs}:{ld[i]}): a step of {rest_d} jumps over all {cs} "
-                         f"of its elements; {rest_d}/{cs} = {next_d} carries to the next mode")
+                         f"of its elements; {_carry_text(rest_d, cs, next_d)} carries to the next mode")
             rest_d = next_d
             continue
         new_s = next_s if next_s < rest_s else rest_s
@@ -269,6 +269,14 @@ def compose_int(ls: Any, ld: Any, rs: int, rd: Any, rec: Any = None) -> tuple:
         rec.step(f"the last mode of A (stride {ld[-1]}) gives the remaining {rest_s}, {rest_d}*{ld[-1]} = "
                  f"{rest_d * ld[-1]} apart: {_lstr(tuple(res_s), tuple(res_d))}", _lstr(tuple(res_s), tuple(res_d)))
     return tuple(res_s), tuple(res_d)
+
+
+def _carry_text(d: int, cs: int, carry: int) -> str:
+    """``d / cs = carry`` as CuTe computes it: exact, or (a negative stride, which CuTe's divisibility check lets
+    through) ``-ceil(|d| / cs)``."""
+    if d % cs == 0:
+        return f"{d}/{cs} = {carry}"
+    return f"-ceil({-d}/{cs}) = {carry} (CuTe rounds the negative step {d}/{cs} away from zero)"
 
 
 def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "") -> tuple:

@@ -44,7 +44,7 @@ def _split(rec: Recorder | None, crd: Any, shape: Any) -> Any:
         else:
             sz = it.product(s)  # C++'s % and / (truncated), as CuTe's divmod: -3 over (2,4) is (-1,-1)
             parts.append(rem - sz * it.tdiv(rem, sz))
-            notes.append(f"{rem} % {sz} = {parts[-1]}")
+            notes.append(f"{rem} % {sz} = {parts[-1]}" + (" (C++'s remainder, toward zero)" if rem < 0 else ""))
             rem = it.tdiv(rem, sz)
     if rec is not None:
         rec.step(f"{crd} splits column-major over {show(shape)}: " + ", ".join(notes) + f" -> {show(tuple(parts))}")
@@ -98,23 +98,19 @@ def evaluate(layout: Any, crd: Any) -> Any:
 
 
 def idx2crd(idx: Any, shape: Any) -> Any:
-    """The natural coordinate of the 1-D index ``idx`` in ``shape`` (column-major); a tuple ``idx`` is returned."""
-    res = it.idx2crd(idx, shape)
+    """The natural coordinate of the 1-D index ``idx`` in ``shape`` (column-major); a tuple ``idx`` is returned. An
+    int over a tuple shape is split by ``_split``, the walk its derivation narrates (C++'s ``%`` and ``/``, as
+    ``algebra.core.inttuple.idx2crd``)."""
     rec = active()
-    if rec is None:
+    if is_tuple(idx) or not is_tuple(shape) or not is_int(idx):  # (``it.idx2crd`` refuses a ``_`` by name)
+        res = it.idx2crd(idx, shape)
+        if rec is not None:
+            rec.step(f"{show(idx)} is already a coordinate of {show(shape)}: {show(res)}", None, kind="result",
+                     value=show(res))
         return res
-    if is_tuple(idx) or not is_tuple(shape):
-        rec.step(f"{show(idx)} is already a coordinate of {show(shape)}: {show(res)}", None, kind="result",
-                 value=show(res))
-        return res
-    strides = it.compact_col_major(shape)
-    fs, fd, fc = it.flatten(shape), it.flatten(strides), it.flatten(res)
-    notes = [f"({idx} // {d}) % {s} = {c}" if d and (idx // d) % s == c else
-             f"{idx} // {d} = {c} (past the end: the last mode goes on)" if d else f"{c} (a size-1 leaf)"
-             for s, d, c in zip(fs, fd, fc, strict=True)]
-    rec.step(f"each leaf of {show(shape)} reads (index // its stride) % its size, strides {show(strides)}; the last "
-             "mode is not wrapped: " + ", ".join(notes))
-    rec.step(f"idx2crd({idx}, {show(shape)}) = {show(res)}", None, kind="result", value=show(res))
+    res = _split(rec, idx, shape)
+    if rec is not None:
+        rec.step(f"idx2crd({idx}, {show(shape)}) = {show(res)}", None, kind="result", value=show(res))
     return res
 
 

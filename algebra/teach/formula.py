@@ -25,6 +25,7 @@ from algebra.core.errors import LayoutError
 from algebra.core.inttuple import is_int, is_tuple
 from algebra.core.layout import Layout
 from algebra.core.notation import parse
+from algebra.core.swizzle import Swizzle
 
 LETTERS = "ijklmnpqrs"
 MAX_TEXT = 2000
@@ -154,15 +155,53 @@ def formula(layout: Any, names: Any = None) -> str:
     layout = _as_layoutish(layout)
     if hasattr(layout, "layout_b"):
         inner = formula(layout.layout_b, names)
-        off = f" + {layout.offset}" if layout.offset else ""
-        return f"{layout.layout_a}({inner}{off})"
+        x = f"({inner} + {layout.offset})" if layout.offset else inner if _atom(inner) else f"({inner})"
+        sw = layout.layout_a
+        if isinstance(sw, Swizzle):  # Sw<B,M,S>(x) = x ^ ((x & yyy_mask) >> S), as the swizzle computes it
+            if not sw.bits:
+                return inner if not layout.offset else f"{inner} + {layout.offset}"
+            move = f">> {sw.shift}" if sw.shift >= 0 else f"<< {-sw.shift}"
+            return f"{x} ^ (({x} & {sw.yyy_mask}) {move})"
+        return f"{sw}({inner}{f' + {layout.offset}' if layout.offset else ''})"
     shape, stride = layout.shape, layout.stride
     flat = _flat_names(shape, names)
     ds = it.flatten(stride)
     if any(getattr(d, "is_basis", False) for d in ds):
         return _basis_formula(layout, flat, ds)
+    if any(getattr(d, "is_f2", False) for d in ds):
+        return _f2_formula(shape, stride, iter(flat))[0]
     terms = [_term(n, d) for n, d in zip(flat, ds, strict=True) if not (is_int(d) and d == 0)]
     return _join(terms)
+
+
+def _atom(text: str) -> bool:
+    """True when ``text`` needs no parentheses as an operand (a name, a number or a product of them)."""
+    return re.fullmatch(r"[\w*]+", text) is not None
+
+
+def _f2_formula(shape: Any, stride: Any, names: Any) -> tuple[str, bool]:
+    """(text, is_f2) of a mode whose strides include F2 elements, as ``Layout.__call__`` sums it: each mode's own
+    sum first, then the modes in order; two int terms add, a sum with an F2 term XORs (``F2.__add__``). A leaf with
+    the F2 stride ``v`` is the carry-less product ``c * v``: the XOR of ``c << b`` over the set bits b of v."""
+    if not is_tuple(shape):
+        name = next(names)
+        if getattr(stride, "is_f2", False):
+            v = stride.value
+            parts = [name if b == 0 else f"({name} << {b})" for b in range(v.bit_length()) if v >> b & 1]
+            return (" ^ ".join(parts) if parts else "0"), True
+        return _join([_term(name, stride)] if stride != 0 else []), False
+    text, f2 = "0", False
+    for sub_s, sub_d in zip(shape, stride, strict=True):
+        t, g = _f2_formula(sub_s, sub_d, names)
+        if t == "0":
+            f2 = f2 or g
+        elif text == "0":
+            text, f2 = t, g
+        elif f2 or g:
+            text, f2 = f"{text if _atom(text) else f'({text})'} ^ {t if _atom(t) else f'({t})'}", True
+        else:
+            text = f"{text} + {t}"
+    return text, f2
 
 
 def _basis_formula(layout: Any, flat: tuple, ds: tuple) -> str:
@@ -353,6 +392,7 @@ def _enumerate(check: FormulaCheck, tree: Any, layout: Any, symbols: dict[str, i
     """``check`` with ``tree`` tallied against ``layout`` at every natural coordinate, ``symbols`` bound."""
     for crd, env in _points(layout.shape, names):
         want, got = layout(crd), evaluate(tree, {**env, **symbols})
+        want = want.value if getattr(want, "is_f2", False) else want  # an F2 offset is its bits
         if not is_int(want):
             raise LayoutError("only integer-valued layouts have a formula to grade")
         _tally(check, crd, want, got, want == got, **extra)
