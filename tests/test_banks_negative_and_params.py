@@ -18,18 +18,7 @@ import pytest
 from algebra import LayoutError
 from algebra.hw.bank_access import bank_access
 from algebra.hw.coalescing import partition_sectors
-
-
-def _phases(addrs, access_bytes, per_phase):
-    out = []
-    for p in range(0, len(addrs), per_phase):
-        words = {a // 4 + k for a in addrs[p:p + per_phase] for k in range(max(1, access_bytes // 4))}
-        per_bank = [0] * 32
-        for w in words:
-            per_bank[w % 32] += 1
-        out.append(max(per_bank))
-    return out
-
+from tests.test_banks_bruteforce import _phases  # the brute-force bank model, written once for the tests
 
 PER_PHASE = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}
 
