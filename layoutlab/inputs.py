@@ -29,7 +29,7 @@ import layoutlab.model as model
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
-from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE
+from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_THREADS
 
 
 @dataclass
@@ -133,8 +133,12 @@ def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_majo
               atom: Any = None) -> Panel:
     """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``."""
     p = Panel(title=title, notation=notation, rows=rows, cols=cols)
-    if rows * cols > MAX_CELLS or A.size(tv) > MAX_SIZE:
+    if rows * cols > MAX_CELLS:
         p.note = f"a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
+        return p
+    if A.size(tv) > MAX_SIZE:  # every (thread, value) pair is enumerated
+        p.note = (f"size {model.pow2_text(A.size(tv))} exceeds the cap of {model.pow2_text(MAX_SIZE)} (thread, value) "
+                  "pairs enumerated: the grid is not drawn")
         return p
     if atom is None:
         p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
@@ -192,6 +196,12 @@ def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
             title = f"{x.name} · {op}" + (f" ({element_bits}-bit elements, rows of 16 bytes)" if row_major else "")
             out.append(_tv_panel(title, str(tv), tv, rows, cols, row_major, atom=x))
         return out
+    if isinstance(x, TiledCopy | TiledMMA) and x.num_threads > MAX_THREADS:  # the TV atlas's cap: every thread's
+        kind = "tiled copy" if isinstance(x, TiledCopy) else "tiled MMA"    # partition is enumerated
+        return [Panel(title=f"{kind} {x.atom.name}", notation=str(x.tv_layout if isinstance(x, TiledCopy) else
+                                                                   x.thr_layout_vmnk),
+                      note=f"{x.num_threads:,} threads exceeds the cap of {MAX_THREADS:,} threads: the grid is not "
+                           "drawn")]
     if isinstance(x, TiledCopy):
         rows, cols = (1, x.tiler[0]) if len(x.tiler) == 1 else (x.tiler[0], it.product(tuple(x.tiler[1:])))
         if hasattr(x, "get_layoutS_TV") and hasattr(x, "get_layoutD_TV"):  # CuTe's print_latex(TiledCopy): S, D

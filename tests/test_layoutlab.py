@@ -379,3 +379,39 @@ def test_a_coordinate_layouts_cells_carry_data_offset_as_every_cell_does():
             got = [x["data-offset"] for x in Cells(doc).cells]
             assert got == want and all(re.search(rf"\| +{re.escape(v)} \|", table) for v in got), (text, got)
         assert [x["text"] for x in Cells(layoutlab.html(text)).cells] == want
+
+
+def test_a_tiled_mma_over_the_pages_thread_cap_says_so_at_once():
+    """The TV atlas refuses a tiled MMA of more than MAX_THREADS threads; the library face drew one anyway, by
+    partitioning the tile once per thread: (64,64,1) atoms of m16n8k16 (131,072 threads, an A of 1024 x 16 under the
+    cell cap) took two minutes. Now every panel says which cap it is over and still shows the notation."""
+    import time
+
+    from layoutlab.caps import MAX_THREADS
+
+    tm = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.Layout((64, 64, 1)))
+    t0 = time.perf_counter()
+    out = layoutlab.html(tm)
+    assert time.perf_counter() - t0 < 5
+    assert not Cells(out).cells and f"cap of {MAX_THREADS:,} threads" in out and str(tm.thr_layout_vmnk) in out
+    assert f"cap of {MAX_THREADS:,} threads" in layoutlab.text(tm)
+    with pytest.raises(LayoutError, match="threads"):
+        layoutlab.latex(tm)
+    big_copy = atoms.make_tiled_copy("UniversalCopy_32b", thr_layout=A.Layout((64, 32)), val_layout=A.Layout((1, 1)),
+                                     element_bits=32)
+    assert f"cap of {MAX_THREADS:,} threads" in layoutlab.text(big_copy)
+    from app.services import kernel_path, tiled
+
+    assert tiled.MAX_THREADS == kernel_path.MAX_THREADS == MAX_THREADS  # one cap, the pages' and the notebook's
+
+
+def test_a_tv_layout_over_the_size_cap_names_that_cap_not_the_tile():
+    """A TV layout of 2^21 (thread, value) pairs into a 1 x 1 tile was refused as "a 1x1 tile exceeds the render cap
+    of 65,536 cells": the wrong cap. The note names the enumeration cap it is over, and the tile's own cap only
+    where the tile is over it."""
+    from layoutlab.caps import MAX_CELLS, MAX_SIZE
+
+    out = layoutlab.text("(1024,2048):(0,0)", tile=(1, 1))
+    assert f"size 2^21 exceeds the cap of 2^{MAX_SIZE.bit_length() - 1}" in out and "1x1 tile" not in out
+    assert f"a 512x512 tile exceeds the render cap of {MAX_CELLS:,} cells" in layoutlab.text("(4,2):(1,4)",
+                                                                                             tile=(512, 512))

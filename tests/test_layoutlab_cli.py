@@ -145,3 +145,24 @@ def test_contract_python_m_layoutlab_and_every_command_named():
     assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8, r.stderr
     r = run("nope")
     assert r.returncode == 2 and all(f"'{c}'" in r.stderr for c in ("show", "op", "serve", "worker"))
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("show", "4:1", "--latex", ""), "--latex: an empty file name"),
+    (("show", "4:1", "--svg", ""), "--svg: an empty file name"),
+    (("show", "4:1", "--html", "  "), "--html: an empty file name"),
+    (("show", "(4,8):(8,1)", "--tile", ""), "--tile: empty"),
+    (("show", "#ttg.blocked<{}>", "--shape", ""), "--shape: empty"),
+    (("show", "4:1", "--element-bytes", "\uff15"), "--element-bytes: '\uff15' is not a whole number"),
+    (("show", "4:1", "--element-bits", "\u0661\u0666"), "--element-bits: '\u0661\u0666' is not a whole number"),
+    (("show", "(4,8):(8,1)", "--tile", "\u0664,8"), "--tile: '\u0664,8' is not a list of integers"),
+    (("show", "(4,8):(8,1)", "--svg", "--html"), "one picture at a time on standard output"),
+])
+def test_hostile_options_exit_2_naming_the_option(args, reason):
+    """An empty FILE, --tile or --shape was ignored (status 0, nothing written); digits of other scripts were read as
+    numbers (``int('\uff15') == 5``) where the layout itself refuses them; two pictures went to standard output run
+    together. Each is now refused in one line that names the option."""
+    r = run(*args)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and reason in lines[0], (r.stdout[:200], r.stderr)
+    assert r.stdout == ""
