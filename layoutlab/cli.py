@@ -91,7 +91,10 @@ def _show(args: argparse.Namespace) -> int:
     outputs = [(args.svg, pic.svg), (args.html, lambda: _page(pic._repr_html_())), (args.latex, pic.latex)]
     rendered = [(path, make()) for path, make in outputs if path]  # every picture made before any file is written
     piped = [content for path, content in rendered if path == "-"]  # at most one (_check_outputs)
-    sys.stdout.write(piped[0] if piped else pic.text())
+    if piped:
+        _picture_out(piped[0])
+    else:
+        sys.stdout.write(pic.text())
     over = [p for p in pic.panels if p.note is not None]
     if over:  # the notation and the reason are printed above; the status says nothing was drawn
         raise _Bad(f"{over[0].notation}: {over[0].note}")
@@ -104,6 +107,17 @@ def _show(args: argparse.Namespace) -> int:
             raise _Bad(f"cannot write {path}: {exc.strerror or exc}") from None
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _picture_out(content: str) -> None:
+    """A picture on standard output as the UTF-8 its markup declares, whatever the terminal's encoding."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text stream with no bytes under it (a test's StringIO)
+        sys.stdout.write(content)
+        return
+    sys.stdout.flush()
+    buffer.write(content.encode("utf-8"))
+    buffer.flush()
 
 
 def _page(fragment: str) -> str:
@@ -160,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     from algebra import LayoutError
 
     argv = sys.argv[1:] if argv is None else argv
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that is not UTF-8 reads ? for a character it cannot show
+        sys.stdout.reconfigure(errors="replace")
     try:
         args = parser().parse_args(argv)
         return _show(args) if args.cmd == "show" else _op(args)

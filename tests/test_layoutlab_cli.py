@@ -166,3 +166,20 @@ def test_hostile_options_exit_2_naming_the_option(args, reason):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(lines) == 1 and reason in lines[0], (r.stdout[:200], r.stderr)
     assert r.stdout == ""
+
+
+def test_a_terminal_that_is_not_utf8_gets_the_table_and_utf8_pictures():
+    """With an ASCII standard output (``PYTHONIOENCODING=ascii``, a C locale without UTF-8), ``show`` died with a
+    UnicodeEncodeError traceback on a TV table's title (``·``) and on the pictures (``−`` in the zoom button). The
+    table now writes what it cannot encode as ``?``, and a picture goes out as the UTF-8 its markup declares."""
+    import os
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    exe = shutil.which("layoutlab", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "app.cli"]
+    r = subprocess.run([*cmd, "show", "SM80_16x8x16_F32F16F16F32_TN"], capture_output=True, timeout=120, cwd=ROOT,
+                       env=env)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr and b"T31V3" in r.stdout, r.stderr[-600:]
+    r = subprocess.run([*cmd, "show", "(4,8):(8,1)", "--html"], capture_output=True, timeout=120, cwd=ROOT, env=env)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr[-600:]
+    assert len(Cells(r.stdout.decode("utf-8")).cells) == 32 and "\u2212" in r.stdout.decode("utf-8")
