@@ -29,7 +29,7 @@ import layoutlab.model as model
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
-from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_THREADS
+from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_THREADS, clip
 
 
 @dataclass
@@ -92,27 +92,35 @@ def layout_of(x: Any) -> Any:
                               "layout")
         if not shape:
             return A.Layout(1, 0)
-        return A.Layout(_flat1(shape), _flat1(tuple(s // item for s in strides)))
+        return _made(x, _flat1(shape), _flat1(tuple(s // item for s in strides)))
     stride = getattr(x, "stride", None)
     if stride is not None and callable(stride) and hasattr(x, "shape") and hasattr(x, "element_size"):  # torch
         shape = _ints(tuple(x.shape), "tensor shape")
         strides = _ints(tuple(stride()), "tensor strides")
         if not shape:
             return A.Layout(1, 0)
-        return A.Layout(_flat1(shape), _flat1(strides))
+        return _made(x, _flat1(shape), _flat1(strides))
     if hasattr(x, "layoutA") and hasattr(x, "layoutB") and hasattr(x, "offset"):  # pycute's ComposedLayout
         return model.parse_layout(_spelled(str(x)))
     if hasattr(x, "shape") and stride is not None and not callable(stride):  # pycute, CuTe DSL, anything CuTe-like
         try:
-            return A.Layout(_ints(x.shape, "shape"), _ints(stride, "stride"))
-        except (LayoutError, TypeError, ValueError):
-            text = _spelled(str(x))
+            shape_t, stride_t = _ints(x.shape, "shape"), _ints(stride, "stride")
+        except LayoutError as exc:  # not integer tuples (a DSL's basis strides): its printed form is CuTe notation
             try:
-                return model.parse_layout(text)
+                return model.parse_layout(_spelled(str(x)))
             except LayoutError:
-                raise LayoutError(f"{type(x).__name__}: its shape {x.shape!r} and stride {stride!r} are not CuTe "
-                                  "integer tuples, and its text is no CuTe notation") from None
+                raise LayoutError(f"{type(x).__name__}: {clip(exc)}, and its text is no CuTe notation") from None
+        return _made(x, shape_t, stride_t)
     return None
+
+
+def _made(x: Any, shape: Any, stride: Any) -> A.Layout:
+    """The Layout of integer tuples read from ``x``; where they make none (not congruent, an extent of 0, over the
+    magnitude cap) the algebra's own reason, naming ``x``'s type."""
+    try:
+        return A.Layout(shape, stride)
+    except LayoutError as exc:
+        raise LayoutError(f"{type(x).__name__}: {clip(exc)}") from None
 
 
 def _layout_panel(layout: Any, title: str = "") -> Panel:

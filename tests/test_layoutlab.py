@@ -415,3 +415,25 @@ def test_a_tv_layout_over_the_size_cap_names_that_cap_not_the_tile():
     assert f"size 2^21 exceeds the cap of 2^{MAX_SIZE.bit_length() - 1}" in out and "1x1 tile" not in out
     assert f"a 512x512 tile exceeds the render cap of {MAX_CELLS:,} cells" in layoutlab.text("(4,2):(1,4)",
                                                                                              tile=(512, 512))
+
+
+@pytest.mark.parametrize(("shape", "stride", "why"), [
+    ((4, 8), (1,), "not congruent"), ((4, (2, 2)), (1, 4), "not congruent"),
+    ((10 ** 30, 4), (1, 1), "magnitude cap"), ((4, -8), (1, 4), "positive"),
+    ((4, 8), (1.5, 2), "1.5 is not an integer"), ((4, 8), ("a", 1), "'a' is not an integer"),
+])
+def test_an_object_with_shape_and_stride_is_refused_for_its_real_reason(shape, stride, why):
+    """Every refusal of a pycute-like object read "its shape and stride are not CuTe integer tuples", also where they
+    are integer tuples that do not make a layout (not congruent, over the magnitude cap, a negative extent): the
+    message now gives the algebra's own reason, on one line."""
+    class PyCuteLike:
+        def __init__(self) -> None:
+            self.shape, self.stride = shape, stride
+
+        def __str__(self) -> str:
+            return f"{self.shape}:{self.stride}"
+
+    for fn in (layoutlab.html, layoutlab.text):
+        with pytest.raises(LayoutError, match=why) as err:
+            fn(PyCuteLike())
+        assert str(err.value).startswith("PyCuteLike: ") and "\n" not in str(err.value)
