@@ -87,6 +87,8 @@ def layout_of(x: Any) -> Any:
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)
         strides = _ints(tuple(x.strides), "array strides")
+        if item <= 0:
+            raise LayoutError(f"{type(x).__name__}: its item size is {item} bytes: its elements have no offsets")
         if any(s % item for s in strides):
             raise LayoutError(f"array strides {strides} (bytes) are not multiples of its item size {item}: no element "
                               "layout")

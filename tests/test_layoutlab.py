@@ -437,3 +437,14 @@ def test_an_object_with_shape_and_stride_is_refused_for_its_real_reason(shape, s
         with pytest.raises(LayoutError, match=why) as err:
             fn(PyCuteLike())
         assert str(err.value).startswith("PyCuteLike: ") and "\n" not in str(err.value)
+
+
+def test_arrays_that_make_no_layout_say_why():
+    """An empty extent, or elements of no bytes (numpy's ``dtype([])``: strides divided by an item size of 0 raised
+    ZeroDivisionError), are refused naming the array's type and the reason."""
+    np = pytest.importorskip("numpy")
+    with pytest.raises(LayoutError, match=r"^ndarray: shape entries must be positive integers, got 0$"):
+        layoutlab.html(np.zeros((0, 4)))
+    with pytest.raises(LayoutError, match=r"^ndarray: its item size is 0 bytes"):
+        layoutlab.text(np.empty(3, dtype=[]))
+    assert layoutlab.text(np.zeros((4, 8)).T[::2, ::-3]) == layoutlab.text("(4,2):(2,-24)")
