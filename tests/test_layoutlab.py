@@ -448,3 +448,20 @@ def test_arrays_that_make_no_layout_say_why():
     with pytest.raises(LayoutError, match=r"^ndarray: its item size is 0 bytes"):
         layoutlab.text(np.empty(3, dtype=[]))
     assert layoutlab.text(np.zeros((4, 8)).T[::2, ::-3]) == layoutlab.text("(4,2):(2,-24)")
+
+
+def test_a_tv_picture_at_the_latex_cap_is_refused_where_pdflatex_would_run_out_of_memory(tmp_path):
+    """A T/V node (``\\shortstack{T \\\\ V}``) costs pdflatex about 780 words of main memory, a plain one about 530,
+    over the format's 1.9M of 5,000,000: a 64 x 64 TV tile (4,096 cells, inside the old cap) stopped with "TeX
+    capacity exceeded". T/V cells now count 3/2 against the cap; the largest TV picture under it compiles."""
+    with pytest.raises(LayoutError, match="cap of 4,096"):
+        layoutlab.latex("(128,32):(32,1)", tile=(64, 64))
+    tm = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.Layout((4, 2, 1)))  # 1,024 + 256 + 1,024 T/V cells
+    assert layoutlab.latex(tm).count("\\shortstack{T") == 64 * 16 + 16 * 16 + 64 * 16
+    tex = layoutlab.latex("(169,16):(16,1)", tile=(52, 52))  # 2,704 T/V cells: 4,056 of the cap
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    (tmp_path / "tv.tex").write_text(tex)
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tv.tex"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-1500:]
