@@ -183,3 +183,12 @@ def test_a_terminal_that_is_not_utf8_gets_the_table_and_utf8_pictures():
     r = subprocess.run([*cmd, "show", "(4,8):(8,1)", "--html"], capture_output=True, timeout=120, cwd=ROOT, env=env)
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr[-600:]
     assert len(Cells(r.stdout.decode("utf-8")).cells) == 32 and "\u2212" in r.stdout.decode("utf-8")
+
+
+@pytest.mark.parametrize("args", [(), ("nope",), ("--colour", "bank"), ("serve", "--port", "http")])
+def test_a_bad_command_line_is_one_line_too(args):
+    """``layoutlab`` with no command, an unknown one or a bad option printed argparse's usage block above the
+    reason (two lines and more); like ``show`` and ``op``, it now answers in one line and status 2."""
+    r = run(*args)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("layoutlab: "), r.stderr
