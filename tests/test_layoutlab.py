@@ -465,3 +465,31 @@ def test_a_tv_picture_at_the_latex_cap_is_refused_where_pdflatex_would_run_out_o
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tv.tex"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-1500:]
+
+
+def test_offsets_past_2_to_the_53_reach_the_page_exactly():
+    """A JSON number past 2^53 is rounded when the page reads it: the hover card of ``(2,2):(1,2^60+1)`` showed mode 1's
+    share as 1152921504606846976 (2^60), and a deferred grid built its cells from such numbers. The grid model now
+    writes every integer past Number.MAX_SAFE_INTEGER as its decimal text, in the hover data and the cell data alike
+    (the pages and the notebook share it), and the cards sum those with BigInt."""
+    import json
+
+    from layoutlab.grid import JS_SAFE, exact_json
+
+    big = (1 << 60) + 1
+    out = layoutlab.html(f"(2,2):(1,{big})")
+    meta = json.loads(re.search(r'class="grid-meta"[^>]*>(.*?)</script>', out, flags=re.S).group(1))
+    assert meta["colOff"] == [[0], [str(big)]] and meta["rowOff"] == [0, 1]
+    assert [c["data-offset"] for c in Cells(out).cells] == ["0", str(big), "1", str(big + 1)]
+    assert exact_json([[1, JS_SAFE], [-JS_SAFE - 1]]) == [[1, JS_SAFE], [str(-JS_SAFE - 1)]]
+    plain = [[1, 2], [3]]
+    assert exact_json(plain) is plain
+    from layoutlab import model
+
+    view = model.facts(A.parse(f"(64,64):(1,{big})"))
+    model.fill_table(view, A.parse(f"(64,64):(1,{big})"))
+    model.fill_hover(view, A.parse(f"(64,64):(1,{big})"))
+    g = model.layout_grid(view, "g")  # deferred: its cells travel as JSON
+    assert g.deferred
+    data = json.loads(g.data_json())
+    assert data["t"][1][1] == str(big + 1) and data["cm"] == 0 and data["c"][1][1] == (big + 1) % 32
