@@ -450,6 +450,7 @@ def test_arrays_that_make_no_layout_say_why():
     assert layoutlab.text(np.zeros((4, 8)).T[::2, ::-3]) == layoutlab.text("(4,2):(2,-24)")
 
 
+@pytest.mark.timeout(900)  # pdflatex on 2,704 T/V nodes: 40 s on a quiet machine, minutes on a busy one
 def test_a_tv_picture_at_the_latex_cap_is_refused_where_pdflatex_would_run_out_of_memory(tmp_path):
     """A T/V node (``\\shortstack{T \\\\ V}``) costs pdflatex about 780 words of main memory, a plain one about 530,
     over the format's 1.9M of 5,000,000: a 64 x 64 TV tile (4,096 cells, inside the old cap) stopped with "TeX
