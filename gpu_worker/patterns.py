@@ -102,9 +102,12 @@ def parse_layout(A, text: str, what: str = "layout") -> Any:
 
 def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) -> tuple[str, int, int, list[list[int]]]:
     """Evaluate a rank-2 layout on every coordinate. Post-condition: returns (canonical text, R, C, table) with
-    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0. Before any cell is evaluated: the caps of
+    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0 and no two equal (else the refusal names two
+    coordinates at one offset). Before any cell is evaluated: the caps of
     ``parse_layout`` (text length, modes) and the cell count (R * C <= MAX_ELEMENTS, computed from the shape)."""
     A, _ = _algebra()
+    from algebra.core.layout import collision
+
     layout = parse_layout(A, text)
     shape = _shape_of(layout)
     if not isinstance(shape, tuple) or len(shape) != 2:
@@ -125,6 +128,12 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
     low = min(flat)
     if low < 0:
         raise PatternError(f"layout {text!r} maps a coordinate to a negative offset ({low})")
+    pair = collision(flat)
+    if pair is not None:  # L((r, c)) == L(r + c * R)
+        (r0, c0), (r1, c1) = ((i % r_, i // r_) for i in pair)
+        raise PatternError(f"layout {text!r} is not injective: coordinates ({r0}, {c0}) and ({r1}, {c1}) both map "
+                           f"to offset {flat[pair[0]]}, so the tile does not hold one element per offset and the "
+                           "measurement would mean nothing")
     return str(layout), r_, c_, table
 
 

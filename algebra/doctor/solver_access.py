@@ -37,7 +37,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.layout import Layout, offsets
+from algebra.core.layout import Layout, collision, offsets
 from algebra.core.notation import parse
 from algebra.hw.bank_access import ldmatrix_rows, modes_2d
 from algebra.hw.banks import LANES_PER_PHASE
@@ -50,6 +50,11 @@ MAX_ACCESSES = 8
 WARP = 32
 KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "stmatrix", "tma", "wgmma")
 MATRIX_KINDS = ("ldmatrix", "stmatrix")
+#: The keys each access kind reads (besides ``kind``, ``name`` and ``op``); any other key is refused by its name.
+KEYS = {"offsets": ("offsets", "index", "vector"), "row": ("index", "start", "count", "vector"),
+        "column": ("index", "start", "count", "vector"), "thread_layout": ("layout", "of", "vector"),
+        "ldmatrix": ("index", "row", "col", "num", "trans"), "stmatrix": ("index", "row", "col", "num", "trans"),
+        "tma": ("box",), "wgmma": ("operand", "major")}
 
 
 class SolveError(LayoutError):
@@ -223,8 +228,11 @@ def make_tile(text: str, element_bytes: int) -> Tile:
         raise SolveError(f"tile: {lay} spans {(max(table) + 1) * element_bytes} bytes from offset 0 to its last "
                          f"element, over the cap of {MAX_SPAN_BYTES} bytes (16 MiB; shared memory is at most 228 KB "
                          "per SM)")
-    if len(set(table)) != size:
-        raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
+    pair = collision(table)
+    if pair is not None:
+        (r0, c0), (r1, c1) = ((i % rows, i // rows) for i in pair)
+        raise SolveError(f"tile: {lay} is not injective: coordinates ({r0}, {c0}) and ({r1}, {c1}) both map to offset "
+                         f"{table[pair[0]]} (a tile holds one element per offset)")
     compact = max(table) + 1 == size
     nbits = size.bit_length() - 1 if compact and size & (size - 1) == 0 else None
     lead = None
@@ -242,7 +250,13 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
     kind = str(spec.get("kind", "")).lower()
     if kind not in KINDS:
         raise SolveError(f"{w}.kind: {spec.get('kind')!r} is not one of {', '.join(KINDS)}")
-    name = str(spec.get("name") or kind)[:64]
+    takes = ("kind", "name", "op", *KEYS[kind])
+    for key in spec:
+        if key not in takes:
+            raise SolveError(f"{w}.{str(key)[:40]}: not a key of {kind} accesses; they take {', '.join(takes)}")
+    if not isinstance(spec.get("name", ""), str):
+        raise SolveError(f"{w}.name: expected text, got {spec['name']!r:.40}")
+    name = (spec.get("name") or kind)[:64]
     op = str(spec.get("op", "load")).lower()
     if op not in ("load", "store"):
         raise SolveError(f"{w}.op: load or store, not {spec.get('op')!r}")
@@ -342,7 +356,7 @@ def _convention(tl: Any, tile: Tile) -> str:
 def _ldmatrix(spec: dict, w: str, name: str, tile: Tile, kind: str = "ldmatrix") -> Access:
     """An ldmatrix (or stmatrix: the same rows, written) access; ``kind`` names the instruction in messages."""
     num = spec.get("num", 4)
-    if num not in (1, 2, 4) or isinstance(num, bool):
+    if type(num) is not int or num not in (1, 2, 4):
         raise SolveError(f"{w}.num: {kind} takes 1, 2 or 4 matrices (.x1/.x2/.x4), not {num!r}")
     if 16 % tile.element_bytes:
         raise SolveError(f"element_bytes: {kind} rows are 16 bytes of b16; element_bytes must divide 16")

@@ -177,7 +177,12 @@ def _strip_names(accesses: Any) -> Any:
 
 def committed_measurement(element_bytes: Any, tile: Any, accesses: Any) -> dict[str, Any]:
     """The newest committed GPU measurement (bench/results/solve_smem_*.json, ``bench/solve_smem.py``) of this exact
-    request (access names aside): ``{"found", "file", "date", "device", "result"}``; ``found`` false otherwise."""
+    request (access names aside): ``{"found", "file", "date", "device", "result"}``; ``found`` false otherwise. The
+    request is read as the solver reads it first, so a bad one is refused (422) as ``/api/solve/smem`` refuses it."""
+    from algebra.doctor.solver_access import make_tile, parse_accesses
+
+    with guard("solver"):
+        parse_accesses(accesses, make_tile(tile, element_bytes))
     best = None
     for f in RESULTS_DIR.glob("solve_smem_*.json"):
         try:
