@@ -154,7 +154,8 @@ def _shape_of(layout: Any) -> Any:
         shape = getattr(obj, "shape", None)
         if shape is not None and not callable(shape):
             return shape
-    raise PatternError(f"cannot read the shape of {layout}")
+    raise PatternError(f"layout {str(layout)[:80]!r} is not a tile layout: give shape:stride, optionally swizzled "
+                       "(Sw<B,M,S> o shape:stride)")
 
 
 def _lane_coords(access: dict, a: int, rows: int, cols: int) -> list[tuple[int, int]]:

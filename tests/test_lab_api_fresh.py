@@ -202,3 +202,81 @@ def test_the_lab_form_sends_only_what_the_variant_and_access_read(http):
 
     _, params = form_params({**base, "variant": "custom", "access": "thread_layout"})
     assert "rows" not in params and "index" not in params["access"] and params["layout"] == "(64,64):(64,1)"
+
+
+# ------------------------------------------------------------------ the audit's other finds (seeds 15020-15029)
+
+def test_an_ldmatrix_first_row_is_a_json_integer_named_as_given():
+    tile = make_tile(TILE, 2)
+    for spec, field in (({"kind": "ldmatrix", "index": False}, "accesses[0].index"),
+                        ({"kind": "ldmatrix", "index": True}, "accesses[0].index"),
+                        ({"kind": "ldmatrix", "row": True}, "accesses[0].row"),
+                        ({"kind": "ldmatrix", "row": 8, "col": 2.0}, "accesses[0].col"),
+                        ({"kind": "ldmatrix", "index": [0, 0], "row": 8}, "accesses[0].row"),
+                        ({"kind": "ldmatrix", "index": 8, "row": 8}, "accesses[0].row"),
+                        ({"kind": "offsets", "index": [True] * 32}, "accesses[0].index[0]"),
+                        ({"kind": "offsets", "index": [0] * 32, "offsets": [0] * 32}, "accesses[0].index")):
+        with pytest.raises(SolveError) as exc:
+            make_access(spec, 0, tile)
+        assert str(exc.value).startswith(f"{field}:"), (spec, str(exc.value))
+    assert make_access({"kind": "ldmatrix", "index": 8, "col": 8, "num": 1}, 0, tile).lanes[0] == (8, 8)
+    assert make_access({"kind": "ldmatrix", "row": 8, "col": 16, "num": 1}, 0, tile).lanes[0] == (8, 16)
+
+
+def test_a_swizzle_alone_as_a_custom_tile_names_the_layout():
+    msg = _refused("smem", {"variant": "custom", "layout": "Sw<3,3,3>"})
+    assert msg.startswith("layout") and "tile layout" in msg, msg
+
+
+def test_the_tma_check_names_each_argument_of_a_wrong_type(http):
+    base = {"dtype": "FLOAT16", "global_dim": [4096, 4096], "global_strides": [8192], "box_dim": [64, 64],
+            "element_strides": [1, 1], "swizzle": "128B"}
+    assert http.post("/api/solve/tma", json=base).json()["valid"] is True
+    call = ("cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p, {4096, 4096}, {8192}, {64, 64}, "
+            "{1, 1}, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, "
+            "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)")
+    for field, value in (("dtype", True), ("dtype", 16), ("dtype", ["FLOAT16"]), ("dtype", None),
+                         ("element_strides", {}), ("element_strides", ""), ("element_strides", 1),
+                         ("element_strides", [True, 1]), ("global_address", "0"), ("global_address", 1.5),
+                         ("global_address", True), ("global_address", -16)):
+        r = http.post("/api/solve/tma", json={**base, field: value})
+        assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}:"), (field, value, r.text[:200])
+    r = http.post("/api/solve/tma", json={"call": call, "box_dim": [32, 32]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("box_dim:"), r.text
+    assert http.post("/api/solve/tma", json={"call": call}).json()["box_dim"] == [64, 64]
+
+
+def test_a_linear_layout_import_refuses_a_key_it_would_drop(http):
+    gluon = {"reg_bases": [[0, 1]], "lane_bases": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp_bases": [],
+             "block_bases": [], "shape": [8, 8]}
+    good = http.post("/api/solve/linear/import", json=gluon)
+    assert good.status_code == 200 and good.json()["cute"] == "((4,8),2):((16,1),8)", good.text
+    for body, key in (({**gluon, "lane_base": gluon["lane_bases"]}, "lane_base"),
+                      ({**gluon, "bases": {}}, "bases"),
+                      ({"bases": {"register": [[1]]}, "out_dims": {"dim0": 2}, "shape": [2]}, "bases"),
+                      ({"bases": {"register": [[1]]}, "out_dims": {"dim0": 2}, "outdims": {"dim0": 2}}, "outdims")):
+        r = http.post("/api/solve/linear/import", json=body)
+        assert r.status_code == 422 and r.json()["detail"].startswith(f"{key}:"), (body, r.text)
+
+
+def test_an_atom_export_reads_element_bits_only_where_it_means_something(http):
+    mma = {"name": "SM80_16x8x16_F32F16F16F32_TN", "operand": "C"}
+    assert http.get("/api/solve/linear/atom", params=mma).status_code == 200
+    for bits in (7, 16, -8):
+        r = http.get("/api/solve/linear/atom", params={**mma, "element_bits": bits})
+        assert r.status_code == 422 and r.json()["detail"].startswith("element_bits:"), (bits, r.text)
+    copy = {"name": "SM75_U16x2_LDSM_T", "operand": "src"}
+    assert http.get("/api/solve/linear/atom", params=copy).json()["tv_layout"] == "((8,4),8):((8,0),1)"
+    assert http.get("/api/solve/linear/atom", params={**copy, "element_bits": 8}).json()["tv_layout"] == \
+        "((8,4),16):((16,0),1)"
+    for bits in (7, 0, 64):
+        r = http.get("/api/solve/linear/atom", params={**copy, "element_bits": bits})
+        assert r.status_code == 422 and r.json()["detail"].startswith("element_bits:"), (bits, r.text)
+
+
+def test_a_rung_page_reads_a_rung_in_ascii_digits_only(http):
+    assert http.get("/lab/rungs/3").status_code == 200
+    assert http.get("/lab/rungs/9").status_code == 404
+    for rung in ("1.0", "%D9%A3", "%EF%BC%93", "true", "1e0", "+1"):
+        r = http.get(f"/lab/rungs/{rung}")
+        assert r.status_code == 422 and "rung" in r.text, (rung, r.status_code)

@@ -266,19 +266,22 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         raise SolveError(f"{w}.vector: {vec} elements of {eb} B is not a 1/2/4/8/16-byte access")
     lanes: list[tuple[int, int]] = []
     if kind == "offsets":
-        ent = spec.get("offsets", spec.get("index"))  # /api/banks passes the per-thread list as index
+        key = "offsets" if "offsets" in spec or "index" not in spec else "index"  # /api/banks' name for the list
+        if "offsets" in spec and "index" in spec:
+            raise SolveError(f"{w}.index: give the lanes' entries as offsets (or as index), not both")
+        ent = spec[key] if key in spec else None
         if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
-            raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
+            raise SolveError(f"{w}.{key}: give 1 to 32 [row, col] entries, one per lane")
         for t, e in enumerate(ent):
             if isinstance(e, int) and not isinstance(e, bool):
                 if e not in tile.coordinate_of:
-                    raise SolveError(f"{w}.offsets[{t}]: offset {e} holds no element of the tile")
+                    raise SolveError(f"{w}.{key}[{t}]: offset {e} holds no element of the tile")
                 lanes.append(tile.coordinate_of[e])
                 continue
             if not isinstance(e, list | tuple) or len(e) != 2:
-                raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
-            lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
-                          _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
+                raise SolveError(f"{w}.{key}[{t}]: expected [row, col] or an element offset, got {e!r:.40}")
+            lanes.append((_int(e[0], f"{w}.{key}[{t}][0]", 0, rows - 1),
+                          _int(e[1], f"{w}.{key}[{t}][1]", 0, cols - 1)))
     elif kind in ("row", "column"):  # lane t at (index, start + t * vector) of a row, (start + t, index) of a column
         along, across, step = (cols, rows, vec) if kind == "row" else (rows, cols, 1)
         i = _int(spec.get("index", 0), f"{w}.index", 0, across - 1)
@@ -366,14 +369,19 @@ def _ldmatrix(spec: dict, w: str, name: str, tile: Tile, kind: str = "ldmatrix")
                          f"the {'load' if kind == 'stmatrix' else 'store'} of the same rows is "
                          f"{'ldmatrix' if kind == 'stmatrix' else 'stmatrix'}")
     idx = spec.get("index")
+    where = (f"{w}.index[0]", f"{w}.index[1]")
     if isinstance(idx, list) and len(idx) == 2:
         r0, c0 = idx
-    elif idx is None or isinstance(idx, int):
+    elif idx is None or type(idx) is int:  # index as the first row, or row and col
         r0, c0 = spec.get("row", idx or 0), spec.get("col", 0)
+        where = (f"{w}.row" if "row" in spec or idx is None else f"{w}.index", f"{w}.col")
     else:
         raise SolveError(f"{w}.index: {kind} takes [row, col] of the first matrix's first row")
-    r0 = _int(r0, f"{w}.index[0]", 0, tile.rows - 1)
-    c0 = _int(c0, f"{w}.index[1]", 0, tile.cols - 1)
+    both = [k for k in ("row", "col") if k in spec and (isinstance(idx, list) or k == "row" and idx is not None)]
+    if both:
+        raise SolveError(f"{w}.{both[0]}: give the first row as index [row, col], or as row and col, not both")
+    r0 = _int(r0, where[0], 0, tile.rows - 1)
+    c0 = _int(c0, where[1], 0, tile.cols - 1)
     per = 16 // tile.element_bytes
     lanes = ldmatrix_rows(num, r0, c0, per, "grid")
     for r, c in lanes:
