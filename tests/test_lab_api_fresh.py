@@ -107,7 +107,7 @@ def test_a_float_matrix_count_is_no_count():
 
 def test_an_access_name_is_text():
     tile = make_tile(TILE, 2)
-    for name in ({"a": 1}, [1], 5, True):
+    for name in ({"a": 1}, [1], 5, True):  # null or "" is no name: the kind names it
         with pytest.raises(SolveError) as exc:
             make_access({"kind": "column", "name": name}, 1, tile)
         assert str(exc.value).startswith("accesses[1].name:"), (name, str(exc.value))

@@ -254,7 +254,7 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
     for key in spec:
         if key not in takes:
             raise SolveError(f"{w}.{str(key)[:40]}: not a key of {kind} accesses; they take {', '.join(takes)}")
-    if not isinstance(spec.get("name", ""), str):
+    if not isinstance(spec.get("name") or "", str):
         raise SolveError(f"{w}.name: expected text, got {spec['name']!r:.40}")
     name = (spec.get("name") or kind)[:64]
     op = str(spec.get("op", "load")).lower()
