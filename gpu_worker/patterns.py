@@ -200,6 +200,13 @@ def plan_smem(spec: dict) -> dict:
             raise PatternError(f"ldmatrix num must be 1, 2 or 4, not {num}")
         if rows % 8 or cols % 8:
             raise PatternError(f"ldmatrix needs rows and cols divisible by 8, tile is {rows}x{cols}")
+    if kind in ("column", "row", "ldmatrix"):  # later accesses wrap around the tile; the first one is in it
+        what, count = {"column": ("column", cols), "row": ("row", rows),
+                       "ldmatrix": ("8x8 block", (rows // 8) * (cols // 8))}[kind]
+        idx = int(access.get("index", 0))
+        if idx >= count:
+            raise PatternError(f"access.index: {kind} {idx} is outside the {rows}x{cols} tile, whose {what}s are "
+                               f"numbered 0 to {count - 1}")
     footprint = (footprint + 15) // 16 * 16
     if footprint > MAX_SMEM_BYTES:
         raise PatternError(f"tile footprint {footprint} bytes is over the cap of {MAX_SMEM_BYTES} bytes")

@@ -280,3 +280,18 @@ def test_a_rung_page_reads_a_rung_in_ascii_digits_only(http):
     for rung in ("1.0", "%D9%A3", "%EF%BC%93", "true", "1e0", "+1"):
         r = http.get(f"/lab/rungs/{rung}")
         assert r.status_code == 422 and "rung" in r.text, (rung, r.status_code)
+
+
+def test_an_smem_access_index_outside_the_tile_is_refused_not_wrapped():
+    """A column 100 of a 32-column tile used to read column 4 (100 mod 32); the accesses after the first still wrap."""
+    rng = random.Random(15050)
+    for _ in range(20):
+        rows, cols = rng.choice([8, 16, 32, 64]), rng.choice([8, 16, 32, 64])
+        base = {"element_bytes": 2, "rows": rows, "cols": cols}
+        for kind, count in (("column", cols), ("row", rows), ("ldmatrix", rows * cols // 64)):
+            msg = _refused("smem", {**base, "access": {"kind": kind, "index": count + rng.randrange(100)}})
+            assert msg.startswith("access.index:") and str(count - 1) in msg, (kind, rows, cols, msg)
+            plan = registry.validate("smem", {**base, "access": {"kind": kind, "index": count - 1}}).plan()
+            first = plan["coords"][0]
+            assert first == {"column": (0, cols - 1), "row": (rows - 1, 0),
+                             "ldmatrix": (rows - 8, cols - 8)}[kind], (kind, rows, cols, first)
