@@ -329,6 +329,55 @@ def test_dns_rebinding_is_refused_by_a_served_app(tmp_path):
             assert c.get("/healthz", headers={"Host": f"localhost:{port}"}).status_code == 200
 
 
+def test_a_host_that_is_not_host_port_is_refused():
+    """A Host header is ``host[:port]``: the name part of anything else is never matched against the allowed names
+    (``[::1]evil.example`` once passed as ``::1``, ``localhost:evil`` as ``localhost``); IP addresses compare in their
+    canonical form."""
+    for bad in ("[::1]evil.example", "localhost:evil", "localhost..", "evil.example@localhost", "[::1]:x",
+                'localhost:1"><script>', "[127.0.0.1]", "local host", "[::1", "*.example.com"):
+        assert hosts.request_host(bad) is None, bad
+        assert not hosts.host_allowed(bad, hosts.DEFAULT) and not hosts.host_allowed(bad, ("*.example.com",)), bad
+    for good, name in [("LOCALHOST.:8000", "localhost"), ("[0:0::1]:80", "::1"), ("localhost:", "localhost"),
+                       ("0:0:0:0:0:0:0:1", "::1"), ("under_score.local", "under_score.local")]:
+        assert hosts.request_host(good) == name and hosts.host_allowed(good, hosts.DEFAULT + ("under_score.local",))
+
+
+def _raw(port: int, head: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(head)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+def test_an_absolute_form_target_is_judged_by_its_authority_on_a_served_app(tmp_path):
+    """``GET http://evil.example/healthz`` with ``Host: localhost``: RFC 9112 says the target's authority is the
+    host, so a foreign one is refused (it was routed as the path ``/http://evil.example/healthz``, a 404); an allowed
+    one is served as ``/healthz``. Malformed Host headers are refused too; a duplicate Host is gunicorn's 400."""
+    with _serve(tmp_path) as (_, url):
+        port = int(url.rsplit(":", 1)[1])
+        for target, host in [(b"http://evil.example/healthz", b"localhost"), (b"HTTP://EVIL.example:80/healthz",
+                                                                                b"localhost"),
+                             (b"http://evil.example@localhost/healthz", b"localhost"),
+                             (b"http://evil.example/api/bench/jobs", b"127.0.0.1")]:
+            r = _raw(port, b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 ") and b"LAYOUTLAB_ALLOWED_HOSTS" in r, (target, r[:300])
+        for target in (b"http://localhost/healthz", b"http://127.0.0.1:%d/healthz?x=1" % port):
+            r = _raw(port, b"GET " + target + b" HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 200 ") and b'"ok":true' in r, (target, r[:300])
+        for host in (b"[::1]evil.example", b"localhost:evil", b"localhost..", b"localhost, evil.example"):
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 "), (host, r[:300])
+        for hosts_sent in ([b"localhost", b"evil.example"], [b"evil.example", b"localhost"]):
+            head = b"".join(b"Host: " + h + b"\r\n" for h in hosts_sent)
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\n" + head + b"Connection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 "), (hosts_sent, r[:300])
+        for host in (b"LOCALHOST.", b"[::1]:%d" % port, b"[0:0::1]"):
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 200 "), (host, r[:300])
+
+
 # ------------------------------------------------------------------------------------------ a full data volume
 def test_disk_full_errors_are_recognised_in_one_place(tmp_path):
     """The mapping, on real errors: a SQLite database at its page cap raises SQLITE_FULL; ENOSPC and EDQUOT from the
