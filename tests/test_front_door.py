@@ -500,7 +500,8 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
     profile names, whiteboard sessions and lab jobs (JSON routes and page forms) answer 503 with Retry-After and the
     cause, never a bare 500 or a dropped connection; reads answer 200; /healthz reports it. Once space is freed,
     writes work again and the learning record holds exactly the answers that were acknowledged."""
-    with _tmpfs(tmp_path / "data", "8m") as data, _serve(data) as (_, url):
+    with _tmpfs(tmp_path / "data", "8m") as data, _serve(data, LAYOUTLAB_CLASS_CODES="cute-101",
+                                                         LAYOUTLAB_INSTRUCTOR_TOKEN="teach") as (_, url):
         with httpx.Client(base_url=url, timeout=30) as c:
             filler = _fill(data)  # before any request: the stores were opened at start-up
             other = c.get("/api/drills/next", params={"kind": "layout_stats", "seed": 2}).json()["id"]
@@ -519,6 +520,12 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
                 "profile form": lambda: c.post("/drills/profile", data={"name": "full-form"}),
                 "whiteboard form": lambda: c.post("/drills/whiteboard"),
                 "fresh client": lambda: httpx.post(f"{url}/api/drills/{other}/answer", json={"answer": "1, 1, 1, 1"}),
+                "class join": lambda: c.post("/api/class/join", json={"code": "cute-101"}),
+                "class join form": lambda: c.post("/lab/class/join", data={"code": "cute-101"}),
+                "wrong class code": lambda: c.post("/api/class/join", json={"code": "guess"}),
+                "wrong instructor token": lambda: c.post("/lab/class/instructor", data={"token": "guess"}),
+                "profile and class": lambda: c.post("/api/drills/profile", json={"name": "full-class",
+                                                                                  "class_code": "cute-101"}),
             }
             for name, write in writes.items():
                 r = write()  # a dropped connection raises here
@@ -526,8 +533,11 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
                 assert int(r.headers["Retry-After"]) > 0 and volume.MESSAGE in r.text, name
             for path in ("/api/drills/progress", "/api/drills/kinds", "/api/bench/jobs", "/?layout=(4,8):(8,1)",
                          "/drills/progress", "/lab", "/drills?kind=offsets&seed=3", "/api/drills/next",
-                         "/api/bench/device"):
+                         "/api/bench/device", "/api/class", "/lab/class"):
                 assert c.get(path).status_code == 200, path
+            teacher = {"Authorization": "Bearer teach"}
+            assert c.get("/api/class/cute-101/jobs", headers=teacher).status_code == 200
+            assert c.get("/api/class/cute-101/leaderboard", headers=teacher).status_code == 200
             health = c.get("/healthz").json()
             assert health["data_volume"]["full"] and volume.MESSAGE in health["data_volume"]["detail"]
 

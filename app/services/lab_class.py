@@ -13,8 +13,9 @@
   signed ``layoutlab_instructor`` cookie), sees every job of a class with its submitter and the class's leaderboard:
   the best finished result per kernel. A member of a class sees its leaderboard too.
 
-Memberships live in the lab's database (the job table's, gpu_worker.store.history_store), so every app server on it
-agrees. Nothing here runs on the event loop: the routes that call it are plain ``def``.
+Memberships live in the lab's database (the job table's, gpu_worker.store.history_store, which creates their
+tables), so every app server on it agrees. Nothing here runs on the event loop: the routes that call it are plain
+``def``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import hashlib
 import hmac
 import math
 import os
-import threading
 import time
 import unicodedata
 from typing import Any
@@ -38,15 +38,6 @@ INSTRUCTOR_PURPOSE = "instructor:"
 #: How many of a class's jobs a listing reads at most.
 MAX_JOBS = 500
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS lab_people (client TEXT PRIMARY KEY, learner TEXT, class_code TEXT, seen REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS lab_people_class ON lab_people (class_code);
-CREATE INDEX IF NOT EXISTS lab_people_learner ON lab_people (learner);
-CREATE TABLE IF NOT EXISTS lab_class_learners (
-  learner TEXT PRIMARY KEY, class_code TEXT NOT NULL, joined REAL NOT NULL);
-"""
-_ready: set[int] = set()
-_ready_lock = threading.Lock()
 
 
 class ClassError(ValueError):
@@ -104,14 +95,10 @@ def _code_form(code: str) -> bytes:
 
 
 def _db() -> Any:
-    """The lab's SQL store, with this module's tables created once per store."""
-    store = job_store.history_store()
-    with _ready_lock:
-        if id(store) not in _ready:
-            with store._lock:
-                store.conn.executescript(_SCHEMA)
-            _ready.add(id(store))
-    return store
+    """The lab's SQL store; its tables (the class's ``lab_people`` and ``lab_class_learners`` among them,
+    gpu_worker.store.PEOPLE_SCHEMA) are created when it opens, at start-up, so a full volume later only refuses
+    writes."""
+    return job_store.history_store()
 
 
 def note(client: str | None, learner: str | None) -> None:
