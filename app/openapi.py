@@ -139,7 +139,8 @@ def install(app: FastAPI) -> None:
     """Serve ``build_schema`` at ``app.openapi_url`` (built once), Swagger UI at DOCS_URL and ReDoc at REDOC_URL from
     the vendored assets. The app must be created with ``docs_url=None, redoc_url=None``. Every one is a plain
     function, answered from a worker thread: the schema's first build costs about 0.5 s of CPU, which FastAPI's own
-    ``async`` route for ``openapi_url`` spent on the event loop when a request came before the start-up warm-up."""
+    ``async`` route for ``openapi_url`` spent on the event loop when the start-up warm-up had not built it
+    (LAYOUTLAB_WARM=0, or a warm-up that failed)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -186,7 +186,7 @@ def test_every_async_endpoint_is_marked_light_and_no_sync_one_is(the_app):
 def test_only_healthz_and_the_favicon_are_async_endpoints(the_app):
     """Every route of the app, FastAPI's own ``/openapi.json`` and the docs pages included, is a plain function (run
     in a worker thread) except the two O(1) answers: ``/openapi.json`` built its 0.5 s schema on the event loop
-    when it came before the start-up warm-up (or with LAYOUTLAB_WARM=0)."""
+    when the start-up warm-up had not (LAYOUTLAB_WARM=0, or a warm-up that failed)."""
     from starlette.routing import Route
 
     endpoints = {r.path: inspect.unwrap(r.endpoint) for r in the_app.routes if isinstance(r, Route)}
