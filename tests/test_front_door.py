@@ -559,7 +559,8 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
             for path in ("/api/drills/progress", "/api/drills/kinds", "/api/bench/jobs", "/?layout=(4,8):(8,1)",
                          "/drills/progress", "/lab", "/drills?kind=offsets&seed=3", "/api/drills/next",
                          "/api/bench/device", "/api/class", "/lab/class"):
-                assert c.get(path).status_code == 200, path
+                r = c.get(path)
+                assert r.status_code == 200, (path, r.status_code, r.text[-300:])
             teacher = {"Authorization": "Bearer teach"}
             assert c.get("/api/class/cute-101/jobs", headers=teacher).status_code == 200
             assert c.get("/api/class/cute-101/leaderboard", headers=teacher).status_code == 200
