@@ -71,3 +71,18 @@ def test_the_banks_comparison_flag_names_a_value_it_cannot_read(client):
     r = client.get("/banks?compare=maybe")
     assert "compare: &#39;maybe&#39; is not one of" in r.text
     assert 'id="grid-cmp-0"' not in r.text
+
+
+@pytest.mark.parametrize("query, field", [("numbers=zz", "numbers"), ("kind=banks&numbers=Sheet%20", "numbers")])
+def test_the_drills_page_names_a_numbers_value_it_does_not_offer(client, query, field):
+    """``numbers`` is fresh or sheet, as the whiteboard form takes it; anything else was read as fresh."""
+    r = client.get(f"/drills?{query}", headers={"Accept": "text/html"}, follow_redirects=False)
+    assert r.status_code == 422, (query, r.status_code)
+    assert field in r.text
+
+
+def test_the_lab_names_a_results_file_it_does_not_have(client):
+    """``/lab?gemm=<file>`` picks the ladder's results file; a name that is none of them was drawn as the first."""
+    r = client.get("/lab?gemm=gemm_nope.json", headers={"Accept": "text/html"})
+    assert r.status_code == 422
+    assert "gemm" in r.text and "gemm_nope.json" in r.text
