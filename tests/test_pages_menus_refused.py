@@ -86,3 +86,15 @@ def test_the_lab_names_a_results_file_it_does_not_have(client):
     r = client.get("/lab?gemm=gemm_nope.json", headers={"Accept": "text/html"})
     assert r.status_code == 422
     assert "gemm" in r.text and "gemm_nope.json" in r.text
+
+
+@pytest.mark.parametrize("swizzle", ["\u0664", "zz", "(4,8):(8,1", "Sw<3,3"])
+def test_a_swizzle_the_banks_lab_cannot_read_is_named(client, swizzle):
+    """/api/banks and /banks name the swizzle field when its text does not parse (the parser's words alone said
+    "unexpected character ... at position 0", with nothing saying which field)."""
+    r = client.post("/api/banks", json={"layout": "(32,32):(32,1)", "swizzle": swizzle, "element_bytes": 4,
+                                        "access": {"kind": "column", "index": 5}})
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith("swizzle: ")
+    page = client.get(f"/banks?swizzle={quote(swizzle)}")
+    assert page.status_code == 200 and "swizzle: " in page.text
