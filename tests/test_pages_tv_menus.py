@@ -29,5 +29,5 @@ def test_every_value_a_menu_offers_is_read(client, query):
 
 
 def test_the_menus_cover_what_the_page_offers():
-    assert set(MENUS) == {"bits", "tbits", "cw_bits", "hmajor", "hspan", "hbits", "tswz", "tm_cluster"}
+    assert set(MENUS) == {"bits", "tbits", "cw_bits", "hmajor", "hspan", "hbits", "tswz", "tm_cluster", "tt_bits"}
     assert all(default in allowed for allowed, default in MENUS.values())

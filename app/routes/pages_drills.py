@@ -78,7 +78,7 @@ def _shown(drill: Drill) -> list[Any]:
 @router.get("/drills", response_class=HTMLResponse, include_in_schema=False)
 def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
                 seed: int | None = Query(None, ge=0, le=MAX_SEED), hint: int = Query(0, ge=0, le=3),
-                numbers: str = Query("fresh", max_length=10)) -> Response:
+                numbers: Literal["fresh", "sheet"] = Query("fresh")) -> Response:
     """One drill, or a redirect to a fresh permalink (``kind`` defaults to the spaced-repetition pick).
     Post-condition: nothing is stored; ``hint`` (old permalinks) is accepted and ignored: the page shows the hints
     this learner has opened on the drill."""

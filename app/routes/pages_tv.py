@@ -56,7 +56,7 @@ _BITS = (8, 16, 32, 64, 128)
 MENUS: dict[str, tuple[tuple, int | str]] = {
     "bits": (_BITS, 16), "tbits": (_BITS, 16), "cw_bits": (_BITS, 16), "hmajor": (H.MAJORS, "K"),
     "hspan": (H.SPANS, 128), "hbits": (H.BITS, 16), "tswz": (H.TMA_SWIZZLES, "atom"),
-    "tm_cluster": (tuple(range(1, 17)), 1)}
+    "tm_cluster": (tuple(range(1, 17)), 1), "tt_bits": (TT.BITS, 16)}
 
 
 def _menu(q: dict[str, str], key: str) -> int | str:
