@@ -268,7 +268,6 @@ def test_tv_blackwell_draws_a_in_tmem(client):
 @pytest.mark.parametrize(("query", "words"), [
     ("bw_m=abc", "M must be a whole number (at most 4 digits), not 'abc'"),
     ("bw_n=%D9%A3%D9%A2", "N must be a whole number"),  # Arabic-Indic digits are not read as 32
-    ("bw_cta=3", "cta_group must be 1 or 2, not 3"),
     ("bw_warp=40", "warp must be a warp of the CTA, 0 to 31"),
     ("bw_warp=99999", "warp must be a whole number (at most 4 digits), not '99999'"),
 ])
