@@ -320,3 +320,13 @@ def test_f8f6f4_n_rule_names_b_major_only_where_cute_reads_it():
             atoms.umma("f8f6f4", 128, n, "K", "MN", cta, "tmem")
         assert "MN-major" not in str(e.value) and "(M = 128)" in str(e.value)
     assert atoms.umma("f8f6f4", 64, 24, "K", "MN", 1, "tmem").shape_mnk == (64, 24, 32)  # M = 64 TS: multiples of 8
+
+
+@pytest.mark.parametrize("arch", ["sm90", "sm100"])
+def test_encoder_names_the_start_address_field(client, arch):
+    # a start address off the 16-byte grid was refused as "tile: start_address ..."; the field at fault is named
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "Sw<3,3,3> o (64,64):(64,1)", "arch": arch,
+                                                          "start_address": 8})
+    assert r.status_code == 422 and r.json()["detail"].startswith("start_address") and "16" in r.json()["detail"]
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1,64)", "arch": arch})
+    assert r.status_code == 422 and r.json()["detail"].startswith("tile:")
