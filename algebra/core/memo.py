@@ -171,22 +171,10 @@ def positional(fn: Any, args: tuple, kw: dict) -> tuple:
 
 def _small(x: Any) -> bool:
     """A Layout of at most _LEAVES leaves, an int below _BIG, None, a swizzle, a swizzled small layout, or a tuple of
-    at most _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
+    at most _WIDE such arguments (a call's arguments, a tiler, a profile)."""
     tp = type(x)
     if tp is tuple:
-        if len(x) > _WIDE:
-            return False
-        for e in x:
-            te = type(e)
-            if te is Layout:
-                if e._leaves > _LEAVES and e.leaves() > _LEAVES:
-                    return False
-            elif te is int:
-                if abs(e) >= _BIG:
-                    return False
-            elif e is not None and not _small(e):
-                return False
-        return True
+        return len(x) <= _WIDE and all(map(_small, x))
     if tp is Layout:
         return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
@@ -258,9 +246,7 @@ def memo(fn: Callable) -> Callable:
 
     def run(*args: Any) -> Any:  # a miss (never inside ``cute_would_print``: the wrapper runs that uncached)
         try:
-            value = fn(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
-            if post is not None:  # ``checked`` without its frame (checks are on here)
-                post(args, value)
+            value = checked(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
         except LayoutError as err:
             if not _small(args):
                 raise  # not kept
