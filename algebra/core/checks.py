@@ -579,7 +579,7 @@ is L(j) + R(i) for no i, j
             reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
         cot = reach
-    rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
+    rs, rd = flat_pair(r.shape, r.stride)
     n = prod(rs)
     if n < cot // fsize:
         hole = ""
