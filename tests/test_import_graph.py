@@ -61,9 +61,9 @@ MAX_TOP_MODULES = 6
 #: greatest common domain's next start read from its leaves' starts (no factoring), -15; layout_add proven over the
 #: cap on the chain of leaf starts, +19. Complement and composition steps that state C++'s arithmetic for negative
 #: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24.
-#: The fourth diet (byte-identical), core and algebra/ -32: one walk per check, a Layout's fields set once.
-CORE_LINES = 5419
-ALGEBRA_LINES = 12943  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: The fourth diet (byte-identical), core and algebra/ -23: one non-positive walk, a Layout's fields set once.
+CORE_LINES = 5428
+ALGEBRA_LINES = 12952  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's

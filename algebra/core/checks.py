@@ -660,9 +660,12 @@ def _first_non_positive(shape: Any) -> tuple | None:
     shape), else None."""
     if type(shape) is not tuple:
         return ("", shape) if type(shape) is int and shape <= 0 else None
-    for i, x in enumerate(shape):
-        if (hit := _first_non_positive(x)) is not None:
-            return f"{i}.{hit[0]}" if hit[0] else str(i), hit[1]
+    for i, x in enumerate(shape):  # (the int leaves inline: this runs on every op's result)
+        if type(x) is tuple:
+            if (hit := _first_non_positive(x)) is not None:
+                return f"{i}.{hit[0]}", hit[1]
+        elif type(x) is int and x <= 0:
+            return str(i), x
     return None
 
 

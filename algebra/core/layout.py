@@ -219,14 +219,8 @@ def make_layout(*args: Any) -> Layout:
 
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
-    shapes, strides = [], []
-    for x in args:
-        if type(x) is not Layout:
-            break
-        shapes.append(x.shape)
-        strides.append(x.stride)
-    if args and len(shapes) == len(args):
-        return Layout._raw(tuple(shapes), tuple(strides))
+    if args and all(type(x) is Layout for x in args):
+        return Layout._raw(tuple(x.shape for x in args), tuple(x.stride for x in args))
     if 1 <= len(args) <= 2:
         return Layout(*args)
     raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")

@@ -171,10 +171,22 @@ def positional(fn: Any, args: tuple, kw: dict) -> tuple:
 
 def _small(x: Any) -> bool:
     """A Layout of at most _LEAVES leaves, an int below _BIG, None, a swizzle, a swizzled small layout, or a tuple of
-    at most _WIDE such arguments (a call's arguments, a tiler, a profile)."""
+    at most _WIDE such arguments (a call's arguments, a tiler, a profile: its Layouts, ints and Nones inline)."""
     tp = type(x)
     if tp is tuple:
-        return len(x) <= _WIDE and all(map(_small, x))
+        if len(x) > _WIDE:
+            return False
+        for e in x:
+            te = type(e)
+            if te is Layout:
+                if e._leaves > _LEAVES and e.leaves() > _LEAVES:
+                    return False
+            elif te is int:
+                if abs(e) >= _BIG:
+                    return False
+            elif e is not None and not _small(e):
+                return False
+        return True
     if tp is Layout:
         return x._leaves <= _LEAVES or x.leaves() <= _LEAVES
     if tp is int:
