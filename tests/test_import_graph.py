@@ -61,9 +61,10 @@ MAX_TOP_MODULES = 6
 #: greatest common domain's next start read from its leaves' starts (no factoring), -15; layout_add proven over the
 #: cap on the chain of leaf starts, +19. Complement and composition steps that state C++'s arithmetic for negative
 #: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24.
+#: Injectivity's counterexample (the first two coordinates at one offset) written once, for the doctor and the lab, +12.
 #: The fourth diet (byte-identical), core and algebra/ -23: one non-positive walk, a Layout's fields set once.
-CORE_LINES = 5428
-ALGEBRA_LINES = 12952  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+CORE_LINES = 5440
+ALGEBRA_LINES = 13001  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -115,7 +116,10 @@ ALGEBRA_LINES = 12952  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        and a CGALayout that leaves a CTA tile empty refused by name, MMA v2 tiles as Triton
 #                        converts them, +34; derivation steps with C++'s arithmetic as in the core, +35, and closed
 #                        formulas of F2-strided and swizzled layouts, +40; idx2crd's derivation from its split, -5;
-#                        the common domain's derivation as in the core, +24); only comes down
+#                        the common domain's derivation as in the core, +24; injectivity's counterexample as in
+#                        the core, +12; the doctor's access keys by kind and a tile's colliding pair, +14; an
+#                        ldmatrix row / col and an offsets list named as given, a TMA check's argument types, a
+#                        linear layout's keys, +23); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
