@@ -63,8 +63,9 @@ MAX_TOP_MODULES = 6
 #: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24.
 #: Injectivity's counterexample (the first two coordinates at one offset) written once, for the doctor and the lab, +12;
 #: layout_add's sums of basis strides as stride leaves, +19.
-CORE_LINES = 5482
-ALGEBRA_LINES = 13050  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: The fourth diet (byte-identical), core and algebra/ -23: one non-positive walk, a Layout's fields set once.
+CORE_LINES = 5459
+ALGEBRA_LINES = 13027  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's

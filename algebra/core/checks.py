@@ -579,7 +579,7 @@ is L(j) + R(i) for no i, j
             reach += (s - 1) * (d if d > 0 else -d)
     if cot is None:
         cot = reach
-    rs, rd = ((r.shape,), (r.stride,)) if type(r.shape) is int else flat_pair(r.shape, r.stride)
+    rs, rd = flat_pair(r.shape, r.stride)
     n = prod(rs)
     if n < cot // fsize:
         hole = ""
@@ -655,28 +655,23 @@ def verify(op: str, args: tuple, result: Any, outermost: bool = False) -> Any:
     return result
 
 
-def _first_non_positive(shape: Any, path: str) -> tuple | None:
+def _first_non_positive(shape: Any) -> tuple | None:
+    """``(path, s)`` for the first shape entry ``s <= 0`` (path: its mode indices joined by dots, "" for an int
+    shape), else None."""
     if type(shape) is not tuple:
-        return (path, shape) if type(shape) is int and shape <= 0 else None
-    for i, x in enumerate(shape):
-        hit = _first_non_positive(x, f"{path}.{i}" if path else str(i))
-        if hit is not None:
-            return hit
+        return ("", shape) if type(shape) is int and shape <= 0 else None
+    for i, x in enumerate(shape):  # (the int leaves inline: this runs on every op's result)
+        if type(x) is tuple:
+            if (hit := _first_non_positive(x)) is not None:
+                return f"{i}.{hit[0]}", hit[1]
+        elif type(x) is int and x <= 0:
+            return str(i), x
     return None
 
 
 def has_non_positive_shape(value: Any) -> bool:
     """A Layout (or the inner layout of a ComposedLayout) with a shape entry <= 0."""
-    sh = getattr(getattr(value, "layout_b", value), "shape", None)
-    return _non_positive(sh) if type(sh) is tuple else type(sh) is int and sh <= 0
-
-
-def _non_positive(t: tuple) -> bool:
-    """Some leaf of the tuple ``t`` is <= 0 (its leaves are ints or tuples)."""
-    for x in t:
-        if x <= 0 if type(x) is not tuple else _non_positive(x):
-            return True
-    return False
+    return _first_non_positive(getattr(getattr(value, "layout_b", value), "shape", None)) is not None
 
 
 def not_a_layout(call: str, result: Any) -> LayoutError | None:
@@ -684,9 +679,7 @@ def not_a_layout(call: str, result: Any) -> LayoutError | None:
     when a shape entry of it is <= 0, else None. CuTe's integer arithmetic goes on through negative strides and
     prints such layouts (``complement((3):(-1), 2)`` is ``(-1,0):(1,-3)``): no coordinate indexes a shape <= 0, and
     ``parse(str(R))`` rejects them."""
-    inner = getattr(result, "layout_b", result)
-    sh = getattr(inner, "shape", None)
-    hit = None if sh is None else _first_non_positive(sh, "")
+    hit = _first_non_positive(getattr(getattr(result, "layout_b", result), "shape", None))
     if hit is None:
         return None
     path, s = hit

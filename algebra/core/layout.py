@@ -37,6 +37,7 @@ class Layout:
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if stride is None and type(shape) is int:  # one mode: its compact stride, then the int fast path
             stride = it.compact_major(shape)
+        leaves = -1  # until the input is known to be valid
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride) and len(shape) <= 64:
             for x in shape:  # flat fast path: already valid and congruent (explicit loops: cheaper than all())
                 if type(x) is not int or not 0 < x <= _MAXM:
@@ -46,30 +47,24 @@ class Layout:
                     if type(x) is not int or not -_MAXM <= x <= _MAXM:
                         break
                 else:
-                    self.shape = shape
-                    self.stride = stride
-                    self._hash = None
-                    self._leaves = len(shape)
-                    return
+                    leaves = len(shape)
         elif type(shape) is int and type(stride) is int and 0 < shape <= _MAXM and -_MAXM <= stride <= _MAXM:
-            self.shape = shape
-            self.stride = stride
-            self._hash = None
-            self._leaves = 1
-            return
-        shape = it.check_shape(shape)
-        if stride is None:
-            stride = it.compact_col_major(shape)
-        else:
-            stride = it.check_stride(stride)
-            if not it.congruent(shape, stride):
-                raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
-                                  "congruent (different profiles)")
-            _check_kinds(stride)
+            leaves = 1
+        if leaves < 0:
+            shape = it.check_shape(shape)
+            if stride is None:
+                stride = it.compact_col_major(shape)
+            else:
+                stride = it.check_stride(stride)
+                if not it.congruent(shape, stride):
+                    raise LayoutError(f"shape {it.to_str(shape)} and stride {it.to_str(stride)} are not "
+                                      "congruent (different profiles)")
+                _check_kinds(stride)
+            leaves = len(it.flatten(shape))
         self.shape = shape
         self.stride = stride
         self._hash = None
-        self._leaves = len(it.flatten(shape))
+        self._leaves = leaves
 
     @staticmethod
     def _raw(shape: IntTuple, stride: IntTuple) -> Layout:
@@ -224,14 +219,8 @@ def make_layout(*args: Any) -> Layout:
 
     Concatenating a single layout wraps it: ``make_layout(4:1) == (4):(1)`` as in CuTe.
     """
-    shapes, strides = [], []
-    for x in args:
-        if type(x) is not Layout:
-            break
-        shapes.append(x.shape)
-        strides.append(x.stride)
-    if args and len(shapes) == len(args):
-        return Layout._raw(tuple(shapes), tuple(strides))
+    if args and all(type(x) is Layout for x in args):
+        return Layout._raw(tuple(x.shape for x in args), tuple(x.stride for x in args))
     if 1 <= len(args) <= 2:
         return Layout(*args)
     raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")

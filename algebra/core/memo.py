@@ -258,9 +258,7 @@ def memo(fn: Callable) -> Callable:
 
     def run(*args: Any) -> Any:  # a miss (never inside ``cute_would_print``: the wrapper runs that uncached)
         try:
-            value = fn(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
-            if post is not None:  # ``checked`` without its frame (checks are on here)
-                post(args, value)
+            value = checked(*args)  # (the ops it calls are nested: this frame is on the stack, ``_nested``)
         except LayoutError as err:
             if not _small(args):
                 raise  # not kept

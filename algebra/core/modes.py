@@ -120,8 +120,6 @@ def bw_coalesce(fs: Sequence, fd: Sequence, new_s: Any, new_d: Any, rec: Any = N
     >>> bw_coalesce((4,), (2,), 2, 1)
     ((4, 2), (2, 1))
     """
-    if not fs and rec is None:  # nothing to fold onto the seed (the usual one-mode layout)
-        return (1, 0) if new_s == 1 else (new_s, new_d)
     ns: list = []  # the finished modes, back to front (``front`` is the mode being built, in front of them)
     nd: list = []
     front_s, front_d = new_s, new_d
@@ -297,8 +295,7 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
         out_d: list = []
         for i in range(len(bs)):
             if rec is None:
-                s, d = bs[i], bd[i]
-                p = compose_int(ls, ld, s, d) if type(d) is int and type(s) is not tuple else compose(ls, ld, s, d)
+                p = compose(ls, ld, bs[i], bd[i])
             else:
                 rec.step(f"mode {path}{i} of B: {_lstr(bs[i], bd[i])}")
                 p = nested(rec, compose, ls, ld, bs[i], bd[i], rec, f"{path}{i}.")
