@@ -656,3 +656,40 @@ def test_the_vocab_oracle_draws_copy_atoms_with_element_types_cute_refuses():
                                       "0.vref": "(32,(1,4)):(1,(1,32))"}
     assert "where we answer" in cute_vocab.compare([ok], {"0.refused": "static assertion failed"})[0]
     assert "ours raised" in cute_vocab.compare([uc], {f"0.v{x}": "(1,2):(0,1)" for x in ("src", "dst", "ref")})[0]
+
+
+def test_a_permutation_of_fewer_than_three_entries_is_padded_with_underscores(client):
+    """CuTe's make_tiled_mma pads its permutation with ``_`` (``append<3>(permutations, _)``): ``Tile<_64>`` is
+    ``Tile<_64,_,_>``. It was refused ("permutation needs one entry ... per M, N, K") by the library and the API;
+    a lone layout or size is the M entry, as ``append<3>`` wraps it (a rank-3 Layout was taken mode by mode, one
+    mode per M, N, K); four entries are refused (CuTe's static_assert)."""
+    two = atoms.make_tiled_mma(SM80, A.parse("(2,2)"), (64,))
+    assert two == atoms.make_tiled_mma(SM80, A.parse("(2,2,1)"), (64, None, None)) == atoms.make_tiled_mma(
+        SM80, A.parse("(2,2)"), 64)
+    assert str(two.get_layoutC_TV()) == "((4,8,2,2),((2,2),(2,1))):((128,1,16,512),((64,8),(32,0)))"  # CuTe's
+    assert atoms.make_tiled_mma(SM80, None, [None, 16]).tile_size_mnk(1) == 16
+    # make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_1,_1,_1>>{}, Layout<Shape<_16,_8,_16>>{})
+    lone = atoms.make_tiled_mma(SM80, A.parse("(1,1,1)"), A.parse("(16,8,16)"))
+    assert str(lone.get_layoutC_TV()) == "((4,8),((2,2),(128,1))):((4096,1),((2048,8),(16,0)))"
+    with pytest.raises(A.LayoutError, match="permutation takes up to three entries"):
+        atoms.make_tiled_mma(SM80, None, (16, None, None, None))
+    body = {"atom": SM80, "atom_layout": "(2,2)"}
+    short = client.post("/api/tiled", json={**body, "permutation": "64"})
+    full = client.post("/api/tiled", json={**body, "permutation": "64,_,_"})
+    assert short.status_code == full.status_code == 200 and short.json()["layout_TV"] == full.json()["layout_TV"]
+    r = client.post("/api/partition", json={**body, "permutation": "_,_,_,_", "thread": 0})
+    assert r.status_code == 422 and "permutation" in r.json()["detail"]
+
+
+def test_an_sm70_thread_past_the_count_that_is_no_lane_is_refused():
+    """SM70's single atom has 8 threads, on lanes 0-3 and 16-19. get_slice took every index below
+    cosize(thr_layout_vmnk) = 20, so thread 8 (past the count, and no lane) answered with lane 0's registers; it
+    is refused now, while the lanes 16-19 and the indices 0-7 stay CuTe's get_slice."""
+    tm = atoms.make_tiled_mma("SM70_8x8x4_F32F16F16F32_TN")
+    g = A.Layout((8, 8))
+    for t in (8, 12, 15):
+        for call in (tm.partition_C, tm.partition_fragment_A, tm.partition_fragment_C):
+            with pytest.raises(A.LayoutError, match=f"thread {t} out of range: the tiled MMA has 8 threads"):
+                call(g, t)
+    assert tm.partition_C(g, 16) == (A.parse("((2,2,2),1,1):((8,2,32),0,0)"), 4)
+    assert tm.partition_C(g, 7)[1] == 17 and str(tm.partition_fragment_C(g, 19)) == "((2,2,2),1,1):((1,2,4),0,0)"

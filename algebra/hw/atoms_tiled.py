@@ -252,11 +252,19 @@ class TiledMMA:
     def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
         """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
         hierarchical V, such as SM70's quad-pair ``(4,2):(1,16)``, is flattened to its index). The index is a lane:
-        SM70's quad-pairs put 16 threads on lanes 0..23, so indices up to cosize(thr_layout_vmnk) - 1 are taken."""
+        SM70's quad-pairs put 16 threads on lanes 0..23, so indices up to cosize(thr_layout_vmnk) - 1 are taken.
+        An index past the thread count that is no lane (SM70 (1,1,1): 8..15) is refused: CuTe's coordinate for it
+        names another thread's lane."""
         top = max(self.num_threads, cosize(self.thr_layout_vmnk))
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < top:
             raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA's threads are lanes 0..{top - 1}")
-        return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
+        crd = get_flat_coord(self.thr_layout_vmnk, thr_idx)
+        if thr_idx >= self.num_threads and self.thr_layout_vmnk(crd) != thr_idx:  # past the count and no lane
+            raise LayoutError(f"thread {thr_idx} out of range: the tiled MMA has {self.num_threads} threads and "
+                              f"{thr_idx} is not one of the lanes of thr_layout_vmnk {self.thr_layout_vmnk} (CuTe's "
+                              f"get_slice({thr_idx}) would take the coordinate {crd}, lane "
+                              f"{self.thr_layout_vmnk(crd)})")
+        return crd  # type: ignore[return-value]
 
     def _partition(self, which: str, tensor: Any, thr_idx: int, off_tensor: bool = False) -> tuple[Layout, int]:
         """``partition_A`` / ``_B`` / ``_C``: thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K (N x K, M x N)
@@ -355,11 +363,13 @@ class TiledMMA:
 
 
 def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
-                   permutation: tuple[Any, Any, Any] | None = None) -> TiledMMA:
+                   permutation: tuple[Any, ...] | None = None) -> TiledMMA:
     """CuTe's ``make_tiled_mma(MMA_Atom, atom_layout = (1,1,1), permutation_mnk = (_, _, _))``.
 
     ``thr_layout_vmnk = tiled_product(atom ThrID, atom_layout)``; the tile is the atom shape times the atom layout
-    unless a permutation (one layout or None per M, N, K) says otherwise.
+    unless a permutation (one layout, size or None per M, N, K) says otherwise. As CuTe's ``append<3>``, an atom
+    layout of rank < 3 is padded with ``1:0`` and a permutation of fewer than three entries with ``_`` (None); a
+    lone layout or size is the M entry.
     """
     atom = get(mma_atom) if isinstance(mma_atom, str) else mma_atom
     if not isinstance(atom, MMAOperands):  # the SM70-SM90 atoms, and Blackwell's (algebra.hw.sm100.umma)
@@ -371,9 +381,14 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     while len(lay) < 3:
         lay = make_layout(*lay, Layout(1))
     vmnk = tiled_product(atom.thr_id, lay)
-    perm = tuple(permutation) if permutation is not None else (None, None, None)
-    if len(perm) != 3:
-        raise LayoutError("permutation needs one entry (a layout, a size or None) per M, N, K")
+    if permutation is None:
+        permutation = ()
+    elif not isinstance(permutation, list | tuple):  # CuTe's append<3> wraps a lone layout or size: (p, _, _)
+        permutation = (permutation,)
+    if len(permutation) > 3:
+        raise LayoutError(f"permutation takes up to three entries (M, N, K: each a layout, a size or None), not "
+                          f"{len(permutation)}: {permutation!r} (CuTe's append<3> static_asserts)")
+    perm = tuple(permutation) + (None,) * (3 - len(permutation))  # CuTe: append<3>(permutations, _)
     perm = tuple(Layout(p) if isinstance(p, int) else (_as_layout(p) if p is not None else None) for p in perm)
     return TiledMMA(atom, vmnk, perm)  # type: ignore[arg-type]
 
