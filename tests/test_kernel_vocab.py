@@ -693,3 +693,24 @@ def test_an_sm70_thread_past_the_count_that_is_no_lane_is_refused():
                 call(g, t)
     assert tm.partition_C(g, 16) == (A.parse("((2,2,2),1,1):((8,2,32),0,0)"), 4)
     assert tm.partition_C(g, 7)[1] == 17 and str(tm.partition_fragment_C(g, 19)) == "((2,2,2),1,1):((1,2,4),0,0)"
+
+
+def test_ldmatrix_x1_and_x2_fit_as_many_values_as_their_reference_layout_holds():
+    """CuTe's TiledCopy asserts its values are a multiple of ``AtomNumVal = size<1>(ValLayoutRef)``: ldmatrix's
+    destination, 2 (x1) or 4 (x2) 16-bit values per thread. The check read the source's 8 (each address row), so
+    make_tiled_copy_C(SM75_U32x1_LDSM_N, SM80 16x8x16) and make_tiled_copy(SM75_U32x1_LDSM_N, (32,1), (1,2)) were
+    refused ("4 % 8 != 0"), which CuTe C++ compiles; the values are what it prints."""
+    tm = atoms.make_tiled_mma(SM80)
+    tc = atoms.make_tiled_copy_C("SM75_U32x1_LDSM_N", tm, element_bits=16)
+    assert tc.tiler == (16, 8) and str(tc.tv_layout) == "((4,8),((2,2),(1,1))):((32,1),((16,8),(0,0)))"
+    assert str(tc.get_layoutS_TV()) == "((8,4),(8,2)):((1,0),(16,8))"
+    assert str(tc.get_layoutD_TV()) == "((4,8),(2,2)):((32,1),(16,8))"
+    tc = atoms.make_tiled_copy_C("SM75_U16x4_LDSM_T", tm, element_bits=16)
+    assert (str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())) == (
+        "((8,2,2),(8,1)):((16,8,0),(1,0))", "((4,8),((2,2),1)):((32,1),((16,8),0))")
+    tc = atoms.make_tiled_copy("SM75_U32x1_LDSM_N", A.Layout((32, 1)), A.Layout((1, 2)), 16)
+    assert tc.tiler == (32, 2) and str(tc.tv_layout) == "(32,2):(1,32)"
+    assert str(tc.get_layoutS_TV()) == "((8,4),((2,4),1)):((4,0),((32,1),0))"
+    assert str(tc.get_layoutD_TV()) == "(32,(2,1)):(1,(32,0))"
+    with pytest.raises(A.LayoutError, match=r"too few values for SM75_U32x2_LDSM_N: 2 % 4 != 0"):
+        atoms.make_tiled_copy("SM75_U32x2_LDSM_N", A.Layout((32, 1)), A.Layout((1, 2)), 16)

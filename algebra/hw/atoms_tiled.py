@@ -186,14 +186,18 @@ def make_tiled_copy_impl(copy_atom: str | CopyAtom, layout_tv: Any, tiler: Any, 
 
 
 def _check_fit(atom: CopyAtom, threads: int, values: int, element_bits: int, what: str, why: str = "") -> None:
-    """CuTe's static asserts: a tiled copy's threads and values are multiples of its atom's."""
-    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
+    """CuTe's static asserts: a tiled copy's threads and values are multiples of its atom's, ``AtomNumThr`` and
+    ``AtomNumVal``: the sizes of the reference layout's modes (ldmatrix's destination: U32x1 moves 2 16-bit values
+    per thread where its source addresses 8)."""
+    ref = atom.ref_layout(element_bits)
+    nthr, nval = size(ref[0]), size(ref[1])
     if threads % nthr:
         raise LayoutError(f"{what} uses too few threads for {atom.name}: {threads} % {nthr} != 0"
                           + (f" ({why[2:]})" if why else ""))
     if values % nval:
         raise LayoutError(f"{what} uses too few values for {atom.name}: {values} % {nval} != 0 "
-                          f"({nval} values of {element_bits} bits per thread per instruction{why})")
+                          f"({nval} values of {element_bits} bits per thread per instruction, the size of its "
+                          f"reference layout's value mode{why})")
 
 
 def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layout: Any = None,
