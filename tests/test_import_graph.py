@@ -62,7 +62,7 @@ MAX_TOP_MODULES = 6
 #: cap on the chain of leaf starts, +19. Complement and composition steps that state C++'s arithmetic for negative
 #: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24.
 CORE_LINES = 5451
-ALGEBRA_LINES = 12994  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+ALGEBRA_LINES = 12999  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -116,7 +116,8 @@ ALGEBRA_LINES = 12994  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        formulas of F2-strided and swizzled layouts, +40; idx2crd's derivation from its split, -5;
 #                        the common domain's derivation as in the core, +24; a tiled MMA's permutation padded as
 #                        CuTe's append<3> pads it and a thread past the count that is no lane refused, +15; a
-#                        tiled copy's values counted against its atom's reference layout (AtomNumVal), +4);
+#                        tiled copy's values counted against its atom's reference layout (AtomNumVal), +4; the
+#                        fragment of a coordinate tensor, refused where CuTe cannot order basis strides, +5);
 #                        only comes down
 
 

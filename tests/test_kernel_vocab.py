@@ -714,3 +714,20 @@ def test_ldmatrix_x1_and_x2_fit_as_many_values_as_their_reference_layout_holds()
     assert str(tc.get_layoutD_TV()) == "(32,(2,1)):(1,(32,0))"
     with pytest.raises(A.LayoutError, match=r"too few values for SM75_U32x2_LDSM_N: 2 % 4 != 0"):
         atoms.make_tiled_copy("SM75_U32x2_LDSM_N", A.Layout((32, 1)), A.Layout((1, 2)), 16)
+
+
+def test_partition_fragment_of_a_coordinate_tensor():
+    """thr_mma.partition_fragment_A/B/C(make_identity_tensor(...)) raised a TypeError (the coordinate tensor's
+    partition was unpacked as a (layout, offset) pair). CuTe C++ gives the registers' layout where the rest modes are
+    single (and always for C, whose fragment is its shape); where A's or B's rest modes have basis strides its
+    make_ordered_layout does not compile (no operator< for ScaledBasis), and that is refused by name."""
+    tm = atoms.make_tiled_mma(SM80)
+
+    def ident(*shape: int) -> A.CoordTensor:
+        return A.make_coord_tensor((0,) * len(shape), shape)
+
+    assert str(tm.partition_fragment_A(ident(16, 16), 3)) == "((2,2,2),1,1):((1,2,4),0,0)"
+    assert str(tm.partition_fragment_B(ident(8, 16), 3)) == "((2,2),1,1):((1,2),0,0)"
+    assert str(tm.partition_fragment_C(ident(32, 16), 3)) == "((2,2),2,2):((1,2),4,8)"
+    with pytest.raises(A.LayoutError, match="make_ordered_layout"):
+        tm.partition_fragment_A(ident(32, 48), 3)

@@ -78,6 +78,10 @@ def make_fragment_like(layout: Layout) -> Layout:
     modes compact in the order of their strides, tiled together (``tiled_product``); rank 1: ``make_layout(shape)``."""
     if not it.is_tuple(layout.shape) or len(layout) < 2:
         return Layout(layout.shape)
+    if any(not isinstance(d, int) for d in it.flatten(layout.stride[1:])):
+        raise LayoutError(f"make_fragment_like({layout}): the rest modes' strides are not all integers, and CuTe "
+                          "orders them (make_ordered_layout), which does not compile for basis strides such as "
+                          "1@0 (no operator< between them); a coordinate tensor's fragment takes a tile of one rest")
     m0 = layout[0]
     first = Layout(m0.shape, it.compact_major(filter_zeros(m0).shape))  # compact over the non-zero strides
     return tiled_product(first, make_ordered_layout(layout.shape[1:], layout.stride[1:]))
@@ -353,7 +357,8 @@ class TiledMMA:
         if not isinstance(self.atom, MMAAtom):
             raise LayoutError(f"{self.atom.name}'s fragments are shared-memory descriptors and tensor memory, not "
                               "registers (sm100.umma_desc, sm100_tmem.accumulator_layout)")
-        part, _ = self._partition(which, tensor_layout, thr_idx, off_tensor=True)  # registers, wherever the tile
+        got = self._partition(which, tensor_layout, thr_idx, off_tensor=True)  # registers, wherever the tile
+        part = got.layout if isinstance(got, CoordTensor) else got[0]  # of a coordinate tensor: its layout
         if which == "C":
             return Layout(part.shape)
         if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0
