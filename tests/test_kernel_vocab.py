@@ -731,3 +731,15 @@ def test_partition_fragment_of_a_coordinate_tensor():
     assert str(tm.partition_fragment_C(ident(32, 16), 3)) == "((2,2),2,2):((1,2),4,8)"
     with pytest.raises(A.LayoutError, match="make_ordered_layout"):
         tm.partition_fragment_A(ident(32, 48), 3)
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"atom": SM80, "mma": SM80}, "mma"), ({"atom": SM80, "layout_tv": "(32,8)", "tiler": "16,16"}, "layout_tv"),
+    ({"atom": SM80, "tiler": "16,16"}, "tiler"),
+    ({"atom": "SM75_U32x4_LDSM_N", "mma": SM80, "layout_tv": "(32,8)", "tiler": "16,16"}, "mma"),
+])
+def test_api_tiled_names_a_field_its_form_does_not_take(client, body, field):
+    """/api/tiled dropped ``mma`` / ``layout_tv`` / ``tiler`` in silence for an MMA atom (200 with the tiled MMA), and
+    ``mma`` beside ``layout_tv``: now 422 naming the field."""
+    r = client.post("/api/tiled", json=body)
+    assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}:"), r.text
