@@ -27,7 +27,7 @@ class RequestBody(BaseModel):
     """Base of every JSON request body: strict types, so a JSON integer goes where an int goes (``true``, ``4.0`` and
     ``"4"`` are refused by the field's name, not read as 1, 4 and 4)."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
 
 
 

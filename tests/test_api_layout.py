@@ -39,8 +39,8 @@ def test_the_empty_layout_is_one_cell_and_its_bank_accesses_say_what_is_wrong(cl
     j = post(client, "():()").json()
     assert (j["layout"], j["size"], j["rank"], j["table"]["offsets"]) == ("():()", 1, 0, [[0]])
     banks = {"layout": "():()", "swizzle": None, "element_bytes": 4}
-    r = client.post("/api/banks", json={**banks, "access": {"kind": "offsets", "offsets": [0] * 32}})
-    assert r.status_code == 200 and r.json()["banks"] == [0]
+    r = client.post("/api/banks", json={**banks, "access": {"kind": "offsets", "index": [0] * 32}})
+    assert r.status_code == 200 and r.json()["banks"] == [0] * 32
     r = client.post("/api/banks", json={**banks, "access": {"kind": "column", "index": 0}})
     assert r.status_code == 422 and "has no modes" in r.json()["detail"]
 

@@ -160,3 +160,20 @@ def test_sampled_grading_catches_parity_tricks(monkeypatch):
 
     assert evaluate_formula("i*N + j", "(4,8):(N,1)").correct
     assert not evaluate_formula("i*N + j + N%2 - 1", "(4,8):(N,1)").correct
+
+
+@pytest.mark.parametrize("text, want", [
+    ("(4,8):(1@0,0)", "(i)"),
+    ("(2,(2,2)):(0,(1@0,1@1))", "(j, k)"),
+    ("((1,2,1),1,1):((0,1@0,2@0),2@0,1@0)", None),
+])
+def test_a_zero_stride_beside_basis_strides_adds_no_term(text, want):
+    """A broadcast (stride 0) mode beside basis strides is a layout CuTe builds (make_stride(E<0>{}, _0{})): its
+    formula drops the zero term, and the explorer and /api/layout draw it instead of refusing it."""
+    L = P(text)
+    got = formula(L)
+    if want is not None:
+        assert got == want
+    from app.services.layouts import describe_layout
+
+    assert describe_layout(text).layout == str(L)

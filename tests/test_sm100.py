@@ -268,7 +268,6 @@ def test_tv_blackwell_draws_a_in_tmem(client):
 @pytest.mark.parametrize(("query", "words"), [
     ("bw_m=abc", "M must be a whole number (at most 4 digits), not 'abc'"),
     ("bw_n=%D9%A3%D9%A2", "N must be a whole number"),  # Arabic-Indic digits are not read as 32
-    ("bw_cta=3", "cta_group must be 1 or 2, not 3"),
     ("bw_warp=40", "warp must be a warp of the CTA, 0 to 31"),
     ("bw_warp=99999", "warp must be a whole number (at most 4 digits), not '99999'"),
 ])
@@ -309,3 +308,25 @@ def test_a_kind_named_by_a_type_takes_that_type():
     assert atoms.umma("bf16", 128, 64).types[1] == "bfloat16_t" and atoms.umma("u8", 128, 64).types[1] == "uint8_t"
     assert atoms.umma("s8", 128, 64).types[1] == "int8_t" and atoms.umma("fp8", 128, 64).types[1] == "float_e4m3_t"
     assert atoms.umma("kind::f16", 128, 64).types[1] == "half_t"
+
+
+def test_f8f6f4_n_rule_names_b_major_only_where_cute_reads_it():
+    # CuTe's SM100_MMA_F8F6F4_SS / _2x1SM_SS traits tie N to B's major; the TS forms tie it to M only
+    # (mma_sm100_umma.hpp: F8F6F4_TS "a multiple of 16 ... for M=128"): the TS refusal named B MN-major as the rule
+    with pytest.raises(A.LayoutError, match=r"SM100_MMA_F8F6F4_SS \(M = 128, B MN-major\): N must be a multiple of 16"):
+        atoms.umma("f8f6f4", 128, 24, "K", "MN", 1, "smem")
+    for cta, n, rule in ((1, 24, "multiple of 16"), (2, 48, "multiple of 32")):
+        with pytest.raises(A.LayoutError, match=rule) as e:
+            atoms.umma("f8f6f4", 128, n, "K", "MN", cta, "tmem")
+        assert "MN-major" not in str(e.value) and "(M = 128)" in str(e.value)
+    assert atoms.umma("f8f6f4", 64, 24, "K", "MN", 1, "tmem").shape_mnk == (64, 24, 32)  # M = 64 TS: multiples of 8
+
+
+@pytest.mark.parametrize("arch", ["sm90", "sm100"])
+def test_encoder_names_the_start_address_field(client, arch):
+    # a start address off the 16-byte grid was refused as "tile: start_address ..."; the field at fault is named
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "Sw<3,3,3> o (64,64):(64,1)", "arch": arch,
+                                                          "start_address": 8})
+    assert r.status_code == 422 and r.json()["detail"].startswith("start_address") and "16" in r.json()["detail"]
+    r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1,64)", "arch": arch})
+    assert r.status_code == 422 and r.json()["detail"].startswith("tile:")

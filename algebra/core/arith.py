@@ -317,6 +317,25 @@ def as_arithmetic_tuple(x: Any) -> Any:
     return x
 
 
+def as_stride_leaf(x: Any) -> Any:
+    """A sum of strides as one stride leaf: an ArithTuple with one non-zero entry is that entry's ``v@m`` (``8:(2)``
+    printed a tuple where the stride is ``2@0``), one with none is ``0@m`` of its last entry; anything else (a sum
+    over several codomain modes, ``2@0 + 1@1``) as it is."""
+    if not isinstance(x, ArithTuple):
+        return x
+    leaves: list[tuple[tuple, int]] = []  # (path, entry) of every entry, the non-zero ones counted
+
+    def walk(t: Any, path: tuple) -> None:
+        for k, e in enumerate(t):
+            walk(e, path + (k,)) if is_tuple(e) else leaves.append((path + (k,), e))
+
+    walk(x.as_tuple(), ())
+    hit = [(p, e) for p, e in leaves if e]
+    if len(hit) > 1:
+        return x
+    return ScaledBasis(hit[0][1], hit[0][0]) if hit else ScaledBasis(0, leaves[-1][0]) if leaves else 0
+
+
 def make_basis_like(shape: Any, _prefix: tuple = ()) -> Any:
     """Basis strides congruent with ``shape``: ``make_basis_like((a, (b, c))) == (1@0, (1@0@1, 1@1@1))``.
 

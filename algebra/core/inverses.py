@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import F2, f2_columns, f2_solve, has_f2
+from algebra.core.arith import F2, as_stride_leaf, f2_columns, f2_solve, has_f2
 from algebra.core.checks import cute_would_print, int_strides, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition, whole_refusal
@@ -404,7 +404,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     if it.product(g.shape) != it.product(a.shape):
         raise LayoutError(f"layout_add: common domain condition: coalesced, {ca} and {cb} share the common domain "
                           f"{g} of size {it.product(g.shape)}, not all {it.product(a.shape)} coordinates")
-    raw = R(g.shape, tuple(ca(d) + cb(d) for d in g.stride))
+    raw = R(g.shape, tuple(as_stride_leaf(ca(d) + cb(d)) for d in g.stride))
     if rec is not None:
         rec.step("on that domain both are linear: each mode s:d gets the stride A(d) + B(d): " + ", ".join(
             f"{s}:{ca(d)}+{cb(d)} = {s}:{ca(d) + cb(d)}" for s, d in zip(it.wrap(g.shape), it.wrap(g.stride),

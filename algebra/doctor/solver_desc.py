@@ -306,12 +306,17 @@ def encode(tile: str, element_bytes: int = 2, major: str = "K", start_address: i
     try:
         desc = hopper.GmmaDescriptor(start_address, max(lbo, 0), max(sbo, 0), layout_type)
     except LayoutError as exc:
-        raise LayoutError(f"tile: {exc}") from None
+        raise _named(exc) from None
     out = decode(desc.value, element_bytes, major, mn, k, tile=str(t))
     if not out["valid"]:
         bad = next(c for c in out["checks"] if not c["ok"])
         raise LayoutError(f"tile: not a canonical GMMA {major}-major layout: {bad['text']}")
     return out
+
+
+def _named(exc: LayoutError) -> LayoutError:
+    """An encoder's refusal naming its field: the start address's own, else the tile's."""
+    return LayoutError(str(exc) if str(exc).startswith("start_address") else f"tile: {exc}")
 
 
 def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int) -> dict[str, Any]:
@@ -321,7 +326,7 @@ def _encode_sm100(tile: str, element_bytes: int, major: str, start_address: int)
     try:
         value = U.umma_desc(tile, 8 * element_bytes, major, start_address)
     except LayoutError as exc:
-        raise LayoutError(f"tile: {exc}") from None
+        raise _named(exc) from None
     t = _parse_tile(tile)
     shp = t.shape if isinstance(t.shape, tuple) else ()
     mn = it.product(shp[0]) if len(shp) == 2 else 64

@@ -29,7 +29,7 @@ MAX_TEXT = 8000
 DIALECTS = ("ttg", "triton_gpu")
 NAMES = ("blocked", "nvidia_mma", "dot_op", "slice", "linear", "generic_linear", "swizzled_shared", "nvmma_shared",
          "padded_shared", "shared_linear", "shared", "amd_mfma", "amd_wmma")
-_TOKEN = re.compile(r"\s*(?:(#[A-Za-z_][\w.$-]*)|([A-Za-z_][\w.]*)|(-?\d+)|([<>{}\[\],=:+]))")
+_TOKEN = re.compile(r"\s*(?:(#[A-Za-z_][\w.$-]*)|([A-Za-z_][\w.]*)|(-?[0-9]+)|([<>{}\[\],=:+]))")
 _KINDS = ("alias", "ident", "int", "punct")
 
 

@@ -196,8 +196,8 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
                           f"not {m!r}")
     ns, rule = n_rule(kkey, m, cta_group, a_source, b_major)
     if type(n) is not int or n not in ns:
-        raise LayoutError(f"{name} (M = {m}{', B MN-major' if kkey == 'f8f6f4' and b_major == 'MN' else ''}): N must "
-                          f"be {rule}, not {n!r}")
+        by_b = kkey == "f8f6f4" and b_major == "MN" and a_source == "smem"  # only the SS traits read B's major
+        raise LayoutError(f"{name} (M = {m}{', B MN-major' if by_b else ''}): N must be {rule}, not {n!r}")
     k = 32 if kkey == "f8f6f4" else 256 // TYPES[a_t][1]
     def tv(rows: int, cols: int) -> Layout:  # (CTA, value) -> column-major index of the rows x cols tile
         return Layout((cta_group, (rows // cta_group, cols)), (rows // 2 if cta_group == 2 else 0, (1, rows)))

@@ -207,6 +207,8 @@ def _f2_formula(shape: Any, stride: Any, names: Any) -> tuple[str, bool]:
 def _basis_formula(layout: Any, flat: tuple, ds: tuple) -> str:
     by_path: dict[tuple, list] = {}
     for n, d in zip(flat, ds, strict=True):
+        if is_int(d) and d == 0:  # a broadcast mode beside basis strides, as (4,8):(1@0,0): no term
+            continue
         if not getattr(d, "is_basis", False):
             raise LayoutError("a layout mixing integer and basis strides has no formula")
         if d.value:

@@ -61,6 +61,9 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                num: str = Query("4"), trans: str = Query("0"), compare: str = Query("1")) -> HTMLResponse:
     """``num`` (1, 2, 4) and ``trans`` (0 / 1) are ldmatrix's .xN and .trans; the other kinds ignore them."""
     e, vec, n, tr, bad_number = _numbers(element_bytes, vector, num, trans)
+    on = FLAGS.get(compare.strip().lower()) if compare.strip() else True
+    if on is None:
+        bad_number = bad_number or f"compare: {compare.strip()[:20]!r} is not one of 0, 1 (the comparison off / on)"
     layout, swizzle, access = layout.strip(), swizzle.strip(), access.strip()
     if swizzle.lower() == "none":
         swizzle = ""
@@ -72,10 +75,10 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
         params["num"] = n
     if tr:
         params["trans"] = 1
-    if compare != "1":
+    if not on:
         params["compare"] = "0"
     ctx: dict = {"request": request, "layout": layout, "e": e, "swizzle": swizzle, "access": access, "vector": vec,
-                 "num": n, "trans": tr, "kind": kind, "compare_on": compare == "1", "types": S.ELEMENT_TYPES,
+                 "num": n, "trans": tr, "kind": kind, "compare_on": bool(on), "types": S.ELEMENT_TYPES,
                  "kinds": S.KINDS, "sw_presets": S.swizzle_presets(e), "all_presets": S.all_swizzle_presets(),
                  "view": None, "g": None, "xor": [], "cmp": [], "error": None, "code": None, "grid_note": None,
                  "sw_note": byte_form_note(f"{swizzle} {layout}", e),

@@ -87,7 +87,9 @@ def _page_ctx(request: Request, **extra) -> dict:
 @router.get("/lab", response_class=HTMLResponse, include_in_schema=False)
 def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
     """The lab: form, live job, history charts, the committed measurements and the GEMM ladder (``?gemm=<file>``
-    picks the ladder's results file)."""
+    picks the ladder's results file; a name that is none of them is refused by name, not drawn as the first)."""
+    if gemm and gemm not in {f["name"] for f in S.gemm_files()}:
+        raise HTTPException(422, f"gemm: {clip(gemm)!r} is not one of the ladder's results files under bench/results")
     return templates.TemplateResponse(request, "lab.html", _page_ctx(request, reference=S.reference_charts(),
                                                                       ladder=S.ladder_view(gemm)))
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from algebra import atoms
+from algebra import LayoutError, atoms
 from app.budget import BudgetedRoute
 from app.services import solver as S
+from app.services.hopper import pick
 from app.templating import templates
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
@@ -23,7 +24,10 @@ def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatr
     """``accesses`` (a JSON list, as the solver takes it) restores a permalink; text that is not JSON is shown as
     typed and the solver's 422 names the problem. ``descriptor`` (with ``desc_mn``, ``desc_tile``) and ``tma_call``
     fill the descriptor doctor and the TMA check, which the page then runs (the GEMM ladder's rung pages link so)."""
-    chosen = S.PRESETS.get(preset) or next(iter(S.PRESETS.values()))
+    try:  # a preset the page does not offer is named, not opened as the first one
+        chosen = S.PRESETS[pick(preset, tuple(S.PRESETS), next(iter(S.PRESETS)), "preset")]
+    except LayoutError as exc:
+        raise HTTPException(422, str(exc)) from None
     start = dict(chosen)
     start["accesses_text"] = json.dumps(chosen["accesses"])
     if accesses.strip():

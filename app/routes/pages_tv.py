@@ -56,7 +56,9 @@ _BITS = (8, 16, 32, 64, 128)
 MENUS: dict[str, tuple[tuple, int | str]] = {
     "bits": (_BITS, 16), "tbits": (_BITS, 16), "cw_bits": (_BITS, 16), "hmajor": (H.MAJORS, "K"),
     "hspan": (H.SPANS, 128), "hbits": (H.BITS, 16), "tswz": (H.TMA_SWIZZLES, "atom"),
-    "tm_cluster": (tuple(range(1, 17)), 1)}
+    "tm_cluster": (tuple(range(1, 17)), 1), "tt_bits": (TT.BITS, 16), "bw_kind": (BW.KINDS, "f16"),
+    "bw_cta": ((1, 2), 1), "bw_src": (("smem", "tmem"), "smem"), "bw_am": (("K", "MN"), "K"),
+    "bw_bm": (("K", "MN"), "K"), "bw_ld": (BW.TMEM_ATOMS, DEFAULTS["bw_ld"])}
 
 
 def _menu(q: dict[str, str], key: str) -> int | str:
@@ -233,8 +235,11 @@ def tma_ctx(q: dict[str, str]) -> dict:
 
 
 def blackwell_form(q: dict[str, str]) -> dict:
-    """The Blackwell panel's form: its fields and menus (cheap; the views are :func:`blackwell_ctx`)."""
-    return {"bw": {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}, "bw_kinds": BW.KINDS,
+    """The Blackwell panel's form: its fields and menus (cheap; the views are :func:`blackwell_ctx`). A menu's
+    value is the menu's own spelling of it (``TF32`` -> ``tf32``), so the select shows what is drawn."""
+    bw = {k[3:]: q[k].strip() for k in q if k.startswith("bw_")}
+    bw.update({k[3:]: str(_menu(q, k)) for k in MENUS if k.startswith("bw_")})
+    return {"bw": bw, "bw_kinds": BW.KINDS,
             "bw_tmem_atoms": BW.TMEM_ATOMS, "umma": None, "bw_error": None, "tmem": None, "ld_error": None}
 
 

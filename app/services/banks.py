@@ -73,8 +73,11 @@ def _split(layout_text: str, swizzle: str | None) -> tuple[Any, Any]:
     lay = parse_layout(layout_text, offsets=True)
     swz = None
     if swizzle and swizzle.strip() and swizzle.strip().lower() != "none":
-        with guard("swizzle"):
-            swz = A.parse(swizzle.strip())
+        try:
+            with guard("swizzle"):
+                swz = A.parse(swizzle.strip())
+        except LayoutError as exc:  # the parser's words name a position, not the field
+            raise LayoutError(str(exc) if str(exc).startswith("swizzle") else f"swizzle: {exc}") from None
         if not isinstance(swz, A.Swizzle):
             raise LayoutError(f"swizzle: {swizzle!r} is not Sw<B,M,S>")
     if is_composed(lay):

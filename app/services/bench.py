@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from app.services import lab_class
 from app.services.bench_charts import bar_chart, reference_charts, sweeps
-from app.services.bench_ladder import ladder_view
+from app.services.bench_ladder import gemm_files, ladder_view
 from app.services.lab_clients import RateLimited, check_rate
 from gpu_worker import registry, service, telemetry
 from gpu_worker import store as job_store
@@ -21,7 +21,7 @@ from storage.version import code_version
 
 __all__ = ["Forbidden", "NoWorker", "ParamsError", "QueueFull", "RateLimited", "cancel", "chart", "class_view",
            "device_status",
-           "get_job", "gpu_choices", "gpu_filter", "history", "history_charts", "kinds", "ladder_view",
+           "gemm_files", "get_job", "gpu_choices", "gpu_filter", "history", "history_charts", "kinds", "ladder_view",
            "reference_charts", "submit", "sweeps"]
 PUBLIC = ("id", "kind", "status", "progress", "result", "error", "params", "worker", "attempts", "created", "started",
           "finished", "gpu")

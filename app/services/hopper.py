@@ -63,7 +63,7 @@ def atom_view(major: str, span: int, bits: int, grid_id: str = "grid-smem") -> A
 def _ints(text: str, what: str) -> tuple[int, ...]:
     """``64,64`` or ``(64,64)`` -> (64, 64)."""
     parts = [p for p in re.split(r"[\s,()]+", text.strip()) if p]
-    if not parts or not all(re.fullmatch(r"\d{1,12}", p) for p in parts):
+    if not parts or not all(re.fullmatch(r"[0-9]{1,12}", p) for p in parts):
         raise LayoutError(f"{what}: expected integers such as 64,64, got {text!r}")
     return tuple(int(p) for p in parts)
 

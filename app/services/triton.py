@@ -46,7 +46,7 @@ EXAMPLES: list[tuple[str, str, str]] = [
 def parse_shape(text: str) -> list[int]:
     """``"64,64"`` or ``"[64, 64]"`` as a shape; LayoutError names ``shape``."""
     parts = [p for p in text.strip().strip("[]()").replace("x", ",").split(",") if p.strip()]
-    if not parts or not all(p.strip().isdecimal() and len(p.strip()) < 8 for p in parts):
+    if not parts or not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 8 for p in parts):
         raise LayoutError(f"shape: {text[:40]!r} is not a list of sizes such as 64,64")
     return check_shape([int(p) for p in parts])
 

@@ -13,6 +13,7 @@ from app.budget import charge
 from app.config import MAX_CELLS
 from app.services import triton as S
 from app.services.grid import GridView, offset_colours
+from app.services.hopper import pick
 from app.services.tv import tv_grid
 from layoutlab.model import triton_tv_tile
 
@@ -48,14 +49,20 @@ def tv_link(text: str, shape: str, bits: int, shared: str = "") -> str:
     return "/tv?" + urlencode(q) + "#triton-h"
 
 
-def _bits(text: str) -> int:
-    return int(text) if text in ("8", "16", "32", "64") else 16
+#: the element widths the Triton panels' menus offer (those of /api/triton/*)
+BITS = (8, 16, 32, 64)
+
+
+def bits_of(text: str, field: str = "bits") -> int:
+    """The panels' element-width field (blank: 16); LayoutError naming ``field`` for a width the menu does not offer
+    (it was read as 16, pricing a store of other elements than the ones asked for)."""
+    return pick(text, BITS, 16, field)
 
 
 def explorer_panel(text: str, shape_text: str, bits_text: str) -> dict[str, Any]:
     """``{"v": layout_view, "cute": text to draw in the explorer or None, "grid": an offset grid when no CuTe text
     exists, "error", "permalink", "tv"}`` for ``/?ttgir=...``."""
-    bits = _bits(bits_text)
+    bits = bits_of(bits_text)
     out: dict[str, Any] = {"text": text, "shape": shape_text, "bits": bits, "v": None, "cute": None, "grid": None,
                            "error": None, "permalink": explorer_link(text, shape_text, bits),
                            "tv": tv_link(text, shape_text, bits)}
@@ -79,7 +86,7 @@ def explorer_panel(text: str, shape_text: str, bits_text: str) -> dict[str, Any]
 
 def tv_panel(text: str, shape_text: str, bits_text: str, shared: str = "") -> dict[str, Any]:
     """``{"tt": {...}, "tv": TritonTV, "g": its grid, "c": conflicts_view or None, "c_error"}`` for the TV atlas."""
-    bits = _bits(bits_text)
+    bits = bits_of(bits_text, "tt_bits")
     tt: dict[str, Any] = {"text": text, "shape": shape_text, "bits": bits, "shared_text": shared, "v": None,
                           "error": None, "c": None, "c_error": None, "g": None, "view": None,
                           "permalink": tv_link(text, shape_text, bits, shared),
