@@ -656,3 +656,90 @@ def test_the_vocab_oracle_draws_copy_atoms_with_element_types_cute_refuses():
                                       "0.vref": "(32,(1,4)):(1,(1,32))"}
     assert "where we answer" in cute_vocab.compare([ok], {"0.refused": "static assertion failed"})[0]
     assert "ours raised" in cute_vocab.compare([uc], {f"0.v{x}": "(1,2):(0,1)" for x in ("src", "dst", "ref")})[0]
+
+
+def test_a_permutation_of_fewer_than_three_entries_is_padded_with_underscores(client):
+    """CuTe's make_tiled_mma pads its permutation with ``_`` (``append<3>(permutations, _)``): ``Tile<_64>`` is
+    ``Tile<_64,_,_>``. It was refused ("permutation needs one entry ... per M, N, K") by the library and the API;
+    a lone layout or size is the M entry, as ``append<3>`` wraps it (a rank-3 Layout was taken mode by mode, one
+    mode per M, N, K); four entries are refused (CuTe's static_assert)."""
+    two = atoms.make_tiled_mma(SM80, A.parse("(2,2)"), (64,))
+    assert two == atoms.make_tiled_mma(SM80, A.parse("(2,2,1)"), (64, None, None)) == atoms.make_tiled_mma(
+        SM80, A.parse("(2,2)"), 64)
+    assert str(two.get_layoutC_TV()) == "((4,8,2,2),((2,2),(2,1))):((128,1,16,512),((64,8),(32,0)))"  # CuTe's
+    assert atoms.make_tiled_mma(SM80, None, [None, 16]).tile_size_mnk(1) == 16
+    # make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_1,_1,_1>>{}, Layout<Shape<_16,_8,_16>>{})
+    lone = atoms.make_tiled_mma(SM80, A.parse("(1,1,1)"), A.parse("(16,8,16)"))
+    assert str(lone.get_layoutC_TV()) == "((4,8),((2,2),(128,1))):((4096,1),((2048,8),(16,0)))"
+    with pytest.raises(A.LayoutError, match="permutation takes up to three entries"):
+        atoms.make_tiled_mma(SM80, None, (16, None, None, None))
+    body = {"atom": SM80, "atom_layout": "(2,2)"}
+    short = client.post("/api/tiled", json={**body, "permutation": "64"})
+    full = client.post("/api/tiled", json={**body, "permutation": "64,_,_"})
+    assert short.status_code == full.status_code == 200 and short.json()["layout_TV"] == full.json()["layout_TV"]
+    r = client.post("/api/partition", json={**body, "permutation": "_,_,_,_", "thread": 0})
+    assert r.status_code == 422 and "permutation" in r.json()["detail"]
+
+
+def test_an_sm70_thread_past_the_count_that_is_no_lane_is_refused():
+    """SM70's single atom has 8 threads, on lanes 0-3 and 16-19. get_slice took every index below
+    cosize(thr_layout_vmnk) = 20, so thread 8 (past the count, and no lane) answered with lane 0's registers; it
+    is refused now, while the lanes 16-19 and the indices 0-7 stay CuTe's get_slice."""
+    tm = atoms.make_tiled_mma("SM70_8x8x4_F32F16F16F32_TN")
+    g = A.Layout((8, 8))
+    for t in (8, 12, 15):
+        for call in (tm.partition_C, tm.partition_fragment_A, tm.partition_fragment_C):
+            with pytest.raises(A.LayoutError, match=f"thread {t} out of range: the tiled MMA has 8 threads"):
+                call(g, t)
+    assert tm.partition_C(g, 16) == (A.parse("((2,2,2),1,1):((8,2,32),0,0)"), 4)
+    assert tm.partition_C(g, 7)[1] == 17 and str(tm.partition_fragment_C(g, 19)) == "((2,2,2),1,1):((1,2,4),0,0)"
+
+
+def test_ldmatrix_x1_and_x2_fit_as_many_values_as_their_reference_layout_holds():
+    """CuTe's TiledCopy asserts its values are a multiple of ``AtomNumVal = size<1>(ValLayoutRef)``: ldmatrix's
+    destination, 2 (x1) or 4 (x2) 16-bit values per thread. The check read the source's 8 (each address row), so
+    make_tiled_copy_C(SM75_U32x1_LDSM_N, SM80 16x8x16) and make_tiled_copy(SM75_U32x1_LDSM_N, (32,1), (1,2)) were
+    refused ("4 % 8 != 0"), which CuTe C++ compiles; the values are what it prints."""
+    tm = atoms.make_tiled_mma(SM80)
+    tc = atoms.make_tiled_copy_C("SM75_U32x1_LDSM_N", tm, element_bits=16)
+    assert tc.tiler == (16, 8) and str(tc.tv_layout) == "((4,8),((2,2),(1,1))):((32,1),((16,8),(0,0)))"
+    assert str(tc.get_layoutS_TV()) == "((8,4),(8,2)):((1,0),(16,8))"
+    assert str(tc.get_layoutD_TV()) == "((4,8),(2,2)):((32,1),(16,8))"
+    tc = atoms.make_tiled_copy_C("SM75_U16x4_LDSM_T", tm, element_bits=16)
+    assert (str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())) == (
+        "((8,2,2),(8,1)):((16,8,0),(1,0))", "((4,8),((2,2),1)):((32,1),((16,8),0))")
+    tc = atoms.make_tiled_copy("SM75_U32x1_LDSM_N", A.Layout((32, 1)), A.Layout((1, 2)), 16)
+    assert tc.tiler == (32, 2) and str(tc.tv_layout) == "(32,2):(1,32)"
+    assert str(tc.get_layoutS_TV()) == "((8,4),((2,4),1)):((4,0),((32,1),0))"
+    assert str(tc.get_layoutD_TV()) == "(32,(2,1)):(1,(32,0))"
+    with pytest.raises(A.LayoutError, match=r"too few values for SM75_U32x2_LDSM_N: 2 % 4 != 0"):
+        atoms.make_tiled_copy("SM75_U32x2_LDSM_N", A.Layout((32, 1)), A.Layout((1, 2)), 16)
+
+
+def test_partition_fragment_of_a_coordinate_tensor():
+    """thr_mma.partition_fragment_A/B/C(make_identity_tensor(...)) raised a TypeError (the coordinate tensor's
+    partition was unpacked as a (layout, offset) pair). CuTe C++ gives the registers' layout where the rest modes are
+    single (and always for C, whose fragment is its shape); where A's or B's rest modes have basis strides its
+    make_ordered_layout does not compile (no operator< for ScaledBasis), and that is refused by name."""
+    tm = atoms.make_tiled_mma(SM80)
+
+    def ident(*shape: int) -> A.CoordTensor:
+        return A.make_coord_tensor((0,) * len(shape), shape)
+
+    assert str(tm.partition_fragment_A(ident(16, 16), 3)) == "((2,2,2),1,1):((1,2,4),0,0)"
+    assert str(tm.partition_fragment_B(ident(8, 16), 3)) == "((2,2),1,1):((1,2),0,0)"
+    assert str(tm.partition_fragment_C(ident(32, 16), 3)) == "((2,2),2,2):((1,2),4,8)"
+    with pytest.raises(A.LayoutError, match="make_ordered_layout"):
+        tm.partition_fragment_A(ident(32, 48), 3)
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"atom": SM80, "mma": SM80}, "mma"), ({"atom": SM80, "layout_tv": "(32,8)", "tiler": "16,16"}, "layout_tv"),
+    ({"atom": SM80, "tiler": "16,16"}, "tiler"),
+    ({"atom": "SM75_U32x4_LDSM_N", "mma": SM80, "layout_tv": "(32,8)", "tiler": "16,16"}, "mma"),
+])
+def test_api_tiled_names_a_field_its_form_does_not_take(client, body, field):
+    """/api/tiled dropped ``mma`` / ``layout_tv`` / ``tiler`` in silence for an MMA atom (200 with the tiled MMA), and
+    ``mma`` beside ``layout_tv``: now 422 naming the field."""
+    r = client.post("/api/tiled", json=body)
+    assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}:"), r.text

@@ -78,6 +78,10 @@ def make_fragment_like(layout: Layout) -> Layout:
     modes compact in the order of their strides, tiled together (``tiled_product``); rank 1: ``make_layout(shape)``."""
     if not it.is_tuple(layout.shape) or len(layout) < 2:
         return Layout(layout.shape)
+    if any(not isinstance(d, int) for d in it.flatten(layout.stride[1:])):
+        raise LayoutError(f"make_fragment_like({layout}): the rest modes' strides are not all integers, and CuTe "
+                          "orders them (make_ordered_layout), which does not compile for basis strides such as "
+                          "1@0 (no operator< between them); a coordinate tensor's fragment takes a tile of one rest")
     m0 = layout[0]
     first = Layout(m0.shape, it.compact_major(filter_zeros(m0).shape))  # compact over the non-zero strides
     return tiled_product(first, make_ordered_layout(layout.shape[1:], layout.stride[1:]))
@@ -186,14 +190,18 @@ def make_tiled_copy_impl(copy_atom: str | CopyAtom, layout_tv: Any, tiler: Any, 
 
 
 def _check_fit(atom: CopyAtom, threads: int, values: int, element_bits: int, what: str, why: str = "") -> None:
-    """CuTe's static asserts: a tiled copy's threads and values are multiples of its atom's."""
-    nthr, nval = size(atom.thr_id), atom.num_values(element_bits)
+    """CuTe's static asserts: a tiled copy's threads and values are multiples of its atom's, ``AtomNumThr`` and
+    ``AtomNumVal``: the sizes of the reference layout's modes (ldmatrix's destination: U32x1 moves 2 16-bit values
+    per thread where its source addresses 8)."""
+    ref = atom.ref_layout(element_bits)
+    nthr, nval = size(ref[0]), size(ref[1])
     if threads % nthr:
         raise LayoutError(f"{what} uses too few threads for {atom.name}: {threads} % {nthr} != 0"
                           + (f" ({why[2:]})" if why else ""))
     if values % nval:
         raise LayoutError(f"{what} uses too few values for {atom.name}: {values} % {nval} != 0 "
-                          f"({nval} values of {element_bits} bits per thread per instruction{why})")
+                          f"({nval} values of {element_bits} bits per thread per instruction, the size of its "
+                          f"reference layout's value mode{why})")
 
 
 def make_tiled_copy(copy_atom: str | CopyAtom, thr_layout: Any = None, val_layout: Any = None,
@@ -252,11 +260,19 @@ class TiledMMA:
     def _thr_vmnk(self, thr_idx: Any) -> tuple[int, int, int, int]:
         """CuTe's ``get_slice``: ``thr_layout_vmnk.get_flat_coord(thr_idx)``, one integer per V, M, N, K mode (a
         hierarchical V, such as SM70's quad-pair ``(4,2):(1,16)``, is flattened to its index). The index is a lane:
-        SM70's quad-pairs put 16 threads on lanes 0..23, so indices up to cosize(thr_layout_vmnk) - 1 are taken."""
+        SM70's quad-pairs put 16 threads on lanes 0..23, so indices up to cosize(thr_layout_vmnk) - 1 are taken.
+        An index past the thread count that is no lane (SM70 (1,1,1): 8..15) is refused: CuTe's coordinate for it
+        names another thread's lane."""
         top = max(self.num_threads, cosize(self.thr_layout_vmnk))
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < top:
             raise LayoutError(f"thread {thr_idx!r} out of range: the tiled MMA's threads are lanes 0..{top - 1}")
-        return get_flat_coord(self.thr_layout_vmnk, thr_idx)  # type: ignore[return-value]
+        crd = get_flat_coord(self.thr_layout_vmnk, thr_idx)
+        if thr_idx >= self.num_threads and self.thr_layout_vmnk(crd) != thr_idx:  # past the count and no lane
+            raise LayoutError(f"thread {thr_idx} out of range: the tiled MMA has {self.num_threads} threads and "
+                              f"{thr_idx} is not one of the lanes of thr_layout_vmnk {self.thr_layout_vmnk} (CuTe's "
+                              f"get_slice({thr_idx}) would take the coordinate {crd}, lane "
+                              f"{self.thr_layout_vmnk(crd)})")
+        return crd  # type: ignore[return-value]
 
     def _partition(self, which: str, tensor: Any, thr_idx: int, off_tensor: bool = False) -> tuple[Layout, int]:
         """``partition_A`` / ``_B`` / ``_C``: thread ``thr_idx``'s (MMA, MMA_M, MMA_K) view of an M x K (N x K, M x N)
@@ -341,7 +357,8 @@ class TiledMMA:
         if not isinstance(self.atom, MMAAtom):
             raise LayoutError(f"{self.atom.name}'s fragments are shared-memory descriptors and tensor memory, not "
                               "registers (sm100.umma_desc, sm100_tmem.accumulator_layout)")
-        part, _ = self._partition(which, tensor_layout, thr_idx, off_tensor=True)  # registers, wherever the tile
+        got = self._partition(which, tensor_layout, thr_idx, off_tensor=True)  # registers, wherever the tile
+        part = got.layout if isinstance(got, CoordTensor) else got[0]  # of a coordinate tensor: its layout
         if which == "C":
             return Layout(part.shape)
         if self.atom.smem_operand(which):  # MakeTensor<GMMA::smem_desc>: recast to uint128_t, mode 0 -> 1:0
@@ -355,11 +372,13 @@ class TiledMMA:
 
 
 def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
-                   permutation: tuple[Any, Any, Any] | None = None) -> TiledMMA:
+                   permutation: tuple[Any, ...] | None = None) -> TiledMMA:
     """CuTe's ``make_tiled_mma(MMA_Atom, atom_layout = (1,1,1), permutation_mnk = (_, _, _))``.
 
     ``thr_layout_vmnk = tiled_product(atom ThrID, atom_layout)``; the tile is the atom shape times the atom layout
-    unless a permutation (one layout or None per M, N, K) says otherwise.
+    unless a permutation (one layout, size or None per M, N, K) says otherwise. As CuTe's ``append<3>``, an atom
+    layout of rank < 3 is padded with ``1:0`` and a permutation of fewer than three entries with ``_`` (None); a
+    lone layout or size is the M entry.
     """
     atom = get(mma_atom) if isinstance(mma_atom, str) else mma_atom
     if not isinstance(atom, MMAOperands):  # the SM70-SM90 atoms, and Blackwell's (algebra.hw.sm100.umma)
@@ -371,9 +390,14 @@ def make_tiled_mma(mma_atom: str | MMAAtom, atom_layout: Any = None,
     while len(lay) < 3:
         lay = make_layout(*lay, Layout(1))
     vmnk = tiled_product(atom.thr_id, lay)
-    perm = tuple(permutation) if permutation is not None else (None, None, None)
-    if len(perm) != 3:
-        raise LayoutError("permutation needs one entry (a layout, a size or None) per M, N, K")
+    if permutation is None:
+        permutation = ()
+    elif not isinstance(permutation, list | tuple):  # CuTe's append<3> wraps a lone layout or size: (p, _, _)
+        permutation = (permutation,)
+    if len(permutation) > 3:
+        raise LayoutError(f"permutation takes up to three entries (M, N, K: each a layout, a size or None), not "
+                          f"{len(permutation)}: {permutation!r} (CuTe's append<3> static_asserts)")
+    perm = tuple(permutation) + (None,) * (3 - len(permutation))  # CuTe: append<3>(permutations, _)
     perm = tuple(Layout(p) if isinstance(p, int) else (_as_layout(p) if p is not None else None) for p in perm)
     return TiledMMA(atom, vmnk, perm)  # type: ignore[arg-type]
 

@@ -63,8 +63,8 @@ class TiledIn(RequestBody):
     operand: str = Field("C", max_length=2, description="MMA atoms: A, B or C (the operand drawn); copy atoms with "
                          "``mma``: the operand make_tiled_copy_A/B/C feeds")
     permutation: str = Field("", max_length=400, examples=["_,32,_"],
-                             description="make_tiled_mma's permutation: three entries M,N,K, each _, a size or a "
-                                         "layout (blank: none)")
+                             description="make_tiled_mma's permutation: up to three entries M,N,K (the rest _), "
+                                         "each _, a size or a layout (blank: none)")
     layout_tv: str = Field("", max_length=400, examples=["((8,16),8):((128,1),16)"],
                            description="copy atoms: make_tiled_copy from a TV layout (the CuTe DSL's form), with "
                                        "``tiler``")
@@ -175,8 +175,8 @@ class PartitionIn(RequestBody):
     atom_layout: str = Field("(2,2,1)", max_length=400, description="MMA: make_tiled_mma's (M,N,K) atom layout")
     tile: str = Field("", max_length=40, description="MMA: the tile M,N,K (blank: the tiled MMA's own)")
     permutation: str = Field("", max_length=400, examples=["_,32,_"],
-                             description="MMA: make_tiled_mma's permutation (three entries M,N,K: _, a size or a "
-                                         "layout)")
+                             description="MMA: make_tiled_mma's permutation (up to three entries M,N,K, the rest _: "
+                                         "_, a size or a layout)")
 
 
 @router.post("/partition", responses={422: {"description": "unknown atom, malformed layout, a tiling CuTe refuses, "

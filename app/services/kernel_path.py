@@ -86,8 +86,9 @@ class KernelPath:
 # ------------------------------------------------------------------------------------------- parsing
 
 
-def parse_permutation(text: str) -> tuple[Any, Any, Any] | None:
-    """``"_,32,_"`` or ``"(4,2,4):(2,1,8),_,_"`` -> a permutation per M, N, K (None, a size or a layout)."""
+def parse_permutation(text: str) -> tuple[Any, ...] | None:
+    """``"_,32,_"`` or ``"(4,2,4):(2,1,8),_,_"`` -> a permutation per M, N, K (None, a size or a layout); fewer
+    than three entries leave the rest ``_``, as CuTe's make_tiled_mma pads its Tile<...> (``append<3>``)."""
     text = (text or "").strip().strip("<>")
     if not text:
         return None
@@ -100,8 +101,9 @@ def parse_permutation(text: str) -> tuple[Any, Any, Any] | None:
         else:
             cur += ch
     parts.append(cur)
-    if len(parts) != 3:
-        raise LayoutError(f"permutation: {text!r} needs three entries (M, N, K), each _, a size or a layout")
+    if len(parts) > 3:
+        raise LayoutError(f"permutation: {text!r} has {len(parts)} entries; it takes up to three (M, N, K), each _, "
+                          "a size or a layout")
     out: list[Any] = []
     for p in (x.strip() for x in parts):
         if p in ("", "_"):

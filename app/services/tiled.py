@@ -176,11 +176,18 @@ def tiled_view(kind: str, atom: str, thr: str, val: str, bits: int, layout: str,
     """The tiled copy (kind "copy") or tiled MMA (kind "mma") of the TV atlas form: a copy from thread / value
     layouts, from a TV layout and a tiler (``layout_tv``, ``tiler``), or feeding operand ``operand`` of the tiled MMA
     ``mma`` (``make_tiled_copy_A/B/C``, with ``layout`` / ``perm`` as that MMA's atom layout and permutation)."""
+    given = [name for name, x in (("mma", mma), ("layout_tv", layout_tv), ("tiler", tiler)) if x.strip()]
     if kind == "mma":
+        if given:  # never dropped in silence: they belong to a copy atom's forms
+            raise LayoutError(f"{given[0]}: only a copy atom takes it ({atom.strip()} is an MMA atom, drawn by "
+                              "make_tiled_mma with atom_layout and permutation)")
         return tiled_mma_view(atom.strip(), layout.strip(), operand.strip() or "C", perm.strip())
     if layout_tv.strip() or tiler.strip():
         if not (layout_tv.strip() and tiler.strip()):
             raise LayoutError("make_tiled_copy from a TV layout needs both layout_tv and tiler")
+        if mma.strip():
+            raise LayoutError("mma: make_tiled_copy_A/B/C takes its TV layout and tiler from the tiled MMA; give "
+                              "either mma or layout_tv and tiler")
         return tiled_copy_tv_view(atom.strip(), layout_tv.strip(), tiler.strip(), bits)
     if mma.strip():
         from app.services.kernel_path import copy_cpp, copy_dsl, operand_copy

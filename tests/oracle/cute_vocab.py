@@ -79,9 +79,12 @@ BITS = {"half_t": 16, "float": 32, "tfloat32_t": 32, "double": 64, "bfloat16_t":
 
 
 def _fits(copy: str, bits: int, tv: A.Layout) -> bool:
+    """CuTe's TiledCopy asserts: threads and values are multiples of the reference layout's (AtomNumThr / AtomNumVal:
+    ldmatrix x1 takes 2 16-bit values per thread, though its source addresses 8)."""
     atom = atoms.get(copy)
     try:
-        return A.size(tv[0]) % atom.num_threads == 0 and A.size(tv[1]) % atom.num_values(bits) == 0
+        ref = atom.ref_layout(bits)
+        return A.size(tv[0]) % A.size(ref[0]) == 0 and A.size(tv[1]) % A.size(ref[1]) == 0
     except A.LayoutError:
         return False
 
