@@ -52,11 +52,12 @@ def _arg(r: random.Random, kind: str, arg_kind: str) -> str:
             return str(_layout(r, "int"))
         if c < 0.55:
             return str(r.choice([1, 2, 4]))
-        return "<" + ", ".join(str(A.Layout(r.choice([1, 2, 4]), r.choice([1, 2]))) for _ in range(r.choice([1, 2]))) + ">"
+        modes = [str(A.Layout(r.choice([1, 2, 4]), r.choice([1, 2]))) for _ in range(r.choice([1, 2]))]
+        return "<" + ", ".join(modes) + ">"
     if arg_kind == "int":
         return str(r.choice([1, 2, 4, 8, 16, 32]))
     if arg_kind == "shape":
-        return A.Layout(_shape(r)).__str__().split(":")[0]
+        return str(A.Layout(_shape(r))).split(":")[0]
     if arg_kind == "profile":
         return r.choice(["(1,1)", "1", "(1,(1,1))"])
     return r.choice(["0", "1", "(1,0)", "(0,_)", "(_,1)", "3"])  # coord
