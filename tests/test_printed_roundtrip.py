@@ -137,3 +137,14 @@ def test_the_api_answers_layout_add_of_bases_in_a_form_the_explorer_reads(client
     back = client.post("/api/layout", json={"layout": printed})
     assert back.status_code == 200, back.text
     assert back.json()["layout"] == printed
+
+
+@pytest.mark.parametrize(("a", "b"), [("(4,8):(1@0,1@1)", "(4,8):(1@1,1@0)"), ("3:1@2", "(3,1):(0@0,2@2)")])
+def test_the_workbench_draws_layout_add_of_bases_and_its_printed_result(client, a, b):
+    r = client.get("/algebra", params={"op": "layout_add", "a": a, "b": b})
+    assert r.status_code == 200, r.text[-500:]
+    printed = str(A.layout_add(A.parse(a), A.parse(b)))
+    assert printed in r.text
+    assert "cannot evaluate" not in r.text
+    r = client.get("/", params={"layout": printed})
+    assert r.status_code == 200 and "cannot evaluate" not in r.text
