@@ -254,8 +254,8 @@ def _limit_worker_threads(app: FastAPI, tokens: int) -> None:
         anyio.to_thread.current_default_thread_limiter().total_tokens = max(1, tokens)
         budget.reopen()
         _open_stores()
-        _warm_in_background(a)
         _stop_work_on_signals()
+        await anyio.to_thread.run_sync(_warm, a)
         async with inner(a) as state:
             yield state
 
@@ -285,30 +285,32 @@ def _open_stores() -> None:
 _warmed = threading.Event()
 
 
-def _warm_in_background(app: FastAPI) -> None:
-    """Once per process, in a daemon thread: build the OpenAPI document (served from the event loop), compile every
-    template (about 1.1 s for the 42 of them: the first page render of a fresh worker paid its templates' share inside
-    its CPU budget, and the TV atlas with every section open went over it), import the drill generators and warm the
-    whiteboard's caches, so the first requests after a start do not pay for them inside their CPU budget, or on the
-    loop (LAYOUTLAB_WARM=0 skips it)."""
+def _warm(app: FastAPI) -> None:
+    """Once per process, at start-up and before the first request is served: build the OpenAPI document (served
+    from the event loop), compile every template (about 1.1 s for the 42 of them: the first page render of a fresh
+    worker paid its templates' share inside its CPU budget, and the TV atlas with every section open went over it),
+    import the drill generators and warm the whiteboard's caches. Done in a thread beside the first requests, this
+    second or two of CPU held the GIL against them, just after the server had answered its health check, where a
+    load test begins (bench/web_api.py). Then what start-up built,
+    which lives as long as the process, is moved out of the garbage collector's reach (``gc.freeze``), so that a
+    full collection walks only what requests made since. ``LAYOUTLAB_WARM=0`` skips it (the tests' in-process
+    apps)."""
     if _warmed.is_set() or os.environ.get("LAYOUTLAB_WARM") == "0":
         return
     _warmed.set()
+    try:
+        app.openapi()
+        from app.drills import whiteboard
+        from app.templating import templates
 
-    def warm() -> None:
-        try:
-            app.openapi()
-            from app.drills import whiteboard
-            from app.templating import templates
+        for name in templates.env.list_templates():
+            templates.env.get_template(name)
 
-            for name in templates.env.list_templates():
-                templates.env.get_template(name)
-
-            whiteboard.warm()
-        except Exception:  # a warm-up never stops the app: the first request then does the work itself
-            log.exception("warm-up failed")
-
-    threading.Thread(target=warm, name="layoutlab-warm", daemon=True).start()
+        whiteboard.warm()
+    except Exception:  # a warm-up never stops the app: the first request then does the work itself
+        log.exception("warm-up failed")
+    gc.collect()
+    gc.freeze()
 
 
 def _stop_work_on_signals() -> None:
