@@ -148,3 +148,34 @@ def test_the_workbench_draws_layout_add_of_bases_and_its_printed_result(client, 
     assert "cannot evaluate" not in r.text
     r = client.get("/", params={"layout": printed})
     assert r.status_code == 200 and "cannot evaluate" not in r.text
+
+
+def _outcome(fn, *args):
+    try:
+        return "answer", fn(*args)
+    except A.LayoutError as err:
+        return "refused", str(err)
+    except TypeError as err:  # basis strides where an op divides (upcast, local_partition): the API names them
+        return "type", str(err)
+
+
+def test_the_workbench_answers_what_the_op_answers_on_fresh_arguments():
+    """The workbench and /api/algebra run the op inside a derivation (``explain.derive``); an op such as local_tile
+    calls zipped_divide outside any cached op, and a derivation took CuTe's divide with a shape <= 0 as it stood: the
+    tile ``(2,2):(-4@1,-1@0)`` that the op itself refuses (A o B is not A's function there)."""
+    from algebra.teach.explain import derive
+
+    for name, args in [("local_tile", ["(3,3):(2@1,1@0)", "4:-2", "1"]), *_cases()]:
+        op = registry.get(name)
+        parsed = registry.parse_args(op, args)
+        got = _outcome(lambda *a, n=name: derive(n, *a)[0], *parsed)
+        assert got == _outcome(op.fn, *parsed), (name, args)
+
+
+@pytest.mark.parametrize("b", ["4:F3", "(4,4):(F3,F5)", "(4,4,4):(F3,F5,F4)"])
+@pytest.mark.parametrize("op", ["logical_product", "blocked_product", "raked_product"])
+def test_a_product_of_a_negative_stride_by_f2_strides_is_refused_not_crashed(op, b):
+    """The complement of 4:-1 has a shape <= 0 (CuTe's arithmetic); composing it with F2 strides read A's offset
+    table, empty for such a shape (IndexError, a 422 "cannot evaluate" on the workbench)."""
+    with pytest.raises(A.LayoutError, match="A has a shape <= 0"):
+        getattr(A, op)(A.parse("4:-1"), A.parse(b))
