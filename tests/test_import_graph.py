@@ -61,9 +61,10 @@ MAX_TOP_MODULES = 6
 #: greatest common domain's next start read from its leaves' starts (no factoring), -15; layout_add proven over the
 #: cap on the chain of leaf starts, +19. Complement and composition steps that state C++'s arithmetic for negative
 #: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24. A
-#: tuple stride where the shape has a leaf read as an arithmetic tuple (layout_add of bases parses back), +19.
-CORE_LINES = 5470
-ALGEBRA_LINES = 12994  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: tuple stride where the shape has a leaf read as an arithmetic tuple (layout_add of bases parses back), +19; a
+#: derivation's step with a shape <= 0 refused as outside one, and a composition check of such an A, +7.
+CORE_LINES = 5477
+ALGEBRA_LINES = 13001  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -116,7 +117,8 @@ ALGEBRA_LINES = 12994  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        converts them, +34; derivation steps with C++'s arithmetic as in the core, +35, and closed
 #                        formulas of F2-strided and swizzled layouts, +40; idx2crd's derivation from its split, -5;
 #                        the common domain's derivation as in the core, +24;
-#                        an arithmetic-tuple stride parsed as in the core, +19); only comes down
+#                        an arithmetic-tuple stride parsed as in the core, +19; a derivation's step with a
+#                        shape <= 0 as in the core, +7); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
