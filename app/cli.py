@@ -7,16 +7,21 @@ import argparse
 import sys
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line and status 2, as `layoutlab show` and `op` answer bad input
+        self.exit(2, f"layoutlab: {' '.join(message.split())}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in ("show", "op"):  # the library face's commands: layoutlab/cli.py, no web app imported
         from layoutlab.cli import main as face
 
         return face(argv)
-    parser = argparse.ArgumentParser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
-                                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/"
-                                            "--latex FILE) and `layoutlab op <op> <args...>` (`layoutlab show -h`)")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    parser = _Parser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
+                     epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/--latex FILE) and "
+                            "`layoutlab op <op> <args...>` (`layoutlab show -h`)")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("show", help="print a layout's table and write its pictures (`layoutlab show -h`)")
     sub.add_parser("op", help="run an op of the algebra (`layoutlab op -h`)")
     serve = sub.add_parser("serve", help="run the web app")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 #: Caps applied to every request (the algebra itself is symbolic and uncapped); those a notebook and the CLI share live
-#: in layoutlab.caps: MAX_SIZE, MAX_DEPTH, MAX_CELLS (cells rendered in one grid), MAX_TEXT, MAX_NESTING, and MAX_ECHO
+#: in layoutlab.caps: MAX_SIZE, MAX_DEPTH, MAX_CELLS (cells rendered in one grid), MAX_TEXT, MAX_NESTING, MAX_THREADS
+#: (threads of a tiled copy / MMA), and MAX_ECHO
 #: with clip (an error message's length, the CLI's too).
 from layoutlab.caps import (  # noqa: E402, F401
     MAX_CELLS,
@@ -12,6 +13,7 @@ from layoutlab.caps import (  # noqa: E402, F401
     MAX_NESTING,
     MAX_SIZE,
     MAX_TEXT,
+    MAX_THREADS,
     clip,
     nesting_depth,
 )

@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
-from app import budget, http_errors, openapi, outage
+from app import budget, cookies, http_errors, openapi, outage
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
 from app.hosts import AllowedHostsMiddleware, allowed_hosts
@@ -138,6 +138,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
     app = FastAPI(title="LayoutLab", version="0.1.0", docs_url=None, redoc_url=None, redirect_slashes=False,
                   description="CuTe layout algebra: explorer, workbench, banks lab, TV atlas, drills and GPU lab.")
     budget.reopen()  # a new app serves (an earlier one in this process may have shut down)
+    cookies.install()  # Cookie headers are parsed on the event loop: in linear time (app.cookies)
     app.router.route_class = BudgetedRoute  # every route the app defines runs under the work budget (app.budget)
     app.router.default = SlashRedirect(app.router, app.router.default)  # relative Location, never built from Host
     app.add_middleware(OptionsMiddleware, router=app.router)  # OPTIONS: 204 with Allow

@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
 DOCS_URL = "/docs"
@@ -137,7 +137,10 @@ def _answers_closing(app: FastAPI) -> bool:
 
 def install(app: FastAPI) -> None:
     """Serve ``build_schema`` at ``app.openapi_url`` (built once), Swagger UI at DOCS_URL and ReDoc at REDOC_URL from
-    the vendored assets. The app must be created with ``docs_url=None, redoc_url=None``."""
+    the vendored assets. The app must be created with ``docs_url=None, redoc_url=None``. Every one is a plain
+    function, answered from a worker thread: the schema's first build costs about 0.5 s of CPU, which FastAPI's own
+    ``async`` route for ``openapi_url`` spent on the event loop when the start-up warm-up had not built it
+    (LAYOUTLAB_WARM=0, or a warm-up that failed)."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -146,7 +149,13 @@ def install(app: FastAPI) -> None:
 
     app.openapi = openapi
 
-    async def swagger_ui(request: Request) -> HTMLResponse:
+    def openapi_json(request: Request) -> JSONResponse:
+        return JSONResponse(openapi())
+
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != app.openapi_url]
+    app.add_route(app.openapi_url, openapi_json, include_in_schema=False)
+
+    def swagger_ui(request: Request) -> HTMLResponse:
         return get_swagger_ui_html(openapi_url=_root(request) + app.openapi_url, title=f"{app.title} - Swagger UI",
                                    swagger_js_url=SWAGGER_JS, swagger_css_url=SWAGGER_CSS,
                                    swagger_favicon_url="/favicon.ico", oauth2_redirect_url=None,
@@ -155,12 +164,12 @@ def install(app: FastAPI) -> None:
     bundle = STATIC_DIR / REDOC_JS.removeprefix("/static/")
     redoc_js = bundle.read_bytes().replace(REDOC_CDN_LOGO.encode(), REDOC_LOGO.encode()) if bundle.is_file() else None
 
-    async def redoc(request: Request) -> HTMLResponse:
+    def redoc(request: Request) -> HTMLResponse:
         return get_redoc_html(openapi_url=_root(request) + app.openapi_url, title=f"{app.title} - ReDoc",
                               redoc_js_url=_root(request) + (REDOC_JS_SERVED if redoc_js else REDOC_JS),
                               redoc_favicon_url="/favicon.ico", with_google_fonts=False)
 
-    async def redoc_bundle(request: Request) -> Response:  # read once above: nothing but the answer here
+    def redoc_bundle(request: Request) -> Response:  # read once above: nothing but the answer here
         return Response(redoc_js, media_type="text/javascript",
                         headers={"Cache-Control": "public, max-age=3600"})
 

@@ -102,9 +102,12 @@ def parse_layout(A, text: str, what: str = "layout") -> Any:
 
 def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) -> tuple[str, int, int, list[list[int]]]:
     """Evaluate a rank-2 layout on every coordinate. Post-condition: returns (canonical text, R, C, table) with
-    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0. Before any cell is evaluated: the caps of
+    ``table[r][c] == L((r, c))`` for r < R, c < C, every value >= 0 and no two equal (else the refusal names two
+    coordinates at one offset). Before any cell is evaluated: the caps of
     ``parse_layout`` (text length, modes) and the cell count (R * C <= MAX_ELEMENTS, computed from the shape)."""
     A, _ = _algebra()
+    from algebra.core.layout import collision
+
     layout = parse_layout(A, text)
     shape = _shape_of(layout)
     if not isinstance(shape, tuple) or len(shape) != 2:
@@ -125,6 +128,12 @@ def tile_offsets(text: str, rows: int | None = None, cols: int | None = None) ->
     low = min(flat)
     if low < 0:
         raise PatternError(f"layout {text!r} maps a coordinate to a negative offset ({low})")
+    pair = collision(flat)
+    if pair is not None:  # L((r, c)) == L(r + c * R)
+        (r0, c0), (r1, c1) = ((i % r_, i // r_) for i in pair)
+        raise PatternError(f"layout {text!r} is not injective: coordinates ({r0}, {c0}) and ({r1}, {c1}) both map "
+                           f"to offset {flat[pair[0]]}, so the tile does not hold one element per offset and the "
+                           "measurement would mean nothing")
     return str(layout), r_, c_, table
 
 
@@ -145,7 +154,8 @@ def _shape_of(layout: Any) -> Any:
         shape = getattr(obj, "shape", None)
         if shape is not None and not callable(shape):
             return shape
-    raise PatternError(f"cannot read the shape of {layout}")
+    raise PatternError(f"layout {str(layout)[:80]!r} is not a tile layout: give shape:stride, optionally swizzled "
+                       "(Sw<B,M,S> o shape:stride)")
 
 
 def _lane_coords(access: dict, a: int, rows: int, cols: int) -> list[tuple[int, int]]:
@@ -190,6 +200,13 @@ def plan_smem(spec: dict) -> dict:
             raise PatternError(f"ldmatrix num must be 1, 2 or 4, not {num}")
         if rows % 8 or cols % 8:
             raise PatternError(f"ldmatrix needs rows and cols divisible by 8, tile is {rows}x{cols}")
+    if kind in ("column", "row", "ldmatrix"):  # later accesses wrap around the tile; the first one is in it
+        what, count = {"column": ("column", cols), "row": ("row", rows),
+                       "ldmatrix": ("8x8 block", (rows // 8) * (cols // 8))}[kind]
+        idx = int(access.get("index", 0))
+        if idx >= count:
+            raise PatternError(f"access.index: {kind} {idx} is outside the {rows}x{cols} tile, whose {what}s are "
+                               f"numbered 0 to {count - 1}")
     footprint = (footprint + 15) // 16 * 16
     if footprint > MAX_SMEM_BYTES:
         raise PatternError(f"tile footprint {footprint} bytes is over the cap of {MAX_SMEM_BYTES} bytes")

@@ -46,6 +46,16 @@ class Quota:
         with self._lock:
             return self._admit(rules, time.time() if now is None else now)
 
+    def waiting(self, key: str, limit: int, window: float, now: float | None = None) -> float | None:
+        """The seconds until the rule ``(key, limit, window_s)`` admits an event, or None when it would admit one now.
+        Counts nothing: for limits that count only some events (a wrong guess), checked before the event is judged."""
+        now = time.time() if now is None else now
+        step = window / max(1, limit)
+        with self._lock:
+            row = self.conn.execute("SELECT tat FROM lab_quota WHERE key = ?", (key,)).fetchone()
+        wait = float(row[0]) + step - window - now if row else 0.0
+        return wait if wait > 1e-6 else None
+
     def _admit(self, rules: list[tuple[str, int, float]], now: float) -> tuple[str, float] | None:
         refused: tuple[str, float] | None = None
         try:

@@ -45,7 +45,8 @@ SwizzleBits = Annotated[int, Field(ge=0, le=7)]
 
 
 class AccessSpec(_Strict):
-    """One warp-wide access pattern (see gpu_worker.patterns for what each kind reads)."""
+    """One warp-wide access pattern (see gpu_worker.patterns for what each kind reads). A field its kind does not read
+    (ACCESS_FIELD_USED_BY) is refused when given, not ignored (SmemParams)."""
 
     kind: Literal["column", "row", "ldmatrix", "offsets", "thread_layout"] = "column"
     index: int = Field(0, ge=0, le=65535, description="first column / row / 8x8 block")
@@ -55,6 +56,11 @@ class AccessSpec(_Strict):
         None, min_length=32, max_length=32, description="32 entries (one per lane): element offset or [r, c]")
     layout: str | None = Field(None, max_length=patterns.MAX_LAYOUT_CHARS,
                                description="thread layout (CuTe notation), size 32")
+
+
+#: The access fields each access kind reads (``kind`` aside); a field given to any other kind is refused.
+ACCESS_FIELD_USED_BY = {"index": ("column", "row", "ldmatrix"), "num": ("ldmatrix",), "trans": ("ldmatrix",),
+                        "offsets": ("offsets",), "layout": ("thread_layout",)}
 
 
 class SmemParams(_Strict):
@@ -92,6 +98,14 @@ class SmemParams(_Strict):
             raise ValueError("variant swizzle needs swizzle, e.g. Sw<3,3,3>")
         if self.variant == "custom" and not self.layout:
             raise ValueError("variant custom needs layout in CuTe notation")
+        if self.variant != "custom" and self.layout is not None:
+            raise ValueError(f"layout: only variant custom reads a tile layout; variant {self.variant} lays the "
+                             f"{self.rows}x{self.cols} tile out itself: drop layout, or set variant custom")
+        for name in sorted(self.access.model_fields_set):
+            kinds = ACCESS_FIELD_USED_BY.get(name, (self.access.kind,))
+            if self.access.kind not in kinds:
+                raise ValueError(f"access.{name}: a {self.access.kind} access does not read it (only "
+                                 f"{' / '.join(kinds)} {'does' if len(kinds) == 1 else 'do'}); drop it")
         if self.access.kind == "offsets" and not self.access.offsets:
             raise ValueError("access kind offsets needs access.offsets (32 entries)")
         if self.access.kind == "thread_layout" and not self.access.layout:
@@ -100,6 +114,14 @@ class SmemParams(_Strict):
             self._plan = patterns.plan_smem(self.spec())
         except (ValueError, ArithmeticError) as exc:
             raise ValueError(str(exc)) from None
+        if self.variant == "custom":  # the layout's shape is the tile's: rows and cols given must say the same
+            shape = (self._plan["rows"], self._plan["cols"])
+            given = {"rows", "cols"} & self.model_fields_set
+            if given and (self.rows, self.cols) != shape:
+                raise ValueError(f"{', '.join(sorted(given))}: the custom layout {self._plan['layout']} is "
+                                 f"{shape[0]}x{shape[1]}, not the {self.rows}x{self.cols} given; drop rows and cols "
+                                 "or give its shape")
+            self.rows, self.cols = shape
         return self
 
     def spec(self) -> dict:

@@ -77,6 +77,15 @@ CREATE INDEX IF NOT EXISTS bench_jobs_live ON bench_jobs (created) WHERE {LIVE};
 CREATE TABLE IF NOT EXISTS bench_workers (
   id TEXT PRIMARY KEY, host TEXT, pid INTEGER, device TEXT, kinds TEXT, busy TEXT, last_seen REAL);
 """
+#: The class's tables (app.services.lab_class): which drills learner and class a lab client belongs to. Created with
+#: the job table, when the store opens at start-up: a volume that fills up later still answers their reads.
+PEOPLE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lab_people (client TEXT PRIMARY KEY, learner TEXT, class_code TEXT, seen REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS lab_people_class ON lab_people (class_code);
+CREATE INDEX IF NOT EXISTS lab_people_learner ON lab_people (learner);
+CREATE TABLE IF NOT EXISTS lab_class_learners (
+  learner TEXT PRIMARY KEY, class_code TEXT NOT NULL, joined REAL NOT NULL);
+"""
 
 
 class SqlStore(Quota):
@@ -98,6 +107,7 @@ class SqlStore(Quota):
                         self.conn.execute(f"ALTER TABLE bench_jobs ADD COLUMN {col} {kind}")
         self.conn.executescript(_SCHEMA)
         self.conn.executescript(QUOTA_SCHEMA)
+        self.conn.executescript(PEOPLE_SCHEMA)
         if getattr(self.conn, "backend", "sqlite") == "postgres":
             have = {r[0] for r in self.conn.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_name = 'bench_jobs' AND "

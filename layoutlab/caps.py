@@ -9,6 +9,7 @@ MAX_DEPTH = 6               # nesting depth of a shape
 MAX_CELLS = 65_536          # cells rendered in one grid
 MAX_TEXT = 4_000            # characters of one layout / op argument
 MAX_NESTING = 32            # parentheses / brackets nested in one typed layout, coordinate or tiler
+MAX_THREADS = 1024          # threads of a tiled copy / MMA drawn (each thread's partition is enumerated)
 
 _OPEN, _CLOSE = frozenset("([{<"), frozenset(")]}>")
 

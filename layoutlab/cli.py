@@ -16,6 +16,7 @@ import argparse
 import difflib
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 COMMANDS = ("show", "op")
@@ -31,13 +32,37 @@ class _Bad(Exception):
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:
-    try:
-        out = tuple(int(p) for p in text.replace("x", ",").strip("()[] ").split(",") if p.strip())
-    except ValueError:
-        raise _Bad(f"{what}: {text!r} is not a list of integers such as 16,8") from None
-    if not out:
+    """``16,8`` (or ``16x8``, ``(16, 8)``) as integers: ASCII digits only, as in a typed layout (``int()`` would read
+    other scripts' digits, ``'\uff15'`` as 5)."""
+    parts = [p.strip() for p in text.replace("x", ",").strip("()[] ").split(",") if p.strip()]
+    if not parts:
         raise _Bad(f"{what}: empty")
-    return out
+    if not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
+        raise _Bad(f"{what}: {text!r} is not a list of integers such as 16,8")
+    return tuple(int(p) for p in parts)
+
+
+def _whole(what: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ASCII digits (the range is checked where the number is used)."""
+    def read(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            raise argparse.ArgumentTypeError(f"{what}: {text!r} is not a whole number (digits 0-9)")
+        return int(text)
+    return read
+
+
+PICTURES = ("svg", "html", "latex")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Each picture flag names a file or ``-``; at most one picture goes to standard output."""
+    for name in PICTURES:
+        path = getattr(args, name)
+        if path is not None and not path.strip():
+            raise _Bad(f"--{name}: an empty file name (give a path, or - for standard output)")
+    piped = [f"--{n}" for n in PICTURES if getattr(args, n) == "-"]
+    if len(piped) > 1:
+        raise _Bad(f"{', '.join(piped)}: one picture at a time on standard output (give the others a FILE)")
 
 
 def _object(text: str, shape: tuple[int, ...] | None) -> object:
@@ -58,14 +83,18 @@ def _object(text: str, shape: tuple[int, ...] | None) -> object:
 def _show(args: argparse.Namespace) -> int:
     import layoutlab
 
+    _check_outputs(args)
+    tile = _ints(args.tile, "--tile") if args.tile is not None else None
+    shape = _ints(args.shape, "--shape") if args.shape is not None else None
     x = _object(args.layout, None)
-    tile = _ints(args.tile, "--tile") if args.tile else None
-    shape = _ints(args.shape, "--shape") if args.shape else None
     pic = layoutlab.Picture(x, args.color, args.element_bytes, tile, shape, args.element_bits)
     outputs = [(args.svg, pic.svg), (args.html, lambda: _page(pic._repr_html_())), (args.latex, pic.latex)]
     rendered = [(path, make()) for path, make in outputs if path]  # every picture made before any file is written
-    piped = [content for path, content in rendered if path == "-"]
-    sys.stdout.write("".join(piped) if piped else pic.text())
+    piped = [content for path, content in rendered if path == "-"]  # at most one (_check_outputs)
+    if piped:
+        _picture_out(piped[0])
+    else:
+        sys.stdout.write(pic.text())
     over = [p for p in pic.panels if p.note is not None]
     if over:  # the notation and the reason are printed above; the status says nothing was drawn
         raise _Bad(f"{over[0].notation}: {over[0].note}")
@@ -78,6 +107,17 @@ def _show(args: argparse.Namespace) -> int:
             raise _Bad(f"cannot write {path}: {exc.strerror or exc}") from None
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _picture_out(content: str) -> None:
+    """A picture on standard output as the UTF-8 its markup declares, whatever the terminal's encoding."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text stream with no bytes under it (a test's StringIO)
+        sys.stdout.write(content)
+        return
+    sys.stdout.flush()
+    buffer.write(content.encode("utf-8"))
+    buffer.flush()
 
 
 def _page(fragment: str) -> str:
@@ -118,8 +158,10 @@ def parser() -> argparse.ArgumentParser:
                                                                          "script)" + out)
     s.add_argument("--latex", metavar="FILE", nargs="?", const="-", help="TikZ as CuTe's print_latex writes it" + out)
     s.add_argument("--color", "--colour", dest="color", choices=("bank", "thread", "offset"), default=None)
-    s.add_argument("--element-bytes", type=int, default=4, help="bytes per element for --color bank (default 4)")
-    s.add_argument("--element-bits", type=int, default=16, help="element width of a copy atom / TTGIR shared layout")
+    s.add_argument("--element-bytes", type=_whole("--element-bytes"), default=4,
+                   help="bytes per element for --color bank (default 4)")
+    s.add_argument("--element-bits", type=_whole("--element-bits"), default=16,
+                   help="element width of a copy atom / TTGIR shared layout")
     s.add_argument("--tile", metavar="M,N", help="draw the layout as a (thread, value) layout over an M x N tile")
     s.add_argument("--shape", metavar="R,C", help="the tensor shape of a TTGIR layout attribute")
     o = sub.add_parser("op", help="run an op of the algebra and print its result and derivation")
@@ -132,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     from algebra import LayoutError
 
     argv = sys.argv[1:] if argv is None else argv
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that is not UTF-8 reads ? for a character it cannot show
+        sys.stdout.reconfigure(errors="replace")
     try:
         args = parser().parse_args(argv)
         return _show(args) if args.cmd == "show" else _op(args)

@@ -71,6 +71,22 @@ def boundary_levels(leaves: Sequence[int], n: int) -> list[int]:
     return levels
 
 
+#: The largest integer a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
+JS_SAFE = (1 << 53) - 1
+
+
+def exact_json(x: Any) -> Any:
+    """``x`` (an int or nested lists of them) with every integer past JS_SAFE written as its decimal text, so that the
+    page reads it exactly (a JSON number past 2^53 is rounded by JSON.parse: 2^60 + 1 read as 2^60); ``x`` itself
+    (the same object) when no integer is past it."""
+    if type(x) is int:
+        return str(x) if abs(x) > JS_SAFE else x
+    if isinstance(x, list):
+        out = [exact_json(v) for v in x]
+        return x if all(a is b for a, b in zip(out, x, strict=True)) else out
+    return x
+
+
 def escape(x: Any) -> str:
     """HTML-escaped text, as markupsafe writes it (``&amp; &lt; &gt; &#34; &#39;``), without importing it."""
     return (str(x).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
@@ -139,8 +155,10 @@ class Grid:
         cell (i, j) reads ``T<thread>V<value>`` and has colour ``(thread // p) mod 32`` (blank and -1 where the thread
         is -1), from ``meta["threads"]`` and ``meta["values"]`` (the SM90 64x256 C grid's JSON: 196 kB -> 0.1 kB)."""
         tv = self._tv_period()
-        data = {"t": "tv" if tv else self.text, "c": None if self.colour_mod or tv else self.colour,
-                "cm": PALETTE if self.colour_mod else 0, **({"tv": tv} if tv else {}),
+        text = exact_json(self.text)
+        mod = self.colour_mod and text is self.text  # a label past 2^53 as text: its colour is sent, not computed
+        data = {"t": "tv" if tv else text, "c": None if mod or tv else self.colour,
+                "cm": PALETTE if mod else 0, **({"tv": tv} if tv else {}),
                 "m": [[i, j, c] for (i, j), c in self.marks.items()],
                 "rl": _sparse(self.row_levels), "cl": _sparse(self.col_levels),
                 "ch": [str(x) for x in self.col_labels] if self.col_labels else None}
@@ -371,6 +389,8 @@ class Grid:
                     and all(len(o) == 1 and type(o[0]) is int and o[0] == t for o, t in zip(off, self.text[0],
                                                                                                 strict=True))):
                 meta["colOff"] = "t"
+        if any(k in meta and exact_json(meta[k]) is not meta[k] for k in ("rowOff", "colOff")):
+            meta = {**meta, "rowOff": exact_json(meta.get("rowOff")), "colOff": exact_json(meta.get("colOff"))}
         return json.dumps(meta, separators=(",", ":")).replace("<", "\\u003c")
 
 

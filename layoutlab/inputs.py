@@ -29,7 +29,7 @@ import layoutlab.model as model
 from algebra import LayoutError
 from algebra import inttuple as it
 from algebra.core.swizzle import ComposedLayout
-from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE
+from layoutlab.caps import MAX_CELLS, MAX_DEPTH, MAX_SIZE, MAX_THREADS, clip
 
 
 @dataclass
@@ -87,32 +87,42 @@ def layout_of(x: Any) -> Any:
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)
         strides = _ints(tuple(x.strides), "array strides")
+        if item <= 0:
+            raise LayoutError(f"{type(x).__name__}: its item size is {item} bytes: its elements have no offsets")
         if any(s % item for s in strides):
             raise LayoutError(f"array strides {strides} (bytes) are not multiples of its item size {item}: no element "
                               "layout")
         if not shape:
             return A.Layout(1, 0)
-        return A.Layout(_flat1(shape), _flat1(tuple(s // item for s in strides)))
+        return _made(x, _flat1(shape), _flat1(tuple(s // item for s in strides)))
     stride = getattr(x, "stride", None)
     if stride is not None and callable(stride) and hasattr(x, "shape") and hasattr(x, "element_size"):  # torch
         shape = _ints(tuple(x.shape), "tensor shape")
         strides = _ints(tuple(stride()), "tensor strides")
         if not shape:
             return A.Layout(1, 0)
-        return A.Layout(_flat1(shape), _flat1(strides))
+        return _made(x, _flat1(shape), _flat1(strides))
     if hasattr(x, "layoutA") and hasattr(x, "layoutB") and hasattr(x, "offset"):  # pycute's ComposedLayout
         return model.parse_layout(_spelled(str(x)))
     if hasattr(x, "shape") and stride is not None and not callable(stride):  # pycute, CuTe DSL, anything CuTe-like
         try:
-            return A.Layout(_ints(x.shape, "shape"), _ints(stride, "stride"))
-        except (LayoutError, TypeError, ValueError):
-            text = _spelled(str(x))
+            shape_t, stride_t = _ints(x.shape, "shape"), _ints(stride, "stride")
+        except LayoutError as exc:  # not integer tuples (a DSL's basis strides): its printed form is CuTe notation
             try:
-                return model.parse_layout(text)
+                return model.parse_layout(_spelled(str(x)))
             except LayoutError:
-                raise LayoutError(f"{type(x).__name__}: its shape {x.shape!r} and stride {stride!r} are not CuTe "
-                                  "integer tuples, and its text is no CuTe notation") from None
+                raise LayoutError(f"{type(x).__name__}: {clip(exc)}, and its text is no CuTe notation") from None
+        return _made(x, shape_t, stride_t)
     return None
+
+
+def _made(x: Any, shape: Any, stride: Any) -> A.Layout:
+    """The Layout of integer tuples read from ``x``; where they make none (not congruent, an extent of 0, over the
+    magnitude cap) the algebra's own reason, naming ``x``'s type."""
+    try:
+        return A.Layout(shape, stride)
+    except LayoutError as exc:
+        raise LayoutError(f"{type(x).__name__}: {clip(exc)}") from None
 
 
 def _layout_panel(layout: Any, title: str = "") -> Panel:
@@ -133,8 +143,12 @@ def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_majo
               atom: Any = None) -> Panel:
     """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``."""
     p = Panel(title=title, notation=notation, rows=rows, cols=cols)
-    if rows * cols > MAX_CELLS or A.size(tv) > MAX_SIZE:
+    if rows * cols > MAX_CELLS:
         p.note = f"a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
+        return p
+    if A.size(tv) > MAX_SIZE:  # every (thread, value) pair is enumerated
+        p.note = (f"size {model.pow2_text(A.size(tv))} exceeds the cap of {model.pow2_text(MAX_SIZE)} (thread, value) "
+                  "pairs enumerated: the grid is not drawn")
         return p
     if atom is None:
         p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
@@ -192,6 +206,12 @@ def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
             title = f"{x.name} · {op}" + (f" ({element_bits}-bit elements, rows of 16 bytes)" if row_major else "")
             out.append(_tv_panel(title, str(tv), tv, rows, cols, row_major, atom=x))
         return out
+    if isinstance(x, TiledCopy | TiledMMA) and x.num_threads > MAX_THREADS:  # the TV atlas's cap: every thread's
+        kind = "tiled copy" if isinstance(x, TiledCopy) else "tiled MMA"    # partition is enumerated
+        return [Panel(title=f"{kind} {x.atom.name}", notation=str(x.tv_layout if isinstance(x, TiledCopy) else
+                                                                   x.thr_layout_vmnk),
+                      note=f"{x.num_threads:,} threads exceeds the cap of {MAX_THREADS:,} threads: the grid is not "
+                           "drawn")]
     if isinstance(x, TiledCopy):
         rows, cols = (1, x.tiler[0]) if len(x.tiler) == 1 else (x.tiler[0], it.product(tuple(x.tiler[1:])))
         if hasattr(x, "get_layoutS_TV") and hasattr(x, "get_layoutD_TV"):  # CuTe's print_latex(TiledCopy): S, D

@@ -24,9 +24,12 @@ from layoutlab.grid import Grid, escape, svg_document
 from layoutlab.inputs import Panel
 
 COLOURS = ("offset", "bank", "thread")
-#: Cells of one TikZ picture. pdflatex's default main memory (5,000,000 words) holds about 12,000 plain nodes or 4,000
-#: T/V nodes in one picture (CuTe's print_latex of a 128x32x32 tiled MMA runs it out of memory): 64 x 64 keeps clear.
+#: Cells of one TikZ picture. pdflatex's default main memory is 5,000,000 words, the format takes 1.9M, a plain node
+#: about 530 and a T/V node (``\shortstack``) about 780 (measured from the log): 4,096 plain nodes fit (4.0M), and a
+#: T/V cell counts LATEX_TV_WEIGHT against the cap (2,730 of them: 4.0M; a 64 x 64 TV tile needs 5.04M and stops with
+#: "TeX capacity exceeded", as CuTe's print_latex of a 128x32x32 tiled MMA does).
 LATEX_CELLS = 64 * 64
+LATEX_TV_WEIGHT = 1.5
 _ids = itertools.count()
 
 
@@ -173,10 +176,12 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
     for p in ps:
         if p.note is not None:
             raise LayoutError(f"{p.notation}: {p.note}")
-    cells = sum(p.rows * p.cols for p in ps)
-    if cells > LATEX_CELLS:
-        raise LayoutError(f"latex: {cells:,} cells is over the cap of {LATEX_CELLS:,} for one TikZ picture (pdflatex "
-                          "runs out of memory on bigger ones); draw it with svg or html")
+    if latex_cells(ps) > LATEX_CELLS:
+        cells = sum(p.rows * p.cols for p in ps)
+        tv = sum(p.rows * p.cols for p in ps if p.is_tv)
+        weighed = f" ({tv:,} of them T/V cells, each counted {LATEX_TV_WEIGHT:g} times)" if tv else ""
+        raise LayoutError(f"latex: {cells:,} cells{weighed} is over the cap of {LATEX_CELLS:,} for one TikZ picture "
+                          "(pdflatex runs out of memory on bigger ones); draw it with svg or html")
     dims = [(p.cols, 1) if not p.is_tv and p.view.rank <= 1 else (p.rows, p.cols) for p in ps]  # as drawn
     wide = sum(c + 2 for _, c in dims) >= 0.62 * max(r + 2 for r, _ in dims)  # article's text block is ~1:1.6
     fit = "{\\linewidth}{!}" if wide else "{!}{\\textheight}"
@@ -222,6 +227,11 @@ def latex(ps: list[Panel], colour: str | None = None, element_bytes: int = 4) ->
         shift += cols + 2
     lines += ["\\end{tikzpicture}", "\\end{lrbox}", "\\llabshow", "\\end{document}", ""]
     return "\n".join(lines)
+
+
+def latex_cells(ps: list[Panel]) -> float:
+    """What the panels weigh against LATEX_CELLS: a plain cell 1, a T/V cell LATEX_TV_WEIGHT."""
+    return sum(p.rows * p.cols * (LATEX_TV_WEIGHT if p.is_tv else 1) for p in ps)
 
 
 def _fill(colour: str, offset: int, thread: int, element_bytes: int, default: str) -> str:

@@ -7,6 +7,13 @@
   const { metaFor, cellOf, cellPos, cellsWhere, esc, fill, labelOf, warm } = window.LayoutLab;
 
   // ---- hover card: coordinates and each mode's contribution -------------------------------------------
+  // offsets past 2^53 arrive as decimal text (layoutlab/grid.py exact_json): summed exactly, with BigInt
+  function add(a, b) {
+    const s = a + b;
+    if (typeof a === "number" && typeof b === "number" && Number.isSafeInteger(s)) return s;
+    return (BigInt(a) + BigInt(b)).toString();
+  }
+
   function describe(meta, i, j, cell) {
     const rows = meta.rows;
     const idx = meta.rank <= 1 ? j : i + rows * j;
@@ -28,8 +35,10 @@
     }
     lines.push(`natural coordinate (${crd.join(", ")})`);
     lines.push(parts.join("<br>"));
-    const sum = (meta.rank > 1 ? meta.rowOff[i] : 0) + co.reduce((a, b) => a + b, 0);
-    if (meta.swizzle) lines.push(`before ${esc(meta.swizzle)}: ${sum}`);
+    if (meta.swizzle) {  // integer offsets only (a coordinate layout has no swizzle)
+      const sum = [meta.rank > 1 ? meta.rowOff[i] : 0, ...co].reduce(add, 0);
+      lines.push(`before ${esc(meta.swizzle)}: ${sum}`);
+    }
     return lines.join("<br>");
   }
 
@@ -44,7 +53,7 @@
 
   // the banks lab's card: coordinate, element offset before / after the swizzle, byte address, bank, lane
   function describeBank(meta, i, j, cell) {
-    const pre = (meta.rank > 1 ? meta.rowOff[i] : 0) + meta.colOff[j].reduce((a, b) => a + b, 0);
+    const pre = [(meta.rank > 1 ? meta.rowOff[i] : 0), ...meta.colOff[j]].reduce(add, 0);
     const post = swizzle(meta.swizzle, pre);
     const byte = post * meta.e;
     const crd = (meta.rank > 1 ? [meta.rowCrd[i]] : []).concat(meta.colCrd[j]);

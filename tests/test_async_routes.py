@@ -182,6 +182,36 @@ def test_every_async_endpoint_is_marked_light_and_no_sync_one_is(the_app):
         assert is_async == bool(getattr(endpoint, "__layoutlab_light__", False)), route.path
 
 
+
+def test_only_healthz_and_the_favicon_are_async_endpoints(the_app):
+    """Every route of the app, FastAPI's own ``/openapi.json`` and the docs pages included, is a plain function (run
+    in a worker thread) except the two O(1) answers: ``/openapi.json`` built its 0.5 s schema on the event loop
+    when the start-up warm-up had not (LAYOUTLAB_WARM=0, or a warm-up that failed)."""
+    from starlette.routing import Route
+
+    endpoints = {r.path: inspect.unwrap(r.endpoint) for r in the_app.routes if isinstance(r, Route)}
+    assert {"/openapi.json", "/docs", "/redoc", "/healthz"} <= set(endpoints)
+    on_the_loop = sorted(path for path, fn in endpoints.items() if asyncio.iscoroutinefunction(fn))
+    assert on_the_loop == ["/favicon.ico", "/healthz"]
+
+
+def test_the_docs_routes_answer_from_a_worker_thread(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.setenv("LAYOUTLAB_WARM", "0")
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app()
+    with TestClient(app, base_url="http://localhost") as c:
+        schema = c.get("/openapi.json")
+        assert schema.status_code == 200 and schema.json()["info"]["title"] == "LayoutLab"
+        assert schema.json() == app.openapi()
+        for path in ("/docs", "/redoc"):
+            r = c.get(path)
+            assert r.status_code == 200 and "/openapi.json" in r.text, path
+        assert c.head("/openapi.json").status_code == 200
+
 # ---------------------------------------------------------------------------------------------- the checker itself
 def _calls_the_algebra_directly():
     import algebra as A

@@ -249,3 +249,31 @@ def test_builds_stay_under_the_cache_cap(tmp_path, monkeypatch):
     assert not first.path.exists() and second.path.exists()
     assert build.build_kernel("noop", {"VALUE": 2}).cached
     assert sum(build._size(p) for p in build.cache_dir().iterdir()) <= 1.5 * size
+
+
+def test_a_hostile_cookie_costs_the_event_loop_nothing_and_the_client_is_still_read(app):
+    """The lab's client middleware runs on the event loop, outside the work budget: it read the Cookie header with
+    http.cookies, whose unquoting is quadratic on this Python (CVE-2024-7592), so one 8 kB cookie of backslashes
+    within the header limits cost 0.35 s of loop time a request (40 of them held /healthz for 10 s on a served app).
+    It reads its one cookie in one linear pass now; the client id is found beside any other cookies."""
+    import asyncio
+
+    client = "k3y-of-the-client"
+    signed = lab_clients.sign(client)
+    seen: list = []
+
+    async def inner(scope, receive, send):
+        seen.append(scope["state"]["lab_client"])
+
+    middleware = lab_clients.LabClientMiddleware(inner)
+    hostile = 'a="' + "\\\\" * 4085 + '"'
+    for cookie, expect in [(hostile, None), (f"{hostile}; {lab_clients.COOKIE}={signed}", client),
+                           (f'{lab_clients.COOKIE}="{signed}"; x=1', client), (f" x=1 ;{lab_clients.COOKIE}={signed} ",
+                                                                               client),
+                           (f"{lab_clients.COOKIE}=forged; x=1", None), ("; ; =;==", None)]:
+        scope = {"type": "http", "path": "/api/bench/jobs", "headers": [(b"cookie", cookie.encode())]}
+        start = time.process_time()
+        asyncio.run(middleware(scope, None, None))
+        spent = time.process_time() - start
+        assert spent < 0.05, f"{spent:.3f} s of event-loop CPU for a {len(cookie)}-byte cookie"
+        assert (seen[-1] == client) if expect else (seen[-1] != client and len(seen[-1]) >= 16), cookie[:60]

@@ -329,6 +329,80 @@ def test_dns_rebinding_is_refused_by_a_served_app(tmp_path):
             assert c.get("/healthz", headers={"Host": f"localhost:{port}"}).status_code == 200
 
 
+def test_a_host_that_is_not_host_port_is_refused():
+    """A Host header is ``host[:port]``: the name part of anything else is never matched against the allowed names
+    (``[::1]evil.example`` once passed as ``::1``, ``localhost:evil`` as ``localhost``); IP addresses compare in their
+    canonical form."""
+    for bad in ("[::1]evil.example", "localhost:evil", "localhost..", "evil.example@localhost", "[::1]:x",
+                'localhost:1"><script>', "[127.0.0.1]", "local host", "[::1", "*.example.com"):
+        assert hosts.request_host(bad) is None, bad
+        assert not hosts.host_allowed(bad, hosts.DEFAULT) and not hosts.host_allowed(bad, ("*.example.com",)), bad
+    for good, name in [("LOCALHOST.:8000", "localhost"), ("[0:0::1]:80", "::1"), ("localhost:", "localhost"),
+                       ("0:0:0:0:0:0:0:1", "::1"), ("under_score.local", "under_score.local")]:
+        assert hosts.request_host(good) == name and hosts.host_allowed(good, hosts.DEFAULT + ("under_score.local",))
+
+
+def _raw(port: int, head: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(head)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+def test_an_absolute_form_target_is_judged_by_its_authority_on_a_served_app(tmp_path):
+    """``GET http://evil.example/healthz`` with ``Host: localhost``: RFC 9112 says the target's authority is the
+    host, so a foreign one is refused (it was routed as the path ``/http://evil.example/healthz``, a 404); an allowed
+    one is served as ``/healthz``. Malformed Host headers are refused too; a duplicate Host is gunicorn's 400."""
+    with _serve(tmp_path) as (_, url):
+        port = int(url.rsplit(":", 1)[1])
+        for target, host in [(b"http://evil.example/healthz", b"localhost"), (b"HTTP://EVIL.example:80/healthz",
+                                                                                b"localhost"),
+                             (b"http://evil.example@localhost/healthz", b"localhost"),
+                             (b"http://evil.example/api/bench/jobs", b"127.0.0.1")]:
+            r = _raw(port, b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 ") and b"LAYOUTLAB_ALLOWED_HOSTS" in r, (target, r[:300])
+        for target in (b"http://localhost/healthz", b"http://127.0.0.1:%d/healthz?x=1" % port):
+            r = _raw(port, b"GET " + target + b" HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 200 ") and b'"ok":true' in r, (target, r[:300])
+        for host in (b"[::1]evil.example", b"localhost:evil", b"localhost..", b"localhost, evil.example"):
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 "), (host, r[:300])
+        for hosts_sent in ([b"localhost", b"evil.example"], [b"evil.example", b"localhost"]):
+            head = b"".join(b"Host: " + h + b"\r\n" for h in hosts_sent)
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\n" + head + b"Connection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 400 "), (hosts_sent, r[:300])
+        for host in (b"LOCALHOST.", b"[::1]:%d" % port, b"[0:0::1]"):
+            r = _raw(port, b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+            assert r.startswith(b"HTTP/1.1 200 "), (host, r[:300])
+
+
+def test_a_cookie_of_backslashes_costs_no_event_loop_time(tmp_path, monkeypatch):
+    """FastAPI parses the Cookie header on the event loop for every route, and http.cookies' unquoting is quadratic
+    on this Python (CVE-2024-7592): an 8 kB quoted cookie of backslashes (within the header limits) cost 0.35 s of
+    loop time a request. Read in linear time, it costs what a request without it does, and unquotes as before."""
+    monkeypatch.setenv("LAYOUTLAB_DATA", str(tmp_path))
+    monkeypatch.setenv("LAYOUTLAB_EMBEDDED_WORKER", "0")
+    from starlette.requests import cookie_parser
+
+    from app.main import create_app
+
+    hostile = 'a="' + "\\\\" * 4085 + '"'
+    with TestClient(create_app(), base_url="http://localhost") as c:
+        def cpu(headers: dict) -> float:
+            best = float("inf")
+            for _ in range(3):
+                start = time.process_time()
+                assert c.get("/api/bench/kinds", headers=headers).status_code == 200
+                best = min(best, time.process_time() - start)
+            return best
+
+        extra = cpu({"Cookie": hostile}) - cpu({})
+        assert extra < 0.05, f"{extra:.3f} s of CPU for one cookie of backslashes"
+    assert cookie_parser('a="x\\\\y\\"z\\101"; b=c') == {"a": 'x\\y"zA', "b": "c"}
+
+
 # ------------------------------------------------------------------------------------------ a full data volume
 def test_disk_full_errors_are_recognised_in_one_place(tmp_path):
     """The mapping, on real errors: a SQLite database at its page cap raises SQLITE_FULL; ENOSPC and EDQUOT from the
@@ -451,7 +525,8 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
     profile names, whiteboard sessions and lab jobs (JSON routes and page forms) answer 503 with Retry-After and the
     cause, never a bare 500 or a dropped connection; reads answer 200; /healthz reports it. Once space is freed,
     writes work again and the learning record holds exactly the answers that were acknowledged."""
-    with _tmpfs(tmp_path / "data", "8m") as data, _serve(data) as (_, url):
+    with _tmpfs(tmp_path / "data", "8m") as data, _serve(data, LAYOUTLAB_CLASS_CODES="cute-101",
+                                                         LAYOUTLAB_INSTRUCTOR_TOKEN="teach") as (_, url):
         with httpx.Client(base_url=url, timeout=30) as c:
             filler = _fill(data)  # before any request: the stores were opened at start-up
             other = c.get("/api/drills/next", params={"kind": "layout_stats", "seed": 2}).json()["id"]
@@ -470,6 +545,12 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
                 "profile form": lambda: c.post("/drills/profile", data={"name": "full-form"}),
                 "whiteboard form": lambda: c.post("/drills/whiteboard"),
                 "fresh client": lambda: httpx.post(f"{url}/api/drills/{other}/answer", json={"answer": "1, 1, 1, 1"}),
+                "class join": lambda: c.post("/api/class/join", json={"code": "cute-101"}),
+                "class join form": lambda: c.post("/lab/class/join", data={"code": "cute-101"}),
+                "wrong class code": lambda: c.post("/api/class/join", json={"code": "guess"}),
+                "wrong instructor token": lambda: c.post("/lab/class/instructor", data={"token": "guess"}),
+                "profile and class": lambda: c.post("/api/drills/profile", json={"name": "full-class",
+                                                                                  "class_code": "cute-101"}),
             }
             for name, write in writes.items():
                 r = write()  # a dropped connection raises here
@@ -477,8 +558,12 @@ def test_every_write_on_a_full_volume_is_503_and_reads_go_on(tmp_path):
                 assert int(r.headers["Retry-After"]) > 0 and volume.MESSAGE in r.text, name
             for path in ("/api/drills/progress", "/api/drills/kinds", "/api/bench/jobs", "/?layout=(4,8):(8,1)",
                          "/drills/progress", "/lab", "/drills?kind=offsets&seed=3", "/api/drills/next",
-                         "/api/bench/device"):
-                assert c.get(path).status_code == 200, path
+                         "/api/bench/device", "/api/class", "/lab/class"):
+                r = c.get(path)
+                assert r.status_code == 200, (path, r.status_code, r.text[-300:])
+            teacher = {"Authorization": "Bearer teach"}
+            assert c.get("/api/class/cute-101/jobs", headers=teacher).status_code == 200
+            assert c.get("/api/class/cute-101/leaderboard", headers=teacher).status_code == 200
             health = c.get("/healthz").json()
             assert health["data_volume"]["full"] and volume.MESSAGE in health["data_volume"]["detail"]
 

@@ -60,11 +60,12 @@ MAX_TOP_MODULES = 6
 #: layout_add reads a swizzled addend as its F2 strides and sums an F2 and an int offset as integers, +15; the
 #: greatest common domain's next start read from its leaves' starts (no factoring), -15; layout_add proven over the
 #: cap on the chain of leaf starts, +19. Complement and composition steps that state C++'s arithmetic for negative
-#: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24. A
-#: tuple stride where the shape has a leaf read as an arithmetic tuple (layout_add of bases parses back), +19; a
+#: strides and inexact divisions, +35; greatest_common_domain's and layout_add's derivations mode by mode, +24.
+#: Injectivity's counterexample (the first two coordinates at one offset) written once, for the doctor and the lab, +12.
+#: A tuple stride where the shape has a leaf read as an arithmetic tuple (layout_add of bases parses back), +19; a
 #: derivation's step with a shape <= 0 refused as outside one, and a composition check of such an A, +7.
-CORE_LINES = 5477
-ALGEBRA_LINES = 13001  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+CORE_LINES = 5489
+ALGEBRA_LINES = 13050  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -116,9 +117,11 @@ ALGEBRA_LINES = 13001  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        and a CGALayout that leaves a CTA tile empty refused by name, MMA v2 tiles as Triton
 #                        converts them, +34; derivation steps with C++'s arithmetic as in the core, +35, and closed
 #                        formulas of F2-strided and swizzled layouts, +40; idx2crd's derivation from its split, -5;
-#                        the common domain's derivation as in the core, +24;
-#                        an arithmetic-tuple stride parsed as in the core, +19; a derivation's step with a
-#                        shape <= 0 as in the core, +7); only comes down
+#                        the common domain's derivation as in the core, +24; injectivity's counterexample as in
+#                        the core, +12; the doctor's access keys by kind and a tile's colliding pair, +14; an
+#                        ldmatrix row / col and an offsets list named as given, a TMA check's argument types, a
+#                        linear layout's keys, +23; an arithmetic-tuple stride parsed as in the core, +19; a
+#                        derivation's step with a shape <= 0 as in the core, +7); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

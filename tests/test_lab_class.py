@@ -241,3 +241,58 @@ def test_the_mine_flag_is_read_one_way_by_the_json_route_and_the_pages(app):
         == [422, 422]
     poll = ada.get("/lab/history", headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/lab?mine=x"})
     assert poll.status_code == 422  # the poll reads the page's own URL the same way
+
+
+def test_a_class_of_many_behind_one_address_joins_and_only_wrong_codes_count_as_guesses(app):
+    """A class behind one NAT: 25 students join with the right code within a minute (a right code is no guess, so it
+    never counts against the address's limit on attempts), in any Unicode normal form of the code, then submit
+    on the class's quota; wrong codes still count, and past JOIN_RATE's worth of them every attempt from the address
+    is 429 with Retry-After, on the API and on the page form alike. A right instructor token never counts either."""
+    from app.services import lab_class
+
+    students = [_student(app, None) for _ in range(25)]
+    for k, s in enumerate(students):
+        code = "cute-101" if k % 3 else "  cute-101 "
+        r = s.post("/api/class/join", json={"code": code}) if k % 2 else s.post("/lab/class/join", data={"code": code},
+                                                                                 follow_redirects=False)
+        assert r.status_code in (200, 303), (k, r.status_code, r.text[:200])
+    assert {s.get("/api/class").json()["class"] for s in students} == {"cute-101"}
+    assert [_submit(s).status_code for s in students] == [202] * 25  # far over the address's 4 a minute
+    c = TestClient(app)
+    signed = [c.post("/lab/class/instructor", data={"token": TOKEN}, follow_redirects=False).status_code
+              for _ in range(12)]
+    assert signed == [303] * 12
+    wrong = [c.post("/api/class/join", json={"code": f"guess-{k}"}).status_code for k in range(lab_class.JOIN_RATE[0])]
+    assert wrong == [403] * lab_class.JOIN_RATE[0]
+    for r in (c.post("/api/class/join", json={"code": "cute-101"}),
+              c.post("/lab/class/join", data={"code": "cute-101"}),
+              c.post("/api/drills/profile", json={"name": "Late", "class_code": "cute-101"}),
+              c.post("/drills/profile", data={"name": "Late", "class_code": "cute-101"})):
+        assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1, (r.status_code, r.text[:200])
+
+
+def test_a_class_code_matches_in_any_unicode_normal_form(app, monkeypatch):
+    monkeypatch.setenv("LAYOUTLAB_CLASS_CODES", "Übung-3, cute-101")
+    c = TestClient(app)
+    for given in ("Übung-3", "U\u0308bung-3", " \uff35\u0308bung-3 "):  # composed, decomposed, full width
+        r = c.post("/api/class/join", json={"code": given})
+        assert r.status_code == 200 and r.json()["class"] == "Übung-3", (given, r.text)
+    for wrong in ("übung-3", "Ubung-3", "Übung-3\u0000", "Übung"):
+        assert c.post("/api/class/join", json={"code": wrong}).status_code == 403, wrong
+
+
+def test_guessing_the_instructor_token_through_the_api_is_limited_too(app):
+    """The class view's Bearer token is the class page's sign-in token: wrong ones count against the address as
+    the page's do (they were unlimited on the API), and past the limit even the right one waits (429)."""
+    from app.services import lab_class
+
+    c = TestClient(app)
+    assert c.get("/api/class/cute-101/jobs", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    wrong = [c.get("/api/class/cute-101/jobs", headers={"Authorization": f"Bearer t{k}"}).status_code
+             for k in range(lab_class.JOIN_RATE[0])]
+    assert wrong == [403] * lab_class.JOIN_RATE[0]
+    for r in (c.get("/api/class/cute-101/jobs", headers={"X-Instructor-Token": "t-last"}),
+              c.get("/api/class/cute-101/jobs", headers={"Authorization": f"Bearer {TOKEN}"}),
+              c.post("/lab/class/instructor", data={"token": TOKEN})):
+        assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1, r.text[:200]
+    assert c.get("/api/class/cute-101/jobs").status_code == 401  # no token at all: nothing guessed

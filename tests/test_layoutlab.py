@@ -379,3 +379,118 @@ def test_a_coordinate_layouts_cells_carry_data_offset_as_every_cell_does():
             got = [x["data-offset"] for x in Cells(doc).cells]
             assert got == want and all(re.search(rf"\| +{re.escape(v)} \|", table) for v in got), (text, got)
         assert [x["text"] for x in Cells(layoutlab.html(text)).cells] == want
+
+
+def test_a_tiled_mma_over_the_pages_thread_cap_says_so_at_once():
+    """The TV atlas refuses a tiled MMA of more than MAX_THREADS threads; the library face drew one anyway, by
+    partitioning the tile once per thread: (64,64,1) atoms of m16n8k16 (131,072 threads, an A of 1024 x 16 under the
+    cell cap) took two minutes. Now every panel says which cap it is over and still shows the notation."""
+    import time
+
+    from layoutlab.caps import MAX_THREADS
+
+    tm = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.Layout((64, 64, 1)))
+    t0 = time.perf_counter()
+    out = layoutlab.html(tm)
+    assert time.perf_counter() - t0 < 5
+    assert not Cells(out).cells and f"cap of {MAX_THREADS:,} threads" in out and str(tm.thr_layout_vmnk) in out
+    assert f"cap of {MAX_THREADS:,} threads" in layoutlab.text(tm)
+    with pytest.raises(LayoutError, match="threads"):
+        layoutlab.latex(tm)
+    big_copy = atoms.make_tiled_copy("UniversalCopy_32b", thr_layout=A.Layout((64, 32)), val_layout=A.Layout((1, 1)),
+                                     element_bits=32)
+    assert f"cap of {MAX_THREADS:,} threads" in layoutlab.text(big_copy)
+    from app.services import kernel_path, tiled
+
+    assert tiled.MAX_THREADS == kernel_path.MAX_THREADS == MAX_THREADS  # one cap, the pages' and the notebook's
+
+
+def test_a_tv_layout_over_the_size_cap_names_that_cap_not_the_tile():
+    """A TV layout of 2^21 (thread, value) pairs into a 1 x 1 tile was refused as "a 1x1 tile exceeds the render cap
+    of 65,536 cells": the wrong cap. The note names the enumeration cap it is over, and the tile's own cap only
+    where the tile is over it."""
+    from layoutlab.caps import MAX_CELLS, MAX_SIZE
+
+    out = layoutlab.text("(1024,2048):(0,0)", tile=(1, 1))
+    assert f"size 2^21 exceeds the cap of 2^{MAX_SIZE.bit_length() - 1}" in out and "1x1 tile" not in out
+    assert f"a 512x512 tile exceeds the render cap of {MAX_CELLS:,} cells" in layoutlab.text("(4,2):(1,4)",
+                                                                                             tile=(512, 512))
+
+
+@pytest.mark.parametrize(("shape", "stride", "why"), [
+    ((4, 8), (1,), "not congruent"), ((4, (2, 2)), (1, 4), "not congruent"),
+    ((10 ** 30, 4), (1, 1), "magnitude cap"), ((4, -8), (1, 4), "positive"),
+    ((4, 8), (1.5, 2), "1.5 is not an integer"), ((4, 8), ("a", 1), "'a' is not an integer"),
+])
+def test_an_object_with_shape_and_stride_is_refused_for_its_real_reason(shape, stride, why):
+    """Every refusal of a pycute-like object read "its shape and stride are not CuTe integer tuples", also where they
+    are integer tuples that do not make a layout (not congruent, over the magnitude cap, a negative extent): the
+    message now gives the algebra's own reason, on one line."""
+    class PyCuteLike:
+        def __init__(self) -> None:
+            self.shape, self.stride = shape, stride
+
+        def __str__(self) -> str:
+            return f"{self.shape}:{self.stride}"
+
+    for fn in (layoutlab.html, layoutlab.text):
+        with pytest.raises(LayoutError, match=why) as err:
+            fn(PyCuteLike())
+        assert str(err.value).startswith("PyCuteLike: ") and "\n" not in str(err.value)
+
+
+def test_arrays_that_make_no_layout_say_why():
+    """An empty extent, or elements of no bytes (numpy's ``dtype([])``: strides divided by an item size of 0 raised
+    ZeroDivisionError), are refused naming the array's type and the reason."""
+    np = pytest.importorskip("numpy")
+    with pytest.raises(LayoutError, match=r"^ndarray: shape entries must be positive integers, got 0$"):
+        layoutlab.html(np.zeros((0, 4)))
+    with pytest.raises(LayoutError, match=r"^ndarray: its item size is 0 bytes"):
+        layoutlab.text(np.empty(3, dtype=[]))
+    assert layoutlab.text(np.zeros((4, 8)).T[::2, ::-3]) == layoutlab.text("(4,2):(2,-24)")
+
+
+@pytest.mark.timeout(900)  # pdflatex on 2,704 T/V nodes: 40 s on a quiet machine, minutes on a busy one
+def test_a_tv_picture_at_the_latex_cap_is_refused_where_pdflatex_would_run_out_of_memory(tmp_path):
+    """A T/V node (``\\shortstack{T \\\\ V}``) costs pdflatex about 780 words of main memory, a plain one about 530,
+    over the format's 1.9M of 5,000,000: a 64 x 64 TV tile (4,096 cells, inside the old cap) stopped with "TeX
+    capacity exceeded". T/V cells now count 3/2 against the cap; the largest TV picture under it compiles."""
+    with pytest.raises(LayoutError, match="cap of 4,096"):
+        layoutlab.latex("(128,32):(32,1)", tile=(64, 64))
+    tm = atoms.make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", A.Layout((4, 2, 1)))  # 1,024 + 256 + 1,024 T/V cells
+    assert layoutlab.latex(tm).count("\\shortstack{T") == 64 * 16 + 16 * 16 + 64 * 16
+    tex = layoutlab.latex("(169,16):(16,1)", tile=(52, 52))  # 2,704 T/V cells: 4,056 of the cap
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    (tmp_path / "tv.tex").write_text(tex)
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tv.tex"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-1500:]
+
+
+def test_offsets_past_2_to_the_53_reach_the_page_exactly():
+    """A JSON number past 2^53 is rounded when the page reads it: the hover card of ``(2,2):(1,2^60+1)`` showed mode 1's
+    share as 1152921504606846976 (2^60), and a deferred grid built its cells from such numbers. The grid model now
+    writes every integer past Number.MAX_SAFE_INTEGER as its decimal text, in the hover data and the cell data alike
+    (the pages and the notebook share it), and the cards sum those with BigInt."""
+    import json
+
+    from layoutlab.grid import JS_SAFE, exact_json
+
+    big = (1 << 60) + 1
+    out = layoutlab.html(f"(2,2):(1,{big})")
+    meta = json.loads(re.search(r'class="grid-meta"[^>]*>(.*?)</script>', out, flags=re.S).group(1))
+    assert meta["colOff"] == [[0], [str(big)]] and meta["rowOff"] == [0, 1]
+    assert [c["data-offset"] for c in Cells(out).cells] == ["0", str(big), "1", str(big + 1)]
+    assert exact_json([[1, JS_SAFE], [-JS_SAFE - 1]]) == [[1, JS_SAFE], [str(-JS_SAFE - 1)]]
+    plain = [[1, 2], [3]]
+    assert exact_json(plain) is plain
+    from layoutlab import model
+
+    view = model.facts(A.parse(f"(64,64):(1,{big})"))
+    model.fill_table(view, A.parse(f"(64,64):(1,{big})"))
+    model.fill_hover(view, A.parse(f"(64,64):(1,{big})"))
+    g = model.layout_grid(view, "g")  # deferred: its cells travel as JSON
+    assert g.deferred
+    data = json.loads(g.data_json())
+    assert data["t"][1][1] == str(big + 1) and data["cm"] == 0 and data["c"][1][1] == (big + 1) % 32

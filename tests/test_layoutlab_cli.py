@@ -145,3 +145,50 @@ def test_contract_python_m_layoutlab_and_every_command_named():
     assert r.returncode == 0 and r.stdout == PRINT_LAYOUT_4x8, r.stderr
     r = run("nope")
     assert r.returncode == 2 and all(f"'{c}'" in r.stderr for c in ("show", "op", "serve", "worker"))
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("show", "4:1", "--latex", ""), "--latex: an empty file name"),
+    (("show", "4:1", "--svg", ""), "--svg: an empty file name"),
+    (("show", "4:1", "--html", "  "), "--html: an empty file name"),
+    (("show", "(4,8):(8,1)", "--tile", ""), "--tile: empty"),
+    (("show", "#ttg.blocked<{}>", "--shape", ""), "--shape: empty"),
+    (("show", "4:1", "--element-bytes", "\uff15"), "--element-bytes: '\uff15' is not a whole number"),
+    (("show", "4:1", "--element-bits", "\u0661\u0666"), "--element-bits: '\u0661\u0666' is not a whole number"),
+    (("show", "(4,8):(8,1)", "--tile", "\u0664,8"), "--tile: '\u0664,8' is not a list of integers"),
+    (("show", "(4,8):(8,1)", "--svg", "--html"), "one picture at a time on standard output"),
+])
+def test_hostile_options_exit_2_naming_the_option(args, reason):
+    """An empty FILE, --tile or --shape was ignored (status 0, nothing written); digits of other scripts were read as
+    numbers (``int('\uff15') == 5``) where the layout itself refuses them; two pictures went to standard output run
+    together. Each is now refused in one line that names the option."""
+    r = run(*args)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and reason in lines[0], (r.stdout[:200], r.stderr)
+    assert r.stdout == ""
+
+
+def test_a_terminal_that_is_not_utf8_gets_the_table_and_utf8_pictures():
+    """With an ASCII standard output (``PYTHONIOENCODING=ascii``, a C locale without UTF-8), ``show`` died with a
+    UnicodeEncodeError traceback on a TV table's title (``·``) and on the pictures (``−`` in the zoom button). The
+    table now writes what it cannot encode as ``?``, and a picture goes out as the UTF-8 its markup declares."""
+    import os
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    exe = shutil.which("layoutlab", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "app.cli"]
+    r = subprocess.run([*cmd, "show", "SM80_16x8x16_F32F16F16F32_TN"], capture_output=True, timeout=120, cwd=ROOT,
+                       env=env)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr and b"T31V3" in r.stdout, r.stderr[-600:]
+    r = subprocess.run([*cmd, "show", "(4,8):(8,1)", "--html"], capture_output=True, timeout=120, cwd=ROOT, env=env)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr[-600:]
+    assert len(Cells(r.stdout.decode("utf-8")).cells) == 32 and "\u2212" in r.stdout.decode("utf-8")
+
+
+@pytest.mark.parametrize("args", [(), ("nope",), ("--colour", "bank"), ("serve", "--port", "http")])
+def test_a_bad_command_line_is_one_line_too(args):
+    """``layoutlab`` with no command, an unknown one or a bad option printed argparse's usage block above the
+    reason (two lines and more); like ``show`` and ``op``, it now answers in one line and status 2."""
+    r = run(*args)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("layoutlab: "), r.stderr

@@ -318,7 +318,19 @@ def is_injective(layout: Layout) -> bool:
     n = size(layout)
     if n > (1 << 20):
         raise LayoutError("injectivity check is capped at 2^20 coordinates")
-    return len(set(offsets(layout))) == n
+    return collision(offsets(layout)) is None
+
+
+def collision(values: Any) -> tuple[int, int] | None:
+    """The counterexample to injectivity of a table of offsets (``values[i]`` = L(i)): the pair (i, j), i < j, with
+    ``values[i] == values[j]`` and j the smallest such index; None when every value differs.
+    Example: ``collision(offsets(Layout((2, 2), (1, 1)))) == (1, 2)``."""
+    first: dict[Any, int] = {}
+    for j, v in enumerate(values):
+        i = first.setdefault(v, j)
+        if i != j:
+            return i, j
+    return None
 
 
 def is_compact(layout: Layout) -> bool:

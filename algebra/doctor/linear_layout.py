@@ -112,7 +112,13 @@ class LinearLayout:
         """From ``{"bases": {...}, "out_dims": {...}}`` or Gluon's ``{"reg_bases", ..., "shape"}``."""
         if not isinstance(obj, dict):
             raise LayoutError("linear layout: expected a JSON object with bases and out_dims")
-        if "reg_bases" in obj or "shape" in obj:
+        gluon = "reg_bases" in obj or "shape" in obj
+        takes = (*GLUON, "shape") if gluon else ("bases", "out_dims")
+        for key in obj:
+            if key not in takes:  # a misspelled key would drop its bases without a word
+                raise LayoutError(f"{str(key)[:40]}: not a key of {'Gluon' if gluon else 'Triton'}'s form; it takes "
+                                  f"{', '.join(takes)}")
+        if gluon:
             shape = obj.get("shape")
             if not isinstance(shape, list) or not shape:
                 raise LayoutError("shape: a list of out-dim sizes")

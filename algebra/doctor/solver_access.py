@@ -37,7 +37,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
-from algebra.core.layout import Layout, offsets
+from algebra.core.layout import Layout, collision, offsets
 from algebra.core.notation import parse
 from algebra.hw.bank_access import ldmatrix_rows, modes_2d
 from algebra.hw.banks import LANES_PER_PHASE
@@ -50,6 +50,11 @@ MAX_ACCESSES = 8
 WARP = 32
 KINDS = ("offsets", "row", "column", "thread_layout", "ldmatrix", "stmatrix", "tma", "wgmma")
 MATRIX_KINDS = ("ldmatrix", "stmatrix")
+#: The keys each access kind reads (besides ``kind``, ``name`` and ``op``); any other key is refused by its name.
+KEYS = {"offsets": ("offsets", "index", "vector"), "row": ("index", "start", "count", "vector"),
+        "column": ("index", "start", "count", "vector"), "thread_layout": ("layout", "of", "vector"),
+        "ldmatrix": ("index", "row", "col", "num", "trans"), "stmatrix": ("index", "row", "col", "num", "trans"),
+        "tma": ("box",), "wgmma": ("operand", "major")}
 
 
 class SolveError(LayoutError):
@@ -223,8 +228,11 @@ def make_tile(text: str, element_bytes: int) -> Tile:
         raise SolveError(f"tile: {lay} spans {(max(table) + 1) * element_bytes} bytes from offset 0 to its last "
                          f"element, over the cap of {MAX_SPAN_BYTES} bytes (16 MiB; shared memory is at most 228 KB "
                          "per SM)")
-    if len(set(table)) != size:
-        raise SolveError(f"tile: {lay} maps two coordinates to one offset (it must be injective to hold a tile)")
+    pair = collision(table)
+    if pair is not None:
+        (r0, c0), (r1, c1) = ((i % rows, i // rows) for i in pair)
+        raise SolveError(f"tile: {lay} is not injective: coordinates ({r0}, {c0}) and ({r1}, {c1}) both map to offset "
+                         f"{table[pair[0]]} (a tile holds one element per offset)")
     compact = max(table) + 1 == size
     nbits = size.bit_length() - 1 if compact and size & (size - 1) == 0 else None
     lead = None
@@ -242,7 +250,13 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
     kind = str(spec.get("kind", "")).lower()
     if kind not in KINDS:
         raise SolveError(f"{w}.kind: {spec.get('kind')!r} is not one of {', '.join(KINDS)}")
-    name = str(spec.get("name") or kind)[:64]
+    takes = ("kind", "name", "op", *KEYS[kind])
+    for key in spec:
+        if key not in takes:
+            raise SolveError(f"{w}.{str(key)[:40]}: not a key of {kind} accesses; they take {', '.join(takes)}")
+    if not isinstance(spec.get("name") or "", str):
+        raise SolveError(f"{w}.name: expected text, got {spec['name']!r:.40}")
+    name = (spec.get("name") or kind)[:64]
     op = str(spec.get("op", "load")).lower()
     if op not in ("load", "store"):
         raise SolveError(f"{w}.op: load or store, not {spec.get('op')!r}")
@@ -252,19 +266,22 @@ def make_access(spec: Any, i: int, tile: Tile) -> Access:
         raise SolveError(f"{w}.vector: {vec} elements of {eb} B is not a 1/2/4/8/16-byte access")
     lanes: list[tuple[int, int]] = []
     if kind == "offsets":
-        ent = spec.get("offsets", spec.get("index"))  # /api/banks passes the per-thread list as index
+        key = "offsets" if "offsets" in spec or "index" not in spec else "index"  # /api/banks' name for the list
+        if "offsets" in spec and "index" in spec:
+            raise SolveError(f"{w}.index: give the lanes' entries as offsets (or as index), not both")
+        ent = spec[key] if key in spec else None
         if not isinstance(ent, list) or not 1 <= len(ent) <= WARP:
-            raise SolveError(f"{w}.offsets: give 1 to 32 [row, col] entries, one per lane")
+            raise SolveError(f"{w}.{key}: give 1 to 32 [row, col] entries, one per lane")
         for t, e in enumerate(ent):
             if isinstance(e, int) and not isinstance(e, bool):
                 if e not in tile.coordinate_of:
-                    raise SolveError(f"{w}.offsets[{t}]: offset {e} holds no element of the tile")
+                    raise SolveError(f"{w}.{key}[{t}]: offset {e} holds no element of the tile")
                 lanes.append(tile.coordinate_of[e])
                 continue
             if not isinstance(e, list | tuple) or len(e) != 2:
-                raise SolveError(f"{w}.offsets[{t}]: expected [row, col] or an element offset, got {e!r}")
-            lanes.append((_int(e[0], f"{w}.offsets[{t}][0]", 0, rows - 1),
-                          _int(e[1], f"{w}.offsets[{t}][1]", 0, cols - 1)))
+                raise SolveError(f"{w}.{key}[{t}]: expected [row, col] or an element offset, got {e!r:.40}")
+            lanes.append((_int(e[0], f"{w}.{key}[{t}][0]", 0, rows - 1),
+                          _int(e[1], f"{w}.{key}[{t}][1]", 0, cols - 1)))
     elif kind in ("row", "column"):  # lane t at (index, start + t * vector) of a row, (start + t, index) of a column
         along, across, step = (cols, rows, vec) if kind == "row" else (rows, cols, 1)
         i = _int(spec.get("index", 0), f"{w}.index", 0, across - 1)
@@ -342,7 +359,7 @@ def _convention(tl: Any, tile: Tile) -> str:
 def _ldmatrix(spec: dict, w: str, name: str, tile: Tile, kind: str = "ldmatrix") -> Access:
     """An ldmatrix (or stmatrix: the same rows, written) access; ``kind`` names the instruction in messages."""
     num = spec.get("num", 4)
-    if num not in (1, 2, 4) or isinstance(num, bool):
+    if type(num) is not int or num not in (1, 2, 4):
         raise SolveError(f"{w}.num: {kind} takes 1, 2 or 4 matrices (.x1/.x2/.x4), not {num!r}")
     if 16 % tile.element_bytes:
         raise SolveError(f"element_bytes: {kind} rows are 16 bytes of b16; element_bytes must divide 16")
@@ -352,14 +369,19 @@ def _ldmatrix(spec: dict, w: str, name: str, tile: Tile, kind: str = "ldmatrix")
                          f"the {'load' if kind == 'stmatrix' else 'store'} of the same rows is "
                          f"{'ldmatrix' if kind == 'stmatrix' else 'stmatrix'}")
     idx = spec.get("index")
+    where = (f"{w}.index[0]", f"{w}.index[1]")
     if isinstance(idx, list) and len(idx) == 2:
         r0, c0 = idx
-    elif idx is None or isinstance(idx, int):
+    elif idx is None or type(idx) is int:  # index as the first row, or row and col
         r0, c0 = spec.get("row", idx or 0), spec.get("col", 0)
+        where = (f"{w}.row" if "row" in spec or idx is None else f"{w}.index", f"{w}.col")
     else:
         raise SolveError(f"{w}.index: {kind} takes [row, col] of the first matrix's first row")
-    r0 = _int(r0, f"{w}.index[0]", 0, tile.rows - 1)
-    c0 = _int(c0, f"{w}.index[1]", 0, tile.cols - 1)
+    both = [k for k in ("row", "col") if k in spec and (isinstance(idx, list) or k == "row" and idx is not None)]
+    if both:
+        raise SolveError(f"{w}.{both[0]}: give the first row as index [row, col], or as row and col, not both")
+    r0 = _int(r0, where[0], 0, tile.rows - 1)
+    c0 = _int(c0, where[1], 0, tile.cols - 1)
     per = 16 // tile.element_bytes
     lanes = ldmatrix_rows(num, r0, c0, per, "grid")
     for r, c in lanes:

@@ -372,21 +372,30 @@ def tma(args: dict[str, Any]) -> dict[str, Any]:
     it lands in shared memory: per box row (at most 64) the physical 16-byte chunk of each logical chunk after the
     swizzle (byte address bits [4, 7) XOR bits [7, 10) for 128B, fewer for 64B / 32B)."""
     if "call" in args:
+        if len(args) > 1:  # the call's arguments would silently replace them
+            raise LayoutError(f"{next(k for k in args if k != 'call')}: give the pasted call alone, or the arguments "
+                              "without call")
         args = parse_tma_call(args["call"])
     known = ("dtype", "global_dim", "global_strides", "box_dim", "element_strides", "interleave", "swizzle",
              "l2_promotion", "oob_fill", "global_address")
     unknown = [k for k in args if k not in known]
     if unknown:
         raise LayoutError(f"{unknown[0]}: unknown argument; known: {', '.join(known)}")
-    for k in ("global_dim", "global_strides", "box_dim"):
+    for k in ("global_dim", "global_strides", "box_dim", "element_strides"):
         v = args.get(k)
+        if k == "element_strides" and v is None:
+            continue  # the driver's default, all 1
         if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v) or len(v) > 5:
             raise LayoutError(f"{k}: a list of at most 5 integers")
         big = next((str(x) for x in v if abs(x) >= 1 << 64), None)
         if big is not None:  # the driver takes cuuint64_t / cuuint32_t
             shown = big if len(big) <= 24 else f"{big[:20]}... ({len(big)} digits)"
             raise LayoutError(f"{k}[{[str(x) for x in v].index(big)}]: {shown} does not fit in 64 bits")
-    r = hopper.encode_tiled(**{k: v for k, v in args.items() if v is not None}, strict=False)
+    address = args.get("global_address", 0)
+    if type(address) is not int or not 0 <= address < 1 << 64:
+        raise LayoutError(f"global_address: an integer in [0, 2^64), not {address!r:.40}")
+    given = {k: v for k, v in args.items() if v is not None}  # null: the driver's default (dtype has none)
+    r = hopper.encode_tiled(**{"dtype": args.get("dtype"), **given}, strict=False)
     out = r.to_dict()
     esize = hopper.TMA_DTYPES[r.dtype]
     box = r.box_dim

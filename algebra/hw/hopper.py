@@ -234,10 +234,10 @@ TMA_OOB_FILL = ("NONE", "NAN_REQUEST_ZERO_FMA")
 
 def tma_dtype(name: str) -> str:
     """Normalise a data type name (``"bf16"``, ``"CU_TENSOR_MAP_DATA_TYPE_FLOAT16"``, ...) to a TMA_DTYPES key."""
-    key = name.upper().removeprefix("CU_TENSOR_MAP_DATA_TYPE_")
+    key = name.upper().removeprefix("CU_TENSOR_MAP_DATA_TYPE_") if isinstance(name, str) else None
     key = _DTYPE_ALIASES.get(key, key)
     if key not in TMA_DTYPES:
-        raise LayoutError(f"unknown TMA data type {name!r}; known: {', '.join(TMA_DTYPES)}")
+        raise LayoutError(f"dtype: unknown TMA data type {name!r:.60}; known: {', '.join(TMA_DTYPES)}")
     return key
 
 

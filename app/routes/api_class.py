@@ -29,7 +29,7 @@ def _refuse(err: lab_class.ClassError) -> HTTPException:
 
 @router.post("/join", responses=errors({403: "not a class code of this server"},
                                        {404: "this server has no classes (LAYOUTLAB_CLASS_CODES unset)"},
-                                       {429: "too many attempts to join from this address"}))
+                                       {429: "too many wrong class codes from this address"}))
 def join(body: JoinIn, request: Request) -> dict[str, Any]:
     """Join the class ``code``: this lab client (and the drills profile of this browser, when it has one) then
     counts its submissions against the class's quota instead of its address's; the per-client limit still
@@ -52,7 +52,8 @@ def mine(request: Request) -> dict[str, Any]:
 
 
 @router.get("/{code}/jobs", responses=errors({401: "no instructor token"}, {403: "a wrong instructor token"},
-                                             {404: "no such class"}))
+                                             {404: "no such class"},
+                                             {429: "too many wrong instructor tokens from this address"}))
 def class_jobs(code: str, request: Request, limit: int = Query(200, ge=1, le=lab_class.MAX_JOBS)) -> dict[str, Any]:
     """Every job of the class, newest first, each with its ``submitter`` (display name), the class's ``students``
     and its ``leaderboard``. The instructor only: LAYOUTLAB_INSTRUCTOR_TOKEN (or the lab admin token) as
@@ -79,11 +80,19 @@ def class_leaderboard(code: str, request: Request) -> dict[str, Any]:
 
 
 def _instructor(request: Request) -> None:
-    """401 without any instructor credential, 403 with a wrong one."""
-    if lab_class.is_instructor(request.headers, request.cookies):
-        return
+    """401 without any instructor credential, 403 with a wrong one; a wrong one counts as a guess of the address
+    (lab_class.JOIN_RATE, as on the class page's sign-in), and past that limit every token given is 429."""
     given = (request.headers.get("authorization") or request.headers.get("x-instructor-token")
              or request.headers.get("x-admin-token"))
+    try:
+        if given:
+            lab_class.check_attempt_rate(address_of(request), "instructor")
+        if lab_class.is_instructor(request.headers, request.cookies):
+            return
+        if given:
+            lab_class.count_wrong_attempt(address_of(request), "instructor")
+    except lab_class.ClassError as err:
+        raise _refuse(err) from None
     if given:
         raise HTTPException(403, "not the instructor token (LAYOUTLAB_INSTRUCTOR_TOKEN)")
     raise HTTPException(401, "the class view is the instructor's: send LAYOUTLAB_INSTRUCTOR_TOKEN as "

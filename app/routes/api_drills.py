@@ -206,7 +206,7 @@ def get_progress(learner: str = Depends(learner_cookie)) -> dict[str, Any]:
 @router.post("/profile", responses=errors({403: "class_code is not a class code of this server"},
                                           {404: "class_code given, but this server has no classes"},
                                           {409: "the name belongs to another browser"},
-                                          {429: "too many attempts to join a class from this address"}))
+                                          {429: "too many wrong class codes from this address"}))
 def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learner_cookie)) -> dict[str, Any]:
     """Name this browser's profile (stored NFKC-normalised, as the answer's ``name`` shows). A name another browser
     holds, or one that differs from it only in case, width or look-alike letters, is refused with 409: a name never

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import ConfigDict, Field
 
 from app.budget import BudgetedRoute
@@ -118,6 +118,7 @@ def post_linear_import(body: dict[str, Any]) -> dict:
 
 
 @router.get("/linear/atom")
-def get_linear_atom(name: str, operand: str = "C", element_bits: int = 16) -> dict:
+def get_linear_atom(name: str, operand: str = "C", element_bits: int | None = Query(
+        None, description="a copy atom's element width (default 16); an MMA atom takes none")) -> dict:
     """An MMA atom's A/B/C or a copy atom's src/dst TV layout as a Triton distributed linear layout."""
     return S.linear_from_atom(name, operand, element_bits)

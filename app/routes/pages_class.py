@@ -33,6 +33,14 @@ def _page(request: Request, code: str | None, error: str | None = None, status: 
     return templates.TemplateResponse(request, "lab_class.html", ctx, status_code=status)
 
 
+def _refused(request: Request, err: lab_class.ClassError) -> HTMLResponse:
+    """The class page with a refusal's reason and status (a 429 with its Retry-After, as the JSON route sends)."""
+    page = _page(request, None, str(err), err.status)
+    if err.retry_after:
+        page.headers["Retry-After"] = str(err.retry_after)
+    return page
+
+
 @router.get("/lab/class", response_class=HTMLResponse, include_in_schema=False)
 def class_page(request: Request, code: str | None = Query(None, max_length=100)) -> HTMLResponse:
     """A student: their class's leaderboard (or the form to join one). The instructor: the classes, and for
@@ -46,7 +54,7 @@ def class_join(request: Request, code: str = Form("", max_length=100)) -> Respon
     try:
         lab_class.join(code, client_of(request), lab_class.learner_of(request.cookies), address_of(request))
     except lab_class.ClassError as err:
-        return _page(request, None, str(err), err.status)
+        return _refused(request, err)
     return RedirectResponse("/lab/class", status_code=303)
 
 
@@ -55,10 +63,11 @@ def instructor_sign_in(request: Request, token: str = Form("", max_length=200)) 
     """The instructor gives LAYOUTLAB_INSTRUCTOR_TOKEN once; a signed cookie keeps the class view open."""
     try:
         lab_class.check_attempt_rate(address_of(request), "instructor")
+        if not lab_class.instructor_token_ok(token.strip()):
+            lab_class.count_wrong_attempt(address_of(request), "instructor")
+            return _page(request, None, "not the instructor token (LAYOUTLAB_INSTRUCTOR_TOKEN)", 403)
     except lab_class.ClassError as err:
-        return _page(request, None, str(err), err.status)
-    if not lab_class.instructor_token_ok(token.strip()):
-        return _page(request, None, "not the instructor token (LAYOUTLAB_INSTRUCTOR_TOKEN)", 403)
+        return _refused(request, err)
     resp = RedirectResponse("/lab/class", status_code=303)
     resp.set_cookie(lab_class.INSTRUCTOR_COOKIE, lab_class.instructor_cookie(token.strip()), max_age=12 * 3600,
                     httponly=True, samesite="lax", path="/")

@@ -202,7 +202,10 @@ def profile_page(request: Request, name: str = Form("", max_length=40),
         ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
         status = err.status if isinstance(err, lab_class.ClassError) else \
             409 if isinstance(err, store.NameTaken) else 422
-        return _render(request, "drills_progress.html", ctx, learner, status=status)
+        resp = _render(request, "drills_progress.html", ctx, learner, status=status)
+        if getattr(err, "retry_after", None):  # too many wrong class codes: when to try again, as the API says
+            resp.headers["Retry-After"] = str(err.retry_after)
+        return resp
     resp = RedirectResponse("/drills/progress", status_code=303)
     if learner[1]:
         set_learner_cookie(resp, learner[0])

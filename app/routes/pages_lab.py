@@ -13,6 +13,7 @@ from app.services import bench as S
 from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
+from gpu_worker.schemas import ACCESS_FIELD_USED_BY
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 # a job's result as a table and its chart, and the history's result column (app.services.lab_results)
@@ -31,7 +32,8 @@ def _number(text: str) -> int | str:
 
 
 def form_params(form: dict) -> tuple[str, dict]:
-    """(kind, params) from the lab form's flat fields; empty fields are left to the model's defaults."""
+    """(kind, params) from the lab form's flat fields; empty fields are left to the model's defaults, and the fields
+    the chosen variant or access does not read (the form shows them all) are not sent, as the JSON API refuses them."""
     kind = form.get("kind", "smem")
     if kind == "transpose":
         params: dict = {"dtype": form.get("dtype", "fp32")}
@@ -48,15 +50,16 @@ def form_params(form: dict) -> tuple[str, dict]:
     if kind == "compile_only":
         return kind, {"template": form.get("template", "noop")}
     params = {"variant": form.get("variant", "naive")}
+    custom = params["variant"] == "custom"  # its layout's shape is the tile's; only it reads a layout
     for key in SMEM_FIELDS:
         val = (form.get(key) or "").strip()
-        if val:
+        if val and not (custom and key in ("rows", "cols")):
             params[key] = _number(val)
-    for key in ("swizzle", "layout"):
+    for key in ("swizzle", "layout") if custom else ("swizzle",):
         if (form.get(key) or "").strip():
             params[key] = form[key].strip()
     access: dict = {"kind": form.get("access", "column")}
-    if (form.get("index") or "").strip():
+    if (form.get("index") or "").strip() and access["kind"] in ACCESS_FIELD_USED_BY["index"]:
         access["index"] = _number(form["index"])
     if access["kind"] == "ldmatrix":
         access["num"] = _number(form.get("num") or "4")

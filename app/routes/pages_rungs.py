@@ -4,7 +4,9 @@ layout (explorer, banks lab, TV atlas, layout doctor)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.budget import BudgetedRoute
@@ -15,10 +17,11 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
 @router.get("/lab/rungs/{rung}", response_class=HTMLResponse, include_in_schema=False)
-def rung_page(request: Request, rung: int) -> HTMLResponse:
-    """One rung; 404 for a rung the ladder does not have (a non-integer is the framework's 422)."""
+def rung_page(request: Request, rung: Annotated[str, Path(pattern=r"^-?[0-9]{1,24}$")]) -> HTMLResponse:
+    """One rung; 404 for a rung the ladder does not have (what is no integer in ASCII digits, ``1.0`` or ``٣``
+    included, is the framework's 422 naming ``rung``)."""
     try:
-        ctx = L.rung_page(rung)
+        ctx = L.rung_page(int(rung))
     except L.UnknownRung as exc:
         raise HTTPException(404, str(exc)) from None
     return templates.TemplateResponse(request, "lab_rung.html", {"request": request, **ctx})

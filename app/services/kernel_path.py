@@ -18,14 +18,12 @@ from typing import Any
 import algebra as A
 from algebra import LayoutError, atoms
 from app.budget import offsets
-from app.config import MAX_CELLS
+from app.config import MAX_CELLS, MAX_THREADS
 from app.services import tv as TV
 from app.services.grid import GridView
 from app.services.guard import guard
 from app.services.layouts import parse_layout
 from layoutlab.model import check_permutation_fits, lane_in_atom, lanes_text, mma_cell, mma_lanes, pick_lane
-
-MAX_THREADS = 1024
 
 #: (label, MMA atom, atom layout, permutation, copy A, copy B, copy C, CTA tile M,N,K)
 PRESETS: list[tuple[str, str, str, str, str, str, str, str]] = [

@@ -13,8 +13,9 @@
   signed ``layoutlab_instructor`` cookie), sees every job of a class with its submitter and the class's leaderboard:
   the best finished result per kernel. A member of a class sees its leaderboard too.
 
-Memberships live in the lab's database (the job table's, gpu_worker.store.history_store), so every app server on it
-agrees. Nothing here runs on the event loop: the routes that call it are plain ``def``.
+Memberships live in the lab's database (the job table's, gpu_worker.store.history_store, which creates their
+tables), so every app server on it agrees. Nothing here runs on the event loop: the routes that call it are plain
+``def``.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import hashlib
 import hmac
 import math
 import os
-import threading
 import time
+import unicodedata
 from typing import Any
 
 from app.drills import identity
@@ -37,15 +38,6 @@ INSTRUCTOR_PURPOSE = "instructor:"
 #: How many of a class's jobs a listing reads at most.
 MAX_JOBS = 500
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS lab_people (client TEXT PRIMARY KEY, learner TEXT, class_code TEXT, seen REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS lab_people_class ON lab_people (class_code);
-CREATE INDEX IF NOT EXISTS lab_people_learner ON lab_people (learner);
-CREATE TABLE IF NOT EXISTS lab_class_learners (
-  learner TEXT PRIMARY KEY, class_code TEXT NOT NULL, joined REAL NOT NULL);
-"""
-_ready: set[int] = set()
-_ready_lock = threading.Lock()
 
 
 class ClassError(ValueError):
@@ -87,24 +79,26 @@ def class_rate() -> tuple[int, int]:
 
 
 def match(code: str) -> str | None:
-    """The configured class code equal to ``code`` (compared in constant time), or None."""
-    given = (code or "").strip().encode()
+    """The configured class code equal to ``code`` (compared in constant time, both trimmed and in Unicode NFKC, so
+    a composed ``Ü``, a decomposed ``U`` + diaeresis and a full-width ``Ｕ`` + diaeresis are one code; case counts),
+    or None."""
+    given = _code_form(code or "")
     found = None
     for c in codes():
-        if hmac.compare_digest(given, c.encode()):
+        if hmac.compare_digest(given, _code_form(c)):
             found = c
     return found
 
 
+def _code_form(code: str) -> bytes:
+    return unicodedata.normalize("NFKC", code.strip()).strip().encode("utf-8", "surrogatepass")
+
+
 def _db() -> Any:
-    """The lab's SQL store, with this module's tables created once per store."""
-    store = job_store.history_store()
-    with _ready_lock:
-        if id(store) not in _ready:
-            with store._lock:
-                store.conn.executescript(_SCHEMA)
-            _ready.add(id(store))
-    return store
+    """The lab's SQL store; its tables (the class's ``lab_people`` and ``lab_class_learners`` among them,
+    gpu_worker.store.PEOPLE_SCHEMA) are created when it opens, at start-up, so a full volume later only refuses
+    writes."""
+    return job_store.history_store()
 
 
 def note(client: str | None, learner: str | None) -> None:
@@ -122,13 +116,15 @@ def note(client: str | None, learner: str | None) -> None:
 def join(code: str, client: str | None = None, learner: str | None = None, address: str | None = None) -> str:
     """Put the lab client and/or the learner in the class ``code``. Post-condition: returns the class code; its
     submissions from now on count against the class's bucket. ClassError 404 when this server has no classes,
-    429 after too many attempts from ``address`` (JOIN_RATE), 403 for a code that is none of them, 422 when neither
-    a client nor a learner is given."""
+    429 while ``address`` is over its limit of wrong codes (JOIN_RATE; a right code never counts, so a whole class
+    behind one address joins), 403 for a code that is none of them (counted), 422 when neither a client nor a
+    learner is given."""
     if not codes():
         raise ClassError(404, "this server has no classes: LAYOUTLAB_CLASS_CODES is not set")
     check_attempt_rate(address)
     found = match(code)
     if found is None:
+        count_wrong_attempt(address)
         raise ClassError(403, "not a class code of this server")
     if not client and not learner:
         raise ClassError(422, "nobody to join: no lab client and no drills profile")
@@ -309,20 +305,36 @@ def instructor_cookie(token: str) -> str:
     return identity.sign(INSTRUCTOR_PURPOSE + _fingerprint(token))
 
 
-#: Attempts to join a class per address: a class code cannot be guessed by trying many.
+#: Wrong attempts to join a class (or to give the instructor token) per address: a class code cannot be guessed by
+#: trying many. Right ones never count: a class of any size behind one address joins at once.
 JOIN_RATE = (10, 60)
 
 
 def check_attempt_rate(address: str | None, what: str = "join") -> None:
-    """Count one attempt to join a class (or, ``what="instructor"``, to give the instructor token) for ``address``;
-    ClassError 429 (with ``retry_after``) when it made JOIN_RATE's worth already."""
+    """Before an attempt to join a class (or, ``what="instructor"``, to give the instructor token) is judged:
+    ClassError 429 (with ``retry_after``) while ``address`` has made JOIN_RATE's worth of wrong attempts, whatever
+    this one gives. Counts nothing (``count_wrong_attempt`` counts a wrong one)."""
+    if not address:
+        return
+    wait = job_store.history_store().waiting(f"{what}:{address}", *JOIN_RATE)
+    if wait is not None:
+        raise _too_many(wait)
+
+
+def count_wrong_attempt(address: str | None, what: str = "join") -> None:
+    """Count one wrong class code (or instructor token) against ``address``; ClassError 429 when that was one too
+    many (two servers sharing the database judged at once)."""
     if not address:
         return
     refused = job_store.history_store().admit([(f"{what}:{address}", *JOIN_RATE)])
     if refused is not None:
-        wait = max(1, math.ceil(refused[1]))
-        raise ClassError(429, f"too many attempts from this address: {JOIN_RATE[0]} per {JOIN_RATE[1]} s; try again "
-                              f"in {wait} s", retry_after=wait)
+        raise _too_many(refused[1])
+
+
+def _too_many(wait: float) -> ClassError:
+    wait = max(1, math.ceil(wait))
+    return ClassError(429, f"too many wrong attempts from this address: {JOIN_RATE[0]} per {JOIN_RATE[1]} s; try "
+                           f"again in {wait} s", retry_after=wait)
 
 
 def class_view(code: str, instructor: bool, client: str | None = None, learner: str | None = None,
@@ -347,6 +359,6 @@ def class_view(code: str, instructor: bool, client: str | None = None, learner: 
     return out
 
 
-__all__ = ["ClassError", "check_attempt_rate", "class_of", "class_rate", "class_view", "codes", "display_name",
-           "instructor_cookie", "is_instructor", "join", "jobs_of", "leaderboard", "learner_of", "match", "members",
-           "names", "note", "scores"]
+__all__ = ["ClassError", "check_attempt_rate", "class_of", "class_rate", "class_view", "codes", "count_wrong_attempt",
+           "display_name", "instructor_cookie", "is_instructor", "join", "jobs_of", "leaderboard", "learner_of",
+           "match", "members", "names", "note", "scores"]

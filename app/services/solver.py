@@ -145,19 +145,26 @@ def linear_to_cute(obj: Any) -> dict:
         return out
 
 
-def linear_from_atom(name: str, operand: str, element_bits: int = 16) -> dict:
-    """An MMA atom's A/B/C or a copy atom's src/dst TV layout as a distributed linear layout."""
+def linear_from_atom(name: str, operand: str, element_bits: int | None = None) -> dict:
+    """An MMA atom's A/B/C or a copy atom's src/dst TV layout as a distributed linear layout. ``element_bits`` recasts
+    a copy atom's bits (default 16); an MMA atom's layouts index its own element types, so it takes none."""
     with guard("atom"):
         if name not in atoms.names():
             raise LayoutError(f"name: unknown atom {name[:80]!r}")
         a = atoms.get(name)
         op = operand.upper()
         if hasattr(a, "shape_mnk"):
+            if element_bits is not None:
+                raise LayoutError(f"element_bits: {name} is an MMA atom, whose TV layouts index its own element "
+                                  "types; element_bits recasts a copy atom's bits")
             m, n, k = a.shape_mnk
             tv, tile = {"A": (a.A, (m, k)), "B": (a.B, (n, k)), "C": (a.C, (m, n))}.get(op, (None, None))
         else:
             tv = {"SRC": a.src_layout, "DST": a.dst_layout}.get(op)
-            tv = tv(element_bits) if tv else None
+            try:
+                tv = tv(16 if element_bits is None else element_bits) if tv else None
+            except LayoutError as exc:
+                raise LayoutError(f"element_bits: {exc}") from None
             tile = (1 << (A.cosize(tv) - 1).bit_length(),) if tv is not None else None
         if tv is None:
             raise LayoutError(f"operand: {operand!r} is not one of A, B, C (MMA) or src, dst (copy)")
@@ -177,7 +184,12 @@ def _strip_names(accesses: Any) -> Any:
 
 def committed_measurement(element_bytes: Any, tile: Any, accesses: Any) -> dict[str, Any]:
     """The newest committed GPU measurement (bench/results/solve_smem_*.json, ``bench/solve_smem.py``) of this exact
-    request (access names aside): ``{"found", "file", "date", "device", "result"}``; ``found`` false otherwise."""
+    request (access names aside): ``{"found", "file", "date", "device", "result"}``; ``found`` false otherwise. The
+    request is read as the solver reads it first, so a bad one is refused (422) as ``/api/solve/smem`` refuses it."""
+    from algebra.doctor.solver_access import make_tile, parse_accesses
+
+    with guard("solver"):
+        parse_accesses(accesses, make_tile(tile, element_bytes))
     best = None
     for f in RESULTS_DIR.glob("solve_smem_*.json"):
         try:

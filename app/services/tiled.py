@@ -11,13 +11,11 @@ from algebra import LayoutError, atoms
 from algebra import inttuple as it
 from algebra.core.memo import bounded
 from app.budget import offsets
-from app.config import MAX_CELLS
+from app.config import MAX_CELLS, MAX_THREADS
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import parse_layout
 from layoutlab.model import mma_lanes, tiled_mma_tile
-
-MAX_THREADS = 1024
 
 #: (label, atom, thread layout, value layout, element bits) for make_tiled_copy
 COPY_PRESETS: list[tuple[str, str, str, str, int]] = [

@@ -63,3 +63,25 @@ def test_exported_notebook_hovers_and_stays_offline(page, tmp_path, screenshot):
     page.evaluate("() => window.scrollTo(0, 0)")
     screenshot(page, "notebook-tour-top", full_page=False)
     screenshot(page, "notebook-tour")
+
+
+def test_a_card_reads_offsets_past_2_to_the_53_exactly(page, tmp_path):
+    """The hover card of a layout whose offsets pass Number.MAX_SAFE_INTEGER: each mode's share and the sum before
+    the swizzle, exactly (JSON numbers rounded them to 2^60); a coordinate layout's card still reads, with no error."""
+    import layoutlab
+
+    big = (1 << 60) + 1
+    html = "".join(layoutlab.html(x) for x in (f"(2,2):(1,{big})", f"Sw<1,0,1> o (2,2):(1,{big - 1})",
+                                                "(2,2):(1@0,1@1)"))
+    path = tmp_path / "big.html"
+    path.write_text(f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}</body></html>")
+    page.goto(path.as_uri())
+    page.wait_for_function("() => !!window.LayoutLab")
+    cards = page.locator(".llab .with-card")
+    expect = [f"mode 1: 1 → {big}", f"before Sw<1,0,1>: {big}", "natural coordinate (1, 1)"]
+    for k, want in enumerate(expect):
+        cards.nth(k).locator("[data-offset]").nth(3).hover()  # cell (1, 1)
+        card = cards.nth(k).locator(".hover")
+        page.wait_for_function("(el) => el.textContent.includes('L(3)')", arg=card.element_handle())
+        assert want in card.inner_text(), card.inner_text()
+    assert not page.console_errors

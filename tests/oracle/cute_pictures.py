@@ -175,7 +175,7 @@ def _renderers_agree(ps: list[Any], x: Any) -> list[str]:
                for tr, vr in zip(p.threads, p.values, strict=True)]
         if cells != exp:
             bad.append(f"text: {p.title}: its cells differ from the panel")
-    if sum(p.rows * p.cols for p in ps) <= render.LATEX_CELLS:
+    if render.latex_cells(ps) <= render.LATEX_CELLS:
         tex = layoutlab.latex(x)
         for k, (p, scope) in enumerate(zip(ps, tex.split("\\begin{scope}")[1:], strict=True)):
             got_c = {(int(a), int(b)): (int(t), int(v), f) for f, a, b, t, v in NODE.findall(scope)}
