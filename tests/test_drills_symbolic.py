@@ -108,7 +108,7 @@ def no_sympy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 WRONG = ["i*N + j", "i*ld + j + ld % 2", "i*(ld % 64) + j", "i*ld + j + 1", "j*ld + i"]
-RIGHT = ["i*ld + j", "j + ld*i", "ld i + j", "offset(i,j) = (i*ld + j) mod (1 << 40)", "i*ld + j % ld"]
+RIGHT = ["i*ld + j", "j + ld*i", "ld i + j", "offset(i,j) = (i*ld + j) mod (ld*M*N + 1)", "i*ld + j % ld"]
 
 
 def ld_drill() -> Drill:

@@ -276,6 +276,9 @@ class ArithTuple(_Vector):
 
     __rmul__ = __mul__
 
+    def __abs__(self) -> ArithTuple:
+        return ArithTuple.of(_map_leaves(self.items, abs))  # entrywise, as ``coshape`` takes it of a stride
+
     def __str__(self) -> str:
         return it.to_str(self.items)
 

@@ -103,6 +103,9 @@ def find_counterexample(a: Any, b: Any, r: Any, why: str, f2: bool = False) -> t
         return hit
     size_a = it.product(a.shape)
     a_of = offsets(a).__getitem__ if size_a <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
+    if has_non_positive_shape(a):  # CuTe's arithmetic on negative strides: no coordinate of A to read B's offsets at
+        raise LayoutError(f"composition {a} o {b} is refused: A has a shape <= 0 (CuTe's integer arithmetic on "
+                          "negative strides), so no offset of B is a coordinate of A")
     fs = it.flatten(b.shape)
     n_b = it.product(fs)
     if not f2 and n_b > ENUM_CAP:

@@ -357,8 +357,8 @@ def check_shape(x: Any, what: str = "shape", positive: bool = True, level: int =
         if abs(x) > MAX_MAGNITUDE:
             raise LayoutError(f"{what} entry {x} exceeds the magnitude cap 2^62")
         return x
-    if not positive and (hasattr(x, "is_basis") or hasattr(x, "is_f2")):
-        return x  # a ScaledBasis or an F2 element (``algebra.core.arith``)
+    if not positive and (hasattr(x, "is_basis") or hasattr(x, "is_f2") or hasattr(x, "as_tuple")):
+        return x  # a ScaledBasis, an ArithTuple (a sum of them) or an F2 element (``algebra.core.arith``)
     raise LayoutError(f"{what} entries must be integers, got {x!r}")
 
 

@@ -283,7 +283,11 @@ def memo(fn: Callable) -> Callable:
         args = positional(fn, args, kw) if kw else args
         if _recording() is not None or _unchecked():  # a derivation, or CuTe's print: the op itself, uncached
             value = checked(*args)
-            return value if _nested() else verify(name, args, value, outermost=True)
+            if _nested():
+                return value
+            if not _unchecked() and has_non_positive_shape(value):  # refused as outside a derivation
+                raise not_a_layout(f"{name}({', '.join(show(a) for a in args)})", value)
+            return verify(name, args, value, outermost=True)
         try:
             try:
                 value = cached(*args)

@@ -3,7 +3,8 @@
 Accepted (spaces anywhere, ``_`` static markers ignored):
 
 - layouts ``(4,(2,4)):(2,(1,8))``, ``8:1``, ``(8):(1)``; a bare shape ``(4,8)`` means its column-major layout;
-- basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides);
+- basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides); a tuple where the shape has a leaf is
+  an arithmetic-tuple stride, a sum of bases as CuTe prints it: ``(4,8):((1,1),(1,1))`` (``layout_add`` of bases);
 - swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
   (``o``, ``_o_`` or ``∘`` between the parts), either part a swizzle or a layout: ``(16,4):(4,1) o -8 o Sw<1,2,4>``
   (CuTe's inverse of a swizzled layout with an offset, a layout applied after a swizzle);
@@ -30,7 +31,7 @@ import re
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import F2, ScaledBasis
+from algebra.core.arith import F2, ArithTuple, ScaledBasis
 from algebra.core.coord_tensor import CoordTensor
 from algebra.core.errors import LayoutError
 from algebra.core.layout import Layout
@@ -90,6 +91,21 @@ def _int(digits: str) -> int:
         raise LayoutError(f"the integer {digits.lstrip('0')[:12]}... ({len(digits):,} digits) exceeds the "
                           "magnitude cap 2^62")
     return int(digits)
+
+
+def _coord_strides(shape: Any, stride: Any) -> Any:
+    """``stride`` with each tuple that stands where ``shape`` has a leaf read as an arithmetic tuple: a sum of basis
+    elements, which CuTe prints as a tuple (``1@0 + 1@1`` is ``(1,1)``, as ``layout_add`` gives). Its entries are
+    integers. Other structure is left for ``Layout`` to check (congruence)."""
+    if it.is_tuple(stride) and not it.is_tuple(shape):
+        bad = [x for x in it.flatten(stride) if not it.is_int(x)]
+        if bad:
+            raise LayoutError(f"stride {it.to_str(stride)} stands where the shape has the leaf {shape}: an arithmetic "
+                              f"tuple (a coordinate stride such as (1,1)) holds integers, not {bad[0]}")
+        return ArithTuple.of(stride)
+    if it.is_tuple(stride) and len(stride) == len(shape):
+        return tuple(_coord_strides(s, d) for s, d in zip(shape, stride, strict=True))
+    return stride
 
 
 class _Parser:
@@ -175,7 +191,7 @@ class _Parser:
     def layout(self) -> Layout:
         shape = self.htuple(empty=True)
         if self.accept(":"):
-            return Layout(shape, self.htuple(allow_basis=True, empty=True))
+            return Layout(shape, _coord_strides(shape, self.htuple(allow_basis=True, empty=True)))
         return Layout(shape)
 
     def swizzle(self) -> Swizzle:

@@ -106,6 +106,9 @@ def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, col
             pitch = -pad if pad < 0 else cols + pad
             if pitch < cols:
                 return Grade.wrong(f"a row pitch of {pitch} is shorter than a row ({cols})")
+            if pitch - cols >= cols:  # the format's bound: a padding is less than one row
+                raise AnswerError(f"a padding is less than one row ({cols} elements): a pitch of {pitch} pads each "
+                                  f"row by {pitch - cols} elements, as much as a row or more")
             padded = A.Layout((rows, cols), (pitch, 1))
             try:
                 r = B.bank_access(padded, ebytes, access)
@@ -292,7 +295,7 @@ def _fix(rng: random.Random, seed: int) -> Drill:
                  f"{col} ({ebytes} bytes). The access is {r.ways}-way. Choose a swizzle Sw<B,M,S> on the element "
                  "offset (or a padding) that makes it conflict-free.",
                  "Sw<B,M,S> (or the swizzled tile Sw<B,M,S> o 0 o the layout), or a padding such as {ex} "
-                 "(elements; bytes and 4-byte words are read)", expected,
+                 "(elements, less than one row; bytes and 4-byte words are read)", expected,
                  _fix_grader(layout, ebytes, access, 32, cols),
                  steps, [RULE, "Which offset bits choose the bank for this element size? XOR row bits into them."],
                  "fix", [bank_grid(r, "Lanes and their banks", 32)]).with_data(
@@ -366,8 +369,8 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
                           "128-bit loads, TMA and wgmma rely on; the swizzle keeps it.", pfix.layout))
     return Drill("banks", seed, desc + f" It is {r.ways}-way. Choose Sw<B,M,S> on the element offset (or a padding) "
                  "that makes the phase conflict-free.", "Sw<B,M,S> (or the swizzled tile Sw<B,M,S> o 0 o the "
-                 "layout), or a padding such as {ex} (elements; bytes and 4-byte words are read)", expected,
-                 _fix_grader(layout, 2, access, 8, cols), steps,
+                 "layout), or a padding such as {ex} (elements, less than one row; bytes and 4-byte words are read)",
+                 expected, _fix_grader(layout, 2, access, 8, cols), steps,
                  [RULE, "Keep the 8 halves of a 16-byte chunk together (M = 3) and XOR row bits into the chunk bits."],
                  variant, grids).with_data(layout=str(layout), ebytes=2, access=access).with_example(*PAD_EXAMPLES)
 

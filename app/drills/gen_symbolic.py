@@ -11,6 +11,7 @@ alone decides.
 
 from __future__ import annotations
 
+import ast
 import random
 import re
 from typing import Any
@@ -19,7 +20,7 @@ import algebra as A
 from algebra.teach.formula import evaluate, parse_formula
 from app.drills.common import explain, lstr, mode_sizes, offsets_grid, pick, same_function, step
 from app.drills.core import Drill, Grade, register
-from app.drills.formula import normalise
+from app.drills.formula import Formula, normalise
 from app.drills.parsing import AnswerError, layout_text
 
 RULE = ("A symbol in a stride is a stride like any other: the offset is the inner product of the natural coordinate "
@@ -82,9 +83,54 @@ def read_formula(answer: str, names: list[str], symbols: list[str]) -> str:
     return text
 
 
+#: The largest bound (a constant divisor, modulus, mask or shift) a formula may cut at: past it, a binding beyond the
+#: bound would take the offsets past 2^64. Below it, the check samples past the bound (``checked_bindings``): the
+#: bindings alone reach 2^26 past the lead, so ``ld % 100000000`` would agree with ``ld`` at every one of them.
+MAX_BOUND = 1 << 40
+#: A bound above this on a formula over size symbols (M, N, B) is refused: a binding with a size past it would be
+#: checked at more coordinates than a grade may cost.
+MAX_SIZE_BOUND = 1 << 12
+_CUTS = (ast.Mod, ast.FloorDiv, ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift)
+_SIZES = ("M", "N", "B")
+
+
+def _constants_cut_by(text: str) -> list[int]:
+    """The constant operands (folded: ``2**30``, ``1<<20``) of the operators that cut a value at a bound: ``% // & | ^
+    >>``. A formula that agrees with the layout only below such a bound agrees with every sample below it."""
+    tree, out = ast.parse(text, mode="eval"), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _CUTS):
+            for side in (node.left, node.right):
+                if not any(isinstance(n, ast.Name) for n in ast.walk(side)):
+                    out.append(abs(Formula(ast.unparse(side), [])({})))
+    return out
+
+
+def checked_bindings(text: str, binds: list[dict[str, int]]) -> list[dict[str, int]]:
+    """The bindings a formula ``text`` (normalised) is checked at: ``binds``, and where the formula cuts at a constant
+    bound K past some symbol's sampled values (``ld % 100000000``, ``N % 1000``), bindings past K: one with every
+    other symbol (a leading dimension) moved K + 1 further, and one per size symbol with that size K + 1 (its leading
+    dimension moved as far, so it stays at least its lead). AnswerError naming the bound where K is past MAX_BOUND,
+    or past MAX_SIZE_BOUND in a formula over sizes: no binding past it can be checked."""
+    cut = max(_constants_cut_by(text), default=0)
+    if not binds or cut <= min(max(b[k] for b in binds) for k in binds[0]):
+        return binds
+    sizes = [k for k in _SIZES if k in binds[0]]
+    limit = MAX_SIZE_BOUND if sizes else MAX_BOUND
+    if cut > limit:
+        raise AnswerError(f"the formula cuts at the bound {cut} (a constant divisor, modulus, mask or shift), above "
+                          f"{limit}, past every value of {', '.join(sizes) or 'the symbols'} the check can try: write "
+                          "the offset without it")
+    base = min(binds, key=lambda b: sum(b[k] for k in sizes))
+    past = {s: v if s in _SIZES else v + cut + 1 for s, v in base.items()}
+    return binds + [past] + [{**past, k: cut + 1} for k in sizes]
+
+
 def grade_formula(answer: str, sym: Any, names: list[str], binds: list[dict[str, int]]) -> Grade:
-    """Correct iff the formula equals ``sym`` at every natural coordinate for every binding (engine-evaluated)."""
+    """Correct iff the formula equals ``sym`` at every natural coordinate for every binding (engine-evaluated), and at
+    bindings past any constant bound the formula cuts at (``checked_bindings``)."""
     text = read_formula(answer, names, sym.symbols())
+    binds = checked_bindings(text, binds)
     for vals in binds:
         try:
             chk = A.evaluate_formula(text, sym, values=vals, names=names)
@@ -107,8 +153,9 @@ def grade_formula(answer: str, sym: Any, names: list[str], binds: list[dict[str,
 
 
 def grade_point(answer: str, sym: Any, coord: Any, binds: list[dict[str, int]]) -> Grade:
-    """Correct iff the formula in the symbols equals ``sym(coord)`` for every binding."""
-    tree = parse_formula(read_formula(answer, [], sym.symbols()))
+    """Correct iff the formula in the symbols equals ``sym(coord)`` for every binding (``checked_bindings``)."""
+    text = read_formula(answer, [], sym.symbols())
+    tree, binds = parse_formula(text), checked_bindings(text, binds)
     for vals in binds:
         want = sym.bind(vals)(coord)
         try:
