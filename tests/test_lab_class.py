@@ -296,3 +296,21 @@ def test_guessing_the_instructor_token_through_the_api_is_limited_too(app):
               c.post("/lab/class/instructor", data={"token": TOKEN})):
         assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1, r.text[:200]
     assert c.get("/api/class/cute-101/jobs").status_code == 401  # no token at all: nothing guessed
+
+
+def test_a_refused_name_joins_no_class(app):
+    """The drills profile's name and class code are one form: a name refused (mixing scripts: 422; another browser's:
+    409) leaves the class unjoined, on the API and on the page form alike, and a right name with the code joins."""
+    owner = _student(app, "Taken")
+    assert owner.get("/api/class").json()["class"] is None
+    for name, status in (("Αlice", 422), ("taken", 409)):  # a Greek capital alpha before Latin letters
+        c = TestClient(app)
+        r = c.post("/api/drills/profile", json={"name": name, "class_code": "cute-101"})
+        assert r.status_code == status, r.text[:200]
+        assert c.get("/api/class").json()["class"] is None, name
+        r = c.post("/drills/profile", data={"name": name, "class_code": "cute-101"}, follow_redirects=False)
+        assert r.status_code == status, r.text[:200]
+        assert c.get("/api/class").json()["class"] is None, name
+    c = TestClient(app)
+    assert c.post("/api/drills/profile", json={"name": "Bob", "class_code": "cute-101"}).status_code == 200
+    assert c.get("/api/class").json()["class"] == "cute-101"

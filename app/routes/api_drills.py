@@ -214,9 +214,9 @@ def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learne
     (app.services.lab_class): this browser's GPU-lab jobs then share the class's quota; 403 for a code that is no
     class here, 404 when the server has none."""
     klass = None
-    if body.class_code is not None:
+    if body.class_code is not None:  # checked first, joined last: a refused name or code changes nothing
         try:
-            klass = lab_class.join(body.class_code, None, learner, client_address(request))
+            klass = lab_class.find(body.class_code, client_address(request))
         except lab_class.ClassError as err:
             raise HTTPException(err.status, str(err), headers={"Retry-After": str(err.retry_after)}
                                 if err.retry_after else None) from None
@@ -226,6 +226,8 @@ def set_profile(body: ProfileIn, request: Request, learner: str = Depends(learne
         raise HTTPException(409, str(err)) from None
     except ValueError as err:
         raise HTTPException(422, str(err)) from None
+    if klass:
+        lab_class.join(klass, None, learner)
     lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner)  # its jobs show the name
     return {"name": store.learner_name(learner), "switched": False, **({"class": klass} if klass else {})}
 

@@ -191,13 +191,14 @@ def profile_page(request: Request, name: str = Form("", max_length=40),
     """Name the profile (or switch to an existing one), join a class with its code (the GPU lab's submissions of
     this browser then share the class's quota), and go back to the progress page."""
     learner = _learner(request)
-    try:
-        if class_code.strip():
-            lab_class.join(class_code, lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0],
-                           client_address(request))
+    client = lab_clients.verify(request.cookies.get(lab_clients.COOKIE))
+    try:  # the code is checked first and joined last: a refused name or code changes nothing
+        found = lab_class.find(class_code, client_address(request)) if class_code.strip() else None
         if name.strip() or not class_code.strip():
             store.claim_name(learner[0], name)
-            lab_class.note(lab_clients.verify(request.cookies.get(lab_clients.COOKIE)), learner[0])
+            lab_class.note(client, learner[0])
+        if found:
+            lab_class.join(found, client, learner[0])
     except (ValueError, lab_class.ClassError) as err:  # NameTaken: the page says the name is another browser's
         ctx = {"next_kind": progress.next_kind(learner[0]), "error": str(err), **_sidebar(learner[0])}
         status = err.status if isinstance(err, lab_class.ClassError) else \

@@ -113,12 +113,10 @@ def note(client: str | None, learner: str | None) -> None:
                            "lab_people.learner), seen = excluded.seen", (client, learner, time.time()))
 
 
-def join(code: str, client: str | None = None, learner: str | None = None, address: str | None = None) -> str:
-    """Put the lab client and/or the learner in the class ``code``. Post-condition: returns the class code; its
-    submissions from now on count against the class's bucket. ClassError 404 when this server has no classes,
-    429 while ``address`` is over its limit of wrong codes (JOIN_RATE; a right code never counts, so a whole class
-    behind one address joins), 403 for a code that is none of them (counted), 422 when neither a client nor a
-    learner is given."""
+def find(code: str, address: str | None = None) -> str:
+    """The class that ``code`` names, as this server spells it, checked without joining it (a form that also names
+    the profile checks the code before it writes anything). ClassError 404 when this server has no classes, 429
+    while ``address`` is over its limit of wrong codes, 403 for a code that is none of them (counted)."""
     if not codes():
         raise ClassError(404, "this server has no classes: LAYOUTLAB_CLASS_CODES is not set")
     check_attempt_rate(address)
@@ -126,6 +124,16 @@ def join(code: str, client: str | None = None, learner: str | None = None, addre
     if found is None:
         count_wrong_attempt(address)
         raise ClassError(403, "not a class code of this server")
+    return found
+
+
+def join(code: str, client: str | None = None, learner: str | None = None, address: str | None = None) -> str:
+    """Put the lab client and/or the learner in the class ``code``. Post-condition: returns the class code; its
+    submissions from now on count against the class's bucket. ClassError 404 when this server has no classes,
+    429 while ``address`` is over its limit of wrong codes (JOIN_RATE; a right code never counts, so a whole class
+    behind one address joins), 403 for a code that is none of them (counted), 422 when neither a client nor a
+    learner is given."""
+    found = find(code, address)
     if not client and not learner:
         raise ClassError(422, "nobody to join: no lab client and no drills profile")
     store = _db()
