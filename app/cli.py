@@ -18,6 +18,8 @@ def main(argv: list[str] | None = None) -> int:
         from layoutlab.cli import main as face
 
         return face(argv)
+    from layoutlab.cli import whole  # ASCII digits only: int() would read "\uff18\uff10" as 80
+
     parser = _Parser(prog="layoutlab", description="CuTe layout algebra visualizer, drills and GPU lab",
                      epilog="also: `layoutlab show <layout>` (print_layout's table, --svg/--html/--latex FILE) and "
                             "`layoutlab op <op> <args...>` (`layoutlab show -h`)")
@@ -26,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("op", help="run an op of the algebra (`layoutlab op -h`)")
     serve = sub.add_parser("serve", help="run the web app")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=whole("--port"), default=8000)
     serve.add_argument("--no-worker", action="store_true", help="never start the in-process GPU worker")
-    serve.add_argument("--workers", type=int, default=1,
+    serve.add_argument("--workers", type=whole("--workers"), default=1,
                        help="app processes on this host (more than 1: no in-process GPU worker; run `layoutlab "
                             "worker` beside them)")
     serve.add_argument("--gpus", default=None, metavar="all|0,2",

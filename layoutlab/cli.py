@@ -42,7 +42,7 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def _whole(what: str) -> Callable[[str], int]:
+def whole(what: str) -> Callable[[str], int]:
     """An argparse ``type``: a whole number in ASCII digits (the range is checked where the number is used)."""
     def read(text: str) -> int:
         if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
@@ -158,9 +158,9 @@ def parser() -> argparse.ArgumentParser:
                                                                          "script)" + out)
     s.add_argument("--latex", metavar="FILE", nargs="?", const="-", help="TikZ as CuTe's print_latex writes it" + out)
     s.add_argument("--color", "--colour", dest="color", choices=("bank", "thread", "offset"), default=None)
-    s.add_argument("--element-bytes", type=_whole("--element-bytes"), default=4,
+    s.add_argument("--element-bytes", type=whole("--element-bytes"), default=4,
                    help="bytes per element for --color bank (default 4)")
-    s.add_argument("--element-bits", type=_whole("--element-bits"), default=16,
+    s.add_argument("--element-bits", type=whole("--element-bits"), default=16,
                    help="element width of a copy atom / TTGIR shared layout")
     s.add_argument("--tile", metavar="M,N", help="draw the layout as a (thread, value) layout over an M x N tile")
     s.add_argument("--shape", metavar="R,C", help="the tensor shape of a TTGIR layout attribute")

@@ -192,3 +192,16 @@ def test_a_bad_command_line_is_one_line_too(args):
     r = run(*args)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("layoutlab: "), r.stderr
+
+
+@pytest.mark.parametrize("args", [["serve", "--port", "\uff18\uff10"], ["serve", "--port", "\u0668\u0660\u0668\u0660"],
+                                  ["serve", "--workers", "\uff12"], ["serve", "--port", "80.0"]])
+def test_serve_reads_its_numbers_in_ascii_digits_only(args, capsys):
+    """``int()`` reads other scripts' digits (full-width 80 as port 80): the serve command's numbers are refused
+    with one line naming the option, before any server starts, as ``show``'s are."""
+    from app.cli import main as cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and args[1] in err, err
