@@ -192,8 +192,8 @@ def test_ops_that_take_a_bare_swizzle_still_do(client):
 
 
 @pytest.mark.parametrize(("op", "args", "detail"), [
-    ("upcast", ["(4,8):(1@1,1@0)", "2"], "A: upcast needs integer strides"),
-    ("recast_layout", ["(4,8):(1@1,1@0)", "16", "32"], "A: recast_layout needs integer strides"),
+    ("upcast", ["(4,8):(1@1,1@0)", "2"], "upcast needs integer strides"),
+    ("recast_layout", ["(4,8):(1@1,1@0)", "16", "32"], "recast_layout needs integer strides"),
     ("local_partition", ["(16,32):(32,1)", "(4,8):(1@1,1@0)", "5"], "thread layout: local_partition needs integer"),
     ("idx2crd", ["7", "0"], "shape: shape entries must be positive integers, got 0"),
     ("idx2crd", ["7", "(3,(0,3))"], "shape: shape entries must be positive integers, got 0"),

@@ -13,6 +13,7 @@ import random
 import pytest
 
 import algebra as A
+from algebra import LayoutError
 from algebra.core.arith import F2, ArithTuple
 from algebra.teach import registry
 from app.services.algebra_ops import run_op
@@ -179,3 +180,12 @@ def test_a_product_of_a_negative_stride_by_f2_strides_is_refused_not_crashed(op,
     table, empty for such a shape (IndexError, a 422 "cannot evaluate" on the workbench)."""
     with pytest.raises(A.LayoutError, match="A has a shape <= 0"):
         getattr(A, op)(A.parse("4:-1"), A.parse(b))
+
+
+@pytest.mark.parametrize("call", [lambda L: A.upcast(L, 2), lambda L: A.recast_layout(L, 16, 32)])
+@pytest.mark.parametrize("text", ["(4,2):(1@0,1@1)", "(2,2):(1@0@1,0@0)", "(4,8):(1,2@1)"])
+def test_a_recast_of_basis_strides_is_refused_by_the_op_not_a_type_error(call, text):
+    """upcast / recast_layout divide integer strides: called directly on a coordinate layout they raised
+    TypeError (``1@0 % 2``); the op itself now refuses, naming a basis stride, as /api/algebra says."""
+    with pytest.raises(LayoutError, match=r"needs integer strides; .* has basis \(E\) strides such as \d@"):
+        call(A.parse(text))

@@ -99,6 +99,7 @@ def upcast(layout: Layout, n: int) -> Layout:
     layout = layout_arg(layout, "upcast")
     if not it.flatten(layout.shape):
         raise no_modes("upcast", layout)
+    _int_or_f2_strides(layout, "upcast")
 
     def leaf(s, d):
         if d == 0:
@@ -151,10 +152,19 @@ def _leafwise(layout: Layout, f: Any) -> tuple[Layout, list]:
     return R(shape, it.unflatten([new[1] for _, new in leaves], layout.shape)), leaves
 
 
+def _int_or_f2_strides(layout: Layout, name: str) -> None:
+    """Refuse a layout with a basis stride (``1@0``, a coordinate): a recast divides integer strides."""
+    d = next((d for d in it.flatten(layout.stride) if type(d) is not int and not getattr(d, "is_f2", False)), None)
+    if d is not None:
+        raise LayoutError(f"{name} needs integer strides; {layout} has basis (E) strides such as {d}")
+
+
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
     if not (is_int(old_bits) and is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
         raise LayoutError(f"recast_layout: bit widths must be positive integers, got {old_bits!r} and {new_bits!r}")
+    if isinstance(layout, Layout):
+        _int_or_f2_strides(layout, "recast_layout")
     g = gcd(old_bits, new_bits)
     num, den = new_bits // g, old_bits // g
     if (rec := active()) is not None:
