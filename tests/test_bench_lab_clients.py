@@ -272,8 +272,8 @@ def test_a_hostile_cookie_costs_the_event_loop_nothing_and_the_client_is_still_r
                                                                                client),
                            (f"{lab_clients.COOKIE}=forged; x=1", None), ("; ; =;==", None)]:
         scope = {"type": "http", "path": "/api/bench/jobs", "headers": [(b"cookie", cookie.encode())]}
-        start = time.process_time()
+        start = time.thread_time()  # this thread's CPU only (the quadratic read took 0.35 s, a linear one < 1 ms)
         asyncio.run(middleware(scope, None, None))
-        spent = time.process_time() - start
-        assert spent < 0.05, f"{spent:.3f} s of event-loop CPU for a {len(cookie)}-byte cookie"
+        spent = time.thread_time() - start
+        assert spent < 0.15, f"{spent:.3f} s of event-loop CPU for a {len(cookie)}-byte cookie"
         assert (seen[-1] == client) if expect else (seen[-1] != client and len(seen[-1]) >= 16), cookie[:60]
