@@ -399,7 +399,7 @@ def test_a_cookie_of_backslashes_costs_no_event_loop_time(tmp_path, monkeypatch)
             return best
 
         extra = cpu({"Cookie": hostile}) - cpu({})
-        assert extra < 0.05, f"{extra:.3f} s of CPU for one cookie of backslashes"
+        assert extra < 0.15, f"{extra:.3f} s of CPU for one cookie of backslashes"
     assert cookie_parser('a="x\\\\y\\"z\\101"; b=c') == {"a": 'x\\y"zA', "b": "c"}
 
 
