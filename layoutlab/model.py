@@ -8,7 +8,9 @@ Enumeration goes through ``enum(layout, what) -> [L(k) for k < size(L)]``: the a
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -279,13 +281,21 @@ def facts(layout: Any) -> LayoutView:
 
 
 def finish(view: LayoutView) -> None:
-    """``injective`` and ``compact`` of an enumerated view."""
-    flat = set(itertools.chain.from_iterable(view.offsets or ()))
+    """``injective`` and ``compact`` of an enumerated view.
+
+    A set of ints hashes them by their low bits: offsets that are all multiples of 2^k (``1048576:1048576``) all
+    share them, and 2^20 of them took 0.9 s to gather instead of 0.2 s (over the page's CPU budget). They are
+    gathered shifted right by the k bits they share: the same test of distinctness. Offsets that share a factor of
+    two are never 0, 1, ..., size - 1 (for a size above 1), so such a view is not compact."""
+    rows = view.offsets or ()
+    low = functools.reduce(operator.or_, itertools.chain.from_iterable(rows), 0)
+    k = (low & -low).bit_length() - 1 if low else 0
+    flat = {v >> k for v in itertools.chain.from_iterable(rows)} if k else set(itertools.chain.from_iterable(rows))
     view.injective = len(flat) == view.size
     if view.coords is not None:  # compact: every coordinate of the codomain (its coshape) is reached once
         view.compact = view.injective and view.size == view.cosize
         return
-    view.compact = view.injective and min(flat, default=0) == 0 and max(flat, default=-1) == view.size - 1
+    view.compact = view.injective and k == 0 and min(flat, default=0) == 0 and max(flat, default=-1) == view.size - 1
 
 
 def over_cap_note(n: int) -> str:
