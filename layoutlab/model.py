@@ -12,7 +12,7 @@ import functools
 import itertools
 import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,9 +288,15 @@ def finish(view: LayoutView) -> None:
     gathered shifted right by the k bits they share: the same test of distinctness. Offsets that share a factor of
     two are never 0, 1, ..., size - 1 (for a size above 1), so such a view is not compact."""
     rows = view.offsets or ()
-    low = functools.reduce(operator.or_, itertools.chain.from_iterable(rows), 0)
+
+    def values() -> Iterator[int]:
+        return itertools.chain.from_iterable(rows)
+
+    # the bits every offset shares: only looked for past a first few thousand offsets that share some
+    sample = functools.reduce(operator.or_, itertools.islice(values(), 4096), 0)
+    low = functools.reduce(operator.or_, values(), 0) if sample & 1 == 0 else 1
     k = (low & -low).bit_length() - 1 if low else 0
-    flat = {v >> k for v in itertools.chain.from_iterable(rows)} if k else set(itertools.chain.from_iterable(rows))
+    flat = {v >> k for v in values()} if k else set(values())
     view.injective = len(flat) == view.size
     if view.coords is not None:  # compact: every coordinate of the codomain (its coshape) is reached once
         view.compact = view.injective and view.size == view.cosize
