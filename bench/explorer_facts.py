@@ -5,15 +5,21 @@
     LAYOUTLAB_DATA=/tmp/x python bench/explorer_facts.py
 
 Prints a row per layout and one JSON line (copy it to bench/results/explorer_facts_<date>.json)."""
+
+from __future__ import annotations
+
 import copy
 import itertools
 import json
 import os
 import platform
+import sys
 import time
+from pathlib import Path
 
-from app.services.layouts import describe_layout
-from layoutlab import model
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the package, not bench/algebra.py
+from app.services.layouts import describe_layout  # noqa: E402
+from layoutlab import model  # noqa: E402
 
 
 def plain(view):
