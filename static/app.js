@@ -294,8 +294,22 @@
     let el = null;
     try { el = hash && hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1))); } catch (_) { return; }
     const sec = el && el.closest("details.section");
-    if (sec && !sec.open) sec.open = true;
+    if (sec && !sec.open) { openForm(sec); sec.open = true; }
   }
+  // ---- a section's form sent inert (templates/_section.html): put in and set up by htmx before the section shows,
+  // on its summary's click (before the browser opens it: no frame of the open section without its form) or a link's
+  // opening, and at the latest on its toggle. Post-condition: the section holds its form, as if sent with it.
+  function openForm(sec) {
+    for (const tpl of sec.querySelectorAll("template.closed-form")) {
+      const nodes = Array.from(tpl.content.children);
+      tpl.replaceWith(tpl.content);
+      if (window.htmx) for (const n of nodes) window.htmx.process(n);
+    }
+  }
+  document.addEventListener("click", (ev) => {
+    const summary = ev.target.closest && ev.target.closest("details.section > summary");
+    if (summary && !summary.parentElement.open) openForm(summary.parentElement);
+  }, true);
   document.addEventListener("click", (ev) => {
     const a = ev.target.closest && ev.target.closest('a[href^="#"]');
     if (a) openSectionOf(a.getAttribute("href"));
@@ -314,7 +328,11 @@
   }
   const fullMenus = (root) => { for (const sel of root.querySelectorAll("select[data-options]")) fullMenu(sel); };
   // toggle does not bubble: caught on its way down, before htmx's listener on the <details> sends the section's form
-  document.addEventListener("toggle", (ev) => { if (ev.target.open) fullMenus(ev.target); }, true);
+  document.addEventListener("toggle", (ev) => {
+    if (!ev.target.open) return;
+    openForm(ev.target);
+    fullMenus(ev.target);
+  }, true);
   for (const type of ["focusin", "pointerdown"]) {
     document.addEventListener(type, (ev) => {
       if (ev.target.matches && ev.target.matches("select[data-options]")) fullMenu(ev.target);

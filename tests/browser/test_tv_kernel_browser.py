@@ -216,15 +216,17 @@ def test_tma_cluster_of_three_ctas(page, live_server, screenshot):
 #: the long menus of the sections sent closed (templates/_menu.html): section -> select ids
 MENUS = {"tiled": ("tatom-select",), "copywalk": ("cw-atom",), "mmawalk": ("mw-atom",),
          "kernel": ("kp-atom", "kp-a", "kp-b", "kp-c"), "blackwell": ("bw-ld",)}
-MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id);
+# a menu of the page, or of a closed section's inert form (templates/_section.html)
+MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id) || [...document.querySelectorAll(
+        'template.closed-form')].map((t) => t.content.getElementById(id)).find(Boolean);
     return [id, s.value, s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : null,
             [...s.querySelectorAll('optgroup:not([hidden]), option:not([hidden])')].map((o) => o.label || o.value),
             s.getBoundingClientRect().width]; })"""
 
 
 def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
-    """A section sent closed holds only the chosen option of each long menu; opening it (a click, a link to its
-    heading) puts in the whole list, as the section sent open has it, the same one chosen; a search box then filters
+    """A section sent closed holds its form inert, with only the chosen option of each long menu; opening it (a
+    click, a link to its heading) puts in the form and the whole list, as the section sent open has it, the same one chosen; a search box then filters
     it as before."""
     ids = [i for group in MENUS.values() for i in group]
     fields = {"tbits": "16", "cw_t": "0", "mw_t": "0", "kp_t": "0", "bw_warp": "0"}  # the defaults: sent open
