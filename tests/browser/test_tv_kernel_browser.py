@@ -297,3 +297,29 @@ def test_a_lane_button_follows_an_sm70_lane(page, live_server, screenshot, name)
     page.press(f"#{field.replace('_', '-')}", "Enter")
     expect(page.locator(f"#{name}-sec .msg.error")).to_contain_text("the 16 threads are lanes 0-7, 16-23")
     assert not page.console_errors
+
+
+# the form controls of the document inside a box the browser is not rendering at the first load: a closed <details>
+# (but a grid's own Cells menu) or a content-visibility box (a grid's tiles hold no controls)
+LOCKED_CONTROLS_JS = """() => [...document.querySelectorAll('input, select, button, textarea')].filter((c) => {
+    for (let e = c.parentElement; e; e = e.parentElement) {
+        if (e.tagName === 'DETAILS' && !e.open && !e.classList.contains('gridview')) return true;
+        if (getComputedStyle(e).contentVisibility !== 'visible') return true; }
+    return false; }).map((c) => c.id || c.name || c.tagName)"""
+
+
+def test_no_form_control_waits_in_a_box_the_first_load_does_not_render(page, live_server):
+    """After DOMContentLoaded Chromium visits every form control, and lays out each box it was skipping that holds one,
+    and the page with it: one full layout per box (14 layouts on bench/web.py's permalink, 5 without). A closed
+    section's form comes inert (templates/_section.html) and the panels holding controls are not content-visibility
+    boxes. Clicking a closed section's summary puts its form in before the section opens."""
+    page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    expect(page.locator("#fact-atom")).to_have_text("SM90_64x256x16_F32F16F16_SS")
+    assert page.evaluate(LOCKED_CONTROLS_JS) == []
+    assert page.locator("#tiled-form").count() == 0 and page.locator("template.closed-form").count() == len(MENUS) + 1
+    live = page.evaluate("""() => { document.querySelector('#tiled-sec > summary').click();
+        return [!!document.querySelector('#tiled-sec #tiled-form'), document.getElementById('tiled-sec').open,
+                document.querySelectorAll('#tiled-sec template.closed-form').length]; }""")
+    assert live == [True, True, 0]  # in the click's own task: no frame shows the open section without its form
+    expect(page.locator("#tiled-atom")).to_have_text("SM80_CP_ASYNC_CACHEALWAYS_16B")  # its result, fetched with it
+    assert not page.console_errors  # (its form re-rendering it: test_the_tiled_section_loads_when_opened)
