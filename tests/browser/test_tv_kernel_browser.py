@@ -226,8 +226,8 @@ MENU_JS = """(ids) => ids.map((id) => { const s = document.getElementById(id) ||
 
 def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
     """A section sent closed holds its form inert, with only the chosen option of each long menu; opening it (a
-    click, a link to its heading) puts in the form and the whole list, as the section sent open has it, the same one chosen; a search box then filters
-    it as before."""
+    click, a link to its heading) puts in the form and the whole list, as the section sent open has it, the same one
+    chosen; a search box then filters it as before."""
     ids = [i for group in MENUS.values() for i in group]
     fields = {"tbits": "16", "cw_t": "0", "mw_t": "0", "kp_t": "0", "bw_warp": "0"}  # the defaults: sent open
     page.goto(f"{live_server.url}/tv?{urlencode(fields)}")
