@@ -83,6 +83,17 @@ def layout_of(x: Any) -> Any:
         return x
     if isinstance(x, str):
         return model.parse_layout(_spelled(x))
+    try:
+        return _foreign(x)
+    except (LayoutError, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the object's own code raised (a torch sparse tensor's stride())
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise LayoutError(f"{type(x).__name__}: reading its shape and strides raised {clip(why)}") from None
+
+
+def _foreign(x: Any) -> Any:
+    """:func:`layout_of` of an object of another package (its attributes may raise anything)."""
     # numpy: strides in bytes; torch: stride() in elements (checked before the generic .shape/.stride)
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)

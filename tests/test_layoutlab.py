@@ -511,3 +511,38 @@ def test_injective_and_compact_as_defined_whatever_factor_of_two_the_offsets_sha
     compact = injective and (view.size == view.cosize if view.coords is not None else sorted(flat) == list(
         range(view.size)))
     assert (view.injective, view.compact) == (injective, compact), text
+
+
+class _SparseLike:
+    """A torch sparse tensor as ``layoutlab`` meets it: ``.shape`` and ``.element_size`` read fine, ``.stride()``
+    raises RuntimeError ("sparse tensors do not have strides")."""
+
+    shape = (4, 8)
+
+    def element_size(self) -> int:
+        return 4
+
+    def stride(self) -> tuple:
+        raise RuntimeError("sparse tensors do not have strides")
+
+
+class _ShapeRaises:
+    """An object whose ``.shape`` property raises something other than AttributeError."""
+
+    stride = (1, 4)
+
+    @property
+    def shape(self) -> tuple:
+        raise NotImplementedError("shape is only known inside a kernel")
+
+
+@pytest.mark.parametrize(("x", "why"), [(_SparseLike(), "RuntimeError: sparse tensors do not have strides"),
+                                         (_ShapeRaises(), "NotImplementedError: shape is only known inside a kernel")])
+def test_an_object_whose_shape_or_stride_raises_is_refused_in_one_line(x, why):
+    """Reading a foreign object's ``.shape`` / ``.stride()`` may raise anything (a torch sparse tensor's ``stride()``
+    raises RuntimeError): that is a refusal naming the type and what was raised, on one line, in every output and in
+    ``show`` (a notebook cell shows it without a traceback), never the object's exception escaping."""
+    for fn in (layoutlab.html, layoutlab.svg, layoutlab.latex, layoutlab.text):
+        with pytest.raises(LayoutError, match=why) as err:
+            fn(x)
+        assert str(err.value).startswith(type(x).__name__ + ": ") and "\n" not in str(err.value)
