@@ -18,12 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))
 
-import layoutlab  # noqa: E402
-from layoutlab import web  # noqa: E402
 from libface_audit import CELL, NODE, Case, prod  # noqa: E402
 from libface_notebook_audit import tv_labels  # noqa: E402
 
-SPAN = re.compile(r'<span class="([^"]*)" data-offset="(\d+)"(?: data-thread="(\d+)" data-value="(\d+)")?>([^<]*)</span>')
+import layoutlab  # noqa: E402
+from layoutlab import web  # noqa: E402
+
+SPAN = re.compile(r'<span class="([^"]*)" data-offset="(\d+)"(?: data-thread="(\d+)" data-value="(\d+)")?>'
+                  r"([^<]*)</span>")
 TV_TIKZ = ("{rgb,255:red,175;green,175;blue,255}", "{rgb,255:red,175;green,255;blue,175}",
            "{rgb,255:red,255;green,255;blue,175}", "{rgb,255:red,255;green,175;blue,175}",
            "{rgb,255:red,210;green,210;blue,255}", "{rgb,255:red,210;green,255;blue,210}",
@@ -63,17 +65,17 @@ def main(argv=None) -> int:
         thr = [int(x[1:x.index("V")]) if x else -1 for x in exp]
         idx = [i + m * j for i in range(m) for j in range(n)]
         pcol = [(-1 if t < 0 else t % 32) if colour in (None, "thread") else
-                (o % 32 if colour == "offset" else (o * eb // 4) % 32) for t, o in zip(thr, idx)]
+                (o % 32 if colour == "offset" else (o * eb // 4) % 32) for t, o in zip(thr, idx, strict=True)]
         where = f"{text} tile=({m}, {n}) colour={colour} element_bytes={eb}"
         h = SPAN.findall(layoutlab.html(text, colour, eb, tile=(m, n)))
         if [htmlmod.unescape(x[4]) for x in h] != exp or [int(x[1]) for x in h] != idx:
             faults.append(f"html: {where}: labels or data-offset differ")
-        elif any((f"p{c}" if c >= 0 else "x") not in cls.split() for (cls, *_), c in zip(h, pcol)):
+        elif any((f"p{c}" if c >= 0 else "x") not in cls.split() for (cls, *_), c in zip(h, pcol, strict=False)):
             faults.append(f"html: {where}: a cell's colour class differs")
         s = re.findall(CELL, layoutlab.svg(text, colour, eb, tile=(m, n)))
         if [htmlmod.unescape(x[2]) for x in s] != exp:
             faults.append(f"svg: {where}: labels differ")
-        elif any(f != (pal[c] if c >= 0 else "#fff") for (_, f, _), c in zip(s, pcol)):
+        elif any(f != (pal[c] if c >= 0 else "#fff") for (_, f, _), c in zip(s, pcol, strict=False)):
             faults.append(f"svg: {where}: a cell's fill differs")
         rows = layoutlab.text(text, tile=(m, n)).rstrip("\n").split("\n")[3::2]
         got = [c.strip() for r in rows for c in r.split("|")[1:-1]]

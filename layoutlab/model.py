@@ -148,10 +148,11 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         extra = len(origin) - len(components[1])
         components = ((*components[0], *(1,) * extra), [*components[1], *[with_strides(plain.shape, [0] * len(
             it.flatten(plain.shape)))] * extra])
-    if origin and (components is None or len(origin) > len(components[1])):
+    if origin and components is not None and len(origin) > len(components[1]):
         raise LayoutError(f"{layout}: an origin of {len(origin)} entries beside coordinates of "
-                          f"{len(components[1]) if components else 'no'} entries: there is no grid to draw")
-    origin = origin + (0,) * (len(components[1]) - len(origin)) if origin else ()  # (1) o (4,4):(1@0,1@1): (1,0)
+                          f"{len(components[1])} entries: there is no grid to draw")
+    if origin and components is not None:  # (1) o (4,4):(1@0,1@1): (1,0)
+        origin = origin + (0,) * (len(components[1]) - len(origin))
     if components is not None:  # coordinates (basis strides): integer arithmetic, one layout per entry
         coshape, leaves = components
         columns = [enum(leaf, "layout table") for leaf in leaves]
@@ -167,6 +168,15 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         base = sum(w * o for w, o in zip(weights, origin, strict=False))
         flat = [base + k for k in enum(with_strides(plain.shape, index), "layout table")]
         view.coords = _rows(texts, rows)
+    elif origin:  # a coordinate tensor the integer path does not take (a negative basis stride): its own origin + L(k)
+        enum(plain, "layout table")  # (charged as any enumeration)
+        crds = [layout(k) for k in range(A.size(plain))]
+        view.coords = _rows([it.to_str(c) for c in crds], rows)
+        weights, w = [], 1  # colex weights over each entry's span: an index per cell, for the colours
+        for e in range(len(crds[0])):
+            weights.append(w)
+            w *= max(c[e] for c in crds) - min(c[e] for c in crds) + 1
+        flat = [sum(w * d for w, d in zip(weights, c, strict=True)) for c in crds]
     else:
         flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
         if not all(type(d) is int for d in it.flatten(plain.stride)) and not set(map(type, flat)) <= {int}:

@@ -546,3 +546,30 @@ def test_an_object_whose_shape_or_stride_raises_is_refused_in_one_line(x, why):
         with pytest.raises(LayoutError, match=why) as err:
             fn(x)
         assert str(err.value).startswith(type(x).__name__ + ": ") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["ArithTuple(2,3) o (4,4):(-1@0,1@1)", "ArithTuple(1,2,3) o (2,3):(-1@0,2@1)",
+                                  "ArithTuple(5,1) o (3,2):(1@1,-2@0)"])
+def test_a_coordinate_tensor_with_a_negative_basis_stride_draws_origin_plus_its_layout(text):
+    """``origin o L`` with a negative scaled-basis stride is a coordinate tensor like any other (CuTe evaluates
+    ``origin + L(i)``; ``A.parse(text)(k)`` does): every renderer drew it as refused, "an origin of 2 entries beside
+    coordinates of no entries: there is no grid to draw"."""
+    x = A.parse(text)
+    rows, cols = A.size(x.layout[0]), A.size(x.layout) // A.size(x.layout[0])
+    want = ["(" + ",".join(map(str, x(i + rows * j))) + ")" for i in range(rows) for j in range(cols)]
+    for doc in (layoutlab.html(text), layoutlab.svg(text)):
+        assert [c["data-offset"] for c in Cells(doc).cells] == want, text
+    table = layoutlab.text(text)
+    got = [c.strip() for line in table.rstrip("\n").split("\n")[3::2] for c in line.split("|")[1:-1]]
+    assert got == want
+    assert all(v in layoutlab.latex(text) for v in want)
+
+
+def test_the_explorer_draws_a_coordinate_tensor_with_a_negative_basis_stride_as_the_notebook_does(client):
+    """The same table in ``/api/layout`` (it answered 422, "there is no grid to draw")."""
+    text = "ArithTuple(2,3) o (4,4):(-1@0,1@1)"
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 200, r.text
+    assert [v for row in r.json()["table"]["offsets"] for v in row] == [
+        c["data-offset"] for c in Cells(layoutlab.html(text)).cells]
+    assert r.json()["table"]["offsets"][3][0] == "(-1,3)"
