@@ -64,8 +64,8 @@ def nota(t, leaf=str):
 class Case:
     """shape, stride (leaves: int, ("f2", v) or ("basis", v, m)), swizzle (B, M, S) or None, offset."""
 
-    def __init__(self, shape, stride, swz=None, off=0):
-        self.shape, self.stride, self.swz, self.off = shape, stride, swz, off
+    def __init__(self, shape, stride, swz=None, off=0, origin=()):
+        self.shape, self.stride, self.swz, self.off, self.origin = shape, stride, swz, off, origin
 
     def text(self) -> str:
         def leaf(d):
@@ -73,6 +73,8 @@ class Case:
                 return f"F{d.v}" if d.kind == "f2" else f"{d.v}@{d.m}"
             return str(d)
         core = f"{nota(self.shape)}:{nota(self.stride, leaf)}"
+        if self.origin:
+            return f"ArithTuple({','.join(map(str, self.origin))}) o {core}"
         if self.swz is None:
             return core
         b, m, s = self.swz
@@ -95,8 +97,8 @@ class Case:
             k //= s
         kind = self.kind()
         if kind == "basis":
-            n = 1 + max(d.m for d in fd if isinstance(d, Leaf))
-            out = [0] * n
+            n = max(1 + max(d.m for d in fd if isinstance(d, Leaf)), len(self.origin))
+            out = [*self.origin] + [0] * (n - len(self.origin))
             for c, d in zip(coords, fd, strict=True):
                 if isinstance(d, Leaf):
                     out[d.m] += c * d.v
@@ -157,11 +159,12 @@ def gen(rng) -> Case:
         return Case(shape, like(shape, lambda x: rng.choice([1, 2, 4, 8, 16, 64])), (b, m, s), rng.choice([0, 0, 1, 8]))
     if r < 0.85:  # scaled basis strides
         def leaf(x):
-            return Leaf("basis", rng.choice([1, 1, 2]), rng.randint(0, 1)) if rng.random() < 0.9 else 0
+            return Leaf("basis", rng.choice([1, 1, 2, -1]), rng.randint(0, 1)) if rng.random() < 0.9 else 0
         st = like(shape, leaf)
         if not any(isinstance(d, Leaf) for d in flat(st)):
             st = like(shape, lambda x: Leaf("basis", 1, 0))
-        return Case(shape, st)
+        origin = tuple(rng.randint(0, 9) for _ in range(rng.choice([0, 0, 1, 2, 3])))
+        return Case(shape, st, origin=origin)
     return Case(shape, like(shape, lambda x: Leaf("f2", rng.choice([1, 2, 3, 5, 9, 16, 17]))))
 
 

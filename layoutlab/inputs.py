@@ -53,17 +53,26 @@ class Panel:
         return self.threads is not None
 
 
-def _ints(x: Any, what: str, depth: int = 0) -> Any:
-    """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints, pycute's tuples)."""
+def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> Any:
+    """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints and arrays, pycute's tuples).
+    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused."""
+    seen = [0] if seen is None else seen
     if depth > MAX_DEPTH + 2:
         raise LayoutError(f"{what}: nested deeper than the cap of {MAX_DEPTH}")
     if isinstance(x, bool):
         raise LayoutError(f"{what}: {x!r} is not an integer")
-    if isinstance(x, Integral) or (hasattr(x, "__index__") and not isinstance(x, (str, bytes))):
-        return int(x.__index__() if hasattr(x, "__index__") else x)
-    if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not isinstance(x, (str,
-                                                                                                            bytes))):
-        return tuple(_ints(v, what, depth + 1) for v in x)
+    if isinstance(x, Integral):
+        return int(x)
+    text = isinstance(x, (str, bytes))
+    # a sequence (a numpy 1-D array has __index__ too, which raises: it is read as its entries; a 0-d one is a number)
+    if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not text
+                                        and getattr(x, "ndim", 1) != 0):
+        seen[0] += len(x)
+        if seen[0] > it.MAX_LEAVES:
+            raise LayoutError(f"{what} has more than {it.MAX_LEAVES:,} modes")
+        return tuple(_ints(v, what, depth + 1, seen) for v in x)
+    if hasattr(x, "__index__") and not text:
+        return int(x.__index__())
     raise LayoutError(f"{what}: {x!r} is not an integer or a tuple of integers")
 
 

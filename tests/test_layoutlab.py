@@ -573,3 +573,46 @@ def test_the_explorer_draws_a_coordinate_tensor_with_a_negative_basis_stride_as_
     assert [v for row in r.json()["table"]["offsets"] for v in row] == [
         c["data-offset"] for c in Cells(layoutlab.html(text)).cells]
     assert r.json()["table"]["offsets"][3][0] == "(-1,3)"
+
+
+def test_an_object_whose_shape_and_stride_are_numpy_integer_arrays_draws_as_those_tuples():
+    """``.shape`` / ``.stride`` held as numpy integer arrays (``np.array([4, 8])``), or numpy 0-d arrays as leaves, are
+    integer tuples in CuTe's sense: they were refused ("only integer scalar arrays can be converted to a scalar
+    index": a 1-D array has ``__index__`` and was read as one integer)."""
+    np = pytest.importorskip("numpy")
+
+    class FromNumpy:
+        def __init__(self, shape, stride) -> None:
+            self.shape, self.stride = shape, stride
+
+    assert layoutlab.text(FromNumpy(np.array([4, 8]), np.array([8, 1]))) == layoutlab.text("(4,8):(8,1)")
+    assert layoutlab.text(FromNumpy((np.array(4), (np.int32(2), np.array(2))), (2, np.array([1, 8])))) == \
+        layoutlab.text("(4,(2,2)):(2,(1,8))")
+
+
+def test_a_shape_of_a_billion_entries_is_refused_by_the_mode_cap_before_it_is_read():
+    """An object's ``.shape`` is read entry by entry: one that says it has 10^9 entries (a lazy sequence) is refused
+    by the cap on modes (algebra's MAX_LEAVES) from its length, before any entry is read; nested ones count together."""
+    from algebra import inttuple
+
+    class Endless:
+        def __len__(self) -> int:
+            return 10 ** 9
+
+        def __iter__(self):
+            for k in range(10 ** 9):
+                assert k < 5000, "read past the cap"
+                yield 2
+
+    class Huge:
+        shape = Endless()
+        stride = Endless()
+
+    class Nested:  # 64 modes of 64 modes of 64: 262,144 leaves, each tuple under the cap
+        shape = ((((2,) * 64,) * 64),) * 64
+        stride = shape
+
+    for x in (Huge(), Nested()):
+        with pytest.raises(LayoutError, match=f"more than {inttuple.MAX_LEAVES:,} modes") as err:
+            layoutlab.text(x)
+        assert "\n" not in str(err.value) and str(err.value).startswith(type(x).__name__)
