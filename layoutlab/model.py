@@ -179,8 +179,11 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         flat = [sum(w * d for w, d in zip(weights, c, strict=True)) for c in crds]
     else:
         flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-        if not all(type(d) is int for d in it.flatten(plain.stride)) and not set(map(type, flat)) <= {int}:
-            # coordinates the integer path does not take (mixed strides)
+        strides = it.flatten(plain.stride)
+        if any(getattr(d, "is_basis", False) for d in strides) or (
+                not all(type(d) is int for d in strides) and not set(map(type, flat)) <= {int}):
+            # coordinates the integer path does not take (mixed or negative basis strides; a coordinate layout's
+            # cells are coordinates even where every value is the int 0, all its modes of size 1)
             coshape = A.coshape(plain)
             crds = [in_coshape(c, coshape) for c in flat]  # 0@0, 3@0 (one basis), (1,2) (several): one form
             view.coords = _rows([it.to_str(c) for c in crds], rows)

@@ -616,3 +616,16 @@ def test_a_shape_of_a_billion_entries_is_refused_by_the_mode_cap_before_it_is_re
         with pytest.raises(LayoutError, match=f"more than {inttuple.MAX_LEAVES:,} modes") as err:
             layoutlab.text(x)
         assert "\n" not in str(err.value) and str(err.value).startswith(type(x).__name__)
+
+
+@pytest.mark.parametrize(("text", "want"), [("(1):(-1@0)", "(0)"), ("(1,1):(-1@0,1@1)", "(0,0)"),
+                                            ("1:-1@0", "(0)"), ("(1,(1,1)):(-2@1,(1@0,-1@0))", "(0,0)")])
+def test_a_coordinate_layout_of_size_one_modes_draws_its_coordinate_whatever_the_strides_sign(text, want):
+    """Every cell of a coordinate layout (scaled-basis strides) is a coordinate: ``(1,1):(1@0,1@1)`` drew ``(0,0)``,
+    but with a negative basis stride (``(1,1):(-1@0,1@1)``) the one cell read as the integer ``0``, in every
+    renderer."""
+    positive = text.replace("-", "")
+    for t in (text, positive):
+        assert [c["data-offset"] for c in Cells(layoutlab.html(t)).cells] == [want], t
+        assert [c["data-offset"] for c in Cells(layoutlab.svg(t)).cells] == [want], t
+        assert f"| {want} |" in layoutlab.text(t), t
