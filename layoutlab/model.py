@@ -223,6 +223,8 @@ def _mode_table(mode: Any, enum: Enum, coshape: Any = None) -> tuple[list[str], 
         form = template(coshape)
         return crd, [form.format(*c) for c in zip(*columns, strict=True)]
     off = enum(mode, "hover coordinates")
+    if coshape is not None:  # a coordinate layout the integer path does not take (a negative basis stride)
+        return crd, [it.to_str(in_coshape(o, coshape)) for o in off]
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
 

@@ -629,3 +629,27 @@ def test_a_coordinate_layout_of_size_one_modes_draws_its_coordinate_whatever_the
         assert [c["data-offset"] for c in Cells(layoutlab.html(t)).cells] == [want], t
         assert [c["data-offset"] for c in Cells(layoutlab.svg(t)).cells] == [want], t
         assert f"| {want} |" in layoutlab.text(t), t
+
+
+@pytest.mark.parametrize(("text", "rows", "cols"), [
+    ("(2,3):(-1@0,1@1)", ["(0,0)", "(-1,0)"], ["(0,0)", "(0,1)", "(0,2)"]),
+    ("(2,(2,2)):(1@1,(-2@0,1@0))", ["(0,0)", "(0,1)"], ["(0,0)", "(-2,0)", "(1,0)", "(-1,0)"]),
+])
+def test_a_negative_basis_strides_hover_shares_are_coordinates_as_the_other_modes_are(text, rows, cols):
+    """Each mode's share on the hover card is a coordinate of the layout's coshape, as for non-negative strides
+    (``(2,3):(1@0,1@1)``: rows ``(0,0)``, ``(1,0)``): a negative basis stride's mode read ``0@0``, ``-1@0``."""
+    from layoutlab.inputs import panels
+
+    view = panels(text)[0].view
+    assert view.row_off == rows
+    assert [_sum(c) for c in view.col_off] == cols
+
+
+def _crd(text: str) -> tuple:
+    return tuple(int(v) for v in text.strip("()").split(","))
+
+
+def _sum(parts: list[str]) -> str:
+    """The column's share: the sum of its column modes' coordinates."""
+    total = [sum(v) for v in zip(*map(_crd, parts), strict=True)]
+    return "(" + ",".join(map(str, total)) + ")"
