@@ -61,6 +61,9 @@ class AccessSpec(_Strict):
 #: The access fields each access kind reads (``kind`` aside); a field given to any other kind is refused.
 ACCESS_FIELD_USED_BY = {"index": ("column", "row", "ldmatrix"), "num": ("ldmatrix",), "trans": ("ldmatrix",),
                         "offsets": ("offsets",), "layout": ("thread_layout",)}
+#: The tile fields each layout variant reads; a field given to any other variant is refused (a zero pad too), and the
+#: lab form (app.routes.pages_lab.form_params) sends a field only to the variants listed here.
+VARIANT_FIELD_USED_BY = {"pad": ("padded",), "swizzle": ("swizzle",), "layout": ("custom",)}
 
 
 class SmemParams(_Strict):
@@ -98,9 +101,11 @@ class SmemParams(_Strict):
             raise ValueError("variant swizzle needs swizzle, e.g. Sw<3,3,3>")
         if self.variant == "custom" and not self.layout:
             raise ValueError("variant custom needs layout in CuTe notation")
-        if self.variant != "custom" and self.layout is not None:
-            raise ValueError(f"layout: only variant custom reads a tile layout; variant {self.variant} lays the "
-                             f"{self.rows}x{self.cols} tile out itself: drop layout, or set variant custom")
+        for name in sorted(set(VARIANT_FIELD_USED_BY) & self.model_fields_set):
+            reader = VARIANT_FIELD_USED_BY[name][0]
+            if self.variant != reader:
+                raise ValueError(f"{name}: variant {self.variant} does not read it (only variant {reader} does): "
+                                 f"drop {name}, or set variant {reader}")
         for name in sorted(self.access.model_fields_set):
             kinds = ACCESS_FIELD_USED_BY.get(name, (self.access.kind,))
             if self.access.kind not in kinds:
@@ -127,6 +132,13 @@ class SmemParams(_Strict):
     def spec(self) -> dict:
         """The plain dict that gpu_worker.patterns / benches take."""
         return self.model_dump()
+
+    def stored(self) -> dict:
+        """What the queue keeps (gpu_worker.registry.stored): every field with its value, less those the variant and
+        the access kind do not read, so that the worker's validation of it accepts the same job."""
+        tile = {n for n, used in VARIANT_FIELD_USED_BY.items() if self.variant not in used}
+        access = {n for n, used in ACCESS_FIELD_USED_BY.items() if self.access.kind not in used}
+        return self.model_dump(exclude={**dict.fromkeys(tile, True), "access": access})
 
     def plan(self) -> dict:
         """The address table and prediction computed during validation (same as patterns.plan_smem(spec()))."""

@@ -13,7 +13,7 @@ from app.services import bench as S
 from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
-from gpu_worker.schemas import ACCESS_FIELD_USED_BY
+from gpu_worker.schemas import ACCESS_FIELD_USED_BY, VARIANT_FIELD_USED_BY
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 # a job's result as a table and its chart, and the history's result column (app.services.lab_results)
@@ -51,12 +51,13 @@ def form_params(form: dict) -> tuple[str, dict]:
         return kind, {"template": form.get("template", "noop")}
     params = {"variant": form.get("variant", "naive")}
     custom = params["variant"] == "custom"  # its layout's shape is the tile's; only it reads a layout
+    unread = {key for key, used in VARIANT_FIELD_USED_BY.items() if params["variant"] not in used}
     for key in SMEM_FIELDS:
         val = (form.get(key) or "").strip()
-        if val and not (custom and key in ("rows", "cols")):
+        if val and key not in unread and not (custom and key in ("rows", "cols")):
             params[key] = _number(val)
-    for key in ("swizzle", "layout") if custom else ("swizzle",):
-        if (form.get(key) or "").strip():
+    for key in ("swizzle", "layout"):
+        if key not in unread and (form.get(key) or "").strip():
             params[key] = form[key].strip()
     access: dict = {"kind": form.get("access", "column")}
     if (form.get("index") or "").strip() and access["kind"] in ACCESS_FIELD_USED_BY["index"]:
