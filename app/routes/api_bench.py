@@ -81,8 +81,8 @@ def list_jobs(request: Request,
                   description="only this client's jobs (1 / true / yes / on; 0 / false / no / off)")] = False,
               ) -> list[dict]:
     """The latest ``limit`` jobs, newest first (422 for a limit outside 1 to 200), each with its ``submitter`` (the
-    drills' profile name of the browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps only those); ``gpu`` keeps
-    the jobs of one GPU (422 for a value that is no GPU UUID)."""
+    drills' profile name of the browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps
+    only those); ``gpu`` keeps the jobs of one GPU (422 for a value that is no GPU UUID)."""
     return S.history(limit, client_of(request), gpu=gpu, mine=mine)
 
 
