@@ -17,6 +17,8 @@ from gpu_worker import patterns
 TRANSPOSE_SWIZZLE = {("fp32", 32): "Sw<5,0,5>", ("fp32", 64): "Sw<5,0,6>",
                      ("fp16", 32): "Sw<4,1,5>", ("fp16", 64): "Sw<5,1,5>", ("fp16", 128): "Sw<5,1,6>"}
 TRANSPOSE_VARIANTS = ("naive", "tiled", "padded", "swizzled")
+#: The transpose fields each variant reads; given to a job without that variant, they are refused.
+TRANSPOSE_FIELD_USED_BY = {"pad": "padded", "swizzle": "swizzled"}
 
 
 def exact_int(value: Any) -> Any:
@@ -180,6 +182,14 @@ class TransposeParams(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> TransposeParams:
+        twice = sorted({v for v in self.variants if self.variants.count(v) > 1})
+        if twice:
+            raise ValueError(f"variants: {', '.join(twice)} given twice; name each variant once")
+        for name in sorted(set(TRANSPOSE_FIELD_USED_BY) & self.model_fields_set):
+            reader = TRANSPOSE_FIELD_USED_BY[name]
+            if reader not in self.variants:
+                raise ValueError(f"{name}: no variant of this job reads it (only variant {reader} does, and variants "
+                                 f"are {', '.join(self.variants)}): drop {name}, or add {reader} to variants")
         if self.n % self.tile:
             raise ValueError(f"n ({self.n}) must be a multiple of the tile ({self.tile})")
         if self.dtype == "fp32" and self.tile > 64:
@@ -207,6 +217,11 @@ class TransposeParams(_Strict):
     def spec(self) -> dict:
         """The plain dict that gpu_worker.benches.run_transpose takes."""
         return self.model_dump()
+
+    def stored(self) -> dict:
+        """What the queue keeps (gpu_worker.registry.stored): every field, less a pad or swizzle that no variant of
+        the job reads (validation fills them again with the same defaults, which the kernel's build still takes)."""
+        return self.model_dump(exclude={n for n, v in TRANSPOSE_FIELD_USED_BY.items() if v not in self.variants})
 
 
 class NoopDefines(_Strict):

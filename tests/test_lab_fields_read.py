@@ -160,3 +160,27 @@ def test_the_rungs_route_picks_one_rung_and_names_a_bad_one(http):
     for bad in ("0", str(len(every) + 1), "-1", "abc", "1.0", "\u0663", "99999999999999999999", " "):
         r = http.get("/api/bench/gemm/rungs", params={"rung": bad})
         assert r.status_code == 422 and r.json()["detail"].startswith("rung:"), (bad, r.status_code, r.text[:200])
+
+
+TRANSPOSE_READER = {"pad": "padded", "swizzle": "swizzled"}
+
+
+def test_a_transpose_job_refuses_a_pad_or_swizzle_no_variant_of_it_reads():
+    rng = random.Random(16601)
+    for _ in range(12):
+        dtype = rng.choice(["fp32", "fp16"])
+        variants = rng.sample(["naive", "tiled", "padded", "swizzled"], rng.randrange(1, 4))
+        given = {"pad": 2, "swizzle": "Sw<5,1,5>" if dtype == "fp16" else "Sw<5,0,6>"}
+        for field, reader in TRANSPOSE_READER.items():
+            params = {"dtype": dtype, "variants": variants, field: given[field]}
+            if reader in variants:
+                model = registry.validate("transpose", params)
+                assert getattr(model, field) == given[field]
+            else:
+                msg = _refused("transpose", params)
+                assert msg.startswith(f"{field}:") and reader in msg, (params, msg)
+
+
+def test_a_transpose_variant_named_twice_is_refused():
+    msg = _refused("transpose", {"variants": ["naive", "tiled", "naive"]})
+    assert msg.startswith("variants:") and "naive" in msg and "twice" in msg, msg
