@@ -184,3 +184,28 @@ def test_a_transpose_job_refuses_a_pad_or_swizzle_no_variant_of_it_reads():
 def test_a_transpose_variant_named_twice_is_refused():
     msg = _refused("transpose", {"variants": ["naive", "tiled", "naive"]})
     assert msg.startswith("variants:") and "naive" in msg and "twice" in msg, msg
+
+
+def test_the_lab_form_refuses_a_field_it_does_not_have_and_one_given_twice(http):
+    """The page's form holds an "n" for transpose and one for GEMM; sent both, the transpose job used to take the
+    GEMM's (the last), silently. A repeated name with two values, or a name the form lacks, is refused by name."""
+    hx = {"HX-Request": "true", "content-type": "application/x-www-form-urlencoded"}
+    r = http.post("/lab/jobs", content="kind=transpose&dtype=fp32&n=1024&tile=64&v_naive=1&rung=7&m=4096&n=4096"
+                  "&k=4096", headers=hx)
+    assert r.status_code == 422 and "n: given twice" in r.text, r.text[:400]
+    r = http.post("/lab/jobs", content="kind=transpose&dtype=fp32&n=1024&tile=64&v_naive=1", headers=hx)
+    assert r.status_code == 409 and "no live worker" in r.text, r.text[:400]
+    rng = random.Random(16602)
+    for _ in range(5):
+        name = "".join(rng.choice("abcdefghij_") for _ in range(rng.randrange(3, 9)))
+        r = http.post("/lab/jobs", data={"kind": "compile_only", name: "1"}, headers={"HX-Request": "true"})
+        assert r.status_code == 422 and f"{name}: the lab form has no such field" in r.text, (name, r.text[:300])
+
+
+def test_the_page_form_sends_the_chosen_kind_only(http):
+    """Every fieldset of a kind other than the one shown is disabled (so not submitted) as it is hidden."""
+    import re
+
+    page = http.get("/lab").text
+    tags = re.findall(r'<fieldset data-kind="(\w+)"([^>]*)>', page)
+    assert tags and all(("disabled" in rest) == (kind != "smem") == ("hidden" in rest) for kind, rest in tags), tags
