@@ -155,3 +155,94 @@ def test_the_workbench_draws_a_b_and_the_result_as_the_definition(http, op):
         _check_definition(op, a, b, res)
         drawn += 1
     assert drawn >= 1, (op, drawn)
+
+
+def _wavefronts(addresses: list[int], access_bytes: int) -> tuple[int, int]:
+    """CONTRACT §3 from its text: phases of 32 / 16 / 8 threads for <= 4 / 8 / 16-byte accesses; in a phase, the
+    most distinct 4-byte words in one bank (at least 1); (ways = the largest, wavefronts = the sum)."""
+    per = 32 if access_bytes <= 4 else 16 if access_bytes == 8 else 8
+    counts = []
+    for p in range(0, len(addresses), per):
+        words: dict[int, set[int]] = {}
+        for a in addresses[p:p + per]:
+            for w in range(a // 4, (a + max(access_bytes, 4) - 1) // 4 + 1):  # a wide access spans its words
+                words.setdefault(w % 32, set()).add(w)
+        counts.append(max((len(v) for v in words.values()), default=1))
+    return max(counts), sum(counts)
+
+
+def _verdict(page: str) -> tuple[int, int]:
+    verdict = page[page.index('id="verdict"'):]  # the access's own verdict, before the compare panels
+    return (int(re.search(r'data-k="ways">(\d+)<', verdict).group(1)),
+            int(re.search(r'data-k="wavefronts">(\d+)<', verdict).group(1)))
+
+
+def test_the_banks_lab_states_ways_and_wavefronts_as_the_bank_model_from_its_definition(http):
+    rng = random.Random(16640)
+    checked = 0
+    for _ in range(24):
+        eb = rng.choice([1, 2, 4, 8, 16])
+        rows, cols = rng.choice([8, 16, 32, 64]), rng.choice([8, 16, 32, 64])
+        pad = rng.choice([0, 0, 1, 2, 4])
+        text = f"({rows},{cols}):({cols + pad},1)"
+        if rng.random() < 0.4:
+            b = rng.randrange(1, 4)
+            text = f"Sw<{b},{rng.randrange(0, 4)},{rng.randrange(b, b + 3)}> o ({rows},{cols}):({cols},1)"
+        kind = rng.choice(["column", "row"])
+        index = rng.randrange(0, cols if kind == "column" else rows)
+        q = {"layout": text, "element_bytes": eb, "access": f"{kind}:{index}"}
+        r = http.get("/banks?" + urlencode(q))
+        assert r.status_code == 200, (q, r.status_code)
+        if 'role="alert"' in r.text:
+            continue
+        coords = ([(t, index) for t in range(min(32, rows))] if kind == "column"
+                  else [(index, t) for t in range(min(32, cols))])
+        view = P.view(text)
+        addresses = [eb * view[i][j] for i, j in coords]
+        assert _verdict(r.text) == _wavefronts(addresses, eb), (q, _verdict(r.text))
+        checked += 1
+    assert checked >= 12, checked
+
+
+def _ptx_m16n8k16(operand: str) -> dict[tuple[int, int], str]:
+    """The PTX ISA's fragment tables for mma.m16n8k16 (f16 A / B, f32 C): (row, col) -> T<lane>V<value>, with A as
+    M x K, B as N x K and C as M x N."""
+    cells = {}
+    for lane in range(32):
+        g, t = lane >> 2, lane % 4
+        for v in range(8 if operand == "A" else 4):
+            if operand == "A":
+                rc = (g + 8 * ((v // 2) % 2), 2 * t + (v % 2) + 8 * (v // 4))
+            elif operand == "B":
+                rc = (g, 2 * t + (v % 2) + 8 * (v // 2))
+            else:
+                rc = (g + 8 * (v // 2), 2 * t + (v % 2))
+            cells[rc] = f"T{lane}V{v}"
+    return cells
+
+
+@pytest.mark.parametrize("operand", ["A", "B", "C"])
+def test_the_tv_atlas_draws_the_sm80_mma_fragments_as_the_ptx_tables(http, operand):
+    r = http.get("/tv?" + urlencode({"atom": "SM80_16x8x16_F32F16F16F32_TN", "operand": operand}))
+    assert r.status_code == 200
+    grid = P.grid_cells(r.text, "grid-tv")
+    want = _ptx_m16n8k16(operand)
+    assert {(i, j): c for i, row in enumerate(grid) for j, c in enumerate(row)} == want, operand
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ({"op": "right_inverse", "a": "(4,8):(8,1)", "b": "4:1"}, "b"),
+    ({"op": "left_inverse", "a": "(4,8):(8,1)", "b": "2"}, "b"),
+    ({"op": "composition", "a": "(4,8):(8,1)", "b": "4:1", "c": "3"}, "c"),
+    ({"op": "coalesce", "a": "(4,8):(8,1)", "b": "(1,1)", "c": "x"}, "c"),
+])
+def test_the_workbench_names_an_argument_its_op_does_not_take(http, query, field):
+    """A permalink's argument that the op does not read was dropped and the op drawn without it; it is named."""
+    import html
+
+    r = http.get("/algebra?" + urlencode(query))
+    text = html.unescape(r.text)
+    assert r.status_code == 200 and 'role="alert"' in r.text and f"{field}: {query['op']} takes" in text, text[-800:]
+    assert _result(r.text) is None
+    del query[field]
+    assert _result(http.get("/algebra?" + urlencode(query)).text) is not None
