@@ -209,3 +209,34 @@ def test_the_page_form_sends_the_chosen_kind_only(http):
     page = http.get("/lab").text
     tags = re.findall(r'<fieldset data-kind="(\w+)"([^>]*)>', page)
     assert tags and all(("disabled" in rest) == (kind != "smem") == ("hidden" in rest) for kind, rest in tags), tags
+
+
+BASES = {"smem": {"variant": "naive", "rows": 32, "cols": 32, "element_bytes": 4},
+         "transpose": {"dtype": "fp32", "n": 1024, "tile": 32},
+         "gemm": {"rung": 7, "m": 1024, "n": 1024, "k": 1024},
+         "compile_only": {"template": "noop", "nvcc": "skip"}}
+BAD = [True, 1.5, "4", None, [], {}, -1, 1 << 40, "\u0664"]
+
+
+def test_a_fresh_wrong_value_in_any_field_of_any_kind_is_refused_by_its_name(http):
+    """One field of a valid job at a time takes a wrong type or an out-of-range value: 422 whose detail starts with
+    that field's name (never 5xx, never queued, never 409 as if it were valid); an unknown key is named too."""
+    rng = random.Random(16603)
+    fields = {"smem": ["element_bytes", "rows", "cols", "nacc", "iterations", "runs", "profile", "variant"],
+              "transpose": ["dtype", "n", "tile", "block_rows", "runs", "variants"],
+              "gemm": ["rung", "m", "n", "k", "dtype", "iters", "warmup"],
+              "compile_only": ["template", "defines", "hold_ms", "nvcc", "tag"]}
+    tried = 0
+    for _ in range(60):
+        kind = rng.choice(sorted(BASES))
+        field, bad = rng.choice(fields[kind]), rng.choice(BAD)
+        if field == "tag" and bad is None or field == "defines" and bad == {}:
+            continue  # a null tag and no constants are valid
+        params = {**BASES[kind], field: bad}
+        r = http.post("/api/bench/jobs", json={"kind": kind, "params": params})
+        assert r.status_code == 422 and r.json()["detail"].startswith(field), (kind, params, r.status_code, r.text)
+        tried += 1
+        key = "".join(rng.choice("xyzq_") for _ in range(6))
+        r = http.post("/api/bench/jobs", json={"kind": kind, "params": {**BASES[kind], key: 1}})
+        assert r.status_code == 422 and r.json()["detail"].startswith(f"{key}:"), (kind, key, r.text)
+    assert tried >= 40
