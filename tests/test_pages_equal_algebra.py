@@ -52,7 +52,8 @@ def compact_layout(rng: random.Random, max_size: int = 64) -> str:
     """A fresh injective, compact layout: a nested shape whose strides are the prefix products of its leaves taken in
     a random order (so the divides and products, which refuse most random operands, get operands they take)."""
     while True:
-        modes = [[rng.choice([1, 2, 2, 3, 4]) for _ in range(rng.choice([1, 1, 2]))] for _ in range(rng.randrange(1, 4))]
+        modes = [[rng.choice([1, 2, 2, 3, 4]) for _ in range(rng.choice([1, 1, 2]))]
+                 for _ in range(rng.randrange(1, 4))]
         flat = [n for m in modes for n in m]
         total = 1
         for n in flat:
