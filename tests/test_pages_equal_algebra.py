@@ -274,3 +274,75 @@ def test_the_workbench_names_an_argument_its_op_does_not_take(http, query, field
     assert _result(r.text) is None
     del query[field]
     assert _result(http.get("/algebra?" + urlencode(query)).text) is not None
+
+
+def _idx2crd(i: int, shape):
+    """Colexicographic: the natural coordinate of 1-D index i in shape."""
+    if isinstance(shape, int):
+        return i % shape if shape else 0
+    out = []
+    for s in shape:
+        out.append(_idx2crd(i % P.size(s), s))
+        i //= P.size(s)
+    return tuple(out)
+
+
+def _crd_text(c) -> str:
+    return str(c) if isinstance(c, int) else "(" + ",".join(_crd_text(x) for x in c) + ")"
+
+
+def test_the_workbench_states_idx2crd_crd2idx_and_evaluate_as_the_definition(http):
+    """The value ops: idx2crd / crd2idx by colexicographic order from the definition, evaluate as the dot product."""
+    rng = random.Random(16650)
+    for _ in range(10):
+        text = compact_layout(rng) if rng.random() < 0.5 else fresh_layout(rng, "positive")
+        _, _, shape, _ = P.parse(text)
+        shape_text = text.split(":")[0]
+        i = rng.randrange(P.size(shape))
+        crd = _crd_text(_idx2crd(i, shape))
+        for op, a, b, want in (("idx2crd", str(i), shape_text, crd), ("crd2idx", crd, shape_text, str(i)),
+                               ("evaluate", text, crd, P.label(P.evaluate(text, i)))):
+            r = http.get("/algebra?" + urlencode({"op": op, "a": a, "b": b}))
+            got = re.search(r'id="op-result">([^<]*)<', r.text)
+            assert r.status_code == 200 and got and got.group(1) == want, (op, a, b, want, got and got.group(1))
+
+
+def test_the_workbench_draws_the_other_layout_ops_as_their_definition(http):
+    """layout_add R(i) = A(i) + B(i); nullspace A(R(i)) = 0; filter_zeros, upcast, downcast, flat_product,
+    max_common_layout, greatest_common_domain: the page's result is the library's and each drawn cell its notation."""
+    rng = random.Random(16651)
+    drawn = 0
+    for op in ("layout_add", "nullspace", "filter_zeros", "filter", "upcast", "downcast", "flat_product",
+               "max_common_layout", "greatest_common_domain"):
+        for n in range(8):
+            a = compact_layout(rng) if n % 2 else fresh_layout(rng, "positive")
+            if op in ("upcast", "downcast"):
+                b = str(rng.choice([2, 4]))
+            elif op in ("nullspace", "filter_zeros", "filter"):
+                b = ""
+            elif op == "layout_add":  # B: A's shape with fresh strides
+                shape_text, strides = a.split(":", 1)
+                b = shape_text + ":" + re.sub(r"\d+", lambda m: str(rng.randrange(0, 9)), strides)
+            else:
+                b = compact_layout(rng, 16)
+            q = {"op": op, "a": a, **({"b": b} if b else {})}
+            r = http.get("/algebra?" + urlencode(q))
+            res = _result(r.text)
+            args = [A.parse(a)] + ([int(b)] if b.isdigit() else [A.parse(b)] if b else [])
+            try:
+                lib = str(getattr(A, op)(*args))
+            except ValueError:
+                assert res is None, (q, res)
+                continue
+            assert res == lib, (q, res, lib)
+            if "grid-r" in r.text:
+                assert P.grid_cells(r.text, "grid-r") == [[P.label(v) for v in row] for row in P.view(res)], q
+            vr = _values(res)
+            if op == "layout_add":
+                va, vb = _values(a), _values(b)
+                assert vr == [x + y for x, y in zip(va, vb, strict=True)], q
+            if op == "nullspace":
+                va = _values(a)
+                assert all(va[x] == 0 for x in vr if 0 <= x < len(va)), q
+            drawn += 1
+    assert drawn >= 30, drawn
