@@ -346,3 +346,30 @@ def test_the_workbench_draws_the_other_layout_ops_as_their_definition(http):
                 assert all(va[x] == 0 for x in vr if 0 <= x < len(va)), q
             drawn += 1
     assert drawn >= 30, drawn
+
+
+def test_the_workbench_draws_local_tile_and_local_partition_as_their_definition(http):
+    """local_tile(A, <tr:1, tc:1>, (x, y)) is A's rows x*tr.., columns y*tc.. (drawn from the tile's first element,
+    whose offset the heading states); local_partition(A, T, t) is A's cells (r0 + i*R, c0 + j*C) where T(r0, c0) = t
+    and (R, C) is T's shape."""
+    rng = random.Random(16660)
+    for _ in range(8):
+        rows, cols = rng.choice([8, 16, 32]), rng.choice([8, 16, 32])
+        a = rng.choice([f"({rows},{cols}):({cols},1)", f"({rows},{cols}):(1,{rows})",
+                        f"({rows},{cols}):({cols + 2},1)"])
+        full = P.view(a)
+        tr, tc = rng.choice([2, 4]), rng.choice([2, 4, 8])
+        x, y = rng.randrange(rows // tr), rng.randrange(cols // tc)
+        r = http.get("/algebra?" + urlencode({"op": "local_tile", "a": a, "b": f"<{tr}:1, {tc}:1>", "c": f"({x},{y})"}))
+        origin = full[x * tr][y * tc]
+        assert f"first element at offset {origin} of A" in r.text or origin == 0, (a, tr, tc, x, y)
+        want = [[str(full[x * tr + i][y * tc + j] - origin) for j in range(tc)] for i in range(tr)]
+        assert P.grid_cells(r.text, "grid-r") == want, (a, tr, tc, x, y)
+        tR, tC = rng.choice([2, 4]), rng.choice([2, 4, 8])
+        thr = rng.choice([f"({tR},{tC}):({tC},1)", f"({tR},{tC}):(1,{tR})"])
+        t = rng.randrange(tR * tC)
+        r0, c0 = next((i, j) for i, row in enumerate(P.view(thr)) for j, v in enumerate(row) if v == t)
+        r = http.get("/algebra?" + urlencode({"op": "local_partition", "a": a, "b": thr, "c": str(t)}))
+        origin = full[r0][c0]
+        want = [[str(full[r0 + i * tR][c0 + j * tC] - origin) for j in range(cols // tC)] for i in range(rows // tR)]
+        assert P.grid_cells(r.text, "grid-r") == want, (a, thr, t)
