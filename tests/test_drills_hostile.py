@@ -44,3 +44,45 @@ def test_a_formula_broken_over_lines_reads_as_one(client: TestClient, kind: str)
     assert g.correct, (d.id, d.expected, g)
     r = client.post(f"/api/drills/{d.id}/answer", json={"answer": f"{head.strip()}\n+ {tail.strip()} + 1"})
     assert r.status_code == 200 and r.json()["correct"] is False and r.json()["readable"] is True
+
+
+def _first(kind: str, test: Any) -> Any:
+    for seed in range(16100, 16200):
+        d = generate(kind, seed)
+        if test(d):
+            return d
+    raise AssertionError(f"no {kind} drill in 16100-16199 passes the test")
+
+
+def test_defined_two_verdicts_in_one_answer_are_never_right(client: TestClient) -> None:
+    for key in ("defined", "shape and stride"):
+        d = _first("defined", lambda d, key=key: d.expected == key)
+        for text in ("defined or both", "both or defined", "defined, both", "both\ndefined", "defined; both"):
+            g = d.grade(text)
+            assert not g.correct and not g.readable, (d.id, text, g)
+        r = client.post(f"/api/drills/{d.id}/answer", json={"answer": "both, defined"})
+        assert r.status_code == 200 and r.json()["correct"] is False and r.json()["readable"] is False
+        assert "expected" not in r.json()
+    d = _first("defined", lambda d: d.expected == "defined")
+    assert d.grade("both hold").correct and d.grade("both are ok").correct and d.grade("none").correct
+    d = _first("defined", lambda d: d.expected == "shape and stride")
+    assert d.grade("both").correct and d.grade("both fail, so it is not defined").correct
+
+
+def test_umma_descriptor_hedges_and_stray_words_are_never_right(client: TestClient) -> None:
+    d = _first("umma_desc", lambda d: d.expected.startswith("SWIZZLE_128B,"))
+    typ, lbo, sbo = (p.split("=")[-1] for p in d.expected.split(", "))
+    hedges = [f"SWIZZLE_128B or SWIZZLE_64B, LBO={lbo}, SBO={sbo}",
+              f"SWIZZLE_64B or SWIZZLE_128B, LBO={lbo}, SBO={sbo}",
+              f"{d.expected}, not 128B", f"SWIZZLE_128B, LBO={lbo} or 16, SBO={sbo}", f"{d.expected}, SBO=16",
+              f"{d.expected}, LBO={lbo}", f"SWIZZLE_128B hello, LBO={lbo}, SBO={sbo}",
+              f"<script>{d.expected}</script>x", f"{d.expected}\nSWIZZLE_128B, LBO={lbo}, SBO={int(sbo) + 16}"]
+    for text in hedges:
+        g = d.grade(text)
+        assert not g.correct, (d.id, text, g)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": hedges[0]})
+    assert r.status_code == 200 and r.json()["correct"] is False and "expected" not in r.json()
+    for text in (d.expected, f"128B swizzle, LBO = {lbo} bytes, SBO = {sbo} B", f"layout type 2, LBO={lbo}, SBO={sbo}",
+                 f"sw128, sbo: {sbo}, lbo: {lbo}", f"LBO={lbo} SBO={sbo} swizzle 128B"):
+        assert d.grade(text).correct, (d.id, text, d.grade(text))
+    assert not d.grade(f"SWIZZLE_32B, LBO={lbo}, SBO={sbo}").correct

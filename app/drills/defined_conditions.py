@@ -133,8 +133,11 @@ def read_claims(answer: str) -> tuple[bool, bool]:
     both = [w for _, w in find_words(answer, _BOTH)]
     defined = find_words(answer, _DEFINED)
     if both and not said:
-        if "both" in both and find_words(answer, ("hold", "holds", "ok", "defined")):
-            return False, False
+        if "both" in both and find_words(answer, ("hold", "holds", "ok", "okay", "fine", "pass", "passes",
+                                                  "satisfied", "met")):
+            return False, False  # "both hold", "both are ok"
+        if defined and not _outside(answer, defined, ("not", "no", "undefined")):
+            raise AnswerError("two answers: both conditions fail, and it is defined; give one")
         return True, True
     if not said:
         if defined and not _outside(answer, defined, ("not", "no", "undefined", "fails")):
