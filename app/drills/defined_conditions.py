@@ -114,8 +114,10 @@ def read_claims(answer: str) -> tuple[bool, bool]:
     """(the shape condition fails, the stride condition fails) as the answer says it, by whole words: ``stride``,
     ``shape and stride``, ``both``, ``shape fails, stride holds``, ``defined``. A condition named without a verdict
     fails; one not named holds when the other is said to fail. Post-condition: AnswerError for an answer that names
-    no condition and no verdict, or contradicts itself."""
+    no condition and no verdict, contradicts itself, or offers alternatives ("shape or stride")."""
     toks = tokens(answer)
+    if "or" in toks or "/" in toks:  # "shape or stride", "defined / both": alternatives, not an answer
+        raise AnswerError("give one answer, not alternatives: say which conditions fail, e.g. shape and stride")
     named = find_words(answer, _COND)
     if any(p > 0 and toks[p - 1] in _NEGATION or p > 1 and toks[p - 2] in _NEGATION for p, _ in named):
         raise AnswerError("say for each condition whether it holds or fails, e.g. shape holds, stride fails")
