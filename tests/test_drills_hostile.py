@@ -88,3 +88,15 @@ def test_umma_descriptor_hedges_and_stray_words_are_never_right(client: TestClie
                  f"sw128, sbo: {sbo}, lbo: {lbo}", f"LBO={lbo} SBO={sbo} swizzle 128B"):
         assert d.grade(text).correct, (d.id, text, d.grade(text))
     assert not d.grade(f"SWIZZLE_32B, LBO={lbo}, SBO={sbo}").correct
+
+
+def test_the_key_in_backticks_after_an_equals_sign_or_ending_a_sentence_is_read() -> None:
+    for kind in ("index_formula", "symbolic", "offsets", "tmem_lanes", "majorness", "algebra_op", "natural_coord",
+                 "read_rung", "layout_stats"):
+        d = generate(kind, 16120)
+        k = d.expected
+        forms = [f"`{k}`", f"```{k}```"] + ([f"= {k}", f"{k}."] if "\n" not in k else [])
+        for text in forms:
+            g = d.grade(text)
+            assert g.correct, (d.id, k, text, g.reason)
+        assert not d.grade(f"`{k}` or `{k}1`").correct

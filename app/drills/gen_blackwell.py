@@ -25,13 +25,13 @@ _DESC_FILLERS = ("layout_type", "layout", "type", "mode", "is", "the", "swizzle"
 
 def _layout_type(word: str) -> str | None:
     """One word as a layout type: a name or short name of ``_TYPE_WORDS``, its 3-bit code, or ``swizzle_<n>b``
-    (``_base32b``) for any n (a wrong size is a readable wrong answer); None when it is none of these."""
+    (``_base32b``) for any n and base (a wrong size is a readable wrong answer); None when it is none of these."""
     for name, spellings in _TYPE_WORDS.items():
         if word in spellings or word == name.lower():
             return name
-    m = re.fullmatch(r"(?:swizzle_?|sw)?(\d+)b?(_base32b|_32b)?", word)
+    m = re.fullmatch(r"(?:swizzle_?|sw)?(\d+)b?(?:_(?:base)?(\d+)b)?", word)
     if m and not word.isdigit():
-        return f"SWIZZLE_{int(m.group(1))}B" + ("_BASE32B" if m.group(2) else "")
+        return f"SWIZZLE_{int(m.group(1))}B" + (f"_BASE{int(m.group(2))}B" if m.group(2) else "")
     return None
 
 

@@ -40,6 +40,24 @@ def check_length(text: str) -> str:
     return text.strip()
 
 
+_WRAPPED = re.compile(r"^(`{1,3})([^`]*)\1$")
+
+
+def unwrap_answer(text: str) -> str:
+    """The answer inside what a person writes around it: a pair of backticks around it, a leading ``=`` (the
+    right-hand side of an equation whose left side was left out) and a full stop ending it as a sentence (after a
+    letter, digit, ``)``, ``>`` or ``%``). Post-condition: ``text`` stripped when none applies; linear time."""
+    s = text.strip()
+    m = _WRAPPED.match(s)
+    if m and m.group(2).strip():
+        s = m.group(2).strip()
+    if s.startswith("=") and not s.startswith("=="):
+        s = s[1:].lstrip()
+    if len(s) > 1 and s.endswith(".") and (s[-2].isalnum() or s[-2] in ")>%") and not s.endswith(".."):
+        s = s[:-1].rstrip()
+    return s
+
+
 def _odd_character(text: str) -> str:
     """Why ``text`` cannot be an answer, or "": a control or invisible formatting character (tabs and new lines
     aside), a lone surrogate, or a digit other than ASCII 0-9 (a look-alike such as a full-width or Arabic-Indic

@@ -27,6 +27,7 @@ from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' bas
     clean,
     parse_nested,
     squeeze,
+    unwrap_answer,
 )
 
 
@@ -236,4 +237,5 @@ def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
 from app.drills.parse_layout import layout_text  # noqa: E402  (re-exported: it reads with clean() above)
 
 __all__ = ["AnswerError", "check_length", "clean", "layout_text", "parse_choice", "parse_int", "parse_int_list",
-           "parse_labelled_ints", "parse_nested", "parse_padding", "parse_pairs", "parse_swizzle", "parse_table"]
+           "parse_labelled_ints", "parse_nested", "parse_padding", "parse_pairs", "parse_swizzle", "parse_table",
+           "unwrap_answer"]
