@@ -3,6 +3,7 @@ around the key, and the routes' answers to them (a verdict or a 4xx, never a 500
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -100,3 +101,21 @@ def test_the_key_in_backticks_after_an_equals_sign_or_ending_a_sentence_is_read(
             g = d.grade(text)
             assert g.correct, (d.id, k, text, g.reason)
         assert not d.grade(f"`{k}` or `{k}1`").correct
+
+
+def test_a_coordinate_stride_in_b_is_refused_by_composition_not_a_crash(client: TestClient) -> None:
+    import algebra as A
+
+    for b in ("(4,6):((6),1)", "4:(1)", "(4,6):(6,(1,0))"):
+        with pytest.raises(A.LayoutError, match="coordinate"):
+            A.composition(A.parse("(6,4):(1,6)"), A.parse(b))
+    with pytest.raises(A.LayoutError, match="coordinate"):
+        A.composition(A.parse("(6,4):(1,6)"), (A.parse("4:(1)"), A.Layout(2, 1)))
+    r = client.post("/api/algebra", json={"op": "composition", "args": ["(6,4):(1,6)", "<4:(1), 2:1>"]})
+    assert r.status_code == 422 and "coordinate" in r.json()["detail"] and "AttributeError" not in r.json()["detail"]
+    d = _first("design_view", lambda d: ":(" in d.expected and re.search(r":\(\d+,", d.expected))
+    text = re.sub(r":\((\d+),", r":((\1),", d.expected, count=1)
+    g = d.grade(text)
+    assert not g.correct and g.readable, (d.id, text, g)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": text})
+    assert r.status_code == 200 and r.json()["correct"] is False
