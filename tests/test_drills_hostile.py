@@ -60,7 +60,8 @@ def test_defined_two_verdicts_in_one_answer_are_never_right(client: TestClient) 
         d = _first("defined", lambda d, key=key: d.expected == key)
         for text in ("defined or both", "both or defined", "defined, both", "both\ndefined", "defined; both",
                      "shape or stride", "either shape or stride", "shape / stride", "shape and stride or shape",
-                     "shape fails or stride fails"):
+                     "shape fails or stride fails", "shape and stride, shape", "shape\nshape and stride",
+                     "shape, shape and stride"):
             g = d.grade(text)
             assert not g.correct and not g.readable, (d.id, text, g)
         r = client.post(f"/api/drills/{d.id}/answer", json={"answer": "both, defined"})

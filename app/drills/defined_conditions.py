@@ -121,6 +121,10 @@ def read_claims(answer: str) -> tuple[bool, bool]:
     named = find_words(answer, _COND)
     if any(p > 0 and toks[p - 1] in _NEGATION or p > 1 and toks[p - 2] in _NEGATION for p, _ in named):
         raise AnswerError("say for each condition whether it holds or fails, e.g. shape holds, stride fails")
+    words = [w for _, w in named]
+    if any(words.count(w) > 1 for w in _COND) and not find_words(answer, _FAIL + _HOLD):
+        raise AnswerError("a condition is named twice without a verdict (two answers?); say once which conditions "
+                          "fail, e.g. shape and stride")
     said: dict[str, bool] = {}
     for j, (pos, word) in enumerate(named):
         end = named[j + 1][0] if j + 1 < len(named) else len(toks)
