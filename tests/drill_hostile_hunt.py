@@ -43,14 +43,31 @@ def wrong_forms(d, wrong: list[str]) -> list[str]:
         out += [f"{k} or {w}", f"{w} or {k}", f"{k}\n{w}", f"{w}\n{k}", f"{k}; {w}", f"{k} / {w}"]
         if "," not in k and "," not in w:
             out += [f"{k}, {w}", f"{w}, {k}"]
-    out += _bumped(k)
+    out += _bumped(k) + swizzle_forms(d)[1]
     out += [f"not {k}", f"{k}?", f"{k} (or not)"] if d.kind in ("majorness", "defined", "explain") else []
     return out
 
 
+def swizzle_forms(d) -> tuple[list[str], list[str]]:
+    """A swizzle fix in CuTe's other spellings (right), and the same swizzle on another tile (wrong)."""
+    m = re.fullmatch(r"Sw<(\d+),(\d+),(\d+)>", d.expected)
+    lay = re.search(r"\((\d+),(\d+)\):\((\d+),1\)", d.prompt)
+    if not (d.kind == "banks" and m and lay):
+        return [], []
+    b, mm, sh = m.groups()
+    r, c, p = lay.groups()
+    tile = f"({r},{c}):({p},1)"
+    right = [f"Swizzle<{b},{mm},{sh}>", f"cute::Swizzle<{b},{mm},{sh}>{{}}", f"Sw<{b}, {mm}, {sh}>",
+             f"Sw<_{b},_{mm},_{sh}>", f"{d.expected} o 0 o {tile}", f"{d.expected} o {tile}",
+             f"composition(Swizzle<{b},{mm},{sh}>{{}}, Layout<Shape<_{r},_{c}>,Stride<_{p},_1>>{{}})"]
+    wrong = [f"{d.expected} o 0 o ({r},{c}):(1,{r})", f"{d.expected} o 0 o ({c},{r}):({r},1)",
+             f"{d.expected} o 8 o {tile}", f"Sw<{b},{mm},-{sh}>", f"{d.expected} or Sw<1,0,1>"]
+    return right, wrong
+
+
 def right_forms(d) -> list[str]:
     k = d.expected
-    return [f"`{k}`", f"= {k}", f"{k}.", f" {k} "] if "\n" not in k else [f"{k}\n"]
+    return ([f"`{k}`", f"= {k}", f"{k}.", f" {k} "] if "\n" not in k else [f"{k}\n"]) + swizzle_forms(d)[0]
 
 
 def hunt(seed: int, per: int) -> Counter:

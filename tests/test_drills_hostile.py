@@ -120,3 +120,18 @@ def test_a_coordinate_stride_in_b_is_refused_by_composition_not_a_crash(client: 
     assert not g.correct and g.readable, (d.id, text, g)
     r = client.post(f"/api/drills/{d.id}/answer", json={"answer": text})
     assert r.status_code == 200 and r.json()["correct"] is False
+
+
+@pytest.mark.parametrize("variant", ["fix", "ldmatrix_fix"])
+def test_a_swizzle_fix_in_cute_cpp_spelling_is_read(client: TestClient, variant: str) -> None:
+    d = _first("banks", lambda d: d.variant == variant and d.expected.startswith("Sw<"))
+    b, m, s = re.findall(r"\d+", d.expected)
+    r, c, p = re.search(r"\((\d+),(\d+)\):\((\d+),1\)", d.prompt).groups()
+    right = f"composition(Swizzle<{b},{m},{s}>{{}}, Layout<Shape<_{r},_{c}>,Stride<_{p},_1>>{{}})"
+    assert d.grade(right).correct, (d.id, right, d.grade(right).reason)
+    cpp = f"make_composed_layout(Swizzle<{b},{m},{s}>{{}}, _0{{}}, make_layout(make_shape({r},{c}), LayoutRight{{}}))"
+    wrong = f"composition(Swizzle<{b},{m},{s}>{{}}, Layout<Shape<_{r},_{c}>,Stride<_1,_{r}>>{{}})"
+    assert not d.grade(wrong).correct, (d.id, wrong)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": right})
+    assert r.status_code == 200 and r.json()["correct"] is True
+    d.grade(cpp)  # another C++ form: read or refused, never a crash
