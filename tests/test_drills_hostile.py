@@ -135,3 +135,17 @@ def test_a_swizzle_fix_in_cute_cpp_spelling_is_read(client: TestClient, variant:
     r = client.post(f"/api/drills/{d.id}/answer", json={"answer": right})
     assert r.status_code == 200 and r.json()["correct"] is True
     d.grade(cpp)  # another C++ form: read or refused, never a crash
+
+
+@pytest.mark.parametrize("kind", ["majorness", "explain"])
+def test_a_choice_with_an_alternative_in_parentheses_is_never_right(client: TestClient, kind: str) -> None:
+    d = generate(kind, 16100)
+    other = next(w for w in ("row", "column", "neither", "a", "b", "c", "d") if w != d.expected
+                 and (kind == "explain") == (len(w) == 1))
+    for text in (f"{d.expected} (or {other})", f"{d.expected} (or not)", f"{d.expected} (maybe {other})"):
+        g = d.grade(text)
+        assert not g.correct and not g.readable, (d.id, text, g)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": f"{d.expected} (or {other})"})
+    assert r.status_code == 200 and r.json()["correct"] is False and "expected" not in r.json()
+    if kind == "majorness":
+        assert d.grade(f"{d.expected} (the columns are adjacent)").correct

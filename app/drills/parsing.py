@@ -208,6 +208,8 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     got = match(text)
     if got is None and "(" in text:  # "row-major (the columns are adjacent)": the choice, then a reason
         head, _, aside = text.partition("(")
+        if re.match(r"\s*(?:or|maybe|perhaps|possibly|unless)\b", aside, re.IGNORECASE):
+            raise AnswerError("give one answer: the aside in parentheses offers another (\"row (or column)\")")
         got, other = match(head), match(aside.rstrip(" .)"))
         if got is not None and other not in (None, got):
             raise AnswerError(f"two different answers: {got} and {other}")
