@@ -149,3 +149,20 @@ def test_a_choice_with_an_alternative_in_parentheses_is_never_right(client: Test
     assert r.status_code == 200 and r.json()["correct"] is False and "expected" not in r.json()
     if kind == "majorness":
         assert d.grade(f"{d.expected} (the columns are adjacent)").correct
+
+
+@pytest.mark.parametrize("kind", ["banks", "read_rung", "sectors", "triton_layout", "layout_stats", "tmem_lanes"])
+def test_a_bound_or_an_estimate_in_front_of_the_key_is_never_right(client: TestClient, kind: str) -> None:
+    d = generate(kind, 16110)
+    for text in (f">{d.expected}", f"<= {d.expected}", f">= {d.expected}", f"~{d.expected}", f"≈ {d.expected}",
+                 f"<{d.expected}", f"=> {d.expected}"):
+        g = d.grade(text)
+        assert not g.correct and not g.readable, (d.id, text, g)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": f"> {d.expected}"})
+    assert r.status_code == 200 and r.json()["correct"] is False and "expected" not in r.json()
+    assert d.grade(d.expected).correct
+
+
+def test_a_tiler_in_angle_brackets_is_still_read() -> None:
+    d = _first("design_view", lambda d: d.variant != "transpose")
+    assert d.grade("<4:2, 8:1>").readable
