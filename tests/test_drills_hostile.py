@@ -166,3 +166,14 @@ def test_a_bound_or_an_estimate_in_front_of_the_key_is_never_right(client: TestC
 def test_a_tiler_in_angle_brackets_is_still_read() -> None:
     d = _first("design_view", lambda d: d.variant != "transpose")
     assert d.grade("<4:2, 8:1>").readable
+
+
+def test_overlap_with_a_second_answer_after_it_is_never_right(client: TestClient) -> None:
+    d = _first("defined", lambda d: d.expected == "overlap")
+    for text in ("overlap; defined, 1:0", "overlap, defined", "overlap, or defined", "overlap, (2,2):(1,2)"):
+        g = d.grade(text)
+        assert not g.correct and not g.readable, (d.id, text, g)
+    for text in ("overlap (not injective)", "no, the modes overlap", "overlap: offset 4 is reached twice"):
+        assert d.grade(text).correct, (d.id, text)
+    r = client.post(f"/api/drills/{d.id}/answer", json={"answer": "overlap; defined, 1:0"})
+    assert r.status_code == 200 and r.json()["correct"] is False and "expected" not in r.json()
