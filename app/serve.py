@@ -31,7 +31,8 @@ while it waits for the second and later requests of a connection, never for the 
 half a request head (or nothing) would be held open for ever; the subclass arms the same timer for the first request
 too. And it tells each request's body receiver (:class:`DeclaredBodyReceiver`) the body bytes its chunk sizes declare,
 so a chunked body that declares more than the app's 1 MB cap is answered 413 as soon as the size line arrives, not
-after the read timeout while the server waits for bytes that would be refused anyway.
+after the read timeout while the server waits for bytes that would be refused anyway. It also ignores
+``Upgrade: websocket`` (the app serves no WebSocket; gunicorn answered such a GET with a bare 403 on any path).
 ``tests/test_serve_limits.py`` checks each limit against a real server.
 
 ``X-Forwarded-For`` / ``X-Forwarded-Proto``: only from LAYOUTLAB_TRUSTED_PROXIES (app.proxies), through uvicorn's
@@ -212,6 +213,13 @@ class HeadDeadlineProtocol(ASGIProtocol):
         super()._start_http1(buffered)
         if self.req_count == 0 and not self._request_ready.is_set():
             self._arm_keepalive_timer()
+
+    def _is_websocket_upgrade(self, request: Any) -> bool:
+        """Never: the app serves no WebSocket. gunicorn handed a GET with ``Upgrade: websocket`` to the app as a
+        WebSocket session, and the router's refusal went out as a bare ``403 Forbidden`` with no body, whatever the
+        path; the request is answered as the plain HTTP request it also is (RFC 9110 7.8: a server may ignore
+        Upgrade)."""
+        return False
 
     def _setup_callback_parser(self) -> None:
         super()._setup_callback_parser()

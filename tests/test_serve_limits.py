@@ -304,6 +304,26 @@ def test_a_malformed_request_is_refused_at_once_with_a_4xx_that_names_it(served,
     assert got == status and named in data, data[:300]  # (after the read timeout a half-framed body gets 408)
 
 
+WEBSOCKET = (b"Connection: Upgrade, close\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+             b"Sec-WebSocket-Version: 13\r\n")
+
+
+@pytest.mark.parametrize("path, status, says", [
+    ("/healthz", 200, b'"ok":true'),
+    ("/api/drills/kinds", 200, b'"kind":'),
+    ("/nope", 404, b"no page or API route at '/nope'"),
+    ("/api/layout", 405, b"method GET is not allowed on '/api/layout'"),
+])
+def test_a_websocket_upgrade_is_answered_as_the_plain_request_it_is(served, path, status, says):
+    """The app serves no WebSocket. gunicorn handed a GET with ``Upgrade: websocket`` to the app as a WebSocket, and
+    the router's refusal went out as a bare ``403 Forbidden`` with an empty body, whatever the path (``/healthz``
+    too). The upgrade is now ignored (RFC 9110 7.8 lets a server do so): the request is answered as plain HTTP."""
+    with served.connect() as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode() + WEBSOCKET + b"\r\n")
+        got, data = status_of(read_all(s))
+    assert got == status and says in data, data[:300]
+
+
 def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
     server = Served(tmp_path)
     try:
