@@ -324,6 +324,17 @@ def test_a_websocket_upgrade_is_answered_as_the_plain_request_it_is(served, path
     assert got == status and says in data, data[:300]
 
 
+def test_options_asterisk_asks_about_the_server_and_gets_allow(served):
+    """``OPTIONS *`` (RFC 9110 9.3.7: the server as a whole, not a resource) answered 404 "no page or API route at
+    '/*'"; now 204 with the methods the app takes anywhere, as ``OPTIONS`` on a path answers for that path."""
+    with served.connect() as s:
+        s.sendall(b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        got, data = status_of(read_all(s))
+    assert got == 204, data[:300]
+    allow = next(line for line in data.split(b"\r\n") if line.lower().startswith(b"allow:"))
+    assert {m.strip() for m in allow.split(b":", 1)[1].split(b",")} >= {b"GET", b"HEAD", b"POST", b"OPTIONS"}, allow
+
+
 def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
     server = Served(tmp_path)
     try:
