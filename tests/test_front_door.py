@@ -310,7 +310,8 @@ def test_a_json_body_is_parsed_and_validated_off_the_event_loop(tmp_path):
                 (path, r.status_code, r.text[:200])
         after = _loop_cpu(proc.pid)
         assert after[0] == pid  # the same app process throughout
-        valid = c.post("/api/layout", content=b'{"layout": "(4,8):(8,1)"}', headers={"Content-Type": "application/json"})
+        valid = c.post("/api/layout", content=b'{"layout": "(4,8):(8,1)"}',
+                       headers={"Content-Type": "application/json"})
         assert valid.status_code == 200 and valid.json()["size"] == 32
     spent = after[1] - before
     assert spent / len(routes) < 0.1, f"{spent:.2f} s of the event loop's CPU for {len(routes)} bodies"
