@@ -301,8 +301,9 @@ class PageCacheMiddleware:
 
 class OptionsMiddleware:
     """Answer ``OPTIONS`` for a routed path with 204 and ``Allow`` (the methods its routes take, with HEAD beside GET
-    and OPTIONS itself); a path no route matches passes through (404). The app takes no cross-origin requests, so
-    there is no CORS preflight to answer: only what RFC 9110 asks of OPTIONS."""
+    and OPTIONS itself), and ``OPTIONS *`` (the server as a whole, RFC 9110 9.3.7) with the methods any route takes; a
+    path no route matches passes through (404). The app takes no cross-origin requests, so there is no CORS preflight
+    to answer: only what RFC 9110 asks of OPTIONS."""
 
     def __init__(self, app: ASGIApp, router: Any) -> None:
         self.app = app
@@ -312,7 +313,7 @@ class OptionsMiddleware:
         if scope["type"] != "http" or scope["method"] != "OPTIONS":
             await self.app(scope, receive, send)
             return
-        allowed = allowed_methods(self.router, scope)
+        allowed = allowed_methods(self.router, None if scope["path"] == "*" else scope)
         if not allowed:
             await self.app(scope, receive, send)
             return
@@ -321,9 +322,9 @@ class OptionsMiddleware:
         await send({"type": "http.response.body", "body": b""})
 
 
-def allowed_methods(router: Any, scope: Scope) -> list[str]:
+def allowed_methods(router: Any, scope: Scope | None) -> list[str]:
     """The methods the routes matching ``scope``'s path take (a mount: GET and HEAD), plus HEAD where GET is and
-    OPTIONS; empty when no route matches the path."""
+    OPTIONS; empty when no route matches the path. ``scope`` None: the methods of every route."""
     from starlette.routing import Match, Mount
 
     methods: set[str] = set()
@@ -334,9 +335,7 @@ def allowed_methods(router: Any, scope: Scope) -> list[str]:
         if inner is not None:
             todo += inner.routes
             continue
-        probe = {**scope, "method": "GET"}
-        match, _ = route.matches(probe)
-        if match is Match.NONE:
+        if scope is not None and route.matches({**scope, "method": "GET"})[0] is Match.NONE:
             continue
         if isinstance(route, Mount):
             methods |= {"GET", "HEAD"}

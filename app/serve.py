@@ -13,7 +13,9 @@ gunicorn's settings (:data:`SETTINGS`):
 - ``keepalive`` (5 s): how long a connection may sit between requests, and (:class:`HeadDeadlineProtocol`) how long
   a request's head (request line and headers) may take to arrive, from the connection's start or the last response;
 - ``timeout`` (30 s): a worker whose event loop stays silent that long (its heartbeat, also while it boots) is
-  killed and restarted by the master; and gunicorn's bound on the wait for the next piece of a request body;
+  killed and restarted by the master; gunicorn's bound on the wait for the next piece of a request body; and
+  (:meth:`HeadDeadlineProtocol.pause_writing`) how long a client may accept nothing of its answer before the
+  connection is dropped (gunicorn waits for a full write buffer to drain with no bound);
 - :data:`BODY_TIMEOUT_S` (10 s, ``LAYOUTLAB_BODY_TIMEOUT_S``; at most ``timeout``): a request body that sends nothing
   for that long ends the request (the app sees a disconnect and answers 408). gunicorn has no setting of its own
   for it (it waits ``timeout``, which also bounds the heartbeat and a worker's boot, so lowering it would kill
@@ -31,7 +33,8 @@ while it waits for the second and later requests of a connection, never for the 
 half a request head (or nothing) would be held open for ever; the subclass arms the same timer for the first request
 too. And it tells each request's body receiver (:class:`DeclaredBodyReceiver`) the body bytes its chunk sizes declare,
 so a chunked body that declares more than the app's 1 MB cap is answered 413 as soon as the size line arrives, not
-after the read timeout while the server waits for bytes that would be refused anyway.
+after the read timeout while the server waits for bytes that would be refused anyway. It also ignores
+``Upgrade: websocket`` (the app serves no WebSocket; gunicorn answered such a GET with a bare 403 on any path).
 ``tests/test_serve_limits.py`` checks each limit against a real server.
 
 ``X-Forwarded-For`` / ``X-Forwarded-Proto``: only from LAYOUTLAB_TRUSTED_PROXIES (app.proxies), through uvicorn's
@@ -212,6 +215,55 @@ class HeadDeadlineProtocol(ASGIProtocol):
         super()._start_http1(buffered)
         if self.req_count == 0 and not self._request_ready.is_set():
             self._arm_keepalive_timer()
+
+    _send_timer: Any = None
+    _send_left = 0
+
+    def pause_writing(self) -> None:
+        """The transport's buffer passed its high-water mark: the client is reading more slowly than the app writes.
+        From here on it must take some of the answer every ``timeout`` seconds (gunicorn's read timeout, also the
+        bound of a request body's waits), or :meth:`_send_stalled` drops the connection; gunicorn waits for the
+        buffer to drain with no bound, so a client that never read held the answer's bytes for ever."""
+        super().pause_writing()
+        if self._send_timer is None and self.transport is not None:
+            self._send_left = self.transport.get_write_buffer_size()
+            self._send_timer = self.worker.loop.call_later(self.cfg.timeout, self._send_stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_send_timer()
+
+    def _cancel_send_timer(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _send_stalled(self) -> None:
+        """``timeout`` seconds since the buffer was last seen over its mark: the client took some of it (wait
+        again), or none (abort the connection: the buffer is dropped, and the app's send ends as for a client that
+        went away)."""
+        self._send_timer = None
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        left = transport.get_write_buffer_size()
+        if 0 < left < self._send_left:
+            self._send_left = left
+            self._send_timer = self.worker.loop.call_later(self.cfg.timeout, self._send_stalled)
+        elif left:
+            self.log.info("dropped a connection whose client read nothing of its answer for %s s", self.cfg.timeout)
+            transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_send_timer()
+        super().connection_lost(exc)
+
+    def _is_websocket_upgrade(self, request: Any) -> bool:
+        """Never: the app serves no WebSocket. gunicorn handed a GET with ``Upgrade: websocket`` to the app as a
+        WebSocket session, and the router's refusal went out as a bare ``403 Forbidden`` with no body, whatever the
+        path; the request is answered as the plain HTTP request it also is (RFC 9110 7.8: a server may ignore
+        Upgrade)."""
+        return False
 
     def _setup_callback_parser(self) -> None:
         super()._setup_callback_parser()

@@ -279,6 +279,44 @@ def test_a_json_body_of_bad_values_is_refused_within_the_budget(tmp_path):
                 assert spent < 0.6, f"{spent:.2f} s of server CPU for {str(body)[:60]}"
 
 
+def _loop_cpu(server_pid: int) -> tuple[int, float]:
+    """(pid, CPU seconds) of the main thread of the server's one app process: gunicorn's ASGI worker runs its event
+    loop there, while budgeted handlers run in other threads."""
+    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    assert len(children) == 1, children
+    pid = int(children[0])
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return pid, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to read the event loop's CPU time")
+def test_a_json_body_is_parsed_and_validated_off_the_event_loop(tmp_path):
+    """A JSON body was decoded, scanned for lone surrogates and validated by pydantic on the event loop (FastAPI does
+    all three before the budgeted handler runs): a 1 MB object of 90,000 keys the model does not take (one error
+    each) cost 0.5-0.7 s of the loop's CPU per request, so a few at once held /healthz for seconds, outside the work
+    budget. Now every JSON route parses and validates its body in a budgeted worker thread: the loop's share of such
+    a request is its I/O. Checked on sibling routes of every area; the refusal is unchanged (422 naming a field)."""
+    extra = b"{" + b",".join(b'"k%d":0' % i for i in range(90_000)) + b"}"
+    assert len(extra) < 1 << 20
+    routes = ["/api/layout", "/api/algebra", "/api/banks", "/api/svg", "/api/sectors", "/api/solve/smem",
+              "/api/triton/layout", "/api/drills/offsets-1/answer", "/api/drills/profile", "/api/bench/jobs",
+              "/api/class/join"]
+    with _serve(tmp_path) as (proc, url), httpx.Client(base_url=url, timeout=60) as c:
+        assert c.post("/api/layout", json={"layout": "(4,8):(8,1)"}).status_code == 200  # imports done
+        pid, before = _loop_cpu(proc.pid)
+        for path in routes:
+            r = c.post(path, content=extra, headers={"Content-Type": "application/json"})
+            assert r.status_code == 422 and "k0: Extra inputs are not permitted" in r.json()["detail"], \
+                (path, r.status_code, r.text[:200])
+        after = _loop_cpu(proc.pid)
+        assert after[0] == pid  # the same app process throughout
+        valid = c.post("/api/layout", content=b'{"layout": "(4,8):(8,1)"}',
+                       headers={"Content-Type": "application/json"})
+        assert valid.status_code == 200 and valid.json()["size"] == 32
+    spent = after[1] - before
+    assert spent / len(routes) < 0.1, f"{spent:.2f} s of the event loop's CPU for {len(routes)} bodies"
+
+
 # ------------------------------------------------------------------------------------------------ trusted hosts
 def test_host_names_parse_and_match():
     assert hosts.host_name("[::1]:8000") == "::1" and hosts.host_name("Example.ORG.:80") == "example.org"

@@ -304,6 +304,64 @@ def test_a_malformed_request_is_refused_at_once_with_a_4xx_that_names_it(served,
     assert got == status and named in data, data[:300]  # (after the read timeout a half-framed body gets 408)
 
 
+WEBSOCKET = (b"Connection: Upgrade, close\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+             b"Sec-WebSocket-Version: 13\r\n")
+
+
+@pytest.mark.parametrize("path, status, says", [
+    ("/healthz", 200, b'"ok":true'),
+    ("/api/drills/kinds", 200, b'"kind":'),
+    ("/nope", 404, b"no page or API route at '/nope'"),
+    ("/api/layout", 405, b"method GET is not allowed on '/api/layout'"),
+])
+def test_a_websocket_upgrade_is_answered_as_the_plain_request_it_is(served, path, status, says):
+    """The app serves no WebSocket. gunicorn handed a GET with ``Upgrade: websocket`` to the app as a WebSocket, and
+    the router's refusal went out as a bare ``403 Forbidden`` with an empty body, whatever the path (``/healthz``
+    too). The upgrade is now ignored (RFC 9110 7.8 lets a server do so): the request is answered as plain HTTP."""
+    with served.connect() as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode() + WEBSOCKET + b"\r\n")
+        got, data = status_of(read_all(s))
+    assert got == status and says in data, data[:300]
+
+
+def test_options_asterisk_asks_about_the_server_and_gets_allow(served):
+    """``OPTIONS *`` (RFC 9110 9.3.7: the server as a whole, not a resource) answered 404 "no page or API route at
+    '/*'"; now 204 with the methods the app takes anywhere, as ``OPTIONS`` on a path answers for that path."""
+    with served.connect() as s:
+        s.sendall(b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        got, data = status_of(read_all(s))
+    assert got == 204, data[:300]
+    allow = next(line for line in data.split(b"\r\n") if line.lower().startswith(b"allow:"))
+    assert {m.strip() for m in allow.split(b":", 1)[1].split(b",")} >= {b"GET", b"HEAD", b"POST", b"OPTIONS"}, allow
+
+
+def test_a_client_that_reads_nothing_of_its_answer_is_cut_after_the_read_timeout(served):
+    """A client that sends a request and never reads the answer held its connection, and the answer's bytes in the
+    server's buffer, for ever: gunicorn's ASGI worker waits for the transport to drain with no bound (30 clients each
+    asking for a 2^20-cell table took an app process from 133 to 660-730 MB, still held 40 s later). Now a response
+    the client accepts nothing of for ``timeout`` seconds (LAYOUTLAB_READ_TIMEOUT_S) is dropped with its connection,
+    while a client that reads, however slowly, is served to the end."""
+    body = b'{"layout": "(1024,1024):(1,1024)"}'
+    request = (b"POST /api/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", served.port))
+        s.settimeout(30)
+        s.sendall(request)
+        time.sleep(2 * READ_TIMEOUT_S + 4)  # reads nothing
+        data = read_all(s)
+    head, _, rest = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), data[:200]
+    length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1])
+    assert len(rest) < length, f"the whole answer ({length:,} bytes) waited for a client that read none of it"
+    with served.connect(30) as s:  # a client that reads is served whole
+        s.sendall(request)
+        head, _, rest = read_all(s).partition(b"\r\n\r\n")
+    length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1])
+    assert len(rest) == length > 1 << 20
+
+
 def test_a_dead_worker_process_is_restarted_and_sigterm_with_a_half_sent_body_ends_the_server(tmp_path):
     server = Served(tmp_path)
     try:
