@@ -283,3 +283,16 @@ def test_an_inverse_cute_does_not_compile_names_the_exact_one_too(client, op, ar
         assert all(0 <= x < n and vals[x] == i for i, x in enumerate(at))
     else:
         assert all(at[vals[i]] == i for i in range(n))
+
+
+@pytest.mark.parametrize(("a", "cotarget"), [("4:1", "6:1"), ("(4,1,3):(1,1,4)", "16:3"),
+                                              ("(2,2):(1,6)", "(4,6):(6,1)")])
+def test_a_layout_cotarget_is_read_as_its_shape_as_the_algebra_and_cute_do(client, a, cotarget):
+    """CuTe's complement(L, cotarget) takes shape(cotarget), so a layout is a cotarget; the route and the workbench
+    answer what ``algebra.complement`` answers (they refused the layout as "not a shape")."""
+    want = str(A.complement(A.parse(a), A.parse(cotarget)))
+    r = run(client, "complement", a, cotarget)
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == want
+    page = client.get("/algebra", params={"op": "complement", "a": a, "b": cotarget})
+    assert page.status_code == 200 and want in page.text and "expected an integer or a shape" not in page.text
