@@ -296,3 +296,16 @@ def test_a_layout_cotarget_is_read_as_its_shape_as_the_algebra_and_cute_do(clien
     assert r.json()["result"] == want
     page = client.get("/algebra", params={"op": "complement", "a": a, "b": cotarget})
     assert page.status_code == 200 and want in page.text and "expected an integer or a shape" not in page.text
+
+
+def test_the_workbench_shows_a_result_whose_grid_is_over_the_requests_drawing_budget(client):
+    """The grids of A and B use most of the request's drawn-cell budget; the result's grid (under the per-grid cap)
+    would pass it. The page still shows the result's notation and names the cap instead of the answer (it showed
+    only the cap's error, while /api/algebra answered)."""
+    a, b = "Sw<5,4,-5> o 512 o ((8,2),8,32):((256,2048),1,8)", "(4,4):(1,4)"
+    want = str(A.logical_product(A.parse(a), A.parse(b)))
+    assert run(client, "logical_product", a, b).json()["result"] == want
+    page = client.get("/algebra", params={"op": "logical_product", "a": a, "b": b})
+    assert page.status_code == 200
+    assert want.replace("<", "&lt;").replace(">", "&gt;") in page.text
+    assert "work cap" in page.text

@@ -14,7 +14,7 @@ from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
 from algebra.teach.explain import derive
 from algebra.teach.registry import Op
-from app.budget import charge, offsets
+from app.budget import WorkCapError, charge, offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
@@ -251,7 +251,10 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
         view = describe_layout(text, for_grid=True)
     except LayoutError as exc:  # a result with no grid (a layout applied after a swizzle): say why, show the rest
         return None, str(exc).removeprefix("layout: ")
-    g = layout_grid(view, grid_id)
+    try:
+        g = layout_grid(view, grid_id)
+    except WorkCapError as exc:  # over what is left of the request's drawing budget: the notation is still shown
+        return None, f"the grid is not drawn: {exc}"
     if g is None:
         return None, view.note or "not drawn"
     if links:
