@@ -309,3 +309,17 @@ def test_the_workbench_shows_a_result_whose_grid_is_over_the_requests_drawing_bu
     assert page.status_code == 200
     assert want.replace("<", "&lt;").replace(">", "&gt;") in page.text
     assert "work cap" in page.text
+
+
+@pytest.mark.parametrize(("op", "a", "tiler"), [("flat_divide", "1:-2", "[[[3]]]"),
+                                                ("logical_divide", "((4),4):((0),0)", "[[3]]"),
+                                                ("logical_divide", "(2,((1,(2),(1))),1):(3,((3,(18),(1))),-2)",
+                                                 '["8:0", [4]]')])
+def test_a_divide_by_a_nested_tiler_of_ints_answers_on_the_route_and_the_page(client, op, a, tiler):
+    """A tiler mode that is itself a tuple of ints (``[[3]]``): the note on a divide that does not fill A took its
+    size with int() and the route answered 500."""
+    want = str(getattr(A, op)(A.parse(a), A.registry.parse_value(tiler, "tiler", "tiler")))
+    r = run(client, op, a, tiler)
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == want
+    assert client.get("/algebra", params={"op": op, "a": a, "b": tiler}).status_code == 200
