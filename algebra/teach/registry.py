@@ -10,6 +10,7 @@ Argument kinds (``Arg.kind``) and how text is read (``parse_value``):
 - ``layout``: a layout in CuTe notation (also swizzled ``Sw<B,M,S> o off o L`` where the op takes one);
 - ``tiler``: a layout, an integer ``n`` (the layout ``n:1``) or a tiler ``<2:1, _, 4:2>`` (a JSON list in the API);
 - ``int``: an integer;  ``shape``: an integer or an integer tuple ``(8,(2,4))``;
+- ``cotarget``: a shape, or a layout standing for its shape (CuTe's ``complement`` reads ``shape(cotarget)``);
 - ``profile``: an integer tuple whose structure alone matters (``(1,1)``; CuTe's ``Step<_1,_1>``);
 - ``coord``: a coordinate, an integer or a tuple ``(1,(0,1))``, ``_`` keeping a whole mode.
 
@@ -38,7 +39,7 @@ from algebra.core.notation import parse_arg, parse_htuple
 from algebra.hw.atoms import UINT_TYPES
 from algebra.teach import coords
 
-KINDS = ("layout", "tiler", "int", "shape", "profile", "coord")
+KINDS = ("layout", "tiler", "int", "shape", "cotarget", "profile", "coord")
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ _op("filter_zeros", "A:layout", "every stride-0 mode gets size 1", "Basics", [("
 _op("composition", "A:layout B:tiler", "R(c) = A(B(c)): B picks which of A's coordinates", "Basics",
     [("composition", "(6,2):(8,2)", "(4,3):(3,1)"), ("transpose by composition", "(4,8):(8,1)", "(8,4):(4,1)"),
      ("composition with a tiler", "(12,(4,8)):(59,(13,1))", "<3:4, 8:2>")], link="via-b")
-_op("complement", "A:layout cotarget:shape?", "the layout of the offsets A does not reach, up to the cotarget",
+_op("complement", "A:layout cotarget:cotarget?", "the layout of the offsets A does not reach, up to the cotarget",
     "Basics", [("complement", "(2,2):(1,6)", "24")],
     cpp=lambda n, a: f"complement({n[0]}, {emit.to_cpp(a[1])})" if len(a) > 1 else f"complement({n[0]})",
     dsl=lambda n, a: f"cute.complement({n[0]}, {n[1] if len(n) > 1 else f'cute.cosize({n[0]})'})")
@@ -318,7 +319,9 @@ def parse_value(text: str, kind: str, what: str) -> Any:
         if not _INT.match(text):
             raise LayoutError(f"{what}: expected an integer such as 24, got {text!r}")
         return int(text.replace("_", ""))
-    if kind == "shape":
+    if kind == "cotarget" and ":" in text:  # a layout: the op reads its shape, as CuTe does
+        return parse_value(text, "layout", what)
+    if kind in ("shape", "cotarget"):
         if ":" in text:
             raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got the layout {text!r}")
         try:

@@ -26,6 +26,7 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 PARAMS = ("a", "b", "c")
 HINTS = {"layout": "a layout, e.g. (4,8):(8,1)", "tiler": "a layout, an integer, or a tiler <2:1, 4:2>",
          "int": "an integer", "shape": "an integer or a shape such as (8,8)",
+         "cotarget": "an integer, a shape such as (8,8), or a layout (its shape)",
          "profile": "an integer tuple such as (1,1): only its structure matters",
          "coord": "an integer or a coordinate such as (1,2); _ keeps a mode"}
 _CUTE = re.compile(r"^(?P<why>.*?)\s*CuTe would print (?P<layout>.+?) here(?=[;,.]|$)(?P<rest>.*)$", re.S)

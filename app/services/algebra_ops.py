@@ -14,7 +14,7 @@ from algebra.core.inttuple import flatten
 from algebra.core.memo import bounded
 from algebra.teach.explain import derive
 from algebra.teach.registry import Op
-from app.budget import charge, offsets
+from app.budget import WorkCapError, charge, offsets
 from app.config import MAX_CELLS, MAX_DEPTH, MAX_MODES, MAX_TEXT
 from app.services import code
 from app.services.guard import guard
@@ -56,7 +56,8 @@ def parse_args(op: Op, texts: tuple[str, ...]) -> list[Any]:
     with guard(op.name):
         parsed = registry.parse_args(op, list(texts))
     for x, a in zip(parsed, op.args, strict=False):
-        bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if a.kind == "shape" else []
+        shape = a.kind in ("shape", "cotarget") and not hasattr(x, "shape")  # (a cotarget may be a layout)
+        bad = [s for s in flatten(x) if isinstance(s, int) and s <= 0] if shape else []
         if bad:  # as the layout parser says it (idx2crd by a 0 divided by zero)
             raise LayoutError(f"{a.name}: shape entries must be positive integers, got {bad[0]}")
         if _leaves(x) > MAX_MODES:
@@ -105,7 +106,7 @@ class OpResult:
 
 def _arg_str(x: Any, kind: str = "") -> str:
     """An argument in CuTe notation: tilers as ``<...>``, coordinates as ``(1,_)``, shapes as ``(8,8)``."""
-    if isinstance(x, tuple) and kind in ("coord", "shape", "profile"):
+    if isinstance(x, tuple) and kind in ("coord", "shape", "cotarget", "profile"):
         return "(" + ",".join(_arg_str(e, kind) for e in x) + ")"
     if isinstance(x, tuple):
         return "<" + ", ".join(_arg_str(e) for e in x) + ">"
@@ -250,7 +251,10 @@ def _grid_of(text: str, grid_id: str, links: list[dict[str, Any]] | None = None,
         view = describe_layout(text, for_grid=True)
     except LayoutError as exc:  # a result with no grid (a layout applied after a swizzle): say why, show the rest
         return None, str(exc).removeprefix("layout: ")
-    g = layout_grid(view, grid_id)
+    try:
+        g = layout_grid(view, grid_id)
+    except WorkCapError as exc:  # over what is left of the request's drawing budget: the notation is still shown
+        return None, f"the grid is not drawn: {exc}"
     if g is None:
         return None, view.note or "not drawn"
     if links:

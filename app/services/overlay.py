@@ -9,6 +9,7 @@ arrangement, so the offset -> r map colours any of them.
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 import algebra as A
@@ -78,6 +79,13 @@ def highlight_panel(res: Any) -> tuple[str, GridView | None, str] | None:
         return None
 
 
+def _tile_size(m: Any) -> int:
+    """The size of one mode of a tiler: a layout's size, an int, or the product over a nested tiler ``(3, 4:1)``."""
+    if isinstance(m, tuple):
+        return prod(_tile_size(x) for x in m if x is not None)
+    return A.size(m) if hasattr(m, "shape") else int(m)
+
+
 def op_notes(res: Any) -> list[str]:
     """Why a divide's result has a different number of cells than A (the tiler does not divide A, so the last tile
     reaches past A's end), and similar size surprises; empty when there is nothing to say."""
@@ -92,8 +100,7 @@ def op_notes(res: Any) -> list[str]:
     if nr == na:
         return []
     b = res.parsed[1]
-    sizes = [A.size(m) if hasattr(m, "shape") else int(m) for m in (b if isinstance(b, tuple) else (b,))
-             if m is not None]
+    sizes = [_tile_size(m) for m in (b if isinstance(b, tuple) else (b,)) if m is not None]
     tile_size = A.size(A.zipped_divide(a, b)[0])
     tiles = -(-nr // max(1, tile_size))
     reason = (f"the tile size {sizes[0]} does not divide size(A) = {na}" if len(sizes) == 1 else

@@ -328,13 +328,36 @@ def _confirm_not_positive(case: dict, msg: str) -> str:
     """A refusal of CuTe's answer because a shape of it is <= 0: the message's shape is in CuTe's printed layout
     (read by this module), and the layout the message says CuTe prints is CuTe's answer."""
     w = _WHOLE.search(msg)
-    if w is None or w.group(1) != case["cute"]:
+    if w is None or w.group(1).replace(" at offset ", " @ ") != case["cute"]:
         return f"the message does not show CuTe's answer {case['cute']}: {msg[-200:]}"
+    if case["op"] == "local_tile" and msg.startswith("zipped_divide("):
+        return _confirm_tile_rest(case, msg)
     parts = case["cute"].split(" o ")  # Sw o O o L, or L o O o Sw
     shape, _ = split_layout(parts[-1] if parts[0].startswith("Sw<") else parts[0])
     bad = int(_NOT_POSITIVE.search(msg).group(1))
     if bad > 0 or bad not in flat(shape) or min(flat(shape)) > 0:
         return f"CuTe's answer {case['cute']} has no shape {bad} <= 0"
+    return ""
+
+
+def _confirm_tile_rest(case: dict, msg: str) -> str:
+    """local_tile refused because CuTe's divide ``zipped_divide(A, tiler)`` has a rest mode of shape <= 0: that
+    shape is in CuTe's divide (the same code with the checks off) at the mode the message names, a rest mode (1...),
+    and the tile coordinate is not 0 there (a coordinate 0 indexes nothing: that tile is answered)."""
+    import algebra as A
+    from algebra.core.checks import cute_would_print
+
+    m = re.search(r"gives mode (1(?:\.\d+)*) of the result the shape (-?\d+) ", msg)
+    if m is None:
+        return f"the message names no rest mode of the divide: {msg[:200]}"
+    z = cute_would_print(A.zipped_divide, *[to_py(x) for x in case["args"][:2]])
+    sub = z.shape if z is not None else None
+    for k in m.group(1).split("."):
+        sub = sub[int(k)] if isinstance(sub, tuple) and int(k) < len(sub) else None
+    if sub != int(m.group(2)) or sub > 0:
+        return f"CuTe's divide {z} has no shape {m.group(2)} at mode {m.group(1)}"
+    if not any(flat(to_py(case["args"][2]))):
+        return "the tile coordinate is 0: no coordinate indexes the rest mode"
     return ""
 
 

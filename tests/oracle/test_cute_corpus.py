@@ -183,6 +183,19 @@ def test_a_tile_refusal_is_confirmed_only_where_cute_s_tile_is_not_the_function(
     assert "at i = 0 CuTe's tile gives 12, but A at the tile's coordinate (0, 1) is 1" in cn.refusal_message(wrong)
 
 
+def test_a_tile_refused_for_its_divide_s_non_positive_rest_mode_is_confirmed_only_off_tile_zero() -> None:
+    """local_tile(4:12, <<<4:-1>>>, 1): CuTe's divide has a rest mode of shape -1 (complement(4:-1, 4)), which tile
+    coordinate 1 indexes; CuTe prints ((((4)))):((((-12)))) @ 48. The refusal names the divide's shape -1 and CuTe's
+    print "at offset 48": confirmed (it was counted wrong: the shape was looked for in CuTe's tile, and "at offset"
+    was not read as "@"). At tile coordinate 0 nothing indexes that mode: we answer, so there is nothing to confirm."""
+    case = {"op": "local_tile", "args": ["4:12", [[["4:-1"]]], 1], "cute": "((((4)))):((((-12)))) @ 48"}
+    assert "positive shape condition" in cn.refusal_message(case)
+    assert cn.confirm_not_a_function(case) == ""
+    shown_wrong = {**case, "cute": "((((4)))):((((-12)))) @ 36"}
+    assert cn.confirm_not_a_function(shown_wrong) != ""
+    assert cn.run_ours({**case, "args": ["4:12", [[["4:-1"]]], 0]}) == "((((4)))):((((-12)))) @ 0"
+
+
 def test_a_run_that_dies_goes_on_from_the_next_case(tmp_path: Path) -> None:
     """``cute_cpp.run_resuming`` (``cute_cpp``'s batches, ``cute_tma``, ``cute_pictures``): a program that dies in
     case 2 of 5 is run again from case 3; the case it died in gets its exit status and the last line of its stderr."""
