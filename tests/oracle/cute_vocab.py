@@ -655,16 +655,25 @@ def _shown(x: Any) -> str:
     return f"{x[0]} @ {x[1]}" if isinstance(x, tuple) else str(x)
 
 
-def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
-    """Every key where we differ from CuTe: ``key: cute=... ours=...``."""
-    bad = []
+def compare(cases: list[dict], cute: dict[str, str], tally: dict | None = None) -> list[str]:
+    """Every key where we differ from CuTe: ``key: cute=... ours=...``. ``tally``: per case kind, the counts of
+    cases, equal answers, refusals on both sides, our refusals that name what CuTe prints (confirmed) and wrong ones."""
+    bad: list[str] = []
+    tally = tally if tally is not None else {}
+
+    def count(case: dict, what: str) -> None:
+        row = tally.setdefault(case["kind"] + ("+proj" if case.get("proj") else ""), {})
+        row[what] = row.get(what, 0) + 1
+
     for i, case in enumerate(cases):
+        count(case, "cases")
         if f"{i}.refused" in cute:  # CuTe does not compile the case: we must refuse (one of its keys at least)
             try:
                 ours(i, case)
                 bad.append(f"{i} {json.dumps(case)}: CuTe refuses ({cute[f'{i}.refused']}) where we answer")
+                count(case, "wrong")
             except A.LayoutError:
-                pass
+                count(case, "both refuse")
             continue
         try:
             mine = ours(i, case)
@@ -672,12 +681,19 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
             said = [f"CuTe prints {cute.get(f'{i}.part{op}')} @ {cute.get(f'{i}.off{op}')}," for op in "ABC"]
             if case["kind"] == "atom_t" and len({cute.get(f"{i}.v{x}") for x in ("src", "dst", "ref")}) == 1:
                 said.append(f"prints {cute.get(f'{i}.vsrc')}:")  # a copy narrower than T: recast rounded up
+            if case["kind"] == "lpart" and " o " in cute.get(f"{i}.part", ""):  # a coordinate tensor's print
+                origin, lay = cute[f"{i}.part"].removeprefix("ArithTuple").split(" o ", 1)
+                said.append(f"= {lay} at offset {origin}")
             if not (isinstance(exc, A.LayoutError) and any(x in str(exc) for x in said)):
                 bad.append(f"{i} {json.dumps(case)}: ours raised {exc!r}")
+                count(case, "wrong")
+            else:
+                count(case, "refused, naming CuTe's print")
             continue
-        for key, val in mine.items():
-            if cute.get(key) != val:
-                bad.append(f"{key} {json.dumps(case)}: cute={cute.get(key)} ours={val}")
+        diff = [f"{key} {json.dumps(case)}: cute={cute.get(key)} ours={val}" for key, val in mine.items()
+                if cute.get(key) != val]
+        bad += diff
+        count(case, "wrong" if diff else "equal")
     return bad
 
 
@@ -1046,6 +1062,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wide", action="store_true", help="wider draws: see gen_cases")
     ap.add_argument("--tmem", action="store_true", help="tiled tcgen05.ld / st copies and f16 / f32 accumulators in "
                     "tensor memory (gen_tmem_cases)")
+    ap.add_argument("--rescore", type=Path, help="a file written by --out: compare the current tree with the "
+                    "CuTe answers it records (no compiler)")
     ap.add_argument("--tiles", action="store_true", help="local_tile / local_partition with projections "
                     "(gen_tile_cases)")
     ap.add_argument("--umma-ops", action="store_true", help="tcgen05.mma op structs with hostile M, N, majors and "
@@ -1059,13 +1077,23 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if bad else 0
     cases = gen_tmem_cases(a.seed, a.n) if a.tmem else gen_umma_cases(a.seed, a.n) if a.umma else gen_tile_cases(
         a.seed, a.n) if a.tiles else gen_cases(a.seed, a.n, a.wide)
+    if a.rescore:  # a file written by --out: score the current tree against CuTe's recorded answers
+        recs = json.loads(a.rescore.read_text())
+        cases, cute = [r["case"] for r in recs], {k: v for r in recs for k, v in r["cute"].items()}
+        tally: dict = {}
+        bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute, tally)
+        print("\n".join(bad) or f"all {len(cases)} cases agree")
+        print(json.dumps(tally, sort_keys=True))
+        return 1 if bad else 0
     cute = run_tmem(cases) if a.tmem else run_umma(cases) if a.umma else run_cpp(cases)
     if a.out:
         recs = [{"case": c, "cute": {k: v for k, v in cute.items() if k.split(".")[0] == str(i)}}
                 for i, c in enumerate(cases)]
         a.out.write_text("[\n" + ",\n".join(json.dumps(r, separators=(",", ":")) for r in recs) + "\n]\n")
-    bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute)
+    tally = {}
+    bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute, tally)
     print("\n".join(bad) or f"all {len(cases)} cases agree")
+    print(json.dumps(tally, sort_keys=True))
     return 1 if bad else 0
 
 
