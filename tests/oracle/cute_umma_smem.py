@@ -112,17 +112,36 @@ def run_cpp(cases: list[dict], timeout: int = 3600) -> dict[str, str]:
     return printed(out) | {f"{i}.refused": m for i, m in refused.items()}
 
 
+def _ours(c: dict) -> object:
+    """The case's layout built by our algebra (element units): tile_to_shape in the case's order, then the block."""
+    atom = sm100.umma_smem_atom(c["atom"], TYPES[c["type"]])
+    lay = A.tile_to_shape(atom.layout, (c["mn"], c["k"]), (1, 2) if c["order"] == "12" else (2, 1))
+    if "block" in c:
+        bm, sm, bk, sk = c["block"]
+        lay = A.composition(lay, (A.Layout(bm, sm), A.Layout(bk, sk)))
+    return lay
+
+
+def _confirmed(lay: str, bits: int, why: str) -> bool:
+    """Our refusal says the element next to the first along the contiguous dimension (16-byte rows: MN for MN-major,
+    K for K-major) is not at offset 1; confirm it on CuTe's own printed layout. CuTe's make_umma_desc checks only
+    the strides of its uint128 recast, which rounds such a layout onto contiguous rows the layout does not have."""
+    from algebra.hw.sm100_smem import _split
+
+    m = re.search(r"element \((\d+), (\d+)\) of \S+ sits at offset (-?\d+)", why)
+    if not m or "16-byte rows" not in why:
+        return False
+    inner, _ = _split(lay, bits)
+    return inner((int(m.group(1)), int(m.group(2)))) == int(m.group(3)) != 1
+
+
 def compare(cases: list[dict], cute: dict[str, str], tally: dict) -> list[str]:
     bad = []
     for i, c in enumerate(cases):
         bits = TYPES[c["type"]]
-        if f"{i}.refused" in cute:  # CuTe refuses: ours must, on our own element-unit tile
+        if f"{i}.refused" in cute:  # CuTe refuses: ours must, on our own element-unit build of the tile
             try:
-                lay = sm100.tile_atom(sm100.umma_smem_atom(c["atom"], bits), c["mn"], c["k"])
-                if "block" in c or c["order"] != "12":
-                    tally["cute refuses (not re-built here)"] = tally.get("cute refuses (not re-built here)", 0) + 1
-                    continue
-                sm100.umma_desc(lay, bits, c["major"])
+                sm100.umma_desc(_ours(c), bits, c["major"])
                 bad.append(f"{i} {json.dumps(c)}: CuTe refuses ({cute[f'{i}.refused']}) where we answer")
                 tally["wrong"] = tally.get("wrong", 0) + 1
             except A.LayoutError:
@@ -132,10 +151,19 @@ def compare(cases: list[dict], cute: dict[str, str], tally: dict) -> list[str]:
         try:
             got = sm100.umma_desc(lay, bits, c["major"])
         except A.LayoutError as exc:
+            if _confirmed(lay, bits, str(exc)):  # CuTe's checks pass a layout its descriptor does not describe
+                tally["refused, confirmed"] = tally.get("refused, confirmed", 0) + 1
+                continue
             bad.append(f"{i} {json.dumps(c)}: CuTe builds {cute[f'{i}.desc']} for {lay}; we refuse: {exc}")
             tally["over-refusal"] = tally.get("over-refusal", 0) + 1
             continue
         want = int(cute[f"{i}.desc"])
+        try:  # our own build of the tile gives the same descriptor
+            own = sm100.umma_desc(_ours(c), bits, c["major"])
+        except A.LayoutError as exc:
+            own = str(exc)
+        if own != want:
+            bad.append(f"{i} {json.dumps(c)}: our build of the tile: {own} (CuTe's print gives {got})")
         d = sm100.decode_umma_desc(got)
         inv = sm100.encode_fields(d["start_address"], d["leading_byte_offset"], d["stride_byte_offset"],
                                   d["layout_type"], d["base_offset"], d["lbo_mode"], d["version"]) == got
@@ -151,9 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=30)
+    ap.add_argument("--out", type=Path, help="write the cases and CuTe's answers here (JSON)")
+    ap.add_argument("--rescore", type=Path, help="a file written by --out: score the current tree, no compiler")
     a = ap.parse_args(argv)
-    cases, tally = gen_cases(a.seed, a.n), {}
-    bad = compare(cases, run_cpp(cases), tally)
+    if a.rescore:
+        rec = json.loads(a.rescore.read_text())
+        cases, cute = rec["cases"], rec["cute"]
+    else:
+        cases = gen_cases(a.seed, a.n)
+        cute = run_cpp(cases)
+        if a.out:
+            a.out.write_text(json.dumps({"cases": cases, "cute": cute}) + "\n")
+    tally: dict = {}
+    bad = compare(cases, cute, tally)
     print("\n".join(bad) or f"all {len(cases)} cases agree")
     print(json.dumps(tally, sort_keys=True))
     return 1 if bad else 0
