@@ -53,17 +53,26 @@ class Panel:
         return self.threads is not None
 
 
-def _ints(x: Any, what: str, depth: int = 0) -> Any:
-    """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints, pycute's tuples)."""
+def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> Any:
+    """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints and arrays, pycute's tuples).
+    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused."""
+    seen = [0] if seen is None else seen
     if depth > MAX_DEPTH + 2:
         raise LayoutError(f"{what}: nested deeper than the cap of {MAX_DEPTH}")
     if isinstance(x, bool):
         raise LayoutError(f"{what}: {x!r} is not an integer")
-    if isinstance(x, Integral) or (hasattr(x, "__index__") and not isinstance(x, (str, bytes))):
-        return int(x.__index__() if hasattr(x, "__index__") else x)
-    if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not isinstance(x, (str,
-                                                                                                            bytes))):
-        return tuple(_ints(v, what, depth + 1) for v in x)
+    if isinstance(x, Integral):
+        return int(x)
+    text = isinstance(x, (str, bytes))
+    # a sequence (a numpy 1-D array has __index__ too, which raises: it is read as its entries; a 0-d one is a number)
+    if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not text
+                                        and getattr(x, "ndim", 1) != 0):
+        seen[0] += len(x)
+        if seen[0] > it.MAX_LEAVES:
+            raise LayoutError(f"{what} has more than {it.MAX_LEAVES:,} modes")
+        return tuple(_ints(v, what, depth + 1, seen) for v in x)
+    if hasattr(x, "__index__") and not text:
+        return int(x.__index__())
     raise LayoutError(f"{what}: {x!r} is not an integer or a tuple of integers")
 
 
@@ -83,6 +92,17 @@ def layout_of(x: Any) -> Any:
         return x
     if isinstance(x, str):
         return model.parse_layout(_spelled(x))
+    try:
+        return _foreign(x)
+    except (LayoutError, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the object's own code raised (a torch sparse tensor's stride())
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise LayoutError(f"{type(x).__name__}: reading its shape and strides raised {clip(why)}") from None
+
+
+def _foreign(x: Any) -> Any:
+    """:func:`layout_of` of an object of another package (its attributes may raise anything)."""
     # numpy: strides in bytes; torch: stride() in elements (checked before the generic .shape/.stride)
     if hasattr(x, "strides") and hasattr(x, "itemsize") and hasattr(x, "shape") and not callable(x.shape):
         shape, item = _ints(tuple(x.shape), "array shape"), int(x.itemsize)

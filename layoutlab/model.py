@@ -148,10 +148,11 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         extra = len(origin) - len(components[1])
         components = ((*components[0], *(1,) * extra), [*components[1], *[with_strides(plain.shape, [0] * len(
             it.flatten(plain.shape)))] * extra])
-    if origin and (components is None or len(origin) > len(components[1])):
+    if origin and components is not None and len(origin) > len(components[1]):
         raise LayoutError(f"{layout}: an origin of {len(origin)} entries beside coordinates of "
-                          f"{len(components[1]) if components else 'no'} entries: there is no grid to draw")
-    origin = origin + (0,) * (len(components[1]) - len(origin)) if origin else ()  # (1) o (4,4):(1@0,1@1): (1,0)
+                          f"{len(components[1])} entries: there is no grid to draw")
+    if origin and components is not None:  # (1) o (4,4):(1@0,1@1): (1,0)
+        origin = origin + (0,) * (len(components[1]) - len(origin))
     if components is not None:  # coordinates (basis strides): integer arithmetic, one layout per entry
         coshape, leaves = components
         columns = [enum(leaf, "layout table") for leaf in leaves]
@@ -167,10 +168,22 @@ def fill_table(view: LayoutView, layout: Any, enum: Enum = plain_offsets) -> Non
         base = sum(w * o for w, o in zip(weights, origin, strict=False))
         flat = [base + k for k in enum(with_strides(plain.shape, index), "layout table")]
         view.coords = _rows(texts, rows)
+    elif origin:  # a coordinate tensor the integer path does not take (a negative basis stride): its own origin + L(k)
+        enum(plain, "layout table")  # (charged as any enumeration)
+        crds = [layout(k) for k in range(A.size(plain))]
+        view.coords = _rows([it.to_str(c) for c in crds], rows)
+        weights, w = [], 1  # colex weights over each entry's span: an index per cell, for the colours
+        for e in range(len(crds[0])):
+            weights.append(w)
+            w *= max(c[e] for c in crds) - min(c[e] for c in crds) + 1
+        flat = [sum(w * d for w, d in zip(weights, c, strict=True)) for c in crds]
     else:
         flat = enum(layout, "layout table")  # L(k) in 1-D (column-major) order, swizzle included
-        if not all(type(d) is int for d in it.flatten(plain.stride)) and not set(map(type, flat)) <= {int}:
-            # coordinates the integer path does not take (mixed strides)
+        strides = it.flatten(plain.stride)
+        if any(getattr(d, "is_basis", False) for d in strides) or (
+                not all(type(d) is int for d in strides) and not set(map(type, flat)) <= {int}):
+            # coordinates the integer path does not take (mixed or negative basis strides; a coordinate layout's
+            # cells are coordinates even where every value is the int 0, all its modes of size 1)
             coshape = A.coshape(plain)
             crds = [in_coshape(c, coshape) for c in flat]  # 0@0, 3@0 (one basis), (1,2) (several): one form
             view.coords = _rows([it.to_str(c) for c in crds], rows)
@@ -210,6 +223,8 @@ def _mode_table(mode: Any, enum: Enum, coshape: Any = None) -> tuple[list[str], 
         form = template(coshape)
         return crd, [form.format(*c) for c in zip(*columns, strict=True)]
     off = enum(mode, "hover coordinates")
+    if coshape is not None:  # a coordinate layout the integer path does not take (a negative basis stride)
+        return crd, [it.to_str(in_coshape(o, coshape)) for o in off]
     return crd, off if not off or type(off[0]) is int else [str(o) for o in off]  # coordinates as text
 
 

@@ -93,6 +93,10 @@ def test_tiled_mma_partitions_cover_the_tile(client):
     ({"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", "thr_layout": "(16,8", "val_layout": "(1,8)"}, "thread layout"),
     ({"atom": "SM80_16x8x16_F32F16F16F32_TN", "atom_layout": "(2,2,1)", "operand": "D"}, "operand"),
     ({"atom": "NOPE", "thr_layout": "32:1"}, "NOPE"),
+    # a blank operand is refused as " " is, not read as C (MMA) or A (make_tiled_copy_A)
+    ({"atom": "SM80_16x8x16_F32F16F16F32_TN", "operand": ""}, "operand"),
+    ({"atom": "SM75_U32x4_LDSM_N", "mma": "SM80_16x8x16_F32F16F16F32_TN", "operand": ""}, "operand"),
+    ({"atom": "SM75_U32x4_LDSM_N", "mma": "SM80_16x8x16_F32F16F16F32_TN", "operand": " "}, "operand"),
 ])
 def test_tiled_refusals_are_422(client, body, needle):
     r = client.post("/api/tiled", json=body)

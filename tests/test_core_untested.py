@@ -81,6 +81,7 @@ def test_swizzle_size_and_parameters():
     (lambda: A.composition(A.Layout((4, 8)), A.Layout((4, 8), (A.E(0), 2))), "mixes basis"),
     (lambda: A.composition(A.Layout((4, 8)), A.Layout((2, 2), (A.E(2), A.E(0)))), "does not have"),
     (lambda: A.composition(A.Layout((4, 8)), "x"), "cannot compose"),
+    (lambda: A.parse("(4,4,2):(F3,2@1,F1)"), r"a scaled basis \(2@1\) and an F2 element \(F[13]\)"),
 ])
 def test_bad_arguments_are_refused(call, why):
     with pytest.raises(A.LayoutError, match=why):

@@ -511,3 +511,145 @@ def test_injective_and_compact_as_defined_whatever_factor_of_two_the_offsets_sha
     compact = injective and (view.size == view.cosize if view.coords is not None else sorted(flat) == list(
         range(view.size)))
     assert (view.injective, view.compact) == (injective, compact), text
+
+
+class _SparseLike:
+    """A torch sparse tensor as ``layoutlab`` meets it: ``.shape`` and ``.element_size`` read fine, ``.stride()``
+    raises RuntimeError ("sparse tensors do not have strides")."""
+
+    shape = (4, 8)
+
+    def element_size(self) -> int:
+        return 4
+
+    def stride(self) -> tuple:
+        raise RuntimeError("sparse tensors do not have strides")
+
+
+class _ShapeRaises:
+    """An object whose ``.shape`` property raises something other than AttributeError."""
+
+    stride = (1, 4)
+
+    @property
+    def shape(self) -> tuple:
+        raise NotImplementedError("shape is only known inside a kernel")
+
+
+@pytest.mark.parametrize(("x", "why"), [(_SparseLike(), "RuntimeError: sparse tensors do not have strides"),
+                                         (_ShapeRaises(), "NotImplementedError: shape is only known inside a kernel")])
+def test_an_object_whose_shape_or_stride_raises_is_refused_in_one_line(x, why):
+    """Reading a foreign object's ``.shape`` / ``.stride()`` may raise anything (a torch sparse tensor's ``stride()``
+    raises RuntimeError): that is a refusal naming the type and what was raised, on one line, in every output and in
+    ``show`` (a notebook cell shows it without a traceback), never the object's exception escaping."""
+    for fn in (layoutlab.html, layoutlab.svg, layoutlab.latex, layoutlab.text):
+        with pytest.raises(LayoutError, match=why) as err:
+            fn(x)
+        assert str(err.value).startswith(type(x).__name__ + ": ") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["ArithTuple(2,3) o (4,4):(-1@0,1@1)", "ArithTuple(1,2,3) o (2,3):(-1@0,2@1)",
+                                  "ArithTuple(5,1) o (3,2):(1@1,-2@0)"])
+def test_a_coordinate_tensor_with_a_negative_basis_stride_draws_origin_plus_its_layout(text):
+    """``origin o L`` with a negative scaled-basis stride is a coordinate tensor like any other (CuTe evaluates
+    ``origin + L(i)``; ``A.parse(text)(k)`` does): every renderer drew it as refused, "an origin of 2 entries beside
+    coordinates of no entries: there is no grid to draw"."""
+    x = A.parse(text)
+    rows, cols = A.size(x.layout[0]), A.size(x.layout) // A.size(x.layout[0])
+    want = ["(" + ",".join(map(str, x(i + rows * j))) + ")" for i in range(rows) for j in range(cols)]
+    for doc in (layoutlab.html(text), layoutlab.svg(text)):
+        assert [c["data-offset"] for c in Cells(doc).cells] == want, text
+    table = layoutlab.text(text)
+    got = [c.strip() for line in table.rstrip("\n").split("\n")[3::2] for c in line.split("|")[1:-1]]
+    assert got == want
+    assert all(v in layoutlab.latex(text) for v in want)
+
+
+def test_the_explorer_draws_a_coordinate_tensor_with_a_negative_basis_stride_as_the_notebook_does(client):
+    """The same table in ``/api/layout`` (it answered 422, "there is no grid to draw")."""
+    text = "ArithTuple(2,3) o (4,4):(-1@0,1@1)"
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 200, r.text
+    assert [v for row in r.json()["table"]["offsets"] for v in row] == [
+        c["data-offset"] for c in Cells(layoutlab.html(text)).cells]
+    assert r.json()["table"]["offsets"][3][0] == "(-1,3)"
+
+
+def test_an_object_whose_shape_and_stride_are_numpy_integer_arrays_draws_as_those_tuples():
+    """``.shape`` / ``.stride`` held as numpy integer arrays (``np.array([4, 8])``), or numpy 0-d arrays as leaves, are
+    integer tuples in CuTe's sense: they were refused ("only integer scalar arrays can be converted to a scalar
+    index": a 1-D array has ``__index__`` and was read as one integer)."""
+    np = pytest.importorskip("numpy")
+
+    class FromNumpy:
+        def __init__(self, shape, stride) -> None:
+            self.shape, self.stride = shape, stride
+
+    assert layoutlab.text(FromNumpy(np.array([4, 8]), np.array([8, 1]))) == layoutlab.text("(4,8):(8,1)")
+    assert layoutlab.text(FromNumpy((np.array(4), (np.int32(2), np.array(2))), (2, np.array([1, 8])))) == \
+        layoutlab.text("(4,(2,2)):(2,(1,8))")
+
+
+def test_a_shape_of_a_billion_entries_is_refused_by_the_mode_cap_before_it_is_read():
+    """An object's ``.shape`` is read entry by entry: one that says it has 10^9 entries (a lazy sequence) is refused
+    by the cap on modes (algebra's MAX_LEAVES) from its length, before any entry is read; nested ones count together."""
+    from algebra import inttuple
+
+    class Endless:
+        def __len__(self) -> int:
+            return 10 ** 9
+
+        def __iter__(self):
+            for k in range(10 ** 9):
+                assert k < 5000, "read past the cap"
+                yield 2
+
+    class Huge:
+        shape = Endless()
+        stride = Endless()
+
+    class Nested:  # 64 modes of 64 modes of 64: 262,144 leaves, each tuple under the cap
+        shape = ((((2,) * 64,) * 64),) * 64
+        stride = shape
+
+    for x in (Huge(), Nested()):
+        with pytest.raises(LayoutError, match=f"more than {inttuple.MAX_LEAVES:,} modes") as err:
+            layoutlab.text(x)
+        assert "\n" not in str(err.value) and str(err.value).startswith(type(x).__name__)
+
+
+@pytest.mark.parametrize(("text", "want"), [("(1):(-1@0)", "(0)"), ("(1,1):(-1@0,1@1)", "(0,0)"),
+                                            ("1:-1@0", "(0)"), ("(1,(1,1)):(-2@1,(1@0,-1@0))", "(0,0)")])
+def test_a_coordinate_layout_of_size_one_modes_draws_its_coordinate_whatever_the_strides_sign(text, want):
+    """Every cell of a coordinate layout (scaled-basis strides) is a coordinate: ``(1,1):(1@0,1@1)`` drew ``(0,0)``,
+    but with a negative basis stride (``(1,1):(-1@0,1@1)``) the one cell read as the integer ``0``, in every
+    renderer."""
+    positive = text.replace("-", "")
+    for t in (text, positive):
+        assert [c["data-offset"] for c in Cells(layoutlab.html(t)).cells] == [want], t
+        assert [c["data-offset"] for c in Cells(layoutlab.svg(t)).cells] == [want], t
+        assert f"| {want} |" in layoutlab.text(t), t
+
+
+@pytest.mark.parametrize(("text", "rows", "cols"), [
+    ("(2,3):(-1@0,1@1)", ["(0,0)", "(-1,0)"], ["(0,0)", "(0,1)", "(0,2)"]),
+    ("(2,(2,2)):(1@1,(-2@0,1@0))", ["(0,0)", "(0,1)"], ["(0,0)", "(-2,0)", "(1,0)", "(-1,0)"]),
+])
+def test_a_negative_basis_strides_hover_shares_are_coordinates_as_the_other_modes_are(text, rows, cols):
+    """Each mode's share on the hover card is a coordinate of the layout's coshape, as for non-negative strides
+    (``(2,3):(1@0,1@1)``: rows ``(0,0)``, ``(1,0)``): a negative basis stride's mode read ``0@0``, ``-1@0``."""
+    from layoutlab.inputs import panels
+
+    view = panels(text)[0].view
+    assert view.row_off == rows
+    assert [_sum(c) for c in view.col_off] == cols
+
+
+def _crd(text: str) -> tuple:
+    return tuple(int(v) for v in text.strip("()").split(","))
+
+
+def _sum(parts: list[str]) -> str:
+    """The column's share: the sum of its column modes' coordinates."""
+    total = [sum(v) for v in zip(*map(_crd, parts), strict=True)]
+    return "(" + ",".join(map(str, total)) + ")"

@@ -55,7 +55,17 @@ def test_the_doctor_refuses_a_preset_it_does_not_offer(client, query, field):
     assert field in r.text, r.text[:400]
 
 
-@pytest.mark.parametrize("query", ["preset=", "preset=FP16-64x64-wgmma", "desc_mn=", "desc_mn=128"])
+@pytest.mark.parametrize("query", ["desc_mn=abc", "desc_mn=7", "desc_mn=257", "desc_mn=%D9%A1%D9%A6", "desc_mn=64.0",
+                                   "desc_mn=-64", "descriptor=0x4000004000010000&desc_mn=abc"])
+def test_the_doctor_refuses_a_descriptor_mn_it_cannot_decode_with(client, query):
+    """``desc_mn`` fills the descriptor doctor's MN field; ``abc`` was dropped in silence and the form showed 64."""
+    r = client.get(f"/doctor?{query}", headers={"Accept": "text/html"})
+    assert r.status_code == 422, (query, r.status_code)
+    assert "desc_mn" in r.text and "8 to 256" in r.text, r.text[:400]
+
+
+@pytest.mark.parametrize("query", ["preset=", "preset=FP16-64x64-wgmma", "desc_mn=", "desc_mn=128", "desc_mn=8",
+                                   "desc_mn=256"])
 def test_the_doctor_reads_what_it_offers(client, query):
     assert client.get(f"/doctor?{query}").status_code == 200
 

@@ -42,6 +42,19 @@ def _builder():
 #: Triton 3.6's ``to_linear_layout`` wraps a shared layout's LinearLayout as a distributed one and aborts the process
 #: (an MLIR assertion: "Expected input dimension 0 to be 'register'"); 3.8 and 3.9 convert shared layouts
 SHARED_LINEAR = not VERSION.startswith("3.6")
+#: Triton 3.9 drops a blocked layout's register bases past the shape; 3.6 and 3.8 keep them as zero bases
+#: (broadcasts), as the product does (docs/triton.md). Only there may the two differ.
+DROPS_BLOCKED_REGISTERS = tuple(int(x) for x in re.findall(r"\d+", VERSION)[:2]) >= (3, 9)
+
+
+def same_bases(layout, mine: dict, theirs: dict) -> bool:
+    """``mine == theirs``, or, on a Triton that drops a blocked layout's registers past the shape, equal once the
+    zero register bases are dropped from ``mine`` (a ``BlockedLayout`` only; every other layout must be equal)."""
+    if mine == theirs:
+        return True
+    if not (DROPS_BLOCKED_REGISTERS and type(layout).__name__ == "BlockedLayout" and "register" in mine):
+        return False
+    return {**mine, "register": [v for v in mine["register"] if any(v)]} == theirs
 
 
 def linear(layout, shape) -> dict:

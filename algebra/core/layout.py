@@ -367,9 +367,10 @@ def layout_arg(x: Any, op: str, name: str = "A") -> Any:
 
 def _check_kinds(stride: IntTuple) -> None:
     """LayoutError for strides mixing scaled bases and F2 elements: a coordinate and a XOR offset have no sum."""
-    if len({getattr(d, "is_f2", False) for d in it.flatten(stride) if type(d) is not int}) > 1:
-        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis (1@0) and an F2 element (F9): a layout's "
-                          "strides are integers with one kind or the other, not both")
+    kinds = {getattr(d, "is_f2", False): d for d in it.flatten(stride) if type(d) is not int}
+    if len(kinds) > 1:
+        raise LayoutError(f"stride {it.to_str(stride)} mixes a scaled basis ({kinds[False]}) and an F2 element "
+                          f"({kinds[True]}): a layout's strides are integers with one kind or the other, not both")
 
 
 def _f2_max(fs: Any, fd: Any, most: int = 4096) -> int | None:

@@ -38,7 +38,7 @@ class DescriptorIn(RequestBody):
                     "characters)")
     element_bytes: Annotated[Literal[1, 2, 4], ExactInt] = 2
     major: Literal["K", "MN"] = "K"
-    mn: int = Field(64, ge=8, le=256)
+    mn: int = Field(64, ge=S.DESC_MN.start, le=S.DESC_MN.stop - 1)
     k: int | None = Field(None, ge=1, le=256)
     tile: str | None = Field(None, max_length=MAX_TEXT)
     arch: Literal["sm90", "sm100", "auto"] = Field(

@@ -26,6 +26,7 @@ def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatr
     fill the descriptor doctor and the TMA check, which the page then runs (the GEMM ladder's rung pages link so)."""
     try:  # a preset the page does not offer is named, not opened as the first one
         chosen = S.PRESETS[pick(preset, tuple(S.PRESETS), next(iter(S.PRESETS)), "preset")]
+        mn = S.desc_mn(desc_mn)
     except LayoutError as exc:
         raise HTTPException(422, str(exc)) from None
     start = dict(chosen)
@@ -38,7 +39,7 @@ def doctor_page(request: Request, preset: str = Query("fp16-64x64-cpasync-ldmatr
         start["element_bytes"] = int(element_bytes)
     elif element_bytes.strip():  # kept as typed, so the solver names the rule instead of solving another size
         start["element_bytes"] = element_bytes.strip()[:12]
-    desc = {"descriptor": descriptor.strip()[:64], "mn": desc_mn if desc_mn.isdecimal() and len(desc_mn) < 4 else "",
+    desc = {"descriptor": descriptor.strip()[:64], "mn": mn or "",
             "tile": desc_tile.strip()[:400], "tma_call": tma_call.strip()[:2000]}
     mma = [n for n in atoms.mma_names() if n.startswith(("SM80_16x8x16", "SM80_16x8x8", "SM70_8x8x4_F32F16F16F32"))]
     ctx = {"request": request, "presets": S.PRESETS, "start": start, "desc": desc,

@@ -43,6 +43,22 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+#: The MN extent the descriptor doctor decodes with (``POST /api/solve/descriptor``'s ``mn``, the page's ``desc_mn``).
+DESC_MN = range(8, 257)
+
+
+def desc_mn(text: str) -> int | None:
+    """The page's ``desc_mn`` field: blank -> None (the form's default); ASCII digits in :data:`DESC_MN` -> that
+    number; anything else -> LayoutError naming the field, so the form never shows another MN than the one asked."""
+    t = str(text).strip()
+    if not t:
+        return None
+    if t.isascii() and t.isdigit() and len(t) < 4 and int(t) in DESC_MN:
+        return int(t)
+    raise LayoutError(f"desc_mn: {clip(t, 20)!r} is not a whole number from {DESC_MN.start} to {DESC_MN.stop - 1} "
+                      "(the MN extent of the tile the descriptor describes)")
+
+
 def _lab_choice(c: dict[str, Any]) -> dict[str, Any]:
     if c["kind"] == "swizzle":
         sw = A.parse(c["swizzle"])

@@ -181,7 +181,7 @@ def tiled_view(kind: str, atom: str, thr: str, val: str, bits: int, layout: str,
         if given:  # never dropped in silence: they belong to a copy atom's forms
             raise LayoutError(f"{given[0]}: only a copy atom takes it ({atom.strip()} is an MMA atom, drawn by "
                               "make_tiled_mma with atom_layout and permutation)")
-        return tiled_mma_view(atom.strip(), layout.strip(), operand.strip() or "C", perm.strip())
+        return tiled_mma_view(atom.strip(), layout.strip(), operand.strip(), perm.strip())
     if layout_tv.strip() or tiler.strip():
         if not (layout_tv.strip() and tiler.strip()):
             raise LayoutError("make_tiled_copy from a TV layout needs both layout_tv and tiler")
@@ -192,8 +192,8 @@ def tiled_view(kind: str, atom: str, thr: str, val: str, bits: int, layout: str,
     if mma.strip():
         from app.services.kernel_path import copy_cpp, copy_dsl, operand_copy
 
-        tc = operand_copy(atom, bits, mma, layout, perm, operand or "A")
-        op = operand.strip().upper() or "A"
+        tc = operand_copy(atom, bits, mma, layout, perm, operand)
+        op = operand.strip().upper()
         t = code.CPP_TYPES.get(bits, "half_t")
         v = copy_view_of(tc, f"auto tiled_copy = make_tiled_copy_{op}({copy_cpp(tc.atom.name, t)}, mma);",
                          f"tiled_copy = cute.make_tiled_copy_{op}({copy_dsl(tc.atom.name, t)}, mma)",
