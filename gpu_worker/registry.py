@@ -176,3 +176,11 @@ def validate(kind: str, params: dict | None) -> BaseModel:
             raise ParamsError(f"estimated {seconds:,.0f} s of GPU time, over the lab's cap of {MAX_JOB_SECONDS:g} s "
                               f"per job ({how})")
     return model
+
+
+def stored(model: BaseModel) -> dict:
+    """The parameters the queue keeps for a validated job: the model's own ``stored()`` where it has one (a model
+    that refuses fields its choices do not read leaves them out), else every field. Post-condition:
+    ``validate(kind, stored(m))`` accepts the same job as ``m``: the worker validates them again before it runs."""
+    keep = getattr(model, "stored", None)
+    return keep() if callable(keep) else model.model_dump()

@@ -17,6 +17,8 @@ from gpu_worker import patterns
 TRANSPOSE_SWIZZLE = {("fp32", 32): "Sw<5,0,5>", ("fp32", 64): "Sw<5,0,6>",
                      ("fp16", 32): "Sw<4,1,5>", ("fp16", 64): "Sw<5,1,5>", ("fp16", 128): "Sw<5,1,6>"}
 TRANSPOSE_VARIANTS = ("naive", "tiled", "padded", "swizzled")
+#: The transpose fields each variant reads; given to a job without that variant, they are refused.
+TRANSPOSE_FIELD_USED_BY = {"pad": "padded", "swizzle": "swizzled"}
 
 
 def exact_int(value: Any) -> Any:
@@ -61,6 +63,9 @@ class AccessSpec(_Strict):
 #: The access fields each access kind reads (``kind`` aside); a field given to any other kind is refused.
 ACCESS_FIELD_USED_BY = {"index": ("column", "row", "ldmatrix"), "num": ("ldmatrix",), "trans": ("ldmatrix",),
                         "offsets": ("offsets",), "layout": ("thread_layout",)}
+#: The tile fields each layout variant reads; a field given to any other variant is refused (a zero pad too), and the
+#: lab form (app.routes.pages_lab.form_params) sends a field only to the variants listed here.
+VARIANT_FIELD_USED_BY = {"pad": ("padded",), "swizzle": ("swizzle",), "layout": ("custom",)}
 
 
 class SmemParams(_Strict):
@@ -98,9 +103,11 @@ class SmemParams(_Strict):
             raise ValueError("variant swizzle needs swizzle, e.g. Sw<3,3,3>")
         if self.variant == "custom" and not self.layout:
             raise ValueError("variant custom needs layout in CuTe notation")
-        if self.variant != "custom" and self.layout is not None:
-            raise ValueError(f"layout: only variant custom reads a tile layout; variant {self.variant} lays the "
-                             f"{self.rows}x{self.cols} tile out itself: drop layout, or set variant custom")
+        for name in sorted(set(VARIANT_FIELD_USED_BY) & self.model_fields_set):
+            reader = VARIANT_FIELD_USED_BY[name][0]
+            if self.variant != reader:
+                raise ValueError(f"{name}: variant {self.variant} does not read it (only variant {reader} does): "
+                                 f"drop {name}, or set variant {reader}")
         for name in sorted(self.access.model_fields_set):
             kinds = ACCESS_FIELD_USED_BY.get(name, (self.access.kind,))
             if self.access.kind not in kinds:
@@ -127,6 +134,13 @@ class SmemParams(_Strict):
     def spec(self) -> dict:
         """The plain dict that gpu_worker.patterns / benches take."""
         return self.model_dump()
+
+    def stored(self) -> dict:
+        """What the queue keeps (gpu_worker.registry.stored): every field with its value, less those the variant and
+        the access kind do not read, so that the worker's validation of it accepts the same job."""
+        tile = {n for n, used in VARIANT_FIELD_USED_BY.items() if self.variant not in used}
+        access = {n for n, used in ACCESS_FIELD_USED_BY.items() if self.access.kind not in used}
+        return self.model_dump(exclude={**dict.fromkeys(tile, True), "access": access})
 
     def plan(self) -> dict:
         """The address table and prediction computed during validation (same as patterns.plan_smem(spec()))."""
@@ -168,6 +182,14 @@ class TransposeParams(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> TransposeParams:
+        twice = sorted({v for v in self.variants if self.variants.count(v) > 1})
+        if twice:
+            raise ValueError(f"variants: {', '.join(twice)} given twice; name each variant once")
+        for name in sorted(set(TRANSPOSE_FIELD_USED_BY) & self.model_fields_set):
+            reader = TRANSPOSE_FIELD_USED_BY[name]
+            if reader not in self.variants:
+                raise ValueError(f"{name}: no variant of this job reads it (only variant {reader} does, and variants "
+                                 f"are {', '.join(self.variants)}): drop {name}, or add {reader} to variants")
         if self.n % self.tile:
             raise ValueError(f"n ({self.n}) must be a multiple of the tile ({self.tile})")
         if self.dtype == "fp32" and self.tile > 64:
@@ -195,6 +217,11 @@ class TransposeParams(_Strict):
     def spec(self) -> dict:
         """The plain dict that gpu_worker.benches.run_transpose takes."""
         return self.model_dump()
+
+    def stored(self) -> dict:
+        """What the queue keeps (gpu_worker.registry.stored): every field, less a pad or swizzle that no variant of
+        the job reads (validation fills them again with the same defaults, which the kernel's build still takes)."""
+        return self.model_dump(exclude={n for n, v in TRANSPOSE_FIELD_USED_BY.items() if v not in self.variants})
 
 
 class NoopDefines(_Strict):

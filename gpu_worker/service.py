@@ -124,7 +124,7 @@ def submit(kind: str, params: dict | None, store: Store | None = None, client: s
     depth = store.queue_depth()
     if depth >= QUEUE_MAX:
         raise QueueFull(f"the lab's queue is full: {depth} jobs queued or running (cap {QUEUE_MAX}); try again later")
-    return store.create(kind, model.model_dump(), client)
+    return store.create(kind, registry.stored(model), client)
 
 
 def cancel(job_id: str, store: Store | None = None) -> dict | None:

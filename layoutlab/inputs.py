@@ -269,8 +269,14 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
         if shape is None:
             raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
         return _triton(x.strip(), shape, element_bits)
+    if shape is not None:
+        raise LayoutError(f"shape {shape}: only a TTGIR layout attribute (text starting with #) takes a tensor "
+                          f"shape, and {type(x).__name__} {str(x)[:60]!r} is not one")
     if "algebra.hw" in sys.modules and (atom := _atom_panels(x, element_bits)) is not None:  # (no atom exists
-        return atom  # before the hardware models are loaded: a terminal's layout does not load them)
+        if tile is not None:  # before the hardware models are loaded: a terminal's layout does not load them)
+            raise LayoutError(f"tile {tile}: draws a plain (thread, value) layout over a tile; an atom, a tiled copy "
+                              "or a tiled MMA draws its own tiles")
+        return atom
     layout = layout_of(x)
     if layout is None:
         raise LayoutError(f"{type(x).__name__}: not a layout: it has no .shape and .stride (give a Layout, CuTe "

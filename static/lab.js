@@ -5,7 +5,9 @@
     var sel = document.getElementById("lab-kind");
     if (!sel) return;
     document.querySelectorAll("fieldset[data-kind]").forEach(function (fs) {
-      fs.hidden = fs.getAttribute("data-kind") !== sel.value;
+      // a hidden fieldset is disabled too, so the form sends only the chosen kind's fields (transpose and GEMM
+      // both have an "n")
+      fs.hidden = fs.disabled = fs.getAttribute("data-kind") !== sel.value;
     });
     queueState(sel.value);
   }

@@ -69,10 +69,13 @@ def test_offsets_are_32_lanes_of_ints_or_pairs():
                                                                     "offsets": [[1, 2, 3]] + list(range(31))}})
 
 
-def test_a_given_swizzle_is_read_whatever_the_variant():
+def test_a_swizzle_is_read_by_variant_swizzle_only():
+    """A malformed swizzle is refused whatever the variant; a well-formed one given to a variant that does not read
+    it is refused by name too (tests/test_lab_fields_read.py covers every field and variant)."""
     for bad in ("NaN", "Sw<3,3>", "１２８", "Sw<9,0,3>"):
         assert "swizzle" in _refused("smem", {"variant": "naive", "swizzle": bad})
-    assert registry.validate("smem", {"variant": "naive", "swizzle": "Sw<5,0,5>"}).swizzle == "Sw<5,0,5>"
+    assert _refused("smem", {"variant": "naive", "swizzle": "Sw<5,0,5>"}).startswith("swizzle: variant naive")
+    assert registry.validate("smem", {"variant": "swizzle", "swizzle": "Sw<5,0,5>"}).swizzle == "Sw<5,0,5>"
 
 
 def test_the_http_route_names_the_field(client):

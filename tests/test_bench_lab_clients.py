@@ -107,6 +107,16 @@ def test_a_burst_from_one_client_meets_429(app, monkeypatch):
         assert 1 <= int(form.headers["Retry-After"]) <= 60
 
 
+def test_by_default_one_client_queues_twenty_jobs_in_a_burst(app, monkeypatch):
+    """A class's demo (20 compile_only jobs over two GPUs, from one script's session) fits the default per-client
+    limit; the 25th in the same minute meets 429."""
+    monkeypatch.delenv("LAYOUTLAB_LAB_RATE", raising=False)
+    monkeypatch.delenv("LAYOUTLAB_LAB_ADDRESS_RATE", raising=False)
+    with _client(app) as c:
+        codes = [_submit(c, tag=str(i)).status_code for i in range(25)]
+    assert codes == [202] * 24 + [429]
+
+
 def test_refused_submissions_count_against_the_limit(app, monkeypatch):
     """A submission refused for its parameters (422, through the JSON route or the lab form) costs validation work,
     so it counts like an accepted one: a client that keeps sending bad layouts meets 429 without further work. A

@@ -157,9 +157,12 @@ def test_contract_python_m_layoutlab_and_every_command_named():
     (("show", "4:1", "--element-bits", "\u0661\u0666"), "--element-bits: '\u0661\u0666' is not a whole number"),
     (("show", "(4,8):(8,1)", "--tile", "\u0664,8"), "--tile: '\u0664,8' is not a list of integers"),
     (("show", "(4,8):(8,1)", "--svg", "--html"), "one picture at a time on standard output"),
+    (("show", "(4,8):(8,1)", "--shape", "4,8"), "only a TTGIR layout attribute (text starting with #) takes"),
+    (("show", "SM80_16x8x16_F32F16F16F32_TN", "--tile", "4,8"), "an atom, a tiled copy or a tiled MMA draws its own"),
 ])
 def test_hostile_options_exit_2_naming_the_option(args, reason):
-    """An empty FILE, --tile or --shape was ignored (status 0, nothing written); digits of other scripts were read as
+    """An empty FILE, --tile or --shape was ignored (status 0, nothing written), and so were --shape beside notation
+    and --tile beside an atom; digits of other scripts were read as
     numbers (``int('\uff15') == 5``) where the layout itself refuses them; two pictures went to standard output run
     together. Each is now refused in one line that names the option."""
     r = run(*args)

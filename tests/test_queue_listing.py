@@ -89,7 +89,10 @@ def test_listing_thousands_of_finished_jobs_does_no_writes(redis_client):
     assert archiver.archive_once() == FINISHED  # the periodic task copies them all, once
     assert archiver.archive_once() == 0 and live.r.zcard(live.finished) == 0
     assert {j["id"] for j in history.list_jobs(FINISHED + 1)} == set(ids)
-    assert len(redis_client.get("/api/bench/jobs", params={"limit": 0}).json()) == 1  # clipped to 1..200
+    assert len(redis_client.get("/api/bench/jobs", params={"limit": 1}).json()) == 1
+    for bad in (0, 201):  # outside 1..200: refused by name, not clipped
+        r = redis_client.get("/api/bench/jobs", params={"limit": bad})
+        assert r.status_code == 422 and r.json()["detail"].startswith("limit:"), r.text
     assert redis_client.get("/api/bench/jobs", params={"limit": "many"}).status_code == 422
 
 

@@ -322,6 +322,9 @@ def compose(ls: Any, ld: Any, bs: Any, bd: Any, rec: Any = None, path: str = "")
             rec.step(f"{bs}:{bd} has an F2 stride: bit t of its coordinate reads A at {bd.value} << t, giving "
                      f"{', '.join(map(str, cols))}")
         return bw_coalesce((2,) * k, cols, 1, 0)
+    if not getattr(bd, "is_basis", False):
+        raise LayoutError(f"composition: the mode {bs}:{bd} of B has the coordinate {bd} as its stride; B's strides "
+                          "must be integers, basis strides v@k or F2 elements")
     for k in bd.mode_path:  # a basis stride v@k: compose with mode k of A, coalesced
         if type(ls) is not tuple or k >= len(ls):
             raise LayoutError(f"basis stride {bd} selects a mode the left layout does not have")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.drills import sheet
-from app.drills.parsing import AnswerError, check_length
+from app.drills.parsing import AnswerError, check_length, unwrap_answer
 
 MAX_SEED = 2**31 - 1
 
@@ -162,7 +162,7 @@ class Drill:
         """Grade a typed answer. Post-condition: never raises for any string; unreadable -> readable=False with
         the format expected; a wrong answer that matches a usual mistake says which one."""
         try:
-            check_length(answer)
+            answer = unwrap_answer(check_length(answer)) or answer
             verdict = self.grader(answer)
         except AnswerError as err:
             return Grade(False, f"could not read the answer: {err}. Expected: {self.answer_format}.",

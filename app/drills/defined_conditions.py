@@ -114,11 +114,17 @@ def read_claims(answer: str) -> tuple[bool, bool]:
     """(the shape condition fails, the stride condition fails) as the answer says it, by whole words: ``stride``,
     ``shape and stride``, ``both``, ``shape fails, stride holds``, ``defined``. A condition named without a verdict
     fails; one not named holds when the other is said to fail. Post-condition: AnswerError for an answer that names
-    no condition and no verdict, or contradicts itself."""
+    no condition and no verdict, contradicts itself, or offers alternatives ("shape or stride")."""
     toks = tokens(answer)
+    if "or" in toks or "/" in toks:  # "shape or stride", "defined / both": alternatives, not an answer
+        raise AnswerError("give one answer, not alternatives: say which conditions fail, e.g. shape and stride")
     named = find_words(answer, _COND)
     if any(p > 0 and toks[p - 1] in _NEGATION or p > 1 and toks[p - 2] in _NEGATION for p, _ in named):
         raise AnswerError("say for each condition whether it holds or fails, e.g. shape holds, stride fails")
+    words = [w for _, w in named]
+    if any(words.count(w) > 1 for w in _COND) and not find_words(answer, _FAIL + _HOLD):
+        raise AnswerError("a condition is named twice without a verdict (two answers?); say once which conditions "
+                          "fail, e.g. shape and stride")
     said: dict[str, bool] = {}
     for j, (pos, word) in enumerate(named):
         end = named[j + 1][0] if j + 1 < len(named) else len(toks)
@@ -133,8 +139,11 @@ def read_claims(answer: str) -> tuple[bool, bool]:
     both = [w for _, w in find_words(answer, _BOTH)]
     defined = find_words(answer, _DEFINED)
     if both and not said:
-        if "both" in both and find_words(answer, ("hold", "holds", "ok", "defined")):
-            return False, False
+        if "both" in both and find_words(answer, ("hold", "holds", "ok", "okay", "fine", "pass", "passes",
+                                                  "satisfied", "met")):
+            return False, False  # "both hold", "both are ok"
+        if defined and not _outside(answer, defined, ("not", "no", "undefined")):
+            raise AnswerError("two answers: both conditions fail, and it is defined; give one")
         return True, True
     if not said:
         if defined and not _outside(answer, defined, ("not", "no", "undefined", "fails")):

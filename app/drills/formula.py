@@ -48,13 +48,14 @@ def normalise(text: str, variables: Sequence[str]) -> str:
     names = sorted(variables, key=len, reverse=True)
     if names:
         name_re = "|".join(re.escape(n) for n in names)
-        # implicit products: 3i, 3(…), )(, )i, i(…), i j
-        s = re.sub(rf"(\d)\s*(?=(?:{name_re})\b|\()", r"\1*", s)
-        s = re.sub(rf"(\))\s*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
-        s = re.sub(rf"\b({name_re})\s*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
+        # implicit products: 3i, 3(…), )(, )i, i(…), i j -- on one line (two lines are two formulas, not a product)
+        s = re.sub(rf"(\d)[ \t]*(?=(?:{name_re})\b|\()", r"\1*", s)
+        s = re.sub(rf"(\))[ \t]*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
+        s = re.sub(rf"\b({name_re})[ \t]*(?=\(|\d|(?:{name_re})\b)", r"\1*", s)
     else:
-        s = re.sub(r"(\d)\s*(?=\()", r"\1*", s)
-        s = re.sub(r"(\))\s*(?=\(|\d)", r"\1*", s)
+        s = re.sub(r"(\d)[ \t]*(?=\()", r"\1*", s)
+        s = re.sub(r"(\))[ \t]*(?=\(|\d)", r"\1*", s)
+    s = re.sub(r"\s*\n\s*", " ", s)  # a formula broken over lines is one line (after the products above)
     if s.count("(") > 40:
         raise AnswerError("too many parentheses in the formula")
     ops = len(_OPERATOR.findall(s))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from typing import Any
 
 import algebra as A
@@ -87,13 +88,17 @@ def swizzle_fixes(layout: Any, ebytes: int, access: dict[str, Any]) -> list[B.Fi
     return list(_fixes(str(layout), ebytes, tuple(sorted(access.items()))))
 
 
+#: A tile in CuTe's C++ spellings, which carry no ':' (``composition(Swizzle<3,3,3>{}, Layout<Shape<..>,..>{})``).
+_CPP_LAYOUT = re.compile(r"Layout<|make_layout\(|composition\(|make_composed_layout\(")
+
+
 def _fix_grader(layout: Any, ebytes: int, access: dict[str, Any], rows: int, cols: int) -> Any:
     """Grade a swizzle (Sw<B,M,S>) or padding (pad p / ld=q / a padded layout) by the bank model."""
     text = str(layout)
 
     def grade(ans: str) -> Grade:
         pad = parse_padding(ans, ebytes)
-        if pad is None and ":" in ans.replace("::", ""):
+        if pad is None and (":" in ans.replace("::", "") or _CPP_LAYOUT.search(ans)):
             lay = read_layout(ans)
             if isinstance(lay, A.ComposedLayout):
                 return _swizzled_tile(lay)

@@ -19,32 +19,50 @@ _TYPE_WORDS = {"SWIZZLE_NONE": ("none", "interleave", "inter", "no swizzle", "sw
                "SWIZZLE_128B_BASE32B": ("128b_base32b", "base32b", "sw128_32b", "swizzle_128b_base32b", "1")}
 
 
+#: Words around the layout type that say nothing ("layout type: 128B swizzle").
+_DESC_FILLERS = ("layout_type", "layout", "type", "mode", "is", "the", "swizzle", "swizzled", "swizzling")
+
+
+def _layout_type(word: str) -> str | None:
+    """One word as a layout type: a name or short name of ``_TYPE_WORDS``, its 3-bit code, or ``swizzle_<n>b``
+    (``_base32b``) for any n and base (a wrong size is a readable wrong answer); None when it is none of these."""
+    for name, spellings in _TYPE_WORDS.items():
+        if word in spellings or word == name.lower():
+            return name
+    m = re.fullmatch(r"(?:swizzle_?|sw)?(\d+)b?(?:_(?:base)?(\d+)b)?", word)
+    if m and not word.isdigit():
+        return f"SWIZZLE_{int(m.group(1))}B" + (f"_BASE{int(m.group(2))}B" if m.group(2) else "")
+    return None
+
+
 def parse_desc_answer(ans: str) -> tuple[str, int, int]:
     """"SWIZZLE_128B, LBO=16, SBO=1024" (any order; "B" / "bytes" after numbers; the layout type by name, short
-    name or code) -> (layout type name, LBO bytes, SBO bytes)."""
+    name or code) -> (layout type name, LBO bytes, SBO bytes). Post-condition: LBO and SBO are each given once and
+    exactly one layout type is named, with nothing else but filler words ("layout type", "swizzle"); anything more
+    (a second value, a hedge such as "SWIZZLE_128B or SWIZZLE_64B", a stray word) is an AnswerError naming it."""
     text = clean(ans).strip().lower().replace("bytes", "").replace("byte", "")
     nums = {}
     for key in ("lbo", "sbo"):
-        m = re.search(rf"{key}\s*[=:]?\s*(\d+)\s*b?\b", text)
-        if not m:
+        found = list(re.finditer(rf"{key}\s*[=:]?\s*(\d+)\s*b?\b", text))
+        if not found:
             raise AnswerError(f"no {key.upper()} = <bytes> found")
-        nums[key] = int(m.group(1))
-        text = text[:m.start()] + " " + text[m.end():]
-    words = re.sub(r"[,;=:()]", " ", text).replace("layout_type", " ").replace("layout type", " ")
-    words = re.sub(r"\s+", " ", words).strip()
-    m = re.search(r"(?:swizzle_?|sw)?(\d+)b?(_base32b|_32b| base32b)?\b", words)
-    if m and not re.fullmatch(r"\d+", words.strip()) or (m and m.group(1) not in ("0", "1", "2", "4", "6")):
-        n = int(m.group(1))
-        return (f"SWIZZLE_{n}B" + ("_BASE32B" if m.group(2) else "")), nums["lbo"], nums["sbo"]
-    found = None
-    for name, spellings in sorted(_TYPE_WORDS.items(), key=lambda kv: -len(kv[0])):
-        if any(re.search(rf"(?<![\w]){re.escape(sp)}(?![\w])", words) for sp in spellings):
-            found = name
-            break
-    if found is None:
+        if len(found) > 1 or re.search(rf"\b{key}\b", text[:found[0].start()] + text[found[0].end():]):
+            raise AnswerError(f"{key.upper()} is given more than once: give one value")
+        nums[key] = int(found[0].group(1))
+        text = text[:found[0].start()] + " " + text[found[0].end():]
+    words = re.sub(r"[,;=:()]", " ", text).replace("layout type", " ").replace("no swizzle", "none")
+    words = re.sub(r"(?<=b) base32b\b", "_base32b", re.sub(r"\s+", " ", words).strip())
+    toks = [w for w in words.split() if w not in _DESC_FILLERS and w != "."]
+    if not toks:
         raise AnswerError("no layout type found (SWIZZLE_NONE, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B or "
                           "SWIZZLE_128B_BASE32B)")
-    return found, nums["lbo"], nums["sbo"]
+    kinds = [_layout_type(w) for w in toks]
+    stray = next((w for w, k in zip(toks, kinds, strict=True) if k is None), None)
+    if stray is not None:
+        raise AnswerError(f"unexpected {stray[:30]!r}: write the layout type, LBO=<bytes>, SBO=<bytes>")
+    if len(toks) > 1:
+        raise AnswerError(f"{len(toks)} layout types given ({', '.join(toks[:3])}): give one")
+    return str(kinds[0]), nums["lbo"], nums["sbo"]
 
 
 @register("umma_desc", "Blackwell UMMA descriptors", "Decode a tcgen05 (UMMA) shared-memory descriptor: its layout "

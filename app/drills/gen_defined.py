@@ -108,6 +108,22 @@ OVERLAP = {"defined": ["yes", "defined", "it is defined", "it's defined", "is de
                        "refused", "not defined", "no, overlap", "no, the modes overlap", "the modes overlap"]}
 
 
+def _no_second_answer(rest: str) -> None:
+    """AnswerError when what follows an "overlap" verdict gives another answer: a layout, or "defined"
+    ("overlap; defined, 1:0"); a reason ("overlap (not injective)") passes."""
+    rest = rest.strip(" ,;:=-.!")
+    if not rest:
+        return
+    if re.search(r"\bor\b", rest, re.IGNORECASE) or _layout_in(rest) is not None:
+        raise AnswerError("two answers: the modes overlap, and another; if A overlaps there is no complement")
+    try:
+        other = parse_choice(rest, OVERLAP)
+    except AnswerError:
+        return
+    if other == "defined":
+        raise AnswerError("two answers: the modes overlap, and it is defined; give one")
+
+
 def _complement_drill(rng: random.Random, seed: int) -> Drill:
     """Is complement(A, M) defined (A injective), and if so, what is it?"""
     target = pick(rng, ["defined", "overlap"])
@@ -143,6 +159,7 @@ def _complement_drill(rng: random.Random, seed: int) -> Drill:
             return Grade.wrong("A's modes do overlap: look for two coordinates with the same offset"
                                if verdict == "overlap" else "A is injective: no two coordinates share an offset")
         if verdict == "overlap":
+            _no_second_answer(s[len(head):])
             return Grade.right("right: CuTe refuses an overlapping A")
         rest = s[len(head):]
         rest = rest[3:] if rest.startswith(" - ") else rest.lstrip(" ,;:=")  # a minus sign stays with its number

@@ -80,6 +80,11 @@ def read_formula(answer: str, names: list[str], symbols: list[str]) -> str:
         parse_formula(text)
     except A.LayoutError as err:
         raise AnswerError(f"cannot read the formula ({err})") from None
+    try:  # one expression, as the index formulas read it: two formulas or two numbers side by side are not one
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise AnswerError("cannot read the formula: write one expression (two numbers or two formulas side by "
+                          "side are not read as a product; write * between factors)") from None
     return text
 
 

@@ -40,6 +40,33 @@ def check_length(text: str) -> str:
     return text.strip()
 
 
+_WRAPPED = re.compile(r"^(`{1,3})([^`]*)\1$")
+
+
+#: A bound or an estimate in front of an answer: ``<= 4``, ``>2``, ``~16, 25%``, ``≈ 8``; a ``<`` no ``>`` closes
+#: (``<4, 50%``; a tiler ``<2:2, 8:1>`` is closed).
+_BOUND = re.compile(r"(?:<=|>=|=<|=>|[≤≥~≈>])|<[^>]*$")
+
+
+def unwrap_answer(text: str) -> str:
+    """The answer inside what a person writes around it: a pair of backticks around it, a leading ``=`` (the
+    right-hand side of an equation whose left side was left out) and a full stop ending it as a sentence (after a
+    letter, digit, ``)``, ``>`` or ``%``). Post-condition: ``text`` stripped when none applies; AnswerError when a
+    bound or an estimate stands in front of it (``> 2``, ``<= 4``, ``~16``): that states a range, not the value;
+    linear time."""
+    s = text.strip()
+    m = _WRAPPED.match(s)
+    if m and m.group(2).strip():
+        s = m.group(2).strip()
+    if _BOUND.match(s):
+        raise AnswerError("a bound or an estimate (<, >, <=, ~) is not an answer: give the value itself")
+    if s.startswith("=") and not s.startswith("=="):
+        s = s[1:].lstrip()
+    if len(s) > 1 and s.endswith(".") and (s[-2].isalnum() or s[-2] in ")>%") and not s.endswith(".."):
+        s = s[:-1].rstrip()
+    return s
+
+
 def _odd_character(text: str) -> str:
     """Why ``text`` cannot be an answer, or "": a control or invisible formatting character (tabs and new lines
     aside), a lone surrogate, or a digit other than ASCII 0-9 (a look-alike such as a full-width or Arabic-Indic

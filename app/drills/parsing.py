@@ -27,6 +27,7 @@ from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' bas
     clean,
     parse_nested,
     squeeze,
+    unwrap_answer,
 )
 
 
@@ -207,6 +208,8 @@ def parse_choice(text: str, choices: dict[str, Iterable[str]]) -> str:
     got = match(text)
     if got is None and "(" in text:  # "row-major (the columns are adjacent)": the choice, then a reason
         head, _, aside = text.partition("(")
+        if re.match(r"\s*(?:or|maybe|perhaps|possibly|unless)\b", aside, re.IGNORECASE):
+            raise AnswerError("give one answer: the aside in parentheses offers another (\"row (or column)\")")
         got, other = match(head), match(aside.rstrip(" .)"))
         if got is not None and other not in (None, got):
             raise AnswerError(f"two different answers: {got} and {other}")
@@ -236,4 +239,5 @@ def parse_padding(text: str, element_bytes: int | None = None) -> int | None:
 from app.drills.parse_layout import layout_text  # noqa: E402  (re-exported: it reads with clean() above)
 
 __all__ = ["AnswerError", "check_length", "clean", "layout_text", "parse_choice", "parse_int", "parse_int_list",
-           "parse_labelled_ints", "parse_nested", "parse_padding", "parse_pairs", "parse_swizzle", "parse_table"]
+           "parse_labelled_ints", "parse_nested", "parse_padding", "parse_pairs", "parse_swizzle", "parse_table",
+           "unwrap_answer"]

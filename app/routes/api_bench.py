@@ -22,6 +22,10 @@ from gpu_worker.schemas import JobRequest
 
 router = APIRouter(route_class=BudgetedRoute, prefix="/api/bench", tags=["bench"])
 #: Every route here reads the job store: while its Redis or PostgreSQL is unreachable, 503 (app.outage).
+#: A rung number as the rung pages read it: ASCII digits, an optional minus (``1.0`` or ``٣`` are refused).
+RUNG_PATTERN = r"^-?[0-9]{1,24}$"
+#: The most jobs one listing returns.
+MAX_LISTED = 200
 DOWN = {503: "the job queue's backend (Redis or PostgreSQL) is unreachable; see Retry-After"}
 
 
@@ -68,16 +72,18 @@ def post_job(body: JobRequest, request: Request):
 
 
 @router.get("/jobs", responses=errors(DOWN))
-def list_jobs(request: Request, limit: int = 30,
+def list_jobs(request: Request,
+              limit: int = Query(30, ge=1, le=MAX_LISTED, description=f"how many jobs, 1 to {MAX_LISTED}; a limit "
+                                 "outside that range is refused (422 naming it), not clipped"),
               gpu: str | None = Query(None, max_length=96, pattern=S.GPU_PATTERN,
                                       description="only the jobs this GPU (its UUID) ran"),
               mine: Annotated[bool, BeforeValidator(S.mine_flag), Query(
                   description="only this client's jobs (1 / true / yes / on; 0 / false / no / off)")] = False,
               ) -> list[dict]:
-    """The latest jobs, newest first (at most 200), each with its ``submitter`` (the drills' profile name of the
-    browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps only those); ``gpu`` keeps
-    the jobs of one GPU (422 for a value that is no GPU UUID)."""
-    return S.history(max(1, min(limit, 200)), client_of(request), gpu=gpu, mine=mine)
+    """The latest ``limit`` jobs, newest first (422 for a limit outside 1 to 200), each with its ``submitter`` (the
+    drills' profile name of the browser that sent it, or null); ``mine`` marks this client's (``?mine=true`` keeps
+    only those); ``gpu`` keeps the jobs of one GPU (422 for a value that is no GPU UUID)."""
+    return S.history(limit, client_of(request), gpu=gpu, mine=mine)
 
 
 @router.get("/jobs/{job_id}", responses=errors({404: "no such job"}, DOWN))
@@ -118,9 +124,15 @@ def kinds() -> list[dict]:
     return S.kinds()
 
 
-@router.get("/gemm/rungs")
-def gemm_rungs() -> list[dict]:
+@router.get("/gemm/rungs", responses=errors())
+def gemm_rungs(rung: str | None = Query(None, pattern=RUNG_PATTERN,
+                                        description="only this rung (ASCII digits); 422 for one the ladder lacks")
+               ) -> list[dict]:
     """The GEMM ladder's layouts, per rung (CONTRACT §6; no GPU needed): ``{"rung", "name", "tile", "stages",
     "smem": [{"operand", "layout", "swizzle", "bytes", "accesses": [{"name", "predicted_wavefronts", "ideal"}]}],
-    "tma", "wgmma_desc", "atoms", "links"}``, from the rungs' declarations and the bank model."""
-    return ladder_layouts.rungs_api()
+    "tma", "wgmma_desc", "atoms", "links"}``, from the rungs' declarations and the bank model; ``?rung=k`` keeps
+    rung k (a list of one)."""
+    try:
+        return ladder_layouts.rungs_api(None if rung is None else int(rung))
+    except ladder_layouts.UnknownRung as exc:
+        raise HTTPException(422, f"rung: {exc}") from None

@@ -72,11 +72,17 @@ def algebra_page(request: Request, op: str = Query("composition"), a: str | None
         args = given[:n]
         while args and not args[-1] and (spec is None or len(args) > spec.required):
             args.pop()  # an empty optional field is left out; an empty required one is reported by name
+    # a permalink's argument that the op does not take is named, not dropped (the op drawn without it)
+    unread = [] if spec is None or switched else [p for p, x in zip(PARAMS, given, strict=True)
+                                                  if x and PARAMS.index(p) >= len(spec.args)]
     ctx: dict = {"request": request, "op": op, "spec": spec, "ops": available_ops(), "groups": registry.GROUPS,
                  "hints": HINTS, "fields": _fields(spec, args), "res": None, "grids": [], "error": None,
                  "lesson": None, "refusal_steps": [], "permalink": permalink(op, args),
                  "switched": switched and is_htmx(request)}  # the re-drawn form keeps the focus on the op menu
     try:
+        if unread:
+            raise LayoutError(f"{unread[0]}: {op} takes {len(spec.args)} argument(s) "
+                              f"({', '.join(a.name for a in spec.args)}); {unread[0]} is not one of them: drop it")
         res = run_op(op, args)
         panel = overlay.highlight_panel(res)  # divides / products: A highlighted by B
         ctx.update(res=res, grids=op_grids(res) + ([panel] if panel else []), notes=overlay.op_notes(res))

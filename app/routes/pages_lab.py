@@ -13,7 +13,7 @@ from app.services import bench as S
 from app.services import lab_class, lab_results
 from app.services.lab_clients import is_admin
 from app.templating import is_htmx, templates
-from gpu_worker.schemas import ACCESS_FIELD_USED_BY
+from gpu_worker.schemas import ACCESS_FIELD_USED_BY, VARIANT_FIELD_USED_BY
 
 router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 # a job's result as a table and its chart, and the history's result column (app.services.lab_results)
@@ -22,6 +22,10 @@ templates.env.globals.update(lab_result_rows=lab_results.result_rows, lab_result
 #: Fields a lab form may carry (the form has about 25).
 MAX_FORM_FIELDS = 64
 SMEM_FIELDS = {"element_bytes": int, "rows": int, "cols": int, "pad": int, "nacc": int, "iterations": int, "runs": int}
+#: Every field form_params reads (the page's form shows most of them; nacc, iterations and runs are for scripts).
+FORM_KEYS = frozenset({"kind", *SMEM_FIELDS, "variant", "swizzle", "layout", "access", "index", "num", "trans",
+                       "thread_layout", "profile", "dtype", "n", "tile", "v_naive", "v_tiled", "v_padded",
+                       "v_swizzled", "rung", "m", "k", "template"})
 
 
 def _number(text: str) -> int | str:
@@ -51,12 +55,13 @@ def form_params(form: dict) -> tuple[str, dict]:
         return kind, {"template": form.get("template", "noop")}
     params = {"variant": form.get("variant", "naive")}
     custom = params["variant"] == "custom"  # its layout's shape is the tile's; only it reads a layout
+    unread = {key for key, used in VARIANT_FIELD_USED_BY.items() if params["variant"] not in used}
     for key in SMEM_FIELDS:
         val = (form.get(key) or "").strip()
-        if val and not (custom and key in ("rows", "cols")):
+        if val and key not in unread and not (custom and key in ("rows", "cols")):
             params[key] = _number(val)
-    for key in ("swizzle", "layout") if custom else ("swizzle",):
-        if (form.get(key) or "").strip():
+    for key in ("swizzle", "layout"):
+        if key not in unread and (form.get(key) or "").strip():
             params[key] = form[key].strip()
     access: dict = {"kind": form.get("access", "column")}
     if (form.get("index") or "").strip() and access["kind"] in ACCESS_FIELD_USED_BY["index"]:
@@ -94,23 +99,36 @@ def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
                                                                       ladder=S.ladder_view(gemm)))
 
 
-async def form_fields(request: Request) -> dict[str, str]:
-    """The submitted form's fields. On the event loop only the body is awaited and decoded, as FastAPI decodes every
-    route's body: at most MAX_FORM_BYTES (64 kB, BodyLimitMiddleware's cap on a form) and MAX_FORM_FIELDS fields
-    (400 past it), linear in its size. Reading the fields as a job, validating and queueing it run in the budgeted
-    handler."""
+async def form_fields(request: Request) -> list[tuple[str, str]]:
+    """The submitted form's fields, in order, repeats included. On the event loop only the body is awaited and
+    decoded, as FastAPI decodes every route's body: at most MAX_FORM_BYTES (64 kB, BodyLimitMiddleware's cap on a
+    form) and MAX_FORM_FIELDS fields (400 past it), linear in its size. Reading the fields as a job (read_form),
+    validating and queueing it run in the budgeted handler."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
-    return {k: v for k, v in form.items() if isinstance(v, str)}
+    return [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+
+
+def read_form(fields: list[tuple[str, str]]) -> dict[str, str]:
+    """The form's fields by name. A name the form does not have, or one given twice with two values (which of them
+    would the job take?), is refused by its name (ValueError: the card's 422), never dropped or overwritten."""
+    form: dict[str, str] = {}
+    for key, value in fields:
+        if key not in FORM_KEYS:
+            raise ValueError(f"{clip(key)}: the lab form has no such field; it reads {', '.join(sorted(FORM_KEYS))}")
+        if key in form and form[key] != value:
+            raise ValueError(f"{key}: given twice ({clip(form[key])!r} and {clip(value)!r}); give it once")
+        form[key] = value
+    return form
 
 
 @router.post("/lab/jobs", response_class=HTMLResponse, include_in_schema=False)
-def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) -> HTMLResponse:
+def lab_submit(request: Request, fields: list[tuple[str, str]] = Depends(form_fields)) -> HTMLResponse:
     """Queue a job from the lab form: the job card (202), or the card with the reason (409, 422, 429, 503). The
     form's fields become the same ``(kind, params)`` that ``POST /api/bench/jobs`` takes, and both go through
     ``S.submit``: one validation, one set of caps, one rate limit (a refused submission counts)."""
     error, job, status, headers = None, None, 202, {}
     try:
-        kind, params = form_params(form)
+        kind, params = form_params(read_form(fields))
         job = S.get_job(S.submit(kind, params, client_of(request), address_of(request),
                                  lab_class.learner_of(request.cookies))["id"], client_of(request))
     except (S.ParamsError, S.NoWorker, S.RateLimited, S.QueueFull) as exc:
@@ -118,7 +136,7 @@ def lab_submit(request: Request, form: dict[str, str] = Depends(form_fields)) ->
         error, status = clip(str(exc)), answer.status_code
         if "retry-after" in answer.headers:
             headers["Retry-After"] = answer.headers["retry-after"]
-    except ValueError as exc:  # a field that is no number
+    except ValueError as exc:  # a field the form does not have, one given twice, or one that is no number
         error, status = clip(str(exc)), 422
     return templates.TemplateResponse(request, "lab.html", {"request": request, "job": job, "error": error},
                                       block_name="job_card", status_code=status, headers=headers)

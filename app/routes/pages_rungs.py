@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.budget import BudgetedRoute
+from app.routes.api_bench import RUNG_PATTERN
 from app.services import ladder_layouts as L
 from app.templating import templates
 
@@ -17,7 +18,7 @@ router = APIRouter(route_class=BudgetedRoute, tags=["pages"])
 
 
 @router.get("/lab/rungs/{rung}", response_class=HTMLResponse, include_in_schema=False)
-def rung_page(request: Request, rung: Annotated[str, Path(pattern=r"^-?[0-9]{1,24}$")]) -> HTMLResponse:
+def rung_page(request: Request, rung: Annotated[str, Path(pattern=RUNG_PATTERN)]) -> HTMLResponse:
     """One rung; 404 for a rung the ladder does not have (what is no integer in ASCII digits, ``1.0`` or ``٣``
     included, is the framework's 422 naming ``rung``)."""
     try:

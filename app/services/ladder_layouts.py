@@ -130,10 +130,13 @@ def _rungs_json() -> str:
     return json.dumps([rung_entry(DECLS[r]) for r in sorted(DECLS)])
 
 
-def rungs_api() -> list[dict]:
-    """Every rung, in order. Post-condition: each ``layout`` parses with ``algebra.parse``; each access's
-    ``predicted_wavefronts`` is the bank model's per instruction and ``ideal`` its floor (one wavefront a phase)."""
-    return json.loads(_rungs_json())
+def rungs_api(rung: int | None = None) -> list[dict]:
+    """Every rung, in order, or only ``rung`` (UnknownRung for one the ladder does not have). Post-condition: each
+    ``layout`` parses with ``algebra.parse``; each access's ``predicted_wavefronts`` is the bank model's per
+    instruction and ``ideal`` its floor (one wavefront a phase)."""
+    if rung is not None and rung not in DECLS:
+        raise UnknownRung(f"no rung {rung}: the ladder has rungs {min(DECLS)} to {max(DECLS)}")
+    return [r for r in json.loads(_rungs_json()) if rung is None or r["rung"] == rung]
 
 
 # ------------------------------------------------------------------------------------------------ measurements
