@@ -197,6 +197,18 @@ def test_api_tiled_and_partition(client):
     assert r.status_code == 422 and "does not fit" in r.json()["detail"]
 
 
+@pytest.mark.parametrize("side", ["src", "dst"])
+@pytest.mark.parametrize("text", ["(16,64):(1@0,1@1)", "ArithTuple(0,0) o (16,64):(1@0,1@1)"])
+def test_copy_partition_of_a_coordinate_tensor_is_refused_with_a_reason(client, side, text):
+    """The copy walk draws memory tensors by offset: a coordinate tensor as source or destination answered 500
+    (its ArithTuple origin could not be written as JSON) or 'cannot evaluate this input'."""
+    r = client.post("/api/partition", json={"atom": "SM80_CP_ASYNC_CACHEALWAYS_16B", side: text})
+    assert r.status_code == 422, r.text
+    assert "basis (E) strides" in r.json()["detail"] and "integer offsets" in r.json()["detail"]
+    page = client.get("/tv", params={"panel": "copywalk", f"cw_{side}": text})
+    assert page.status_code in (200, 422) and "basis (E) strides" in page.text
+
+
 
 def test_a_copy_partition_over_the_drawn_cell_cap_is_refused_before_its_grids(client):
     """Two 256x256 tensors (each under the 65,536-cell render cap) drew the source grid and the copy table first and

@@ -330,3 +330,23 @@ def test_encoder_names_the_start_address_field(client, arch):
     assert r.status_code == 422 and r.json()["detail"].startswith("start_address") and "16" in r.json()["detail"]
     r = client.post("/api/solve/descriptor/encode", json={"tile": "(64,64):(1,64)", "arch": arch})
     assert r.status_code == 422 and r.json()["detail"].startswith("tile:")
+
+
+@pytest.mark.parametrize("cta_group, a_source", [(1, "smem"), (2, "smem"), (1, "tmem"), (2, "tmem")])
+def test_i8_with_a_float_accumulator_is_refused_not_read_as_s32(cta_group, a_source):
+    """kind::i8 accumulates in s32 only. CuTe's SM100_MMA_S8_SS static_asserts ``result type can only be int32_t``
+    (the other S8 ops compile a float C into an F32 c_format the hardware lacks); an explicit f32 was read as s32
+    and answered an instruction descriptor CuTe never builds. Left out, C is the kind's own (s32)."""
+    m = 128
+    with pytest.raises(ValueError, match="kind::i8 accumulates in int32_t, not float"):
+        atoms.umma("i8", m, 64, cta_group=cta_group, a_source=a_source, ab_type="s8", c_type="f32")
+    atom = atoms.umma("i8", m, 64, cta_group=cta_group, a_source=a_source, ab_type="s8")
+    assert atom.types[0] == "int32_t" and (atom.instr_desc >> 4) & 3 == 2
+    assert atoms.umma("f16", 128, 64).types[0] == "float"  # the other kinds: float by default
+
+
+def test_tv_blackwell_i8_default_accumulator(client):
+    r = client.get("/tv", params={"panel": "blackwell", "bw_kind": "i8", "bw_ab": "s8"})
+    assert r.status_code == 200 and "SM100_MMA_S8_SS" in r.text and "int32_t" in r.text
+    r = client.get("/tv", params={"panel": "blackwell", "bw_kind": "i8", "bw_c": "f32"})
+    assert "kind::i8 accumulates in int32_t, not float" in r.text

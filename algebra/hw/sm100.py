@@ -149,12 +149,13 @@ class UmmaAtom(MMAOperands):
 
 
 def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_group: int = 1,
-         a_source: str = "smem", ab_type: Any = None, c_type: str | None = "f32") -> UmmaAtom:
+         a_source: str = "smem", ab_type: Any = None, c_type: str | None = None) -> UmmaAtom:
     """The ``tcgen05.mma`` atom of ``kind`` (tf32, f16 / bf16, i8 / s8, f8f6f4) for an M x N x K MMA over
     ``cta_group`` CTAs, A from shared (``"smem"``, SS) or tensor memory (``"tmem"``, TS). ``ab_type``: one type for A
-    and B, or an (A, B) pair; ``c_type`` the accumulator (f32, f16, s32; kind i8 accumulates in s32 only, so f32 or
-    None there means s32). Refuses what the hardware lacks, naming the
-    rule. Post-condition: ``size(C) == M * N`` and C is a bijection onto the M x N tile."""
+    and B, or an (A, B) pair; ``c_type`` the accumulator (f32, f16, s32; None: the kind's own, s32 for i8 and f32
+    for the others). Refuses what the hardware lacks, naming the rule (an f32 C for i8 too: CuTe's
+    SM100_MMA_S8_SS refuses it, the other S8 ops would encode an F32 c_format). Post-condition:
+    ``size(C) == M * N`` and C is a bijection onto the M x N tile."""
     kkey = _KIND_ALIASES.get(str(kind).strip().lower().removeprefix("kind::"))
     if kkey is None:
         raise LayoutError(f"kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4; not {kind!r}")
@@ -163,9 +164,7 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
         named = SHORT.get(str(kind).strip().lower().removeprefix("kind::"))
         ab_type = named if named in ab_ok else default
     a_t, b_t = (ab_type if isinstance(ab_type, tuple | list) and len(ab_type) == 2 else (ab_type, ab_type))
-    if kkey == "i8" and (c_type is None or cute_type(c_type) == "float"):
-        c_type = "int32_t"
-    a_t, b_t, c_t = cute_type(a_t), cute_type(b_t), cute_type(c_type or "float")
+    a_t, b_t, c_t = cute_type(a_t), cute_type(b_t), cute_type(c_type or c_ok[0])
     for what, t in (("A", a_t), ("B", b_t)):
         if t not in ab_ok:
             raise LayoutError(f"kind::{ptx_kind} takes A and B of {', '.join(ab_ok)}; {what} is {t}")

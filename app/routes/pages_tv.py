@@ -45,7 +45,7 @@ DEFAULTS: dict[str, str] = {
     "tm_g": TC.PRESETS[0][1], "tm_s": TC.PRESETS[0][2], "tm_tile": TC.PRESETS[0][3],
     "tm_cluster": str(TC.PRESETS[0][4]), "tm_dtype": TC.PRESETS[0][5], "tm_coord": "",
     "bw_kind": "f16", "bw_m": "128", "bw_n": "256", "bw_cta": "1", "bw_src": "smem", "bw_am": "K", "bw_bm": "K",
-    "bw_ab": "", "bw_c": "f32", "bw_ld": "SM100_TMEM_LOAD_32dp32b4x", "bw_warp": "0",
+    "bw_ab": "", "bw_c": "", "bw_ld": "SM100_TMEM_LOAD_32dp32b4x", "bw_warp": "0",
 }
 
 
@@ -249,7 +249,7 @@ def blackwell_ctx(q: dict[str, str]) -> dict:
     bw = ctx["bw"]
     try:
         m, n, cta = (BW.whole(bw[x], what) for x, what in (("m", "M"), ("n", "N"), ("cta", "CTAs")))
-        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], cta, bw["src"], bw["ab"], bw["c"] or "f32")
+        ctx["umma"] = BW.umma_view(bw["kind"], m, n, bw["am"], bw["bm"], cta, bw["src"], bw["ab"], bw["c"] or None)
     except LayoutError as exc:
         ctx["bw_error"] = str(exc)
     try:

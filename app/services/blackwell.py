@@ -97,7 +97,7 @@ def _occupancy_svg(occ: dict[str, Any]) -> str:
 
 
 def umma_view(kind: str, m: int, n: int, a_major: str, b_major: str, cta_group: int, a_source: str, ab_type: str,
-              c_type: str) -> UmmaView:
+              c_type: str | None) -> UmmaView:
     with guard("umma"):
         atom = sm100.umma(kind, m, n, a_major, b_major, cta_group, a_source, ab_type or None, c_type)
         occ = atom.tmem()

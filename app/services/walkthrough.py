@@ -127,7 +127,7 @@ def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thre
     t = pick_lane(thread, range(tview.num_threads))  # a tiled copy's threads: 0 .. n - 1
     with guard("make_tiled_copy"):
         tc = atoms.make_tiled_copy(atom.strip(), thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
-    _walk_cells(parse_layout(src, "source"), parse_layout(dst, "destination"))
+    _walk_cells(parse_layout(src, "source", offsets=True), parse_layout(dst, "destination", offsets=True))
     walk = Walk(kind="copy", atom=tc.atom.name, thread=t, num_threads=tc.num_threads)
     a_src, a_dst = TV.tv_view(tc.atom.name, "src", bits), TV.tv_view(tc.atom.name, "dst", bits)
     level1 = [TV.tv_grid(a_src, "walk-atom-src"), TV.tv_grid(a_dst, "walk-atom-dst")]
@@ -139,7 +139,7 @@ def copy_walk(atom: str, thr: str, val: str, bits: int, src: str, dst: str, thre
                         f"{tview.tv_layout} over a {tview.tile} tile; thread {t} outlined", [g2], ""))
     for side, text, grid_id in (("S", src, "walk-src"), ("D", dst, "walk-dst")):
         what = "source" if side == "S" else "destination"
-        lay = parse_layout(text, what)
+        lay = parse_layout(text, what, offsets=True)
         rows, cols, threads, values, per = _copy_table(atom.strip(), thr, val, bits, text.strip(), side)
         frag, off, mine = per[t]
         g = _owner_grid(grid_id, f"{what} {lay}", rows, cols, threads, values, mine, tc.num_threads > 32)
@@ -190,7 +190,7 @@ def _copy_table(atom: str, thr: str, val: str, bits: int, text: str, side: str) 
     """``_owners`` of a tiled copy's source (side "S") or destination ("D") tensor, shared by every thread's walk."""
     with guard("make_tiled_copy"):
         tc = atoms.make_tiled_copy(atom, thr_layout=A.parse(thr), val_layout=A.parse(val), element_bits=bits)
-    lay = parse_layout(text, "source" if side == "S" else "destination")
+    lay = parse_layout(text, "source" if side == "S" else "destination", offsets=True)
     with guard(f"partition_{side}"):
         return _owners(lay, range(tc.num_threads), tc.partition_S if side == "S" else tc.partition_D)
 

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -324,6 +326,82 @@ def _tile_case(rng: random.Random) -> dict:
     return {"kind": "tile", "layout": str(lay), "tiler": [bm, bn, bk], "coord": coord, "proj": proj}
 
 
+def gen_tile_cases(seed: int, n: int) -> list[dict]:
+    """local_tile with a projection (``Step`` with X at any place, 2 to 4 tiler modes, tilers that are layouts or do
+    not divide, coordinates past the grid, ``_`` kept modes) over memory tensors (nested shapes, column- / row-major,
+    padded) and coordinate tensors of nested shapes; and local_partition with a projection of the thread layout
+    (threads of the whole layout, and indices past the diced one)."""
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        if rng.random() < 0.3:
+            thr = A.parse(rng.choice(["(8,4)", "(8,4):(4,1)", "(4,8,2)", "(2,16):(16,1)", "((2,4),4)",
+                                      "(4,2,4):(1,16,4)", "(16,2)"]))
+            keep = [rng.random() < 0.6 for _ in range(A.rank(thr))]
+            if not any(keep):
+                keep[rng.randrange(len(keep))] = True
+            proj = [1 if k else None for k in keep]
+            kept = [m for m, k in zip(thr, keep, strict=True) if k]
+            shape = tuple(A.size(m) * rng.choice([1, 2, 3]) for m in kept)
+            t = rng.randrange(A.size(thr)) if rng.random() < 0.85 else A.size(thr) + rng.randrange(8)
+            out.append({"kind": "lpart", "thr": str(thr), "t": t, "proj": proj, "tensor": _tensor(rng, shape)})
+            continue
+        r = rng.choice([2, 2, 3])
+        modes = [rng.choice([4, 8, 16, 32, 64, 96, 12, (4, 8), (2, 16), (8, 6)]) for _ in range(r)]
+        extra = rng.choice([0, 0, 1, 2]) if r < 4 else 0
+        slots = rng.sample(range(r + extra), r)  # where the tensor's modes sit among the tiler's
+        tiler: list[Any] = [0] * (r + extra)
+        proj: list[Any] = [None] * (r + extra)
+        for j, m in zip(sorted(slots), modes, strict=True):
+            size = A.inttuple.product(m)
+            d = [x for x in (1, 2, 4, 8, 16, 32) if x <= size]
+            pick = rng.choice(d)
+            if rng.random() < 0.15:
+                pick = rng.choice([3, 5, 6, 24, 48])  # a tiler that need not divide
+            tiler[j] = pick if rng.random() < 0.85 else (f"({pick // 2},2):(1,{pick // 2})" if pick % 2 == 0 and
+                                                          pick > 2 else f"{pick}:1")
+            proj[j] = 1
+        for j in range(r + extra):
+            if proj[j] is None:
+                tiler[j] = rng.choice([2, 4, 8])
+        grid = []
+        for j in range(r + extra):
+            if proj[j] is None:
+                grid.append(rng.randrange(4))
+                continue
+            k = sorted(slots).index(j)
+            t = tiler[j] if isinstance(tiler[j], int) else A.size(A.parse(tiler[j]))
+            tiles = -(-A.inttuple.product(modes[k]) // t)
+            grid.append(None if rng.random() < 0.2 else rng.randrange(tiles + (1 if rng.random() < 0.1 else 0)))
+        shape = tuple(modes)
+        case = {"kind": "tile", "tiler": tiler, "coord": grid, "proj": proj}
+        u = rng.random()
+        if u < 0.3:
+            case["identity"] = _jcrd(shape)
+        elif u < 0.6:
+            case["layout"] = str(A.make_layout_row_major(shape))
+        elif u < 0.8:
+            case["layout"] = str(A.Layout(shape))
+        else:  # padded rows
+            case["layout"] = str(A.Layout(shape, _padded(shape, rng.choice([1, 2, 4]))))
+        out.append(case)
+    return out
+
+
+def _padded(shape: tuple, pad: int) -> Any:
+    """Column-major strides with ``pad`` elements after each column of mode 0."""
+    acc, strides = 1, []
+    for j, m in enumerate(shape):
+        sub = A.Layout(m if isinstance(m, int) else tuple(m))
+        strides.append(_mul(sub.stride, acc))
+        acc *= A.inttuple.product(m) + (pad if j == 0 else 0)
+    return tuple(strides)
+
+
+def _mul(x: Any, k: int) -> Any:
+    return tuple(_mul(y, k) for y in x) if isinstance(x, tuple) else x * k
+
+
 # ------------------------------------------------------------------------------------------- C++
 
 
@@ -402,17 +480,21 @@ def _cpp_case(i: int, case: dict) -> list[str]:
             body.append(_show_tensor(f"{i}.{side}", f"thr.partition_{side}(g)", case["tensor"]))
     elif k == "lpart":
         body += _cpp_tensor(case["tensor"])
-        body.append(_show_tensor(f"{i}.part", f"local_partition(g, {_cpp_layout(A.parse(case['thr']))}, {case['t']})",
-                                 case["tensor"]))
+        proj = "" if case.get("proj") is None else ", Step<" + ",".join(
+            "X" if p is None else "_1" for p in case["proj"]) + ">{}"
+        body.append(_show_tensor(f"{i}.part", f"local_partition(g, {_cpp_layout(A.parse(case['thr']))}, "
+                                 f"{case['t']}{proj})", case["tensor"]))
     elif k == "slice":
         body += _cpp_tensor(case["tensor"])
         body.append(_show_tensor(f"{i}.slice", f"g({_cpp_crd(_pcrd(case['coord']))})", case["tensor"]))
     else:
-        tiler = "make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["tiler"]) + ")"
+        tiler = ("make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["tiler"]) + ")" if all(
+            isinstance(x, int) for x in case["tiler"]) else "make_tile(" + ",".join(
+            f"Int<{x}>{{}}" if isinstance(x, int) else _cpp_layout(A.parse(x)) for x in case["tiler"]) + ")")
         coord = "make_coord(" + ",".join("_" if c is None else f"{c}" for c in case["coord"]) + ")"
         proj = "Step<" + ",".join("X" if p is None else "_1" for p in case["proj"]) + ">{}"
         if "identity" in case:
-            shape = "make_shape(" + ",".join(f"Int<{x}>{{}}" for x in case["identity"]) + ")"
+            shape = _cpp_shape(case["identity"])
             body += [f"  auto c = make_identity_tensor({shape});",
                      _show(f"{i}.coords", f"local_tile(c, {tiler}, {coord}, {proj})"), "}"]
             return body
@@ -423,6 +505,11 @@ def _cpp_case(i: int, case: dict) -> list[str]:
                  _show(f"{i}.tile", "r.layout()"),
                  f'  printf("{i}.off\\t%d\\n", int(r.data().get() - buf));']
     return body + ["}"]
+
+
+def _cpp_shape(shape: Any) -> str:
+    """``make_shape(Int<..>{}, make_shape(..))`` of a (nested) JSON shape."""
+    return "make_shape(" + ",".join(f"Int<{x}>{{}}" if isinstance(x, int) else _cpp_shape(x) for x in shape) + ")"
 
 
 def _cpp_crd(c: Any) -> str:
@@ -535,24 +622,30 @@ def ours(i: int, case: dict) -> dict[str, str]:
         g = _our_tensor(case["tensor"])
         got[f"{i}.S"], got[f"{i}.D"] = _shown(tc.partition_S(g, case["t"])), _shown(tc.partition_D(g, case["t"]))
     elif k == "lpart":
-        got[f"{i}.part"] = _shown(A.local_partition(_our_tensor(case["tensor"]), A.parse(case["thr"]), case["t"]))
+        proj = None if case.get("proj") is None else tuple(case["proj"])
+        got[f"{i}.part"] = _shown(A.local_partition(_our_tensor(case["tensor"]), A.parse(case["thr"]), case["t"],
+                                                    proj))
     elif k == "slice":
         g = _our_tensor(case["tensor"])
         c = _pcrd(case["coord"])
         got[f"{i}.slice"] = _shown(A.slice_and_offset(c, g) if isinstance(g, A.Layout) else g.slice(c))
     elif "identity" in case:
-        x = A.make_coord_tensor(tuple(0 for _ in case["identity"]), tuple(case["identity"]))
-        got[f"{i}.coords"] = str(A.local_tile(x, tuple(case["tiler"]), tuple(case["coord"]), tuple(case["proj"])))
+        x = _our_tensor({"identity": case["identity"]})
+        got[f"{i}.coords"] = str(A.local_tile(x, _tiler(case["tiler"]), tuple(case["coord"]), tuple(case["proj"])))
     else:
-        sub, off = A.local_tile(A.parse(case["layout"]), tuple(case["tiler"]), tuple(case["coord"]),
+        sub, off = A.local_tile(A.parse(case["layout"]), _tiler(case["tiler"]), tuple(case["coord"]),
                                 tuple(case["proj"]))
         got[f"{i}.tile"], got[f"{i}.off"] = str(sub), str(off)
     return got
 
 
+def _tiler(tiler: list) -> tuple:
+    return tuple(x if isinstance(x, int) else A.parse(x) for x in tiler)
+
+
 def _our_tensor(t: dict) -> Any:
     if "identity" in t:
-        shape = tuple(tuple(x) if isinstance(x, list) else x for x in t["identity"])
+        shape = _pcrd(t["identity"])
         return A.make_coord_tensor(tuple(0 for _ in shape), shape)
     return A.parse(t["layout"])
 
@@ -562,16 +655,25 @@ def _shown(x: Any) -> str:
     return f"{x[0]} @ {x[1]}" if isinstance(x, tuple) else str(x)
 
 
-def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
-    """Every key where we differ from CuTe: ``key: cute=... ours=...``."""
-    bad = []
+def compare(cases: list[dict], cute: dict[str, str], tally: dict | None = None) -> list[str]:
+    """Every key where we differ from CuTe: ``key: cute=... ours=...``. ``tally``: per case kind, the counts of
+    cases, equal answers, refusals on both sides, our refusals that name what CuTe prints (confirmed) and wrong ones."""
+    bad: list[str] = []
+    tally = tally if tally is not None else {}
+
+    def count(case: dict, what: str) -> None:
+        row = tally.setdefault(case["kind"] + ("+proj" if case.get("proj") else ""), {})
+        row[what] = row.get(what, 0) + 1
+
     for i, case in enumerate(cases):
+        count(case, "cases")
         if f"{i}.refused" in cute:  # CuTe does not compile the case: we must refuse (one of its keys at least)
             try:
                 ours(i, case)
                 bad.append(f"{i} {json.dumps(case)}: CuTe refuses ({cute[f'{i}.refused']}) where we answer")
+                count(case, "wrong")
             except A.LayoutError:
-                pass
+                count(case, "both refuse")
             continue
         try:
             mine = ours(i, case)
@@ -579,12 +681,19 @@ def compare(cases: list[dict], cute: dict[str, str]) -> list[str]:
             said = [f"CuTe prints {cute.get(f'{i}.part{op}')} @ {cute.get(f'{i}.off{op}')}," for op in "ABC"]
             if case["kind"] == "atom_t" and len({cute.get(f"{i}.v{x}") for x in ("src", "dst", "ref")}) == 1:
                 said.append(f"prints {cute.get(f'{i}.vsrc')}:")  # a copy narrower than T: recast rounded up
+            if case["kind"] == "lpart" and " o " in cute.get(f"{i}.part", ""):  # a coordinate tensor's print
+                origin, lay = cute[f"{i}.part"].removeprefix("ArithTuple").split(" o ", 1)
+                said.append(f"= {lay} at offset {origin}")
             if not (isinstance(exc, A.LayoutError) and any(x in str(exc) for x in said)):
                 bad.append(f"{i} {json.dumps(case)}: ours raised {exc!r}")
+                count(case, "wrong")
+            else:
+                count(case, "refused, naming CuTe's print")
             continue
-        for key, val in mine.items():
-            if cute.get(key) != val:
-                bad.append(f"{key} {json.dumps(case)}: cute={cute.get(key)} ours={val}")
+        diff = [f"{key} {json.dumps(case)}: cute={cute.get(key)} ours={val}" for key, val in mine.items()
+                if cute.get(key) != val]
+        bad += diff
+        count(case, "wrong" if diff else "equal")
     return bad
 
 
@@ -812,6 +921,138 @@ def compare_tmem(cases: list[dict], cute: dict[str, str]) -> list[str]:
     return bad
 
 
+# ------------------------------------------------- tcgen05.mma op structs, hostile parameters (nvcc -arch=sm_100a)
+
+UMMA_OP_TYPES = ["half_t", "bfloat16_t", "tfloat32_t", "float", "int8_t", "uint8_t", "int32_t", "float_e4m3_t",
+                 "float_e5m2_t", "float_e2m3_t", "float_e3m2_t", "float_e2m1_t"]
+
+
+def gen_umma_op_cases(seed: int, n: int) -> list[dict]:
+    """tcgen05.mma atoms with any M (32 .. 256), N (0 .. 272, off the multiples of 8 now and then), majors and element
+    types (one time in four from any kind): the op struct is built in C++ (``Op op{};``) so that CuTe's static_asserts
+    fire, in the op and in its MMA_Traits. Where CuTe compiles, the traits and the instruction descriptor must equal
+    ours; where it refuses, we must refuse."""
+    from algebra.hw import sm100
+
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        kind = rng.choice(list(sm100.KINDS))
+        _, _, ab_ok, c_ok, _ = sm100.KINDS[kind]
+        pool = UMMA_OP_TYPES if rng.random() < 0.25 else list(ab_ok)
+        a = rng.choice(pool)
+        b = a if rng.random() < 0.6 else rng.choice(pool)
+        c = rng.choice(list(c_ok)) if rng.random() < 0.8 else rng.choice(["float", "half_t", "int32_t"])
+        cta, src = rng.choice([1, 2]), rng.choice(["smem", "smem", "tmem"])
+        m = rng.choice([64, 128] if cta == 1 else [128, 256]) if rng.random() < 0.8 else rng.choice(
+            [32, 64, 96, 128, 192, 256])
+        nn = 8 * rng.randrange(0, 35) if rng.random() < 0.85 else rng.choice([4, 12, 20, 24, 40, 48, 264, 272])
+        am = "K" if src == "tmem" and rng.random() < 0.8 else rng.choice(["K", "MN"])
+        out.append({"kind": "umma_op", "args": [kind, m, nn, am, rng.choice(["K", "MN"]), cta, src, [a, b], c]})
+    return out
+
+
+def _umma_op_type(case: dict) -> tuple[str, str]:
+    """(the op type, the MMA_Traits type) of a case, whether CuTe takes it or not."""
+    from algebra.hw import sm100
+
+    kind, m, n, am, bm, cta, src, (a, b), c = case["args"]
+    frag = sm100.KINDS[kind][0]
+    name = f"SM100_MMA_{frag}_{'2x1SM_' if cta == 2 else ''}{'TS' if src == 'tmem' else 'SS'}"
+    cpp = {t: sm100.TYPES[t][0] for t in sm100.TYPES}
+    am, bm = f"UMMA::Major::{am}", f"UMMA::Major::{bm}"
+    if kind == "f8f6f4" and src == "smem":  # a plain struct: the traits carry the parameters
+        one = "integral_constant<UMMA::ScaleIn, UMMA::ScaleIn::One>"
+        return name, (f"MMA_Traits<{name}, {cpp[a]}, {cpp[b]}, {cpp[c]}, C<{m}>, C<{n}>, "
+                      f"integral_constant<UMMA::Major, {am}>, integral_constant<UMMA::Major, {bm}>, {one}, {one}>")
+    op = f"{name}<{cpp[a]}, {cpp[b]}, {cpp[c]}, {m}, {n}, {am}, {bm}>"
+    return op, f"MMA_Traits<{op}>"
+
+
+def _umma_op_cpp(i: int, case: dict) -> list[str]:
+    op, tr = _umma_op_type(case)
+    body = [f"void c{i}() {{", f"  {op} op{{}}; (void)op;", f"  using Tr = {tr};"]
+    body += [_show(f"{i}.{x}", f"typename Tr::{x}{{}}") for x in ("ALayout", "BLayout", "CLayout", "ThrID",
+                                                                 "Shape_MNK")]
+    return body + [f'  Tr tr{{}}; printf("{i}.idesc\\t%u\\n", uint32_t(tr.idesc_));', "}"]
+
+
+def run_umma_ops(cases: list[dict], timeout: int = 3600) -> dict[str, str]:
+    """CuTe's values for the op-struct cases: one translation unit built with ``nvcc -arch=sm_100a`` (host code
+    only runs); a case whose static_assert fires (nvcc names its line, or the line it was instantiated from) is
+    ``<i>.refused`` with the assertion's text, and the rest is compiled again."""
+    from cute_cpp import cute_include
+
+    nvcc = shutil.which(os.environ.get("NVCC", "nvcc"))
+    if nvcc is None or cute_include() is None:
+        raise RuntimeError("needs nvcc and the CuTe headers")
+    cmd = [nvcc, "-std=c++17", "-arch=sm_100a", "-O0", "-w", f"-I{cute_include()}"]
+    head = ["#include <cstdio>", "#include <cute/tensor.hpp>", "#include <cute/atom/mma_traits_sm100.hpp>",
+            "using namespace cute;"]
+    refused: dict[int, str] = {}
+    with tempfile.TemporaryDirectory(prefix="cute-umma-") as tmp:
+        src, exe = Path(tmp) / "u.cu", Path(tmp) / "u"
+        for _round in range(12):
+            text, owner = program(cases, head, _umma_op_cpp, frozenset(refused))
+            src.write_text(text)
+            p = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, timeout=timeout)
+            if p.returncode == 0:
+                break
+            new: dict[int, str] = {}
+            for block in re.split(r"(?=^\S.*error)", p.stderr, flags=re.M):
+                if "error" not in block:
+                    continue
+                lines = [int(a or b) for a, b in re.findall(r"u\.cu\((\d+)\): error|at line (\d+) of \S*u\.cu",
+                                                              block)]
+                msg = re.search(r'static assertion failed with "([^"]*)"', block)
+                for ln in lines:
+                    if ln in owner:
+                        new.setdefault(owner[ln], msg.group(1) if msg else block.strip().splitlines()[0][:200])
+            if not new:
+                raise RuntimeError(f"nvcc failed without a case to blame:\n{p.stderr[-4000:]}")
+            refused.update(new)
+        else:
+            raise RuntimeError("too many compile rounds")
+        out = subprocess.run([str(exe)], capture_output=True, timeout=120, check=True).stdout.decode(errors="replace")
+    got = {a: b.replace("_", "") for a, b in printed(out).items()}
+    return got | {f"{i}.refused": msg for i, msg in refused.items()}
+
+
+def compare_umma_ops(cases: list[dict], cute: dict[str, str], tally: dict | None = None) -> list[str]:
+    """Every difference: a refusal on one side only (ours must name a PTX ISA rule where CuTe compiles: an element
+    type the kind lacks, or an accumulator the kind lacks), or a traits value / descriptor that differs."""
+    from algebra.hw import sm100
+
+    bad: list[str] = []
+    tally = tally if tally is not None else {}
+    for i, case in enumerate(cases):
+        kind, m, n, am, bm, cta, src, ab, c = case["args"]
+        try:
+            atom, err = sm100.umma(kind, m, n, am, bm, cta, src, tuple(ab), c), None
+        except A.LayoutError as exc:
+            atom, err = None, str(exc)
+        if f"{i}.refused" in cute:
+            tally["both refuse" if err else "cute refuses, ours answers"] = tally.get(
+                "both refuse" if err else "cute refuses, ours answers", 0) + 1
+            if err is None:
+                bad.append(f"{i} {json.dumps(case)}: CuTe refuses ({cute[f'{i}.refused']}) where we answer")
+            continue
+        if err is not None:
+            ptx = ("takes A and B of" in err or "accumulates" in err or "one type" in err or "must be K-major" in err)
+            key = "ours refuses by a PTX type rule, cute compiles" if ptx else "over-refusal"
+            tally[key] = tally.get(key, 0) + 1
+            if not ptx:
+                bad.append(f"{i} {json.dumps(case)}: CuTe compiles where we refuse: {err}")
+            continue
+        mine = {"ALayout": atom.A, "BLayout": atom.B, "CLayout": atom.C, "ThrID": atom.thr_id,
+                "Shape_MNK": "(" + ",".join(map(str, atom.shape_mnk)) + ")", "idesc": atom.instr_desc}
+        diff = [f"{k}: cute={cute.get(f'{i}.{k}')} ours={v}" for k, v in mine.items() if cute.get(f"{i}.{k}") != str(v)]
+        tally["equal" if not diff else "wrong"] = tally.get("equal" if not diff else "wrong", 0) + 1
+        if diff:
+            bad.append(f"{i} {json.dumps(case)}: " + "; ".join(diff))
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -821,16 +1062,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wide", action="store_true", help="wider draws: see gen_cases")
     ap.add_argument("--tmem", action="store_true", help="tiled tcgen05.ld / st copies and f16 / f32 accumulators in "
                     "tensor memory (gen_tmem_cases)")
+    ap.add_argument("--rescore", type=Path, help="a file written by --out: compare the current tree with the "
+                    "CuTe answers it records (no compiler)")
+    ap.add_argument("--tiles", action="store_true", help="local_tile / local_partition with projections "
+                    "(gen_tile_cases)")
+    ap.add_argument("--umma-ops", action="store_true", help="tcgen05.mma op structs with hostile M, N, majors and "
+                    "types, built with nvcc -arch=sm_100a so CuTe's static_asserts fire (gen_umma_op_cases)")
     a = ap.parse_args(argv)
-    cases = gen_tmem_cases(a.seed, a.n) if a.tmem else gen_umma_cases(a.seed, a.n) if a.umma else gen_cases(
-        a.seed, a.n, a.wide)
+    if a.umma_ops:
+        cases, tally = gen_umma_op_cases(a.seed, a.n), {}
+        bad = compare_umma_ops(cases, run_umma_ops(cases), tally)
+        print("\n".join(bad) or f"all {len(cases)} cases agree")
+        print(json.dumps(tally, sort_keys=True))
+        return 1 if bad else 0
+    cases = gen_tmem_cases(a.seed, a.n) if a.tmem else gen_umma_cases(a.seed, a.n) if a.umma else gen_tile_cases(
+        a.seed, a.n) if a.tiles else gen_cases(a.seed, a.n, a.wide)
+    if a.rescore:  # a file written by --out: score the current tree against CuTe's recorded answers
+        recs = json.loads(a.rescore.read_text())
+        cases, cute = [r["case"] for r in recs], {k: v for r in recs for k, v in r["cute"].items()}
+        tally: dict = {}
+        bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute, tally)
+        print("\n".join(bad) or f"all {len(cases)} cases agree")
+        print(json.dumps(tally, sort_keys=True))
+        return 1 if bad else 0
     cute = run_tmem(cases) if a.tmem else run_umma(cases) if a.umma else run_cpp(cases)
     if a.out:
         recs = [{"case": c, "cute": {k: v for k, v in cute.items() if k.split(".")[0] == str(i)}}
                 for i, c in enumerate(cases)]
         a.out.write_text("[\n" + ",\n".join(json.dumps(r, separators=(",", ":")) for r in recs) + "\n]\n")
-    bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute)
+    tally = {}
+    bad = compare_tmem(cases, cute) if a.tmem else compare(cases, cute, tally)
     print("\n".join(bad) or f"all {len(cases)} cases agree")
+    print(json.dumps(tally, sort_keys=True))
     return 1 if bad else 0
 
 
