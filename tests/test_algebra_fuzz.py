@@ -100,7 +100,8 @@ def _argument(rng: random.Random, kind: str):
     ints = [1, 2, 4, 8, 0, -2]
     tuples = [(4, 8), (2, None), ((2, 2), 4), (8,)]
     pool = {"layout": _layouts(rng) + [rng.choice(ints)], "tiler": _layouts(rng) + ints + tuples,
-            "int": ints, "shape": ints + tuples, "profile": tuples, "coord": ints + tuples}[kind]
+            "int": ints, "shape": ints + tuples, "profile": tuples, "coord": ints + tuples,
+            "cotarget": ints + tuples + _layouts(rng)}[kind]
     return rng.choice(pool)
 
 

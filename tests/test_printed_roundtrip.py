@@ -57,7 +57,7 @@ def _arg(r: random.Random, kind: str, arg_kind: str) -> str:
         return "<" + ", ".join(modes) + ">"
     if arg_kind == "int":
         return str(r.choice([1, 2, 4, 8, 16, 32]))
-    if arg_kind == "shape":
+    if arg_kind in ("shape", "cotarget"):
         return str(A.Layout(_shape(r))).split(":")[0]
     if arg_kind == "profile":
         return r.choice(["(1,1)", "1", "(1,(1,1))"])
