@@ -27,6 +27,18 @@ def chk(method, url, **kw):
     return r
 
 
+def post_each(url, bodies, shown=None):
+    """POST each body to ``url``; print its status, the body and the refusal's detail (or the start of the text;
+    on 200, the answer's field ``shown`` if given)."""
+    for b in bodies:
+        r = chk("POST", url, json=b)
+        if not r.headers.get("content-type", "").startswith("application/json"):
+            print(r.status_code, json.dumps(b)[:150], r.text[:100])
+            continue
+        said = r.json().get("detail") if r.status_code != 200 else str(r.json().get(shown)) if shown else ""
+        print(r.status_code, json.dumps(b)[:150], said[:160])
+
+
 MMA = "SM80_16x8x16_F32F16F16F32_TN"
 tiled = [
     {"atom": MMA, "atom_layout": "(2,2,1)", "permutation": "_,_,_,_"},
@@ -83,15 +95,7 @@ tiled = [
         "permutation": "_,(8,2,2):(2,1,16),_",
     },
 ]
-for b in tiled:
-    r = chk("POST", "/api/tiled", json=b)
-    print(
-        r.status_code,
-        json.dumps(b)[:150],
-        (r.json().get("detail") if r.status_code != 200 else "")[:160]
-        if r.headers.get("content-type", "").startswith("application/json")
-        else r.text[:100],
-    )
+post_each("/api/tiled", tiled)
 part = [
     {"atom": MMA, "thread": 128},
     {"atom": MMA, "thread": 127},
@@ -136,15 +140,7 @@ part = [
     },
     {"atom": "nope"},
 ]
-for b in part:
-    r = chk("POST", "/api/partition", json=b)
-    print(
-        r.status_code,
-        json.dumps(b)[:150],
-        (r.json().get("detail") if r.status_code != 200 else "")[:160]
-        if r.headers.get("content-type", "").startswith("application/json")
-        else r.text[:100],
-    )
+post_each("/api/partition", part)
 tma = [
     {
         "tensor": "(4096,4096):(4096,1)",
@@ -185,15 +181,7 @@ tma = [
     {"tensor": "4096:1", "smem": "64:1", "tile": "64", "cluster_size": 2},
     {"tensor": "(4096,4096):(1@0,1@1)", "smem": "(128,64):(64,1)", "tile": "128,64"},
 ]
-for b in tma:
-    r = chk("POST", "/api/tma/partition", json=b)
-    print(
-        r.status_code,
-        json.dumps(b)[:150],
-        (r.json().get("detail") if r.status_code != 200 else "")[:160]
-        if r.headers.get("content-type", "").startswith("application/json")
-        else r.text[:100],
-    )
+post_each("/api/tma/partition", tma)
 desc = [
     {"descriptor": "0x4000004000010000", "arch": "sm100"},
     {"descriptor": "0xffffffffffffffff", "arch": "sm100"},
@@ -211,15 +199,7 @@ desc = [
     {"descriptor": (1 << 46) | (2 << 61), "arch": "sm100", "tile": "Sw<3,4,3> o (64,64):(64,1)"},
     {"descriptor": (1 << 46) | (2 << 61), "arch": "sm100", "k": 256, "mn": 256},
 ]
-for b in desc:
-    r = chk("POST", "/api/solve/descriptor", json=b)
-    print(
-        r.status_code,
-        json.dumps(b)[:150],
-        (r.json().get("detail") if r.status_code != 200 else "")[:160]
-        if r.headers.get("content-type", "").startswith("application/json")
-        else r.text[:100],
-    )
+post_each("/api/solve/descriptor", desc)
 enc = [
     {"tile": "Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_16),(_64,_1)):((_64,_512),(_1,_0))", "arch": "sm100"},
     {"tile": "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))", "arch": "sm100"},
@@ -239,15 +219,7 @@ enc = [
     {"tile": "((8,8),(8,8)):((8,64),(1,512))", "arch": "sm100", "major": "MN"},
     {"tile": "((8,8),(8,8)):((8,64),(1,-512))", "arch": "sm100"},
 ]
-for b in enc:
-    r = chk("POST", "/api/solve/descriptor/encode", json=b)
-    print(
-        r.status_code,
-        json.dumps(b)[:150],
-        (r.json().get("detail") if r.status_code != 200 else str(r.json().get("descriptor")))[:160]
-        if r.headers.get("content-type", "").startswith("application/json")
-        else r.text[:100],
-    )
+post_each("/api/solve/descriptor/encode", enc, shown="descriptor")
 pages = [
     {"panel": "blackwell", "bw_kind": "f16", "bw_m": "96"},
     {"panel": "blackwell", "bw_n": "250"},
