@@ -755,3 +755,15 @@ def test_api_tiled_names_a_field_its_form_does_not_take(client, body, field):
     ``mma`` beside ``layout_tv``: now 422 naming the field."""
     r = client.post("/api/tiled", json=body)
     assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}:"), r.text
+
+
+def test_a_coordinate_with_underscores_prints_them_in_a_refusal(client):
+    """A tile coordinate keeps a mode with ``_`` (None here); a refusal that quotes the coordinate printed Python's
+    ``(1,None,2)``, which is no CuTe spelling and does not parse back. It prints CuTe's ``(1,_,2)``, in the algebra
+    and through ``/api/algebra``."""
+    with pytest.raises(ValueError) as exc:
+        A.local_tile(A.parse("(64,32):(32,1)"), A.parse("(16,8,4)"), (1, None, 2))
+    assert "(1,_,2)" in str(exc.value) and "None" not in str(exc.value)
+    r = client.post("/api/algebra", json={"op": "local_tile", "args": ["(64,32):(32,1)", "(16,8,4)", "(1,_,2)"]})
+    assert r.status_code == 422 and "(1,_,2)" in r.json()["detail"] and "None" not in r.json()["detail"]
+    assert A.inttuple.to_str((1, (None, 3), None)) == "(1,(_,3),_)"

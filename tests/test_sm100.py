@@ -350,3 +350,17 @@ def test_tv_blackwell_i8_default_accumulator(client):
     assert r.status_code == 200 and "SM100_MMA_S8_SS" in r.text and "int32_t" in r.text
     r = client.get("/tv", params={"panel": "blackwell", "bw_kind": "i8", "bw_c": "f32"})
     assert "kind::i8 accumulates in int32_t, not float" in r.text
+
+
+@pytest.mark.parametrize("kind, op", [("mxf8f6f4", "SM100_MMA_MXF8F6F4_SS"), ("kind::mxf4", "SM100_MMA_MXF4_SS"),
+                                      ("MXF4NVF4", "SM100_MMA_MXF4NVF4_SS_SPARSE")])
+def test_block_scaled_kinds_are_named_as_not_modelled_not_as_missing(kind, op):
+    """tcgen05.mma has the block-scaled kinds mxf8f6f4, mxf4 and mxf4nvf4 (CuTe compiles SM100_MMA_MXF8F6F4_SS and
+    the others). The refusal said "kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4", which teaches that they do
+    not exist; it names them, CuTe's op, and what is modelled instead."""
+    with pytest.raises(ValueError) as exc:
+        atoms.umma(kind, 128, 256)
+    msg = str(exc.value)
+    assert "block-scaled" in msg and op in msg and "not modelled here" in msg and "kind must be one of" not in msg
+    with pytest.raises(ValueError, match="kind must be one of"):
+        atoms.umma("f64", 128, 256)

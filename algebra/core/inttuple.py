@@ -325,10 +325,10 @@ def coordinates(shape: IntTuple) -> list:
 
 
 def to_str(t: IntTuple) -> str:
-    """CuTe notation of an HTuple: ``(4,(2,4))``; no spaces."""
+    """CuTe notation of an HTuple: ``(4,(2,4))``; no spaces. A ``None`` leaf (CuTe's ``_``) prints as ``_``."""
     if type(t) is tuple:  # the int leaves inline (one list, no generator frame)
         return "(" + ",".join([str(x) if type(x) is int else to_str(x) for x in t]) + ")"
-    return str(t)
+    return "_" if t is None else str(t)
 
 
 # --------------------------------------------------------------------------------------------- validation

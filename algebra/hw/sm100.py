@@ -60,6 +60,9 @@ KINDS: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...], str]] = {
 _KIND_ALIASES = {"tf32": "tf32", "f16": "f16", "bf16": "f16", "f16bf16": "f16", "i8": "i8", "s8": "i8", "u8": "i8",
                  "int8": "i8", "f8f6f4": "f8f6f4", "f8": "f8f6f4", "fp8": "f8f6f4", "e4m3": "f8f6f4",
                  "e5m2": "f8f6f4"}
+#: the block-scaled kinds CuTe has (``SM100_MMA_MXF8F6F4_SS``, ``SM100_MMA_MXF4_SS``, ``SM100_MMA_MXF4NVF4_SS_SPARSE``)
+_BLOCK_SCALED = {"mxf8f6f4": "SM100_MMA_MXF8F6F4_SS", "mxf4": "SM100_MMA_MXF4_SS",
+                 "mxf4nvf4": "SM100_MMA_MXF4NVF4_SS_SPARSE"}
 _MN_MAJOR_OK = {"half_t", "bfloat16_t", "tfloat32_t", "int8_t", "uint8_t", "float_e4m3_t", "float_e5m2_t"}
 
 
@@ -158,6 +161,11 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
     ``size(C) == M * N`` and C is a bijection onto the M x N tile."""
     kkey = _KIND_ALIASES.get(str(kind).strip().lower().removeprefix("kind::"))
     if kkey is None:
+        key = str(kind).strip().lower().removeprefix("kind::")
+        if key in _BLOCK_SCALED:  # real tcgen05 kinds (CuTe's SM100_MMA_MX*), not modelled: say so, never imply none
+            raise LayoutError(f"kind::{key} (CuTe's {_BLOCK_SCALED[key]}) is a block-scaled tcgen05.mma kind with scale factors "
+                              "in tensor memory and its own instruction descriptor; it is not modelled here, only "
+                              "tf32, f16 (bf16), i8 (s8) and f8f6f4 are")
         raise LayoutError(f"kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4; not {kind!r}")
     frag, ptx_kind, ab_ok, c_ok, default = KINDS[kkey]
     if ab_type is None:  # a kind named by a type (bf16, u8, e5m2, ...) takes that type
