@@ -163,9 +163,9 @@ def umma(kind: str, m: int, n: int, a_major: str = "K", b_major: str = "K", cta_
     if kkey is None:
         key = str(kind).strip().lower().removeprefix("kind::")
         if key in _BLOCK_SCALED:  # real tcgen05 kinds (CuTe's SM100_MMA_MX*), not modelled: say so, never imply none
-            raise LayoutError(f"kind::{key} (CuTe's {_BLOCK_SCALED[key]}) is a block-scaled tcgen05.mma kind with scale factors "
-                              "in tensor memory and its own instruction descriptor; it is not modelled here, only "
-                              "tf32, f16 (bf16), i8 (s8) and f8f6f4 are")
+            raise LayoutError(f"kind::{key} (CuTe's {_BLOCK_SCALED[key]}) is a block-scaled tcgen05.mma kind with "
+                              "scale factors in tensor memory and its own instruction descriptor; it is not modelled "
+                              "here, only tf32, f16 (bf16), i8 (s8) and f8f6f4 are")
         raise LayoutError(f"kind must be one of tf32, f16 (bf16), i8 (s8), f8f6f4; not {kind!r}")
     frag, ptx_kind, ab_ok, c_ok, default = KINDS[kkey]
     if ab_type is None:  # a kind named by a type (bf16, u8, e5m2, ...) takes that type
