@@ -218,6 +218,53 @@ def _mma_wide(rng: random.Random) -> dict:
             "row_major": rng.random() < 0.5, "copies": copies, "identity": rng.choice("ABC")}
 
 
+ODD_LAYOUTS = ["((2,2),1,1)", "(2,(2,2),1)", "(2,2,1):(1,4,0)", "(2,2,1):(4,1,0)", "(2,1,1):(2,0,0)",
+               "(1,2,1):(0,2,0)", "((2,2),2,1):((1,4),2,0)", "(4,1,1):(1,0,0)", "(2,2,1):(2,1,4)", "(1,1,2):(0,0,1)",
+               "(2,1,2):(1,0,2)", "((1,2),(2,1),1)", "(2,2,1):(1,1,0)", "(3,1,1)", "(1,3,1)", "(2,2,1):(0,1,0)"]
+
+
+def gen_odd_cases(seed: int, n: int) -> list[dict]:
+    """Tiled MMAs (SM70 / SM80 atoms) with odd atom layouts (nested, gapped, stride-0 and overlapping thread modes,
+    3 atoms along a mode) and permutations (sizes 2-3x the tile, transposes, strided, interleaved and gapped layouts),
+    tiles of half to twice the tiled MMA's, with make_tiled_copy_A/B/C where a copy fits: CuTe's answers where it
+    compiles, a refusal on both sides where it does not."""
+    rng = random.Random(seed)
+    names = [x for x in {**MMAS, **MMAS_WIDE} if not x.startswith("SM90")]
+    out: list[dict] = []
+    while len(out) < n:
+        name, lay = rng.choice(names), rng.choice(ODD_LAYOUTS)
+        perm: list[Any] = [None, None, None]
+        try:
+            tm = atoms.make_tiled_mma(name, A.parse(lay))
+            for i in range(3):
+                t, r = tm.tile_size_mnk(i), rng.random()
+                if r < 0.2:
+                    perm[i] = t * rng.choice([2, 3])
+                elif r < 0.45 and t % 4 == 0:
+                    perm[i] = rng.choice([f"({t // 4},4):(4,1)", f"(4,{t // 4}):({t // 4},1)", f"({t // 2},2):(2,1)",
+                                          f"({t // 2},2):(1,{t})", f"(({t // 4},2),2):((2,1),{t // 2})"])
+                elif r < 0.55:
+                    perm[i] = f"{t}:2"
+            tm = atoms.make_tiled_mma(name, A.parse(lay), _perm(perm))
+            dims, thr = [tm.tile_size_mnk(i) for i in range(3)], rng.randrange(tm.num_threads)
+        except A.LayoutError:  # CuTe must refuse it too
+            tm, dims, thr = None, [32, 32, 16], 0
+        m, nn, k = (max(1, int(d * rng.choice([1, 2, 1.5, 0.5]))) for d in dims)
+        copies = {}
+        for op, t in zip("ABC", {**MMAS, **MMAS_WIDE}[name][1:], strict=True):
+            try:
+                tv = tm.get_layout_TV(op) if tm is not None else None
+            except A.LayoutError:
+                tv = None
+            good = [c for c in COPIES if tv is not None and _fits(c, BITS[t], tv) and (
+                BITS[t] == 16 or "LDSM" not in c and "STSM" not in c) and not (op == "C" and "CP_ASYNC" in c)]
+            if good and rng.random() < 0.6:
+                copies[op] = rng.choice(good)
+        out.append({"kind": "mma", "atom": name, "layout": lay, "perm": perm, "thr": thr, "A": [m, k], "B": [nn, k],
+                    "C": [m, nn], "row_major": rng.random() < 0.5, "copies": copies, "identity": rng.choice("ABC")})
+    return out
+
+
 def _perm(perm: list[Any]) -> tuple:
     return tuple(p if p is None or isinstance(p, int) else A.parse(p) for p in perm)
 
@@ -1066,6 +1113,8 @@ def main(argv: list[str] | None = None) -> int:
                     "CuTe answers it records (no compiler)")
     ap.add_argument("--tiles", action="store_true", help="local_tile / local_partition with projections "
                     "(gen_tile_cases)")
+    ap.add_argument("--odd", action="store_true", help="tiled MMAs with odd atom layouts and permutations "
+                    "(gen_odd_cases)")
     ap.add_argument("--umma-ops", action="store_true", help="tcgen05.mma op structs with hostile M, N, majors and "
                     "types, built with nvcc -arch=sm_100a so CuTe's static_asserts fire (gen_umma_op_cases)")
     a = ap.parse_args(argv)
@@ -1076,7 +1125,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(tally, sort_keys=True))
         return 1 if bad else 0
     cases = gen_tmem_cases(a.seed, a.n) if a.tmem else gen_umma_cases(a.seed, a.n) if a.umma else gen_tile_cases(
-        a.seed, a.n) if a.tiles else gen_cases(a.seed, a.n, a.wide)
+        a.seed, a.n) if a.tiles else gen_odd_cases(a.seed, a.n) if a.odd else gen_cases(a.seed, a.n, a.wide)
     if a.rescore:  # a file written by --out: score the current tree against CuTe's recorded answers
         recs = json.loads(a.rescore.read_text())
         cases, cute = [r["case"] for r in recs], {k: v for r in recs for k, v in r["cute"].items()}

@@ -28,12 +28,15 @@ from cute_cpp import cuda_include, cute_include, toolchain  # noqa: E402
 pytestmark = [pytest.mark.oracle]
 
 
-def test_fresh_cases_equal_cute_cpp():
+@pytest.mark.parametrize("gen", ["gen_cases", "gen_odd_cases"])
+def test_fresh_cases_equal_cute_cpp(gen):
+    """Fresh tiled MMAs / copies / tiles (gen_cases), and tiled MMAs with odd atom layouts and permutations
+    (gen_odd_cases)."""
     if toolchain() is None:
         pytest.skip("no C++ compiler, CuTe headers or CUDA headers")
     seed = int(os.environ.get("LAYOUTLAB_ORACLE_SEED", random.randrange(1 << 30)))
     n = int(os.environ.get("LAYOUTLAB_ORACLE_N", "30"))
-    cases = cute_vocab.gen_cases(seed, n)
+    cases = getattr(cute_vocab, gen)(seed, n)
     cute = cute_vocab.run_cpp(cases)
     bad = cute_vocab.compare(cases, cute)
     assert not bad, f"seed {seed}:\n" + "\n".join(bad[:20])
