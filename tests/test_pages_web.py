@@ -87,8 +87,9 @@ def test_tv_sector_panel_seed_numbers(client):
 
 
 def test_tv_unknown_atom_inline(client):
-    r = client.get("/tv", params={"atom": "SM99_X"})
-    assert r.status_code == 200 and 'role="alert"' in r.text
+    r = client.get("/tv", params={"atom": "SM99_X"})  # a name the atom menu does not offer: app.page_query
+    assert r.status_code == 422 and 'role="alert"' in r.text and '<li data-field="atom">' in r.text
+    assert '<option value="SM99_X" selected disabled>' in r.text
 
 
 def test_openapi_lists_the_contract_routes(client):
