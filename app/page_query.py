@@ -4,9 +4,11 @@ A page's menus (``/?colour=``, ``/banks?element_bytes=``, ``/tv?bits=``, ``/doct
 ``/lab?gemm=``, ``/drills?numbers=``, ...) are read by :func:`pick`. A value the menu does not offer, blank
 included, raises :class:`QueryProblem` (a ``LayoutError`` naming the field and its choices); a page query that fails
 its declared type (``/drills?seed=-1``) is the same problem. Every page answers it the same way
-(:func:`answer`): status 422, the page itself (drawn as it is without the refused fields), the problem named in the
-page (``role="alert"``) and the value kept in the form's field of that name, so the person sees what they gave and
-what it takes. The JSON API keeps its 422 ``{"detail"}``.
+(:func:`answer`): status :data:`STATUS` (200, as a page answers a layout that does not parse: the page is the answer,
+its form shows the problem; a 4xx document is also an error in the browser's console, and htmx swaps no 4xx
+fragment), the page itself (drawn as it is without the refused fields), the problem named in the page
+(``role="alert"``) and the value kept in the form's field of that name, so the person sees what they gave and what
+it takes. The JSON API keeps its 422 ``{"detail"}``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from starlette.responses import HTMLResponse, Response
 from algebra import LayoutError
 from app.config import clip
 
+#: the status of every page (and page fragment) that names a refused query value
+STATUS = 200
 #: a menu of more choices than this is named by its size and first few, not listed whole
 LISTED = 24
 #: at most this many refused fields are named on one page (each one costs a render of the page without it)
@@ -78,8 +82,8 @@ def is_page(request: Request) -> bool:
 
 async def answer(request: Request, first: list[tuple[str, str, str]]) -> Response:
     """The page's answer to refused query values ``first`` ([(field, value, message)]): the page drawn without
-    them (and without any further refused field it meets), status 422, each problem named in the page and each
-    value kept in its form field. Post-condition: the same status and the same inline form on every page."""
+    them (and without any further refused field it meets), each problem named in the page and each value kept in
+    its form field. Post-condition: status :data:`STATUS` and the same inline form on every page."""
     if request.scope.get(_RERUN):  # the page drawn without earlier problems met another: the first answer adds it
         raise _More(first)
     problems = list(first)
@@ -90,7 +94,7 @@ async def answer(request: Request, first: list[tuple[str, str, str]]) -> Respons
         except _More as more:
             problems.extend(more.problems)
     else:
-        status, headers, body = 422, {}, b""
+        status, headers, body = 204, {}, b""
     html = body.decode("utf-8", "replace") if status < 300 else ""
     if not html.strip() and not _htmx(request):  # the page without them is a redirect or a refusal: the site's page
         from app.templating import templates
@@ -103,7 +107,7 @@ async def answer(request: Request, first: list[tuple[str, str, str]]) -> Respons
     alert = _alert(problems)
     html = re.sub(r"<main>", lambda m: m.group(0) + alert, html, count=1) if "<main>" in html else alert + html
     keep = {k: v for k, v in headers.items() if k.lower() in ("set-cookie", "hx-retarget", "hx-reswap", "vary")}
-    response = HTMLResponse(html, status_code=422)
+    response = HTMLResponse(html, status_code=STATUS)
     for k, v in keep.items():
         response.headers.append(k, v)
     response.headers["HX-Query-Problem"] = ",".join(f for f, _, _ in problems)[:200]

@@ -358,13 +358,9 @@
     const form = ev.detail.elt && (ev.detail.elt.tagName === "FORM" ? ev.detail.elt : ev.detail.elt.form);
     if (form && ev.detail.xhr && live(form)) sent.set(ev.detail.xhr, [keyOf(form), edits.get(keyOf(form)) || 0]);
   });
-  // a refused page query (app/page_query.py: 422 with HX-Query-Problem) is swapped like any answer: its fragment
-  // names the field inline, as the whole page does
-  document.addEventListener("htmx:beforeSwap", (ev) => {
-    if (ev.detail.xhr && ev.detail.xhr.status === 422 && ev.detail.xhr.getResponseHeader("HX-Query-Problem")) {
-      ev.detail.shouldSwap = true;
-      ev.detail.isError = false;
-    }
+  // a field that kept a refused query value (app/page_query.py) is valid again once the person picks or types one
+  document.addEventListener("input", (ev) => {
+    if (ev.target.getAttribute && ev.target.getAttribute("aria-invalid") === "true") ev.target.removeAttribute("aria-invalid");
   }, true);
   document.addEventListener("htmx:beforeSwap", (ev) => {
     const s = ev.detail.xhr && sent.get(ev.detail.xhr);
