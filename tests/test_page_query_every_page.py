@@ -136,3 +136,24 @@ def test_the_json_api_keeps_its_422(client, path, body):
 def test_the_api_drills_route_keeps_json_for_a_bad_query(client):
     r = client.get("/api/drills/next?kind=offsets&seed=-1")
     assert r.status_code == 422 and "seed" in r.json()["detail"]
+
+
+def test_every_link_the_site_builds_to_its_pages_is_read_without_a_problem(client):
+    """The GEMM ladder's links (explorer, banks lab, TV atlas, doctor) name only values the pages offer."""
+    links = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str) and x.startswith("/") and "?" in x and not x.startswith("/api/"):
+            links.append(x)
+
+    walk(client.get("/api/bench/gemm/rungs").json())
+    assert len(links) >= 10, links
+    for url in sorted(set(links)):
+        r = client.get(url, headers={"Accept": "text/html"})
+        assert r.status_code == 200 and 'id="query-problems"' not in r.text, (url, r.text[:300])

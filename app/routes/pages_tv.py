@@ -290,8 +290,8 @@ def tv_page(request: Request) -> HTMLResponse:
     """The whole page, or one panel's fragment: the panel named by ``?panel=`` (a lazy section's first opening) or
     by htmx's HX-Target (a form re-rendering its own result)."""
     q = {k: request.query_params.get(k, v)[:8000 if k.startswith("tt_") else 4000] for k, v in DEFAULTS.items()}
-    for key in MENUS:  # a value no menu offers: the page's answer is app.page_query's
-        _menu(q, key)
+    for key in MENUS:  # a value no menu offers: the page's answer is app.page_query's; one it offers, its spelling
+        q[key] = str(_menu(q, key))
     mma = q["atom"].strip().upper() in {n.upper() for n in atoms.mma_names()}  # the operands this atom's menu offers
     q["operand"] = pick(q["operand"], ("", "A", "B", "C") if mma else ("", "src", "dst"), "", "operand")
     state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
