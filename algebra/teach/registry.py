@@ -8,7 +8,8 @@ this table; nothing else lists the ops.
 Argument kinds (``Arg.kind``) and how text is read (``parse_value``):
 
 - ``layout``: a layout in CuTe notation (also swizzled ``Sw<B,M,S> o off o L`` where the op takes one);
-- ``tiler``: a layout, an integer ``n`` (the layout ``n:1``) or a tiler ``<2:1, _, 4:2>`` (a JSON list in the API);
+- ``tiler``: a layout, an integer ``n`` (the layout ``n:1``), a tiler ``<2:1, _, 4:2>`` (a JSON list in the API) or a
+  shape ``(4,3)`` (by mode, as CuTe reads ``make_shape(4,3)``: the tiler ``<4:1, 3:1>``);
 - ``int``: an integer;  ``shape``: an integer or an integer tuple ``(8,(2,4))``;
 - ``cotarget``: a shape, or a layout standing for its shape (CuTe's ``complement`` reads ``shape(cotarget)``);
 - ``profile``: an integer tuple whose structure alone matters (``(1,1)``; CuTe's ``Step<_1,_1>``);
@@ -35,6 +36,7 @@ from typing import Any
 from algebra.core import emit, inverses, ops, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout
 from algebra.core.notation import parse_arg, parse_htuple
 from algebra.hw.atoms import UINT_TYPES
 from algebra.teach import coords
@@ -345,6 +347,8 @@ def parse_value(text: str, kind: str, what: str) -> Any:
         raise LayoutError(f"{what}: {exc}") from None
     if kind == "layout" and (isinstance(value, tuple) or isinstance(value, int)):
         raise LayoutError(f"{what}: expected a layout such as (4,8):(8,1), got {text!r}")
+    if kind == "tiler" and isinstance(value, Layout) and ":" not in text and "Layout" not in text:
+        return value.shape  # a shape (``(4,3)``, ``Shape<_4,_3>{}``) as a tiler is by mode, as CuTe reads it
     return value
 
 

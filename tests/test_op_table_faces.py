@@ -1,0 +1,64 @@
+"""The op table's three faces on one input: the library (a Python tuple as a tiler), ``POST /api/algebra`` and the
+workbench read a typed argument as CuTe reads it, and answer and refuse with the same words (fresh inputs, seeds
+17700-17799)."""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+
+import pytest
+
+import algebra as A
+from algebra import LayoutError, registry
+from algebra.core.notation import show
+
+P = A.parse
+TILER_OPS = [name for name, op in registry.OPS.items() if any(a.kind == "tiler" for a in op.args)]
+
+
+def _page_text(client, op: str, args: list[str]) -> str:
+    page = client.get("/algebra", params={"op": op, **dict(zip("abc", args, strict=False))})
+    assert page.status_code == 200
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page.text)))
+
+
+def _library(op: str, args: tuple) -> str:
+    try:
+        res = registry.get(op).fn(*args)
+    except LayoutError as err:
+        return f"refused: {err}"
+    return show(res[0] if registry.get(op).result == "tile" else res)
+
+
+@pytest.mark.parametrize("text", ["(4,3)", "(4, 3)", "(_4,_3)", "Shape<_4,_3>{}", "[4,3]", "<4:1, 3:1>"])
+def test_a_shape_typed_as_a_tiler_is_a_tiler_by_mode(text):
+    """CuTe reads a Shape used as a tiler mode by mode (``local_tile(t, make_shape(4,3), coord)``): the text
+    ``(4,3)`` is the tiler <4:1, 3:1>, not the one layout (4,3):(1,4) composed on the 1-D coordinate."""
+    assert registry.parse_value(text, "tiler", "tiler") in ((4, 3), (P("4:1"), P("3:1")))
+    a = P("(8,12):(1,8)")
+    assert str(A.logical_divide(a, registry.parse_value(text, "tiler", "tiler"))) == "((4,2),(3,4)):((1,4),(8,24))"
+
+
+def test_a_layout_typed_as_a_tiler_stays_one_layout():
+    for text in ["(4,3):(1,4)", "Layout<Shape<_4,_3>>{}", "4", "_4"]:
+        v = registry.parse_value(text, "tiler", "tiler")
+        assert v == 4 or isinstance(v, A.Layout), (text, v)
+
+
+def test_shape_tilers_agree_on_every_face(client):
+    """Every op with a tiler argument, a fresh shape tiler typed as text: the API's result, the workbench's and the
+    library's (the tiler as a Python tuple) are the same, and so is a refusal's text."""
+    rng = random.Random(17731)
+    for op in TILER_OPS:
+        for _ in range(3):
+            a = A.Layout((rng.choice((4, 8, 12)), rng.choice((6, 8, 12))), (1, 16))
+            tiler = (rng.choice((2, 4)), rng.choice((2, 3, 4)))
+            extra = [] if op != "local_tile" else [show((rng.randrange(2), rng.randrange(2)))]
+            texts = [str(a), show(tiler), *extra]
+            want = _library(op, (a, tiler, *[registry.parse_value(x, "coord", "c") for x in extra]))
+            r = client.post("/api/algebra", json={"op": op, "args": texts})
+            got = r.json()["result"] if r.status_code == 200 else f"refused: {r.json()['detail']}"
+            assert got == want, (op, texts)
+            assert want.removeprefix("refused: ") in _page_text(client, op, texts), (op, texts)
