@@ -62,3 +62,20 @@ def test_shape_tilers_agree_on_every_face(client):
             got = r.json()["result"] if r.status_code == 200 else f"refused: {r.json()['detail']}"
             assert got == want, (op, texts)
             assert want.removeprefix("refused: ") in _page_text(client, op, texts), (op, texts)
+
+
+@pytest.mark.parametrize(("op", "args"), [
+    ("flat_product", ["(6,2):(1,6)", "<(6,8):(0,8), (3,4):(6,4)>"]),
+    ("tiled_product", ["(2,(6,6)):(16,(6,2))", "<(4,(1,(3,4)),2):(3,(4,(3,32)),6), _>"]),
+    ("zipped_divide", ["(1,3,8):(3,3,3)", "<(8,4):(-1,16)>"]),
+])
+def test_a_long_refusal_reaches_the_api_whole(client, op, args):
+    """A refusal of short arguments whose text runs past the echo cap (the composition inside, its counterexample and
+    what CuTe prints for the whole op): the API's detail is the library's text, counterexample included, as the
+    workbench shows it."""
+    with pytest.raises(LayoutError) as exc:
+        registry.get(op).fn(*registry.parse_args(registry.get(op), list(args)))
+    assert len(str(exc.value)) > 400
+    r = client.post("/api/algebra", json={"op": op, "args": args})
+    assert r.status_code == 422 and r.json()["detail"] == str(exc.value)
+    assert str(exc.value) in _page_text(client, op, args)
