@@ -79,3 +79,25 @@ def test_a_long_refusal_reaches_the_api_whole(client, op, args):
     r = client.post("/api/algebra", json={"op": op, "args": args})
     assert r.status_code == 422 and r.json()["detail"] == str(exc.value)
     assert str(exc.value) in _page_text(client, op, args)
+
+
+@pytest.mark.parametrize(("op", "args", "named"), [
+    ("logical_divide", ["(8,8):(1,8)", "0"], "tiler"),
+    ("zipped_divide", ["(8,8):(1,8)", "-2"], "tiler"),
+    ("local_tile", ["(16,16):(16,1)", "0", "(1,2)"], "tiler"),
+    ("composition", ["(8,8):(1,8)", "0"], "B"),
+    ("logical_product", ["(2,2):(1,2)", "0"], "B"),
+    ("local_tile", ["(16,16):(16,1)", "<4:1, 4:1>", "(1,(0,1))"], "tile coordinate"),
+    ("local_tile", ["(16,16):(16,1)", "<4:1, 4:1>", "((((((1))))))"], "tile coordinate"),
+    ("tile_unzip", ["((2,4),(4,2)):((1,2),(8,32))", "((((((1))))))"], "tiler"),
+    ("zipped_product", ["(4,2):(1,4)", "<3:16, _>"], "tiler"),
+    ("recast_layout", ["(8,8):(1,8)", "0", "32"], "old bits"),
+    ("recast_layout", ["(8,8):(1,8)", "16", "-3"], "new bits"),
+])
+def test_a_bad_argument_is_named_on_both_faces(client, op, args, named):
+    """A 422 that says which argument is wrong (and how), the same words on the workbench."""
+    r = client.post("/api/algebra", json={"op": op, "args": args})
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert named in detail, detail
+    assert detail in _page_text(client, op, args)

@@ -347,6 +347,8 @@ def parse_value(text: str, kind: str, what: str) -> Any:
         raise LayoutError(f"{what}: {exc}") from None
     if kind == "layout" and (isinstance(value, tuple) or isinstance(value, int)):
         raise LayoutError(f"{what}: expected a layout such as (4,8):(8,1), got {text!r}")
+    if kind == "tiler" and isinstance(value, int) and value <= 0:  # the layout n:1, as ``-2`` is refused
+        raise LayoutError(f"{what}: shape entries must be positive integers, got {value}")
     if kind == "tiler" and isinstance(value, Layout) and ":" not in text and "Layout" not in text:
         return value.shape  # a shape (``(4,3)``, ``Shape<_4,_3>{}``) as a tiler is by mode, as CuTe reads it
     return value
