@@ -101,3 +101,11 @@ def test_a_bad_argument_is_named_on_both_faces(client, op, args, named):
     detail = r.json()["detail"]
     assert named in detail, detail
     assert detail in _page_text(client, op, args)
+
+
+@pytest.mark.parametrize("tiler", [[0], [2, -1], "[0]", "<0>", "<2:1, 0>", "(2,0)", "0", 0])
+def test_a_tile_size_below_one_is_named_in_every_tiler_form(client, tiler):
+    """An integer of a tiler stands for the layout n:1: in a JSON list, ``<...>``, a shape or alone, a size <= 0 is a
+    422 that names the tiler."""
+    r = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(1,8)", tiler]})
+    assert r.status_code == 422 and r.json()["detail"].startswith("tiler: shape entries must be positive"), r.json()
