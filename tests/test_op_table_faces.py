@@ -109,3 +109,20 @@ def test_a_tile_size_below_one_is_named_in_every_tiler_form(client, tiler):
     422 that names the tiler."""
     r = client.post("/api/algebra", json={"op": "logical_divide", "args": ["(8,8):(1,8)", tiler]})
     assert r.status_code == 422 and r.json()["detail"].startswith("tiler: shape entries must be positive"), r.json()
+
+
+@pytest.mark.parametrize(("op", "args"), [
+    ("complement", ["(2,2):(3,8)", "16"]),  # "..., but CuTe would print 3:1 here, of size 3; ..."
+    ("complement", ["(8,24):(9,97)", "2298"]),
+    ("composition", ["(6,2):(8,2)", "4:4"]),
+    ("logical_divide", ["(6,2):(8,2)", "4:4"]),
+    ("left_inverse", ["(6,3):(2,1)"]),
+    ("right_inverse", ["Sw<2,0,-7> o 4:1"]),
+    ("complement", ["2:-1", "8"]),
+])
+def test_the_workbench_states_the_refusal_in_the_librarys_words(client, op, args):
+    """The lesson splits the refusal (the condition, CuTe's print, the counterexample) but keeps its words: the page
+    reads as the library's text, the joins included."""
+    with pytest.raises(LayoutError) as exc:
+        registry.get(op).fn(*registry.parse_args(registry.get(op), list(args)))
+    assert str(exc.value) in _page_text(client, op, args)
