@@ -126,3 +126,17 @@ def test_the_workbench_states_the_refusal_in_the_librarys_words(client, op, args
     with pytest.raises(LayoutError) as exc:
         registry.get(op).fn(*registry.parse_args(registry.get(op), list(args)))
     assert str(exc.value) in _page_text(client, op, args)
+
+
+@pytest.mark.parametrize(("op", "args"), [
+    ("logical_divide", ["(2,1):(4,-1)", "<_, 2>"]),  # the tiler's 2 does not divide A's mode of size 1
+    ("logical_divide", ["(4,3):(1,4)", "<_, 2>"]),
+])
+def test_a_divide_the_library_answers_is_answered_on_every_face(client, op, args):
+    """The size note under a divide (its tiler does not divide A) must not refuse the answer: logical_divide with a
+    ``_`` tiler mode answers even where zipped_divide of the same arguments is refused (zip2_by needs a pair)."""
+    want = _library(op, tuple(registry.parse_args(registry.get(op), list(args))))
+    assert not want.startswith("refused")
+    r = client.post("/api/algebra", json={"op": op, "args": args})
+    assert r.status_code == 200 and r.json()["result"] == want, r.json()
+    assert f"= {want}" in _page_text(client, op, args)
