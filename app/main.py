@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from algebra import LayoutError
 from app import budget, cookies, http_errors, openapi, outage, page_query
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
-from app.config import MAX_NESTING, clip
+from app.config import MAX_ECHO, MAX_NESTING, MAX_REFUSAL, clip
 from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
@@ -170,7 +170,9 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
             return await page_query.answer(request, [(exc.field, exc.value, clip(str(exc)))])
         if isinstance(exc, WorkCapError) and not request.url.path.startswith("/api/"):
             return _page_error(request, clip(str(exc)))
-        return JSONResponse({"detail": clip(str(exc))}, status_code=422)
+        # an op's refusal (the workbench's lesson) is kept whole; any other error echoes at most MAX_ECHO characters
+        limit = MAX_REFUSAL if getattr(exc, "refused", False) else MAX_ECHO
+        return JSONResponse({"detail": clip(str(exc), limit)}, status_code=422)
 
     @app.exception_handler(ServerClosing)
     async def _closing(request: Request, exc: ServerClosing):

@@ -43,9 +43,11 @@ def _lesson(message: str) -> dict:
         return {"why": message, "layout": None, "rest": "", "where": None}
     w = _WHERE.search(m["rest"])
     where = {k: int(v) for k, v in w.groupdict().items()} if w else None
-    return {"why": re.sub(r",? but$", "", m["why"].rstrip(" .")), "layout": m["layout"],
-            "rest": m["rest"].lstrip(";,. "), "where": where, "composition": message.startswith("composition "),
-            "confirmed": "not confirmed" not in m["rest"]}
+    why = m["why"].rstrip()  # the page reads as the message: "..., but" / "CuTe would print X here, of size 3; ..."
+    rest = m["rest"].lstrip(";,. ")
+    return {"why": why if why.endswith((".", ",", ";", ":", " but")) else why + ".", "layout": m["layout"],
+            "rest": rest, "sep": m["rest"][:len(m["rest"]) - len(rest)].rstrip() or ".", "where": where,
+            "composition": message.startswith("composition "), "confirmed": "not confirmed" not in m["rest"]}
 
 
 def _about(message: str, parsed: list) -> bool:
