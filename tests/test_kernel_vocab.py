@@ -764,6 +764,6 @@ def test_a_coordinate_with_underscores_prints_them_in_a_refusal(client):
     with pytest.raises(ValueError) as exc:
         A.local_tile(A.parse("(64,32):(32,1)"), A.parse("(16,8,4)"), (1, None, 2))
     assert "(1,_,2)" in str(exc.value) and "None" not in str(exc.value)
-    r = client.post("/api/algebra", json={"op": "local_tile", "args": ["(64,32):(32,1)", "(16,8,4)", "(1,_,2)"]})
+    r = client.post("/api/algebra", json={"op": "local_tile", "args": ["(64,32):(32,1)", "<16:1,8:1>", "(1,_,2)"]})
     assert r.status_code == 422 and "(1,_,2)" in r.json()["detail"] and "None" not in r.json()["detail"]
     assert A.inttuple.to_str((1, (None, 3), None)) == "(1,(_,3),_)"
