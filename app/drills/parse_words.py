@@ -28,6 +28,21 @@ def negated(toks: list[str], k: int) -> bool:
                                                               or toks[k - 2] == ")"))
 
 
+#: Words that turn what follows into its opposite: ``not (1,8)``, ``never a hole``, ``except (2,3)``.
+NEGATIONS = frozenset(("not", "never", "except", "excluding", "without", "nor", "isn", "doesn", "don", "t"))
+
+
+def negation(text: str) -> str | None:
+    """The first negation word of ``text`` (NEGATIONS, ``isn't`` / ``doesn't`` by their stems), or None. A reader
+    that skips the words around its values calls this, so ``not (1,8) (1,9)`` is never read as the pairs it
+    negates. Linear time."""
+    toks = tokens(text)
+    for k, tok in enumerate(toks):
+        if tok in NEGATIONS and (tok != "t" or (k > 0 and toks[k - 1] == "'")):
+            return "n't" if tok in ("isn", "doesn", "don", "t") else tok
+    return None
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased words, numbers (``12``, ``12.5``) and single signs of ``text``, in order (``16-way`` ->
     ``16``, ``-``, ``way``)."""
@@ -289,5 +304,5 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "find_words", "labelled_int", "negated", "parse_coord", "parse_padding", "parse_rc",
+__all__ = ["COORD_LABELS", "NEGATIONS", "find_words", "labelled_int", "negated", "negation", "parse_coord", "parse_padding", "parse_rc",
            "parse_sector_answer", "parse_swizzle", "tokens"]

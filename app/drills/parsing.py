@@ -168,7 +168,7 @@ MAX_PAIRS = 4096
 def parse_pairs(text: str) -> list[tuple[int, int]]:
     """Read coordinate pairs such as ``(1,8) (1,9)``; a range inside a pair expands: ``(1, 8..15)`` or ``(1,8-15)``
     is the eight pairs (1,8) ... (1,15). Post-condition: pairs in the order written, ranges expanded in order, at most
-    MAX_PAIRS of them in all (else AnswerError)."""
+    MAX_PAIRS of them in all (else AnswerError); AnswerError when a word around them negates them (``not (1,8)``)."""
     s = re.sub(r"\s+", "", clean(text))
     s = re.sub(r"(?<=\d)(?:-|to|\.\.\.?)(?=\d)", "..", s)
     pairs: list[tuple[int, int]] = []
@@ -183,6 +183,10 @@ def parse_pairs(text: str) -> list[tuple[int, int]]:
         rest = rest.replace(m.group(0), "", 1)
     if re.search(r"\d", rest):
         raise AnswerError("expected pairs written as (row,col); found numbers outside parentheses")
+    from app.drills.parse_words import negation
+
+    if (word := negation(re.sub(r"\([^()]*\)", " ", clean(text)))) is not None:
+        raise AnswerError(f"'{word}' negates the pairs: list the pairs that are the answer")
     if not pairs:
         raise AnswerError("no (row,col) pairs found")
     return pairs

@@ -1,0 +1,80 @@
+"""Answers a learner types around the key, on fresh seeds of every kind: a bound or an estimate in words (``at
+least K``, ``K or more``, ``approximately K``), a negation (``not K``), a hedge after a comma (``row, or column``) and
+a combining mark are never graded right; the key in LaTeX math (``$K$``, ``\\(K\\)``) or after an ``answer:`` label
+is read as the key. Checked through the grader and through the JSON route a learner uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.drills.core import generate, kinds
+
+SEEDS = range(17100, 17104)
+
+BOUNDS = ("at least {k}", "at most {k}", "up to {k}", "{k} or more", "{k} or less", "approximately {k}",
+          "about {k}", "roughly {k}", "{k}, roughly", "maybe {k}", "{k} at most", "no more than {k}")
+WRAPPED = ("${k}$", "$$ {k} $$", "\\({k}\\)", "\\[ {k} \\]", "answer: {k}", "Answer = {k}", "The answer is {k}")
+
+
+def drills() -> list[Any]:
+    return [generate(k.kind, s) for k in kinds() for s in SEEDS]
+
+
+def test_a_bound_or_estimate_in_words_is_never_right() -> None:
+    bad = [(d.id, f.format(k=d.expected)) for d in drills() for f in BOUNDS
+           if d.grade(f.format(k=d.expected)).correct]
+    assert not bad, bad[:10]
+
+
+def test_a_bound_or_estimate_after_a_number_is_never_right() -> None:
+    for d in drills():
+        if d.expected[-1:].isdigit() or d.expected[-1:] in ")%":
+            assert not d.grade(d.expected + "+").correct, d.id
+
+
+def test_the_key_in_latex_math_or_after_an_answer_label_is_read() -> None:
+    bad = [(d.id, f.format(k=d.expected)) for d in drills() for f in WRAPPED
+           if not d.grade(f.format(k=d.expected)).correct]
+    assert not bad, bad[:10]
+
+
+def test_a_negated_list_or_coverage_answer_is_never_right() -> None:
+    for kind in ("tv_layout", "mma_registers", "copy_coverage"):
+        for s in range(17100, 17110):
+            d = generate(kind, s)
+            for text in (f"not {d.expected}", f"never {d.expected}", f"except {d.expected}"):
+                assert not d.grade(text).correct, (d.id, text)
+    d = next(generate("copy_coverage", s) for s in range(17100, 17200)
+             if generate("copy_coverage", s).expected.startswith("hole"))
+    assert d.grade(f"no, {d.expected}").correct  # "does it cover? no, a hole at ..." names the right answer
+
+
+@pytest.mark.parametrize("hedge", ["{k}, or {w}", "{k}; or {w}", "{k}: or {w}"])
+def test_majorness_hedged_after_a_comma_is_not_an_answer(hedge: str) -> None:
+    for s in SEEDS:
+        d = generate("majorness", s)
+        for w in {"row", "column", "neither"} - {d.expected}:
+            g = d.grade(hedge.format(k=d.expected, w=w))
+            assert not g.correct, (d.id, hedge)
+        others = sorted({"row", "column", "neither"} - {d.expected})
+        assert d.grade(f"{d.expected}, not {others[0]} or {others[1]}").correct, d.id
+        assert d.grade(f"{d.expected}: not {others[0]}").correct, d.id
+
+
+def test_a_combining_mark_is_refused_not_dropped() -> None:
+    for d in drills():
+        g = d.grade(d.expected + "\u0338")  # COMBINING LONG SOLIDUS OVERLAY: "K" struck through
+        assert not g.correct and not g.readable, d.id
+
+
+def test_the_json_route_grades_the_same(app: Any) -> None:
+    c = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+    for kind in ("tv_layout", "majorness", "sectors", "algebra_op"):
+        d = generate(kind, 17105)
+        for text, right in ((f"at least {d.expected}", False), (f"${d.expected}$", True),
+                            (f"answer: {d.expected}", True)):
+            r = c.post(f"/api/drills/{d.id}/answer", json={"answer": text})
+            assert r.status_code == 200 and r.json()["correct"] is right, (d.id, text, r.json())
