@@ -91,8 +91,9 @@ def unwrap_answer(text: str) -> str:
 
 def _odd_character(text: str) -> str:
     """Why ``text`` cannot be an answer, or "": a control or invisible formatting character (tabs and new lines
-    aside), a lone surrogate, a combining mark (``K`` + U+0338 is K struck through), or a digit other than ASCII 0-9 (a look-alike such as a full-width or Arabic-Indic
-    digit is refused, never read as the number it resembles). Linear time."""
+    aside), a lone surrogate, a combining mark (``K`` + U+0338 is K struck through), or a digit other than ASCII
+    0-9 (a look-alike such as a full-width or Arabic-Indic digit is refused, never read as the number it
+    resembles). Linear time."""
     for ch in text:
         if ch in "\t\n\r" or " " <= ch <= "~":
             continue

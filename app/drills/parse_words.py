@@ -304,5 +304,5 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "NEGATIONS", "find_words", "labelled_int", "negated", "negation", "parse_coord", "parse_padding", "parse_rc",
-           "parse_sector_answer", "parse_swizzle", "tokens"]
+__all__ = ["COORD_LABELS", "NEGATIONS", "find_words", "labelled_int", "negated", "negation", "parse_coord",
+           "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens"]
