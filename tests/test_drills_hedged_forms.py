@@ -78,3 +78,29 @@ def test_the_json_route_grades_the_same(app: Any) -> None:
                             (f"answer: {d.expected}", True)):
             r = c.post(f"/api/drills/{d.id}/answer", json={"answer": text})
             assert r.status_code == 200 and r.json()["correct"] is right, (d.id, text, r.json())
+
+
+def test_a_layout_in_the_cute_dsl_or_pycute_spelling_is_read() -> None:
+    from drill_forms import is_layout_answer, python_forms
+
+    import algebra as A
+
+    seen = 0
+    for k in kinds():
+        for s in range(17110, 17116):
+            d = generate(k.kind, s)
+            if not is_layout_answer(d) or " o " in d.expected:
+                continue
+            lay = A.parse(d.expected)
+            for text in python_forms(lay):
+                assert d.grade(text).correct, (d.id, text)
+                seen += 1
+            wrong = f"Layout({d.expected.split(':')[1]}, {d.expected.split(':')[0]})"  # shape and stride swapped
+            try:
+                w = A.parse(d.expected.split(":")[1] + ":" + d.expected.split(":")[0])
+            except A.LayoutError:  # a stride 0 is no shape: the swap is not a layout at all
+                assert not d.grade(wrong).correct, (d.id, wrong)
+                continue
+            if A.size(w) != A.size(lay) or any(w(i) != lay(i) for i in range(A.size(lay))):
+                assert not d.grade(wrong).correct, (d.id, wrong)
+    assert seen >= 40
