@@ -104,3 +104,14 @@ def test_a_layout_in_the_cute_dsl_or_pycute_spelling_is_read() -> None:
             if A.size(w) != A.size(lay) or any(w(i) != lay(i) for i in range(A.size(lay))):
                 assert not d.grade(wrong).correct, (d.id, wrong)
     assert seen >= 40
+
+
+def test_the_key_wrapped_in_markup_or_a_statement_is_not_an_answer() -> None:
+    for d in drills():
+        for text in (f"<script>{d.expected}</script>x", f"{d.expected}'; DROP TABLE attempts; --",
+                     f"<b>{d.expected}</b>"):
+            g = d.grade(text)
+            assert not g.correct and not g.readable, (d.id, text)
+    d = generate("banks", next(s for s in range(17100, 17200) if generate("banks", s).expected.startswith("Sw<")))
+    b, m, s = d.expected[3:-1].split(",")
+    assert d.grade(f"Swizzle<{b},{m},{s}>").correct and d.grade(f"cute::Swizzle<{b},{m},{s}>{{}}").correct

@@ -56,6 +56,13 @@ _BOUND_AFTER = re.compile(
     r"(?<![\w-])(?:or (?:more|less|fewer|so|above|below|higher|lower)|at (?:least|most)|roughly|approximately|"
     r"approx\.?|or thereabouts|ish)\s*\.?$|(?<=[\d)%])\s?\+$", re.IGNORECASE)
 
+#: Markup or a statement around an answer (``<script>K</script>``, ``K'; DROP TABLE t; --``): what it wraps is not
+#: what the learner answered. CuTe's ``Sw<B,M,S>``, ``Int<4>`` and ``Shape<_4>`` are no tags (a tag name is
+#: lower-case and ends at a space, ``/`` or ``>``).
+_FOREIGN = re.compile(r"</?(?:script|style|iframe|img|svg|a|b|i|u|em|strong|code|pre|span|div|p|br|sub|sup|tt|kbd|"
+                      r"font|object|embed|link|meta)(?:[\s/][^<>]*)?>|\b(?:drop|delete|truncate|alter)\s+table\b|"
+                      r"\binsert\s+into\b|\bunion\s+select\b", re.IGNORECASE)
+
 #: Math delimiters around an answer typed as LaTeX: ``$K$``, ``$$K$$``, ``\(K\)``, ``\[K\]``.
 _LATEX = re.compile(r"^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\])$", re.DOTALL)
 #: A label naming what follows as the answer: ``answer: K``, ``Answer = K``, ``the answer is K``.
@@ -66,8 +73,8 @@ def unwrap_answer(text: str) -> str:
     """The answer inside what a person writes around it: a pair of backticks around it, LaTeX math delimiters
     (``$K$``, ``\\(K\\)``), an ``answer:`` label, a leading ``=`` (the right-hand side of an equation whose left
     side was left out) and a full stop ending it as a sentence (after a letter, digit, ``)``, ``>`` or ``%``).
-    Post-condition: ``text`` stripped when none applies; AnswerError when a bound or an estimate stands in front of
-    it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``, ``4 or more``, ``25%+``): that states a range or a
+    Post-condition: ``text`` stripped when none applies; AnswerError when markup or a database statement wraps it,
+    or a bound or an estimate stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``, ``4 or more``, ``25%+``): that states a range or a
     guess, not the value; linear time."""
     s = text.strip()
     m = _WRAPPED.match(s)
@@ -79,6 +86,8 @@ def unwrap_answer(text: str) -> str:
     m = _LABEL.match(s)
     if m and s[m.end():].strip():
         s = s[m.end():].strip()
+    if _FOREIGN.search(s):
+        raise AnswerError("markup or a database statement is not an answer: type the answer alone")
     if _BOUND.match(s) or _BOUND_WORDS.match(s) or _BOUND_AFTER.search(s):
         raise AnswerError("a bound or an estimate (<, >, <=, ~, at least, or more, about) is not an answer: give "
                           "the value itself")
