@@ -74,8 +74,8 @@ def unwrap_answer(text: str) -> str:
     (``$K$``, ``\\(K\\)``), an ``answer:`` label, a leading ``=`` (the right-hand side of an equation whose left
     side was left out) and a full stop ending it as a sentence (after a letter, digit, ``)``, ``>`` or ``%``).
     Post-condition: ``text`` stripped when none applies; AnswerError when markup or a database statement wraps it,
-    or a bound or an estimate stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``, ``4 or more``, ``25%+``): that states a range or a
-    guess, not the value; linear time."""
+    or a bound or an estimate stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``,
+    ``4 or more``, ``25%+``): that states a range or a guess, not the value; linear time."""
     s = text.strip()
     m = _WRAPPED.match(s)
     if m and m.group(2).strip():
