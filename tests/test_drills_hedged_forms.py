@@ -115,3 +115,33 @@ def test_the_key_wrapped_in_markup_or_a_statement_is_not_an_answer() -> None:
     d = generate("banks", next(s for s in range(17100, 17200) if generate("banks", s).expected.startswith("Sw<")))
     b, m, s = d.expected[3:-1].split(",")
     assert d.grade(f"Swizzle<{b},{m},{s}>").correct and d.grade(f"cute::Swizzle<{b},{m},{s}>{{}}").correct
+
+
+UNIT_WORDS = {"way": "ways", "wavefront": "wavefronts", "sector": "sectors", "bank": "banks", "lane": "lanes",
+              "chunk": "chunks", "percent": "%", "": None}
+
+
+def test_the_right_number_in_the_wrong_unit_is_not_right() -> None:
+    """A count answered in another unit than the question's (``256 sectors`` for wavefronts, ``9 banks`` for an
+    offset) is refused in every kind with a one-integer key; its own unit still reads."""
+    from app.drills.parse_words import units_named
+
+    ways = ("way", "wavefront")  # the N of a phase's N-way conflict is its wavefront count
+    asked = {"banks:distinct": ("bank",), "banks:ways": ways, "banks:wavefronts": ways, "banks:ldmatrix_ways": ways,
+             "natural_coord:offset": ("",), "read_rung:chunk": ("chunk",), "read_rung:next": ways,
+             "read_rung:shift": ("bank",), "read_rung:wavefronts": ways, "triton_layout:store": ("wavefront",)}
+    seen = set()
+    for k in ("banks", "natural_coord", "read_rung", "triton_layout"):
+        for s in range(17100, 17160):
+            d = generate(k, s)
+            if not d.expected.isdigit() or d.skill not in asked:
+                continue
+            seen.add(d.skill)
+            unit = asked[d.skill]
+            for other, word in UNIT_WORDS.items():
+                if word is None:
+                    continue
+                text = f"{d.expected} {word}"
+                assert d.grade(text).correct is (other in unit), (d.id, text)
+            assert d.grade(d.expected).correct and units_named(f"{d.expected}-way bank conflict") == ["way"]
+    assert len(seen) >= 7, seen

@@ -70,6 +70,29 @@ NUMBER_LABELS = frozenset(
     "equals gives chunk chunks number no in all altogether".split())
 
 
+#: The units a count is given in, each with its words: a number in one of them answers a question about that one.
+UNITS = {"way": ("way", "ways", "conflict", "conflicts"), "wavefront": ("wavefront", "wavefronts"),
+         "sector": ("sector", "sectors"), "bank": ("bank", "banks"), "lane": ("lane", "lanes"),
+         "chunk": ("chunk", "chunks"), "percent": ("%", "percent")}
+_UNIT_OF = {w: u for u, words in UNITS.items() for w in words}
+
+
+def units_named(text: str) -> list[str]:
+    """The units (keys of UNITS) ``text`` names: ``16 banks`` -> bank, ``4-way bank conflict`` and ``4x`` -> way
+    (the bank of a bank conflict is no count of banks), ``25%`` -> percent. Linear time."""
+    toks = tokens(text)
+    out = []
+    for k, tok in enumerate(toks):
+        unit = _UNIT_OF.get(tok)
+        if tok == "x" and k and _isnum(toks[k - 1]):
+            unit = "way"
+        if unit == "bank" and toks[k + 1:k + 2] and toks[k + 1] in ("conflict", "conflicts"):
+            unit = "way"
+        if unit and unit not in out:
+            out.append(unit)
+    return out
+
+
 def labelled_int(text: str) -> int:
     """One integer among label words (NUMBER_LABELS), after the last ``=`` / ``:`` / ``->`` if any: ``offset 7``,
     ``16 banks``, ``4-way bank conflict``, ``L(16) = 25``. Post-condition: an int, else AnswerError (a word that is
@@ -304,5 +327,5 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "NEGATIONS", "find_words", "labelled_int", "negated", "negation", "parse_coord",
-           "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens"]
+__all__ = ["COORD_LABELS", "NEGATIONS", "UNITS", "find_words", "labelled_int", "negated", "negation", "parse_coord",
+           "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens", "units_named"]
