@@ -145,3 +145,15 @@ def test_the_right_number_in_the_wrong_unit_is_not_right() -> None:
                 assert d.grade(text).correct is (other in unit), (d.id, text)
             assert d.grade(d.expected).correct and units_named(f"{d.expected}-way bank conflict") == ["way"]
     assert len(seen) >= 7, seen
+
+
+def test_a_second_answer_in_case_the_first_is_wrong_is_not_an_answer() -> None:
+    for d in drills():
+        for text in (f"{d.expected}, if not then 0", f"{d.expected}, otherwise 1", f"{d.expected} or else 2"):
+            assert not d.grade(text).correct, (d.id, text)
+    for s in range(17100, 17200):
+        d = generate("copy_coverage", s)
+        if d.expected != "covers":
+            assert d.grade(f"{d.expected} (the only one)").correct, d.id
+            for other in {"covers", "hole", "duplicate"} - {d.expected.split()[0]}:
+                assert not d.grade(f"{d.expected} (or {other})").correct, (d.id, other)

@@ -150,7 +150,7 @@ RULE_COVER = ("A tiled copy's TV layout maps (thread, value) to the column-major
 
 def _read_cover(ans: str) -> tuple[str, tuple[int, int] | None]:
     text = clean(ans).lower()
-    word = re.sub(r"[^a-z ]", " ", re.sub(r"\(.*?\)", " ", text))
+    word = re.sub(r"[^a-z ]", " ", re.sub(r"\([^a-z()]*\)", " ", text))  # the (row,col), not a "(or covers)"
     word = word.replace("claimed twice", "claimedtwice").replace("not covered", "notcovered")
     toks = [w for w in word.split() if w]
     if (neg := negation(word)) is not None:

@@ -63,6 +63,9 @@ _FOREIGN = re.compile(r"</?(?:script|style|iframe|img|svg|a|b|i|u|em|strong|code
                       r"font|object|embed|link|meta)(?:[\s/][^<>]*)?>|\b(?:drop|delete|truncate|alter)\s+table\b|"
                       r"\binsert\s+into\b|\bunion\s+select\b", re.IGNORECASE)
 
+#: A second answer offered in case the first is wrong: ``shape, if not then defined``, ``4, otherwise 8``.
+_FALLBACK = re.compile(r"\b(?:if not|otherwise|or else|alternatively|failing that)\b", re.IGNORECASE)
+
 #: Math delimiters around an answer typed as LaTeX: ``$K$``, ``$$K$$``, ``\(K\)``, ``\[K\]``.
 _LATEX = re.compile(r"^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\])$", re.DOTALL)
 #: A label naming what follows as the answer: ``answer: K``, ``Answer = K``, ``the answer is K``.
@@ -74,8 +77,9 @@ def unwrap_answer(text: str) -> str:
     (``$K$``, ``\\(K\\)``), an ``answer:`` label, a leading ``=`` (the right-hand side of an equation whose left
     side was left out) and a full stop ending it as a sentence (after a letter, digit, ``)``, ``>`` or ``%``).
     Post-condition: ``text`` stripped when none applies; AnswerError when markup or a database statement wraps it,
-    or a bound or an estimate stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``,
-    ``4 or more``, ``25%+``): that states a range or a guess, not the value; linear time."""
+    when it offers a second answer in case it is wrong (``if not``, ``otherwise``), or when a bound or an estimate
+    stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``, ``4 or more``, ``25%+``): that
+    states a range or a guess, not the value; linear time."""
     s = text.strip()
     m = _WRAPPED.match(s)
     if m and m.group(2).strip():
@@ -88,6 +92,8 @@ def unwrap_answer(text: str) -> str:
         s = s[m.end():].strip()
     if _FOREIGN.search(s):
         raise AnswerError("markup or a database statement is not an answer: type the answer alone")
+    if _FALLBACK.search(s):
+        raise AnswerError("give one answer: this one offers another in case it is wrong (\"if not\", \"otherwise\")")
     if _BOUND.match(s) or _BOUND_WORDS.match(s) or _BOUND_AFTER.search(s):
         raise AnswerError("a bound or an estimate (<, >, <=, ~, at least, or more, about) is not an answer: give "
                           "the value itself")
