@@ -157,3 +157,14 @@ def test_a_second_answer_in_case_the_first_is_wrong_is_not_an_answer() -> None:
             assert d.grade(f"{d.expected} (the only one)").correct, d.id
             for other in {"covers", "hole", "duplicate"} - {d.expected.split()[0]}:
                 assert not d.grade(f"{d.expected} (or {other})").correct, (d.id, other)
+
+
+def test_a_minus_sign_before_a_pair_is_not_the_pair() -> None:
+    for kind in ("swizzle", "triton_layout", "mma_registers", "tv_layout"):
+        for s in range(17100, 17112):
+            d = generate(kind, s)
+            if not d.expected.startswith("("):
+                continue
+            assert not d.grade("-" + d.expected).correct, (d.id, "-" + d.expected)
+            assert not d.grade("- " + d.expected).correct, (d.id, "- " + d.expected)
+            assert d.grade(d.expected).correct, d.id

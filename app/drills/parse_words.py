@@ -43,6 +43,12 @@ def negation(text: str) -> str | None:
     return None
 
 
+def minus_before_pair(text: str) -> bool:
+    """True when a minus sign stands before a parenthesised pair (``-(14,5)``): the pair negated, not a range's
+    ``(1,2)-(3,4)`` dash. Linear time."""
+    return re.search(r"(?:^|[^\w)])-\(", re.sub(r"\s+", "", text)) is not None
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased words, numbers (``12``, ``12.5``) and single signs of ``text``, in order (``16-way`` ->
     ``16``, ``-``, ``way``)."""
@@ -162,6 +168,8 @@ def parse_rc(text: str) -> tuple[int, int]:
     """A (row, col) pair: ``(7,0)``, ``7, 0``, ``row 7, col 0``, ``col 0 row 7``, ``r=7 c=0``, ``(row, col) = (7, 0)``.
     Post-condition: labels decide the order where both are given; else the order written is (row, col)."""
     s = clean(text)
+    if minus_before_pair(s):
+        raise AnswerError("a minus sign before (row,col) negates it: give the pair itself")
     if "=" in s and re.search(r"[0-9]", s.rsplit("=", 1)[1]) and not re.search(r"[rc]\w* ?=", s.lower()):
         s = s.rsplit("=", 1)[1]
     toks = tokens(s)
@@ -327,5 +335,6 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "NEGATIONS", "UNITS", "find_words", "labelled_int", "negated", "negation", "parse_coord",
-           "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens", "units_named"]
+__all__ = ["COORD_LABELS", "NEGATIONS", "UNITS", "find_words", "labelled_int", "minus_before_pair", "negated",
+           "negation", "parse_coord", "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens",
+           "units_named"]

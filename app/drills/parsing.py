@@ -195,8 +195,10 @@ def parse_pairs(text: str) -> list[tuple[int, int]]:
         rest = rest.replace(m.group(0), "", 1)
     if re.search(r"\d", rest):
         raise AnswerError("expected pairs written as (row,col); found numbers outside parentheses")
-    from app.drills.parse_words import negation
+    from app.drills.parse_words import minus_before_pair, negation
 
+    if minus_before_pair(clean(text)):
+        raise AnswerError("a minus sign before (row,col) negates it: give the pairs themselves")
     if (word := negation(re.sub(r"\([^()]*\)", " ", clean(text)))) is not None:
         raise AnswerError(f"'{word}' negates the pairs: list the pairs that are the answer")
     if not pairs:
