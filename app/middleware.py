@@ -302,7 +302,8 @@ class PageCacheMiddleware:
 class OptionsMiddleware:
     """Answer ``OPTIONS`` for a routed path with 204 and ``Allow`` (the methods its routes take, with HEAD beside GET
     and OPTIONS itself), and ``OPTIONS *`` (the server as a whole, RFC 9110 9.3.7) with the methods any route takes; a
-    path no route matches passes through (404). The app takes no cross-origin requests, so there is no CORS preflight
+    path no route matches passes through (404). ``CONNECT host:port``, the other target that names the server as a
+    whole, answers 405 with that ``Allow``. The app takes no cross-origin requests, so there is no CORS preflight
     to answer: only what RFC 9110 asks of OPTIONS."""
 
     def __init__(self, app: ASGIApp, router: Any) -> None:
@@ -310,6 +311,9 @@ class OptionsMiddleware:
         self.router = router
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "CONNECT" and not scope["path"].startswith("/"):
+            await self._no_tunnel(scope, send)
+            return
         if scope["type"] != "http" or scope["method"] != "OPTIONS":
             await self.app(scope, receive, send)
             return
@@ -320,6 +324,18 @@ class OptionsMiddleware:
         headers = [(b"allow", ", ".join(allowed).encode()), (b"content-length", b"0")]
         await send({"type": "http.response.start", "status": 204, "headers": headers})
         await send({"type": "http.response.body", "body": b""})
+
+    async def _no_tunnel(self, scope: Scope, send: Send) -> None:
+        """``CONNECT host:port`` (RFC 9110 9.3.6: a tunnel, which only a proxy opens) names the server as a whole,
+        as ``OPTIONS *`` does: 405, with the methods the server takes anywhere in ``Allow``."""
+        target = str(scope["path"])[:100]
+        body = json.dumps({"detail": f"method CONNECT is not allowed: this server is not a proxy and opens no tunnel "
+                                     f"(to {target!r}); it serves paths such as / with "
+                                     f"{', '.join(allowed_methods(self.router, None))}"}).encode()
+        headers = [(b"allow", ", ".join(allowed_methods(self.router, None)).encode()),
+                   (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 405, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 def allowed_methods(router: Any, scope: Scope | None) -> list[str]:
