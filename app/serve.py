@@ -54,14 +54,14 @@ from gunicorn.asgi import parser as h1
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
-from app.middleware import MAX_BODY_BYTES, MAX_FORM_BYTES, BodyTooLarge, BodyTooSlow, is_form
+from app.middleware import MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_FORM_BYTES, BodyTooLarge, BodyTooSlow, is_form
 
 #: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
 SETTINGS: dict[str, Any] = {
     "worker_class": "app.serve.Worker",
     "limit_request_line": 16_384,
     "limit_request_fields": 100,
-    "limit_request_field_size": 8_190,
+    "limit_request_field_size": MAX_FIELD_BYTES,
     "keepalive": 5,
     "timeout": 30,
     "graceful_timeout": 10,
