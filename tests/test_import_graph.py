@@ -70,7 +70,7 @@ MAX_TOP_MODULES = 6
 #: names the two leaves (it quoted F9 as an example beside F1), +1. Composition refuses a mode of B whose stride is a
 #: coordinate (it raised AttributeError), +3.
 CORE_LINES = 5499
-ALGEBRA_LINES = 13093  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+ALGEBRA_LINES = 13107  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -134,7 +134,9 @@ ALGEBRA_LINES = 13093  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        +5; an arithmetic-tuple stride parsed as in the core, +19; a derivation's step
 #                        with a shape <= 0 as in the core, +7; recasts of basis strides, +10 as in the core;
 #                        complement's cotarget a layout read as its shape in the op table, +3;
-#                        kind::i8's f32 accumulator refused, -1); only comes down
+#                        kind::i8's f32 accumulator refused, -1; a TTGIR text with two layouts or an alias
+#                        defined twice refused by line, +8; the bank model's [row, col] lanes with a vector
+#                        along the row, as the doctor reads them, +6); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:
