@@ -17,6 +17,7 @@ import os
 import random
 import re
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -36,7 +37,10 @@ def cpu_s(pid: int) -> float:
 
 
 def send(port: int, data: bytes, timeout: float = 30.0) -> tuple[int, bytes]:
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    except OSError:  # not listening yet, or gone
+        return 0, b""
     out = b""
     try:
         s.sendall(data)
@@ -146,10 +150,17 @@ def main() -> int:
     rng = random.Random(args.seed)
     todo = [r for r in routes() if re.search(args.only, r["path"])]
     os.environ["LAYOUTLAB_DATA"] = tempfile.mkdtemp(prefix="route-loop-")
-    server = _server.Server()
+    port = _server.free_port()
+    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--no-worker", "--port", str(port)],
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 300  # a loaded host can take minutes to boot the app
+    while send(port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 10)[0] != 200:
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            raise SystemExit("server did not start")
+        time.sleep(0.5)
     try:
-        port = server.port
-        app_pid = server.pids()[-1]
+        app_pid = int(Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()[0])
         prober = Prober(port)
         prober.start()
         rows, failures = [], []
@@ -170,7 +181,8 @@ def main() -> int:
                     failures.append({**row, "answer": answer[:300].decode("latin-1")})
         prober.stop = True
     finally:
-        server.stop()
+        server.terminate()
+        server.wait(30)
     worst = sorted(rows, key=lambda r: -r["cpu_s"])[:8]
     statuses: dict[int, int] = {}
     for r in rows:
