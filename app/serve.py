@@ -47,10 +47,12 @@ import asyncio
 import os
 import re
 import time
+from http import HTTPStatus
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.asgi import parser as h1
+from gunicorn.asgi import protocol as gprotocol
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
@@ -291,6 +293,9 @@ class Worker(gasgi.ASGIWorker):
 
     def init_process(self) -> None:
         gasgi.ASGIProtocol = HeadDeadlineProtocol
+        # gunicorn's table of reason phrases lacks 416, 421, 431, 507 and more, and writes "Unknown" for them
+        for status in HTTPStatus:
+            gprotocol._REASON_PHRASES.setdefault(status.value, status.phrase)
         super().init_process()
 
 

@@ -374,6 +374,23 @@ def test_connect_to_an_authority_is_refused_with_405_and_allow(served, target):
     assert {m.strip() for m in allow.split(b":", 1)[1].split(b",")} >= {b"GET", b"HEAD", b"POST", b"OPTIONS"}, allow
 
 
+@pytest.mark.parametrize("head, line", [
+    (b"GET /healthz HTTP/1.1\r\n" + b"Cookie: " + b"; ".join(b"c%d=v" % i for i in range(1500))[:8_000] + b"\r\n"
+     + b"Cookie: " + b"c=v; " * 1_000 + b"\r\n", b"HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+    (b"GET /static/app.css HTTP/1.1\r\nRange: bytes=99999999-\r\n",
+     b"HTTP/1.1 416 Requested Range Not Satisfiable\r\n"),
+])
+def test_the_status_line_names_every_status_the_app_answers(served, head, line):
+    """gunicorn's ASGI worker looks the reason phrase up in its own table, which lacks 416, 421, 431, 507 and more:
+    the app's 431 for a flood of Cookie headers went out as ``HTTP/1.1 431 Unknown``. Every status has its
+    phrase now (http.HTTPStatus's)."""
+    with served.connect() as s:
+        s.sendall(head + b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        data = read_all(s)
+    assert data.startswith(line), data[:300]
+    assert b'"detail"' in data or b"Range " in data, data[:400]
+
+
 def test_a_client_that_reads_nothing_of_its_answer_is_cut_after_the_read_timeout(served):
     """A client that sends a request and never reads the answer held its connection, and the answer's bytes in the
     server's buffer, for ever: gunicorn's ASGI worker waits for the transport to drain with no bound (30 clients each
