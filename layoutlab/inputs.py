@@ -18,7 +18,7 @@ Every refusal is a ``LayoutError`` (a ``ValueError``) with a one-line reason.
 
 from __future__ import annotations
 
-import re
+import itertools
 import sys
 from dataclasses import dataclass
 from numbers import Integral
@@ -55,7 +55,8 @@ class Panel:
 
 def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> Any:
     """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints and arrays, pycute's tuples).
-    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused."""
+    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused, and so is
+    one that yields more or fewer entries than its ``len`` (read at most once past it)."""
     seen = [0] if seen is None else seen
     if depth > MAX_DEPTH + 2:
         raise LayoutError(f"{what}: nested deeper than the cap of {MAX_DEPTH}")
@@ -67,10 +68,15 @@ def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> A
     # a sequence (a numpy 1-D array has __index__ too, which raises: it is read as its entries; a 0-d one is a number)
     if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not text
                                         and getattr(x, "ndim", 1) != 0):
-        seen[0] += len(x)
+        n = len(x)
+        seen[0] += n
         if seen[0] > it.MAX_LEAVES:
             raise LayoutError(f"{what} has more than {it.MAX_LEAVES:,} modes")
-        return tuple(_ints(v, what, depth + 1, seen) for v in x)
+        entries = list(itertools.islice(x, n + 1))  # no more than it claims (an endless iterator is read n + 1 times)
+        if len(entries) != n:
+            raise LayoutError(f"{what}: {type(x).__name__} claims {n} entries (its len) but "
+                              f"{'yields more' if len(entries) > n else f'yields {len(entries)}'}")
+        return tuple(_ints(v, what, depth + 1, seen) for v in entries)
     if hasattr(x, "__index__") and not text:
         return int(x.__index__())
     raise LayoutError(f"{what}: {x!r} is not an integer or a tuple of integers")
@@ -80,18 +86,12 @@ def _flat1(t: Any) -> Any:
     return t[0] if isinstance(t, tuple) and len(t) == 1 else t
 
 
-def _spelled(text: str) -> str:
-    """Other printers' swizzle spellings as CuTe's: the DSL's ``S<B,M,S>`` and pycute's ``SW_B_M_S``."""
-    text = re.sub(r"SW_(\d+)_(\d+)_(\d+)", r"Sw<\1,\2,\3>", text.strip())
-    return "Sw" + text[1:] if text.startswith("S<") else text
-
-
 def layout_of(x: Any) -> Any:
     """``x`` as our Layout / ComposedLayout, or None when ``x`` is no single layout (an atom, a TV picture)."""
     if isinstance(x, (A.Layout, ComposedLayout)):
         return x
     if isinstance(x, str):
-        return model.parse_layout(_spelled(x))
+        return model.parse_layout(x)
     try:
         return _foreign(x)
     except (LayoutError, RecursionError):
@@ -123,13 +123,13 @@ def _foreign(x: Any) -> Any:
             return A.Layout(1, 0)
         return _made(x, _flat1(shape), _flat1(strides))
     if hasattr(x, "layoutA") and hasattr(x, "layoutB") and hasattr(x, "offset"):  # pycute's ComposedLayout
-        return model.parse_layout(_spelled(str(x)))
+        return model.parse_layout(str(x))
     if hasattr(x, "shape") and stride is not None and not callable(stride):  # pycute, CuTe DSL, anything CuTe-like
         try:
             shape_t, stride_t = _ints(x.shape, "shape"), _ints(stride, "stride")
         except LayoutError as exc:  # not integer tuples (a DSL's basis strides): its printed form is CuTe notation
             try:
-                return model.parse_layout(_spelled(str(x)))
+                return model.parse_layout(str(x))
             except LayoutError:
                 raise LayoutError(f"{type(x).__name__}: {clip(exc)}, and its text is no CuTe notation") from None
         return _made(x, shape_t, stride_t)

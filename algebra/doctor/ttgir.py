@@ -205,8 +205,24 @@ def _known(mnemonic: str, fields: dict[str, Any]) -> None:
         raise TTGIRError(f"{mnemonic}.{bad[0]}: not a field of #ttg.{mnemonic} (its fields: {names})")
 
 
+def _statements(text: str) -> list[str]:
+    """The lines of ``text`` that are not blank or ``//`` comments, a line whose brackets are still open joined with
+    the lines that close them (an attribute pretty-printed over several lines is one statement)."""
+    out, buf, depth = [], "", 0
+    for line in (x.strip() for x in text.splitlines()):
+        if not buf and (not line or line.startswith("//")):
+            continue
+        buf = f"{buf} {line}" if buf else line
+        depth += sum(map(line.count, "<{[(")) - sum(map(line.count, ">}])"))
+        if depth <= 0:
+            out.append(buf)
+            buf, depth = "", 0
+    return [*out, buf] if buf else out
+
+
 def parse(text: Any) -> Attr:
-    """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line). Post: an
+    """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line or each wrapped
+    over lines). Post: an
     ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of attributes that are not
     layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
     if not isinstance(text, str) or not text.strip():
@@ -215,9 +231,7 @@ def parse(text: Any) -> Attr:
         raise TTGIRError(f"the text is {len(text):,} characters, over the cap of {MAX_TEXT:,}")
     aliases: dict[str, Attr] = {}
     last: Attr | None = None
-    for line in (x.strip() for x in text.splitlines()):
-        if not line or line.startswith("//"):
-            continue
+    for line in _statements(text):
         m = re.match(r"#([A-Za-z_][\w$-]*)\s*=\s*(#.*)$", line)
         body = m.group(2) if m else line
         head = re.match(r"#(\w+)\.(\w+)", body)
