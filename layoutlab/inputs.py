@@ -160,8 +160,10 @@ def _layout_panel(layout: Any, title: str = "") -> Panel:
 
 
 def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_major: bool = False,
-              atom: Any = None) -> Panel:
-    """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``."""
+              atom: Any = None, clip: bool = False) -> Panel:
+    """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``.
+    With ``clip`` (a tiled copy, as the TV atlas draws it) pairs past the tile are left out and counted in the
+    title."""
     p = Panel(title=title, notation=notation, rows=rows, cols=cols)
     if rows * cols > MAX_CELLS:
         p.note = f"a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
@@ -171,7 +173,9 @@ def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_majo
                   "pairs enumerated: the grid is not drawn")
         return p
     if atom is None:
-        p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
+        p.threads, p.values, held = model.tv_tile(tv, rows, cols, row_major, clip=clip)
+        past = A.size(tv) - sum(map(sum, held))
+        p.title += f" · {past:,} (thread, value) pair{'s' * (past != 1)} past the tile" if past else ""
     else:
         p.threads, p.values, _ = model.atom_tile(atom, tv, rows, cols, row_major)
     p.index = [[r * cols + c if row_major else r + rows * c for c in range(cols)] for r in range(rows)]
@@ -237,12 +241,12 @@ def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
         if hasattr(x, "get_layoutS_TV") and hasattr(x, "get_layoutD_TV"):  # CuTe's print_latex(TiledCopy): S, D
             try:
                 return [_tv_panel(f"tiled copy {x.atom.name} · {side} · {' x '.join(map(str, x.tiler))}", str(tv),
-                                  tv, rows, cols)
+                                  tv, rows, cols, clip=True)
                         for side, tv in (("S", x.get_layoutS_TV()), ("D", x.get_layoutD_TV()))]
             except LayoutError:  # not (thread, value) -> index in the tiler: the TV layout alone below
                 pass
         return [_tv_panel(f"tiled copy {x.atom.name} · {' x '.join(map(str, x.tiler))}", str(x.tv_layout),
-                          x.tv_layout, rows, cols)]
+                          x.tv_layout, rows, cols, clip=True)]
     if isinstance(x, TiledMMA):
         out = []
         m, n, k = (x.tile_size_mnk(i) for i in range(3))

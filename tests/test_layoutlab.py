@@ -713,3 +713,33 @@ def test_a_shape_whose_length_understates_its_entries_is_refused_not_read_foreve
     with pytest.raises(LayoutError) as err:
         layoutlab.text(Obj())
     assert "\n" not in str(err.value) and "claims 2 entries" in str(err.value), err.value
+
+
+@pytest.mark.parametrize(("layout_tv", "tiler"), [("(4,2):(1,1)", "5"), ("(4,(2,2)):(2,(1,4))", "4,3"),
+                                                   ("((2,2),3):((3,1),1)", "8"), ("(4,2):(1,4)", "5")])
+def test_the_tv_atlas_labels_a_tiled_copys_shared_cells_as_cute_and_the_notebook_do(client, layout_tv, tiler):
+    """Where two (thread, value) pairs of a tiled copy claim one element, CuTe's print_latex_copy labels it by the first
+    pair with threads outer and values inner, as ``layoutlab`` does (T0V1 of ``(4,2):(1,1)`` at element 1); the TV
+    atlas and ``/api/tiled`` walked the pairs in 1-D order (values outer) and labelled it T1V0. Pairs past the tiler
+    (``(4,2):(1,4)`` over 5) are left out by both, and named in the picture's title (``layoutlab`` refused it)."""
+    tv = A.parse(layout_tv)
+    dims = tuple(int(x) for x in tiler.split(","))
+    rows, cols = (1, dims[0]) if len(dims) == 1 else dims
+    nthr, flat = A.size(tv[0]), A.offsets(tv)
+    want = [[None] * cols for _ in range(rows)]
+    for t in range(nthr):  # print_latex_copy: for tid, for vid, the first to fill (m, n) names it
+        for v in range(A.size(tv) // nthr):
+            e = flat[t + nthr * v]
+            if e < rows * cols and want[e % rows][e // rows] is None:
+                want[e % rows][e // rows] = (t, v)
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_16b", "layout_tv": layout_tv, "tiler": tiler})
+    assert r.status_code == 200, r.text
+    got = [[(t, v) if t >= 0 else None for t, v in zip(tr, vr, strict=True)]
+           for tr, vr in zip(r.json()["threads"], r.json()["values"], strict=True)]
+    assert got == want
+    tc = atoms.make_tiled_copy("UniversalCopy_16b", layout_tv=tv, tiler=dims, element_bits=16)
+    past = sum(1 for e in flat if e >= rows * cols)
+    assert (f"{past} (thread, value) pair" in layoutlab.text(tc)) == bool(past)
+    cells = Cells(layoutlab.html(tc)).cells[:rows * cols]  # the S panel (a universal copy's S is its TV layout)
+    assert [(int(c["data-thread"]), int(c["data-value"])) if "data-thread" in c else None for c in cells] == \
+        [x for row in want for x in row]
