@@ -743,3 +743,14 @@ def test_the_tv_atlas_labels_a_tiled_copys_shared_cells_as_cute_and_the_notebook
     cells = Cells(layoutlab.html(tc)).cells[:rows * cols]  # the S panel (a universal copy's S is its TV layout)
     assert [(int(c["data-thread"]), int(c["data-value"])) if "data-thread" in c else None for c in cells] == \
         [x for row in want for x in row]
+
+
+@pytest.mark.parametrize("text", ["(?,8):(8,1)", "(4,8):(?{div=8},1)", "S<3,4,3> o 0 o ((8,?),64):((64,?),1)"])
+def test_a_dynamic_value_as_the_dsl_prints_it_is_refused_as_one(client, text):
+    """The CuTe DSL prints a value it knows only at run time as ``?`` (``?{div=8}`` with its divisibility): the reason
+    says so and asks for the number, in the notebook, the CLI and the pages alike ("unexpected character '?'")."""
+    with pytest.raises(LayoutError, match="known only at run time") as err:
+        layoutlab.text(text)
+    assert "\n" not in str(err.value)
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 422 and "known only at run time" in r.json()["detail"]

@@ -131,7 +131,9 @@ class _Parser:
         for m in _TOKEN.finditer(self.text):
             kind, pos = ("int", "sw", "@", "p", "o", "f2", None)[m.lastindex - 1], m.start(m.lastindex)
             if kind is None:
-                raise LayoutError(f"unexpected character {m.group(7)!r} at position {pos} in {text!r}", pos=pos)
+                why = " (a value the CuTe DSL prints as ? is known only at run time: give its number)" * (
+                    m.group(7) == "?")
+                raise LayoutError(f"unexpected character {m.group(7)!r} at position {pos} in {text!r}{why}", pos=pos)
             self.toks.append((kind, m.group(m.lastindex), pos))
         self.i = 0
 
