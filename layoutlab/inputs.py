@@ -271,7 +271,8 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
         x, shape = x
     if isinstance(x, str) and x.lstrip().startswith("#"):
         if shape is None:
-            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
+            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C) (in the terminal, "
+                              "--shape R,C)")
         return _triton(x.strip(), shape, element_bits)
     if shape is not None:
         raise LayoutError(f"shape {shape}: only a TTGIR layout attribute (text starting with #) takes a tensor "
