@@ -69,9 +69,9 @@ MAX_TOP_MODULES = 6
 #: recast_layout refuse basis strides themselves (they raised TypeError), +10. A stride mixing bases and F2 elements
 #: names the two leaves (it quoted F9 as an example beside F1), +1. Composition refuses a mode of B whose stride is a
 #: coordinate (it raised AttributeError), +3. The CuTe DSL's S<B,M,S>, pycute's SW_B_M_S and (8,) parsed, +6; the
-#: DSL's ? named as a value known only at run time, +2.
-CORE_LINES = 5507
-ALGEBRA_LINES = 13115  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: DSL's ? named as a value known only at run time, +2; a tensor's print (gmem_ptr[16b](0x..) o L) read as L, +1.
+CORE_LINES = 5508
+ALGEBRA_LINES = 13116  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -136,8 +136,8 @@ ALGEBRA_LINES = 13115  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        with a shape <= 0 as in the core, +7; recasts of basis strides, +10 as in the core;
 #                        complement's cotarget a layout read as its shape in the op table, +3;
 #                        kind::i8's f32 accumulator refused, -1; the DSL's and pycute's spellings as in the core,
-#                        +6, and its ? as in the core, +2; a TTGIR attribute wrapped over lines, +14); only
-#                        comes down
+#                        +6, its ? and a tensor's print as in the core, +3; a TTGIR attribute wrapped over lines,
+#                        +14); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

@@ -754,3 +754,16 @@ def test_a_dynamic_value_as_the_dsl_prints_it_is_refused_as_one(client, text):
     assert "\n" not in str(err.value)
     r = client.post("/api/layout", json={"layout": text})
     assert r.status_code == 422 and "known only at run time" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("text", ["gmem_ptr[16b](0x7f8a00000000) o (4,8):(8,1)",
+                                  "rmem_ptr[32b](0x7ffd1c) o (4,8):(8,1)", "ptr[16b](0x7f8a00000000) o (4,8):(8,1)",
+                                  "smem_ptr[16b](unset) o (4,8):(8,1)"])
+def test_cutes_print_of_a_tensor_draws_its_layout(client, text):
+    """``print(tensor)`` in CuTe C++ writes its pointer before its layout (``gmem_ptr[16b](0x...) o (4,8):(8,1)``): the
+    layout is drawn, as for the shared-memory pointer; a global or register pointer was refused ("unexpected
+    character 'g'")."""
+    assert str(A.parse(text)) == "(4,8):(8,1)"
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 200 and r.json()["layout"] == "(4,8):(8,1)", r.text
+    assert layoutlab.text(text) == layoutlab.text("(4,8):(8,1)")

@@ -44,8 +44,9 @@ MAX_TEXT = 20_000
 _TOKEN = re.compile(r"(?u:\s)*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b|((?u:\S)))", re.ASCII)
 
 
-#: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout
-_SMEM_PTR_LEAD = re.compile(r"^\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)")
+#: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or any pointer in
+#: front of a layout (a tensor's print: ``gmem_ptr[16b](0x7f8a00000000) o (4,8):(8,1)``)
+_SMEM_PTR_LEAD = re.compile(r"^\s*(?:[gsr]mem_)?ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)")
 _SMEM_PTR_MID = re.compile(r"(?:o|∘)\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?=o\b|∘)")
 #: other printers' swizzles: the CuTe DSL's ``S<3,4,3>`` and pycute's ``SW_3_4_3`` (a shift may be negative)
 _DSL_SW, _PYCUTE_SW = re.compile(r"(?<!\w)S(?=\s*<)"), re.compile(r"(?<!\w)SW_(\d+)_(\d+)_(-?\d+)(?!\w)")
@@ -124,7 +125,7 @@ class _Parser:
         if m:
             self.ptr_bits = _int(m.group(1))
             if self.ptr_bits <= 0 or self.ptr_bits & (self.ptr_bits - 1):
-                raise LayoutError(f"smem_ptr[{m.group(1)}b]: the element size must be a power of two bits")
+                raise LayoutError(f"{m.group().strip()[:40]}: the element size must be a power of two bits")
             text = text[:m.start()] + " " + text[m.end():]
         self.text = _normalize(text)
         self.toks: list[tuple[str, str, int]] = []
