@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
-from app import budget, cookies, http_errors, openapi, outage
+from app import budget, cookies, http_errors, openapi, outage, page_query
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
 from app.config import MAX_NESTING, clip
 from app.hosts import AllowedHostsMiddleware, allowed_hosts
@@ -166,6 +166,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(LayoutError)
     async def _layout_error(request: Request, exc: LayoutError):
+        if isinstance(exc, page_query.QueryProblem) and page_query.is_page(request):
+            return await page_query.answer(request, [(exc.field, exc.value, clip(str(exc)))])
         if isinstance(exc, WorkCapError) and not request.url.path.startswith("/api/"):
             return _page_error(request, clip(str(exc)))
         return JSONResponse({"detail": clip(str(exc))}, status_code=422)
@@ -181,6 +183,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):
+        if page_query.is_page(request) and (refused := page_query.validation_problems(request, exc)):
+            return await page_query.answer(request, refused)  # a page's query: the page, the value kept
         if not request.url.path.startswith("/api/"):  # a page, fragment or form: a readable page, not JSON
             return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)

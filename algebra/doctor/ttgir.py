@@ -205,33 +205,37 @@ def _known(mnemonic: str, fields: dict[str, Any]) -> None:
         raise TTGIRError(f"{mnemonic}.{bad[0]}: not a field of #ttg.{mnemonic} (its fields: {names})")
 
 
-def _statements(text: str) -> list[str]:
-    """The lines of ``text`` that are not blank or ``//`` comments, a line whose brackets are still open joined with
-    the lines that close them (an attribute pretty-printed over several lines is one statement)."""
-    out, buf, depth = [], "", 0
-    for line in (x.strip() for x in text.splitlines()):
+def _statements(text: str) -> list[tuple[int, str]]:
+    """(number of its first line, text) of each statement of ``text``: a line that is not blank or a ``//`` comment,
+    a line whose brackets are still open joined with the lines that close them (an attribute pretty-printed over
+    several lines is one statement)."""
+    out, buf, depth, first = [], "", 0, 0
+    for n, line in enumerate((x.strip() for x in text.splitlines()), 1):
         if not buf and (not line or line.startswith("//")):
             continue
-        buf = f"{buf} {line}" if buf else line
+        buf, first = (f"{buf} {line}", first) if buf else (line, n)
         depth += sum(map(line.count, "<{[(")) - sum(map(line.count, ">}])"))
         if depth <= 0:
-            out.append(buf)
+            out.append((first, buf))
             buf, depth = "", 0
-    return [*out, buf] if buf else out
+    return [*out, (first, buf)] if buf else out
 
 
 def parse(text: Any) -> Attr:
     """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line or each wrapped
-    over lines). Post: an
-    ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of attributes that are not
-    layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
+    over lines). Post: an ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of
+    attributes that are not layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
     if not isinstance(text, str) or not text.strip():
         raise TTGIRError("expected TTGIR text such as #ttg.blocked<{sizePerThread = [1, 8], ...}>")
     if len(text) > MAX_TEXT:
         raise TTGIRError(f"the text is {len(text):,} characters, over the cap of {MAX_TEXT:,}")
     aliases: dict[str, Attr] = {}
     last: Attr | None = None
-    for line in _statements(text):
+    bare = 0  # the line of a layout that is no alias definition: only the last line may be one
+    for n, line in _statements(text):
+        if bare:
+            raise TTGIRError(f"line {bare}: a layout that is not the last line; give one layout, after the alias "
+                             "definitions (#name = #ttg....) it uses")
         m = re.match(r"#([A-Za-z_][\w$-]*)\s*=\s*(#.*)$", line)
         body = m.group(2) if m else line
         head = re.match(r"#(\w+)\.(\w+)", body)
@@ -241,8 +245,12 @@ def parse(text: Any) -> Attr:
         a = r.attr(f"#{m.group(1)}" if m else "layout")
         if r.peek()[0] != "end":
             raise TTGIRError(f"unexpected text after the attribute: {r._where(r.peek())}")
+        if m and m.group(1) in aliases and aliases[m.group(1)] != a:
+            raise TTGIRError(f"line {n}: #{m.group(1)} is defined twice, with different layouts")
         if m:
             aliases[m.group(1)] = a
+        else:
+            bare = n
         last = a
     if last is None:
         raise TTGIRError("expected TTGIR text such as #ttg.blocked<{sizePerThread = [1, 8], ...}>")

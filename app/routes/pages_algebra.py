@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, registry
 from app.budget import BudgetedRoute
+from app.page_query import pick
 from app.services import overlay
 from app.services.algebra_ops import available_ops, input_grids, op_grids, run_op
 from app.templating import is_htmx, templates
@@ -62,7 +63,7 @@ def permalink(op: str, args: list[str]) -> str:
 def algebra_page(request: Request, op: str = Query("composition"), a: str | None = Query(None),
                  b: str | None = Query(None), c: str | None = Query(None),
                  shown: str | None = Query(None)) -> HTMLResponse:
-    op = op.strip()
+    op = pick(op, tuple(registry.OPS), "composition", "op")  # an op the menu does not offer: app.page_query
     spec = registry.OPS.get(op)
     given = [(x or "").strip() for x in (a, b, c)]
     switched = shown is not None and shown.strip() != op
