@@ -139,15 +139,11 @@ ALGEBRA_LINES = 13162  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        complement's cotarget a layout read as its shape in the op table, +3;
 #                        kind::i8's f32 accumulator refused, -1; a TTGIR text with two layouts or an alias
 #                        defined twice refused by line, +8; the bank model's [row, col] lanes with a vector
-<<<<<<< HEAD
 #                        along the row, as the doctor reads them, +6; a shape typed as a tiler read by mode and a
 #                        tile size <= 0 named in every tiler form in the op table, +20, and the arguments named as
-#                        in the core, +12); only comes down
-=======
-#                        along the row, as the doctor reads them, +6; the DSL's and pycute's spellings as in the
-#                        core, +6, its ? and a tensor's print as in the core, +3; a TTGIR attribute wrapped over
-#                        lines, +14); only comes down
->>>>>>> lab-libface
+#                        in the core, +12; the DSL's and pycute's spellings as in the core, +6, its ? and a
+#                        tensor's print as in the core, +3; a TTGIR attribute wrapped over lines, +14); only comes
+#                        down
 
 
 def modules(root: Path) -> dict[str, Path]:
