@@ -281,6 +281,8 @@ def post_composition(args: tuple, r: Any) -> None:
     ``0 <= B(i) < size(A)`` (see the module doc). A tiler composes mode by mode, each mode a composition checked on
     its own; a swizzled side is checked where it is built (``algebra.core.swizzle``)."""
     a, b = args
+    if type(a).__name__ == "Layout" and type(b).__name__ == "ComposedLayout" and type(r) is type(b):
+        return _post_swizzled_b(a, b, r)
     if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
     f2 = not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride))
@@ -300,6 +302,37 @@ def post_composition(args: tuple, r: Any) -> None:
         i, x, ax, ri = hit
         raise LayoutError(f"composition {a} o {b} is not a layout: {'the result is not A o B' if why == '?' else why}"
                           f". CuTe would print {r} here; at i = {i} that gives {ri}, but A(B({i})) = A({x}) = {ax}")
+
+
+def _post_swizzled_b(a: Any, b: Any, r: Any, parts_checked: bool = True) -> None:
+    """``A o (Sw o 0 o L)``, which CuTe writes ``(A o Sw) o L = Sw' o 0 o (A o L)``: both parts are checked where
+    they are built, but ``A o Sw = Sw' o A`` holds on A's domain only, and a swizzle can bring an offset ``L(i) >=
+    size(A)`` back inside A (a negative shift moves high bits down and clears them). Proven where it cannot: a
+    positive shift keeps every offset at or past a power-of-two ``size(A)`` there (it only changes bits below the
+    source bits it reads, which it keeps), and L's int offsets are never negative. Otherwise each point: refused at
+    the first ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``. Without ``parts_checked`` (a part failed
+    its own check: the whole may still be A o B, its wrong points being outside A) no proof, every point."""
+    sw, inner, n = b.layout_a, b.layout_b, it.product(a.shape)
+    if type(sw).__name__ != "Swizzle" or type(inner).__name__ != "Layout" or b.offset:
+        return
+    ints = _ints(inner.stride)
+    if parts_checked and ints and sw.shift > 0 and not n & (n - 1) and all(d >= 0 for d in it.flatten(inner.stride)):
+        return
+    why = (f"swizzle domain condition: CuTe writes A o {sw} as a swizzle of A's offsets, which is A o {sw} only "
+           f"below size(A) = {n}; {sw} brings offsets of {inner} at or past {n} back below it")
+    m = capped(it.product(inner.shape), f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, not "
+               "confirmed to be A o B (")
+    if not (ints or has_f2(inner.stride)) or type(r.layout_a).__name__ != "Swizzle" or r.offset \
+            or type(r.layout_b).__name__ != "Layout" or not (int_strides(r.layout_b) or has_f2(r.layout_b.stride)):
+        pairs = ((i, int(b(i)), int(r(i))) for i in range(m))
+    else:
+        pairs = ((i, sw(x), r.layout_a(y)) for i, (x, y) in enumerate(zip(offsets(inner), offsets(r.layout_b),
+                                                                          strict=True)))
+    a_of = offsets(a).__getitem__ if n <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
+    for i, x, y in pairs:
+        if 0 <= x < n and (ax := int(a_of(x))) != y:
+            raise LayoutError(f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} "
+                              f"that gives {y}, but A(B({i})) = A({x}) = {ax}")
 
 
 def _ints(stride: Any) -> bool:
