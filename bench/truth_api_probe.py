@@ -55,6 +55,8 @@ def spellings(x: Any, rng: random.Random) -> list[str]:
         out.append(_static(text))
         if all(d >= 0 for d in it.flatten(x.stride)):
             out.append(_cpp(x))
+        out.append(f"make_layout(make_shape{it.to_str(it.wrap(x.shape))}, make_stride{it.to_str(it.wrap(x.stride))})"
+                   if type(x.shape) is tuple else f"make_layout({x.shape}, {x.stride})")
     if isinstance(x, A.ComposedLayout):
         out.append(text.replace(" o ", " ∘ "))
         out.append(text.replace(" o 0 o ", " o _0 o "))
@@ -99,9 +101,9 @@ def draw(rng: random.Random, kind: str) -> Any:
 BROKEN = ["", "(4,8):(8,1", "(4,8):(8,1))", "(4,8)::(8,1)", "(4,8):(8)", "(0,8):(1,4)", "(-4,8):(1,4)",
           "(4,8):(8,x)", "Sw<3,4> o (8,8):(8,1)", "Sw<3,4,3> o", "(4,8):(8,1)\u200b", "(4,8)：(8,1)",
           "((((((((((((((((((4))))))))))))))))))", "(" * 200 + "4" + ")" * 200, "4" * 5000, "(4,8):(8,1);",
-          "<>", "<2:1,,4:1>", "make_layout(make_shape(4,8), make_stride(8,1))", "1e3", "(4.0,8):(8,1)",
+          "<>", "<2:1,,4:1>", "make_layout(make_shape(4,8), make_stride(8,1)", "1e3", "(4.0,8):(8,1)",
           "(2,2):(F3,-1)", "(4,8):(1@0,1@)", "Sw<9,9,8> o 8:1", "Sw<3,4,1> o 8:1", "nan", "None", "null",
-          "(4,8):(8,1) o (4,8)", "2^40", str(1 << 41), "(65536,65536,65536):(1,65536,4294967296)"]
+          "(4,8):(8,1) o", "2^40", str(1 << 41), "(65536,65536,65536):(1,65536,4294967296)"]
 
 
 def main(argv: list[str] | None = None) -> int:
