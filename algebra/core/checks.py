@@ -16,6 +16,7 @@ CuTe would print (R) and one counterexample coordinate. A cheap structural proof
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from contextvars import ContextVar
 from itertools import chain, islice, pairwise
@@ -304,26 +305,29 @@ def post_composition(args: tuple, r: Any) -> None:
                           f". CuTe would print {r} here; at i = {i} that gives {ri}, but A(B({i})) = A({x}) = {ax}")
 
 
-def _post_swizzled_b(a: Any, b: Any, r: Any, parts_checked: bool = True) -> None:
+def _post_swizzled_b(a: Any, b: Any, r: Any, part: LayoutError | None = None) -> None:
     """``A o (Sw o 0 o L)``, which CuTe writes ``(A o Sw) o L = Sw' o 0 o (A o L)``: both parts are checked where
     they are built, but ``A o Sw = Sw' o A`` holds on A's domain only, and a swizzle can bring an offset ``L(i) >=
     size(A)`` back inside A (a negative shift moves high bits down and clears them). Proven where no offset of L
     crosses ``size(A)`` that way: L's int offsets all lie in ``[0, size(A))``; or they are never negative and
     ``size(A)`` is a power of two that either lies above every bit the swizzle touches, or meets a positive shift
     (which only changes bits below the source bits it reads, and keeps those). Otherwise a sample of points, then
-    each point: refused at the first ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``. Without
-    ``parts_checked`` (a part failed its own check: the whole may still be A o B, its wrong points being outside A)
-    no proof, every point."""
+    each point: refused at the first ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``. With ``part`` (the
+    refusal of a part: the whole may still be A o B, its wrong points being outside A) no proof, every point, and a
+    refusal names the part's condition."""
     sw, inner, n = b.layout_a, b.layout_b, it.product(a.shape)
     if type(sw).__name__ != "Swizzle" or type(inner).__name__ != "Layout" or b.offset:
         return
     ints = _ints(inner.stride)
-    if parts_checked and ints and all(d >= 0 for d in it.flatten(inner.stride)):
+    if part is None and ints and all(d >= 0 for d in it.flatten(inner.stride)):
         top = sum((s - 1) * d for s, d in zip(*flat_pair(inner.shape, inner.stride), strict=True))
         if top < n or not n & (n - 1) and (sw.shift > 0 or n >> (sw.base + sw.bits + abs(sw.shift)) > 0):
             return
     why = (f"swizzle domain condition: CuTe writes A o {sw} as a swizzle of A's offsets, which is A o {sw} only "
-           f"below size(A) = {n}; {sw} brings offsets of {inner} at or past {n} back below it")
+           f"below size(A) = {n}; {sw} brings offsets of {inner} at or past {n} back below it") if part is None else (
+        f"CuTe computes it as (A o {sw}) o {inner}, and A o {sw} is not a layout ("
+        + (m[1] if (m := re.search(r"is not a layout: (.*?)\. CuTe would print", str(part))) else str(part)[:200])
+        + ")")
     a_of = offsets(a).__getitem__ if n <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
 
     def refuse(i: int, x: int, y: int, ax: int) -> None:

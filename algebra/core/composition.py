@@ -210,10 +210,10 @@ def compose_swizzled(a: Any, b: Any) -> Any:
                               f"(\"Require offset == 0.\"), here {b.offset}")
         try:
             return composition(composition(a, b.layout_a), b.layout_b)
-        except LayoutError:  # a part is not its function; the whole may be (where A o Sw is wrong, B leaves A)
+        except LayoutError as err:  # a part is not its function; the whole may be (where A o Sw is wrong, B leaves A)
             whole = cute_would_print(composition.__wrapped__, a, b) if checking() else None
             if whole is None:
                 raise
-            _post_swizzled_b(a, b, whole, parts_checked=False)
+            _post_swizzled_b(a, b, whole, err)
             return whole
     raise LayoutError(f"cannot compose {a} with {b}")
