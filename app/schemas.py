@@ -90,8 +90,9 @@ class AlgebraOut(BaseModel):
 class Access(RequestBody):
     kind: Literal["column", "row", "offsets", "ldmatrix", "thread_layout"] = "column"
     index: int | Annotated[list[int | Annotated[list[int], Field(max_length=8)]], Field(max_length=32)] | None = Field(
-        0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread; "
-                       "ldmatrix: the first row, or [row, col] of the first 8x8 matrix")
+        0, description="column / row: which one; offsets: one element offset (or [row, col]) per thread, a vector "
+                       "from [row, col] running along the row; ldmatrix: the first row, or [row, col] of the first "
+                       "8x8 matrix")
     vector: int = Field(1, ge=1, le=16, description="elements per thread and access (row / offsets / thread_layout "
                                                      "kinds; at most 16 bytes)")
     num: Annotated[Literal[1, 2, 4], ExactInt] = Field(4, description="ldmatrix .x1 / .x2 / .x4")

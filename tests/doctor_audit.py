@@ -4,7 +4,10 @@ recomputed here from the definitions (CONTRACT §3: 32 banks x 4 bytes; phases o
 4-byte words in one bank, at least 1), with layouts and swizzles evaluated by a plain evaluator written here.
 
 ``python tests/doctor_audit.py banks 16500 16510 20`` runs 20 cases per seed on seeds 16500..16509; the sections are
-``banks``, ``solve`` and ``triton`` (the last needs ``pip install triton``). Prints each problem and the counts."""
+``banks``, ``solve``, ``wide`` (the solver on column-major and non-power-of-two tiles, thread layouts read as
+coordinates or offsets, strided lanes), ``compare`` (the banks lab's padded / swizzled comparison against every
+Sw<B,M,S> and padding) and ``triton`` (Triton as the oracle: the oracle tests' draws on these seeds; needs
+``pip install triton``; the count is the seed step there). Prints each problem and the counts."""
 
 from __future__ import annotations
 
@@ -307,12 +310,208 @@ def check_solve(rng: random.Random, c: Any) -> list[tuple]:
     return bad
 
 
+# ---------------------------------------------------------------------------------------------------------- wide
+def _wide_ask(rng: random.Random) -> tuple:
+    """A tile (row- or column-major, padded, any sizes) and 1-3 accesses, each with ``_cells`` (row, col) -> lanes."""
+    eb = rng.choice((1, 2, 2, 4, 4, 8, 16))
+    R, C = rng.choice((8, 16, 24, 32, 48, 64, 128)), rng.choice((4, 8, 12, 16, 32, 40, 64, 128))
+    while R * C * eb > 65536:
+        R //= 2
+    pad, colmaj = rng.choice((0, 0, 0, 1, 2, 4, 8, max(1, 16 // eb))), rng.random() < 0.3
+    ld = (R if colmaj else C) + pad
+    base = (lambda r, c: r + c * ld) if colmaj else (lambda r, c: r * ld + c)
+    accs: list[dict] = []
+    for _ in range(rng.randint(1, 3)):
+        k = rng.choice(("row", "column", "ldmatrix", "thread_layout", "thread_layout", "offsets"))
+        vs = [v for v in (1, 2, 4, 8, 16) if v * eb <= 16 and v <= C] if not colmaj else [1]
+        v = rng.choice(vs)
+        if k == "row":
+            accs.append({"kind": "row", "index": rng.randrange(R), "vector": v})
+        elif k == "ldmatrix" and not colmaj and R >= 16 and C >= 2 * (16 // eb):
+            per = 16 // eb
+            accs.append({"kind": rng.choice(("ldmatrix", "stmatrix")), "num": rng.choice((1, 2, 4)),
+                         "index": [8 * rng.randrange(R // 8 - 1), per * rng.randrange(C // per - 1)],
+                         "trans": rng.random() < 0.5})
+        elif k == "thread_layout":  # lanes over rows and vectors, strided; read as coordinates or as offsets
+            a0, sr, sc = rng.choice((1, 2, 4, 8, 16, 32)), rng.choice((1, 2, 3)), rng.choice((1, 2))
+            a1, of = 32 // a0, rng.random() < 0.3 and not colmaj
+            if a0 * sr > R or a1 * v * sc > C:
+                accs.append({"kind": "column", "index": rng.randrange(C)})
+                continue
+            sh, st = ((a0, a1), (sr * ld, sc * v)) if of else ((a0, a1), (sr, R * v * sc))
+            if not of and rng.random() < 0.5:
+                sh, st = (a1, a0), (R * v * sc, sr)
+            if of:
+                cells = [divmod(evaluate(sh, st, t), ld) for t in range(32)]
+            else:
+                cells = [(x % R, x // R) for x in (evaluate(sh, st, t) for t in range(32))]
+            accs.append({"kind": "thread_layout", "layout": f"{text(sh)}:{text(st)}", "vector": v,
+                         **({"of": "offset"} if of else {}), "_cells": cells})
+        elif k == "offsets":
+            accs.append({"kind": "offsets", "vector": v,
+                         "offsets": [[rng.randrange(R), v * rng.randrange(C // v)] for _ in range(32)]})
+        else:
+            accs.append({"kind": "column", "index": rng.randrange(C)})
+    tile = f"({R},{C}):(1,{ld})" if colmaj else f"({R},{C}):({ld},1)"
+    return eb, R, C, colmaj, tile, base, accs
+
+
+def _wide_cost(place, accs: list[dict], R: int, C: int, eb: int) -> list[int] | None:
+    out = []
+    for a in accs:
+        if "_cells" in a:
+            v = a["vector"]
+            cells, width, per = a["_cells"], v * eb, PER[v * eb]
+        else:
+            cells, v, width, per = _cells(a, R, C, eb)
+        addrs = []
+        for r, c in cells:
+            o = place(r, c)
+            if r >= R or c + v > C or o % v or any(place(r, c + k) != o + k for k in range(1, v)):
+                return None
+            addrs.append(o * eb)
+        out.append(sum(cost(addrs, width, per)))
+    return out
+
+
+def check_wide(rng: random.Random, c: Any) -> list[tuple]:
+    eb, R, C, colmaj, tile, base, accs = _wide_ask(rng)
+    body = {"element_bytes": eb, "tile": tile, "accesses": [{k: v for k, v in a.items() if k[0] != "_"} for a in accs]}
+    r = c.post("/api/solve/smem", json=body)
+    naive = _wide_cost(base, accs, R, C, eb)
+    if r.status_code != 200:
+        return [] if naive is None else [("refused", body, r.status_code, r.text[:300])]
+    if naive is None:
+        return [("a split vector solved", body)]
+    j, bad, best = r.json(), [], sum(naive)
+    if j["naive"]["total"] != best:
+        bad.append(("naive", body, j["naive"]["total"], naive))
+    n = max(base(R - 1, C - 1), 1).bit_length()
+    for b in range(1, n + 1):
+        for m in range(n):
+            for s in range(b, n - m - b + 1):
+                t = _wide_cost(lambda rr, cc, b=b, m=m, s=s: sw(b, m, s, base(rr, cc)), accs, R, C, eb)
+                best = best if t is None else min(best, sum(t))
+    for p in range(0, 128 // eb + 1):
+        q = (R if colmaj else C) + p
+        t = _wide_cost((lambda rr, cc, q=q: rr + cc * q) if colmaj else (lambda rr, cc, q=q: rr * q + cc),
+                       accs, R, C, eb)
+        best = best if t is None else min(best, sum(t))
+    if j["candidates"][0]["total"] > best:
+        bad.append(("beaten by brute force", body, j["candidates"][0]["layout"], best))
+    for cand in j["candidates"]:
+        m = re.fullmatch(r"(?:Sw<(\d+),(\d+),(\d+)> o 0 o )?\((\d+),(\d+)\):\((\d+),(\d+)\)", cand["layout"])
+        if not m:
+            continue
+        b, mm, ss, d0, d1 = int(m[1] or 0), int(m[2] or 0), int(m[3] or 0), int(m[6]), int(m[7])
+
+        def place(rr: int, cc: int, b: int = b, mm: int = mm, ss: int = ss, d0: int = d0, d1: int = d1) -> int:
+            return sw(b, mm, ss, rr * d0 + cc * d1)
+        if len({place(rr, cc) for rr in range(R) for cc in range(C)}) != R * C:
+            bad.append(("not injective", body, cand["layout"]))
+        got = _wide_cost(place, accs, R, C, eb)
+        if got is None or sum(got) != cand["total"]:
+            bad.append(("candidate wavefronts", body, cand["layout"], cand["total"], got))
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------------------- compare
+def check_compare(rng: random.Random, c: Any) -> list[tuple]:
+    """The banks lab's comparison (``app.services.banks.compare``): its padding is the smallest conflict-free one and
+    it finds a conflict-free Sw<B,M,S> exactly when one exists (brute force over every B, M, S of the tile's bits)."""
+    from app.services.banks import compare
+    eb = rng.choice((1, 2, 4, 4, 4, 8, 16))
+    R, C, colmaj = 1 << rng.randint(3, 6), 1 << rng.randint(2, 7), rng.random() < 0.3
+    d0, d1 = (1, R) if colmaj else (C, 1)
+    k, per_row = rng.choice(("row", "column", "column", "ldmatrix")), 16 // eb
+    if k == "ldmatrix" and not colmaj and per_row <= C:
+        a = {"kind": "ldmatrix", "num": rng.choice((1, 2, 4)), "trans": False,
+             "index": [8 * rng.randrange(max(1, R // 8)), per_row * rng.randrange(C // per_row)]}
+        acc = {"kind": "ldmatrix", "row": a["index"][0], "col": a["index"][1], "num": a["num"]}
+    elif k == "row":
+        a = {"kind": "row", "index": rng.randrange(R),
+             "vector": rng.choice([v for v in (1, 2, 4, 8, 16) if v * eb <= 16 and v <= C and (v == 1 or not colmaj)])}
+        acc = dict(a)
+    else:
+        a = {"kind": "column", "index": rng.randrange(C)}
+        acc = dict(a)
+    lanes = _lane_cells(a, R, C, eb)
+    if lanes is None:
+        return []
+    cells, v, width, per = lanes
+
+    def ways(place) -> int | None:
+        addrs = []
+        for r, cc in cells:
+            o = place(r, cc)
+            if o % v or any(place(r, cc + j) != o + j for j in range(1, v)):
+                return None
+            addrs.append(o * eb)
+        return max(cost(addrs, width, per))
+    lay, base = f"({R},{C}):({d0},{d1})", (lambda r, cc: r * d0 + cc * d1)
+    panels = compare(lay, None, eb, acc)
+    if ways(base) == 1:
+        return []
+    n, exists, bad = (R * C - 1).bit_length(), False, []
+    for b in range(1, n + 1):
+        for m in range(n):
+            for s in range(b, n - m - b + 1):
+                exists = exists or ways(lambda r, cc, b=b, m=m, s=s: sw(b, m, s, base(r, cc))) == 1
+    shown = panels[-1]["view"]
+    if exists != (shown is not None) or (shown is not None and shown.ways != 1):
+        bad.append(("swizzle panel", lay, eb, acc, exists, panels[-1]["title"], panels[-1]["why"][:160]))
+    pads = [p for p in range(0, 128 // eb + 1)
+            if ways((lambda r, cc, p=p: r + cc * (R + p)) if colmaj else (lambda r, cc, p=p: r * (C + p) + cc)) == 1]
+    m = re.search(r"\+(\d+)", panels[-2]["title"]) if panels[-2]["view"] is not None else None
+    if (pads[0] if pads else None) != (int(m.group(1)) if m else None):
+        bad.append(("padding panel", lay, eb, acc, pads[:3], panels[-2]["title"]))
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------------------- triton
+#: The oracle tests (tests/test_triton_oracle.py) run on the audit's seeds: name -> the offset each adds to its seed.
+TRITON = {"test_distributed_layouts_equal_tritons": 0, "test_shared_layouts_equal_tritons": 1000,
+          "test_store_conflicts_equal_gluons": 2000,
+          "test_blocked_layouts_and_their_operands_on_edge_shapes_equal_tritons": 4000,
+          "test_padded_offsets_follow_tritons_definition": 5000,
+          "test_cluster_and_rank_3_distributed_layouts_equal_tritons": 0,
+          "test_cluster_and_rank_3_shared_layouts_equal_tritons": 0,
+          "test_fresh_layout_kinds_equal_tritons_through_the_route": 0,
+          "test_conflicts_route_and_its_fix_equal_an_independent_count": 0,
+          "test_pasted_text_in_any_field_order_reads_as_tritons_layout": 0}
+
+
+def run_triton(lo: int, hi: int, names: list[str], step: int = 1) -> Counter:
+    """Each oracle test of ``names`` (all of TRITON when empty) called with the seed that draws from Random(seed) for
+    seed in lo..hi-1, every ``step``-th; a skip is Triton refusing the draw."""
+    import _pytest.outcomes
+    import test_triton_oracle as M
+    import triton.experimental.gluon.language as ttgl
+    import triton_oracle
+    M.O, M.ttgl = triton_oracle, ttgl
+    total: Counter = Counter()
+    for name in names or list(TRITON):
+        for seed in range(lo, hi, step):
+            try:
+                getattr(M, name)(seed - TRITON[name])
+                total[f"{name}: pass"] += 1
+            except _pytest.outcomes.Skipped:
+                total[f"{name}: skip"] += 1
+            except Exception as e:  # noqa: BLE001 - every failure is a finding to print
+                total[f"{name}: fail"] += 1
+                print("PROBLEM", seed, name, type(e).__name__, str(e)[:400], flush=True)
+    return total
+
+
 # ---------------------------------------------------------------------------------------------------------- driver
-SECTIONS: dict[str, Any] = {"banks": check_banks, "solve": check_solve}
+SECTIONS: dict[str, Any] = {"banks": check_banks, "solve": check_solve, "wide": check_wide, "compare": check_compare}
 
 
 def main(argv: list[str]) -> None:
     section, lo, hi, per = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
+    if section == "triton":
+        print(dict(run_triton(lo, hi, argv[4:], max(1, per))))
+        return
     c, total = client(), Counter()
     for seed in range(lo, hi):
         rng = random.Random(seed)

@@ -57,3 +57,36 @@ def test_bad_input_is_422(client):
     assert r.status_code == 422 and isinstance(r.json()["detail"], str)
     r = banks(client, "Sw<3,3,3> o (8,64):(64,1)", swizzle="Sw<3,3,3>", kind="column", index=0)
     assert r.status_code == 422 and "either" in r.json()["detail"]
+
+
+def test_offsets_as_row_col_with_a_vector_read_as_the_doctor_reads_them(client):
+    """CONTRACT §5: the doctor's access kinds are /api/banks' -- `offsets` one [row, col] per lane with `vector`
+    elements each. /api/banks refused that form ("vector accesses from coordinates") while /api/solve/access
+    answered it; the vector runs along the row, (r, c) .. (r, c + v - 1), as `row` reads it. Fresh draws, seed
+    17588: every lane's byte address and the wavefronts equal the doctor's preview and the offsets given as
+    integers."""
+    import random
+
+    rng = random.Random(17588)
+    for _ in range(12):
+        eb = rng.choice((1, 2, 4, 8))
+        rows, cols = 1 << rng.randint(3, 6), 1 << rng.randint(4, 7)
+        tile = f"({rows},{cols}):({cols},1)"
+        v = rng.choice([x for x in (2, 4, 8, 16) if x * eb <= 16])
+        cells = [[rng.randrange(rows), v * rng.randrange(cols // v)] for _ in range(rng.choice((8, 16, 32)))]
+        r = banks(client, tile, eb, kind="offsets", index=cells, vector=v)
+        assert r.status_code == 200, r.text
+        j = r.json()
+        doc = client.post("/api/solve/access", json={"element_bytes": eb, "tile": tile, "access": {
+            "kind": "offsets", "offsets": cells, "vector": v}}).json()
+        assert j["byte_addresses"] == [lane["byte"] for lane in doc["lanes"]]
+        assert j["wavefronts"] == sum(doc["wavefronts"]) if isinstance(doc["wavefronts"], list) else doc["wavefronts"]
+        flat = banks(client, tile, eb, kind="offsets", index=[a * cols + b for a, b in cells], vector=v).json()
+        assert (flat["byte_addresses"], flat["phases"]) == (j["byte_addresses"], j["phases"])
+
+
+def test_offsets_as_row_col_whose_vector_leaves_the_row_or_is_split_are_refused(client):
+    r = banks(client, "(8,64):(64,1)", 2, kind="offsets", index=[[0, 60]], vector=8)
+    assert r.status_code == 422 and "lane 0" in r.json()["detail"]
+    r = banks(client, "(8,64):(1,8)", 2, kind="offsets", index=[[0, 0]], vector=2)  # column-major: no row vector
+    assert r.status_code == 422 and "contiguous" in r.json()["detail"]

@@ -238,3 +238,27 @@ def test_a_cga_layout_that_leaves_a_cta_tile_empty_is_refused_as_triton_refuses_
          "CGALayout = %s}>"
     assert convert(ok % "[[0, 1], [0, 1]]", [64, 64]).bases()["block"] == [[0, 32], [0, 32]]
     assert convert(ok % "[[0, 0]]", [64, 64]).bases()["block"] == [[0, 0]]
+
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+SWIZZLED = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    (f"{BLOCKED}\n{SWIZZLED}", "line 1"),          # two layouts pasted into one field: which one is meant?
+    (f"{SWIZZLED}\n\n{BLOCKED}", "line 1"),
+    (f"#a = {BLOCKED}\n{SWIZZLED}\n#a", "line 2"),
+    (f"#a = {BLOCKED}\n#a = {SWIZZLED}\n#a", "#a is defined twice"),
+])
+def test_text_that_holds_more_than_one_layout_is_refused_not_read_as_its_last(text, says):
+    """Only alias definitions may come before the layout: a bare attribute on an earlier line (two layouts pasted
+    into one field) and an alias given two values are refused by line, not answered for whichever came last (the
+    route answered the last attribute's layout for both)."""
+    with pytest.raises(A.LayoutError) as err:
+        ttgir.parse(text)
+    assert says in str(err.value)
+
+
+def test_a_dump_whose_last_line_is_an_alias_definition_still_reads():
+    assert ttgir.parse(f"#a = {BLOCKED}").name == "blocked"
+    assert ttgir.parse(f"#a = {BLOCKED}\n#b = {SWIZZLED}\n#a").name == "blocked"

@@ -215,9 +215,13 @@ def parse(text: Any) -> Attr:
         raise TTGIRError(f"the text is {len(text):,} characters, over the cap of {MAX_TEXT:,}")
     aliases: dict[str, Attr] = {}
     last: Attr | None = None
-    for line in (x.strip() for x in text.splitlines()):
+    bare = 0  # the line of a layout that is no alias definition: only the last line may be one
+    for n, line in enumerate((x.strip() for x in text.splitlines()), 1):
         if not line or line.startswith("//"):
             continue
+        if bare:
+            raise TTGIRError(f"line {bare}: a layout that is not the last line; give one layout, after the alias "
+                             "definitions (#name = #ttg....) it uses")
         m = re.match(r"#([A-Za-z_][\w$-]*)\s*=\s*(#.*)$", line)
         body = m.group(2) if m else line
         head = re.match(r"#(\w+)\.(\w+)", body)
@@ -227,8 +231,12 @@ def parse(text: Any) -> Attr:
         a = r.attr(f"#{m.group(1)}" if m else "layout")
         if r.peek()[0] != "end":
             raise TTGIRError(f"unexpected text after the attribute: {r._where(r.peek())}")
+        if m and m.group(1) in aliases and aliases[m.group(1)] != a:
+            raise TTGIRError(f"line {n}: #{m.group(1)} is defined twice, with different layouts")
         if m:
             aliases[m.group(1)] = a
+        else:
+            bare = n
         last = a
     if last is None:
         raise TTGIRError("expected TTGIR text such as #ttg.blocked<{sizePerThread = [1, 8], ...}>")

@@ -106,9 +106,10 @@ def _pattern(layout: Any, access: dict[str, Any], element_bytes: int) -> tuple[s
         if len(entries) > WARP_SIZE:
             raise LayoutError(f"{len(entries)} entries given: at most one per lane of a warp ({WARP_SIZE})")
         _check_in_tile(layout, entries, rows, cols, vec, offsets=kind == "offsets")
-        if vec != 1 and any(isinstance(e, list | tuple) for e in entries):
-            raise LayoutError("vector accesses from coordinates: give the first element as an offset")
-        items = [[("c", _view_coordinate(e, rows))] if isinstance(e, list | tuple) else
+        # a [row, col] lane reads its vector along the row, (r, c) .. (r, c + vec - 1), as the row kind and the
+        # doctor (CONTRACT 5) read it; the contiguity check below refuses a tile where that is no single access
+        items = [[("c", _view_coordinate([e[0], e[1] + k] if k else e, rows)) for k in range(vec)]
+                 if isinstance(e, list | tuple) else
                  [("o", int(e) + k) for k in range(vec)] if kind == "offsets" else [("c", int(e))] for e in entries]
         return "lds", vec, [tuple(e) if isinstance(e, list) else e for e in entries], items
     if kind in ("ldmatrix", "stmatrix"):
@@ -187,9 +188,14 @@ def _check_in_tile(layout: Any, entries: list[Any], rows: int, cols: int, vec: i
     plain = layout.layout_b if hasattr(layout, "layout_b") else layout
     for lane, e in enumerate(entries):
         if isinstance(e, list | tuple):
-            if len(e) == 2 and all(isinstance(x, int) for x in e) and not (0 <= e[0] < rows and 0 <= e[1] < cols):
-                raise LayoutError(f"lane {lane}: coordinate ({_short(e[0])},{_short(e[1])}) is outside the "
+            if len(e) == 2 and all(isinstance(x, int) for x in e) and not (
+                    0 <= e[0] < rows and 0 <= e[1] and e[1] + vec <= cols):
+                what = f" (+{vec} elements along the row)" if vec > 1 else ""
+                raise LayoutError(f"lane {lane}: coordinate ({_short(e[0])},{_short(e[1])}){what} is outside the "
                                   f"{rows}x{cols} tile")
+            if vec > 1 and len(e) != 2:
+                raise LayoutError(f"lane {lane}: a vector of {vec} elements starts at a [row, col] pair, not "
+                                  f"{_short(list(e))}")
             continue
         low, limit = offset_span(plain) if offsets else (0, rows * cols)
         if not low <= int(e) or int(e) + (vec if offsets else 1) > limit:
