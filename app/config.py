@@ -5,12 +5,13 @@ from __future__ import annotations
 #: Caps applied to every request (the algebra itself is symbolic and uncapped); those a notebook and the CLI share live
 #: in layoutlab.caps: MAX_SIZE, MAX_DEPTH, MAX_CELLS (cells rendered in one grid), MAX_TEXT, MAX_NESTING, MAX_THREADS
 #: (threads of a tiled copy / MMA), and MAX_ECHO
-#: with clip (an error message's length, the CLI's too).
+#: with clip (an error message's length, the CLI's too; MAX_REFUSAL for an op's refusal of well-formed arguments).
 from layoutlab.caps import (  # noqa: E402, F401
     MAX_CELLS,
     MAX_DEPTH,
     MAX_ECHO,
     MAX_NESTING,
+    MAX_REFUSAL,
     MAX_SIZE,
     MAX_TEXT,
     MAX_THREADS,

@@ -21,13 +21,14 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from algebra import LayoutError
-from app import budget, cookies, http_errors, openapi, outage
+from app import budget, cookies, http_errors, openapi, outage, page_query
 from app.budget import BudgetedRoute, ServerClosing, WorkCapError, light, unbudgeted_routes
-from app.config import MAX_NESTING, clip
+from app.config import MAX_ECHO, MAX_NESTING, MAX_REFUSAL, clip
 from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
+    CookieLimitMiddleware,
     HeadMiddleware,
     OptionsMiddleware,
     PageCacheMiddleware,
@@ -166,9 +167,13 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(LayoutError)
     async def _layout_error(request: Request, exc: LayoutError):
+        if isinstance(exc, page_query.QueryProblem) and page_query.is_page(request):
+            return await page_query.answer(request, [(exc.field, exc.value, clip(str(exc)))])
         if isinstance(exc, WorkCapError) and not request.url.path.startswith("/api/"):
             return _page_error(request, clip(str(exc)))
-        return JSONResponse({"detail": clip(str(exc))}, status_code=422)
+        # an op's refusal (the workbench's lesson) is kept whole; any other error echoes at most MAX_ECHO characters
+        limit = MAX_REFUSAL if getattr(exc, "refused", False) else MAX_ECHO
+        return JSONResponse({"detail": clip(str(exc), limit)}, status_code=422)
 
     @app.exception_handler(ServerClosing)
     async def _closing(request: Request, exc: ServerClosing):
@@ -181,6 +186,8 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):
+        if page_query.is_page(request) and (refused := page_query.validation_problems(request, exc)):
+            return await page_query.answer(request, refused)  # a page's query: the page, the value kept
         if not request.url.path.startswith("/api/"):  # a page, fragment or form: a readable page, not JSON
             return _page_error(request, _validation_detail(exc))
         return JSONResponse({"detail": _validation_detail(exc)}, status_code=422)
@@ -231,6 +238,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
         startup(app)
     app.add_middleware(SecureCookieMiddleware)  # around every cookie the app sets: Secure over HTTPS
     app.add_middleware(HeadMiddleware)  # HEAD wherever GET is answered, with no body (OPTIONS's Allow lists it)
+    app.add_middleware(CookieLimitMiddleware)  # Cookie headers past one field's size: 431, before any parse
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts())  # outermost: a foreign Host (DNS rebinding)
     return app
 

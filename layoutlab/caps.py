@@ -28,6 +28,9 @@ def nesting_depth(text: str) -> int:
 
 #: characters of an error message (never echo more of the input than this)
 MAX_ECHO = 400
+#: characters of an op's refusal of well-formed arguments (the condition, the modes, a counterexample and what CuTe
+#: prints, each naming layouts read within the caps): kept whole, as the workbench and the library state it
+MAX_REFUSAL = 10 * MAX_ECHO
 
 
 def clip(text: object, limit: int = MAX_ECHO) -> str:

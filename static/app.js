@@ -358,6 +358,10 @@
     const form = ev.detail.elt && (ev.detail.elt.tagName === "FORM" ? ev.detail.elt : ev.detail.elt.form);
     if (form && ev.detail.xhr && live(form)) sent.set(ev.detail.xhr, [keyOf(form), edits.get(keyOf(form)) || 0]);
   });
+  // a field that kept a refused query value (app/page_query.py) is valid again once the person picks or types one
+  document.addEventListener("input", (ev) => {
+    if (ev.target.getAttribute && ev.target.getAttribute("aria-invalid") === "true") ev.target.removeAttribute("aria-invalid");
+  }, true);
   document.addEventListener("htmx:beforeSwap", (ev) => {
     const s = ev.detail.xhr && sent.get(ev.detail.xhr);
     if (s && s[1] !== (edits.get(s[0]) || 0)) ev.detail.shouldSwap = false;

@@ -127,6 +127,7 @@
   async function showPreview() {
     const i = Math.min(active, specs.length - 1);
     if (i < 0) { preview.replaceChildren(); return; }
+    if ($("s-eb").getAttribute("aria-invalid") === "true") return;  // a refused size, named above the form
     const mine = ++seq;
     const body = {element_bytes: eb(), tile: $("s-tile").value, access: specs[i], index: i};
     let data, ok;

@@ -287,7 +287,9 @@
     });
   });
 
-  solve();
+  // a field the address filled with a value the page does not offer is named above the form (app/page_query.py) and
+  // kept in it: the solver waits for the person to pick one instead of posting what the page already refused
+  if (!form.querySelector('[aria-invalid="true"]')) solve();
   // A permalink that names a descriptor or a TMA call (the GEMM ladder's rung pages) shows its verdict at once.
   for (const id of ["desc-form", "tma-form"]) if ($(id).dataset.run) $(id).requestSubmit();
 })();

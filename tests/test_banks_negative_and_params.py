@@ -119,14 +119,29 @@ def test_the_raw_bank_model_still_refuses_a_negative_absolute_address():
         analyze([-4])
 
 
-@pytest.mark.parametrize(("query", "needle"), [
+MENU_VALUES = [
     ("element_bytes=3", "element_bytes: '3' is not one of 1, 2, 4, 8, 16"),
     ("element_bytes=%D9%A4", "element_bytes: '\u0664' is not one of 1, 2, 4, 8, 16"),
     ("element_bytes=four", "element_bytes: 'four' is not one of 1, 2, 4, 8, 16"),
     ("element_bytes=4&access=row:0&vector=3", "vector: '3' is not one of 1, 2, 4"),
     ("element_bytes=4&access=row:0&vector=8", "vector: '8' is not one of 1, 2, 4"),
     ("element_bytes=2&access=ldmatrix:0,0&num=3", "num: '3' is not one of 1, 2, 4"),
-    ("element_bytes=2&access=ldmatrix:0,0&trans=2", "trans: '2' is not one of 0, 1"),
+    ("element_bytes=2&access=ldmatrix:0,0&trans=2", "trans: '2' is not one of 0, 1")]
+
+
+@pytest.mark.parametrize(("query", "needle"), MENU_VALUES)
+def test_the_banks_page_names_a_menu_value_it_does_not_offer(client, query, needle):
+    """A menu value no form sends (a hand-edited permalink) gets every page's answer (app.page_query): 200, the
+    field named in the page, the value kept in its form field."""
+    import html
+
+    r = client.get(f"/banks?layout=(32,32):(32,1)&{query}")
+    assert r.status_code == 200
+    assert needle in html.unescape(r.text), query
+    assert 'aria-invalid="true"' in r.text
+
+
+@pytest.mark.parametrize(("query", "needle"), [
     ("element_bytes=4&access=column:%D9%A4", "is not kind:integer(s)"),
     ("element_bytes=4&access=column:1_0", "is not kind:integer(s)"),
     ("element_bytes=4&access=offsets:%EF%BC%91", "is not kind:integer(s)"),

@@ -68,11 +68,12 @@ MAX_TOP_MODULES = 6
 #: derivation's step with a shape <= 0 refused as outside one, and a composition check of such an A, +7; upcast and
 #: recast_layout refuse basis strides themselves (they raised TypeError), +10. A stride mixing bases and F2 elements
 #: names the two leaves (it quoted F9 as an example beside F1), +1. Composition refuses a mode of B whose stride is a
-#: coordinate (it raised AttributeError), +3. Layout o (Sw o 0 o L) checked as a whole (a swizzle that brings offsets
-#: past size(A) back inside A), and answered where only a part is wrong outside A, +58; F0 a zero stride, +9;
-#: make_layout(make_shape(..), make_stride(..)) read by the notation, +29.
-CORE_LINES = 5595
-ALGEBRA_LINES = 13203  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: coordinate (it raised AttributeError), +3. A refusal that names the argument: zip2_by's mode and tiler, a local_tile
+#: coordinate that does not fit its tile grid, recast_layout's bit width, +12. Layout o (Sw o 0 o L) checked as a whole
+#: (a swizzle that brings offsets past size(A) back inside A), and answered where only a part is wrong outside A, +58;
+#: F0 a zero stride, +9; make_layout(make_shape(..), make_stride(..)) read by the notation, +29.
+CORE_LINES = 5607
+ALGEBRA_LINES = 13235  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -138,7 +139,9 @@ ALGEBRA_LINES = 13203  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        complement's cotarget a layout read as its shape in the op table, +3;
 #                        kind::i8's f32 accumulator refused, -1; a TTGIR text with two layouts or an alias
 #                        defined twice refused by line, +8; the bank model's [row, col] lanes with a vector
-#                        along the row, as the doctor reads them, +6); only comes down
+#                        along the row, as the doctor reads them, +6; a shape typed as a tiler read by mode and a
+#                        tile size <= 0 named in every tiler form in the op table, +20, and the arguments named as
+#                        in the core, +12); only comes down
 
 
 def modules(root: Path) -> dict[str, Path]:

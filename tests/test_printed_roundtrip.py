@@ -53,6 +53,8 @@ def _arg(r: random.Random, kind: str, arg_kind: str) -> str:
             return str(_layout(r, "int"))
         if c < 0.55:
             return str(r.choice([1, 2, 4]))
+        if c < 0.7:  # a shape: a tiler by mode, as CuTe reads make_shape(2,4)
+            return "(" + ",".join(str(r.choice([1, 2, 4])) for _ in range(r.choice([1, 2]))) + ")"
         modes = [str(A.Layout(r.choice([1, 2, 4]), r.choice([1, 2]))) for _ in range(r.choice([1, 2]))]
         return "<" + ", ".join(modes) + ">"
     if arg_kind == "int":

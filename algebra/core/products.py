@@ -146,14 +146,20 @@ def logical_divide(layout: Any, tiler: Any) -> Any:
     return res
 
 
-def _zip2_by(t: Any, guide: Any) -> Any:
+def _zip2_by(t: Any, guide: Any, path: str = "") -> Any:
+    """CuTe's zip2_by: each mode the tiler names is a (tile, rest) pair; ``LayoutError`` naming the mode and the
+    tiler otherwise (CuTe's static_assert "Mismatched ranks")."""
+    where = f"mode {path[:-1]} of the layout" if path else "the layout"
     if type(guide) is tuple:
         if type(t) is not tuple or len(t) < len(guide):
-            raise LayoutError("zip2_by: mismatched ranks")
-        firsts, seconds = zip(*map(_zip2_by, t, guide)) if guide else ((), ())  # noqa: B905 (pairs, the guide's)
+            raise LayoutError(f"tiler: {show(guide)} has {len(guide)} modes, but {where}, {it.to_str(t)}, has "
+                              f"{it.rank(t)} (zip2_by: mismatched ranks)")
+        firsts, seconds = zip(*(_zip2_by(x, g, f"{path}{i}.") for i, (x, g) in enumerate(zip(t, guide)))) \
+            if guide else ((), ())  # noqa: B905 (pairs, the guide's)
         return firsts, seconds + t[len(guide):]
     if type(t) is not tuple or len(t) != 2:
-        raise LayoutError("zip2_by: expected a rank-2 mode")
+        raise LayoutError(f"tiler: the tiler mode {show(guide)} needs {where} to be a (tile, rest) pair, but it is "
+                          f"{it.to_str(t)} (zip2_by: expected a rank-2 mode)")
     return t
 
 
@@ -650,10 +656,15 @@ def local_tile(tensor: Layout, tiler: Any, coord: Any, proj: Any = None) -> tupl
     c1 = coord
     if is_tuple(coord):
         if len(coord) > r1 or not is_tuple(s[1]):
-            raise LayoutError(f"local_tile: coordinate {it.to_str(coord)} does not match the rank of the tile grid "
-                              f"{it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many modes)")
+            raise LayoutError(f"local_tile: tile coordinate {it.to_str(coord)} does not match the rank of the tile "
+                              f"grid {it.to_str(s[1])} (a tuple coordinate needs a tuple grid with at least as many "
+                              "modes)")
         c1 = tuple(coord) + (None,) * (r1 - len(coord))  # CuTe's append<R1>(coord, _): a 1-tuple stays one
-    sub, off = slice_composed((c0, c1), tiled)
+    try:
+        sub, off = slice_composed((c0, c1), tiled)
+    except LayoutError as err:
+        raise LayoutError(f"local_tile: tile coordinate {it.to_str(coord)} does not match the tile grid "
+                          f"{it.to_str(s[1])} ({err})") from None
     if (rec := active()) is not None:
         rec.step(f"fix the tile coordinate {show(coord)} in the rest mode: the tile is {sub}, its first element at "
                  f"offset {off}", sub, kind="result", offset=off)

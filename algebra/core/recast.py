@@ -161,8 +161,9 @@ def _int_or_f2_strides(layout: Layout, name: str) -> None:
 
 def recast_layout(layout: Layout, old_bits: int, new_bits: int) -> Layout:
     """Re-express a layout of ``old_bits`` elements in units of ``new_bits`` elements (CuTe's recast_layout)."""
-    if not (is_int(old_bits) and is_int(new_bits)) or old_bits <= 0 or new_bits <= 0:
-        raise LayoutError(f"recast_layout: bit widths must be positive integers, got {old_bits!r} and {new_bits!r}")
+    for what, bits in (("old bits", old_bits), ("new bits", new_bits)):
+        if not is_int(bits) or bits <= 0:
+            raise LayoutError(f"recast_layout: {what} must be a positive integer (a width in bits), got {bits!r}")
     if isinstance(layout, Layout):
         _int_or_f2_strides(layout, "recast_layout")
     g = gcd(old_bits, new_bits)

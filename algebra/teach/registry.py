@@ -8,7 +8,8 @@ this table; nothing else lists the ops.
 Argument kinds (``Arg.kind``) and how text is read (``parse_value``):
 
 - ``layout``: a layout in CuTe notation (also swizzled ``Sw<B,M,S> o off o L`` where the op takes one);
-- ``tiler``: a layout, an integer ``n`` (the layout ``n:1``) or a tiler ``<2:1, _, 4:2>`` (a JSON list in the API);
+- ``tiler``: a layout, an integer ``n`` (the layout ``n:1``), a tiler ``<2:1, _, 4:2>`` (a JSON list in the API) or a
+  shape ``(4,3)`` (by mode, as CuTe reads ``make_shape(4,3)``: the tiler ``<4:1, 3:1>``);
 - ``int``: an integer;  ``shape``: an integer or an integer tuple ``(8,(2,4))``;
 - ``cotarget``: a shape, or a layout standing for its shape (CuTe's ``complement`` reads ``shape(cotarget)``);
 - ``profile``: an integer tuple whose structure alone matters (``(1,1)``; CuTe's ``Step<_1,_1>``);
@@ -28,13 +29,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from algebra.core import emit, inverses, ops, products, recast
 from algebra.core import inttuple as it
 from algebra.core.errors import LayoutError
+from algebra.core.layout import Layout
 from algebra.core.notation import parse_arg, parse_htuple
 from algebra.hw.atoms import UINT_TYPES
 from algebra.teach import coords
@@ -301,7 +303,23 @@ def parse_tuple(text: str, what: str, allow_keep: bool = False) -> Any:
 
 def parse_value(text: str, kind: str, what: str) -> Any:
     """One argument of kind ``kind`` from its text (see the module doc); ``LayoutError`` starting with ``what``."""
-    text = text.strip()
+    value = _parse_value(text.strip(), kind, what)
+    if kind == "tiler":  # an integer of a tiler, in any of its forms, is the layout n:1
+        bad = next((n for n in _tiler_ints(value) if n <= 0), None)
+        if bad is not None:
+            raise LayoutError(f"{what}: shape entries must be positive integers, got {bad}")
+    return value
+
+
+def _tiler_ints(x: Any) -> Iterator[int]:
+    if type(x) is int:
+        yield x
+    elif type(x) is tuple:
+        for e in x:
+            yield from _tiler_ints(e)
+
+
+def _parse_value(text: str, kind: str, what: str) -> Any:
     if text.startswith("[") and kind != "int":  # a JSON list: a tiler (of layouts, ints and null) or a tuple
         try:
             items = json.loads(text)
@@ -320,7 +338,7 @@ def parse_value(text: str, kind: str, what: str) -> Any:
             raise LayoutError(f"{what}: expected an integer such as 24, got {text!r}")
         return int(text.replace("_", ""))
     if kind == "cotarget" and ":" in text:  # a layout: the op reads its shape, as CuTe does
-        return parse_value(text, "layout", what)
+        return _parse_value(text, "layout", what)
     if kind in ("shape", "cotarget"):
         if ":" in text:
             raise LayoutError(f"{what}: expected an integer or a shape such as 24 or (4,6), got the layout {text!r}")
@@ -345,6 +363,8 @@ def parse_value(text: str, kind: str, what: str) -> Any:
         raise LayoutError(f"{what}: {exc}") from None
     if kind == "layout" and (isinstance(value, tuple) or isinstance(value, int)):
         raise LayoutError(f"{what}: expected a layout such as (4,8):(8,1), got {text!r}")
+    if kind == "tiler" and isinstance(value, Layout) and ":" not in text and "Layout" not in text:
+        return value.shape  # a shape (``(4,3)``, ``Shape<_4,_3>{}``) as a tiler is by mode, as CuTe reads it
     return value
 
 

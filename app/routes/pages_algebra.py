@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, registry
 from app.budget import BudgetedRoute
+from app.page_query import pick
 from app.services import overlay
 from app.services.algebra_ops import available_ops, input_grids, op_grids, run_op
 from app.templating import is_htmx, templates
@@ -42,9 +43,11 @@ def _lesson(message: str) -> dict:
         return {"why": message, "layout": None, "rest": "", "where": None}
     w = _WHERE.search(m["rest"])
     where = {k: int(v) for k, v in w.groupdict().items()} if w else None
-    return {"why": re.sub(r",? but$", "", m["why"].rstrip(" .")), "layout": m["layout"],
-            "rest": m["rest"].lstrip(";,. "), "where": where, "composition": message.startswith("composition "),
-            "confirmed": "not confirmed" not in m["rest"]}
+    why = m["why"].rstrip()  # the page reads as the message: "..., but" / "CuTe would print X here, of size 3; ..."
+    rest = m["rest"].lstrip(";,. ")
+    return {"why": why if why.endswith((".", ",", ";", ":", " but")) else why + ".", "layout": m["layout"],
+            "rest": rest, "sep": m["rest"][:len(m["rest"]) - len(rest)].rstrip() or ".", "where": where,
+            "composition": message.startswith("composition "), "confirmed": "not confirmed" not in m["rest"]}
 
 
 def _about(message: str, parsed: list) -> bool:
@@ -62,7 +65,7 @@ def permalink(op: str, args: list[str]) -> str:
 def algebra_page(request: Request, op: str = Query("composition"), a: str | None = Query(None),
                  b: str | None = Query(None), c: str | None = Query(None),
                  shown: str | None = Query(None)) -> HTMLResponse:
-    op = op.strip()
+    op = pick(op, tuple(registry.OPS), "composition", "op")  # an op the menu does not offer: app.page_query
     spec = registry.OPS.get(op)
     given = [(x or "").strip() for x in (a, b, c)]
     switched = shown is not None and shown.strip() != op

@@ -9,8 +9,9 @@ from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError, parse, size
 from app.budget import COST, BudgetedRoute, WorkCapError, remaining
+from app.config import clip
+from app.page_query import QueryProblem, pick
 from app.services import banks as S
-from app.services import hopper as H
 from app.services import presets
 from app.services.swizzle_note import byte_form_note
 from app.templating import page_or_fragment
@@ -22,21 +23,22 @@ FLAGS = {"": False, "0": False, "false": False, "off": False, "no": False,
          "1": True, "true": True, "on": True, "yes": True}
 
 
-def _numbers(element_bytes: str, vector: str, num: str, trans: str) -> tuple[int, int, int, bool, str | None]:
-    """(element bytes, vector, ldmatrix num, trans, the first field's refusal or None): a field that is not one of
-    its legal values is named, with what it takes; the form then shows that field's default."""
-    e, vec, n, tr, error = 2, 1, 4, False, None
-    try:
-        e = H.pick(element_bytes, (1, 2, 4, 8, 16), 2, "element_bytes", " (bytes per element)")
-        vec = H.pick(vector, S.vector_widths(e), 1, "vector",
-                     f" (elements of {e} bytes per thread: one access moves at most 16 bytes)")
-        n = H.pick(num, (1, 2, 4), 4, "num", " (ldmatrix .x1, .x2, .x4)")
-        if trans.strip().lower() not in FLAGS:
-            raise LayoutError(f"trans: {trans.strip()[:20]!r} is not one of 0, 1 (ldmatrix .trans off / on)")
-        tr = FLAGS[trans.strip().lower()]
-    except LayoutError as exc:
-        error = str(exc)
-    return e, vec, n, tr, error
+def _numbers(element_bytes: str, vector: str, num: str, trans: str) -> tuple[int, int, int, bool]:
+    """(element bytes, vector, ldmatrix num, trans). A field that is not one of its legal values raises
+    app.page_query.QueryProblem naming it and what it takes (the page's answer is that module's)."""
+    e = pick(element_bytes, (1, 2, 4, 8, 16), 2, "element_bytes", " (bytes per element)")
+    vec = pick(vector, S.vector_widths(e), 1, "vector",
+               f" (elements of {e} bytes per thread: one access moves at most 16 bytes)")
+    n = pick(num, (1, 2, 4), 4, "num", " (ldmatrix .x1, .x2, .x4)")
+    return e, vec, n, _flag(trans, "trans", " (ldmatrix .trans off / on)")
+
+
+def _flag(text: str, field: str, why: str) -> bool:
+    """A checkbox's query value (:data:`FLAGS`; blank is off, as an unticked box sends nothing)."""
+    t = text.strip().lower()
+    if t not in FLAGS:
+        raise QueryProblem(f"{field}: {clip(text.strip(), 20)!r} is not one of 0, 1{why}", field, text)
+    return FLAGS[t]
 
 
 def _compare_grids(panels: list[dict]) -> list[dict]:
@@ -60,10 +62,8 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                swizzle: str = Query(""), access: str = Query("column:0"), vector: str = Query("1"),
                num: str = Query("4"), trans: str = Query("0"), compare: str = Query("1")) -> HTMLResponse:
     """``num`` (1, 2, 4) and ``trans`` (0 / 1) are ldmatrix's .xN and .trans; the other kinds ignore them."""
-    e, vec, n, tr, bad_number = _numbers(element_bytes, vector, num, trans)
-    on = FLAGS.get(compare.strip().lower()) if compare.strip() else True
-    if on is None:
-        bad_number = bad_number or f"compare: {compare.strip()[:20]!r} is not one of 0, 1 (the comparison off / on)"
+    e, vec, n, tr = _numbers(element_bytes, vector, num, trans)
+    on = _flag(compare, "compare", " (the comparison off / on)") if compare.strip() else True
     layout, swizzle, access = layout.strip(), swizzle.strip(), access.strip()
     if swizzle.lower() == "none":
         swizzle = ""
@@ -86,8 +86,6 @@ def banks_page(request: Request, layout: str = Query("(8,64):(64,1)"), element_b
                  "permalink": "/banks?" + urlencode(params),
                  "preset_query": {k: v for k, v in params.items() if k != "swizzle"}}
     try:
-        if bad_number:
-            raise LayoutError(bad_number)
         acc = S.parse_access(access, vec, n, tr)
         view = S.analyze(layout, swizzle or None, e, acc)
         try:  # the bank map is 32 lanes; drawing the whole tile is what a big swizzled tile may not afford

@@ -17,6 +17,7 @@ from app.budget import BudgetedRoute, cpu_scale
 from app.drills import progress, service, store
 from app.drills.core import MAX_SEED, Drill, DrillError, Grade, Grid, check, from_id, kinds, random_seed
 from app.drills.parsing import MAX_ANSWER_CHARS
+from app.page_query import pick
 from app.proxies import client_address
 from app.routes.api_drills import WHITEBOARD_CPU_SCALE, current_learner, set_learner_cookie
 from app.services import lab_class, lab_clients
@@ -83,9 +84,8 @@ def drills_page(request: Request, kind: str | None = Query(None, max_length=40),
     Post-condition: nothing is stored; ``hint`` (old permalinks) is accepted and ignored: the page shows the hints
     this learner has opened on the drill."""
     learner = _learner(request)
-    if kind is not None and kind not in {k.kind for k in kinds()}:
-        ctx = {"error": f"unknown drill kind {kind!r}", "kinds": kinds(), "drill": None, **_sidebar(learner[0])}
-        return _render(request, "drills.html", ctx, learner, status=404)
+    if kind is not None:  # a kind the menu does not offer (blank included): app.page_query
+        kind = pick(kind, tuple(k.kind for k in kinds()), None, "kind")
     if numbers == "sheet" and seed is None:  # the interview sheet's own numbers: a seed that has them
         try:
             found = service.sheet_drill(kind)

@@ -4,13 +4,13 @@ the last good grid stays on the page."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from algebra import LayoutError
 from app.budget import BudgetedRoute
+from app.page_query import pick
 from app.services import presets
-from app.services.hopper import pick
 from app.services.layouts import cells_by_offset, describe_layout, layout_grid
 from app.services.swizzle_note import byte_form_note
 from app.services.triton_pages import bits_of, explorer_panel
@@ -24,11 +24,8 @@ DEFAULT = "(4,(2,4)):(2,(1,8))"
 def explorer(request: Request, layout: str = Query(DEFAULT),
              colour: str = Query("offset"), ttgir: str = Query("", max_length=8000),
              shape: str = Query("64,64", max_length=40), bits: str = Query("16", max_length=4)) -> HTMLResponse:
-    try:  # a menu value the page does not offer (a hand-edited permalink) is named, not drawn as the default
-        colour = pick(colour, ("offset", "none"), "offset", "colour")
-        bits_of(bits)
-    except LayoutError as exc:
-        raise HTTPException(422, str(exc)) from None
+    colour = pick(colour, ("offset", "none"), "offset", "colour")  # a value no menu offers: app.page_query
+    bits_of(bits)
     text = layout.strip()
     tt = explorer_panel(ttgir, shape, bits) if ttgir.strip() else None
     if tt and tt["cute"]:

@@ -3,11 +3,12 @@ prediction, and the history chart."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from app.budget import BudgetedRoute
 from app.config import clip
+from app.page_query import pick, problem
 from app.routes.api_bench import address_of, client_of, refusal
 from app.services import bench as S
 from app.services import lab_class, lab_results
@@ -77,11 +78,16 @@ def form_params(form: dict) -> tuple[str, dict]:
 
 
 def _page_ctx(request: Request, **extra) -> dict:
+    here = request.headers.get("hx-current-url")
+    given = {k: request.query_params.get(k) for k in ("gpu", "mine")}
     try:  # ?gpu=<uuid> (or, for the history's poll, the page's own URL) keeps the jobs of one GPU
-        gpu = S.gpu_filter(request.query_params.get("gpu"), request.headers.get("hx-current-url"))
-        mine = S.mine_filter(request.query_params.get("mine"), request.headers.get("hx-current-url"))
+        gpu = S.gpu_filter(given["gpu"], here)
     except S.ParamsError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise problem("gpu", given["gpu"] or "", exc) from None
+    try:
+        mine = S.mine_filter(given["mine"], here)
+    except S.ParamsError as exc:
+        raise problem("mine", given["mine"] or "", exc) from None
     jobs = S.history(60, client_of(request), gpu=gpu, mine=mine)
     device = S.device_status(admin=is_admin(request.headers))
     return {"request": request, "device": device, "jobs": jobs[:30], "history_charts": S.history_charts(jobs),
@@ -93,8 +99,9 @@ def _page_ctx(request: Request, **extra) -> dict:
 def lab_page(request: Request, gemm: str | None = None) -> HTMLResponse:
     """The lab: form, live job, history charts, the committed measurements and the GEMM ladder (``?gemm=<file>``
     picks the ladder's results file; a name that is none of them is refused by name, not drawn as the first)."""
-    if gemm and gemm not in {f["name"] for f in S.gemm_files()}:
-        raise HTTPException(422, f"gemm: {clip(gemm)!r} is not one of the ladder's results files under bench/results")
+    if gemm is not None:  # a results file the menu does not offer (blank included): app.page_query
+        gemm = pick(gemm, tuple(f["name"] for f in S.gemm_files()), None, "gemm",
+                    " (the ladder's results files under bench/results)")
     return templates.TemplateResponse(request, "lab.html", _page_ctx(request, reference=S.reference_charts(),
                                                                       ladder=S.ladder_view(gemm)))
 

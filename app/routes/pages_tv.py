@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 import algebra as A
 from algebra import LayoutError, atoms
 from app.budget import BudgetedRoute
+from app.page_query import pick
 from app.services import blackwell as BW
 from app.services import code
 from app.services import hopper as H
@@ -58,13 +59,21 @@ MENUS: dict[str, tuple[tuple, int | str]] = {
     "hspan": (H.SPANS, 128), "hbits": (H.BITS, 16), "tswz": (H.TMA_SWIZZLES, "atom"),
     "tm_cluster": (tuple(range(1, 17)), 1), "tt_bits": (TT.BITS, 16), "bw_kind": (BW.KINDS, "f16"),
     "bw_cta": ((1, 2), 1), "bw_src": (("smem", "tmem"), "smem"), "bw_am": (("K", "MN"), "K"),
-    "bw_bm": (("K", "MN"), "K"), "bw_ld": (BW.TMEM_ATOMS, DEFAULTS["bw_ld"])}
+    "bw_bm": (("K", "MN"), "K"), "bw_ld": (BW.TMEM_ATOMS, DEFAULTS["bw_ld"]), "eb": ((1, 2, 4, 8, 16), 4),
+    # the atom pickers, the tiled MMA's operand and the TMA data types
+    "atom": (tuple(atoms.names()), S.DEFAULT_ATOM),
+    "tatom": (tuple(atoms.mma_names() + atoms.copy_names()), DEFAULTS["tatom"]),
+    "cw_atom": (tuple(atoms.copy_names()), DEFAULTS["cw_atom"]),
+    "mw_atom": (tuple(atoms.mma_names()), DEFAULTS["mw_atom"]),
+    "kp_atom": (tuple(n for n in atoms.mma_names() if not n.startswith("SM90_")), DEFAULTS["kp_atom"]),
+    **{k: (("", *atoms.copy_names()), "") for k in ("kp_a", "kp_b", "kp_c")}, "top": (("A", "B", "C"), "C"),
+    "tdtype": (tuple(H.hopper.TMA_DTYPES), "FLOAT16"), "tm_dtype": (tuple(H.hopper.TMA_DTYPES), "FLOAT16")}
 
 
 def _menu(q: dict[str, str], key: str) -> int | str:
     """The value of the menu field ``key`` (:data:`MENUS`); LayoutError for one its menu does not offer."""
     allowed, default = MENUS[key]
-    return H.pick(q[key], allowed, default, key)
+    return pick(q[key], allowed, default, key)
 
 
 def atom_ctx(q: dict[str, str]) -> dict:
@@ -87,11 +96,7 @@ def atom_ctx(q: dict[str, str]) -> dict:
 def sectors_ctx(q: dict[str, str]) -> dict:
     ctx: dict = {"part": q["part"].strip(), "eb": 4, "vector": q["vector"].strip(),
                  "presets": S.SECTOR_PRESETS, "sec": None, "sec_error": None}
-    try:
-        ctx["eb"] = H.pick(q["eb"], (1, 2, 4, 8, 16), 4, "element bytes")
-    except LayoutError as exc:
-        ctx["sec_error"] = str(exc)
-        return ctx
+    ctx["eb"] = _menu(q, "eb")
     text = ctx["vector"]
     if text and not (text.isascii() and text.isdigit() and len(text) < 6):
         ctx["sec_error"] = f"vector: {text!r} is not a whole number of values (leave it blank for the widest legal)"
@@ -285,11 +290,10 @@ def tv_page(request: Request) -> HTMLResponse:
     """The whole page, or one panel's fragment: the panel named by ``?panel=`` (a lazy section's first opening) or
     by htmx's HX-Target (a form re-rendering its own result)."""
     q = {k: request.query_params.get(k, v)[:8000 if k.startswith("tt_") else 4000] for k, v in DEFAULTS.items()}
-    try:
-        for key in MENUS:
-            _menu(q, key)
-    except LayoutError as exc:
-        raise HTTPException(422, str(exc)) from None
+    for key in MENUS:  # a value no menu offers: the page's answer is app.page_query's; one it offers, its spelling
+        q[key] = str(_menu(q, key))
+    mma = q["atom"].strip().upper() in {n.upper() for n in atoms.mma_names()}  # the operands this atom's menu offers
+    q["operand"] = pick(q["operand"], ("", "A", "B", "C") if mma else ("", "src", "dst"), "", "operand")
     state = {k: v for k, v in q.items() if v != DEFAULTS[k]}
     base: dict = {"request": request, "menu": S.atom_menu(), "permalink": "/tv?" + urlencode(state) if state else "/tv"}
     name = request.query_params.get("panel") or (request.headers.get("HX-Target") or "" if is_htmx(request) else "")

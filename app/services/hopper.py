@@ -21,22 +21,6 @@ DTYPE_OF_BITS = {8: "UINT8", 16: "FLOAT16", 32: "FLOAT32"}
 TMA_SWIZZLES = ("atom", "NONE", "32B", "64B", "128B")
 
 
-def pick(text: str, allowed: tuple | list, default: Any, what: str, why: str = "") -> Any:
-    """A menu's form field: blank -> ``default``; ASCII digits naming one of ``allowed`` -> that number; one of the
-    words in ``allowed`` in any case -> that word; anything else (another number, a unicode digit, another word) ->
-    LayoutError naming the field and what it takes, so a page never answers a question that was not asked."""
-    t = str(text).strip()
-    if not t:
-        return default
-    if t.isascii() and t.isdigit() and len(t) < 6 and int(t) in allowed:
-        return int(t)
-    word = next((a for a in allowed if isinstance(a, str) and a.upper() == t.upper()), None)
-    if word is not None:
-        return word
-    shown = t if len(t) <= 20 else t[:20] + "..."
-    raise LayoutError(f"{what}: {shown!r} is not one of {', '.join(map(str, allowed))}{why}")
-
-
 @dataclass
 class AtomView:
     atom: Any

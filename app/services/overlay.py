@@ -101,7 +101,10 @@ def op_notes(res: Any) -> list[str]:
         return []
     b = res.parsed[1]
     sizes = [_tile_size(m) for m in (b if isinstance(b, tuple) else (b,)) if m is not None]
-    tile_size = A.size(A.zipped_divide(a, b)[0])
+    try:  # a ``_`` tiler mode over a mode the divide leaves rank 1: no (tile, rest) pair to count, and no note
+        tile_size = A.size(A.zipped_divide(a, b)[0])
+    except A.LayoutError:
+        return []
     tiles = -(-nr // max(1, tile_size))
     reason = (f"the tile size {sizes[0]} does not divide size(A) = {na}" if len(sizes) == 1 else
               f"the tiler ({', '.join(map(str, sizes))}) does not divide A's modes")

@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 from algebra import LayoutError
 from app.budget import charge
 from app.config import MAX_CELLS
+from app.page_query import pick
 from app.services import triton as S
 from app.services.grid import GridView, offset_colours
-from app.services.hopper import pick
 from app.services.tv import tv_grid
 from layoutlab.model import triton_tv_tile
 
