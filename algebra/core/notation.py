@@ -15,7 +15,8 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers;
 - pycute's print of a rank-1 tuple, ``(8,):(2,)``;
 - CuTe's printed and C++ spellings: ``_4``, ``Int<4>{}``, ``C<4>{}``, ``E<1>{}`` (the basis ``1@1``),
-  ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
+  ``Layout<Shape<_4,_8>,Stride<_8,_1>>``, type spellings with ``cute::`` prefixes, and the calls
+  ``make_layout(make_shape(4,8), make_stride(8,1))`` / ``make_layout(make_shape(4,8))``.
 
 Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
 
@@ -60,10 +61,41 @@ def _basis(m: re.Match) -> str:
     return "1@" + "@".join(reversed(path))  # E<i,j> selects mode j of mode i; printed innermost first
 
 
+_MAKE_PART = re.compile(r"(?<!\w)(?:cute::)?make_(layout|shape|stride)\s*\(|[(),]|\{\s*\}")
+
+
+def _make_calls(text: str) -> str:
+    """CuTe's C++ calls: ``make_layout(S, D)`` -> ``S:D``, ``make_layout(S)`` -> ``S`` (its column-major layout),
+    ``make_shape(..)`` / ``make_stride(..)`` -> ``(..)``, ``{}`` after a static integer dropped. One scan."""
+    stack: list[str] = []  # per open '(': "tuple" or "layout" (its first top-level comma becomes ':')
+
+    def rewrite(m: re.Match) -> str:
+        ch, kind = m.group(), m.group(1)
+        if kind:
+            stack.append("layout" if kind == "layout" else "tuple")
+            return "" if kind == "layout" else "("
+        if ch == "(":
+            stack.append("tuple")
+        elif ch == ")" and stack:
+            return "" if stack.pop().startswith("layout") else ")"
+        elif ch == "," and stack and stack[-1] == "layout":
+            stack[-1] = "layout-stride"
+            return ":"
+        return "" if ch.startswith("{") else ch
+
+    out = _MAKE_PART.sub(rewrite, text)
+    if stack:
+        raise LayoutError(f"unclosed '(' in {text[:200]!r}")
+    return out
+
+
 def _normalize(text: str) -> str:
     """Rewrite C++ spellings into plain notation: ``Int<4>{}`` -> ``4``, ``E<1>{}`` -> ``1@1``,
-    ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``.
+    ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``,
+    ``make_layout(make_shape(..), make_stride(..))`` -> ``(..):(..)`` (``_make_calls``).
     Every pass is a single left-to-right scan (linear time)."""
+    if "make_" in text:
+        text = _make_calls(_INT_TYPE.sub(r"\1", text))
     if "<" not in text:
         return text
     text = _BASIS_TYPE.sub(_basis, _INT_TYPE.sub(r"\1", text.replace("cute::", "")))
