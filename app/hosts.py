@@ -16,7 +16,8 @@ A request whose Host is not allowed (or that has none, or one that is not ``host
 final dots, a port that is not digits, a bracketed name that is no IPv6 address) is answered 400 with ``{"detail"}``
 naming the setting. A request whose target is in absolute form (``GET http://name/path``, as sent to a proxy) is
 judged by the target's authority, which RFC 9112 section 3.2.2 says replaces the Host header: a foreign one is
-refused the same way; an allowed one is served as its origin form (``/path``), with that authority as its Host.
+refused the same way; an allowed one is served as its origin form (``/path``), with that authority as its Host. A
+request target's fragment (``/healthz#x``) is dropped before any route sees it (``without_fragment``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import ipaddress
 import json
 import os
 import re
+from urllib.parse import unquote_to_bytes
 
 from app.middleware import SECURITY_HEADERS, ASGIApp, Receive, Scope, Send
 
@@ -130,7 +132,7 @@ class AllowedHostsMiddleware:
             host = target.group(2)
         server = (scope.get("server") or (None,))[0]
         if host_allowed(host, self.hosts, server if isinstance(server, str) else None):
-            await self.app(origin_form(scope, target) if target else scope, receive, send)
+            await self.app(without_fragment(origin_form(scope, target) if target else scope), receive, send)
             return
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
@@ -144,14 +146,30 @@ class AllowedHostsMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
+def without_fragment(scope: Scope) -> Scope:
+    """``scope`` without the fragment of its request target (``#`` and what follows, RFC 3986 3.5): a fragment names
+    a part of what the client holds, never a resource, and RFC 9112 3.2's request-target has none. gunicorn's ASGI
+    parser left it in the path (``/healthz#x``) or the query (``?layout=L#x``); its WSGI parser and uvicorn drop it.
+    Only a raw ``#`` starts one (``%23`` is the path's or query's own character), so the path is judged by
+    ``raw_path``; a ``#`` in the path ends the query too (``/a#b?c`` has none)."""
+    raw, query = bytes(scope.get("raw_path") or b""), bytes(scope.get("query_string") or b"")
+    if b"#" in raw:
+        raw = raw.split(b"#", 1)[0] or b"/"
+        path = unquote_to_bytes(raw).decode("utf-8", "replace")
+        return {**scope, "path": path, "raw_path": raw, "query_string": b""}
+    if b"#" in query:
+        return {**scope, "query_string": query.split(b"#", 1)[0]}
+    return scope
+
+
 def origin_form(scope: Scope, target: re.Match) -> Scope:
     """The request of an absolute-form ``target`` (``_ABSOLUTE`` on its path) as origin form: its path and query
     without scheme and authority (``/`` when empty), and the authority as its only Host header."""
-    path = target.group(3).split("#", 1)[0] or "/"
+    path = target.group(3) or "/"  # a fragment stays, for without_fragment to drop with the query it may end
     raw = bytes(scope.get("raw_path") or b"")
     raw_target = _ABSOLUTE.fullmatch(raw.decode("latin-1")) if raw else None
-    raw_path = (raw_target.group(3).split("#", 1)[0] or "/").encode("latin-1") if raw_target else path.encode()
-    if not path.startswith("/"):  # "http://name?x=1": the query is the ASGI query_string already
+    raw_path = (raw_target.group(3) or "/").encode("latin-1") if raw_target else path.encode()
+    if not path.startswith(("/", "#")):  # "http://name?x=1": the query is the ASGI query_string already
         path, raw_path = "/", b"/"
     headers = [(k, v) for k, v in scope.get("headers", ()) if k != b"host"]
     return {**scope, "path": path, "raw_path": raw_path,

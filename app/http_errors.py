@@ -60,7 +60,9 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         why = str(inner).strip()[:120] if inner is not None else ""
         detail = "body: not valid multipart/form-data" + (f" ({why})" if why else "")
         exc = StarletteHTTPException(400, detail, headers=exc.headers)
-    elif (named := _plain_phrase(request, exc)) is not None:
+    elif exc.status_code == 405:  # Allow lists every method the path takes (RFC 9110 15.5.6), as OPTIONS does
+        exc = _with_allow(request, exc)
+    if (named := _plain_phrase(request, exc)) is not None:
         exc = StarletteHTTPException(exc.status_code, named, headers=exc.headers)
         detail = named
     if request.headers.get("HX-Request") == "true" and not request.url.path.startswith("/api/"):
@@ -89,6 +91,22 @@ def body_error(cause: BaseException | None) -> StarletteHTTPException:
     if cause is not None and str(cause).strip():
         return StarletteHTTPException(400, f"{BODY_UNREADABLE} ({type(cause).__name__}: {str(cause)[:120]})")
     return StarletteHTTPException(400, BODY_UNREADABLE)
+
+
+def _with_allow(request: Request, exc: StarletteHTTPException) -> StarletteHTTPException:
+    """A 405 whose ``Allow`` is what ``OPTIONS`` on the path answers (``app.middleware.allowed_methods``: HEAD beside
+    GET, and OPTIONS); the router's own named only the route's declared methods (``GET``), while HEAD and OPTIONS
+    were answered too."""
+    from app.middleware import allowed_methods
+
+    router = getattr(request.scope.get("app"), "router", None)
+    scope = request.scope  # inside a mount (/static) as the app's router sees it: the root path the app was given
+    scope = {**scope, "root_path": scope.get("app_root_path", scope.get("root_path", ""))}
+    allowed = allowed_methods(router, scope) if router is not None else []
+    if not allowed:
+        return exc
+    headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() != "allow"}
+    return StarletteHTTPException(405, exc.detail, headers={**headers, "Allow": ", ".join(allowed)})
 
 
 def _plain_phrase(request: Request, exc: StarletteHTTPException) -> str | None:

@@ -28,6 +28,7 @@ from app.hosts import AllowedHostsMiddleware, allowed_hosts
 from app.middleware import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
+    CookieLimitMiddleware,
     HeadMiddleware,
     OptionsMiddleware,
     PageCacheMiddleware,
@@ -237,6 +238,7 @@ def create_app(embedded_worker: bool = False) -> FastAPI:
         startup(app)
     app.add_middleware(SecureCookieMiddleware)  # around every cookie the app sets: Secure over HTTPS
     app.add_middleware(HeadMiddleware)  # HEAD wherever GET is answered, with no body (OPTIONS's Allow lists it)
+    app.add_middleware(CookieLimitMiddleware)  # Cookie headers past one field's size: 431, before any parse
     app.add_middleware(AllowedHostsMiddleware, hosts=allowed_hosts())  # outermost: a foreign Host (DNS rebinding)
     return app
 

@@ -47,21 +47,23 @@ import asyncio
 import os
 import re
 import time
+from http import HTTPStatus
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.asgi import parser as h1
+from gunicorn.asgi import protocol as gprotocol
 from gunicorn.asgi.protocol import ASGIProtocol, BodyReceiver
 from gunicorn.workers import gasgi
 
-from app.middleware import MAX_BODY_BYTES, MAX_FORM_BYTES, BodyTooLarge, BodyTooSlow, is_form
+from app.middleware import MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_FORM_BYTES, BodyTooLarge, BodyTooSlow, is_form
 
 #: gunicorn's settings for ``layoutlab serve`` (besides bind, workers and the proxies): the limits of the front door.
 SETTINGS: dict[str, Any] = {
     "worker_class": "app.serve.Worker",
     "limit_request_line": 16_384,
     "limit_request_fields": 100,
-    "limit_request_field_size": 8_190,
+    "limit_request_field_size": MAX_FIELD_BYTES,
     "keepalive": 5,
     "timeout": 30,
     "graceful_timeout": 10,
@@ -291,6 +293,9 @@ class Worker(gasgi.ASGIWorker):
 
     def init_process(self) -> None:
         gasgi.ASGIProtocol = HeadDeadlineProtocol
+        # gunicorn's table of reason phrases lacks 416, 421, 431, 507 and more, and writes "Unknown" for them
+        for status in HTTPStatus:
+            gprotocol._REASON_PHRASES.setdefault(status.value, status.phrase)
         super().init_process()
 
 

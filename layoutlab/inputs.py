@@ -18,7 +18,7 @@ Every refusal is a ``LayoutError`` (a ``ValueError``) with a one-line reason.
 
 from __future__ import annotations
 
-import re
+import itertools
 import sys
 from dataclasses import dataclass
 from numbers import Integral
@@ -55,7 +55,8 @@ class Panel:
 
 def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> Any:
     """A shape or stride as plain ints / nested tuples (torch.Size, lists, numpy ints and arrays, pycute's tuples).
-    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused."""
+    Sequences are measured before they are read: more than algebra's MAX_LEAVES entries in all is refused, and so is
+    one that yields more or fewer entries than its ``len`` (read at most once past it)."""
     seen = [0] if seen is None else seen
     if depth > MAX_DEPTH + 2:
         raise LayoutError(f"{what}: nested deeper than the cap of {MAX_DEPTH}")
@@ -67,10 +68,15 @@ def _ints(x: Any, what: str, depth: int = 0, seen: list[int] | None = None) -> A
     # a sequence (a numpy 1-D array has __index__ too, which raises: it is read as its entries; a 0-d one is a number)
     if isinstance(x, (tuple, list)) or (hasattr(x, "__iter__") and hasattr(x, "__len__") and not text
                                         and getattr(x, "ndim", 1) != 0):
-        seen[0] += len(x)
+        n = len(x)
+        seen[0] += n
         if seen[0] > it.MAX_LEAVES:
             raise LayoutError(f"{what} has more than {it.MAX_LEAVES:,} modes")
-        return tuple(_ints(v, what, depth + 1, seen) for v in x)
+        entries = list(itertools.islice(x, n + 1))  # no more than it claims (an endless iterator is read n + 1 times)
+        if len(entries) != n:
+            raise LayoutError(f"{what}: {type(x).__name__} claims {n} entries (its len) but "
+                              f"{'yields more' if len(entries) > n else f'yields {len(entries)}'}")
+        return tuple(_ints(v, what, depth + 1, seen) for v in entries)
     if hasattr(x, "__index__") and not text:
         return int(x.__index__())
     raise LayoutError(f"{what}: {x!r} is not an integer or a tuple of integers")
@@ -80,18 +86,12 @@ def _flat1(t: Any) -> Any:
     return t[0] if isinstance(t, tuple) and len(t) == 1 else t
 
 
-def _spelled(text: str) -> str:
-    """Other printers' swizzle spellings as CuTe's: the DSL's ``S<B,M,S>`` and pycute's ``SW_B_M_S``."""
-    text = re.sub(r"SW_(\d+)_(\d+)_(\d+)", r"Sw<\1,\2,\3>", text.strip())
-    return "Sw" + text[1:] if text.startswith("S<") else text
-
-
 def layout_of(x: Any) -> Any:
     """``x`` as our Layout / ComposedLayout, or None when ``x`` is no single layout (an atom, a TV picture)."""
     if isinstance(x, (A.Layout, ComposedLayout)):
         return x
     if isinstance(x, str):
-        return model.parse_layout(_spelled(x))
+        return model.parse_layout(x)
     try:
         return _foreign(x)
     except (LayoutError, RecursionError):
@@ -123,13 +123,13 @@ def _foreign(x: Any) -> Any:
             return A.Layout(1, 0)
         return _made(x, _flat1(shape), _flat1(strides))
     if hasattr(x, "layoutA") and hasattr(x, "layoutB") and hasattr(x, "offset"):  # pycute's ComposedLayout
-        return model.parse_layout(_spelled(str(x)))
+        return model.parse_layout(str(x))
     if hasattr(x, "shape") and stride is not None and not callable(stride):  # pycute, CuTe DSL, anything CuTe-like
         try:
             shape_t, stride_t = _ints(x.shape, "shape"), _ints(stride, "stride")
         except LayoutError as exc:  # not integer tuples (a DSL's basis strides): its printed form is CuTe notation
             try:
-                return model.parse_layout(_spelled(str(x)))
+                return model.parse_layout(str(x))
             except LayoutError:
                 raise LayoutError(f"{type(x).__name__}: {clip(exc)}, and its text is no CuTe notation") from None
         return _made(x, shape_t, stride_t)
@@ -160,8 +160,10 @@ def _layout_panel(layout: Any, title: str = "") -> Panel:
 
 
 def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_major: bool = False,
-              atom: Any = None) -> Panel:
-    """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``."""
+              atom: Any = None, clip: bool = False) -> Panel:
+    """The grid of a TV layout over a ``rows x cols`` tile; an ``atom``'s threads are labelled by its ``thr_id``.
+    With ``clip`` (a tiled copy, as the TV atlas draws it) pairs past the tile are left out and counted in the
+    title."""
     p = Panel(title=title, notation=notation, rows=rows, cols=cols)
     if rows * cols > MAX_CELLS:
         p.note = f"a {rows}x{cols} tile exceeds the render cap of {MAX_CELLS:,} cells: the grid is not drawn"
@@ -171,7 +173,9 @@ def _tv_panel(title: str, notation: str, tv: Any, rows: int, cols: int, row_majo
                   "pairs enumerated: the grid is not drawn")
         return p
     if atom is None:
-        p.threads, p.values, _ = model.tv_tile(tv, rows, cols, row_major)
+        p.threads, p.values, held = model.tv_tile(tv, rows, cols, row_major, clip=clip)
+        past = A.size(tv) - sum(map(sum, held))
+        p.title += f" · {past:,} (thread, value) pair{'s' * (past != 1)} past the tile" if past else ""
     else:
         p.threads, p.values, _ = model.atom_tile(atom, tv, rows, cols, row_major)
     p.index = [[r * cols + c if row_major else r + rows * c for c in range(cols)] for r in range(rows)]
@@ -237,12 +241,12 @@ def _atom_panels(x: Any, element_bits: int) -> list[Panel] | None:
         if hasattr(x, "get_layoutS_TV") and hasattr(x, "get_layoutD_TV"):  # CuTe's print_latex(TiledCopy): S, D
             try:
                 return [_tv_panel(f"tiled copy {x.atom.name} · {side} · {' x '.join(map(str, x.tiler))}", str(tv),
-                                  tv, rows, cols)
+                                  tv, rows, cols, clip=True)
                         for side, tv in (("S", x.get_layoutS_TV()), ("D", x.get_layoutD_TV()))]
             except LayoutError:  # not (thread, value) -> index in the tiler: the TV layout alone below
                 pass
         return [_tv_panel(f"tiled copy {x.atom.name} · {' x '.join(map(str, x.tiler))}", str(x.tv_layout),
-                          x.tv_layout, rows, cols)]
+                          x.tv_layout, rows, cols, clip=True)]
     if isinstance(x, TiledMMA):
         out = []
         m, n, k = (x.tile_size_mnk(i) for i in range(3))
@@ -267,7 +271,8 @@ def panels(x: Any, tile: Any = None, shape: Any = None, element_bits: int = 16) 
         x, shape = x
     if isinstance(x, str) and x.lstrip().startswith("#"):
         if shape is None:
-            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C)")
+            raise LayoutError("a TTGIR layout attribute needs the tensor's shape: shape=(R, C) (in the terminal, "
+                              "--shape R,C)")
         return _triton(x.strip(), shape, element_bits)
     if shape is not None:
         raise LayoutError(f"shape {shape}: only a TTGIR layout attribute (text starting with #) takes a tensor "

@@ -358,14 +358,16 @@ def layout_grid(view: LayoutView, grid_id: str, hover: str | None = None, colour
 Table = list[list[int]]
 
 
-def tv_tile(tv: Any, rows: int, cols: int, row_major: bool = False, enum: Enum = plain_offsets) -> tuple[Table, Table,
-                                                                                                           Table]:
+def tv_tile(tv: Any, rows: int, cols: int, row_major: bool = False, enum: Enum = plain_offsets,
+            clip: bool = False) -> tuple[Table, Table, Table]:
     """(threads, values, holders) per cell of a ``rows x cols`` tile that the TV layout ``tv`` ((thread, value) ->
     index, column-major in the tile, or row-major) covers.
 
     Post-condition, as CuTe's ``print_latex_tv`` labels a cell: ``(threads[m][n], values[m][n])`` is the first
     (thread, value) pair, threads outer and values inner, with ``tv(t, v)`` at (m, n); -1 where none is;
-    ``holders[m][n]`` counts the pairs at (m, n). Raises LayoutError for a pair outside the tile."""
+    ``holders[m][n]`` counts the pairs at (m, n). Raises LayoutError for a pair outside the tile, or with ``clip``
+    leaves it out (a tiled copy's claims past its tiler, which its coverage counts). The TV atlas's tiled copies,
+    ``layoutlab``'s TV pictures and CuTe's ``print_latex_copy`` label a cell by this one rule."""
     nthr = it.product(tv.shape[0]) if it.is_tuple(tv.shape) else A.size(tv)
     nval = A.size(tv) // max(1, nthr)
     threads = [[-1] * cols for _ in range(rows)]
@@ -379,6 +381,8 @@ def tv_tile(tv: Any, rows: int, cols: int, row_major: bool = False, enum: Enum =
                 raise LayoutError(f"TV layout {tv}: ({t},{v}) maps to {idx}, not an index of the tile")
             r, c = (idx // cols, idx % cols) if row_major else (idx % rows, idx // rows)
             if not (0 <= r < rows and 0 <= c < cols):
+                if clip:
+                    continue
                 raise LayoutError(f"TV layout {tv} maps ({t},{v}) to {idx}, outside the {rows}x{cols} tile")
             if count[r][c] == 0:
                 threads[r][c], values[r][c] = t, v

@@ -60,10 +60,23 @@ def cpp_make(lay: Any) -> str:
     return f"make_layout({make_form(lay.shape, 'make_shape')}, {make_form(lay.stride, 'make_stride')})"
 
 
+def py_tuple(x: Any) -> str:
+    """A Python tuple as the CuTe DSL and pycute write it: ``(4, 8)``, ``(24,)``."""
+    if isinstance(x, tuple):
+        return "(" + ", ".join(py_tuple(v) for v in x) + ("," if len(x) == 1 else "") + ")"
+    return str(x)
+
+
+def python_forms(lay: Any) -> list[str]:
+    """The CuTe DSL's ``cute.make_layout(shape, stride=...)`` and pycute's ``Layout(shape, stride)``."""
+    sh, st = py_tuple(lay.shape), py_tuple(lay.stride)
+    return [f"cute.make_layout({sh}, stride={st})", f"make_layout({sh}, stride={st})", f"Layout({sh}, {st})"]
+
+
 def layout_forms(key: str) -> list[str]:
     lay = A.parse(key)
     out = [key, underscored(key), int_form(key), " " + key.replace(",", ", ") + " ", f"L = {key}", cpp_layout(lay),
-           cpp_layout(lay) + "{}", cpp_make(lay)]
+           cpp_layout(lay) + "{}", cpp_make(lay), *python_forms(lay)]
     if isinstance(lay.shape, int):
         out.append(f"({lay.shape}):({lay.stride})")  # rank-1 parentheses
     return out

@@ -281,3 +281,20 @@ def test_fresh_stores_equal_a_brute_force_count_from_the_offsets(client, seed):
                 seen.add(o)
                 total += _bank_wavefronts([held[warp][t][i] * eb for t in range(32)], v * eb)
         assert out["wavefronts"] == total, (dist, shared, [rows, cols], bits, warp)
+
+
+def test_an_attribute_written_over_several_lines_reads_as_on_one_line(client):
+    """A TTGIR attribute wrapped over lines (as pasted from a pretty-printed module, alias definitions included) is one
+    attribute: it was refused ("expected a field name, found the end of the text"). The API and the notebook read it
+    through the one TTGIR parser."""
+    import layoutlab
+
+    wrapped = BLOCKED.replace(", threadsPerWarp", ",\n    threadsPerWarp").replace(", order", ",\n  order")
+    aliased = "#blocked = " + wrapped + "\n#mma = " + MMA3.replace(", ", ",\n   ") + "\n"
+    for text, one in ((wrapped, BLOCKED), (aliased, MMA3)):
+        r = client.post("/api/triton/layout", json={"layout": text, "shape": [64, 64]})
+        assert r.status_code == 200, r.text
+        assert r.json() == client.post("/api/triton/layout", json={"layout": one, "shape": [64, 64]}).json()
+        assert layoutlab.text(text, shape=(64, 64)) == layoutlab.text(one, shape=(64, 64))
+    r = client.post("/api/triton/layout", json={"layout": BLOCKED[:-3] + "\n", "shape": [64, 64]})
+    assert r.status_code == 422 and "end of the text" in r.json()["detail"]

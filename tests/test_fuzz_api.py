@@ -269,7 +269,8 @@ def test_every_route_is_fuzzed(app):
 
 
 def test_every_method_allow_lists_is_answered_and_head_is_get_without_a_body(app, client):
-    """OPTIONS's ``Allow`` never lists a method the path then refuses with 405, and HEAD answers every path that takes
+    """OPTIONS's ``Allow`` never lists a method the path then refuses with 405, a 405's ``Allow`` is the same list
+    (it said ``GET`` where HEAD and OPTIONS were answered too), and HEAD answers every path that takes
     GET (pages, API, static files, docs) with GET's status and Content-Type and no body (RFC 9110 §9.3.2)."""
     import re
 
@@ -278,6 +279,9 @@ def test_every_method_allow_lists_is_answered_and_head_is_get_without_a_body(app
         allow = client.options(path).headers.get("allow", "")
         methods = [m.strip() for m in allow.split(",") if m.strip()]
         assert "OPTIONS" in methods, (path, allow)
+        odd = client.request("PROPFIND", path)  # a 405 lists what OPTIONS lists (RFC 9110 15.5.6: every method taken)
+        assert odd.status_code == 405 and odd.headers.get("allow") == allow, (path, allow, odd.headers.get("allow"))
+        assert odd.json()["detail"].endswith(f"it takes {allow}"), (path, odd.text[:200])
         if "GET" not in methods:
             r = client.head(path)
             assert r.status_code == 405 and r.content == b"" and "HEAD" not in r.headers.get("allow", ""), path

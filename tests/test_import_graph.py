@@ -70,8 +70,13 @@ MAX_TOP_MODULES = 6
 #: names the two leaves (it quoted F9 as an example beside F1), +1. Composition refuses a mode of B whose stride is a
 #: coordinate (it raised AttributeError), +3. A refusal that names the argument: zip2_by's mode and tiler, a local_tile
 #: coordinate that does not fit its tile grid, recast_layout's bit width, +12.
-CORE_LINES = 5511
-ALGEBRA_LINES = 13147  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
+#: The CuTe DSL's S<B,M,S>, pycute's SW_B_M_S and (8,) parsed, +6; the
+#: DSL's ? named as a value known only at run time, +2; a tensor's print (gmem_ptr[16b](0x..) o L) read as L, +1.
+#: Layout o (Sw o 0 o L) checked as a whole
+#: (a swizzle that brings offsets past size(A) back inside A), and answered where only a part is wrong outside A, +58;
+#: F0 a zero stride, +9; make_layout(make_shape(..), make_stride(..)) read by the notation, +29.
+CORE_LINES = 5616
+ALGEBRA_LINES = 13266  # all of algebra/ (12,734 before the second diet; 12,090 before slicing; +48 and +14 as in
 #                        the core; the banks lab reading [row, col] in a rank-3 tile's rank-2 view, the doctor's dense
 #                        box from the offsets and TMA modes that act as a swizzle on the tile, +48; the floors above
 #                        the core loaded on first use, +8; nested layouts' inverses, slices and refusals with CuTe's
@@ -139,7 +144,9 @@ ALGEBRA_LINES = 13147  # all of algebra/ (12,734 before the second diet; 12,090 
 #                        defined twice refused by line, +8; the bank model's [row, col] lanes with a vector
 #                        along the row, as the doctor reads them, +6; a shape typed as a tiler read by mode and a
 #                        tile size <= 0 named in every tiler form in the op table, +20, and the arguments named as
-#                        in the core, +12; the block-scaled tcgen05.mma kinds named as not modelled, +8); only comes
+#                        in the core, +12; the DSL's and pycute's spellings as in the core, +6, its ? and a
+#                        tensor's print as in the core, +3; a TTGIR attribute wrapped over lines, +14; the
+#                        block-scaled tcgen05.mma kinds named as not modelled, +8); only comes
 #                        down
 
 

@@ -653,3 +653,117 @@ def _sum(parts: list[str]) -> str:
     """The column's share: the sum of its column modes' coordinates."""
     total = [sum(v) for v in zip(*map(_crd, parts), strict=True)]
     return "(" + ",".join(map(str, total)) + ")"
+
+
+@pytest.mark.parametrize(("spelled", "cute"), [
+    ("S<3,4,3> o 0 o (8,64):(64,1)", "Sw<3,4,3> o 0 o (8,64):(64,1)"),            # the CuTe DSL's print
+    ("SW_3_4_3 o 0 o (8, 64):(64, 1)", "Sw<3,4,3> o 0 o (8,64):(64,1)"),          # pycute's print
+    ("SW_1_1_-1 o 0 o (4, 4):(4, 1)", "Sw<1,1,-1> o 0 o (4,4):(4,1)"),            # pycute, a negative shift
+    ("(16,4):(4,1) o -8 o S<1,2,4>", "(16,4):(4,1) o -8 o Sw<1,2,4>"),            # a swizzle as the inner part
+    ("(8,):(2,)", "(8):(2)"),                                                      # pycute's print of a rank-1 tuple
+    ("SW_2_1_2 o 0 o (4,):(1,)", "Sw<2,1,2> o 0 o (4):(1)")])
+def test_the_dsls_and_pycutes_printed_forms_are_read_by_the_one_parser_that_the_pages_use(client, spelled, cute):
+    """The CuTe DSL prints a swizzle ``S<B,M,S>`` and pycute ``SW_B_M_S`` (its shift may be negative) and a rank-1
+    tuple ``(8,)``: the notebook read the first two and the pages refused them all ("unexpected character 'S'"). One
+    parser (algebra's notation) reads them, so the explorer, the API, the CLI's ops and the notebook agree."""
+    assert str(A.parse(spelled)) == str(A.parse(cute))
+    r, want = (client.post("/api/layout", json={"layout": t}) for t in (spelled, cute))
+    assert (r.status_code, r.json()) == (want.status_code, want.json())
+    if spelled.startswith("(16,4)"):  # a layout after a swizzle has no grid: either spelling says so in one line
+        assert r.status_code == 422 and "no grid to draw" in r.json()["detail"]
+        with pytest.raises(LayoutError, match="no grid to draw"):
+            layoutlab.text(spelled)
+    else:
+        assert r.status_code == 200, r.text
+        assert layoutlab.text(spelled) == layoutlab.text(cute)
+
+
+def test_pycute_composed_layouts_draw_what_pycute_computes():
+    """A pycute ComposedLayout whose swizzle shifts left (``Swizzle(1,1,-1)``) or whose inner layout has a rank-1
+    tuple shape (``Layout((4,), (1,))``, printed ``(4,):(1,)``) was refused; each cell is pycute's own value."""
+    pycute = pytest.importorskip("pycute")
+    for x in (pycute.ComposedLayout(pycute.Swizzle(1, 1, -1), 0, pycute.Layout((4, 4), (4, 1))),
+              pycute.ComposedLayout(pycute.Swizzle(2, 1, 2), 0, pycute.Layout((4,), (1,))),
+              pycute.ComposedLayout(pycute.Swizzle(2, 1, 2), 8, pycute.Layout((4, (2, 2)), (1, (4, 16))))):
+        shape = x.layoutA.shape
+        rows = pycute.product(shape[0]) if isinstance(shape, tuple) and len(shape) > 1 else 1
+        n = pycute.size(x.layoutA)
+        want = [str(x(i + rows * j)) for i in range(rows) for j in range(n // rows)]
+        for out in (layoutlab.html(x), layoutlab.svg(x)):
+            assert [c["data-offset"] for c in Cells(out).cells] == want, str(x)
+
+
+def test_a_shape_whose_length_understates_its_entries_is_refused_not_read_forever():
+    """``len(shape)`` says 2 but iterating it never ends: it was read until memory ran out (a hang in a notebook
+    cell). Entries are read up to the length the object claims, and a mismatch is refused in one line."""
+
+    class Liar:
+        def __len__(self) -> int:
+            return 2
+
+        def __iter__(self):
+            for k in range(10 ** 12):  # endless for a reader; the test stops one that reads on
+                assert k < 1000, "read past the length it claims"
+                yield 4
+
+    class Obj:
+        shape = Liar()
+        stride = (1, 4)
+
+    with pytest.raises(LayoutError) as err:
+        layoutlab.text(Obj())
+    assert "\n" not in str(err.value) and "claims 2 entries" in str(err.value), err.value
+
+
+@pytest.mark.parametrize(("layout_tv", "tiler"), [("(4,2):(1,1)", "5"), ("(4,(2,2)):(2,(1,4))", "4,3"),
+                                                   ("((2,2),3):((3,1),1)", "8"), ("(4,2):(1,4)", "5")])
+def test_the_tv_atlas_labels_a_tiled_copys_shared_cells_as_cute_and_the_notebook_do(client, layout_tv, tiler):
+    """Where two (thread, value) pairs of a tiled copy claim one element, CuTe's print_latex_copy labels it by the first
+    pair with threads outer and values inner, as ``layoutlab`` does (T0V1 of ``(4,2):(1,1)`` at element 1); the TV
+    atlas and ``/api/tiled`` walked the pairs in 1-D order (values outer) and labelled it T1V0. Pairs past the tiler
+    (``(4,2):(1,4)`` over 5) are left out by both, and named in the picture's title (``layoutlab`` refused it)."""
+    tv = A.parse(layout_tv)
+    dims = tuple(int(x) for x in tiler.split(","))
+    rows, cols = (1, dims[0]) if len(dims) == 1 else dims
+    nthr, flat = A.size(tv[0]), A.offsets(tv)
+    want = [[None] * cols for _ in range(rows)]
+    for t in range(nthr):  # print_latex_copy: for tid, for vid, the first to fill (m, n) names it
+        for v in range(A.size(tv) // nthr):
+            e = flat[t + nthr * v]
+            if e < rows * cols and want[e % rows][e // rows] is None:
+                want[e % rows][e // rows] = (t, v)
+    r = client.post("/api/tiled", json={"atom": "UniversalCopy_16b", "layout_tv": layout_tv, "tiler": tiler})
+    assert r.status_code == 200, r.text
+    got = [[(t, v) if t >= 0 else None for t, v in zip(tr, vr, strict=True)]
+           for tr, vr in zip(r.json()["threads"], r.json()["values"], strict=True)]
+    assert got == want
+    tc = atoms.make_tiled_copy("UniversalCopy_16b", layout_tv=tv, tiler=dims, element_bits=16)
+    past = sum(1 for e in flat if e >= rows * cols)
+    assert (f"{past} (thread, value) pair" in layoutlab.text(tc)) == bool(past)
+    cells = Cells(layoutlab.html(tc)).cells[:rows * cols]  # the S panel (a universal copy's S is its TV layout)
+    assert [(int(c["data-thread"]), int(c["data-value"])) if "data-thread" in c else None for c in cells] == \
+        [x for row in want for x in row]
+
+
+@pytest.mark.parametrize("text", ["(?,8):(8,1)", "(4,8):(?{div=8},1)", "S<3,4,3> o 0 o ((8,?),64):((64,?),1)"])
+def test_a_dynamic_value_as_the_dsl_prints_it_is_refused_as_one(client, text):
+    """The CuTe DSL prints a value it knows only at run time as ``?`` (``?{div=8}`` with its divisibility): the reason
+    says so and asks for the number, in the notebook, the CLI and the pages alike ("unexpected character '?'")."""
+    with pytest.raises(LayoutError, match="known only at run time") as err:
+        layoutlab.text(text)
+    assert "\n" not in str(err.value)
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 422 and "known only at run time" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("text", ["gmem_ptr[16b](0x7f8a00000000) o (4,8):(8,1)",
+                                  "rmem_ptr[32b](0x7ffd1c) o (4,8):(8,1)", "ptr[16b](0x7f8a00000000) o (4,8):(8,1)",
+                                  "smem_ptr[16b](unset) o (4,8):(8,1)"])
+def test_cutes_print_of_a_tensor_draws_its_layout(client, text):
+    """``print(tensor)`` in CuTe C++ writes its pointer before its layout (``gmem_ptr[16b](0x...) o (4,8):(8,1)``): the
+    layout is drawn, as for the shared-memory pointer; a global or register pointer was refused ("unexpected
+    character 'g'")."""
+    assert str(A.parse(text)) == "(4,8):(8,1)"
+    r = client.post("/api/layout", json={"layout": text})
+    assert r.status_code == 200 and r.json()["layout"] == "(4,8):(8,1)", r.text
+    assert layoutlab.text(text) == layoutlab.text("(4,8):(8,1)")

@@ -208,3 +208,13 @@ def test_serve_reads_its_numbers_in_ascii_digits_only(args, capsys):
         cli(args)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and args[1] in err, err
+
+
+def test_a_ttgir_attribute_without_its_shape_names_the_flag_that_gives_it():
+    """In the terminal the tensor's shape is ``--shape R,C``; the refusal named the notebook's keyword only."""
+    r = run("show", "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+                    "order = [1, 0]}>")
+    assert r.returncode == 2 and "--shape R,C" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    ok = run("show", "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+                     "order = [1, 0]}>", "--shape", "32,16")
+    assert ok.returncode == 0 and "T0V0" in ok.stdout

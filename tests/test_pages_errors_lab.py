@@ -45,8 +45,10 @@ def test_api_paths_and_api_errors_stay_json(client: TestClient) -> None:
     r = client.get("/api/bench/jobs/nope", headers=HTML)
     assert r.status_code == 404 and "detail" in r.json()
     r = client.post("/healthz", headers=HTML)
-    assert r.status_code == 405 and r.headers.get("allow") == "GET" and "<h1>Method not allowed" in r.text
-    assert client.post("/healthz").json() == {"detail": "method POST is not allowed on '/healthz'; it takes GET"}
+    assert r.status_code == 405 and r.headers.get("allow") == "GET, HEAD, OPTIONS"
+    assert "<h1>Method not allowed" in r.text
+    assert client.post("/healthz").json() == {
+        "detail": "method POST is not allowed on '/healthz'; it takes GET, HEAD, OPTIONS"}
 
 
 def test_the_lab_history_and_a_job_opened_on_their_own_are_pages(client: TestClient) -> None:

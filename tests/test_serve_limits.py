@@ -335,6 +335,62 @@ def test_options_asterisk_asks_about_the_server_and_gets_allow(served):
     assert {m.strip() for m in allow.split(b":", 1)[1].split(b",")} >= {b"GET", b"HEAD", b"POST", b"OPTIONS"}, allow
 
 
+@pytest.mark.parametrize("target, status, says, absent", [
+    ("/healthz#x", 200, b'"ok":true', None),
+    ("/healthz#", 200, b'"ok":true', None),
+    ("/healthz?a=1#x", 200, b'"ok":true', None),
+    ("/healthz#x?a=1", 200, b'"ok":true', None),
+    ("/?layout=(4,2):(2,1)#frag", 200, b'value="(4,2):(2,1)"', b"#frag"),
+    ("/?layout=(4,2):(2,1)#frag?layout=9:1", 200, b'value="(4,2):(2,1)"', b"9:1"),
+    ("http://127.0.0.1/?layout=(4,2):(2,1)#frag", 200, b'value="(4,2):(2,1)"', b"#frag"),
+    ("/healthz%23x", 404, b"no page or API route at '/healthz%23x'", None),
+    ("/?layout=(4,2):(2,1)%23frag", 200, b'value="(4,2):(2,1)#frag"', None),
+])
+def test_a_fragment_in_the_request_target_is_not_part_of_the_resource(served, target, status, says, absent):
+    """A fragment names a part of what the client already holds, never a resource (RFC 3986 3.5; RFC 9112 3.2's
+    request-target has none, and a browser never sends one). gunicorn's ASGI parser kept it in the path
+    (``/healthz#x`` answered 404 "no page or API route at '/healthz%23x'") or in the query (``?layout=L#frag`` gave
+    the page the layout ``L#frag``); its WSGI parser and uvicorn drop it. Now it is dropped here too, while an
+    encoded ``%23`` stays the path's or the query's own character."""
+    with served.connect() as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        got, data = status_of(read_all(s))
+    assert got == status and says in data, (target, data[:300])
+    assert absent is None or absent not in data, (target, absent)
+
+
+@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "evil.example:443", "[::1]:80"])
+def test_connect_to_an_authority_is_refused_with_405_and_allow(served, target):
+    """``CONNECT host:port`` asks for a tunnel, which only a proxy opens (RFC 9110 9.3.6); the app answered 404 "no
+    page or API route at '/127.0.0.1:8000'", while ``CONNECT /healthz`` answered 405. The authority form names the
+    server as a whole, as ``OPTIONS *`` does: 405, with the methods the server takes in ``Allow``, and a detail that
+    says the server is no proxy."""
+    target = target.format(port=served.port)
+    with served.connect() as s:
+        s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        got, data = status_of(read_all(s))
+    assert got == 405 and b"not a proxy" in data, data[:400]
+    allow = next(line for line in data.split(b"\r\n") if line.lower().startswith(b"allow:"))
+    assert {m.strip() for m in allow.split(b":", 1)[1].split(b",")} >= {b"GET", b"HEAD", b"POST", b"OPTIONS"}, allow
+
+
+@pytest.mark.parametrize("head, line", [
+    (b"GET /healthz HTTP/1.1\r\n" + b"Cookie: " + b"; ".join(b"c%d=v" % i for i in range(1500))[:8_000] + b"\r\n"
+     + b"Cookie: " + b"c=v; " * 1_000 + b"\r\n", b"HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+    (b"GET /static/app.css HTTP/1.1\r\nRange: bytes=99999999-\r\n",
+     b"HTTP/1.1 416 Requested Range Not Satisfiable\r\n"),
+])
+def test_the_status_line_names_every_status_the_app_answers(served, head, line):
+    """gunicorn's ASGI worker looks the reason phrase up in its own table, which lacks 416, 421, 431, 507 and more:
+    the app's 431 for a flood of Cookie headers went out as ``HTTP/1.1 431 Unknown``. Every status has its
+    phrase now (http.HTTPStatus's)."""
+    with served.connect() as s:
+        s.sendall(head + b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        data = read_all(s)
+    assert data.startswith(line), data[:300]
+    assert b'"detail"' in data or b"Range " in data, data[:400]
+
+
 def test_a_client_that_reads_nothing_of_its_answer_is_cut_after_the_read_timeout(served):
     """A client that sends a request and never reads the answer held its connection, and the answer's bytes in the
     server's buffer, for ever: gunicorn's ASGI worker waits for the transport to drain with no bound (30 clients each

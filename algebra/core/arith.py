@@ -95,6 +95,12 @@ class F2(Frozen):
     __repr__ = __str__
 
 
+def is_zero(d: Any) -> bool:
+    """A zero stride leaf: the int 0 or the F2 zero ``F0``. Its mode is a broadcast (every coordinate of it adds
+    nothing to the offset): ``filter_zeros``, ``filter``, ``nullspace`` and ``complement`` drop or collect it."""
+    return (type(d) is int and d == 0) or (type(d) is F2 and d.value == 0)
+
+
 # --------------------------------------------------------------------------------------------- plain-tuple vectors
 
 

@@ -16,6 +16,7 @@ CuTe would print (R) and one counterexample coordinate. A cheap structural proof
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from contextvars import ContextVar
 from itertools import chain, islice, pairwise
@@ -281,6 +282,8 @@ def post_composition(args: tuple, r: Any) -> None:
     ``0 <= B(i) < size(A)`` (see the module doc). A tiler composes mode by mode, each mode a composition checked on
     its own; a swizzled side is checked where it is built (``algebra.core.swizzle``)."""
     a, b = args
+    if type(a).__name__ == "Layout" and type(b).__name__ == "ComposedLayout" and type(r) is type(b):
+        return _post_swizzled_b(a, b, r)
     if type(r).__name__ != "Layout" or type(a) is not type(r) or type(b) is not type(r):
         return
     f2 = not (_ints(a.stride) and _ints(b.stride)) and (has_f2(a.stride) or has_f2(b.stride))
@@ -300,6 +303,52 @@ def post_composition(args: tuple, r: Any) -> None:
         i, x, ax, ri = hit
         raise LayoutError(f"composition {a} o {b} is not a layout: {'the result is not A o B' if why == '?' else why}"
                           f". CuTe would print {r} here; at i = {i} that gives {ri}, but A(B({i})) = A({x}) = {ax}")
+
+
+def _post_swizzled_b(a: Any, b: Any, r: Any, part: LayoutError | None = None) -> None:
+    """``A o (Sw o 0 o L)``, which CuTe writes ``(A o Sw) o L = Sw' o 0 o (A o L)``: both parts are checked where
+    they are built, but ``A o Sw = Sw' o A`` holds on A's domain only, and a swizzle can bring an offset ``L(i) >=
+    size(A)`` back inside A (a negative shift moves high bits down and clears them). Proven where no offset of L
+    crosses ``size(A)`` that way: L's int offsets all lie in ``[0, size(A))``; or they are never negative and
+    ``size(A)`` is a power of two that either lies above every bit the swizzle touches, or meets a positive shift
+    (which only changes bits below the source bits it reads, and keeps those). Otherwise a sample of points, then
+    each point: refused at the first ``i`` with ``0 <= B(i) < size(A)`` and ``R(i) != A(B(i))``. With ``part`` (the
+    refusal of a part: the whole may still be A o B, its wrong points being outside A) no proof, every point, and a
+    refusal names the part's condition."""
+    sw, inner, n = b.layout_a, b.layout_b, it.product(a.shape)
+    if type(sw).__name__ != "Swizzle" or type(inner).__name__ != "Layout" or b.offset:
+        return
+    ints = _ints(inner.stride)
+    if part is None and ints and all(d >= 0 for d in it.flatten(inner.stride)):
+        top = sum((s - 1) * d for s, d in zip(*flat_pair(inner.shape, inner.stride), strict=True))
+        if top < n or not n & (n - 1) and (sw.shift > 0 or n >> (sw.base + sw.bits + abs(sw.shift)) > 0):
+            return
+    why = (f"swizzle domain condition: CuTe writes A o {sw} as a swizzle of A's offsets, which is A o {sw} only "
+           f"below size(A) = {n}; {sw} brings offsets of {inner} at or past {n} back below it") if part is None else (
+        f"CuTe computes it as (A o {sw}) o {inner}, and A o {sw} is not a layout ("
+        + (m[1] if (m := re.search(r"is not a layout: (.*?)\. CuTe would print", str(part))) else str(part)[:200])
+        + ")")
+    a_of = offsets(a).__getitem__ if n <= A_TABLE_CAP and (int_strides(a) or has_f2(a.stride)) else a
+
+    def refuse(i: int, x: int, y: int, ax: int) -> None:
+        raise LayoutError(f"composition {a} o {b} is not a layout: {why}. CuTe would print {r} here; at i = {i} "
+                          f"that gives {y}, but A(B({i})) = A({x}) = {ax}")
+
+    for i in islice(_sample(b), 4096):  # corners and steps first: a counterexample is usually among them
+        x = int(b(i))
+        if 0 <= x < n and (ax := int(a_of(x))) != (y := int(r(i))):
+            refuse(i, x, y, ax)
+    m = capped(it.product(inner.shape), f"composition {a} o {b} is refused: {why}. CuTe would print {r} here, not "
+               "confirmed to be A o B (")
+    if not (ints or has_f2(inner.stride)) or type(r.layout_a).__name__ != "Swizzle" or r.offset \
+            or type(r.layout_b).__name__ != "Layout" or not (int_strides(r.layout_b) or has_f2(r.layout_b.stride)):
+        pairs = ((i, int(b(i)), int(r(i))) for i in range(m))
+    else:
+        pairs = ((i, sw(x), r.layout_a(y)) for i, (x, y) in enumerate(zip(offsets(inner), offsets(r.layout_b),
+                                                                          strict=True)))
+    for i, x, y in pairs:
+        if 0 <= x < n and (ax := int(a_of(x))) != y:
+            refuse(i, x, y, ax)
 
 
 def _ints(stride: Any) -> bool:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.core import inttuple as it
+from algebra.core.arith import is_zero
 from algebra.core.errors import LayoutError, no_modes
-from algebra.core.inttuple import is_int
 from algebra.core.layout import Layout, _as_layout, _not_text, layout_arg, make_layout
 from algebra.core.memo import memo
 from algebra.core.modes import bw_coalesce, flat_pair
@@ -67,13 +67,14 @@ def _by_profile(rec: Recorder | None, layout: Layout, profile: tuple, f: Any, na
 
 
 def filter_zeros(layout: Layout) -> Layout:
-    """Replace the shape of every stride-0 mode by 1. (CuTe has no overload for a swizzled layout: its generic
+    """Replace the shape of every stride-0 mode (an int 0 or the F2 zero ``F0``) by 1. (CuTe has no overload for a
+    swizzled layout: its generic
     ``filter_zeros(t)`` returns the argument unchanged.)"""
     if type(layout) is ComposedLayout:
         return layout
     layout = layout_arg(layout, "filter_zeros")
     fs, fd = flat_pair(layout.shape, layout.stride)
-    shape = [1 if is_int(d) and d == 0 else s for s, d in zip(fs, fd, strict=True)]
+    shape = [1 if is_zero(d) else s for s, d in zip(fs, fd, strict=True)]
     return R(it.unflatten(shape, layout.shape), layout.stride)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from algebra.core import inttuple as it
 from algebra.core.arith import has_f2
-from algebra.core.checks import _ints, checking, cute_would_print
+from algebra.core.checks import _ints, _post_swizzled_b, checking, cute_would_print
 from algebra.core.errors import LayoutError, no_modes
 from algebra.core.layout import Layout, _as_layout, make_layout
 from algebra.core.memo import memo, positional
@@ -208,5 +208,12 @@ def compose_swizzled(a: Any, b: Any) -> Any:
         if b.offset != 0:
             raise LayoutError(f"composition {a} o {b}: CuTe requires the offset of the composed layout to be 0 "
                               f"(\"Require offset == 0.\"), here {b.offset}")
-        return composition(composition(a, b.layout_a), b.layout_b)
+        try:
+            return composition(composition(a, b.layout_a), b.layout_b)
+        except LayoutError as err:  # a part is not its function; the whole may be (where A o Sw is wrong, B leaves A)
+            whole = cute_would_print(composition.__wrapped__, a, b) if checking() else None
+            if whole is None:
+                raise
+            _post_swizzled_b(a, b, whole, err)
+            return whole
     raise LayoutError(f"cannot compose {a} with {b}")

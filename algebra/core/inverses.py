@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from algebra.core import inttuple as it
-from algebra.core.arith import F2, as_stride_leaf, f2_columns, f2_solve, has_f2
+from algebra.core.arith import F2, as_stride_leaf, f2_columns, f2_solve, has_f2, is_zero
 from algebra.core.checks import cute_would_print, int_strides, unchecked
 from algebra.core.coalesce import coalesce
 from algebra.core.composition import composition, whole_refusal
@@ -274,7 +274,8 @@ def _cute_run(a: Layout, b: Layout, inv_b: Layout, fn: Any, err: LayoutError) ->
 
 
 def nullspace(layout: Layout) -> Layout:
-    """The coordinates that ``layout`` maps to 0: ``L(R(i)) == 0``. A swizzled layout gives ``1:0`` (CuTe does not
+    """The coordinates that ``layout`` maps to 0 through its stride-0 leaves (an int 0 or the F2 zero ``F0``):
+    ``L(R(i)) == 0``. A swizzled layout gives ``1:0`` (CuTe does not
     attempt it)."""
     rec = active()
     if type(layout) is ComposedLayout:
@@ -285,7 +286,7 @@ def nullspace(layout: Layout) -> Layout:
     layout = layout_arg(layout, "nullspace")
     fs, fd = it.flatten(layout.shape), it.flatten(layout.stride)
     rd = it.flatten(it.compact_col_major(tuple(fs)))
-    idx = [i for i, d in enumerate(fd) if is_int(d) and d == 0]
+    idx = [i for i, d in enumerate(fd) if is_zero(d)]
     if rec is not None:
         rec.step(f"flatten A: shape {it.to_str(tuple(fs))}, stride {it.to_str(tuple(fd))}; a step along leaf k is "
                  f"1-D coordinate {it.to_str(tuple(rd))}[k] of A")

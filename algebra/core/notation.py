@@ -5,15 +5,18 @@ Accepted (spaces anywhere, ``_`` static markers ignored):
 - layouts ``(4,(2,4)):(2,(1,8))``, ``8:1``, ``(8):(1)``; a bare shape ``(4,8)`` means its column-major layout;
 - basis strides ``1@0``, ``(1@0,1@1)`` (ArithTuple / E() coordinate strides); a tuple where the shape has a leaf is
   an arithmetic-tuple stride, a sum of bases as CuTe prints it: ``(4,8):((1,1),(1,1))`` (``layout_add`` of bases);
-- swizzles ``Sw<3,4,3>``; composed layouts ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)``
-  (``o``, ``_o_`` or ``∘`` between the parts), either part a swizzle or a layout: ``(16,4):(4,1) o -8 o Sw<1,2,4>``
-  (CuTe's inverse of a swizzled layout with an offset, a layout applied after a swizzle);
+- swizzles ``Sw<3,4,3>`` (the CuTe DSL's ``S<3,4,3>``, pycute's ``SW_3_4_3``); composed layouts
+  ``Sw<3,4,3> o 0 o (8,64):(64,1)``, ``Sw<3,4,3> o (8,64):(64,1)`` (``o``, ``_o_`` or ``∘`` between the parts), either
+  part a swizzle or a layout: ``(16,4):(4,1) o -8 o Sw<1,2,4>`` (CuTe's inverse of a swizzled layout with an offset,
+  a layout applied after a swizzle);
 - coordinate tensors ``ArithTuple(2,3) o (4,4):(_1@0,_1@1)`` and ``(2,3) o (4,4):(1@0,1@1)`` (a CoordTensor);
 - CuTe's print of a shared-memory layout, ``Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)``: the swizzle acts on
   byte addresses there, so it is read as the same permutation of element offsets (``Sw<3,3,3>`` for 16-bit elements);
 - tilers ``<2:1, 4:2>`` (entries: layouts, ints, ``_`` for "keep this mode", nested ``<...>``), and plain integers;
+- pycute's print of a rank-1 tuple, ``(8,):(2,)``;
 - CuTe's printed and C++ spellings: ``_4``, ``Int<4>{}``, ``C<4>{}``, ``E<1>{}`` (the basis ``1@1``),
-  ``Layout<Shape<_4,_8>,Stride<_8,_1>>`` and ``make_layout``-free type spellings with ``cute::`` prefixes.
+  ``Layout<Shape<_4,_8>,Stride<_8,_1>>``, type spellings with ``cute::`` prefixes, and the calls
+  ``make_layout(make_shape(4,8), make_stride(8,1))`` / ``make_layout(make_shape(4,8))``.
 
 Post-condition: ``parse(str(x)) == x`` for every Layout, Swizzle, ComposedLayout and tiler tuple.
 
@@ -42,9 +45,12 @@ MAX_TEXT = 20_000
 _TOKEN = re.compile(r"(?u:\s)*(?:(-?\d+)|(Sw)|(@)|([(),:<>_])|(∘|o\b)|F(\d+)\b|((?u:\S)))", re.ASCII)
 
 
-#: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or in front of a layout
-_SMEM_PTR_LEAD = re.compile(r"^\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)")
+#: CuTe's printed smem pointer between a swizzle and its layout (``o smem_ptr[16b](unset) o``), or any pointer in
+#: front of a layout (a tensor's print: ``gmem_ptr[16b](0x7f8a00000000) o (4,8):(8,1)``)
+_SMEM_PTR_LEAD = re.compile(r"^\s*(?:[gsr]mem_)?ptr\[(\d+)b\]\s*\([^()]*\)\s*(?:o\b|∘)")
 _SMEM_PTR_MID = re.compile(r"(?:o|∘)\s*smem_ptr\[(\d+)b\]\s*\([^()]*\)\s*(?=o\b|∘)")
+#: other printers' swizzles: the CuTe DSL's ``S<3,4,3>`` and pycute's ``SW_3_4_3`` (a shift may be negative)
+_DSL_SW, _PYCUTE_SW = re.compile(r"(?<!\w)S(?=\s*<)"), re.compile(r"(?<!\w)SW_(\d+)_(\d+)_(-?\d+)(?!\w)")
 _INT_TYPE = re.compile(r"\b(?:Int|C)<\s*(-?\d+)\s*>(?:\s*\{\s*\})?")
 _BASIS_TYPE = re.compile(r"\bE<\s*(\d+(?:\s*,\s*\d+)*)\s*>(?:\s*\{\s*\})?")
 _TYPE_PART = re.compile(r"(?<!\w)(Layout|Shape|Stride|tuple)\s*<|[<>,{}]")  # a type opening or a bracket, comma, brace
@@ -55,10 +61,41 @@ def _basis(m: re.Match) -> str:
     return "1@" + "@".join(reversed(path))  # E<i,j> selects mode j of mode i; printed innermost first
 
 
+_MAKE_PART = re.compile(r"(?<!\w)(?:cute::)?make_(layout|shape|stride)\s*\(|[(),]|\{\s*\}")
+
+
+def _make_calls(text: str) -> str:
+    """CuTe's C++ calls: ``make_layout(S, D)`` -> ``S:D``, ``make_layout(S)`` -> ``S`` (its column-major layout),
+    ``make_shape(..)`` / ``make_stride(..)`` -> ``(..)``, ``{}`` after a static integer dropped. One scan."""
+    stack: list[str] = []  # per open '(': "tuple" or "layout" (its first top-level comma becomes ':')
+
+    def rewrite(m: re.Match) -> str:
+        ch, kind = m.group(), m.group(1)
+        if kind:
+            stack.append("layout" if kind == "layout" else "tuple")
+            return "" if kind == "layout" else "("
+        if ch == "(":
+            stack.append("tuple")
+        elif ch == ")" and stack:
+            return "" if stack.pop().startswith("layout") else ")"
+        elif ch == "," and stack and stack[-1] == "layout":
+            stack[-1] = "layout-stride"
+            return ":"
+        return "" if ch.startswith("{") else ch
+
+    out = _MAKE_PART.sub(rewrite, text)
+    if stack:
+        raise LayoutError(f"unclosed '(' in {text[:200]!r}")
+    return out
+
+
 def _normalize(text: str) -> str:
     """Rewrite C++ spellings into plain notation: ``Int<4>{}`` -> ``4``, ``E<1>{}`` -> ``1@1``,
-    ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``.
+    ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``,
+    ``make_layout(make_shape(..), make_stride(..))`` -> ``(..):(..)`` (``_make_calls``).
     Every pass is a single left-to-right scan (linear time)."""
+    if "make_" in text:
+        text = _make_calls(_INT_TYPE.sub(r"\1", text))
     if "<" not in text:
         return text
     text = _BASIS_TYPE.sub(_basis, _INT_TYPE.sub(r"\1", text.replace("cute::", "")))
@@ -114,20 +151,22 @@ class _Parser:
             raise LayoutError(f"expected text, got {type(text).__name__}")
         if len(text) > MAX_TEXT:
             raise LayoutError(f"notation longer than {MAX_TEXT} characters")
-        text = text.replace("_o_", " o ")
+        text = _PYCUTE_SW.sub(r"Sw<\1,\2,\3>", _DSL_SW.sub("Sw", text.replace("_o_", " o ")))
         self.ptr_bits = 0
         m = _SMEM_PTR_LEAD.search(text) or _SMEM_PTR_MID.search(text)
         if m:
             self.ptr_bits = _int(m.group(1))
             if self.ptr_bits <= 0 or self.ptr_bits & (self.ptr_bits - 1):
-                raise LayoutError(f"smem_ptr[{m.group(1)}b]: the element size must be a power of two bits")
+                raise LayoutError(f"{m.group().strip()[:40]}: the element size must be a power of two bits")
             text = text[:m.start()] + " " + text[m.end():]
         self.text = _normalize(text)
         self.toks: list[tuple[str, str, int]] = []
         for m in _TOKEN.finditer(self.text):
             kind, pos = ("int", "sw", "@", "p", "o", "f2", None)[m.lastindex - 1], m.start(m.lastindex)
             if kind is None:
-                raise LayoutError(f"unexpected character {m.group(7)!r} at position {pos} in {text!r}", pos=pos)
+                why = " (a value the CuTe DSL prints as ? is known only at run time: give its number)" * (
+                    m.group(7) == "?")
+                raise LayoutError(f"unexpected character {m.group(7)!r} at position {pos} in {text!r}{why}", pos=pos)
             self.toks.append((kind, m.group(m.lastindex), pos))
         self.i = 0
 
@@ -175,6 +214,8 @@ class _Parser:
                 return ()  # a layout's empty shape or stride, as CuTe prints a rank-0 layout: ():()
             items = [self.htuple(level + 1, allow_basis, keep, empty)]
             while self.accept(","):
+                if len(items) == 1 and (t := self.peek()) is not None and t[1] == ")":
+                    break  # Python's print of a 1-tuple, as pycute prints a rank-1 layout: (8,):(2,)
                 items.append(self.htuple(level + 1, allow_basis, keep, empty))
             self.take(")")
             return tuple(items)

@@ -205,10 +205,26 @@ def _known(mnemonic: str, fields: dict[str, Any]) -> None:
         raise TTGIRError(f"{mnemonic}.{bad[0]}: not a field of #ttg.{mnemonic} (its fields: {names})")
 
 
+def _statements(text: str) -> list[tuple[int, str]]:
+    """(number of its first line, text) of each statement of ``text``: a line that is not blank or a ``//`` comment,
+    a line whose brackets are still open joined with the lines that close them (an attribute pretty-printed over
+    several lines is one statement)."""
+    out, buf, depth, first = [], "", 0, 0
+    for n, line in enumerate((x.strip() for x in text.splitlines()), 1):
+        if not buf and (not line or line.startswith("//")):
+            continue
+        buf, first = (f"{buf} {line}", first) if buf else (line, n)
+        depth += sum(map(line.count, "<{[(")) - sum(map(line.count, ">}])"))
+        if depth <= 0:
+            out.append((first, buf))
+            buf, depth = "", 0
+    return [*out, (first, buf)] if buf else out
+
+
 def parse(text: Any) -> Attr:
-    """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line). Post: an
-    ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of attributes that are not
-    layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
+    """The last attribute of ``text`` (after its alias definitions ``#name = #ttg....``, one per line or each wrapped
+    over lines). Post: an ``Attr`` whose nested aliases are resolved; TTGIRError otherwise. Alias definitions of
+    attributes that are not layouts (a dump's ``#smem = #ttg.shared_memory``) are skipped."""
     if not isinstance(text, str) or not text.strip():
         raise TTGIRError("expected TTGIR text such as #ttg.blocked<{sizePerThread = [1, 8], ...}>")
     if len(text) > MAX_TEXT:
@@ -216,9 +232,7 @@ def parse(text: Any) -> Attr:
     aliases: dict[str, Attr] = {}
     last: Attr | None = None
     bare = 0  # the line of a layout that is no alias definition: only the last line may be one
-    for n, line in enumerate((x.strip() for x in text.splitlines()), 1):
-        if not line or line.startswith("//"):
-            continue
+    for n, line in _statements(text):
         if bare:
             raise TTGIRError(f"line {bare}: a layout that is not the last line; give one layout, after the alias "
                              "definitions (#name = #ttg....) it uses")

@@ -380,8 +380,13 @@ def _ldmatrix(rng: random.Random, seed: int, variant: str) -> Drill:
                  variant, grids).with_data(layout=str(layout), ebytes=2, access=access).with_example(*PAD_EXAMPLES)
 
 
+#: The unit each integer question of this kind counts in (parse_words.UNITS); the N of an N-way conflict is the
+#: number of wavefronts one phase takes, so either word reads there.
+_UNIT = {"distinct banks": "bank", "ways": ("way", "wavefront"), "wavefronts": ("wavefront", "way")}
+
+
 def _int(answer: str, want: int, what: str) -> Grade:
-    got = parse_int(answer)
+    got = parse_int(answer, _UNIT[what])
     return Grade.right() if got == want else Grade.wrong(f"{got} {what} is not right")
 
 

@@ -11,7 +11,7 @@ import algebra as A
 from algebra import atoms
 from app.drills.common import grade_cells, lstr, pick, step
 from app.drills.core import Drill, Grade, register
-from app.drills.parse_words import parse_rc
+from app.drills.parse_words import negation, parse_rc
 from app.drills.parsing import AnswerError, clean, parse_pairs
 from layoutlab.model import lanes_text, mma_lanes
 
@@ -150,9 +150,11 @@ RULE_COVER = ("A tiled copy's TV layout maps (thread, value) to the column-major
 
 def _read_cover(ans: str) -> tuple[str, tuple[int, int] | None]:
     text = clean(ans).lower()
-    word = re.sub(r"[^a-z ]", " ", re.sub(r"\(.*?\)", " ", text))
+    word = re.sub(r"[^a-z ]", " ", re.sub(r"\([^a-z()]*\)", " ", text))  # the (row,col), not a "(or covers)"
     word = word.replace("claimed twice", "claimedtwice").replace("not covered", "notcovered")
     toks = [w for w in word.split() if w]
+    if (neg := negation(word)) is not None:
+        raise AnswerError(f"'{neg}' negates the answer: say 'covers', or name a duplicate or a hole")
     found = {k for k, forms in WORDS.items() for w in toks if w in forms}
     if "no" in toks and not found:
         raise AnswerError("say which: a duplicate (row,col) or a hole (row,col)")

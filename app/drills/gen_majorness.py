@@ -104,7 +104,8 @@ _CLASS_WORDS = {"row": "row", "right": "row", "layoutright": "row", "column": "c
 def read_major(answer: str) -> str:
     """The class an answer names: a choice (``row-major``, ``LayoutLeft``, ``neither``), optionally followed by
     ``order`` / ``layout`` and, after a comma, colon or ``because``, a reason. Post-condition: AnswerError when the
-    reason names another class (``row-major, column-major``); ``not column-major`` in a reason is no other class."""
+    reason names another class (``row-major, column-major``, ``row, or column``); ``not column-major or neither`` in a
+    reason names no other class."""
     try:
         return parse_choice(answer, MAJOR)
     except AnswerError:
@@ -118,11 +119,15 @@ def read_major(answer: str) -> str:
             head, reason = head[:k], head[k:] + reason
     head = re.sub(r"(?i)[ -](order|layout)\.?$", "", head.strip())
     got = parse_choice(head, MAJOR)
-    toks = tokens(reason)
-    for k, tok in enumerate(toks):
+    negating = False  # inside "not column-major or neither": each class of the list is negated
+    for tok in tokens(reason):
         other = _CLASS_WORDS.get(tok)
-        if other and other != got and not (k and toks[k - 1] in ("not", "nor", "no", "or")):
-            raise AnswerError(f"two different answers: {got} and {other}")
+        if other and other != got and not negating:
+            raise AnswerError(f"two different answers: {got} and {other}")  # "row, or column" hedges
+        if tok in ("not", "nor", "no", "never"):
+            negating = True
+        elif not other and tok not in ("or", "and", "-", "major", ",", "/"):
+            negating = False
     return got
 
 

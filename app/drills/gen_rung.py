@@ -61,9 +61,13 @@ def _tile_text(rung: int, op: SmemOperand) -> str:
     return f"Rung {rung} ({DECLS[rung].name}) keeps its {op.operand} tile in shared memory as {op.layout}, {kind}"
 
 
+#: The unit each integer question of this kind counts in (parse_words.UNITS).
+_UNIT = {"wavefronts": ("wavefront", "way"), "is not the bank": "bank", "is not the chunk": "chunk"}
+
+
 def _int_grader(want: int, what: str):
     def grade(ans: str) -> Grade:
-        got = parse_int(ans)
+        got = parse_int(ans, _UNIT[what])
         return Grade.right() if got == want else Grade.wrong(f"{got} {what} is not right")
     return grade
 

@@ -102,7 +102,7 @@ def _store(rng: random.Random, seed: int) -> Drill:
              step(f"In all {want} wavefronts against an ideal of {p['ideal']}.")]
 
     def grade(ans: str) -> Grade:
-        n = parse_int(ans)
+        n = parse_int(ans, "wavefront")
         if n == want:
             return Grade.right()
         if n == p["ideal"] and want != n:

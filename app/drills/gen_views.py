@@ -99,7 +99,7 @@ def _prove_transpose(seed: int, mat: Any, desc: str, view: Any, i: int, j: int) 
         try:
             got = parse_int_list(ans, 2)
         except AnswerError:
-            got = [parse_int(ans)] * 2  # "13": both compute it
+            got = [parse_int(ans, "")] * 2  # "13": both compute it
         return grade_list(got, [off, off], [f"A({i},{j})", f"T({j},{i})"])
 
     d = Drill("transpose_view", seed,

@@ -47,19 +47,56 @@ _WRAPPED = re.compile(r"^(`{1,3})([^`]*)\1$")
 #: (``<4, 50%``; a tiler ``<2:2, 8:1>`` is closed).
 _BOUND = re.compile(r"(?:<=|>=|=<|=>|[≤≥~≈>])|<[^>]*$")
 
+#: The same in words, in front of the answer (``at least 4``, ``approximately 16``, ``maybe (1,2)``) or after it
+#: (``4 or more``, ``32, roughly``, ``25%+``): a range or a guess, not the value.
+_BOUND_WORDS = re.compile(
+    r"(?:at least|at most|up to|no more than|no less than|more than|less than|fewer than|about|around|"
+    r"approximately|approx\.?|roughly|circa|maybe|perhaps|possibly|probably)(?![\w-])", re.IGNORECASE)
+_BOUND_AFTER = re.compile(
+    r"(?<![\w-])(?:or (?:more|less|fewer|so|above|below|higher|lower)|at (?:least|most)|roughly|approximately|"
+    r"approx\.?|or thereabouts|ish)\s*\.?$|(?<=[\d)%])\s?\+$", re.IGNORECASE)
+
+#: Markup or a statement around an answer (``<script>K</script>``, ``K'; DROP TABLE t; --``): what it wraps is not
+#: what the learner answered. CuTe's ``Sw<B,M,S>``, ``Int<4>`` and ``Shape<_4>`` are no tags (a tag name is
+#: lower-case and ends at a space, ``/`` or ``>``).
+_FOREIGN = re.compile(r"</?(?:script|style|iframe|img|svg|a|b|i|u|em|strong|code|pre|span|div|p|br|sub|sup|tt|kbd|"
+                      r"font|object|embed|link|meta)(?:[\s/][^<>]*)?>|\b(?:drop|delete|truncate|alter)\s+table\b|"
+                      r"\binsert\s+into\b|\bunion\s+select\b", re.IGNORECASE)
+
+#: A second answer offered in case the first is wrong: ``shape, if not then defined``, ``4, otherwise 8``.
+_FALLBACK = re.compile(r"\b(?:if not|otherwise|or else|alternatively|failing that)\b", re.IGNORECASE)
+
+#: Math delimiters around an answer typed as LaTeX: ``$K$``, ``$$K$$``, ``\(K\)``, ``\[K\]``.
+_LATEX = re.compile(r"^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\])$", re.DOTALL)
+#: A label naming what follows as the answer: ``answer: K``, ``Answer = K``, ``the answer is K``.
+_LABEL = re.compile(r"^(?:(?:the|my) )?(?:final )?answer\b(?: is)? ?[:=]? ?(?=\S)", re.IGNORECASE)
+
 
 def unwrap_answer(text: str) -> str:
-    """The answer inside what a person writes around it: a pair of backticks around it, a leading ``=`` (the
-    right-hand side of an equation whose left side was left out) and a full stop ending it as a sentence (after a
-    letter, digit, ``)``, ``>`` or ``%``). Post-condition: ``text`` stripped when none applies; AnswerError when a
-    bound or an estimate stands in front of it (``> 2``, ``<= 4``, ``~16``): that states a range, not the value;
-    linear time."""
+    """The answer inside what a person writes around it: a pair of backticks around it, LaTeX math delimiters
+    (``$K$``, ``\\(K\\)``), an ``answer:`` label, a leading ``=`` (the right-hand side of an equation whose left
+    side was left out) and a full stop ending it as a sentence (after a letter, digit, ``)``, ``>`` or ``%``).
+    Post-condition: ``text`` stripped when none applies; AnswerError when markup or a database statement wraps it,
+    when it offers a second answer in case it is wrong (``if not``, ``otherwise``), or when a bound or an estimate
+    stands in front of it or after it (``> 2``, ``<= 4``, ``~16``, ``at least 4``, ``4 or more``, ``25%+``): that
+    states a range or a guess, not the value; linear time."""
     s = text.strip()
     m = _WRAPPED.match(s)
     if m and m.group(2).strip():
         s = m.group(2).strip()
-    if _BOUND.match(s):
-        raise AnswerError("a bound or an estimate (<, >, <=, ~) is not an answer: give the value itself")
+    m = _LATEX.match(s)
+    if m and "".join(g for g in m.groups() if g).strip():
+        s = "".join(g for g in m.groups() if g).strip()
+    m = _LABEL.match(s)
+    if m and s[m.end():].strip():
+        s = s[m.end():].strip()
+    if _FOREIGN.search(s):
+        raise AnswerError("markup or a database statement is not an answer: type the answer alone")
+    if _FALLBACK.search(s):
+        raise AnswerError("give one answer: this one offers another in case it is wrong (\"if not\", \"otherwise\")")
+    if _BOUND.match(s) or _BOUND_WORDS.match(s) or _BOUND_AFTER.search(s):
+        raise AnswerError("a bound or an estimate (<, >, <=, ~, at least, or more, about) is not an answer: give "
+                          "the value itself")
     if s.startswith("=") and not s.startswith("=="):
         s = s[1:].lstrip()
     if len(s) > 1 and s.endswith(".") and (s[-2].isalnum() or s[-2] in ")>%") and not s.endswith(".."):
@@ -69,14 +106,17 @@ def unwrap_answer(text: str) -> str:
 
 def _odd_character(text: str) -> str:
     """Why ``text`` cannot be an answer, or "": a control or invisible formatting character (tabs and new lines
-    aside), a lone surrogate, or a digit other than ASCII 0-9 (a look-alike such as a full-width or Arabic-Indic
-    digit is refused, never read as the number it resembles). Linear time."""
+    aside), a lone surrogate, a combining mark (``K`` + U+0338 is K struck through), or a digit other than ASCII
+    0-9 (a look-alike such as a full-width or Arabic-Indic digit is refused, never read as the number it
+    resembles). Linear time."""
     for ch in text:
         if ch in "\t\n\r" or " " <= ch <= "~":
             continue
         cat = unicodedata.category(ch)
         if cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
             return f"the answer holds an invisible or control character (U+{ord(ch):04X})"
+        if cat[0] == "M":
+            return f"the answer holds a combining mark (U+{ord(ch):04X}), which changes the character before it"
         if cat[0] == "N":
             return f"the answer holds {ch!r} (U+{ord(ch):04X}): write numbers with the digits 0-9"
     return ""

@@ -45,12 +45,15 @@ def _cpp_tuple(text: str) -> str:
 
 def _cpp_layout(s: str) -> str | None:
     """CuTe C++ spellings of a layout in CuTe notation: ``Layout<Shape<..>,Stride<..>>``,
-    ``make_layout(make_shape(..), make_stride(..) | LayoutRight{} | LayoutLeft{})``; None when ``s`` is neither."""
-    for head, close in (("Layout<", ">"), ("make_layout(", ")")):
+    ``make_layout(make_shape(..), make_stride(..) | LayoutRight{} | LayoutLeft{})``, and the Python ones: the CuTe
+    DSL's ``make_layout((4,8), stride=(8,1))`` and pycute's ``Layout((4,8), (8,1))``; None when ``s`` is none of
+    them."""
+    for head, close in (("Layout<", ">"), ("make_layout(", ")"), ("Layout(", ")")):
         if s.startswith(head) and s.endswith(close) and _closing(s, len(head) - 1) == len(s) - 1:
             parts = _split_top(s[len(head):-1])
             if not 1 <= len(parts) <= 2:
                 raise AnswerError("a layout has a shape and at most one stride")
+            parts = [parts[0].removeprefix("shape="), *(p.removeprefix("stride=") for p in parts[1:])]
             shape = _cpp_tuple(parts[0])
             if len(parts) == 1 or parts[1].rstrip("()") == "LayoutLeft":
                 return shape
@@ -63,7 +66,8 @@ def _cpp_layout(s: str) -> str | None:
 def layout_text(text: str) -> str:
     """CuTe notation of a typed layout: spaces and ``_`` markers removed, a leading ``Layout``/``L =`` (or C++'s
     ``auto L =``) dropped, a closing ``.`` or ``;`` and wrapping backticks dropped,
-    CuTe's C++ spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``) rewritten, and a tiler written as
+    CuTe's C++ and Python spellings (``Layout<Shape<..>,Stride<..>>``, ``make_layout(...)``, the DSL's
+    ``cute.make_layout(shape, stride=...)``, pycute's ``Layout(shape, stride)``) rewritten, and a tiler written as
     CuTe prints it, ``(2:2,8:1)``, turned into ``<2:2, 8:1>``; ``cute::`` dropped, ``composition(Swizzle<..>{}, L)``
     read as ``Sw<..> o L``; pycute's 1-tuples ``(24,):(1,)`` lose their trailing comma. A row-major shape from
     ``LayoutRight`` comes back as ``R(shape)``. Post-condition: the text is ready for ``algebra.parse`` (after
@@ -78,6 +82,7 @@ def layout_text(text: str) -> str:
             s = s[len(word):].lstrip().lstrip(":=").strip()
             break
     s = "".join(s.split()).replace("cute::", "").replace(",)", ")")  # pycute prints a 1-tuple (24,):(1,)
+    s = s.removeprefix("cute.")  # the CuTe DSL's cute.make_layout(...)
     for head in ("composition(", "make_composed_layout("):  # composition(Swizzle<3,3,3>{}, L) is Sw<3,3,3> o L
         if s.startswith(head) and _closing(s, len(head) - 1) == len(s) - 1:
             parts = _split_top(s[len(head):-1])

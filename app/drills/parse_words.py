@@ -28,6 +28,27 @@ def negated(toks: list[str], k: int) -> bool:
                                                               or toks[k - 2] == ")"))
 
 
+#: Words that turn what follows into its opposite: ``not (1,8)``, ``never a hole``, ``except (2,3)``.
+NEGATIONS = frozenset(("not", "never", "except", "excluding", "without", "nor", "isn", "doesn", "don", "t"))
+
+
+def negation(text: str) -> str | None:
+    """The first negation word of ``text`` (NEGATIONS, ``isn't`` / ``doesn't`` by their stems), or None. A reader
+    that skips the words around its values calls this, so ``not (1,8) (1,9)`` is never read as the pairs it
+    negates. Linear time."""
+    toks = tokens(text)
+    for k, tok in enumerate(toks):
+        if tok in NEGATIONS and (tok != "t" or (k > 0 and toks[k - 1] == "'")):
+            return "n't" if tok in ("isn", "doesn", "don", "t") else tok
+    return None
+
+
+def minus_before_pair(text: str) -> bool:
+    """True when a minus sign stands before a parenthesised pair (``-(14,5)``): the pair negated, not a range's
+    ``(1,2)-(3,4)`` dash. Linear time."""
+    return re.search(r"(?:^|[^\w)])-\(", re.sub(r"\s+", "", text)) is not None
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased words, numbers (``12``, ``12.5``) and single signs of ``text``, in order (``16-way`` ->
     ``16``, ``-``, ``way``)."""
@@ -53,6 +74,29 @@ NUMBER_LABELS = frozenset(
     "the a an it its is are answer offset offsets bank banks distinct different value index result total way ways "
     "conflict conflicts wavefront wavefronts sector sectors lanes lane hit hits there of so l n x bank-conflict "
     "equals gives chunk chunks number no in all altogether".split())
+
+
+#: The units a count is given in, each with its words: a number in one of them answers a question about that one.
+UNITS = {"way": ("way", "ways", "conflict", "conflicts"), "wavefront": ("wavefront", "wavefronts"),
+         "sector": ("sector", "sectors"), "bank": ("bank", "banks"), "lane": ("lane", "lanes"),
+         "chunk": ("chunk", "chunks"), "percent": ("%", "percent")}
+_UNIT_OF = {w: u for u, words in UNITS.items() for w in words}
+
+
+def units_named(text: str) -> list[str]:
+    """The units (keys of UNITS) ``text`` names: ``16 banks`` -> bank, ``4-way bank conflict`` and ``4x`` -> way
+    (the bank of a bank conflict is no count of banks), ``25%`` -> percent. Linear time."""
+    toks = tokens(text)
+    out = []
+    for k, tok in enumerate(toks):
+        unit = _UNIT_OF.get(tok)
+        if tok == "x" and k and _isnum(toks[k - 1]):
+            unit = "way"
+        if unit == "bank" and toks[k + 1:k + 2] and toks[k + 1] in ("conflict", "conflicts"):
+            unit = "way"
+        if unit and unit not in out:
+            out.append(unit)
+    return out
 
 
 def labelled_int(text: str) -> int:
@@ -124,6 +168,8 @@ def parse_rc(text: str) -> tuple[int, int]:
     """A (row, col) pair: ``(7,0)``, ``7, 0``, ``row 7, col 0``, ``col 0 row 7``, ``r=7 c=0``, ``(row, col) = (7, 0)``.
     Post-condition: labels decide the order where both are given; else the order written is (row, col)."""
     s = clean(text)
+    if minus_before_pair(s):
+        raise AnswerError("a minus sign before (row,col) negates it: give the pair itself")
     if "=" in s and re.search(r"[0-9]", s.rsplit("=", 1)[1]) and not re.search(r"[rc]\w* ?=", s.lower()):
         s = s.rsplit("=", 1)[1]
     toks = tokens(s)
@@ -289,5 +335,6 @@ def parse_swizzle(text: str) -> tuple[int, int, int]:
     return nums[0], nums[1], nums[2]
 
 
-__all__ = ["COORD_LABELS", "find_words", "labelled_int", "negated", "parse_coord", "parse_padding", "parse_rc",
-           "parse_sector_answer", "parse_swizzle", "tokens"]
+__all__ = ["COORD_LABELS", "NEGATIONS", "UNITS", "find_words", "labelled_int", "minus_before_pair", "negated",
+           "negation", "parse_coord", "parse_padding", "parse_rc", "parse_sector_answer", "parse_swizzle", "tokens",
+           "units_named"]

@@ -31,11 +31,23 @@ from app.drills.parse_base import (  # noqa: F401 (re-exported: the readers' bas
 )
 
 
-def parse_int(text: str) -> int:
+def parse_int(text: str, unit: str | tuple[str, ...] | None = None) -> int:
     """Read one integer (``"32"``, ``" _32 "``, ``"32-way"``, ``"= 32"``, ``"8 wavefronts."``, ``"offset 7"``,
-    ``"16 banks"``, ``"0x1c"``).
+    ``"16 banks"``, ``"0x1c"``). ``unit`` is what the question counts (a key of ``parse_words.UNITS``, or ``""``
+    for a number with no unit, such as an offset; a tuple of units that count the same thing, such as the ways and
+    the wavefronts of one phase); None reads any unit.
 
-    Post-condition: an int, or AnswerError; linear time (a tokenizer, no backtracking pattern)."""
+    Post-condition: an int, or AnswerError; AnswerError when the answer names another unit than ``unit``
+    (``256 sectors`` where wavefronts are asked: the right number of the wrong thing); linear time (a tokenizer,
+    no backtracking pattern)."""
+    if unit is not None:
+        from app.drills.parse_words import units_named
+
+        units = (unit,) if isinstance(unit, str) else unit
+        other = [u for u in units_named(text) if u not in units]
+        if other:
+            asked = f"{units[0]}s" if units[0] else "a number with no unit"
+            raise AnswerError(f"the question asks for {asked}; this answer counts {other[0]}s")
     s = clean(text).strip().removesuffix(".").strip()
     s = s.removeprefix("=").strip()
     if s.startswith("(") and s.endswith(")"):
@@ -168,7 +180,7 @@ MAX_PAIRS = 4096
 def parse_pairs(text: str) -> list[tuple[int, int]]:
     """Read coordinate pairs such as ``(1,8) (1,9)``; a range inside a pair expands: ``(1, 8..15)`` or ``(1,8-15)``
     is the eight pairs (1,8) ... (1,15). Post-condition: pairs in the order written, ranges expanded in order, at most
-    MAX_PAIRS of them in all (else AnswerError)."""
+    MAX_PAIRS of them in all (else AnswerError); AnswerError when a word around them negates them (``not (1,8)``)."""
     s = re.sub(r"\s+", "", clean(text))
     s = re.sub(r"(?<=\d)(?:-|to|\.\.\.?)(?=\d)", "..", s)
     pairs: list[tuple[int, int]] = []
@@ -183,6 +195,12 @@ def parse_pairs(text: str) -> list[tuple[int, int]]:
         rest = rest.replace(m.group(0), "", 1)
     if re.search(r"\d", rest):
         raise AnswerError("expected pairs written as (row,col); found numbers outside parentheses")
+    from app.drills.parse_words import minus_before_pair, negation
+
+    if minus_before_pair(clean(text)):
+        raise AnswerError("a minus sign before (row,col) negates it: give the pairs themselves")
+    if (word := negation(re.sub(r"\([^()]*\)", " ", clean(text)))) is not None:
+        raise AnswerError(f"'{word}' negates the pairs: list the pairs that are the answer")
     if not pairs:
         raise AnswerError("no (row,col) pairs found")
     return pairs

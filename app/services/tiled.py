@@ -15,7 +15,7 @@ from app.config import MAX_CELLS, MAX_THREADS
 from app.services import code
 from app.services.guard import guard
 from app.services.layouts import parse_layout
-from layoutlab.model import mma_lanes, tiled_mma_tile
+from layoutlab.model import mma_lanes, tiled_mma_tile, tv_tile
 
 #: (label, atom, thread layout, value layout, element bits) for make_tiled_copy
 COPY_PRESETS: list[tuple[str, str, str, str, int]] = [
@@ -112,12 +112,7 @@ def copy_view_of(tc: Any, cpp: str, dsl: str, what: str) -> TiledView:
     _cells(rows, cols, what)
     _cells(A.size(tc.tv_layout), 1, what)
     with guard(what):
-        threads = [[-1] * cols for _ in range(rows)]
-        values = [[-1] * cols for _ in range(rows)]
-        nthr = A.size(tc.tv_layout[0])
-        for i, e in enumerate(offsets(tc.tv_layout, "TV layout")):
-            if 0 <= e < rows * cols and threads[e % rows][e // rows] < 0:
-                threads[e % rows][e // rows], values[e % rows][e // rows] = i % nthr, i // nthr
+        threads, values, _ = tv_tile(tc.tv_layout, rows, cols, enum=offsets, clip=True)  # print_latex_copy's labels
         detail = tc.coverage_detail(limit=MAX_CELLS)
         s_tv, d_tv = str(tc.get_layoutS_TV()), str(tc.get_layoutD_TV())
     from app.services.kernel_path import coverage_words

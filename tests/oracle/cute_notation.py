@@ -191,8 +191,9 @@ def refusal_message(case: dict) -> str:
     return ""
 
 
-_INNER = re.compile(r"composition (\S+) o (\S+) is not a layout: .*?CuTe would print (.+?) here; at i = (\d+) that "
-                    r"gives (-?\d+), but A\((?:B|Sw<[-\d,]+>)\((\d+)\)\) = A\((-?\d+)\) = (-?\d+)", re.S)
+_INNER = re.compile(r"composition (\S+) o (Sw<[-\d,]+> o -?\d+ o \S+|\S+) is not a layout: .*?CuTe would print "
+                    r"(.+?) here; at i = (\d+) that gives (-?\d+), "
+                    r"but A\((?:B|Sw<[-\d,]+>)\((\d+)\)\) = A\((-?\d+)\) = (-?\d+)", re.S)
 _WHOLE = re.compile(r"CuTe would print [a-z_]+\(.*\) = (\S+(?:(?: o \S+ o \S+)+| at offset -?\d+)?)$", re.S)
 
 
@@ -231,7 +232,9 @@ def confirm_not_a_function(case: dict) -> str:
     a, b, r, i, got, j, x, want = m.groups()
     i, got, x, want = int(i), int(got), int(x), int(want)
     (a_s, a_d) = split_layout(a)
-    if b.startswith("Sw<"):
+    if " o " in b:  # a swizzled B, Sw o 0 o L: L's offset through the swizzle
+        y = function(b)[1](i)
+    elif b.startswith("Sw<"):
         y = swizzle(tuple(int(v) for v in re.findall(r"-?\d+", b)), i)
     else:
         b_s, b_d = split_layout(b)
