@@ -141,7 +141,8 @@ def permalinks(browser: Any, base: str, repeats: int, only: str | None) -> dict[
 
 def sections(browser: Any, base: str, repeats: int) -> dict[str, Any]:
     """Each lazy section of the TV atlas (its 128x128 permalink): summary clicked to its result painted, in a fresh
-    context per open after the page's own paint; one warm-up. Empty where the tree sends every section open."""
+    context per open after the page's own paint (and once the section is in the page); one warm-up. Empty where the
+    tree sends every section open."""
     path = VIEWS["TV atlas SM90 64x256x16 C"]
     out: dict[str, Any] = {}
     for name, (sec, box, sel) in SECTIONS.items():
@@ -152,6 +153,8 @@ def sections(browser: Any, base: str, repeats: int) -> dict[str, Any]:
             page = ctx.new_page()
             page.goto(base + path, wait_until="load")
             page.evaluate(PAINTED_JS)
+            # a page that sends what is under its first screen after that screen's paint: the section once it is in
+            page.wait_for_function("(id) => !!document.getElementById(id)", arg=sec, timeout=5000)
             runs.append(page.evaluate(SECTION_JS, {"sec": sec, "box": box, "sel": sel}))
             ctx.close()
         if runs[0] is None:

@@ -290,9 +290,12 @@
 
   // ---- sections that load when first opened (<details class="section">): a link to the heading in its summary
   // (the page's "On this page" links, an address ending in #kernel-h) opens it, which fetches its result
+  // (a part of the page still waiting for its paint, templates/_section.html after_paint, is put in first)
   function openSectionOf(hash) {
-    let el = null;
-    try { el = hash && hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1))); } catch (_) { return; }
+    let id = "";
+    try { id = hash && hash.length > 1 ? decodeURIComponent(hash.slice(1)) : ""; } catch (_) { return; }
+    if (id && !document.getElementById(id) && window.LayoutLab) window.LayoutLab.putIn();
+    const el = id && document.getElementById(id);
     const sec = el && el.closest("details.section");
     if (sec && !sec.open) { openForm(sec); sec.open = true; }
   }

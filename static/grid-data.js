@@ -234,16 +234,36 @@
   // a swapped-in fragment gets its first screenful once htmx has processed it (settle:0ms: in the swap's own task,
   // so the frame after the swap shows the cells), so htmx never walks the cells built here
   document.addEventListener("htmx:afterSettle", (ev) => watch(ev.detail.target || document));
+  // ---- what a page sends below a first screen that one big picture fills (templates/_section.html after_paint):
+  // put in once the first screen is painted and the page is idle, and at once for an address or a link that names
+  // an id inside it. Post-condition: no template.after-paint is left, and what it held is in the page as if sent
+  // with it: set up by htmx and its grids watched like the page's.
+  function putIn() {
+    const parts = document.querySelectorAll("template.after-paint");
+    for (const tpl of parts) {
+      const parent = tpl.parentNode, nodes = Array.from(tpl.content.children);
+      tpl.replaceWith(tpl.content);
+      if (window.htmx) for (const n of nodes) window.htmx.process(n);  // idempotent: htmx skips a node it has set up
+      watch(parent);
+    }
+    return parts.length > 0;
+  }
+  const holds = (id) => Array.from(document.querySelectorAll("template.after-paint")).some((t) => t.content.getElementById(id));
+  const idOf = (hash) => { try { return hash.length > 1 ? decodeURIComponent(hash.slice(1)) : ""; } catch (_) { return ""; } };
   // a page opened at an anchor shows that part first: measure the screen from there
   function start() {
-    const target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (holds(idOf(location.hash))) putIn();
+    const target = idOf(location.hash) && document.getElementById(idOf(location.hash));
     if (target && window.scrollY === 0) target.scrollIntoView();
     watch(document);
+    if (document.querySelector("template.after-paint")) {
+      afterPaint(() => (window.requestIdleCallback ? requestIdleCallback(putIn, { timeout: 500 }) : putIn()));
+    }
   }
   // now: the document is parsed (a deferred script), and base.html marks this script render-blocking, so the first
   // frame already shows the first screenful (no frame of the page without its cells, none of a half-parsed page)
   start();
 
   window.layoutlabFillAll = fillAll;
-  window.LayoutLab = { metaFor, dataFor, cellOf, cellPos, cellsWhere, esc, fill, fillAll, labelOf, warm };
+  window.LayoutLab = { metaFor, dataFor, cellOf, cellPos, cellsWhere, esc, fill, fillAll, labelOf, putIn, warm };
 })();

@@ -67,3 +67,26 @@ def test_a_section_sent_open_has_its_form_live(client):
     for name in LAZY:
         s = found[f"{name}-sec"]
         assert s["open"] and s["inert"] == [] and s["live"], name
+
+
+#: an atom grid of 64 rows (taller than a screen) and one of 16
+BIG, SMALL = "/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C", "/tv?atom=SM80_16x8x16_F32F16F16F32_TN&operand=C"
+
+
+def _under_the_grid(text: str) -> str:
+    return text[text.index('<div id="result"'):]
+
+
+def test_what_a_tall_grid_leaves_below_the_screen_comes_after_its_paint(client):
+    """Under an atom grid taller than a screen, the rest of the page is sent whole but inert, in one
+    ``template.after-paint`` after the result (static/grid-data.js puts it in once the grid is painted); every panel
+    and form is in it, so the page says the same. Under a small grid nothing waits."""
+    big = client.get(BIG).text
+    assert big.count('<template class="after-paint">') == 1
+    inert = big[big.index('<template class="after-paint">'):big.rindex("</template>")]
+    for part in ("tiled-sec", "sectors-form", "hopper-form", "blackwell-sec", "triton-form", 'id="hopper-h"'):
+        assert part in inert, part
+    assert 'id="grid-tv"' not in inert and 'id="tv-form"' not in inert  # the first screen is not in it
+    small = client.get(SMALL).text
+    assert "after-paint" not in _under_the_grid(small)
+    assert "hopper-form" in small and "sectors-form" in small

@@ -234,6 +234,7 @@ def test_a_closed_sections_menus_are_whole_once_opened(page, live_server):
     whole = page.evaluate(MENU_JS, ids)
     assert all(len(opts) > 10 for _, _, _, opts, _ in whole)
     page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
+    page.wait_for_selector("#tiled-sec", state="attached")  # under a grid taller than the screen: after its paint
     short = page.evaluate(MENU_JS, ids)
     assert [(i, v, t, len(o)) for i, v, t, o, _ in short] == [(i, v, t, 1) for i, v, t, _, _ in whole]
     for name in ("tiled", "copywalk", "mmawalk", "blackwell"):
@@ -315,6 +316,7 @@ def test_no_form_control_waits_in_a_box_the_first_load_does_not_render(page, liv
     boxes. Clicking a closed section's summary puts its form in before the section opens."""
     page.goto(f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C")  # bench/web.py's permalink
     expect(page.locator("#fact-atom")).to_have_text("SM90_64x256x16_F32F16F16_SS")
+    page.wait_for_selector("#tiled-sec", state="attached")  # under a grid taller than the screen: after its paint
     assert page.evaluate(LOCKED_CONTROLS_JS) == []
     assert page.locator("#tiled-form").count() == 0 and page.locator("template.closed-form").count() == len(MENUS) + 1
     live = page.evaluate("""() => { document.querySelector('#tiled-sec > summary').click();
@@ -323,3 +325,21 @@ def test_no_form_control_waits_in_a_box_the_first_load_does_not_render(page, liv
     assert live == [True, True, 0]  # in the click's own task: no frame shows the open section without its form
     expect(page.locator("#tiled-atom")).to_have_text("SM80_CP_ASYNC_CACHEALWAYS_16B")  # its result, fetched with it
     assert not page.console_errors  # (its form re-rendering it: test_the_tiled_section_loads_when_opened)
+
+
+def test_what_waits_under_a_tall_grid_comes_in_after_its_paint(page, live_server):
+    """bench/web.py's SM90 64x256 permalink: the first screen is painted before the panels under the grid are in the
+    page; they come in while the page is idle, working (htmx set up: a Hopper menu redraws its panel), and an address
+    or a link naming an id under the grid puts them in at once and goes there."""
+    url = f"{live_server.url}/tv?atom=SM90_64x256x16_F32F16F16_SS&operand=C"
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector("#hopper-form", state="attached")
+    assert page.locator("template.after-paint").count() == 0
+    before = page.locator("#hopper").inner_text()
+    page.select_option("#hmajor-select", "MN")
+    expect(page.locator("#hopper")).not_to_have_text(before)
+    page.goto(url + "#hopper-h")  # an address naming a heading under the grid
+    assert page.evaluate("Math.abs(document.getElementById('hopper-h').getBoundingClientRect().top)") < 5
+    page.goto(url, wait_until="domcontentloaded")
+    page.click('a[href="#blackwell-h"]')  # a link to a closed section under the grid, maybe before the idle time
+    expect(page.locator("#blackwell-sec")).to_have_attribute("open", "")
