@@ -64,60 +64,48 @@ def _basis(m: re.Match) -> str:
 _MAKE_PART = re.compile(r"(?<!\w)(?:cute::)?make_(layout|shape|stride)\s*\(|[(),]|\{\s*\}")
 
 
-def _make_calls(text: str) -> str:
-    """CuTe's C++ calls: ``make_layout(S, D)`` -> ``S:D``, ``make_layout(S)`` -> ``S`` (its column-major layout),
-    ``make_shape(..)`` / ``make_stride(..)`` -> ``(..)``, ``{}`` after a static integer dropped. One scan."""
-    stack: list[str] = []  # per open '(': "tuple" or "layout" (its first top-level comma becomes ':')
+def _types_rewritten(text: str, part: re.Pattern, close: str, layout_word: str) -> tuple[str, list[str]]:
+    """One left-to-right scan of C++ type or call spellings, ``part`` matching an opening (group 1: its word) or a
+    bracket, comma or brace: a layout's opening (``layout_word``) goes, and its first top-level comma becomes ``:``;
+    a tuple's (``Shape<``, ``make_shape(``, ...) becomes ``(``; each closes on ``close`` as ``)`` (a tuple) or nothing
+    (a layout); any other bracket is kept as it is; braces go. Returns the text and the brackets left open ("keep"
+    for a kept one)."""
+    stack: list[str] = []  # per open bracket: "tuple", "layout" ("layout-stride" after its comma) or "keep"
 
     def rewrite(m: re.Match) -> str:
         ch, kind = m.group(), m.group(1)
         if kind:
-            stack.append("layout" if kind == "layout" else "tuple")
-            return "" if kind == "layout" else "("
-        if ch == "(":
-            stack.append("tuple")
-        elif ch == ")" and stack:
-            return "" if stack.pop().startswith("layout") else ")"
+            stack.append("layout" if kind == layout_word else "tuple")
+            return "" if kind == layout_word else "("
+        if ch == close and stack:
+            kind = stack.pop()
+            return ")" if kind == "tuple" else "" if kind.startswith("layout") else close
+        if ch in "(<":
+            stack.append("keep")
         elif ch == "," and stack and stack[-1] == "layout":
             stack[-1] = "layout-stride"
             return ":"
-        return "" if ch.startswith("{") else ch
+        return "" if ch[0] in "{}" else ch
 
-    out = _MAKE_PART.sub(rewrite, text)
-    if stack:
-        raise LayoutError(f"unclosed '(' in {text[:200]!r}")
-    return out
+    return part.sub(rewrite, text), stack
 
 
 def _normalize(text: str) -> str:
     """Rewrite C++ spellings into plain notation: ``Int<4>{}`` -> ``4``, ``E<1>{}`` -> ``1@1``,
     ``Layout<Shape<A..>,Stride<B..>>`` -> ``(A..):(B..)``, ``Shape<..>``/``tuple<..>`` -> ``(..)``,
-    ``make_layout(make_shape(..), make_stride(..))`` -> ``(..):(..)`` (``_make_calls``).
+    CuTe's C++ calls ``make_layout(S, D)`` -> ``S:D``, ``make_layout(S)`` -> ``S`` (its column-major layout),
+    ``make_shape(..)`` / ``make_stride(..)`` -> ``(..)``, ``{}`` after a static integer dropped.
     Every pass is a single left-to-right scan (linear time)."""
     if "make_" in text:
-        text = _make_calls(_INT_TYPE.sub(r"\1", text))
+        source = _INT_TYPE.sub(r"\1", text)
+        text, left = _types_rewritten(source, _MAKE_PART, ")", "layout")
+        if left:
+            raise LayoutError(f"unclosed '(' in {source[:200]!r}")
     if "<" not in text:
         return text
     text = _BASIS_TYPE.sub(_basis, _INT_TYPE.sub(r"\1", text.replace("cute::", "")))
-    stack: list[str] = []  # per open '<': "tuple", "layout" (its first top-level comma becomes ':') or "keep"
-
-    def rewrite(m: re.Match) -> str:
-        ch, kind = m.group(), m.group(1)
-        if kind:
-            stack.append("layout" if kind == "Layout" else "tuple")
-            return "" if kind == "Layout" else "("
-        if ch == "<":
-            stack.append("keep")
-        elif ch == ">" and stack:
-            kind = stack.pop()
-            return ")" if kind == "tuple" else "" if kind.startswith("layout") else ">"
-        elif ch == "," and stack and stack[-1] == "layout":
-            stack[-1] = "layout-stride"
-            return ":"
-        return "" if ch in "{}" else ch
-
-    out = _TYPE_PART.sub(rewrite, text)
-    if any(k != "keep" for k in stack):
+    out, left = _types_rewritten(text, _TYPE_PART, ">", "Layout")
+    if any(k != "keep" for k in left):
         raise LayoutError(f"unclosed '<' in {text[:200]!r}")
     return out
 
