@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import platform
+import signal
 import socket
 import subprocess
 import sys
@@ -127,6 +128,18 @@ class Server:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 20) -> None:
+    """Stop a process started in its own process group (``start_new_session``): SIGTERM to the group, then SIGKILL
+    after ``grace`` seconds; nothing when it has exited."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def revision(tree: Path) -> str:

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
+    from bench._server import stop_group
     from tests.conftest import free_port
     from tests.test_worker_outage import PostgresServer, RedisServer
 
@@ -125,12 +126,7 @@ def main() -> int:
             failures.append(f"lost {lost}, not done {bad}")
     finally:
         for p in (worker, serve):
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-                try:
-                    p.wait(20)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
+            stop_group(p)
         server.stop()
     for f in failures:
         print("FAIL", f)

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
+    from bench._server import stop_group
     from tests.conftest import free_port
 
     ap = argparse.ArgumentParser()
@@ -103,12 +104,7 @@ def main() -> int:
               f"attempts recorded {after}; exact: {ok}")
         return 0 if ok and not any(k >= 500 and k != 503 for k in codes) else 1
     finally:
-        if serve.poll() is None:
-            os.killpg(serve.pid, signal.SIGTERM)
-            try:
-                serve.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(serve.pid, signal.SIGKILL)
+        stop_group(serve)
 
 
 if __name__ == "__main__":
