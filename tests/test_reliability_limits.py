@@ -187,13 +187,16 @@ def test_superscript_digits_are_not_numbers(client, field, target, value):
 @pytest.mark.parametrize("url,field", [("/drills?seed=abc", "seed"), ("/drills?hint=9", "hint"),
                                        ("/drills/whiteboard/x?last=-1", "last")])
 def test_a_refused_page_query_answers_a_readable_page(client, url, field):
-    """FastAPI's validation of a page's query (or form) answered JSON to the browser: now the page with the reason,
-    or for htmx only the message; the JSON routes keep their {"detail"}."""
+    """FastAPI's validation of a page's query (or form) answered JSON to the browser: now the page, as every page
+    answers a query value it does not take (app/page_query.py: 200, each refused field named inline), and for htmx
+    the same message first; a form post that misses a field, 422 with the page; the JSON routes keep their
+    {"detail"}."""
     r = client.get(url)
-    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
-    assert '<p class="msg error" role="alert">' + field + ":" in r.text and "<nav>" in r.text
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert f'<li data-field="{field}">{field}:' in r.text and 'id="query-problems"' in r.text and "<nav>" in r.text
     frag = client.get(url, headers={"HX-Request": "true"})
-    assert frag.status_code == 422 and frag.text.startswith('<p class="msg error" role="alert">' + field)
+    assert frag.status_code == 200 and frag.text.startswith('<div class="msg error query-problems" role="alert"')
+    assert f'<li data-field="{field}">{field}:' in frag.text
     form = client.post("/drills/answer", data={"answer": "1"})
     assert form.status_code == 422 and "id: Field required" in form.text
     api = client.get("/api/drills/next?seed=abc")
