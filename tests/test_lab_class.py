@@ -215,7 +215,8 @@ def test_the_leaderboard_keeps_a_best_result_older_than_the_newest_jobs_listed(a
 
 def test_the_mine_flag_is_read_one_way_by_the_json_route_and_the_pages(app):
     """One parser (app.services.bench.mine_flag) for ``?mine=``: the spellings the JSON route takes keep the same jobs
-    on /lab and /lab/history, and a value it refuses with 422 (``maybe``, ``x``) the pages refuse too, naming it inline."""
+    on /lab and /lab/history, and a value it refuses with 422 (``maybe``, ``x``) the pages refuse too, naming it
+    inline."""
     import random
 
     ada, bob = _student(app, "Ada"), _student(app, "Bob")
