@@ -25,6 +25,7 @@ from algebra import LayoutError  # noqa: E402
 from algebra.core.notation import show  # noqa: E402
 from algebra.teach import registry  # noqa: E402
 from algebra.teach.explain import derive  # noqa: E402
+from app.drills.parse_layout import _split_top  # noqa: E402
 from tests.test_explain import args_for, rand_layout  # noqa: E402
 
 P = A.parse
@@ -54,19 +55,8 @@ SPLIT = re.compile(r",\s*(?![^()<>]*[)>])")
 
 
 def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return out
+    """The arguments of a call's text, split at the commas outside brackets (the drills' reader)."""
+    return [part.strip() for part in _split_top(text)]
 
 
 def _value(text: str):

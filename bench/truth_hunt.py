@@ -85,11 +85,9 @@ def compact_perm(rng: random.Random) -> A.Layout:
     """A compact layout (a permutation of its offsets), its modes shuffled, sometimes with a size-1 mode."""
     shape = [rng.choice((2, 3, 4)) for _ in range(rng.randint(1, 4))]
     order = list(range(len(shape)))
-    rng.shuffle(order)
-    stride, step = [0] * len(shape), 1
-    for k in order:
-        stride[k] = step
-        step *= shape[k]
+    rng.shuffle(order)  # mode order[0] gets stride 1, the next the size before it, ...
+    rank = tuple(order.index(k) for k in range(len(shape)))
+    stride = list(A.flatten(A.make_ordered_layout(tuple(shape), rank).stride))
     return A.Layout(*_nest(rng, shape, stride))
 
 
